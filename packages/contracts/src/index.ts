@@ -1,0 +1,3 @@
+export * from './snowflake';
+export * from './api';
+export * from './queues';

@@ -1,0 +1,27 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
+import { PrismaClient } from './generated/client';
+
+export { PrismaClient };
+export type { Prisma } from './generated/client';
+
+export type Db = {
+  prisma: PrismaClient;
+  /** Plain pg pool for the bulk paths Prisma cannot express (COPY, unnest, streamed cursors). */
+  pool: Pool;
+  close(): Promise<void>;
+};
+
+/** One pg pool shared by Prisma (through its driver adapter) and the raw-SQL repositories. */
+export function createDb(connectionString: string, options: { max?: number } = {}): Db {
+  const pool = new Pool({ connectionString, max: options.max ?? 10 });
+  // An idle client that loses its server must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  let closed: Promise<void> | null = null;
+  return {
+    prisma,
+    pool,
+    close: () => (closed ??= prisma.$disconnect().then(() => pool.end())),
+  };
+}

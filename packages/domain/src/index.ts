@@ -1,0 +1,6 @@
+export * from './plans';
+export * from './slots';
+export * from './shrink';
+export * from './sync-split';
+export * from './token';
+export * from './plugin-url';

@@ -1,0 +1,54 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BODY_LENGTH = 43; // 43 base62 characters ≈ 256 bits of entropy
+const CHECK_LENGTH = 4;
+export const TOKEN_PATTERN = new RegExp(`^rl_[0-9A-Za-z]{${BODY_LENGTH + CHECK_LENGTH}}$`);
+
+function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      // Rejection sampling keeps the alphabet uniform (248 = 4 × 62).
+      if (b < 248 && out.length < length) out += ALPHABET[b % 62];
+    }
+  }
+  return out;
+}
+
+function checksum(body: string): string {
+  const digest = createHash('sha256').update(body).digest();
+  return Array.from(digest.subarray(0, CHECK_LENGTH), (b) => ALPHABET[b % 62]).join('');
+}
+
+/** `rl_` + 43 random base62 chars + 4-char checksum, so a mistyped token is refused without a database look-up. */
+export function generateToken(): string {
+  const body = randomBase62(BODY_LENGTH);
+  return `rl_${body}${checksum(body)}`;
+}
+
+export function isWellFormedToken(token: string): boolean {
+  if (!TOKEN_PATTERN.test(token)) return false;
+  const body = token.slice(3, 3 + BODY_LENGTH);
+  const given = Buffer.from(token.slice(3 + BODY_LENGTH));
+  const want = Buffer.from(checksum(body));
+  return timingSafeEqual(given, want);
+}
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/** AES-256-GCM: iv(12) | tag(16) | ciphertext. The raw token is needed again to call the plugin and sign iframe JWTs. */
+export function encryptToken(token: string, key: Buffer): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ct = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ct]);
+}
+
+export function decryptToken(blob: Buffer, key: Buffer): string {
+  const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12));
+  decipher.setAuthTag(blob.subarray(12, 28));
+  return Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8');
+}

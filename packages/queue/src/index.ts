@@ -1,0 +1,3 @@
+export * from './connection';
+export * from './producer';
+export * from './role-sync';

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { z } from 'zod';
+import { AppError } from './app-error';
+import type { Logger } from './logger';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      id: string;
+    }
+  }
+}
+
+/** Accepts a caller's X-Request-Id (bounded, printable) or mints one; echoed on every answer. */
+export function requestId(): RequestHandler {
+  return (req, res, next) => {
+    const given = req.get('x-request-id');
+    req.id = given && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    next();
+  };
+}
+
+type Part = 'params' | 'query' | 'body';
+export type ParsedRequest<P extends Partial<Record<Part, z.ZodType>>> = { [K in keyof P]: P[K] extends z.ZodType ? z.infer<P[K]> : never };
+
+/**
+ * The one validate() middleware: parses the named parts with zod schemas from `contracts` and stores
+ * the typed result on `res.locals.input`. Failures answer 400 `Validation error` with the offending paths.
+ */
+export function validate<P extends Partial<Record<Part, z.ZodType>>>(parts: P): RequestHandler {
+  return (req, res, next) => {
+    const input: Record<string, unknown> = {};
+    const details: string[] = [];
+    for (const [part, schema] of Object.entries(parts) as [Part, z.ZodType][]) {
+      const result = schema.safeParse(req[part]);
+      if (result.success) input[part] = result.data;
+      else details.push(...result.error.issues.slice(0, 5).map((i) => `${part}${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`));
+    }
+    if (details.length) return next(new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', details }));
+    res.locals.input = input;
+    next();
+  };
+}
+
+export function input<P extends Partial<Record<Part, z.ZodType>>>(res: Response): ParsedRequest<P> {
+  return res.locals.input as ParsedRequest<P>;
+}
+
+/** Wraps an async handler so a rejection reaches the error middleware (Express 5 does this too; explicit is clearer). */
+export function handle(fn: (req: Request, res: Response, next: NextFunction) => Promise<unknown>): RequestHandler {
+  return (req, res, next) => {
+    fn(req, res, next).catch(next);
+  };
+}
+
+export function notFoundRoute(): RequestHandler {
+  return (req, _res, next) => next(new AppError(404, `Route not found: ${req.method} ${req.path}`, 'route_not_found'));
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Maps body-parser failures to the spec's error shape before the generic handler sees them. */
+function fromBodyParser(err: BodyParserError): AppError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new AppError(400, 'Validation error', 'malformed_json', { statusCode: 400, message: 'Validation error', details: ['body: malformed JSON'] });
+    case 'entity.too.large':
+      return new AppError(413, `Request body too large (limit ${err.limit ?? 'exceeded'} bytes)`, 'body_too_large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, 'Unsupported content encoding', 'unsupported_encoding');
+    case 'request.aborted':
+      return new AppError(400, 'Request aborted', 'aborted');
+    default:
+      return null;
+  }
+}
+
+/** The one error middleware: spec bodies for AppError, a logged 500 for anything else. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const appErr = err instanceof AppError ? err : fromBodyParser(err as BodyParserError);
+    if (res.headersSent) {
+      logger.error('error after headers sent', { requestId: req.id, err });
+      res.destroy();
+      return;
+    }
+    if (appErr) {
+      if (appErr.status >= 500) logger.error(appErr.message, { requestId: req.id, code: appErr.code });
+      res.status(appErr.status).json(appErr.toBody());
+      return;
+    }
+    logger.error('unhandled error', { requestId: req.id, err });
+    res.status(500).json({ statusCode: 500, message: 'Internal server error' });
+  };
+}

@@ -1,0 +1,5 @@
+export * from './app-error';
+export * from './env';
+export * from './logger';
+export * from './http';
+export * from './shutdown';

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { createDb, type Db } from '@rolelink/db';
+import { ADMIN_DATABASE_URL, TEMPLATE_DB, databaseUrl } from './env';
+
+export type TestDb = Db & { url: string; name: string; drop(): Promise<void> };
+
+async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A fresh, migrated database of its own (cloned from the run's template). */
+export async function createTestDb(): Promise<TestDb> {
+  const name = `rolelink_t_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  const url = databaseUrl(name);
+  const db = createDb(url);
+  return {
+    ...db,
+    url,
+    name,
+    async drop() {
+      await db.close();
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+/** Empties every table between tests of one file. */
+export async function truncateAll(db: Db): Promise<void> {
+  await db.pool.query(
+    'TRUNCATE guild, role_link, link_user, upload_session, upload_staged, held_change, applied_member RESTART IDENTITY CASCADE',
+  );
+}
