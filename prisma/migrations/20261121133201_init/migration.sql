@@ -35,6 +35,9 @@ CREATE TABLE "role_link" (
     "sync_wanted_seq" BIGINT NOT NULL DEFAULT 0,
     "sync_done_seq" BIGINT NOT NULL DEFAULT 0,
     "applied_count" INTEGER NOT NULL DEFAULT 0,
+    "pending_count" INTEGER NOT NULL DEFAULT 0,
+    "sync_rate_per_sec" DOUBLE PRECISION,
+    "last_sync_at" TIMESTAMP(3),
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMP(3) NOT NULL,
 
@@ -95,7 +98,7 @@ CREATE TABLE "applied_member" (
 CREATE UNIQUE INDEX "role_link_token_hash_key" ON "role_link"("token_hash");
 
 -- CreateIndex
-CREATE INDEX "role_link_sync_wanted_seq_sync_done_seq_idx" ON "role_link"("sync_wanted_seq", "sync_done_seq");
+CREATE INDEX "role_link_guild_id_id_idx" ON "role_link"("guild_id", "id");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "role_link_guild_id_role_id_key" ON "role_link"("guild_id", "role_id");
