@@ -3,3 +3,5 @@ export * from './env';
 export * from './logger';
 export * from './http';
 export * from './shutdown';
+export * from './health';
+export * from './metrics';

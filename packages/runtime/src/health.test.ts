@@ -1,0 +1,56 @@
+import express from 'express';
+import request from 'supertest';
+import { healthRouter, runReadinessChecks } from './health';
+
+function appWith(options: Parameters<typeof healthRouter>[0]) {
+  const app = express();
+  app.use(healthRouter(options));
+  return app;
+}
+
+describe('healthRouter', () => {
+  it('answers /healthz with 200 ok even when a dependency is down', async () => {
+    const app = appWith({ checks: { db: () => Promise.reject(new Error('down')) } });
+    const res = await request(app).get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('answers /readyz with 200 and every check up when all dependencies answer', async () => {
+    const app = appWith({ checks: { db: async () => 1, redis: () => 'PONG' } });
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ready');
+    expect(res.body.checks.db.status).toBe('up');
+    expect(res.body.checks.redis.status).toBe('up');
+  });
+
+  it('answers /readyz with 503 naming the failing check and its error', async () => {
+    const app = appWith({ checks: { db: async () => 1, redis: () => { throw new Error('connect ECONNREFUSED\nstack'); } } });
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe('not_ready');
+    expect(res.body.checks.db.status).toBe('up');
+    expect(res.body.checks.redis).toMatchObject({ status: 'down', error: 'connect ECONNREFUSED' });
+  });
+
+  it('counts a check that never settles as down once its timeout passes', async () => {
+    const app = appWith({ checks: { slow: () => new Promise(() => undefined) }, timeoutMs: 50 });
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.checks.slow).toMatchObject({ status: 'down', error: 'timed out after 50 ms' });
+  });
+
+  it('answers /readyz with 503 while draining, without running the checks', async () => {
+    const check = jest.fn(async () => 1);
+    const app = appWith({ checks: { db: check }, draining: () => true });
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe('draining');
+    expect(check).not.toHaveBeenCalled();
+  });
+
+  it('is ready with no checks at all', async () => {
+    expect(await runReadinessChecks({})).toEqual({ status: 'ready', checks: {} });
+  });
+});

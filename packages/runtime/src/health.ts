@@ -1,0 +1,77 @@
+import { Router } from 'express';
+
+/** One dependency probe for /readyz: resolves when the dependency answers, throws (or rejects) when not. */
+export type ReadinessCheck = () => Promise<unknown> | unknown;
+
+export type CheckResult = { status: 'up' | 'down'; latency_ms: number; error?: string };
+export type ReadinessReport = { status: 'ready' | 'not_ready'; checks: Record<string, CheckResult> };
+
+export type HealthOptions = {
+  /** Named probes, e.g. `{ db: () => pool.query('select 1'), redis: () => redis.ping() }`. */
+  checks?: Record<string, ReadinessCheck>;
+  /** Per-check deadline; a check slower than this counts as down (default 2000 ms). */
+  timeoutMs?: number;
+  /**
+   * True once the process is shutting down: /readyz then answers 503 at once so a load balancer or
+   * Kubernetes stops sending traffic while in-flight work finishes (liveness stays 200).
+   */
+  draining?: () => boolean;
+};
+
+const DEFAULT_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Error text for a failed check: first line only and bounded, so a probe never echoes a whole payload. */
+function describe(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return (text.split('\n')[0] ?? '').slice(0, 200) || 'failed';
+}
+
+/** Runs every check concurrently, each under its own deadline; never throws. */
+export async function runReadinessChecks(checks: Record<string, ReadinessCheck>, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<ReadinessReport> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
+      const started = performance.now();
+      try {
+        await withTimeout(Promise.resolve().then(check), timeoutMs);
+        return [name, { status: 'up', latency_ms: Math.round(performance.now() - started) }];
+      } catch (err) {
+        return [name, { status: 'down', latency_ms: Math.round(performance.now() - started), error: describe(err) }];
+      }
+    }),
+  );
+  const results = Object.fromEntries(entries);
+  const ready = entries.every(([, r]) => r.status === 'up');
+  return { status: ready ? 'ready' : 'not_ready', checks: results };
+}
+
+/**
+ * `/healthz` (liveness: the process serves HTTP, 200 `{status:'ok'}` always) and `/readyz` (readiness:
+ * every dependency answers; 200 or 503 with per-check results). Liveness deliberately ignores
+ * dependencies: restarting a pod because PostgreSQL is down only adds load to the recovery.
+ */
+export function healthRouter(options: HealthOptions = {}): Router {
+  const { checks = {}, timeoutMs = DEFAULT_TIMEOUT_MS, draining = () => false } = options;
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    res.set('Cache-Control', 'no-store');
+    if (draining()) {
+      res.status(503).json({ status: 'draining', checks: {} });
+      return;
+    }
+    const report = await runReadinessChecks(checks, timeoutMs);
+    res.status(report.status === 'ready' ? 200 : 503).json(report);
+  });
+  return router;
+}

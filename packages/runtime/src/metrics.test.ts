@@ -1,0 +1,94 @@
+import express, { Router } from 'express';
+import request from 'supertest';
+import { AppError } from './app-error';
+import { createMetrics, MetricName, UNMATCHED_ROUTE } from './metrics';
+
+function buildApp() {
+  const metrics = createMetrics('test-svc', { defaultMetrics: false });
+  const app = express();
+  app.use(metrics.httpMiddleware());
+  app.get('/metrics', metrics.handler());
+  const links = Router();
+  links.get('/:guildId/:roleId/users', (_req, res) => {
+    res.json({ data: [] });
+  });
+  links.put('/:guildId/:roleId/users', () => {
+    throw new AppError(400, 'Validation error');
+  });
+  app.use('/api/role-link', links);
+  app.use((err: AppError, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(err.status).json(err.toBody());
+  });
+  return { app, metrics };
+}
+
+async function valueOf(metrics: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const metric = await metrics.registry.getSingleMetric(name)?.get();
+  return metric?.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))?.value;
+}
+
+describe('createMetrics', () => {
+  it('labels requests with the matched route pattern, not the raw path', async () => {
+    const { app, metrics } = buildApp();
+    await request(app).get('/api/role-link/1/2/users').expect(200);
+    await request(app).get('/api/role-link/3/4/users').expect(200);
+    expect(await valueOf(metrics, MetricName.httpRequests, { route: '/api/role-link/:guildId/:roleId/users', status: '200', method: 'GET' })).toBe(2);
+  });
+
+  it('keeps the full pattern when an error leaves a sub-router', async () => {
+    const { app, metrics } = buildApp();
+    await request(app).put('/api/role-link/1/2/users').expect(400);
+    expect(await valueOf(metrics, MetricName.httpRequests, { route: '/api/role-link/:guildId/:roleId/users', status: '400', method: 'PUT' })).toBe(1);
+  });
+
+  it('labels requests no route matched as unmatched', async () => {
+    const { app, metrics } = buildApp();
+    await request(app).get('/no/such/path/12345').expect(404);
+    expect(await valueOf(metrics, MetricName.httpRequests, { route: UNMATCHED_ROUTE, status: '404' })).toBe(1);
+  });
+
+  it('serves the Prometheus text format with the service label and the duration histogram', async () => {
+    const { app } = buildApp();
+    await request(app).get('/api/role-link/1/2/users');
+    const res = await request(app).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const bucket = res.text.split('\n').find((l) => l.startsWith('http_request_duration_seconds_bucket{le="0.005"'));
+    expect(bucket).toContain('route="/api/role-link/:guildId/:roleId/users"');
+    expect(bucket).toContain('service="test-svc"');
+  });
+
+  it('includes Node default metrics unless turned off', async () => {
+    const metrics = createMetrics('defaults');
+    expect(await metrics.registry.metrics()).toMatch(/^process_cpu_user_seconds_total\{service="defaults"\}/m);
+  });
+
+  it('returns the same metric when a factory is asked twice', () => {
+    const metrics = createMetrics('twice', { defaultMetrics: false });
+    expect(metrics.roleChanges()).toBe(metrics.roleChanges());
+    expect(metrics.pluginCalls()).toBe(metrics.pluginCalls());
+  });
+
+  it('reads queue depth at scrape time from the sampler', async () => {
+    const metrics = createMetrics('worker', { defaultMetrics: false });
+    let waiting = 3;
+    metrics.queueDepth(async () => [{ queue: 'role-sync', state: 'waiting', count: waiting }]);
+    expect(await valueOf(metrics, MetricName.queueJobs, { queue: 'role-sync', state: 'waiting' })).toBe(3);
+    waiting = 7;
+    expect(await valueOf(metrics, MetricName.queueJobs, { queue: 'role-sync', state: 'waiting' })).toBe(7);
+  });
+
+  it('creates every operational metric under its documented name', async () => {
+    const metrics = createMetrics('all', { defaultMetrics: false });
+    metrics.jobDuration().observe({ queue: 'role-sync', job: 'sync', outcome: 'completed' }, 0.2);
+    metrics.roleChanges().inc({ action: 'add', result: 'applied' });
+    metrics.platformRateLimited().inc({ scope: 'user' });
+    metrics.platformInvalidRequests().inc({ status: '403' });
+    metrics.pluginCalls().inc({ call: 'register', outcome: 'ok' });
+    metrics.pluginCallDuration().observe({ call: 'register' }, 0.1);
+    metrics.pluginHealth().set({ status: 'healthy' }, 4);
+    const text = await metrics.registry.metrics();
+    for (const name of [MetricName.jobDuration, MetricName.roleChanges, MetricName.platformRateLimited, MetricName.platformInvalidRequests, MetricName.pluginCalls, MetricName.pluginCallDuration, MetricName.pluginHealth]) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+  });
+});

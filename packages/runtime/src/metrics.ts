@@ -1,0 +1,169 @@
+import type { Request, RequestHandler } from 'express';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
+
+/**
+ * Metric names in one place: dashboards and alerts (docs/operations.md) refer to these, so they are
+ * never renamed. Owning services create them through the `Metrics` factories below.
+ */
+export const MetricName = {
+  httpRequests: 'http_requests_total',
+  httpDuration: 'http_request_duration_seconds',
+  queueJobs: 'rolelink_queue_jobs',
+  jobDuration: 'rolelink_job_duration_seconds',
+  roleChanges: 'rolelink_role_changes_total',
+  platformRateLimited: 'rolelink_platform_rate_limited_total',
+  platformInvalidRequests: 'rolelink_platform_invalid_requests_total',
+  pluginCalls: 'rolelink_plugin_calls_total',
+  pluginCallDuration: 'rolelink_plugin_call_duration_seconds',
+  pluginHealth: 'rolelink_plugin_health_links',
+} as const;
+
+/** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Jobs range from a few ms (one role change) to many minutes (a page of a first sync). */
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
+/** Plugin calls time out at 5 s (10 s for POST /config). */
+const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Label for requests no route matched: never the raw path, which would make cardinality unbounded. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+type QueueDepthSample = { queue: string; state: string; count: number };
+
+export type Metrics = {
+  readonly service: string;
+  readonly registry: Registry;
+  counter<L extends string>(config: Omit<CounterConfiguration<L>, 'registers'>): Counter<L>;
+  histogram<L extends string>(config: Omit<HistogramConfiguration<L>, 'registers'>): Histogram<L>;
+  gauge<L extends string>(config: Omit<GaugeConfiguration<L>, 'registers'>): Gauge<L>;
+  /** Express middleware recording http_requests_total and http_request_duration_seconds by route pattern. */
+  httpMiddleware(): RequestHandler;
+  /** `GET /metrics` handler in the Prometheus text format. */
+  handler(): RequestHandler;
+  /** rolelink_queue_jobs{queue,state}: read at scrape time from `sample` (e.g. BullMQ getJobCounts). */
+  queueDepth(sample: () => Promise<QueueDepthSample[]>): Gauge<'queue' | 'state'>;
+  /** rolelink_job_duration_seconds{queue,job,outcome}; outcome: completed | failed | rate_limited. */
+  jobDuration(): Histogram<'queue' | 'job' | 'outcome'>;
+  /** rolelink_role_changes_total{action,result}; action: add | remove; result: applied | not_in_guild | missing_permission | failed. */
+  roleChanges(): Counter<'action' | 'result'>;
+  /** rolelink_platform_rate_limited_total{scope}: 429s seen from the platform; scope: user | global | shared. */
+  platformRateLimited(): Counter<'scope'>;
+  /** rolelink_platform_invalid_requests_total{status}: 401/403/429 answers (count towards the platform's ban threshold). */
+  platformInvalidRequests(): Counter<'status'>;
+  /** rolelink_plugin_calls_total{call,outcome}; call: register | fetch-config | submit-config | delete-config | health; outcome: ok | http_4xx | http_5xx | timeout | network | blocked | invalid_response. */
+  pluginCalls(): Counter<'call' | 'outcome'>;
+  /** rolelink_plugin_call_duration_seconds{call}. */
+  pluginCallDuration(): Histogram<'call'>;
+  /** rolelink_plugin_health_links{status}: how many links' plugins are in each state (healthy | degraded | unhealthy | unreachable). */
+  pluginHealth(): Gauge<'status'>;
+};
+
+/**
+ * Labels the request with the route pattern that matched (`/api/role-link/:guildId/:roleId/users`).
+ * The router sets `req.route` when a route dispatches; baseUrl is captured at that moment because the
+ * router restores it when an error leaves a sub-router, before the response finishes.
+ */
+function captureRoute(req: Request): () => string {
+  let route: unknown = (req as { route?: unknown }).route;
+  let pattern: string | undefined;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set: (value: unknown) => {
+      route = value;
+      const path = (value as { path?: unknown } | undefined)?.path;
+      if (path !== undefined) pattern = `${req.baseUrl}${String(path)}` || '/';
+    },
+  });
+  return () => pattern ?? UNMATCHED_ROUTE;
+}
+
+/**
+ * A registry of its own per process, with Node's default metrics and a `service` label on every series.
+ * Call once in main.ts and pass it to the app (tests build their own).
+ */
+export function createMetrics(service: string, options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+
+  // Factories are idempotent: asking twice for the same name returns the first metric, so an app built
+  // twice in one process (tests) does not throw "already registered".
+  function once<M>(name: string, make: () => M): M {
+    return (registry.getSingleMetric(name) as M | undefined) ?? make();
+  }
+  const counter = <L extends string>(c: Omit<CounterConfiguration<L>, 'registers'>) =>
+    once(c.name, () => new Counter<L>({ ...c, registers: [registry] }));
+  const histogram = <L extends string>(c: Omit<HistogramConfiguration<L>, 'registers'>) =>
+    once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
+  const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) =>
+    once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
+
+  const httpRequests = () =>
+    counter({ name: MetricName.httpRequests, help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'] });
+  const httpDuration = () =>
+    histogram({ name: MetricName.httpDuration, help: 'HTTP request duration by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS });
+
+  return {
+    service,
+    registry,
+    counter,
+    histogram,
+    gauge,
+    httpMiddleware() {
+      const requests = httpRequests();
+      const duration = httpDuration();
+      return (req, res, next) => {
+        const started = process.hrtime.bigint();
+        const routeOf = captureRoute(req);
+        res.once('finish', () => {
+          const labels = { method: req.method, route: routeOf(), status: String(res.statusCode) };
+          requests.inc(labels);
+          duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        });
+        next();
+      };
+    },
+    handler() {
+      return async (_req, res) => {
+        res.set('Content-Type', registry.contentType).set('Cache-Control', 'no-store');
+        res.end(await registry.metrics());
+      };
+    },
+    queueDepth(sample) {
+      return gauge({
+        name: MetricName.queueJobs,
+        help: 'Jobs in each queue by state (waiting, active, delayed, failed, prioritized)',
+        labelNames: ['queue', 'state'],
+        async collect() {
+          this.reset();
+          for (const { queue, state, count } of await sample()) this.set({ queue, state }, count);
+        },
+      });
+    },
+    jobDuration: () =>
+      histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
+    roleChanges: () =>
+      counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
+    platformRateLimited: () =>
+      counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
+    platformInvalidRequests: () =>
+      counter({ name: MetricName.platformInvalidRequests, help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)', labelNames: ['status'] }),
+    pluginCalls: () =>
+      counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
+    pluginCallDuration: () =>
+      histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
+    pluginHealth: () =>
+      gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
+  };
+}
