@@ -1,0 +1,159 @@
+import { AppError } from '@rolelink/runtime';
+import { AuditLog, type AuditEntry } from './audit-log';
+import { GuildState, type RoleDef } from './guild-state';
+import type { ConfigPatch, EmulatorConfig } from './options';
+import { RateLimits } from './rate-limits';
+import { parseSeed, type EmulatorSeed } from './seed';
+import { StatsCounters, type EmulatorStats } from './stats';
+
+export type EmulatorStateOptions = {
+  botToken: string;
+  botUserId: string;
+  config: EmulatorConfig;
+  /** Clock in epoch milliseconds; tests of window arithmetic inject their own. */
+  now?: () => number;
+};
+
+/**
+ * Everything the emulator knows: guilds, limits, counters and the audit log. The HTTP layer and tests
+ * (in-process, through `RunningEmulator.state`) use the same methods. Errors are `AppError`s with the
+ * control API's meaning (404 unknown guild or member, 400 unknown role, 409 member exists).
+ */
+export class EmulatorState {
+  readonly botToken: string;
+  readonly botUserId: string;
+  readonly limits: RateLimits;
+  readonly counters = new StatsCounters();
+  readonly audit = new AuditLog();
+  readonly now: () => number;
+  private cfg: EmulatorConfig;
+  private readonly guilds = new Map<string, GuildState>();
+
+  constructor(options: EmulatorStateOptions) {
+    this.botToken = options.botToken;
+    this.botUserId = options.botUserId;
+    this.cfg = structuredClone(options.config);
+    this.now = options.now ?? Date.now;
+    this.limits = new RateLimits(() => this.cfg);
+  }
+
+  get config(): EmulatorConfig {
+    return structuredClone(this.cfg);
+  }
+
+  get latencyMs(): number {
+    return this.cfg.latencyMs;
+  }
+
+  /** Changes limits at run time; buckets of a changed kind restart so the new limit applies at once. */
+  configure(patch: ConfigPatch): EmulatorConfig {
+    this.cfg = { ...this.cfg, ...structuredClone(patch) };
+    if (patch.globalPerSecond !== undefined) this.limits.dropBuckets('global');
+    if (patch.roleBucket) this.limits.dropBuckets('roles');
+    if (patch.routeBucket) this.limits.dropBuckets('route');
+    return this.config;
+  }
+
+  /** Adds the seed's guilds, replacing any with the same id. */
+  seed(seed: EmulatorSeed): { id: string; members: number }[] {
+    const parsed = parseSeed(seed);
+    const built = parsed.guilds.map((g) => new GuildState(g, this.botUserId));
+    for (const g of built) this.guilds.set(g.id, g);
+    return built.map((g) => ({ id: g.id, members: g.members.size }));
+  }
+
+  /** Empty state: no guilds, counters, buckets, invalid-request window and ban cleared; config kept. */
+  reset(): void {
+    this.guilds.clear();
+    this.limits.reset();
+    this.counters.reset();
+    this.audit.clear();
+  }
+
+  guild(id: string): GuildState | undefined {
+    return this.guilds.get(id);
+  }
+
+  guildIds(): string[] {
+    return [...this.guilds.keys()];
+  }
+
+  /** User ids holding the role, ascending. */
+  holders(guildId: string, roleId: string): string[] {
+    const guild = this.requireGuild(guildId);
+    const role = this.requireRole(guild, roleId);
+    if (guild.isEveryone(role)) return guild.members.page(-1n, guild.members.size).map((m) => m.id.toString());
+    return guild.members.holders(role.index).map(String);
+  }
+
+  /** The member's role ids, or undefined when the user is not in the guild. */
+  memberRoles(guildId: string, userId: string): string[] | undefined {
+    const guild = this.requireGuild(guildId);
+    const roles = guild.members.roles(BigInt(userId));
+    return roles && guild.roleIds(roles);
+  }
+
+  /** A moderator's hand edit: replaces the member's roles, bypassing rate limits and hierarchy. */
+  setMemberRoles(guildId: string, userId: string, roles: readonly string[]): void {
+    const guild = this.requireGuild(guildId);
+    const indexes = this.roleIndexes(guild, roles);
+    if (guild.members.setRoles(BigInt(userId), indexes) === undefined) throw AppError.notFound(`Unknown member ${userId} in guild ${guildId}`);
+    this.counters.handEdit();
+  }
+
+  addMember(guildId: string, userId: string, roles: readonly string[] = []): void {
+    const guild = this.requireGuild(guildId);
+    if (!guild.members.insert(BigInt(userId), this.roleIndexes(guild, roles))) throw new AppError(409, `Member ${userId} is already in guild ${guildId}`, 'conflict');
+  }
+
+  removeMember(guildId: string, userId: string): void {
+    const guild = this.requireGuild(guildId);
+    if (!guild.members.remove(BigInt(userId))) throw AppError.notFound(`Unknown member ${userId} in guild ${guildId}`);
+  }
+
+  /** A member-role change through the platform API (checks done by the caller); undefined = no such member. */
+  changeRole(guild: GuildState, userId: string, role: RoleDef, op: 'add' | 'remove', reason: string | null): boolean | undefined {
+    const id = BigInt(userId);
+    const changed = guild.isEveryone(role) ? (guild.members.has(id) ? false : undefined) : op === 'add' ? guild.members.addRole(id, role.index) : guild.members.removeRole(id, role.index);
+    if (changed === undefined) return undefined;
+    this.counters.roleChange(changed ? (op === 'add' ? 'added' : 'removed') : 'unchanged');
+    const action = op === 'add' ? 'member_role_add' : 'member_role_remove';
+    this.audit.record({ guildId: guild.id, action, userId, roleId: role.id, reason, changed, at: new Date(this.now()).toISOString() });
+    return changed;
+  }
+
+  auditLog(guildId?: string): AuditEntry[] {
+    return this.audit.list(guildId);
+  }
+
+  stats(): EmulatorStats {
+    const now = this.now();
+    const banRemainingMs = this.limits.banRemaining(now);
+    return {
+      ...this.counters.snapshot(),
+      invalidRequests: this.limits.invalidCount(now),
+      banned: banRemainingMs > 0,
+      banRemainingMs,
+      guilds: this.guilds.size,
+      config: this.config,
+    };
+  }
+
+  requireGuild(id: string): GuildState {
+    const guild = this.guilds.get(id);
+    if (!guild) throw AppError.notFound(`Unknown guild ${id}`);
+    return guild;
+  }
+
+  private requireRole(guild: GuildState, roleId: string): RoleDef {
+    const role = guild.role(roleId);
+    if (!role) throw AppError.notFound(`Unknown role ${roleId} in guild ${guild.id}`);
+    return role;
+  }
+
+  private roleIndexes(guild: GuildState, roles: readonly string[]): number[] {
+    const unknown = roles.filter((r) => !guild.role(r));
+    if (unknown.length) throw AppError.badRequest(`Unknown role(s) in guild ${guild.id}: ${unknown.join(', ')}`, 'unknown_role');
+    return guild.roleIndexes(roles);
+  }
+}

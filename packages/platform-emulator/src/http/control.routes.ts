@@ -1,0 +1,85 @@
+import { snowflake } from '@rolelink/contracts';
+import { input, validate } from '@rolelink/runtime';
+import express, { Router } from 'express';
+import { z } from 'zod';
+import type { EmulatorState } from '../emulator-state';
+import { configPatchSchema } from '../options';
+import { seedSchema } from '../seed';
+import { renderMember } from './render';
+
+const guildParams = z.object({ guildId: snowflake });
+const memberParams = z.object({ guildId: snowflake, userId: snowflake });
+const roleParams = z.object({ guildId: snowflake, roleId: snowflake });
+const rolesBody = z.object({ roles: z.array(snowflake) });
+const newMemberBody = z.object({ userId: snowflake, roles: z.array(snowflake).optional() });
+const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
+
+/**
+ * The emulator's own control API under /_emulator: no auth, no rate limits, not counted as invalid
+ * requests. Answers use the service's `{ statusCode, message }` error shape.
+ */
+export function controlRouter(state: EmulatorState): Router {
+  const router = Router();
+  // Explicit member lists of big seeds are large; generated members cost nothing in the body.
+  router.use(express.json({ limit: '200mb' }));
+
+  router.post('/reset', (_req, res) => {
+    state.reset();
+    res.status(204).end();
+  });
+
+  router.post('/seed', validate({ body: seedSchema }), (_req, res) => {
+    const { body } = input<{ body: typeof seedSchema }>(res);
+    res.json({ guilds: state.seed(body) });
+  });
+
+  router.get('/stats', (_req, res) => {
+    res.json(state.stats());
+  });
+
+  router.get('/config', (_req, res) => {
+    res.json(state.config);
+  });
+
+  router.patch('/config', validate({ body: configPatchSchema }), (_req, res) => {
+    const { body } = input<{ body: typeof configPatchSchema }>(res);
+    res.json(state.configure(body));
+  });
+
+  router.post('/guilds/:guildId/members', validate({ params: guildParams, body: newMemberBody }), (_req, res) => {
+    const { params, body } = input<{ params: typeof guildParams; body: typeof newMemberBody }>(res);
+    state.addMember(params.guildId, body.userId, body.roles);
+    res.status(201).json(memberView(state, params.guildId, body.userId));
+  });
+
+  router.delete('/guilds/:guildId/members/:userId', validate({ params: memberParams }), (_req, res) => {
+    const { params } = input<{ params: typeof memberParams }>(res);
+    state.removeMember(params.guildId, params.userId);
+    res.status(204).end();
+  });
+
+  router.put('/guilds/:guildId/members/:userId/roles', validate({ params: memberParams, body: rolesBody }), (_req, res) => {
+    const { params, body } = input<{ params: typeof memberParams; body: typeof rolesBody }>(res);
+    state.setMemberRoles(params.guildId, params.userId, body.roles);
+    res.json(memberView(state, params.guildId, params.userId));
+  });
+
+  router.get('/guilds/:guildId/roles/:roleId/holders', validate({ params: roleParams }), (_req, res) => {
+    const { params } = input<{ params: typeof roleParams }>(res);
+    res.json({ holders: state.holders(params.guildId, params.roleId) });
+  });
+
+  router.get('/guilds/:guildId/audit-log', validate({ params: guildParams, query: auditQuery }), (_req, res) => {
+    const { params, query } = input<{ params: typeof guildParams; query: typeof auditQuery }>(res);
+    state.requireGuild(params.guildId);
+    res.json({ entries: state.audit.list(params.guildId, query.limit) });
+  });
+
+  return router;
+}
+
+function memberView(state: EmulatorState, guildId: string, userId: string) {
+  const guild = state.requireGuild(guildId);
+  const id = BigInt(userId);
+  return renderMember(guild, { id, roles: guild.members.roles(id) ?? [] }, state.botUserId);
+}

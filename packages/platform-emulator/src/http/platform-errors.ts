@@ -1,0 +1,29 @@
+import { AppError } from '@rolelink/runtime';
+import { RESTJSONErrorCodes, type RESTError, type RESTErrorData, type RESTRateLimit } from 'discord-api-types/v10';
+
+/**
+ * The platform's error bodies (`{ message, code, errors? }`), carried by the one error type so the one
+ * error middleware sends them. The control API keeps the service's own `{ statusCode, message }` shape.
+ */
+export function platformError(status: number, message: string, code: number, errors?: RESTErrorData): AppError {
+  const body: RESTError = errors === undefined ? { message, code } : { message, code, errors };
+  return new AppError(status, message, `platform_${code}`, { ...body });
+}
+
+export const unauthorized = () => platformError(401, '401: Unauthorized', 0);
+export const routeNotFound = () => platformError(404, '404: Not Found', 0);
+export const unknownGuild = () => platformError(404, 'Unknown Guild', RESTJSONErrorCodes.UnknownGuild);
+export const unknownMember = () => platformError(404, 'Unknown Member', RESTJSONErrorCodes.UnknownMember);
+export const unknownRole = () => platformError(404, 'Unknown Role', RESTJSONErrorCodes.UnknownRole);
+export const missingPermissions = () => platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);
+
+/** 400 Invalid Form Body naming one field, as the platform reports a bad path or query value. */
+export function invalidFormBody(field: string, code: string, message: string): AppError {
+  return platformError(400, 'Invalid Form Body', RESTJSONErrorCodes.InvalidFormBodyOrContentType, { [field]: { _errors: [{ code, message }] } });
+}
+
+/** The 429 body; the caller sets Retry-After and the X-RateLimit-* headers. */
+export function rateLimited(retryAfterMs: number, global: boolean): AppError {
+  const body: RESTRateLimit = { message: 'You are being rate limited.', retry_after: Math.ceil(retryAfterMs) / 1000, global };
+  return new AppError(429, body.message, global ? 'rate_limited_global' : 'rate_limited', { ...body });
+}

@@ -1,0 +1,73 @@
+import { snowflake } from '@rolelink/contracts';
+import { z } from 'zod';
+
+export type SeedRole = { id: string; name?: string; position: number };
+export type SeedMember = { userId: string; roles?: string[] };
+export type SeedGuild = {
+  id: string;
+  name?: string;
+  ownerId: string;
+  roles: SeedRole[];
+  /** The bot member's highest role: only roles strictly below it can be added or removed. */
+  botRoleId: string;
+  members?: SeedMember[];
+  /** `count` members with consecutive ids from `startId` (default 100000000000000000), each holding `roles`. */
+  generateMembers?: { count: number; startId?: string; roles?: string[] };
+};
+export type EmulatorSeed = { guilds: SeedGuild[] };
+
+export const DEFAULT_GENERATED_START_ID = '100000000000000000';
+const MAX_ID = 9223372036854775807n;
+/** Ten million generated members is ~120 MB of arrays: a guard against a typo, not a platform rule. */
+export const MAX_GENERATED_MEMBERS = 10_000_000;
+
+const seedRole = z.object({ id: snowflake, name: z.string().max(100).optional(), position: z.number().int().min(0) });
+const seedMember = z.object({ userId: snowflake, roles: z.array(snowflake).optional() });
+
+export const seedGuildSchema = z
+  .object({
+    id: snowflake,
+    name: z.string().min(1).max(100).optional(),
+    ownerId: snowflake,
+    roles: z.array(seedRole),
+    botRoleId: snowflake,
+    members: z.array(seedMember).optional(),
+    generateMembers: z
+      .object({
+        count: z.number().int().min(0).max(MAX_GENERATED_MEMBERS),
+        startId: snowflake.optional(),
+        roles: z.array(snowflake).optional(),
+      })
+      .optional(),
+  })
+  .superRefine((guild, ctx) => {
+    const roleIds = new Set<string>([guild.id]);
+    guild.roles.forEach((role, i) => {
+      if (roleIds.has(role.id) && role.id !== guild.id) ctx.addIssue({ code: 'custom', path: ['roles', i, 'id'], message: `duplicate role ${role.id}` });
+      roleIds.add(role.id);
+    });
+    const known = (id: string) => roleIds.has(id);
+    if (!known(guild.botRoleId)) ctx.addIssue({ code: 'custom', path: ['botRoleId'], message: `unknown role ${guild.botRoleId}` });
+    guild.members?.forEach((m, i) =>
+      m.roles?.forEach((r, k) => {
+        if (!known(r)) ctx.addIssue({ code: 'custom', path: ['members', i, 'roles', k], message: `unknown role ${r}` });
+      }),
+    );
+    const gen = guild.generateMembers;
+    gen?.roles?.forEach((r, k) => {
+      if (!known(r)) ctx.addIssue({ code: 'custom', path: ['generateMembers', 'roles', k], message: `unknown role ${r}` });
+    });
+    if (gen && BigInt(gen.startId ?? DEFAULT_GENERATED_START_ID) + BigInt(gen.count) > MAX_ID) {
+      ctx.addIssue({ code: 'custom', path: ['generateMembers'], message: 'generated ids pass the snowflake range' });
+    }
+  }) satisfies z.ZodType<SeedGuild>;
+
+export const seedSchema = z.object({ guilds: z.array(seedGuildSchema) }) satisfies z.ZodType<EmulatorSeed>;
+
+/** Validates a seed (from a file or the control API); throws with every problem listed. */
+export function parseSeed(value: unknown): EmulatorSeed {
+  const result = seedSchema.safeParse(value);
+  if (result.success) return result.data;
+  const lines = result.error.issues.slice(0, 20).map((i) => `  ${i.path.join('.') || '(seed)'}: ${i.message}`);
+  throw new Error(`Invalid emulator seed:\n${lines.join('\n')}`);
+}
