@@ -12,7 +12,7 @@ const config: Config = {
       displayName: 'unit',
       transform,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/{packages,services}/**/src/**/*.test.ts'],
+      testMatch: ['<rootDir>/{packages,services,examples}/**/src/**/*.test.ts'],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
     },
     {

@@ -1,0 +1,104 @@
+import { once } from 'node:events';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import express from 'express';
+import request from 'supertest';
+import { createPluginApp } from './app';
+import { demoMemberIds, pushList } from './push';
+import { Registrations } from './registrations';
+import { writeSelfSignedCert } from './tls';
+
+const TOKEN = 'rl_' + 'a'.repeat(43);
+const link = { guild_id: '1000', role_id: '2000' };
+
+function build() {
+  const wanted: { guildId: string; count: number }[] = [];
+  const registrations = new Registrations(null);
+  const app = createPluginApp({ registrations, defaultCount: 5, log: () => undefined, onListWanted: (l, count) => wanted.push({ guildId: l.guildId, count }) });
+  return { app, registrations, wanted };
+}
+
+describe('example plugin server', () => {
+  it('stores the token at /register and asks for the demo list to be pushed', async () => {
+    const { app, registrations, wanted } = build();
+    await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
+    expect(registrations.get('1000', '2000')?.token).toBe(TOKEN);
+    expect(wanted).toEqual([{ guildId: '1000', count: 5 }]);
+  });
+
+  it('refuses /register without a token', async () => {
+    await request(build().app).post('/register').send(link).expect(401);
+  });
+
+  it('serves a version 1 schema form to the registered token only', async () => {
+    const { app } = build();
+    await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link);
+    const res = await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200);
+    expect(res.body).toMatchObject({ version: 1, ui_mode: 'schema', values: { member_count: 5 } });
+    await request(app).get('/config').set('Authorization', `Token rl_${'b'.repeat(43)}`).expect(401);
+  });
+
+  it('saves a valid form and pushes the new count, and rejects an invalid one with an error text', async () => {
+    const { app, wanted } = build();
+    await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link);
+    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 7 } }).expect(200);
+    expect(wanted.at(-1)).toEqual({ guildId: '1000', count: 7 });
+    const bad = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: -1 } }).expect(400);
+    expect(bad.body.error).toMatch(/member_count/);
+  });
+
+  it('forgets the link on DELETE /config and answers health without a token', async () => {
+    const { app, registrations } = build();
+    await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link);
+    await request(app).delete('/config').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
+    expect(registrations.get('1000', '2000')).toBeUndefined();
+    expect((await request(app).get('/health').expect(200)).body.status).toBe('healthy');
+  });
+
+  it('makes consecutive demo member ids from the first one', () => {
+    expect(demoMemberIds('100000000000000000', 3)).toEqual(['100000000000000000', '100000000000000001', '100000000000000002']);
+  });
+
+  it('pushes a list with the Token scheme and retries while the link is not yet committed', async () => {
+    let calls = 0;
+    const api = express().use(express.json()).put('/api/role-link/:g/:r/users', (req, res) => {
+      calls += 1;
+      if (calls < 2) return void res.status(404).json({ statusCode: 404, message: 'Role link not found' });
+      res.json({ data: { user_count: (req.body as string[]).length, auth: req.get('authorization') } });
+    });
+    const server = api.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await pushList(`http://127.0.0.1:${port}`, { guildId: '1', roleId: '2', token: TOKEN }, ['100000000000000000'], { retryForMs: 5000 });
+      expect(result).toEqual({ status: 200, body: { data: { user_count: 1, auth: `Token ${TOKEN}` } } });
+      expect(calls).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('writes a self-signed certificate that a client trusting it accepts for 127.0.0.1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'plugin-tls-'));
+    try {
+      const tls = await writeSelfSignedCert(path.join(dir, 'cert.pem'), path.join(dir, 'key.pem'));
+      const server = https.createServer({ cert: tls.cert, key: tls.key }, (_req, res) => res.end('ok'));
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      const body = await new Promise<string>((resolve, reject) => {
+        https.get({ host: '127.0.0.1', port, path: '/', ca: tls.cert }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c)).on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      server.close();
+      expect(body).toBe('ok');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
