@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { API } from '@discordjs/core/http-only';
+import { DefaultRestOptions, REST, type RESTOptions, type ResponseLike } from '@discordjs/rest';
+import type { Redis } from 'ioredis';
+import { routeOf } from './route';
+import { SharedRateLimiter, type LimiterEvents, type SharedLimiterOptions } from './rate-limit/shared-limiter';
+
+export type PlatformClientOptions = {
+  /** Base URL of the platform's REST API including the version, e.g. `http://127.0.0.1:4010/api/v10`. */
+  apiUrl: string;
+  token: string;
+  redis: Redis;
+  /** Redis key prefix (the service's QUEUE_PREFIX); keys are further scoped by a hash of the token. */
+  keyPrefix: string;
+  /**
+   * How long one call may wait for a rate-limit slot before it throws PlatformRateLimitedError
+   * instead (the sync worker yields its job rather than holding a worker slot).
+   */
+  maxWaitMs?: number;
+  limiter?: Partial<Omit<SharedLimiterOptions, 'redis' | 'prefix'>>;
+  events?: LimiterEvents & { response?(info: { method: string; routeKey: string; status: number }): void };
+  /** Per-request timeout (ms). */
+  timeoutMs?: number;
+};
+
+export type PlatformClient = { api: API; rest: REST; limiter: SharedRateLimiter };
+
+/** Splits `http://host:port/api/v10` into REST's `api` and `version` options. */
+function splitApiUrl(apiUrl: string): { api: string; version: string } {
+  const trimmed = apiUrl.replace(/\/+$/, '');
+  const m = /^(.*)\/v(\d+)$/.exec(trimmed);
+  return m ? { api: m[1] as string, version: m[2] as string } : { api: trimmed, version: '10' };
+}
+
+/**
+ * `@discordjs/core`'s API over `@discordjs/rest`, with rate limiting delegated to the Redis-shared
+ * limiter. REST keeps its buckets per process, so N replicas would each spend the whole budget; here:
+ * - every request goes through `makeRequest`, which first takes a slot from the shared limiter (waiting
+ *   at most `maxWaitMs`, else throwing PlatformRateLimitedError) and reports the answer's headers back;
+ * - REST's own global counter is disabled (`globalRequestsPerSecond` huge) and `rejectOnRateLimit` is
+ *   on, so REST never sleeps in-process on a limit: a 429 or a locally known empty bucket surfaces as
+ *   RateLimitError to the caller, which yields;
+ * - `retries` only covers network errors and 5xx, each retry again passing through the limiter.
+ */
+export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
+  const tokenId = createHash('sha256').update(options.token).digest('hex').slice(0, 12);
+  const limiter = new SharedRateLimiter({ redis: options.redis, prefix: `${options.keyPrefix}:platform:${tokenId}`, ...options.limiter }, options.events);
+  const maxWaitMs = options.maxWaitMs ?? 1_000;
+  const send = DefaultRestOptions.makeRequest;
+
+  const makeRequest: RESTOptions['makeRequest'] = async (url, init): Promise<ResponseLike> => {
+    const method = (init.method ?? 'GET').toUpperCase();
+    const route = routeOf(method, url);
+    const grant = await limiter.acquire(route, maxWaitMs);
+    let res: ResponseLike;
+    try {
+      res = await send(url, init);
+    } catch (err) {
+      await limiter.abandon(grant);
+      throw err;
+    }
+    await limiter.observe(route, grant, res.status, res.headers);
+    options.events?.response?.({ method, routeKey: route.routeKey, status: res.status });
+    return res;
+  };
+
+  const rest = new REST({
+    ...splitApiUrl(options.apiUrl),
+    globalRequestsPerSecond: 1_000_000,
+    rejectOnRateLimit: () => true,
+    retries: 2,
+    timeout: options.timeoutMs ?? 15_000,
+    offset: 0,
+    makeRequest,
+  });
+  // REST forgets the token after a 401 and then fails every later call locally. The shared limiter
+  // already backs off hard on 401s (escalating, all processes), so keep the configured token.
+  const setToken = rest.setToken.bind(rest);
+  rest.setToken = (token) => setToken(token ?? options.token);
+  rest.setToken(options.token);
+  return { api: new API(rest), rest, limiter };
+}

@@ -1,0 +1,50 @@
+import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
+
+/**
+ * Thrown by the platform client instead of waiting when the shared limiter says the next slot is
+ * further away than the caller is willing to block. Callers yield (a delayed re-enqueue) and retry later.
+ */
+export class PlatformRateLimitedError extends Error {
+  override readonly name = 'PlatformRateLimitedError';
+  constructor(
+    readonly retryAfterMs: number,
+    /** What is exhausted: the guild's `bucket`, the token's `global` limit, or a `block` (429 global, auth or invalid-request back-off). */
+    readonly limitedBy: 'bucket' | 'global' | 'block' | 'probe',
+    readonly routeKey: string,
+    readonly major: string,
+  ) {
+    super(`platform rate limit (${limitedBy}) on ${routeKey} [${major}]: retry in ${Math.ceil(retryAfterMs)} ms`);
+  }
+}
+
+/** JSON error codes of the platform that the sync engine acts on. */
+export const PlatformErrorCode = {
+  unknownMember: 10007,
+  unknownRole: 10011,
+  unknownGuild: 10004,
+  missingAccess: 50001,
+  missingPermissions: 50013,
+} as const;
+
+export type PlatformFailure =
+  | { kind: 'rate_limited'; retryAfterMs: number }
+  | { kind: 'not_in_guild' }
+  | { kind: 'missing_permission' }
+  | { kind: 'unknown_role' }
+  | { kind: 'unauthorized' }
+  | { kind: 'failed'; status?: number; message: string };
+
+/** Maps whatever a platform call threw to what the caller has to do about it. */
+export function classifyPlatformError(err: unknown): PlatformFailure {
+  if (err instanceof PlatformRateLimitedError) return { kind: 'rate_limited', retryAfterMs: err.retryAfterMs };
+  if (err instanceof RateLimitError) return { kind: 'rate_limited', retryAfterMs: Math.max(err.retryAfter, err.timeToReset, 50) };
+  if (err instanceof DiscordAPIError) {
+    if (err.code === PlatformErrorCode.unknownMember) return { kind: 'not_in_guild' };
+    if (err.code === PlatformErrorCode.unknownRole) return { kind: 'unknown_role' };
+    if (err.status === 403) return { kind: 'missing_permission' };
+    if (err.status === 401) return { kind: 'unauthorized' };
+    return { kind: 'failed', status: err.status, message: err.message };
+  }
+  if (err instanceof HTTPError) return { kind: 'failed', status: err.status, message: err.message };
+  return { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+}

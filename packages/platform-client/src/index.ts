@@ -1,0 +1,5 @@
+export * from './client';
+export * from './errors';
+export * from './route';
+export * from './role-holders';
+export * from './rate-limit/shared-limiter';

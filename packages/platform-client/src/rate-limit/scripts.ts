@@ -1,0 +1,137 @@
+/**
+ * Lua scripts of the shared limiter. Each runs atomically in Redis, and all time comes from Redis'
+ * own clock (TIME), so workers on hosts with skewed clocks still agree on windows.
+ *
+ * Bucket state (a hash per bucket and major parameter): `limit`, `remaining`, `reset` (ms, Redis
+ * clock, already including the safety offset) and `probe` (ms until which one probe request owns an
+ * unknown window). A bucket is "unknown" before its first answer and again once its reset passed: then
+ * exactly one request (the probe) may go, and its answer's headers open the window for the others.
+ * This is conservative until discovery and never assumes a window shape (fixed or sliding).
+ */
+
+const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * KEYS: bucket, global GCRA tat, block-until.
+ * ARGV: emission interval ms (global pacing), max wait ms the caller accepts for the global slot,
+ *       probe lease ms, bucket ttl ms.
+ * Returns { granted (1|0), waitMs, kind } — kind: probe|token when granted; block|bucket|probe|global when not.
+ * A grant with waitMs > 0 has reserved a global slot that far ahead: the caller sleeps, then sends.
+ */
+export const ACQUIRE = `${NOW}
+local interval = tonumber(ARGV[1])
+local maxWait = tonumber(ARGV[2])
+local probeLease = tonumber(ARGV[3])
+local ttl = tonumber(ARGV[4])
+
+local blocked = tonumber(redis.call('GET', KEYS[3]) or '0')
+if blocked > now then return {0, blocked - now, 'block'} end
+
+local b = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset', 'probe')
+local limit, remaining, reset, probe = tonumber(b[1]), tonumber(b[2]), tonumber(b[3]), tonumber(b[4])
+local kind
+if limit == nil or reset == nil or now >= reset then
+  if probe ~= nil and probe > now then return {0, math.min(probe - now, 25), 'probe'} end
+  kind = 'probe'
+else
+  if remaining == nil or remaining <= 0 then return {0, reset - now, 'bucket'} end
+  kind = 'token'
+end
+
+local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tat < now then tat = now end
+local wait = tat - now
+if wait > maxWait then return {0, wait, 'global'} end
+redis.call('SET', KEYS[2], tostring(tat + interval), 'PX', math.ceil(wait + interval + 1000))
+
+if kind == 'probe' then
+  redis.call('HSET', KEYS[1], 'probe', tostring(now + probeLease))
+else
+  redis.call('HINCRBY', KEYS[1], 'remaining', -1)
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return {1, wait, kind}
+`;
+
+/**
+ * KEYS: bucket. ARGV: wasProbe (1|0), limit, remaining, resetAfterMs, offsetMs, ttlMs.
+ * A probe's answer opens the window as the platform reports it; any other answer can only lower the
+ * remaining count (answers of one window arrive out of order) or push the reset later.
+ */
+export const OBSERVE = `${NOW}
+local wasProbe = ARGV[1] == '1'
+local limit = tonumber(ARGV[2])
+local remaining = tonumber(ARGV[3])
+local resetAt = now + tonumber(ARGV[4]) + tonumber(ARGV[5])
+local ttl = tonumber(ARGV[6])
+local b = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset')
+local curReset = tonumber(b[3])
+if wasProbe or curReset == nil then
+  redis.call('HSET', KEYS[1], 'limit', limit, 'remaining', remaining, 'reset', resetAt)
+  redis.call('HDEL', KEYS[1], 'probe')
+elseif now < curReset then
+  local curRemaining = tonumber(b[2]) or remaining
+  if remaining < curRemaining then redis.call('HSET', KEYS[1], 'remaining', remaining) end
+  if resetAt > curReset then redis.call('HSET', KEYS[1], 'reset', resetAt) end
+  redis.call('HSET', KEYS[1], 'limit', limit)
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+`;
+
+/** KEYS: bucket. Frees a probe lease whose request produced no usable headers (or failed to send). */
+export const RELEASE_PROBE = `
+redis.call('HDEL', KEYS[1], 'probe')
+return 1
+`;
+
+/**
+ * A 429. KEYS: bucket, block-until. ARGV: isGlobal (1|0), retryAfterMs, offsetMs, ttlMs.
+ * Global: every request of the token waits. Otherwise the bucket is empty until retry_after passes.
+ */
+export const RATE_LIMITED = `${NOW}
+local untilMs = now + tonumber(ARGV[2]) + tonumber(ARGV[3])
+if ARGV[1] == '1' then
+  local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if untilMs > cur then redis.call('SET', KEYS[2], tostring(untilMs), 'PX', math.ceil(untilMs - now + 1000)) end
+else
+  redis.call('HSET', KEYS[1], 'remaining', 0, 'reset', untilMs)
+  redis.call('HDEL', KEYS[1], 'probe')
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+end
+return 1
+`;
+
+/**
+ * An invalid request (401, 403, 429 not of scope shared). KEYS: window counter, block-until, auth-failure counter.
+ * ARGV: status, windowMs, budget, authBaseMs, authMaxMs.
+ * Counts per platform window; past the budget (a small fraction of the ban threshold) every request
+ * waits for the window to end. A 401 blocks everything with an escalating back-off: the token is wrong
+ * and retrying at full speed is how bots get banned.
+ * Returns { count in window, blockMs (0 when none) }.
+ */
+export const INVALID = `${NOW}
+local windowMs = tonumber(ARGV[2])
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], windowMs) end
+local blockMs = 0
+if count >= tonumber(ARGV[3]) then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then blockMs = ttl end
+end
+if ARGV[1] == '401' then
+  local n = redis.call('INCR', KEYS[3])
+  redis.call('PEXPIRE', KEYS[3], windowMs)
+  local backoff = math.min(tonumber(ARGV[4]) * math.pow(2, n - 1), tonumber(ARGV[5]))
+  if backoff > blockMs then blockMs = backoff end
+end
+if blockMs > 0 then
+  local untilMs = now + blockMs
+  local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if untilMs > cur then redis.call('SET', KEYS[2], tostring(untilMs), 'PX', math.ceil(blockMs + 1000)) end
+end
+return {count, blockMs}
+`;

@@ -1,0 +1,209 @@
+import type { Redis } from 'ioredis';
+import { PlatformRateLimitedError } from '../errors';
+import type { RouteId } from '../route';
+import { ACQUIRE, INVALID, OBSERVE, RATE_LIMITED, RELEASE_PROBE } from './scripts';
+
+export type SharedLimiterOptions = {
+  redis: Redis;
+  /** Key prefix shared by every process using the same bot token, e.g. `rolelink:platform:<token id>`. */
+  prefix: string;
+  /** The platform's global per-token limit (requests per second). */
+  globalPerSecond: number;
+  /** Fraction of the global limit actually used: keeps jitter between workers from tipping it over. */
+  globalSafety: number;
+  /** Added to every reset the platform announces (clock and network slack), like @discordjs/rest's `offset`. */
+  offsetMs: number;
+  /** How long one probe owns an unknown window before another request may try. */
+  probeLeaseMs: number;
+  /** Forget a bucket this long after its last use (it is then probed again). */
+  bucketTtlMs: number;
+  /** The platform's invalid-request window and our budget in it (the platform bans at 10,000 per 10 min). */
+  invalidWindowMs: number;
+  invalidBudget: number;
+  /** Back-off after a 401, doubling per repeat within the window, capped. */
+  authBackoffBaseMs: number;
+  authBackoffMaxMs: number;
+};
+
+export const DefaultLimiterOptions = {
+  globalPerSecond: 50,
+  globalSafety: 0.96,
+  offsetMs: 50,
+  probeLeaseMs: 5_000,
+  bucketTtlMs: 10 * 60_000,
+  invalidWindowMs: 10 * 60_000,
+  invalidBudget: 1_000,
+  authBackoffBaseMs: 30_000,
+  authBackoffMaxMs: 10 * 60_000,
+} as const satisfies Omit<SharedLimiterOptions, 'redis' | 'prefix'>;
+
+export type Grant = { bucketKey: string; kind: 'probe' | 'token'; waitMs: number };
+
+export type LimiterEvents = {
+  rateLimited?(info: { scope: string; global: boolean; retryAfterMs: number; routeKey: string; major: string }): void;
+  invalidRequest?(info: { status: number; countInWindow: number; blockMs: number }): void;
+};
+
+type HeaderBag = { get(name: string): string | null };
+
+type LimiterRedis = Redis & {
+  rlAcquire(b: string, g: string, blk: string, interval: number, maxWait: number, lease: number, ttl: number): Promise<[number, number, string]>;
+  rlObserve(b: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
+  rlReleaseProbe(b: string): Promise<number>;
+  rlRateLimited(b: string, blk: string, global: string, retryAfter: number, offset: number, ttl: number): Promise<number>;
+  rlInvalid(w: string, blk: string, auth: string, status: string, windowMs: number, budget: number, base: number, max: number): Promise<[number, number]>;
+};
+
+function defineScripts(redis: Redis): LimiterRedis {
+  const r = redis as LimiterRedis;
+  if (typeof r.rlAcquire !== 'function') {
+    redis.defineCommand('rlAcquire', { numberOfKeys: 3, lua: ACQUIRE });
+    redis.defineCommand('rlObserve', { numberOfKeys: 1, lua: OBSERVE });
+    redis.defineCommand('rlReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
+    redis.defineCommand('rlRateLimited', { numberOfKeys: 2, lua: RATE_LIMITED });
+    redis.defineCommand('rlInvalid', { numberOfKeys: 3, lua: INVALID });
+  }
+  return r;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The platform's limits, shared by every process that uses one bot token (design: sync engine rule 5).
+ * Per-route buckets are learned from `X-RateLimit-*` headers (never hard-coded): a bucket is probed with
+ * one request until its first answer, then spent down to the `remaining` the platform reported and
+ * refilled when its announced reset passes (by probing again). The global per-token limit is a GCRA
+ * pacer at `globalSafety` × the limit, so any number of workers together stay under it.
+ */
+export class SharedRateLimiter {
+  private readonly redis: LimiterRedis;
+  private readonly o: SharedLimiterOptions;
+  private readonly interval: number;
+  /**
+   * Learned (route, major parameter) → bucket hash (X-RateLimit-Bucket), mirrored in Redis so all
+   * processes share it. Keyed by major too: a platform may hash per route (PUT and DELETE sharing one
+   * bucket) or per route and resource; either way requests the platform puts in one bucket meet here.
+   */
+  private readonly hashes = new Map<string, { hash: string | null; checkedAt: number }>();
+
+  constructor(options: Partial<SharedLimiterOptions> & Pick<SharedLimiterOptions, 'redis' | 'prefix'>, private readonly events: LimiterEvents = {}) {
+    this.o = { ...DefaultLimiterOptions, ...options };
+    this.redis = defineScripts(this.o.redis);
+    this.interval = 1000 / (this.o.globalPerSecond * this.o.globalSafety);
+  }
+
+  private key(...parts: string[]): string {
+    return [this.o.prefix, ...parts].join(':');
+  }
+
+  private async bucketKey(route: RouteId): Promise<string> {
+    const id = `${route.routeKey}:${route.major}`;
+    let known = this.hashes.get(id);
+    if (!known || (known.hash === null && Date.now() - known.checkedAt > 5_000)) {
+      known = { hash: await this.redis.get(this.key('route', id)), checkedAt: Date.now() };
+      if (this.hashes.size >= 50_000) this.hashes.clear();
+      this.hashes.set(id, known);
+    }
+    return this.key('bucket', known.hash ?? route.routeKey, route.major);
+  }
+
+  /**
+   * Waits for a slot, at most `maxWaitMs`; beyond that throws PlatformRateLimitedError carrying how
+   * long the caller should stay away. The returned grant's waitMs is already slept.
+   */
+  async acquire(route: RouteId, maxWaitMs: number): Promise<Grant> {
+    const deadline = Date.now() + maxWaitMs;
+    const bucketKey = await this.bucketKey(route);
+    for (;;) {
+      const left = Math.max(0, deadline - Date.now());
+      const [granted, waitMs, kind] = await this.redis.rlAcquire(
+        bucketKey,
+        this.key('global'),
+        this.key('block'),
+        this.interval,
+        left,
+        this.o.probeLeaseMs,
+        this.o.bucketTtlMs,
+      );
+      if (granted === 1) {
+        if (waitMs > 0) await sleep(waitMs);
+        return { bucketKey, kind: kind as Grant['kind'], waitMs };
+      }
+      if (waitMs > deadline - Date.now()) {
+        throw new PlatformRateLimitedError(waitMs, kind as PlatformRateLimitedError['limitedBy'], route.routeKey, route.major);
+      }
+      await sleep(Math.max(1, waitMs));
+    }
+  }
+
+  /** The request could not be sent: give an unknown window back to the next prober. */
+  async abandon(grant: Grant): Promise<void> {
+    if (grant.kind === 'probe') await this.redis.rlReleaseProbe(grant.bucketKey);
+  }
+
+  /** Learns from one answer: bucket headers, 429s, invalid requests. */
+  async observe(route: RouteId, grant: Grant, status: number, headers: HeaderBag): Promise<void> {
+    const hash = headers.get('x-ratelimit-bucket');
+    const id = `${route.routeKey}:${route.major}`;
+    if (hash && this.hashes.get(id)?.hash !== hash) {
+      this.hashes.set(id, { hash, checkedAt: Date.now() });
+      await this.redis.set(this.key('route', id), hash, 'PX', 24 * 3600_000);
+    }
+    // The answer names the bucket: record it under the bucket's own key from now on (the provisional
+    // per-route key of an undiscovered bucket is dropped, its probe lease released).
+    let bucketKey = grant.bucketKey;
+    if (hash) {
+      const named = this.key('bucket', hash, route.major);
+      if (named !== bucketKey) {
+        if (grant.kind === 'probe') await this.redis.rlReleaseProbe(bucketKey);
+        bucketKey = named;
+      }
+    }
+    const limit = num(headers.get('x-ratelimit-limit'));
+    const remaining = num(headers.get('x-ratelimit-remaining'));
+    const resetAfter = num(headers.get('x-ratelimit-reset-after'));
+
+    if (status === 429) {
+      const scope = headers.get('x-ratelimit-scope') ?? 'user';
+      const global = headers.get('x-ratelimit-global') === 'true' || scope === 'global';
+      // A bucket's own Reset-After is exact; Retry-After is whole seconds rounded up (and the only one for global).
+      const retryAfterMs = ((global ? null : resetAfter) ?? num(headers.get('retry-after')) ?? 1) * 1000;
+      await this.redis.rlRateLimited(bucketKey, this.key('block'), global ? '1' : '0', retryAfterMs, this.o.offsetMs, this.o.bucketTtlMs);
+      this.events.rateLimited?.({ scope, global, retryAfterMs, routeKey: route.routeKey, major: route.major });
+      if (scope !== 'shared') await this.invalid(status);
+      return;
+    }
+    if (status === 401 || status === 403) await this.invalid(status);
+    if (limit !== null && remaining !== null && resetAfter !== null) {
+      await this.redis.rlObserve(bucketKey, grant.kind === 'probe' ? '1' : '0', limit, remaining, resetAfter * 1000, this.o.offsetMs, this.o.bucketTtlMs);
+    } else {
+      await this.abandon({ ...grant, bucketKey });
+    }
+  }
+
+  private async invalid(status: number): Promise<void> {
+    const windowKey = this.key('invalid');
+    const [count, blockMs] = await this.redis.rlInvalid(
+      windowKey,
+      this.key('block'),
+      this.key('auth-failures'),
+      String(status),
+      this.o.invalidWindowMs,
+      this.o.invalidBudget,
+      this.o.authBackoffBaseMs,
+      this.o.authBackoffMaxMs,
+    );
+    this.events.invalidRequest?.({ status, countInWindow: count, blockMs });
+  }
+
+  /** Invalid requests counted in the current window, across all processes. */
+  async invalidCount(): Promise<number> {
+    return Number((await this.redis.get(this.key('invalid'))) ?? 0);
+  }
+}
+
+function num(v: string | null): number | null {
+  if (v === null || v === '') return null;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : null;
+}

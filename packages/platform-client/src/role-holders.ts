@@ -1,0 +1,74 @@
+import type { API } from '@discordjs/core/http-only';
+import type { APIGuildMember } from 'discord-api-types/v10';
+
+export const MEMBERS_PAGE = 1000;
+
+export type MemberPage = {
+  /** Exclusive lower bound of the user ids this page covers ('0' for the first page). */
+  after: string;
+  /** Inclusive upper bound: the last member's id, or null on the final (possibly empty) page. */
+  last: string | null;
+  members: APIGuildMember[];
+  done: boolean;
+};
+
+/** The guild's members in user-id order, one page of up to 1,000 at a time (GET /guilds/:g/members). */
+export async function* memberPages(api: API, guildId: string, after = '0'): AsyncGenerator<MemberPage> {
+  let cursor = after;
+  for (;;) {
+    const members = await api.guilds.getMembers(guildId, { limit: MEMBERS_PAGE, after: cursor });
+    const lastMember = members[members.length - 1];
+    const done = members.length < MEMBERS_PAGE;
+    yield { after: cursor, last: lastMember?.user.id ?? null, members, done };
+    if (done || !lastMember) return;
+    cursor = lastMember.user.id;
+  }
+}
+
+export type RoleHolders = {
+  /** True only when the whole member listing was read and counted (never an estimate). */
+  exact: boolean;
+  /** Exact holder count when `exact`, otherwise the platform's quick count (role member counts). */
+  count: number;
+  /** The holders' user ids, read again from the platform, one page of members at a time. */
+  pages(): AsyncIterable<string[]>;
+};
+
+/**
+ * Who holds a role now (spec 1, existing role members). The quick count comes from
+ * GET /guilds/:g/roles/member-counts; an exact count needs the full member listing (privileged over
+ * HTTP too), read here up to `maxMembers` members. Larger guilds, or a listing the bot may not read,
+ * give `exact: false` — and keep-current-members is only offered on an exact count.
+ */
+export async function readRoleHolders(api: API, guildId: string, roleId: string, options: { maxMembers?: number } = {}): Promise<RoleHolders> {
+  const maxMembers = options.maxMembers ?? 250_000;
+  const counts = await api.guilds.getRoleMemberCounts(guildId);
+  const quick = (counts as Record<string, number>)[roleId] ?? 0;
+  let exact = false;
+  let counted = 0;
+  try {
+    let seen = 0;
+    for await (const page of memberPages(api, guildId)) {
+      seen += page.members.length;
+      counted += page.members.filter((m) => m.roles.includes(roleId)).length;
+      if (page.done) {
+        exact = true;
+        break;
+      }
+      if (seen >= maxMembers) break;
+    }
+  } catch (err) {
+    // No access to the member listing (403) or a failed read: the quick count is all we have.
+    if (!(err instanceof Error) || !('status' in err) || (err as { status: number }).status !== 403) throw err;
+  }
+  return {
+    exact,
+    count: exact ? counted : quick,
+    async *pages() {
+      for await (const page of memberPages(api, guildId)) {
+        const ids = page.members.filter((m) => m.roles.includes(roleId)).map((m) => m.user.id);
+        if (ids.length) yield ids;
+      }
+    },
+  };
+}
