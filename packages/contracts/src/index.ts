@@ -1,3 +1,5 @@
 export * from './snowflake';
 export * from './api';
 export * from './queues';
+export * from './config-schema';
+export * from './health';
