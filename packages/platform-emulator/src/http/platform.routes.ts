@@ -21,14 +21,15 @@ type Method = 'get' | 'put' | 'delete';
 /** The platform REST subset under /api/v10, each route behind the limiter. */
 export function platformRouter(state: EmulatorState): Router {
   const router = Router();
-  const route = (method: Method, path: string, kind: BucketKind, handler: RequestHandler) => {
+  const route = (method: Method, path: string, kind: BucketKind, handler: RequestHandler, aliases: string[] = []) => {
     const major = path.startsWith('/guilds/:guildId') ? 'guildId' : undefined;
-    router[method](path, gate(state, { name: `${method.toUpperCase()} ${path}`, kind, major }), handler);
+    router[method]([path, ...aliases], gate(state, { name: `${method.toUpperCase()} ${path}`, kind, major }), handler);
   };
 
+  // discord.js sends `@me` percent-encoded; the platform takes both spellings.
   route('get', '/users/@me', 'route', (_req, res) => {
     res.json(renderUser(state.botUserId, true) satisfies RESTGetAPICurrentUserResult);
-  });
+  }, ['/users/%40me']);
 
   route('get', '/guilds/:guildId', 'route', (req, res) => {
     res.json(renderGuild(guildOf(state, req), boolQuery(req.query.with_counts)) satisfies RESTGetAPIGuildResult);

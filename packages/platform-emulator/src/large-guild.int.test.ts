@@ -1,0 +1,79 @@
+import type { APIGuild, APIGuildMember } from 'discord-api-types/v10';
+import { startEmulator, type RunningEmulator } from './server';
+import { call, control } from './testing/fixtures';
+
+const GUILD = '133333333333333333';
+const LINKED = '333333333333333331';
+const BOT_ROLE = '333333333333333332';
+const START = 100_000_000_000_000_000n;
+const COUNT = 1_000_000;
+
+describe('a guild of a million members', () => {
+  let emulator: RunningEmulator;
+  let seedMs = 0;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, globalPerSecond: 10_000, routeBucket: { limit: 10_000, windowMs: 1000 } });
+    const began = performance.now();
+    const res = await control(emulator, 'POST', '/seed', {
+      guilds: [
+        {
+          id: GUILD,
+          ownerId: '200000000000000001',
+          roles: [
+            { id: LINKED, position: 1 },
+            { id: BOT_ROLE, position: 2 },
+          ],
+          botRoleId: BOT_ROLE,
+          generateMembers: { count: COUNT, roles: [LINKED] },
+          members: [{ userId: '100000000000500000', roles: [] }],
+        },
+      ],
+    });
+    seedMs = performance.now() - began;
+    expect(res.status).toBe(200);
+  });
+  afterAll(() => emulator.close());
+
+  it('seeds a million generated members well under a few seconds', async () => {
+    expect(seedMs).toBeLessThan(3_000);
+    const guild = await call<APIGuild>(emulator, 'GET', `/guilds/${GUILD}?with_counts=true`);
+    expect(guild.body.approximate_member_count).toBe(COUNT + 1);
+    const counts = await call<Record<string, number>>(emulator, 'GET', `/guilds/${GUILD}/roles/member-counts`);
+    // The explicit member at 100000000000500000 replaced its generated twin without the role.
+    expect(counts.body).toEqual({ [LINKED]: COUNT - 1, [BOT_ROLE]: 1 });
+  });
+
+  it('pages through a slice in the middle with after and limit=1000 quickly and in order', async () => {
+    let after = START + 400_000n;
+    const began = performance.now();
+    for (let page = 0; page < 50; page++) {
+      const res = await call<APIGuildMember[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=1000&after=${after}`);
+      expect(res.body).toHaveLength(1000);
+      const first = BigInt(res.body[0]!.user.id);
+      const last = BigInt(res.body.at(-1)!.user.id);
+      expect([first, last]).toEqual([after + 1n, after + 1000n]);
+      after = last;
+    }
+    // 50,000 members rendered and sent; a linear scan per page would take far longer.
+    expect(performance.now() - began).toBeLessThan(5_000);
+  });
+
+  it('answers the last page and the end of the list at the top of the id range', async () => {
+    const last = await call<APIGuildMember[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=1000&after=${START + BigInt(COUNT) - 3n}`);
+    expect(last.body.map((m) => m.user.id)).toEqual([String(START + BigInt(COUNT) - 2n), String(START + BigInt(COUNT) - 1n), '1000000000000000001']);
+    const none = await call<APIGuildMember[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=1000&after=1000000000000000001`);
+    expect(none.body).toEqual([]);
+  });
+
+  it('changes roles and members in the middle of the list', async () => {
+    const user = String(START + 765_432n);
+    expect((await call(emulator, 'DELETE', `/guilds/${GUILD}/members/${user}/roles/${LINKED}`)).status).toBe(204);
+    emulator.state.addMember(GUILD, String(START + BigInt(COUNT) + 5n), [LINKED]);
+    emulator.state.removeMember(GUILD, String(START + 1n));
+    const holders = emulator.state.holders(GUILD, LINKED);
+    expect(holders).toHaveLength(COUNT - 3 + 1);
+    expect(holders.slice(0, 2)).toEqual([String(START), String(START + 2n)]);
+    expect(holders).not.toContain(user);
+  });
+});

@@ -1,0 +1,63 @@
+import type { RunningEmulator } from '../server';
+import type { EmulatorSeed } from '../seed';
+
+/** A small guild for tests: the bot's role sits between a moderator role above it and two roles below. */
+export const GUILD = '111111111111111111';
+export const OWNER = '200000000000000001';
+export const ROLE = { moderator: '300000000000000001', bot: '300000000000000002', linked: '300000000000000003', vip: '300000000000000004' } as const;
+export const USERS = ['400000000000000001', '400000000000000002', '400000000000000003', '400000000000000004', '400000000000000005'] as const;
+export const NOT_A_MEMBER = '499999999999999999';
+export const UNKNOWN_GUILD = '999999999999999999';
+export const UNKNOWN_ROLE = '399999999999999999';
+
+export function smallSeed(): EmulatorSeed {
+  return {
+    guilds: [
+      {
+        id: GUILD,
+        name: 'Test guild',
+        ownerId: OWNER,
+        roles: [
+          { id: ROLE.moderator, name: 'moderator', position: 10 },
+          { id: ROLE.bot, name: 'rolelink', position: 5 },
+          { id: ROLE.linked, name: 'linked', position: 2 },
+          { id: ROLE.vip, name: 'vip', position: 1 },
+        ],
+        botRoleId: ROLE.bot,
+        members: [
+          { userId: USERS[2], roles: [ROLE.linked] },
+          { userId: USERS[0], roles: [ROLE.linked, ROLE.vip] },
+          { userId: USERS[1] },
+          { userId: USERS[4], roles: [ROLE.moderator] },
+          { userId: USERS[3], roles: [ROLE.vip] },
+        ],
+      },
+    ],
+  };
+}
+
+export type Answer<T = unknown> = { status: number; headers: Headers; body: T };
+
+/** Calls the emulator's platform API (/api/v10) with the bot token unless told otherwise. */
+export async function call<T = unknown>(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  options: { token?: string | null; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
+  const token = options.token === undefined ? emulator.botToken : options.token;
+  const headers: Record<string, string> = { ...(token === null ? {} : { Authorization: `Bot ${token}` }), ...options.headers };
+  const res = await fetch(`${emulator.apiBase}/v10${path}`, { method, headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** Calls the control API (/_emulator) with an optional JSON body. */
+export async function control<T = unknown>(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const res = await fetch(`${emulator.url}/_emulator${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
+}
