@@ -1,3 +1,4 @@
 export * from './connection';
 export * from './producer';
 export * from './role-sync';
+export * from './plugin-calls-client';

@@ -1,4 +1,4 @@
-import { promises as dns } from 'node:dns';
+import { promises as dns, type LookupAddress } from 'node:dns';
 import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -21,7 +21,7 @@ export function addressPolicy(allowHosts: readonly string[]) {
   return (host: string, address: string): boolean => allowed.has(bare(host)) || allowed.has(bare(address)) || !isForbiddenAddress(address);
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | net.LookupAddress[], family?: number) => void;
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * A `lookup` for net.connect that validates EVERY address a name resolves to before the socket may use
