@@ -15,6 +15,8 @@ export type ManagedProcess = {
   running(): boolean;
   /** Signals the group, waits up to `graceMs`, then SIGKILLs the group; safe to call twice. */
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<Exit>;
+  /** SIGKILLs the whole group at once (synchronous: usable from an 'exit' handler). */
+  kill(): void;
 };
 
 export type SpawnGroupOptions = Pick<SpawnOptions, 'cwd' | 'env' | 'uid' | 'gid'> & {
@@ -71,6 +73,9 @@ export function spawnGroup(name: string, command: string, args: string[], option
     child,
     exited,
     running: () => alive,
+    kill: () => {
+      if (pid > 0) signalGroup(pid, 'SIGKILL');
+    },
     stop(signal = 'SIGTERM', graceMs = 30_000) {
       stopping ??= (async () => {
         if (pid > 0 && alive) signalGroup(pid, signal);

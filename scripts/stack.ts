@@ -1,0 +1,207 @@
+// The local stack (README's first command, via scripts/start.sh): PostgreSQL and Redis (found or
+// started), migrations, the platform emulator with a demo guild, the example plugin server, then
+// plugin-broker, api, bot-worker and dashboard. Prints one summary, then `ready` once every started
+// process answers its readiness check. Ctrl-C / SIGTERM stops everything it started, services first.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ensurePostgres, ensureRedis, type Started } from './local-services';
+import { spawnGroup, waitUntil, type ManagedProcess } from './local/process-group';
+import { childSpecs, isBuilt, type ChildSpec } from './stack/children';
+import { DEMO, ROOT, demoSeed, readPorts } from './stack/config';
+import { appDatabaseUrl, ensureDatabase, migrate } from './stack/database';
+import { registerDemoLink } from './stack/demo-link';
+import { checkPortsFree } from './stack/ports';
+import { answers200 } from './stack/probes';
+import { summary } from './stack/summary';
+
+const log = (m: string): void => {
+  process.stdout.write(`› ${m}\n`);
+};
+const DATA = path.join(ROOT, '.data');
+const LOGS = path.join(DATA, 'logs');
+
+const infra: Started[] = [];
+const support: ManagedProcess[] = [];
+const services: ManagedProcess[] = [];
+const transient = new Set<{ stop(): Promise<unknown> }>();
+let stopping: Promise<never> | null = null;
+
+function track(p: { stop(): Promise<unknown> }): () => void {
+  transient.add(p);
+  return () => transient.delete(p);
+}
+
+/** Services first (they finish in-flight work against the databases), then emulator/plugin, then PostgreSQL/Redis. */
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
+    const anything = infra.length + support.length + services.length + transient.size > 0;
+    if (anything) log('stopping…');
+    await Promise.all([...transient].map((t) => t.stop().catch(() => undefined)));
+    await Promise.all(services.map((p) => p.stop('SIGTERM', 30_000)));
+    await Promise.all(support.map((p) => p.stop('SIGTERM', 10_000)));
+    for (const s of [...infra].reverse()) await s.stop().catch((err: unknown) => log(`stopping failed: ${String(err)}`));
+    if (anything) log('stopped');
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+function installSignalHandlers(): void {
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1) {
+      log(`${signal}: stopping everything this stack started (Ctrl-C again to force)`);
+      void shutdown(0);
+    } else {
+      log('forcing: killing the service processes now');
+      for (const p of [...services, ...support]) p.kill();
+    }
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal).on('SIGHUP', onSignal);
+  // Last resort if this process dies on an error: no child group outlives it.
+  process.on('exit', () => {
+    for (const p of [...services, ...support]) if (p.running()) p.kill();
+  });
+}
+
+/** A dev key for token encryption, made once and kept in .data/secret-key (never committed). */
+function secretKey(): string {
+  if (process.env.ROLELINK_SECRET_KEY) return process.env.ROLELINK_SECRET_KEY;
+  const file = path.join(DATA, 'secret-key');
+  if (!existsSync(file)) {
+    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+    log('generated a development ROLELINK_SECRET_KEY in .data/secret-key');
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+  } catch {
+    return '    (no log)';
+  }
+}
+
+function startChild(spec: ChildSpec, env: NodeJS.ProcessEnv): ManagedProcess {
+  const logFile = path.join(LOGS, `${spec.key}.log`);
+  writeFileSync(logFile, `--- ${new Date().toISOString()} ${spec.key} ---\n`);
+  const proc = spawnGroup(spec.key, process.execPath, ['--enable-source-maps', '--import', 'tsx', spec.main], {
+    cwd: ROOT,
+    env: { ...env, ...spec.env },
+    logFile,
+  });
+  void proc.exited.then((exit) => {
+    if (stopping) return;
+    log(`✗ ${spec.label} (${spec.key}) exited unexpectedly (${exit.signal ?? `code ${exit.code}`}); last lines of ${path.relative(process.cwd(), logFile)}:\n${tail(logFile)}`);
+    void shutdown(1);
+  });
+  return proc;
+}
+
+async function main(): Promise<void> {
+  const ports = readPorts(process.env);
+  await checkPortsFree(ports);
+  mkdirSync(LOGS, { recursive: true });
+  installSignalHandlers();
+
+  const pg = await ensurePostgres({ log });
+  infra.push(pg);
+  const redis = await ensureRedis({ log });
+  infra.push(redis);
+  const db = appDatabaseUrl(pg.adminUrl, process.env.DATABASE_URL);
+  await ensureDatabase(pg.adminUrl, db.name, log);
+  await migrate(db.url, ROOT, log, track);
+
+  const memberCount = Number(process.env.DEMO_MEMBERS ?? 3000);
+  const seedFile = path.join(DATA, 'emulator-seed.json');
+  writeFileSync(seedFile, JSON.stringify(demoSeed(memberCount)));
+  const files = {
+    seedFile,
+    certFile: path.join(DATA, 'plugin-tls', 'cert.pem'),
+    keyFile: path.join(DATA, 'plugin-tls', 'key.pem'),
+    pluginState: path.join(DATA, 'plugin-state.json'),
+  };
+  log('warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS=127.0.0.1 so the services accept the example plugin on loopback; never set it in production');
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    DATABASE_URL: db.url,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'rolelink',
+    ROLELINK_SECRET_KEY: secretKey(),
+    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
+    NODE_EXTRA_CA_CERTS: files.certFile,
+    PLATFORM_API_URL: `http://127.0.0.1:${ports.emulator}/api`,
+    PLATFORM_BOT_TOKEN: DEMO.botToken,
+  };
+
+  const started = new Set<string>();
+  const skipped: string[] = [];
+  const waits: Promise<void>[] = [];
+  for (const spec of childSpecs(ports, files)) {
+    if (!isBuilt(spec)) {
+      skipped.push(spec.key);
+      log(`${spec.label}: not built yet (${spec.main} does not exist), skipped`);
+      continue;
+    }
+    if (spec.key === 'emulator') log(`seeding the platform emulator: demo guild ${DEMO.guildId} with ${memberCount.toLocaleString('en')} members…`);
+    const proc = startChild(spec, baseEnv);
+    (spec.key === 'emulator' || spec.key === 'plugin' ? support : services).push(proc);
+    started.add(spec.key);
+    const scheme = spec.https ? 'https' : 'http';
+    const ca = spec.https ? () => (existsSync(files.certFile) ? readFileSync(files.certFile, 'utf8') : undefined) : () => undefined;
+    const ready = waitUntil(() => answers200(`${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}`, ca())(), {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+      abort: () => (stopping ? 'stopping' : proc.running() ? null : `${spec.key} exited`),
+    }).then(
+      () => log(`${spec.label} ready on ${scheme}://127.0.0.1:${ports[spec.port]}`),
+      (err: Error) => {
+        throw new Error(`${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see .data/logs/${spec.key}.log`);
+      },
+    );
+    // The emulator and the plugin come first: the services need the emulator, and the plugin's
+    // certificate file must exist before they start (NODE_EXTRA_CA_CERTS is read at process start).
+    if (spec.key === 'emulator' || spec.key === 'plugin') await ready;
+    else waits.push(ready);
+  }
+  await Promise.all(waits);
+
+  let demoLink = 'not created: the plugin broker or api is not built yet';
+  if (started.has('plugin') && started.has('api') && started.has('plugin-broker')) {
+    log('registering the demo link with the rolelink CLI…');
+    const outcome = await registerDemoLink(`https://127.0.0.1:${ports.plugin}`, { env: baseEnv, log, track });
+    demoLink = outcome.line;
+    if (!outcome.ok) log(`demo link: ${outcome.line}`);
+  }
+
+  process.stdout.write(
+    summary({
+      ports,
+      started,
+      skipped,
+      databaseUrl: db.url,
+      databaseEmbedded: pg.embedded,
+      redisUrl: redis.url,
+      redisEmbedded: redis.embedded,
+      memberCount,
+      demoLink,
+      pluginStateFile: files.pluginState,
+      logDir: LOGS,
+      pid: process.pid,
+    }) + '\n',
+  );
+  process.stdout.write('ready\n');
+}
+
+main().catch((err: unknown) => {
+  if (stopping) return;
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(message.split('\n').map((l) => `✗ ${l}\n`).join(''));
+  void shutdown(1);
+});
+
