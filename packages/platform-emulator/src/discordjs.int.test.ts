@@ -52,6 +52,8 @@ describe('discord.js REST client against the emulator', () => {
   });
 
   it('waits and retries when another client spent the bucket behind its back', async () => {
+    // A window long enough that the other client's requests surely land inside it, even on a busy machine.
+    emulator.state.configure({ roleBucket: { limit: 3, windowMs: 1000 } });
     await api.guilds.addRoleToMember(GUILD, USERS[1], ROLE.vip);
     // A second client (another worker) spends the rest of the window.
     for (const user of [USERS[2], USERS[3]]) {
