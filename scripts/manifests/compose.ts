@@ -1,0 +1,60 @@
+// docker-compose.yml against the Compose Specification JSON schema (the copy the maintained Compose
+// linter dclint ships on npm), validated with ajv, then the conventions this service relies on.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import { parse } from 'yaml';
+import { asArray, asRecord, get, type Problem } from './types';
+
+const APP_SERVICES = ['api', 'plugin-broker', 'dashboard', 'bot-worker'];
+
+function composeSchema(): object {
+  const pkg = require.resolve('dclint/package.json');
+  const schema = JSON.parse(readFileSync(path.join(path.dirname(pkg), 'schemas', 'compose.schema.json'), 'utf8')) as Record<string, unknown>;
+  // It declares draft-07 by an https URL ajv does not know by that spelling; ajv's default is draft-07.
+  delete schema.$schema;
+  return schema;
+}
+
+export function validateCompose(file: string): { problems: Problem[] } {
+  const problems: Problem[] = [];
+  const name = path.basename(file);
+  const fail = (where: string, message: string) => problems.push({ file: name, where, message });
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8'), { merge: true, maxAliasCount: 100 });
+  } catch (err) {
+    fail('(yaml)', (err as Error).message);
+    return { problems };
+  }
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(composeSchema());
+  if (!validate(doc)) {
+    for (const e of validate.errors ?? []) fail(e.instancePath || '/', `${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  }
+  const services = asRecord(get(doc, 'services'));
+  for (const svc of ['postgres', 'redis', 'migrate', ...APP_SERVICES]) if (!(svc in services)) fail(`services.${svc}`, 'service is missing');
+  for (const svc of APP_SERVICES) {
+    const s = services[svc];
+    if (!s) continue;
+    const test = asArray(get(s, 'healthcheck', 'test')).join(' ');
+    if (!test.includes('/readyz')) fail(`services.${svc}.healthcheck`, 'must probe /readyz');
+    if (get(s, 'depends_on', 'migrate', 'condition') !== 'service_completed_successfully') fail(`services.${svc}.depends_on`, 'must wait for migrate: service_completed_successfully');
+    for (const dep of ['postgres', 'redis']) if (get(s, 'depends_on', dep, 'condition') !== 'service_healthy') fail(`services.${svc}.depends_on`, `must wait for ${dep}: service_healthy`);
+    for (const [key, value] of Object.entries(asRecord(get(s, 'environment')))) {
+      if (/SECRET|TOKEN|PASSWORD/.test(key) && !String(value).includes('${')) fail(`services.${svc}.environment.${key}`, 'secrets come from .env interpolation, never literal values');
+    }
+  }
+  const redisCommand = asArray(get(services, 'redis', 'command')).join(' ');
+  if (!/--appendonly yes/.test(redisCommand) || !/--maxmemory-policy noeviction/.test(redisCommand)) fail('services.redis.command', 'Redis needs --appendonly yes and --maxmemory-policy noeviction');
+  if (Number(get(services, 'bot-worker', 'deploy', 'replicas') ?? 1) < 2) fail('services.bot-worker.deploy.replicas', 'run several bot workers');
+  const envExample = path.join(path.dirname(file), '.env.example');
+  if (!existsSync(envExample)) fail('.env.example', 'missing (the compose file reads it)');
+  else {
+    for (const line of readFileSync(envExample, 'utf8').split('\n')) {
+      const m = /^(\w*(?:SECRET|TOKEN|PASSWORD)\w*)=(.+)$/.exec(line.trim());
+      if (m) fail('.env.example', `${m[1]} has a value: secrets belong in .env, not in the committed example`);
+    }
+  }
+  return { problems };
+}

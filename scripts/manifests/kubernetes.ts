@@ -1,0 +1,150 @@
+// Kubernetes manifests: every object against the Kubernetes API schemas (kubernetes-models: validators
+// generated from the Kubernetes OpenAPI definitions), then the conventions this service relies on.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
+
+/** The services stop within 25 s of SIGTERM (runtime onShutdown); probes and grace must allow for it. */
+const SHUTDOWN_DEADLINE_S = 25;
+const NOT_API_OBJECTS = new Set(['Kustomization']);
+
+export function loadManifests(dir: string, problems: Problem[]): Manifest[] {
+  const out: Manifest[] = [];
+  for (const name of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+    const file = path.join(dir, name);
+    parseAllDocuments(readFileSync(file, 'utf8')).forEach((d, index) => {
+      if (d.errors.length) {
+        problems.push({ file: name, where: `document ${index}`, message: d.errors.map((e) => e.message).join('; ') });
+        return;
+      }
+      const doc = d.toJS({ maxAliasCount: 100 }) as unknown;
+      if (doc && typeof doc === 'object') out.push({ file: name, index, doc: doc as Record<string, unknown> });
+    });
+  }
+  return out;
+}
+
+type ModelClass = new (data: unknown) => { validate(): void };
+
+async function modelFor(apiVersion: string, kind: string): Promise<ModelClass | string> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(`kubernetes-models/${apiVersion}`)) as Record<string, unknown>;
+  } catch {
+    return `unknown apiVersion ${apiVersion}`;
+  }
+  const model = mod[kind];
+  return typeof model === 'function' ? (model as ModelClass) : `unknown kind ${kind} in ${apiVersion}`;
+}
+
+async function schemaCheck(m: Manifest, problems: Problem[]): Promise<void> {
+  const { apiVersion, kind } = m.doc;
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') {
+    problems.push({ file: m.file, where: at(m), message: 'apiVersion and kind are required' });
+    return;
+  }
+  const Model = await modelFor(apiVersion, kind);
+  if (typeof Model === 'string') {
+    problems.push({ file: m.file, where: at(m), message: Model });
+    return;
+  }
+  try {
+    new Model(m.doc).validate();
+  } catch (err) {
+    problems.push({ file: m.file, where: at(m), message: (err as Error).message });
+  }
+}
+
+const labelsMatch = (selector: Record<string, unknown>, labels: Record<string, unknown>) =>
+  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { service }: { service: boolean }): void {
+  const fail = (message: string) => problems.push({ file: m.file, where: at(m), message });
+  if (get(podSpec, 'securityContext', 'runAsNonRoot') !== true) fail('pod must set securityContext.runAsNonRoot: true');
+  for (const c of asArray(get(podSpec, 'containers'))) {
+    const name = String(get(c, 'name'));
+    for (const kindOf of ['requests', 'limits'] as const) {
+      for (const r of ['cpu', 'memory']) if (get(c, 'resources', kindOf, r) === undefined) fail(`container ${name}: resources.${kindOf}.${r} is required`);
+    }
+    if (get(c, 'securityContext', 'allowPrivilegeEscalation') !== false) fail(`container ${name}: securityContext.allowPrivilegeEscalation must be false`);
+    if (!service) continue;
+    if (get(c, 'readinessProbe', 'httpGet', 'path') !== '/readyz') fail(`container ${name}: readinessProbe must GET /readyz`);
+    if (get(c, 'livenessProbe', 'httpGet', 'path') !== '/healthz') fail(`container ${name}: livenessProbe must GET /healthz`);
+    if (get(c, 'lifecycle', 'preStop') === undefined) fail(`container ${name}: a preStop hook is required (endpoints drop the pod before SIGTERM)`);
+  }
+  if (service) {
+    const grace = Number(get(podSpec, 'terminationGracePeriodSeconds') ?? 30);
+    if (grace <= SHUTDOWN_DEADLINE_S) fail(`terminationGracePeriodSeconds (${grace}) must exceed the services' ${SHUTDOWN_DEADLINE_S} s shutdown deadline`);
+  }
+}
+
+/** Cross-object rules: selectors find pods, references name existing objects, every Deployment is protected. */
+function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): void {
+  const byKind = (k: string) => all.filter((m) => m.doc.kind === k);
+  const name = (m: Manifest) => String(get(m.doc, 'metadata', 'name'));
+  const deployments = byKind('Deployment');
+  const podLabels = (d: Manifest) => asRecord(get(d.doc, 'spec', 'template', 'metadata', 'labels'));
+  const fail = (m: Manifest, message: string) => problems.push({ file: m.file, where: at(m), message });
+
+  for (const d of deployments) {
+    if (!labelsMatch(asRecord(get(d.doc, 'spec', 'selector', 'matchLabels')), podLabels(d))) fail(d, 'spec.selector.matchLabels must match the pod template labels');
+    checkWorkloadPod(d, get(d.doc, 'spec', 'template', 'spec'), problems, { service: true });
+    const protectedBy = byKind('PodDisruptionBudget').some((p) => labelsMatch(asRecord(get(p.doc, 'spec', 'selector', 'matchLabels')), podLabels(d)));
+    if (!protectedBy) fail(d, 'no PodDisruptionBudget selects this Deployment');
+  }
+  for (const j of byKind('Job')) checkWorkloadPod(j, get(j.doc, 'spec', 'template', 'spec'), problems, { service: false });
+  for (const s of byKind('Service')) {
+    const selector = asRecord(get(s.doc, 'spec', 'selector'));
+    const target = deployments.find((d) => labelsMatch(selector, podLabels(d)));
+    if (!target) {
+      fail(s, 'spec.selector matches no Deployment');
+      continue;
+    }
+    const portNames = asArray(get(target.doc, 'spec', 'template', 'spec', 'containers')).flatMap((c) => asArray(get(c, 'ports')).map((p) => get(p, 'name')));
+    for (const p of asArray(get(s.doc, 'spec', 'ports'))) {
+      const tp = get(p, 'targetPort');
+      if (typeof tp === 'string' && !portNames.includes(tp)) fail(s, `targetPort ${tp} is not a named port of ${name(target)}`);
+    }
+  }
+  for (const p of byKind('PodDisruptionBudget')) {
+    if (!deployments.some((d) => labelsMatch(asRecord(get(p.doc, 'spec', 'selector', 'matchLabels')), podLabels(d)))) fail(p, 'selector matches no Deployment');
+  }
+  for (const h of byKind('HorizontalPodAutoscaler')) {
+    const ref = String(get(h.doc, 'spec', 'scaleTargetRef', 'name'));
+    if (!deployments.some((d) => name(d) === ref)) fail(h, `scaleTargetRef names no Deployment (${ref})`);
+  }
+  const scaled = byKind('HorizontalPodAutoscaler').map((h) => String(get(h.doc, 'spec', 'scaleTargetRef', 'name')));
+  for (const want of ['rolelink-api', 'rolelink-bot-worker']) {
+    if (!scaled.includes(want)) problems.push({ file: '(all)', where: want, message: 'a HorizontalPodAutoscaler is required' });
+  }
+  const services = byKind('Service').map(name);
+  for (const i of byKind('Ingress')) {
+    for (const rule of asArray(get(i.doc, 'spec', 'rules'))) {
+      for (const p of asArray(get(rule, 'http', 'paths'))) {
+        const svc = String(get(p, 'backend', 'service', 'name'));
+        if (!services.includes(svc)) fail(i, `backend service ${svc} does not exist`);
+      }
+    }
+  }
+  for (const s of byKind('Secret')) {
+    for (const [key, value] of Object.entries({ ...asRecord(get(s.doc, 'stringData')), ...asRecord(get(s.doc, 'data')) })) {
+      if (!String(value).includes('REPLACE_ME')) fail(s, `${key} looks like a real value: a committed Secret may hold placeholders (REPLACE_ME) only`);
+    }
+  }
+  for (const k of all.filter((m) => m.doc.kind === 'Kustomization')) {
+    const listed = asArray(k.doc.resources).map(String);
+    for (const r of listed) if (!existsSync(path.join(dir, r))) fail(k, `resource ${r} does not exist`);
+    const files = [...new Set(all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)) && m.doc.kind !== 'Secret').map((m) => m.file))];
+    for (const f of files) if (!listed.includes(f)) fail(k, `${f} is not listed in resources`);
+  }
+}
+
+export async function validateKubernetes(dir: string): Promise<{ checked: number; problems: Problem[] }> {
+  const problems: Problem[] = [];
+  const all = loadManifests(dir, problems);
+  const objects = all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)));
+  for (const m of objects) await schemaCheck(m, problems);
+  conventionChecks(all, dir, problems);
+  return { checked: objects.length, problems };
+}

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+// The validator runs as its own process (as CI would run it): kubernetes-models is ESM-only.
+const ROOT = path.resolve(__dirname, '..', '..');
+const run = promisify(execFile);
+
+async function validate(args: string[] = []): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/validate-manifests.ts', ...args], { cwd: ROOT });
+    return { code: 0, out: stdout + stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+/** A copy of k8s/, docker-compose.yml and .env.example in a temp dir, for breaking on purpose. */
+function copyManifests(): { dir: string; k8s: string; compose: string; edit(file: string, from: string | RegExp, to: string): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rolelink-manifests-'));
+  cpSync(path.join(ROOT, 'k8s'), path.join(dir, 'k8s'), { recursive: true });
+  cpSync(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
+  cpSync(path.join(ROOT, '.env.example'), path.join(dir, '.env.example'));
+  return {
+    dir,
+    k8s: path.join(dir, 'k8s'),
+    compose: path.join(dir, 'docker-compose.yml'),
+    edit(file, from, to) {
+      const p = path.join(dir, file);
+      const before = readFileSync(p, 'utf8');
+      const after = before.replace(from, to);
+      if (after === before) throw new Error(`edit of ${file} changed nothing`);
+      writeFileSync(p, after);
+    },
+  };
+}
+
+describe('deployment manifests', () => {
+  let copy: ReturnType<typeof copyManifests>;
+  beforeEach(() => {
+    copy = copyManifests();
+  });
+  afterEach(() => rmSync(copy.dir, { recursive: true, force: true }));
+
+  it('validate against the Kubernetes and Compose schemas and the service conventions', async () => {
+    const { code, out } = await validate();
+    expect(out).toMatch(/manifests valid: \d+ Kubernetes object/);
+    expect(code).toBe(0);
+  });
+
+  it('reject a Kubernetes object whose field has the wrong type', async () => {
+    copy.edit('k8s/api.yaml', 'containerPort: 3000', 'containerPort: "three thousand"');
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toMatch(/api\.yaml Deployment\/rolelink-api: .*containerPort must be integer/);
+  });
+
+  it('reject a Deployment without its required selector', async () => {
+    copy.edit('k8s/dashboard.yaml', /  selector:\n    matchLabels:\n      app.kubernetes.io\/name: rolelink\n      app.kubernetes.io\/component: dashboard\n  strategy:/, '  strategy:');
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toMatch(/Deployment\/rolelink-dashboard: .*must have required property selector/);
+  });
+
+  it('reject a Deployment whose readiness probe is not /readyz and an autoscaler aimed at nothing', async () => {
+    copy.edit('k8s/plugin-broker.yaml', 'path: /readyz', 'path: /');
+    copy.edit('k8s/bot-worker.yaml', /name: rolelink-bot-worker\n  minReplicas/, 'name: rolelink-bot-wroker\n  minReplicas');
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toContain('readinessProbe must GET /readyz');
+    expect(out).toContain('scaleTargetRef names no Deployment (rolelink-bot-wroker)');
+  });
+
+  it('reject a Secret template holding something other than placeholders', async () => {
+    copy.edit('k8s/secret.example.yaml', '"REPLACE_ME_WITH_64_HEX_CHARACTERS"', `"${'ab'.repeat(32)}"`);
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toContain('ROLELINK_SECRET_KEY looks like a real value');
+  });
+
+  it('reject a Compose file with an unknown key and a misspelt dependency condition', async () => {
+    copy.edit('docker-compose.yml', /  redis:\n    image:/, '  redis:\n    imgae: redis\n    image:');
+    copy.edit('docker-compose.yml', 'condition: service_completed_successfully', 'condition: service_completed');
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toContain('must NOT have additional properties (imgae)');
+    expect(out).toMatch(/depends_on.*must be equal to one of the allowed values/);
+  });
+
+  it('reject a Redis without append-only persistence', async () => {
+    copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toContain('Redis needs --appendonly yes');
+  });
+});
