@@ -14,6 +14,8 @@ CREATE TABLE "link_sync_state" (
     "desired_seen" INTEGER NOT NULL DEFAULT 0,
     "applied_seen" INTEGER NOT NULL DEFAULT 0,
     "changes" INTEGER NOT NULL DEFAULT 0,
+    "adds" INTEGER NOT NULL DEFAULT 0,
+    "next_retry_at" TIMESTAMP(3),
     "base_applied" INTEGER NOT NULL DEFAULT 0,
     "backoff_until" TIMESTAMP(3),
     "backoff_count" INTEGER NOT NULL DEFAULT 0,

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { envFields, parseEnv } from '@rolelink/runtime';
+
+/** The bot worker's configuration: parsed once at start, fails fast listing every problem. */
+export const envSchema = z.object({
+  NODE_ENV: envFields.nodeEnv,
+  LOG_LEVEL: envFields.logLevel,
+  DATABASE_URL: envFields.databaseUrl,
+  REDIS_URL: envFields.redisUrl,
+  QUEUE_PREFIX: envFields.queuePrefix,
+  /** The platform's REST base, e.g. the emulator's `http://127.0.0.1:3900/api` (REST appends /v10). */
+  PLATFORM_API_URL: z.string().url().default('http://127.0.0.1:3900/api'),
+  PLATFORM_BOT_TOKEN: z.string().min(1).default('emulator-bot-token'),
+  /** The platform's global per-token limit (requests/s); every worker process shares it. */
+  PLATFORM_GLOBAL_PER_SECOND: z.coerce.number().positive().default(50),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),
+  WORKER_PORT: envFields.port(4020),
+  RECONCILE_EVERY_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
+  /** One job works at most this long / this many platform calls on a link, then re-enqueues it (fairness). */
+  SLICE_MS: z.coerce.number().int().min(50).default(2_000),
+  SLICE_CHANGES: z.coerce.number().int().min(1).default(500),
+  /** BullMQ lock: a killed worker's job is taken over after this (stalled-job recovery). */
+  WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return parseEnv(envSchema, source);
+}

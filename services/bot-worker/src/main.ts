@@ -1,0 +1,78 @@
+import { createDb } from '@rolelink/db';
+import { createPlatformClient } from '@rolelink/platform-client';
+import { workerConnection } from '@rolelink/queue';
+import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
+import { loadEnv } from './env';
+import { createHttpServer } from './http';
+import { createBotWorker } from './worker';
+
+async function main(): Promise<void> {
+  const env = loadEnv();
+  const logger = createLogger('bot-worker', env.LOG_LEVEL);
+  const metrics = createMetrics('bot-worker');
+  const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
+  const workerRedis = workerConnection(env.REDIS_URL);
+  const redis = workerConnection(env.REDIS_URL, { maxRetriesPerRequest: 3 });
+
+  const rateLimited = metrics.platformRateLimited();
+  const invalid = metrics.platformInvalidRequests();
+  const { api } = createPlatformClient({
+    apiUrl: env.PLATFORM_API_URL,
+    token: env.PLATFORM_BOT_TOKEN,
+    redis,
+    keyPrefix: env.QUEUE_PREFIX,
+    limiter: { globalPerSecond: env.PLATFORM_GLOBAL_PER_SECOND },
+    events: {
+      rateLimited: (i) => {
+        rateLimited.inc({ scope: i.scope });
+        logger.warn('platform answered 429', { scope: i.scope, retryAfterMs: i.retryAfterMs, route: i.routeKey, major: i.major });
+      },
+      invalidRequest: (i) => {
+        invalid.inc({ status: String(i.status) });
+        if (i.blockMs > 0) logger.error('platform requests paused: invalid-request budget or auth back-off', { status: i.status, count: i.countInWindow, blockMs: i.blockMs });
+      },
+    },
+  });
+
+  const bot = await createBotWorker({
+    db: db.pool,
+    api,
+    workerRedis,
+    redis,
+    prefix: env.QUEUE_PREFIX,
+    logger,
+    metrics,
+    concurrency: env.WORKER_CONCURRENCY,
+    sliceMs: env.SLICE_MS,
+    sliceChanges: env.SLICE_CHANGES,
+    lockDurationMs: env.WORKER_LOCK_MS,
+    reconcileEveryMs: env.RECONCILE_EVERY_MS,
+  });
+
+  let draining = false;
+  const server = createHttpServer({
+    checks: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
+    draining: () => draining,
+    metrics,
+  });
+  await new Promise<void>((resolve) => server.listen(env.WORKER_PORT, '127.0.0.1', resolve));
+  const address = server.address();
+  logger.info('bot worker started', {
+    port: typeof address === 'object' && address ? address.port : env.WORKER_PORT,
+    concurrency: env.WORKER_CONCURRENCY,
+    platform: env.PLATFORM_API_URL,
+  });
+
+  onShutdown(logger, [
+    { name: 'readiness', run: () => (draining = true) },
+    { name: 'worker (waits for the active slices)', run: () => bot.close() },
+    { name: 'http', run: () => new Promise<void>((resolve) => server.close(() => resolve())) },
+    { name: 'database', run: () => db.close() },
+    { name: 'redis', run: async () => void (await Promise.allSettled([redis.quit(), workerRedis.quit()])) },
+  ]);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exit(1);
+});

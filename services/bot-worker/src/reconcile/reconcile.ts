@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { Redis } from 'ioredis';
+import type { API } from '@discordjs/core/http-only';
+import { isPaused, type Plan } from '@rolelink/domain';
+import { classifyPlatformError, MEMBERS_PAGE } from '@rolelink/platform-client';
+import type { Logger } from '@rolelink/runtime';
+import { repairPage } from './repair';
+
+export type ReconcileDeps = {
+  db: Pool;
+  api: API;
+  redis: Redis;
+  /** Redis key prefix (QUEUE_PREFIX). */
+  prefix: string;
+  logger: Logger;
+  /** Wall time one reconcile job may take before it re-enqueues itself. */
+  budgetMs: number;
+  enqueueSync(linkId: string): Promise<unknown>;
+};
+
+export type ReconcileResult = { kind: 'done'; guilds: number; drifted: number } | { kind: 'continue'; delayMs: number };
+
+type ActiveLink = { id: string; guildId: string; roleId: string; behind: boolean };
+
+/** Links that sync (enabled, within the slot allowance, not a hand-over waiting for its first list). */
+export async function activeLinks(db: Pool, guildId?: string): Promise<ActiveLink[]> {
+  const { rows } = await db.query<{
+    id: string;
+    guild_id: string;
+    role_id: string;
+    enabled: boolean;
+    member_mode: string;
+    first_list_at: Date | null;
+    plan: Plan;
+    paid_slots: number;
+    rank: number;
+    behind: boolean;
+  }>(
+    `SELECT rl.id::text, rl.guild_id::text, rl.role_id::text, rl.enabled, rl.member_mode, rl.first_list_at, g.plan, g.paid_slots,
+            (row_number() OVER (PARTITION BY rl.guild_id ORDER BY rl.id) - 1)::int AS rank,
+            rl.sync_wanted_seq > rl.sync_done_seq AS behind
+       FROM role_link rl JOIN guild g ON g.id = rl.guild_id
+      WHERE $1::bigint IS NULL OR rl.guild_id = $1::bigint
+      ORDER BY rl.guild_id, rl.id`,
+    [guildId ?? null],
+  );
+  return rows
+    .filter((r) => r.enabled && !isPaused(r.rank, r.plan, r.paid_slots) && !(r.member_mode === 'handover' && r.first_list_at === null))
+    .map((r) => ({ id: r.id, guildId: r.guild_id, roleId: r.role_id, behind: r.behind }));
+}
+
+type State = { guilds: string[]; after: string };
+
+/**
+ * The periodic reconcile: for each guild with active links, page through the platform's member listing
+ * and repair the applied record of each link (hand edits, members who left, not-in-guild users who
+ * joined), enqueueing a sync wherever something changed. It also re-enqueues links whose outbox is
+ * behind. Progress lives in Redis, so a long reconcile spans several jobs (budget, rate limits).
+ */
+export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
+  const stateKey = `${deps.prefix}:reconcile:state`;
+  const lockKey = `${deps.prefix}:reconcile:lock`;
+  const owner = randomUUID();
+  const locked = await deps.redis.set(lockKey, owner, 'PX', deps.budgetMs + 60_000, 'NX');
+  if (!locked) return { kind: 'done', guilds: 0, drifted: 0 };
+  try {
+    return await reconcileSlice(deps, stateKey);
+  } finally {
+    if ((await deps.redis.get(lockKey)) === owner) await deps.redis.del(lockKey);
+  }
+}
+
+async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<ReconcileResult> {
+  const started = Date.now();
+  const raw = await deps.redis.get(stateKey);
+  let state: State;
+  if (raw) {
+    state = JSON.parse(raw) as State;
+  } else {
+    const links = await activeLinks(deps.db);
+    for (const l of links) if (l.behind) await deps.enqueueSync(l.id);
+    state = { guilds: [...new Set(links.map((l) => l.guildId))], after: '0' };
+  }
+  const total = state.guilds.length;
+  let drifted = 0;
+  const save = () => deps.redis.set(stateKey, JSON.stringify(state), 'PX', 24 * 3_600_000);
+
+  while (state.guilds.length) {
+    if (Date.now() - started >= deps.budgetMs) {
+      await save();
+      return { kind: 'continue', delayMs: 0 };
+    }
+    const guildId = state.guilds[0]!;
+    const links = await activeLinks(deps.db, guildId);
+    if (!links.length) {
+      state.guilds.shift();
+      state.after = '0';
+      continue;
+    }
+    const { rows } = await deps.db.query<{ t: Date }>('SELECT localtimestamp AS t');
+    const seenAt = rows[0]!.t;
+    let members;
+    try {
+      members = await deps.api.guilds.getMembers(guildId, { limit: MEMBERS_PAGE, after: state.after });
+    } catch (err) {
+      const failure = classifyPlatformError(err);
+      if (failure.kind === 'rate_limited') {
+        await save();
+        return { kind: 'continue', delayMs: failure.retryAfterMs };
+      }
+      deps.logger.warn('reconcile cannot read the member listing; guild skipped', { guildId, failure: failure.kind });
+      state.guilds.shift();
+      state.after = '0';
+      continue;
+    }
+    const last = members[members.length - 1]?.user.id ?? null;
+    const page = { after: state.after, last, done: members.length < MEMBERS_PAGE, members };
+    for (const link of links) {
+      const r = await repairPage(deps.db, link, page, seenAt);
+      if (r.handAdded || r.handRemoved || r.eligibleAgain) {
+        drifted++;
+        deps.logger.info('reconcile repaired drift', { linkId: link.id, ...r });
+        await deps.enqueueSync(link.id);
+      }
+    }
+    if (page.done || !last) {
+      state.guilds.shift();
+      state.after = '0';
+    } else {
+      state.after = last;
+    }
+    await save();
+  }
+  await deps.redis.del(stateKey);
+  return { kind: 'done', guilds: total, drifted };
+}

@@ -1,0 +1,254 @@
+import { Redis } from 'ioredis';
+import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
+import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
+import { silentLogger } from '@rolelink/runtime';
+import { createTestDb, type TestDb } from '../../../test/support/db';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
+import { applyRange } from './sync/apply-range';
+import { diffRange } from './sync/diff';
+import { loadLink } from './sync/link-context';
+import { createBotWorker, type BotWorker } from './worker';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  outcomes,
+  snapshotHolders,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
+
+let emulator: RunningEmulator;
+let db: TestDb;
+let prefix: string;
+let redis: Redis;
+let workerRedis: Redis;
+let client: PlatformClient;
+let bot: BotWorker;
+
+const members = ids(160);
+const holders = (guild: string, role: string) => sorted(emulator.state.holders(guild, role));
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
+  db = await createTestDb();
+  prefix = testQueuePrefix();
+  redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
+  workerRedis = workerConnection(REDIS_URL);
+  client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
+  bot = await createBotWorker({
+    db: db.pool,
+    api: client.api,
+    workerRedis,
+    redis,
+    prefix,
+    logger: silentLogger(),
+    concurrency: 4,
+    sliceMs: 500,
+    sliceChanges: 40,
+    lockDurationMs: 10_000,
+    reconcileEveryMs: null,
+    rangeSpan: 64,
+  });
+});
+
+afterAll(async () => {
+  await bot?.close();
+  await emulator?.close();
+  await db?.drop();
+  redis?.disconnect();
+  workerRedis?.disconnect();
+  await dropPrefix(prefix);
+});
+
+beforeEach(async () => {
+  emulator.state.reset();
+  emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length), guildSeed(GUILD_B, 20)] });
+  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state CASCADE');
+});
+
+const sync = (linkId: string) => enqueueLinkSync(bot.producer, linkId);
+const waitDone = (linkId: string, what = 'the pass to finish') =>
+  waitFor(() => linkRow(db.pool, linkId), (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null, { what });
+const waitJob = (jobId: string | undefined, what = 'the job to finish') =>
+  waitFor(() => bot.producer.queue.getJob(jobId!), (j) => j?.finishedOn !== undefined, { what });
+
+describe('sync engine against the platform emulator', () => {
+  it('ends a list as exactly the lowest 100 holders on the free plan and holds the rest', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    const list = members.slice(0, 150).reverse();
+    await writeList(db.pool, link, list);
+    await sync(link);
+
+    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.length >= 100, { what: '100 holders' });
+    await waitDone(link);
+    expect(holders(GUILD_A, ROLE.linked)).toEqual(sorted(list).slice(0, 100));
+    const row = await linkRow(db.pool, link);
+    expect(row).toMatchObject({ applied_count: 100, pending_count: 0 });
+    expect(row.sync_rate_per_sec).toBeGreaterThan(0);
+  });
+
+  it('activates held users by themselves when the guild upgrades', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    const list = members.slice(0, 130);
+    await writeList(db.pool, link, list);
+    await sync(link);
+    await waitDone(link);
+    expect(holders(GUILD_A, ROLE.linked)).toEqual(list.slice(0, 100));
+
+    await upsertGuild(db.pool, GUILD_A, 'premium'); // a plan change enqueues a sync; the list is not re-sent
+    await sync(link);
+    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.length === 130, { what: 'all 130 holders' });
+    expect(holders(GUILD_A, ROLE.linked)).toEqual(list);
+    await waitFor(() => linkRow(db.pool, link), (r) => r.applied_count === 130 && r.pending_count === 0, { what: 'exact counts' });
+  });
+
+  it('leaves a paused link untouched and syncs it once the guild has a slot for it again', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'free');
+    const first = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
+    await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.third });
+    const paused = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    await writeList(db.pool, first, members.slice(0, 5));
+    await writeList(db.pool, paused, members.slice(10, 20));
+    await sync(first);
+    const pausedJob = await sync(paused);
+    await waitDone(first);
+    await waitJob(pausedJob, 'the paused link to be answered');
+    expect(await linkRow(db.pool, paused)).toMatchObject({ sync_done_seq: '1' });
+    expect(holders(GUILD_A, ROLE.other)).toEqual(members.slice(0, 5));
+    expect(holders(GUILD_A, ROLE.linked)).toEqual([]);
+    expect(await outcomes(db.pool, paused)).toEqual({});
+
+    await upsertGuild(db.pool, GUILD_A, 'free', 1); // a paid slot resumes the third link
+    await sync(paused);
+    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.length === 10, { what: 'resumed link synced' });
+    expect(holders(GUILD_A, ROLE.linked)).toEqual(members.slice(10, 20));
+  });
+
+  it('changes nothing for a hand-over link before its first list, then removes holders missing from that list', async () => {
+    const current = members.slice(0, 6);
+    for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked, memberMode: 'handover', firstList: false });
+    await snapshotHolders(db.pool, link, current);
+    await waitJob(await sync(link), 'the waiting hand-over link to be answered');
+    expect(holders(GUILD_A, ROLE.linked)).toEqual(current);
+    const before = emulator.state.stats().roleChangesApplied;
+    expect(before).toMatchObject({ added: 0, removed: 0 });
+
+    const first = [...members.slice(3, 6), ...members.slice(50, 52)];
+    await writeList(db.pool, link, first);
+    await sync(link);
+    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.join() === sorted(first).join(), { what: 'the first list applied' });
+    expect(emulator.state.stats().roleChangesApplied).toMatchObject({ added: 2, removed: 3 });
+    expect(await outcomes(db.pool, link)).toMatchObject({ [members[0]!]: 'removed', [members[50]!]: 'applied' });
+  });
+
+  it('keeps current members in keep mode without a single role change on the first sync', async () => {
+    const current = members.slice(20, 25);
+    for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
+    await upsertGuild(db.pool, GUILD_A, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked, memberMode: 'keep', firstList: false });
+    await writeList(db.pool, link, current); // keep mode: holders copied into the list (and the record) before register
+    await snapshotHolders(db.pool, link, current);
+    await sync(link);
+    await waitDone(link);
+    expect(holders(GUILD_A, ROLE.linked)).toEqual(current);
+    expect(emulator.state.stats().roleChangesApplied).toMatchObject({ added: 0, removed: 0 });
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 5, pending_count: 0 });
+  });
+
+  it('re-checks the live list right before each removal and keeps a user who was added back', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    const [keepMe, dropMe] = [members[30]!, members[31]!];
+    for (const u of [keepMe, dropMe]) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
+    await snapshotHolders(db.pool, link, [keepMe, dropMe]);
+    await writeList(db.pool, link, []);
+
+    const ctx = await loadLink(db.pool, link);
+    const rows = await diffRange(db.pool, link, 0n, 9223372036854775807n, null);
+    expect(rows.map((r) => [r.userId, r.desired])).toEqual([[keepMe, false], [dropMe, false]]);
+    // The plugin adds keepMe back after the diff was read, before the worker reaches the removal.
+    await db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [link, keepMe]);
+    const c = await db.pool.connect();
+    try {
+      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, exhausted: () => false, spend: () => undefined }, rows);
+    } finally {
+      c.release();
+    }
+    expect(holders(GUILD_A, ROLE.linked)).toEqual([keepMe]);
+    expect(await outcomes(db.pool, link)).toEqual({ [keepMe]: 'applied', [dropMe]: 'removed' });
+  });
+
+  it('records users who are not in the guild and does not retry them on the next pass', async () => {
+    await upsertGuild(db.pool, GUILD_B, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    const stranger = '899999999999999999';
+    await writeList(db.pool, link, [members[0]!, stranger]);
+    await sync(link);
+    await waitDone(link);
+    expect(await outcomes(db.pool, link)).toEqual({ [members[0]!]: 'applied', [stranger]: 'not_in_guild' });
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 1, pending_count: 1 });
+
+    const requests = emulator.state.stats().requests;
+    await writeList(db.pool, link, [members[0]!, stranger, members[1]!]);
+    await sync(link);
+    await waitFor(() => holders(GUILD_B, ROLE.linked), (h) => h.length === 2, { what: 'the new user' });
+    await waitDone(link);
+    expect(emulator.state.stats().requests - requests).toBe(1); // only the new user's PUT, no retry of the stranger
+  });
+
+  it('records missing permission on a role above the bot and stops calling for that link', async () => {
+    await upsertGuild(db.pool, GUILD_B, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.above });
+    await writeList(db.pool, link, ids(10));
+    await sync(link);
+    await waitFor(() => outcomes(db.pool, link), (o) => Object.values(o).includes('missing_permission'), { what: 'the 403 recorded' });
+    const { rows } = await db.pool.query<{ backoff_until: Date | null }>('SELECT backoff_until FROM link_sync_state WHERE link_id = $1', [link]);
+    expect(rows[0]!.backoff_until).not.toBeNull();
+    const puts = emulator.state.stats().byStatus['403'];
+    expect(puts).toBe(1);
+    await sync(link); // a new write does not make the worker hammer the role during the back-off
+    await waitFor(() => bot.producer.queue.getJobCounts('active', 'waiting'), (c) => c.active === 0 && c.waiting === 0, { what: 'the queue to settle' });
+    expect(emulator.state.stats().byStatus['403']).toBe(1);
+    expect(holders(GUILD_B, ROLE.above)).toEqual([]);
+  });
+
+  it('repairs hand edits and retries users who joined the guild when the reconcile runs', async () => {
+    await upsertGuild(db.pool, GUILD_B, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    const joiner = '899999999999999998';
+    const list = [...members.slice(0, 4), joiner];
+    await writeList(db.pool, link, list);
+    await sync(link);
+    await waitDone(link);
+    expect(holders(GUILD_B, ROLE.linked)).toEqual(members.slice(0, 4));
+
+    emulator.state.setMemberRoles(GUILD_B, members[1]!, []); // a moderator takes the role away
+    emulator.state.setMemberRoles(GUILD_B, members[9]!, [ROLE.linked]); // and gives it to someone unlisted
+    emulator.state.addMember(GUILD_B, joiner); // the stranger joins
+    await bot.producer.add('reconcile', {});
+    await waitFor(() => holders(GUILD_B, ROLE.linked), (h) => h.join() === sorted(list).join(), { what: 'drift repaired', timeoutMs: 20_000 });
+    expect(await outcomes(db.pool, link)).toMatchObject({ [members[1]!]: 'applied', [members[9]!]: 'removed', [joiner]: 'applied' });
+  });
+
+  it('completes the job of a link that was deleted', async () => {
+    await upsertGuild(db.pool, GUILD_B, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    await writeList(db.pool, link, members.slice(0, 3));
+    await db.pool.query('DELETE FROM role_link WHERE id = $1', [link]);
+    const job = await waitJob(await sync(link));
+    expect(job?.returnvalue).toBe('done');
+    expect(holders(GUILD_B, ROLE.linked)).toEqual([]);
+  });
+});

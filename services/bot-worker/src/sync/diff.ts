@@ -1,0 +1,70 @@
+import type { Pool, PoolClient } from 'pg';
+
+type Queryable = Pick<Pool | PoolClient, 'query'>;
+
+/** Largest user id a bigint holds: the open upper end of the last range. */
+export const MAX_USER_ID = 9223372036854775807n;
+
+export type DiffRow = {
+  userId: string;
+  /** In the synced set (the lowest synced_limit ids of the list). */
+  desired: boolean;
+  /** The worker's record for the user, null when it never touched them. */
+  outcome: string | null;
+  /** A recorded back-off has passed (or there is none). */
+  due: boolean;
+  /** A failed removal left its error on a row that still holds the role. */
+  hasError: boolean;
+  nextRetryAt: Date | null;
+};
+
+/**
+ * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or
+ * applied record), whichever comes first, so a range never holds more than 2 × span ids of each.
+ * Both are index-only range scans with OFFSET; nothing leaves PostgreSQL but one id.
+ */
+export async function nextRangeEnd(db: Queryable, linkId: string, cursor: bigint, span: number): Promise<bigint> {
+  const { rows } = await db.query<{ d: string | null; a: string | null }>(
+    `SELECT (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > $2 ORDER BY user_id OFFSET $3 LIMIT 1)::text AS d,
+            (SELECT user_id FROM applied_member WHERE link_id = $1 AND user_id > $2 ORDER BY user_id OFFSET $3 LIMIT 1)::text AS a`,
+    [linkId, cursor.toString(), span - 1],
+  );
+  const r = rows[0];
+  const ends = [r?.d, r?.a].filter((v): v is string => v != null).map(BigInt);
+  return ends.length ? ends.reduce((x, y) => (x < y ? x : y)) : MAX_USER_ID;
+}
+
+/**
+ * The differences between desired state and the applied record in (from, to], in user-id order: a
+ * merge full join of two index range scans in PostgreSQL, returning only rows that need something.
+ */
+export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<DiffRow[]> {
+  const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
+  const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>(
+    `SELECT coalesce(d.user_id, a.user_id)::text AS user_id,
+            d.user_id IS NOT NULL AS desired,
+            a.outcome,
+            (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
+            a.last_error IS NOT NULL AS has_error,
+            a.next_retry_at
+       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > $2 AND user_id <= $4) d
+       FULL JOIN (SELECT user_id, outcome, next_retry_at, last_error FROM applied_member
+                   WHERE link_id = $1 AND user_id > $2 AND user_id <= $3) a ON a.user_id = d.user_id
+      WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
+         OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))
+      ORDER BY 1`,
+    [linkId, from.toString(), to.toString(), desiredTo.toString()],
+  );
+  return rows.map((r) => ({ userId: r.user_id, desired: r.desired, outcome: r.outcome, due: r.due, hasError: r.has_error, nextRetryAt: r.next_retry_at }));
+}
+
+/** How many ids of the synced set lie in (from, to]: the pass adds these up for the exact applied count. */
+export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<number> {
+  const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
+  if (desiredTo <= from) return 0;
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > $2 AND user_id <= $3',
+    [linkId, from.toString(), desiredTo.toString()],
+  );
+  return rows[0]?.n ?? 0;
+}

@@ -1,0 +1,81 @@
+import type { Pool, PoolClient } from 'pg';
+
+type Queryable = Pick<Pool | PoolClient, 'query'>;
+
+/** Outcomes recorded per user (design: sync engine rule 4). `removed` is the tombstone of a removal. */
+export type Outcome = 'applied' | 'removed' | 'not_in_guild' | 'missing_permission' | 'failed';
+
+/** Back-off of a failed call: 30 s doubling per attempt, capped at an hour. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(3_600_000, 30_000 * 2 ** Math.max(0, attempts - 1));
+}
+
+/** A user who is not in the guild waits for the reconcile (which sees them join) or a day. */
+export const NOT_IN_GUILD_RETRY_MS = 24 * 3_600_000;
+
+/**
+ * Each write is one statement right after the platform answered, so a crash repeats at most the one
+ * call in flight (role PUT/DELETE are idempotent). Times come from PostgreSQL's clock, the same clock
+ * the reconcile compares against.
+ */
+export const record = {
+  async added(db: Queryable, linkId: string, userId: string): Promise<void> {
+    await db.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
+       VALUES ($1, $2, 'applied', clock_timestamp(), 0, NULL, NULL)
+       ON CONFLICT (link_id, user_id) DO UPDATE
+         SET outcome = 'applied', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL`,
+      [linkId, userId],
+    );
+  },
+
+  /** An add the platform refused: the user does not hold the role; retried after the back-off. */
+  async addFailed(db: Queryable, linkId: string, userId: string, outcome: Exclude<Outcome, 'applied' | 'removed'>): Promise<Date> {
+    const { rows } = await db.query<{ next_retry_at: Date }>(
+      `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
+       VALUES ($1, $2, $3, clock_timestamp(), 1, localtimestamp + make_interval(secs => $4::double precision / 1000), NULL)
+       ON CONFLICT (link_id, user_id) DO UPDATE
+         SET outcome = $3, updated_at = clock_timestamp(), attempts = m.attempts + 1, last_error = NULL,
+             next_retry_at = localtimestamp + make_interval(secs => (CASE WHEN $3 = 'not_in_guild' THEN $4::double precision
+                                                                  ELSE LEAST(3600000, 30000 * power(2, m.attempts)) END) / 1000)
+       RETURNING next_retry_at`,
+      [linkId, userId, outcome, outcome === 'not_in_guild' ? NOT_IN_GUILD_RETRY_MS : retryDelayMs(1)],
+    );
+    return rows[0]!.next_retry_at;
+  },
+
+  async removed(db: Queryable, linkId: string, userId: string): Promise<void> {
+    await db.query(
+      `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL
+        WHERE link_id = $1 AND user_id = $2`,
+      [linkId, userId],
+    );
+  },
+
+  /** A removal the platform refused: the user keeps the role (outcome stays applied) and the error is kept. */
+  async removeFailed(db: Queryable, linkId: string, userId: string, error: 'missing_permission' | 'failed'): Promise<Date | null> {
+    const { rows } = await db.query<{ next_retry_at: Date }>(
+      `UPDATE applied_member SET last_error = $3, updated_at = clock_timestamp(), attempts = attempts + 1,
+              next_retry_at = localtimestamp + make_interval(secs => LEAST(3600000, 30000 * power(2, attempts)) / 1000)
+        WHERE link_id = $1 AND user_id = $2
+        RETURNING next_retry_at`,
+      [linkId, userId, error],
+    );
+    return rows[0]?.next_retry_at ?? null;
+  },
+
+  /** A desired user who holds the role after all (an old removal error): clear the error, no call. */
+  async clearError(db: Queryable, linkId: string, userId: string): Promise<void> {
+    await db.query(
+      `UPDATE applied_member SET last_error = NULL, attempts = 0, next_retry_at = NULL, updated_at = clock_timestamp()
+        WHERE link_id = $1 AND user_id = $2 AND outcome = 'applied'`,
+      [linkId, userId],
+    );
+  },
+
+  /** Records of users who never got the role and are no longer wanted: nothing to undo, drop them. */
+  async forget(db: Queryable, linkId: string, userIds: string[]): Promise<void> {
+    if (!userIds.length) return;
+    await db.query(`DELETE FROM applied_member WHERE link_id = $1 AND user_id = ANY($2::bigint[]) AND outcome NOT IN ('applied', 'removed')`, [linkId, userIds]);
+  },
+};
