@@ -1,0 +1,187 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env';
+import { REDIS_URL, dropPrefix } from '../support/redis';
+
+// README's first command, run in a fresh clone of the committed tree with its own ports, sharing this
+// machine's PostgreSQL and Redis (own database, own queue prefix) so no embedded server is needed.
+const ROOT = path.resolve(__dirname, '..', '..');
+const GUILD = '1100000000000000001';
+const ROLE = '1100000000000000011';
+
+/** True when `file` exists in the committed tree the clone will have. */
+function committed(file: string): boolean {
+  try {
+    execFileSync('git', ['cat-file', '-e', `HEAD:${file}`], { cwd: ROOT, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const built = {
+  api: committed('services/api/src/main.ts'),
+  broker: committed('services/plugin-broker/src/main.ts'),
+  worker: committed('services/bot-worker/src/main.ts'),
+  cli: committed('packages/cli/src/main.ts'),
+};
+const linkable = built.api && built.broker && built.cli;
+const missing = (names: (keyof typeof built)[]) => names.filter((n) => !built[n]).join(', ');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every process whose command line or working directory lies inside `dir` (Linux /proc). */
+function processesUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      let cwd = '';
+      try {
+        cwd = readlinkSync(`/proc/${pid}/cwd`);
+      } catch {
+        /* exited meanwhile or not ours */
+      }
+      if (cmd.includes(dir) || cwd.startsWith(dir)) found.push(`${pid} ${cmd.trim()}`);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return found;
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+describe('the local stack started by README\'s first command', () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-stack-'));
+  const clone = path.join(tmp, 'repo');
+  const dbName = `rolelink_stack_${randomBytes(5).toString('hex')}`;
+  const queuePrefix = `rlstack-${randomBytes(4).toString('hex')}`;
+  let ports: Record<string, number>;
+  let stack: ChildProcess | undefined;
+  let output = '';
+  let exited: Promise<number | null>;
+
+  beforeAll(async () => {
+    execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'pipe' });
+    // From the store this machine already has: no registry needed.
+    execFileSync('pnpm', ['install', '--frozen-lockfile', '--offline', '--reporter=silent'], { cwd: clone, stdio: 'pipe', env: { ...process.env, CI: 'true' } });
+    ports = {};
+    for (const v of ['API_PORT', 'DASHBOARD_PORT', 'BROKER_PORT', 'WORKER_PORT', 'EMULATOR_PORT', 'PLUGIN_PORT']) ports[v] = await freePort();
+  }, 120_000);
+
+  afterAll(async () => {
+    if (stack?.pid && stack.exitCode === null) {
+      stack.kill('SIGKILL');
+      for (const line of processesUnder(clone)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    }
+    const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => admin.end());
+    await dropPrefix(queuePrefix);
+    rmSync(tmp, { recursive: true, force: true });
+  }, 60_000);
+
+  it('prints one summary and then ready once every service answers its readiness check', async () => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      DATABASE_URL: databaseUrl(dbName),
+      REDIS_URL,
+      QUEUE_PREFIX: queuePrefix,
+      PLUGIN_DEMO_COUNT: '3',
+      LOG_LEVEL: 'warn',
+      CI: 'true',
+    };
+    delete env.ROLELINK_SECRET_KEY;
+    stack = spawn('bash', ['scripts/start.sh'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    exited = new Promise((resolve) => stack?.once('exit', (code) => resolve(code)));
+    stack.stdout?.setEncoding('utf8').on('data', (c: string) => (output += c));
+    stack.stderr?.setEncoding('utf8').on('data', (c: string) => (output += c));
+    const ready = new Promise<void>((resolve, reject) => {
+      const check = () => /^ready$/m.test(output) && resolve();
+      stack?.stdout?.on('data', check);
+      void exited.then((code) => reject(new Error(`start.sh exited (${code}) before ready:\n${output.slice(-3000)}`)));
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no ready line within 110 s:\n${output.slice(-3000)}`)), 110_000);
+    });
+    await Promise.race([ready, late]).finally(() => clearTimeout(timer));
+    expect(output.match(/Role Link Service: local stack/g)).toHaveLength(1);
+    expect(output).toContain(`http://127.0.0.1:${ports.DASHBOARD_PORT}`);
+    const readyz = await fetch(`http://127.0.0.1:${ports.DASHBOARD_PORT}/readyz`);
+    expect(readyz.status).toBe(200);
+    if (built.api) expect((await fetch(`http://127.0.0.1:${ports.API_PORT}/readyz`)).status).toBe(200);
+  }, 150_000);
+
+  (linkable ? it : it.skip)(
+    `accepts a list pushed through the API with the token the example plugin received${linkable ? '' : ` (skipped: not built yet: ${missing(['api', 'broker', 'cli'])})`}`,
+    async () => {
+      const stateFile = path.join(clone, '.data', 'plugin-state.json');
+      const token = await until(async () => (existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { token: string }[])[0]?.token : undefined), 30_000, 'the plugin registration');
+      const url = `http://127.0.0.1:${ports.API_PORT}/api/role-link/${GUILD}/${ROLE}/users`;
+      // The plugin pushed its first three demo members after registering; wait for that, then add two.
+      await until(async () => {
+        const res = await fetch(url, { headers: { Authorization: `Token ${token}` } });
+        const body = (await res.json()) as { data?: string[] };
+        return res.status === 200 && body.data?.length === 3 ? true : undefined;
+      }, 30_000, 'the plugin\'s first list');
+      const list = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
+      const res = await fetch(url, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { user_count: number } }).data.user_count).toBe(5);
+    },
+    60_000,
+  );
+
+  (linkable && built.worker ? it : it.skip)(
+    `makes the emulator's role holders match the pushed list${linkable && built.worker ? '' : ` (skipped: not built yet: ${missing(['api', 'broker', 'cli', 'worker'])})`}`,
+    async () => {
+      const want = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
+      const holdersUrl = `http://127.0.0.1:${ports.EMULATOR_PORT}/_emulator/guilds/${GUILD}/roles/${ROLE}/holders`;
+      const holders = await until(async () => {
+        const body = (await (await fetch(holdersUrl)).json()) as { holders: string[] };
+        const got = [...body.holders].sort();
+        return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
+      }, 60_000, 'the emulator role holders to match');
+      expect(holders).toEqual(want);
+    },
+    90_000,
+  );
+
+  it('stops everything it started on SIGTERM, leaving no process behind', async () => {
+    expect(stack?.pid).toBeDefined();
+    stack?.kill('SIGTERM');
+    const code = await exited;
+    expect(output).toMatch(/^› stopped$/m);
+    expect(code).toBe(0);
+    expect(processesUnder(clone)).toEqual([]);
+  }, 60_000);
+});
