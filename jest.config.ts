@@ -4,6 +4,8 @@ import type { Config } from 'jest';
 // and Redis (*.int.test.ts). Both use swc to strip types; `pnpm typecheck` checks them with tsc.
 const transform: Config['transform'] = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const ignore = ['/node_modules/', '/dist/', '/generated/'];
+// Prisma's generated client imports its own .ts files with .js extensions (ESM style).
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 
 const config: Config = {
   testTimeout: 60_000,
@@ -11,6 +13,7 @@ const config: Config = {
     {
       displayName: 'unit',
       transform,
+      moduleNameMapper,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/{packages,services,examples}/**/src/**/*.test.ts'],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
@@ -18,10 +21,12 @@ const config: Config = {
     {
       displayName: 'integration',
       transform,
+      moduleNameMapper,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/{packages,services}/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
 };

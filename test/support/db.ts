@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createDb, type Db } from '@rolelink/db';
-import { ADMIN_DATABASE_URL, TEMPLATE_DB, databaseUrl } from './env';
+import { ADMIN_DATABASE_URL, databaseUrl, stampedName, templateDb } from './env';
 
 export type TestDb = Db & { url: string; name: string; drop(): Promise<void> };
 
@@ -17,8 +16,8 @@ async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
 
 /** A fresh, migrated database of its own (cloned from the run's template). */
 export async function createTestDb(): Promise<TestDb> {
-  const name = `rolelink_t_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  const name = stampedName('t');
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${templateDb()}`));
   const url = databaseUrl(name);
   const db = createDb(url);
   return {

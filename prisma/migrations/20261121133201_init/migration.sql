@@ -60,6 +60,7 @@ CREATE TABLE "upload_session" (
     "users" INTEGER NOT NULL DEFAULT 0,
     "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "expires_at" TIMESTAMP(3) NOT NULL,
+    "closed_at" TIMESTAMP(3),
 
     CONSTRAINT "upload_session_pkey" PRIMARY KEY ("id")
 );

@@ -1,0 +1,54 @@
+import type { Plan } from '@rolelink/domain';
+import type { Queryable } from './queryable';
+
+/** What a User Management API request needs to know about its link, read in one round trip. */
+export type LinkContext = {
+  id: string;
+  guildId: string;
+  roleId: string;
+  enabled: boolean;
+  trusted: boolean;
+  memberMode: 'handover' | 'keep';
+  firstListAt: Date | null;
+  userCount: number;
+  appliedCount: number;
+  pendingCount: number;
+  syncBehind: boolean;
+  plan: Plan;
+  paidSlots: number;
+  /** 0-based position among the guild's links, oldest first (slot allowance). */
+  rank: number;
+};
+
+const LINK_COLUMNS = `
+  l.id::text AS id, l.guild_id::text AS "guildId", l.role_id::text AS "roleId", l.enabled, l.trusted,
+  l.member_mode AS "memberMode", l.first_list_at AS "firstListAt", l.user_count AS "userCount",
+  l.applied_count AS "appliedCount", l.pending_count AS "pendingCount",
+  (l.sync_wanted_seq > l.sync_done_seq) AS "syncBehind",
+  g.plan, g.paid_slots AS "paidSlots",
+  (SELECT count(*) FROM role_link o WHERE o.guild_id = l.guild_id AND o.id < l.id)::int AS rank`;
+
+export async function findLinkByTokenHash(db: Queryable, tokenHash: Buffer): Promise<LinkContext | null> {
+  const { rows } = await db.query<LinkContext>(
+    `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0] ?? null;
+}
+
+export async function findLinkAt(db: Queryable, guildId: string, roleId: string): Promise<LinkContext | null> {
+  const { rows } = await db.query<LinkContext>(
+    `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.guild_id = $1 AND l.role_id = $2`,
+    [guildId, roleId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Locks the link row for the rest of the transaction: list writers of one link run one at a time. */
+export async function lockLink(db: Queryable, linkId: string): Promise<{ userCount: number; firstListAt: Date | null; trusted: boolean } | null> {
+  const { rows } = await db.query<{ userCount: number; firstListAt: Date | null; trusted: boolean }>(
+    `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted FROM role_link WHERE id = $1 FOR UPDATE`,
+    [linkId],
+  );
+  return rows[0] ?? null;
+}

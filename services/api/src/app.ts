@@ -1,0 +1,40 @@
+import express, { type Express } from 'express';
+import type { Pool } from 'pg';
+import { errorHandler, healthRouter, notFoundRoute, requestId, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
+import { authenticate } from './auth';
+import { uploadsRoutes } from './routes/uploads.routes';
+import { usersRoutes } from './routes/users.routes';
+import type { SyncNotifier } from './sync-notifier';
+
+export type ApiDeps = {
+  pool: Pool;
+  sync: SyncNotifier;
+  logger: Logger;
+  metrics?: Metrics;
+  readiness?: Record<string, ReadinessCheck>;
+  draining?: () => boolean;
+};
+
+/** The User Management API (spec 4.1), built from injected dependencies so tests build the same app. */
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId());
+  if (deps.metrics) {
+    app.use(deps.metrics.httpMiddleware());
+    app.get('/metrics', deps.metrics.handler());
+  }
+  app.use(healthRouter({ checks: deps.readiness, draining: deps.draining }));
+
+  const link = express.Router({ mergeParams: true });
+  link.use(authenticate(deps.pool));
+  // Upload routes first: `/users/upload` must not be read as a user id.
+  link.use(uploadsRoutes(deps));
+  link.use(usersRoutes(deps));
+  app.use('/api/role-link/:guildId/:roleId', link);
+
+  app.use(notFoundRoute());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,48 @@
+import type { Pool } from 'pg';
+import type { RequestHandler, Response } from 'express';
+import { linkParams } from '@rolelink/contracts';
+import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db';
+import { hashToken, isPaused, isWellFormedToken } from '@rolelink/domain';
+import { AppError, handle } from '@rolelink/runtime';
+
+const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
+
+/**
+ * Authenticates a User Management API call (spec 5, 7). The order of the checks is deliberate:
+ *   1. 401 header missing, 2. 401 scheme not `Token`, 3. 400 path parameters invalid,
+ *   4. 403 token unknown or revoked, 5. 404 no link at this guild/role, 6. 403 token of another link,
+ *   7. 403 link disabled, 8. 403 link paused.
+ * A caller without a valid token never learns whether a link exists (4 before 5).
+ */
+export function authenticate(pool: Pool): RequestHandler {
+  return handle(async (req, res, next) => {
+    const header = req.get('authorization');
+    if (!header || !header.trim()) throw AppError.unauthorized('Authorization header required');
+    const match = SCHEME.exec(header.trim());
+    if (!match || match[1]!.toLowerCase() !== 'token') throw AppError.unauthorized('Invalid authorization scheme. Use: Token <token>');
+    const params = linkParams.safeParse(req.params);
+    if (!params.success) {
+      throw new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', details: params.error.issues.map((i) => `params.${i.path.join('.')}: ${i.message}`) });
+    }
+    const guildId = BigInt(params.data.guildId).toString();
+    const roleId = BigInt(params.data.roleId).toString();
+    const token = match[2]!;
+    const link = isWellFormedToken(token) ? await findLinkByTokenHash(pool, hashToken(token)) : null;
+    if (!link) throw AppError.forbidden('Invalid or revoked token', 'invalid_token');
+    if (link.guildId !== guildId || link.roleId !== roleId) {
+      const there = await findLinkAt(pool, guildId, roleId);
+      if (!there) throw AppError.notFound('Role link not found', 'link_not_found');
+      throw AppError.forbidden('Invalid or revoked token', 'invalid_token');
+    }
+    if (!link.enabled) throw AppError.forbidden('This role link is disabled', 'link_disabled');
+    if (isPaused(link.rank, link.plan, link.paidSlots)) {
+      throw AppError.forbidden('This role link is paused — integration slots quota exceeded', 'link_paused');
+    }
+    res.locals.link = link;
+    next();
+  });
+}
+
+export function currentLink(res: Response): LinkContext {
+  return res.locals.link as LinkContext;
+}

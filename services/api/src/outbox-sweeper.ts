@@ -1,0 +1,59 @@
+import type { Pool } from 'pg';
+import { collectUploadGarbage, linksWantingSync } from '@rolelink/db';
+import type { Logger } from '@rolelink/runtime';
+import type { SyncNotifier } from './sync-notifier';
+
+/** Any fixed number shared by all API replicas: one sweeper runs at a time. */
+const SWEEP_LOCK = 0x726c7377; // "rlsw"
+/** Marks younger than this are still on the queue's fast path. */
+const GRACE_MS = 10_000;
+
+/**
+ * Re-enqueues links marked "sync wanted" whose request may have been lost (Redis was down when they were
+ * written), and garbage-collects closed or expired upload staging. Deduplicated enqueueing makes a
+ * repeat harmless; the advisory lock keeps replicas from doing the same sweep at once.
+ */
+export class OutboxSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly pool: Pool, private readonly sync: SyncNotifier, private readonly logger: Logger, private readonly everyMs: number) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.sweepOnce(), this.everyMs);
+    this.timer.unref();
+  }
+
+  sweepOnce(graceMs = GRACE_MS): Promise<void> {
+    this.running ??= this.sweep(graceMs).finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async sweep(graceMs: number): Promise<void> {
+    const client = await this.pool.connect().catch(() => null);
+    if (!client) return;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SWEEP_LOCK]);
+      if (!rows[0]?.locked) return;
+      try {
+        const ids = await linksWantingSync(client, graceMs);
+        let queued = 0;
+        for (const id of ids) if (await this.sync.notify(id)) queued++;
+        if (ids.length) this.logger.info('outbox sweep', { wanting: ids.length, queued });
+        const staged = await collectUploadGarbage(client);
+        if (staged) this.logger.info('upload staging collected', { rows: staged });
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
+      }
+    } catch (err) {
+      this.logger.warn('outbox sweep failed', { err: (err as Error).message });
+    } finally {
+      client.release();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,58 @@
+import { Router, type RequestHandler } from 'express';
+import type { Pool } from 'pg';
+import { CONFIRM_HEADER, uploadParams } from '@rolelink/contracts';
+import { addChunk, cancelUpload, createUpload } from '@rolelink/db';
+import { MAX_CHUNK_USERS, limitsFor } from '@rolelink/domain';
+import { AppError, handle, input, validate } from '@rolelink/runtime';
+import { currentLink } from '../auth';
+import { listBody, readIdArray, validationError } from '../body';
+import { writeWholeList } from '../list-write';
+import type { SyncNotifier } from '../sync-notifier';
+
+type Deps = { pool: Pool; sync: SyncNotifier };
+
+const notFound = () => AppError.notFound('Upload session not found', 'upload_not_found');
+
+/** Chunked uploads exist on premium only (spec 8); a free link is told what to use instead. */
+const premiumOnly: RequestHandler = (_req, res, next) => {
+  if (!limitsFor(currentLink(res).plan).chunked) {
+    return next(AppError.forbidden(
+      `Chunked uploads are available on the premium plan only. On the free plan send the whole list with PUT /users (up to ${limitsFor('free').perPut.toLocaleString('en-US')} users).`,
+      'premium_required',
+    ));
+  }
+  next();
+};
+
+export function uploadsRoutes(deps: Deps): Router {
+  const r = Router({ mergeParams: true });
+  const session = validate({ params: uploadParams });
+  type Params = { params: typeof uploadParams };
+
+  r.post('/users/upload', premiumOnly, handle(async (_req, res) => {
+    res.json({ data: { upload_id: await createUpload(deps.pool, currentLink(res).id) } });
+  }));
+
+  r.post('/users/upload/:uploadId/chunk', premiumOnly, session, ...listBody(), handle(async (req, res) => {
+    const { params } = input<Params>(res);
+    const ids = readIdArray(req.body, MAX_CHUNK_USERS, (n) => validationError(`body: a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)`));
+    const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids);
+    if (!counters) throw notFound();
+    res.json({ data: counters });
+  }));
+
+  r.post('/users/upload/:uploadId/commit', premiumOnly, session, handle(async (req, res) => {
+    const { params } = input<Params>(res);
+    const source = { kind: 'upload', uploadId: params.uploadId } as const;
+    const userCount = await writeWholeList(deps, currentLink(res), source, req.get(CONFIRM_HEADER), req.id);
+    res.json({ data: { user_count: userCount } });
+  }));
+
+  r.delete('/users/upload/:uploadId', premiumOnly, session, handle(async (_req, res) => {
+    const { params } = input<Params>(res);
+    if (!(await cancelUpload(deps.pool, currentLink(res).id, params.uploadId))) throw notFound();
+    res.json({ data: { cancelled: true } });
+  }));
+
+  return r;
+}

@@ -1,0 +1,81 @@
+import { Router } from 'express';
+import type { Pool } from 'pg';
+import { CONFIRM_HEADER, userParams, type ListMeta } from '@rolelink/contracts';
+import { addUser, hasUser, removeUser, streamUserIds, type LinkContext } from '@rolelink/db';
+import { limitsFor, storedLimitMessage } from '@rolelink/domain';
+import { AppError, handle, input, validate } from '@rolelink/runtime';
+import { currentLink } from '../auth';
+import { listBody, readIdArray } from '../body';
+import { writeWholeList } from '../list-write';
+import type { SyncNotifier } from '../sync-notifier';
+
+type Deps = { pool: Pool; sync: SyncNotifier };
+
+export function listMeta(link: LinkContext): ListMeta {
+  const limits = limitsFor(link.plan);
+  const desired = Math.min(link.userCount, limits.syncedUsers);
+  // Until the worker has measured a pass for the latest write, the distance to the desired set is the
+  // best estimate of what is pending.
+  const pending = link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
+  return {
+    user_count: link.userCount,
+    synced_count: Math.min(link.appliedCount, desired),
+    pending_count: pending,
+    synced_limit: limits.syncedUsers,
+    user_limit: limits.storedUsers,
+  };
+}
+
+export function usersRoutes(deps: Deps): Router {
+  const r = Router({ mergeParams: true });
+
+  r.get('/users', handle(async (req, res) => {
+    const link = currentLink(res);
+    const { stream, done } = await streamUserIds(deps.pool, link.id);
+    res.status(200).type('application/json');
+    res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
+    stream.pipe(res, { end: false });
+    req.once('close', () => stream.destroy());
+    try {
+      await done;
+      res.end(']}');
+    } catch {
+      res.destroy(); // a truncated body is the only honest signal once 200 is on the wire
+    }
+  }));
+
+  r.put('/users', ...listBody(), handle(async (req, res) => {
+    const link = currentLink(res);
+    const cap = limitsFor(link.plan).perPut;
+    const ids = readIdArray(req.body, cap, (n) => new AppError(413,
+      `Too many users in one request: ${n} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
+        (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
+      'too_many_users'));
+    const userCount = await writeWholeList(deps, link, { kind: 'ids', ids }, req.get(CONFIRM_HEADER), req.id);
+    res.json({ data: { user_count: userCount } });
+  }));
+
+  r.get('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+    const { params } = input<{ params: typeof userParams }>(res);
+    res.json({ data: { exists: await hasUser(deps.pool, currentLink(res).id, params.userId) } });
+  }));
+
+  r.post('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+    const link = currentLink(res);
+    const { params } = input<{ params: typeof userParams }>(res);
+    const result = await addUser(deps.pool, link.id, params.userId, limitsFor(link.plan).storedUsers);
+    if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
+    if (result.added) await deps.sync.notify(link.id);
+    res.json({ data: { added: result.added } });
+  }));
+
+  r.delete('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+    const link = currentLink(res);
+    const { params } = input<{ params: typeof userParams }>(res);
+    const removed = await removeUser(deps.pool, link.id, params.userId);
+    if (removed) await deps.sync.notify(link.id);
+    res.json({ data: { removed } });
+  }));
+
+  return r;
+}

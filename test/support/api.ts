@@ -1,0 +1,50 @@
+import { Queue } from 'bullmq';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import { QueueName } from '@rolelink/contracts';
+import { producerConnection } from '@rolelink/queue';
+import { silentLogger } from '@rolelink/runtime';
+import { createApp } from '../../services/api/src/app';
+import { SyncNotifier } from '../../services/api/src/sync-notifier';
+import { createTestDb, type TestDb } from './db';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
+
+export type ApiHarness = {
+  app: Express;
+  db: TestDb;
+  prefix: string;
+  redis: Redis;
+  sync: SyncNotifier;
+  syncQueue: Queue;
+  close(): Promise<void>;
+};
+
+/** The real API app over a database and queue prefix of its own. */
+export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness> {
+  const db = await createTestDb();
+  const prefix = testQueuePrefix();
+  const redis = producerConnection(redisUrl);
+  const logger = silentLogger();
+  const sync = new SyncNotifier(redis, prefix, logger);
+  const app = createApp({ pool: db.pool, sync, logger });
+  const queueRedis = producerConnection(REDIS_URL);
+  const syncQueue = new Queue(QueueName.roleSync, { connection: queueRedis, prefix });
+  return {
+    app,
+    db,
+    prefix,
+    redis,
+    sync,
+    syncQueue,
+    async close() {
+      await sync.close();
+      await syncQueue.close();
+      queueRedis.disconnect();
+      redis.disconnect();
+      await dropPrefix(prefix);
+      await db.drop();
+    },
+  };
+}
+
+export const auth = (token: string) => ({ Authorization: `Token ${token}` });
