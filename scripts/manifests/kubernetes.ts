@@ -1,9 +1,11 @@
 // Kubernetes manifests: every object against the Kubernetes API schemas (kubernetes-models: validators
-// generated from the Kubernetes OpenAPI definitions), then the conventions this service relies on.
+// generated from the Kubernetes OpenAPI definitions), against the same package's TypeScript interfaces
+// for unknown fields, then the conventions this service relies on.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
+import { unknownFieldProblems } from './unknown-fields';
 
 /** The services stop within 25 s of SIGTERM (runtime onShutdown); probes and grace must allow for it. */
 const SHUTDOWN_DEADLINE_S = 25;
@@ -145,6 +147,7 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   const all = loadManifests(dir, problems);
   const objects = all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)));
   for (const m of objects) await schemaCheck(m, problems);
+  problems.push(...unknownFieldProblems(objects));
   conventionChecks(all, dir, problems);
   return { checked: objects.length, problems };
 }
