@@ -48,6 +48,13 @@ export function validateCompose(file: string): { problems: Problem[] } {
   const redisCommand = asArray(get(services, 'redis', 'command')).join(' ');
   if (!/--appendonly yes/.test(redisCommand) || !/--maxmemory-policy noeviction/.test(redisCommand)) fail('services.redis.command', 'Redis needs --appendonly yes and --maxmemory-policy noeviction');
   if (Number(get(services, 'bot-worker', 'deploy', 'replicas') ?? 1) < 2) fail('services.bot-worker.deploy.replicas', 'run several bot workers');
+  // Every build target must be a stage of the Dockerfile beside the compose file.
+  const dockerfile = path.join(path.dirname(file), 'Dockerfile');
+  const stages = existsSync(dockerfile) ? [...readFileSync(dockerfile, 'utf8').matchAll(/^FROM\s+\S+\s+AS\s+(\S+)/gim)].map((m) => m[1]) : [];
+  for (const [svc, s] of Object.entries(services)) {
+    const target = get(s, 'build', 'target');
+    if (typeof target === 'string' && !stages.includes(target)) fail(`services.${svc}.build.target`, `${target} is not a stage of the Dockerfile`);
+  }
   const envExample = path.join(path.dirname(file), '.env.example');
   if (!existsSync(envExample)) fail('.env.example', 'missing (the compose file reads it)');
   else {

@@ -24,6 +24,7 @@ function copyManifests(): { dir: string; k8s: string; compose: string; edit(file
   cpSync(path.join(ROOT, 'k8s'), path.join(dir, 'k8s'), { recursive: true });
   cpSync(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
   cpSync(path.join(ROOT, '.env.example'), path.join(dir, '.env.example'));
+  cpSync(path.join(ROOT, 'Dockerfile'), path.join(dir, 'Dockerfile'));
   return {
     dir,
     k8s: path.join(dir, 'k8s'),
@@ -66,6 +67,7 @@ describe('deployment manifests', () => {
     copy.edit('docker-compose.yml', /  redis:\n    image:/, '  redis:\n    imgae: redis\n    image:');
     copy.edit('docker-compose.yml', 'condition: service_completed_successfully', 'condition: service_completed');
     copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
+    copy.edit('docker-compose.yml', 'target: dashboard', 'target: dashbaord');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
     expect(code).toBe(1);
@@ -78,5 +80,6 @@ describe('deployment manifests', () => {
     expect(out).toContain('must NOT have additional properties (imgae)');
     expect(out).toMatch(/depends_on.*must be equal to one of the allowed values/);
     expect(out).toContain('Redis needs --appendonly yes');
+    expect(out).toContain('dashbaord is not a stage of the Dockerfile');
   });
 });
