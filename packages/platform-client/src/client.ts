@@ -17,6 +17,8 @@ export type PlatformClientOptions = {
    * instead (the sync worker yields its job rather than holding a worker slot).
    */
   maxWaitMs?: number;
+  /** The same for an exhausted bucket (default 250 ms): a guild's window can be seconds away. */
+  maxBucketWaitMs?: number;
   limiter?: Partial<Omit<SharedLimiterOptions, 'redis' | 'prefix'>>;
   events?: LimiterEvents & { response?(info: { method: string; routeKey: string; status: number }): void };
   /** Per-request timeout (ms). */
@@ -24,6 +26,31 @@ export type PlatformClientOptions = {
 };
 
 export type PlatformClient = { api: API; rest: REST; limiter: SharedRateLimiter };
+
+const BUCKET_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket'];
+
+/**
+ * The answer REST sees, without the bucket headers: the shared limiter has already learned from them,
+ * and REST would otherwise keep its own per-process copy of the bucket and refuse requests (locally,
+ * with RateLimitError) on a view that other processes' traffic makes stale. 429s keep every header.
+ */
+function withoutBucketHeaders(res: ResponseLike): ResponseLike {
+  const headers = new Headers(res.headers);
+  for (const h of BUCKET_HEADERS) headers.delete(h);
+  return {
+    body: res.body,
+    headers,
+    ok: res.ok,
+    status: res.status,
+    statusText: res.statusText,
+    get bodyUsed() {
+      return res.bodyUsed;
+    },
+    arrayBuffer: () => res.arrayBuffer(),
+    json: () => res.json(),
+    text: () => res.text(),
+  };
+}
 
 /** Splits `http://host:port/api/v10` into REST's `api` and `version` options. */
 function splitApiUrl(apiUrl: string): { api: string; version: string } {
@@ -36,7 +63,8 @@ function splitApiUrl(apiUrl: string): { api: string; version: string } {
  * `@discordjs/core`'s API over `@discordjs/rest`, with rate limiting delegated to the Redis-shared
  * limiter. REST keeps its buckets per process, so N replicas would each spend the whole budget; here:
  * - every request goes through `makeRequest`, which first takes a slot from the shared limiter (waiting
- *   at most `maxWaitMs`, else throwing PlatformRateLimitedError) and reports the answer's headers back;
+ *   at most `maxWaitMs`, else throwing PlatformRateLimitedError) and reports the answer's headers back,
+ *   then hands REST the answer without bucket headers so REST never limits on its stale local copy;
  * - REST's own global counter is disabled (`globalRequestsPerSecond` huge) and `rejectOnRateLimit` is
  *   on, so REST never sleeps in-process on a limit: a 429 or a locally known empty bucket surfaces as
  *   RateLimitError to the caller, which yields;
@@ -51,7 +79,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const makeRequest: RESTOptions['makeRequest'] = async (url, init): Promise<ResponseLike> => {
     const method = (init.method ?? 'GET').toUpperCase();
     const route = routeOf(method, url);
-    const grant = await limiter.acquire(route, maxWaitMs);
+    const grant = await limiter.acquire(route, maxWaitMs, options.maxBucketWaitMs ?? 250);
     let res: ResponseLike;
     try {
       res = await send(url, init);
@@ -61,7 +89,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     }
     await limiter.observe(route, grant, res.status, res.headers);
     options.events?.response?.({ method, routeKey: route.routeKey, status: res.status });
-    return res;
+    return res.status === 429 ? res : withoutBucketHeaders(res);
   };
 
   const rest = new REST({

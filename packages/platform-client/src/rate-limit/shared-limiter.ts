@@ -108,11 +108,12 @@ export class SharedRateLimiter {
   }
 
   /**
-   * Waits for a slot, at most `maxWaitMs`; beyond that throws PlatformRateLimitedError carrying how
-   * long the caller should stay away. The returned grant's waitMs is already slept.
+   * Waits for a slot, at most `maxWaitMs` (`maxBucketWaitMs` for an exhausted bucket); beyond that throws
+   * PlatformRateLimitedError carrying how long the caller should stay away. The grant's waitMs is already slept.
    */
-  async acquire(route: RouteId, maxWaitMs: number): Promise<Grant> {
+  async acquire(route: RouteId, maxWaitMs: number, maxBucketWaitMs = maxWaitMs): Promise<Grant> {
     const deadline = Date.now() + maxWaitMs;
+    const bucketDeadline = Date.now() + Math.min(maxWaitMs, maxBucketWaitMs);
     const bucketKey = await this.bucketKey(route);
     for (;;) {
       const left = Math.max(0, deadline - Date.now());
@@ -129,7 +130,7 @@ export class SharedRateLimiter {
         if (waitMs > 0) await sleep(waitMs);
         return { bucketKey, kind: kind as Grant['kind'], waitMs };
       }
-      if (waitMs > deadline - Date.now()) {
+      if (waitMs > (kind === 'bucket' ? bucketDeadline : deadline) - Date.now()) {
         throw new PlatformRateLimitedError(waitMs, kind as PlatformRateLimitedError['limitedBy'], route.routeKey, route.major);
       }
       await sleep(Math.max(1, waitMs));

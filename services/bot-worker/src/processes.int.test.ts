@@ -1,0 +1,145 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { enqueueLinkSync, producerConnection, Producer } from '@rolelink/queue';
+import { QueueName } from '@rolelink/contracts';
+import type { Redis } from 'ioredis';
+import { createTestDb, type TestDb } from '../../../test/support/db';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
+import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+// node --import tsx (not the tsx CLI, whose wrapper process would stand between the signal and the worker).
+
+let emulator: RunningEmulator;
+let db: TestDb;
+let prefix: string;
+let redis: Redis;
+let producer: Producer<typeof QueueName.roleSync>;
+const children = new Set<ChildProcess>();
+
+/** A real worker process (`tsx services/bot-worker/src/main.ts`), as production runs it. */
+function startWorker(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', process.env.TEST_WORKER_LOG_LEVEL ? 'inherit' : 'ignore', 'pipe'],
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      PLATFORM_API_URL: emulator.apiBase,
+      PLATFORM_BOT_TOKEN: emulator.botToken,
+      PLATFORM_GLOBAL_PER_SECOND: '40',
+      WORKER_CONCURRENCY: '4',
+      WORKER_PORT: '0',
+      WORKER_LOCK_MS: '2000',
+      SLICE_MS: '400',
+      RECONCILE_EVERY_MS: '3600000',
+      LOG_LEVEL: process.env.TEST_WORKER_LOG_LEVEL ?? 'error',
+    },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4000)));
+  child.on('exit', (code, signal) => {
+    children.delete(child);
+    if (code !== 0 && signal === null) console.error(`worker exited ${code}: ${stderr}`);
+  });
+  children.add(child);
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+const holders = (guild: string, role: string) => sorted(emulator.state.holders(guild, role));
+
+beforeAll(async () => {
+  db = await createTestDb();
+  prefix = testQueuePrefix();
+  redis = producerConnection(REDIS_URL);
+  producer = new Producer(QueueName.roleSync, redis, prefix);
+});
+
+afterEach(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await Promise.all([...children].map(exited));
+  await emulator?.close();
+});
+
+afterAll(async () => {
+  await producer?.close();
+  redis?.disconnect();
+  await db?.drop();
+  await dropPrefix(prefix);
+});
+
+describe('bot worker processes', () => {
+  it('two worker processes share the guild buckets and the global limit without a single 429', async () => {
+    emulator = await startEmulator({
+      port: 0,
+      roleBucket: { limit: 10, windowMs: 500 },
+      globalPerSecond: 40,
+      seed: { guilds: [guildSeed(GUILD_A, 120), guildSeed(GUILD_B, 60)] },
+    });
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    await upsertGuild(db.pool, GUILD_B, 'premium');
+    const lists = [
+      { guild: GUILD_A, role: ROLE.linked, users: ids(70) },
+      { guild: GUILD_A, role: ROLE.other, users: ids(50, 800000000000000060n) },
+      { guild: GUILD_B, role: ROLE.linked, users: ids(60) },
+    ];
+    const links: string[] = [];
+    for (const l of lists) {
+      const link = await insertLink(db.pool, { guildId: l.guild, roleId: l.role });
+      await writeList(db.pool, link, l.users);
+      links.push(link);
+    }
+    startWorker();
+    startWorker();
+    for (const link of links) await enqueueLinkSync(producer, link);
+
+    for (const l of lists) {
+      await waitFor(() => holders(l.guild, l.role), (h) => h.length === l.users.length, { what: `${l.users.length} holders`, timeoutMs: 30_000 });
+      expect(holders(l.guild, l.role)).toEqual(sorted(l.users));
+    }
+    const stats = emulator.state.stats();
+    expect(stats.rateLimited).toEqual({ user: 0, global: 0, shared: 0 });
+    expect(stats.invalidRequests).toBe(0);
+    expect(stats.roleChangesApplied.added).toBe(180);
+  });
+
+  it('loses nothing when a worker is killed with SIGKILL mid-sync, and stops cleanly on SIGTERM', async () => {
+    emulator = await startEmulator({ port: 0, roleBucket: { limit: 10, windowMs: 500 }, globalPerSecond: 40, seed: { guilds: [guildSeed(GUILD_A, 200)] } });
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.third });
+    const list = ids(150, 800000000000000040n);
+    await writeList(db.pool, link, list);
+
+    const first = startWorker();
+    await enqueueLinkSync(producer, link);
+    await waitFor(() => holders(GUILD_A, ROLE.third).length, (n) => n >= 30, { what: '30 holders', timeoutMs: 30_000 });
+    first.kill('SIGKILL');
+    await exited(first);
+    const atKill = holders(GUILD_A, ROLE.third).length;
+    expect(atKill).toBeLessThan(list.length);
+
+    const second = startWorker(); // takes over the stalled job once its lock expires
+    await waitFor(() => holders(GUILD_A, ROLE.third).length, (n) => n >= atKill + 30, { what: 'progress after restart', timeoutMs: 30_000 });
+    second.kill('SIGTERM');
+    expect(await exited(second)).toEqual({ code: 0, signal: null });
+
+    startWorker();
+    await enqueueLinkSync(producer, link); // what the API's outbox sweeper does for a link still behind
+    await waitFor(() => holders(GUILD_A, ROLE.third), (h) => h.length === list.length, { what: 'the whole list', timeoutMs: 30_000 });
+    expect(holders(GUILD_A, ROLE.third)).toEqual(sorted(list));
+    const applied = emulator.state.stats().roleChangesApplied;
+    expect(applied.added).toBe(list.length);
+    expect(applied.unchanged).toBeLessThanOrEqual(2); // at most the calls in flight at the kill are repeated
+    expect(emulator.state.stats().rateLimited.user).toBe(0);
+  });
+});
