@@ -37,7 +37,8 @@ export function mintIframeToken(input: MintInput): string {
     iat,
     exp: iat + IFRAME_TOKEN_LIFETIME_S,
   };
-  return jwt.sign(claims, input.apiToken, { algorithm: 'HS256', noTimestamp: true });
+  // iat is in the payload already; jsonwebtoken keeps a given iat (noTimestamp would delete it).
+  return jwt.sign(claims, input.apiToken, { algorithm: 'HS256' });
 }
 
 /** `embed_url` with `rl_token` appended; existing query parameters (and any fragment) are preserved. */

@@ -16,7 +16,7 @@ import { Producer } from './producer';
  * How long a caller waits for the broker: a little above the plugin timeouts of spec 4.2 (5 s, 10 s for
  * POST /config) so that a healthy broker always answers first and a missing one yields a 502, never a hang.
  */
-export const DEFAULT_PLUGIN_CALL_DEADLINES = { register: 7_000, fetchConfig: 7_000, submitConfig: 12_000 } as const;
+export const DEFAULT_PLUGIN_CALL_DEADLINES = { register: 7_000, fetchConfig: 7_000, submitConfig: 17_000 } as const;
 
 type WaitedCall = keyof PluginCallValues;
 type PluginCallsQueue = typeof QueueName.pluginCalls;

@@ -15,10 +15,14 @@ function bare(host: string): string {
   return host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
 }
 
-/** The allow-list (ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS) matches the URL's host name or the address it resolved to. */
+/**
+ * May `host` (the URL's host) be reached at `address`? The allow-list (ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS)
+ * matches the URL's host only, name or IP literal: allowing `127.0.0.1` does not let a name that
+ * resolves to 127.0.0.1 through.
+ */
 export function addressPolicy(allowHosts: readonly string[]) {
   const allowed = new Set(allowHosts.map(bare));
-  return (host: string, address: string): boolean => allowed.has(bare(host)) || allowed.has(bare(address)) || !isForbiddenAddress(address);
+  return (host: string, address: string): boolean => allowed.has(bare(host)) || !isForbiddenAddress(address);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -28,7 +32,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * any of them (Node's happy-eyeballs tries them all). This is the DNS-rebinding defence: the check runs
  * on the address actually connected to, after resolution, not on the URL.
  */
-function guardedLookup(resolve: Resolver, permits: (host: string, address: string) => boolean) {
+export function guardedLookup(resolve: Resolver, permits: (host: string, address: string) => boolean) {
   return (hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void => {
     resolve(hostname).then(
       (found) => {

@@ -1,6 +1,6 @@
 import { startTestPlugin, json, type TestPlugin } from '../testing/test-plugin';
-import { PluginCallFailure } from './failure';
-import type { Resolver } from './guarded-agent';
+import { BlockedAddressError, PluginCallFailure } from './failure';
+import { addressPolicy, guardedLookup, type Resolver } from './guarded-agent';
 import { MAX_PLUGIN_BODY_BYTES, PluginHttp } from './plugin-http';
 
 let plugin: TestPlugin;
@@ -104,13 +104,22 @@ describe('PluginHttp', () => {
     expect(err.kind).toBe('blocked');
   });
 
-  it('blocks a name when any one of its addresses is private', async () => {
-    // 127.0.0.1 is allowed here, 10.0.0.8 is not: a guard checking only the first address would connect.
+  it('blocks a name when any one of its addresses is private, before connecting to any', async () => {
+    // Checked on the lookup itself: a guard that looked only at the first address would hand both to
+    // happy-eyeballs, which may connect to either.
     const mixed: Resolver = async () => [
-      { address: '127.0.0.1', family: 4 },
+      { address: '93.184.215.14', family: 4 },
       { address: '10.0.0.8', family: 4 },
     ];
-    const err = await failure(client(['127.0.0.1'], mixed).request({ method: 'GET', url: `https://plugin.test:${plugin.port}/health`, timeoutMs: 2000 }));
+    const lookup = guardedLookup(mixed, addressPolicy([]));
+    const result = await new Promise<unknown>((resolve) => lookup('plugin.test', { all: true }, (err, addresses) => resolve(err ?? addresses)));
+    expect(result).toBeInstanceOf(BlockedAddressError);
+    const single = await new Promise<unknown>((resolve) => lookup('plugin.test', {}, (err, address) => resolve(err ?? address)));
+    expect(single).toBeInstanceOf(BlockedAddressError);
+  });
+
+  it('does not let an allow-listed IP admit a name that resolves to it', async () => {
+    const err = await failure(client(['127.0.0.1'], toLoopback).request({ method: 'GET', url: `https://plugin.test:${plugin.port}/health`, timeoutMs: 2000 }));
     expect(err.kind).toBe('blocked');
   });
 

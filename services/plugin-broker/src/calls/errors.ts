@@ -1,0 +1,19 @@
+import { PluginCallMessage } from '@rolelink/contracts';
+import { AppError } from '@rolelink/runtime';
+import type { BrokerContext } from '../context';
+import { loadLink, type PluginLink } from '../links';
+import type { GetConfigResult } from './get-config';
+
+export async function requireLink(ctx: BrokerContext, linkId: string): Promise<PluginLink> {
+  const link = await loadLink(ctx, linkId);
+  if (!link) throw AppError.notFound('Role link not found');
+  return link;
+}
+
+/** The 502s of spec 7 for a failed GET /config with no cached structure to fall back on. */
+export function fetchFailure(result: Exclude<GetConfigResult, { ok: true }>): AppError {
+  if (result.reason === 'unreachable') {
+    return new AppError(502, PluginCallMessage.fetchUnreachable, 'plugin_unreachable', { statusCode: 502, message: PluginCallMessage.fetchUnreachable, detail: result.detail });
+  }
+  return new AppError(502, PluginCallMessage.invalidSchema, 'plugin_invalid_schema', { statusCode: 502, message: PluginCallMessage.invalidSchema, errors: result.errors });
+}

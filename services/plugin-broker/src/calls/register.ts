@@ -1,0 +1,29 @@
+import { PluginCallMessage } from '@rolelink/contracts';
+import { AppError } from '@rolelink/runtime';
+import type { BrokerContext } from '../context';
+import { loadLink } from '../links';
+import { callPlugin, failureDetail } from './call-plugin';
+
+function failed(detail: string): AppError {
+  return new AppError(502, PluginCallMessage.register, 'plugin_register_failed', { statusCode: 502, message: PluginCallMessage.register, detail });
+}
+
+/** POST {plugin}/register with the link's token (spec 4.2): any 2xx confirms, anything else is a 502. */
+export async function registerLink(ctx: BrokerContext, linkId: string): Promise<null> {
+  const link = await loadLink(ctx, linkId);
+  if (!link) throw failed('role link not found (was its row committed before the call?)');
+  let status: number;
+  try {
+    ({ status } = await callPlugin(ctx, 'register', {
+      method: 'POST',
+      url: `${link.pluginUrl}/register`,
+      token: link.token,
+      json: { guild_id: link.guildId, role_id: link.roleId },
+      timeoutMs: ctx.timeouts.register,
+    }));
+  } catch (err) {
+    throw failed(failureDetail(err));
+  }
+  if (status < 200 || status >= 300) throw failed(`plugin answered ${status}`);
+  return null;
+}

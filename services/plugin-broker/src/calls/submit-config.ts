@@ -1,0 +1,73 @@
+import { PluginCallMessage, validateSubmission, type JobData } from '@rolelink/contracts';
+import { AppError } from '@rolelink/runtime';
+import type { CachedConfig } from '../config-cache';
+import type { BrokerContext } from '../context';
+import type { PluginLink } from '../links';
+import { callPlugin, failureDetail, parseJson } from './call-plugin';
+import { fetchFailure, requireLink } from './errors';
+import { getConfig, structureOf } from './get-config';
+
+export const IFRAME_SUBMIT_MESSAGE = 'This plugin is configured in its embedded page (iframe mode); the form cannot be submitted';
+export const INVALID_CONFIG_MESSAGE = 'Invalid configuration';
+
+/** The structure to validate against: the cached one while fresh, else the plugin's latest (else any cached one). */
+async function structureFor(ctx: BrokerContext, link: PluginLink, timeoutMs: number): Promise<CachedConfig> {
+  const cached = await ctx.cache.get(link.id);
+  if (cached && ctx.cache.isFresh(cached, ctx.now())) return cached;
+  const result = timeoutMs > 0 ? await getConfig(ctx, link, timeoutMs) : ({ ok: false, reason: 'unreachable', detail: 'no time left to fetch the schema' } as const);
+  if (result.ok) {
+    const latest = structureOf(result.parsed, ctx.now());
+    await ctx.cache.set(link.id, latest);
+    return latest;
+  }
+  if (cached) return cached;
+  throw fetchFailure(result);
+}
+
+/** The plugin's own words for a 4xx (spec 4.2 rule 5): `error` or `message` of its JSON body, made safe to show. */
+function pluginErrorText(body: Buffer, status: number): string {
+  const parsed = parseJson(body);
+  const obj = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as Record<string, unknown>) : {};
+  const text = typeof obj.error === 'string' ? obj.error : typeof obj.message === 'string' ? obj.message : '';
+  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 500);
+  return clean || `plugin answered ${status}`;
+}
+
+function forwardedBody(body: Buffer, truncated: boolean): unknown {
+  if (truncated || body.length === 0) return null;
+  const parsed = parseJson(body);
+  return parsed.ok ? parsed.value : body.toString('utf8');
+}
+
+/**
+ * POST /config (spec 4.2 rule 3 and 5, 6): refused in iframe mode without calling the plugin, validated
+ * against the form first, then sent with only the visible, non-display fields. `budgetMs` is the time
+ * left before the caller stops waiting; the schema fetch (when the cache is stale) gets what POST does not need.
+ */
+export async function submitConfig(ctx: BrokerContext, data: Pick<JobData<'plugin-calls', 'submit-config'>, 'linkId' | 'config'>, budgetMs: number): Promise<{ status: number; body: unknown }> {
+  const link = await requireLink(ctx, data.linkId);
+  const entry = await structureFor(ctx, link, Math.min(ctx.timeouts.fetchConfig, budgetMs - ctx.timeouts.submitConfig));
+  if (entry.response.ui_mode === 'iframe') throw new AppError(400, IFRAME_SUBMIT_MESSAGE, 'iframe_mode');
+  const checked = validateSubmission(entry.response.structure, data.config);
+  if (!checked.ok) throw new AppError(400, INVALID_CONFIG_MESSAGE, 'invalid_config', { statusCode: 400, message: INVALID_CONFIG_MESSAGE, errors: checked.errors });
+
+  const failed = (detail: string) => new AppError(502, PluginCallMessage.submit, 'plugin_submit_failed', { statusCode: 502, message: PluginCallMessage.submit, detail });
+  let res;
+  try {
+    res = await callPlugin(ctx, 'submit-config', {
+      method: 'POST',
+      url: `${link.pluginUrl}/config`,
+      token: link.token,
+      json: { guild_id: link.guildId, role_id: link.roleId, config: checked.config },
+      timeoutMs: ctx.timeouts.submitConfig,
+    });
+  } catch (err) {
+    throw failed(failureDetail(err));
+  }
+  if (res.status >= 200 && res.status < 300) return { status: res.status, body: forwardedBody(res.body, res.truncated) };
+  if (res.status >= 400 && res.status < 500) {
+    const message = `${PluginCallMessage.submit}: ${pluginErrorText(res.body, res.status)}`;
+    throw new AppError(res.status, message, 'plugin_rejected_config');
+  }
+  throw failed(`plugin answered ${res.status}`);
+}

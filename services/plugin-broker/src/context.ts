@@ -1,0 +1,25 @@
+import type { PrismaClient } from '@rolelink/db';
+import type { Logger, Metrics } from '@rolelink/runtime';
+import type { ConfigCache } from './config-cache';
+import type { PluginHttp } from './plugin-http/plugin-http';
+
+/** Plugin timeouts of spec 4.2 / 8.5; tests shorten them. */
+export type PluginTimeouts = { register: number; fetchConfig: number; submitConfig: number; deleteConfig: number; health: number };
+export const DEFAULT_PLUGIN_TIMEOUTS: PluginTimeouts = { register: 5_000, fetchConfig: 5_000, submitConfig: 10_000, deleteConfig: 5_000, health: 5_000 };
+
+export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'delete-config' | 'health';
+
+/** Everything a broker job needs, built once in main.ts (or by a test) and passed in. */
+export type BrokerContext = {
+  prisma: PrismaClient;
+  http: PluginHttp;
+  cache: ConfigCache;
+  /** Decrypts token_ciphertext (ROLELINK_SECRET_KEY). */
+  secretKey: Buffer;
+  /** ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS, also applied to iframe embed URLs. */
+  allowHosts: readonly string[];
+  timeouts: PluginTimeouts;
+  logger: Logger;
+  metrics?: Metrics;
+  now: () => number;
+};

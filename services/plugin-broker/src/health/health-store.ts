@@ -1,0 +1,35 @@
+import type { PrismaClient } from '@rolelink/db';
+import type { PluginHealthStatus } from '@rolelink/contracts';
+import type { HealthResult } from './check-health';
+
+/** Checks kept per plugin URL: the latest for the status page, the rest as recent history. */
+export const HEALTH_HISTORY_PER_PLUGIN = 20;
+
+/** Stores one check and trims that plugin's history to the newest HEALTH_HISTORY_PER_PLUGIN rows. */
+export async function recordHealth(prisma: PrismaClient, pluginUrl: string, result: HealthResult, checkedAt: Date): Promise<void> {
+  await prisma.$transaction([
+    prisma.pluginHealthCheck.create({
+      data: { pluginUrl, status: result.status, latencyMs: result.latencyMs, detail: result.detail as object, checkedAt },
+    }),
+    prisma.$executeRaw`
+      DELETE FROM plugin_health_check
+      WHERE plugin_url = ${pluginUrl}
+        AND id < (SELECT id FROM plugin_health_check WHERE plugin_url = ${pluginUrl} ORDER BY id DESC OFFSET ${HEALTH_HISTORY_PER_PLUGIN - 1} LIMIT 1)`,
+  ]);
+}
+
+/** Forgets plugins no link uses any more. */
+export async function pruneUnusedPlugins(prisma: PrismaClient): Promise<number> {
+  return prisma.$executeRaw`
+    DELETE FROM plugin_health_check h WHERE NOT EXISTS (SELECT 1 FROM role_link l WHERE l.plugin_url = h.plugin_url)`;
+}
+
+/** How many links' plugins are in each state, by each plugin's latest check (for the rolelink_plugin_health_links gauge). */
+export async function countLinksByHealth(prisma: PrismaClient): Promise<Partial<Record<PluginHealthStatus, number>>> {
+  const rows = await prisma.$queryRaw<{ status: PluginHealthStatus; links: number }[]>`
+    SELECT h.status::text AS status, count(*)::int AS links
+    FROM role_link l
+    JOIN LATERAL (SELECT status FROM plugin_health_check c WHERE c.plugin_url = l.plugin_url ORDER BY c.id DESC LIMIT 1) h ON true
+    GROUP BY h.status`;
+  return Object.fromEntries(rows.map((r) => [r.status, r.links]));
+}

@@ -1,0 +1,239 @@
+import { Queue } from 'bullmq';
+import { PluginCallMessage } from '@rolelink/contracts';
+import { encryptToken } from '@rolelink/domain';
+import { PluginCallsClient, producerConnection } from '@rolelink/queue';
+import { AppError, silentLogger } from '@rolelink/runtime';
+import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../test/support/redis';
+import { enqueueHealthChecks, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
+import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from './health/health-store';
+import { startHarness, TEST_KEY, type Harness } from './testing/harness';
+import { json } from './testing/test-plugin';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    allowHosts: ['127.0.0.1'],
+    // Every name resolves to loopback: `plugin.test` plays a public name whose DNS points inside.
+    resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+  });
+});
+afterAll(() => h.close());
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(AppError);
+  return err as AppError;
+}
+
+/** Every string value stored under the prefix (job hashes included), to search for secrets. */
+async function redisDump(prefix: string): Promise<string> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await h.redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== '0');
+  const parts = await Promise.all(
+    keys.map(async (k) => {
+      const type = await h.redis.type(k);
+      if (type === 'hash') return JSON.stringify(await h.redis.hgetall(k));
+      if (type === 'string') return (await h.redis.get(k)) ?? '';
+      if (type === 'stream') return JSON.stringify(await h.redis.xrange(k, '-', '+'));
+      return '';
+    }),
+  );
+  return parts.join('\n');
+}
+
+describe('register (spec 4.2, 3.1)', () => {
+  it('posts guild_id and role_id with the link token and resolves on a 2xx', async () => {
+    const link = await h.seedLink();
+    h.plugin.on('POST /register', (_req, res) => res.writeHead(204).end());
+    const seen = h.plugin.next('POST /register');
+    await h.client.register(link.linkId);
+    const req = await seen;
+    expect(JSON.parse(req.body)).toEqual({ guild_id: link.guildId, role_id: link.roleId });
+    expect(req.headers['authorization']).toBe(`Token ${link.token}`);
+    expect(req.headers['user-agent']).toBe('Service/1.0');
+    expect(req.headers['content-type']).toBe('application/json');
+  });
+
+  const failures: [string, (link: { pluginUrl: string }) => void | string][] = [
+    ['a 500', () => h.plugin.on('POST /register', (_req, res) => json(res, 500, { error: 'x' }))],
+    ['a 4xx', () => h.plugin.on('POST /register', (_req, res) => json(res, 401, { error: 'bad token' }))],
+    ['no answer within the timeout', () => h.plugin.on('POST /register', () => undefined)],
+    ['a redirect to loopback', () => h.plugin.on('POST /register', (_req, res) => res.writeHead(307, { location: `${h.plugin.url}/other` }).end())],
+    ['a refused connection', () => 'https://127.0.0.1:1'],
+    [
+      'a name resolving to a private address',
+      () => {
+        // The plugin would accept: only the address check can make this fail.
+        h.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
+        return `https://plugin.test:${h.plugin.port}`;
+      },
+    ],
+  ];
+  it.each(failures)('answers 502 "Failed to register with plugin server" on %s', async (_name, arrange) => {
+    const url = arrange({ pluginUrl: h.plugin.url });
+    const link = await h.seedLink(typeof url === 'string' ? url : undefined);
+    const err = await rejection(h.client.register(link.linkId));
+    expect([err.status, err.message]).toEqual([502, PluginCallMessage.register]);
+  });
+
+  it('reaches an allow-listed name that resolves to a private address', async () => {
+    const allowing = await startHarness({ allowHosts: ['plugin.test'], resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    try {
+      allowing.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
+      const link = await allowing.seedLink(`https://plugin.test:${allowing.plugin.port}`);
+      await expect(allowing.client.register(link.linkId)).resolves.toBeUndefined();
+    } finally {
+      await allowing.close();
+    }
+  });
+
+  it('answers 502 for a link row that does not exist', async () => {
+    expect((await rejection(h.client.register('987654321'))).message).toBe(PluginCallMessage.register);
+  });
+
+  it('leaves no raw token in Redis: not in job data, results or events', async () => {
+    const link = await h.seedLink();
+    h.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
+    await h.client.register(link.linkId);
+    await h.client.deleteConfig({ pluginUrl: 'https://127.0.0.1:1', guildId: link.guildId, roleId: link.roleId, tokenCiphertext: encryptToken(link.token, TEST_KEY) });
+    const dump = await redisDump(h.prefix);
+    expect(dump).toContain(link.guildId);
+    expect(dump).not.toContain(link.token);
+  });
+});
+
+describe('deleteConfig (spec 3.1)', () => {
+  it('sends DELETE /config with the token and guild_id/role_id, from the ciphertext alone', async () => {
+    h.plugin.on('DELETE /config', (_req, res) => res.writeHead(404).end());
+    const seen = h.plugin.next('DELETE /config');
+    const token = 'rl_' + 'a'.repeat(47);
+    await h.client.deleteConfig({ pluginUrl: h.plugin.url, guildId: '11', roleId: '22', tokenCiphertext: encryptToken(token, TEST_KEY) });
+    const req = await seen;
+    expect(req.headers['authorization']).toBe(`Token ${token}`);
+    expect(JSON.parse(req.body)).toEqual({ guild_id: '11', role_id: '22' });
+  });
+
+  it('never throws when Redis is down', async () => {
+    const dead = producerConnection('redis://127.0.0.1:1', { retryStrategy: () => null });
+    const client = new PluginCallsClient({ connection: dead, prefix: testQueuePrefix(), logger: silentLogger() });
+    await expect(client.deleteConfig({ pluginUrl: h.plugin.url, guildId: '1', roleId: '2', tokenCiphertext: Buffer.alloc(40) })).resolves.toBeUndefined();
+    await client.close();
+    dead.disconnect();
+  });
+});
+
+describe('a broker that is down', () => {
+  it('yields the unreachable 502s within the deadline and leaves no job behind to run late', async () => {
+    const prefix = testQueuePrefix(); // no worker listens here
+    const connection = producerConnection(REDIS_URL);
+    const client = new PluginCallsClient({ connection, prefix, deadlineMs: { register: 300, fetchConfig: 300, submitConfig: 300 }, logger: silentLogger() });
+    const queue = new Queue('plugin-calls', { connection, prefix });
+    try {
+      const started = Date.now();
+      const [reg, fetch, submit] = await Promise.all([
+        rejection(client.register('1')),
+        rejection(client.fetchConfig('1')),
+        rejection(client.submitConfig('1', {})),
+      ]);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
+      expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);
+      expect([submit.status, submit.message]).toEqual([502, PluginCallMessage.submit]);
+      expect(await queue.getJobCounts('waiting', 'prioritized', 'delayed')).toEqual({ waiting: 0, prioritized: 0, delayed: 0 });
+    } finally {
+      await queue.close();
+      await client.close();
+      connection.disconnect();
+      await dropPrefix(prefix);
+    }
+  });
+
+  it('does not start a call whose caller has already given up', async () => {
+    const link = await h.seedLink();
+    let calls = 0;
+    h.plugin.on('POST /register', (_req, res) => {
+      calls++;
+      json(res, 200, {});
+    });
+    await h.broker.queue.add('register', { linkId: link.linkId, deadline: Date.now() - 1 });
+    await h.completed('register');
+    expect(calls).toBe(0);
+  });
+});
+
+describe('health polling (spec 2.5, 6.1)', () => {
+  async function pollOnce(): Promise<void> {
+    const done = h.completed('health-check');
+    await enqueueHealthChecks(h.ctx, h.broker.queue);
+    await done;
+  }
+  async function latest(pluginUrl: string) {
+    return h.db.prisma.pluginHealthCheck.findFirst({ where: { pluginUrl }, orderBy: { id: 'desc' } });
+  }
+
+  beforeEach(async () => {
+    await h.db.pool.query('DELETE FROM role_link; DELETE FROM plugin_health_check');
+  });
+
+  it('stores a full report, asks without Authorization, and asks a plugin once for all its links', async () => {
+    const a = await h.seedLink();
+    await h.seedLink();
+    const report = { status: 'degraded', timestamp: '2026-11-21T10:00:00Z', checks: { db: { status: 'down', latency_ms: 12, message: 'slow' } }, services: [{ name: 'steam', status: 'up' }] };
+    h.plugin.on('GET /health', (_req, res) => json(res, 200, report));
+    const before = h.plugin.requests.length;
+    await pollOnce();
+    const row = await latest(a.pluginUrl);
+    expect(row?.status).toBe('degraded');
+    expect(row?.detail).toEqual({ timestamp: report.timestamp, checks: report.checks, services: report.services });
+    const asked = h.plugin.requests.slice(before).filter((r) => r.path === '/health');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.headers['authorization']).toBeUndefined();
+  });
+
+  it('accepts a minimal report with only status', async () => {
+    const a = await h.seedLink();
+    h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
+    await pollOnce();
+    expect((await latest(a.pluginUrl))?.status).toBe('healthy');
+  });
+
+  const unreachable: [string, () => void][] = [
+    ['a missing endpoint', () => h.plugin.on('GET /health', (_req, res) => json(res, 404, {}))],
+    ['an invalid report', () => h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'fine' }))],
+    ['no answer', () => h.plugin.on('GET /health', () => undefined)],
+  ];
+  it.each(unreachable)('records %s as unreachable', async (_name, arrange) => {
+    const a = await h.seedLink();
+    arrange();
+    await pollOnce();
+    expect((await latest(a.pluginUrl))?.status).toBe('unreachable');
+  });
+
+  it('keeps a bounded history per plugin and forgets plugins no link uses', async () => {
+    const a = await h.seedLink();
+    for (let i = 0; i < HEALTH_HISTORY_PER_PLUGIN + 5; i++) await recordHealth(h.db.prisma, a.pluginUrl, { status: 'healthy', latencyMs: i, detail: {} }, new Date());
+    expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: a.pluginUrl } })).toBe(HEALTH_HISTORY_PER_PLUGIN);
+    await recordHealth(h.db.prisma, 'https://gone.example.com', { status: 'healthy', latencyMs: 1, detail: {} }, new Date());
+    h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
+    await pollOnce();
+    expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: 'https://gone.example.com' } })).toBe(0);
+  });
+
+  it('runs on a BullMQ job scheduler', async () => {
+    const a = await h.seedLink();
+    h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'unhealthy' }));
+    const done = h.completed('health-check');
+    await scheduleHealthPolls(h.broker.queue, 1000);
+    try {
+      await done;
+      expect((await latest(a.pluginUrl))?.status).toBe('unhealthy');
+    } finally {
+      await h.broker.queue.removeJobScheduler(HEALTH_SCHEDULER_ID);
+    }
+  });
+});

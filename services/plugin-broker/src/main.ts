@@ -1,0 +1,69 @@
+import { createDb } from '@rolelink/db';
+import { workerConnection } from '@rolelink/queue';
+import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
+import { ConfigCache } from './config-cache';
+import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
+import { env } from './env';
+import { PluginHttp } from './plugin-http/plugin-http';
+import { createBrokerServer } from './server';
+import { createBrokerWorker } from './worker';
+
+const logger = createLogger('plugin-broker', env.LOG_LEVEL);
+if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
+  logger.warn('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS is set: plugin calls may reach these private hosts (tests and local runs only)', {
+    hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
+  });
+}
+
+const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
+const redis = workerConnection(env.REDIS_URL);
+const metrics = createMetrics('plugin-broker');
+// Production trusts the system CA store plus NODE_EXTRA_CA_CERTS (read by Node itself at start).
+const http = new PluginHttp({ allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
+const ctx: BrokerContext = {
+  prisma: db.prisma,
+  http,
+  cache: new ConfigCache(redis, env.QUEUE_PREFIX),
+  secretKey: env.ROLELINK_SECRET_KEY,
+  allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
+  timeouts: DEFAULT_PLUGIN_TIMEOUTS,
+  logger,
+  metrics,
+  now: Date.now,
+};
+const broker = createBrokerWorker(ctx, {
+  connection: redis,
+  prefix: env.QUEUE_PREFIX,
+  concurrency: env.BROKER_CONCURRENCY,
+  healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
+});
+metrics.queueDepth(async () => {
+  const counts = await broker.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  return Object.entries(counts).map(([state, count]) => ({ queue: broker.queue.name, state, count }));
+});
+
+let draining = false;
+const app = createBrokerServer({
+  logger,
+  metrics,
+  readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping(), worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
+  draining: () => draining,
+});
+const server = app.listen(env.BROKER_PORT, env.BROKER_HOST, () => logger.info('plugin broker listening', { port: env.BROKER_PORT }));
+server.on('error', (err: NodeJS.ErrnoException) => {
+  logger.error(err.code === 'EADDRINUSE' ? `port ${env.BROKER_PORT} is already in use (set BROKER_PORT)` : err.message);
+  process.exit(1);
+});
+
+broker.ready().then(
+  () => logger.info('plugin broker taking jobs', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
+  (err: unknown) => logger.error('plugin broker failed to start', { error: err instanceof Error ? err.message : String(err) }),
+);
+
+onShutdown(logger, [
+  { name: 'stop accepting', run: () => { draining = true; return new Promise<void>((r) => server.close(() => r())); } },
+  { name: 'worker', run: () => broker.close() },
+  { name: 'plugin connections', run: () => http.close() },
+  { name: 'redis', run: () => redis.quit() },
+  { name: 'database', run: () => db.close() },
+]);

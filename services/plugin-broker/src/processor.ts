@@ -1,0 +1,76 @@
+import type { Job, Queue } from 'bullmq';
+import { PluginCallMessage, jobCatalog, type JobData, type PluginCallResult, type PluginCallValues } from '@rolelink/contracts';
+import { AppError } from '@rolelink/runtime';
+import { fetchConfig } from './calls/fetch-config';
+import { registerLink } from './calls/register';
+import { submitConfig } from './calls/submit-config';
+import { deleteConfig } from './calls/delete-config';
+import type { BrokerContext } from './context';
+import { checkPluginHealth } from './health/check-health';
+import { enqueueHealthChecks } from './health/health-poll';
+import { recordHealth } from './health/health-store';
+
+type Waited = keyof PluginCallValues;
+const FAILURE_MESSAGE: Record<Waited, string> = {
+  register: PluginCallMessage.register,
+  'fetch-config': PluginCallMessage.fetchUnreachable,
+  'submit-config': PluginCallMessage.submit,
+};
+/** Kept back from a caller's deadline for queue and Redis latency, so the result arrives while it still waits. */
+const DEADLINE_MARGIN_MS = 300;
+
+function toResult<T>(err: unknown, fallback: string, ctx: BrokerContext, job: Job): PluginCallResult<T> {
+  if (err instanceof AppError) return { ok: false, error: { status: err.status, message: err.message, code: err.code, ...(err.body ? { body: err.body } : {}) } };
+  ctx.logger.error('plugin call failed unexpectedly', { jobId: job.id, job: job.name, error: err instanceof Error ? err.message : String(err) });
+  return { ok: false, error: { status: 502, message: fallback, code: 'broker_error' } };
+}
+
+/**
+ * Runs one plugin-calls job. Calls someone waits for answer a PluginCallResult (expected failures are
+ * results, not job failures, so they reach the caller with their status and body). A call whose caller's
+ * deadline leaves too little time for the plugin's timeout is not started at all: a late register would
+ * reach a plugin for a link that was already rolled back.
+ */
+export function createProcessor(ctx: BrokerContext, queue: Queue) {
+  const waited = async <N extends Waited>(job: Job, name: N, needMs: number, run: (budgetMs: number) => Promise<PluginCallValues[N]>): Promise<PluginCallResult<PluginCallValues[N]>> => {
+    const data = jobCatalog['plugin-calls'][name].parse(job.data) as { deadline: number };
+    const budget = data.deadline - ctx.now() - DEADLINE_MARGIN_MS;
+    if (budget < needMs) {
+      ctx.logger.warn('plugin call skipped: its caller has stopped waiting', { jobId: job.id, job: name });
+      return { ok: false, error: { status: 502, message: FAILURE_MESSAGE[name], code: 'deadline_passed' } };
+    }
+    try {
+      return { ok: true, value: await run(budget) };
+    } catch (err) {
+      return toResult(err, FAILURE_MESSAGE[name], ctx, job);
+    }
+  };
+
+  return async (job: Job): Promise<unknown> => {
+    switch (job.name) {
+      case 'register':
+        return waited(job, 'register', ctx.timeouts.register, () => registerLink(ctx, (job.data as JobData<'plugin-calls', 'register'>).linkId));
+      case 'fetch-config': {
+        const data = jobCatalog['plugin-calls']['fetch-config'].parse(job.data);
+        return waited(job, 'fetch-config', ctx.timeouts.fetchConfig, () => fetchConfig(ctx, data));
+      }
+      case 'submit-config': {
+        const data = jobCatalog['plugin-calls']['submit-config'].parse(job.data);
+        return waited(job, 'submit-config', ctx.timeouts.submitConfig, (budget) => submitConfig(ctx, data, budget));
+      }
+      case 'delete-config':
+        await deleteConfig(ctx, jobCatalog['plugin-calls']['delete-config'].parse(job.data));
+        return null;
+      case 'health-poll':
+        return { plugins: await enqueueHealthChecks(ctx, queue) };
+      case 'health-check': {
+        const { pluginUrl } = jobCatalog['plugin-calls']['health-check'].parse(job.data);
+        const result = await checkPluginHealth(ctx, pluginUrl);
+        await recordHealth(ctx.prisma, pluginUrl, result, new Date(ctx.now()));
+        return { status: result.status };
+      }
+      default:
+        throw new Error(`unknown plugin-calls job ${job.name}`);
+    }
+  };
+}

@@ -1,0 +1,105 @@
+import { once } from 'node:events';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { encryptToken, generateToken, hashToken } from '@rolelink/domain';
+import { PluginCallsClient, producerConnection, workerConnection } from '@rolelink/queue';
+import { silentLogger } from '@rolelink/runtime';
+import { createTestDb, type TestDb } from '../../../../test/support/db';
+import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../../test/support/redis';
+import { ConfigCache, type CachedConfig } from '../config-cache';
+import { type BrokerContext, type PluginTimeouts } from '../context';
+import type { Resolver } from '../plugin-http/guarded-agent';
+import { PluginHttp } from '../plugin-http/plugin-http';
+import { createBrokerWorker, type BrokerWorker } from '../worker';
+import { startTestPlugin, type TestPlugin } from './test-plugin';
+
+export const TEST_KEY = Buffer.alloc(32, 9);
+/** Short plugin timeouts so failure tests run fast; deadlines stay above them as in production. */
+export const TEST_TIMEOUTS: PluginTimeouts = { register: 400, fetchConfig: 400, submitConfig: 600, deleteConfig: 400, health: 400 };
+export const TEST_DEADLINES = { register: 1500, fetchConfig: 1500, submitConfig: 2500 };
+
+export type SeededLink = { linkId: string; guildId: string; roleId: string; token: string; pluginUrl: string };
+
+export type Harness = {
+  db: TestDb;
+  prefix: string;
+  plugin: TestPlugin;
+  redis: Redis;
+  ctx: BrokerContext;
+  broker: BrokerWorker;
+  client: PluginCallsClient;
+  seedLink(pluginUrl?: string): Promise<SeededLink>;
+  /** Makes the cached structure of a link look `ms` older. */
+  ageCache(linkId: string, ms: number): Promise<void>;
+  /** Resolves when the worker next completes a job of this name. */
+  completed(name: string): Promise<Job>;
+  close(): Promise<void>;
+};
+
+let seq = 500000000000000000n;
+const snowflake = (): string => (++seq).toString();
+
+export async function startHarness(options: { allowHosts?: string[]; resolve?: Resolver } = {}): Promise<Harness> {
+  const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin()]);
+  const prefix = testQueuePrefix();
+  const redis = workerConnection(REDIS_URL);
+  const producer = producerConnection(REDIS_URL);
+  const allowHosts = options.allowHosts ?? ['127.0.0.1'];
+  const http = new PluginHttp({ allowHosts, ca: plugin.ca, ...(options.resolve ? { resolve: options.resolve } : {}) });
+  const ctx: BrokerContext = {
+    prisma: db.prisma,
+    http,
+    cache: new ConfigCache(redis, prefix),
+    secretKey: TEST_KEY,
+    allowHosts,
+    timeouts: TEST_TIMEOUTS,
+    logger: silentLogger(),
+    now: Date.now,
+  };
+  const broker = createBrokerWorker(ctx, { connection: redis, prefix, concurrency: 8 });
+  await broker.ready();
+  const client = new PluginCallsClient({ connection: producer, prefix, deadlineMs: TEST_DEADLINES, logger: silentLogger() });
+  const cacheKey = (linkId: string) => `${prefix}:plugin-config:${linkId}`;
+
+  return {
+    db,
+    prefix,
+    plugin,
+    redis,
+    ctx,
+    broker,
+    client,
+    async seedLink(pluginUrl = plugin.url) {
+      const guildId = snowflake();
+      const roleId = snowflake();
+      const token = generateToken();
+      await db.prisma.guild.create({ data: { id: BigInt(guildId) } });
+      const link = await db.prisma.roleLink.create({
+        data: { guildId: BigInt(guildId), roleId: BigInt(roleId), tokenHash: new Uint8Array(hashToken(token)), tokenCiphertext: new Uint8Array(encryptToken(token, TEST_KEY)), pluginUrl },
+      });
+      return { linkId: link.id.toString(), guildId, roleId, token, pluginUrl };
+    },
+    async ageCache(linkId, ms) {
+      const raw = await redis.get(cacheKey(linkId));
+      if (!raw) throw new Error('nothing cached');
+      const entry = JSON.parse(raw) as CachedConfig;
+      await redis.set(cacheKey(linkId), JSON.stringify({ ...entry, fetchedAt: entry.fetchedAt - ms }));
+    },
+    async completed(name) {
+      for (;;) {
+        const [job] = (await once(broker.worker, 'completed')) as [Job];
+        if (job.name === name) return job;
+      }
+    },
+    async close() {
+      await client.close();
+      await broker.close();
+      http.close();
+      await plugin.close();
+      redis.disconnect();
+      producer.disconnect();
+      await dropPrefix(prefix);
+      await db.drop();
+    },
+  };
+}

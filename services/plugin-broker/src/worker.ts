@@ -1,0 +1,55 @@
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QueueName } from '@rolelink/contracts';
+import type { BrokerContext } from './context';
+import { scheduleHealthPolls } from './health/health-poll';
+import { createProcessor } from './processor';
+
+export type BrokerWorkerOptions = {
+  /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  /** Period of the health poll; omit to not (re)schedule it (tests drive polls themselves). */
+  healthPollEveryMs?: number;
+};
+
+export type BrokerWorker = {
+  worker: Worker;
+  queue: Queue;
+  /** Resolves once the worker takes jobs and the health poll is scheduled. */
+  ready(): Promise<void>;
+  /** Stops taking jobs and waits for running calls (each ends within its plugin timeout). Safe twice. */
+  close(): Promise<void>;
+};
+
+/** The broker's BullMQ Worker on `plugin-calls`, built from injected dependencies. */
+export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOptions): BrokerWorker {
+  const queue = new Queue(QueueName.pluginCalls, { connection: options.connection, prefix: options.prefix });
+  queue.on('error', (err) => ctx.logger.warn('plugin-calls queue error', { error: err.message }));
+  const worker = new Worker(QueueName.pluginCalls, createProcessor(ctx, queue), {
+    // Shared with the queue for plain commands; BullMQ opens its own blocking connection from it.
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+  });
+  worker.on('error', (err) => ctx.logger.warn('plugin-calls worker error', { error: err.message }));
+  worker.on('failed', (job, err) => ctx.logger.warn('plugin-calls job failed', { jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, error: err.message }));
+
+  let closing: Promise<void> | null = null;
+  return {
+    worker,
+    queue,
+    async ready() {
+      await worker.waitUntilReady();
+      if (options.healthPollEveryMs !== undefined) await scheduleHealthPolls(queue, options.healthPollEveryMs);
+    },
+    close() {
+      closing ??= (async () => {
+        await worker.close();
+        await queue.close();
+      })();
+      return closing;
+    },
+  };
+}
