@@ -1,0 +1,254 @@
+import request from 'supertest';
+import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { truncateAll } from '../../../test/support/db';
+import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
+
+let h: ApiHarness;
+beforeAll(async () => (h = await startApiHarness()));
+afterAll(() => h.close());
+beforeEach(async () => {
+  await truncateAll(h.db);
+  await h.syncQueue.obliterate({ force: true });
+});
+
+const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
+const put = (l: SeededLink, body: unknown) =>
+  request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+
+async function syncJobs(): Promise<string[]> {
+  const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
+  return jobs.map((j) => (j.data as { linkId: string }).linkId);
+}
+
+describe('PUT /users (spec 4.1 rule 2)', () => {
+  it('replaces the list, removes duplicates and answers the stored count', async () => {
+    const link = await seedLink(h.db);
+    const ids = userIds(5);
+    const res = await put(link, [...ids, ids[0], ids[1]]).expect(200);
+    expect(res.body).toEqual({ data: { user_count: 5 } });
+    expect(await listOf(h.db, link.linkId)).toEqual(ids);
+    const again = await put(link, ids.slice(2)).expect(200);
+    expect(again.body.data.user_count).toBe(3);
+    expect(await listOf(h.db, link.linkId)).toEqual(ids.slice(2));
+  });
+
+  it('refuses an ID outside 17 to 20 digits and writes nothing', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(3)).expect(200);
+    for (const bad of [['1234'], ['123456789012345678901'], [12345678901234567890], ['abcdefghijklmnopqr'], 'x', { a: 1 }]) {
+      const res = await put(link, bad);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe('Validation error');
+    }
+    expect(await listOf(h.db, link.linkId)).toEqual(userIds(3));
+  });
+
+  it('answers 413 above the per-request cap of the plan', async () => {
+    const free = await seedLink(h.db, { plan: 'free' });
+    const res = await put(free, userIds(10_001));
+    expect(res.status).toBe(413);
+    expect(res.body.statusCode).toBe(413);
+    expect(res.body.message).toMatch(/at most 10,000 per PUT/);
+    const premium = await seedLink(h.db, { plan: 'premium' });
+    const big = await put(premium, userIds(100_001));
+    expect(big.status).toBe(413);
+    expect(big.body.message).toMatch(/chunked upload/);
+  });
+
+  it('accepts 100,000 IDs in one premium PUT', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const res = await put(link, userIds(100_000)).expect(200);
+    expect(res.body.data.user_count).toBe(100_000);
+  });
+
+  it('enforces the free stored limit of 10,000 with an upgrade hint', async () => {
+    const link = await seedLink(h.db, { plan: 'free' });
+    await put(link, userIds(10_000)).expect(200);
+    const add = await request(h.app).post(`${base(link)}/200000000000000000`).set(auth(link.token));
+    expect(add.status).toBe(400);
+    expect(add.body.message).toMatch(/^Maximum 10,000 users per role link\. Upgrade to premium/);
+    const again = await request(h.app).post(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
+    expect(again.body).toEqual({ data: { added: false } });
+  });
+
+  it('treats an empty array as removing everyone, held like any emptying', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(3)).expect(200);
+    const held = await put(link, []);
+    expect(held.status).toBe(409);
+    const confirmed = await put(link, []).set('X-RoleLink-Confirm', held.body.errors.change_id).expect(200);
+    expect(confirmed.body.data.user_count).toBe(0);
+    expect(await listOf(h.db, link.linkId)).toEqual([]);
+  });
+
+  it('answers malformed JSON, wrong content type and oversized bodies with clear JSON errors', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(2)).expect(200);
+    const malformed = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'application/json').send('["1234567890123456789",');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('Validation error');
+    const text = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'text/plain').send('hello');
+    expect(text.status).toBe(415);
+    expect(text.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json' });
+    const huge = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'application/json').send(`[${' '.repeat(5 * 1024 * 1024)}]`);
+    expect(huge.status).toBe(413);
+    expect(huge.body.statusCode).toBe(413);
+    expect(await listOf(h.db, link.linkId)).toEqual(userIds(2));
+  });
+
+  it('lets one of two concurrent PUTs win whole', async () => {
+    const link = await seedLink(h.db, { plan: 'premium', trusted: true });
+    const a = userIds(20_000, 100000000000000000n);
+    const b = userIds(20_000, 300000000000000000n);
+    await put(link, a.slice(0, 15_000)).expect(200);
+    const [ra, rb] = await Promise.all([put(link, a), put(link, [...a.slice(0, 15_000), ...b.slice(0, 5_000)])]);
+    expect(ra.status).toBe(200);
+    expect(rb.status).toBe(200);
+    const final = await listOf(h.db, link.linkId);
+    const asA = JSON.stringify(final) === JSON.stringify(a);
+    const asB = JSON.stringify(final) === JSON.stringify([...a.slice(0, 15_000), ...b.slice(0, 5_000)]);
+    expect(asA || asB).toBe(true);
+  });
+});
+
+describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
+  it('holds a replace removing at least 25% and 10 members, writing nothing, with the exact 409 body', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(40)).expect(200);
+    const res = await put(link, userIds(30)).set('X-Request-Id', 'req-1');
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      errors: {
+        error: 'confirm_required',
+        code: 'shrink',
+        change_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        previous: 40,
+        next: 30,
+        removals: 10,
+        message: expect.any(String),
+      },
+      requestId: 'req-1',
+    });
+    expect(await listOf(h.db, link.linkId)).toHaveLength(40);
+  });
+
+  it('lets removals below the threshold through', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(40)).expect(200);
+    await put(link, userIds(31)).expect(200);
+    await put(link, userIds(60)).expect(200);
+  });
+
+  it('accepts the retry carrying the latest change_id once, and refuses an older one', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(100)).expect(200);
+    const first = await put(link, userIds(10)).expect(409);
+    const second = await put(link, userIds(10)).expect(409);
+    expect(second.body.errors.change_id).not.toBe(first.body.errors.change_id);
+    const stale = await put(link, userIds(10)).set('X-RoleLink-Confirm', first.body.errors.change_id);
+    expect(stale.status).toBe(409);
+    expect(stale.body.errors.message).toMatch(/latest/);
+    const latest = stale.body.errors.change_id;
+    await put(link, userIds(10)).set('X-RoleLink-Confirm', latest).expect(200);
+    expect(await listOf(h.db, link.linkId)).toEqual(userIds(10));
+  });
+
+  it('refuses a confirmation older than one hour', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(100)).expect(200);
+    const held = await put(link, userIds(10)).expect(409);
+    await h.db.pool.query("UPDATE held_change SET created_at = now() - interval '61 minutes'");
+    const late = await put(link, userIds(10)).set('X-RoleLink-Confirm', held.body.errors.change_id);
+    expect(late.status).toBe(409);
+    expect(late.body.errors.message).toMatch(/expired/);
+  });
+
+  it('never holds a trusted link', async () => {
+    const link = await seedLink(h.db, { trusted: true });
+    await put(link, userIds(100)).expect(200);
+    await put(link, []).expect(200);
+  });
+
+  it('accepts the resent list within an hour of the owner confirming in the dashboard', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(100)).expect(200);
+    await put(link, userIds(10)).expect(409);
+    await h.db.pool.query('UPDATE held_change SET confirmed_at = now() WHERE link_id = $1', [link.linkId]);
+    await put(link, userIds(10)).expect(200);
+    await put(link, userIds(0)).expect(409); // the window was spent by the write it allowed
+  });
+
+  it('judges a hand-over link\'s first list against the role\'s current holders', async () => {
+    const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
+    await h.db.pool.query(
+      "INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x",
+      [link.linkId, userIds(40)],
+    );
+    const held = await put(link, userIds(20)).expect(409);
+    expect(held.body.errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
+    await put(link, userIds(35)).expect(200);
+  });
+});
+
+describe('single users and reads (spec 4.1)', () => {
+  it('adds, checks and removes one user idempotently', async () => {
+    const link = await seedLink(h.db);
+    const [id] = userIds(1);
+    const url = `${base(link)}/${id}`;
+    expect((await request(h.app).get(url).set(auth(link.token))).body).toEqual({ data: { exists: false } });
+    expect((await request(h.app).post(url).set(auth(link.token))).body).toEqual({ data: { added: true } });
+    expect((await request(h.app).post(url).set(auth(link.token))).body).toEqual({ data: { added: false } });
+    expect((await request(h.app).get(url).set(auth(link.token))).body).toEqual({ data: { exists: true } });
+    expect((await request(h.app).delete(url).set(auth(link.token))).body).toEqual({ data: { removed: true } });
+    expect((await request(h.app).delete(url).set(auth(link.token))).body).toEqual({ data: { removed: false } });
+  });
+
+  it('never holds a single removal, even the last user', async () => {
+    const link = await seedLink(h.db);
+    await put(link, userIds(1)).expect(200);
+    await request(h.app).delete(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
+    expect(await listOf(h.db, link.linkId)).toEqual([]);
+  });
+
+  it('lists users in ascending order with counters in meta', async () => {
+    const link = await seedLink(h.db, { plan: 'free' });
+    const ids = userIds(150).reverse();
+    await put(link, ids).expect(200);
+    const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
+    expect(res.body.data).toEqual(userIds(150));
+    expect(res.body.meta).toEqual({ user_count: 150, synced_count: 0, pending_count: 100, synced_limit: 100, user_limit: 10_000 });
+  });
+
+  it('answers an empty data array for an empty list', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
+    expect(res.body.data).toEqual([]);
+    expect(res.body.meta).toMatchObject({ user_count: 0, synced_limit: 30_000_000, user_limit: 30_000_000 });
+  });
+
+  it('keeps user_count equal to the rows under concurrent adds and removes', async () => {
+    const link = await seedLink(h.db);
+    const ids = userIds(60);
+    await Promise.all(ids.map((id) => request(h.app).post(`${base(link)}/${id}`).set(auth(link.token))));
+    await Promise.all(ids.slice(0, 20).map((id) => request(h.app).delete(`${base(link)}/${id}`).set(auth(link.token))));
+    const { rows } = await h.db.pool.query('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0].user_count).toBe(40);
+    expect(await listOf(h.db, link.linkId)).toHaveLength(40);
+  });
+});
+
+describe('sync requests (spec 6.2, design outbox)', () => {
+  it('marks the link and queues one deduplicated role-sync job for a burst of changes', async () => {
+    const link = await seedLink(h.db);
+    for (const id of userIds(5)) await request(h.app).post(`${base(link)}/${id}`).set(auth(link.token)).expect(200);
+    const { rows } = await h.db.pool.query('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0].seq).toBe(5);
+    expect(await syncJobs()).toEqual([link.linkId]);
+  });
+
+  it('does not ask for a sync when nothing changed', async () => {
+    const link = await seedLink(h.db);
+    await request(h.app).delete(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
+    expect(await syncJobs()).toEqual([]);
+  });
+});
