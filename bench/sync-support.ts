@@ -1,0 +1,87 @@
+// Shared pieces of the sync benchmarks: a scratch database, worker processes, pacing helpers.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createDb, type Db } from '@rolelink/db';
+
+export const ROOT = path.resolve(__dirname, '..');
+export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function dbUrl(name: string): string {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const c = new Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+export type ScratchDb = Db & { url: string; drop(): Promise<void> };
+
+/** A freshly migrated database of its own, dropped afterwards. */
+export async function scratchDb(tag: string): Promise<ScratchDb> {
+  const name = `rolelink_bench_${tag}_${randomBytes(3).toString('hex')}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const url = dbUrl(name);
+  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'pipe',
+  });
+  const db = createDb(url, { max: 4 });
+  return {
+    ...db,
+    url,
+    async drop() {
+      await db.close();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+/** Real worker processes (`node --import tsx services/bot-worker/src/main.ts`). */
+export function spawnWorkers(n: number, env: Record<string, string>): ChildProcess[] {
+  return Array.from({ length: n }, () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, LOG_LEVEL: 'error', WORKER_PORT: '0', RECONCILE_EVERY_MS: '3600000', ...env },
+    });
+    return child;
+  });
+}
+
+export async function stopWorkers(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+          setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+        }),
+    ),
+  );
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, i)]!;
+}
+
+export function verdict(ok: boolean): string {
+  return ok ? 'PASS' : 'FAIL';
+}

@@ -1,0 +1,73 @@
+import { Redis } from 'ioredis';
+import { PlatformRateLimitedError } from '../errors';
+import { SharedRateLimiter } from './shared-limiter';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
+
+const route = { routeKey: 'PUT:/guilds/:id/members/:id/roles/:id', major: '42' };
+const headers = (h: Record<string, string>) => ({ get: (name: string) => h[name.toLowerCase()] ?? null });
+
+let redis: Redis;
+let prefix: string;
+let limiter: SharedRateLimiter;
+
+beforeEach(() => {
+  redis = new Redis(REDIS_URL);
+  prefix = testQueuePrefix();
+  limiter = new SharedRateLimiter({ redis, prefix, globalPerSecond: 1_000, offsetMs: 0 });
+});
+
+afterEach(async () => {
+  redis.disconnect();
+  await dropPrefix(prefix);
+});
+
+describe('SharedRateLimiter', () => {
+  it('lets exactly one probe through an undiscovered bucket until the platform answers it', async () => {
+    const probe = await limiter.acquire(route, 0);
+    expect(probe.kind).toBe('probe');
+    await expect(limiter.acquire(route, 0)).rejects.toBeInstanceOf(PlatformRateLimitedError);
+    await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+    expect((await limiter.acquire(route, 0)).kind).toBe('token');
+    expect((await limiter.acquire(route, 0)).kind).toBe('token');
+    const denied = await limiter.acquire(route, 0).catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(PlatformRateLimitedError);
+    expect((denied as PlatformRateLimitedError).limitedBy).toBe('bucket');
+    expect((denied as PlatformRateLimitedError).retryAfterMs).toBeGreaterThan(4_000);
+  });
+
+  it('shares a bucket between limiter instances, as separate worker processes do', async () => {
+    const other = new SharedRateLimiter({ redis: new Redis(REDIS_URL), prefix, globalPerSecond: 1_000, offsetMs: 0 });
+    const probe = await limiter.acquire(route, 0);
+    await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+    expect((await other.acquire(route, 0)).kind).toBe('token');
+    await expect(limiter.acquire(route, 0)).rejects.toBeInstanceOf(PlatformRateLimitedError);
+  });
+
+  it('blocks every route of the token after a global 429 for its retry_after', async () => {
+    const g = await limiter.acquire(route, 0);
+    await limiter.observe(route, g, 429, headers({ 'retry-after': '2', 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' }));
+    const other = { routeKey: 'GET:/guilds/:id/members', major: '7' };
+    const denied = (await limiter.acquire(other, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    expect(denied.limitedBy).toBe('block');
+    expect(denied.retryAfterMs).toBeGreaterThan(1_500);
+  });
+
+  it('stops all requests once invalid answers reach the budget', async () => {
+    const strict = new SharedRateLimiter({ redis, prefix, globalPerSecond: 1_000, invalidBudget: 3 });
+    for (let i = 0; i < 3; i++) {
+      const g = await strict.acquire({ routeKey: 'PUT:/x', major: String(i) }, 100);
+      await strict.observe({ routeKey: 'PUT:/x', major: String(i) }, g, 403, headers({}));
+    }
+    expect(await strict.invalidCount()).toBe(3);
+    const denied = (await strict.acquire({ routeKey: 'PUT:/y', major: '9' }, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    expect(denied.limitedBy).toBe('block');
+  });
+
+  it('paces the global limit across callers', async () => {
+    const paced = new SharedRateLimiter({ redis, prefix, globalPerSecond: 50, globalSafety: 1 });
+    const started = performance.now();
+    // Distinct routes without headers: only the global pacer spaces them (20 ms apart at 50/s).
+    await Promise.all(Array.from({ length: 11 }, (_, i) => paced.acquire({ routeKey: 'GET:/r', major: String(i) }, 1_000)));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  });
+});
