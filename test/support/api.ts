@@ -2,10 +2,9 @@ import { Queue } from 'bullmq';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { producerConnection } from '@rolelink/queue';
+import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../../services/api/src/app';
-import { SyncNotifier } from '../../services/api/src/sync-notifier';
 import { createTestDb, type TestDb } from './db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
 

@@ -31,9 +31,10 @@ export async function createTestDb(): Promise<TestDb> {
   };
 }
 
-/** Empties every table between tests of one file. */
+/** Empties every table between tests of one file (whatever tables later migrations add). */
 export async function truncateAll(db: Db): Promise<void> {
-  await db.pool.query(
-    'TRUNCATE guild, role_link, link_user, upload_session, upload_staged, held_change, applied_member RESTART IDENTITY CASCADE',
+  const { rows } = await db.pool.query<{ name: string }>(
+    "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'",
   );
+  await db.pool.query(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`);
 }

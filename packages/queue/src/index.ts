@@ -2,3 +2,4 @@ export * from './connection';
 export * from './producer';
 export * from './role-sync';
 export * from './plugin-calls-client';
+export * from './sync-notifier';

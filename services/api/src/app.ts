@@ -4,7 +4,7 @@ import { errorHandler, healthRouter, notFoundRoute, requestId, type Logger, type
 import { authenticate } from './auth';
 import { uploadsRoutes } from './routes/uploads.routes';
 import { usersRoutes } from './routes/users.routes';
-import type { SyncNotifier } from './sync-notifier';
+import type { SyncNotifier } from '@rolelink/queue';
 
 export type ApiDeps = {
   pool: Pool;

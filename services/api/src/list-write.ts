@@ -3,7 +3,7 @@ import type { ShrinkBody } from '@rolelink/contracts';
 import { replaceList, type LinkContext, type ReplaceSource } from '@rolelink/db';
 import { limitsFor, shrinkMessage, storedLimitMessage } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
-import type { SyncNotifier } from './sync-notifier';
+import type { SyncNotifier } from '@rolelink/queue';
 
 /**
  * The one path for full-list writes (PUT and commit): replace, then map every outcome to the spec's

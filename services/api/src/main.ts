@@ -1,10 +1,9 @@
 import { createDb } from '@rolelink/db';
-import { producerConnection } from '@rolelink/queue';
+import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
 import { createApp } from './app';
 import { env } from './env';
 import { OutboxSweeper } from './outbox-sweeper';
-import { SyncNotifier } from './sync-notifier';
 
 const logger = createLogger('api', env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import { collectUploadGarbage, linksWantingSync } from '@rolelink/db';
+import { collectUploadGarbage, linksWantingSync, purgeDeletedLinks } from '@rolelink/db';
 import type { Logger } from '@rolelink/runtime';
-import type { SyncNotifier } from './sync-notifier';
+import type { SyncNotifier } from '@rolelink/queue';
 
 /** Any fixed number shared by all API replicas: one sweeper runs at a time. */
 const SWEEP_LOCK = 0x726c7377; // "rlsw"
@@ -10,7 +10,7 @@ const GRACE_MS = 10_000;
 
 /**
  * Re-enqueues links marked "sync wanted" whose request may have been lost (Redis was down when they were
- * written), and garbage-collects closed or expired upload staging. Deduplicated enqueueing makes a
+ * written), garbage-collects closed or expired upload staging, and purges the rows of deleted links. Deduplicated enqueueing makes a
  * repeat harmless; the advisory lock keeps replicas from doing the same sweep at once.
  */
 export class OutboxSweeper {
@@ -42,6 +42,8 @@ export class OutboxSweeper {
         if (ids.length) this.logger.info('outbox sweep', { wanting: ids.length, queued });
         const staged = await collectUploadGarbage(client);
         if (staged) this.logger.info('upload staging collected', { rows: staged });
+        const purged = await purgeDeletedLinks(client);
+        if (purged) this.logger.info('deleted links purged', { rows: purged });
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
       }

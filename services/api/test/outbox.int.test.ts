@@ -3,8 +3,7 @@ import { silentLogger } from '@rolelink/runtime';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { OutboxSweeper } from '../src/outbox-sweeper';
-import { SyncNotifier } from '../src/sync-notifier';
-import { producerConnection } from '@rolelink/queue';
+import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { REDIS_URL } from '../../../test/support/redis';
 
 // The API's Redis points at a port where nothing listens: every enqueue fails fast.

@@ -7,7 +7,7 @@ import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
 import { writeWholeList } from '../list-write';
-import type { SyncNotifier } from '../sync-notifier';
+import type { SyncNotifier } from '@rolelink/queue';
 
 type Deps = { pool: Pool; sync: SyncNotifier };
 

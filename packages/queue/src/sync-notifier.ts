@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
-import { enqueueLinkSync, Producer } from '@rolelink/queue';
+import { Producer } from './producer';
+import { enqueueLinkSync } from './role-sync';
 
 /**
  * Tells the bot that a link's list changed. The database write already marked the link "sync wanted"
@@ -17,18 +18,29 @@ export class SyncNotifier {
 
   async notify(linkId: string): Promise<boolean> {
     try {
-      // BullMQ waits for a connection that is not ready instead of failing; a write must not wait on Redis.
-      if (this.connection.status !== 'ready') throw new Error(`redis ${this.connection.status}`);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('enqueue timed out')), this.timeoutMs);
       });
-      await Promise.race([enqueueLinkSync(this.producer, linkId), timeout]).finally(() => clearTimeout(timer));
+      await Promise.race([this.whenReady().then(() => enqueueLinkSync(this.producer, linkId)), timeout]).finally(() => clearTimeout(timer));
       return true;
     } catch (err) {
       this.logger.warn('sync request not queued; the outbox sweeper will retry', { linkId, err: (err as Error).message });
       return false;
     }
+  }
+
+  /**
+   * BullMQ waits for a connection that is not ready instead of failing, and a write must not wait on
+   * Redis: a connection still making its first connect (a fresh CLI process) is waited for within the
+   * timeout; one that lost Redis (reconnecting) fails at once.
+   */
+  private whenReady(): Promise<void> {
+    const status = this.connection.status;
+    if (status === 'ready') return Promise.resolve();
+    if (status !== 'connecting' && status !== 'connect' && status !== 'wait') return Promise.reject(new Error(`redis ${status}`));
+    if (status === 'wait') void this.connection.connect().catch(() => undefined);
+    return new Promise((resolve) => this.connection.once('ready', () => resolve()));
   }
 
   close(): Promise<void> {

@@ -1,0 +1,26 @@
+import type { Db } from '@rolelink/db';
+
+/** What the broker must do for link lifecycle (implemented by PluginCallsClient in @rolelink/queue). */
+export type PluginCalls = {
+  register(linkId: string): Promise<void>;
+  deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer }): Promise<void>;
+};
+
+/** Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders). */
+export type HolderReader = (guildId: string, roleId: string) => Promise<{ exact: boolean; count: number; pages(): AsyncIterable<string[]> }>;
+
+/**
+ * Dependencies of the admin operations shared by the dashboard and the CLI. Constructor-style
+ * injection: each entry point builds these once from its own environment.
+ */
+export type AdminDeps = {
+  db: Db;
+  /** The service key tokens are encrypted under; a function because only link creation needs it. */
+  secretKey(): Buffer;
+  allowPrivatePluginHosts: readonly string[];
+  plugin: PluginCalls;
+  /** Asks the bot to sync a link (deduplicated; a failure only delays, the outbox covers it). */
+  requestSync(linkId: string): Promise<unknown>;
+  /** Absent where no platform is configured: then existing holders are unknown (treated as none). */
+  holders?: HolderReader;
+};

@@ -1,0 +1,37 @@
+import type { Plan } from '@rolelink/domain';
+import { slotAllowance } from '@rolelink/domain';
+import { AppError } from '@rolelink/runtime';
+import type { AdminDeps } from './deps';
+import { parseSnowflake, parseUserId } from './ids';
+
+export type GuildView = { guild_id: string; owner_id: string | null; plan: Plan; paid_slots: number; slot_allowance: number; links: number };
+
+/**
+ * Sets a guild's plan and paid slots (creating the guild if new). Paused links are derived from plan
+ * and creation order, so nothing else changes here; every link of the guild is asked to sync because
+ * its synced limit or paused state may have changed (held users activate on upgrade).
+ */
+export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: string; slots?: number; ownerId?: string }): Promise<GuildView> {
+  const guildId = parseSnowflake(input.guildId, 'guildId');
+  if (input.plan !== 'free' && input.plan !== 'premium') throw new AppError(400, 'Validation error: plan must be free or premium', 'validation');
+  if (input.slots !== undefined && (!Number.isInteger(input.slots) || input.slots < 0 || input.slots > 1000)) {
+    throw new AppError(400, 'Validation error: slots must be an integer from 0 to 1000', 'validation');
+  }
+  const ownerId = input.ownerId === undefined ? undefined : parseUserId(input.ownerId, 'owner');
+  const plan: Plan = input.plan;
+  const { rows } = await deps.db.pool.query<{ owner_id: string | null; paid_slots: number }>(
+    `INSERT INTO guild (id, owner_id, plan, paid_slots, updated_at) VALUES ($1, $2, $3, COALESCE($4, 0), now())
+     ON CONFLICT (id) DO UPDATE SET plan = EXCLUDED.plan, paid_slots = COALESCE($4, guild.paid_slots),
+       owner_id = COALESCE($2, guild.owner_id), updated_at = now()
+     RETURNING owner_id::text, paid_slots`,
+    [guildId, ownerId ?? null, plan, input.slots ?? null],
+  );
+  // Marked in the database first (outbox): a plan change reaches the bot even if Redis is down now.
+  const links = await deps.db.pool.query<{ id: string }>(
+    'UPDATE role_link SET sync_wanted_seq = sync_wanted_seq + 1, updated_at = now() WHERE guild_id = $1 RETURNING id::text',
+    [guildId],
+  );
+  for (const { id } of links.rows) await deps.requestSync(id);
+  const g = rows[0]!;
+  return { guild_id: guildId, owner_id: g.owner_id, plan, paid_slots: g.paid_slots, slot_allowance: slotAllowance(plan, g.paid_slots), links: links.rowCount ?? 0 };
+}

@@ -1,0 +1,26 @@
+import { inTransaction } from '@rolelink/db';
+import { AppError } from '@rolelink/runtime';
+import type { AdminDeps } from './deps';
+import { parseSnowflake } from './ids';
+
+/**
+ * Deletes a link (spec 3.1): one row delete invalidates the token at once; its list and applied rows
+ * are purged later in batches (link_purge); DELETE {plugin}/config is fire-and-forget through the
+ * broker and never blocks deletion. Role assignments already made on the platform are left as they are.
+ */
+export async function deleteLink(deps: AdminDeps, input: { guildId: string; roleId: string }): Promise<{ deleted: true; link_id: string }> {
+  const guildId = parseSnowflake(input.guildId, 'guildId');
+  const roleId = parseSnowflake(input.roleId, 'roleId');
+  const removed = await inTransaction(deps.db.pool, async (c) => {
+    const { rows } = await c.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>(
+      'DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext',
+      [guildId, roleId],
+    );
+    const row = rows[0];
+    if (row) await c.query('INSERT INTO link_purge (link_id) VALUES ($1) ON CONFLICT DO NOTHING', [row.id]);
+    return row;
+  });
+  if (!removed) throw AppError.notFound('Role link not found', 'link_not_found');
+  await deps.plugin.deleteConfig({ pluginUrl: removed.plugin_url, guildId, roleId, tokenCiphertext: removed.token_ciphertext });
+  return { deleted: true, link_id: removed.id };
+}

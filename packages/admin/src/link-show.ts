@@ -1,0 +1,75 @@
+import { findLinkAt, latestHeldChange } from '@rolelink/db';
+import { isPaused, limitsFor, slotAllowance } from '@rolelink/domain';
+import { AppError } from '@rolelink/runtime';
+import type { AdminDeps } from './deps';
+import { parseSnowflake } from './ids';
+
+export type LinkView = {
+  link_id: string;
+  guild_id: string;
+  role_id: string;
+  plugin_url: string;
+  state: 'active' | 'paused' | 'disabled';
+  enabled: boolean;
+  paused: boolean;
+  trusted: boolean;
+  member_mode: 'handover' | 'keep';
+  awaiting_first_list: boolean;
+  plan: string;
+  slot: { position: number; allowance: number };
+  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number };
+  limits: { synced_limit: number; user_limit: number; per_put: number };
+  sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
+  held_change: null | { change_id: string; previous: number; next: number; removals: number; created_at: string; confirmed_at: string | null };
+  created_at: string;
+};
+
+/** Everything an owner or SRE needs to see about one link: state, counts, limits, progress, held change. */
+export async function showLink(deps: AdminDeps, input: { guildId: string; roleId: string }): Promise<LinkView> {
+  const guildId = parseSnowflake(input.guildId, 'guildId');
+  const roleId = parseSnowflake(input.roleId, 'roleId');
+  const link = await findLinkAt(deps.db.pool, guildId, roleId);
+  if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
+  const { rows } = await deps.db.pool.query<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date }>(
+    'SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1',
+    [link.id],
+  );
+  const extra = rows[0]!;
+  const limits = limitsFor(link.plan);
+  const paused = isPaused(link.rank, link.plan, link.paidSlots);
+  const held = await latestHeldChange(deps.db.pool, link.id);
+  const desired = Math.min(link.userCount, limits.syncedUsers);
+  const rate = extra.sync_rate_per_sec;
+  return {
+    link_id: link.id,
+    guild_id: guildId,
+    role_id: roleId,
+    plugin_url: extra.plugin_url,
+    state: !link.enabled ? 'disabled' : paused ? 'paused' : 'active',
+    enabled: link.enabled,
+    paused,
+    trusted: link.trusted,
+    member_mode: link.memberMode,
+    awaiting_first_list: link.memberMode === 'handover' && link.firstListAt === null,
+    plan: link.plan,
+    slot: { position: link.rank + 1, allowance: slotAllowance(link.plan, link.paidSlots) },
+    counts: { user_count: link.userCount, synced_count: Math.min(link.appliedCount, desired), pending_count: link.pendingCount, held_count: link.userCount - desired },
+    limits: { synced_limit: limits.syncedUsers, user_limit: limits.storedUsers, per_put: limits.perPut },
+    sync: {
+      rate_per_sec: rate,
+      eta_seconds: rate && rate > 0 && link.pendingCount > 0 ? Math.ceil(link.pendingCount / rate) : link.pendingCount === 0 ? 0 : null,
+      last_sync_at: extra.last_sync_at?.toISOString() ?? null,
+    },
+    held_change: held && held.usedAt === null
+      ? {
+          change_id: held.changeId,
+          previous: held.previous,
+          next: held.next,
+          removals: held.removals,
+          created_at: held.createdAt.toISOString(),
+          confirmed_at: held.confirmedAt?.toISOString() ?? null,
+        }
+      : null,
+    created_at: extra.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,20 @@
+import type { CliContext } from './context';
+
+export type Flags = Record<string, string | boolean | undefined>;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; description: string }>;
+
+/** One `rolelink` command: its words, positional arguments, flags, and what it does. */
+export type Command = {
+  words: [string, string] | [string];
+  args: string[];
+  options?: OptionSpec;
+  summary: string;
+  run(ctx: CliContext, args: Record<string, string>, flags: Flags): Promise<unknown>;
+};
+
+export function boolFlag(value: string | boolean | undefined, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`--${name} takes true or false`);
+}

@@ -1,0 +1,43 @@
+import { applyRemovals, createLink, deleteLink, setLink, showLink } from '@rolelink/admin';
+import { boolFlag, type Command } from '../command';
+
+export const linkCommands: Command[] = [
+  {
+    words: ['link', 'create'],
+    args: ['guildId', 'roleId'],
+    options: {
+      'plugin-url': { type: 'string', description: 'the plugin\'s HTTPS URL' },
+      'keep-members': { type: 'boolean', description: 'keep the role\'s current holders on the list (default: hand over)' },
+    },
+    summary: 'Create a link: register with the plugin (POST /register) and hand it its token',
+    run: (ctx, a, f) => createLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, pluginUrl: String(f['plugin-url'] ?? ''), keepMembers: f['keep-members'] === true }),
+  },
+  {
+    words: ['link', 'delete'],
+    args: ['guildId', 'roleId'],
+    summary: 'Delete a link: its token stops working at once; DELETE /config is sent to the plugin',
+    run: (ctx, a) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+  },
+  {
+    words: ['link', 'set'],
+    args: ['guildId', 'roleId'],
+    options: {
+      enabled: { type: 'string', description: 'true or false' },
+      trusted: { type: 'string', description: 'true or false (trusted links are never held by the shrink check)' },
+    },
+    summary: 'Enable or disable a link, or mark it trusted',
+    run: (ctx, a, f) => setLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, enabled: boolFlag(f.enabled, 'enabled'), trusted: boolFlag(f.trusted, 'trusted') }),
+  },
+  {
+    words: ['link', 'show'],
+    args: ['guildId', 'roleId'],
+    summary: 'Show a link: state, counts, limits, sync progress, pending held change',
+    run: (ctx, a) => showLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+  },
+  {
+    words: ['removals', 'apply'],
+    args: ['guildId', 'roleId'],
+    summary: 'The owner\'s confirmation of the latest held removal: the resent list is accepted for one hour',
+    run: (ctx, a) => applyRemovals(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+  },
+];

@@ -1,0 +1,92 @@
+import type { Redis } from 'ioredis';
+import type { AdminDeps } from '@rolelink/admin';
+import { createDb, type Db } from '@rolelink/db';
+import { createPlatformClient, readRoleHolders } from '@rolelink/platform-client';
+import { PluginCallsClient, SyncNotifier, producerConnection } from '@rolelink/queue';
+import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
+import type { CliEnv } from './env';
+
+/**
+ * Connections a command needs, opened on first use and closed once at the end, so `rolelink guild
+ * set-plan` does not wait on a platform it never calls.
+ */
+export class CliContext {
+  private db?: Db;
+  private redis?: Redis;
+  private calls?: PluginCallsClient;
+  private sync?: SyncNotifier;
+  private readonly closers: (() => Promise<unknown> | void)[] = [];
+
+  constructor(readonly env: CliEnv) {}
+
+  database(): Db {
+    if (!this.db) {
+      this.db = createDb(this.env.DATABASE_URL, { max: 4 });
+      const db = this.db;
+      this.closers.push(() => db.close());
+    }
+    return this.db;
+  }
+
+  redisConnection(): Redis {
+    if (!this.redis) {
+      this.redis = producerConnection(this.env.REDIS_URL);
+      const redis = this.redis;
+      this.closers.push(() => redis.disconnect());
+    }
+    return this.redis;
+  }
+
+  pluginCalls(): PluginCallsClient {
+    if (!this.calls) {
+      const register = this.env.ROLELINK_REGISTER_DEADLINE_MS;
+      this.calls = new PluginCallsClient({ connection: this.redisConnection(), prefix: this.env.QUEUE_PREFIX, deadlineMs: register ? { register } : undefined, logger: silentLogger() });
+      const calls = this.calls;
+      this.closers.unshift(() => calls.close());
+    }
+    return this.calls;
+  }
+
+  secretKey(): Buffer {
+    const key = this.env.ROLELINK_SECRET_KEY ? decodeKey(this.env.ROLELINK_SECRET_KEY) : null;
+    if (!key) throw new AppError(500, 'ROLELINK_SECRET_KEY is not set (32 bytes as 64 hex characters or base64)', 'config');
+    return key;
+  }
+
+  admin(): AdminDeps {
+    return {
+      db: this.database(),
+      secretKey: () => this.secretKey(),
+      allowPrivatePluginHosts: this.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
+      plugin: {
+        register: (linkId) => this.pluginCalls().register(linkId),
+        deleteConfig: (input) => this.pluginCalls().deleteConfig(input),
+      },
+      requestSync: (linkId) => this.syncNotifier().notify(linkId),
+      holders: this.holderReader(),
+    };
+  }
+
+  private holderReader(): AdminDeps['holders'] {
+    const { PLATFORM_API_URL: apiUrl, PLATFORM_BOT_TOKEN: token } = this.env;
+    if (!apiUrl || !token) return undefined;
+    return async (guildId, roleId) => {
+      const client = createPlatformClient({ apiUrl, token, redis: this.redisConnection(), keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 });
+      return readRoleHolders(client.api, guildId, roleId);
+    };
+  }
+
+  /** Sync requests fail fast when Redis is down: the outbox marker makes the sweeper retry. */
+  private syncNotifier(): SyncNotifier {
+    if (!this.sync) {
+      this.sync = new SyncNotifier(this.redisConnection(), this.env.QUEUE_PREFIX, silentLogger(), 2_000);
+      const sync = this.sync;
+      this.closers.unshift(() => sync.close());
+    }
+    return this.sync;
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers) await Promise.resolve(close()).catch(() => undefined);
+  }
+}

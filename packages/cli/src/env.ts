@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { envFields, parseEnv } from '@rolelink/runtime';
+
+// The CLI is a deployable like the services: this is the one place it reads process.env.
+const schema = z.object({
+  DATABASE_URL: envFields.databaseUrl,
+  REDIS_URL: envFields.redisUrl,
+  QUEUE_PREFIX: envFields.queuePrefix,
+  ROLELINK_SECRET_KEY: envFields.secretKey.optional(),
+  ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
+  /** The platform's REST API with version (`…/api/v10`); without it existing role holders are not read. */
+  PLATFORM_API_URL: z.string().url().optional(),
+  PLATFORM_BOT_TOKEN: z.string().optional(),
+  /** How long the CLI waits for the plugin broker to answer a register call. */
+  ROLELINK_REGISTER_DEADLINE_MS: z.coerce.number().int().positive().optional(),
+});
+
+export type CliEnv = z.infer<typeof schema>;
+export const loadEnv = (): CliEnv => parseEnv(schema);

@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { AppError } from '@rolelink/runtime';
+import type { Command } from './command';
+import { commands } from './commands';
+import { CliContext } from './context';
+import { loadEnv } from './env';
+import { formatHuman } from './output';
+
+function usage(): string {
+  const lines = ['usage: rolelink <command> [arguments] [--json]', '', 'commands:'];
+  for (const c of commands) {
+    const opts = Object.keys(c.options ?? {}).map((o) => `[--${o}${c.options![o]!.type === 'string' ? ' <value>' : ''}]`);
+    lines.push(`  ${[...c.words, ...c.args.map((a) => `<${a}>`), ...opts].join(' ')}`, `      ${c.summary}`);
+  }
+  return lines.join('\n');
+}
+
+function findCommand(argv: string[]): { command: Command; rest: string[] } | null {
+  for (const c of commands) {
+    if (c.words.every((w, i) => argv[i] === w)) return { command: c, rest: argv.slice(c.words.length) };
+  }
+  return null;
+}
+
+/** Runs one command; returns the exit code. Errors print in the API's error shape and exit 1. */
+export async function run(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+  const json = argv.includes('--json');
+  const args = argv.filter((a) => a !== '--json');
+  if (!args.length || args[0] === 'help' || args[0] === '--help') {
+    out(usage());
+    return args.length ? 0 : 2;
+  }
+  const found = findCommand(args);
+  const fail = (status: number, message: string) => {
+    if (json) out(JSON.stringify({ statusCode: status, message }));
+    else err(`error: ${message}`);
+    return 1;
+  };
+  if (!found) return fail(400, `unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`);
+  const { command, rest } = found;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+  } catch (e) {
+    return fail(400, (e as Error).message);
+  }
+  if (parsed.positionals.length !== command.args.length) {
+    return fail(400, `usage: rolelink ${[...command.words, ...command.args.map((a) => `<${a}>`)].join(' ')}`);
+  }
+  const named = Object.fromEntries(command.args.map((name, i) => [name, parsed.positionals[i]!]));
+  let ctx: CliContext | null = null;
+  try {
+    ctx = new CliContext(loadEnv());
+    const result = await command.run(ctx, named, parsed.values as Record<string, string | boolean | undefined>);
+    out(json ? JSON.stringify(result) : formatHuman(result));
+    return 0;
+  } catch (e) {
+    if (e instanceof AppError) return fail(e.status, e.message);
+    return fail(500, (e as Error).message);
+  } finally {
+    await ctx?.close();
+  }
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).then((code) => process.exit(code));
+}
