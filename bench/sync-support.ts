@@ -54,7 +54,7 @@ export function spawnWorkers(n: number, env: Record<string, string>): ChildProce
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, LOG_LEVEL: 'error', WORKER_PORT: '0', RECONCILE_EVERY_MS: '3600000', ...env },
+      env: { ...process.env, LOG_LEVEL: 'error', WORKER_PORT: '0', WORKER_HOST: '127.0.0.1', RECONCILE_EVERY_MS: '3600000', ...env },
     });
     return child;
   });

@@ -15,6 +15,7 @@ export const envSchema = z.object({
   PLATFORM_GLOBAL_PER_SECOND: z.coerce.number().positive().default(50),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),
   WORKER_PORT: envFields.port(4020),
+  WORKER_HOST: z.string().default('0.0.0.0'),
   RECONCILE_EVERY_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
   /** One job works at most this long / this many platform calls on a link, then re-enqueues it (fairness). */
   SLICE_MS: z.coerce.number().int().min(50).default(2_000),

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     draining: () => draining,
     metrics,
   });
-  await new Promise<void>((resolve) => server.listen(env.WORKER_PORT, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(env.WORKER_PORT, env.WORKER_HOST, resolve));
   const address = server.address();
   logger.info('bot worker started', {
     port: typeof address === 'object' && address ? address.port : env.WORKER_PORT,

@@ -33,6 +33,7 @@ function startWorker(): ChildProcess {
       PLATFORM_GLOBAL_PER_SECOND: '40',
       WORKER_CONCURRENCY: '4',
       WORKER_PORT: '0',
+      WORKER_HOST: '127.0.0.1',
       WORKER_LOCK_MS: '2000',
       SLICE_MS: '400',
       RECONCILE_EVERY_MS: '3600000',
