@@ -71,7 +71,10 @@ export class CliContext {
     const { PLATFORM_API_URL: apiUrl, PLATFORM_BOT_TOKEN: token } = this.env;
     if (!apiUrl || !token) return undefined;
     return async (guildId, roleId) => {
-      const client = createPlatformClient({ apiUrl, token, redis: this.redisConnection(), keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 });
+      // The shared rate limiter's scripts run as soon as the command starts: queue them until connected.
+      const redis = producerConnection(this.env.REDIS_URL, { enableOfflineQueue: true });
+      this.closers.push(() => redis.disconnect());
+      const client = createPlatformClient({ apiUrl, token, redis, keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 });
       return readRoleHolders(client.api, guildId, roleId);
     };
   }

@@ -1,0 +1,218 @@
+import request from 'supertest';
+import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { producerConnection, SyncNotifier } from '@rolelink/queue';
+import { silentLogger } from '@rolelink/runtime';
+import { createApp } from '../../../services/api/src/app';
+import { startHarness, TEST_KEY, type Harness } from '../../../services/plugin-broker/src/testing/harness';
+import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
+import { truncateAll } from '../../../test/support/db';
+import { snowflake, userIds } from '../../../test/support/fixtures';
+import { REDIS_URL } from '../../../test/support/redis';
+import { run } from '../src/main';
+
+let h: Harness;
+let api: ReturnType<typeof createApp>;
+let sync: SyncNotifier;
+let redis: ReturnType<typeof producerConnection>;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  h = await startHarness();
+  redis = producerConnection(REDIS_URL);
+  sync = new SyncNotifier(redis, h.prefix, silentLogger());
+  api = createApp({ pool: h.db.pool, sync, logger: silentLogger() });
+  Object.assign(process.env, {
+    DATABASE_URL: h.db.url,
+    REDIS_URL,
+    QUEUE_PREFIX: h.prefix,
+    ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
+    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
+    ROLELINK_REGISTER_DEADLINE_MS: '1500',
+  });
+  delete process.env.PLATFORM_API_URL;
+  delete process.env.PLATFORM_BOT_TOKEN;
+});
+afterAll(async () => {
+  process.env = saved;
+  await sync.close();
+  redis.disconnect();
+  await h.close();
+});
+beforeEach(async () => {
+  await truncateAll(h.db);
+  h.plugin.on('POST /register', (_req, res) => json(res, 200, { ok: true }));
+  h.plugin.on('DELETE /config', (_req, res) => json(res, 200, {}));
+});
+
+/** Runs `rolelink … --json` in-process; returns the exit code and the parsed output. */
+async function cli(...args: string[]): Promise<{ code: number; out: any }> {
+  const lines: string[] = [];
+  const code = await run([...args, '--json'], (s) => lines.push(s), (s) => lines.push(s));
+  return { code, out: JSON.parse(lines.join('\n')) };
+}
+
+const users = (g: string, r: string) => `/api/role-link/${g}/${r}/users`;
+
+describe('rolelink link create', () => {
+  it('registers with the plugin, which receives a token that works on the API for this link only', async () => {
+    const [g, r] = [snowflake(), snowflake()];
+    const registered = h.plugin.next('POST /register');
+    const res = await cli('link', 'create', g, r, '--plugin-url', `${h.plugin.url}/`);
+    expect(res.code).toBe(0);
+    expect(res.out).toMatchObject({ guild_id: g, role_id: r, plugin_url: h.plugin.url, member_mode: 'handover' });
+    const call = await registered;
+    expect(JSON.parse(call.body)).toEqual({ guild_id: g, role_id: r });
+    expect(call.headers['user-agent']).toBe('Service/1.0');
+    expect(call.headers['content-type']).toMatch(/^application\/json/);
+    const token = String(call.headers.authorization).replace(/^Token /, '');
+    expect(token).toMatch(/^rl_/);
+    await request(api).get(users(g, r)).set('Authorization', `Token ${token}`).expect(200);
+  });
+
+  it('leaves nothing behind and says so when the plugin refuses to register', async () => {
+    h.plugin.on('POST /register', (_req, res) => json(res, 500, { error: 'boom' }));
+    const [g, r] = [snowflake(), snowflake()];
+    const res = await cli('link', 'create', g, r, '--plugin-url', h.plugin.url);
+    expect(res.code).toBe(1);
+    expect(res.out).toEqual({ statusCode: 502, message: 'Failed to register with plugin server' });
+    const { rows } = await h.db.pool.query('SELECT count(*)::int AS n FROM role_link');
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('refuses plugin URLs that are not HTTPS, too long, or private', async () => {
+    const [g, r] = [snowflake(), snowflake()];
+    for (const url of ['http://plugin.example.com', `https://a.example.com/${'x'.repeat(500)}`, 'https://10.0.0.8', 'https://svc.internal']) {
+      const res = await cli('link', 'create', g, r, '--plugin-url', url);
+      expect(res.code).toBe(1);
+      expect(res.out.statusCode).toBe(400);
+      expect(res.out.message).toMatch(/^Invalid plugin URL/);
+    }
+  });
+
+  it('refuses a second link for the same role', async () => {
+    const [g, r] = [snowflake(), snowflake()];
+    expect((await cli('link', 'create', g, r, '--plugin-url', h.plugin.url)).code).toBe(0);
+    const again = await cli('link', 'create', g, r, '--plugin-url', h.plugin.url);
+    expect(again.out).toEqual({ statusCode: 409, message: 'A role link already exists for this role' });
+  });
+
+  it('explains a missing or unknown argument', async () => {
+    expect((await cli('link', 'create', '1')).out.message).toMatch(/usage: rolelink link create <guildId> <roleId>/);
+    expect((await cli('link', 'frobnicate')).out.message).toMatch(/unknown command/);
+    expect((await cli('link', 'create', 'x', '2', '--plugin-url', h.plugin.url)).out.message).toMatch(/guildId must be a numeric snowflake/);
+  });
+});
+
+describe('link delete, set, show and removals apply', () => {
+  async function created(): Promise<{ g: string; r: string; token: string }> {
+    const [g, r] = [snowflake(), snowflake()];
+    const registered = h.plugin.next('POST /register');
+    expect((await cli('link', 'create', g, r, '--plugin-url', h.plugin.url)).code).toBe(0);
+    const token = String((await registered).headers.authorization).replace(/^Token /, '');
+    return { g, r, token };
+  }
+
+  it('invalidates the token at once and tells the plugin with DELETE /config', async () => {
+    const { g, r, token } = await created();
+    const deleted = h.plugin.next('DELETE /config');
+    const res = await cli('link', 'delete', g, r);
+    expect(res.out).toMatchObject({ deleted: true });
+    const after = await request(api).get(users(g, r)).set('Authorization', `Token ${token}`);
+    expect(after.body).toEqual({ statusCode: 403, message: 'Invalid or revoked token' });
+    const call = await deleted;
+    expect(JSON.parse(call.body)).toEqual({ guild_id: g, role_id: r });
+    expect(call.headers.authorization).toBe(`Token ${token}`);
+    expect((await cli('link', 'delete', g, r)).out).toEqual({ statusCode: 404, message: 'Role link not found' });
+  });
+
+  it('disables and re-enables a link, and marks it trusted', async () => {
+    const { g, r, token } = await created();
+    expect((await cli('link', 'set', g, r, '--enabled', 'false')).out).toMatchObject({ state: 'disabled' });
+    expect((await request(api).get(users(g, r)).set('Authorization', `Token ${token}`)).body.message).toBe('This role link is disabled');
+    expect((await cli('link', 'set', g, r, '--enabled', 'true', '--trusted', 'true')).out).toMatchObject({ state: 'active', trusted: true });
+    await request(api).get(users(g, r)).set('Authorization', `Token ${token}`).expect(200);
+    expect((await cli('link', 'set', g, r, '--enabled', 'maybe')).out.message).toMatch(/true or false/);
+  });
+
+  it('shows a held change and applies it for the resent list', async () => {
+    const { g, r, token } = await created();
+    const put = (ids: string[]) => request(api).put(users(g, r)).set('Authorization', `Token ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(ids));
+    await put(userIds(50)).expect(200);
+    const held = await put(userIds(5)).expect(409);
+    const shown = await cli('link', 'show', g, r);
+    expect(shown.out).toMatchObject({ state: 'active', counts: { user_count: 50 }, held_change: { change_id: held.body.errors.change_id, removals: 45 } });
+    const applied = await cli('removals', 'apply', g, r);
+    expect(applied.out).toMatchObject({ change_id: held.body.errors.change_id, removals: 45 });
+    await put(userIds(5)).expect(200);
+    expect((await cli('removals', 'apply', g, r)).out).toEqual({ statusCode: 404, message: 'No held change to apply for this role link' });
+  });
+
+  it('pauses links beyond the allowance when a guild downgrades, and resumes them on upgrade', async () => {
+    const g = snowflake();
+    expect((await cli('guild', 'set-plan', g, '--plan', 'premium', '--owner', '100000000000000009')).out).toMatchObject({ plan: 'premium', slot_allowance: 210 });
+    const roles = [snowflake(), snowflake(), snowflake()];
+    for (const r of roles) expect((await cli('link', 'create', g, r, '--plugin-url', h.plugin.url)).code).toBe(0);
+    expect((await cli('guild', 'set-plan', g, '--plan', 'free')).out).toMatchObject({ plan: 'free', slot_allowance: 2, links: 3 });
+    expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'paused', slot: { position: 3, allowance: 2 } });
+    expect((await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '1')).out).toMatchObject({ slot_allowance: 3 });
+    expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'active' });
+    expect((await cli('guild', 'set-plan', g, '--plan', 'gold')).out.statusCode).toBe(400);
+  });
+});
+
+describe('existing role members at creation (spec 1)', () => {
+  let emu: RunningEmulator;
+  const g = '700000000000000001';
+  const small = '700000000000000010';
+  const big = '700000000000000011';
+  beforeAll(async () => {
+    emu = await startEmulator({
+      port: 0,
+      seed: {
+        guilds: [{
+          id: g,
+          ownerId: '100000000000000009',
+          botRoleId: '700000000000000099',
+          roles: [{ id: small, position: 1 }, { id: big, position: 2 }, { id: '700000000000000099', position: 10 }],
+          members: [...userIds(3).map((u) => ({ userId: u, roles: [small, big] })), ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] }))],
+        }],
+      },
+    });
+    process.env.PLATFORM_API_URL = `${emu.apiBase}/v10`;
+    process.env.PLATFORM_BOT_TOKEN = emu.botToken;
+  });
+  afterAll(async () => {
+    delete process.env.PLATFORM_API_URL;
+    delete process.env.PLATFORM_BOT_TOKEN;
+    await emu.close();
+  });
+
+  it('keeps the current holders on the list before register when asked', async () => {
+    let listAtRegister = -1;
+    h.plugin.on('POST /register', (_req, res) => {
+      void h.db.pool.query('SELECT user_count FROM role_link WHERE role_id = $1', [small]).then(({ rows }) => {
+        listAtRegister = rows[0]?.user_count ?? -1;
+        json(res, 200, {});
+      });
+    });
+    const res = await cli('link', 'create', g, small, '--plugin-url', h.plugin.url, '--keep-members');
+    expect(res.out).toMatchObject({ member_mode: 'keep', existing_members: 3 });
+    expect(listAtRegister).toBe(3);
+    expect((await cli('link', 'show', g, small)).out).toMatchObject({ counts: { user_count: 3, synced_count: 3 }, awaiting_first_list: false });
+  });
+
+  it('refuses keep-members when the role has more holders than the synced limit', async () => {
+    const res = await cli('link', 'create', g, big, '--plugin-url', h.plugin.url, '--keep-members');
+    expect(res.out.statusCode).toBe(400);
+    expect(res.out.message).toMatch(/153 members, more than the plan's synced limit of 100/);
+  });
+
+  it('records the holders as the hand-over baseline without putting them on the list', async () => {
+    const res = await cli('link', 'create', g, big, '--plugin-url', h.plugin.url);
+    expect(res.out).toMatchObject({ member_mode: 'handover', existing_members: 153 });
+    const shown = await cli('link', 'show', g, big);
+    expect(shown.out).toMatchObject({ counts: { user_count: 0 }, awaiting_first_list: true });
+    const { rows } = await h.db.pool.query("SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'");
+    expect(rows[0].n).toBe(153);
+  });
+});
