@@ -224,6 +224,24 @@ describe('health polling (spec 2.5, 6.1)', () => {
     expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: 'https://gone.example.com' } })).toBe(0);
   });
 
+  it('never lets health checks take every worker slot from interactive calls', async () => {
+    // Two slots, health checks that hang for 3 s, a fetch with a 1.5 s deadline: it needs a free slot.
+    const small = await startHarness({ concurrency: 2, timeouts: { health: 3000 } });
+    try {
+      for (const path of ['', '/second', '/third']) small.plugin.on(`GET ${path}/health`, () => undefined);
+      small.plugin.on('GET /config', (_req, res) => json(res, 200, { version: 1, ui_mode: 'iframe', name: 'E', embed_url: 'https://127.0.0.1:9/e' }));
+      const a = await small.seedLink();
+      await small.seedLink(`${small.plugin.url}/second`);
+      await small.seedLink(`${small.plugin.url}/third`);
+      const firstCheck = small.plugin.next('GET /health');
+      await enqueueHealthChecks(small.ctx, small.broker.queue);
+      await firstCheck;
+      await expect(small.client.fetchConfig(a.linkId)).resolves.toMatchObject({ ui_mode: 'iframe' });
+    } finally {
+      await small.close();
+    }
+  });
+
   it('runs on a BullMQ job scheduler', async () => {
     const a = await h.seedLink();
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'unhealthy' }));

@@ -1,4 +1,4 @@
-import type { Job, Queue } from 'bullmq';
+import { DelayedError, type Job, type Queue } from 'bullmq';
 import { PluginCallMessage, jobCatalog, type JobData, type PluginCallResult, type PluginCallValues } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import { fetchConfig } from './calls/fetch-config';
@@ -31,7 +31,13 @@ function toResult<T>(err: unknown, fallback: string, ctx: BrokerContext, job: Jo
  * deadline leaves too little time for the plugin's timeout is not started at all: a late register would
  * reach a plugin for a link that was already rolled back.
  */
-export function createProcessor(ctx: BrokerContext, queue: Queue) {
+export function createProcessor(ctx: BrokerContext, queue: Queue, concurrency: number) {
+  // Health checks may take at most half the slots: a poll over many dead plugins (5 s timeouts each)
+  // must never leave a link creation or a dashboard waiting for a free slot past its deadline.
+  // Priority only orders waiting jobs; this keeps running ones from filling the worker.
+  const healthCap = Math.max(1, Math.floor(concurrency / 2));
+  let healthInFlight = 0;
+
   const waited = async <N extends Waited>(job: Job, name: N, needMs: number, run: (budgetMs: number) => Promise<PluginCallValues[N]>): Promise<PluginCallResult<PluginCallValues[N]>> => {
     const data = jobCatalog['plugin-calls'][name].parse(job.data) as { deadline: number };
     const budget = data.deadline - ctx.now() - DEADLINE_MARGIN_MS;
@@ -46,7 +52,7 @@ export function createProcessor(ctx: BrokerContext, queue: Queue) {
     }
   };
 
-  return async (job: Job): Promise<unknown> => {
+  return async (job: Job, token?: string): Promise<unknown> => {
     switch (job.name) {
       case 'register':
         return waited(job, 'register', ctx.timeouts.register, () => registerLink(ctx, (job.data as JobData<'plugin-calls', 'register'>).linkId));
@@ -65,9 +71,18 @@ export function createProcessor(ctx: BrokerContext, queue: Queue) {
         return { plugins: await enqueueHealthChecks(ctx, queue) };
       case 'health-check': {
         const { pluginUrl } = jobCatalog['plugin-calls']['health-check'].parse(job.data);
-        const result = await checkPluginHealth(ctx, pluginUrl);
-        await recordHealth(ctx.prisma, pluginUrl, result, new Date(ctx.now()));
-        return { status: result.status };
+        if (healthInFlight >= healthCap) {
+          await job.moveToDelayed(ctx.now() + 200 + Math.floor(Math.random() * 300), token);
+          throw new DelayedError();
+        }
+        healthInFlight++;
+        try {
+          const result = await checkPluginHealth(ctx, pluginUrl);
+          await recordHealth(ctx.prisma, pluginUrl, result, new Date(ctx.now()));
+          return { status: result.status };
+        } finally {
+          healthInFlight--;
+        }
       }
       default:
         throw new Error(`unknown plugin-calls job ${job.name}`);

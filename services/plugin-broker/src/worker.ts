@@ -27,7 +27,7 @@ export type BrokerWorker = {
 export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOptions): BrokerWorker {
   const queue = new Queue(QueueName.pluginCalls, { connection: options.connection, prefix: options.prefix });
   queue.on('error', (err) => ctx.logger.warn('plugin-calls queue error', { error: err.message }));
-  const worker = new Worker(QueueName.pluginCalls, createProcessor(ctx, queue), {
+  const worker = new Worker(QueueName.pluginCalls, createProcessor(ctx, queue, options.concurrency), {
     // Shared with the queue for plain commands; BullMQ opens its own blocking connection from it.
     connection: options.connection,
     prefix: options.prefix,

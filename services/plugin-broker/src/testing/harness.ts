@@ -39,7 +39,7 @@ export type Harness = {
 let seq = 500000000000000000n;
 const snowflake = (): string => (++seq).toString();
 
-export async function startHarness(options: { allowHosts?: string[]; resolve?: Resolver } = {}): Promise<Harness> {
+export async function startHarness(options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts> } = {}): Promise<Harness> {
   const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin()]);
   const prefix = testQueuePrefix();
   const redis = workerConnection(REDIS_URL);
@@ -52,11 +52,11 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
     cache: new ConfigCache(redis, prefix),
     secretKey: TEST_KEY,
     allowHosts,
-    timeouts: TEST_TIMEOUTS,
+    timeouts: { ...TEST_TIMEOUTS, ...options.timeouts },
     logger: silentLogger(),
     now: Date.now,
   };
-  const broker = createBrokerWorker(ctx, { connection: redis, prefix, concurrency: 8 });
+  const broker = createBrokerWorker(ctx, { connection: redis, prefix, concurrency: options.concurrency ?? 8 });
   await broker.ready();
   const client = new PluginCallsClient({ connection: producer, prefix, deadlineMs: TEST_DEADLINES, logger: silentLogger() });
   const cacheKey = (linkId: string) => `${prefix}:plugin-config:${linkId}`;
