@@ -10,7 +10,8 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from './local/embedded-postgres';
 import { redisPings, startLocalRedis } from './local/redis-server';
 
-export type Started = { stop(): Promise<void> };
+/** `pid` is set for a server this process started (its process group id). */
+export type Started = { stop(): Promise<void>; pid?: number };
 export type Pg = Started & { adminUrl: string; embedded: boolean };
 export type RedisService = Started & { url: string; embedded: boolean };
 type Opts = { log: (msg: string) => void; dataDir?: string; env?: NodeJS.ProcessEnv };
@@ -68,7 +69,7 @@ export async function ensurePostgres(opts: Opts): Promise<Pg> {
   const embeddedPort = given ? port : await freePort();
   log(`no PostgreSQL answers at ${url.host}: starting an embedded PostgreSQL on 127.0.0.1:${embeddedPort}`);
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDirOf(opts), 'postgres'), port: embeddedPort, log });
-  return { adminUrl: pg.url, embedded: true, stop: pg.stop };
+  return { adminUrl: pg.url, embedded: true, stop: pg.stop, ...(pg.pid ? { pid: pg.pid } : {}) };
 }
 
 export async function ensureRedis(opts: Opts): Promise<RedisService> {
@@ -94,5 +95,5 @@ export async function ensureRedis(opts: Opts): Promise<RedisService> {
     log,
     allowInstall: env.ROLELINK_NO_INSTALL !== '1',
   });
-  return { url: redis.url, embedded: true, stop: redis.stop };
+  return { url: redis.url, embedded: true, stop: redis.stop, pid: redis.pid };
 }

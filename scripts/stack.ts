@@ -11,6 +11,7 @@ import { childSpecs, isBuilt, type ChildSpec } from './stack/children';
 import { DEMO, ROOT, demoSeed, readPorts } from './stack/config';
 import { appDatabaseUrl, ensureDatabase, migrate } from './stack/database';
 import { registerDemoLink } from './stack/demo-link';
+import { forgetChildren, recordChildren, stopLeftovers, type Recorded } from './stack/leftovers';
 import { checkPortsFree } from './stack/ports';
 import { answers200 } from './stack/probes';
 import { summary } from './stack/summary';
@@ -20,12 +21,20 @@ const log = (m: string): void => {
 };
 const DATA = path.join(ROOT, '.data');
 const LOGS = path.join(DATA, 'logs');
+const PIDS = path.join(DATA, 'stack.pids');
 
 const infra: Started[] = [];
 const support: ManagedProcess[] = [];
 const services: ManagedProcess[] = [];
 const transient = new Set<{ stop(): Promise<unknown> }>();
+const recorded: Recorded[] = [];
 let stopping: Promise<never> | null = null;
+
+function record(name: string, pid: number | undefined, match: string): void {
+  if (!pid || pid <= 0) return;
+  recorded.push({ name, pid, match });
+  recordChildren(PIDS, recorded);
+}
 
 function track(p: { stop(): Promise<unknown> }): () => void {
   transient.add(p);
@@ -41,6 +50,7 @@ function shutdown(code: number): Promise<never> {
     await Promise.all(services.map((p) => p.stop('SIGTERM', 30_000)));
     await Promise.all(support.map((p) => p.stop('SIGTERM', 10_000)));
     for (const s of [...infra].reverse()) await s.stop().catch((err: unknown) => log(`stopping failed: ${String(err)}`));
+    forgetChildren(PIDS);
     if (anything) log('stopped');
     process.exit(code);
   })();
@@ -103,14 +113,18 @@ function startChild(spec: ChildSpec, env: NodeJS.ProcessEnv): ManagedProcess {
 
 async function main(): Promise<void> {
   const ports = readPorts(process.env);
-  await checkPortsFree(ports);
   mkdirSync(LOGS, { recursive: true });
+  const leftovers = await stopLeftovers(PIDS);
+  if (leftovers.length) log(`stopped what an earlier run left running: ${leftovers.join(', ')}`);
+  await checkPortsFree(ports);
   installSignalHandlers();
 
   const pg = await ensurePostgres({ log });
   infra.push(pg);
+  record('postgres', pg.pid, path.join(DATA, 'postgres'));
   const redis = await ensureRedis({ log });
   infra.push(redis);
+  record('redis', redis.pid, `127.0.0.1:${new URL(redis.url).port}`);
   const db = appDatabaseUrl(pg.adminUrl, process.env.DATABASE_URL);
   await ensureDatabase(pg.adminUrl, db.name, log);
   await migrate(db.url, ROOT, log, track);
@@ -150,6 +164,7 @@ async function main(): Promise<void> {
     }
     if (spec.key === 'emulator') log(`seeding the platform emulator: demo guild ${DEMO.guildId} with ${memberCount.toLocaleString('en')} members…`);
     const proc = startChild(spec, baseEnv);
+    record(spec.key, proc.pid, spec.main);
     (spec.key === 'emulator' || spec.key === 'plugin' ? support : services).push(proc);
     started.add(spec.key);
     const scheme = spec.https ? 'https' : 'http';

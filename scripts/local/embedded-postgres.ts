@@ -11,7 +11,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { spawnGroup, waitUntil, type ManagedProcess } from './process-group';
 
-export type EmbeddedPg = { url: string; stop(): Promise<void> };
+/** `pid`: the postmaster we started (absent when another run owns it). */
+export type EmbeddedPg = { url: string; pid?: number; stop(): Promise<void> };
 type Ids = { uid: number; gid: number; user: string };
 
 /** Where the platform package keeps `bin/postgres`, `bin/initdb` and `lib/`. */
@@ -179,6 +180,7 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
   log(`embedded PostgreSQL ${readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8').trim()} on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), dataDir) || dataDir}, log ${path.relative(process.cwd(), logFile)})`);
   return {
     url,
+    pid: proc.pid,
     // SIGINT = PostgreSQL's "fast" shutdown: disconnects clients, checkpoints, exits.
     stop: async () => {
       await proc.stop('SIGINT', 20_000);

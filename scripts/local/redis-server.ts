@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnGroup, waitUntil } from './process-group';
 
-export type LocalRedis = { url: string; stop(): Promise<void> };
+export type LocalRedis = { url: string; pid: number; stop(): Promise<void> };
 
 const INSTALL_HINT = 'sudo apt-get install -y redis-server   (Debian/Ubuntu; or set REDIS_URL to a Redis you run)';
 
@@ -85,6 +85,7 @@ export async function startLocalRedis({ port, dataDir, log, allowInstall = true 
   log(`local redis-server on 127.0.0.1:${port} (log ${path.relative(process.cwd(), logFile)})`);
   return {
     url: `redis://127.0.0.1:${port}`,
+    pid: proc.pid,
     stop: async () => {
       await proc.stop('SIGTERM', 10_000);
     },
