@@ -1,11 +1,10 @@
 // The rolelink commands of issue 4 (packages/cli/src/commands) against a real broker and HTTPS plugin.
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
-import { AppError } from '@rolelink/runtime';
 import { configGetRun, configSetRun, type PluginCommandContext } from '../../../packages/cli/src/commands/config';
 import { healthRun } from '../../../packages/cli/src/commands/health';
 import { iframeUrlRun } from '../../../packages/cli/src/commands/iframe';
 import { enqueueHealthChecks } from './health/health-poll';
-import { startHarness, type Harness, type SeededLink } from './testing/harness';
+import { rejection, startHarness, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
 
 let h: Harness;
@@ -25,11 +24,6 @@ const form = {
   values: { min_level: 3, key: 'hunter2' },
 };
 
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 describe('rolelink config / iframe-url / health', () => {
   it('config get prints the form with fresh values and masks secrets in text output', async () => {

@@ -2,9 +2,8 @@ import jwt from 'jsonwebtoken';
 import { PluginCallMessage, type ConfigView } from '@rolelink/contracts';
 import { generateToken } from '@rolelink/domain';
 import { IFRAME_TOKEN_ISSUER, verifyIframeToken } from '@rolelink/plugin-sdk';
-import { AppError } from '@rolelink/runtime';
 import { IFRAME_SUBMIT_MESSAGE, INVALID_CONFIG_MESSAGE } from './calls/submit-config';
-import { startHarness, type Harness, type SeededLink } from './testing/harness';
+import { rejection, startHarness, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
 
 let h: Harness;
@@ -31,11 +30,6 @@ const form = (name = 'Levels', extraField: Record<string, unknown>[] = []) => ({
 });
 const iframe = (embed = 'https://127.0.0.1:9/embed?theme=dark') => ({ version: 1, ui_mode: 'iframe', name: 'Embedded', embed_url: embed });
 
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 function serveConfig(body: unknown, status = 200): void {
   h.plugin.on('GET /config', (_req, res) => json(res, status, body));

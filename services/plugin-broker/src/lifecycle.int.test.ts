@@ -2,11 +2,11 @@ import { Queue } from 'bullmq';
 import { PluginCallMessage } from '@rolelink/contracts';
 import { encryptToken } from '@rolelink/domain';
 import { PluginCallsClient, producerConnection } from '@rolelink/queue';
-import { AppError, silentLogger } from '@rolelink/runtime';
+import { silentLogger } from '@rolelink/runtime';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../test/support/redis';
 import { enqueueHealthChecks, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
 import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from './health/health-store';
-import { startHarness, TEST_KEY, type Harness } from './testing/harness';
+import { rejection, startHarness, TEST_KEY, type Harness } from './testing/harness';
 import { json } from './testing/test-plugin';
 
 let h: Harness;
@@ -19,11 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 /** Every string value stored under the prefix (job hashes included), to search for secrets. */
 async function redisDump(prefix: string): Promise<string> {

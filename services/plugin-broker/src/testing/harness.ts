@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encryptToken, generateToken, hashToken } from '@rolelink/domain';
 import { PluginCallsClient, producerConnection, workerConnection } from '@rolelink/queue';
-import { silentLogger } from '@rolelink/runtime';
+import { AppError, silentLogger } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../../test/support/redis';
 import { ConfigCache, type CachedConfig } from '../config-cache';
@@ -35,6 +35,16 @@ export type Harness = {
   completed(name: string): Promise<Job>;
   close(): Promise<void>;
 };
+
+/** The AppError a promise rejects with (fails the test when it resolves or rejects with anything else). */
+export async function rejection(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AppError);
+  return err as AppError;
+}
 
 let seq = 500000000000000000n;
 const snowflake = (): string => (++seq).toString();
