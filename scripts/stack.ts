@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { QueueName } from '@rolelink/contracts';
+import { Producer, producerConnection } from '@rolelink/queue';
 import { ensurePostgres, ensureRedis, type Started } from './local-services';
 import { spawnGroup, waitUntil, type ManagedProcess } from './local/process-group';
 import { childSpecs, isBuilt, type ChildSpec } from './stack/children';
@@ -111,6 +113,19 @@ function startChild(spec: ChildSpec, env: NodeJS.ProcessEnv): ManagedProcess {
   return proc;
 }
 
+async function requestReconcile(redisUrl: string, prefix: string): Promise<void> {
+  const redis = producerConnection(redisUrl);
+  const producer = new Producer(QueueName.roleSync, redis, prefix);
+  try {
+    await producer.add('reconcile', {}, { deduplication: { id: 'stack-start-reconcile', ttl: 60_000 } });
+  } catch (err) {
+    log(`could not ask the bot worker for a reconcile: ${(err as Error).message}`);
+  } finally {
+    await producer.close().catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
 async function main(): Promise<void> {
   const ports = readPorts(process.env);
   mkdirSync(LOGS, { recursive: true });
@@ -185,6 +200,10 @@ async function main(): Promise<void> {
     else waits.push(ready);
   }
   await Promise.all(waits);
+
+  // The emulator keeps roles in memory: after a restart it has forgotten what the bot applied in an
+  // earlier run (the database remembers). A reconcile now makes the platform match the lists again.
+  if (started.has('bot-worker') && started.has('emulator')) await requestReconcile(redis.url, baseEnv.QUEUE_PREFIX ?? 'rolelink');
 
   let demoLink = 'not created: the plugin broker or api is not built yet';
   if (started.has('plugin') && started.has('api') && started.has('plugin-broker')) {
