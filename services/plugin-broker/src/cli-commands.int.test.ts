@@ -1,21 +1,34 @@
-// The rolelink commands of issue 4 (packages/cli/src/commands) against a real broker and HTTPS plugin.
+// `rolelink config get|set`, `iframe-url` and `health` (packages/cli/src/commands) through the CLI's own
+// runner, against a real broker and HTTPS plugin.
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
-import { configGetRun, configSetRun, type PluginCommandContext } from '../../../packages/cli/src/commands/config';
-import { healthRun } from '../../../packages/cli/src/commands/health';
-import { iframeUrlRun } from '../../../packages/cli/src/commands/iframe';
+import { run } from '../../../packages/cli/src/main';
+import { REDIS_URL } from '../../../test/support/redis';
 import { enqueueHealthChecks } from './health/health-poll';
-import { rejection, startHarness, type Harness, type SeededLink } from './testing/harness';
+import { startHarness, TEST_KEY, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
 
 let h: Harness;
-let ctx: PluginCommandContext;
 let link: SeededLink;
+const saved = { ...process.env };
 beforeAll(async () => {
   h = await startHarness();
-  ctx = { prisma: h.db.prisma, plugins: h.client };
   link = await h.seedLink();
+  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex') });
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  process.env = saved;
+  await h.close();
+});
+
+async function cli(...args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await run(args, (s) => lines.push(s), (s) => lines.push(s));
+  return { code, out: lines.join('\n') };
+}
+async function cliJson(...args: string[]): Promise<{ code: number; out: any }> {
+  const r = await cli(...args, '--json');
+  return { code: r.code, out: JSON.parse(r.out) };
+}
 
 const form = {
   version: 1,
@@ -24,50 +37,50 @@ const form = {
   values: { min_level: 3, key: 'hunter2' },
 };
 
-
 describe('rolelink config / iframe-url / health', () => {
-  it('config get prints the form with fresh values and masks secrets in text output', async () => {
+  it('config get --json prints the whole validated view; human output masks secrets', async () => {
     h.plugin.on('GET /config', (_req, res) => json(res, 200, form));
-    const out = await configGetRun(ctx, [link.guildId, link.roleId, '--refresh']);
-    expect(out.data).toMatchObject({ ui_mode: 'schema', values: { min_level: 3 } });
-    expect(out.text).toContain('min_level (number, required): 3');
-    expect(out.text).toContain('key (secret): ********');
-    expect(out.text).not.toContain('hunter2');
+    const j = await cliJson('config', 'get', link.guildId, link.roleId, '--refresh');
+    expect(j.code).toBe(0);
+    expect(j.out).toMatchObject({ ui_mode: 'schema', source: 'plugin', values: { min_level: 3, key: 'hunter2' }, schema: { name: 'Levels' } });
+    const human = await cli('config', 'get', link.guildId, link.roleId);
+    expect(human.out).toContain('min_level: 3  (number, required)');
+    expect(human.out).toContain('key: ********  (secret)');
+    expect(human.out).not.toContain('hunter2');
   });
 
-  it('config set --json validates and submits', async () => {
+  it("config set --json '{...}' validates and submits, and refuses an invalid value with 400", async () => {
     h.plugin.on('GET /config', (_req, res) => json(res, 200, form));
     h.plugin.on('POST /config', (_req, res) => json(res, 200, { ok: true }));
-    const out = await configSetRun(ctx, [link.guildId, link.roleId, '--json', '{"min_level": 4}']);
-    expect(out.data).toEqual({ status: 200, body: { ok: true } });
-    const bad = await rejection(configSetRun(ctx, [link.guildId, link.roleId, '--json', '{"min_level": 40}']));
-    expect(bad.status).toBe(400);
-    expect(bad.body?.errors).toEqual([{ field: 'min_level', message: 'Min must be at most 10' }]);
+    const ok = await cliJson('config', 'set', link.guildId, link.roleId, '{"min_level": 4}');
+    expect(ok).toEqual({ code: 0, out: { status: 200, body: { ok: true } } });
+    const bad = await cliJson('config', 'set', link.guildId, link.roleId, '{"min_level": 40}');
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatchObject({ statusCode: 400, message: 'Invalid configuration' });
   });
 
   it('iframe-url mints a token for the viewer, and refuses a schema-mode plugin', async () => {
     h.plugin.on('GET /config', (_req, res) => json(res, 200, { version: 1, ui_mode: 'iframe', name: 'E', embed_url: 'https://127.0.0.1:9/e' }));
-    const out = await iframeUrlRun(ctx, [link.guildId, link.roleId, '--viewer', '123456789012345678']);
-    const token = new URL(out.text).searchParams.get('rl_token')!;
+    const out = await cliJson('iframe-url', link.guildId, link.roleId, '--viewer', '123456789012345678');
+    const token = new URL(out.out.embed_url).searchParams.get('rl_token')!;
     expect(verifyIframeToken(token, { apiToken: link.token, pluginUrl: link.pluginUrl }).sub).toBe('123456789012345678');
     h.plugin.on('GET /config', (_req, res) => json(res, 200, form));
-    expect((await rejection(iframeUrlRun(ctx, [link.guildId, link.roleId, '--viewer', '123456789012345678']))).status).toBe(400);
-    expect((await rejection(iframeUrlRun(ctx, [link.guildId, link.roleId, '--viewer', 'me']))).status).toBe(400);
+    expect((await cliJson('iframe-url', link.guildId, link.roleId, '--viewer', '123456789012345678')).out.statusCode).toBe(400);
+    expect((await cliJson('iframe-url', link.guildId, link.roleId, '--viewer', 'me')).out.statusCode).toBe(400);
   });
 
   it('health shows unknown before the first poll and the latest status after it', async () => {
-    expect((await healthRun(ctx, [link.guildId, link.roleId])).data).toMatchObject({ status: 'unknown', latest: null });
+    expect((await cliJson('health', link.guildId, link.roleId)).out).toMatchObject({ status: 'unknown', latest: null });
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
     const done = h.completed('health-check');
     await enqueueHealthChecks(h.ctx, h.broker.queue);
     await done;
-    const out = await healthRun(ctx, [link.guildId, link.roleId]);
-    expect(out.data).toMatchObject({ status: 'healthy', plugin_url: link.pluginUrl });
-    expect(out.text).toMatch(/healthy/);
+    expect((await cliJson('health', link.guildId, link.roleId)).out).toMatchObject({ status: 'healthy', plugin_url: link.pluginUrl });
+    expect((await cli('health', link.guildId, link.roleId)).out).toMatch(/status: healthy/);
   });
 
   it('answers 404 for an unknown link and 400 for malformed ids', async () => {
-    expect((await rejection(configGetRun(ctx, ['1', '2']))).message).toBe('Role link not found');
-    expect((await rejection(healthRun(ctx, ['abc', '2']))).status).toBe(400);
+    expect((await cliJson('config', 'get', '1', '2')).out).toEqual({ statusCode: 404, message: 'Role link not found' });
+    expect((await cliJson('health', 'abc', '2')).out.statusCode).toBe(400);
   });
 });

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import type { PluginHealthCheckView, PluginHealthStatus } from '@rolelink/contracts';
 import type { PrismaClient } from '@rolelink/db';
-import { linkArgs, resolveLink, type CommandResult, type LinkArgs } from './config';
+import type { Command } from '../command';
+import { linkArgs, printable, resolveLink, type LinkArgs, type Printable } from './config';
 
 export type PluginHealthView = {
   plugin_url: string;
@@ -12,7 +12,7 @@ export type PluginHealthView = {
   history: PluginHealthCheckView[];
 };
 
-/** A link's plugin health as recorded by the broker's poll (spec 2.5, 6.1); reads the database only. */
+/** A plugin's health as recorded by the broker's poll (spec 2.5, 6.1); reads the database only. */
 export async function readPluginHealth(prisma: PrismaClient, pluginUrl: string): Promise<PluginHealthView> {
   const rows = await prisma.pluginHealthCheck.findMany({ where: { pluginUrl }, orderBy: { id: 'desc' }, take: 20 });
   const history = rows.map((r) => ({
@@ -26,20 +26,29 @@ export async function readPluginHealth(prisma: PrismaClient, pluginUrl: string):
 }
 
 /** `rolelink health <guildId> <roleId>` */
-export async function health(ctx: { prisma: PrismaClient }, args: LinkArgs): Promise<CommandResult> {
+export async function health(ctx: { prisma: PrismaClient }, args: LinkArgs): Promise<Printable<PluginHealthView>> {
   const link = await resolveLink(ctx.prisma, args);
   const view = await readPluginHealth(ctx.prisma, link.pluginUrl);
-  const text = view.latest
-    ? [
-        `${view.plugin_url}: ${view.status} (checked ${view.latest.checked_at}${view.latest.latency_ms === null ? '' : `, ${view.latest.latency_ms} ms`})`,
-        ...(view.latest.detail && Object.keys(view.latest.detail).length ? [JSON.stringify(view.latest.detail)] : []),
-        `history: ${view.history.map((h) => h.status).join(' ')}`,
-      ].join('\n')
-    : `${view.plugin_url}: unknown (not polled yet)`;
-  return { data: view, text };
+  const latest = view.latest;
+  return printable(view, {
+    plugin_url: view.plugin_url,
+    status: latest ? view.status : 'unknown (not polled yet)',
+    ...(latest
+      ? {
+          checked_at: latest.checked_at,
+          latency_ms: latest.latency_ms ?? '-',
+          ...(latest.detail && Object.keys(latest.detail).length ? { detail: JSON.stringify(latest.detail) } : {}),
+          history: view.history.map((h) => h.status).join(' '),
+        }
+      : {}),
+  });
 }
 
-export async function healthRun(ctx: { prisma: PrismaClient }, argv: string[]): Promise<CommandResult> {
-  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' } } });
-  return health(ctx, linkArgs(positionals));
-}
+export const healthCommands: Command[] = [
+  {
+    words: ['health'],
+    args: ['guildId', 'roleId'],
+    summary: 'The plugin\'s latest GET /health status and recent history, as polled by the plugin broker',
+    run: (ctx, a) => health({ prisma: ctx.database().prisma }, linkArgs(a)),
+  },
+];

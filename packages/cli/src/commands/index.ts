@@ -1,6 +1,9 @@
 import type { Command } from '../command';
+import { configCommands } from './config';
 import { guildCommands } from './guild';
+import { healthCommands } from './health';
+import { iframeCommands } from './iframe';
 import { linkCommands } from './link';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
-export const commands: Command[] = [...guildCommands, ...linkCommands];
+export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands];
