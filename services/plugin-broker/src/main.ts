@@ -1,5 +1,5 @@
 import { createDb } from '@rolelink/db';
-import { workerConnection } from '@rolelink/queue';
+import { producerConnection, workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
@@ -17,13 +17,15 @@ if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
 
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
 const redis = workerConnection(env.REDIS_URL);
+// The schema cache is best effort: its reads must fail fast when Redis is away, not wait like the worker's.
+const cacheRedis = producerConnection(env.REDIS_URL);
 const metrics = createMetrics('plugin-broker');
 // Production trusts the system CA store plus NODE_EXTRA_CA_CERTS (read by Node itself at start).
 const http = new PluginHttp({ allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
 const ctx: BrokerContext = {
   prisma: db.prisma,
   http,
-  cache: new ConfigCache(redis, env.QUEUE_PREFIX),
+  cache: new ConfigCache(cacheRedis, env.QUEUE_PREFIX),
   secretKey: env.ROLELINK_SECRET_KEY,
   allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
   timeouts: DEFAULT_PLUGIN_TIMEOUTS,
@@ -64,6 +66,6 @@ onShutdown(logger, [
   { name: 'stop accepting', run: () => { draining = true; return new Promise<void>((r) => server.close(() => r())); } },
   { name: 'worker', run: () => broker.close() },
   { name: 'plugin connections', run: () => http.close() },
-  { name: 'redis', run: () => redis.quit() },
+  { name: 'redis', run: () => Promise.all([redis.quit(), cacheRedis.quit()]) },
   { name: 'database', run: () => db.close() },
 ]);
