@@ -4,7 +4,7 @@ import type { PluginRequest, PluginResponse } from '../plugin-http/plugin-http';
 
 type Outcome = 'ok' | 'http_4xx' | 'http_5xx' | 'timeout' | 'network' | 'blocked' | 'invalid_response';
 
-function outcomeOf(status: number): Outcome {
+export function outcomeOf(status: number): Outcome {
   if (status >= 200 && status < 300) return 'ok';
   return status >= 500 ? 'http_5xx' : 'http_4xx';
 }
@@ -32,7 +32,6 @@ export async function callPlugin(
   }
 }
 
-export { outcomeOf };
 
 /** A short, admin-safe reason for a 502 (our words, never the plugin's body). */
 export function failureDetail(err: unknown): string {
