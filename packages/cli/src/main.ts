@@ -31,9 +31,9 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     return args.length ? 0 : 2;
   }
   const found = findCommand(args);
-  const fail = (status: number, message: string) => {
-    if (json) out(JSON.stringify({ statusCode: status, message }));
-    else err(`error: ${message}`);
+  const fail = (status: number, message: string, body?: Record<string, unknown>) => {
+    if (json) out(JSON.stringify(body ?? { statusCode: status, message }));
+    else err(`error: ${message}${body && 'errors' in body ? `\n${formatHuman(body.errors, '  ')}` : ''}`);
     return 1;
   };
   if (!found) return fail(400, `unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`);
@@ -51,11 +51,14 @@ export async function run(argv: string[], out: (s: string) => void = console.log
   let ctx: CliContext | null = null;
   try {
     ctx = new CliContext(loadEnv());
+    const relaxed = ctx.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
+    // Off by default and for tests/local runs only: say so every time it is on (notes/security.md).
+    if (relaxed.length && !json) err(`warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS allows plugin hosts ${relaxed.join(', ')} despite being private`);
     const result = await command.run(ctx, named, parsed.values as Record<string, string | boolean | undefined>);
     out(json ? JSON.stringify(result) : formatHuman(result));
     return 0;
   } catch (e) {
-    if (e instanceof AppError) return fail(e.status, e.message);
+    if (e instanceof AppError) return fail(e.status, e.message, e.toBody());
     return fail(500, (e as Error).message);
   } finally {
     await ctx?.close();
