@@ -73,7 +73,7 @@ function splitApiUrl(apiUrl: string): { api: string; version: string } {
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const tokenId = createHash('sha256').update(options.token).digest('hex').slice(0, 12);
   const limiter = new SharedRateLimiter({ redis: options.redis, prefix: `${options.keyPrefix}:platform:${tokenId}`, ...options.limiter }, options.events);
-  const maxWaitMs = options.maxWaitMs ?? 1_000;
+  const maxWaitMs = options.maxWaitMs ?? 2_000;
   const send = DefaultRestOptions.makeRequest;
 
   const makeRequest: RESTOptions['makeRequest'] = async (url, init): Promise<ResponseLike> => {

@@ -15,15 +15,15 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
 /**
- * KEYS: bucket, global GCRA tat, block-until.
- * ARGV: emission interval ms (global pacing), max wait ms the caller accepts for the global slot,
- *       probe lease ms, bucket ttl ms.
+ * KEYS: bucket, global send log (sorted set of grant times), block-until, global sequence.
+ * ARGV: global window ms, global limit, probe lease ms, bucket ttl ms.
  * Returns { granted (1|0), waitMs, kind } — kind: probe|token when granted; block|bucket|probe|global when not.
- * A grant with waitMs > 0 has reserved a global slot that far ahead: the caller sleeps, then sends.
+ * The global limit is a sliding log of actual grants: at most `limit` in any `window` (1 s ÷ safety),
+ * and nothing is reserved ahead, so a process that stalls cannot release a burst of queued slots later.
  */
 export const ACQUIRE = `${NOW}
-local interval = tonumber(ARGV[1])
-local maxWait = tonumber(ARGV[2])
+local window = tonumber(ARGV[1])
+local globalLimit = tonumber(ARGV[2])
 local probeLease = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[4])
 
@@ -41,11 +41,16 @@ else
   kind = 'token'
 end
 
-local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tat < now then tat = now end
-local wait = tat - now
-if wait > maxWait then return {0, wait, 'global'} end
-redis.call('SET', KEYS[2], tostring(tat + interval), 'PX', math.ceil(wait + interval + 1000))
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+if redis.call('ZCARD', KEYS[2]) >= globalLimit then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  local wait = math.ceil(tonumber(oldest[2]) + window - now)
+  if wait < 1 then wait = 1 end
+  return {0, wait, 'global'}
+end
+local seq = redis.call('INCR', KEYS[4])
+redis.call('ZADD', KEYS[2], now, tostring(now) .. ':' .. tostring(seq))
+redis.call('PEXPIRE', KEYS[2], math.ceil(window) + 1000)
 
 if kind == 'probe' then
   redis.call('HSET', KEYS[1], 'probe', tostring(now + probeLease))
@@ -53,7 +58,7 @@ else
   redis.call('HINCRBY', KEYS[1], 'remaining', -1)
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
-return {1, wait, kind}
+return {1, 0, kind}
 `;
 
 /**

@@ -9,7 +9,7 @@ export type SharedLimiterOptions = {
   prefix: string;
   /** The platform's global per-token limit (requests per second). */
   globalPerSecond: number;
-  /** Fraction of the global limit actually used: keeps jitter between workers from tipping it over. */
+  /** Fraction of the global limit actually used (the window is stretched by its inverse): slack for network jitter. */
   globalSafety: number;
   /** Added to every reset the platform announces (clock and network slack), like @discordjs/rest's `offset`. */
   offsetMs: number;
@@ -47,7 +47,7 @@ export type LimiterEvents = {
 type HeaderBag = { get(name: string): string | null };
 
 type LimiterRedis = Redis & {
-  rlAcquire(b: string, g: string, blk: string, interval: number, maxWait: number, lease: number, ttl: number): Promise<[number, number, string]>;
+  rlAcquire(b: string, g: string, blk: string, seq: string, window: number, limit: number, lease: number, ttl: number): Promise<[number, number, string]>;
   rlObserve(b: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
   rlReleaseProbe(b: string): Promise<number>;
   rlRateLimited(b: string, blk: string, global: string, retryAfter: number, offset: number, ttl: number): Promise<number>;
@@ -57,7 +57,7 @@ type LimiterRedis = Redis & {
 function defineScripts(redis: Redis): LimiterRedis {
   const r = redis as LimiterRedis;
   if (typeof r.rlAcquire !== 'function') {
-    redis.defineCommand('rlAcquire', { numberOfKeys: 3, lua: ACQUIRE });
+    redis.defineCommand('rlAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('rlObserve', { numberOfKeys: 1, lua: OBSERVE });
     redis.defineCommand('rlReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
     redis.defineCommand('rlRateLimited', { numberOfKeys: 2, lua: RATE_LIMITED });
@@ -72,13 +72,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * The platform's limits, shared by every process that uses one bot token (design: sync engine rule 5).
  * Per-route buckets are learned from `X-RateLimit-*` headers (never hard-coded): a bucket is probed with
  * one request until its first answer, then spent down to the `remaining` the platform reported and
- * refilled when its announced reset passes (by probing again). The global per-token limit is a GCRA
- * pacer at `globalSafety` × the limit, so any number of workers together stay under it.
+ * refilled when its announced reset passes (by probing again). The global per-token limit is a sliding
+ * log of grants (at most the limit per 1 s ÷ `globalSafety`), so any number of workers together stay under it.
  */
 export class SharedRateLimiter {
   private readonly redis: LimiterRedis;
   private readonly o: SharedLimiterOptions;
-  private readonly interval: number;
+  /** The global window: 1 s stretched by the safety factor (50/s at 0.96 → 50 per 1,042 ms). */
+  private readonly window: number;
   /**
    * Learned (route, major parameter) → bucket hash (X-RateLimit-Bucket), mirrored in Redis so all
    * processes share it. Keyed by major too: a platform may hash per route (PUT and DELETE sharing one
@@ -89,7 +90,7 @@ export class SharedRateLimiter {
   constructor(options: Partial<SharedLimiterOptions> & Pick<SharedLimiterOptions, 'redis' | 'prefix'>, private readonly events: LimiterEvents = {}) {
     this.o = { ...DefaultLimiterOptions, ...options };
     this.redis = defineScripts(this.o.redis);
-    this.interval = 1000 / (this.o.globalPerSecond * this.o.globalSafety);
+    this.window = 1000 / this.o.globalSafety;
   }
 
   private key(...parts: string[]): string {
@@ -116,20 +117,17 @@ export class SharedRateLimiter {
     const bucketDeadline = Date.now() + Math.min(maxWaitMs, maxBucketWaitMs);
     const bucketKey = await this.bucketKey(route);
     for (;;) {
-      const left = Math.max(0, deadline - Date.now());
       const [granted, waitMs, kind] = await this.redis.rlAcquire(
         bucketKey,
         this.key('global'),
         this.key('block'),
-        this.interval,
-        left,
+        this.key('global-seq'),
+        this.window,
+        Math.max(1, Math.floor(this.o.globalPerSecond)),
         this.o.probeLeaseMs,
         this.o.bucketTtlMs,
       );
-      if (granted === 1) {
-        if (waitMs > 0) await sleep(waitMs);
-        return { bucketKey, kind: kind as Grant['kind'], waitMs };
-      }
+      if (granted === 1) return { bucketKey, kind: kind as Grant['kind'], waitMs };
       if (waitMs > (kind === 'bucket' ? bucketDeadline : deadline) - Date.now()) {
         throw new PlatformRateLimitedError(waitMs, kind as PlatformRateLimitedError['limitedBy'], route.routeKey, route.major);
       }

@@ -53,7 +53,9 @@ export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<Sli
 async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Promise<SliceResult> {
   const started = Date.now();
   let calls = 0;
-  const exhausted = () => Date.now() - started >= deps.sliceMs || calls >= deps.sliceChanges;
+  // Every slice makes progress: at least one platform call (or one whole range) before the budget counts.
+  const exhausted = () => calls > 0 && (Date.now() - started >= deps.sliceMs || calls >= deps.sliceChanges);
+  let ranges = 0;
   const spend = () => {
     calls++;
   };
@@ -84,7 +86,8 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
 
   const ctx = { client, api: deps.api, link, cutoff, metrics: deps.metrics, exhausted, spend };
   for (;;) {
-    if (exhausted()) return await pause(deps, client, link, { kind: 'continue' });
+    if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(deps, client, link, { kind: 'continue' });
+    ranges++;
     const to = await nextRangeEnd(client, linkId, cursor, span);
     const rows = await diffRange(client, linkId, cursor, to, cutoff);
     const outcome = await applyRange(ctx, rows);
@@ -97,7 +100,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
     await advancePass(client, linkId, {
       cursor: to,
       desired,
-      applied: desired - outcome.desiredNotHolding,
+      applied: Math.max(0, desired - outcome.desiredNotHolding),
       changes: outcome.changes,
       adds: outcome.adds,
       nextRetryAt: outcome.nextRetryAt,
