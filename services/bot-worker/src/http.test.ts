@@ -1,0 +1,21 @@
+import request from 'supertest';
+import { createMetrics } from '@rolelink/runtime';
+import { createHttpServer } from './http';
+
+describe('worker http server', () => {
+  it('answers liveness, readiness with its checks, and Prometheus metrics', async () => {
+    const metrics = createMetrics('bot-worker-test', { defaultMetrics: false });
+    metrics.roleChanges().inc({ action: 'add', result: 'applied' });
+    const server = createHttpServer({ checks: { db: async () => 1, redis: async () => 'PONG' }, draining: () => false, metrics });
+    await request(server).get('/healthz').expect(200, { status: 'ok' });
+    const ready = await request(server).get('/readyz').expect(200);
+    expect(Object.keys(ready.body.checks)).toEqual(['db', 'redis']);
+    const text = (await request(server).get('/metrics').expect(200)).text;
+    expect(text).toContain('rolelink_role_changes_total{action="add",result="applied",service="bot-worker-test"} 1');
+  });
+
+  it('reports not ready while draining for shutdown', async () => {
+    const server = createHttpServer({ checks: {}, draining: () => true, metrics: createMetrics('drain', { defaultMetrics: false }) });
+    await request(server).get('/readyz').expect(503);
+  });
+});
