@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { CONFIRM_HEADER, userParams, type ListMeta } from '@rolelink/contracts';
-import { hasUser, removeUser, streamUserIds, type LinkContext } from '@rolelink/db';
+import { hasUser, removeUser, type LinkContext } from '@rolelink/db';
 import { limitsFor, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
+import { streamUserIdsJson } from '../user-ids-stream';
 import { writeWholeList } from '../list-write';
 import type { SyncNotifier } from '@rolelink/queue';
 
@@ -33,7 +34,7 @@ export function usersRoutes(deps: Deps): Router {
 
   r.get('/users', handle(async (req, res) => {
     const link = currentLink(res);
-    const { stream, done } = await streamUserIds(deps.pool, link.id);
+    const { stream, done } = await streamUserIdsJson(deps.pool, link.id);
     res.status(200).type('application/json');
     res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
     stream.pipe(res, { end: false });
