@@ -74,7 +74,7 @@ describe('rolelink link create', () => {
     const [g, r] = [snowflake(), snowflake()];
     const res = await cli('link', 'create', g, r, '--plugin-url', h.plugin.url);
     expect(res.code).toBe(1);
-    expect(res.out).toEqual({ statusCode: 502, message: 'Failed to register with plugin server' });
+    expect(res.out).toMatchObject({ statusCode: 502, message: 'Failed to register with plugin server' });
     const { rows } = await h.db.pool.query('SELECT count(*)::int AS n FROM role_link');
     expect(rows[0].n).toBe(0);
   });
