@@ -3,6 +3,7 @@ import { isLargeRemoval } from '@rolelink/domain';
 import { findConfirmation, recordHeldChange, spendConfirmation, type HeldChange } from './held-changes.repo';
 import { lockLink } from './links.repo';
 import { inTransaction } from './queryable';
+import { bigintArrayLiteral } from './uploads.repo';
 
 export type ReplaceSource = { kind: 'ids'; ids: readonly string[] } | { kind: 'upload'; uploadId: string };
 
@@ -134,7 +135,7 @@ async function insertDistinct(c: PoolClient, linkId: string, source: ReplaceSour
     return r.rowCount ?? 0;
   }
   if (source.ids.length <= BATCH) {
-    const r = await c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, x FROM unnest($2::bigint[]) x ORDER BY 2', [linkId, source.ids]);
+    const r = await c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, x FROM unnest($2::bigint[]) x ORDER BY 2', [linkId, bigintArrayLiteral(source.ids)]);
     return r.rowCount ?? 0;
   }
   await buildNewList(c, source);
@@ -151,12 +152,12 @@ async function buildNewList(c: PoolClient, source: ReplaceSource): Promise<numbe
       c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [uploadId]),
     );
   } else if (source.ids.length <= BATCH) {
-    r = await c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT x AS user_id FROM unnest($1::bigint[]) x', [source.ids]);
+    r = await c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT x AS user_id FROM unnest($1::bigint[]) x', [bigintArrayLiteral(source.ids)]);
   } else {
     // Larger than any PUT the API accepts; kept general: batches into a scratch table, then deduplicated.
     await c.query('CREATE TEMP TABLE new_ids (user_id bigint) ON COMMIT DROP');
     for (let i = 0; i < source.ids.length; i += BATCH) {
-      await c.query('INSERT INTO new_ids SELECT unnest($1::bigint[])', [source.ids.slice(i, i + BATCH)]);
+      await c.query('INSERT INTO new_ids SELECT unnest($1::bigint[])', [bigintArrayLiteral(source.ids.slice(i, i + BATCH))]);
     }
     r = await c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM new_ids');
   }

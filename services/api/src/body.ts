@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { isUserId } from '@rolelink/contracts';
+import { USER_ID_PATTERN } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 
 /**
@@ -22,6 +22,20 @@ function validationError(detail: string): AppError {
   return new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', details: [detail] });
 }
 
+const MAX_BIGINT_DIGITS = '9223372036854775807';
+
+/**
+ * The rule of contracts' isUserId (17 to 20 digits, and within PostgreSQL's bigint), without a BigInt
+ * per ID: today's snowflakes have 19 digits, and parsing each one was most of the validation time of a
+ * 100,000-ID body (~25-90 ms, against a few ms for comparing digit strings of equal length).
+ */
+function isStorableUserId(v: unknown): v is string {
+  if (typeof v !== 'string' || !USER_ID_PATTERN.test(v)) return false;
+  if (v.length < 19) return true;
+  const digits = v.charCodeAt(0) === 48 ? v.replace(/^0+/, '') : v; // leading zeros do not count
+  return digits.length < 19 || (digits.length === 19 && digits <= MAX_BIGINT_DIGITS);
+}
+
 /**
  * Validates an ID array body. `tooMany` decides what an over-long array is: PUT answers 413 above its
  * plan's cap, a chunk answers 400 above 100,000 (spec 7). Element checks run without zod's per-item
@@ -31,7 +45,7 @@ export function readIdArray(body: unknown, max: number, tooMany: (count: number)
   if (!Array.isArray(body)) throw validationError('body: must be a JSON array of user ID strings');
   if (body.length > max) throw tooMany(body.length);
   for (let i = 0; i < body.length; i++) {
-    if (!isUserId(body[i])) throw validationError(`body.${i}: must be a 17 to 20 digit snowflake string`);
+    if (!isStorableUserId(body[i])) throw validationError(`body.${i}: must be a 17 to 20 digit snowflake string`);
   }
   return body as string[];
 }
