@@ -1,0 +1,157 @@
+// `pnpm bench api [--only put,upload,get,post] [--ids N] [--runs 7] [--post-seconds 15] [--keep-db] [--api-cpu-prof DIR]`:
+// the User Management API's figures (issue 2), each printed beside its limit. The API runs as a real
+// separate process over a scratch database (`rolelink_bench`, recreated and dropped) and a queue prefix
+// of its own. Exit code 0 whatever the figures say (it is a benchmark); a failed figure prints FAIL.
+import { randomBytes } from 'node:crypto';
+import { statfsSync } from 'node:fs';
+import os from 'node:os';
+import { Redis } from 'ioredis';
+import { Pool } from 'pg';
+import { dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
+import { figureGet, figurePost, figurePut, figureUpload, seedBigList, type Ctx, type Row } from './support/api-figures';
+import { startApi, type RunningApi } from './support/api-process';
+import type { BenchLink } from './support/api-db';
+
+const FIGURES = ['put', 'upload', 'get', 'post'] as const;
+type Figure = (typeof FIGURES)[number];
+const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 'upload', commit: 'upload', get: 'get', post: 'post' };
+
+type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; keepDb: boolean; cpuProfDir?: string };
+
+function parseArgs(args: string[]): Options {
+  const o: Options = { only: new Set(FIGURES), ids: 30_000_000, runs: 7, postSeconds: 15, keepDb: false };
+  const num = (v: string | undefined, name: string, min: number, max: number) => {
+    const n = Number(v?.replaceAll('_', ''));
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} takes an integer from ${min} to ${max}`);
+    return n;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => inline ?? args[++i];
+    if (flag === '--only') {
+      o.only = new Set((value() ?? '').split(',').filter(Boolean).map((f) => {
+        const fig = ALIASES[f.trim()];
+        if (!fig) throw new Error(`--only: unknown figure "${f}" (one of ${FIGURES.join(', ')})`);
+        return fig;
+      }));
+    } else if (flag === '--ids') o.ids = num(value(), '--ids', 100_000, 30_000_000);
+    else if (flag === '--runs') o.runs = num(value(), '--runs', 1, 51);
+    else if (flag === '--post-seconds') o.postSeconds = num(value(), '--post-seconds', 1, 600);
+    else if (flag === '--keep-db') o.keepDb = true;
+    else if (flag === '--api-cpu-prof') o.cpuProfDir = value();
+    else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 15] [--keep-db] [--api-cpu-prof DIR]`);
+  }
+  return o;
+}
+
+function load(): string {
+  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
+async function dropPrefix(prefix: string): Promise<void> {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await r.connect();
+    let cursor = '0';
+    for (let i = 0; i < 100_000; i++) {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await r.del(...keys);
+      cursor = next;
+      if (cursor === '0') break;
+    }
+  } catch {
+    /* Redis gone: nothing to clean */
+  } finally {
+    r.disconnect();
+  }
+}
+
+function table(rows: Row[]): string[] {
+  const head = ['figure', 'measured', 'limit', 'result'];
+  const cells = rows.map((r) => [r.figure, r.measured, r.limit, r.verdict === 'FAIL' ? '**FAIL**' : r.verdict]);
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...cells.map((c) => `| ${c.join(' | ')} |`)];
+}
+
+/** Free bytes on the file system of a path, or null when it is not visible from here. */
+function freeBytes(path: string): number | null {
+  try {
+    const st = statfsSync(path);
+    return st.bavail * st.bsize;
+  } catch {
+    return null;
+  }
+}
+
+export async function run(args: string[]): Promise<void> {
+  const opts = parseArgs(args);
+  const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+  log(`api bench: figures ${[...opts.only].join(',')}, ${opts.ids.toLocaleString('en-US')} IDs, ${os.cpus().length} cores, load ${load()}`);
+
+  const url = await recreateBenchDb();
+  const prefix = `rlbench-api-${randomBytes(4).toString('hex')}`;
+  const pool = new Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => undefined);
+  let api: RunningApi | null = null;
+  const rows: Row[] = [];
+  const started = new Date();
+  let pgVersion = '?';
+  try {
+    const settings = await pool.query<{ v: string; dir: string }>("SELECT current_setting('server_version') AS v, current_setting('data_directory') AS dir");
+    pgVersion = settings.rows[0]!.v.split(' ')[0]!;
+    // Staging + list + the raw baseline's copy + WAL, generously: ~300 bytes per ID.
+    const needs = opts.only.has('upload') || opts.only.has('get') ? opts.ids * 300 : 1e9;
+    const free = freeBytes(settings.rows[0]!.dir) ?? freeBytes('/');
+    log(`disk: ${free === null ? '?' : (free / 1e9).toFixed(0)} GB free for PostgreSQL (${freeBytes('/work') === null ? '?' : (freeBytes('/work')! / 1e9).toFixed(0)} GB on /work); this run needs about ${(needs / 1e9).toFixed(0)} GB`);
+    if (free !== null && free < needs) throw new Error('not enough free disk for this scale; try a smaller --ids');
+
+    api = await startApi({ DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix }, { cpuProfDir: opts.cpuProfDir });
+    log(`api: pid ${api.pid} on ${api.origin}, database rolelink_bench, queue prefix ${prefix}`);
+    const guildId = await seedGuild(pool, 'premium');
+    const ctx: Ctx = { api, pool, guildId, rows, log };
+    // A figure that breaks is reported as FAIL with its error; the others still run.
+    const attempt = async (name: string, fn: () => Promise<void>) => {
+      log(`${name}: start (load ${load()})`);
+      try {
+        await fn();
+      } catch (err) {
+        log(`${name}: ERROR ${(err as Error).stack ?? String(err)}`);
+        rows.push({ figure: `${name}: did not complete`, measured: (err as Error).message.slice(0, 200), limit: '—', verdict: 'FAIL' });
+      }
+    };
+    let big: BenchLink | null = null;
+    if (opts.only.has('put')) await attempt('put', () => figurePut(ctx, opts.runs));
+    if (opts.only.has('upload')) await attempt('upload', async () => void (big = await figureUpload(ctx, opts.ids)));
+    if (opts.only.has('get')) {
+      if (big) await attempt('get (fresh)', () => figureGet(ctx, big!, opts.ids, { fresh: true }));
+      await attempt('get', async () => {
+        big ??= await seedBigList(ctx, opts.ids);
+        // Settle what the previous figure left (staged rows the API's GC would delete in the background,
+        // autovacuum's first pass over the new rows), so it does not run inside this figure (untimed).
+        await pool.query('TRUNCATE upload_staged');
+        await pool.query('VACUUM ANALYZE link_user');
+        await pool.query('CHECKPOINT');
+        await figureGet(ctx, big, opts.ids);
+      });
+    }
+    if (opts.only.has('post')) await attempt('post', () => figurePost(ctx, opts.postSeconds));
+  } finally {
+    await api?.stop();
+    await pool.end();
+    if (!opts.keepDb) await dropBenchDb().catch((e: unknown) => log(`could not drop rolelink_bench: ${(e as Error).message}`));
+    await dropPrefix(prefix);
+  }
+
+  const lines = [
+    '',
+    `pnpm bench api ${args.join(' ')}`.trim(),
+    `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ` +
+      `PostgreSQL ${pgVersion}, load at end ${load()}`,
+    '',
+    ...table(rows),
+    '',
+  ];
+  console.log(lines.join('\n'));
+  const failed = rows.filter((r) => r.verdict === 'FAIL');
+  console.log(failed.length ? `FAIL: ${failed.length} figure(s) missed their limit: ${failed.map((r) => r.figure).join('; ')}` : 'all figures within their limits');
+}

@@ -1,0 +1,73 @@
+// The API benchmark's database: one migrated scratch database (`rolelink_bench`), and link rows seeded
+// the way link creation leaves them (guild + role_link with the token's SHA-256 and its ciphertext).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client, Pool } from 'pg';
+import { encryptToken, generateToken, hashToken, type Plan } from '@rolelink/domain';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const BENCH_DB = 'rolelink_bench';
+
+export function dbUrl(name: string): string {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const c = new Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Drops and recreates the bench database, then applies the migrations with the project's command. */
+export async function recreateBenchDb(): Promise<string> {
+  await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${BENCH_DB}`);
+  const url = dbUrl(BENCH_DB);
+  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'pipe',
+  });
+  return url;
+}
+
+export function dropBenchDb(): Promise<void> {
+  return admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+}
+
+/** Any key: the API never decrypts a token; the ciphertext only has to look like what link creation stores. */
+const SEED_KEY = randomBytes(32);
+let nextSnowflake = 500000000000000000n;
+export function snowflake(): string {
+  nextSnowflake += 1n;
+  return nextSnowflake.toString();
+}
+
+export async function seedGuild(pool: Pool, plan: Plan): Promise<string> {
+  const id = snowflake();
+  await pool.query(`INSERT INTO guild (id, owner_id, plan, paid_slots, updated_at) VALUES ($1, $2, $3, 0, now())`, [id, snowflake(), plan]);
+  return id;
+}
+
+export type BenchLink = { linkId: string; guildId: string; roleId: string; token: string; base: string };
+
+/** A link after a successful register, its first list already received (no hand-over baseline). */
+export async function seedLink(pool: Pool, guildId: string, opts: { trusted: boolean }): Promise<BenchLink> {
+  const roleId = snowflake();
+  const token = generateToken();
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, enabled, trusted, member_mode, first_list_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'https://plugin.example.com', true, $5, 'handover', now(), now()) RETURNING id::text`,
+    [guildId, roleId, hashToken(token), encryptToken(token, SEED_KEY), opts.trusted],
+  );
+  return { linkId: rows[0]!.id, guildId, roleId, token, base: `/api/role-link/${guildId}/${roleId}` };
+}

@@ -1,0 +1,325 @@
+// The four figures of `pnpm bench api` (issue 2): each measures the API process against its limit and,
+// where the issue asks for one, a raw PostgreSQL baseline on the same data in the same run.
+import http from 'node:http';
+import autocannon from 'autocannon';
+import type { Pool } from 'pg';
+import { seedLink, type BenchLink } from './api-db';
+import { cpuMs, RssWindow, type RunningApi } from './api-process';
+import { call, expectOk, makeAgent } from './http';
+import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
+
+export type Verdict = 'PASS' | 'FAIL' | 'info';
+export type Row = { figure: string; measured: string; limit: string; verdict: Verdict };
+
+export type Ctx = {
+  api: RunningApi;
+  pool: Pool;
+  guildId: string;
+  rows: Row[];
+  log(s: string): void;
+};
+
+const CHUNK = 100_000;
+const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
+const s = (n: number) => `${(n / 1000).toFixed(1)} s`;
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const judge = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
+
+function median(xs: number[]): number {
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+}
+
+function percentile(xs: number[], p: number): number {
+  const a = [...xs].sort((x, y) => x - y);
+  return a[Math.min(a.length - 1, Math.max(0, Math.ceil((p / 100) * a.length) - 1))] ?? NaN;
+}
+
+const auth = (l: BenchLink) => ({ authorization: `Token ${l.token}` });
+
+/** CHECKPOINT before a heavy phase, so each starts with the same clean WAL state (untimed). */
+async function settle(pool: Pool): Promise<void> {
+  await pool.query('CHECKPOINT');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. PUT of 100,000 IDs over a 100,000-ID list, half of them changed.
+
+export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
+  const { api, pool, log } = ctx;
+  // A trusted premium link: a 50% replacement is a large removal, which the shrink hold would answer with
+  // 409 on an untrusted link (spec 3.3); trusted links are never held, so every PUT is a real replace.
+  const link = await seedLink(pool, ctx.guildId, { trusted: true });
+  const U = 150_000; // list A = positions [0, 100k), list B = [50k, 150k): they share 50,000 IDs
+  const bodies = [jsonIds(0, 100_000, U), jsonIds(50_000, 150_000, U)];
+  const arrays = [idArray(0, 100_000, U), idArray(50_000, 150_000, U)];
+  const agent = makeAgent(1);
+  const put = async (i: number) => {
+    const r = expectOk(await call(agent, `${api.origin}${link.base}/users`, { method: 'PUT', headers: auth(link), body: bodies[i % 2]! }), 'PUT /users');
+    const count = (JSON.parse(r.body) as { data: { user_count: number } }).data.user_count;
+    if (count !== 100_000) throw new Error(`PUT /users answered user_count ${count}, expected 100000`);
+    return r.ms;
+  };
+  const client = await pool.connect();
+  const raw = async (i: number) => {
+    const t0 = performance.now();
+    await client.query('BEGIN');
+    await client.query('CREATE TABLE bench_raw_put (link_id bigint NOT NULL, user_id bigint NOT NULL, PRIMARY KEY (link_id, user_id))');
+    await client.query('INSERT INTO bench_raw_put SELECT $1::bigint, unnest($2::bigint[])', [link.linkId, arrays[i % 2]!]);
+    await client.query('COMMIT');
+    const t = performance.now() - t0;
+    await client.query('DROP TABLE bench_raw_put');
+    return t;
+  };
+  try {
+    log(`put: initial list (untimed) ${ms(await put(0))}, warm-up replace (untimed) ${ms(await put(1))}, warm-up raw ${ms(await raw(0))}`);
+    await settle(pool);
+    const apiMs: number[] = [];
+    const rawMs: number[] = [];
+    // Interleaved, so a burst of load from other work on the machine hits both sides alike.
+    for (let i = 0; i < runs; i++) {
+      apiMs.push(await put(i));
+      rawMs.push(await raw(i));
+      log(`put: run ${i + 1}/${runs}: PUT ${ms(apiMs.at(-1)!)}, raw load ${ms(rawMs.at(-1)!)}`);
+    }
+    const m = median(apiMs);
+    const r = median(rawMs);
+    ctx.rows.push({
+      figure: `PUT /users 100k over 100k, 50% changed (median of ${runs}, trusted premium link)`,
+      measured: `${ms(m)} (min ${ms(Math.min(...apiMs))}, max ${ms(Math.max(...apiMs))})`,
+      limit: '≤ 1,000 ms',
+      verdict: judge(m <= 1000),
+    });
+    ctx.rows.push({
+      figure: 'PUT ÷ raw PostgreSQL load of the same 100k rows (CREATE TABLE + INSERT … unnest, same PK, median)',
+      measured: `${(m / r).toFixed(1)}× (raw ${ms(r)})`,
+      limit: 'reported',
+      verdict: 'info',
+    });
+  } finally {
+    client.release();
+    agent.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. N IDs as chunks of 100,000 (4 in flight), then commit; raw insert + index build of the same rows.
+
+export async function figureUpload(ctx: Ctx, n: number): Promise<BenchLink> {
+  const { api, pool, log } = ctx;
+  const link = await seedLink(pool, ctx.guildId, { trusted: true });
+  const agent = makeAgent(4);
+  const url = (p: string) => `${api.origin}${link.base}${p}`;
+  try {
+    const created = expectOk(await call(agent, url('/users/upload'), { method: 'POST', headers: auth(link) }), 'POST /users/upload');
+    const uploadId = (JSON.parse(created.body) as { data: { upload_id: string } }).data.upload_id;
+    const chunks = Math.ceil(n / CHUNK);
+    await settle(pool);
+    let next = 0;
+    let bytes = 0;
+    let last = { chunks: 0, users: 0 };
+    const lat: number[] = [];
+    const rss = new RssWindow(api.pid);
+    const t0 = performance.now();
+    const sender = async () => {
+      for (;;) {
+        const k = next++;
+        if (k >= chunks) return;
+        const body = jsonIds(k * CHUNK, Math.min(n, (k + 1) * CHUNK), n); // built on the fly, ~2 MB
+        bytes += Buffer.byteLength(body);
+        const r = expectOk(await call(agent, url(`/users/upload/${uploadId}/chunk`), { method: 'POST', headers: auth(link), body }), `chunk ${k}`);
+        lat.push(r.ms);
+        const c = (JSON.parse(r.body) as { data: { chunks: number; users: number } }).data;
+        if (c.chunks > last.chunks) last = c;
+        if ((k + 1) % 50 === 0) log(`upload: ${k + 1}/${chunks} chunks sent, ${s(performance.now() - t0)}`);
+      }
+    };
+    await Promise.all([sender(), sender(), sender(), sender()]);
+    const chunkMs = performance.now() - t0;
+    const chunkRss = rss.stop();
+    if (last.chunks !== chunks || last.users !== n) throw new Error(`upload counters ${JSON.stringify(last)}, expected ${chunks} chunks and ${n} users`);
+    log(`upload: ${chunks} chunks in ${s(chunkMs)}; chunk latency p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}; API RSS peak ${chunkRss.peakMiB.toFixed(0)} MiB`);
+
+    await settle(pool);
+    const rssCommit = new RssWindow(api.pid);
+    const commit = expectOk(
+      await call(agent, url(`/users/upload/${uploadId}/commit`), { method: 'POST', headers: auth(link), timeoutMs: 35 * 60_000 }),
+      'commit',
+    );
+    const commitRss = rssCommit.stop();
+    const count = (JSON.parse(commit.body) as { data: { user_count: number } }).data.user_count;
+    if (count !== n) throw new Error(`commit answered user_count ${count}, expected ${n}`);
+    log(`upload: commit of ${int(n)} IDs in ${s(commit.ms)}; API RSS peak ${commitRss.peakMiB.toFixed(0)} MiB`);
+
+    // Raw PostgreSQL: the same rows (same link id, same user ids, computed server-side, so no client
+    // transfer at all) into an unindexed table, then the primary key built in one pass.
+    await settle(pool);
+    const c = await pool.connect();
+    let rawInsert = 0;
+    let rawIndex = 0;
+    try {
+      await c.query('DROP TABLE IF EXISTS bench_raw_bulk');
+      const r0 = performance.now();
+      await c.query('CREATE TABLE bench_raw_bulk (link_id bigint NOT NULL, user_id bigint NOT NULL)');
+      await c.query(`INSERT INTO bench_raw_bulk SELECT ${link.linkId}, ${idSql('j', n)} FROM generate_series(0, ${n - 1}) j`);
+      rawInsert = performance.now() - r0;
+      const r1 = performance.now();
+      await c.query('ALTER TABLE bench_raw_bulk ADD PRIMARY KEY (link_id, user_id)');
+      rawIndex = performance.now() - r1;
+      await c.query('DROP TABLE bench_raw_bulk');
+    } finally {
+      c.release();
+    }
+    const rawTotal = rawInsert + rawIndex;
+    log(`upload: raw insert ${s(rawInsert)} + primary key build ${s(rawIndex)} = ${s(rawTotal)}`);
+
+    const peak = Math.max(chunkRss.peakMiB, commitRss.peakMiB);
+    ctx.rows.push(
+      {
+        figure: `Upload ${int(n)} IDs: ${chunks} chunks of 100k, 4 in flight — throughput`,
+        measured: `${int(n / (chunkMs / 1000))} IDs/s, ${(bytes / 1e6 / (chunkMs / 1000)).toFixed(1)} MB/s (${s(chunkMs)}; chunk p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))})`,
+        limit: 'reported',
+        verdict: 'info',
+      },
+      { figure: `Commit of ${int(n)} staged IDs`, measured: s(commit.ms), limit: 'reported', verdict: 'info' },
+      {
+        figure: 'Commit ÷ raw PostgreSQL insert + primary key build of the same rows',
+        measured: `${(commit.ms / rawTotal).toFixed(2)}× (raw ${s(rawInsert)} insert + ${s(rawIndex)} index = ${s(rawTotal)})`,
+        limit: '≤ 2× (goal)',
+        verdict: judge(commit.ms <= 2 * rawTotal),
+      },
+      {
+        figure: 'Peak RSS of the API process during chunks and commit',
+        measured: `${peak.toFixed(0)} MiB (chunks ${chunkRss.peakMiB.toFixed(0)}, commit ${commitRss.peakMiB.toFixed(0)}; idle ${chunkRss.startMiB.toFixed(0)})`,
+        limit: '≤ 512 MB',
+        verdict: judge(peak * 1.048576 <= 512),
+      },
+    );
+    return link;
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** For `--only get` without an upload: the list written straight by SQL, counters as a commit leaves them. */
+export async function seedBigList(ctx: Ctx, n: number): Promise<BenchLink> {
+  const link = await seedLink(ctx.pool, ctx.guildId, { trusted: true });
+  await ctx.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT ${link.linkId}, ${idSql('j', n)} FROM generate_series(0, ${n - 1}) j ORDER BY 2`);
+  await ctx.pool.query('UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1', [link.linkId, n]);
+  return link;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 3. GET /users of the big list, streamed.
+
+/** `fresh`: right after the commit, before VACUUM has set the visibility map (reported, not judged). */
+export async function figureGet(ctx: Ctx, link: BenchLink, n: number, opts: { fresh?: boolean } = {}): Promise<void> {
+  const { api, log } = ctx;
+  const rss = new RssWindow(api.pid);
+  const t0 = performance.now();
+  const { bytes, ttfb, head, tail, status } = await new Promise<{ bytes: number; ttfb: number; head: string; tail: string; status: number }>((resolve, reject) => {
+    const req = http.get(`${api.origin}${link.base}/users`, { headers: auth(link), timeout: 30 * 60_000 }, (res) => {
+      let bytes = 0;
+      let ttfb = 0;
+      let head = '';
+      let tail: Buffer = Buffer.alloc(0);
+      res.on('data', (b: Buffer) => {
+        if (!bytes) ttfb = performance.now() - t0;
+        if (head.length < 300) head += b.subarray(0, 300).toString('latin1');
+        bytes += b.length;
+        tail = b.length >= 64 ? b.subarray(b.length - 64) : Buffer.concat([tail, b]).subarray(-64);
+      });
+      res.on('end', () => resolve({ bytes, ttfb, head, tail: tail.toString('latin1'), status: res.statusCode ?? 0 }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('GET /users timed out')));
+    req.on('error', reject);
+  });
+  const total = performance.now() - t0;
+  const r = rss.stop();
+  if (status !== 200) throw new Error(`GET /users answered ${status}: ${head}`);
+  // Shape check without parsing 600 MB: `{"meta":{…},"data":["<19 digits>",…]}` has exactly this length.
+  const prefix = head.indexOf('"data":[') + '"data":['.length;
+  const expected = prefix + n * (ID_DIGITS + 2) + (n - 1) + 2;
+  if (!head.startsWith('{"meta":') || !tail.endsWith('"]}') || bytes !== expected) {
+    throw new Error(`GET /users body is not the expected ${n}-ID list (${bytes} bytes, expected ${expected}; ends ${JSON.stringify(tail.slice(-20))})`);
+  }
+  const mbps = bytes / 1e6 / (total / 1000);
+  log(`get${opts.fresh ? ' (fresh)' : ''}: ${int(bytes)} bytes in ${s(total)} (first byte after ${ms(ttfb)}), ${mbps.toFixed(1)} MB/s; API RSS ${r.startMiB.toFixed(0)} → peak ${r.peakMiB.toFixed(0)} MiB`);
+  if (opts.fresh) {
+    ctx.rows.push({
+      figure: `GET /users of ${int(n)} IDs right after the commit (before VACUUM; index-only scan still visits the heap)`,
+      measured: `${mbps.toFixed(1)} MB/s (${s(total)}), API RSS +${(r.peakMiB - r.startMiB).toFixed(0)} MiB`,
+      limit: 'reported',
+      verdict: 'info',
+    });
+    return;
+  }
+  ctx.rows.push(
+    {
+      figure: `GET /users of ${int(n)} IDs (${(bytes / 1e6).toFixed(0)} MB body)`,
+      measured: `${mbps.toFixed(1)} MB/s (${s(total)}, first byte ${ms(ttfb)})`,
+      limit: '≥ 50 MB/s',
+      verdict: judge(mbps >= 50),
+    },
+    {
+      figure: 'Peak RSS of the API process during the stream (flat: growth over idle)',
+      measured: `${r.peakMiB.toFixed(0)} MiB peak, +${(r.peakMiB - r.startMiB).toFixed(0)} MiB over idle`,
+      limit: 'growth ≤ 64 MiB',
+      verdict: judge(r.peakMiB - r.startMiB <= 64),
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4. POST /users/:userId at 32 connections, each request a distinct new user.
+
+export async function figurePost(ctx: Ctx, seconds: number): Promise<void> {
+  const { api, pool, log } = ctx;
+  const link = await seedLink(pool, ctx.guildId, { trusted: false });
+  let counter = 0;
+  // 19-digit IDs starting with 2 never collide with the lists above (they start with 1).
+  const nextPath = () => `${link.base}/users/2${String(counter++).padStart(ID_DIGITS - 1, '0')}`;
+  const cannon = (duration: number) =>
+    autocannon({
+      url: api.origin,
+      connections: 32,
+      duration,
+      timeout: 10,
+      method: 'POST',
+      headers: auth(link),
+      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: nextPath() }) }],
+    });
+  const warm = await cannon(3);
+  log(`post: warm-up 3 s, ${int(warm['2xx'] / warm.duration)} req/s (not counted)`);
+  const rss = new RssWindow(api.pid);
+  const apiCpu0 = cpuMs(api.pid);
+  const benchCpu0 = process.cpuUsage();
+  const res = await cannon(seconds);
+  const apiCpu = cpuMs(api.pid) - apiCpu0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  const r = rss.stop();
+  const rps = res['2xx'] / res.duration;
+  const bad = res.errors + res.timeouts + res.non2xx;
+  const { rows } = await pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+  const stored = rows[0]!.user_count;
+  log(`post: ${int(res['2xx'])} added in ${res.duration.toFixed(1)} s, ${int(rps)} req/s, latency p50 ${res.latency.p50} ms p99 ${res.latency.p99} ms max ${res.latency.max} ms; ` +
+    `errors ${res.errors}, timeouts ${res.timeouts}, non-2xx ${res.non2xx}; list now ${int(stored)} (counted answers ${int(warm['2xx'] + res['2xx'])}, ` +
+    `the rest were in flight when a run stopped); API RSS peak ${r.peakMiB.toFixed(0)} MiB; CPU per request: API ${(apiCpu / res['2xx']).toFixed(2)} ms, ` +
+    `load generator ${((benchCpu.user + benchCpu.system) / 1000 / res['2xx']).toFixed(2)} ms`);
+  ctx.rows.push(
+    {
+      figure: `POST /users/:userId, 32 connections, ${seconds} s, distinct new users${bad ? ` (${bad} errors/non-2xx!)` : ''}`,
+      measured: `${int(rps)} req/s`,
+      limit: '≥ 1,500 req/s',
+      verdict: judge(rps >= 1500 && bad === 0),
+    },
+    {
+      figure: 'POST /users/:userId latency p99 (p50, max)',
+      measured: `${res.latency.p99} ms (p50 ${res.latency.p50} ms, max ${res.latency.max} ms)`,
+      limit: '≤ 50 ms',
+      verdict: judge(res.latency.p99 <= 50 && bad === 0),
+    },
+  );
+}

@@ -1,0 +1,130 @@
+// The API under test as a real, separate process, so the memory measured is the API's own; its resident
+// set is read from /proc while a figure runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { ROOT } from './api-db';
+
+export type RunningApi = { pid: number; port: number; origin: string; child: ChildProcess; stop(): Promise<void> };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function ready(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/readyz', timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+/**
+ * `node --import tsx services/api/src/main.ts` (what `tsx services/api/src/main.ts` runs, without tsx's
+ * wrapper process in between, so the pid is the API's). The outbox sweeper is slowed to once an hour:
+ * its upload-staging GC would otherwise delete the 30M staged rows in the background of later figures.
+ */
+export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string } = {}): Promise<RunningApi> {
+  const port = await freePort();
+  const prof = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'services/api/src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', API_HOST: '127.0.0.1', API_PORT: String(port), SWEEP_EVERY_MS: '3600000', ...env },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const orphanGuard = () => child.kill('SIGKILL'); // the bench dying must not leave the API running
+  process.once('exit', orphanGuard);
+  void exited.then(() => process.removeListener('exit', orphanGuard));
+  const deadline = Date.now() + 60_000;
+  while (!(await ready(port))) {
+    if (child.exitCode !== null) throw new Error(`the API exited during start-up (code ${child.exitCode})`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the API did not become ready within 60 s');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    pid: child.pid!,
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** CPU time (user + system) a process has used so far, in ms (from /proc/<pid>/stat, 100 ticks/s). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/**
+ * Peak resident set of a process over a window: the kernel's high-water mark (VmHWM, reset at the start
+ * through clear_refs) and, as a cross-check, the highest VmRSS seen by polling every 20 ms.
+ */
+export class RssWindow {
+  private maxPolledKb = 0;
+  private timer: NodeJS.Timeout;
+  readonly startKb: number;
+  private hwmReset = true;
+
+  constructor(private readonly pid: number) {
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    } catch {
+      this.hwmReset = false; // not permitted: VmHWM is then the lifetime peak, the polled value still holds
+    }
+    this.startKb = statusKb(pid, 'VmRSS');
+    this.maxPolledKb = this.startKb;
+    this.timer = setInterval(() => this.poll(), 20);
+  }
+
+  private poll(): void {
+    try {
+      this.maxPolledKb = Math.max(this.maxPolledKb, statusKb(this.pid, 'VmRSS'));
+    } catch {
+      /* the process is gone; the window ends with what was seen */
+    }
+  }
+
+  /** Peak in MiB (the larger of the polled maximum and the kernel's high-water mark). */
+  stop(): { peakMiB: number; startMiB: number; endMiB: number; source: string } {
+    clearInterval(this.timer);
+    this.poll();
+    let hwm = NaN;
+    let end = NaN;
+    try {
+      hwm = statusKb(this.pid, 'VmHWM');
+      end = statusKb(this.pid, 'VmRSS');
+    } catch {
+      /* gone */
+    }
+    const peakKb = Math.max(this.maxPolledKb, this.hwmReset && Number.isFinite(hwm) ? hwm : 0);
+    return { peakMiB: peakKb / 1024, startMiB: this.startKb / 1024, endMiB: end / 1024, source: this.hwmReset ? 'VmHWM+poll' : 'poll' };
+  }
+}
