@@ -4,6 +4,7 @@ import { linkParams } from '@rolelink/contracts';
 import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db';
 import { hashToken, isPaused, isWellFormedToken } from '@rolelink/domain';
 import { AppError, handle } from '@rolelink/runtime';
+import { SharedLookup } from './shared-lookup';
 
 const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
 
@@ -15,6 +16,9 @@ const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
  * A caller without a valid token never learns whether a link exists (4 before 5).
  */
 export function authenticate(pool: Pool): RequestHandler {
+  // Concurrent requests with one token share a look-up that starts after each of them arrived
+  // (shared-lookup.ts): a plugin's burst costs a few reads instead of one per request.
+  const byTokenHash = new SharedLookup((hashHex) => findLinkByTokenHash(pool, Buffer.from(hashHex, 'hex')));
   return handle(async (req, res, next) => {
     const header = req.get('authorization');
     if (!header || !header.trim()) throw AppError.unauthorized('Authorization header required');
@@ -27,7 +31,8 @@ export function authenticate(pool: Pool): RequestHandler {
     const guildId = BigInt(params.data.guildId).toString();
     const roleId = BigInt(params.data.roleId).toString();
     const token = match[2]!;
-    const link = isWellFormedToken(token) ? await findLinkByTokenHash(pool, hashToken(token)) : null;
+    const found = isWellFormedToken(token) ? await byTokenHash.get(hashToken(token).toString('hex')) : null;
+    const link = found && { ...found }; // each request its own copy of the shared answer
     if (!link) throw AppError.forbidden('Invalid or revoked token', 'invalid_token');
     if (link.guildId !== guildId || link.roleId !== roleId) {
       const there = await findLinkAt(pool, guildId, roleId);

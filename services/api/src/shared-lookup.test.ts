@@ -1,0 +1,63 @@
+import { SharedLookup } from './shared-lookup';
+
+/** A read whose answers the test releases by hand, in order. */
+function controlledRead() {
+  const calls: { key: string; resolve(v: string): void; reject(e: Error): void }[] = [];
+  const read = (key: string) => new Promise<string>((resolve, reject) => calls.push({ key, resolve, reject }));
+  return { calls, read };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('SharedLookup', () => {
+  it('never joins a read already sent: callers arriving meanwhile share the next read', async () => {
+    const { calls, read } = controlledRead();
+    const lookup = new SharedLookup(read);
+    const first = lookup.get('k');
+    expect(calls).toHaveLength(1);
+    const second = lookup.get('k');
+    const third = lookup.get('k');
+    expect(calls).toHaveLength(1); // waiting, not sent yet
+    calls[0]!.resolve('state before');
+    await expect(first).resolves.toBe('state before');
+    await tick();
+    expect(calls).toHaveLength(2); // sent after the first answered, so after the later callers arrived
+    calls[1]!.resolve('state after');
+    await expect(second).resolves.toBe('state after');
+    await expect(third).resolves.toBe('state after');
+  });
+
+  it('reads each key on its own and forgets a key once nobody waits', async () => {
+    const { calls, read } = controlledRead();
+    const lookup = new SharedLookup(read);
+    const a = lookup.get('a');
+    const b = lookup.get('b');
+    expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+    calls[0]!.resolve('A');
+    calls[1]!.resolve('B');
+    await expect(a).resolves.toBe('A');
+    await expect(b).resolves.toBe('B');
+    await tick();
+    const again = lookup.get('a');
+    expect(calls).toHaveLength(3); // a fresh read, sent at once
+    calls[2]!.resolve('A2');
+    await expect(again).resolves.toBe('A2');
+  });
+
+  it('passes a failed read to the callers that shared it, and the next caller reads again', async () => {
+    const { calls, read } = controlledRead();
+    const lookup = new SharedLookup(read);
+    const first = lookup.get('k');
+    const waiting = lookup.get('k');
+    calls[0]!.reject(new Error('db down'));
+    await expect(first).rejects.toThrow('db down');
+    await tick();
+    calls[1]!.reject(new Error('still down'));
+    await expect(waiting).rejects.toThrow('still down');
+    await tick();
+    const later = lookup.get('k');
+    expect(calls).toHaveLength(3);
+    calls[2]!.resolve('ok');
+    await expect(later).resolves.toBe('ok');
+  });
+});
