@@ -5,6 +5,5 @@ export * from './list-single.repo';
 export * from './list-replace.repo';
 export * from './held-changes.repo';
 export * from './uploads.repo';
-export * from './list-stream';
 export * from './outbox.repo';
 export * from './link-purge.repo';

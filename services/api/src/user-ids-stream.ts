@@ -5,7 +5,7 @@ import type { Connection, Pool, PoolClient, Submittable } from 'pg';
  * GET /users body, streamed: a link's user IDs in ascending order as JSON array elements
  * (`"id","id",…`), straight from PostgreSQL's COPY output, in one REPEATABLE READ snapshot.
  *
- * Why not pg-copy-streams (what `streamUserIds` of @rolelink/db uses): PostgreSQL sends one CopyData
+ * Why not pg-copy-streams (the first version of this stream used it): PostgreSQL sends one CopyData
  * message per row, and pg-copy-streams cuts a Buffer for each before re-joining them, then a second pass
  * turned the lines into JSON. Profiled on a 3M-ID list that cost ~0.45 µs of Node CPU per ID, more than
  * PostgreSQL spends producing the row, and capped the stream near 40 MB/s. Here each socket chunk is
