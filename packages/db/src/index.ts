@@ -7,3 +7,4 @@ export * from './held-changes.repo';
 export * from './uploads.repo';
 export * from './outbox.repo';
 export * from './link-purge.repo';
+export * from './list-stream';

@@ -1,13 +1,12 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { CONFIRM_HEADER, userParams, type ListMeta } from '@rolelink/contracts';
-import { hasUser, removeUser, type LinkContext } from '@rolelink/db';
+import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
 import { limitsFor, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
-import { streamUserIdsJson } from '../user-ids-stream';
 import { writeWholeList } from '../list-write';
 import type { SyncNotifier } from '@rolelink/queue';
 
