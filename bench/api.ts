@@ -1,4 +1,4 @@
-// `pnpm bench api [--only put,upload,get,post] [--ids N] [--runs 7] [--post-seconds 15] [--keep-db] [--api-cpu-prof DIR]`:
+// `pnpm bench api [--only put,upload,get,post] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`:
 // the User Management API's figures (issue 2), each printed beside its limit. The API runs as a real
 // separate process over a scratch database (`rolelink_bench`, recreated and dropped) and a queue prefix
 // of its own. Exit code 0 whatever the figures say (it is a benchmark); a failed figure prints FAIL.
@@ -19,7 +19,7 @@ const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 
 type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; keepDb: boolean; cpuProfDir?: string };
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { only: new Set(FIGURES), ids: 30_000_000, runs: 7, postSeconds: 15, keepDb: false };
+  const o: Options = { only: new Set(FIGURES), ids: 30_000_000, runs: 7, postSeconds: 10, keepDb: false };
   const num = (v: string | undefined, name: string, min: number, max: number) => {
     const n = Number(v?.replaceAll('_', ''));
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} takes an integer from ${min} to ${max}`);
@@ -40,7 +40,7 @@ function parseArgs(args: string[]): Options {
     else if (flag === '--post-seconds') o.postSeconds = num(value(), '--post-seconds', 1, 600);
     else if (flag === '--keep-db') o.keepDb = true;
     else if (flag === '--api-cpu-prof') o.cpuProfDir = value();
-    else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 15] [--keep-db] [--api-cpu-prof DIR]`);
+    else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`);
   }
   return o;
 }
