@@ -1,42 +1,17 @@
 // Shared pieces of the sync benchmarks: a scratch database, worker processes, pacing helpers.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { Client } from 'pg';
+import { ROOT, admin, createMigratedDb } from './support/bench-db';
 import { createDb, type Db } from '@rolelink/db';
 
-export const ROOT = path.resolve(__dirname, '..');
-export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-export function dbUrl(name: string): string {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
+export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './support/bench-db';
 
 export type ScratchDb = Db & { url: string; drop(): Promise<void> };
 
 /** A freshly migrated database of its own, dropped afterwards. */
 export async function scratchDb(tag: string): Promise<ScratchDb> {
   const name = `rolelink_bench_${tag}_${randomBytes(3).toString('hex')}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = dbUrl(name);
-  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: 'pipe',
-  });
+  const url = await createMigratedDb(name);
   const db = createDb(url, { max: 4 });
   return {
     ...db,

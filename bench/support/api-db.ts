@@ -1,43 +1,17 @@
 // The API benchmark's database: one migrated scratch database (`rolelink_bench`), and link rows seeded
 // the way link creation leaves them (guild + role_link with the token's SHA-256 and its ciphertext).
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
+import { admin, createMigratedDb } from './bench-db';
 import { encryptToken, generateToken, hashToken, type Plan } from '@rolelink/domain';
 
-export const ROOT = path.resolve(__dirname, '..', '..');
-export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './bench-db';
 export const BENCH_DB = 'rolelink_bench';
-
-export function dbUrl(name: string): string {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 /** Drops and recreates the bench database, then applies the migrations with the project's command. */
 export async function recreateBenchDb(): Promise<string> {
   await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${BENCH_DB}`);
-  const url = dbUrl(BENCH_DB);
-  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: 'pipe',
-  });
-  return url;
+  return createMigratedDb(BENCH_DB);
 }
 
 export function dropBenchDb(): Promise<void> {
