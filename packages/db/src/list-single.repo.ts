@@ -51,8 +51,11 @@ export async function addUser(db: Queryable, linkId: string, userId: string, sto
 /** Removes one user; never held by the shrink rule (spec 4.1 rule 6). */
 export async function removeUser(db: Queryable, linkId: string, userId: string): Promise<boolean> {
   const { rows } = await db.query<{ removed: boolean }>({
-    name: 'rolelink.remove-user',
-    text: `WITH del AS (DELETE FROM link_user WHERE link_id = $1 AND user_id = $2 RETURNING 1),
+    name: 'rolelink.remove-user-locked',
+    // The link row is locked before the list row (the delete joins it), the same order as every other
+    // writer of the list: a removal racing a replace of the same link cannot deadlock.
+    text: `WITH l AS (SELECT id FROM role_link WHERE id = $1 FOR UPDATE),
+          del AS (DELETE FROM link_user u USING l WHERE u.link_id = l.id AND u.user_id = $2 RETURNING 1),
           upd AS (
             UPDATE role_link SET user_count = user_count - 1, sync_wanted_seq = sync_wanted_seq + 1, updated_at = now()
             WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING 1)
