@@ -10,7 +10,8 @@ pnpm typecheck
 mkdir -p .data
 results=.data/jest-results.json
 rm -f "$results"
-# --forceExit is a guard, not a fix: a test that leaks a connection must not hold CI until its time limit.
+# --forceExit is a guard, not a fix (the suite exits without it; `--detectOpenHandles` finds a new leak):
+# a test that leaks a connection must not hold CI until its time limit.
 status=0
 pnpm exec tsx scripts/with-services.ts -- pnpm exec jest --ci --forceExit --json --outputFile="$results" "$@" || status=$?
 # One plain closing line, whatever the runner printed above it.

@@ -22,7 +22,9 @@ export type ApiHarness = {
 export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness> {
   const db = await createTestDb();
   const prefix = testQueuePrefix();
-  const redis = producerConnection(redisUrl);
+  // ioredis arms a disconnect timer (2 s by default) even for a socket that never connected, which kept
+  // jest alive after the Redis-down tests; a short one is enough for a test connection.
+  const redis = producerConnection(redisUrl, { disconnectTimeout: 50 });
   const logger = silentLogger();
   const sync = new SyncNotifier(redis, prefix, logger);
   const app = createApp({ pool: db.pool, sync, logger });

@@ -36,11 +36,16 @@ describe('SharedRateLimiter', () => {
   });
 
   it('shares a bucket between limiter instances, as separate worker processes do', async () => {
-    const other = new SharedRateLimiter({ redis: new Redis(REDIS_URL), prefix, globalPerSecond: 1_000, offsetMs: 0 });
-    const probe = await limiter.acquire(route, 0);
-    await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
-    expect((await other.acquire(route, 0)).kind).toBe('token');
-    await expect(limiter.acquire(route, 0)).rejects.toBeInstanceOf(PlatformRateLimitedError);
+    const otherRedis = new Redis(REDIS_URL);
+    try {
+      const other = new SharedRateLimiter({ redis: otherRedis, prefix, globalPerSecond: 1_000, offsetMs: 0 });
+      const probe = await limiter.acquire(route, 0);
+      await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+      expect((await other.acquire(route, 0)).kind).toBe('token');
+      await expect(limiter.acquire(route, 0)).rejects.toBeInstanceOf(PlatformRateLimitedError);
+    } finally {
+      otherRedis.disconnect();
+    }
   });
 
   it('blocks every route of the token after a global 429 for its retry_after', async () => {
