@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import os from 'node:os';
-import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
+import { dropPrefix } from '../test/support/redis';
 import { figureGet, figurePost, figurePut, figureUpload, seedBigList, type Ctx, type Row } from './support/api-figures';
 import { startApi, type RunningApi } from './support/api-process';
 import type { BenchLink } from './support/api-db';
@@ -47,24 +47,6 @@ function parseArgs(args: string[]): Options {
 
 function load(): string {
   return os.loadavg().map((l) => l.toFixed(2)).join(' ');
-}
-
-async function dropPrefix(prefix: string): Promise<void> {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await r.connect();
-    let cursor = '0';
-    for (let i = 0; i < 100_000; i++) {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length) await r.del(...keys);
-      cursor = next;
-      if (cursor === '0') break;
-    }
-  } catch {
-    /* Redis gone: nothing to clean */
-  } finally {
-    r.disconnect();
-  }
 }
 
 function table(rows: Row[]): string[] {
@@ -139,7 +121,7 @@ export async function run(args: string[]): Promise<void> {
     await api?.stop();
     await pool.end();
     if (!opts.keepDb) await dropBenchDb().catch((e: unknown) => log(`could not drop rolelink_bench: ${(e as Error).message}`));
-    await dropPrefix(prefix);
+    await dropPrefix(prefix, REDIS_URL).catch(() => undefined); // Redis gone: nothing to clean
   }
 
   const lines = [

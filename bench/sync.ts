@@ -9,6 +9,7 @@ import { QueueName } from '@rolelink/contracts';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
+import { dropPrefix } from '../test/support/redis';
 import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, type ScratchDb } from './sync-support';
 
 const quick = process.argv.includes('--quick');
@@ -18,17 +19,6 @@ const out = (s: string) => {
   console.log(s);
   lines.push(s);
 };
-
-async function dropPrefix(prefix: string): Promise<void> {
-  const r = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await r.del(...keys);
-  } while (cursor !== '0');
-  r.disconnect();
-}
 
 type Setup = { emulator: RunningEmulator; db: ScratchDb; prefix: string; producer: Producer<typeof QueueName.roleSync>; redis: Redis };
 
@@ -45,7 +35,7 @@ async function teardown(s: Setup): Promise<void> {
   s.redis.disconnect();
   await s.emulator.close();
   await s.db.drop();
-  await dropPrefix(s.prefix);
+  await dropPrefix(s.prefix, REDIS_URL);
 }
 
 function workerEnv(s: Setup, extra: Record<string, string> = {}): Record<string, string> {

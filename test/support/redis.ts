@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { REDIS_URL } from './env';
 
-/** A queue prefix of its own per test file, with its keys deleted afterwards. */
+/** A queue prefix of its own per test file (or benchmark run), with its keys deleted afterwards. */
 export function testQueuePrefix(): string {
   return `rltest-${randomBytes(5).toString('hex')}`;
 }
 
-export async function dropPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+export async function dropPrefix(prefix: string, url = REDIS_URL): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
     let cursor = '0';
     do {
