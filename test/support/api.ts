@@ -5,7 +5,7 @@ import { QueueName } from '@rolelink/contracts';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../../services/api/src/app';
-import { createTestDb, type TestDb } from './db';
+import { createTestDb, truncateAll, type TestDb } from './db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
 
 export type ApiHarness = {
@@ -15,6 +15,8 @@ export type ApiHarness = {
   redis: Redis;
   sync: SyncNotifier;
   syncQueue: Queue;
+  /** Empties the database and the sync queue between tests. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -37,6 +39,10 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
     redis,
     sync,
     syncQueue,
+    async reset() {
+      await truncateAll(db);
+      await syncQueue.obliterate({ force: true });
+    },
     async close() {
       await sync.close();
       await syncQueue.close();

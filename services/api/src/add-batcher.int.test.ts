@@ -1,16 +1,12 @@
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
-import { truncateAll } from '../../../test/support/db';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { AddBatcher } from './add-batcher';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
-beforeEach(async () => {
-  await truncateAll(h.db);
-  await h.syncQueue.obliterate({ force: true });
-});
+beforeEach(() => h.reset());
 
 const count = async (linkId: string) =>
   (await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [linkId])).rows[0]!.n;

@@ -2,12 +2,11 @@ import request from 'supertest';
 import { generateToken } from '@rolelink/domain';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { seedGuild, seedLink, snowflake } from '../../../test/support/fixtures';
-import { truncateAll } from '../../../test/support/db';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
-beforeEach(() => truncateAll(h.db));
+beforeEach(() => h.reset());
 
 const usersPath = (g: string, r: string) => `/api/role-link/${g}/${r}/users`;
 

@@ -1,13 +1,12 @@
 import request from 'supertest';
 import { collectUploadGarbage, replaceList } from '@rolelink/db';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
-import { truncateAll } from '../../../test/support/db';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
-beforeEach(() => truncateAll(h.db));
+beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const json = (r: request.Test, body: unknown) => r.set('Content-Type', 'application/json').send(JSON.stringify(body));

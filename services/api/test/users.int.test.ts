@@ -1,15 +1,11 @@
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
-import { truncateAll } from '../../../test/support/db';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
-beforeEach(async () => {
-  await truncateAll(h.db);
-  await h.syncQueue.obliterate({ force: true });
-});
+beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const put = (l: SeededLink, body: unknown) =>

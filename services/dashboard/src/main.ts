@@ -1,6 +1,6 @@
 import { createDb } from '@rolelink/db';
 import { producerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
+import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
 import { env } from './env';
 
@@ -17,24 +17,10 @@ const app = createApp({
   draining: () => draining,
 });
 
-const server = app.listen(env.DASHBOARD_PORT, env.DASHBOARD_HOST, () => logger.info('dashboard listening', { port: env.DASHBOARD_PORT }));
-server.on('error', (err: NodeJS.ErrnoException) => {
-  logger.error(err.code === 'EADDRINUSE' ? `port ${env.DASHBOARD_PORT} is already in use (set DASHBOARD_PORT)` : err.message);
-  process.exit(1);
-});
-server.headersTimeout = 60_000;
-server.keepAliveTimeout = 65_000;
+const server = serve(app, { name: 'dashboard', port: env.DASHBOARD_PORT, host: env.DASHBOARD_HOST, portVar: 'DASHBOARD_PORT', logger });
 
 onShutdown(logger, [
-  {
-    name: 'stop accepting',
-    run: () => {
-      draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      return closed;
-    },
-  },
+  { name: 'stop accepting', run: () => { draining = true; return server.stop(); } },
   { name: 'redis', run: () => redis.quit() },
   { name: 'database', run: () => db.close() },
 ]);

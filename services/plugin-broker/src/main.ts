@@ -1,6 +1,6 @@
 import { createDb } from '@rolelink/db';
 import { producerConnection, workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
+import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { env } from './env';
@@ -51,11 +51,7 @@ const app = createBrokerServer({
   readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping(), worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
   draining: () => draining,
 });
-const server = app.listen(env.BROKER_PORT, env.BROKER_HOST, () => logger.info('plugin broker listening', { port: env.BROKER_PORT }));
-server.on('error', (err: NodeJS.ErrnoException) => {
-  logger.error(err.code === 'EADDRINUSE' ? `port ${env.BROKER_PORT} is already in use (set BROKER_PORT)` : err.message);
-  process.exit(1);
-});
+const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger });
 
 broker.ready().then(
   () => logger.info('plugin broker taking jobs', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
@@ -63,7 +59,7 @@ broker.ready().then(
 );
 
 onShutdown(logger, [
-  { name: 'stop accepting', run: () => { draining = true; return new Promise<void>((r) => server.close(() => r())); } },
+  { name: 'stop accepting', run: () => { draining = true; return server.stop(); } },
   { name: 'worker', run: () => broker.close() },
   { name: 'plugin connections', run: () => http.close() },
   { name: 'redis', run: () => Promise.all([redis.quit(), cacheRedis.quit()]) },
