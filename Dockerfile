@@ -23,7 +23,9 @@ FROM fetch AS build
 COPY . .
 # --offline: everything comes from the store filled by `pnpm fetch`. The root postinstall generates the
 # Prisma client (no engine download: scripts/prisma-generate.mjs); dependency install scripts stay off.
+# The dashboard's front end is built here into services/dashboard/web/dist, which the dashboard serves.
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile --offline --store-dir /pnpm/store \
+ && pnpm --filter @rolelink/dashboard-web build \
  && rm -rf .data .git test bench docs k8s
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime

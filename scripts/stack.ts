@@ -9,11 +9,11 @@ import { QueueName } from '@rolelink/contracts';
 import { Producer, producerConnection } from '@rolelink/queue';
 import { ensurePostgres, ensureRedis, type Started } from './local-services';
 import { spawnGroup, waitUntil, type ManagedProcess } from './local/process-group';
-import { childSpecs, isBuilt, type ChildSpec } from './stack/children';
+import { PLUGIN_HOST, allowedPluginHosts, childSpecs, extraCaCerts, isBuilt, type ChildSpec } from './stack/children';
 import { DEMO, ROOT, demoSeed, readPorts } from './stack/config';
 import { appDatabaseUrl, ensureDatabase, migrate } from './stack/database';
-import { registerDemoLink } from './stack/demo-link';
-import { forgetChildren, recordChildren, stopLeftovers, type Recorded } from './stack/leftovers';
+import { registerDemoLink, waitForDemoSync, type DemoSync } from './stack/demo-link';
+import { forgetChildren, instanceSuffix, pidsFile, recordChildren, stopLeftovers, type Recorded } from './stack/leftovers';
 import { checkPortsFree } from './stack/ports';
 import { answers200 } from './stack/probes';
 import { summary } from './stack/summary';
@@ -22,8 +22,10 @@ const log = (m: string): void => {
   process.stdout.write(`› ${m}\n`);
 };
 const DATA = path.join(ROOT, '.data');
-const LOGS = path.join(DATA, 'logs');
-const PIDS = path.join(DATA, 'stack.pids');
+// This stack instance's own files, named from its ports in main() (instanceSuffix): a second stack
+// from this checkout on other ports neither kills this one's processes nor writes into its logs.
+let LOGS = path.join(DATA, 'logs');
+let PIDS = pidsFile(DATA, '');
 
 const infra: Started[] = [];
 const support: ManagedProcess[] = [];
@@ -52,7 +54,8 @@ function shutdown(code: number): Promise<never> {
     await Promise.all(services.map((p) => p.stop('SIGTERM', 30_000)));
     await Promise.all(support.map((p) => p.stop('SIGTERM', 10_000)));
     for (const s of [...infra].reverse()) await s.stop().catch((err: unknown) => log(`stopping failed: ${String(err)}`));
-    forgetChildren(PIDS);
+    // Only a file this run wrote: a start refused because its ports' stack still runs leaves that one's file.
+    if (recorded.length) forgetChildren(PIDS);
     if (anything) log('stopped');
     process.exit(code);
   })();
@@ -78,15 +81,16 @@ function installSignalHandlers(): void {
   });
 }
 
-/** A dev key for token encryption, made once and kept in .data/secret-key (never committed). */
-function secretKey(): string {
-  if (process.env.ROLELINK_SECRET_KEY) return process.env.ROLELINK_SECRET_KEY;
-  const file = path.join(DATA, 'secret-key');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
-    log('generated a development ROLELINK_SECRET_KEY in .data/secret-key');
+/** A development secret made once and kept in .data/<file> (never committed), unless the caller set `envVar`. */
+function devSecret(envVar: string, file: string): string {
+  const given = process.env[envVar];
+  if (given) return given;
+  const at = path.join(DATA, file);
+  if (!existsSync(at)) {
+    writeFileSync(at, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+    log(`generated a development ${envVar} in .data/${file}`);
   }
-  return readFileSync(file, 'utf8').trim();
+  return readFileSync(at, 'utf8').trim();
 }
 
 function tail(file: string, lines = 15): string {
@@ -128,6 +132,9 @@ async function requestReconcile(redisUrl: string, prefix: string): Promise<void>
 
 async function main(): Promise<void> {
   const ports = readPorts(process.env);
+  const instance = instanceSuffix(ports);
+  LOGS = path.join(DATA, `logs${instance}`);
+  PIDS = pidsFile(DATA, instance);
   mkdirSync(LOGS, { recursive: true });
   const leftovers = await stopLeftovers(PIDS);
   if (leftovers.length) log(`stopped what an earlier run left running: ${leftovers.join(', ')}`);
@@ -149,11 +156,16 @@ async function main(): Promise<void> {
   writeFileSync(seedFile, JSON.stringify(demoSeed(memberCount)));
   const files = {
     seedFile,
-    certFile: path.join(DATA, 'plugin-tls', 'cert.pem'),
-    keyFile: path.join(DATA, 'plugin-tls', 'key.pem'),
+    // Per instance: the plugin writes a new certificate at every start, which this stack's broker must trust.
+    certFile: path.join(DATA, `plugin-tls${instance}`, 'cert.pem'),
+    keyFile: path.join(DATA, `plugin-tls${instance}`, 'key.pem'),
     pluginState: path.join(DATA, 'plugin-state.json'),
   };
-  log('warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS=127.0.0.1 so the services accept the example plugin on loopback; never set it in production');
+  // Added to what the caller set, never instead of it.
+  const givenHosts = process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
+  const allowedHosts = allowedPluginHosts(givenHosts);
+  const combinedHosts = givenHosts ? (allowedHosts.added ? ` (${PLUGIN_HOST} added to yours: ${givenHosts})` : ` (yours, which has ${PLUGIN_HOST} already)`) : '';
+  log(`warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS=${allowedHosts.value}${combinedHosts} so the services accept the example plugin on loopback; never set it in production`);
   const baseEnv: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
@@ -161,9 +173,9 @@ async function main(): Promise<void> {
     DATABASE_URL: db.url,
     REDIS_URL: redis.url,
     QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'rolelink',
-    ROLELINK_SECRET_KEY: secretKey(),
-    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
-    NODE_EXTRA_CA_CERTS: files.certFile,
+    ROLELINK_SECRET_KEY: devSecret('ROLELINK_SECRET_KEY', 'secret-key'),
+    DASHBOARD_SESSION_SECRET: devSecret('DASHBOARD_SESSION_SECRET', 'session-secret'),
+    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: allowedHosts.value,
     PLATFORM_API_URL: `http://127.0.0.1:${ports.emulator}/api`,
     PLATFORM_BOT_TOKEN: DEMO.botToken,
   };
@@ -171,6 +183,19 @@ async function main(): Promise<void> {
   const started = new Set<string>();
   const skipped: string[] = [];
   const waits: Promise<void>[] = [];
+  // NODE_EXTRA_CA_CERTS goes only to the children that call the plugin (spec.trustsPlugin), which start
+  // after it is ready: Node reads the file at start and warns in the log of any process started before
+  // the plugin wrote it. Made once, after the plugin wrote this start's certificate.
+  let pluginTrustEnv: NodeJS.ProcessEnv | undefined;
+  const envFor = (spec: ChildSpec): NodeJS.ProcessEnv => {
+    if (!spec.trustsPlugin || !started.has('plugin')) return baseEnv;
+    if (!pluginTrustEnv) {
+      const ca = extraCaCerts(process.env.NODE_EXTRA_CA_CERTS, files.certFile, path.join(DATA, `extra-ca-certs${instance}.pem`));
+      log(ca.note);
+      pluginTrustEnv = { ...baseEnv, NODE_EXTRA_CA_CERTS: ca.file };
+    }
+    return pluginTrustEnv;
+  };
   for (const spec of childSpecs(ports, files)) {
     if (!isBuilt(spec)) {
       skipped.push(spec.key);
@@ -178,7 +203,7 @@ async function main(): Promise<void> {
       continue;
     }
     if (spec.key === 'emulator') log(`seeding the platform emulator: demo guild ${DEMO.guildId} with ${memberCount.toLocaleString('en')} members…`);
-    const proc = startChild(spec, baseEnv);
+    const proc = startChild(spec, envFor(spec));
     record(spec.key, proc.pid, spec.main);
     (spec.key === 'emulator' || spec.key === 'plugin' ? support : services).push(proc);
     started.add(spec.key);
@@ -191,7 +216,7 @@ async function main(): Promise<void> {
     }).then(
       () => log(`${spec.label} ready on ${scheme}://127.0.0.1:${ports[spec.port]}`),
       (err: Error) => {
-        throw new Error(`${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see .data/logs/${spec.key}.log`);
+        throw new Error(`${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see ${path.relative(ROOT, LOGS)}/${spec.key}.log`);
       },
     );
     // The emulator and the plugin come first: the services need the emulator, and the plugin's
@@ -206,11 +231,18 @@ async function main(): Promise<void> {
   if (started.has('bot-worker') && started.has('emulator')) await requestReconcile(redis.url, baseEnv.QUEUE_PREFIX ?? 'rolelink');
 
   let demoLink = 'not created: the plugin broker or api is not built yet';
+  let demoSync: DemoSync | null = null;
   if (started.has('plugin') && started.has('api') && started.has('plugin-broker')) {
-    log('registering the demo link with the rolelink CLI…');
+    log('registering the demo link with the rolelink CLI (./rolelink)…');
+    const since = Date.now();
     const outcome = await registerDemoLink(`https://127.0.0.1:${ports.plugin}`, { env: baseEnv, log, track });
     demoLink = outcome.line;
     if (!outcome.ok) log(`demo link: ${outcome.line}`);
+    // `ready` means the demo list is on the role, so the summary's first GET and holders call show it.
+    else if (started.has('bot-worker') && started.has('emulator')) {
+      log('waiting for the demo list\'s first sync (up to 60 s)…');
+      demoSync = await waitForDemoSync(`http://127.0.0.1:${ports.emulator}`, { env: baseEnv, log, track, since, stopped: () => stopping !== null });
+    }
   }
 
   process.stdout.write(
@@ -224,6 +256,7 @@ async function main(): Promise<void> {
       redisEmbedded: redis.embedded,
       memberCount,
       demoLink,
+      demoSync,
       pluginStateFile: files.pluginState,
       logDir: LOGS,
       pid: process.pid,

@@ -12,5 +12,7 @@ echo "› checking pnpm"
 bash scripts/ensure-pnpm.sh
 echo "› installing dependencies (pnpm install --frozen-lockfile)…"
 pnpm install --frozen-lockfile --reporter=append-only | sed -u 's/^/  install: /'
+echo "› building the dashboard's front end (vite build)…"
+pnpm --filter @rolelink/dashboard-web build --logLevel warn | sed -u 's/^/  web: /'
 # exec: signals (Ctrl-C, SIGTERM) reach the orchestrator itself, which stops everything it started.
 exec node --enable-source-maps --import tsx scripts/stack.ts "$@"

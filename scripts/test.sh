@@ -7,13 +7,18 @@ export PATH="$HOME/.local/bin:$PATH"
 bash scripts/ensure-pnpm.sh
 pnpm install --frozen-lockfile --reporter=append-only
 pnpm typecheck
+# The browser tests serve the built front end and drive Debian's Chromium.
+pnpm --filter @rolelink/dashboard-web build --logLevel warn
+bash scripts/ensure-chromium.sh
 mkdir -p .data
 results=.data/jest-results.json
 rm -f "$results"
-# --forceExit is a guard, not a fix (the suite exits without it; `--detectOpenHandles` finds a new leak):
-# a test that leaks a connection must not hold CI until its time limit.
+# No --forceExit: every test file closes what it opened, so Jest exits on its own. If it ever says
+# "Jest did not exit one second after the test run has completed", a test leaks a connection, timer or
+# server: find it with `pnpm exec tsx scripts/with-services.ts -- pnpm exec jest --detectOpenHandles <path>`
+# and close it in that test's afterAll (or its harness's close()).
 status=0
-pnpm exec tsx scripts/with-services.ts -- pnpm exec jest --ci --forceExit --json --outputFile="$results" "$@" || status=$?
+pnpm exec tsx scripts/with-services.ts -- pnpm exec jest --ci --json --outputFile="$results" "$@" || status=$?
 # One plain closing line, whatever the runner printed above it.
 if [ -f "$results" ]; then
   node -e 'const r=require(process.argv[1]); console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`)' "$(pwd)/$results"

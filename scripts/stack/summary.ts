@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEMO, PORT_VARS, type PortName } from './config';
+import type { DemoSync } from './demo-link';
 
 export type SummaryInput = {
   ports: Record<PortName, number>;
@@ -11,6 +12,8 @@ export type SummaryInput = {
   redisEmbedded: boolean;
   memberCount: number;
   demoLink: string;
+  /** The demo link's first sync, when the link exists (null: not created, so nothing to wait for). */
+  demoSync: DemoSync | null;
   pluginStateFile: string;
   logDir: string;
   pid: number;
@@ -22,6 +25,58 @@ function redact(url: string): string {
   const u = new URL(url);
   if (u.password) u.password = '***';
   return u.toString();
+}
+
+const SHOW = `./rolelink link show ${DEMO.guildId} ${DEMO.linkedRoleId}`;
+
+function demoSyncLines(sync: DemoSync | null): string[] {
+  if (!sync) return [];
+  if (sync.synced) return [`   demo list synced: ${sync.detail} in ${sync.seconds} s`];
+  return [`   demo list: first sync still in progress after ${sync.seconds} s (${sync.detail}); watch it: ${SHOW}`];
+}
+
+/**
+ * The plugin's side of the API, in an order that works as printed: read, add (never held), then a
+ * replace that trips the shrink hold on purpose (docs/api.md) and the two ways to confirm it. The counts
+ * assume the example plugin's contiguous demo list (IDs from DEMO.firstMemberId), of the size last read.
+ */
+function callTheApi(s: SummaryInput, api: string): string[] {
+  const members = s.demoSync?.members ?? 20;
+  const first = BigInt(DEMO.firstMemberId);
+  const keep = JSON.stringify([first.toString(), (first + 1n).toString()]);
+  const after = members + 1;
+  const removals = after - 2;
+  // The shrink rule (docs/api.md): held when a replace removes at least 25% and at least 10 members.
+  const held = removals >= 10 && removals * 4 >= after;
+  // -w '\\n' where the answer is shown: the API's JSON has no final newline, so the prompt would stick to it.
+  const shown = "curl -s -w '\\n'";
+  const auth = '-H "Authorization: Token $TOKEN"';
+  const put = `-X PUT ${auth} -H 'Content-Type: application/json' \\`;
+  const body = `     -d '${keep}' $API/users`;
+  return [
+    ' Call the API as the plugin does, from this directory (its token is in the plugin\'s state file):',
+    `   TOKEN=$(node -p "require('./${rel(s.pluginStateFile)}').find((l) => l.roleId === '${DEMO.linkedRoleId}').token")`,
+    `   API=${api}/api/role-link/${DEMO.guildId}/${DEMO.linkedRoleId}`,
+    `   ${shown} ${auth} $API/users                              # the list: ${members} members`,
+    `   ${shown} -X POST ${auth} $API/users/${(first + BigInt(members)).toString()}   # add one: ${after}`,
+    ...(held
+      ? [` Replace the list with 2 members: this removes ${removals} of ${after}, so it is held (409) and nothing changes yet:`]
+      : [
+          ` Replace the list with 2 members (held with a 409 when that removes at least 25% and at least 10 members, so not`,
+          `   now; \`./rolelink link delete ${DEMO.guildId} ${DEMO.linkedRoleId}\` and a new start bring back the demo list):`,
+        ]),
+    `   HELD=$(curl -s ${put}`,
+    `${body}); echo "$HELD"`,
+    ' Confirm it by resending it within the hour with the change_id from the 409:',
+    `   ${shown} ${put}`,
+    `     -H "X-RoleLink-Confirm: $(node -p 'JSON.parse(process.argv[1]).errors.change_id' "$HELD")" \\`,
+    body,
+    s.started.has('dashboard')
+      ? ` or as the owner, in the dashboard (http://127.0.0.1:${s.ports.dashboard}, sign in as demo_owner, Apply removals) or with`
+      : ' or as the owner, with',
+    `   ./rolelink removals apply ${DEMO.guildId} ${DEMO.linkedRoleId}`,
+    ' and then send the same PUT again, without the header.',
+  ];
 }
 
 /** The one summary printed before `ready`: every URL, the demo guild, how to call the API, how to stop. */
@@ -50,14 +105,18 @@ export function summary(s: SummaryInput): string {
     ` Demo guild ${g} "${DEMO.guildName}": owner ${DEMO.ownerId}, ${s.memberCount.toLocaleString('en')} members`,
     ...DEMO.roles.map((role) => `   role ${role.id}  ${role.name}${role.id === r ? '   ← linked to the example plugin' : role.id === DEMO.botRoleId ? '   (the bot\'s role)' : ''}`),
     ` Demo link: ${s.demoLink}`,
+    ...demoSyncLines(s.demoSync),
     '',
-    ' Call the API as the plugin does (its token is in the plugin\'s state file):',
-    `   TOKEN=$(node -p "require('./${rel(s.pluginStateFile)}')[0].token")`,
-    `   curl -s -H "Authorization: Token $TOKEN" ${api}/api/role-link/${g}/${r}/users`,
-    `   curl -s -X PUT -H "Authorization: Token $TOKEN" -H 'Content-Type: application/json' \\`,
-    `        -d '["100000000000000000","100000000000000001"]' ${api}/api/role-link/${g}/${r}/users`,
+    ...(s.started.has('dashboard')
+      ? [
+          ` Open the dashboard: http://127.0.0.1:${p.dashboard}  and sign in on the emulator's page as`,
+          ...DEMO.users.map((u) => `   ${u.username.padEnd(12)} ${u.role === 'owner' ? 'the server owner (everything, incl. Apply removals)' : u.role === 'admin' ? 'an admin with Manage Server' : 'a member without it (sees no server)'}`),
+          '',
+        ]
+      : []),
+    ...callTheApi(s, api),
     ' See who holds the role on the (emulated) platform:',
-    `   curl -s http://127.0.0.1:${p.emulator}/_emulator/guilds/${g}/roles/${r}/holders`,
+    `   curl -s -w '\\n' http://127.0.0.1:${p.emulator}/_emulator/guilds/${g}/roles/${r}/holders`,
     '',
     ...(s.skipped.length ? [` Not built yet, skipped: ${s.skipped.join(', ')}`, ''] : []),
     ` Logs: ${rel(s.logDir)}/<service>.log      Ports: ${Object.values(PORT_VARS).join(', ')}`,

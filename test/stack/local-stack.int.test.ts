@@ -141,6 +141,21 @@ describe('the local stack started by README\'s first command', () => {
     if (built.api) expect((await fetch(`http://127.0.0.1:${ports.API_PORT}/readyz`)).status).toBe(200);
   }, 150_000);
 
+  it("serves the dashboard's front end and signs in through the emulator's OAuth2 page, with no external account", async () => {
+    const dashboard = `http://127.0.0.1:${ports.DASHBOARD_PORT}`;
+    const page = await fetch(dashboard);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    const login = await fetch(`${dashboard}/auth/login`, { redirect: 'manual' });
+    expect(login.status).toBe(302);
+    const authorize = new URL(login.headers.get('location')!);
+    expect(authorize.origin).toBe(`http://127.0.0.1:${ports.EMULATOR_PORT}`);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${dashboard}/auth/callback`);
+    const signIn = await fetch(authorize);
+    expect(signIn.status).toBe(200);
+    expect(await signIn.text()).toContain('demo_owner');
+  });
+
   (linkable ? it : it.skip)(
     `accepts a list pushed through the API with the token the example plugin received${linkable ? '' : ` (skipped: not built yet: ${missing(['api', 'broker', 'cli'])})`}`,
     async () => {

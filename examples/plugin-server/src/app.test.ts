@@ -6,20 +6,9 @@ import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import express from 'express';
 import request from 'supertest';
-import { createPluginApp } from './app';
 import { demoMemberIds, pushList } from './push';
-import { Registrations } from './registrations';
+import { buildApp as build, link, PUBLIC_URL, register, TOKEN } from './test-support';
 import { writeSelfSignedCert } from './tls';
-
-const TOKEN = 'rl_' + 'a'.repeat(43);
-const link = { guild_id: '1000', role_id: '2000' };
-
-function build() {
-  const wanted: { guildId: string; count: number }[] = [];
-  const registrations = new Registrations(null);
-  const app = createPluginApp({ registrations, defaultCount: 5, log: () => undefined, onListWanted: (l, count) => wanted.push({ guildId: l.guildId, count }) });
-  return { app, registrations, wanted };
-}
 
 describe('example plugin server', () => {
   it('stores the token at /register and asks for the demo list to be pushed', async () => {
@@ -48,6 +37,40 @@ describe('example plugin server', () => {
     expect(wanted.at(-1)).toEqual({ guildId: '1000', count: 7 });
     const bad = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: -1 } }).expect(400);
     expect(bad.body.error).toMatch(/member_count/);
+  });
+
+  it('refuses a sync window that does not end after it starts with a 400 whose error the dashboard can show', async () => {
+    const { app, registrations, wanted } = build();
+    await register(app);
+    const config = { member_count: 7, sync_start_hour: 18, sync_end_hour: 9 };
+    const res = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config }).expect(400);
+    expect(res.body).toEqual({ error: 'The sync window must end after it starts (start 18, end 9)' });
+    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { ...config, sync_end_hour: 18 } }).expect(400);
+    expect(registrations.get('1000', '2000')?.config).toEqual({ member_count: 5 });
+    expect(wanted).toHaveLength(1); // the push of /register only
+  });
+
+  it('saves every setting of the form and sends them back as values, dropping keys the form does not have', async () => {
+    const { app } = build();
+    await register(app);
+    const config = { member_count: 12, label: 'Raid team', source: 'teams', teams: ['red', 'blue'], sync_start_hour: 8, sync_end_hour: 20, notify: true, webhook_url: 'https://hooks.example.com/x', embed_color: '#112233', stray: 1 };
+    const saved = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config }).expect(200);
+    expect(saved.body).toEqual({ ok: true, message: 'Saved: 12 members' });
+    const { stray: _stray, ...kept } = config;
+    expect((await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).body.values).toEqual(kept);
+  });
+
+  it('answers GET /config with the iframe response once ui_mode iframe is saved', async () => {
+    const { app } = build();
+    await register(app);
+    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 5, ui_mode: 'iframe' } }).expect(200);
+    const res = await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200);
+    expect(res.body).toEqual({ version: 1, ui_mode: 'iframe', name: 'Demo member list', description: expect.any(String), embed_url: `${PUBLIC_URL}/embed?theme=light` });
+  });
+
+  it('answers a malformed JSON body with a JSON 400', async () => {
+    const res = await request(build().app).post('/config').set('Content-Type', 'application/json').send('{"guild_id":').expect(400);
+    expect(res.body.error).toEqual(expect.any(String));
   });
 
   it('forgets the link on DELETE /config and answers health without a token', async () => {

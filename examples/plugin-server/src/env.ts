@@ -20,12 +20,46 @@ const schema = z.object({
   PLUGIN_DEMO_COUNT: z.coerce.number().int().min(0).max(10_000).default(20),
   /** How long to keep retrying the first push while the service finishes creating the link. */
   PLUGIN_PUSH_RETRY_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * The plugin URL exactly as registered with the service: iframe tokens carry it as `aud`, and the
+   * embed URL is built from it. Default `https://127.0.0.1:<PLUGIN_PORT>` (set below, it needs the port).
+   */
+  PLUGIN_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((u) => u.startsWith('https://'), 'must be an https:// URL (the service only calls HTTPS plugins)')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** Origins allowed to frame /embed (CSP frame-ancestors) and to exchange window messages with it. */
+  PLUGIN_DASHBOARD_ORIGINS: z
+    .string()
+    .default('http://127.0.0.1:3001,http://localhost:3001')
+    .transform((list, ctx) => {
+      const origins = list.split(',').map((o) => o.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (!isOrigin(origin)) ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://dashboard.example.com` });
+      }
+      if (origins.length === 0) ctx.addIssue({ code: 'custom', message: 'must list at least one origin' });
+      return origins;
+    }),
 });
 
-export type PluginEnv = z.infer<typeof schema>;
+/** `scheme://host[:port]` and nothing else: what CSP frame-ancestors and postMessage compare. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+const withDefaults = schema.transform((env) => ({ ...env, PLUGIN_PUBLIC_URL: env.PLUGIN_PUBLIC_URL ?? `https://127.0.0.1:${env.PLUGIN_PORT}` }));
+
+export type PluginEnv = z.infer<typeof withDefaults>;
 
 export function parsePluginEnv(source: NodeJS.ProcessEnv = process.env): PluginEnv {
-  const result = schema.safeParse(source);
+  const result = withDefaults.safeParse(source);
   if (!result.success) {
     throw new Error(`Invalid environment:\n${result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
   }

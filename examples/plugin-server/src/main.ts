@@ -19,6 +19,8 @@ async function main(): Promise<void> {
     registrations,
     defaultCount: env.PLUGIN_DEMO_COUNT,
     log,
+    publicUrl: env.PLUGIN_PUBLIC_URL,
+    dashboardOrigins: env.PLUGIN_DASHBOARD_ORIGINS,
     onListWanted: (link, count) => {
       const ids = demoMemberIds(env.PLUGIN_DEMO_FIRST_ID, count);
       void pushList(env.ROLELINK_API_URL, link, ids, { retryForMs: env.PLUGIN_PUSH_RETRY_MS, signal: inflight.signal })
@@ -32,7 +34,10 @@ async function main(): Promise<void> {
     log(err.code === 'EADDRINUSE' ? `port ${env.PLUGIN_PORT} is already in use (set PLUGIN_PORT)` : err.message);
     process.exit(1);
   });
-  server.listen(env.PLUGIN_PORT, env.PLUGIN_HOST, () => log(`listening on https://${env.PLUGIN_HOST}:${env.PLUGIN_PORT}`));
+  server.listen(env.PLUGIN_PORT, env.PLUGIN_HOST, () => {
+    log(`listening on https://${env.PLUGIN_HOST}:${env.PLUGIN_PORT} (public URL ${env.PLUGIN_PUBLIC_URL})`);
+    log(`embedded page frameable by ${env.PLUGIN_DASHBOARD_ORIGINS.join(' ')}`);
+  });
 
   const stop = () => {
     inflight.abort();

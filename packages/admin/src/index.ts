@@ -6,3 +6,6 @@ export * from './link-delete';
 export * from './link-update';
 export * from './link-show';
 export * from './removals';
+export * from './guild-overview';
+export * from './member-lookup';
+export * from './plugin-health';

@@ -1,28 +1,12 @@
 import { findLinkAt, latestHeldChange } from '@rolelink/db';
 import { isPaused, limitsFor, slotAllowance } from '@rolelink/domain';
+import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
-export type LinkView = {
-  link_id: string;
-  guild_id: string;
-  role_id: string;
-  plugin_url: string;
-  state: 'active' | 'paused' | 'disabled';
-  enabled: boolean;
-  paused: boolean;
-  trusted: boolean;
-  member_mode: 'handover' | 'keep';
-  awaiting_first_list: boolean;
-  plan: string;
-  slot: { position: number; allowance: number };
-  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number };
-  limits: { synced_limit: number; user_limit: number; per_put: number };
-  sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
-  held_change: null | { change_id: string; previous: number; next: number; removals: number; created_at: string; confirmed_at: string | null };
-  created_at: string;
-};
+/** Defined with the dashboard's contracts, which render it; re-exported for the CLI. */
+export type { LinkView };
 
 /** Everything an owner or SRE needs to see about one link: state, counts, limits, progress, held change. */
 export async function showLink(deps: AdminDeps, input: { guildId: string; roleId: string }): Promise<LinkView> {

@@ -9,6 +9,8 @@ export type Command = {
   args: string[];
   options?: OptionSpec;
   summary: string;
+  /** A worked call shown under the summary in `rolelink help` and with a usage error, where the syntax alone misleads. */
+  example?: string;
   run(ctx: CliContext, args: Record<string, string>, flags: Flags): Promise<unknown>;
 };
 

@@ -2,15 +2,22 @@ import { parseArgs } from 'node:util';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from './command';
 import { commands } from './commands';
+import { CONFIG_SET_EXAMPLE } from './commands/config';
 import { CliContext } from './context';
 import { loadEnv } from './env';
 import { formatHuman } from './output';
 
+/** One command's syntax, e.g. `link create <guildId> <roleId> [--plugin-url <value>] [--keep-members]`. */
+function syntax(c: Command): string {
+  const opts = Object.keys(c.options ?? {}).map((o) => `[--${o}${c.options![o]!.type === 'string' ? ' <value>' : ''}]`);
+  return [...c.words, ...c.args.map((a) => `<${a}>`), ...opts].join(' ');
+}
+
 function usage(): string {
   const lines = ['usage: rolelink <command> [arguments] [--json]', '', 'commands:'];
   for (const c of commands) {
-    const opts = Object.keys(c.options ?? {}).map((o) => `[--${o}${c.options![o]!.type === 'string' ? ' <value>' : ''}]`);
-    lines.push(`  ${[...c.words, ...c.args.map((a) => `<${a}>`), ...opts].join(' ')}`, `      ${c.summary}`);
+    lines.push(`  ${syntax(c)}`, `      ${c.summary}`);
+    if (c.example) lines.push(`      e.g. ${c.example}`);
   }
   return lines.join('\n');
 }
@@ -30,12 +37,16 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     out(usage());
     return args.length ? 0 : 2;
   }
-  const found = findCommand(args);
   const fail = (status: number, message: string, body?: Record<string, unknown>) => {
     if (json) out(JSON.stringify(body ?? { statusCode: status, message }));
     else err(`error: ${message}${body && 'errors' in body ? `\n${formatHuman(body.errors, '  ')}` : ''}`);
     return 1;
   };
+  // `--json` is only the output switch; `--json='{…}'` is the natural misreading of `config set`.
+  if (args.some((a) => a.startsWith('--json='))) {
+    return fail(400, `--json takes no value: it only makes the answer JSON. A configuration is the argument after <roleId>, e.g. rolelink ${CONFIG_SET_EXAMPLE}`);
+  }
+  const found = findCommand(args);
   if (!found) return fail(400, `unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`);
   const { command, rest } = found;
   let parsed: ReturnType<typeof parseArgs>;
@@ -45,7 +56,7 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     return fail(400, (e as Error).message);
   }
   if (parsed.positionals.length !== command.args.length) {
-    return fail(400, `usage: rolelink ${[...command.words, ...command.args.map((a) => `<${a}>`)].join(' ')}`);
+    return fail(400, `usage: rolelink ${syntax(command)}${command.example ? ` (e.g. ${command.example})` : ''}`);
   }
   const named = Object.fromEntries(command.args.map((name, i) => [name, parsed.positionals[i]!]));
   let ctx: CliContext | null = null;

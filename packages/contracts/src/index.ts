@@ -3,3 +3,4 @@ export * from './api';
 export * from './queues';
 export * from './config-schema';
 export * from './health';
+export * from './dashboard';

@@ -72,3 +72,33 @@ export async function readRoleHolders(api: API, guildId: string, roleId: string,
     },
   };
 }
+
+export type RoleCounts = {
+  /** True only when the whole member listing was read within `maxMembers` (then `counts` are exact). */
+  exact: boolean;
+  /** Holders per role id (every role but @everyone); the platform's quick counts when not exact. */
+  counts: Record<string, number>;
+};
+
+/**
+ * Holders of every role of a guild at once (the dashboard's role picker): one pass over the member
+ * listing when the guild is small enough, else the platform's quick counts. A picker must answer in a
+ * page load, so its default bound is lower than readRoleHolders' (link creation still counts exactly).
+ */
+export async function readRoleCounts(api: API, guildId: string, options: { maxMembers?: number } = {}): Promise<RoleCounts> {
+  const maxMembers = options.maxMembers ?? 10_000;
+  const quick = (await api.guilds.getRoleMemberCounts(guildId)) as Record<string, number>;
+  const counts: Record<string, number> = Object.fromEntries(Object.keys(quick).map((id) => [id, 0]));
+  let seen = 0;
+  try {
+    for await (const page of memberPages(api, guildId)) {
+      for (const m of page.members) for (const r of m.roles) counts[r] = (counts[r] ?? 0) + 1;
+      seen += page.members.length;
+      if (page.done) return { exact: true, counts };
+      if (seen >= maxMembers) break;
+    }
+  } catch (err) {
+    if (!(err instanceof Error) || !('status' in err) || (err as { status: number }).status !== 403) throw err;
+  }
+  return { exact: false, counts: quick };
+}

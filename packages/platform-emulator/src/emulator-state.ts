@@ -1,7 +1,8 @@
 import { AppError } from '@rolelink/runtime';
 import { AuditLog, type AuditEntry } from './audit-log';
 import { GuildState, type RoleDef } from './guild-state';
-import type { ConfigPatch, EmulatorConfig } from './options';
+import { OAuthStore } from './oauth/oauth-store';
+import { DEFAULT_OPTIONS, type ConfigPatch, type EmulatorConfig, type OAuthClient } from './options';
 import { RateLimits } from './rate-limits';
 import { parseSeed, type EmulatorSeed } from './seed';
 import { StatsCounters, type EmulatorStats } from './stats';
@@ -10,6 +11,8 @@ export type EmulatorStateOptions = {
   botToken: string;
   botUserId: string;
   config: EmulatorConfig;
+  /** Default `DEFAULT_OPTIONS.oauth`. */
+  oauth?: OAuthClient;
   /** Clock in epoch milliseconds; tests of window arithmetic inject their own. */
   now?: () => number;
 };
@@ -26,6 +29,9 @@ export class EmulatorState {
   readonly counters = new StatsCounters();
   readonly audit = new AuditLog();
   readonly now: () => number;
+  readonly oauthClient: OAuthClient;
+  /** Codes and tokens of users signed in through the OAuth2 flow. */
+  readonly oauth: OAuthStore;
   private cfg: EmulatorConfig;
   private readonly guilds = new Map<string, GuildState>();
 
@@ -35,6 +41,8 @@ export class EmulatorState {
     this.cfg = structuredClone(options.config);
     this.now = options.now ?? Date.now;
     this.limits = new RateLimits(() => this.cfg);
+    this.oauthClient = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
+    this.oauth = new OAuthStore(this.now);
   }
 
   get config(): EmulatorConfig {
@@ -62,9 +70,10 @@ export class EmulatorState {
     return built.map((g) => ({ id: g.id, members: g.members.size }));
   }
 
-  /** Empty state: no guilds, counters, buckets, invalid-request window and ban cleared; config kept. */
+  /** Empty state: no guilds, codes or tokens; counters, buckets, invalid-request window and ban cleared; config kept. */
   reset(): void {
     this.guilds.clear();
+    this.oauth.clear();
     this.limits.reset();
     this.counters.reset();
     this.audit.clear();
@@ -76,6 +85,11 @@ export class EmulatorState {
 
   guildIds(): string[] {
     return [...this.guilds.keys()];
+  }
+
+  /** Every guild, in seeding order. */
+  allGuilds(): GuildState[] {
+    return [...this.guilds.values()];
   }
 
   /** User ids holding the role, ascending. */

@@ -1,6 +1,6 @@
 import { envFields, parseEnv } from '@rolelink/runtime';
 import { z } from 'zod';
-import type { EmulatorOptions } from './options';
+import { DEFAULT_OPTIONS, type EmulatorOptions } from './options';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
@@ -18,6 +18,9 @@ export const emulatorEnvSchema = z.object({
   EMULATOR_LATENCY_MS: z.coerce.number().int().min(0).default(0),
   /** Path of a seed JSON file (see README) loaded at start. */
   EMULATOR_SEED: z.string().min(1).optional(),
+  /** The OAuth2 client the admin dashboard signs users in with. */
+  EMULATOR_OAUTH_CLIENT_ID: z.string().min(1).max(100).default(DEFAULT_OPTIONS.oauth.clientId),
+  EMULATOR_OAUTH_CLIENT_SECRET: z.string().min(1).max(200).default(DEFAULT_OPTIONS.oauth.clientSecret),
   LOG_LEVEL: envFields.logLevel,
 });
 
@@ -39,5 +42,6 @@ export function optionsFromEnv(env: EmulatorEnv): EmulatorOptions {
     invalidThreshold: env.EMULATOR_INVALID_THRESHOLD,
     banMs: env.EMULATOR_BAN_MS,
     latencyMs: env.EMULATOR_LATENCY_MS,
+    oauth: { clientId: env.EMULATOR_OAUTH_CLIENT_ID, clientSecret: env.EMULATOR_OAUTH_CLIENT_SECRET },
   };
 }

@@ -1,7 +1,11 @@
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { MemberStore } from './member-store';
-import { DEFAULT_GENERATED_START_ID, type SeedGuild } from './seed';
+import { DEFAULT_GENERATED_START_ID, type SeedGuild, type SeedRole } from './seed';
 
-export type RoleDef = { id: string; name: string; position: number; index: number };
+/** `permissions` is what the platform reports for the role (the bot's role always includes Manage Roles). */
+export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number };
+/** Names a seed gave a member; members without one are `user_<id>`. */
+export type UserProfile = { username: string; globalName: string | null };
 
 /**
  * One guild: its roles (with @everyone, whose id is the guild's, added when the seed leaves it out),
@@ -15,17 +19,56 @@ export class GuildState {
   readonly roles: readonly RoleDef[];
   readonly botRole: RoleDef;
   readonly members: MemberStore;
+  /** Ids of the members the seed listed one by one (not generated), ascending: who may sign in. */
+  readonly seededMemberIds: BigUint64Array;
   private readonly roleIndex: Map<string, RoleDef>;
+  /** Only members seeded with a name have an entry, so a million generated members cost nothing here. */
+  private readonly profiles = new Map<string, UserProfile>();
 
   constructor(seed: SeedGuild, botUserId: string) {
     this.id = seed.id;
     this.name = seed.name ?? `Guild ${seed.id}`;
     this.ownerId = seed.ownerId;
-    const everyone = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
-    this.roles = [...everyone, ...seed.roles].map((r, index) => ({ id: r.id, name: r.name ?? (r.id === seed.id ? '@everyone' : `role-${r.id}`), position: r.position, index }));
+    const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
+    // The bot was invited with Manage Roles (it could not do its job otherwise); a seed adds to that.
+    const botRoleGrant = (id: string) => (id === seed.botRoleId ? PermissionFlagsBits.ManageRoles : 0n);
+    this.roles = [...everyone, ...seed.roles].map((r, index) => ({
+      id: r.id,
+      name: r.name ?? (r.id === seed.id ? '@everyone' : `role-${r.id}`),
+      position: r.position,
+      index,
+      permissions: BigInt(r.permissions ?? '0') | botRoleGrant(r.id),
+      color: r.color ?? 0,
+    }));
     this.roleIndex = new Map(this.roles.map((r) => [r.id, r]));
     this.botRole = this.requireRole(seed.botRoleId);
     this.members = MemberStore.build(this.roles.length, this.explicitMembers(seed, botUserId), this.generatedRange(seed));
+    const bot = BigInt(botUserId);
+    this.seededMemberIds = BigUint64Array.from(new Set((seed.members ?? []).map((m) => BigInt(m.userId)).filter((id) => id !== bot))).sort();
+    for (const m of seed.members ?? []) {
+      if (m.username !== undefined || m.globalName !== undefined) this.profiles.set(m.userId, { username: m.username ?? `user_${m.userId}`, globalName: m.globalName ?? null });
+    }
+  }
+
+  /** The seeded names of a user, if the seed gave any. */
+  profile(userId: string): UserProfile | undefined {
+    return this.profiles.get(userId);
+  }
+
+  isSeededMember(id: bigint): boolean {
+    let lo = 0;
+    let hi = this.seededMemberIds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.seededMemberIds[mid]! < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.seededMemberIds[lo] === id;
+  }
+
+  /** The @everyone role: every member holds it implicitly. */
+  get everyone(): RoleDef {
+    return this.requireRole(this.id);
   }
 
   role(id: string): RoleDef | undefined {

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import type { WindowSpec } from './fixed-window';
 import type { EmulatorSeed } from './seed';
 
+/** The one OAuth2 application the emulator knows (the admin dashboard). */
+export type OAuthClient = { clientId: string; clientSecret: string };
+
 export type EmulatorOptions = {
   port?: number;
   host?: string;
@@ -18,6 +21,8 @@ export type EmulatorOptions = {
   routeBucket?: WindowSpec;
   /** Artificial latency added to every platform API request. */
   latencyMs?: number;
+  /** The OAuth2 client allowed to sign users in (GET /oauth2/authorize, POST /api/v10/oauth2/token). */
+  oauth?: OAuthClient;
 };
 
 /** The limits that can change while running (`PATCH /_emulator/config`, `state.configure`). */
@@ -45,7 +50,8 @@ export const DEFAULT_OPTIONS = {
   host: '127.0.0.1',
   botToken: 'emulator-bot-token',
   botUserId: '1000000000000000001',
-} as const satisfies Required<Pick<EmulatorOptions, 'port' | 'host' | 'botToken' | 'botUserId'>>;
+  oauth: { clientId: 'rolelink-dashboard', clientSecret: 'emulator-oauth-secret' },
+} as const satisfies Required<Pick<EmulatorOptions, 'port' | 'host' | 'botToken' | 'botUserId' | 'oauth'>>;
 
 /** The platform counts invalid requests over 10 minutes. */
 export const INVALID_WINDOW_MS = 600_000;

@@ -15,9 +15,9 @@ export type Admission =
 const SWEEP_AT = 10_000;
 
 /**
- * The platform's limits for one bot token: a global per-second window, a bucket per route and major
- * parameter, and the invalid-request counter with its temporary ban. Decisions only; the HTTP layer
- * turns them into headers and 429 bodies.
+ * The platform's limits: per token (the bot's, or a signed-in user's) a global per-second window and a
+ * bucket per route and major parameter; one invalid-request counter with its temporary ban. Decisions
+ * only; the HTTP layer turns them into headers and 429 bodies.
  */
 export class RateLimits {
   private readonly buckets = new Map<string, Bucket>();
@@ -27,14 +27,18 @@ export class RateLimits {
 
   constructor(private readonly config: () => EmulatorConfig) {}
 
-  /** The bucket for a route and its major parameter, created on first use with the current limits. */
-  bucket(kind: BucketKind, route: string, major: string, now: number): Bucket {
-    const key = `${route}:${major}`;
+  /**
+   * The bucket for a route and its major parameter, created on first use with the current limits.
+   * `owner` gives a caller other than the bot its own window of the bucket; the hash stays the route's.
+   */
+  bucket(kind: BucketKind, route: string, major: string, now: number, owner?: string): Bucket {
+    const routeKey = `${route}:${major}`;
+    const key = owner === undefined ? routeKey : `${routeKey}\n${owner}`;
     let bucket = this.buckets.get(key);
     if (!bucket) {
       if (this.buckets.size >= SWEEP_AT) this.sweep(now);
       const spec = kind === 'roles' ? this.config().roleBucket : this.config().routeBucket;
-      bucket = { kind, hash: createHash('sha256').update(key).digest('hex').slice(0, 32), window: new FixedWindow(spec) };
+      bucket = { kind, hash: createHash('sha256').update(routeKey).digest('hex').slice(0, 32), window: new FixedWindow(spec) };
       this.buckets.set(key, bucket);
     }
     return bucket;
@@ -42,7 +46,7 @@ export class RateLimits {
 
   /** Spends one request of the token's global window, then one of the bucket's. */
   admit(token: string, bucket: Bucket, now: number): Admission {
-    const global = this.globalWindow(token).take(now);
+    const global = this.globalWindow(token, now).take(now);
     if (!global.allowed) return { allowed: false, scope: 'global', retryAfterMs: global.resetAfterMs, bucket: bucket.window.peek(now) };
     const taken = bucket.window.take(now);
     if (!taken.allowed) return { allowed: false, scope: 'user', retryAfterMs: taken.resetAfterMs, bucket: taken };
@@ -78,9 +82,11 @@ export class RateLimits {
     this.bannedUntil = 0;
   }
 
-  private globalWindow(token: string): FixedWindow {
+  private globalWindow(token: string, now: number): FixedWindow {
     let window = this.globals.get(token);
     if (!window) {
+      // Every user token gets a window; drop the idle ones before they pile up.
+      if (this.globals.size >= SWEEP_AT) for (const [key, w] of this.globals) if (w.expired(now)) this.globals.delete(key);
       window = new FixedWindow({ limit: this.config().globalPerSecond, windowMs: 1000 });
       this.globals.set(token, window);
     }

@@ -1,8 +1,23 @@
 import { snowflake } from '@rolelink/contracts';
 import { z } from 'zod';
 
-export type SeedRole = { id: string; name?: string; position: number };
-export type SeedMember = { userId: string; roles?: string[] };
+export type SeedRole = {
+  id: string;
+  name?: string;
+  position: number;
+  /** Permission bitfield as a decimal string, as the platform sends it (default '0'). */
+  permissions?: string;
+  /** RGB colour 0..0xFFFFFF (default 0, no colour). */
+  color?: number;
+};
+export type SeedMember = {
+  userId: string;
+  roles?: string[];
+  /** Shown on the OAuth2 sign-in page and in user objects; default `user_<id>`. */
+  username?: string;
+  /** Display name (`global_name`); default null. */
+  globalName?: string;
+};
 export type SeedGuild = {
   id: string;
   name?: string;
@@ -21,8 +36,22 @@ const MAX_ID = 9223372036854775807n;
 /** Ten million generated members is ~120 MB of arrays: a guard against a typo, not a platform rule. */
 export const MAX_GENERATED_MEMBERS = 10_000_000;
 
-const seedRole = z.object({ id: snowflake, name: z.string().max(100).optional(), position: z.number().int().min(0) });
-const seedMember = z.object({ userId: snowflake, roles: z.array(snowflake).optional() });
+const MAX_PERMISSIONS = (1n << 64n) - 1n;
+const permissions = z
+  .string()
+  .regex(/^\d{1,20}$/, 'must be a decimal permission bitfield')
+  .refine((v) => BigInt(v) <= MAX_PERMISSIONS, 'out of the 64-bit range');
+/** The platform limits names to 32 characters but, unlike its username rules, not their characters: tests seed hostile names on purpose. */
+const userName = z.string().min(1).max(32);
+
+const seedRole = z.object({
+  id: snowflake,
+  name: z.string().max(100).optional(),
+  position: z.number().int().min(0),
+  permissions: permissions.optional(),
+  color: z.number().int().min(0).max(0xffffff).optional(),
+});
+const seedMember = z.object({ userId: snowflake, roles: z.array(snowflake).optional(), username: userName.optional(), globalName: userName.optional() });
 
 export const seedGuildSchema = z
   .object({

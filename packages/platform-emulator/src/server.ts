@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger } from '@rolelink/runtime';
 import { createEmulatorApp } from './app';
 import { EmulatorState } from './emulator-state';
-import { configFrom, DEFAULT_OPTIONS, type EmulatorOptions } from './options';
+import { configFrom, DEFAULT_OPTIONS, type EmulatorOptions, type OAuthClient } from './options';
 
 export type RunningEmulator = {
   /** http://host:port, with the real port when 0 was asked for. */
@@ -11,6 +11,8 @@ export type RunningEmulator = {
   /** `${url}/api`: what @discordjs/rest takes as `api` (it appends `/v10`). */
   apiBase: string;
   botToken: string;
+  /** The OAuth2 client's credentials, for tests that sign a user in. */
+  oauth: OAuthClient;
   /** Direct in-process access for tests: holders(), setMemberRoles(), stats(), seed(), configure()… */
   state: EmulatorState;
   /** Stops listening and closes connections; safe to call twice. */
@@ -23,7 +25,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? DEFAULT_OPTIONS.host;
   const port = options.port ?? DEFAULT_OPTIONS.port;
   const botToken = options.botToken ?? DEFAULT_OPTIONS.botToken;
-  const state = new EmulatorState({ botToken, botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId, config: configFrom(options) });
+  const oauth = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
+  const state = new EmulatorState({ botToken, botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId, config: configFrom(options), oauth });
   if (options.seed) state.seed(options.seed);
 
   const server = createServer(createEmulatorApp(state, logger));
@@ -35,6 +38,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     url,
     apiBase: `${url}/api`,
     botToken,
+    oauth,
     state,
     close: () => (closing ??= stop(server)),
   };

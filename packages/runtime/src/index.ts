@@ -6,3 +6,4 @@ export * from './serve';
 export * from './shutdown';
 export * from './health';
 export * from './metrics';
+export * from './request-log';

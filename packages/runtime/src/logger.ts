@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import winston from 'winston';
 
 const REDACTED = '[redacted]';
@@ -23,13 +24,31 @@ const redact = winston.format((info) => {
 
 export type Logger = winston.Logger;
 
-export function createLogger(service: string, level = 'info'): Logger {
+/** `level` is the service's LOG_LEVEL (envFields.logLevel): less severe lines are dropped. */
+export function createLogger(service: string, level = 'info', transport: winston.transport = new winston.transports.Console({ stderrLevels: ['error', 'warn'] })): Logger {
   return winston.createLogger({
     level,
     defaultMeta: { service },
     format: winston.format.combine(redact(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
-    transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+    transports: [transport],
   });
+}
+
+export type LogLine = { level: string; message: string; [field: string]: unknown };
+
+/**
+ * A logger with the services' format (redaction included) that keeps its lines in memory, parsed:
+ * tests assert on exactly what operators would read.
+ */
+export function memoryLogger(service = 'test', level = 'debug'): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      for (const text of String(chunk).split('\n')) if (text.trim()) lines.push(JSON.parse(text) as LogLine);
+      callback();
+    },
+  });
+  return { logger: createLogger(service, level, new winston.transports.Stream({ stream })), lines };
 }
 
 /** A logger that drops everything: for tests and CLI runs that print their own output. */

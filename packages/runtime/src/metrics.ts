@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import {
   Counter,
   Gauge,
@@ -9,6 +9,9 @@ import {
   type GaugeConfiguration,
   type HistogramConfiguration,
 } from 'prom-client';
+import { trackRoute } from './route-template';
+
+export { UNMATCHED_ROUTE } from './route-template';
 
 /**
  * Metric names in one place: dashboards and alerts (docs/operations.md) refer to these, so they are
@@ -33,9 +36,6 @@ const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 /** Plugin calls time out at 5 s (10 s for POST /config). */
 const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** Label for requests no route matched: never the raw path, which would make cardinality unbounded. */
-export const UNMATCHED_ROUTE = '(unmatched)';
 
 type QueueDepthSample = { queue: string; state: string; count: number };
 
@@ -66,27 +66,6 @@ export type Metrics = {
   /** rolelink_plugin_health_links{status}: how many links' plugins are in each state (healthy | degraded | unhealthy | unreachable). */
   pluginHealth(): Gauge<'status'>;
 };
-
-/**
- * Labels the request with the route pattern that matched (`/api/role-link/:guildId/:roleId/users`).
- * The router sets `req.route` when a route dispatches; baseUrl is captured at that moment because the
- * router restores it when an error leaves a sub-router, before the response finishes.
- */
-function captureRoute(req: Request): () => string {
-  let route: unknown = (req as { route?: unknown }).route;
-  let pattern: string | undefined;
-  Object.defineProperty(req, 'route', {
-    configurable: true,
-    enumerable: true,
-    get: () => route,
-    set: (value: unknown) => {
-      route = value;
-      const path = (value as { path?: unknown } | undefined)?.path;
-      if (path !== undefined) pattern = `${req.baseUrl}${String(path)}` || '/';
-    },
-  });
-  return () => pattern ?? UNMATCHED_ROUTE;
-}
 
 /**
  * A registry of its own per process, with Node's default metrics and a `service` label on every series.
@@ -125,7 +104,7 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       const duration = httpDuration();
       return (req, res, next) => {
         const started = process.hrtime.bigint();
-        const routeOf = captureRoute(req);
+        const routeOf = trackRoute(req);
         res.once('finish', () => {
           const labels = { method: req.method, route: routeOf(), status: String(res.statusCode) };
           requests.inc(labels);

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { Pool } from 'pg';
-import { errorHandler, healthRouter, notFoundRoute, requestId, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
+import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 import { authenticate } from './auth';
 import { uploadsRoutes } from './routes/uploads.routes';
 import { usersRoutes } from './routes/users.routes';
@@ -21,6 +21,7 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId());
+  app.use(requestLog(deps.logger));
   if (deps.metrics) {
     app.use(deps.metrics.httpMiddleware());
     app.get('/metrics', deps.metrics.handler());

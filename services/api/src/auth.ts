@@ -3,7 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { linkParams } from '@rolelink/contracts';
 import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db';
 import { hashToken, isPaused, isWellFormedToken } from '@rolelink/domain';
-import { AppError, handle } from '@rolelink/runtime';
+import { addRequestLogFields, AppError, handle } from '@rolelink/runtime';
 import { SharedLookup } from './shared-lookup';
 
 const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
@@ -44,6 +44,8 @@ export function authenticate(pool: Pool): RequestHandler {
       throw AppError.forbidden('This role link is paused — integration slots quota exceeded', 'link_paused');
     }
     res.locals.link = link;
+    // Only once every check passed: a refused request must not be attributed to the link it named.
+    addRequestLogFields(res, { linkId: link.id });
     next();
   });
 }

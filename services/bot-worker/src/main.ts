@@ -4,6 +4,7 @@ import { workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpServer } from './http';
+import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
 async function main(): Promise<void> {
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     events: {
       rateLimited: (i) => {
         rateLimited.inc({ scope: i.scope });
+        noteRateLimited(i.retryAfterMs);
         logger.warn('platform answered 429', { scope: i.scope, retryAfterMs: i.retryAfterMs, route: i.routeKey, major: i.major });
       },
       invalidRequest: (i) => {
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
     checks: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
     draining: () => draining,
     metrics,
+    logger,
   });
   await new Promise<void>((resolve) => server.listen(env.WORKER_PORT, env.WORKER_HOST, resolve));
   const address = server.address();

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
 import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
-import { silentLogger } from '@rolelink/runtime';
+import { memoryLogger, type LogLine } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { applyRange } from './sync/apply-range';
@@ -32,6 +32,8 @@ let redis: Redis;
 let workerRedis: Redis;
 let client: PlatformClient;
 let bot: BotWorker;
+// Debug and up, in the services' format: the log-line tests read what operators would.
+const log = memoryLogger('bot-worker', 'debug');
 
 const members = ids(160);
 const holders = (guild: string, role: string) => sorted(emulator.state.holders(guild, role));
@@ -49,7 +51,7 @@ beforeAll(async () => {
     workerRedis,
     redis,
     prefix,
-    logger: silentLogger(),
+    logger: log.logger,
     concurrency: 4,
     sliceMs: 500,
     sliceChanges: 40,
@@ -72,11 +74,15 @@ beforeEach(async () => {
   emulator.state.reset();
   emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length), guildSeed(GUILD_B, 20)] });
   await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state CASCADE');
+  log.lines.length = 0;
 });
 
 const sync = (linkId: string) => enqueueLinkSync(bot.producer, linkId);
 const waitDone = (linkId: string, what = 'the pass to finish') =>
   waitFor(() => linkRow(db.pool, linkId), (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null, { what });
+const sliceLines = (linkId: string) => log.lines.filter((l) => l.message === 'sync slice' && l.linkId === linkId);
+const waitSliceLines = (linkId: string, count: number) =>
+  waitFor(() => sliceLines(linkId), (lines: LogLine[]) => lines.length >= count, { what: `${count} sync slice line(s)` });
 const waitJob = (jobId: string | undefined, what = 'the job to finish') =>
   waitFor(() => bot.producer.queue.getJob(jobId!), (j) => j?.finishedOn !== undefined, { what });
 
@@ -243,6 +249,53 @@ describe('sync engine against the platform emulator', () => {
     // As in the hand-over test: the outcomes are recorded a moment after the holders change.
     const repaired = { [members[1]!]: 'applied', [members[9]!]: 'removed', [joiner]: 'applied' };
     await waitFor(() => outcomes(db.pool, link), (o) => Object.entries(repaired).every(([u, s]) => o[u] === s), { what: 'the repair outcomes' });
+    // The run's line follows the syncs it enqueued, which may finish first.
+    const [run] = await waitFor(() => log.lines.filter((l) => l.message === 'reconcile run'), (l) => l.length > 0, { what: 'the reconcile line' });
+    expect(run).toMatchObject({ level: 'info', result: 'finished', guilds: 1, drifted: 1, pages: 1, jobId: expect.any(String), duration_ms: expect.any(Number) });
+  });
+
+  it('writes one info line for a sync slice with the link, guild, adds, removes and failures by outcome', async () => {
+    await upsertGuild(db.pool, GUILD_B, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    const holding = members.slice(0, 3);
+    for (const u of holding) emulator.state.setMemberRoles(GUILD_B, u, [ROLE.linked]);
+    await snapshotHolders(db.pool, link, holding);
+    const stranger = '899999999999999997';
+    await writeList(db.pool, link, [...members.slice(2, 7), stranger]);
+    await sync(link);
+
+    const [line] = await waitSliceLines(link, 1);
+    expect(line).toEqual({
+      level: 'info',
+      message: 'sync slice',
+      service: 'bot-worker',
+      timestamp: expect.any(String),
+      jobId: expect.any(String),
+      linkId: link,
+      guildId: GUILD_B,
+      roleId: ROLE.linked,
+      result: 'finished',
+      adds: 4,
+      removes: 2,
+      failures: { not_in_guild: 1, missing_permission: 0, failed: 0 },
+      http429: { count: 0, retry_after_ms: 0 },
+      pass: { calls: 7, adds: 4, duration_ms: expect.any(Number) },
+      duration_ms: expect.any(Number),
+    });
+    expect(sliceLines(link)).toHaveLength(1);
+  });
+
+  it('writes a slice whose pass changed nothing at debug', async () => {
+    await upsertGuild(db.pool, GUILD_B, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    await writeList(db.pool, link, members.slice(0, 2));
+    await sync(link);
+    await waitSliceLines(link, 1);
+    await waitDone(link);
+    await sync(link);
+    const [first, second] = await waitSliceLines(link, 2);
+    expect(first).toMatchObject({ level: 'info', adds: 2, result: 'finished' });
+    expect(second).toMatchObject({ level: 'debug', adds: 0, removes: 0, result: 'finished', pass: { calls: 0 } });
   });
 
   it('completes the job of a link that was deleted', async () => {

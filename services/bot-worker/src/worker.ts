@@ -72,7 +72,7 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
       if (job.name === 'sync') {
         const { linkId } = jobCatalog[QueueName.roleSync].sync.parse(job.data);
         const result = await syncLinkSlice(
-          { db: o.db, api: o.api, logger: o.logger, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics: changes && { change: (action, result) => changes.inc({ action, result }) } },
+          { db: o.db, api: o.api, logger: o.logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics: changes && { change: (action, result) => changes.inc({ action, result }) } },
           linkId,
         );
         if (result.kind === 'yield') outcome = 'rate_limited';
@@ -86,6 +86,7 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
           redis: o.redis,
           prefix: o.prefix,
           logger: o.logger,
+          jobId: job.id,
           budgetMs: Math.max(o.sliceMs, 10_000),
           enqueueSync: (linkId) => requeue(linkId, 0),
         });

@@ -1,14 +1,40 @@
 import { z } from 'zod';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
-const schema = z.object({
-  NODE_ENV: envFields.nodeEnv,
-  LOG_LEVEL: envFields.logLevel,
-  DASHBOARD_PORT: envFields.port(3001),
-  DASHBOARD_HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: envFields.databaseUrl,
-  REDIS_URL: envFields.redisUrl,
-});
+const schema = z
+  .object({
+    NODE_ENV: envFields.nodeEnv,
+    LOG_LEVEL: envFields.logLevel,
+    DASHBOARD_PORT: envFields.port(3001),
+    DASHBOARD_HOST: z.string().default('0.0.0.0'),
+    /**
+     * The origin admins open (scheme, host, port; no path): the OAuth2 redirect URI is built from it,
+     * state-changing requests must come from it, and the session cookie is Secure when it is https.
+     */
+    DASHBOARD_PUBLIC_URL: z.string().url().default('http://127.0.0.1:3001').transform((v) => new URL(v).origin),
+    /** Signs the session cookie (express-session). At least 32 characters; rotate by restarting with a new value. */
+    DASHBOARD_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
+    DATABASE_URL: envFields.databaseUrl,
+    REDIS_URL: envFields.redisUrl,
+    QUEUE_PREFIX: envFields.queuePrefix,
+    ROLELINK_SECRET_KEY: envFields.secretKey,
+    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
+    /** The platform's REST base, as for the bot worker (`https://discord.com/api`; `/v10` is appended). */
+    PLATFORM_API_URL: z.string().url().default('http://127.0.0.1:3900/api'),
+    /** The bot's token: the dashboard reads roles and members as the bot, within its shared rate limits. */
+    PLATFORM_BOT_TOKEN: z.string().min(1).default('emulator-bot-token'),
+    /** Where admins are sent to sign in (the platform's OAuth2 authorize page). */
+    PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().default('https://discord.com/oauth2/authorize'),
+    PLATFORM_OAUTH_CLIENT_ID: z.string().min(1),
+    PLATFORM_OAUTH_CLIENT_SECRET: z.string().min(1),
+    /** The built front end (services/dashboard/web/dist by default). */
+    DASHBOARD_WEB_DIST: z.string().optional(),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && !env.DASHBOARD_PUBLIC_URL.startsWith('https:')) {
+      ctx.addIssue({ code: 'custom', path: ['DASHBOARD_PUBLIC_URL'], message: 'must be https in production (the session cookie is Secure)' });
+    }
+  });
 
 export type DashboardEnv = z.infer<typeof schema>;
 export const env: DashboardEnv = parseEnv(schema);

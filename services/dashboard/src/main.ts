@@ -1,13 +1,35 @@
 import { createDb } from '@rolelink/db';
 import { producerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, decodeKey, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
+import { buildContext } from './context';
 import { env } from './env';
+import { DEFAULT_WEB_DIST } from './web-app/static-app';
 
 const logger = createLogger('dashboard', env.LOG_LEVEL);
-// The placeholder only probes its dependencies; the dashboard proper reads links through them.
-const db = createDb(env.DATABASE_URL, { max: 5 });
+if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
+  logger.warn('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS is set: links may point at these private hosts (tests and local runs only)', { hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
+}
+const db = createDb(env.DATABASE_URL, { max: 10 });
 const redis = producerConnection(env.REDIS_URL);
+const limiterRedis = producerConnection(env.REDIS_URL, { enableOfflineQueue: true });
+const wired = buildContext({
+  db,
+  redis,
+  limiterRedis,
+  prefix: env.QUEUE_PREFIX,
+  secretKey: decodeKey(env.ROLELINK_SECRET_KEY)!,
+  allowPrivatePluginHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
+  platform: { apiUrl: env.PLATFORM_API_URL, botToken: env.PLATFORM_BOT_TOKEN },
+  oauth: {
+    apiUrl: env.PLATFORM_API_URL,
+    authorizeUrl: env.PLATFORM_OAUTH_AUTHORIZE_URL,
+    clientId: env.PLATFORM_OAUTH_CLIENT_ID,
+    clientSecret: env.PLATFORM_OAUTH_CLIENT_SECRET,
+    redirectUri: `${env.DASHBOARD_PUBLIC_URL}/auth/callback`,
+  },
+  logger,
+});
 let draining = false;
 
 const app = createApp({
@@ -15,12 +37,21 @@ const app = createApp({
   metrics: createMetrics('dashboard'),
   readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
   draining: () => draining,
+  ctx: wired.ctx,
+  oauth: wired.oauth,
+  redis,
+  prefix: env.QUEUE_PREFIX,
+  sessionSecret: env.DASHBOARD_SESSION_SECRET,
+  publicOrigin: env.DASHBOARD_PUBLIC_URL,
+  webDist: env.DASHBOARD_WEB_DIST ?? DEFAULT_WEB_DIST,
 });
 
 const server = serve(app, { name: 'dashboard', port: env.DASHBOARD_PORT, host: env.DASHBOARD_HOST, portVar: 'DASHBOARD_PORT', logger });
+logger.info('dashboard open at', { url: env.DASHBOARD_PUBLIC_URL });
 
 onShutdown(logger, [
   { name: 'stop accepting', run: () => { draining = true; return server.stop(); } },
-  { name: 'redis', run: () => redis.quit() },
+  { name: 'plugin calls and sync requests', run: () => wired.close() },
+  { name: 'redis', run: async () => { await redis.quit(); limiterRedis.disconnect(); } },
   { name: 'database', run: () => db.close() },
 ]);

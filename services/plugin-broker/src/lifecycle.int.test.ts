@@ -54,6 +54,23 @@ describe('register (spec 4.2, 3.1)', () => {
     expect(req.headers['content-type']).toBe('application/json');
   });
 
+  it("checks a newly registered plugin's health at once instead of waiting for the next poll", async () => {
+    // A harness of its own: a check of the shared test plugin still running from an earlier test would absorb
+    // this one (checks are deduplicated per URL) and record that plugin's earlier answer.
+    const own = await startHarness({ allowHosts: ['127.0.0.1'] });
+    try {
+      const link = await own.seedLink();
+      own.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
+      own.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'degraded' }));
+      const checked = own.completed('health-check');
+      await own.client.register(link.linkId);
+      expect((await checked).returnvalue).toEqual({ status: 'degraded' });
+      expect(await own.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: link.pluginUrl, status: 'degraded' } })).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
   const failures: [string, (link: { pluginUrl: string }) => void | string][] = [
     ['a 500', () => h.plugin.on('POST /register', (_req, res) => json(res, 500, { error: 'x' }))],
     ['a 4xx', () => h.plugin.on('POST /register', (_req, res) => json(res, 401, { error: 'bad token' }))],

@@ -7,7 +7,7 @@ import { submitConfig } from './calls/submit-config';
 import { deleteConfig } from './calls/delete-config';
 import type { BrokerContext } from './context';
 import { checkPluginHealth } from './health/check-health';
-import { enqueueHealthChecks } from './health/health-poll';
+import { enqueueHealthChecks, healthCheckJob } from './health/health-poll';
 import { recordHealth } from './health/health-store';
 
 type Waited = keyof PluginCallValues;
@@ -52,10 +52,27 @@ export function createProcessor(ctx: BrokerContext, queue: Queue, concurrency: n
     }
   };
 
+  const checkSoon = async (linkId: string): Promise<void> => {
+    try {
+      const link = await ctx.prisma.roleLink.findUnique({ where: { id: BigInt(linkId) }, select: { pluginUrl: true } });
+      if (link) {
+        const { name, data, opts } = healthCheckJob(link.pluginUrl);
+        await queue.add(name, data, opts);
+      }
+    } catch (err) {
+      ctx.logger.warn('health check after register not enqueued; the next poll covers it', { linkId, error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
   return async (job: Job, token?: string): Promise<unknown> => {
     switch (job.name) {
-      case 'register':
-        return waited(job, 'register', ctx.timeouts.register, () => registerLink(ctx, (job.data as JobData<'plugin-calls', 'register'>).linkId));
+      case 'register': {
+        const { linkId } = job.data as JobData<'plugin-calls', 'register'>;
+        const result = await waited(job, 'register', ctx.timeouts.register, () => registerLink(ctx, linkId));
+        // A new link's plugin is checked now rather than at the next poll: its admin is looking at its card.
+        if (result.ok) await checkSoon(linkId);
+        return result;
+      }
       case 'fetch-config': {
         const data = jobCatalog['plugin-calls']['fetch-config'].parse(job.data);
         return waited(job, 'fetch-config', ctx.timeouts.fetchConfig, () => fetchConfig(ctx, data));

@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import { errorHandler, healthRouter, notFoundRoute, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
+import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 
 export type BrokerServerDeps = {
   logger: Logger;
@@ -12,6 +12,8 @@ export type BrokerServerDeps = {
 export function createBrokerServer(deps: BrokerServerDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
   app.use(healthRouter({ checks: deps.readiness, draining: deps.draining }));
   app.get('/metrics', deps.metrics.handler());
   app.use(notFoundRoute());

@@ -71,7 +71,7 @@ export async function configGet(ctx: PluginCommandContext, args: LinkArgs & { re
   return printable(view, humanView(view));
 }
 
-/** `rolelink config set <guildId> <roleId> --json '{...}'`: validated against the form (400 per field), then POST /config. */
+/** `rolelink config set <guildId> <roleId> '{...}'`: validated against the form (400 per field), then POST /config. */
 export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { config: string }): Promise<Printable<{ status: number; body: unknown }>> {
   let config: unknown;
   try {
@@ -90,6 +90,9 @@ export const pluginContext = (ctx: { database(): { prisma: PrismaClient }; plugi
   plugins: ctx.pluginCalls(),
 });
 
+/** How to pass a configuration, for the help and for the error on `--json='{…}'` (the example plugin's field). */
+export const CONFIG_SET_EXAMPLE = `config set <guildId> <roleId> '{"member_count": 30}'`;
+
 export const configCommands: Command[] = [
   {
     words: ['config', 'get'],
@@ -99,10 +102,12 @@ export const configCommands: Command[] = [
     run: (ctx, a, f) => configGet(pluginContext(ctx), { ...linkArgs(a), refresh: f.refresh === true }),
   },
   {
-    // The CLI takes `--json` off argv as the output switch, so the config JSON that follows it is the third argument.
+    // The config JSON is an ordinary argument, so the shell's single quotes keep it whole. `--json` is the
+    // output switch of every command and is taken off argv first, so it may stand anywhere, or not at all.
     words: ['config', 'set'],
-    args: ['guildId', 'roleId', 'config'],
-    summary: "Validate and send a configuration to the plugin (POST /config): config set <guildId> <roleId> --json '{...}'",
-    run: (ctx, a) => configSet(pluginContext(ctx), { ...linkArgs(a), config: a.config ?? '' }),
+    args: ['guildId', 'roleId', 'configJson'],
+    summary: 'Validate a configuration against the plugin\'s form and send it (POST /config); the JSON object is the argument after <roleId>, in single quotes ([--json] only makes the answer JSON)',
+    example: `rolelink ${CONFIG_SET_EXAMPLE}`,
+    run: (ctx, a) => configSet(pluginContext(ctx), { ...linkArgs(a), config: a.configJson ?? '' }),
   },
 ];

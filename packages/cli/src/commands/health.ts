@@ -1,29 +1,7 @@
-import type { PluginHealthCheckView, PluginHealthStatus } from '@rolelink/contracts';
+import { readPluginHealth, type PluginHealthView } from '@rolelink/admin';
 import type { PrismaClient } from '@rolelink/db';
 import type { Command } from '../command';
 import { linkArgs, printable, resolveLink, type LinkArgs, type Printable } from './config';
-
-export type PluginHealthView = {
-  plugin_url: string;
-  /** The latest check's status; `unknown` before the first poll. */
-  status: PluginHealthStatus | 'unknown';
-  latest: PluginHealthCheckView | null;
-  /** Newest first, at most 20 (the broker's bounded history). */
-  history: PluginHealthCheckView[];
-};
-
-/** A plugin's health as recorded by the broker's poll (spec 2.5, 6.1); reads the database only. */
-export async function readPluginHealth(prisma: PrismaClient, pluginUrl: string): Promise<PluginHealthView> {
-  const rows = await prisma.pluginHealthCheck.findMany({ where: { pluginUrl }, orderBy: { id: 'desc' }, take: 20 });
-  const history = rows.map((r) => ({
-    status: r.status,
-    checked_at: r.checkedAt.toISOString(),
-    latency_ms: r.latencyMs,
-    detail: (r.detail ?? null) as Record<string, unknown> | null,
-  }));
-  const latest = history[0] ?? null;
-  return { plugin_url: pluginUrl, status: latest?.status ?? 'unknown', latest, history };
-}
 
 /** `rolelink health <guildId> <roleId>` */
 export async function health(ctx: { prisma: PrismaClient }, args: LinkArgs): Promise<Printable<PluginHealthView>> {

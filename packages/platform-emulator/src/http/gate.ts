@@ -1,23 +1,45 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@rolelink/runtime';
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { EmulatorState } from '../emulator-state';
 import type { WindowState } from '../fixed-window';
+import type { OAuthGrant } from '../oauth/oauth-store';
 import type { BucketKind } from '../rate-limits';
 import { rateLimited, unauthorized } from './platform-errors';
 
-/** A platform route as the limiter sees it: its template, its bucket kind and its major parameter. */
-export type RouteSpec = { name: string; kind: BucketKind; major?: string };
+/** How a caller may authenticate: the bot token (`Bot <token>`) or a user's OAuth2 access token (`Bearer <token>`). */
+export type AuthScheme = 'bot' | 'bearer';
+
+/**
+ * A platform route as the limiter sees it: its template, its bucket kind, its major parameter, and who
+ * may call it (default: the bot only). `'none'` is for the token endpoint, which authenticates the
+ * client from its body; its callers are limited per address, as the platform limits unauthenticated calls.
+ */
+export type RouteSpec = { name: string; kind: BucketKind; major?: string; auth?: readonly AuthScheme[] | 'none' };
+
+/**
+ * Who passed the gate, for the route's handler (`callerOf(res)`). `rateKey` names the caller's global
+ * window: the bot's token as before, else a key that cannot collide with it.
+ */
+export type Caller =
+  | { kind: 'bot'; rateKey: string }
+  | { kind: 'user'; rateKey: string; grant: OAuthGrant }
+  | { kind: 'anonymous'; rateKey: string };
+
+const BOT_ONLY: readonly AuthScheme[] = ['bot'];
 
 /** All member-role changes of a guild share one bucket, whatever the method, member or role. */
 const ROLE_BUCKET_ROUTE = 'member-roles';
 
 /**
- * Runs before every platform route, in the platform's order: the invalid-request ban, the bot token,
- * the global per-token window, then the route's bucket. Every answer carries the bucket's headers.
+ * Runs before every platform route, in the platform's order: the invalid-request ban, the caller's
+ * token, the global per-token window, then the route's bucket. Every answer carries the bucket's headers.
+ * The bot shares each bucket with nobody; other callers get their own window of it (same hash), as the
+ * platform counts a bucket per token, so a signed-in user can never spend the bot's requests.
  */
 export function gate(state: EmulatorState, route: RouteSpec): RequestHandler {
   const bucketRoute = route.kind === 'roles' ? ROLE_BUCKET_ROUTE : route.name;
+  const auth = route.auth ?? BOT_ONLY;
   return async (req, res, next) => {
     state.counters.request(route.name);
     res.once('finish', () => state.counters.status(res.statusCode));
@@ -25,8 +47,10 @@ export function gate(state: EmulatorState, route: RouteSpec): RequestHandler {
     if (latency > 0) await sleep(latency);
 
     const now = state.now();
+    const caller = identify(state, req, auth);
     const major = route.major ? String(req.params[route.major] ?? '') : '';
-    const bucket = state.limits.bucket(route.kind, bucketRoute, major, now);
+    const owner = caller === undefined || caller.kind === 'bot' ? undefined : caller.rateKey;
+    const bucket = state.limits.bucket(route.kind, bucketRoute, major, now, owner);
     res.setHeader('X-RateLimit-Bucket', bucket.hash);
 
     const ban = state.limits.banRemaining(now);
@@ -36,18 +60,39 @@ export function gate(state: EmulatorState, route: RouteSpec): RequestHandler {
       state.counters.bannedResponse();
       throw limited(res, ban, 'global');
     }
-    if (req.get('authorization') !== `Bot ${state.botToken}`) {
+    if (!caller) {
       writeWindow(res, bucket.window.peek(now), now);
       throw unauthorized();
     }
-    const admission = state.limits.admit(state.botToken, bucket, now);
+    const admission = state.limits.admit(caller.rateKey, bucket, now);
     writeWindow(res, admission.bucket, now);
     if (!admission.allowed) {
       state.counters.rateLimited(admission.scope);
       throw limited(res, admission.retryAfterMs, admission.scope);
     }
+    res.locals.caller = caller;
     next();
   };
+}
+
+/** The caller the gate admitted; only for handlers mounted behind `gate()`. */
+export function callerOf(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined;
+  if (!caller) throw new Error('callerOf() used on a route without gate()');
+  return caller;
+}
+
+/** Undefined when the route wants a token and the request has none that is valid for it. */
+function identify(state: EmulatorState, req: Request, auth: readonly AuthScheme[] | 'none'): Caller | undefined {
+  if (auth === 'none') return { kind: 'anonymous', rateKey: `address ${req.ip ?? req.socket.remoteAddress ?? 'unknown'}` };
+  const header = req.get('authorization') ?? '';
+  if (auth.includes('bot') && header === `Bot ${state.botToken}`) return { kind: 'bot', rateKey: state.botToken };
+  if (auth.includes('bearer') && header.startsWith('Bearer ')) {
+    const token = header.slice('Bearer '.length);
+    const grant = state.oauth.accessGrant(token);
+    if (grant) return { kind: 'user', rateKey: `Bearer ${token}`, grant };
+  }
+  return undefined;
 }
 
 /**

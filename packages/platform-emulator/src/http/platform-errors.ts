@@ -16,6 +16,17 @@ export const unknownGuild = () => platformError(404, 'Unknown Guild', RESTJSONEr
 export const unknownMember = () => platformError(404, 'Unknown Member', RESTJSONErrorCodes.UnknownMember);
 export const unknownRole = () => platformError(404, 'Unknown Role', RESTJSONErrorCodes.UnknownRole);
 export const missingPermissions = () => platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);
+/** A user token without the scope the route needs (e.g. `guilds` for GET /users/@me/guilds). */
+export const missingAccess = () => platformError(403, 'Missing Access', RESTJSONErrorCodes.MissingAccess);
+
+/** The token endpoint's error codes (RFC 6749 §5.2), which the platform answers instead of `{ message, code }`. */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type';
+
+/** `{ error, error_description? }`, as the platform's token endpoint answers (no type for it in discord-api-types). */
+export function oauthError(status: 400 | 401, error: OAuthErrorCode, description?: string): AppError {
+  const body = description === undefined ? { error } : { error, error_description: description };
+  return new AppError(status, description ?? error, `oauth_${error}`, body);
+}
 
 /** 400 Invalid Form Body naming one field, as the platform reports a bad path or query value. */
 export function invalidFormBody(field: string, code: string, message: string): AppError {

@@ -1,6 +1,5 @@
-import { Router, type RequestHandler } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type {
-  RESTGetAPICurrentUserResult,
   RESTGetAPIGuildMemberResult,
   RESTGetAPIGuildMembersQuery,
   RESTGetAPIGuildMembersResult,
@@ -11,25 +10,32 @@ import type {
 import { decodeReason } from '../audit-log';
 import type { EmulatorState } from '../emulator-state';
 import type { BucketKind } from '../rate-limits';
-import { countInvalid, gate } from './gate';
+import { currentUser, currentUserGuilds } from './current-user';
+import { countInvalid, gate, type AuthScheme } from './gate';
+import { tokenHandler } from './oauth-token';
 import { boolQuery, guildOf, intQuery, pathSnowflake, snowflake } from './params';
 import { missingPermissions, routeNotFound, unknownMember, unknownRole } from './platform-errors';
-import { renderGuild, renderMember, renderRole, renderUser } from './render';
+import { renderGuild, renderMember, renderRole } from './render';
 
-type Method = 'get' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'delete';
+type RouteOptions = { aliases?: string[]; auth?: readonly AuthScheme[] | 'none' };
+const BOT_OR_USER: readonly AuthScheme[] = ['bot', 'bearer'];
 
 /** The platform REST subset under /api/v10, each route behind the limiter. */
 export function platformRouter(state: EmulatorState): Router {
   const router = Router();
-  const route = (method: Method, path: string, kind: BucketKind, handler: RequestHandler, aliases: string[] = []) => {
+  const route = (method: Method, path: string, kind: BucketKind, handlers: RequestHandler | RequestHandler[], options: RouteOptions = {}) => {
     const major = path.startsWith('/guilds/:guildId') ? 'guildId' : undefined;
-    router[method]([path, ...aliases], gate(state, { name: `${method.toUpperCase()} ${path}`, kind, major }), handler);
+    const spec = { name: `${method.toUpperCase()} ${path}`, kind, major, ...(options.auth ? { auth: options.auth } : {}) };
+    router[method]([path, ...(options.aliases ?? [])], gate(state, spec), ...[handlers].flat());
   };
 
-  // discord.js sends `@me` percent-encoded; the platform takes both spellings.
-  route('get', '/users/@me', 'route', (_req, res) => {
-    res.json(renderUser(state.botUserId, true) satisfies RESTGetAPICurrentUserResult);
-  }, ['/users/%40me']);
+  // discord.js sends `@me` percent-encoded; the platform takes both spellings. A signed-in user's
+  // bearer token works here too (OAuth2 sign-in), and is limited on its own windows.
+  route('get', '/users/@me', 'route', currentUser(state), { aliases: ['/users/%40me'], auth: BOT_OR_USER });
+  route('get', '/users/@me/guilds', 'route', currentUserGuilds(state), { aliases: ['/users/%40me/guilds'], auth: BOT_OR_USER });
+  // The client authenticates in the body (or HTTP Basic), not with a token.
+  route('post', '/oauth2/token', 'route', [express.urlencoded({ extended: false, limit: '16kb' }), tokenHandler(state)], { auth: 'none' });
 
   route('get', '/guilds/:guildId', 'route', (req, res) => {
     res.json(renderGuild(guildOf(state, req), boolQuery(req.query.with_counts)) satisfies RESTGetAPIGuildResult);
@@ -37,7 +43,7 @@ export function platformRouter(state: EmulatorState): Router {
 
   route('get', '/guilds/:guildId/roles', 'route', (req, res) => {
     const guild = guildOf(state, req);
-    res.json(guild.roles.map((r) => renderRole(guild, r)) satisfies RESTGetAPIGuildRolesResult);
+    res.json(guild.roles.map(renderRole) satisfies RESTGetAPIGuildRolesResult);
   });
 
   route('get', '/guilds/:guildId/roles/member-counts', 'route', (req, res) => {
@@ -80,7 +86,7 @@ export function platformRouter(state: EmulatorState): Router {
   route('put', '/guilds/:guildId/members/:userId/roles/:roleId', 'roles', roleChange('add'));
   route('delete', '/guilds/:guildId/members/:userId/roles/:roleId', 'roles', roleChange('remove'));
 
-  router.use(gate(state, { name: 'unknown route', kind: 'route' }), () => {
+  router.use(gate(state, { name: 'unknown route', kind: 'route', auth: BOT_OR_USER }), () => {
     throw routeNotFound();
   });
   router.use(countInvalid(state));

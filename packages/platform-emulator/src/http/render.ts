@@ -13,32 +13,36 @@ import {
   type APIGuildMember,
   type APIRole,
   type APIUser,
+  type RESTAPIPartialCurrentUserGuild,
 } from 'discord-api-types/v10';
-import type { GuildState, RoleDef } from '../guild-state';
+import type { GuildState, RoleDef, UserProfile } from '../guild-state';
 import type { MemberEntry } from '../member-store';
 
 /** The platform's epoch (2015-01-01) in ms: a snowflake's top 42 bits are ms since then. */
 const PLATFORM_EPOCH = 1_420_070_400_000n;
-const MANAGE_ROLES = '268435456';
 /** Bit-flag enums have no zero member; "no flags" is 0 on the wire. */
 const NO_FLAGS = 0;
 
 /** Wire shapes typed from discord-api-types. Fields the emulator does not model get the platform's neutral defaults. */
-export function renderUser(id: string, bot = false): APIUser {
-  return { id, username: bot ? 'rolelink-emulator-bot' : `user_${id}`, discriminator: '0', global_name: null, avatar: null, ...(bot ? { bot: true } : {}) };
+export function renderUser(id: string, profile?: UserProfile): APIUser {
+  return { id, username: profile?.username ?? `user_${id}`, discriminator: '0', global_name: profile?.globalName ?? null, avatar: null };
 }
 
-export function renderRole(guild: GuildState, role: RoleDef): APIRole {
+export function renderBotUser(id: string): APIUser {
+  return { id, username: 'rolelink-emulator-bot', discriminator: '0', global_name: null, avatar: null, bot: true };
+}
+
+export function renderRole(role: RoleDef): APIRole {
   return {
     id: role.id,
     name: role.name,
-    color: 0,
-    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+    color: role.color,
+    colors: { primary_color: role.color, secondary_color: null, tertiary_color: null },
     hoist: false,
     icon: null,
     unicode_emoji: null,
     position: role.position,
-    permissions: role.id === guild.botRole.id ? MANAGE_ROLES : '0',
+    permissions: role.permissions.toString(),
     managed: false,
     mentionable: false,
     flags: NO_FLAGS as RoleFlags,
@@ -49,7 +53,7 @@ export function renderRole(guild: GuildState, role: RoleDef): APIRole {
 export function renderMember(guild: GuildState, member: MemberEntry, botUserId: string): APIGuildMember {
   const id = member.id.toString();
   return {
-    user: renderUser(id, id === botUserId),
+    user: id === botUserId ? renderBotUser(id) : renderUser(id, guild.profile(id)),
     nick: null,
     avatar: null,
     banner: null,
@@ -79,7 +83,7 @@ export function renderGuild(guild: GuildState, withCounts: boolean): APIGuild {
     verification_level: GuildVerificationLevel.None,
     default_message_notifications: GuildDefaultMessageNotifications.OnlyMentions,
     explicit_content_filter: GuildExplicitContentFilter.Disabled,
-    roles: guild.roles.map((r) => renderRole(guild, r)),
+    roles: guild.roles.map(renderRole),
     emojis: [],
     stickers: [],
     features: [],
@@ -102,4 +106,9 @@ export function renderGuild(guild: GuildState, withCounts: boolean): APIGuild {
     // Presence is not modelled: nobody is online in the emulator.
     ...(withCounts ? { approximate_member_count: guild.members.size, approximate_presence_count: 0 } : {}),
   };
+}
+
+/** An entry of GET /users/@me/guilds: the partial guild with the caller's ownership and permissions. */
+export function renderCurrentUserGuild(guild: GuildState, owner: boolean, permissions: bigint): RESTAPIPartialCurrentUserGuild {
+  return { id: guild.id, name: guild.name, icon: null, banner: null, owner, permissions: permissions.toString(), features: [] };
 }

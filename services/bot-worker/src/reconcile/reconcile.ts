@@ -14,12 +14,16 @@ export type ReconcileDeps = {
   /** Redis key prefix (QUEUE_PREFIX). */
   prefix: string;
   logger: Logger;
+  /** The job running this reconcile slice, for its log line. */
+  jobId?: string;
   /** Wall time one reconcile job may take before it re-enqueues itself. */
   budgetMs: number;
   enqueueSync(linkId: string): Promise<unknown>;
 };
 
-export type ReconcileResult = { kind: 'done'; guilds: number; drifted: number } | { kind: 'continue'; delayMs: number };
+/** One job's share of a reconcile: guilds whose member listing it finished, links it found drifted, pages read. */
+type ReconcileCounts = { guilds: number; drifted: number; pages: number };
+export type ReconcileResult = ReconcileCounts & ({ kind: 'done' } | { kind: 'continue'; delayMs: number });
 
 type ActiveLink = { id: string; guildId: string; roleId: string; behind: boolean };
 
@@ -62,10 +66,25 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileResult
   const stateKey = `${deps.prefix}:reconcile:state`;
   const lockKey = `${deps.prefix}:reconcile:lock`;
   const owner = randomUUID();
+  const started = performance.now();
   const locked = await deps.redis.set(lockKey, owner, 'PX', deps.budgetMs + 60_000, 'NX');
-  if (!locked) return { kind: 'done', guilds: 0, drifted: 0 };
+  if (!locked) {
+    deps.logger.debug('reconcile run', { jobId: deps.jobId, result: 'busy' });
+    return { kind: 'done', guilds: 0, drifted: 0, pages: 0 };
+  }
   try {
-    return await reconcileSlice(deps, stateKey);
+    const result = await reconcileSlice(deps, stateKey);
+    // A run spans several jobs (budget, rate limits): one line per job, low volume (one replica, every RECONCILE_EVERY_MS).
+    deps.logger.info('reconcile run', {
+      jobId: deps.jobId,
+      result: result.kind === 'done' ? 'finished' : 'continues',
+      guilds: result.guilds,
+      drifted: result.drifted,
+      pages: result.pages,
+      ...(result.kind === 'continue' && { delay_ms: Math.round(result.delayMs) }),
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return result;
   } finally {
     if ((await deps.redis.get(lockKey)) === owner) await deps.redis.del(lockKey);
   }
@@ -82,14 +101,13 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
     for (const l of links) if (l.behind) await deps.enqueueSync(l.id);
     state = { guilds: [...new Set(links.map((l) => l.guildId))], after: '0' };
   }
-  const total = state.guilds.length;
-  let drifted = 0;
+  const counts: ReconcileCounts = { guilds: 0, drifted: 0, pages: 0 };
   const save = () => deps.redis.set(stateKey, JSON.stringify(state), 'PX', 24 * 3_600_000);
 
   while (state.guilds.length) {
     if (Date.now() - started >= deps.budgetMs) {
       await save();
-      return { kind: 'continue', delayMs: 0 };
+      return { ...counts, kind: 'continue', delayMs: 0 };
     }
     const guildId = state.guilds[0]!;
     const links = await activeLinks(deps.db, guildId);
@@ -107,24 +125,26 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
       const failure = classifyPlatformError(err);
       if (failure.kind === 'rate_limited') {
         await save();
-        return { kind: 'continue', delayMs: failure.retryAfterMs };
+        return { ...counts, kind: 'continue', delayMs: failure.retryAfterMs };
       }
       deps.logger.warn('reconcile cannot read the member listing; guild skipped', { guildId, failure: failure.kind });
       state.guilds.shift();
       state.after = '0';
       continue;
     }
+    counts.pages++;
     const last = members[members.length - 1]?.user.id ?? null;
     const page = { after: state.after, last, done: members.length < MEMBERS_PAGE, members };
     for (const link of links) {
       const r = await repairPage(deps.db, link, page, seenAt);
       if (r.handAdded || r.handRemoved || r.eligibleAgain) {
-        drifted++;
+        counts.drifted++;
         deps.logger.info('reconcile repaired drift', { linkId: link.id, ...r });
         await deps.enqueueSync(link.id);
       }
     }
     if (page.done || !last) {
+      counts.guilds++;
       state.guilds.shift();
       state.after = '0';
     } else {
@@ -133,5 +153,5 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
     await save();
   }
   await deps.redis.del(stateKey);
-  return { kind: 'done', guilds: total, drifted };
+  return { ...counts, kind: 'done' };
 }

@@ -6,6 +6,7 @@ import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd } from './diff';
 import { inactiveReason, loadLink, syncedCutoff } from './link-context';
 import { abandonPass, advancePass, clearBackoff, countCalls, loadPass, startPass, type PassState } from './pass-state';
 import { finishPass, interimCounts, markIdle, passRate, writeProgress } from './progress';
+import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
 
 export type { SliceResult } from './apply-range';
 
@@ -13,6 +14,8 @@ export type SyncDeps = {
   db: Pool;
   api: API;
   logger: Logger;
+  /** The job working this slice, for its log line. */
+  jobId?: string;
   metrics?: ChangeMetrics;
   /** Fairness budget of one job: wall time and platform calls. */
   sliceMs: number;
@@ -36,12 +39,24 @@ function lockKey(linkId: string): number {
  * pass ends, the budget is spent (re-enqueue: fairness) or the platform says wait (yield).
  */
 export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<SliceResult> {
+  const started = performance.now();
+  const tally = newSliceTally();
+  let result: SliceResult | undefined;
+  try {
+    result = await withSliceTally(tally, () => lockedSlice(deps, linkId, tally));
+    return result;
+  } finally {
+    writeSliceLine(deps.logger, { jobId: deps.jobId, linkId }, tally, result, performance.now() - started);
+  }
+}
+
+async function lockedSlice(deps: SyncDeps, linkId: string, tally: SliceTally): Promise<SliceResult> {
   const client = await deps.db.connect();
   try {
     const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, lockKey(linkId)]);
     if (!rows[0]?.ok) return { kind: 'yield', delayMs: 1_000, reason: 'link_busy' };
     try {
-      return await runSlice(deps, client, linkId);
+      return await runSlice(deps, client, linkId, tally);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, lockKey(linkId)]);
     }
@@ -50,7 +65,7 @@ export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<Sli
   }
 }
 
-async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Promise<SliceResult> {
+async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tally: SliceTally): Promise<SliceResult> {
   const started = Date.now();
   let calls = 0;
   // Every slice makes progress: at least one platform call (or one whole range) before the budget counts.
@@ -64,13 +79,16 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
   if (!link) {
     // Deleted link: its rows are orphans purged elsewhere; the job just completes.
     await client.query('DELETE FROM link_sync_state WHERE link_id = $1', [linkId]);
+    tally.skipped = { result: 'deleted' };
     return { kind: 'done' };
   }
+  tally.guildId = link.guildId;
+  tally.roleId = link.roleId;
   const inactive = inactiveReason(link);
   if (inactive) {
+    tally.skipped = { result: 'inactive', reason: inactive };
     await abandonPass(client, linkId).catch(() => undefined);
     await markIdle(client, linkId, link.wantedSeq);
-    deps.logger.debug('link inactive: nothing to sync', { linkId, reason: inactive });
     return { kind: 'done' };
   }
 
@@ -84,9 +102,9 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
   const span = deps.rangeSpan ?? 10_000;
   let cursor = pass.cursor ?? 0n;
 
-  const ctx = { client, api: deps.api, link, cutoff, metrics: deps.metrics, exhausted, spend };
+  const ctx = { client, api: deps.api, link, cutoff, metrics: countingChanges(tally, deps.metrics), exhausted, spend };
   for (;;) {
-    if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(deps, client, link, { kind: 'continue' });
+    if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(client, link, { kind: 'continue' });
     ranges++;
     const to = await nextRangeEnd(client, linkId, cursor, span);
     const rows = await diffRange(client, linkId, cursor, to, cutoff);
@@ -94,7 +112,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
     if (outcome.succeeded > 0) await clearBackoff(client, linkId).catch(() => undefined);
     if (outcome.stop) {
       await countCalls(client, linkId, outcome.changes, outcome.adds);
-      return await pause(deps, client, link, outcome.stop);
+      return await pause(client, link, outcome.stop);
     }
     const desired = await desiredInRange(client, linkId, cursor, to, cutoff);
     await advancePass(client, linkId, {
@@ -110,6 +128,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
 
     pass = await loadPass(client, linkId);
     await finishPass(client, linkId, pass, passRate(pass, Date.now()));
+    tally.pass = { calls: pass.changes, adds: pass.adds, duration_ms: pass.passStartedAt && Math.max(0, Date.now() - pass.passStartedAt.getTime()) };
     const fresh = await loadLink(client, linkId);
     if (fresh && !inactiveReason(fresh) && fresh.wantedSeq > pass.passSeq) {
       // The list changed during the pass: start the next pass right away (within the budget).
@@ -123,9 +142,8 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string): Pro
 }
 
 /** Leaving mid-pass: interim progress so GET /users and `rolelink link show` move during a long sync. */
-async function pause(deps: SyncDeps, client: PoolClient, link: NonNullable<Awaited<ReturnType<typeof loadLink>>>, result: SliceResult): Promise<SliceResult> {
+async function pause(client: PoolClient, link: NonNullable<Awaited<ReturnType<typeof loadLink>>>, result: SliceResult): Promise<SliceResult> {
   const pass: PassState = await loadPass(client, link.id);
   await writeProgress(client, link.id, interimCounts(link, pass), passRate(pass, Date.now()));
-  if (result.kind === 'yield') deps.logger.debug('sync yields', { linkId: link.id, delayMs: result.delayMs, reason: result.reason });
   return result;
 }

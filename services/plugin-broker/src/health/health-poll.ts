@@ -15,6 +15,21 @@ export async function scheduleHealthPolls(queue: Queue, everyMs: number): Promis
   await queue.upsertJobScheduler(HEALTH_SCHEDULER_ID, { every: everyMs }, { name: 'health-poll', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
 }
 
+/** A `health-check` job for one plugin URL, deduplicated per URL and below interactive calls. */
+export function healthCheckJob(pluginUrl: string) {
+  return {
+    name: 'health-check',
+    data: { pluginUrl },
+    opts: {
+      deduplication: { id: `health:${createHash('sha256').update(pluginUrl).digest('hex').slice(0, 32)}` },
+      priority: 10,
+      attempts: 1,
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
+  };
+}
+
 /**
  * One poll: a `health-check` job per distinct plugin URL (a plugin serving many links is asked once).
  * Deduplicated per URL, so a slow plugin never piles up checks, and prioritised below interactive calls
@@ -27,19 +42,7 @@ export async function enqueueHealthChecks(ctx: BrokerContext, queue: Queue): Pro
     const rows = await ctx.prisma.$queryRaw<{ plugin_url: string }[]>`
       SELECT DISTINCT plugin_url FROM role_link WHERE plugin_url > ${after} ORDER BY plugin_url LIMIT ${PAGE}`;
     if (rows.length === 0) break;
-    await queue.addBulk(
-      rows.map(({ plugin_url: pluginUrl }) => ({
-        name: 'health-check',
-        data: { pluginUrl },
-        opts: {
-          deduplication: { id: `health:${createHash('sha256').update(pluginUrl).digest('hex').slice(0, 32)}` },
-          priority: 10,
-          attempts: 1,
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      })),
-    );
+    await queue.addBulk(rows.map(({ plugin_url: pluginUrl }) => healthCheckJob(pluginUrl)));
     total += rows.length;
     after = rows[rows.length - 1]!.plugin_url;
     if (rows.length < PAGE) break;

@@ -1,0 +1,17 @@
+import type { PluginHealthView } from '@rolelink/contracts';
+import type { PrismaClient } from '@rolelink/db';
+
+export type { PluginHealthView };
+
+/** A plugin's health as recorded by the broker's poll (spec 2.5, 6.1), newest first; reads the database only. */
+export async function readPluginHealth(prisma: PrismaClient, pluginUrl: string): Promise<PluginHealthView> {
+  const rows = await prisma.pluginHealthCheck.findMany({ where: { pluginUrl }, orderBy: { id: 'desc' }, take: 20 });
+  const history = rows.map((r) => ({
+    status: r.status,
+    checked_at: r.checkedAt.toISOString(),
+    latency_ms: r.latencyMs,
+    detail: (r.detail ?? null) as Record<string, unknown> | null,
+  }));
+  const latest = history[0] ?? null;
+  return { plugin_url: pluginUrl, status: latest?.status ?? 'unknown', latest, history };
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { PluginHealthCheckView, PluginHealthStatus } from './health';
+import { snowflake } from './snowflake';
+
+/**
+ * The dashboard's JSON API (`/dashboard-api`, services/dashboard) as the web app sees it: request bodies
+ * as zod schemas (the server validates with them), answers as types. Errors are the spec's
+ * `{ statusCode, message }`, with `errors: [{ field, message }]` where a message belongs next to a field.
+ */
+
+export const PLAN_NAMES = ['free', 'premium'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+/** GET /dashboard-api/me: who is signed in, and the CSRF token every state-changing call sends as `X-CSRF-Token`. */
+export type DashboardMe = {
+  user: { id: string; username: string; global_name: string | null; avatar_url: string | null };
+  csrf_token: string;
+};
+
+/** One guild the signed-in user may manage (bot present, and owner or Manage Server / Administrator). */
+export type DashboardGuildSummary = {
+  guild_id: string;
+  name: string;
+  icon_url: string | null;
+  /** Owner-only actions (Apply removals, trusted flag) are offered only when true. */
+  owner: boolean;
+  plan: PlanName;
+  slots: { used: number; allowed: number };
+};
+
+/** GET /dashboard-api/guilds */
+export type DashboardGuildList = { guilds: DashboardGuildSummary[] };
+
+/** A link as an owner or SRE sees it (also what `rolelink link show` prints). */
+export type LinkView = {
+  link_id: string;
+  guild_id: string;
+  role_id: string;
+  plugin_url: string;
+  state: 'active' | 'paused' | 'disabled';
+  enabled: boolean;
+  paused: boolean;
+  trusted: boolean;
+  member_mode: 'handover' | 'keep';
+  awaiting_first_list: boolean;
+  plan: string;
+  slot: { position: number; allowance: number };
+  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number };
+  limits: { synced_limit: number; user_limit: number; per_put: number };
+  sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
+  held_change: null | { change_id: string; previous: number; next: number; removals: number; created_at: string; confirmed_at: string | null };
+  created_at: string;
+};
+
+/** A platform role as the dashboard shows it. `color` is `#rrggbb`, or null for the platform's default (no colour). */
+export type DashboardRole = { id: string; name: string; color: string | null; position: number };
+
+/** The latest health of a link's plugin; `unknown` before the first poll. */
+export type LinkHealthSummary = { status: PluginHealthStatus | 'unknown'; checked_at: string | null };
+
+/** A role link card: the link, its role on the platform (null when the role was deleted there) and plugin health. */
+export type LinkCard = LinkView & { role: DashboardRole | null; health: LinkHealthSummary };
+
+/** GET /dashboard-api/guilds/:guildId */
+export type DashboardGuild = DashboardGuildSummary & { member_count: number | null; links: LinkCard[] };
+
+/** A role in the create-link picker: `usable` false with the `reason` shown next to it. */
+export type RoleChoice = DashboardRole & {
+  usable: boolean;
+  reason: string | null;
+  /** Members holding the role now, and whether that number is exact (only an exact count offers "Keep current members"). */
+  member_count: number | null;
+  member_count_exact: boolean;
+};
+
+/** GET /dashboard-api/guilds/:guildId/roles */
+export type RoleChoices = { roles: RoleChoice[]; synced_limit: number; plan: PlanName };
+
+/** POST /dashboard-api/guilds/:guildId/links */
+export const createLinkBody = z
+  .object({
+    role_id: snowflake,
+    plugin_url: z.string().min(1, 'Enter the plugin server URL').max(2_000),
+    existing_members: z.enum(['handover', 'keep']).default('handover'),
+  })
+  .strict();
+export type CreateLinkBody = z.input<typeof createLinkBody>;
+export type CreatedLinkView = { link_id: string; guild_id: string; role_id: string; plugin_url: string; member_mode: 'handover' | 'keep'; existing_members: number };
+
+/** PATCH /dashboard-api/guilds/:guildId/links/:roleId (trusted: owner only). */
+export const updateLinkBody = z
+  .object({ enabled: z.boolean().optional(), trusted: z.boolean().optional() })
+  .strict()
+  .refine((b) => b.enabled !== undefined || b.trusted !== undefined, { message: 'Set enabled and/or trusted' });
+export type UpdateLinkBody = z.infer<typeof updateLinkBody>;
+
+/** POST /dashboard-api/guilds/:guildId/links/:roleId/apply-removals (owner only). */
+export type AppliedRemovals = { change_id: string; removals: number; window_ends_at: string };
+
+/** POST /dashboard-api/guilds/:guildId/links/:roleId/config (schema mode only; iframe mode answers 400). */
+export const submitConfigBody = z.object({ config: z.record(z.string(), z.unknown()) }).strict();
+export type SubmitConfigBody = z.infer<typeof submitConfigBody>;
+/** The plugin's answer, forwarded (spec 4.2 rule 5); `message` is its `message` field when it is a string. */
+export type SubmittedConfig = { status: number; body: unknown; message: string | null };
+
+/** GET /dashboard-api/guilds/:guildId/links/:roleId/health */
+export type PluginHealthView = {
+  plugin_url: string;
+  status: PluginHealthStatus | 'unknown';
+  latest: PluginHealthCheckView | null;
+  /** Newest first, at most 20. */
+  history: PluginHealthCheckView[];
+};
+
+/** GET /dashboard-api/guilds/:guildId/health: the plugin status page. */
+export type GuildHealth = { links: { role_id: string; role: DashboardRole | null; health: PluginHealthView }[] };
+
+/** GET /dashboard-api/guilds/:guildId/links/:roleId/members/:userId (params: `userParams` of ./api) */
+export type MemberLookup = {
+  user_id: string;
+  /** `synced`: on the list within the synced limit; `held`: on the list beyond it; `not_listed`: not on the list. */
+  state: 'synced' | 'held' | 'not_listed';
+  /** The bot's last answer from the platform for this member, if it ever acted on them. */
+  platform: null | { outcome: string; updated_at: string };
+};
+
+/** Path parameters of the guild routes (link routes use `linkParams` of ./api). */
+export const guildParams = z.object({ guildId: snowflake });

@@ -1,0 +1,48 @@
+import type { RequestHandler, Response } from 'express';
+import type { Logger } from './logger';
+import { trackRoute } from './route-template';
+
+/** Probes are scraped every few seconds: at info they would bury the requests operators look for. */
+const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Extra fields of one request's log line; values are identifiers, never secrets. */
+export type RequestLogFields = Record<string, string | number | boolean | undefined>;
+
+/** Adds fields to this request's log line, e.g. the API's authenticated link id. */
+export function addRequestLogFields(res: Response, fields: RequestLogFields): void {
+  res.locals.requestLog = { ...(res.locals.requestLog as RequestLogFields | undefined), ...fields };
+}
+
+/**
+ * One JSON line per request once it is answered: `method`, `route` (the template, never the URL),
+ * `status`, `duration_ms`, `requestId`, and the fields handlers added with addRequestLogFields. The URL,
+ * query string and headers are left out on purpose: tokens travel there (`Authorization`, `rl_token`).
+ * Levels: probes at debug, 5xx at warn (the error middleware logs the error itself), the rest at info.
+ * A request whose client went away before the answer was sent carries `aborted: true`.
+ */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const routeOf = trackRoute(req);
+    let logged = false;
+    const write = () => {
+      if (logged) return;
+      logged = true;
+      const route = routeOf();
+      const status = res.statusCode;
+      const level = PROBE_ROUTES.has(route) ? 'debug' : status >= 500 ? 'warn' : 'info';
+      logger.log(level, 'http request', {
+        ...(res.locals.requestLog as RequestLogFields | undefined),
+        requestId: req.id,
+        method: req.method,
+        route,
+        status,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      });
+    };
+    res.once('finish', write);
+    res.once('close', write);
+    next();
+  };
+}

@@ -1,0 +1,66 @@
+import type { Request, RequestHandler } from 'express';
+import { AppError } from '@rolelink/runtime';
+import type { GuildReader } from '../platform/guild-reader';
+import type { OAuthClient, UserGuild } from './oauth-client';
+
+/** Permission bits (decimal strings on the wire): Administrator and Manage Server. */
+export const ADMINISTRATOR = 0x8n;
+export const MANAGE_GUILD = 0x20n;
+/** How long the user's guild list (owner flag, permissions) is trusted before the platform is asked again. */
+export const GUILDS_TTL_MS = 60_000;
+
+export function holdsManageServer(g: UserGuild): boolean {
+  const perms = BigInt(g.permissions);
+  return g.owner || (perms & ADMINISTRATOR) !== 0n || (perms & MANAGE_GUILD) !== 0n;
+}
+
+/** 401 for every dashboard API call without a signed-in session. */
+export const requireUser: RequestHandler = (req, _res, next) => {
+  if (!req.session.user || !req.session.tokens) return next(new AppError(401, 'Sign in to use the dashboard', 'signed_out'));
+  next();
+};
+
+/**
+ * Who may do what, decided server-side on every call: a user manages a guild when the bot is in it and
+ * the platform says they own it or hold Manage Server (or Administrator). Everything else about that
+ * guild is 403, whether or not it exists here, so nothing leaks about other guilds. Owner-only actions
+ * (Apply removals, the trusted flag; spec 5.8) check the platform's `owner` flag.
+ */
+export class GuildAccess {
+  constructor(
+    private readonly oauth: OAuthClient,
+    private readonly reader: GuildReader,
+  ) {}
+
+  async manageable(req: Request): Promise<UserGuild[]> {
+    const [guilds, bot] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
+    return guilds.filter((g) => bot.has(g.id) && holdsManageServer(g));
+  }
+
+  async guild(req: Request, guildId: string): Promise<UserGuild> {
+    const g = (await this.manageable(req)).find((x) => x.id === guildId);
+    if (!g) throw new AppError(403, 'You cannot manage this server: it needs the bot, and you need Manage Server', 'guild_forbidden');
+    return g;
+  }
+
+  requireOwner(g: UserGuild, action: string): void {
+    if (!g.owner) throw new AppError(403, `Only the server owner can ${action}`, 'owner_only');
+  }
+
+  private async userGuilds(req: Request): Promise<UserGuild[]> {
+    const s = req.session;
+    if (s.guilds && s.guildsAt && Date.now() - s.guildsAt < GUILDS_TTL_MS) return s.guilds;
+    try {
+      s.guilds = await this.oauth.guilds(s.tokens!);
+      s.guildsAt = Date.now();
+    } catch (err) {
+      // A platform hiccup keeps the last known list for a while; an expired sign-in does not.
+      if (err instanceof AppError && err.status === 401) {
+        await new Promise<void>((resolve) => s.destroy(() => resolve()));
+        throw err;
+      }
+      if (!s.guilds) throw err;
+    }
+    return s.guilds;
+  }
+}

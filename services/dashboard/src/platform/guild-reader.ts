@@ -1,0 +1,95 @@
+import type { API } from '@discordjs/core/http-only';
+import type { APIRole } from 'discord-api-types/v10';
+import type { DashboardRole } from '@rolelink/contracts';
+import { readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
+import { AppError } from '@rolelink/runtime';
+
+export type PlatformRole = DashboardRole & { managed: boolean; everyone: boolean };
+
+/** Short-lived memo per key, so a page polled every few seconds does not spend the bot's rate limits. */
+class Memo<T> {
+  private readonly entries = new Map<string, { at: number; value: Promise<T> }>();
+  constructor(private readonly ttlMs: number) {}
+  get(key: string, load: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(key);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    const value = load();
+    this.entries.set(key, { at: Date.now(), value });
+    value.catch(() => this.entries.delete(key));
+    return value;
+  }
+}
+
+export function roleColor(role: Pick<APIRole, 'color'>): string | null {
+  return role.color ? `#${role.color.toString(16).padStart(6, '0')}` : null;
+}
+
+/**
+ * What the dashboard reads from the platform as the bot (through @rolelink/platform-client, so the
+ * bot's rate limits stay shared with the sync workers): which guilds the bot is in, roles, the bot's
+ * highest role, member counts. Reads are memoised briefly; writes never happen here.
+ */
+export class GuildReader {
+  private readonly botGuilds = new Memo<Set<string>>(60_000);
+  private readonly roleLists = new Memo<PlatformRole[]>(20_000);
+  private readonly botTop = new Memo<number>(20_000);
+  private readonly memberCounts = new Memo<number | null>(60_000);
+  private botUserId: Promise<string> | null = null;
+
+  constructor(private readonly api: API) {}
+
+  /** Guilds the bot is a member of: a user may manage only those (the bot must be there to sync). */
+  botGuildIds(): Promise<Set<string>> {
+    return this.botGuilds.get('all', async () => {
+      const ids = new Set<string>();
+      let after: string | undefined;
+      for (;;) {
+        const page = await this.platform(() => this.api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) }));
+        for (const g of page) ids.add(g.id);
+        if (page.length < 200) return ids;
+        after = page[page.length - 1]!.id;
+      }
+    });
+  }
+
+  roles(guildId: string): Promise<PlatformRole[]> {
+    return this.roleLists.get(guildId, async () => {
+      const roles = await this.platform(() => this.api.guilds.getRoles(guildId));
+      return roles
+        .map((r) => ({ id: r.id, name: r.name, color: roleColor(r), position: r.position, managed: r.managed, everyone: r.id === guildId }))
+        .sort((a, b) => b.position - a.position);
+    });
+  }
+
+  /** Position of the bot's highest role: it can grant only roles strictly below it. */
+  botTopPosition(guildId: string): Promise<number> {
+    return this.botTop.get(guildId, async () => {
+      this.botUserId ??= this.platform(() => this.api.users.getCurrent()).then((u) => u.id);
+      const [member, roles] = await Promise.all([this.platform(async () => this.api.guilds.getMember(guildId, await this.botUserId!)), this.roles(guildId)]);
+      const held = new Set(member.roles);
+      return Math.max(0, ...roles.filter((r) => held.has(r.id)).map((r) => r.position));
+    });
+  }
+
+  memberCount(guildId: string): Promise<number | null> {
+    return this.memberCounts.get(guildId, async () => {
+      const g = await this.platform(() => this.api.guilds.get(guildId, { with_counts: true }));
+      return g.approximate_member_count ?? null;
+    });
+  }
+
+  roleCounts(guildId: string): Promise<RoleCounts> {
+    return this.platform(() => readRoleCounts(this.api, guildId));
+  }
+
+  /** Platform failures become the dashboard's 502 (or 404 for a guild the bot cannot see). */
+  private async platform<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      if (status === 404 || status === 403) throw new AppError(404, 'The bot cannot see this server on the platform', 'guild_unavailable');
+      throw new AppError(502, 'The chat platform did not answer; try again in a moment', 'platform_unavailable');
+    }
+  }
+}

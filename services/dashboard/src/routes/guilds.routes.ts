@@ -1,0 +1,102 @@
+import { Router } from 'express';
+import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/admin';
+import {
+  guildParams,
+  type DashboardGuild,
+  type DashboardGuildList,
+  type DashboardGuildSummary,
+  type GuildHealth,
+  type LinkCard,
+  type RoleChoice,
+  type RoleChoices,
+} from '@rolelink/contracts';
+import { limitsFor } from '@rolelink/domain';
+import { input, validate } from '@rolelink/runtime';
+import type { UserGuild } from '../auth/oauth-client';
+import type { DashboardContext } from '../context';
+import type { PlatformRole } from '../platform/guild-reader';
+
+const guildParts = { params: guildParams };
+const guildOnly = validate(guildParts);
+
+function iconUrl(g: UserGuild): string | null {
+  // The platform's CDN serves guild icons; the emulator has none (icon is null there).
+  return g.icon ? `https://cdn.discordapp.com/icons/${g.id}/${g.icon}.png?size=64` : null;
+}
+
+const dashboardRole = (r: PlatformRole | undefined) => (r ? { id: r.id, name: r.name, color: r.color, position: r.position } : null);
+
+/** Link cards of one guild (or of one of its roles): the link's view, its platform role and its plugin's latest health. */
+export async function linkCards(ctx: DashboardContext, guildId: string, onlyRoleId?: string): Promise<LinkCard[]> {
+  const [links, roles] = await Promise.all([linkedRoles(ctx.admin, guildId), ctx.reader.roles(guildId)]);
+  const byId = new Map(roles.map((r) => [r.id, r]));
+  return Promise.all(
+    links.filter((l) => onlyRoleId === undefined || l.roleId === onlyRoleId).map(async ({ roleId, pluginUrl }) => {
+      const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.prisma, pluginUrl)]);
+      return { ...view, role: dashboardRole(byId.get(roleId)), health: { status: health.status, checked_at: health.latest?.checked_at ?? null } };
+    }),
+  );
+}
+
+function roleChoice(role: PlatformRole, botTop: number, linked: Map<string, string>, counts: { exact: boolean; counts: Record<string, number> }): RoleChoice {
+  const reason = role.everyone
+    ? 'Every member holds @everyone; it cannot be linked'
+    : role.managed
+      ? 'Managed by an integration or bot; the platform does not let the bot assign it'
+      : role.position >= botTop
+        ? "Above the bot's highest role: move the bot's role above it in the server's role settings"
+        : linked.has(role.id)
+          ? `Already linked to ${linked.get(role.id)}`
+          : null;
+  return { ...dashboardRole(role)!, usable: reason === null, reason, member_count: role.everyone ? null : (counts.counts[role.id] ?? 0), member_count_exact: counts.exact };
+}
+
+/** Guilds list, guild page, the create-link role picker and the plugin status page. */
+export function guildsRouter(ctx: DashboardContext): Router {
+  const router = Router();
+
+  const summaries = async (guilds: UserGuild[]): Promise<DashboardGuildSummary[]> => {
+    const plans = await guildPlans(ctx.admin, guilds.map((g) => g.id));
+    return guilds.map((g) => ({ guild_id: g.id, name: g.name, icon_url: iconUrl(g), owner: g.owner, ...plans.get(g.id)! }));
+  };
+
+  router.get('/guilds', async (req, res) => {
+    const guilds = await ctx.access.manageable(req);
+    res.json({ guilds: await summaries(guilds.sort((a, b) => a.name.localeCompare(b.name))) } satisfies DashboardGuildList);
+  });
+
+  router.get('/guilds/:guildId', guildOnly, async (req, res) => {
+    const { params } = input<typeof guildParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    const [[summary], memberCount, links] = await Promise.all([summaries([g]), ctx.reader.memberCount(g.id), linkCards(ctx, g.id)]);
+    res.json({ ...summary!, member_count: memberCount, links } satisfies DashboardGuild);
+  });
+
+  router.get('/guilds/:guildId/roles', guildOnly, async (req, res) => {
+    const { params } = input<typeof guildParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    const [roles, botTop, links, counts, plans] = await Promise.all([
+      ctx.reader.roles(g.id),
+      ctx.reader.botTopPosition(g.id),
+      linkedRoles(ctx.admin, g.id),
+      ctx.reader.roleCounts(g.id),
+      guildPlans(ctx.admin, [g.id]),
+    ]);
+    const linked = new Map(links.map((l) => [l.roleId, l.pluginUrl]));
+    const plan = plans.get(g.id)!.plan;
+    res.json({ roles: roles.map((r) => roleChoice(r, botTop, linked, counts)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);
+  });
+
+  router.get('/guilds/:guildId/health', guildOnly, async (req, res) => {
+    const { params } = input<typeof guildParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    const [links, roles] = await Promise.all([linkedRoles(ctx.admin, g.id), ctx.reader.roles(g.id)]);
+    const byId = new Map(roles.map((r) => [r.id, r]));
+    const out: GuildHealth = {
+      links: await Promise.all(links.map(async (l) => ({ role_id: l.roleId, role: dashboardRole(byId.get(l.roleId)), health: await readPluginHealth(ctx.admin.db.prisma, l.pluginUrl) }))),
+    };
+    res.json(out);
+  });
+
+  return router;
+}

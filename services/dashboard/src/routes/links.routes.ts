@@ -1,0 +1,89 @@
+import { Router } from 'express';
+import { applyRemovals, createLink, deleteLink, lookupMember, setLink } from '@rolelink/admin';
+import { createLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type LinkCard } from '@rolelink/contracts';
+import { AppError, input, validate } from '@rolelink/runtime';
+import type { DashboardContext } from '../context';
+import { linkCards } from './guilds.routes';
+
+const linkOnly = { params: linkParams };
+const createParts = { params: linkParams.pick({ guildId: true }), body: createLinkBody };
+const updateParts = { params: linkParams, body: updateLinkBody };
+const memberParts = { params: userParams };
+
+/** An AppError whose message belongs next to one form field (`errors: [{ field, message }]`). */
+export function fieldError(status: number, field: string, message: string, code: string): AppError {
+  return new AppError(status, message, code, { statusCode: status, message, errors: [{ field, message }] });
+}
+
+/** Domain refusals of link creation, pointed at the form field they concern. */
+function toFieldError(err: unknown): unknown {
+  if (!(err instanceof AppError)) return err;
+  if (err.code === 'invalid_plugin_url') return fieldError(400, 'plugin_url', err.message, err.code);
+  if (err.code === 'keep_unavailable') return fieldError(400, 'existing_members', err.message, err.code);
+  if (err.code === 'link_exists') return fieldError(409, 'role_id', err.message, err.code);
+  return err;
+}
+
+async function card(ctx: DashboardContext, guildId: string, roleId: string): Promise<LinkCard> {
+  const [found] = await linkCards(ctx, guildId, roleId);
+  if (!found) throw AppError.notFound('Role link not found', 'link_not_found');
+  return found;
+}
+
+/** Link lifecycle from the dashboard (spec 1, 3.1, 3.3), on the same @rolelink/admin functions as the CLI. */
+export function linksRouter(ctx: DashboardContext): Router {
+  const router = Router();
+  const base = '/guilds/:guildId/links/:roleId';
+
+  router.post('/guilds/:guildId/links', validate(createParts), async (req, res) => {
+    const { params, body } = input<typeof createParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    // The picker's rules, enforced here too: a role the bot cannot assign would never sync.
+    const [roles, botTop] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botTopPosition(g.id)]);
+    const role = roles.find((r) => r.id === body.role_id);
+    if (!role) throw fieldError(400, 'role_id', 'This role does not exist on the server (any more)', 'unknown_role');
+    if (role.everyone || role.managed || role.position >= botTop) throw fieldError(400, 'role_id', 'The bot cannot assign this role; pick a role below its highest role', 'role_unusable');
+    let created;
+    try {
+      created = await createLink(ctx.admin, { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === 'keep' });
+    } catch (err) {
+      throw toFieldError(err);
+    }
+    res.status(201).json(created satisfies CreatedLinkView);
+  });
+
+  router.get(base, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json(await card(ctx, g.id, params.roleId));
+  });
+
+  router.patch(base, validate(updateParts), async (req, res) => {
+    const { params, body } = input<typeof updateParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    if (body.trusted !== undefined) ctx.access.requireOwner(g, 'mark a link as a trusted integration');
+    await setLink(ctx.admin, { guildId: g.id, roleId: params.roleId, ...body });
+    res.json(await card(ctx, g.id, params.roleId));
+  });
+
+  router.delete(base, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json(await deleteLink(ctx.admin, { guildId: g.id, roleId: params.roleId }));
+  });
+
+  router.post(`${base}/apply-removals`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    ctx.access.requireOwner(g, 'apply held removals');
+    res.json(await applyRemovals(ctx.admin, { guildId: g.id, roleId: params.roleId }));
+  });
+
+  router.get(`${base}/members/:userId`, validate(memberParts), async (req, res) => {
+    const { params } = input<typeof memberParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json(await lookupMember(ctx.admin, { guildId: g.id, roleId: params.roleId, userId: params.userId }));
+  });
+
+  return router;
+}

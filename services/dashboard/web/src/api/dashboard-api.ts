@@ -1,0 +1,56 @@
+import type {
+  AppliedRemovals,
+  ConfigView,
+  CreatedLinkView,
+  CreateLinkBody,
+  DashboardGuild,
+  DashboardGuildList,
+  DashboardMe,
+  GuildHealth,
+  LinkCard,
+  MemberLookup,
+  PluginHealthView,
+  RoleChoices,
+  SubmittedConfig,
+  UpdateLinkBody,
+} from '@rolelink/contracts';
+import { request } from './client';
+
+/** Typed calls of the dashboard's JSON API (contracts/src/dashboard.ts), one function per route. */
+
+const base = '/dashboard-api';
+const seg = encodeURIComponent;
+type Signal = AbortSignal | undefined;
+
+function guildPath(guildId: string): string {
+  return `${base}/guilds/${seg(guildId)}`;
+}
+
+function linkPath(guildId: string, roleId: string): string {
+  return `${guildPath(guildId)}/links/${seg(roleId)}`;
+}
+
+export const dashboardApi = {
+  me: (signal?: Signal) => request<DashboardMe>('GET', `${base}/me`, { signal }),
+  logout: () => request<void>('POST', '/auth/logout'),
+
+  guilds: (signal?: Signal) => request<DashboardGuildList>('GET', `${base}/guilds`, { signal }),
+  guild: (guildId: string, signal?: Signal) => request<DashboardGuild>('GET', guildPath(guildId), { signal }),
+  roles: (guildId: string, signal?: Signal) => request<RoleChoices>('GET', `${guildPath(guildId)}/roles`, { signal }),
+  guildHealth: (guildId: string, signal?: Signal) => request<GuildHealth>('GET', `${guildPath(guildId)}/health`, { signal }),
+
+  createLink: (guildId: string, body: CreateLinkBody) => request<CreatedLinkView>('POST', `${guildPath(guildId)}/links`, { body }),
+  link: (guildId: string, roleId: string, signal?: Signal) => request<LinkCard>('GET', linkPath(guildId, roleId), { signal }),
+  updateLink: (guildId: string, roleId: string, body: UpdateLinkBody) => request<LinkCard>('PATCH', linkPath(guildId, roleId), { body }),
+  deleteLink: (guildId: string, roleId: string) => request<{ deleted: true; link_id: string }>('DELETE', linkPath(guildId, roleId)),
+  applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
+
+  config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) =>
+    request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),
+  submitConfig: (guildId: string, roleId: string, config: Record<string, unknown>) =>
+    request<SubmittedConfig>('POST', `${linkPath(guildId, roleId)}/config`, { body: { config } }),
+
+  linkHealth: (guildId: string, roleId: string, signal?: Signal) => request<PluginHealthView>('GET', `${linkPath(guildId, roleId)}/health`, { signal }),
+  member: (guildId: string, roleId: string, userId: string, signal?: Signal) =>
+    request<MemberLookup>('GET', `${linkPath(guildId, roleId)}/members/${seg(userId)}`, { signal }),
+};

@@ -1,0 +1,69 @@
+import { useState } from 'react';
+import { Link, Outlet, ScrollRestoration } from 'react-router';
+import { useSession } from '../auth/session';
+import { SignInPage } from '../pages/SignInPage';
+import { ErrorState, Loading } from './ErrorState';
+import { useToast } from './toasts';
+
+/** The root route: nothing but the sign-in screen until GET /me answers with a user. */
+export function AppShell() {
+  const { state, signOut, retry } = useSession();
+  const toast = useToast();
+  const [signingOut, setSigningOut] = useState(false);
+
+  if (state.status === 'loading') {
+    return (
+      <main id="main" className="page">
+        <Loading />
+      </main>
+    );
+  }
+  if (state.status === 'signed-out') return <SignInPage />;
+  if (state.status === 'error') {
+    return (
+      <main id="main" className="page">
+        <ErrorState error={state.error} onRetry={retry} />
+      </main>
+    );
+  }
+
+  const { user } = state.me;
+  const displayName = user.global_name || user.username;
+
+  async function onSignOut() {
+    setSigningOut(true);
+    try {
+      await signOut();
+    } catch (err) {
+      toast.show('error', 'Sign out failed', err instanceof Error ? err.message : String(err));
+      setSigningOut(false);
+    }
+  }
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="site-header">
+        <div className="site-header-inner">
+          <Link to="/" className="brand">
+            <span className="brand-mark" aria-hidden="true" />
+            Role Link
+          </Link>
+          <div className="user">
+            {user.avatar_url ? <img className="avatar" src={user.avatar_url} alt="" width={28} height={28} /> : null}
+            <span className="user-name">{displayName}</span>
+            <button type="button" className="btn btn-small" onClick={onSignOut} disabled={signingOut}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="page" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <ScrollRestoration />
+    </>
+  );
+}

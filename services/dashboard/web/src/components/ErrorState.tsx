@@ -1,0 +1,60 @@
+import type { FieldError } from '@rolelink/contracts';
+import type { ReactNode } from 'react';
+import { ApiError } from '../api/client';
+
+/** What an API failure means to the admin: 403 and 404 get their own words, everything else its message. */
+export function errorTitle(error: Error): string {
+  if (error instanceof ApiError) {
+    if (error.status === 403) return 'You cannot manage this server';
+    if (error.status === 404) return 'Not found';
+  }
+  return 'Something went wrong';
+}
+
+export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => void }) {
+  const title = errorTitle(error);
+  const detail = error instanceof ApiError && error.status === 403 ? 'Only servers where the bot is present and you hold Manage Server can be managed here.' : error.message;
+  return (
+    <div className="error-state" role="alert">
+      <h2>{title}</h2>
+      {detail && detail !== title ? <p>{detail}</p> : null}
+      {onRetry ? (
+        <button type="button" className="btn" onClick={onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** A one-line error banner for failed actions; the server's message is shown verbatim. */
+export function ErrorBanner({ message, children }: { message: string; children?: ReactNode }) {
+  return (
+    <div className="banner banner-error" role="alert">
+      <p className="banner-title">{message}</p>
+      {children}
+    </div>
+  );
+}
+
+/** Problems reported per field (by the shared validation or by the plugin), one `field: message` item each. */
+export function FieldErrorList({ errors }: { errors: readonly FieldError[] }) {
+  return (
+    <ul>
+      {errors.map((e, i) => (
+        <li key={i}>
+          <code>{e.field}</code>: {e.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="loading" role="status">
+      <span className="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}

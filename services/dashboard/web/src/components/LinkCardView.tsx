@@ -1,0 +1,129 @@
+import type { AppliedRemovals, LinkCard } from '@rolelink/contracts';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { linkPaths } from '../paths';
+import { Badge } from './Badge';
+import { DateTime } from './DateTime';
+import { AppliedRemovalsNotice, HeldChangePanel } from './HeldChangePanel';
+import { RoleName, roleLabel } from './RoleName';
+import { HealthBadge, LinkStateBadge } from './status-badges';
+import { SyncProgress } from './SyncProgress';
+
+type Props = {
+  card: LinkCard;
+  /** Whether the viewer owns the server; undefined while unknown. */
+  owner: boolean | undefined;
+  /** Reload the card(s) after an action changed the link. */
+  onChanged: () => void;
+  /** On the guild page the role name links to the link's page; on the link page it is the page title. */
+  headingLevel?: 'h2' | 'h3';
+  linkToPage?: boolean;
+};
+
+function StateExplanation({ card }: { card: LinkCard }) {
+  if (card.state === 'paused') {
+    return (
+      <p className="note note-warning">
+        Integration paused: this server has more role links than its plan's integration slots (this link is number {card.slot.position}; {card.slot.allowance}{' '}
+        allowed). The bot stopped syncing it and the plugin's API calls are refused until it is back within the allowance — upgrade the server or delete another
+        link. The stored list is kept and syncing resumes on its own.
+      </p>
+    );
+  }
+  if (card.state === 'disabled') {
+    return <p className="note note-danger">Disabled: the plugin's API calls are refused until the link is enabled again in Settings.</p>;
+  }
+  if (card.awaiting_first_list) {
+    return <p className="note">Hand over: current role members are left alone until the plugin sends its first list.</p>;
+  }
+  return null;
+}
+
+/** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
+export function LinkCardView({ card, owner, onChanged, headingLevel = 'h3', linkToPage = true }: Props) {
+  const [applied, setApplied] = useState<AppliedRemovals | null>(null);
+  const Heading = headingLevel;
+  const fmt = (n: number) => n.toLocaleString();
+  const name = roleLabel(card.role, card.role_id);
+
+  return (
+    <article className="card link-card" aria-label={`Role link ${name}`}>
+      <header className="card-header">
+        <Heading className="card-title">
+          {linkToPage ? (
+            <Link to={linkPaths(card.guild_id, card.role_id).config}>
+              <RoleName role={card.role} roleId={card.role_id} />
+            </Link>
+          ) : (
+            <RoleName role={card.role} roleId={card.role_id} />
+          )}
+        </Heading>
+        <div className="badges">
+          <LinkStateBadge state={card.state} />
+          {card.trusted ? (
+            <Badge tone="info" title="Never subject to the large-removal hold">
+              Trusted
+            </Badge>
+          ) : null}
+          <HealthBadge status={card.health.status} />
+        </div>
+      </header>
+
+      <p className="plugin-url">
+        <span className="muted">Plugin URL </span>
+        <code>{card.plugin_url}</code>
+      </p>
+
+      <StateExplanation card={card} />
+
+      <dl className="counts">
+        <div>
+          <dt>Users</dt>
+          <dd>{fmt(card.counts.user_count)}</dd>
+        </div>
+        <div>
+          <dt>Synced</dt>
+          <dd>{fmt(card.counts.synced_count)}</dd>
+        </div>
+        <div>
+          <dt>Pending</dt>
+          <dd>{fmt(card.counts.pending_count)}</dd>
+        </div>
+        <div>
+          <dt>Held</dt>
+          <dd>{fmt(card.counts.held_count)}</dd>
+        </div>
+        <div>
+          <dt>Synced limit</dt>
+          <dd>{fmt(card.limits.synced_limit)}</dd>
+        </div>
+      </dl>
+
+      <SyncProgress link={card} />
+      {card.counts.held_count > 0 ? (
+        <p className="muted small">
+          {fmt(card.counts.held_count)} users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.
+        </p>
+      ) : null}
+      {card.sync.last_sync_at ? (
+        <p className="muted small">
+          Last sync <DateTime iso={card.sync.last_sync_at} />
+        </p>
+      ) : null}
+
+      {card.held_change ? (
+        <HeldChangePanel
+          guildId={card.guild_id}
+          roleId={card.role_id}
+          held={card.held_change}
+          owner={owner}
+          onApplied={(result) => {
+            setApplied(result);
+            onChanged();
+          }}
+        />
+      ) : null}
+      {applied ? <AppliedRemovalsNotice applied={applied} /> : null}
+    </article>
+  );
+}

@@ -1,0 +1,80 @@
+import type { Field } from '@rolelink/contracts';
+import type { ReactNode } from 'react';
+import { fieldIds, isRequired, joinIds } from './field-props';
+
+/** Label, description, the control and its error: the frame of every single-input field. */
+export function FieldShell({ field, id, error, children }: { field: Field; id: string; error: string | undefined; children: ReactNode }) {
+  const ids = fieldIds(id);
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}`}>
+      <FieldLabel field={field} htmlFor={id} />
+      <FieldDescription id={ids.description} text={field.description} />
+      {children}
+      <FieldError id={ids.error} error={error} />
+    </div>
+  );
+}
+
+/**
+ * The frame of a field made of several inputs (radio, multi_select): a fieldset named by its legend and
+ * described by the description, the `hint` (if given, it must carry `fieldIds(id).hint`) and the error.
+ * `children` are the choices.
+ */
+export function FieldGroup({ field, id, error, hint, children }: { field: Field; id: string; error: string | undefined; hint?: ReactNode; children: ReactNode }) {
+  const ids = fieldIds(id);
+  return (
+    <fieldset
+      className={`field${error ? ' field-invalid' : ''}`}
+      aria-describedby={joinIds(field.description && ids.description, hint != null && ids.hint, error && ids.error)}
+      aria-invalid={error ? true : undefined}
+      aria-required={isRequired(field) || undefined}
+    >
+      <legend>
+        {field.label}
+        {isRequired(field) ? <RequiredMark /> : null}
+      </legend>
+      <FieldDescription id={ids.description} text={field.description} />
+      {hint}
+      <div className="options">{children}</div>
+      <FieldError id={ids.error} error={error} />
+    </fieldset>
+  );
+}
+
+/** The visible label of a single input, with the required mark beside it. */
+export function FieldLabel({ field, htmlFor }: { field: Field; htmlFor: string }) {
+  return (
+    <div className="field-label">
+      <label htmlFor={htmlFor}>{field.label}</label>
+      {isRequired(field) ? <RequiredMark /> : null}
+    </div>
+  );
+}
+
+/** Kept outside the <label> and hidden from assistive tech: the input's aria-required says it instead. */
+export function RequiredMark() {
+  return (
+    <span className="required-mark" aria-hidden="true" title="Required">
+      *
+    </span>
+  );
+}
+
+/** The plugin's help text under the label; the input's aria-describedby points at `id`. */
+export function FieldDescription({ id, text }: { id: string; text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p className="field-help" id={id}>
+      {text}
+    </p>
+  );
+}
+
+export function FieldError({ id, error }: { id: string; error: string | undefined }) {
+  if (!error) return null;
+  return (
+    <p className="field-error" id={id}>
+      {error}
+    </p>
+  );
+}

@@ -1,0 +1,33 @@
+import type { ControlProps } from '../field-props';
+import { fieldIds, joinIds } from '../field-props';
+import { FieldError } from '../FieldShell';
+
+/** checkbox, and toggle: the same boolean shown as a switch (`role="switch"`). */
+export function BooleanField({ field, id, value, error, onChange, onBlur }: ControlProps<'checkbox' | 'toggle'>) {
+  const ids = fieldIds(id);
+  const isSwitch = field.type === 'toggle';
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}`}>
+      <div className={isSwitch ? 'switch-row' : 'choice'}>
+        <input
+          type="checkbox"
+          id={id}
+          role={isSwitch ? 'switch' : undefined}
+          className={isSwitch ? 'switch' : undefined}
+          checked={value === true}
+          onChange={(e) => onChange(e.target.checked)}
+          onBlur={onBlur}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={joinIds(field.description && ids.description, error && ids.error)}
+        />
+        <label htmlFor={id}>{field.label}</label>
+      </div>
+      {field.description ? (
+        <p className={`field-help ${isSwitch ? 'field-help-indent' : 'field-help-indent-check'}`} id={ids.description}>
+          {field.description}
+        </p>
+      ) : null}
+      <FieldError id={ids.error} error={error} />
+    </div>
+  );
+}

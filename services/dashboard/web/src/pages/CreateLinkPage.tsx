@@ -1,0 +1,185 @@
+import { createLinkBody, type FieldError, type RoleChoice } from '@rolelink/contracts';
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ApiError } from '../api/client';
+import { dashboardApi } from '../api/dashboard-api';
+import { Breadcrumbs } from '../components/Breadcrumbs';
+import { ErrorBanner, ErrorState, Loading } from '../components/ErrorState';
+import { usePageTitle } from '../components/PageTitle';
+import { RoleSwatch } from '../components/RoleName';
+import { useToast } from '../components/toasts';
+import { useResource } from '../hooks/use-resource';
+import { guildPath, linkPaths } from '../paths';
+import { ExistingMembersChoice, keepUnavailableReason, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
+
+type FieldKey = 'role_id' | 'plugin_url' | 'existing_members';
+type Failure = { message: string; status: number; fields: Partial<Record<FieldKey, string>> };
+
+function optionText(role: RoleChoice, linked: boolean): string {
+  if (linked) return `${role.name} — already linked`;
+  if (!role.usable) return `${role.name} — ${role.reason ?? 'cannot be used'}`;
+  return role.name;
+}
+
+function fieldMap(errors: readonly FieldError[]): Partial<Record<FieldKey, string>> {
+  const out: Partial<Record<FieldKey, string>> = {};
+  for (const e of errors) if ((e.field === 'role_id' || e.field === 'plugin_url' || e.field === 'existing_members') && !out[e.field]) out[e.field] = e.message;
+  return out;
+}
+
+/** `/guilds/:guildId/links/new`: pick a role, give the plugin's URL, answer the existing-members question. */
+export function CreateLinkPage() {
+  const guildId = useParams().guildId ?? '';
+  usePageTitle('Create link');
+  const navigate = useNavigate();
+  const toast = useToast();
+  const id = useId();
+  const roles = useResource((signal) => dashboardApi.roles(guildId, signal), guildId);
+  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+
+  const [roleId, setRoleId] = useState('');
+  const [pluginUrl, setPluginUrl] = useState('');
+  const [mode, setMode] = useState<MemberMode>('handover');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Failure | null>(null);
+
+  const linkedRoles = useMemo(() => new Set(guild.data?.links.map((l) => l.role_id) ?? []), [guild.data]);
+  const sorted = useMemo(() => [...(roles.data?.roles ?? [])].sort((a, b) => b.position - a.position), [roles.data]);
+  const selected = sorted.find((r) => r.id === roleId);
+
+  if (roles.loading) return <Loading />;
+  if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.reload()} /> : null;
+  const syncedLimit = roles.data.synced_limit;
+  const askMembers = selected !== undefined && roleHasMembers(selected);
+
+  function chooseRole(next: string) {
+    setRoleId(next);
+    const role = sorted.find((r) => r.id === next);
+    if (role && keepUnavailableReason(role, syncedLimit) !== null) setMode('handover');
+    setFailure((f) => (f ? { ...f, fields: { ...f.fields, role_id: undefined, existing_members: undefined } } : f));
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const fields: Failure['fields'] = {};
+    if (!roleId) fields.role_id = 'Choose a role';
+    const url = createLinkBody.shape.plugin_url.safeParse(pluginUrl.trim());
+    if (!url.success) fields.plugin_url = url.error.issues[0]?.message ?? 'Enter the plugin server URL';
+    if (Object.keys(fields).length > 0) {
+      setFailure({ message: 'Please correct the fields below.', status: 0, fields });
+      return;
+    }
+    setBusy(true);
+    setFailure(null);
+    try {
+      const created = await dashboardApi.createLink(guildId, { role_id: roleId, plugin_url: pluginUrl.trim(), existing_members: askMembers ? mode : 'handover' });
+      const kept = created.member_mode === 'keep' && created.existing_members > 0 ? `${created.existing_members.toLocaleString()} current members were kept on the list.` : undefined;
+      toast.show('success', 'Link created', kept);
+      navigate(linkPaths(guildId, created.role_id).config);
+    } catch (err) {
+      if (err instanceof ApiError) setFailure({ message: err.message, status: err.status, fields: fieldMap(err.fieldErrors) });
+      else setFailure({ message: err instanceof Error ? err.message : String(err), status: 0, fields: {} });
+      setBusy(false);
+    }
+  }
+
+  const urlHelpId = `${id}-url-help`;
+  const urlErrorId = `${id}-url-error`;
+  const roleErrorId = `${id}-role-error`;
+  const fieldErr = failure?.fields ?? {};
+
+  return (
+    <>
+      <Breadcrumbs guildId={guildId} guildName={guild.data?.name} current="Create link" />
+      <div className="page-header">
+        <h1>Create a role link</h1>
+      </div>
+
+      {failure && failure.status === 502 ? (
+        <ErrorBanner message={failure.message}>
+          <p>The plugin server did not confirm the registration (it was unreachable or answered with an error), so the link was not created. Check that the plugin is running at that URL and try again.</p>
+        </ErrorBanner>
+      ) : failure && failure.status === 409 ? (
+        <ErrorBanner message={failure.message}>
+          <p>
+            This role already has a link. <Link to={linkPaths(guildId, roleId).config}>Open the existing link</Link>.
+          </p>
+        </ErrorBanner>
+      ) : failure ? (
+        <ErrorBanner message={failure.message} />
+      ) : null}
+
+      <form className="card form" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={`${id}-role`}>Role</label>
+          <div className="with-swatch">
+            <RoleSwatch color={selected?.color} />
+            <select
+              id={`${id}-role`}
+              value={roleId}
+              onChange={(e) => chooseRole(e.target.value)}
+              aria-invalid={fieldErr.role_id ? true : undefined}
+              aria-describedby={fieldErr.role_id ? roleErrorId : undefined}
+              required
+            >
+              <option value="">Choose a role…</option>
+              {sorted.map((r) => {
+                const linked = linkedRoles.has(r.id);
+                return (
+                  <option key={r.id} value={r.id} disabled={!r.usable || linked}>
+                    {optionText(r, linked)}
+                  </option>
+                );
+              })}
+            </select>
+          </div>
+          {fieldErr.role_id ? (
+            <p className="field-error" id={roleErrorId}>
+              {fieldErr.role_id}
+            </p>
+          ) : null}
+        </div>
+
+        {selected && askMembers ? (
+          <ExistingMembersChoice role={selected} syncedLimit={syncedLimit} value={mode} onChange={setMode} error={fieldErr.existing_members} />
+        ) : null}
+
+        <div className="field">
+          <label htmlFor={`${id}-url`}>Plugin URL</label>
+          <input
+            id={`${id}-url`}
+            type="url"
+            inputMode="url"
+            autoComplete="url"
+            spellCheck={false}
+            placeholder="https://plugin.example.com"
+            value={pluginUrl}
+            onChange={(e) => setPluginUrl(e.target.value)}
+            aria-invalid={fieldErr.plugin_url ? true : undefined}
+            aria-describedby={fieldErr.plugin_url ? `${urlErrorId} ${urlHelpId}` : urlHelpId}
+            required
+          />
+          <p className="field-help" id={urlHelpId}>
+            HTTPS only, on a public host (no localhost or private network addresses), at most 500 characters. The service registers the link with the plugin right away.
+          </p>
+          {fieldErr.plugin_url ? (
+            <p className="field-error" id={urlErrorId}>
+              {fieldErr.plugin_url}
+            </p>
+          ) : null}
+        </div>
+
+        <p className="muted small">Synced limit on this server's plan: {syncedLimit.toLocaleString()} members per link.</p>
+
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create link'}
+          </button>
+          <Link className="btn btn-ghost" to={guildPath(guildId)}>
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </>
+  );
+}

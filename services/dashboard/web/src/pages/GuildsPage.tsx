@@ -1,0 +1,53 @@
+import { Link } from 'react-router';
+import { dashboardApi } from '../api/dashboard-api';
+import { ErrorState, Loading } from '../components/ErrorState';
+import { usePageTitle } from '../components/PageTitle';
+import { SlotsSummary } from '../components/SlotsSummary';
+import { useResource } from '../hooks/use-resource';
+import { guildPath } from '../paths';
+
+/** `/`: the guilds the signed-in user may manage. */
+export function GuildsPage() {
+  usePageTitle('Your servers');
+  const { data, error, loading, reload } = useResource((signal) => dashboardApi.guilds(signal), 'guilds');
+
+  return (
+    <>
+      <div className="page-header">
+        <h1>Your servers</h1>
+      </div>
+      {loading ? <Loading /> : null}
+      {error && !data ? <ErrorState error={error} onRetry={() => void reload()} /> : null}
+      {data && data.guilds.length === 0 ? (
+        <div className="empty-state">
+          <h2>No servers to manage</h2>
+          <p>
+            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or own the server) are listed. Add the bot to a
+            server or ask its owner for that permission, then come back.
+          </p>
+        </div>
+      ) : null}
+      {data && data.guilds.length > 0 ? (
+        <ul className="guild-list">
+          {data.guilds.map((g) => (
+            <li key={g.guild_id} className="card guild-card">
+              {g.icon_url ? (
+                <img className="guild-icon" src={g.icon_url} alt="" width={48} height={48} />
+              ) : (
+                <span className="guild-icon guild-icon-fallback" aria-hidden="true">
+                  {g.name.slice(0, 1).toUpperCase()}
+                </span>
+              )}
+              <div className="guild-card-body">
+                <h2 className="card-title">
+                  <Link to={guildPath(g.guild_id)}>{g.name}</Link>
+                </h2>
+                <SlotsSummary guild={g} />
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,106 @@
+import { isUserId, type MemberLookup } from '@rolelink/contracts';
+import { useId, useState, type FormEvent } from 'react';
+import { dashboardApi } from '../../api/dashboard-api';
+import { DateTime } from '../../components/DateTime';
+import { ErrorBanner } from '../../components/ErrorState';
+import { useLinkContext } from './link-context';
+
+const STATE_TEXT: Record<MemberLookup['state'], string> = {
+  synced: 'On the list — synced',
+  held: "On the list — held (beyond the plan's synced limit)",
+  not_listed: 'Not on the list',
+};
+
+const OUTCOME_TEXT: Record<string, string> = {
+  applied: 'Role applied',
+  removed: 'Role removed',
+  not_in_guild: 'Not a member of the server',
+  missing_permission: 'The bot lacks the permission to manage this role',
+  failed: 'Failed',
+};
+
+/** Members: is this user on the link's list, synced or held, and what did the platform last answer? */
+export function MembersTab() {
+  const { guildId, roleId } = useLinkContext();
+  const id = useId();
+  const [userId, setUserId] = useState('');
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [result, setResult] = useState<MemberLookup | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function lookUp(event: FormEvent) {
+    event.preventDefault();
+    const value = userId.trim();
+    setError(null);
+    if (!isUserId(value)) {
+      setFieldError('Enter a user ID of 17 to 20 digits.');
+      return;
+    }
+    setFieldError(null);
+    setBusy(true);
+    try {
+      setResult(await dashboardApi.member(guildId, roleId, value));
+    } catch (err) {
+      setResult(null);
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div>
+      <h2>Members</h2>
+      <form className="inline-form" onSubmit={lookUp} noValidate>
+        <div className="field">
+          <label htmlFor={`${id}-user`}>User ID</label>
+          <div className="input-group">
+            <input
+              id={`${id}-user`}
+              inputMode="numeric"
+              autoComplete="off"
+              spellCheck={false}
+              value={userId}
+              onChange={(e) => setUserId(e.target.value)}
+              aria-invalid={fieldError ? true : undefined}
+              aria-describedby={fieldError ? `${id}-error ${id}-help` : `${id}-help`}
+            />
+            <button type="submit" className="btn btn-primary" disabled={busy}>
+              Look up
+            </button>
+          </div>
+          <p className="field-help" id={`${id}-help`}>
+            The member's platform user ID (17 to 20 digits).
+          </p>
+          {fieldError ? (
+            <p className="field-error" id={`${id}-error`}>
+              {fieldError}
+            </p>
+          ) : null}
+        </div>
+      </form>
+      {error ? <ErrorBanner message={error} /> : null}
+      <div role="status" aria-live="polite">
+        {result ? (
+          <div className="card member-result">
+            <p className="member-state">
+              <span className={`dot dot-${result.state}`} aria-hidden="true" />
+              {STATE_TEXT[result.state]}
+            </p>
+            <p className="muted small">
+              User <code>{result.user_id}</code>
+            </p>
+            {result.platform ? (
+              <p>
+                Last platform outcome: <strong>{OUTCOME_TEXT[result.platform.outcome] ?? result.platform.outcome}</strong> (<DateTime iso={result.platform.updated_at} />)
+              </p>
+            ) : (
+              <p>The bot has not acted on this member yet.</p>
+            )}
+          </div>
+        ) : null}
+      </div>
+    </div>
+  );
+}

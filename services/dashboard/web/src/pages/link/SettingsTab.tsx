@@ -1,0 +1,111 @@
+import type { UpdateLinkBody } from '@rolelink/contracts';
+import { useId, useState, type ReactNode } from 'react';
+import { useNavigate } from 'react-router';
+import { dashboardApi } from '../../api/dashboard-api';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ErrorBanner } from '../../components/ErrorState';
+import { useToast } from '../../components/toasts';
+import { guildPath } from '../../paths';
+import { useLinkContext } from './link-context';
+
+/** One setting as a switch, with its explanation under it (the switch's description). */
+function SettingSwitch(props: { id: string; label: string; checked: boolean; disabled: boolean; onChange: (on: boolean) => void; children: ReactNode }) {
+  const { id, label, checked, disabled, onChange, children } = props;
+  return (
+    <div className="setting">
+      <div className="switch-row">
+        <input type="checkbox" role="switch" className="switch" id={id} checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-describedby={`${id}-help`} />
+        <label htmlFor={id}>{label}</label>
+      </div>
+      <p className="field-help field-help-indent" id={`${id}-help`}>
+        {children}
+      </p>
+    </div>
+  );
+}
+
+/** Settings: enable/disable, the owner's trusted flag, and deleting the link (spec 3.1, last row). */
+export function SettingsTab() {
+  const { guildId, roleId, card, owner, roleName, setCard } = useLinkContext();
+  const toast = useToast();
+  const navigate = useNavigate();
+  const id = useId();
+  const [pending, setPending] = useState<keyof UpdateLinkBody | 'delete' | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  // The switch shows the requested state at once and falls back to the server's answer (or the old state).
+  const [requested, setRequested] = useState<UpdateLinkBody>({});
+  const enabled = requested.enabled ?? card.enabled;
+  const trusted = requested.trusted ?? card.trusted;
+
+  async function update(body: UpdateLinkBody, what: keyof UpdateLinkBody) {
+    setPending(what);
+    setError(null);
+    setRequested(body);
+    try {
+      const next = await dashboardApi.updateLink(guildId, roleId, body);
+      setCard(next);
+      toast.show('success', what === 'enabled' ? (next.enabled ? 'Link enabled' : 'Link disabled') : next.trusted ? 'Marked as trusted' : 'No longer trusted');
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setRequested({});
+      setPending(null);
+    }
+  }
+
+  async function remove() {
+    setPending('delete');
+    try {
+      await dashboardApi.deleteLink(guildId, roleId);
+      setConfirming(false);
+      toast.show('success', 'Link deleted', `${roleName} is no longer linked to its plugin.`);
+      navigate(guildPath(guildId));
+    } catch (err) {
+      setConfirming(false);
+      setError(err instanceof Error ? err.message : String(err));
+      setPending(null);
+    }
+  }
+
+  return (
+    <div className="settings">
+      <h2>Settings</h2>
+      {error ? <ErrorBanner message={error} /> : null}
+
+      <SettingSwitch id={`${id}-enabled`} label="Enabled" checked={enabled} disabled={pending !== null} onChange={(on) => void update({ enabled: on }, 'enabled')}>
+        A disabled link refuses every call the plugin makes to the User Management API and the bot stops syncing it. The stored list is kept.
+      </SettingSwitch>
+
+      <SettingSwitch id={`${id}-trusted`} label="Trusted integration" checked={trusted} disabled={!owner || pending !== null} onChange={(on) => void update({ trusted: on }, 'trusted')}>
+        A trusted link is never subject to the large-removal hold: lists that remove many members apply at once, without the owner's confirmation.
+        {owner ? '' : ' Only the server owner can change this.'}
+      </SettingSwitch>
+
+      <div className="danger-zone">
+        <h3>Delete this link</h3>
+        <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
+        <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)} disabled={pending !== null}>
+          Delete link
+        </button>
+      </div>
+
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete the link for ${roleName}?`}
+        confirmLabel={pending === 'delete' ? 'Deleting…' : 'Delete permanently'}
+        danger
+        busy={pending === 'delete'}
+        onConfirm={() => void remove()}
+        onCancel={() => setConfirming(false)}
+      >
+        <ul>
+          <li>The plugin server is told that the link is gone.</li>
+          <li>The link's API token stops working at once: the plugin can no longer change who holds the role.</li>
+          <li>Role assignments already made stay as they are; members keep the role until someone removes it.</li>
+        </ul>
+        <p>This cannot be undone.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}

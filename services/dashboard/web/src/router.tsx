@@ -1,0 +1,38 @@
+import { createBrowserRouter } from 'react-router';
+import { AppShell } from './components/AppShell';
+import { RouteErrorPage } from './pages/RouteErrorPage';
+import { CreateLinkPage } from './pages/CreateLinkPage';
+import { GuildHealthPage } from './pages/GuildHealthPage';
+import { GuildPage } from './pages/GuildPage';
+import { GuildsPage } from './pages/GuildsPage';
+import { ConfigurationTab } from './pages/link/ConfigurationTab';
+import { HealthTab } from './pages/link/HealthTab';
+import { LinkPage } from './pages/link/LinkPage';
+import { MembersTab } from './pages/link/MembersTab';
+import { SettingsTab } from './pages/link/SettingsTab';
+import { NotFoundPage } from './pages/NotFoundPage';
+
+/** A data router (createBrowserRouter), so useBlocker can hold in-app navigation while an iframe is dirty. */
+export const router = createBrowserRouter([
+  {
+    element: <AppShell />,
+    errorElement: <RouteErrorPage />,
+    children: [
+      { path: '/', element: <GuildsPage /> },
+      { path: '/guilds/:guildId', element: <GuildPage /> },
+      { path: '/guilds/:guildId/health', element: <GuildHealthPage /> },
+      { path: '/guilds/:guildId/links/new', element: <CreateLinkPage /> },
+      {
+        path: '/guilds/:guildId/links/:roleId',
+        element: <LinkPage />,
+        children: [
+          { index: true, element: <ConfigurationTab /> },
+          { path: 'settings', element: <SettingsTab /> },
+          { path: 'members', element: <MembersTab /> },
+          { path: 'health', element: <HealthTab /> },
+        ],
+      },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+]);

@@ -1,0 +1,132 @@
+import request from 'supertest';
+import { DEMO } from '../../scripts/stack/config';
+import { signIn } from './sign-in';
+import { startDashboardSystem, type DashboardSystem } from './system';
+
+const G = DEMO.guildId;
+const R = DEMO.linkedRoleId;
+const user = (role: 'owner' | 'admin' | 'member') => DEMO.users.find((u) => u.role === role)!.id;
+const OTHER_OWNER = DEMO.otherGuild.ownerId;
+
+/** Every dashboard API route of one guild, with a body where one is needed. */
+const GUILD_ROUTES: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; body?: object }[] = [
+  { method: 'get', path: `/guilds/${G}` },
+  { method: 'get', path: `/guilds/${G}/roles` },
+  { method: 'get', path: `/guilds/${G}/health` },
+  { method: 'post', path: `/guilds/${G}/links`, body: { role_id: R, plugin_url: 'https://plugin.example.com' } },
+  { method: 'get', path: `/guilds/${G}/links/${R}` },
+  { method: 'patch', path: `/guilds/${G}/links/${R}`, body: { enabled: false } },
+  { method: 'delete', path: `/guilds/${G}/links/${R}` },
+  { method: 'post', path: `/guilds/${G}/links/${R}/apply-removals` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/config` },
+  { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
+  { method: 'get', path: `/guilds/${G}/links/${R}/health` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/members/100000000000000005` },
+];
+
+describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
+  let sys: DashboardSystem;
+
+  beforeAll(async () => {
+    sys = await startDashboardSystem({ withWorker: false });
+  });
+  afterAll(async () => {
+    await sys?.close();
+  });
+
+  it('answers 401 on every API route without a session', async () => {
+    await request(sys.url).get('/dashboard-api/me').expect(401, { statusCode: 401, message: 'Sign in to use the dashboard' });
+    for (const r of GUILD_ROUTES) {
+      const res = await request(sys.url)[r.method](`/dashboard-api${r.path}`).send(r.body);
+      // State-changing calls without a session fail CSRF (403) or sign-in (401) first: never reach a handler.
+      expect([401, 403]).toContain(res.status);
+    }
+  });
+
+  it('lists only the guilds where the bot is present and the user owns or holds Manage Server', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const admin = await signIn(sys.url, user('admin'));
+    const member = await signIn(sys.url, user('member'));
+    const other = await signIn(sys.url, OTHER_OWNER);
+    expect((await owner.agent.get('/dashboard-api/guilds').expect(200)).body.guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, true]]);
+    expect((await admin.agent.get('/dashboard-api/guilds').expect(200)).body.guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, false]]);
+    expect((await member.agent.get('/dashboard-api/guilds').expect(200)).body.guilds).toEqual([]);
+    expect((await other.agent.get('/dashboard-api/guilds').expect(200)).body.guilds.map((g: { guild_id: string }) => g.guild_id)).toEqual([DEMO.otherGuild.id]);
+  });
+
+  it("gives another guild's owner 403 on every route of a guild they do not manage, with the spec's error body", async () => {
+    const other = await signIn(sys.url, OTHER_OWNER);
+    for (const r of GUILD_ROUTES) {
+      const res = await other.agent[r.method](`/dashboard-api${r.path}`).set('X-CSRF-Token', other.csrf).send(r.body);
+      expect({ route: `${r.method} ${r.path}`, status: res.status, body: res.body }).toEqual({
+        route: `${r.method} ${r.path}`,
+        status: 403,
+        body: { statusCode: 403, message: 'You cannot manage this server: it needs the bot, and you need Manage Server' },
+      });
+    }
+    const member = await signIn(sys.url, user('member'));
+    await member.agent.get(`/dashboard-api/guilds/${G}`).expect(403);
+  });
+
+  it('refuses state-changing calls without the CSRF token or from another origin', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const body = { role_id: R, plugin_url: 'https://plugin.example.com' };
+    const noToken = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).send(body).expect(403);
+    expect(noToken.body.message).toMatch(/CSRF/);
+    await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', 'forged').send(body).expect(403);
+    const cross = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).set('Origin', 'https://evil.example').send(body).expect(403);
+    expect(cross.body).toEqual({ statusCode: 403, message: 'Cross-site request refused' });
+  });
+
+  it('shows the plugin URL rule next to its field and refuses roles the bot cannot assign', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const http = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'http://plugin.example.com' }).expect(400);
+    expect(http.body.errors).toEqual([{ field: 'plugin_url', message: expect.stringMatching(/HTTPS/i) }]);
+    const internal = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'https://10.0.0.8/hook' }).expect(400);
+    expect(internal.body.errors[0].field).toBe('plugin_url');
+    const above = DEMO.roles.find((r) => r.position > 10)!;
+    const unusable = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: above.id, plugin_url: sys.pluginUrl }).expect(400);
+    expect(unusable.body.errors[0].field).toBe('role_id');
+    const roles = (await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200)).body;
+    expect(roles.roles.find((r: { id: string }) => r.id === above.id)).toMatchObject({ usable: false, reason: expect.stringMatching(/Above the bot/) });
+    expect(roles.roles.find((r: { id: string }) => r.id === R)).toMatchObject({ usable: true, member_count_exact: true });
+  });
+
+  it('answers 502 "Failed to register with plugin server" when the plugin does not answer, and creates nothing', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const res = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'https://127.0.0.1:1' }).expect(502);
+    expect(res.body.message).toBe('Failed to register with plugin server');
+    await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+  });
+
+  it('lets a Manage Server admin create and configure a link, and keeps owner-only actions for the owner', async () => {
+    const admin = await signIn(sys.url, user('admin'));
+    const created = await admin.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', admin.csrf).send({ role_id: R, plugin_url: sys.pluginUrl }).expect(201);
+    expect(created.body).toMatchObject({ guild_id: G, role_id: R, plugin_url: sys.pluginUrl, member_mode: 'handover' });
+    const config = await admin.agent.get(`/dashboard-api/guilds/${G}/links/${R}/config`).expect(200);
+    expect(config.body).toMatchObject({ ui_mode: 'schema', schema: { name: 'Demo member list' } });
+    const trusted = await admin.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', admin.csrf).send({ trusted: true }).expect(403);
+    expect(trusted.body.message).toBe('Only the server owner can mark a link as a trusted integration');
+    await admin.agent.post(`/dashboard-api/guilds/${G}/links/${R}/apply-removals`).set('X-CSRF-Token', admin.csrf).expect(403);
+    const owner = await signIn(sys.url, user('owner'));
+    const card = await owner.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).send({ trusted: true }).expect(200);
+    expect(card.body).toMatchObject({ trusted: true, role: { id: R, name: 'Supporter' } });
+    await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).expect(200);
+    await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+  });
+
+  it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {
+    const page = await request(sys.url).get('/guilds/123').expect(200);
+    const csp = page.headers['content-security-policy'] as string;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain('frame-src https:');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.text).toContain('<div id="root">');
+  });
+
+  it('rejects a callback whose state was not issued to this browser', async () => {
+    const res = await request(sys.url).get('/auth/callback?code=abc&state=forged').expect(400);
+    expect(res.text).toContain('Sign-in failed');
+  });
+});

@@ -1,0 +1,240 @@
+// The dashboard as an admin uses it: a real Chromium (Debian's), signing in through the emulator's
+// OAuth2 page, against the real dashboard, API, broker, bot worker and example plugin (test/dashboard/
+// system.ts). The screenshots in docs/dashboard.md are taken here.
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { DEMO } from '../../scripts/stack/config';
+import { HOSTILE } from './hostile-plugin';
+import { eventually, openBrowser, screenshot, type TestBrowser } from './browser';
+import { startDashboardSystem, type DashboardSystem } from './system';
+
+const G = DEMO.guildId;
+const SUPPORTER = DEMO.linkedRoleId;
+const MODERATOR = DEMO.roles.find((r) => r.name === 'Moderator')!.id;
+const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
+
+jest.setTimeout(120_000);
+
+describe('the dashboard in a real browser', () => {
+  let sys: DashboardSystem;
+  let b: TestBrowser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    [sys, b] = await Promise.all([startDashboardSystem({ members: 300 }), openBrowser()]);
+    page = b.page;
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    // Any script a hostile plugin managed to run would set this.
+    await b.context.addInitScript({ content: `Object.defineProperty(window, '__pwned', { set: (v) => document.documentElement.setAttribute('data-pwned', String(v)) });` });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await sys?.close();
+  });
+  afterEach(async () => {
+    // What the page showed when each test ended: the first thing to look at when one fails.
+    await page.screenshot({ path: path.join(os.tmpdir(), `rl-dashboard-${expect.getState().currentTestName?.slice(31, 70).replace(/\W+/g, '-')}.png`) });
+    expect(pageErrors).toEqual([]);
+  });
+
+  const linkPath = (roleId: string, tab = '') => `${sys.url}/guilds/${G}/links/${roleId}${tab}`;
+
+  it('signs the owner in through the platform’s OAuth2 page and lists only their servers', async () => {
+    await page.goto(sys.url);
+    await page.getByRole('link', { name: 'Sign in with the platform' }).waitFor();
+    await screenshot(page, 'sign-in');
+    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+    await page.getByRole('button', { name: new RegExp(OWNER.username) }).waitFor();
+    await screenshot(page, 'emulator-sign-in');
+    await page.getByRole('button', { name: new RegExp(OWNER.username) }).click();
+    await page.getByRole('link', { name: DEMO.guildName }).waitFor();
+    await expect(page.getByRole('link', { name: 'Other Community' }).count()).resolves.toBe(0);
+    await screenshot(page, 'guilds');
+  });
+
+  it('creates a link with the role picker’s rules and the plugin URL checked beside its field', async () => {
+    await page.getByRole('link', { name: DEMO.guildName }).click();
+    await page.getByRole('link', { name: 'Create link' }).click();
+    const role = page.getByLabel('Role', { exact: true });
+    await role.waitFor();
+    const administrators = role.locator('option', { hasText: 'Administrators' });
+    await expect(administrators.isDisabled()).resolves.toBe(true);
+    await expect(administrators.textContent()).resolves.toMatch(/Above the bot/);
+    await role.selectOption(SUPPORTER);
+    await page.getByLabel('Plugin URL').fill('http://plugin.example.com');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.getByText(/HTTPS/i).first().waitFor();
+    await page.getByLabel('Plugin URL').fill(sys.pluginUrl);
+    await screenshot(page, 'create-link');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.waitForURL(linkPath(SUPPORTER));
+    await page.getByLabel('How many demo members hold the role').waitFor();
+  });
+
+  it('fills a form with every field type, conditions and a range pair, shows the plugin’s 4xx, then saves', async () => {
+    // Conditions, live: the team picker appears only for "chosen teams".
+    await expect(page.getByRole('group', { name: 'Teams' }).count()).resolves.toBe(0);
+    await page.getByLabel('Members of chosen teams').check();
+    await page.getByRole('group', { name: 'Teams' }).waitFor();
+    await page.getByLabel('Blue').check();
+    await page.getByLabel('How many demo members hold the role').fill('25');
+    await page.getByLabel('A label for this link').fill('Browser test');
+    // The range pair: one row, "start to end", the end's own label hidden.
+    await page.getByLabel('Sync window', { exact: true }).fill('18');
+    await page.getByLabel('Sync window (end)').fill('9');
+    await expect(page.getByText('Sync window end', { exact: true }).isVisible()).resolves.toBe(false);
+    await page.getByLabel('Refresh every').fill('60');
+    await page.getByLabel('Time zone').selectOption('Europe/Berlin');
+    await page.getByRole('switch', { name: 'Notify a webhook when the list changes' }).check();
+    await page.getByLabel('Webhook URL').fill('ftp://not-a-web-url');
+    await page.getByLabel('Signing secret', { exact: true }).fill('a-signing-secret-of-24ch');
+    await page.getByLabel('Message colour (hex)').fill('#ff8800');
+    await page.getByRole('button', { name: 'Advanced' }).click();
+    await page.getByLabel('Source group ID').fill('group-42');
+    await page.getByLabel('Notes for other admins').fill('Set up by the browser test');
+
+    // Client-side validation, same rules as the server: nothing is sent yet.
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await page.getByText(/Webhook URL must be a URL starting with http/).waitFor();
+    await page.getByLabel('Webhook URL').fill('https://hooks.example.com/rolelink');
+
+    // The plugin's own rule (a 4xx) comes back word for word.
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await page.getByText('Failed to submit config to plugin server: The sync window must end after it starts (start 18, end 9)').waitFor();
+    await screenshot(page, 'config-plugin-error');
+
+    await page.getByLabel('Sync window (end)').fill('22');
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await page.getByText('Saved: 25 members').first().waitFor();
+    // Refetched after the save (spec 4.2 r4): the plugin's values come back.
+    expect(await eventually(() => page.getByLabel('Sync window (end)').inputValue(), (v) => v === '22')).toBe('22');
+    await expect(page.getByLabel('A label for this link').inputValue()).resolves.toBe('Browser test');
+    await screenshot(page, 'config-form');
+  });
+
+  it('watches the link sync to the platform', async () => {
+    expect(await eventually(() => sys.emulator.state.holders(G, SUPPORTER).length, (n) => n === 25, 60_000)).toBe(25);
+    await page.goto(`${sys.url}/guilds/${G}`);
+    const card = page.getByRole('article', { name: 'Role link Supporter' });
+    await card.waitFor();
+    // The card refreshes itself every few seconds while the page is open.
+    await card.getByText('Synced 25 of 25').waitFor({ timeout: 30_000 });
+    await card.getByText('up to date').waitFor();
+    // The broker checks a new link's plugin at once (not at the next poll).
+    await card.getByText('Plugin: healthy').waitFor();
+    await screenshot(page, 'guild');
+  });
+
+  it('holds a large removal and lets the owner apply it', async () => {
+    const token = sys.registrations.get(G, SUPPORTER)!.token;
+    const put = (ids: string[]) =>
+      fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
+    const five = sys.emulator.state.holders(G, SUPPORTER).slice(0, 5);
+    const held = await put(five);
+    expect(held.status).toBe(409);
+    await page.reload();
+    await page.getByText('Removal held: 25 → 5 members (20 removals)').waitFor();
+    await screenshot(page, 'held-removal');
+    await page.getByRole('button', { name: 'Apply removals' }).click();
+    await page.getByText(/resend/i).first().waitFor();
+    // Within the hour the plugin's resent list is accepted without a further prompt.
+    expect((await put(five)).status).toBe(200);
+    expect(await eventually(() => sys.emulator.state.holders(G, SUPPORTER).length, (n) => n === 5, 60_000)).toBe(5);
+  });
+
+  it('shows settings, member look-up, plugin health and the plugin status page', async () => {
+    await page.goto(linkPath(SUPPORTER, '/settings'));
+    await page.getByRole('switch', { name: 'Trusted integration' }).check();
+    expect(await eventually(() => page.getByRole('switch', { name: 'Trusted integration' }).isChecked(), Boolean)).toBe(true);
+    await screenshot(page, 'settings');
+
+    await page.getByRole('link', { name: 'Members' }).click();
+    const first = sys.emulator.state.holders(G, SUPPORTER)[0]!;
+    await page.getByLabel('User ID').fill(first);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText(/On the list — synced/).waitFor();
+    await screenshot(page, 'member-lookup');
+
+    await page.getByRole('link', { name: 'Health' }).click();
+    await page.getByRole('heading').first().waitFor();
+    await screenshot(page, 'link-health');
+    await page.goto(`${sys.url}/guilds/${G}/health`);
+    await page.getByText(sys.pluginUrl).first().waitFor();
+    await screenshot(page, 'plugin-status');
+  });
+
+  it('switches the example plugin to iframe mode and obeys rl:resize, rl:saved and rl:toast', async () => {
+    await page.goto(linkPath(SUPPORTER));
+    await page.getByRole('combobox', { name: 'Configuration page' }).selectOption({ label: 'Embedded page (iframe)' });
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    const iframe = page.locator('iframe[title="Demo member list configuration"]');
+    await iframe.waitFor();
+    expect(await iframe.getAttribute('sandbox')).toBe('allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox');
+    const src = (await iframe.getAttribute('src'))!;
+    expect(new URL(src).searchParams.get('theme')).toBe('light');
+    expect(new URL(src).searchParams.get('rl_token')).toMatch(/^ey/);
+    const frame = page.frameLocator('iframe[title="Demo member list configuration"]');
+    await frame.getByRole('button', { name: 'Expand details' }).waitFor();
+    const before = (await iframe.boundingBox())!.height;
+    // Clicks inside the plugin's (cross-origin) frame are dispatched: playwright-core's actionability
+    // checks fail in out-of-process frames on Node 20 ("Object not disposable").
+    await frame.getByRole('button', { name: 'Expand details' }).dispatchEvent('click');
+    expect(await eventually(async () => (await iframe.boundingBox())!.height, (h) => h > before + 50)).toBeGreaterThan(before + 50);
+    await frame.getByLabel(/member/i).first().fill('7');
+    // rl:dirty: leaving with unsaved changes in the plugin's page asks first.
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('alertdialog', { name: 'Leave without saving?' }).waitFor();
+    await page.getByRole('button', { name: 'Stay on page' }).click();
+    expect(page.url()).toBe(linkPath(SUPPORTER));
+    await frame.getByRole('button', { name: 'Save', exact: true }).dispatchEvent('click');
+    await page.getByRole('status').getByText('Saved', { exact: true }).first().waitFor();
+    await screenshot(page, 'config-iframe');
+    // The iframe is never reloaded: its src is the one of the first render.
+    expect(await iframe.getAttribute('src')).toBe(src);
+    await frame.getByRole('button', { name: 'Use the form instead' }).dispatchEvent('click');
+    await page.getByText(/Switched back to the form/).first().waitFor();
+  });
+
+  it('renders a hostile plugin’s markup as text and never runs it', async () => {
+    await page.goto(`${sys.url}/guilds/${G}/links/new`);
+    await page.getByLabel('Role', { exact: true }).selectOption(MODERATOR);
+    await page.getByLabel('Plugin URL').fill(sys.hostile.url);
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.waitForURL(linkPath(MODERATOR));
+    await page.locator('label', { hasText: `Label ${HOSTILE.script}` }).waitFor();
+    await page.getByText(`Hostile ${HOSTILE.script}`).first().waitFor();
+    // The display field's javascript: link stays text; the bold marker still formats.
+    await expect(page.locator('a[href^="javascript:"]').count()).resolves.toBe(0);
+    await expect(page.locator('strong', { hasText: HOSTILE.script }).count()).resolves.toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await page.getByText(`Failed to submit config to plugin server: Refused ${HOSTILE.script}`).waitFor();
+    await screenshot(page, 'hostile-plugin');
+    await expect(page.locator('html').getAttribute('data-pwned')).resolves.toBeNull();
+    await expect(page.locator('#root script, #root img[src="x"]').count()).resolves.toBe(0);
+  });
+
+  it('deletes a link after a confirmation', async () => {
+    await page.goto(linkPath(MODERATOR, '/settings'));
+    await page.getByRole('button', { name: 'Delete link' }).click();
+    const dialog = page.getByRole('alertdialog', { name: /Delete the link for Moderator/ });
+    await dialog.waitFor();
+    await screenshot(page, 'delete-link');
+    await dialog.getByRole('button', { name: 'Delete permanently' }).click();
+    await page.waitForURL(`${sys.url}/guilds/${G}`);
+    await page.getByRole('article', { name: 'Role link Supporter' }).waitFor();
+    await expect(page.getByRole('article', { name: 'Role link Moderator' }).count()).resolves.toBe(0);
+    // DELETE /config reached the plugin (fire-and-forget, through the broker).
+    const told = () => sys.hostile.requests.some((r) => r.method === 'DELETE' && r.path === '/config');
+    expect(await eventually(told, Boolean)).toBe(true);
+  });
+
+  it('signs out', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('link', { name: 'Sign in with the platform' }).waitFor();
+    const me = await page.evaluate(async () => (await fetch('/dashboard-api/me')).status);
+    expect(me).toBe(401);
+  });
+});
