@@ -19,6 +19,9 @@ const app = createApp({
   metrics: createMetrics('api'),
   readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
   draining: () => draining,
+  rateLimit: env.API_RATE_LIMIT === 'on'
+    ? { redis, prefix: env.QUEUE_PREFIX, windowMs: env.API_RATE_LIMIT_WINDOW_MS, perPlan: { free: env.API_RATE_LIMIT_FREE, premium: env.API_RATE_LIMIT_PREMIUM } }
+    : undefined,
 });
 
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
