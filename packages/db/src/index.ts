@@ -3,6 +3,7 @@ export * from './queryable';
 export * from './links.repo';
 export * from './list-single.repo';
 export * from './list-replace.repo';
+export * from './list-preview.repo';
 export * from './held-changes.repo';
 export * from './uploads.repo';
 export * from './outbox.repo';
