@@ -9,3 +9,4 @@ export * from './uploads.repo';
 export * from './outbox.repo';
 export * from './link-purge.repo';
 export * from './list-stream';
+export * from './idempotency.repo';

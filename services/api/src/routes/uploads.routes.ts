@@ -7,6 +7,7 @@ import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { currentLink } from '../auth';
 import { listBody, readIdArray, validationError } from '../body';
 import { previewWholeList, writeWholeList } from '../list-write';
+import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
 
 type Deps = { pool: Pool; sync: SyncNotifier };
@@ -41,7 +42,7 @@ export function uploadsRoutes(deps: Deps): Router {
     res.json({ data: counters });
   }));
 
-  r.post('/users/upload/:uploadId/commit', premiumOnly, validate({ params: uploadParams, query: dryRunQuery }), handle(async (req, res) => {
+  r.post('/users/upload/:uploadId/commit', premiumOnly, validate({ params: uploadParams, query: dryRunQuery }), idempotent(deps.pool), handle(async (req, res) => {
     const { params, query } = input<{ params: typeof uploadParams; query: typeof dryRunQuery }>(res);
     const source = { kind: 'upload', uploadId: params.uploadId } as const;
     if (query.dry_run === 'true') {

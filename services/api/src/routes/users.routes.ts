@@ -9,6 +9,7 @@ import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
 import { previewWholeList, writeWholeList } from '../list-write';
 import { setListVersion } from '../list-version';
+import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
 
 type Deps = { pool: Pool; sync: SyncNotifier };
@@ -31,6 +32,7 @@ export function listMeta(link: LinkContext): ListMeta {
 export function usersRoutes(deps: Deps): Router {
   const r = Router({ mergeParams: true });
   const adds = new AddBatcher(deps);
+  const once = idempotent(deps.pool);
 
   r.get('/users', handle(async (req, res) => {
     const link = currentLink(res);
@@ -50,7 +52,7 @@ export function usersRoutes(deps: Deps): Router {
     }
   }));
 
-  r.put('/users', validate({ query: dryRunQuery }), ...listBody(), handle(async (req, res) => {
+  r.put('/users', validate({ query: dryRunQuery }), ...listBody(), once, handle(async (req, res) => {
     const link = currentLink(res);
     const { query } = input<{ query: typeof dryRunQuery }>(res);
     const cap = limitsFor(link.plan).perPut;
@@ -73,7 +75,7 @@ export function usersRoutes(deps: Deps): Router {
     res.json({ data: { exists: await hasUser(deps.pool, link.id, params.userId) } });
   }));
 
-  r.post('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+  r.post('/users/:userId', validate({ params: userParams }), once, handle(async (_req, res) => {
     const link = currentLink(res);
     const { params } = input<{ params: typeof userParams }>(res);
     // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
@@ -83,7 +85,7 @@ export function usersRoutes(deps: Deps): Router {
     res.json({ data: { added: result.added } });
   }));
 
-  r.delete('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+  r.delete('/users/:userId', validate({ params: userParams }), once, handle(async (_req, res) => {
     const link = currentLink(res);
     const { params } = input<{ params: typeof userParams }>(res);
     const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
