@@ -28,7 +28,7 @@ beforeEach(async () => {
  * socket is ready, as at every process start. Replicas of one test share its prefix.
  */
 function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL): Express {
-  const redis = producerConnection(redisUrl, { disconnectTimeout: 50 });
+  const redis = producerConnection(redisUrl, { disconnectTimeout: 50, enableAutoPipelining: true }); // as main.ts opens it
   connections.push(redis);
   return createApp({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan } });
 }
