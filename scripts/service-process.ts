@@ -24,8 +24,8 @@ export const SERVICES: Record<ServiceName, { portVar: string; hostVar: string }>
  * node's arguments for a form. `tsx` is `node --import tsx …/src/main.ts` (what `tsx …` runs, minus tsx's
  * wrapper process, so the pid and RSS are the service's); `compiled` is the images' command.
  */
-export function serviceArgs(name: ServiceName, form: Form): string[] {
-  return form === 'tsx' ? ['--import', 'tsx', `services/${name}/src/main.ts`] : [`services/${name}/dist/main.js`];
+export function serviceArgs(name: ServiceName, form: Form, packageDir = path.join(ROOT, 'services', name)): string[] {
+  return form === 'tsx' ? ['--import', 'tsx', path.join(packageDir, 'src', 'main.ts')] : [path.join(packageDir, 'dist', 'main.js')];
 }
 
 /**
@@ -84,12 +84,22 @@ export type RunningService = {
   stop(): Promise<void>;
 };
 
-export async function startService(name: ServiceName, form: Form, env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+/**
+ * Starts `name` and resolves once /readyz answers 200. `packageDir` runs another copy of the service's
+ * package, e.g. a `pnpm deploy --prod` output (what an image holds), from its own directory.
+ */
+export async function startService(
+  name: ServiceName,
+  form: Form,
+  env: Record<string, string>,
+  opts: { packageDir?: string; timeoutMs?: number } = {},
+): Promise<RunningService> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const port = await freePort();
   const { portVar, hostVar } = SERVICES[name];
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, serviceArgs(name, form), {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, serviceArgs(name, form, opts.packageDir), {
+    cwd: opts.packageDir ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
   });
