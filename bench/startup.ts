@@ -89,7 +89,7 @@ function sizeFigures(): Row[] {
     { image: 'plugin-broker', filter: '@rolelink/plugin-broker' },
     { image: 'bot-worker', filter: '@rolelink/bot-worker' },
     { image: 'dashboard', filter: '@rolelink/dashboard' },
-    { image: 'migrate', filter: '@rolelink/db', extra: 'prisma' },
+    { image: 'migrate', filter: '@rolelink/migrate', extra: 'prisma' },
     { image: 'cli (the bin)', filter: '@rolelink/cli' },
   ];
   const rows: Row[] = [];

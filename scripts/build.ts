@@ -1,8 +1,8 @@
 // `pnpm build`: compiles every deployable into one JavaScript file with esbuild, written to the dist/ of
 // the package that owns it, so production runs `node dist/main.js` with no TypeScript loader:
-//   services/<name>/dist/main.js   api, plugin-broker, bot-worker, dashboard
-//   packages/cli/dist/main.js      the `rolelink` bin (packages/cli package.json)
-//   packages/db/dist/migrate.js    scripts/migrate.ts deploy (reads prisma/ beside or above it)
+//   services/<name>/dist/main.js      api, plugin-broker, bot-worker, dashboard
+//   packages/cli/dist/main.js         the `rolelink` bin (packages/cli package.json)
+//   services/migrate/dist/migrate.js  scripts/migrate.ts (finds prisma/ at or above its directory)
 //
 // Why a bundler and not tsc: the @rolelink/* packages are consumed as TypeScript source (package.json
 // main: src/index.ts) by tsx, jest (@swc/jest) and the type checker. Bundling them into each deployable
@@ -28,7 +28,7 @@ export const TARGETS: readonly Target[] = [
   { pkg: 'services/bot-worker', entry: 'services/bot-worker/src/main.ts', out: 'main.js' },
   { pkg: 'services/dashboard', entry: 'services/dashboard/src/main.ts', out: 'main.js' },
   { pkg: 'packages/cli', entry: 'packages/cli/src/main.ts', out: 'main.js', bin: true },
-  { pkg: 'packages/db', entry: 'scripts/migrate.ts', out: 'migrate.js' },
+  { pkg: 'services/migrate', entry: 'scripts/migrate.ts', out: 'migrate.js' },
 ];
 
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
@@ -116,10 +116,9 @@ async function buildTarget(t: Target): Promise<string[]> {
   const loaded = externalPackages(result.metafile);
   const missing = [...loaded].filter((name) => !declared.has(name)).sort();
   const problems = missing.map((name) => `${t.pkg}/dist/${t.out} loads ${name}, which is not in ${t.pkg}/package.json dependencies`);
-  // A service's production dependencies are what its image installs: one its bundle never loads is dead
-  // weight there (types and bundled workspace packages belong in devDependencies). packages/db is also a
-  // library of the workspace, so only the first check applies to it.
-  if (t.pkg.startsWith('services/') || t.bin) {
+  // A deployable's production dependencies are what its image installs: one its bundle never loads is
+  // dead weight there (types and bundled workspace packages belong in devDependencies).
+  {
     for (const name of [...declared].filter((n) => !loaded.has(n)).sort()) {
       problems.push(`${t.pkg}/package.json lists ${name} in dependencies, but ${t.pkg}/dist/${t.out} never loads it (move it to devDependencies)`);
     }

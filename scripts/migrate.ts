@@ -12,7 +12,7 @@ import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-util
 
 /**
  * The nearest directory at or above this file holding prisma/schema.prisma: the repository root when run
- * from scripts/ (tsx) or packages/db/dist/ (the build), the image's /app in the migrate image.
+ * from scripts/ (tsx) or services/migrate/dist/ (`pnpm build`), /app in the migrate image.
  */
 function findRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {

@@ -62,8 +62,8 @@ describe('the compiled build (pnpm build)', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('applies every migration to an empty database with packages/db/dist/migrate.js', async () => {
-    const { code, out } = await node(['--experimental-wasm-modules', '--no-warnings', path.join(ROOT, 'packages/db/dist/migrate.js')], { DATABASE_URL: databaseUrl(dbName) });
+  it('applies every migration to an empty database with services/migrate/dist/migrate.js', async () => {
+    const { code, out } = await node(['--experimental-wasm-modules', '--no-warnings', path.join(ROOT, 'services/migrate/dist/migrate.js')], { DATABASE_URL: databaseUrl(dbName) });
     expect(out).toMatch(/\d+ migration\(s\) applied/);
     expect(code).toBe(0);
     const c = new Client({ connectionString: databaseUrl(dbName) });
