@@ -78,6 +78,8 @@ export type RunningService = {
   port: number;
   /** ms from spawn until /readyz first answered 200 (polled every 10 ms). */
   startMs: number;
+  /** CPU time (user + system) the process had used by then, in ms: the part of startMs a busy machine does not inflate. */
+  startCpuMs: number;
   /** The process's resident set now (VmRSS), in bytes. */
   rss(): number;
   output(): string;
@@ -123,14 +125,22 @@ export async function startService(
     await new Promise((r) => setTimeout(r, 10));
   }
   const startMs = performance.now() - started;
+  const startCpuMs = cpuMs(child.pid!);
   return {
     name,
     form,
     pid: child.pid!,
     port,
     startMs,
+    startCpuMs,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
     output: () => out,
     stop,
   };
+}
+
+/** CPU time (user + system) a process has used so far, in ms (/proc/<pid>/stat fields 14 and 15, 100 ticks/s). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
