@@ -9,6 +9,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from './local/embedded-postgres';
 import { redisPings, startLocalRedis } from './local/redis-server';
+export { freePort } from './free-port';
+import { freePort } from './free-port';
 
 /** `pid` is set for a server this process started (its process group id). */
 export type Started = { stop(): Promise<void>; pid?: number };
@@ -28,18 +30,6 @@ export function answers(host: string, port: number, timeoutMs = 1000): Promise<b
     };
     s.setTimeout(timeoutMs, () => done(false));
     s.once('connect', () => done(true)).once('error', () => done(false));
-  });
-}
-
-/** A port nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

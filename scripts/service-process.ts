@@ -5,8 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
+export { freePort } from './free-port';
+import { freePort } from './free-port';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -46,18 +47,6 @@ export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix
     PLATFORM_OAUTH_CLIENT_ID: 'startup-check',
     PLATFORM_OAUTH_CLIENT_SECRET: 'startup-check',
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function readyz(port: number): Promise<number> {

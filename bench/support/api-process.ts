@@ -3,22 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { ROOT } from './api-db';
+import { freePort } from '../../scripts/free-port';
 
 export type RunningApi = { pid: number; port: number; origin: string; child: ChildProcess; stop(): Promise<void> };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function ready(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createLink, type AdminDeps } from '@rolelink/admin';
@@ -13,6 +12,7 @@ import { createTestDb, type TestDb } from '../support/db';
 import { seedGuild, snowflake } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report } from './figures';
+import { freePort } from '../../scripts/free-port';
 
 // Issue 13, faults: the plugin broker is SIGKILLed while it is calling a plugin's /register for a link
 // being created. The admin must get the §7 502 (not a hang), no half-created link may remain (no row, no
@@ -28,15 +28,6 @@ let caDir: string;
 let client: PluginCallsClient;
 let redis: ReturnType<typeof producerConnection>;
 const brokers = new Set<ChildProcess>();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A broker process, once its /readyz answers 200 (it takes jobs from then on). */
 async function startBroker(): Promise<ChildProcess> {

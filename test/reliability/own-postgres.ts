@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../scripts/free-port';
 
 // A PostgreSQL server of a scenario's own (initdb into a temp directory, its own port), so the scenario
 // can restart it without touching the server every other test uses. Debian's binaries; as root they run
@@ -13,15 +13,6 @@ function binDir(): string {
   const version = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a))[0] : undefined;
   if (!version) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql');
   return path.join(base, version, 'bin');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export type OwnPostgres = { port: number; adminUrl: string; url(db: string): string; restart(): void; stop(): void };

@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
+import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
 import { GUILD_A, ROLE, guildSeed, ids, sorted, upsertGuild, waitFor } from '../../services/bot-worker/src/testing/harness';
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { report } from './figures';
+import { freePort } from '../../scripts/free-port';
 
 // Issue 13, faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
 // again in the middle of 1,000 single adds and removes from 8 concurrent clients. The API, a bot worker and
@@ -16,7 +16,6 @@ import { report } from './figures';
 // the API acknowledged must be in the list, and the platform must end matching the list exactly — the
 // outbox (`sync_wanted_seq`) and its sweeper re-enqueue what Redis forgot.
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const WRITES = 1_000;
 const CLIENTS = 8;
 const USERS_PER_CLIENT = 40;
@@ -31,15 +30,6 @@ let redis: ChildProcess | null = null;
 let api: RunningApi;
 let worker: ChildProcess;
 let link: SeededLink;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A Redis of this scenario's own, on its own port, keeping nothing on disk (as the machine's does). */
 async function startRedis(): Promise<void> {
@@ -77,24 +67,7 @@ beforeAll(async () => {
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   // The sweeper every second: after Redis comes back, what it forgot is re-enqueued within grace + 1 s.
   api = await startApi({ DATABASE_URL: db.url, REDIS_URL: redisUrl, QUEUE_PREFIX: 'rlrel', SWEEP_EVERY_MS: '1000' });
-  worker = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      QUEUE_PREFIX: 'rlrel',
-      PLATFORM_API_URL: emulator.apiBase,
-      PLATFORM_BOT_TOKEN: emulator.botToken,
-      PLATFORM_GLOBAL_PER_SECOND: '40',
-      WORKER_PORT: '0',
-      WORKER_HOST: '127.0.0.1',
-      WORKER_LOCK_MS: '2000',
-      RECONCILE_EVERY_MS: '3600000',
-      LOG_LEVEL: 'error',
-    },
-  });
+  worker = startWorkerProcess({ databaseUrl: db.url, redisUrl, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken });
 }, 120_000);
 afterAll(async () => {
   worker?.kill('SIGKILL');

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { GUILD_A, MEMBER_START, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild, waitFor, writeList } from '../../services/bot-worker/src/testing/harness';
+import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
 import { createTestDb, type TestDb } from '../support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE } from './figures';
@@ -15,7 +15,6 @@ import { report, SCALE } from './figures';
 // invalid requests (401/403/429, which the platform counts towards a temporary ban at 10,000 per 10
 // minutes) must stay far below that threshold.
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const CHANGES = SCALE === 'full' ? 10_000 : 600;
 const WORKERS = 3;
 const KILL_EVERY_MS = 3_000;
@@ -29,26 +28,8 @@ let producer: Producer<typeof QueueName.roleSync>;
 const workers = new Set<ChildProcess>();
 
 function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      PLATFORM_API_URL: emulator.apiBase,
-      PLATFORM_BOT_TOKEN: emulator.botToken,
-      PLATFORM_GLOBAL_PER_SECOND: '250',
-      WORKER_CONCURRENCY: '4',
-      WORKER_PORT: '0',
-      WORKER_HOST: '127.0.0.1',
-      WORKER_LOCK_MS: '2000',
-      SLICE_MS: '400',
-      RECONCILE_EVERY_MS: '3600000',
-      LOG_LEVEL: 'error',
-    },
-  });
+  const target = { databaseUrl: db.url, redisUrl: REDIS_URL, prefix, platformApiUrl: emulator.apiBase, botToken: emulator.botToken };
+  const child = startWorkerProcess(target, { PLATFORM_GLOBAL_PER_SECOND: '250' });
   workers.add(child);
   child.once('exit', () => workers.delete(child));
   return child;

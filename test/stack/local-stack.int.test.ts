@@ -1,12 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env';
 import { REDIS_URL, dropPrefix } from '../support/redis';
+import { freePort } from '../../scripts/free-port';
 
 // README's first command, run in a fresh clone of the committed tree with its own ports, sharing this
 // machine's PostgreSQL and Redis (own database, own queue prefix) so no embedded server is needed.
@@ -32,16 +32,6 @@ const built = {
 };
 const linkable = built.api && built.broker && built.cli;
 const missing = (names: (keyof typeof built)[]) => names.filter((n) => !built[n]).join(', ');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Every process whose command line or working directory lies inside `dir` (Linux /proc). */
 function processesUnder(dir: string): string[] {

@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, producerConnection, Producer } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import type { Redis } from 'ioredis';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
+import { startWorkerProcess } from './testing/worker-process';
 import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-// node --import tsx (not the tsx CLI, whose wrapper process would stand between the signal and the worker).
 
 let emulator: RunningEmulator;
 let db: TestDb;
@@ -18,36 +16,10 @@ let redis: Redis;
 let producer: Producer<typeof QueueName.roleSync>;
 const children = new Set<ChildProcess>();
 
-/** A real worker process (`tsx services/bot-worker/src/main.ts`), as production runs it. */
 function startWorker(extra: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
-    cwd: ROOT,
-    stdio: ['ignore', process.env.TEST_WORKER_LOG_LEVEL ? 'inherit' : 'ignore', 'pipe'],
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      PLATFORM_API_URL: emulator.apiBase,
-      PLATFORM_BOT_TOKEN: emulator.botToken,
-      PLATFORM_GLOBAL_PER_SECOND: '40',
-      WORKER_CONCURRENCY: '4',
-      WORKER_PORT: '0',
-      WORKER_HOST: '127.0.0.1',
-      WORKER_LOCK_MS: '2000',
-      SLICE_MS: '400',
-      RECONCILE_EVERY_MS: '3600000',
-      LOG_LEVEL: process.env.TEST_WORKER_LOG_LEVEL ?? 'error',
-      ...extra,
-    },
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-4000)));
-  child.on('exit', (code, signal) => {
-    children.delete(child);
-    if (code !== 0 && signal === null) console.error(`worker exited ${code}: ${stderr}`);
-  });
+  const child = startWorkerProcess({ databaseUrl: db.url, redisUrl: REDIS_URL, prefix, platformApiUrl: emulator.apiBase, botToken: emulator.botToken }, extra);
   children.add(child);
+  child.once('exit', () => children.delete(child));
   return child;
 }
 
