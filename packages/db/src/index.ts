@@ -8,3 +8,6 @@ export * from './uploads.repo';
 export * from './outbox.repo';
 export * from './link-purge.repo';
 export * from './list-stream';
+export * from './list-changes.repo';
+export * from './applied-members.repo';
+export * from './sync-state.repo';
