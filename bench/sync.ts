@@ -1,4 +1,4 @@
-// `pnpm bench sync [rate|global|latency|diff …] [--quick]`: the sync engine's figures (issue 3), each
+// `pnpm bench sync [rate|global|latency|diff|incremental …] [--quick]`: the sync engine's figures (issue 3), each
 // printed beside the limit it is measured against, against the platform emulator with real PostgreSQL,
 // Redis and worker processes. --quick shrinks every count tenfold (a smoke run, not the figures).
 import { execFileSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
+import { benchIncremental } from './sync-incremental';
 import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, type ScratchDb } from './sync-support';
 
 const quick = process.argv.includes('--quick');
@@ -184,4 +185,9 @@ export async function run(args: string[]): Promise<void> {
   }
   if (all || wanted.includes('latency')) await benchLatency();
   if (all || wanted.includes('diff')) benchDiff();
+  if (all || wanted.includes('incremental')) {
+    const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+    const sizes = (opt('sizes') ?? '100000,30000000').split(',').map(Number).map(scale);
+    await benchIncremental(out, sizes, scale(Number(opt('changes') ?? 200)));
+  }
 }

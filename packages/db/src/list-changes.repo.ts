@@ -44,9 +44,13 @@ export async function journalGuildChange(db: Queryable, guildId: string): Promis
   return rows.map((r) => r.id);
 }
 
-/** The reconcile changed these users' applied record: one new sequence, one `repair` entry each. */
+/**
+ * The reconcile changed these users' applied record: one new sequence, one `repair` entry each — or one
+ * `walk` when there are more than a journal batch (e.g. the role was taken from everyone by hand).
+ */
 export async function journalRepairs(db: Queryable, linkId: string, userIds: readonly string[]): Promise<void> {
   if (!userIds.length) return;
+  if (userIds.length > JOURNAL_MAX_USERS) return journalLinkChange(db, linkId, 'walk');
   await db.query(
     `WITH l AS (UPDATE role_link SET sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1 RETURNING id, sync_wanted_seq)
      INSERT INTO list_change (link_id, seq, user_id, op) SELECT l.id, l.sync_wanted_seq, u, 'repair' FROM l, unnest($2::bigint[]) u
