@@ -170,6 +170,26 @@ describe('change journal', () => {
     expect(await walks(link)).toBe(1);
   });
 
+  it('applies a fresh add ahead of the backlog of a first sync in the same guild', async () => {
+    const many = ids(2_000);
+    emulator.state.reset();
+    emulator.state.seed({ guilds: [guildSeed(GUILD_A, many.length)] });
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    await writeList(db.pool, link, many.slice(0, 1_500)); // 30 s of adds at the bucket's 50/s
+    await sync(link);
+    await waitFor(holders, (h) => h.length >= 50, { what: 'the first sync under way' });
+
+    const fresh = many[1_999]!; // the highest id: the walk would reach it last
+    await addUser(db.pool, link, fresh, LIMIT);
+    await sync(link);
+    const seen = await waitFor(holders, (h) => h.includes(fresh), { what: 'the fresh add on the platform', timeoutMs: 10_000 });
+    expect(seen.length).toBeLessThan(1_000);
+    // Stop the backlog before the next test: the link's next slice finds it disabled and ends.
+    await db.pool.query('UPDATE role_link SET enabled = false WHERE id = $1', [link]);
+    await walks(link);
+  });
+
   it('walks when a write bypassed the journal (a sequence without entries)', async () => {
     const link = await syncedLink('premium', members.slice(0, 20));
     await writeList(db.pool, link, members.slice(10, 30)); // raw SQL: bumps the sequence, journals nothing
