@@ -101,6 +101,12 @@ describe('change journal', () => {
 
     expect(holders()).toEqual(sorted([...members.slice(0, 50).filter((u) => u !== members[3]), members[120]!]));
     expect(await walks(link)).toBe(walksAfterFirst);
+    // Moderators see why in the guild's audit log: the list's plugin, and whether a single change or a walk moved it.
+    const reasons = emulator.state.audit.list(GUILD_A).filter((e) => e.userId === members[120] || e.userId === members[0]).map((e) => [e.userId, e.action, e.reason]);
+    expect(reasons).toEqual([
+      [members[0], 'member_role_add', 'Role link: plugin.example.com list (full sync)'],
+      [members[120], 'member_role_add', 'Role link: plugin.example.com list (list change)'],
+    ]);
     expect(await journalRows(link)).toBe(0);
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
   });

@@ -189,7 +189,7 @@ describe('sync engine against the platform emulator', () => {
     await db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [link, keepMe]);
     const c = await db.pool.connect();
     try {
-      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, exhausted: () => false, spend: () => undefined }, rows);
+      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, reason: 'test', exhausted: () => false, spend: () => undefined }, rows);
     } finally {
       c.release();
     }
@@ -221,8 +221,12 @@ describe('sync engine against the platform emulator', () => {
     await writeList(db.pool, link, ids(10));
     await sync(link);
     await waitFor(() => outcomes(db.pool, link), (o) => Object.values(o).includes('missing_permission'), { what: 'the 403 recorded' });
-    const { rows } = await db.pool.query<{ backoff_until: Date | null }>('SELECT backoff_until FROM link_sync_state WHERE link_id = $1', [link]);
-    expect(rows[0]!.backoff_until).not.toBeNull();
+    // The outcome is written right after the answer, the link's back-off right after that: wait for both.
+    await waitFor(
+      async () => (await db.pool.query<{ backoff_until: Date | null }>('SELECT backoff_until FROM link_sync_state WHERE link_id = $1', [link])).rows[0]?.backoff_until ?? null,
+      (until) => until !== null,
+      { what: 'the link backed off' },
+    );
     const puts = emulator.state.stats().byStatus['403'];
     expect(puts).toBe(1);
     await sync(link); // a new write does not make the worker hammer the role during the back-off

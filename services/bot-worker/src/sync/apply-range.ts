@@ -18,6 +18,8 @@ export type RangeContext = {
   api: API;
   link: LinkContext;
   cutoff: bigint | null;
+  /** X-Audit-Log-Reason of every role change (@discordjs/rest sends `reason` as that header, URL-encoded). */
+  reason: string;
   /** True once the slice has used its time or change budget. */
   exhausted(): boolean;
   /** Counts one platform call against the slice's budget. */
@@ -36,8 +38,6 @@ export type RangeOutcome = {
   desiredNotHolding: number;
   nextRetryAt: Date | null;
 };
-
-const AUDIT_REASON = 'Role Link sync';
 
 function earliest(a: Date | null, b: Date | null): Date | null {
   if (!a) return b;
@@ -98,7 +98,7 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
         if (ctx.exhausted()) return { ...out, stop: { kind: 'continue' } };
         ctx.spend();
         try {
-          await api.guilds.addRoleToMember(link.guildId, row.userId, link.roleId, { reason: AUDIT_REASON });
+          await api.guilds.addRoleToMember(link.guildId, row.userId, link.roleId, { reason: ctx.reason });
           await record.added(client, link.id, row.userId);
           out.changes++;
           out.adds++;
@@ -140,7 +140,7 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
       if (check === 'keep') continue;
       ctx.spend();
       try {
-        await api.guilds.removeRoleFromMember(link.guildId, row.userId, link.roleId, { reason: AUDIT_REASON });
+        await api.guilds.removeRoleFromMember(link.guildId, row.userId, link.roleId, { reason: ctx.reason });
         await record.removed(client, link.id, row.userId);
         out.changes++;
         out.succeeded++;
