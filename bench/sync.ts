@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
+import { addUser } from '@rolelink/db';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
@@ -136,12 +137,8 @@ async function benchLatency(): Promise<void> {
     const times: number[] = [];
     for (const [i, user] of users.entries()) {
       const t0 = performance.now();
-      // POST /users/:userId on the API: insert, counters and outbox in one transaction, then enqueue.
-      await s.db.pool.query(
-        `WITH ins AS (INSERT INTO link_user (link_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1)
-         UPDATE role_link SET user_count = user_count + (SELECT count(*) FROM ins), sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1`,
-        [link, user],
-      );
+      // POST /users/:userId's own write (insert, counters, outbox and journal in one statement), then enqueue.
+      await addUser(s.db.pool, link, user, 30_000_000);
       await enqueueLinkSync(s.producer, link);
       const deadline = Date.now() + 30_000;
       while (!(s.emulator.state.memberRoles(guild, user) ?? []).includes(ROLE.linked) && Date.now() < deadline) await sleep(2);
