@@ -11,3 +11,4 @@ export * from './list-stream';
 export * from './list-changes.repo';
 export * from './applied-members.repo';
 export * from './sync-state.repo';
+export * from './member-changes.repo';

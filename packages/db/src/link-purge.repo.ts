@@ -10,7 +10,7 @@ export async function purgeDeletedLinks(db: Queryable, maxRows = 1_000_000): Pro
   const { rows } = await db.query<{ id: string }>('SELECT link_id::text AS id FROM link_purge ORDER BY deleted_at LIMIT 100');
   let deleted = 0;
   for (const { id } of rows) {
-    for (const table of ['link_user', 'applied_member', 'list_change']) {
+    for (const table of ['link_user', 'applied_member', 'list_change', 'member_change']) {
       for (;;) {
         if (deleted >= maxRows) return deleted;
         const r = await db.query(

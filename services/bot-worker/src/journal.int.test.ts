@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
-import { addUser, journalGuildChange, removeUser, replaceList } from '@rolelink/db';
+import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
 import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../test/support/db';
@@ -57,7 +57,7 @@ afterAll(async () => {
 beforeEach(async () => {
   emulator.state.reset();
   emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length)] });
-  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change CASCADE');
+  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change CASCADE');
   log.lines.length = 0;
 });
 
@@ -107,6 +107,12 @@ describe('change journal', () => {
       [members[0], 'member_role_add', 'Role link: plugin.example.com list (full sync)'],
       [members[120], 'member_role_add', 'Role link: plugin.example.com list (list change)'],
     ]);
+    // Each member's bounded change history says the same, newest first.
+    expect((await memberHistory(db.pool, link, members[3]!)).map((h) => [h.action, h.outcome, h.cause])).toEqual([
+      ['remove', 'removed', 'list change'],
+      ['add', 'applied', 'full sync'],
+    ]);
+    expect((await memberHistory(db.pool, link, members[120]!)).map((h) => [h.action, h.outcome, h.cause])).toEqual([['add', 'applied', 'list change']]);
     expect(await journalRows(link)).toBe(0);
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
   });
@@ -194,6 +200,18 @@ describe('change journal', () => {
     // Stop the backlog before the next test: the link's next slice finds it disabled and ends.
     await db.pool.query('UPDATE role_link SET enabled = false WHERE id = $1', [link]);
     await walks(link);
+  });
+
+  it('keeps each member\'s change history bounded', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    for (let i = 0; i < MEMBER_HISTORY_KEEP + 5; i++) {
+      await recordMemberChange(db.pool, { linkId: link, userId: members[0]!, action: i % 2 ? 'remove' : 'add', outcome: 'applied', cause: `c${i}` });
+    }
+    const history = await memberHistory(db.pool, link, members[0]!);
+    expect(history.map((h) => h.cause)).toEqual(Array.from({ length: MEMBER_HISTORY_KEEP }, (_, i) => `c${MEMBER_HISTORY_KEEP + 4 - i}`));
+    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM member_change WHERE link_id = $1', [link]);
+    expect(rows[0]!.n).toBe(MEMBER_HISTORY_KEEP);
   });
 
   it('walks when a write bypassed the journal (a sequence without entries)', async () => {

@@ -189,7 +189,7 @@ describe('sync engine against the platform emulator', () => {
     await db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [link, keepMe]);
     const c = await db.pool.connect();
     try {
-      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, reason: 'test', exhausted: () => false, spend: () => undefined }, rows);
+      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, cause: 'full sync', exhausted: () => false, spend: () => undefined }, rows);
     } finally {
       c.release();
     }

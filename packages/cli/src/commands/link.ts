@@ -1,4 +1,4 @@
-import { applyRemovals, createLink, deleteLink, setLink, showLink } from '@rolelink/admin';
+import { applyRemovals, createLink, deleteLink, lookupMember, setLink, showLink } from '@rolelink/admin';
 import { boolFlag, type Command } from '../command';
 
 export const linkCommands: Command[] = [
@@ -33,6 +33,12 @@ export const linkCommands: Command[] = [
     args: ['guildId', 'roleId'],
     summary: 'Show a link: state, counts, limits, sync progress, pending held change',
     run: (ctx, a) => showLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+  },
+  {
+    words: ['link', 'member'],
+    args: ['guildId', 'roleId', 'userId'],
+    summary: 'One member of a link: listed, synced or held, the platform\'s last answer, and their recent role changes with cause',
+    run: (ctx, a) => lookupMember(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, userId: a.userId! }),
   },
   {
     words: ['removals', 'apply'],

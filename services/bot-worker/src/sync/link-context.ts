@@ -21,7 +21,9 @@ export type LinkContext = {
 };
 
 /** Why a role moved, as moderators read it in the guild's audit log (X-Audit-Log-Reason, ≤ 512 chars). */
-export function auditReason(link: Pick<LinkContext, 'pluginHost'>, cause: 'list change' | 'full sync'): string {
+export type ChangeCause = 'list change' | 'full sync';
+
+export function auditReason(link: Pick<LinkContext, 'pluginHost'>, cause: ChangeCause): string {
   return `Role link: ${link.pluginHost} list (${cause})`.slice(0, 512);
 }
 

@@ -5,7 +5,7 @@ import { applyRange, type ChangeMetrics, type SliceResult } from './apply-range'
 import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd } from './diff';
 import { nextRetryInMs, recordJournalApplied } from '@rolelink/db';
 import { consumeJournal } from './journal-batch';
-import { auditReason, inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
+import { inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
 import { abandonPass, advancePass, clearBackoff, countCalls, loadPass, startPass, type PassState } from './pass-state';
 import { finishPass, interimCounts, markIdle, passRate, writeProgress } from './progress';
 import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
@@ -96,7 +96,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
 
   let pass = await loadPass(client, linkId);
   if (pass.backoffLeftMs > 0) return { kind: 'yield', delayMs: pass.backoffLeftMs, reason: 'link_backoff' };
-  const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, reason: auditReason(link, 'list change') };
+  const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, cause: 'list change' as const };
 
   if (pass.cursor !== null && pass.appliedLimit !== link.syncedLimit) pass = await beginWalk(client, link, pass); // plan changed mid-walk
   if (pass.cursor === null) {
@@ -119,7 +119,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   const cutoff = pass.appliedCutoff;
   const span = deps.rangeSpan ?? 10_000;
   let cursor = pass.cursor ?? 0n;
-  const rangeCtx = { ...ctx, cutoff, reason: auditReason(link, 'full sync') };
+  const rangeCtx = { ...ctx, cutoff, cause: 'full sync' as const };
   for (;;) {
     if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(client, link, { kind: 'continue' });
     ranges++;
