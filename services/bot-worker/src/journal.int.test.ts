@@ -4,6 +4,7 @@ import { createPlatformClient, type PlatformClient } from '@rolelink/platform-cl
 import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
 import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
+import { deleteLink } from '@rolelink/admin';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { createBotWorker, type BotWorker } from './worker';
@@ -57,7 +58,7 @@ afterAll(async () => {
 beforeEach(async () => {
   emulator.state.reset();
   emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length)] });
-  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change CASCADE');
+  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge CASCADE');
   log.lines.length = 0;
 });
 
@@ -212,6 +213,39 @@ describe('change journal', () => {
     expect(history.map((h) => h.cause)).toEqual(Array.from({ length: MEMBER_HISTORY_KEEP }, (_, i) => `c${MEMBER_HISTORY_KEEP + 4 - i}`));
     const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM member_change WHERE link_id = $1', [link]);
     expect(rows[0]!.n).toBe(MEMBER_HISTORY_KEEP);
+  });
+
+  it('leaves the roles on link delete by default, and removes what it granted with --strip-roles', async () => {
+    const deleted: string[] = [];
+    const admin = {
+      db,
+      secretKey: () => Buffer.alloc(32),
+      allowPrivatePluginHosts: [],
+      plugin: { register: async () => undefined, deleteConfig: async () => void deleted.push('config') },
+      requestSync: (linkId: string) => sync(linkId),
+    };
+    const kept = await syncedLink('premium', members.slice(0, 10));
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const other = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
+    await writeList(db.pool, other, members.slice(5, 15));
+    await sync(other);
+    await waitDone(other);
+    const otherHolders = () => sorted(emulator.state.holders(GUILD_A, ROLE.other));
+    expect(otherHolders()).toEqual(members.slice(5, 15));
+
+    await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.linked });
+    await walks(kept);
+    expect(holders()).toEqual(members.slice(0, 10)); // the documented default: roles stay
+
+    expect(await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.other, stripRoles: true })).toMatchObject({ strip_roles: true });
+    await waitFor(otherHolders, (h) => h.length === 0, { what: 'the role stripped' });
+    await waitFor(
+      async () => (await db.pool.query<{ done: boolean }>('SELECT stripped_at IS NOT NULL AS done FROM link_purge WHERE link_id = $1', [other])).rows[0]?.done,
+      (done) => done === true,
+      { what: 'the strip recorded as done' },
+    );
+    expect(holders()).toEqual(members.slice(0, 10)); // another link's role is untouched
+    expect(deleted).toEqual(['config', 'config']);
   });
 
   it('walks when a write bypassed the journal (a sequence without entries)', async () => {

@@ -15,8 +15,9 @@ export const linkCommands: Command[] = [
   {
     words: ['link', 'delete'],
     args: ['guildId', 'roleId'],
+    options: { 'strip-roles': { type: 'boolean', description: 'also remove the role from the members the bot granted it to (default: leave them)' } },
     summary: 'Delete a link: its token stops working at once; DELETE /config is sent to the plugin',
-    run: (ctx, a) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+    run: (ctx, a, f) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, stripRoles: f['strip-roles'] === true }),
   },
   {
     words: ['link', 'set'],

@@ -3,7 +3,8 @@ import type { API } from '@discordjs/core/http-only';
 import type { Logger } from '@rolelink/runtime';
 import { applyRange, type ChangeMetrics, type SliceResult } from './apply-range';
 import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd } from './diff';
-import { nextRetryInMs, recordJournalApplied } from '@rolelink/db';
+import { nextRetryInMs, pendingStrip, recordJournalApplied } from '@rolelink/db';
+import { stripSlice } from './strip-roles';
 import { consumeJournal } from './journal-batch';
 import { inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
 import { abandonPass, advancePass, clearBackoff, countCalls, loadPass, startPass, type PassState } from './pass-state';
@@ -79,6 +80,13 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
 
   const link = await loadLink(client, linkId);
   if (!link) {
+    // Deleted with --strip-roles: remove what the bot granted before the purge takes the records.
+    const strip = await pendingStrip(client, linkId);
+    if (strip) {
+      tally.guildId = strip.guildId;
+      tally.roleId = strip.roleId;
+      return await stripSlice({ client, api: deps.api, exhausted, spend }, { id: linkId, ...strip });
+    }
     // Deleted link: its rows are orphans purged elsewhere; the job just completes.
     await client.query('DELETE FROM link_sync_state WHERE link_id = $1', [linkId]);
     tally.skipped = { result: 'deleted' };
