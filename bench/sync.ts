@@ -1,4 +1,4 @@
-// `pnpm bench sync [rate|global|latency|diff …] [--quick]`: the sync engine's figures (issue 3), each
+// `pnpm bench sync [rate|global|latency|diff|incremental …] [--quick]`: the sync engine's figures (issue 3), each
 // printed beside the limit it is measured against, against the platform emulator with real PostgreSQL,
 // Redis and worker processes. --quick shrinks every count tenfold (a smoke run, not the figures).
 import { execFileSync } from 'node:child_process';
@@ -6,10 +6,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
+import { addUser } from '@rolelink/db';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
+import { benchIncremental } from './sync-incremental';
 import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, type ScratchDb } from './sync-support';
 
 const quick = process.argv.includes('--quick');
@@ -135,12 +137,8 @@ async function benchLatency(): Promise<void> {
     const times: number[] = [];
     for (const [i, user] of users.entries()) {
       const t0 = performance.now();
-      // POST /users/:userId on the API: insert, counters and outbox in one transaction, then enqueue.
-      await s.db.pool.query(
-        `WITH ins AS (INSERT INTO link_user (link_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1)
-         UPDATE role_link SET user_count = user_count + (SELECT count(*) FROM ins), sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1`,
-        [link, user],
-      );
+      // POST /users/:userId's own write (insert, counters, outbox and journal in one statement), then enqueue.
+      await addUser(s.db.pool, link, user, 30_000_000);
       await enqueueLinkSync(s.producer, link);
       const deadline = Date.now() + 30_000;
       while (!(s.emulator.state.memberRoles(guild, user) ?? []).includes(ROLE.linked) && Date.now() < deadline) await sleep(2);
@@ -184,4 +182,9 @@ export async function run(args: string[]): Promise<void> {
   }
   if (all || wanted.includes('latency')) await benchLatency();
   if (all || wanted.includes('diff')) benchDiff();
+  if (all || wanted.includes('incremental')) {
+    const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+    const sizes = (opt('sizes') ?? '100000,30000000').split(',').map(Number).map(scale);
+    await benchIncremental(out, sizes, scale(Number(opt('changes') ?? 200)));
+  }
 }

@@ -1,5 +1,5 @@
 import type { MemberLookup } from '@rolelink/contracts';
-import { findLinkAt } from '@rolelink/db';
+import { findLinkAt, memberHistory } from '@rolelink/db';
 import { limitsFor } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
@@ -34,5 +34,6 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
     [link.id, userId],
   );
   const row = applied.rows[0];
-  return { user_id: userId, state, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null };
+  const history = (await memberHistory(deps.db.pool, link.id, userId)).map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
+  return { user_id: userId, state, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
 }

@@ -122,6 +122,8 @@ export type MemberLookup = {
   state: 'synced' | 'held' | 'not_listed';
   /** The bot's last answer from the platform for this member, if it ever acted on them. */
   platform: null | { outcome: string; updated_at: string };
+  /** The member's recent role changes on the platform, newest first (bounded; cause: `list change` or `full sync`). */
+  history: { at: string; action: 'add' | 'remove'; outcome: string; cause: string }[];
 };
 
 /** Path parameters of the guild routes (link routes use `linkParams` of ./api). */

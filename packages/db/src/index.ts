@@ -10,3 +10,7 @@ export * from './outbox.repo';
 export * from './link-purge.repo';
 export * from './list-stream';
 export * from './idempotency.repo';
+export * from './list-changes.repo';
+export * from './applied-members.repo';
+export * from './sync-state.repo';
+export * from './member-changes.repo';

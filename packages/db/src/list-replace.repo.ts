@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { isLargeRemoval } from '@rolelink/domain';
 import { findConfirmation, recordHeldChange, spendConfirmation, type HeldChange } from './held-changes.repo';
 import { lockLink } from './links.repo';
+import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
 import { inTransaction } from './queryable';
 import { bigintArrayLiteral } from './uploads.repo';
 
@@ -58,9 +59,15 @@ export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOut
     const baseline = link.firstListAt === null && link.userCount === 0 ? await handoverHolders(c, input.linkId) : 0;
     const bounded = input.source.kind === 'ids' ? input.source.ids.length <= input.storedLimit : staged <= input.storedLimit;
 
+    // The link's first full list (hand-over baseline or fast path) is applied by a walk, not the journal.
+    const firstList = link.firstListAt === null;
     let next: number;
+    let listVersion: string;
     if (empty && baseline === 0 && bounded) {
       next = await insertDistinct(c, input.linkId, input.source);
+      const bumped = await bumpList(c, input.linkId, next);
+      listVersion = bumped.listVersion;
+      await journalAt(c, input.linkId, bumped.seq, 'walk');
     } else {
       next = await buildNewList(c, input.source);
       if (next > input.storedLimit) {
@@ -77,18 +84,20 @@ export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOut
         }
         await spendConfirmation(c, confirmation.changeId);
       }
-      await writeNewList(c, input.linkId, listRemovals > 0, !empty);
+      const { seq, listVersion: version } = await bumpList(c, input.linkId, next);
+      listVersion = version;
+      const listAdds = next - (link.userCount - listRemovals);
+      // Small diffs are journaled per user; a large one costs less as one walk than as journal rows.
+      const journal = firstList || listRemovals + listAdds > JOURNAL_MAX_USERS ? null : seq;
+      await writeNewList(c, input.linkId, listRemovals > 0, !empty, journal);
+      if (journal === null) await journalAt(c, input.linkId, seq, 'walk');
+      else if (listRemovals + listAdds === 0) await journalAt(c, input.linkId, seq, 'link');
     }
-    const { rows } = await c.query<{ listVersion: string }>(
-      `UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1,
-         first_list_at = COALESCE(first_list_at, now()), updated_at = now() WHERE id = $1 RETURNING list_version::text AS "listVersion"`,
-      [input.linkId, next],
-    );
     if (input.source.kind === 'upload') {
       // Staged rows are deleted later by the GC in batches; closing the session is what makes it 404.
       await c.query('UPDATE upload_session SET closed_at = now() WHERE id = $1', [input.source.uploadId]);
     }
-    return { kind: 'replaced', userCount: next, listVersion: rows[0]!.listVersion };
+    return { kind: 'replaced', userCount: next, listVersion };
   }).catch((err: unknown): ReplaceOutcome => {
     if (err instanceof OverLimit) return { kind: 'over-limit', next: err.next };
     throw err;
@@ -205,19 +214,43 @@ export async function handoverHolders(c: PoolClient, linkId: string): Promise<nu
   return r && r.mode === 'handover' ? Number(r.holders) : 0;
 }
 
-async function writeNewList(c: PoolClient, linkId: string, removesSome: boolean, hadRows: boolean): Promise<void> {
+/** Counter, first-list mark and the outbox sequence (returned: the journal entries of this write carry it). */
+/** The write's sequence (for the journal) and the list's new version (the ETag), bumped together. */
+async function bumpList(c: PoolClient, linkId: string, next: number): Promise<{ seq: string; listVersion: string }> {
+  const { rows } = await c.query<{ seq: string; listVersion: string }>(
+    `UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1,
+       first_list_at = COALESCE(first_list_at, now()), updated_at = now() WHERE id = $1
+     RETURNING sync_wanted_seq::text AS seq, list_version::text AS "listVersion"`,
+    [linkId, next],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Deletes the rows that left and inserts the new ones. With `journalSeq`, the same statements journal
+ * each changed ID (`remove`/`add` under that sequence): the diff is computed once, here, by the writes
+ * that already compute it.
+ */
+async function writeNewList(c: PoolClient, linkId: string, removesSome: boolean, hadRows: boolean, journalSeq: string | null): Promise<void> {
+  const journal = (op: 'add' | 'remove', write: string) =>
+    journalSeq === null
+      ? write
+      : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, '${op}' FROM w`;
   if (removesSome) {
     await c.query(
-      'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)',
+      journal('remove', 'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)'),
       [linkId],
     );
   }
   // Only the new rows, sorted (B-tree inserts in key order); see replaceList on why no ON CONFLICT.
   await c.query(
-    hadRows
-      ? `INSERT INTO link_user (link_id, user_id) SELECT $1, n.user_id FROM new_list n
-         WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY n.user_id`
-      : 'INSERT INTO link_user (link_id, user_id) SELECT $1, user_id FROM new_list ORDER BY user_id',
+    journal(
+      'add',
+      hadRows
+        ? `INSERT INTO link_user (link_id, user_id) SELECT $1, n.user_id FROM new_list n
+           WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY n.user_id`
+        : 'INSERT INTO link_user (link_id, user_id) SELECT $1, user_id FROM new_list ORDER BY user_id',
+    ),
     [linkId],
   );
 }

@@ -6,7 +6,8 @@ export type AddResult = { added: boolean; atLimit: boolean; listVersion: string 
 /**
  * Adds several users to one link in a single statement (one round trip, one implicit transaction):
  * locks the link row so the stored limit holds under concurrency, inserts idempotently, and keeps the
- * counter and the outbox marker in the same transaction as the rows. IDs are taken in array order, so
+ * counter, the outbox marker and the change journal (list_change, one `add` per inserted ID) in the
+ * same transaction as the rows. IDs are taken in array order, so
  * when the list is nearly full the earlier ones get the remaining room. `userIds` must be distinct.
  *
  * Many single adds of one link share the link row's lock; the API coalesces the concurrent ones into one
@@ -15,7 +16,7 @@ export type AddResult = { added: boolean; atLimit: boolean; listVersion: string 
  */
 export async function addUsers(db: Queryable, linkId: string, userIds: readonly string[], storedLimit: number): Promise<AddResult[]> {
   const { rows } = await db.query<{ added: boolean; present: boolean; capped: boolean; version: string }>({
-    name: 'rolelink.add-users',
+    name: 'rolelink.add-users-journaled',
     // `present` is one index probe per ID: a LATERAL … LIMIT 1 cannot be turned into a join. As an EXISTS
     // it was planned as a hashed subplan or semi-join, and the generic plan of this prepared statement
     // then read the link's whole list on every call (EXPLAIN ANALYZE: a bitmap scan of all 12,800 rows of
@@ -33,7 +34,8 @@ export async function addUsers(db: Queryable, linkId: string, userIds: readonly 
           upd AS (
             UPDATE role_link SET user_count = user_count + (SELECT count(*) FROM ins)::int,
               sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
-            WHERE id = $1 AND EXISTS (SELECT 1 FROM ins) RETURNING list_version)
+            WHERE id = $1 AND EXISTS (SELECT 1 FROM ins) RETURNING sync_wanted_seq, list_version),
+          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, ins.user_id, 'add' FROM ins, upd)
      SELECT i.user_id IS NOT NULL AS added, r.present,
             COALESCE(f.rn > $3::int - (SELECT user_count FROM l), false) AS capped,
             COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version
@@ -50,17 +52,18 @@ export async function addUser(db: Queryable, linkId: string, userId: string, sto
   return result!;
 }
 
-/** Removes one user; never held by the shrink rule (spec 4.1 rule 6). `listVersion`: after the statement. */
+/** Removes one user and journals the removal; never held by the shrink rule (spec 4.1 rule 6). `listVersion`: after the statement. */
 export async function removeUser(db: Queryable, linkId: string, userId: string): Promise<{ removed: boolean; listVersion: string }> {
   const { rows } = await db.query<{ removed: boolean; version: string }>({
-    name: 'rolelink.remove-user-locked',
+    name: 'rolelink.remove-user-journaled',
     // The link row is locked before the list row (the delete joins it), the same order as every other
     // writer of the list: a removal racing a replace of the same link cannot deadlock.
     text: `WITH l AS (SELECT id, list_version FROM role_link WHERE id = $1 FOR UPDATE),
           del AS (DELETE FROM link_user u USING l WHERE u.link_id = l.id AND u.user_id = $2 RETURNING 1),
           upd AS (
             UPDATE role_link SET user_count = user_count - 1, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
-            WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING list_version)
+            WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING sync_wanted_seq, list_version),
+          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, $2, 'remove' FROM upd)
      SELECT EXISTS (SELECT 1 FROM upd) AS removed,
             COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version`,
     values: [linkId, userId],

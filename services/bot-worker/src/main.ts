@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     sliceMs: env.SLICE_MS,
     sliceChanges: env.SLICE_CHANGES,
     lockDurationMs: env.WORKER_LOCK_MS,
-    reconcileEveryMs: env.RECONCILE_EVERY_MS,
+    reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
   });
 
   let draining = false;

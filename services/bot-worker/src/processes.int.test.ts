@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, producerConnection, Producer } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
+import { replaceList } from '@rolelink/db';
 import type { Redis } from 'ioredis';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
@@ -118,5 +119,41 @@ describe('bot worker processes', () => {
     expect(applied.added).toBe(list.length);
     expect(applied.unchanged).toBeLessThanOrEqual(2); // at most the calls in flight at the kill are repeated
     expect(emulator.state.stats().rateLimited.user).toBe(0);
+  });
+
+  it('applies a journaled replace exactly once in effect across a SIGKILL mid-batch and a Redis wipe', async () => {
+    emulator = await startEmulator({ port: 0, roleBucket: { limit: 10, windowMs: 500 }, globalPerSecond: 40, seed: { guilds: [guildSeed(GUILD_B, 200)] } });
+    await upsertGuild(db.pool, GUILD_B, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.other }); // a pair no other test of this file uses
+    const first = ids(20);
+    await writeList(db.pool, link, first);
+    const worker = startWorker();
+    await enqueueLinkSync(producer, link);
+    await waitFor(() => holders(GUILD_B, ROLE.other).length, (n) => n === 20, { what: 'the first list', timeoutMs: 30_000 });
+
+    // 5 removed (below the shrink hold), 150 added: journaled per user under one sequence (one batch).
+    const next = [...first.slice(5), ...ids(150, 800000000000000040n)];
+    expect(await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: 100_000 })).toMatchObject({ kind: 'replaced' });
+    await enqueueLinkSync(producer, link);
+    await waitFor(() => holders(GUILD_B, ROLE.other).length, (n) => n >= 40, { what: 'the batch under way', timeoutMs: 30_000 });
+    worker.kill('SIGKILL');
+    await exited(worker);
+    expect(holders(GUILD_B, ROLE.other).length).toBeLessThan(next.length);
+    await dropPrefix(prefix); // Redis loses the job and the limiter's state; the journal is in PostgreSQL
+
+    startWorker();
+    await enqueueLinkSync(producer, link); // what the API's outbox sweeper does for a link still behind
+    await waitFor(() => holders(GUILD_B, ROLE.other), (h) => h.length === next.length && !h.includes(first[0]!), { what: 'the whole replace', timeoutMs: 40_000 });
+    expect(holders(GUILD_B, ROLE.other)).toEqual(sorted(next));
+    // This link's role only (the new worker's start-up reconcile also repairs an earlier test's link in GUILD_B).
+    const calls = emulator.state.audit.list(GUILD_B).filter((e) => e.roleId === ROLE.other);
+    expect(calls.filter((e) => e.changed && e.action === 'member_role_add')).toHaveLength(20 + 150);
+    expect(calls.filter((e) => e.changed && e.action === 'member_role_remove')).toHaveLength(5);
+    expect(calls.filter((e) => !e.changed).length).toBeLessThanOrEqual(4); // at most the calls in flight at the kill are repeated
+    await waitFor(
+      async () => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [link])).rows[0]!.n,
+      (n) => n === 0,
+      { what: 'the journal compacted' },
+    );
   });
 });

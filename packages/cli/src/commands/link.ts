@@ -1,4 +1,4 @@
-import { applyRemovals, createLink, deleteLink, setLink, showLink } from '@rolelink/admin';
+import { applyRemovals, createLink, deleteLink, lookupMember, setLink, showLink } from '@rolelink/admin';
 import { boolFlag, type Command } from '../command';
 
 export const linkCommands: Command[] = [
@@ -15,8 +15,9 @@ export const linkCommands: Command[] = [
   {
     words: ['link', 'delete'],
     args: ['guildId', 'roleId'],
+    options: { 'strip-roles': { type: 'boolean', description: 'also remove the role from the members the bot granted it to (default: leave them)' } },
     summary: 'Delete a link: its token stops working at once; DELETE /config is sent to the plugin',
-    run: (ctx, a) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+    run: (ctx, a, f) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, stripRoles: f['strip-roles'] === true }),
   },
   {
     words: ['link', 'set'],
@@ -33,6 +34,12 @@ export const linkCommands: Command[] = [
     args: ['guildId', 'roleId'],
     summary: 'Show a link: state, counts, limits, sync progress, pending held change',
     run: (ctx, a) => showLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+  },
+  {
+    words: ['link', 'member'],
+    args: ['guildId', 'roleId', 'userId'],
+    summary: 'One member of a link: listed, synced or held, the platform\'s last answer, and their recent role changes with cause',
+    run: (ctx, a) => lookupMember(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, userId: a.userId! }),
   },
   {
     words: ['removals', 'apply'],

@@ -2,7 +2,8 @@ import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
 import type { DiffRow } from './diff';
-import type { LinkContext } from './link-context';
+import { recordMemberChange } from '@rolelink/db';
+import { auditReason, type ChangeCause, type LinkContext } from './link-context';
 import { record } from './outcomes';
 import { backOffLink } from './pass-state';
 
@@ -18,6 +19,8 @@ export type RangeContext = {
   api: API;
   link: LinkContext;
   cutoff: bigint | null;
+  /** Why these calls are made: the audit-log reason and each member's change history say so. */
+  cause: ChangeCause;
   /** True once the slice has used its time or change budget. */
   exhausted(): boolean;
   /** Counts one platform call against the slice's budget. */
@@ -36,8 +39,6 @@ export type RangeOutcome = {
   desiredNotHolding: number;
   nextRetryAt: Date | null;
 };
-
-const AUDIT_REASON = 'Role Link sync';
 
 function earliest(a: Date | null, b: Date | null): Date | null {
   if (!a) return b;
@@ -83,6 +84,10 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
   const out: RangeOutcome = { changes: 0, adds: 0, succeeded: 0, desiredNotHolding: 0, nextRetryAt: null };
   const forget: string[] = [];
   const { link, api, client } = ctx;
+  // X-Audit-Log-Reason of every role change (@discordjs/rest sends `reason` as that header, URL-encoded).
+  const reason = auditReason(link, ctx.cause);
+  const history = (userId: string, action: 'add' | 'remove', outcome: string) =>
+    recordMemberChange(client, { linkId: link.id, userId, action, outcome, cause: ctx.cause });
   try {
     for (const row of rows) {
       if (row.desired) {
@@ -98,8 +103,9 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
         if (ctx.exhausted()) return { ...out, stop: { kind: 'continue' } };
         ctx.spend();
         try {
-          await api.guilds.addRoleToMember(link.guildId, row.userId, link.roleId, { reason: AUDIT_REASON });
+          await api.guilds.addRoleToMember(link.guildId, row.userId, link.roleId, { reason });
           await record.added(client, link.id, row.userId);
+          await history(row.userId, 'add', 'applied');
           out.changes++;
           out.adds++;
           out.succeeded++;
@@ -109,12 +115,14 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
           if (failure.kind !== 'rate_limited') out.changes++;
           if (failure.kind === 'not_in_guild') {
             await record.addFailed(client, link.id, row.userId, 'not_in_guild');
+            await history(row.userId, 'add', 'not_in_guild');
             out.desiredNotHolding++;
             ctx.metrics?.change('add', 'not_in_guild');
             continue;
           }
           if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
             const next = await record.addFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
+            await history(row.userId, 'add', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
             ctx.metrics?.change('add', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
             out.nextRetryAt = earliest(out.nextRetryAt, next);
           }
@@ -140,8 +148,9 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
       if (check === 'keep') continue;
       ctx.spend();
       try {
-        await api.guilds.removeRoleFromMember(link.guildId, row.userId, link.roleId, { reason: AUDIT_REASON });
+        await api.guilds.removeRoleFromMember(link.guildId, row.userId, link.roleId, { reason });
         await record.removed(client, link.id, row.userId);
+        await history(row.userId, 'remove', 'removed');
         out.changes++;
         out.succeeded++;
         ctx.metrics?.change('remove', 'applied');
@@ -151,11 +160,13 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
         if (failure.kind === 'not_in_guild') {
           // Left the guild: they hold nothing any more.
           await record.removed(client, link.id, row.userId);
+          await history(row.userId, 'remove', 'not_in_guild');
           ctx.metrics?.change('remove', 'not_in_guild');
           continue;
         }
         if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
           const next = await record.removeFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
+          await history(row.userId, 'remove', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
           ctx.metrics?.change('remove', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
           out.nextRetryAt = earliest(out.nextRetryAt, next);
         }

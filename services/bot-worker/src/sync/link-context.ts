@@ -16,7 +16,16 @@ export type LinkContext = {
   appliedCount: number;
   wantedSeq: bigint;
   syncedLimit: number;
+  /** Host of the plugin that keeps the list: named in the platform's audit log. */
+  pluginHost: string;
 };
+
+/** Why a role moved, as moderators read it in the guild's audit log (X-Audit-Log-Reason, ≤ 512 chars). */
+export type ChangeCause = 'list change' | 'full sync';
+
+export function auditReason(link: Pick<LinkContext, 'pluginHost'>, cause: ChangeCause): string {
+  return `Role link: ${link.pluginHost} list (${cause})`.slice(0, 512);
+}
 
 /** Why a link syncs nothing right now (design: sync engine rule 1), or null when it syncs. */
 export function inactiveReason(link: LinkContext): 'disabled' | 'paused' | 'awaiting_first_list' | null {
@@ -40,9 +49,10 @@ export async function loadLink(db: Queryable, linkId: string): Promise<LinkConte
     plan: Plan;
     paid_slots: number;
     rank: number;
+    plugin_url: string;
   }>(
     `SELECT rl.guild_id::text, rl.role_id::text, rl.enabled, rl.member_mode, rl.first_list_at, rl.user_count,
-            rl.applied_count, rl.sync_wanted_seq::text, g.plan, g.paid_slots,
+            rl.applied_count, rl.sync_wanted_seq::text, g.plan, g.paid_slots, rl.plugin_url,
             (SELECT count(*) FROM role_link o WHERE o.guild_id = rl.guild_id AND o.id < rl.id)::int AS rank
        FROM role_link rl JOIN guild g ON g.id = rl.guild_id
       WHERE rl.id = $1`,
@@ -62,6 +72,7 @@ export async function loadLink(db: Queryable, linkId: string): Promise<LinkConte
     appliedCount: r.applied_count,
     wantedSeq: BigInt(r.sync_wanted_seq),
     syncedLimit: syncedLimit(r.plan),
+    pluginHost: hostOf(r.plugin_url),
   };
 }
 
@@ -81,4 +92,12 @@ export async function syncedCutoff(db: Queryable, link: Pick<LinkContext, 'id' |
   if (!rows[0]) return null;
   // rows[0] is the first held id; the synced set is everything strictly below it.
   return BigInt(rows[0].user_id) - 1n;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }

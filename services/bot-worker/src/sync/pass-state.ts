@@ -18,6 +18,11 @@ export type PassState = {
   backoffCount: number;
   /** Milliseconds of link back-off left, per PostgreSQL's clock. */
   backoffLeftMs: number;
+  /** Last journal sequence on the platform; null until the link's first walk has finished. */
+  journalSeq: bigint | null;
+  /** Synced limit and boundary applied (during a walk: the walk's own, fixed at its start). */
+  appliedLimit: number | null;
+  appliedCutoff: bigint | null;
 };
 
 export async function loadPass(db: Queryable, linkId: string): Promise<PassState> {
@@ -35,9 +40,12 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
     backoff_until: Date | null;
     backoff_count: number;
     backoff_left_ms: number;
+    journal_seq: string | null;
+    applied_limit: number | null;
+    applied_cutoff: string | null;
   }>(
     `SELECT pass_seq::text, cursor::text, pass_started_at, desired_seen, applied_seen, changes, adds, base_applied,
-            next_retry_at, backoff_until, backoff_count,
+            next_retry_at, backoff_until, backoff_count, journal_seq::text, applied_limit, applied_cutoff::text,
             GREATEST(0, EXTRACT(EPOCH FROM (backoff_until - localtimestamp)) * 1000)::float8 AS backoff_left_ms
        FROM link_sync_state WHERE link_id = $1`,
     [linkId],
@@ -56,15 +64,24 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
     backoffUntil: r.backoff_until,
     backoffCount: r.backoff_count,
     backoffLeftMs: r.backoff_left_ms ?? 0,
+    journalSeq: r.journal_seq === null ? null : BigInt(r.journal_seq),
+    appliedLimit: r.applied_limit,
+    appliedCutoff: r.applied_cutoff === null ? null : BigInt(r.applied_cutoff),
   };
 }
 
-export async function startPass(db: Queryable, linkId: string, seq: bigint, baseApplied: number): Promise<void> {
+/**
+ * Starts a walk answering `seq`. Its synced boundary (limit and cutoff) is fixed for the whole walk, so
+ * every range is judged by one rule; list changes after `seq` are the journal's, applied against the
+ * boundary that then holds.
+ */
+export async function startPass(db: Queryable, linkId: string, seq: bigint, baseApplied: number, boundary: { limit: number; cutoff: bigint | null }): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET pass_seq = $2, cursor = 0, pass_started_at = clock_timestamp(), desired_seen = 0, applied_seen = 0,
-            changes = 0, adds = 0, base_applied = $3, next_retry_at = NULL, updated_at = clock_timestamp()
+            changes = 0, adds = 0, base_applied = $3, next_retry_at = NULL, applied_limit = $4, applied_cutoff = $5,
+            updated_at = clock_timestamp()
       WHERE link_id = $1`,
-    [linkId, seq.toString(), baseApplied],
+    [linkId, seq.toString(), baseApplied, boundary.limit, boundary.cutoff === null ? null : boundary.cutoff.toString()],
   );
 }
 
@@ -90,8 +107,16 @@ export async function countCalls(db: Queryable, linkId: string, changes: number,
   await db.query('UPDATE link_sync_state SET changes = changes + $2, adds = adds + $3 WHERE link_id = $1', [linkId, changes, adds]);
 }
 
+/**
+ * An unfinished walk is dropped (the link went inactive). The journal entries it was to cover may be
+ * compacted already, so the link walks again when it is active again.
+ */
 export async function abandonPass(db: Queryable, linkId: string): Promise<void> {
-  await db.query('UPDATE link_sync_state SET cursor = NULL, updated_at = clock_timestamp() WHERE link_id = $1', [linkId]);
+  await db.query(
+    `UPDATE link_sync_state SET journal_seq = CASE WHEN cursor IS NULL THEN journal_seq END, cursor = NULL, updated_at = clock_timestamp()
+      WHERE link_id = $1`,
+    [linkId],
+  );
 }
 
 /** Missing permissions on the role: stop hammering it, 1 min doubling to 1 h. Returns the back-off in ms. */

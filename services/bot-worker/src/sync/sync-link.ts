@@ -3,7 +3,10 @@ import type { API } from '@discordjs/core/http-only';
 import type { Logger } from '@rolelink/runtime';
 import { applyRange, type ChangeMetrics, type SliceResult } from './apply-range';
 import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd } from './diff';
-import { inactiveReason, loadLink, syncedCutoff } from './link-context';
+import { nextRetryInMs, pendingStrip, recordJournalApplied } from '@rolelink/db';
+import { stripSlice } from './strip-roles';
+import { consumeJournal } from './journal-batch';
+import { inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
 import { abandonPass, advancePass, clearBackoff, countCalls, loadPass, startPass, type PassState } from './pass-state';
 import { finishPass, interimCounts, markIdle, passRate, writeProgress } from './progress';
 import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
@@ -77,6 +80,13 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
 
   const link = await loadLink(client, linkId);
   if (!link) {
+    // Deleted with --strip-roles: remove what the bot granted before the purge takes the records.
+    const strip = await pendingStrip(client, linkId);
+    if (strip) {
+      tally.guildId = strip.guildId;
+      tally.roleId = strip.roleId;
+      return await stripSlice({ client, api: deps.api, exhausted, spend }, { id: linkId, ...strip });
+    }
     // Deleted link: its rows are orphans purged elsewhere; the job just completes.
     await client.query('DELETE FROM link_sync_state WHERE link_id = $1', [linkId]);
     tally.skipped = { result: 'deleted' };
@@ -94,21 +104,36 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
 
   let pass = await loadPass(client, linkId);
   if (pass.backoffLeftMs > 0) return { kind: 'yield', delayMs: pass.backoffLeftMs, reason: 'link_backoff' };
+  const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, cause: 'list change' as const };
+
+  if (pass.cursor !== null && pass.appliedLimit !== link.syncedLimit) pass = await beginWalk(client, link, pass); // plan changed mid-walk
   if (pass.cursor === null) {
-    await startPass(client, linkId, link.wantedSeq, link.appliedCount);
-    pass = await loadPass(client, linkId);
+    // No walk under way: the journal says what changed since the last applied sequence.
+    const floor = pass.journalSeq;
+    const boundaryMoved = pass.appliedLimit !== link.syncedLimit && link.userCount > Math.min(pass.appliedLimit ?? 0, link.syncedLimit);
+    if (floor !== null && !boundaryMoved) {
+      const j = await consumeJournal({ ...ctx, appliedCutoff: pass.appliedCutoff, walking: false }, floor, link.wantedSeq);
+      if (j.kind === 'stop') return await pause(client, link, j.result);
+      if (j.kind === 'drained') return await idle(client, link, j.seq);
+    }
+    pass = await beginWalk(client, link, pass); // first sync, moved boundary, or a change the journal cannot describe
+  } else if (pass.appliedCutoff === null && link.userCount <= link.syncedLimit) {
+    // Fresh changes go ahead of the walk's backlog (design rule 7): while the whole list is synced, a
+    // journaled change is exact on its own, so it need not wait for the walk to reach its id.
+    const j = await consumeJournal({ ...ctx, appliedCutoff: null, walking: true }, maxSeq(pass.journalSeq, pass.passSeq), link.wantedSeq);
+    if (j.kind === 'stop') return await pause(client, link, j.result);
   }
-  const cutoff = await syncedCutoff(client, link);
+
+  const cutoff = pass.appliedCutoff;
   const span = deps.rangeSpan ?? 10_000;
   let cursor = pass.cursor ?? 0n;
-
-  const ctx = { client, api: deps.api, link, cutoff, metrics: countingChanges(tally, deps.metrics), exhausted, spend };
+  const rangeCtx = { ...ctx, cutoff, cause: 'full sync' as const };
   for (;;) {
     if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(client, link, { kind: 'continue' });
     ranges++;
     const to = await nextRangeEnd(client, linkId, cursor, span);
     const rows = await diffRange(client, linkId, cursor, to, cutoff);
-    const outcome = await applyRange(ctx, rows);
+    const outcome = await applyRange(rangeCtx, rows);
     if (outcome.succeeded > 0) await clearBackoff(client, linkId).catch(() => undefined);
     if (outcome.stop) {
       await countCalls(client, linkId, outcome.changes, outcome.adds);
@@ -128,21 +153,35 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
 
     pass = await loadPass(client, linkId);
     await finishPass(client, linkId, pass, passRate(pass, Date.now()));
+    // Everything journaled up to the walk's sequence is on the platform now: compacted.
+    await recordJournalApplied(client, linkId, { seq: pass.passSeq, cutoff, limit: link.syncedLimit });
     tally.pass = { calls: pass.changes, adds: pass.adds, duration_ms: pass.passStartedAt && Math.max(0, Date.now() - pass.passStartedAt.getTime()) };
     const fresh = await loadLink(client, linkId);
-    if (fresh && !inactiveReason(fresh) && fresh.wantedSeq > pass.passSeq) {
-      // The list changed during the pass: start the next pass right away (within the budget).
-      await startPass(client, linkId, fresh.wantedSeq, pass.appliedSeen);
-      cursor = 0n;
-      continue;
-    }
+    // Changes journaled during the walk are the next slice's (the journal, not another walk).
+    if (fresh && !inactiveReason(fresh) && fresh.wantedSeq > pass.passSeq) return { kind: 'continue' };
     const retryInMs = pass.nextRetryAt ? Math.max(1_000, pass.nextRetryAt.getTime() - Date.now()) : undefined;
     return retryInMs !== undefined && retryInMs <= MAX_SCHEDULED_RETRY_MS ? { kind: 'done', retryInMs } : { kind: 'done' };
   }
 }
 
+const maxSeq = (a: bigint | null, b: bigint) => (a !== null && a > b ? a : b);
+
+/** Starts a full walk answering the link's current sequence, with the boundary that holds now. */
+async function beginWalk(client: PoolClient, link: LinkContext, pass: PassState): Promise<PassState> {
+  const cutoff = await syncedCutoff(client, link);
+  await startPass(client, link.id, link.wantedSeq, pass.cursor === null ? link.appliedCount : pass.baseApplied, { limit: link.syncedLimit, cutoff });
+  return loadPass(client, link.id);
+}
+
+/** Nothing journaled is left: the outbox answers what was consumed; a user in back-off schedules its retry. */
+async function idle(client: PoolClient, link: LinkContext, seq: bigint): Promise<SliceResult> {
+  await markIdle(client, link.id, seq);
+  const retryInMs = await nextRetryInMs(client, link.id);
+  return retryInMs !== null && retryInMs <= MAX_SCHEDULED_RETRY_MS ? { kind: 'done', retryInMs: Math.max(1_000, retryInMs) } : { kind: 'done' };
+}
+
 /** Leaving mid-pass: interim progress so GET /users and `rolelink link show` move during a long sync. */
-async function pause(client: PoolClient, link: NonNullable<Awaited<ReturnType<typeof loadLink>>>, result: SliceResult): Promise<SliceResult> {
+async function pause(client: PoolClient, link: LinkContext, result: SliceResult): Promise<SliceResult> {
   const pass: PassState = await loadPass(client, link.id);
   await writeProgress(client, link.id, interimCounts(link, pass), passRate(pass, Date.now()));
   return result;

@@ -1,0 +1,260 @@
+import { Redis } from 'ioredis';
+import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
+import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
+import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
+import { memoryLogger } from '@rolelink/runtime';
+import { deleteLink } from '@rolelink/admin';
+import { createTestDb, type TestDb } from '../../../test/support/db';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
+import { createBotWorker, type BotWorker } from './worker';
+import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+
+let emulator: RunningEmulator;
+let db: TestDb;
+let prefix: string;
+let redis: Redis;
+let workerRedis: Redis;
+let client: PlatformClient;
+let bot: BotWorker;
+const log = memoryLogger('bot-worker', 'debug');
+
+const members = ids(200);
+const holders = () => sorted(emulator.state.holders(GUILD_A, ROLE.linked));
+const LIMIT = 100_000;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
+  db = await createTestDb();
+  prefix = testQueuePrefix();
+  redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
+  workerRedis = workerConnection(REDIS_URL);
+  client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
+  bot = await createBotWorker({
+    db: db.pool,
+    api: client.api,
+    workerRedis,
+    redis,
+    prefix,
+    logger: log.logger,
+    concurrency: 2,
+    sliceMs: 500,
+    sliceChanges: 40,
+    lockDurationMs: 10_000,
+    reconcileEveryMs: null,
+    rangeSpan: 64,
+  });
+});
+
+afterAll(async () => {
+  await bot?.close();
+  await emulator?.close();
+  await db?.drop();
+  redis?.disconnect();
+  workerRedis?.disconnect();
+  await dropPrefix(prefix);
+});
+
+beforeEach(async () => {
+  emulator.state.reset();
+  emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length)] });
+  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge CASCADE');
+  log.lines.length = 0;
+});
+
+const sync = (linkId: string) => enqueueLinkSync(bot.producer, linkId);
+const waitDone = (linkId: string, what = 'the outbox to be answered') =>
+  waitFor(() => linkRow(db.pool, linkId), (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null, { what });
+const journalRows = async (linkId: string) =>
+  (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [linkId])).rows[0]!.n;
+/** Walks finished so far, counted once no job is queued or running (a slice's line is written before its job completes). */
+async function walks(linkId: string): Promise<number> {
+  await waitFor(
+    () => bot.producer.queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized'),
+    (c) => Object.values(c).every((n) => n === 0),
+    { what: 'an idle queue' },
+  );
+  return log.lines.filter((l) => l.message === 'sync slice' && l.linkId === linkId && l.pass !== undefined).length;
+}
+
+/** A link whose first list is on the platform (its first sync is a walk; everything after is the journal's). */
+async function syncedLink(plan: 'free' | 'premium', list: string[]): Promise<string> {
+  await upsertGuild(db.pool, GUILD_A, plan);
+  const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+  await writeList(db.pool, link, list);
+  await sync(link);
+  await waitDone(link, 'the first walk');
+  return link;
+}
+
+describe('change journal', () => {
+  it('applies a single add and a single removal without walking the list, and compacts what it consumed', async () => {
+    const link = await syncedLink('premium', members.slice(0, 50));
+    const walksAfterFirst = await walks(link);
+    expect(walksAfterFirst).toBe(1);
+
+    expect(await addUser(db.pool, link, members[120]!, LIMIT)).toMatchObject({ added: true });
+    expect(await removeUser(db.pool, link, members[3]!)).toBe(true);
+    expect(await journalRows(link)).toBe(2);
+    await sync(link);
+    await waitFor(holders, (h) => h.includes(members[120]!) && !h.includes(members[3]!), { what: 'the add and the removal on the platform' });
+    await waitDone(link);
+
+    expect(holders()).toEqual(sorted([...members.slice(0, 50).filter((u) => u !== members[3]), members[120]!]));
+    expect(await walks(link)).toBe(walksAfterFirst);
+    // Moderators see why in the guild's audit log: the list's plugin, and whether a single change or a walk moved it.
+    const reasons = emulator.state.audit.list(GUILD_A).filter((e) => e.userId === members[120] || e.userId === members[0]).map((e) => [e.userId, e.action, e.reason]);
+    expect(reasons).toEqual([
+      [members[0], 'member_role_add', 'Role link: plugin.example.com list (full sync)'],
+      [members[120], 'member_role_add', 'Role link: plugin.example.com list (list change)'],
+    ]);
+    // Each member's bounded change history says the same, newest first.
+    expect((await memberHistory(db.pool, link, members[3]!)).map((h) => [h.action, h.outcome, h.cause])).toEqual([
+      ['remove', 'removed', 'list change'],
+      ['add', 'applied', 'full sync'],
+    ]);
+    expect((await memberHistory(db.pool, link, members[120]!)).map((h) => [h.action, h.outcome, h.cause])).toEqual([['add', 'applied', 'list change']]);
+    expect(await journalRows(link)).toBe(0);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
+  });
+
+  it('keeps the lowest-N rule exact: a removal below the boundary promotes the next held id, an add below it demotes the highest synced id', async () => {
+    const list = members.slice(0, 130); // free plan: the lowest 100 are synced, 30 held
+    const link = await syncedLink('free', list);
+    expect(holders()).toEqual(list.slice(0, 100));
+
+    await removeUser(db.pool, link, members[10]!);
+    await sync(link);
+    await waitFor(holders, (h) => h.includes(members[100]!) && !h.includes(members[10]!), { what: 'member 100 promoted' });
+    await waitDone(link);
+    expect(holders()).toEqual(sorted(list.filter((u) => u !== members[10]).slice(0, 100)));
+
+    // An add of an id above the boundary is held; re-adding member 10 (below it) demotes member 100 again.
+    await addUser(db.pool, link, members[150]!, LIMIT);
+    await addUser(db.pool, link, members[10]!, LIMIT);
+    await sync(link);
+    await waitFor(holders, (h) => h.includes(members[10]!) && !h.includes(members[100]!), { what: 'member 100 demoted' });
+    await waitDone(link);
+    expect(holders()).toEqual(list.slice(0, 100));
+    expect(holders()).not.toContain(members[150]);
+    expect(await walks(link)).toBe(1);
+  });
+
+  it('walks again only when a plan change moves the synced boundary (downgrade, then upgrade)', async () => {
+    const list = members.slice(0, 130);
+    const link = await syncedLink('premium', list);
+    expect(holders()).toEqual(list);
+
+    await upsertGuild(db.pool, GUILD_A, 'free');
+    await journalGuildChange(db.pool, GUILD_A);
+    await sync(link);
+    await waitFor(holders, (h) => h.length === 100, { what: 'the downgrade to 100 holders' });
+    await waitDone(link);
+    expect(holders()).toEqual(list.slice(0, 100));
+    expect(await walks(link)).toBe(2);
+
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    await journalGuildChange(db.pool, GUILD_A);
+    await sync(link);
+    await waitFor(holders, (h) => h.length === 130, { what: 'the upgrade to 130 holders' });
+    await waitDone(link);
+    expect(await walks(link)).toBe(3);
+
+    // Slots changed but the boundary did not: the `link` entry is consumed without a walk.
+    await journalGuildChange(db.pool, GUILD_A);
+    await sync(link);
+    await waitDone(link);
+    expect(await walks(link)).toBe(3);
+    expect(await journalRows(link)).toBe(0);
+  });
+
+  it('journals a small replace per user and applies exactly its diff', async () => {
+    const link = await syncedLink('premium', members.slice(0, 60));
+    const next = [...members.slice(5, 60), ...members.slice(150, 155)]; // 5 removed, 5 added
+    const out = await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: LIMIT });
+    expect(out).toEqual({ kind: 'replaced', userCount: 60 });
+    const ops = (await db.pool.query<{ op: string; n: number }>('SELECT op, count(*)::int AS n FROM list_change WHERE link_id = $1 GROUP BY op ORDER BY op', [link])).rows;
+    expect(ops).toEqual([{ op: 'add', n: 5 }, { op: 'remove', n: 5 }]);
+
+    await sync(link);
+    await waitFor(holders, (h) => h.includes(members[154]!) && !h.includes(members[0]!), { what: 'the replace on the platform' });
+    await waitDone(link);
+    expect(holders()).toEqual(sorted(next));
+    expect(await walks(link)).toBe(1);
+  });
+
+  it('applies a fresh add ahead of the backlog of a first sync in the same guild', async () => {
+    const many = ids(2_000);
+    emulator.state.reset();
+    emulator.state.seed({ guilds: [guildSeed(GUILD_A, many.length)] });
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    await writeList(db.pool, link, many.slice(0, 1_500)); // 30 s of adds at the bucket's 50/s
+    await sync(link);
+    await waitFor(holders, (h) => h.length >= 50, { what: 'the first sync under way' });
+
+    const fresh = many[1_999]!; // the highest id: the walk would reach it last
+    await addUser(db.pool, link, fresh, LIMIT);
+    await sync(link);
+    const seen = await waitFor(holders, (h) => h.includes(fresh), { what: 'the fresh add on the platform', timeoutMs: 10_000 });
+    expect(seen.length).toBeLessThan(1_000);
+    // Stop the backlog before the next test: the link's next slice finds it disabled and ends.
+    await db.pool.query('UPDATE role_link SET enabled = false WHERE id = $1', [link]);
+    await walks(link);
+  });
+
+  it('keeps each member\'s change history bounded', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    for (let i = 0; i < MEMBER_HISTORY_KEEP + 5; i++) {
+      await recordMemberChange(db.pool, { linkId: link, userId: members[0]!, action: i % 2 ? 'remove' : 'add', outcome: 'applied', cause: `c${i}` });
+    }
+    const history = await memberHistory(db.pool, link, members[0]!);
+    expect(history.map((h) => h.cause)).toEqual(Array.from({ length: MEMBER_HISTORY_KEEP }, (_, i) => `c${MEMBER_HISTORY_KEEP + 4 - i}`));
+    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM member_change WHERE link_id = $1', [link]);
+    expect(rows[0]!.n).toBe(MEMBER_HISTORY_KEEP);
+  });
+
+  it('leaves the roles on link delete by default, and removes what it granted with --strip-roles', async () => {
+    const deleted: string[] = [];
+    const admin = {
+      db,
+      secretKey: () => Buffer.alloc(32),
+      allowPrivatePluginHosts: [],
+      plugin: { register: async () => undefined, deleteConfig: async () => void deleted.push('config') },
+      requestSync: (linkId: string) => sync(linkId),
+    };
+    const kept = await syncedLink('premium', members.slice(0, 10));
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const other = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
+    await writeList(db.pool, other, members.slice(5, 15));
+    await sync(other);
+    await waitDone(other);
+    const otherHolders = () => sorted(emulator.state.holders(GUILD_A, ROLE.other));
+    expect(otherHolders()).toEqual(members.slice(5, 15));
+
+    await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.linked });
+    await walks(kept);
+    expect(holders()).toEqual(members.slice(0, 10)); // the documented default: roles stay
+
+    expect(await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.other, stripRoles: true })).toMatchObject({ strip_roles: true });
+    await waitFor(otherHolders, (h) => h.length === 0, { what: 'the role stripped' });
+    await waitFor(
+      async () => (await db.pool.query<{ done: boolean }>('SELECT stripped_at IS NOT NULL AS done FROM link_purge WHERE link_id = $1', [other])).rows[0]?.done,
+      (done) => done === true,
+      { what: 'the strip recorded as done' },
+    );
+    expect(holders()).toEqual(members.slice(0, 10)); // another link's role is untouched
+    expect(deleted).toEqual(['config', 'config']);
+  });
+
+  it('walks when a write bypassed the journal (a sequence without entries)', async () => {
+    const link = await syncedLink('premium', members.slice(0, 20));
+    await writeList(db.pool, link, members.slice(10, 30)); // raw SQL: bumps the sequence, journals nothing
+    await sync(link);
+    await waitFor(holders, (h) => h.length === 20 && h.includes(members[29]!), { what: 'the raw write on the platform' });
+    await waitDone(link);
+    expect(holders()).toEqual(members.slice(10, 30));
+    expect(await walks(link)).toBe(2);
+  });
+});

@@ -1,0 +1,98 @@
+import type { PoolClient } from 'pg';
+import { diffUsers, dueRetries, readJournal, recordJournalApplied, type JournalEntry } from '@rolelink/db';
+import { applyRange, type RangeContext, type SliceResult } from './apply-range';
+import { diffRange, MAX_USER_ID, type DiffRow } from './diff';
+import { syncedCutoff } from './link-context';
+import { countCalls } from './pass-state';
+
+/** What consuming the journal came to: nothing left, a walk is needed, or the slice must stop. */
+export type JournalOutcome = { kind: 'drained'; seq: bigint } | { kind: 'walk' } | { kind: 'stop'; result: SliceResult };
+
+export type JournalContext = Omit<RangeContext, 'cutoff'> & {
+  /** The boundary last applied (null = the whole list was synced). */
+  appliedCutoff: bigint | null;
+  /** Inside a walk: only list changes after the walk's sequence, no retries (the walk has those). */
+  walking: boolean;
+};
+
+/** Sequences must follow each other: a missing one is a write that bypassed the journal. */
+function contiguous(after: bigint, entries: readonly JournalEntry[]): boolean {
+  let expected = after + 1n;
+  for (const e of entries) {
+    if (e.seq === expected) expected++;
+    else if (e.seq !== expected - 1n) return false;
+  }
+  return true;
+}
+
+/** Ids whose desired state may differ when the boundary moves from `from` to `to`: the range between them. */
+function boundaryRange(from: bigint | null, to: bigint | null): [bigint, bigint] | null {
+  const a = from ?? MAX_USER_ID;
+  const b = to ?? MAX_USER_ID;
+  if (a === b) return null;
+  return a < b ? [a, b] : [b, a];
+}
+
+function merged(a: DiffRow[], b: DiffRow[]): DiffRow[] {
+  const byId = new Map<string, DiffRow>();
+  for (const r of [...a, ...b]) byId.set(r.userId, r);
+  return [...byId.values()].sort((x, y) => (BigInt(x.userId) < BigInt(y.userId) ? -1 : 1));
+}
+
+/**
+ * Applies the journal after `afterSeq` in batches of whole sequences (design: sync engine rule 7). A
+ * batch touches only its users, the users whose back-off ended, and — when the lowest-N boundary moved —
+ * the ids between the old and the new boundary (an add below it demotes the highest synced id, a
+ * removal below it promotes the lowest held one). The batch is marked applied (and compacted) only after
+ * every call of it was answered; a crash or a yield repeats the batch, and since it is diffed against
+ * the applied record again, users already done are no longer differences: exactly once in effect.
+ */
+export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, wantedSeq: bigint): Promise<JournalOutcome> {
+  const { client, link } = ctx;
+  let floor = afterSeq;
+  let appliedCutoff = ctx.appliedCutoff;
+  for (;;) {
+    const { entries, more } = await readJournal(client, link.id, floor);
+    if (!contiguous(floor, entries) || entries.some((e) => e.op === 'walk')) return { kind: 'walk' };
+    if (!entries.length && wantedSeq > floor) return { kind: 'walk' };
+    const retries = ctx.walking ? [] : await dueRetries(client, link.id);
+    if (!entries.length && !retries.length) return { kind: 'drained', seq: floor };
+
+    const cutoff = await syncedCutoff(client, link);
+    if (ctx.walking && cutoff !== appliedCutoff) return { kind: 'drained', seq: floor }; // the boundary is the walk's to settle
+    const users = [...new Set([...entries.filter((e) => e.userId !== '0').map((e) => e.userId), ...retries])];
+    const range = boundaryRange(appliedCutoff, cutoff);
+    const rows = merged(await diffUsers(client, link.id, users, cutoff), range ? await diffRange(client, link.id, range[0], range[1], cutoff) : []);
+
+    const out = await applyRange({ ...ctx, cutoff }, rows);
+    await countCalls(client, link.id, out.changes, out.adds);
+    if (out.stop) return { kind: 'stop', result: out.stop };
+    const seq = entries.length ? entries[entries.length - 1]!.seq : floor;
+    await recordJournalApplied(client, link.id, { seq, cutoff, limit: link.syncedLimit });
+    if (!ctx.walking) await writeJournalProgress(client, link.id, { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit });
+    floor = seq;
+    appliedCutoff = cutoff;
+    if (!more && !entries.length) return { kind: 'drained', seq: floor };
+    if (ctx.exhausted()) return { kind: 'stop', result: { kind: 'continue' } };
+  }
+}
+
+/**
+ * Progress after a journal batch: the applied count moves by what the batch did (exact counts come back
+ * with the next walk), and the outbox answers the batch's sequence. Not called inside a walk: the outbox
+ * stays behind until the walk ends, and the walk's counts are exact then.
+ */
+async function writeJournalProgress(
+  client: PoolClient,
+  linkId: string,
+  p: { seq: bigint; adds: number; removes: number; limit: number },
+): Promise<void> {
+  await client.query(
+    `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
+            applied_count = LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4)),
+            pending_count = GREATEST(0, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
+            last_sync_at = clock_timestamp()
+      WHERE id = $1`,
+    [linkId, p.seq.toString(), p.adds, p.removes, p.limit],
+  );
+}
