@@ -1,1 +1,2 @@
 export * from './iframe-token';
+export * from './client';
