@@ -90,6 +90,8 @@ export type IframeResponse = { version: 1; ui_mode: 'iframe'; name: string; desc
 export type ConfigForm<S extends readonly Section[]> = {
   name: string;
   sections: S;
+  /** Every field of every section, in order. */
+  fields: readonly Field[];
   /** The GET /config answer with these values pre-filled (always fetched fresh by the service). */
   response(values?: ConfigValues<S>): SchemaResponse;
 };
@@ -98,6 +100,7 @@ export function configForm<const S extends readonly Section[]>(def: { name: stri
   return {
     name: def.name,
     sections: def.sections,
+    fields: def.sections.flatMap((s): readonly Field[] => s.fields),
     response: (values) => ({
       version: 1,
       ui_mode: 'schema',
