@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type Response } from 'express';
 import { openApiDocument } from './document';
+import { INIT_JS, REFERENCE_HTML } from './reference-page';
 
 /**
  * GET /openapi.json and the interactive reference at GET /reference (Swagger UI). Swagger UI comes from
@@ -10,14 +11,10 @@ import { openApiDocument } from './document';
  * Scalar inject <style> elements and would need 'unsafe-inline'). Its icons are data: images.
  * openapi-reference.browser.int.test.ts renders it in Chromium and fails on any CSP violation.
  */
-const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const PUBLIC_DIR = path.join(__dirname, 'public');
-
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'swagger-ui.css': { file: path.join(SWAGGER_DIR, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { file: path.join(SWAGGER_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
-  'init.js': { file: path.join(PUBLIC_DIR, 'init.js'), type: 'text/javascript; charset=utf-8' },
-};
+const ASSETS = {
+  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
+  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
+} as const;
 
 const CSP = [
   "default-src 'none'",
@@ -37,14 +34,16 @@ function secure(res: Response): Response {
 
 export function openApiRoutes(): Router {
   const r = Router();
-  const page = readFileSync(path.join(PUBLIC_DIR, 'reference.html'), 'utf8');
-  const assets = new Map(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(a.file), type: a.type }]));
+  // swagger-ui-dist is a production dependency of the API (installed beside it, never bundled).
+  const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  const assets = new Map<string, { body: string | Buffer; type: string }>(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(swaggerDir, a.file)), type: a.type }]));
+  assets.set('init.js', { body: INIT_JS, type: 'text/javascript; charset=utf-8' });
 
   r.get('/openapi.json', (_req, res) => {
     secure(res).set('Cache-Control', 'no-cache').json(openApiDocument());
   });
   r.get('/reference', (_req, res) => {
-    secure(res).set('Cache-Control', 'no-cache').type('html').send(page);
+    secure(res).set('Cache-Control', 'no-cache').type('html').send(REFERENCE_HTML);
   });
   r.get('/reference/:asset', (req, res, next) => {
     const asset = assets.get(req.params.asset);
