@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1.7
-# One multi-target image build for every deployable: api, plugin-broker, bot-worker, dashboard, migrate.
+# One multi-target image build for every deployable: api, plugin-broker, bot-worker, dashboard, migrate, cli.
 #   docker build --target api -t rolelink/api .
-# Packages are source-only TypeScript (main: src/index.ts); services run with tsx's loader, as locally.
+# The build stage compiles (`pnpm build`: one esbuild bundle per deployable, docs/operations.md) and
+# makes one production tree per deployable with `pnpm deploy --prod`: its package.json, its dist/ and
+# exactly the npm packages its bundle loads. Each final image holds only that tree and runs plain node.
 
 ARG NODE_VERSION=20.19
 FROM node:${NODE_VERSION}-bookworm-slim AS base
@@ -22,42 +24,61 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /
 FROM fetch AS build
 COPY . .
 # --offline: everything comes from the store filled by `pnpm fetch`. The root postinstall generates the
-# Prisma client (no engine download: scripts/prisma-generate.mjs); dependency install scripts stay off.
-# The dashboard's front end is built here into services/dashboard/web/dist, which the dashboard serves.
+# Prisma client (no engine download: scripts/prisma-generate.mjs), which the bundles then contain;
+# dependency install scripts stay off. `pnpm build` also builds the dashboard's front end (web/dist).
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile --offline --store-dir /pnpm/store \
- && pnpm --filter @rolelink/dashboard-web build \
- && rm -rf .data .git test bench docs k8s
+ && pnpm build
+# --legacy: the services take no workspace package at run time (they are inside the bundles), so the
+# injected-workspace mode of pnpm 10's deploy is not needed. --ignore-scripts: the production trees need
+# no generation step. The migrate tree is services/migrate (dist/migrate.js) plus prisma/ (schema and
+# migrations), which the script finds above its own directory.
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    for p in api plugin-broker bot-worker dashboard migrate cli; do \
+      pnpm --filter "@rolelink/$p" deploy --legacy --prod --offline --ignore-scripts --store-dir /pnpm/store "/deploy/$p" || exit 1; \
+    done \
+ && cp -r prisma /deploy/migrate/prisma
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     NODE_OPTIONS=--enable-source-maps
 WORKDIR /app
-COPY --from=build --chown=root:root /app /app
-# Non-root at run time; the code is owned by root and read-only to the process. tsx keeps its
-# transform cache in /tmp (an emptyDir in Kubernetes, where the root filesystem is read-only).
+# Non-root at run time; the code is owned by root and read-only to the process. Nothing writes to the
+# image's filesystem (Kubernetes mounts it read-only; /tmp is an emptyDir for libraries that want one).
 USER node
 STOPSIGNAL SIGTERM
 
 FROM runtime AS api
+COPY --from=build --chown=root:root /deploy/api /app
 ENV API_PORT=3000
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "services/api/src/main.ts"]
+CMD ["node", "dist/main.js"]
 
 FROM runtime AS plugin-broker
+COPY --from=build --chown=root:root /deploy/plugin-broker /app
 ENV BROKER_PORT=3002
 EXPOSE 3002
-CMD ["node", "--import", "tsx", "services/plugin-broker/src/main.ts"]
+CMD ["node", "dist/main.js"]
 
 FROM runtime AS bot-worker
+COPY --from=build --chown=root:root /deploy/bot-worker /app
 ENV WORKER_PORT=3003
 EXPOSE 3003
-CMD ["node", "--import", "tsx", "services/bot-worker/src/main.ts"]
+CMD ["node", "dist/main.js"]
 
+# The dashboard's tree holds web/dist (its package.json `files`), which dist/main.js serves.
 FROM runtime AS dashboard
+COPY --from=build --chown=root:root /deploy/dashboard /app
 ENV DASHBOARD_PORT=3001
 EXPOSE 3001
-CMD ["node", "--import", "tsx", "services/dashboard/src/main.ts"]
+CMD ["node", "dist/main.js"]
 
 # One-shot: applies pending migrations to DATABASE_URL (Prisma's schema engine as WebAssembly).
 FROM runtime AS migrate
-CMD ["node", "--experimental-wasm-modules", "--no-warnings", "--import", "tsx", "scripts/migrate.ts", "deploy"]
+COPY --from=build --chown=root:root /deploy/migrate /app
+CMD ["node", "--experimental-wasm-modules", "--no-warnings", "dist/migrate.js", "deploy"]
+
+# The admin command for operators: docker run --rm --env-file .env rolelink/cli link show <guild> <role>
+FROM runtime AS cli
+COPY --from=build --chown=root:root /deploy/cli /app
+ENTRYPOINT ["node", "dist/main.js"]
+CMD ["help"]

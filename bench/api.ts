@@ -1,4 +1,4 @@
-// `pnpm bench api [--only put,upload,get,post] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`:
+// `pnpm bench api [--only put,upload,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`:
 // the User Management API's figures (issue 2), each printed beside its limit. The API runs as a real
 // separate process over a scratch database (`rolelink_bench`, recreated and dropped) and a queue prefix
 // of its own. Exit code 0 whatever the figures say (it is a benchmark); a failed figure prints FAIL.
@@ -9,12 +9,13 @@ import { Pool } from 'pg';
 import { dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
 import { dropPrefix } from '../test/support/redis';
 import { figureGet, figurePost, figurePut, figureUpload, seedBigList, type Ctx, type Row } from './support/api-figures';
+import { figurePostRateLimit, UNREACHED_LIMIT } from './support/api-rate-limit';
 import { startApi, type RunningApi } from './support/api-process';
 import type { BenchLink } from './support/api-db';
 
-const FIGURES = ['put', 'upload', 'get', 'post'] as const;
+const FIGURES = ['put', 'upload', 'get', 'post', 'post-limit'] as const;
 type Figure = (typeof FIGURES)[number];
-const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 'upload', commit: 'upload', get: 'get', post: 'post' };
+const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 'upload', commit: 'upload', get: 'get', post: 'post', 'post-limit': 'post-limit' };
 
 type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; keepDb: boolean; cpuProfDir?: string };
 
@@ -87,7 +88,10 @@ export async function run(args: string[]): Promise<void> {
     log(`disk: ${free === null ? '?' : (free / 1e9).toFixed(0)} GB free for PostgreSQL (${freeBytes('/work') === null ? '?' : (freeBytes('/work')! / 1e9).toFixed(0)} GB on /work); this run needs about ${(needs / 1e9).toFixed(0)} GB`);
     if (free !== null && free < needs) throw new Error('not enough free disk for this scale; try a smaller --ids');
 
-    api = await startApi({ DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix }, { cpuProfDir: opts.cpuProfDir });
+    // The limiter is on, as in production, with a limit no figure reaches: every figure pays its cost
+    // (one Redis round trip per request) and none is refused; post-limit compares against it off.
+    const apiEnv = { DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix, API_RATE_LIMIT: 'on', API_RATE_LIMIT_PREMIUM: UNREACHED_LIMIT };
+    api = await startApi(apiEnv, { cpuProfDir: opts.cpuProfDir });
     log(`api: pid ${api.pid} on ${api.origin}, database rolelink_bench, queue prefix ${prefix}`);
     const guildId = await seedGuild(pool, 'premium');
     const ctx: Ctx = { api, pool, guildId, rows, log };
@@ -117,6 +121,7 @@ export async function run(args: string[]): Promise<void> {
       });
     }
     if (opts.only.has('post')) await attempt('post', () => figurePost(ctx, opts.postSeconds));
+    if (opts.only.has('post-limit')) await attempt('post-limit', () => figurePostRateLimit(ctx, apiEnv, opts.postSeconds));
   } finally {
     await api?.stop();
     await pool.end();

@@ -10,7 +10,18 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { execFileSync } from 'node:child_process';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 
-const root = path.resolve(__dirname, '..');
+/**
+ * The nearest directory at or above this file holding prisma/schema.prisma: the repository root when run
+ * from scripts/ (tsx) or services/migrate/dist/ (`pnpm build`), /app in the migrate image.
+ */
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'prisma', 'schema.prisma'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no prisma/schema.prisma at or above ${from}`);
+  }
+}
+
+const root = findRoot(__dirname);
 const schemaPath = path.join(root, 'prisma', 'schema.prisma');
 const baseDir = path.join(root, 'prisma', 'migrations');
 const filters = { externalTables: [], externalEnums: [] };

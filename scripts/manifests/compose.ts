@@ -51,6 +51,12 @@ export function validateCompose(file: string): { problems: Problem[] } {
   // Every build target must be a stage of the Dockerfile beside the compose file.
   const dockerfile = path.join(path.dirname(file), 'Dockerfile');
   const stages = existsSync(dockerfile) ? [...readFileSync(dockerfile, 'utf8').matchAll(/^FROM\s+\S+\s+AS\s+(\S+)/gim)].map((m) => m[1]) : [];
+  // The images run compiled JavaScript (pnpm build): no stage may start a TypeScript loader.
+  if (existsSync(dockerfile)) {
+    for (const line of readFileSync(dockerfile, 'utf8').split('\n')) {
+      if (/^\s*(CMD|ENTRYPOINT)\b/.test(line) && /\btsx\b|\.ts"/.test(line)) fail('Dockerfile', `${line.trim()}: images run node dist/…, not TypeScript through tsx`);
+    }
+  }
   for (const [svc, s] of Object.entries(services)) {
     const target = get(s, 'build', 'target');
     if (typeof target === 'string' && !stages.includes(target)) fail(`services.${svc}.build.target`, `${target} is not a stage of the Dockerfile`);

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
+import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
 
 /** The services stop within 25 s of SIGTERM (runtime onShutdown); probes and grace must allow for it. */
@@ -149,5 +150,6 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   for (const m of objects) await schemaCheck(m, problems);
   problems.push(...unknownFieldProblems(objects));
   conventionChecks(all, dir, problems);
+  networkPolicyChecks(all, problems);
   return { checked: objects.length, problems };
 }

@@ -68,6 +68,10 @@ describe('deployment manifests', () => {
     copy.edit('docker-compose.yml', 'condition: service_completed_successfully', 'condition: service_completed');
     copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
     copy.edit('docker-compose.yml', 'target: dashboard', 'target: dashbaord');
+    // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
+    copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
+    copy.edit('k8s/network-policies.yaml', /  podSelector: \{\}\n  policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
+    copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
     expect(code).toBe(1);
@@ -81,5 +85,8 @@ describe('deployment manifests', () => {
     expect(out).toMatch(/depends_on.*must be equal to one of the allowed values/);
     expect(out).toContain('Redis needs --appendonly yes');
     expect(out).toContain('dashbaord is not a stage of the Dockerfile');
+    expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);
+    expect(out).toContain('a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required');
+    expect(out).toContain('images run node dist/…, not TypeScript through tsx');
   });
 });

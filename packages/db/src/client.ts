@@ -17,6 +17,11 @@ export function createDb(connectionString: string, options: { max?: number } = {
   const pool = new Pool({ connectionString, max: options.max ?? 10 });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // A client checked out of the pool (mid-transaction, between statements) emits 'error' when its server
+  // goes away; with no listener, Node turns that into an uncaught exception and the whole process dies
+  // (a PostgreSQL restart killed the API: test/reliability/postgres-restart). The statement in flight
+  // rejects on its own, and the pool discards the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   let closed: Promise<void> | null = null;
   return {

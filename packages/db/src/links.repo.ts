@@ -18,6 +18,8 @@ export type LinkContext = {
   paidSlots: number;
   /** 0-based position among the guild's links, oldest first (slot allowance). */
   rank: number;
+  /** The list's version (role_link.list_version, a bigint as text): read before the request reads the list. */
+  listVersion: string;
 };
 
 const LINK_COLUMNS = `
@@ -26,7 +28,8 @@ const LINK_COLUMNS = `
   l.applied_count AS "appliedCount", l.pending_count AS "pendingCount",
   (l.sync_wanted_seq > l.sync_done_seq) AS "syncBehind",
   g.plan, g.paid_slots AS "paidSlots",
-  (SELECT count(*) FROM role_link o WHERE o.guild_id = l.guild_id AND o.id < l.id)::int AS rank`;
+  (SELECT count(*) FROM role_link o WHERE o.guild_id = l.guild_id AND o.id < l.id)::int AS rank,
+  l.list_version::text AS "listVersion"`;
 
 /**
  * Runs on every API request. A named (prepared) statement: PostgreSQL plans the join and the rank
@@ -50,9 +53,9 @@ export async function findLinkAt(db: Queryable, guildId: string, roleId: string)
 }
 
 /** Locks the link row for the rest of the transaction: list writers of one link run one at a time. */
-export async function lockLink(db: Queryable, linkId: string): Promise<{ userCount: number; firstListAt: Date | null; trusted: boolean } | null> {
-  const { rows } = await db.query<{ userCount: number; firstListAt: Date | null; trusted: boolean }>(
-    `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted FROM role_link WHERE id = $1 FOR UPDATE`,
+export async function lockLink(db: Queryable, linkId: string): Promise<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string } | null> {
+  const { rows } = await db.query<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string }>(
+    `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted, list_version::text AS "listVersion" FROM role_link WHERE id = $1 FOR UPDATE`,
     [linkId],
   );
   return rows[0] ?? null;

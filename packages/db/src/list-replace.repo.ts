@@ -8,13 +8,15 @@ import { bigintArrayLiteral } from './uploads.repo';
 export type ReplaceSource = { kind: 'ids'; ids: readonly string[] } | { kind: 'upload'; uploadId: string };
 
 export type ReplaceOutcome =
-  | { kind: 'replaced'; userCount: number }
+  | { kind: 'replaced'; userCount: number; listVersion: string }
+  | { kind: 'version-mismatch'; listVersion: string }
   | { kind: 'over-limit'; next: number }
   | { kind: 'held'; change: HeldChange; note?: string }
   | { kind: 'upload-not-found' }
   | { kind: 'link-not-found' };
 
-export type ReplaceInput = { linkId: string; source: ReplaceSource; storedLimit: number; confirm?: string };
+/** `ifMatch`: the list versions the caller accepts (If-Match); absent, any. */
+export type ReplaceInput = { linkId: string; source: ReplaceSource; storedLimit: number; confirm?: string; ifMatch?: readonly string[] };
 
 /** Bound on one array parameter: a whole premium PUT (100,000 IDs, ~2 MB) travels in one. */
 const BATCH = 100_000;
@@ -44,6 +46,8 @@ export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOut
   return inTransaction(pool, async (c): Promise<ReplaceOutcome> => {
     const link = await lockLink(c, input.linkId);
     if (!link) return { kind: 'link-not-found' };
+    // Compared under the lock, so no write can land between the check and this one.
+    if (input.ifMatch && !input.ifMatch.includes(link.listVersion)) return { kind: 'version-mismatch', listVersion: link.listVersion };
     let staged = 0;
     if (input.source.kind === 'upload') {
       const upload = await lockOpenUpload(c, input.linkId, input.source.uploadId);
@@ -75,16 +79,16 @@ export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOut
       }
       await writeNewList(c, input.linkId, listRemovals > 0, !empty);
     }
-    await c.query(
-      `UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1,
-         first_list_at = COALESCE(first_list_at, now()), updated_at = now() WHERE id = $1`,
+    const { rows } = await c.query<{ listVersion: string }>(
+      `UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1,
+         first_list_at = COALESCE(first_list_at, now()), updated_at = now() WHERE id = $1 RETURNING list_version::text AS "listVersion"`,
       [input.linkId, next],
     );
     if (input.source.kind === 'upload') {
       // Staged rows are deleted later by the GC in batches; closing the session is what makes it 404.
       await c.query('UPDATE upload_session SET closed_at = now() WHERE id = $1', [input.source.uploadId]);
     }
-    return { kind: 'replaced', userCount: next };
+    return { kind: 'replaced', userCount: next, listVersion: rows[0]!.listVersion };
   }).catch((err: unknown): ReplaceOutcome => {
     if (err instanceof OverLimit) return { kind: 'over-limit', next: err.next };
     throw err;
@@ -106,7 +110,7 @@ async function lockOpenUpload(c: PoolClient, linkId: string, uploadId: string): 
 }
 
 /** Whether the link has any row (the counter is kept in step, but an index probe costs nothing). */
-async function hasRows(c: PoolClient, linkId: string): Promise<boolean> {
+export async function hasRows(c: PoolClient, linkId: string): Promise<boolean> {
   const { rows } = await c.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM link_user WHERE link_id = $1) AS any', [linkId]);
   return rows[0]!.any;
 }
@@ -144,7 +148,7 @@ async function insertDistinct(c: PoolClient, linkId: string, source: ReplaceSour
 }
 
 /** Deduplicated new list in `new_list` (temporary, this transaction only); returns its size. */
-async function buildNewList(c: PoolClient, source: ReplaceSource): Promise<number> {
+export async function buildNewList(c: PoolClient, source: ReplaceSource): Promise<number> {
   let r;
   if (source.kind === 'upload') {
     const { uploadId } = source;
@@ -169,9 +173,9 @@ async function buildNewList(c: PoolClient, source: ReplaceSource): Promise<numbe
  * previous/removals for the shrink rule. A hand-over link's first list is judged against the role's
  * current holders (the bot's applied record, snapshotted at creation), not against its empty list.
  */
-type Removals = { previous: number; removals: number; listRemovals: number };
+export type Removals = { previous: number; removals: number; listRemovals: number };
 
-async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals> {
+export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals> {
   if (handoverHolderCount > 0) {
     const { rows } = await c.query<{ removals: string }>(
       `SELECT count(*) AS removals FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
@@ -190,7 +194,7 @@ async function measureRemovals(c: PoolClient, linkId: string, userCount: number,
 }
 
 /** Holders that make a first list a hand-over (0 when the link keeps members or the role had none). */
-async function handoverHolders(c: PoolClient, linkId: string): Promise<number> {
+export async function handoverHolders(c: PoolClient, linkId: string): Promise<number> {
   const { rows } = await c.query<{ mode: string; holders: string }>(
     `SELECT l.member_mode AS mode,
             (SELECT count(*) FROM applied_member a WHERE a.link_id = l.id AND a.outcome = 'applied') AS holders

@@ -1,6 +1,7 @@
 import type { Queryable } from './queryable';
 
-export type AddResult = { added: boolean; atLimit: boolean };
+/** `listVersion`: the list's version once the statement committed (the same for every ID of one call). */
+export type AddResult = { added: boolean; atLimit: boolean; listVersion: string };
 
 /**
  * Adds several users to one link in a single statement (one round trip, one implicit transaction):
@@ -13,13 +14,13 @@ export type AddResult = { added: boolean; atLimit: boolean };
  * each. A named statement: planned once per pooled connection.
  */
 export async function addUsers(db: Queryable, linkId: string, userIds: readonly string[], storedLimit: number): Promise<AddResult[]> {
-  const { rows } = await db.query<{ added: boolean; present: boolean; capped: boolean }>({
+  const { rows } = await db.query<{ added: boolean; present: boolean; capped: boolean; version: string }>({
     name: 'rolelink.add-users',
     // `present` is one index probe per ID: a LATERAL … LIMIT 1 cannot be turned into a join. As an EXISTS
     // it was planned as a hashed subplan or semi-join, and the generic plan of this prepared statement
     // then read the link's whole list on every call (EXPLAIN ANALYZE: a bitmap scan of all 12,800 rows of
     // the link for a batch of 32; it grows with the list).
-    text: `WITH l AS (SELECT id, user_count FROM role_link WHERE id = $1 FOR UPDATE),
+    text: `WITH l AS (SELECT id, user_count, list_version FROM role_link WHERE id = $1 FOR UPDATE),
           req AS (
             SELECT t.x AS user_id, t.ord, p.hit IS NOT NULL AS present
             FROM unnest($2::bigint[]) WITH ORDINALITY AS t(x, ord)
@@ -31,15 +32,16 @@ export async function addUsers(db: Queryable, linkId: string, userIds: readonly 
             ON CONFLICT DO NOTHING RETURNING user_id),
           upd AS (
             UPDATE role_link SET user_count = user_count + (SELECT count(*) FROM ins)::int,
-              sync_wanted_seq = sync_wanted_seq + 1, updated_at = now()
-            WHERE id = $1 AND EXISTS (SELECT 1 FROM ins) RETURNING 1)
+              sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
+            WHERE id = $1 AND EXISTS (SELECT 1 FROM ins) RETURNING list_version)
      SELECT i.user_id IS NOT NULL AS added, r.present,
-            COALESCE(f.rn > $3::int - (SELECT user_count FROM l), false) AS capped
+            COALESCE(f.rn > $3::int - (SELECT user_count FROM l), false) AS capped,
+            COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version
      FROM req r LEFT JOIN ins i ON i.user_id = r.user_id LEFT JOIN fresh f ON f.user_id = r.user_id
      ORDER BY r.ord`,
     values: [linkId, userIds, storedLimit],
   });
-  return rows.map((r) => ({ added: r.added, atLimit: !r.added && !r.present && r.capped }));
+  return rows.map((r) => ({ added: r.added, atLimit: !r.added && !r.present && r.capped, listVersion: r.version }));
 }
 
 /** Adds one user (see addUsers). */
@@ -48,21 +50,22 @@ export async function addUser(db: Queryable, linkId: string, userId: string, sto
   return result!;
 }
 
-/** Removes one user; never held by the shrink rule (spec 4.1 rule 6). */
-export async function removeUser(db: Queryable, linkId: string, userId: string): Promise<boolean> {
-  const { rows } = await db.query<{ removed: boolean }>({
+/** Removes one user; never held by the shrink rule (spec 4.1 rule 6). `listVersion`: after the statement. */
+export async function removeUser(db: Queryable, linkId: string, userId: string): Promise<{ removed: boolean; listVersion: string }> {
+  const { rows } = await db.query<{ removed: boolean; version: string }>({
     name: 'rolelink.remove-user-locked',
     // The link row is locked before the list row (the delete joins it), the same order as every other
     // writer of the list: a removal racing a replace of the same link cannot deadlock.
-    text: `WITH l AS (SELECT id FROM role_link WHERE id = $1 FOR UPDATE),
+    text: `WITH l AS (SELECT id, list_version FROM role_link WHERE id = $1 FOR UPDATE),
           del AS (DELETE FROM link_user u USING l WHERE u.link_id = l.id AND u.user_id = $2 RETURNING 1),
           upd AS (
-            UPDATE role_link SET user_count = user_count - 1, sync_wanted_seq = sync_wanted_seq + 1, updated_at = now()
-            WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING 1)
-     SELECT EXISTS (SELECT 1 FROM upd) AS removed`,
+            UPDATE role_link SET user_count = user_count - 1, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
+            WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING list_version)
+     SELECT EXISTS (SELECT 1 FROM upd) AS removed,
+            COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version`,
     values: [linkId, userId],
   });
-  return rows[0]!.removed;
+  return { removed: rows[0]!.removed, listVersion: rows[0]!.version };
 }
 
 export async function hasUser(db: Queryable, linkId: string, userId: string): Promise<boolean> {

@@ -13,6 +13,7 @@ describe('normalizePluginUrl', () => {
     ['https://0x7f.1', 'private'],
     ['https://[::1]', 'private'],
     ['https://[::ffff:127.0.0.1]', 'private'],
+    ['https://[::127.0.0.1]', 'private'],
     ['https://10.1.2.3', 'private'],
     ['https://172.16.0.1', 'private'],
     ['https://192.168.1.1', 'private'],

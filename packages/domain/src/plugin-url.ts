@@ -4,7 +4,8 @@ export const MAX_PLUGIN_URL_LENGTH = 500;
 
 /**
  * Address classes a plugin may never be reached at: everything ipaddr.js does not call `unicast`
- * (loopback, RFC 1918, link-local and metadata, CGNAT, ULA, mapped/NAT64/6to4/Teredo, …) plus 198.18/15.
+ * (loopback, RFC 1918, link-local and metadata, CGNAT, ULA, mapped/NAT64/6to4/Teredo, …) plus 198.18/15
+ * and IPv6's ::/8.
  */
 export function isForbiddenAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
@@ -13,6 +14,9 @@ export function isForbiddenAddress(address: string): boolean {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
   if (parsed.range() !== 'unicast') return true;
+  // ipaddr.js calls ::/8 (IPv4-compatible `::127.0.0.1` among them, deprecated by RFC 4291) unicast, but
+  // nothing public lives there and some stacks route it to the embedded IPv4 address.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(ipaddr.IPv6.parseCIDR('::/8'))) return true;
   if (parsed.kind() === 'ipv4' && (parsed as ipaddr.IPv4).match(ipaddr.IPv4.parseCIDR('198.18.0.0/15'))) return true;
   return false;
 }

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import type { z } from 'zod';
 import { AppError } from './app-error';
 import type { Logger } from './logger';
+import { DATABASE_RETRY_AFTER_S, fromDatabaseOutage } from './database-outage';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -86,14 +87,15 @@ function fromBodyParser(err: BodyParserError): AppError | null {
 /** The one error middleware: spec bodies for AppError, a logged 500 for anything else. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const appErr = err instanceof AppError ? err : fromBodyParser(err as BodyParserError);
+    const appErr = err instanceof AppError ? err : (fromBodyParser(err as BodyParserError) ?? fromDatabaseOutage(err));
     if (res.headersSent) {
       logger.error('error after headers sent', { requestId: req.id, err });
       res.destroy();
       return;
     }
     if (appErr) {
-      if (appErr.status >= 500) logger.error(appErr.message, { requestId: req.id, code: appErr.code });
+      if (appErr.status >= 500) logger.error(appErr.message, { requestId: req.id, code: appErr.code, ...(appErr === err ? {} : { cause: (err as Error).message }) });
+      if (appErr.code === 'database_unavailable') res.set('Retry-After', String(DATABASE_RETRY_AFTER_S));
       res.status(appErr.status).json(appErr.toBody());
       return;
     }

@@ -1,4 +1,5 @@
 export * from './app-error';
+export * from './database-outage';
 export * from './env';
 export * from './logger';
 export * from './http';

@@ -42,7 +42,9 @@ describe('batched single adds (POST /users/:userId under concurrency)', () => {
     const results = await Promise.all([...extra, userIds(1)[0]!].map((id) => batcher.add(link.linkId, id, 10_000)));
     expect(results.slice(0, 5).every((r) => r.added)).toBe(true);
     expect(results.slice(5, 20).every((r) => !r.added && r.atLimit)).toBe(true);
-    expect(results[20]).toEqual({ added: false, atLimit: false }); // already on the list: not a limit error
+    // Already on the list: not a limit error. Every answer carries the version its statement left, the last one the link's.
+    const { rows } = await h.db.pool.query('SELECT list_version::text AS v FROM role_link WHERE id = $1', [link.linkId]);
+    expect(results[20]).toEqual({ added: false, atLimit: false, listVersion: rows[0].v });
     expect(await count(link.linkId)).toBe(10_000);
     expect(await listOf(h.db, link.linkId)).toHaveLength(10_000);
   });

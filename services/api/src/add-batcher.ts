@@ -89,7 +89,7 @@ export class AddBatcher {
       if (!answered.has(w.userId)) {
         answered.add(w.userId);
         w.resolve(r);
-      } else w.resolve(r.added ? { added: false, atLimit: false } : r);
+      } else w.resolve(r.added ? { added: false, atLimit: false, listVersion: r.listVersion } : r);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 import { authenticate } from './auth';
 import { openApiRoutes } from './openapi/openapi.routes';
+import { perTokenRateLimit, type RateLimitOptions } from './rate-limit';
 import { uploadsRoutes } from './routes/uploads.routes';
 import { usersRoutes } from './routes/users.routes';
 import type { SyncNotifier } from '@rolelink/queue';
@@ -14,6 +15,8 @@ export type ApiDeps = {
   metrics?: Metrics;
   readiness?: Record<string, ReadinessCheck>;
   draining?: () => boolean;
+  /** Absent: no rate limit (API_RATE_LIMIT=off, and tests that are not about it). */
+  rateLimit?: Omit<RateLimitOptions, 'logger'>;
 };
 
 /** The User Management API (spec 4.1), built from injected dependencies so tests build the same app. */
@@ -33,6 +36,8 @@ export function createApp(deps: ApiDeps): Express {
 
   const link = express.Router({ mergeParams: true });
   link.use(authenticate(deps.pool));
+  // After authentication: the budget belongs to the link the token opened and its plan sets the limit.
+  if (deps.rateLimit) link.use(perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger }));
   // Upload routes first: `/users/upload` must not be read as a user id.
   link.use(uploadsRoutes(deps));
   link.use(usersRoutes(deps));

@@ -12,6 +12,13 @@ const schema = z.object({
   QUEUE_PREFIX: envFields.queuePrefix,
   /** How often the outbox sweeper re-enqueues links whose sync request may have been lost, and collects expired uploads. */
   SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Per-token rate limit of the User Management API (docs/api.md "Rate limits"); `off` only for benchmarks and emergencies. */
+  API_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
+  API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** Requests per window for one token of a free-plan server. */
+  API_RATE_LIMIT_FREE: z.coerce.number().int().min(1).default(600),
+  /** Requests per window for one token of a premium server. */
+  API_RATE_LIMIT_PREMIUM: z.coerce.number().int().min(1).default(6_000),
 });
 
 export type ApiEnv = z.infer<typeof schema>;

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { collectUploadGarbage, linksWantingSync, purgeDeletedLinks } from '@rolelink/db';
+import { collectIdempotencyKeys, collectUploadGarbage, linksWantingSync, purgeDeletedLinks } from '@rolelink/db';
 import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 
@@ -10,7 +10,7 @@ const GRACE_MS = 10_000;
 
 /**
  * Re-enqueues links marked "sync wanted" whose request may have been lost (Redis was down when they were
- * written), garbage-collects closed or expired upload staging, and purges the rows of deleted links. Deduplicated enqueueing makes a
+ * written), garbage-collects closed or expired upload staging and expired idempotency keys, and purges the rows of deleted links. Deduplicated enqueueing makes a
  * repeat harmless; the advisory lock keeps replicas from doing the same sweep at once.
  */
 export class OutboxSweeper {
@@ -44,6 +44,8 @@ export class OutboxSweeper {
         if (staged) this.logger.info('upload staging collected', { rows: staged });
         const purged = await purgeDeletedLinks(client);
         if (purged) this.logger.info('deleted links purged', { rows: purged });
+        const keys = await collectIdempotencyKeys(client);
+        if (keys) this.logger.info('expired idempotency keys collected', { rows: keys });
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
       }

@@ -1,12 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
-import { CONFIRM_HEADER, uploadParams } from '@rolelink/contracts';
+import { dryRunQuery, uploadParams } from '@rolelink/contracts';
 import { addChunk, cancelUpload, createUpload } from '@rolelink/db';
 import { MAX_CHUNK_USERS, limitsFor } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { currentLink } from '../auth';
 import { listBody, readIdArray, validationError } from '../body';
-import { writeWholeList } from '../list-write';
+import { previewWholeList, writeWholeList } from '../list-write';
+import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
 
 type Deps = { pool: Pool; sync: SyncNotifier };
@@ -41,10 +42,15 @@ export function uploadsRoutes(deps: Deps): Router {
     res.json({ data: counters });
   }));
 
-  r.post('/users/upload/:uploadId/commit', premiumOnly, session, handle(async (req, res) => {
-    const { params } = input<Params>(res);
+  r.post('/users/upload/:uploadId/commit', premiumOnly, validate({ params: uploadParams, query: dryRunQuery }), idempotent(deps.pool), handle(async (req, res) => {
+    const { params, query } = input<{ params: typeof uploadParams; query: typeof dryRunQuery }>(res);
     const source = { kind: 'upload', uploadId: params.uploadId } as const;
-    const userCount = await writeWholeList(deps, currentLink(res), source, req.get(CONFIRM_HEADER), req.id);
+    if (query.dry_run === 'true') {
+      // The session stays open: a dry run neither commits nor closes it.
+      res.json({ data: await previewWholeList(deps, currentLink(res), source, req, res) });
+      return;
+    }
+    const userCount = await writeWholeList(deps, currentLink(res), source, req, res);
     res.json({ data: { user_count: userCount } });
   }));
 

@@ -1,13 +1,15 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
-import { CONFIRM_HEADER, userParams, type ListMeta } from '@rolelink/contracts';
+import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
 import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
 import { limitsFor, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
-import { writeWholeList } from '../list-write';
+import { previewWholeList, writeWholeList } from '../list-write';
+import { setListVersion } from '../list-version';
+import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
 
 type Deps = { pool: Pool; sync: SyncNotifier };
@@ -30,10 +32,14 @@ export function listMeta(link: LinkContext): ListMeta {
 export function usersRoutes(deps: Deps): Router {
   const r = Router({ mergeParams: true });
   const adds = new AddBatcher(deps);
+  const once = idempotent(deps.pool);
 
   r.get('/users', handle(async (req, res) => {
     const link = currentLink(res);
     const { stream, done } = await streamUserIdsJson(deps.pool, link.id);
+    // The version read with the link, before the list: never newer than what is sent, so an If-Match
+    // built from it can fail spuriously (412) but never let a write over an unseen change through.
+    setListVersion(res, link.id, link.listVersion);
     res.status(200).type('application/json');
     res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
     stream.pipe(res, { end: false });
@@ -46,36 +52,45 @@ export function usersRoutes(deps: Deps): Router {
     }
   }));
 
-  r.put('/users', ...listBody(), handle(async (req, res) => {
+  r.put('/users', validate({ query: dryRunQuery }), ...listBody(), once, handle(async (req, res) => {
     const link = currentLink(res);
+    const { query } = input<{ query: typeof dryRunQuery }>(res);
     const cap = limitsFor(link.plan).perPut;
     const ids = readIdArray(req.body, cap, (n) => new AppError(413,
       `Too many users in one request: ${n} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
         (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
       'too_many_users'));
-    const userCount = await writeWholeList(deps, link, { kind: 'ids', ids }, req.get(CONFIRM_HEADER), req.id);
+    if (query.dry_run === 'true') {
+      res.json({ data: await previewWholeList(deps, link, { kind: 'ids', ids }, req, res) });
+      return;
+    }
+    const userCount = await writeWholeList(deps, link, { kind: 'ids', ids }, req, res);
     res.json({ data: { user_count: userCount } });
   }));
 
   r.get('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
     const { params } = input<{ params: typeof userParams }>(res);
-    res.json({ data: { exists: await hasUser(deps.pool, currentLink(res).id, params.userId) } });
+    const link = currentLink(res);
+    setListVersion(res, link.id, link.listVersion); // read before the look-up (see GET /users)
+    res.json({ data: { exists: await hasUser(deps.pool, link.id, params.userId) } });
   }));
 
-  r.post('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+  r.post('/users/:userId', validate({ params: userParams }), once, handle(async (_req, res) => {
     const link = currentLink(res);
     const { params } = input<{ params: typeof userParams }>(res);
     // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
     const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers);
     if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
+    setListVersion(res, link.id, result.listVersion);
     res.json({ data: { added: result.added } });
   }));
 
-  r.delete('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
+  r.delete('/users/:userId', validate({ params: userParams }), once, handle(async (_req, res) => {
     const link = currentLink(res);
     const { params } = input<{ params: typeof userParams }>(res);
-    const removed = await removeUser(deps.pool, link.id, params.userId);
+    const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
     if (removed) await deps.sync.notify(link.id);
+    setListVersion(res, link.id, listVersion);
     res.json({ data: { removed } });
   }));
 

@@ -2,8 +2,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { Router } from 'express';
 
-/** Where `pnpm --filter @rolelink/dashboard-web build` writes the front end. */
-export const DEFAULT_WEB_DIST = path.resolve(__dirname, '..', '..', 'web', 'dist');
+/** The dashboard package's root: the nearest package.json above this file, from src/web-app/ (tsx) or dist/ (`pnpm build`). */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return from;
+  }
+}
+
+/** Where `pnpm --filter @rolelink/dashboard-web build` writes the front end (the image copies it to the same place). */
+export const DEFAULT_WEB_DIST = path.join(packageRoot(__dirname), 'web', 'dist');
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Role Link dashboard</title></head>
 <body><h1>The dashboard's front end is not built</h1>

@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encryptToken, generateToken, hashToken } from '@rolelink/domain';
 import { PluginCallsClient, producerConnection, workerConnection } from '@rolelink/queue';
-import { AppError, silentLogger } from '@rolelink/runtime';
+import { AppError, silentLogger, type Logger } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../../test/support/redis';
 import { ConfigCache, type CachedConfig } from '../config-cache';
@@ -49,7 +49,9 @@ export async function rejection(p: Promise<unknown>): Promise<AppError> {
 let seq = 500000000000000000n;
 const snowflake = (): string => (++seq).toString();
 
-export async function startHarness(options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts> } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts>; deadlines?: Partial<typeof TEST_DEADLINES>; logger?: Logger } = {},
+): Promise<Harness> {
   const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin()]);
   const prefix = testQueuePrefix();
   const redis = workerConnection(REDIS_URL);
@@ -63,12 +65,12 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
     secretKey: TEST_KEY,
     allowHosts,
     timeouts: { ...TEST_TIMEOUTS, ...options.timeouts },
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     now: Date.now,
   };
   const broker = createBrokerWorker(ctx, { connection: redis, prefix, concurrency: options.concurrency ?? 8 });
   await broker.ready();
-  const client = new PluginCallsClient({ connection: producer, prefix, deadlineMs: TEST_DEADLINES, logger: silentLogger() });
+  const client = new PluginCallsClient({ connection: producer, prefix, deadlineMs: { ...TEST_DEADLINES, ...options.deadlines }, logger: silentLogger() });
   const cacheKey = (linkId: string) => `${prefix}:plugin-config:${linkId}`;
 
   return {

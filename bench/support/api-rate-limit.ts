@@ -1,0 +1,80 @@
+// `pnpm bench api --only post-limit`: the cost of the per-token rate limiter (issue 11) on the API's
+// busiest small call, POST /users/:userId, as the throughput with the limiter on against without it.
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { seedLink, type BenchLink } from './api-db';
+import { cpuMs, startApi, type RunningApi } from './api-process';
+import { ID_DIGITS } from './ids';
+import type { Ctx } from './api-figures';
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+
+function median(xs: number[]): number {
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+}
+
+/** A limit no round reaches: the limiter does all its work (a Redis round trip per request), refuses nothing. */
+export const UNREACHED_LIMIT = '1000000000';
+
+/**
+ * Two API processes over the same database and Redis: `ctx.api` (started with the limiter on and
+ * UNREACHED_LIMIT) and one started here with API_RATE_LIMIT=off. Rounds alternate between them (off, on,
+ * off, on, …) so drift in the shared machine's load falls on both; each process posts distinct new users
+ * to a link of its own. The figure is median(on) / median(off), judged against ≥ 90%.
+ */
+export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>, seconds: number, rounds = 3): Promise<void> {
+  const { pool, log } = ctx;
+  const off = await startApi({ ...env, API_RATE_LIMIT: 'off' });
+  try {
+    const sides = [
+      { name: 'off', api: off, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
+      { name: 'on', api: ctx.api, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
+    ];
+    let counter = 0;
+    // 19-digit IDs starting with 3: distinct from the other figures' lists (1…) and the POST figure's (2…).
+    const nextPath = (link: BenchLink) => `${link.base}/users/3${String(counter++).padStart(ID_DIGITS - 1, '0')}`;
+    const cannon = (api: RunningApi, link: BenchLink, duration: number) =>
+      autocannon({
+        url: api.origin,
+        connections: 32,
+        duration,
+        timeout: 10,
+        method: 'POST',
+        headers: { authorization: `Token ${link.token}` },
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: nextPath(link) }) }],
+      });
+    for (const side of sides) {
+      const warm = await cannon(side.api, side.link, 3);
+      log(`post-limit: warm-up of limiter ${side.name}, ${int(warm['2xx'] / warm.duration)} req/s (not counted)`);
+    }
+    for (let i = 0; i < rounds; i++) {
+      for (const side of sides) {
+        const cpu0 = cpuMs(side.api.pid);
+        const res = await cannon(side.api, side.link, seconds);
+        const rps = res['2xx'] / res.duration;
+        side.rps.push(rps);
+        side.cpu.push((cpuMs(side.api.pid) - cpu0) / res['2xx']);
+        side.bad += res.errors + res.timeouts + res.non2xx;
+        log(`post-limit ${i + 1}/${rounds}, limiter ${side.name}: ${int(rps)} req/s, API ${side.cpu.at(-1)!.toFixed(2)} ms CPU/request, p99 ${res.latency.p99} ms, ` +
+          `errors ${res.errors}, timeouts ${res.timeouts}, non-2xx ${res.non2xx} (load ${loadavg()})`);
+      }
+    }
+    const [without, withLimit] = sides.map((s) => median(s.rps)) as [number, number];
+    // CPU per request is the steadier measure on a shared machine: throughput follows whatever else runs.
+    const [cpuOff, cpuOn] = sides.map((s) => median(s.cpu)) as [number, number];
+    const ratio = withLimit / without;
+    const bad = sides[0]!.bad + sides[1]!.bad;
+    ctx.rows.push({
+      figure: `POST /users/:userId with the rate limiter on vs off, 32 connections, median of ${rounds} × ${seconds} s each, alternated${bad ? ` (${bad} errors/non-2xx!)` : ''}`,
+      measured: `${(ratio * 100).toFixed(1)}% (on ${int(withLimit)} req/s, rounds ${sides[1]!.rps.map(int).join(', ')}; off ${int(without)} req/s, rounds ${sides[0]!.rps.map(int).join(', ')}; ` +
+        `API CPU/request on ${cpuOn.toFixed(2)} ms, off ${cpuOff.toFixed(2)} ms)`,
+      limit: '≥ 90% of off',
+      verdict: ratio >= 0.9 && bad === 0 ? 'PASS' : 'FAIL',
+    });
+  } finally {
+    await off.stop();
+  }
+}

@@ -1,0 +1,146 @@
+// One service as its own process, started either from source (what the local stack runs) or from the
+// compiled bundle (what the images run), timed from spawn until GET /readyz answers 200. Used by
+// `pnpm bench startup` and the compiled-build test, so both start the services the same way.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..');
+
+export type ServiceName = 'api' | 'plugin-broker' | 'bot-worker' | 'dashboard';
+export type Form = 'tsx' | 'compiled';
+
+export const SERVICES: Record<ServiceName, { portVar: string; hostVar: string }> = {
+  api: { portVar: 'API_PORT', hostVar: 'API_HOST' },
+  'plugin-broker': { portVar: 'BROKER_PORT', hostVar: 'BROKER_HOST' },
+  'bot-worker': { portVar: 'WORKER_PORT', hostVar: 'WORKER_HOST' },
+  dashboard: { portVar: 'DASHBOARD_PORT', hostVar: 'DASHBOARD_HOST' },
+};
+
+/**
+ * node's arguments for a form. `tsx` is `node --import tsx …/src/main.ts` (what `tsx …` runs, minus tsx's
+ * wrapper process, so the pid and RSS are the service's); `compiled` is the images' command.
+ */
+export function serviceArgs(name: ServiceName, form: Form, packageDir = path.join(ROOT, 'services', name)): string[] {
+  return form === 'tsx' ? ['--import', 'tsx', path.join(packageDir, 'src', 'main.ts')] : [path.join(packageDir, 'dist', 'main.js')];
+}
+
+/**
+ * Settings every service accepts in production mode, with throwaway secrets. The bot worker's platform
+ * (the emulator's default URL) is not called before a job arrives, so readiness needs PostgreSQL and
+ * Redis only.
+ */
+export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: queuePrefix,
+    ROLELINK_SECRET_KEY: randomBytes(32).toString('hex'),
+    DASHBOARD_SESSION_SECRET: randomBytes(32).toString('hex'),
+    DASHBOARD_PUBLIC_URL: 'https://dashboard.invalid',
+    PLATFORM_OAUTH_CLIENT_ID: 'startup-check',
+    PLATFORM_OAUTH_CLIENT_SECRET: 'startup-check',
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function readyz(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/readyz', timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+export type RunningService = {
+  name: ServiceName;
+  form: Form;
+  pid: number;
+  port: number;
+  /** ms from spawn until /readyz first answered 200 (polled every 10 ms). */
+  startMs: number;
+  /** CPU time (user + system) the process had used by then, in ms: the part of startMs a busy machine does not inflate. */
+  startCpuMs: number;
+  /** The process's resident set now (VmRSS), in bytes. */
+  rss(): number;
+  output(): string;
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts `name` and resolves once /readyz answers 200. `packageDir` runs another copy of the service's
+ * package, e.g. a `pnpm deploy --prod` output (what an image holds), from its own directory.
+ */
+export async function startService(
+  name: ServiceName,
+  form: Form,
+  env: Record<string, string>,
+  opts: { packageDir?: string; timeoutMs?: number } = {},
+): Promise<RunningService> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const port = await freePort();
+  const { portVar, hostVar } = SERVICES[name];
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, serviceArgs(name, form, opts.packageDir), {
+    cwd: opts.packageDir ?? ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(t);
+  };
+  while ((await readyz(port)) !== 200) {
+    if (child.exitCode !== null) throw new Error(`${name} (${form}) exited during start-up with code ${child.exitCode}:\n${out}`);
+    if (performance.now() - started > timeoutMs) {
+      await stop();
+      throw new Error(`${name} (${form}) was not ready within ${timeoutMs} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const startMs = performance.now() - started;
+  const startCpuMs = cpuMs(child.pid!);
+  return {
+    name,
+    form,
+    pid: child.pid!,
+    port,
+    startMs,
+    startCpuMs,
+    rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
+    output: () => out,
+    stop,
+  };
+}
+
+/** CPU time (user + system) a process has used so far, in ms (/proc/<pid>/stat fields 14 and 15, 100 ticks/s). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Pool } from 'pg';
+import { CONFIRM_HEADER } from '@rolelink/contracts';
+import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '@rolelink/db';
+import { AppError, handle } from '@rolelink/runtime';
+import { currentLink } from './auth';
+import { validationError } from './body';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Visible ASCII, as the IETF Idempotency-Key draft suggests for the header's string value; UUIDs fit. */
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on the writing routes (docs/api.md): the first answer to a key is kept for 24 h in
+ * PostgreSQL (so losing Redis loses no key) and replayed to any request with the same key and the same
+ * fingerprint; the write does not run again. Scoped to the link the token opened. Mount after the body
+ * is parsed (the fingerprint covers it). Without the header, or on a dry run, it does nothing.
+ *
+ * The key is claimed in its own statement before the write and the answer recorded after it, before the
+ * answer is sent. A 5xx frees the key (the write's transaction failed; a retry should run). The one gap:
+ * a process that dies between the write's commit and recording the answer leaves a claim without an
+ * answer; retries get 409 until it counts as abandoned (32 min, beyond the longest request), then run.
+ */
+export function idempotent(pool: Pool): RequestHandler {
+  return handle(async (req, res, next) => {
+    const key = req.get(IDEMPOTENCY_HEADER);
+    if (key === undefined || req.query.dry_run === 'true') return next();
+    if (!KEY.test(key)) throw validationError('headers.idempotency-key: must be 1 to 255 visible ASCII characters');
+    const link = currentLink(res);
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([req.method, req.baseUrl + req.path, req.body ?? null, req.get(CONFIRM_HEADER) ?? null, req.get('if-match') ?? null]))
+      .digest();
+    const claim = await claimIdempotencyKey(pool, link.id, key, fingerprint);
+    if (claim.kind !== 'claimed' && claim.fingerprint.length && !claim.fingerprint.equals(fingerprint)) {
+      throw new AppError(422, 'This Idempotency-Key was already used for a different request (method, path, body or headers differ). Use a new key for a new request.', 'idempotency_key_reused');
+    }
+    if (claim.kind === 'in-progress') {
+      throw new AppError(409, 'A request with this Idempotency-Key is still being processed. Retry after it has answered.', 'idempotency_in_progress');
+    }
+    if (claim.kind === 'answered') {
+      res.setHeader('Idempotent-Replayed', 'true');
+      if (claim.answer.etag) res.setHeader('ETag', claim.answer.etag);
+      res.status(claim.answer.status).json(claim.answer.body);
+      return;
+    }
+    recordBeforeSending(res, pool, link.id, key);
+    next();
+  });
+}
+
+/** Holds the JSON answer (a success or an error from the error middleware) until its record is written. */
+function recordBeforeSending(res: Response, pool: Pool, linkId: string, key: string): void {
+  const send = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const etag = res.getHeader('ETag');
+    const stored = res.statusCode >= 500
+      ? releaseIdempotencyKey(pool, linkId, key)
+      : recordIdempotentAnswer(pool, linkId, key, { status: res.statusCode, body, etag: typeof etag === 'string' ? etag : null });
+    // If the record cannot be written the answer still goes out; the claim then ages out as abandoned.
+    void stored.catch(() => undefined).finally(() => send(body));
+    return res;
+  };
+}

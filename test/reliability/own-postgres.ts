@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+// A PostgreSQL server of a scenario's own (initdb into a temp directory, its own port), so the scenario
+// can restart it without touching the server every other test uses. Debian's binaries; as root they run
+// as the `postgres` user, which PostgreSQL requires.
+
+function binDir(): string {
+  const base = '/usr/lib/postgresql';
+  const version = existsSync(base) ? readdirSync(base).sort((a, b) => Number(b) - Number(a))[0] : undefined;
+  if (!version) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql');
+  return path.join(base, version, 'bin');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export type OwnPostgres = { port: number; adminUrl: string; url(db: string): string; restart(): void; stop(): void };
+
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const bin = binDir();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rl-pg-'));
+  const data = path.join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : path.join(bin, cmd), asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args, { stdio: 'pipe', cwd: dir });
+  const port = await freePort();
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const ctl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
+  ctl('start');
+  const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    port,
+    adminUrl,
+    url: (db) => `postgresql://postgres@127.0.0.1:${port}/${db}`,
+    // `-m fast`: what an operator's restart or a failover does to clients — every connection is closed and
+    // its open transaction rolled back.
+    restart: () => ctl('restart', '-m', 'fast'),
+    stop() {
+      try {
+        ctl('stop', '-m', 'immediate');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

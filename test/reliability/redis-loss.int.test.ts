@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { startApi, type RunningApi } from '../../bench/support/api-process';
+import { GUILD_A, ROLE, guildSeed, ids, sorted, upsertGuild, waitFor } from '../../services/bot-worker/src/testing/harness';
+import { createTestDb, type TestDb } from '../support/db';
+import { listOf, seedLink, type SeededLink } from '../support/fixtures';
+import { report } from './figures';
+
+// Issue 13, faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
+// again in the middle of 1,000 single adds and removes from 8 concurrent clients. The API, a bot worker and
+// Redis are real processes; the platform is the emulator. PostgreSQL is the source of truth: every write
+// the API acknowledged must be in the list, and the platform must end matching the list exactly — the
+// outbox (`sync_wanted_seq`) and its sweeper re-enqueue what Redis forgot.
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const WRITES = 1_000;
+const CLIENTS = 8;
+const USERS_PER_CLIENT = 40;
+// Late, so the last writes land while Redis is gone: only the outbox sweeper can then bring them to the platform.
+const KILL_AT = 850;
+const DOWN_MS = 2_000;
+
+let db: TestDb;
+let emulator: RunningEmulator;
+let redisPort = 0;
+let redis: ChildProcess | null = null;
+let api: RunningApi;
+let worker: ChildProcess;
+let link: SeededLink;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A Redis of this scenario's own, on its own port, keeping nothing on disk (as the machine's does). */
+async function startRedis(): Promise<void> {
+  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const probe = new Redis({ port: redisPort, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => undefined);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on ${redisPort}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+async function killRedis(): Promise<void> {
+  const r = redis!;
+  redis = null;
+  r.kill('SIGKILL');
+  if (r.exitCode === null && r.signalCode === null) await once(r, 'exit');
+}
+
+beforeAll(async () => {
+  redisPort = await freePort();
+  await startRedis();
+  db = await createTestDb();
+  emulator = await startEmulator({ port: 0, roleBucket: { limit: 20, windowMs: 500 }, globalPerSecond: 50, seed: { guilds: [guildSeed(GUILD_A, CLIENTS * USERS_PER_CLIENT)] } });
+  await upsertGuild(db.pool, GUILD_A, 'premium');
+  link = await seedLink(db, { guildId: GUILD_A, roleId: ROLE.linked });
+  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  // The sweeper every second: after Redis comes back, what it forgot is re-enqueued within grace + 1 s.
+  api = await startApi({ DATABASE_URL: db.url, REDIS_URL: redisUrl, QUEUE_PREFIX: 'rlrel', SWEEP_EVERY_MS: '1000' });
+  worker = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: 'rlrel',
+      PLATFORM_API_URL: emulator.apiBase,
+      PLATFORM_BOT_TOKEN: emulator.botToken,
+      PLATFORM_GLOBAL_PER_SECOND: '40',
+      WORKER_PORT: '0',
+      WORKER_HOST: '127.0.0.1',
+      WORKER_LOCK_MS: '2000',
+      RECONCILE_EVERY_MS: '3600000',
+      LOG_LEVEL: 'error',
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  worker?.kill('SIGKILL');
+  await api?.stop();
+  if (redis) await killRedis();
+  await emulator?.close();
+  await db?.drop();
+});
+
+type Op = { user: string; add: boolean };
+
+describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CLIENTS} clients (issue 13)`, () => {
+  it('loses no acknowledged write, and the platform ends matching the list exactly', async () => {
+    const members = ids(CLIENTS * USERS_PER_CLIENT);
+    // Each client owns its users, so the order of one user's writes is the order its client sent them.
+    const owned = Array.from({ length: CLIENTS }, (_, c) => members.slice(c * USERS_PER_CLIENT, (c + 1) * USERS_PER_CLIENT));
+    let seed = 20261123;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const base = `${api.origin}/api/role-link/${link.guildId}/${link.roleId}/users`;
+    const headers = { authorization: `Token ${link.token}` };
+    /** Per user: the effect of its last acknowledged write, or 'unknown' when a later write got no clear answer. */
+    const expected = new Map<string, boolean | 'unknown'>();
+    const statuses = new Map<string, number>();
+    let sent = 0;
+    let acknowledged = 0;
+    let killedAt = 0;
+    let restartedAt = 0;
+    let restart: Promise<void> | null = null;
+
+    const client = async (mine: string[]): Promise<void> => {
+      while (sent < WRITES) {
+        const n = ++sent;
+        if (n === KILL_AT) {
+          killedAt = Date.now();
+          restart = killRedis().then(async () => {
+            await new Promise((r) => setTimeout(r, DOWN_MS));
+            await startRedis();
+            restartedAt = Date.now();
+          });
+        }
+        const op: Op = { user: mine[Math.floor(random() * mine.length)]!, add: random() < 0.6 };
+        const status = await fetch(`${base}/${op.user}`, { method: op.add ? 'POST' : 'DELETE', headers, signal: AbortSignal.timeout(15_000) }).then(
+          (r) => r.status,
+          () => 0,
+        );
+        statuses.set(String(status), (statuses.get(String(status)) ?? 0) + 1);
+        if (status === 200) {
+          acknowledged++;
+          expected.set(op.user, op.add);
+        } else if (status === 0 || status >= 500) expected.set(op.user, 'unknown'); // may or may not have been written
+      }
+    };
+    await Promise.all(owned.map(client));
+    await restart;
+    const writesDone = Date.now();
+
+    const list = new Set(await listOf(db, link.linkId));
+    const lost = [...expected].filter(([user, add]) => add !== 'unknown' && list.has(user) !== add).map(([user]) => user);
+
+    // The platform converges on the list: the worker drains what survived, the sweeper re-enqueues the rest.
+    const want = sorted([...list]);
+    const holders = () => sorted(emulator.state.holders(GUILD_A, ROLE.linked));
+    const final = await waitFor(holders, (h) => h.join() === want.join(), { what: 'the platform matching the list', timeoutMs: 90_000 }).catch(() => holders());
+    const mismatched = final.filter((u) => !list.has(u)).length + want.filter((u) => !final.includes(u)).length;
+
+    report([
+      { scenario: 'redis-loss', name: 'writes sent', value: sent },
+      { scenario: 'redis-loss', name: 'writes acknowledged (200)', value: acknowledged },
+      { scenario: 'redis-loss', name: 'answers', value: [...statuses].map(([s, n]) => `${s}×${n}`).join(' ') },
+      { scenario: 'redis-loss', name: 'Redis down for (ms)', value: restartedAt - killedAt },
+      { scenario: 'redis-loss', name: 'acknowledged writes lost', value: lost.length, goal: '0', met: lost.length === 0 },
+      { scenario: 'redis-loss', name: 'members not matching the list at the end (syncs lost)', value: mismatched, goal: '0', met: mismatched === 0 },
+      { scenario: 'redis-loss', name: 'seconds from the last write to the platform matching', value: ((Date.now() - writesDone) / 1000).toFixed(1) },
+    ]);
+    expect(killedAt).toBeGreaterThan(0);
+    expect(acknowledged).toBeGreaterThan(WRITES / 2);
+    expect(lost).toEqual([]);
+    expect(final).toEqual(want);
+  }, 240_000);
+});
