@@ -95,6 +95,9 @@ describe('/openapi.json against the running API', () => {
     conforms('replaceUsers', await request(h.app).put(users).set(t).set('Content-Type', 'text/plain').send('x'));
     conforms('replaceUsers', await json(request(h.app).put(base(free)).set(auth(free.token)), userIds(10_001)));
     conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(10)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('If-Match', '"0.0"'), userIds(40)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(40)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(41)));
     conforms('listUsers', await request(h.app).get(users).set(t));
 
     conforms('hasUser', await request(h.app).get(`${users}/${a}`).set(t));
@@ -121,6 +124,9 @@ describe('/openapi.json against the running API', () => {
     conforms('commitUpload', await request(h.app).post(`${session}/commit`).set(t));
     const shrinking = await open(); // no chunks: would empty the list, so it is held
     conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t));
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('If-Match', '"0.0"'));
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b'));
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b').set('X-RoleLink-Confirm', '00000000-0000-4000-8000-000000000000'));
     conforms('cancelUpload', await request(h.app).delete(shrinking).set(t));
   });
 

@@ -51,6 +51,8 @@ const COMMON = {
   404: error('Role link not found (or, for upload routes, Upload session not found)'),
 } satisfies Record<number, Answer>;
 
+const preconditionFailed = error('If-Match names a version the list no longer has (the answer carries the current ETag)');
+const keyReused = error('This Idempotency-Key was already used for a different request');
 const held = json('ShrinkHold', 'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written');
 const overLimit = error('Validation error, or Maximum N users per role link (stored limit)');
 const premiumOnly = error('As above, or chunked uploads are on the premium plan only');
@@ -77,7 +79,7 @@ export const ROUTES: Route[] = [
     method: 'put', path: base, operationId: 'replaceUsers', summary: 'Replace the whole list (at most 100,000 IDs; 10,000 on free)',
     params: linkParams, confirmable: true, body: 'IdList',
     responses: {
-      200: json(userCountBody, 'Replaced'), ...COMMON, 400: overLimit, 409: held,
+      200: json(userCountBody, 'Replaced'), ...COMMON, 400: overLimit, 409: held, 412: preconditionFailed, 422: keyReused,
       413: error('Too many users in one request (above the plan\'s per-PUT cap) or body over 4 MB'),
       415: error('Content-Type must be application/json'),
     },
@@ -95,7 +97,7 @@ export const ROUTES: Route[] = [
   {
     method: 'post', path: `${base}/upload/{uploadId}/commit`, operationId: 'commitUpload', summary: 'Replace the list with the staged IDs',
     params: uploadParams, confirmable: true,
-    responses: { 200: json(userCountBody, 'Replaced; the session is closed'), ...COMMON, 400: overLimit, 403: premiumOnly, 409: held },
+    responses: { 200: json(userCountBody, 'Replaced; the session is closed'), ...COMMON, 400: overLimit, 403: premiumOnly, 409: held, 412: preconditionFailed, 422: keyReused },
   },
   {
     method: 'delete', path: `${base}/upload/{uploadId}`, operationId: 'cancelUpload', summary: 'Discard the staged IDs',
@@ -128,6 +130,10 @@ function operation(route: Route): object {
       description: 'The change_id of the latest 409 shrink hold, to confirm it within one hour',
       schema: { type: 'string', format: 'uuid' },
     });
+    parameters.push(
+      { name: 'If-Match', in: 'header', required: false, description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since', schema: { type: 'string' } },
+      { name: 'Idempotency-Key', in: 'header', required: false, description: 'Repeats within 24 h answer the first answer and write nothing again (docs/api.md)', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+    );
   }
   return {
     operationId: route.operationId,
