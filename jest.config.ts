@@ -23,7 +23,7 @@ const config: Config = {
       transform,
       moduleNameMapper,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/{packages,services}/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
+      testMatch: ['<rootDir>/{packages,services,examples}/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -4,9 +4,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
-import express from 'express';
 import request from 'supertest';
-import { demoMemberIds, pushList } from './push';
+import { demoMemberIds } from './push';
 import { buildApp as build, link, PUBLIC_URL, register, TOKEN } from './test-support';
 import { writeSelfSignedCert } from './tls';
 
@@ -83,25 +82,6 @@ describe('example plugin server', () => {
 
   it('makes consecutive demo member ids from the first one', () => {
     expect(demoMemberIds('100000000000000000', 3)).toEqual(['100000000000000000', '100000000000000001', '100000000000000002']);
-  });
-
-  it('pushes a list with the Token scheme and retries while the link is not yet committed', async () => {
-    let calls = 0;
-    const api = express().use(express.json()).put('/api/role-link/:g/:r/users', (req, res) => {
-      calls += 1;
-      if (calls < 2) return void res.status(404).json({ statusCode: 404, message: 'Role link not found' });
-      res.json({ data: { user_count: (req.body as string[]).length, auth: req.get('authorization') } });
-    });
-    const server = api.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    try {
-      const result = await pushList(`http://127.0.0.1:${port}`, { guildId: '1', roleId: '2', token: TOKEN }, ['100000000000000000'], { retryForMs: 5000 });
-      expect(result).toEqual({ status: 200, body: { data: { user_count: 1, auth: `Token ${TOKEN}` } } });
-      expect(calls).toBe(2);
-    } finally {
-      server.close();
-    }
   });
 
   it('writes a self-signed certificate that a client trusting it accepts for 127.0.0.1', async () => {

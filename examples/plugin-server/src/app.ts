@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
-import { z } from 'zod';
+import { pluginMiddleware, PluginError } from '@rolelink/plugin-sdk';
 import { configSchema, iframeConfig } from './config-form';
 import { demoConfig, describeConfigError, uiModeOf } from './demo-config';
 import { createEmbedRouter, type EmbedDeps } from './embed/embed.routes';
@@ -8,15 +8,7 @@ import { linkSummaries, sendIndex } from './index-page';
 /** What the app needs: the same as the embedded page, which also saves settings and pushes lists. */
 export type PluginDeps = EmbedDeps;
 
-const linkBody = z.object({ guild_id: z.string().regex(/^\d+$/), role_id: z.string().regex(/^\d+$/) });
-const configBody = linkBody.extend({ config: z.record(z.string(), z.unknown()) });
-
-function tokenOf(req: Request): string | null {
-  const match = /^Token (rl_[A-Za-z0-9_]+)$/.exec(req.get('authorization') ?? '');
-  return match?.[1] ?? null;
-}
-
-/** The plugin server contract of spec 4.2 (register, config get/save/delete, health), the embedded page, and a root page. */
+/** The plugin server contract of spec 4.2 (through the SDK's helpers), the embedded page, and a root page. */
 export function createPluginApp(deps: PluginDeps): Express {
   const { registrations, onListWanted, defaultCount, log, publicUrl } = deps;
   const app = express();
@@ -28,55 +20,33 @@ export function createPluginApp(deps: PluginDeps): Express {
     sendIndex(req, res, linkSummaries(registrations, defaultCount));
   });
 
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'healthy', timestamp: new Date().toISOString(), checks: { registrations: { status: 'up', message: `${registrations.all().length} link(s)` } } });
-  });
-
-  app.post('/register', (req, res) => {
-    const token = tokenOf(req);
-    const body = linkBody.safeParse(req.body);
-    if (!token) return void res.status(401).json({ error: 'Authorization: Token rl_… required' });
-    if (!body.success) return void res.status(400).json({ error: 'guild_id and role_id are required' });
-    const { guild_id: guildId, role_id: roleId } = body.data;
-    const previous = registrations.get(guildId, roleId);
-    registrations.put({ guildId, roleId, token, config: previous?.config ?? { member_count: defaultCount } });
-    log(`registered ${guildId}/${roleId}`);
-    res.json({ ok: true });
-    onListWanted({ guildId, roleId, token }, Number(previous?.config.member_count ?? defaultCount));
-  });
-
-  app.get('/config', (req, res) => {
-    const token = tokenOf(req);
-    const reg = token ? registrations.byToken(token) : undefined;
-    if (!reg) return void res.status(401).json({ error: 'unknown token' });
-    res.json(uiModeOf(reg.config) === 'iframe' ? iframeConfig(publicUrl) : configSchema(reg.config));
-  });
-
-  app.post('/config', (req, res) => {
-    const token = tokenOf(req);
-    const body = configBody.safeParse(req.body);
-    if (!body.success) return void res.status(400).json({ error: 'guild_id, role_id and config are required' });
-    const reg = registrations.get(body.data.guild_id, body.data.role_id);
-    if (!reg || reg.token !== token) return void res.status(401).json({ error: 'unknown link or token' });
-    const config = demoConfig.safeParse(body.data.config);
-    // 4xx with `error`: the service forwards the status and this text to the dashboard (spec 4.2 rule 5).
-    if (!config.success) return void res.status(400).json({ error: describeConfigError(config.error) });
-    registrations.put({ ...reg, config: config.data });
-    if (config.data.ui_mode === 'iframe') log(`${reg.guildId}/${reg.roleId} switched to the embedded page`);
-    res.json({ ok: true, message: `Saved: ${config.data.member_count} members` });
-    onListWanted(reg, config.data.member_count);
-  });
-
-  app.delete('/config', (req, res) => {
-    const body = linkBody.safeParse(req.body);
-    const token = tokenOf(req);
-    const reg = body.success ? registrations.get(body.data.guild_id, body.data.role_id) : undefined;
-    if (reg && reg.token === token) {
-      registrations.delete(reg.guildId, reg.roleId);
-      log(`deleted ${reg.guildId}/${reg.roleId}`);
-    }
-    res.json({ ok: true });
-  });
+  // register, config GET/POST/DELETE (each checking the link's token) and health.
+  app.use(
+    pluginMiddleware({
+      store: registrations,
+      health: () => ({ status: 'healthy', timestamp: new Date().toISOString(), checks: { registrations: { status: 'up', message: `${registrations.all().length} link(s)` } } }),
+      onRegister: (link, previous) => {
+        if (!previous) registrations.put({ ...link, config: { member_count: defaultCount } });
+        log(`registered ${link.guildId}/${link.roleId}`);
+        onListWanted(link, Number(registrations.get(link.guildId, link.roleId)?.config.member_count ?? defaultCount));
+      },
+      getConfig: (link) => {
+        const config = registrations.get(link.guildId, link.roleId)?.config ?? {};
+        return uiModeOf(config) === 'iframe' ? iframeConfig(publicUrl) : configSchema(config);
+      },
+      saveConfig: (link, submitted) => {
+        // The service checked the submission against the form; a plugin checks again (and adds its own rules).
+        const config = demoConfig.safeParse(submitted);
+        // Thrown as a 4xx with `error`: the service forwards the status and this text to the dashboard (spec 4.2 rule 5).
+        if (!config.success) throw new PluginError(400, describeConfigError(config.error));
+        registrations.put({ ...link, config: config.data });
+        if (config.data.ui_mode === 'iframe') log(`${link.guildId}/${link.roleId} switched to the embedded page`);
+        onListWanted(link, config.data.member_count);
+        return { ok: true, message: `Saved: ${config.data.member_count} members` };
+      },
+      onDelete: (link) => log(`deleted ${link.guildId}/${link.roleId}`),
+    }),
+  );
 
   app.use(createEmbedRouter(deps));
 

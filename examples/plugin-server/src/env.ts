@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isOrigin } from '@rolelink/plugin-sdk';
 import { z } from 'zod';
 
 // The example stands alone (a plugin author copies it), so it parses its own environment with zod
@@ -43,16 +44,6 @@ const schema = z.object({
       return origins;
     }),
 });
-
-/** `scheme://host[:port]` and nothing else: what CSP frame-ancestors and postMessage compare. */
-function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
-  } catch {
-    return false;
-  }
-}
 
 const withDefaults = schema.transform((env) => ({ ...env, PLUGIN_PUBLIC_URL: env.PLUGIN_PUBLIC_URL ?? `https://127.0.0.1:${env.PLUGIN_PORT}` }));
 

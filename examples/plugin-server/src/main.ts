@@ -24,7 +24,10 @@ async function main(): Promise<void> {
     onListWanted: (link, count) => {
       const ids = demoMemberIds(env.PLUGIN_DEMO_FIRST_ID, count);
       void pushList(env.ROLELINK_API_URL, link, ids, { retryForMs: env.PLUGIN_PUSH_RETRY_MS, signal: inflight.signal })
-        .then((r) => log(`pushed ${ids.length} member(s) to ${link.guildId}/${link.roleId}: HTTP ${r.status} ${JSON.stringify(r.body)}`))
+        .then((r) =>
+          log(r.held
+            ? `list of ${ids.length} for ${link.guildId}/${link.roleId} held (${r.held.removals} removals): ${r.held.message}`
+            : `pushed ${ids.length} member(s) to ${link.guildId}/${link.roleId} via ${r.via}: ${r.userCount} stored`))
         .catch((err: unknown) => log(`push to ${link.guildId}/${link.roleId} failed: ${String(err)}`));
     },
   });

@@ -12,6 +12,8 @@ export type Command = {
   /** A worked call shown under the summary in `rolelink help` and with a usage error, where the syntax alone misleads. */
   example?: string;
   run(ctx: CliContext, args: Record<string, string>, flags: Flags): Promise<unknown>;
+  /** True when the command's own result means failure (exit 1), e.g. a conformance check that found problems. */
+  failed?(result: unknown): boolean;
 };
 
 export function boolFlag(value: string | boolean | undefined, name: string): boolean | undefined {

@@ -67,7 +67,7 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     if (relaxed.length && !json) err(`warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS allows plugin hosts ${relaxed.join(', ')} despite being private`);
     const result = await command.run(ctx, named, parsed.values as Record<string, string | boolean | undefined>);
     out(json ? JSON.stringify(result) : formatHuman(result));
-    return 0;
+    return command.failed?.(result) ? 1 : 0;
   } catch (e) {
     if (e instanceof AppError) return fail(e.status, e.message, e.toBody());
     return fail(500, (e as Error).message);

@@ -4,3 +4,4 @@ export * from './queues';
 export * from './config-schema';
 export * from './health';
 export * from './dashboard';
+export * from './api-bodies';

@@ -1,1 +1,3 @@
 export * from './iframe-token';
+export * from './client';
+export * from './server';

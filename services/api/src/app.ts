@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Pool } from 'pg';
 import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 import { authenticate } from './auth';
+import { openApiRoutes } from './openapi/openapi.routes';
 import { perTokenRateLimit, type RateLimitOptions } from './rate-limit';
 import { uploadsRoutes } from './routes/uploads.routes';
 import { usersRoutes } from './routes/users.routes';
@@ -30,6 +31,8 @@ export function createApp(deps: ApiDeps): Express {
     app.get('/metrics', deps.metrics.handler());
   }
   app.use(healthRouter({ checks: deps.readiness, draining: deps.draining }));
+  // The API's OpenAPI document and its reference page, unauthenticated like the health routes.
+  app.use(openApiRoutes());
 
   const link = express.Router({ mergeParams: true });
   link.use(authenticate(deps.pool));

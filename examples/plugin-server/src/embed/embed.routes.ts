@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type Request, type Response } from 'express';
+import { embedPageHeaders } from '@rolelink/plugin-sdk';
 import { z } from 'zod';
 import { demoConfig, describeConfigError, LABEL_MAX, MEMBER_COUNT_MAX, uiModeOf, UI_MODES } from '../demo-config';
 import type { Registration, Registrations } from '../registrations';
@@ -40,24 +41,11 @@ function editorValues(reg: Registration, defaultCount: number) {
 
 /** Headers of the page and of its refusal: frameable by the dashboard only, nothing else loads. */
 function setPageHeaders(res: Response, dashboardOrigins: readonly string[]): void {
+  // The SDK's helper: CSP ending in frame-ancestors (spec 4.3), no X-Frame-Options (DENY or SAMEORIGIN
+  // would block the dashboard, another origin), no Referer and no caching since the URL holds rl_token.
   res.set(
-    'Content-Security-Policy',
-    [
-      "default-src 'none'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "connect-src 'self'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      // Spec 4.3: who may frame this page. No X-Frame-Options is sent: DENY or SAMEORIGIN would block
-      // the dashboard (another origin), and frame-ancestors already names who may frame.
-      `frame-ancestors ${dashboardOrigins.join(' ')}`,
-    ].join('; '),
+    embedPageHeaders(dashboardOrigins, ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'self'"]),
   );
-  // rl_token is in this page's URL: never hand it to another site in a Referer header.
-  res.set('Referrer-Policy', 'same-origin');
-  res.set('Cache-Control', 'no-store');
-  res.set('X-Content-Type-Options', 'nosniff');
 }
 
 /** The embedded configuration page of iframe mode (spec 2.11, 4.3, 6.3) and the calls it makes. */

@@ -4,6 +4,7 @@ import { guildCommands } from './guild';
 import { healthCommands } from './health';
 import { iframeCommands } from './iframe';
 import { linkCommands } from './link';
+import { pluginCommands } from './plugin';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
-export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands];
+export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands, ...pluginCommands];

@@ -1,0 +1,30 @@
+import request from 'supertest';
+import { eventually } from '../../../test/dashboard/browser';
+import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
+import { startListeningApi } from '../../../packages/plugin-sdk/test/listening-api';
+import { createQuickstartPlugin } from './plugin';
+
+let api: Awaited<ReturnType<typeof startListeningApi>>;
+beforeAll(async () => (api = await startListeningApi()));
+afterAll(() => api.close());
+
+describe('the quickstart plugin of docs/plugin-quickstart.md, against the real API', () => {
+  it('pushes its default list after /register, and the saved count after POST /config', async () => {
+    const link = await seedLink(api.db);
+    const lines: string[] = [];
+    const plugin = createQuickstartPlugin({ apiUrl: api.url, log: (l) => void lines.push(l) });
+    const auth = { Authorization: `Token ${link.token}` };
+    const body = { guild_id: link.guildId, role_id: link.roleId };
+    await request(plugin).post('/register').set(auth).send(body).expect(200);
+    expect(await eventually(() => listOf(api.db, link.linkId), (l) => l.length === 25)).toEqual(userIds(25));
+
+    const form = await request(plugin).get('/config').set(auth).expect(200);
+    expect(form.body).toMatchObject({ version: 1, name: 'Quickstart plugin', sections: [{ fields: [{ key: 'member_count', default_value: 25 }] }] });
+    await request(plugin).post('/config').set(auth).send({ ...body, config: { member_count: 30 } }).expect(200, { ok: true, message: 'Saved: 30 members' });
+    expect(await eventually(() => listOf(api.db, link.linkId), (l) => l.length === 30)).toEqual(userIds(30));
+    expect((await request(plugin).get('/config').set(auth).expect(200)).body.values).toEqual({ member_count: 30 });
+    const refused = await request(plugin).post('/config').set(auth).send({ ...body, config: { member_count: -1 } }).expect(400);
+    expect(refused.body.error).toMatch(/member_count/);
+    expect(lines).toEqual([`${link.guildId}/${link.roleId}: 25 members stored`, `${link.guildId}/${link.roleId}: 30 members stored`]);
+  });
+});

@@ -1,0 +1,143 @@
+import { randomInt } from 'node:crypto';
+import { parseConfigResponse, pluginHealthReport, validateSubmission, type ConfigStructure } from '@rolelink/contracts';
+import { generateToken, normalizePluginUrl } from '@rolelink/domain';
+import { mintIframeToken } from '@rolelink/plugin-sdk';
+import { callPlugin, type PluginAnswer, type PluginCall } from './plugin-http';
+import type { CheckReport, Finding } from './report';
+
+/**
+ * `rolelink plugin check <url>`: the calls the service makes to a plugin (spec 4.2), in its order,
+ * judged with the service's own validators, against a throw-away link the plugin is told about and
+ * then told to forget. Every step reports; a step that cannot run (no schema) is skipped, not failed.
+ */
+export type CheckOptions = {
+  /** Hosts allowed despite being private (ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS): local plugins. */
+  allowHosts: readonly string[];
+  /** PEM of a CA to trust for this check only (a local plugin's self-signed certificate). */
+  ca?: string;
+};
+
+// Spec 4.2 and 8: timeouts per call, 50 KB bodies.
+const LIMITS = { register: 5_000, getConfig: 5_000, postConfig: 10_000, deleteConfig: 5_000, health: 5_000, maxBytes: 50 * 1024 } as const;
+
+const fakeSnowflake = () => `${randomInt(1, 9)}${Array.from({ length: 18 }, () => randomInt(0, 10)).join('')}`;
+
+export async function runPluginCheck(rawUrl: string, options: CheckOptions): Promise<CheckReport> {
+  const findings: Finding[] = [];
+  const add = (f: Finding) => void findings.push(f);
+  const base = rawUrl.replace(/\/+$/, '');
+  const report = (ui_mode: CheckReport['ui_mode']): CheckReport => ({ plugin_url: base, ok: !findings.some((f) => f.result === 'fail'), ui_mode, findings });
+
+  const normalized = normalizePluginUrl(base, options.allowHosts);
+  if (!normalized.ok) {
+    const local = /private|internal|localhost/i.test(normalized.reason) && /^https:/.test(base);
+    add({ check: 'plugin URL', result: local ? 'warn' : 'fail', message: local ? `${normalized.reason}: the service refuses it unless ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS lists the host (fine for local testing)` : normalized.reason });
+    if (!local) return report(null);
+  } else if (!normalizePluginUrl(base).ok) {
+    add({ check: 'plugin URL', result: 'warn', message: 'a private host, accepted only because ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS lists it (a production service refuses it)' });
+  } else add({ check: 'plugin URL', result: 'pass', message: 'HTTPS, public host, no credentials or query' });
+
+  const token = generateToken();
+  const link = { guild_id: fakeSnowflake(), role_id: fakeSnowflake() };
+  const auth = { Authorization: `Token ${token}` };
+  const call = async (c: Omit<PluginCall, 'url' | 'maxBytes' | 'ca'> & { path: string }): Promise<PluginAnswer | string> => {
+    try {
+      return await callPlugin({ ...c, url: `${base}${c.path}`, maxBytes: LIMITS.maxBytes, ...(options.ca ? { ca: options.ca } : {}) });
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  const describe = (a: PluginAnswer | string) => (typeof a === 'string' ? `no answer: ${a}` : `answered ${a.status} in ${a.ms} ms`);
+  const is2xx = (a: PluginAnswer | string): a is PluginAnswer => typeof a !== 'string' && a.status >= 200 && a.status < 300;
+
+  // 1. Register with a throw-away token (as link creation does).
+  const registered = await call({ method: 'POST', path: '/register', headers: auth, body: link, timeoutMs: LIMITS.register });
+  add({ check: 'POST /register', result: is2xx(registered) ? 'pass' : 'fail', message: `${describe(registered)}${is2xx(registered) ? '' : ' (the service would answer the admin 502 and not create the link)'}` });
+
+  // 2. The configuration answer, validated as the broker validates it.
+  const config = await call({ method: 'GET', path: '/config', headers: { ...auth, Accept: 'application/json' }, timeoutMs: LIMITS.getConfig });
+  let structure: ConfigStructure | null = null;
+  let uiMode: CheckReport['ui_mode'] = null;
+  let embedUrl: string | null = null;
+  if (!is2xx(config)) add({ check: 'GET /config', result: 'fail', message: describe(config) });
+  else if (config.overCap) add({ check: 'GET /config', result: 'fail', message: 'body over 50 KB' });
+  else {
+    let body: unknown;
+    try {
+      body = JSON.parse(config.text);
+    } catch {
+      body = undefined;
+    }
+    const parsed = body === undefined ? null : parseConfigResponse(body, { isForbiddenHost: (u) => !normalizePluginUrl(u.origin, options.allowHosts).ok });
+    if (!parsed) add({ check: 'GET /config', result: 'fail', message: 'body is not JSON' });
+    else if (!parsed.ok) add({ check: 'GET /config', result: 'fail', message: `the service would refuse this schema (${parsed.errors.length} problem${parsed.errors.length > 1 ? 's' : ''})`, errors: parsed.errors });
+    else if (parsed.value.ui_mode === 'schema') {
+      uiMode = 'schema';
+      structure = parsed.value.structure;
+      const fieldCount = structure.sections.reduce((n, s) => n + s.fields.length, 0);
+      add({ check: 'GET /config', result: 'pass', message: `${describe(config)}: schema "${structure.name}", ${structure.sections.length} section(s), ${fieldCount} field(s)` });
+    } else {
+      uiMode = 'iframe';
+      embedUrl = parsed.value.iframe.embed_url;
+      add({ check: 'GET /config', result: 'pass', message: `${describe(config)}: iframe mode, embed_url ${embedUrl}` });
+    }
+  }
+
+  // 3. Schema mode: submit the form's defaults (after the service's own submission check).
+  if (structure) {
+    const defaults: Record<string, unknown> = {};
+    for (const f of structure.sections.flatMap((s) => s.fields)) {
+      if (f.type !== 'display' && 'default_value' in f && f.default_value !== undefined) defaults[f.key] = f.default_value;
+    }
+    const checked = validateSubmission(structure, defaults);
+    if (!checked.ok) {
+      add({ check: 'POST /config', result: 'warn', message: 'the form\'s defaults alone do not pass the form\'s rules (an admin must fill required fields); not submitted', errors: checked.errors });
+    } else {
+      const saved = await call({ method: 'POST', path: '/config', headers: auth, body: { ...link, config: checked.config }, timeoutMs: LIMITS.postConfig });
+      const detail = typeof saved === 'string' ? '' : (() => {
+        try {
+          const b = JSON.parse(saved.text) as { error?: unknown; message?: unknown };
+          return typeof b.error === 'string' ? `: ${b.error}` : typeof b.message === 'string' ? `: ${b.message}` : '';
+        } catch {
+          return '';
+        }
+      })();
+      add({ check: 'POST /config', result: is2xx(saved) ? 'pass' : 'fail', message: `defaults ${JSON.stringify(checked.config)} ${describe(saved)}${detail}` });
+    }
+  } else if (uiMode === 'iframe' && embedUrl) {
+    // 3'. Iframe mode: the page must let the dashboard frame it (spec 4.3).
+    const framed = new URL(embedUrl);
+    framed.searchParams.set('rl_token', mintIframeToken({ apiToken: token, pluginUrl: base, viewerId: fakeSnowflake(), guildId: link.guild_id, roleId: link.role_id }));
+    const page = await callPlugin({ method: 'GET', url: framed.toString(), timeoutMs: LIMITS.getConfig, maxBytes: 5 * 1024 * 1024, ...(options.ca ? { ca: options.ca } : {}) }).catch((e: Error) => e.message);
+    if (typeof page === 'string' || page.status !== 200) add({ check: 'embed page', result: 'fail', message: `GET embed_url with a valid rl_token ${describe(page)}` });
+    else {
+      const csp = [page.headers['content-security-policy'] ?? ''].flat().join(', ');
+      const ancestors = /frame-ancestors\s+([^;,]+)/i.exec(csp)?.[1]?.trim();
+      const xfo = [page.headers['x-frame-options'] ?? ''].flat().join(',').trim();
+      add({ check: 'frame-ancestors', result: ancestors ? 'pass' : 'fail', message: ancestors ? `frame-ancestors ${ancestors}` : 'no Content-Security-Policy frame-ancestors: the page must name the dashboard origin' });
+      add({ check: 'X-Frame-Options', result: /deny|sameorigin/i.test(xfo) ? 'fail' : 'pass', message: xfo ? `X-Frame-Options: ${xfo}${/deny|sameorigin/i.test(xfo) ? ' blocks the dashboard' : ''}` : 'not sent' });
+    }
+  } else add({ check: 'POST /config', result: 'skip', message: 'no valid configuration answer' });
+
+  // 4. Health, unauthenticated (recommended, not required).
+  const health = await call({ method: 'GET', path: '/health', timeoutMs: LIMITS.health });
+  if (typeof health === 'string' || health.status === 404) add({ check: 'GET /health', result: 'warn', message: `${describe(health)}: the status page will show the plugin as unreachable` });
+  else {
+    let body: unknown = null;
+    try {
+      body = JSON.parse(health.text);
+    } catch {
+      /* judged below */
+    }
+    const parsed = pluginHealthReport.safeParse(body);
+    if (health.status !== 200 || !parsed.success) {
+      add({ check: 'GET /health', result: 'fail', message: `${describe(health)}, not a health report`, errors: parsed.success ? [] : parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(root)', message: i.message })) });
+    } else add({ check: 'GET /health', result: parsed.data.status === 'healthy' ? 'pass' : 'warn', message: `${describe(health)}: ${parsed.data.status}` });
+  }
+
+  // 5. Forget the throw-away link (as link deletion does; the service ignores the answer).
+  const deleted = await call({ method: 'DELETE', path: '/config', headers: auth, body: link, timeoutMs: LIMITS.deleteConfig });
+  add({ check: 'DELETE /config', result: is2xx(deleted) ? 'pass' : 'warn', message: `${describe(deleted)}${is2xx(deleted) ? '' : ' (the service ignores it, but the plugin keeps a dead token)'}` });
+
+  return report(uiMode);
+}

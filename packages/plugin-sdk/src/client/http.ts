@@ -1,0 +1,125 @@
+import { RoleLinkApiError, RoleLinkNetworkError } from './errors';
+import { backoffMs, parseRetryAfter, sleep, type RetryOptions } from './retry';
+
+/**
+ * Which failures a call may be repeated after:
+ * - `idempotent`: network errors, 5xx and 429 (reads, PUT, single adds and removals, chunks: repeating
+ *   them changes nothing, chunk duplicates are removed at commit).
+ * - `unprocessed`: only answers that prove nothing was done (429, a refused connection). A commit
+ *   whose answer was lost may have replaced the list; repeating it would answer 404 for the closed
+ *   session and hide the success.
+ */
+export type RetryPolicy = 'idempotent' | 'unprocessed';
+
+export type HttpCall = {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  path: string;
+  /** Serialised as JSON with `Content-Type: application/json`. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Per attempt; the spec's server-side limits are 2 minutes for PUT and 30 for commit. */
+  timeoutMs: number;
+  retry: RetryPolicy;
+};
+
+export type HttpAnswer = { status: number; body: unknown; requestId: string | null };
+
+export type HttpClientOptions = {
+  baseUrl: string;
+  token: string;
+  retry: RetryOptions;
+  userAgent: string;
+  fetch: typeof fetch;
+};
+
+const CONNECTION_REFUSED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function errorCode(err: unknown): string | undefined {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+}
+
+/**
+ * One HTTP exchange with retries. Answers below 400 and the 409 shrink hold are returned (the
+ * caller reads them); every other 4xx/5xx becomes a RoleLinkApiError once retries are spent.
+ */
+export class HttpClient {
+  constructor(private readonly options: HttpClientOptions) {}
+
+  async send(call: HttpCall): Promise<HttpAnswer> {
+    const url = this.options.baseUrl.replace(/\/+$/, '') + call.path;
+    const { retry } = this.options;
+    for (let attempt = 0; ; attempt++) {
+      call.signal?.throwIfAborted();
+      const outcome = await this.attempt(url, call);
+      const last = attempt >= retry.retries;
+      if ('answer' in outcome) {
+        const { answer } = outcome;
+        if (answer.status < 400 || answer.status === 409) return answer;
+        const wait = this.waitFor(answer, outcome.retryAfter, call.retry, attempt);
+        if (last || wait === null) throw apiError(answer, call.method, url);
+        await sleep(wait, call.signal);
+      } else {
+        const { error } = outcome;
+        const retryable = !error.timedOut && (call.retry === 'idempotent' || CONNECTION_REFUSED.has(errorCode(error.cause) ?? ''));
+        if (last || !retryable) throw error;
+        await sleep(backoffMs(attempt, retry), call.signal);
+      }
+    }
+  }
+
+  private waitFor(answer: HttpAnswer, retryAfter: number | null, policy: RetryPolicy, attempt: number): number | null {
+    const throttled = answer.status === 429 || answer.status === 503;
+    if (!throttled && !(policy === 'idempotent' && answer.status >= 500)) return null;
+    if (retryAfter !== null) return retryAfter <= this.options.retry.maxRetryAfterMs ? retryAfter : null;
+    return backoffMs(attempt, this.options.retry);
+  }
+
+  private async attempt(url: string, call: HttpCall): Promise<{ answer: HttpAnswer; retryAfter: number | null } | { error: RoleLinkNetworkError }> {
+    const timeout = AbortSignal.timeout(call.timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const headers: Record<string, string> = {
+      Authorization: `Token ${this.options.token}`,
+      Accept: 'application/json',
+      'User-Agent': this.options.userAgent,
+      ...call.headers,
+    };
+    let payload: string | undefined;
+    if (call.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      payload = JSON.stringify(call.body);
+    }
+    try {
+      const res = await this.options.fetch(url, { method: call.method, headers, body: payload, signal, redirect: 'error' });
+      const text = await res.text();
+      return { answer: { status: res.status, body: parseBody(text), requestId: res.headers.get('x-request-id') }, retryAfter: parseRetryAfter(res.headers.get('retry-after')) };
+    } catch (err) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const timedOut = timeout.aborted;
+      const message = timedOut ? `${call.method} ${url}: no answer within ${call.timeoutMs} ms` : `${call.method} ${url}: ${describe(err)}`;
+      return { error: new RoleLinkNetworkError(message, call.method, url, timedOut, { cause: err }) };
+    }
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function describe(err: unknown): string {
+  const code = errorCode(err);
+  const message = err instanceof Error ? err.message : String(err);
+  return code ? `${message} (${code})` : message;
+}
+
+function apiError(answer: HttpAnswer, method: string, url: string): RoleLinkApiError {
+  const body = answer.body as { message?: unknown } | null;
+  const message = typeof body?.message === 'string' ? body.message : `HTTP ${answer.status}`;
+  return new RoleLinkApiError(answer.status, message, method, url, answer.body, answer.requestId);
+}

@@ -1,0 +1,43 @@
+/** When and how long to wait before trying a call again. */
+
+export type RetryOptions = {
+  /** Attempts after the first one (default 4). 0 turns retries off. */
+  retries: number;
+  /** First backoff step; each further step doubles, with full jitter (default 250 ms). */
+  baseDelayMs: number;
+  /** Cap of one backoff step (default 8 s). */
+  maxDelayMs: number;
+  /** A `Retry-After` longer than this is not waited for: the 429/503 is thrown instead (default 60 s). */
+  maxRetryAfterMs: number;
+};
+
+export const DEFAULT_RETRY = { retries: 4, baseDelayMs: 250, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 } as const satisfies RetryOptions;
+
+/** Full-jitter exponential backoff: spreads retries of many plugins instead of synchronising them. */
+export function backoffMs(attempt: number, options: RetryOptions, random = Math.random): number {
+  return Math.floor(random() * Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt));
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

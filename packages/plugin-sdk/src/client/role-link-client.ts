@@ -1,0 +1,142 @@
+import { RoleLinkApiError } from './errors';
+import { HttpClient, type HttpAnswer, type HttpCall } from './http';
+import { replaceUsers, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
+import { DEFAULT_RETRY, type RetryOptions } from './retry';
+import type { CallOptions, ListMeta, ShrinkBody, UploadProgress, WriteOutcome } from './types';
+
+export type RoleLinkClientOptions = {
+  /** Where the User Management API answers, e.g. `https://rolelink.example.com`. */
+  baseUrl: string;
+  /** The link's API token, as received in `Authorization: Token …` of POST /register. */
+  token: string;
+  guildId: string;
+  roleId: string;
+  retry?: Partial<RetryOptions>;
+  /** A fetch of your own (a proxy agent, instrumentation); the global one by default. */
+  fetch?: typeof fetch;
+  userAgent?: string;
+};
+
+/** Header that confirms a held change (spec 4.1 rule 6). */
+export const CONFIRM_HEADER = 'X-RoleLink-Confirm';
+
+// Per attempt. The service allows PUT 2 minutes and commit 30 (spec 8 rule 5); a little more here so
+// the service's own answer arrives rather than our timeout.
+const TIMEOUT_MS = { short: 30_000, put: 130_000, chunk: 130_000, commit: 31 * 60_000 } as const;
+
+const enc = encodeURIComponent;
+
+/**
+ * The User Management API (spec 4.1) for one role link: a token is scoped to exactly one link, so a
+ * client is too. Every call takes an AbortSignal; failures are RoleLinkApiError (the service said no)
+ * or RoleLinkNetworkError (it could not be reached after retries).
+ */
+export class RoleLinkClient {
+  private readonly http: HttpClient;
+  private readonly base: string;
+
+  constructor(options: RoleLinkClientOptions) {
+    this.http = new HttpClient({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      userAgent: options.userAgent ?? 'rolelink-plugin-sdk',
+      fetch: options.fetch ?? globalThis.fetch,
+    });
+    this.base = `/api/role-link/${enc(options.guildId)}/${enc(options.roleId)}/users`;
+  }
+
+  /** GET /users: every user ID (ascending) and the list's counters. Holds the whole list in memory. */
+  async listUsers(options: CallOptions = {}): Promise<{ meta: ListMeta; userIds: string[] }> {
+    const body = (await this.call({ method: 'GET', path: this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...options })) as { meta: ListMeta; data: string[] };
+    return { meta: body.meta, userIds: body.data };
+  }
+
+  /** GET /users/:userId */
+  async hasUser(userId: string, options: CallOptions = {}): Promise<boolean> {
+    return (await this.data<{ exists: boolean }>({ method: 'GET', path: `${this.base}/${enc(userId)}`, ...options })).exists;
+  }
+
+  /** POST /users/:userId: true when added, false when already there (not an error). */
+  async addUser(userId: string, options: CallOptions = {}): Promise<boolean> {
+    return (await this.data<{ added: boolean }>({ method: 'POST', path: `${this.base}/${enc(userId)}`, ...options })).added;
+  }
+
+  /** DELETE /users/:userId: true when removed, false when absent. Never held. */
+  async removeUser(userId: string, options: CallOptions = {}): Promise<boolean> {
+    return (await this.data<{ removed: boolean }>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, ...options })).removed;
+  }
+
+  /**
+   * Replaces the whole list with `ids` (an array, or any sync or async iterable, so a 30M list never
+   * has to be one array): PUT up to `maxPutUsers`, the chunked upload above. A large removal comes
+   * back as `{ held }` with `confirm()`; see replace-users.ts.
+   */
+  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options: ReplaceOptions = {}): Promise<ReplaceOutcome> {
+    return replaceUsers(this, ids, options);
+  }
+
+  /** PUT /users with at most 100,000 IDs (the plan's per-request cap; 413 above it). */
+  async putUsers(ids: readonly string[], options: CallOptions & { confirm?: string } = {}): Promise<WriteOutcome> {
+    const answer = await this.http.send({ method: 'PUT', path: this.base, body: ids, headers: confirmHeader(options.confirm), timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', signal: options.signal });
+    return writeOutcome(answer);
+  }
+
+  /** POST /users/upload: opens a chunked upload session (premium plan), returns its id. */
+  async createUpload(options: CallOptions = {}): Promise<string> {
+    // A repeated create after a lost answer only leaves an unused session, which expires in 24 h.
+    return (await this.data<{ upload_id: string }>({ method: 'POST', path: `${this.base}/upload`, ...options })).upload_id;
+  }
+
+  /** POST /users/upload/:uploadId/chunk with at most 100,000 IDs. */
+  async addChunk(uploadId: string, ids: readonly string[], options: CallOptions = {}): Promise<UploadProgress> {
+    return this.data<UploadProgress>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/chunk`, body: ids, timeoutMs: TIMEOUT_MS.chunk, ...options });
+  }
+
+  /** POST /users/upload/:uploadId/commit: replaces the list with the staged IDs, or answers `{ held }`. */
+  async commitUpload(uploadId: string, options: CallOptions & { confirm?: string } = {}): Promise<WriteOutcome> {
+    const answer = await this.http.send({
+      method: 'POST',
+      path: `${this.base}/upload/${enc(uploadId)}/commit`,
+      headers: confirmHeader(options.confirm),
+      timeoutMs: TIMEOUT_MS.commit,
+      retry: 'unprocessed',
+      signal: options.signal,
+    });
+    return writeOutcome(answer);
+  }
+
+  /** DELETE /users/upload/:uploadId: discards the staged IDs; the live list is untouched. */
+  async cancelUpload(uploadId: string, options: CallOptions = {}): Promise<void> {
+    await this.data<{ cancelled: true }>({ method: 'DELETE', path: `${this.base}/upload/${enc(uploadId)}`, ...options });
+  }
+
+  private async data<T>(call: Omit<HttpCall, 'timeoutMs' | 'retry'> & { timeoutMs?: number }): Promise<T> {
+    return ((await this.call({ timeoutMs: TIMEOUT_MS.short, retry: 'idempotent', ...call })) as { data: T }).data;
+  }
+
+  private async call(call: HttpCall): Promise<unknown> {
+    const answer = await this.http.send(call);
+    // Only whole-list writes are ever held; a 409 anywhere else is unexpected, so it is an error.
+    if (answer.status === 409) throw new RoleLinkApiError(409, heldOf(answer)?.message ?? 'HTTP 409', call.method, call.path, answer.body, answer.requestId);
+    return answer.body;
+  }
+}
+
+function confirmHeader(changeId: string | undefined): Record<string, string> {
+  return changeId ? { [CONFIRM_HEADER]: changeId } : {};
+}
+
+function heldOf(answer: HttpAnswer): ShrinkBody['errors'] | null {
+  const errors = (answer.body as Partial<ShrinkBody> | null)?.errors;
+  return errors?.error === 'confirm_required' ? errors : null;
+}
+
+function writeOutcome(answer: HttpAnswer): WriteOutcome {
+  if (answer.status === 409) {
+    const held = heldOf(answer);
+    if (!held) throw new RoleLinkApiError(409, 'HTTP 409', 'PUT', '', answer.body, answer.requestId);
+    return { held: { changeId: held.change_id, previous: held.previous, next: held.next, removals: held.removals, message: held.message } };
+  }
+  return { held: null, userCount: (answer.body as { data: { user_count: number } }).data.user_count };
+}

@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createPluginHandler, type PluginHooks } from './plugin-handlers';
+
+/**
+ * Express (or Connect, or plain node:http) adapter: `app.use(pluginMiddleware(hooks))`. Typed with
+ * node's own request and response so the SDK needs neither express nor its types at run time.
+ * Uses `req.body` when a JSON parser ran before it, else reads the body itself (50 KB at most, the
+ * service's own cap on config bodies).
+ */
+type Req = IncomingMessage & { body?: unknown; path?: string };
+type Next = (err?: unknown) => void;
+
+const BODY_LIMIT = 50 * 1024;
+
+async function readJson(req: Req): Promise<unknown> {
+  if (req.body !== undefined) return req.body;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > BODY_LIMIT) throw Object.assign(new Error('body over 50 KB'), { status: 413 });
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw Object.assign(new Error('body is not JSON'), { status: 400 });
+  }
+}
+
+export function pluginMiddleware(hooks: PluginHooks): (req: Req, res: ServerResponse, next?: Next) => void {
+  const handler = createPluginHandler(hooks);
+  return (req, res, next) => {
+    const method = req.method ?? 'GET';
+    const path = req.path ?? new URL(req.url ?? '/', 'http://plugin').pathname;
+    // Anything but the contract's routes passes through untouched, its body unread.
+    if (!handler.matches(method, path)) return next ? next() : send(res, 404, { error: 'not found' });
+    void (async () => {
+      let body: unknown;
+      try {
+        body = await readJson(req);
+      } catch (err) {
+        const status = (err as { status?: number }).status ?? 400;
+        return send(res, status, { error: (err as Error).message });
+      }
+      const answer = await handler.handle({ method, path, headers: req.headers, body });
+      if (answer) send(res, answer.status, answer.body);
+    })().catch((err: unknown) => (next ? next(err) : send(res, 500, { error: 'internal error' })));
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}

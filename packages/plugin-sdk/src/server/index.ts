@@ -1,0 +1,5 @@
+export * from './config-schema';
+export * from './token-store';
+export * from './plugin-handlers';
+export * from './express';
+export * from './frame-ancestors';

@@ -1,0 +1,137 @@
+import type { IframeResponse, SchemaResponse } from './config-schema';
+import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
+
+/**
+ * The plugin server contract (spec 4.2) without a web framework: `handlePluginRequest` takes a
+ * method, path, headers and parsed JSON body and returns a status and JSON body. `express.ts` and
+ * `node-http.ts` adapt it; any other framework needs the same ten lines.
+ */
+
+export type PluginRequest = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: unknown };
+export type PluginResponse = { status: number; body: unknown };
+
+export type HealthReport = {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  timestamp?: string;
+  checks?: Record<string, { status: 'up' | 'down'; latency_ms?: number; message?: string }>;
+  services?: { name: string; status: 'up' | 'down'; latency_ms?: number }[];
+};
+
+/** Throw it from a hook to refuse with a 4xx: the service shows `message` to the admin (spec 4.2 rule 5). */
+export class PluginError extends Error {
+  override readonly name = 'PluginError';
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export type PluginHooks = {
+  store: TokenStore;
+  /** GET /config: the form (`configForm(...).response(values)`) or `iframeResponse(...)`. */
+  getConfig(link: RegisteredLink): SchemaResponse | IframeResponse | Promise<SchemaResponse | IframeResponse>;
+  /**
+   * POST /config (schema mode): the service validated `config` against your schema already, but check
+   * it again. The returned value is the answer body (forwarded to the dashboard); throw PluginError to refuse.
+   */
+  saveConfig?(link: RegisteredLink, config: Record<string, unknown>): unknown;
+  /** After POST /register stored the token: e.g. push the first list (without blocking the answer). */
+  onRegister?(link: RegisteredLink, previous: RegisteredLink | undefined): void | Promise<void>;
+  /** After DELETE /config removed the registration. */
+  onDelete?(link: RegisteredLink): void | Promise<void>;
+  /** GET /health (no Authorization). Default: `{ status: 'healthy' }`. */
+  health?(): HealthReport | Promise<HealthReport>;
+};
+
+const TOKEN_HEADER = /^Token\s+(rl_\S+)\s*$/;
+const ID = /^\d{1,20}$/;
+
+export function tokenOf(headers: PluginRequest['headers']): string | null {
+  const raw = headers.authorization ?? headers.Authorization;
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return TOKEN_HEADER.exec(value ?? '')?.[1] ?? null;
+}
+
+function linkOf(body: unknown): { guildId: string; roleId: string } | null {
+  const b = body as { guild_id?: unknown; role_id?: unknown } | null;
+  if (typeof b?.guild_id !== 'string' || typeof b.role_id !== 'string' || !ID.test(b.guild_id) || !ID.test(b.role_id)) return null;
+  return { guildId: b.guild_id, roleId: b.role_id };
+}
+
+const error = (status: number, message: string): PluginResponse => ({ status, body: { error: message } });
+const UNAUTHORIZED = error(401, 'Authorization: Token rl_… of a registered link required');
+
+export type PluginHandler = {
+  /** True for the routes of spec 4.2 (adapters read a body only for these). */
+  matches(method: string, path: string): boolean;
+  /** The answer; null when the request is not one of the contract's routes (let the framework go on). */
+  handle(req: PluginRequest): Promise<PluginResponse | null>;
+};
+
+const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\/+$/, '') || '/'}`;
+
+export function createPluginHandler(hooks: PluginHooks): PluginHandler {
+  const { store } = hooks;
+
+  /** The registration the request's body names, only when the request carries that link's token. */
+  async function authorizedLink(req: PluginRequest): Promise<RegisteredLink | PluginResponse> {
+    const token = tokenOf(req.headers);
+    const named = linkOf(req.body);
+    if (!named) return error(400, 'guild_id and role_id (numeric strings) are required');
+    const link = token ? await store.get(named.guildId, named.roleId) : undefined;
+    return link && token && sameToken(link.token, token) ? link : UNAUTHORIZED;
+  }
+
+  const routes: Record<string, (req: PluginRequest) => Promise<PluginResponse>> = {
+    'GET /health': async () => ({ status: 200, body: hooks.health ? await hooks.health() : { status: 'healthy', timestamp: new Date().toISOString() } }),
+
+    'POST /register': async (req) => {
+      const token = tokenOf(req.headers);
+      if (!token) return error(401, 'Authorization: Token rl_… required');
+      const named = linkOf(req.body);
+      if (!named) return error(400, 'guild_id and role_id (numeric strings) are required');
+      const previous = await store.get(named.guildId, named.roleId);
+      const link = { ...named, token };
+      await store.save(link);
+      await hooks.onRegister?.(link, previous);
+      return { status: 200, body: { ok: true } };
+    },
+
+    'GET /config': async (req) => {
+      const token = tokenOf(req.headers);
+      const link = token ? await store.findByToken(token) : undefined;
+      if (!link) return UNAUTHORIZED;
+      return { status: 200, body: await hooks.getConfig(link) };
+    },
+
+    'POST /config': async (req) => {
+      const link = await authorizedLink(req);
+      if ('status' in link) return link;
+      const config = (req.body as { config?: unknown }).config;
+      if (typeof config !== 'object' || config === null || Array.isArray(config)) return error(400, 'config must be an object');
+      if (!hooks.saveConfig) return error(400, 'This plugin is configured in its own page');
+      return { status: 200, body: (await hooks.saveConfig(link, config as Record<string, unknown>)) ?? { ok: true } };
+    },
+
+    'DELETE /config': async (req) => {
+      const link = await authorizedLink(req);
+      if ('status' in link) return link;
+      await store.delete(link.guildId, link.roleId);
+      await hooks.onDelete?.(link);
+      return { status: 200, body: { ok: true } };
+    },
+  };
+
+  return {
+    matches: (method, path) => routeKey(method, path) in routes,
+    async handle(req) {
+      const route = routes[routeKey(req.method, req.path)];
+      if (!route) return null;
+      try {
+        return await route(req);
+      } catch (err) {
+        if (err instanceof PluginError) return error(err.status, err.message);
+        throw err;
+      }
+    },
+  };
+}

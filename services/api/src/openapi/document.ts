@@ -1,0 +1,174 @@
+import {
+  chunkAcceptedBody,
+  CONFIRM_HEADER,
+  errorBodySchema,
+  idListBody,
+  linkParams,
+  listMetaSchema,
+  shrinkBodySchema,
+  uploadCancelledBody,
+  uploadCreatedBody,
+  uploadParams,
+  userAddedBody,
+  userCountBody,
+  userExistsBody,
+  userParams,
+  userRemovedBody,
+  usersListBody,
+} from '@rolelink/contracts';
+import { z, type ZodObject, type ZodType } from 'zod';
+
+/**
+ * The OpenAPI 3.1 document of the User Management API, generated from the zod schemas of
+ * @rolelink/contracts (the same ones the routes validate with): nothing here restates a body shape.
+ * zod's own z.toJSONSchema writes JSON Schema draft 2020-12, which is OpenAPI 3.1's schema dialect,
+ * so no converter library is needed; this file only lays out paths, parameters and answers. Bodies
+ * are written as zod's input side, so objects stay open (additionalProperties unset): a field added
+ * later does not break a client validating against this document.
+ */
+
+const toSchema = (schema: ZodType) => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+  return rest;
+};
+
+/** Named schemas, shared through components. */
+const COMPONENTS = { ErrorBody: errorBodySchema, ShrinkHold: shrinkBodySchema, ListMeta: listMetaSchema, IdList: idListBody } as const;
+type ComponentName = keyof typeof COMPONENTS;
+type Body = ZodType | ComponentName;
+
+const schemaOf = (body: Body) => (typeof body === 'string' ? { $ref: `#/components/schemas/${body}` } : toSchema(body));
+
+type Answer = { description: string; body: Body };
+const json = (body: Body, description: string): Answer => ({ description, body });
+const error = (description: string) => json('ErrorBody', description);
+
+/** Answers every route can give: authentication and link state (docs/api.md, order of checks). */
+const COMMON = {
+  400: error('Validation error (path parameters, IDs or body)'),
+  401: error('Authorization header required, or a scheme other than Token'),
+  403: error('Invalid or revoked token; link disabled; link paused (integration slots quota exceeded)'),
+  404: error('Role link not found (or, for upload routes, Upload session not found)'),
+} satisfies Record<number, Answer>;
+
+const preconditionFailed = error('If-Match names a version the list no longer has (the answer carries the current ETag)');
+const keyReused = error('This Idempotency-Key was already used for a different request');
+const held = json('ShrinkHold', 'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written');
+const overLimit = error('Validation error, or Maximum N users per role link (stored limit)');
+const premiumOnly = error('As above, or chunked uploads are on the premium plan only');
+
+type Route = {
+  method: 'get' | 'put' | 'post' | 'delete';
+  path: string;
+  operationId: string;
+  summary: string;
+  params: ZodObject;
+  confirmable?: boolean;
+  body?: Body;
+  responses: Record<number, Answer>;
+};
+
+const base = '/api/role-link/{guildId}/{roleId}/users';
+export const ROUTES: Route[] = [
+  {
+    method: 'get', path: base, operationId: 'listUsers', summary: 'The list (ascending IDs) and its counters',
+    params: linkParams,
+    responses: { 200: json(usersListBody, 'meta first, then every user ID'), ...COMMON },
+  },
+  {
+    method: 'put', path: base, operationId: 'replaceUsers', summary: 'Replace the whole list (at most 100,000 IDs; 10,000 on free)',
+    params: linkParams, confirmable: true, body: 'IdList',
+    responses: {
+      200: json(userCountBody, 'Replaced'), ...COMMON, 400: overLimit, 409: held, 412: preconditionFailed, 422: keyReused,
+      413: error('Too many users in one request (above the plan\'s per-PUT cap) or body over 4 MB'),
+      415: error('Content-Type must be application/json'),
+    },
+  },
+  {
+    method: 'post', path: `${base}/upload`, operationId: 'createUpload', summary: 'Open a chunked upload session (premium)',
+    params: linkParams,
+    responses: { 200: json(uploadCreatedBody, 'Opened; expires 24 hours after creation'), ...COMMON, 403: premiumOnly },
+  },
+  {
+    method: 'post', path: `${base}/upload/{uploadId}/chunk`, operationId: 'addChunk', summary: 'Stage up to 100,000 IDs (chunks may be sent in parallel)',
+    params: uploadParams, body: 'IdList',
+    responses: { 200: json(chunkAcceptedBody, 'Staged'), ...COMMON, 403: premiumOnly, 415: error('Content-Type must be application/json') },
+  },
+  {
+    method: 'post', path: `${base}/upload/{uploadId}/commit`, operationId: 'commitUpload', summary: 'Replace the list with the staged IDs',
+    params: uploadParams, confirmable: true,
+    responses: { 200: json(userCountBody, 'Replaced; the session is closed'), ...COMMON, 400: overLimit, 403: premiumOnly, 409: held, 412: preconditionFailed, 422: keyReused },
+  },
+  {
+    method: 'delete', path: `${base}/upload/{uploadId}`, operationId: 'cancelUpload', summary: 'Discard the staged IDs',
+    params: uploadParams,
+    responses: { 200: json(uploadCancelledBody, 'Cancelled; the live list is untouched'), ...COMMON, 403: premiumOnly },
+  },
+  {
+    method: 'get', path: `${base}/{userId}`, operationId: 'hasUser', summary: 'Whether a user is on the list',
+    params: userParams,
+    responses: { 200: json(userExistsBody, 'Answered'), ...COMMON },
+  },
+  {
+    method: 'post', path: `${base}/{userId}`, operationId: 'addUser', summary: 'Add one user (idempotent)',
+    params: userParams,
+    responses: { 200: json(userAddedBody, 'Added, or already there'), ...COMMON, 400: overLimit },
+  },
+  {
+    method: 'delete', path: `${base}/{userId}`, operationId: 'removeUser', summary: 'Remove one user (idempotent, never held)',
+    params: userParams,
+    responses: { 200: json(userRemovedBody, 'Removed, or absent'), ...COMMON },
+  },
+];
+function operation(route: Route): object {
+  const parameters: object[] = Object.entries(route.params.shape).map(([name, schema]) => ({ name, in: 'path', required: true, schema: toSchema(schema as ZodType) }));
+  if (route.confirmable) {
+    parameters.push({
+      name: CONFIRM_HEADER,
+      in: 'header',
+      required: false,
+      description: 'The change_id of the latest 409 shrink hold, to confirm it within one hour',
+      schema: { type: 'string', format: 'uuid' },
+    });
+    parameters.push(
+      { name: 'If-Match', in: 'header', required: false, description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since', schema: { type: 'string' } },
+      { name: 'Idempotency-Key', in: 'header', required: false, description: 'Repeats within 24 h answer the first answer and write nothing again (docs/api.md)', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+    );
+  }
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: ['User Management API'],
+    security: [{ Token: [] }],
+    parameters,
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    responses: Object.fromEntries(
+      Object.entries(route.responses).map(([status, a]) => [status, { description: a.description, content: { 'application/json': { schema: schemaOf(a.body) } } }]),
+    ),
+  };
+}
+
+let built: Record<string, unknown> | null = null;
+
+/** The document (built once: it depends on code only). */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route);
+  built ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'Role Link Service — User Management API',
+      version: '1',
+      description: 'The token-authenticated API a plugin uses to maintain the user list of its role link. Errors are `{ statusCode, message }` except the 409 shrink hold. docs/api.md holds the decisions the spec left open.',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: {
+        Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The link\'s API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`' },
+      },
+      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, toSchema(schema)])),
+    },
+    paths,
+  };
+  return built;
+}

@@ -1,0 +1,137 @@
+import Ajv2020 from 'ajv/dist/2020';
+import request from 'supertest';
+import { auth, startApiHarness, type ApiHarness } from '../../../test/support/api';
+import { seedLink, snowflake, userIds, type SeededLink } from '../../../test/support/fixtures';
+
+/**
+ * The OpenAPI document served at /openapi.json against the API's real answers: every request below
+ * names the operation it calls; its status must be documented for that operation and its body must
+ * match the documented schema. At the end, every documented (operation, status) must have been seen,
+ * so the document promises nothing the API does not answer.
+ */
+
+let h: ApiHarness;
+type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content: { 'application/json': { schema: object } } }> }>>; components: { schemas: Record<string, object> } };
+let doc: Doc;
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+const seen = new Set<string>();
+
+beforeAll(async () => {
+  h = await startApiHarness();
+  doc = (await request(h.app).get('/openapi.json').expect(200).expect('Content-Type', /json/)).body as Doc;
+  ajv.addSchema({ $id: 'doc', components: doc.components });
+});
+afterAll(() => h.close());
+
+function operation(id: string) {
+  for (const methods of Object.values(doc.paths)) for (const op of Object.values(methods)) if (op.operationId === id) return op;
+  throw new Error(`no operation ${id} in the document`);
+}
+
+/** Checks one real answer against the document. */
+function conforms(id: string, res: request.Response): void {
+  const documented = operation(id).responses[String(res.status)];
+  if (!documented) throw new Error(`${id} answered ${res.status}, which the document does not list: ${JSON.stringify(res.body)}`);
+  const schema = JSON.parse(JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/'));
+  const validate = ajv.compile(schema);
+  if (!validate(res.body)) throw new Error(`${id} ${res.status} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`);
+  seen.add(`${id} ${res.status}`);
+}
+
+const base = (l: { guildId: string; roleId: string }) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
+const json = (r: request.Test, body: unknown) => r.set('Content-Type', 'application/json').send(JSON.stringify(body));
+const UNKNOWN_UPLOAD = '00000000-0000-4000-8000-000000000000';
+
+type Call = { id: string; method: 'get' | 'put' | 'post' | 'delete'; path: (l: SeededLink) => string; body?: unknown };
+const CALLS: Call[] = [
+  { id: 'listUsers', method: 'get', path: base },
+  { id: 'replaceUsers', method: 'put', path: base, body: userIds(2) },
+  { id: 'createUpload', method: 'post', path: (l) => `${base(l)}/upload` },
+  { id: 'addChunk', method: 'post', path: (l) => `${base(l)}/upload/${UNKNOWN_UPLOAD}/chunk`, body: userIds(2) },
+  { id: 'commitUpload', method: 'post', path: (l) => `${base(l)}/upload/${UNKNOWN_UPLOAD}/commit` },
+  { id: 'cancelUpload', method: 'delete', path: (l) => `${base(l)}/upload/${UNKNOWN_UPLOAD}` },
+  { id: 'hasUser', method: 'get', path: (l) => `${base(l)}/${userIds(1)[0]}` },
+  { id: 'addUser', method: 'post', path: (l) => `${base(l)}/${userIds(1)[0]}` },
+  { id: 'removeUser', method: 'delete', path: (l) => `${base(l)}/${userIds(1)[0]}` },
+];
+
+function send(call: Call, link: SeededLink, headers: Record<string, string>, pathOf = call.path): request.Test {
+  const r = request(h.app)[call.method](pathOf(link)).set(headers);
+  return call.body === undefined ? r : json(r, call.body);
+}
+
+describe('/openapi.json against the running API', () => {
+  it('is an OpenAPI 3.1 document whose reference page loads its assets from this origin under a CSP', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const page = await request(h.app).get('/reference').expect(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    for (const asset of page.text.match(/(?:href|src)="(reference\/[^"]+)"/g) ?? []) {
+      await request(h.app).get(`/${asset.split('"')[1]}`).expect(200);
+    }
+  });
+
+  it('documents the authentication and link answers of every operation as they are', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const elsewhere = { ...link, guildId: snowflake(), roleId: snowflake() };
+    for (const call of CALLS) {
+      conforms(call.id, await send(call, link, {}));
+      conforms(call.id, await send(call, link, { Authorization: `Bearer ${link.token}` }));
+      conforms(call.id, await send(call, link, auth(`${link.token.slice(0, -1)}x`)));
+      conforms(call.id, await send(call, elsewhere, auth(link.token)));
+      conforms(call.id, await send(call, { ...link, guildId: 'abc' }, auth(link.token)));
+    }
+  });
+
+  it('documents every success, hold and refusal of the list routes as they are', async () => {
+    const free = await seedLink(h.db, { plan: 'free' });
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const t = auth(link.token);
+    const users = base(link);
+    const a = userIds(1)[0]!;
+
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(40)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t), ['12']));
+    conforms('replaceUsers', await request(h.app).put(users).set(t).set('Content-Type', 'text/plain').send('x'));
+    conforms('replaceUsers', await json(request(h.app).put(base(free)).set(auth(free.token)), userIds(10_001)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(10)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('If-Match', '"0.0"'), userIds(40)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(40)));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(41)));
+    conforms('listUsers', await request(h.app).get(users).set(t));
+
+    conforms('hasUser', await request(h.app).get(`${users}/${a}`).set(t));
+    conforms('hasUser', await request(h.app).get(`${users}/12`).set(t));
+    conforms('addUser', await request(h.app).post(`${users}/${a}`).set(t));
+    conforms('addUser', await request(h.app).post(`${users}/12`).set(t));
+    conforms('removeUser', await request(h.app).delete(`${users}/${a}`).set(t));
+
+    conforms('createUpload', await request(h.app).post(`${base(free)}/upload`).set(auth(free.token)));
+    for (const id of ['addChunk', 'commitUpload', 'cancelUpload']) {
+      const call = CALLS.find((c) => c.id === id)!;
+      conforms(id, await send(call, free, auth(free.token)));
+      conforms(id, await send(call, link, t));
+      conforms(id, await send(call, link, t, (l) => call.path(l).replace(UNKNOWN_UPLOAD, 'not-a-uuid')));
+    }
+    const open = async () => {
+      const res = await request(h.app).post(`${users}/upload`).set(t);
+      conforms('createUpload', res);
+      return `${users}/upload/${res.body.data.upload_id}`;
+    };
+    const session = await open();
+    conforms('addChunk', await json(request(h.app).post(`${session}/chunk`).set(t), userIds(40)));
+    conforms('addChunk', await request(h.app).post(`${session}/chunk`).set(t).set('Content-Type', 'text/plain').send('x'));
+    conforms('commitUpload', await request(h.app).post(`${session}/commit`).set(t));
+    const shrinking = await open(); // no chunks: would empty the list, so it is held
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t));
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('If-Match', '"0.0"'));
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b'));
+    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b').set('X-RoleLink-Confirm', '00000000-0000-4000-8000-000000000000'));
+    conforms('cancelUpload', await request(h.app).delete(shrinking).set(t));
+  });
+
+  it('promises no answer the API was not seen giving', () => {
+    const documented = Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) => Object.keys(op.responses).map((s) => `${op.operationId} ${s}`)));
+    expect(documented.filter((d) => !seen.has(d))).toEqual([]);
+  });
+});
