@@ -1,22 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
+import type { UserDiff } from '@rolelink/db';
 
 type Queryable = Pick<Pool | PoolClient, 'query'>;
 
 /** Largest user id a bigint holds: the open upper end of the last range. */
 export const MAX_USER_ID = 9223372036854775807n;
 
-export type DiffRow = {
-  userId: string;
-  /** In the synced set (the lowest synced_limit ids of the list). */
-  desired: boolean;
-  /** The worker's record for the user, null when it never touched them. */
-  outcome: string | null;
-  /** A recorded back-off has passed (or there is none). */
-  due: boolean;
-  /** A failed removal left its error on a row that still holds the role. */
-  hasError: boolean;
-  nextRetryAt: Date | null;
-};
+/** One user's desired state against the worker's record (the same row the journal's reads return). */
+export type DiffRow = UserDiff;
 
 /**
  * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or
