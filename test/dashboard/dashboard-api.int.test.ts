@@ -67,6 +67,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     }
     const member = await signIn(sys.url, user('member'));
     await member.agent.get(`/dashboard-api/guilds/${G}`).expect(403);
+    await member.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', member.csrf).send({ strip_roles: true }).expect(403);
   });
 
   it('refuses state-changing calls without the CSRF token or from another origin', async () => {

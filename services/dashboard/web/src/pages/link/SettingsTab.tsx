@@ -56,6 +56,12 @@ export function SettingsTab() {
     }
   }
 
+  function openDelete() {
+    // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
+    setStripRoles(false);
+    setConfirming(true);
+  }
+
   async function remove() {
     setPending('delete');
     try {
@@ -87,7 +93,7 @@ export function SettingsTab() {
       <div className="danger-zone">
         <h3>Delete this link</h3>
         <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
-        <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)} disabled={pending !== null}>
+        <button type="button" className="btn btn-danger" onClick={openDelete} disabled={pending !== null}>
           Delete link
         </button>
       </div>
@@ -99,10 +105,7 @@ export function SettingsTab() {
         danger
         busy={pending === 'delete'}
         onConfirm={() => void remove()}
-        onCancel={() => {
-          setConfirming(false);
-          setStripRoles(false);
-        }}
+        onCancel={() => setConfirming(false)}
       >
         <ul>
           <li>The plugin server is told that the link is gone.</li>
@@ -117,7 +120,7 @@ export function SettingsTab() {
           <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={pending === 'delete'} onChange={(e) => setStripRoles(e.target.checked)} aria-describedby={`${id}-strip-help`} />
           <label htmlFor={`${id}-strip`}>Also remove the role from the members this link gave it to</label>
         </div>
-        <p className="field-help field-help-indent" id={`${id}-strip-help`}>
+        <p className="field-help field-help-indent-check" id={`${id}-strip-help`}>
           Off by default. Only members the bot gave the role to through this link lose it.
         </p>
         <p>This cannot be undone.</p>
