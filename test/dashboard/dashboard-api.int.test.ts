@@ -17,6 +17,7 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'patch' | 'delete'; path: string;
   { method: 'get', path: `/guilds/${G}/links/${R}` },
   { method: 'patch', path: `/guilds/${G}/links/${R}`, body: { enabled: false } },
   { method: 'delete', path: `/guilds/${G}/links/${R}` },
+  { method: 'delete', path: `/guilds/${G}/links/${R}`, body: { strip_roles: true } },
   { method: 'post', path: `/guilds/${G}/links/${R}/apply-removals` },
   { method: 'get', path: `/guilds/${G}/links/${R}/config` },
   { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
@@ -66,6 +67,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     }
     const member = await signIn(sys.url, user('member'));
     await member.agent.get(`/dashboard-api/guilds/${G}`).expect(403);
+    await member.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', member.csrf).send({ strip_roles: true }).expect(403);
   });
 
   it('refuses state-changing calls without the CSRF token or from another origin', async () => {
@@ -113,6 +115,22 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(card.body).toMatchObject({ trusted: true, role: { id: R, name: 'Supporter' } });
     await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).expect(200);
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+  });
+
+  it('validates the delete body (strip_roles) with the spec\'s error body and strips only on request', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const del = () => owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf);
+    for (const body of [{ strip_roles: 'yes' }, { strip_roles: true, purge: true }]) {
+      const bad = await del().send(body).expect(400);
+      expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    }
+    await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl }).expect(201);
+    const deleted = await del().send({ strip_roles: true }).expect(200);
+    expect(deleted.body).toMatchObject({ deleted: true, strip_roles: true });
+    // Gone: a second delete (with or without the box) is the spec's 404, not a second strip.
+    expect((await del().send({ strip_roles: true }).expect(404)).body).toEqual({ statusCode: 404, message: 'Role link not found' });
+    await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl }).expect(201);
+    expect((await del().expect(200)).body).toMatchObject({ deleted: true, strip_roles: false });
   });
 
   it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {

@@ -156,6 +156,11 @@ describe('the dashboard in a real browser', () => {
     await page.getByLabel('User ID').fill(first);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText(/On the list — synced/).waitFor();
+    // The member's change history (member-lookup's `history`): the bot's add of the role, as text.
+    const history = page.getByRole('table', { name: 'Recent role changes' });
+    await history.getByRole('cell', { name: 'Add', exact: true }).first().waitFor();
+    await history.getByRole('cell', { name: 'Role applied' }).first().waitFor();
+    await expect(history.locator('tbody tr').count()).resolves.toBeGreaterThan(0);
     await screenshot(page, 'member-lookup');
 
     await page.getByRole('link', { name: 'Health' }).click();
@@ -221,6 +226,8 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Delete link' }).click();
     const dialog = page.getByRole('alertdialog', { name: /Delete the link for Moderator/ });
     await dialog.waitFor();
+    // Off by default, as documented: deleting a link leaves its members' roles alone.
+    await expect(dialog.getByRole('checkbox', { name: /Also remove the role/ }).isChecked()).resolves.toBe(false);
     await screenshot(page, 'delete-link');
     await dialog.getByRole('button', { name: 'Delete permanently' }).click();
     await page.waitForURL(`${sys.url}/guilds/${G}`);
@@ -229,6 +236,23 @@ describe('the dashboard in a real browser', () => {
     // DELETE /config reached the plugin (fire-and-forget, through the broker).
     const told = () => sys.hostile.requests.some((r) => r.method === 'DELETE' && r.path === '/config');
     expect(await eventually(told, Boolean)).toBe(true);
+  });
+
+  it('deletes a link with "also remove the role" ticked, and the members it gave the role to lose it', async () => {
+    const holders = sys.emulator.state.holders(G, SUPPORTER);
+    expect(holders.length).toBeGreaterThan(0);
+    await page.goto(linkPath(SUPPORTER, '/settings'));
+    await page.getByRole('button', { name: 'Delete link' }).click();
+    const dialog = page.getByRole('alertdialog', { name: /Delete the link for Supporter/ });
+    await dialog.getByRole('checkbox', { name: 'Also remove the role from the members this link gave it to' }).check();
+    await dialog.getByText(/follow the platform's rate limits/).waitFor();
+    await screenshot(page, 'delete-link-strip-roles');
+    await dialog.getByRole('button', { name: 'Delete permanently' }).click();
+    await page.waitForURL(`${sys.url}/guilds/${G}`);
+    // No other link is left to wait for, so wait for the guild page's fresh answer to drop the card.
+    const cards = () => page.getByRole('article', { name: 'Role link Supporter' }).count();
+    expect(await eventually(cards, (n) => n === 0)).toBe(0);
+    expect(await eventually(() => sys.emulator.state.holders(G, SUPPORTER).length, (n) => n === 0, 60_000)).toBe(0);
   });
 
   it('signs out', async () => {

@@ -94,6 +94,18 @@ export const updateLinkBody = z
   .refine((b) => b.enabled !== undefined || b.trusted !== undefined, { message: 'Set enabled and/or trusted' });
 export type UpdateLinkBody = z.infer<typeof updateLinkBody>;
 
+/**
+ * DELETE /dashboard-api/guilds/:guildId/links/:roleId. The body is optional: a bare DELETE keeps the
+ * documented default (members keep the role). `strip_roles` asks the bot to take the role back from the
+ * members this link gave it to (admin `deleteLink`'s stripRoles).
+ */
+export const deleteLinkBody = z
+  .object({ strip_roles: z.boolean().default(false) })
+  .strict()
+  .default({ strip_roles: false });
+export type DeleteLinkBody = z.input<typeof deleteLinkBody>;
+export type DeletedLinkView = { deleted: true; link_id: string; strip_roles: boolean };
+
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/apply-removals (owner only). */
 export type AppliedRemovals = { change_id: string; removals: number; window_ends_at: string };
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { applyRemovals, createLink, deleteLink, lookupMember, setLink } from '@rolelink/admin';
-import { createLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type LinkCard } from '@rolelink/contracts';
+import { createLinkBody, deleteLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type DeletedLinkView, type LinkCard } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import type { DashboardContext } from '../context';
 import { linkCards } from './guilds.routes';
@@ -9,6 +9,7 @@ const linkOnly = { params: linkParams };
 const createParts = { params: linkParams.pick({ guildId: true }), body: createLinkBody };
 const updateParts = { params: linkParams, body: updateLinkBody };
 const memberParts = { params: userParams };
+const deleteParts = { params: linkParams, body: deleteLinkBody };
 
 /** An AppError whose message belongs next to one form field (`errors: [{ field, message }]`). */
 export function fieldError(status: number, field: string, message: string, code: string): AppError {
@@ -66,10 +67,11 @@ export function linksRouter(ctx: DashboardContext): Router {
     res.json(await card(ctx, g.id, params.roleId));
   });
 
-  router.delete(base, validate(linkOnly), async (req, res) => {
-    const { params } = input<typeof linkOnly>(res);
+  router.delete(base, validate(deleteParts), async (req, res) => {
+    const { params, body } = input<typeof deleteParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    res.json(await deleteLink(ctx.admin, { guildId: g.id, roleId: params.roleId }));
+    const deleted = await deleteLink(ctx.admin, { guildId: g.id, roleId: params.roleId, stripRoles: body.strip_roles });
+    res.json(deleted satisfies DeletedLinkView);
   });
 
   router.post(`${base}/apply-removals`, validate(linkOnly), async (req, res) => {

@@ -6,6 +6,8 @@ import type {
   DashboardGuild,
   DashboardGuildList,
   DashboardMe,
+  DeletedLinkView,
+  DeleteLinkBody,
   GuildHealth,
   LinkCard,
   MemberLookup,
@@ -42,7 +44,7 @@ export const dashboardApi = {
   createLink: (guildId: string, body: CreateLinkBody) => request<CreatedLinkView>('POST', `${guildPath(guildId)}/links`, { body }),
   link: (guildId: string, roleId: string, signal?: Signal) => request<LinkCard>('GET', linkPath(guildId, roleId), { signal }),
   updateLink: (guildId: string, roleId: string, body: UpdateLinkBody) => request<LinkCard>('PATCH', linkPath(guildId, roleId), { body }),
-  deleteLink: (guildId: string, roleId: string) => request<{ deleted: true; link_id: string }>('DELETE', linkPath(guildId, roleId)),
+  deleteLink: (guildId: string, roleId: string, body: DeleteLinkBody = {}) => request<DeletedLinkView>('DELETE', linkPath(guildId, roleId), { body }),
   applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
 
   config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) =>

@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { dashboardApi } from '../../api/dashboard-api';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner } from '../../components/ErrorState';
+import { MemberHistory } from './MemberHistory';
 import { useLinkContext } from './link-context';
 
 const STATE_TEXT: Record<MemberLookup['state'], string> = {
@@ -18,8 +19,9 @@ const OUTCOME_TEXT: Record<string, string> = {
   missing_permission: 'The bot lacks the permission to manage this role',
   failed: 'Failed',
 };
+const outcomeText = (outcome: string) => OUTCOME_TEXT[outcome] ?? outcome;
 
-/** Members: is this user on the link's list, synced or held, and what did the platform last answer? */
+/** Members: is this user on the link's list, synced or held, what did the platform last answer, and the member's recent role changes? */
 export function MembersTab() {
   const { guildId, roleId } = useLinkContext();
   const id = useId();
@@ -93,11 +95,12 @@ export function MembersTab() {
             </p>
             {result.platform ? (
               <p>
-                Last platform outcome: <strong>{OUTCOME_TEXT[result.platform.outcome] ?? result.platform.outcome}</strong> (<DateTime iso={result.platform.updated_at} />)
+                Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (<DateTime iso={result.platform.updated_at} />)
               </p>
             ) : (
               <p>The bot has not acted on this member yet.</p>
             )}
+            <MemberHistory history={result.history} outcomeText={outcomeText} />
           </div>
         ) : null}
       </div>

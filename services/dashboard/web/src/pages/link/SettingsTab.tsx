@@ -33,6 +33,8 @@ export function SettingsTab() {
   const [pending, setPending] = useState<keyof UpdateLinkBody | 'delete' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
+  // Off by default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
+  const [stripRoles, setStripRoles] = useState(false);
   // The switch shows the requested state at once and falls back to the server's answer (or the old state).
   const [requested, setRequested] = useState<UpdateLinkBody>({});
   const enabled = requested.enabled ?? card.enabled;
@@ -54,12 +56,18 @@ export function SettingsTab() {
     }
   }
 
+  function openDelete() {
+    // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
+    setStripRoles(false);
+    setConfirming(true);
+  }
+
   async function remove() {
     setPending('delete');
     try {
-      await dashboardApi.deleteLink(guildId, roleId);
+      await dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles });
       setConfirming(false);
-      toast.show('success', 'Link deleted', `${roleName} is no longer linked to its plugin.`);
+      toast.show('success', 'Link deleted', stripRoles ? `${roleName} is no longer linked; the bot is removing it from the members it gave it to.` : `${roleName} is no longer linked to its plugin.`);
       navigate(guildPath(guildId));
     } catch (err) {
       setConfirming(false);
@@ -85,7 +93,7 @@ export function SettingsTab() {
       <div className="danger-zone">
         <h3>Delete this link</h3>
         <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
-        <button type="button" className="btn btn-danger" onClick={() => setConfirming(true)} disabled={pending !== null}>
+        <button type="button" className="btn btn-danger" onClick={openDelete} disabled={pending !== null}>
           Delete link
         </button>
       </div>
@@ -102,8 +110,19 @@ export function SettingsTab() {
         <ul>
           <li>The plugin server is told that the link is gone.</li>
           <li>The link's API token stops working at once: the plugin can no longer change who holds the role.</li>
-          <li>Role assignments already made stay as they are; members keep the role until someone removes it.</li>
+          {stripRoles ? (
+            <li>The bot removes the role from every member this link gave it to. Removals follow the platform's rate limits, so a large list takes a while; if the bot restarts it carries on where it stopped.</li>
+          ) : (
+            <li>Role assignments already made stay as they are; members keep the role until someone removes it.</li>
+          )}
         </ul>
+        <div className="checkbox-row">
+          <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={pending === 'delete'} onChange={(e) => setStripRoles(e.target.checked)} aria-describedby={`${id}-strip-help`} />
+          <label htmlFor={`${id}-strip`}>Also remove the role from the members this link gave it to</label>
+        </div>
+        <p className="field-help field-help-indent-check" id={`${id}-strip-help`}>
+          Off by default. Only members the bot gave the role to through this link lose it.
+        </p>
         <p>This cannot be undone.</p>
       </ConfirmDialog>
     </div>

@@ -1,0 +1,37 @@
+import type { MemberLookup } from '@rolelink/contracts';
+import { DateTime } from '../../components/DateTime';
+
+const ACTION_TEXT: Record<MemberLookup['history'][number]['action'], string> = { add: 'Add', remove: 'Remove' };
+
+/**
+ * A member's recent role changes (newest first, as member-lookup returns them). Every cell is a React
+ * text node: outcome and cause come from the sync engine and are never rendered as HTML.
+ */
+export function MemberHistory({ history, outcomeText }: { history: MemberLookup['history']; outcomeText: (outcome: string) => string }) {
+  if (history.length === 0) return <p className="muted small">No role changes recorded for this member.</p>;
+  return (
+    <table className="member-history">
+      <caption>Recent role changes</caption>
+      <thead>
+        <tr>
+          <th scope="col">Time</th>
+          <th scope="col">Change</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Cause</th>
+        </tr>
+      </thead>
+      <tbody>
+        {history.map((h, i) => (
+          <tr key={`${h.at}-${i}`}>
+            <td>
+              <DateTime iso={h.at} />
+            </td>
+            <td>{ACTION_TEXT[h.action]}</td>
+            <td>{outcomeText(h.outcome)}</td>
+            <td>{h.cause}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
