@@ -175,6 +175,13 @@ describe('/openapi.json against the running API', () => {
     const put = () => json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-put'), userIds(30));
     conforms('replaceUsers', await put());
     conforms('replaceUsers', await put());
+    for (const [key, extra, body] of [['openapi-hold', {}, []], ['openapi-412', { 'If-Match': '"0.0"' }, userIds(30)]] as const) {
+      const again = () => json(request(h.app).put(users).set(t).set(extra).set('Idempotency-Key', key), body);
+      conforms('replaceUsers', await again());
+      const replay = await again();
+      conforms('replaceUsers', replay);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    }
     await claimIdempotencyKey(h.db.pool, link.linkId, 'openapi-running-put', Buffer.alloc(0));
     conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-running-put'), userIds(30)));
 
@@ -189,6 +196,15 @@ describe('/openapi.json against the running API', () => {
     const replayed = await commit();
     conforms('commitUpload', replayed);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
+    const empty = `${users}/upload/${(await request(h.app).post(`${users}/upload`).set(t)).body.data.upload_id}`;
+    for (const [key, extra, status] of [['openapi-hold-c', {}, 409], ['openapi-412-c', { 'If-Match': '"0.0"' }, 412]] as const) {
+      const again = () => request(h.app).post(`${empty}/commit`).set(t).set(extra).set('Idempotency-Key', key);
+      conforms('commitUpload', await again());
+      const replay = await again();
+      conforms('commitUpload', replay);
+      expect(replay.status).toBe(status);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    }
     await claimIdempotencyKey(h.db.pool, link.linkId, 'openapi-running-commit', Buffer.alloc(0));
     conforms('commitUpload', await request(h.app).post(`${session}/commit`).set(t).set('Idempotency-Key', 'openapi-running-commit'));
   });

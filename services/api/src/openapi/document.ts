@@ -63,7 +63,8 @@ const COMMON = {
   404: error('Role link not found (or, for upload routes, Upload session not found)'),
 } satisfies Record<number, Answer>;
 
-const preconditionFailed: Answer = { ...error('If-Match names a version the list no longer has (the answer carries the current ETag)'), headers: ['ETag'] };
+// A recorded answer replayed for its Idempotency-Key carries Idempotent-Replayed, whatever its status.
+const preconditionFailed: Answer = { ...error('If-Match names a version the list no longer has (the answer carries the current ETag)'), headers: ['ETag', 'Idempotent-Replayed'] };
 const rateLimited: Answer = { ...error('Too many requests for this token in the window (per plan); nothing was written'), headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'] };
 /** A 200 that carries the list version, and when the route takes Idempotency-Key, whether it was replayed. */
 const ok = (body: Body, description: string, headers: HeaderName[] = ['ETag']): Answer => ({ ...json(body, description), headers });
@@ -72,6 +73,7 @@ const keyReused = error('This Idempotency-Key was already used for a different r
 const held: Answer = {
   ...json('ShrinkHold', 'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written. Or, in the error shape: a request with this Idempotency-Key is still running (retry later)'),
   alternative: 'ErrorBody',
+  headers: ['Idempotent-Replayed'],
 };
 const stillRunning = error('A request with this Idempotency-Key is still running; retry after it has answered');
 const overLimit = error('Validation error, or Maximum N users per role link (stored limit)');
