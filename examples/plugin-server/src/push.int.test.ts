@@ -14,7 +14,7 @@ describe('the example plugin pushes its list through the SDK, against the real A
     // The link becomes usable only after the first refusals (403 This role link is disabled).
     await new Promise((resolve) => setTimeout(resolve, 600));
     await api.db.pool.query('UPDATE role_link SET enabled = true WHERE id = $1', [link.linkId]);
-    expect(await push).toEqual({ held: null, userCount: 7, via: 'put' });
+    expect(await push).toEqual({ held: null, userCount: 7, via: 'put', listVersion: expect.any(String), replayed: false });
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(7));
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dryRunResultSchema } from './api';
 import { userId } from './snowflake';
 
 /**
@@ -24,6 +25,8 @@ export const chunkAcceptedBody = z.object({ data: z.object({ chunks: z.number().
 export const uploadCancelledBody = z.object({ data: z.object({ cancelled: z.literal(true) }) });
 export const userExistsBody = z.object({ data: z.object({ exists: z.boolean() }) });
 export const userAddedBody = z.object({ data: z.object({ added: z.boolean().describe('false when already present') }) });
+/** 200 of `?dry_run=true` on PUT /users and on commit: what would happen; nothing was written. */
+export const dryRunBody = z.object({ data: dryRunResultSchema });
 export const userRemovedBody = z.object({ data: z.object({ removed: z.boolean().describe('false when absent') }) });
 
 export const errorBodySchema = z.object({

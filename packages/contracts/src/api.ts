@@ -37,25 +37,29 @@ export const dryRunQuery = z.object({
   dry_run: z.enum(['true', 'false'], { message: 'must be true or false' }).optional(),
 });
 
-/** The 200 body of a dry run (`data`). `status` is what the same request without dry_run would answer. */
-export type DryRunResult = {
-  dry_run: true;
-  status: 200 | 400 | 409;
-  outcome: 'replaced' | 'stored_limit' | 'held';
-  message: string;
-  user_count: number;
-  next_user_count: number;
-  adds: number;
-  removals: number;
-  synced_limit: number;
+/**
+ * The 200 body of a dry run (`data`). `status` is what the same request without dry_run would answer.
+ * A zod schema (not only a type) so the OpenAPI document and the SDK's checks come from this one place.
+ */
+export const dryRunResultSchema = z.object({
+  dry_run: z.literal(true),
+  status: z.union([z.literal(200), z.literal(400), z.literal(409)]),
+  outcome: z.enum(['replaced', 'stored_limit', 'held']),
+  message: z.string(),
+  user_count: z.number().int(),
+  next_user_count: z.number().int(),
+  adds: z.number().int(),
+  removals: z.number().int(),
+  synced_limit: z.number().int(),
   /** Users of the new list beyond the synced limit (the highest IDs): stored, not given the role. */
-  held_by_synced_limit: number;
-  shrink: {
-    previous: number;
-    removals: number;
-    large_removal: boolean;
-    trusted: boolean;
-    confirmation: 'none' | 'header' | 'dashboard' | 'invalid';
-    would_hold: boolean;
-  };
-};
+  held_by_synced_limit: z.number().int(),
+  shrink: z.object({
+    previous: z.number().int(),
+    removals: z.number().int(),
+    large_removal: z.boolean(),
+    trusted: z.boolean(),
+    confirmation: z.enum(['none', 'header', 'dashboard', 'invalid']),
+    would_hold: z.boolean(),
+  }),
+});
+export type DryRunResult = z.infer<typeof dryRunResultSchema>;

@@ -59,7 +59,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
   it('sends a list within maxPutUsers as one PUT', async () => {
     const link = await seedLink(api.db);
     const outcome = await clientFor(link).replaceUsers(userIds(30));
-    expect(outcome).toEqual({ held: null, userCount: 30, via: 'put' });
+    expect(outcome).toEqual({ held: null, userCount: 30, via: 'put', listVersion: expect.any(String), replayed: false });
     expect(proxy.seen).toEqual([`PUT /api/role-link/${link.guildId}/${link.roleId}/users`]);
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
   });
@@ -69,7 +69,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     proxy.concurrencyOf = (req) => /\/chunk$/.test(req.url ?? '');
     const ids = userIds(95);
     const outcome = await clientFor(link).replaceUsers(generate([...ids, ...ids.slice(0, 5)]), { maxPutUsers: 20, chunkSize: 10, concurrency: 3 });
-    expect(outcome).toEqual({ held: null, userCount: 95, via: 'upload' });
+    expect(outcome).toEqual({ held: null, userCount: 95, via: 'upload', listVersion: expect.any(String), replayed: false });
     expect(proxy.seen.filter((s) => s.endsWith('/chunk'))).toHaveLength(10);
     expect(proxy.peakConcurrency).toBe(3);
     expect(proxy.seen.at(-1)).toMatch(/\/commit$/);
@@ -97,7 +97,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     if (!outcome.held) throw new Error('expected a hold');
     expect(outcome.held).toEqual({ changeId: expect.stringMatching(/^[0-9a-f-]{36}$/), previous: 40, next: 20, removals: 20, message: expect.any(String) });
     expect(await listOf(api.db, link.linkId)).toHaveLength(40);
-    expect(await outcome.confirm()).toEqual({ held: null, userCount: 20, via: 'put' });
+    expect(await outcome.confirm()).toEqual({ held: null, userCount: 20, via: 'put', listVersion: expect.any(String), replayed: false });
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(20));
   });
 
@@ -109,7 +109,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     const held = await client.replaceUsers(userIds(30), options);
     if (!held.held) throw new Error('expected a hold');
     expect(held).toMatchObject({ via: 'upload', held: { previous: 100, next: 30, removals: 70 } });
-    expect(await held.confirm(held.held.changeId)).toEqual({ held: null, userCount: 30, via: 'upload' });
+    expect(await held.confirm(held.held.changeId)).toEqual({ held: null, userCount: 30, via: 'upload', listVersion: expect.any(String), replayed: false });
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
 
     const again = await client.replaceUsers(userIds(11), options);
@@ -125,7 +125,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     await client.replaceUsers(userIds(40));
     const first = await client.replaceUsers([]);
     if (!first.held) throw new Error('expected a hold');
-    expect(await client.replaceUsers([], { confirm: first.held.changeId })).toEqual({ held: null, userCount: 0, via: 'put' });
+    expect(await client.replaceUsers([], { confirm: first.held.changeId })).toEqual({ held: null, userCount: 0, via: 'put', listVersion: expect.any(String), replayed: false });
   });
 });
 
@@ -157,13 +157,52 @@ describe('retries', () => {
     expect(proxy.seen).toHaveLength(6);
   });
 
-  it('does not repeat a commit whose answer was lost (it may have replaced the list)', async () => {
+  it('repeats a commit whose answer was lost with the same Idempotency-Key: the first answer comes back, nothing runs twice', async () => {
+    const link = await seedLink(api.db, { plan: 'premium' });
+    const keys: string[] = [];
+    proxy.inject((req) => /\/commit$/.test(req.url ?? '') && Boolean(keys.push(String(req.headers['idempotency-key']))), { kind: 'lose-answer' });
+    const outcome = await clientFor(link).replaceUsers(userIds(30), { maxPutUsers: 10, chunkSize: 10 });
+    expect(outcome).toMatchObject({ held: null, userCount: 30, via: 'upload', replayed: true, listVersion: expect.stringMatching(/^"\d+\.\d+"$/) });
+    expect(proxy.seen.filter((s) => s.endsWith('/commit'))).toHaveLength(2);
+    expect(keys).toHaveLength(1); // the rule matched the first commit only; the retry carried the same key (replayed)
+    expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
+  });
+
+  it('without a key (idempotencyKey: \'\'), does not repeat a commit whose answer was lost (it may have replaced the list)', async () => {
     const link = await seedLink(api.db, { plan: 'premium' });
     proxy.inject((req) => /\/commit$/.test(req.url ?? ''), { kind: 'lose-answer' });
-    const err = await clientFor(link).replaceUsers(userIds(30), { maxPutUsers: 10, chunkSize: 10 }).catch((e: unknown) => e);
+    const err = await clientFor(link).replaceUsers(userIds(30), { maxPutUsers: 10, chunkSize: 10, idempotencyKey: '' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RoleLinkNetworkError);
     expect(proxy.seen.filter((s) => s.endsWith('/commit'))).toHaveLength(1);
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
+  });
+
+  it('sends one Idempotency-Key per call and the same one on every retry of it; a PUT whose answer was lost is replayed', async () => {
+    const link = await seedLink(api.db);
+    const keys: string[] = [];
+    proxy.inject((req) => req.method === 'PUT' && Boolean(keys.push(String(req.headers['idempotency-key']))), { kind: 'lose-answer' });
+    const client = clientFor(link);
+    expect(await client.putUsers(userIds(3))).toMatchObject({ held: null, userCount: 3, replayed: true });
+    expect(proxy.seen.filter((s) => s.startsWith('PUT'))).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    // The proxy reads a request's key while its rule has faults left: the first attempt and its retry.
+    const single: string[] = [];
+    const answer503 = { kind: 'answer', status: 503 } as const;
+    proxy.inject((req) => req.method === 'POST' && Boolean(single.push(String(req.headers['idempotency-key']))), answer503, answer503);
+    expect(await client.addUser(userIds(4)[3]!)).toBe(true);
+    expect(single).toHaveLength(2);
+    expect(single[1]).toBe(single[0]);
+    proxy.inject((req) => req.method === 'POST' && Boolean(single.push(String(req.headers['idempotency-key']))), answer503);
+    expect(await client.addUser(userIds(5)[4]!, { idempotencyKey: 'mine-1' })).toBe(true);
+    expect(single[2]).toBe('mine-1');
+    expect(single[0]).not.toBe('mine-1');
+  });
+
+  it('retries the 409 of a key whose first request is still running, then gets its answer', async () => {
+    const link = await seedLink(api.db);
+    proxy.inject(isPut, { kind: 'answer', status: 409, body: { statusCode: 409, message: 'A request with this Idempotency-Key is still being processed. Retry after it has answered.' } });
+    expect(await clientFor(link).putUsers(userIds(2), { idempotencyKey: 'running-1' })).toMatchObject({ held: null, userCount: 2 });
+    expect(proxy.seen.filter((s) => s.startsWith('PUT'))).toHaveLength(2);
   });
 
   it('stops waiting for Retry-After as soon as the AbortSignal fires', async () => {
@@ -176,5 +215,49 @@ describe('retries', () => {
     await expect(call).rejects.toThrow('shutting down');
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await listOf(api.db, link.linkId)).toEqual([]);
+  });
+});
+
+describe('list version, If-Match, Idempotency-Key and dry runs', () => {
+  it('exposes the list version and answers a stale ifMatch with a typed 412', async () => {
+    const link = await seedLink(api.db, { plan: 'premium' });
+    const client = clientFor(link);
+    const read = await client.listUsers();
+    expect(read.listVersion).toMatch(/^"\d+\.\d+"$/);
+    const written = await client.replaceUsers(userIds(3), { ifMatch: read.listVersion! });
+    expect(written).toMatchObject({ held: null, userCount: 3, via: 'put', replayed: false });
+    const version = (written as { listVersion: string }).listVersion;
+    expect(version).not.toBe(read.listVersion);
+    expect((await client.listUsers()).listVersion).toBe(version);
+
+    const stale = await client.replaceUsers(userIds(4), { ifMatch: read.listVersion! }).catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(RoleLinkApiError);
+    expect(stale).toMatchObject({ statusCode: 412, listVersion: version });
+    const staleCommit = await client.replaceUsers(userIds(30), { ifMatch: read.listVersion!, maxPutUsers: 10, chunkSize: 10 }).catch((e: unknown) => e);
+    expect(staleCommit).toMatchObject({ statusCode: 412 });
+    expect(await openSessions()).toBe(0);
+    expect(await listOf(api.db, link.linkId)).toEqual(userIds(3));
+  });
+
+  it('replays a write with the caller\'s Idempotency-Key and refuses the key for another request', async () => {
+    const link = await seedLink(api.db);
+    const client = clientFor(link);
+    expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({ userCount: 3, replayed: false });
+    expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({ userCount: 3, replayed: true });
+    await expect(client.putUsers(userIds(4), { idempotencyKey: 'sdk-a' })).rejects.toMatchObject({ statusCode: 422 });
+    expect(await client.removeUser(userIds(3)[2]!, { idempotencyKey: 'sdk-b' })).toBe(true);
+    expect(await client.removeUser(userIds(3)[2]!, { idempotencyKey: 'sdk-b' })).toBe(true); // the first answer, replayed
+  });
+
+  it('answers a dry run with the typed DryRunResult and writes nothing, by PUT and by the chunked flow', async () => {
+    const link = await seedLink(api.db, { plan: 'premium' });
+    const client = clientFor(link);
+    await client.replaceUsers(userIds(20));
+    const small = await client.replaceUsers(userIds(5), { dryRun: true });
+    expect(small).toMatchObject({ via: 'put', dryRun: { dry_run: true, status: 409, outcome: 'held', removals: 15, next_user_count: 5, shrink: { would_hold: true } } });
+    const large = await client.replaceUsers(userIds(30), { dryRun: true, maxPutUsers: 10, chunkSize: 10 });
+    expect(large).toMatchObject({ via: 'upload', dryRun: { dry_run: true, status: 200, outcome: 'replaced', adds: 10, removals: 0, next_user_count: 30 } });
+    expect(await openSessions()).toBe(0);
+    expect(await listOf(api.db, link.linkId)).toEqual(userIds(20));
   });
 });

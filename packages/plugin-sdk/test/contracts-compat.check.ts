@@ -1,5 +1,5 @@
-import type { ListMeta as ContractListMeta, ShrinkBody as ContractShrinkBody } from '@rolelink/contracts';
-import type { ListMeta, ShrinkBody } from '../src';
+import type { DryRunResult as ContractDryRunResult, ListMeta as ContractListMeta, ShrinkBody as ContractShrinkBody } from '@rolelink/contracts';
+import type { DryRunResult, ListMeta, ShrinkBody } from '../src';
 
 /**
  * The SDK declares its wire types itself (it must stand alone as a package); this file fails
@@ -9,3 +9,4 @@ import type { ListMeta, ShrinkBody } from '../src';
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const sameListMeta: Same<ListMeta, ContractListMeta> = true;
 export const sameShrinkBody: Same<ShrinkBody, ContractShrinkBody> = true;
+export const sameDryRunResult: Same<DryRunResult, ContractDryRunResult> = true;

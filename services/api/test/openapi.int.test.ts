@@ -1,5 +1,9 @@
 import Ajv2020 from 'ajv/dist/2020';
 import request from 'supertest';
+import type { Express } from 'express';
+import { claimIdempotencyKey } from '@rolelink/db';
+import { silentLogger } from '@rolelink/runtime';
+import { createApp } from '../src/app';
 import { auth, startApiHarness, type ApiHarness } from '../../../test/support/api';
 import { seedLink, snowflake, userIds, type SeededLink } from '../../../test/support/fixtures';
 
@@ -7,17 +11,24 @@ import { seedLink, snowflake, userIds, type SeededLink } from '../../../test/sup
  * The OpenAPI document served at /openapi.json against the API's real answers: every request below
  * names the operation it calls; its status must be documented for that operation and its body must
  * match the documented schema. At the end, every documented (operation, status) must have been seen,
- * so the document promises nothing the API does not answer.
+ * so the document promises nothing the API does not answer. The same holds for the response headers
+ * the document names (ETag, Idempotent-Replayed, Retry-After, RateLimit, RateLimit-Policy): one that
+ * an answer carries must be documented for its (operation, status), and every documented one must be seen.
  */
 
 let h: ApiHarness;
-type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content: { 'application/json': { schema: object } } }> }>>; components: { schemas: Record<string, object> } };
+type Documented = { headers?: Record<string, { $ref: string }>; content: { 'application/json': { schema: object } } };
+type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, Documented> }>>; components: { schemas: Record<string, object> } };
 let doc: Doc;
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 const seen = new Set<string>();
 
+/** The harness's app with a per-token limit of one request a minute, so the second request is a 429. */
+let limited: Express;
+
 beforeAll(async () => {
   h = await startApiHarness();
+  limited = createApp({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis: h.redis, prefix: h.prefix, windowMs: 60_000, perPlan: { free: 1, premium: 1 } } });
   doc = (await request(h.app).get('/openapi.json').expect(200).expect('Content-Type', /json/)).body as Doc;
   ajv.addSchema({ $id: 'doc', components: doc.components });
 });
@@ -36,6 +47,12 @@ function conforms(id: string, res: request.Response): void {
   const validate = ajv.compile(schema);
   if (!validate(res.body)) throw new Error(`${id} ${res.status} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`);
   seen.add(`${id} ${res.status}`);
+  const headers = Object.keys(documented.headers ?? {});
+  for (const name of headers) if (res.headers[name.toLowerCase()] !== undefined) seen.add(`${id} ${res.status} ${name}`);
+  // The RateLimit pair is on every answer a limited app counts; the document names it on the 429.
+  for (const name of ['ETag', 'Idempotent-Replayed', 'Retry-After']) {
+    if (res.headers[name.toLowerCase()] !== undefined && !headers.includes(name)) throw new Error(`${id} ${res.status} carries ${name}, which the document does not list for it`);
+  }
 }
 
 const base = (l: { guildId: string; roleId: string }) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
@@ -55,8 +72,8 @@ const CALLS: Call[] = [
   { id: 'removeUser', method: 'delete', path: (l) => `${base(l)}/${userIds(1)[0]}` },
 ];
 
-function send(call: Call, link: SeededLink, headers: Record<string, string>, pathOf = call.path): request.Test {
-  const r = request(h.app)[call.method](pathOf(link)).set(headers);
+function send(call: Call, link: SeededLink, headers: Record<string, string>, pathOf = call.path, app: Express = h.app): request.Test {
+  const r = request(app)[call.method](pathOf(link)).set(headers);
   return call.body === undefined ? r : json(r, call.body);
 }
 
@@ -130,8 +147,85 @@ describe('/openapi.json against the running API', () => {
     conforms('cancelUpload', await request(h.app).delete(shrinking).set(t));
   });
 
-  it('promises no answer the API was not seen giving', () => {
-    const documented = Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) => Object.keys(op.responses).map((s) => `${op.operationId} ${s}`)));
+  it('documents dry runs, list versions, replays and keys still running as they are', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const t = auth(link.token);
+    const users = base(link);
+    expect(operation('replaceUsers').parameters.map((p) => `${p.in} ${p.name}`)).toContain('query dry_run');
+    expect(operation('commitUpload').parameters.map((p) => `${p.in} ${p.name}`)).toContain('query dry_run');
+
+    const dry = await json(request(h.app).put(`${users}?dry_run=true`).set(t), userIds(5));
+    conforms('replaceUsers', dry);
+    expect(dry.body.data).toMatchObject({ dry_run: true, status: 200, outcome: 'replaced', adds: 5 });
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(30)));
+
+    const [a, b] = userIds(2) as [string, string];
+    for (const [id, method] of [['addUser', 'post'], ['removeUser', 'delete']] as const) {
+      const first = await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-${id}`);
+      conforms(id, first);
+      const replay = await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-${id}`);
+      conforms(id, replay);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+      conforms(id, await request(h.app)[method](`${users}/${b}`).set(t).set('Idempotency-Key', `openapi-${id}`));
+      // A claim with no answer yet, as while the first request runs.
+      await claimIdempotencyKey(h.db.pool, link.linkId, `openapi-running-${id}`, Buffer.alloc(0));
+      conforms(id, await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-running-${id}`));
+    }
+    const put = () => json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-put'), userIds(30));
+    conforms('replaceUsers', await put());
+    conforms('replaceUsers', await put());
+    for (const [key, extra, body] of [['openapi-hold', {}, []], ['openapi-412', { 'If-Match': '"0.0"' }, userIds(30)]] as const) {
+      const again = () => json(request(h.app).put(users).set(t).set(extra).set('Idempotency-Key', key), body);
+      conforms('replaceUsers', await again());
+      const replay = await again();
+      conforms('replaceUsers', replay);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    }
+    await claimIdempotencyKey(h.db.pool, link.linkId, 'openapi-running-put', Buffer.alloc(0));
+    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-running-put'), userIds(30)));
+
+    const opened = await request(h.app).post(`${users}/upload`).set(t);
+    const session = `${users}/upload/${opened.body.data.upload_id}`;
+    conforms('addChunk', await json(request(h.app).post(`${session}/chunk`).set(t), userIds(40)));
+    const dryCommit = await request(h.app).post(`${session}/commit?dry_run=true`).set(t);
+    conforms('commitUpload', dryCommit);
+    expect(dryCommit.body.data).toMatchObject({ dry_run: true, next_user_count: 40 });
+    const commit = () => request(h.app).post(`${session}/commit`).set(t).set('Idempotency-Key', 'openapi-commit');
+    conforms('commitUpload', await commit());
+    const replayed = await commit();
+    conforms('commitUpload', replayed);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    const empty = `${users}/upload/${(await request(h.app).post(`${users}/upload`).set(t)).body.data.upload_id}`;
+    for (const [key, extra, status] of [['openapi-hold-c', {}, 409], ['openapi-412-c', { 'If-Match': '"0.0"' }, 412]] as const) {
+      const again = () => request(h.app).post(`${empty}/commit`).set(t).set(extra).set('Idempotency-Key', key);
+      conforms('commitUpload', await again());
+      const replay = await again();
+      conforms('commitUpload', replay);
+      expect(replay.status).toBe(status);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    }
+    await claimIdempotencyKey(h.db.pool, link.linkId, 'openapi-running-commit', Buffer.alloc(0));
+    conforms('commitUpload', await request(h.app).post(`${session}/commit`).set(t).set('Idempotency-Key', 'openapi-running-commit'));
+  });
+
+  it('documents the 429 of every operation, with Retry-After and the RateLimit headers, as it is', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    await request(limited).get(base(link)).set(auth(link.token)).expect(200); // the window's one request
+    for (const call of CALLS) {
+      const res = await send(call, link, auth(link.token), call.path, limited);
+      expect(res.status).toBe(429);
+      expect(res.headers['ratelimit']).toMatch(/^"premium"; r=0; t=\d+$/);
+      expect(res.headers['ratelimit-policy']).toMatch(/^"premium"; q=1; w=60;/);
+      conforms(call.id, res);
+    }
+  });
+
+  it('promises no answer or header the API was not seen giving', () => {
+    const documented = Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) => Object.entries(op.responses).flatMap(([s, r]) => [
+      `${op.operationId} ${s}`,
+      ...Object.keys(r.headers ?? {}).map((name) => `${op.operationId} ${s} ${name}`),
+    ])));
     expect(documented.filter((d) => !seen.has(d))).toEqual([]);
   });
 });

@@ -15,6 +15,11 @@ export class RoleLinkApiError extends Error {
     readonly body: unknown,
     /** `X-Request-Id` of the answer: quote it when asking the service's operators about a failure. */
     readonly requestId: string | null,
+    /**
+     * The list's current version (`ETag`) when the answer carried one: on a 412 (If-Match named a
+     * version the list has left) it is the version to read the list at again.
+     */
+    readonly listVersion: string | null = null,
   ) {
     super(message);
   }

@@ -23,7 +23,15 @@ export type HttpCall = {
   retry: RetryPolicy;
 };
 
-export type HttpAnswer = { status: number; body: unknown; requestId: string | null };
+export type HttpAnswer = {
+  status: number;
+  body: unknown;
+  requestId: string | null;
+  /** `ETag`: the list's version, on answers that read or write the list. */
+  etag: string | null;
+  /** `Idempotent-Replayed: true`: the service's stored first answer to this Idempotency-Key. */
+  replayed: boolean;
+};
 
 export type HttpClientOptions = {
   baseUrl: string;
@@ -40,9 +48,16 @@ function errorCode(err: unknown): string | undefined {
   return typeof cause?.code === 'string' ? cause.code : undefined;
 }
 
+/** The 409 shrink hold (spec 4.1 rule 6), as opposed to the §7-shaped 409 of an Idempotency-Key still running. */
+export function isShrinkHold(body: unknown): boolean {
+  return (body as { errors?: { error?: unknown } } | null)?.errors?.error === 'confirm_required';
+}
+
 /**
  * One HTTP exchange with retries. Answers below 400 and the 409 shrink hold are returned (the
- * caller reads them); every other 4xx/5xx becomes a RoleLinkApiError once retries are spent.
+ * caller reads them); every other 4xx/5xx becomes a RoleLinkApiError once retries are spent. The
+ * headers of a call (its Idempotency-Key among them) are the same on every attempt, so a retried write
+ * with a key is answered from the service's record of the first one instead of running twice.
  */
 export class HttpClient {
   constructor(private readonly options: HttpClientOptions) {}
@@ -56,7 +71,7 @@ export class HttpClient {
       const last = attempt >= retry.retries;
       if ('answer' in outcome) {
         const { answer } = outcome;
-        if (answer.status < 400 || answer.status === 409) return answer;
+        if (answer.status < 400 || (answer.status === 409 && isShrinkHold(answer.body))) return answer;
         const wait = this.waitFor(answer, outcome.retryAfter, call.retry, attempt);
         if (last || wait === null) throw apiError(answer, call.method, url);
         await sleep(wait, call.signal);
@@ -70,7 +85,9 @@ export class HttpClient {
   }
 
   private waitFor(answer: HttpAnswer, retryAfter: number | null, policy: RetryPolicy, attempt: number): number | null {
-    const throttled = answer.status === 429 || answer.status === 503;
+    // A 409 that is not a hold: the first request with this Idempotency-Key is still running; its answer
+    // will be replayed once it has one, so waiting and asking again is safe whatever the policy.
+    const throttled = answer.status === 429 || answer.status === 503 || answer.status === 409;
     if (!throttled && !(policy === 'idempotent' && answer.status >= 500)) return null;
     if (retryAfter !== null) return retryAfter <= this.options.retry.maxRetryAfterMs ? retryAfter : null;
     return backoffMs(attempt, this.options.retry);
@@ -93,7 +110,14 @@ export class HttpClient {
     try {
       const res = await this.options.fetch(url, { method: call.method, headers, body: payload, signal, redirect: 'error' });
       const text = await res.text();
-      return { answer: { status: res.status, body: parseBody(text), requestId: res.headers.get('x-request-id') }, retryAfter: parseRetryAfter(res.headers.get('retry-after')) };
+      const answer: HttpAnswer = {
+        status: res.status,
+        body: parseBody(text),
+        requestId: res.headers.get('x-request-id'),
+        etag: res.headers.get('etag'),
+        replayed: res.headers.get('idempotent-replayed') === 'true',
+      };
+      return { answer, retryAfter: parseRetryAfter(res.headers.get('retry-after')) };
     } catch (err) {
       if (call.signal?.aborted) throw call.signal.reason;
       const timedOut = timeout.aborted;
@@ -121,5 +145,5 @@ function describe(err: unknown): string {
 function apiError(answer: HttpAnswer, method: string, url: string): RoleLinkApiError {
   const body = answer.body as { message?: unknown } | null;
   const message = typeof body?.message === 'string' ? body.message : `HTTP ${answer.status}`;
-  return new RoleLinkApiError(answer.status, message, method, url, answer.body, answer.requestId);
+  return new RoleLinkApiError(answer.status, message, method, url, answer.body, answer.requestId, answer.etag);
 }

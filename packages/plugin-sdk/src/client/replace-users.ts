@@ -1,20 +1,31 @@
 import type { RoleLinkClient } from './role-link-client';
-import type { CallOptions, HeldChange } from './types';
+import type { CallOptions, DryRunResult, HeldChange, WholeListOptions } from './types';
 
 /** Spec 4.1: at most 100,000 IDs per PUT and per chunk; about 4 chunks in flight. */
-export const REPLACE_DEFAULTS = { maxPutUsers: 100_000, chunkSize: 100_000, concurrency: 4 } as const satisfies Required<Omit<ReplaceOptions, keyof CallOptions | 'confirm'>>;
+export const REPLACE_DEFAULTS = { maxPutUsers: 100_000, chunkSize: 100_000, concurrency: 4 } as const satisfies Required<Omit<ReplaceOptions, keyof WholeListOptions | 'dryRun'>>;
 
-export type ReplaceOptions = CallOptions & {
+/**
+ * `idempotencyKey` and `ifMatch` go on the PUT, or on the commit of the chunked flow (the write that
+ * changes the list); `confirm()` of a hold is a new call with a new key.
+ */
+export type ReplaceOptions = WholeListOptions & {
+  /**
+   * Ask what would happen instead (`?dry_run=true` on the PUT, or on the commit: the chunks are staged,
+   * the commit previewed, then the session cancelled). Nothing is written; answers `{ dryRun }`.
+   */
+  dryRun?: boolean;
   /** Lists up to this size go in one PUT; larger ones through the chunked upload. */
   maxPutUsers?: number;
   chunkSize?: number;
   /** Chunks sent at once. */
   concurrency?: number;
-  /** A `change_id` from an earlier hold, sent as X-RoleLink-Confirm with this write. */
-  confirm?: string;
 };
 
-export type ReplaceApplied = { held: null; userCount: number; via: 'put' | 'upload' };
+/** `listVersion`: the list's version after the write (send it as `ifMatch` next time); `replayed`: see WriteOutcome. */
+export type ReplaceApplied = { held: null; userCount: number; via: 'put' | 'upload'; listVersion: string | null; replayed: boolean };
+
+/** The answer of a dry run: what the write would do. Nothing was written, no session left open. */
+export type ReplaceDryRun = { dryRun: DryRunResult; via: 'put' | 'upload' };
 
 /**
  * The service held the write (spec 4.1 rule 6): nothing changed. `confirm()` repeats it with the
@@ -47,19 +58,22 @@ async function take(it: AsyncIterator<string> | Iterator<string>, n: number): Pr
   return out;
 }
 
-export async function replaceUsers(client: RoleLinkClient, source: Source, options: ReplaceOptions): Promise<ReplaceOutcome> {
+export async function replaceUsers(client: RoleLinkClient, source: Source, options: ReplaceOptions): Promise<ReplaceOutcome | ReplaceDryRun> {
   const { maxPutUsers, chunkSize, concurrency } = { ...REPLACE_DEFAULTS, ...definedOnly(options) };
   const it = iteratorOf(source);
   // Read one past the PUT cap: only then is it known whether the list fits one request.
   const head = await take(it, maxPutUsers + 1);
-  if (head.length <= maxPutUsers) return putWhole(client, head, options);
-  return uploadInChunks(client, head, it, { chunkSize, concurrency, signal: options.signal, confirm: options.confirm });
+  if (head.length <= maxPutUsers) {
+    if (options.dryRun) return { dryRun: await client.previewPut(head, { confirm: options.confirm, ifMatch: options.ifMatch, signal: options.signal }), via: 'put' };
+    return putWhole(client, head, options);
+  }
+  return uploadInChunks(client, head, it, { ...options, chunkSize, concurrency });
 }
 
 async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceOptions): Promise<ReplaceOutcome> {
-  const send = async (confirm: string | undefined, signal: AbortSignal | undefined): Promise<ReplaceOutcome> => {
-    const outcome = await client.putUsers(ids, { confirm, signal });
-    if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'put' };
+  const send = async (confirm: string | undefined, signal: AbortSignal | undefined, idempotencyKey?: string): Promise<ReplaceOutcome> => {
+    const outcome = await client.putUsers(ids, { confirm, signal, ifMatch: options.ifMatch, idempotencyKey });
+    if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'put', listVersion: outcome.listVersion, replayed: outcome.replayed };
     return {
       held: outcome.held,
       via: 'put',
@@ -67,17 +81,17 @@ async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceO
       cancel: async () => undefined,
     };
   };
-  return send(options.confirm, options.signal);
+  return send(options.confirm, options.signal, options.idempotencyKey);
 }
 
-type UploadOptions = { chunkSize: number; concurrency: number; signal?: AbortSignal; confirm?: string };
+type UploadOptions = WholeListOptions & { chunkSize: number; concurrency: number; dryRun?: boolean };
 
 async function uploadInChunks(
   client: RoleLinkClient,
   head: string[],
   rest: AsyncIterator<string> | Iterator<string>,
   options: UploadOptions,
-): Promise<ReplaceOutcome> {
+): Promise<ReplaceOutcome | ReplaceDryRun> {
   const uploadId = await client.createUpload({ signal: options.signal });
   // Any failure cancels the session; its own signal also stops the chunks still in flight.
   const local = new AbortController();
@@ -85,7 +99,12 @@ async function uploadInChunks(
   const cancel = (o: CallOptions = {}) => client.cancelUpload(uploadId, { signal: o.signal ?? AbortSignal.timeout(30_000) });
   try {
     await sendChunks(client, uploadId, head, rest, options, signal, local);
-    return await commit(client, uploadId, options.confirm, options.signal, cancel);
+    if (options.dryRun) {
+      const dryRun = await client.previewCommit(uploadId, { confirm: options.confirm, ifMatch: options.ifMatch, signal: options.signal });
+      await cancel().catch(() => undefined); // a preview leaves the session open; nothing else will use it
+      return { dryRun, via: 'upload' };
+    }
+    return await commit(client, uploadId, options, cancel);
   } catch (err) {
     local.abort();
     // Best effort: an expired session is collected by the service anyway; the first error is the news.
@@ -140,17 +159,16 @@ async function sendChunks(
 async function commit(
   client: RoleLinkClient,
   uploadId: string,
-  confirm: string | undefined,
-  signal: AbortSignal | undefined,
+  options: WholeListOptions,
   cancel: (o?: CallOptions) => Promise<void>,
 ): Promise<ReplaceOutcome> {
-  const outcome = await client.commitUpload(uploadId, { confirm, signal });
-  if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'upload' };
-  // The service keeps the staging of a held commit: confirming re-commits the same session.
+  const outcome = await client.commitUpload(uploadId, options);
+  if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'upload', listVersion: outcome.listVersion, replayed: outcome.replayed };
+  // The service keeps the staging of a held commit: confirming re-commits the same session (a new call, a new key).
   return {
     held: outcome.held,
     via: 'upload',
-    confirm: (changeId = outcome.held.changeId, o = {}) => commit(client, uploadId, changeId, o.signal, cancel),
+    confirm: (changeId = outcome.held.changeId, o = {}) => commit(client, uploadId, { confirm: changeId, ifMatch: options.ifMatch, signal: o.signal }, cancel),
     cancel,
   };
 }

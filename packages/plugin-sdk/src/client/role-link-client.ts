@@ -1,8 +1,9 @@
 import { RoleLinkApiError } from './errors';
+import { randomUUID } from 'node:crypto';
 import { HttpClient, type HttpAnswer, type HttpCall } from './http';
-import { replaceUsers, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
+import { replaceUsers, type ReplaceDryRun, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
-import type { CallOptions, ListMeta, ShrinkBody, UploadProgress, WriteOutcome } from './types';
+import type { CallOptions, DryRunResult, IdempotentOptions, ListMeta, ShrinkBody, UploadProgress, WholeListOptions, WriteOutcome } from './types';
 
 export type RoleLinkClientOptions = {
   /** Where the User Management API answers, e.g. `https://rolelink.example.com`. */
@@ -46,10 +47,14 @@ export class RoleLinkClient {
     this.base = `/api/role-link/${enc(options.guildId)}/${enc(options.roleId)}/users`;
   }
 
-  /** GET /users: every user ID (ascending) and the list's counters. Holds the whole list in memory. */
-  async listUsers(options: CallOptions = {}): Promise<{ meta: ListMeta; userIds: string[] }> {
-    const body = (await this.call({ method: 'GET', path: this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...options })) as { meta: ListMeta; data: string[] };
-    return { meta: body.meta, userIds: body.data };
+  /**
+   * GET /users: every user ID (ascending), the list's counters and its version (`ETag`, to send back as
+   * `ifMatch` of a later write). Holds the whole list in memory.
+   */
+  async listUsers(options: CallOptions = {}): Promise<{ meta: ListMeta; userIds: string[]; listVersion: string | null }> {
+    const answer = await this.answer({ method: 'GET', path: this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...options });
+    const body = answer.body as { meta: ListMeta; data: string[] };
+    return { meta: body.meta, userIds: body.data, listVersion: answer.etag };
   }
 
   /** GET /users/:userId */
@@ -57,14 +62,14 @@ export class RoleLinkClient {
     return (await this.data<{ exists: boolean }>({ method: 'GET', path: `${this.base}/${enc(userId)}`, ...options })).exists;
   }
 
-  /** POST /users/:userId: true when added, false when already there (not an error). */
-  async addUser(userId: string, options: CallOptions = {}): Promise<boolean> {
-    return (await this.data<{ added: boolean }>({ method: 'POST', path: `${this.base}/${enc(userId)}`, ...options })).added;
+  /** POST /users/:userId: true when added, false when already there (not an error). Sent with an Idempotency-Key. */
+  async addUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
+    return (await this.data<{ added: boolean }>({ method: 'POST', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).added;
   }
 
-  /** DELETE /users/:userId: true when removed, false when absent. Never held. */
-  async removeUser(userId: string, options: CallOptions = {}): Promise<boolean> {
-    return (await this.data<{ removed: boolean }>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, ...options })).removed;
+  /** DELETE /users/:userId: true when removed, false when absent. Never held. Sent with an Idempotency-Key. */
+  async removeUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
+    return (await this.data<{ removed: boolean }>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).removed;
   }
 
   /**
@@ -72,14 +77,21 @@ export class RoleLinkClient {
    * has to be one array): PUT up to `maxPutUsers`, the chunked upload above. A large removal comes
    * back as `{ held }` with `confirm()`; see replace-users.ts.
    */
-  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options: ReplaceOptions = {}): Promise<ReplaceOutcome> {
+  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options: ReplaceOptions & { dryRun: true }): Promise<ReplaceDryRun>;
+  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options?: ReplaceOptions & { dryRun?: false }): Promise<ReplaceOutcome>;
+  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options: ReplaceOptions = {}): Promise<ReplaceOutcome | ReplaceDryRun> {
     return replaceUsers(this, ids, options);
   }
 
   /** PUT /users with at most 100,000 IDs (the plan's per-request cap; 413 above it). */
-  async putUsers(ids: readonly string[], options: CallOptions & { confirm?: string } = {}): Promise<WriteOutcome> {
-    const answer = await this.http.send({ method: 'PUT', path: this.base, body: ids, headers: confirmHeader(options.confirm), timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', signal: options.signal });
+  async putUsers(ids: readonly string[], options: WholeListOptions = {}): Promise<WriteOutcome> {
+    const answer = await this.http.send({ method: 'PUT', path: this.base, body: ids, headers: writeHeaders(options), timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', signal: options.signal });
     return writeOutcome(answer);
+  }
+
+  /** PUT /users?dry_run=true: what the PUT would do (adds, removals, holds, limits); writes nothing. */
+  async previewPut(ids: readonly string[], options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
+    return this.data<DryRunResult>({ method: 'PUT', path: `${this.base}?dry_run=true`, body: ids, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.put, signal: options.signal });
   }
 
   /** POST /users/upload: opens a chunked upload session (premium plan), returns its id. */
@@ -93,17 +105,28 @@ export class RoleLinkClient {
     return this.data<UploadProgress>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/chunk`, body: ids, timeoutMs: TIMEOUT_MS.chunk, ...options });
   }
 
-  /** POST /users/upload/:uploadId/commit: replaces the list with the staged IDs, or answers `{ held }`. */
-  async commitUpload(uploadId: string, options: CallOptions & { confirm?: string } = {}): Promise<WriteOutcome> {
+  /**
+   * POST /users/upload/:uploadId/commit: replaces the list with the staged IDs, or answers `{ held }`.
+   * Retried like any idempotent call: its Idempotency-Key makes a repeat after a lost answer get the
+   * first answer back instead of a 404 for the closed session. With `idempotencyKey: ''` no key is sent
+   * and a commit is only repeated after answers that prove nothing was done (429, a refused connection).
+   */
+  async commitUpload(uploadId: string, options: WholeListOptions = {}): Promise<WriteOutcome> {
+    const headers = writeHeaders(options);
     const answer = await this.http.send({
       method: 'POST',
       path: `${this.base}/upload/${enc(uploadId)}/commit`,
-      headers: confirmHeader(options.confirm),
+      headers,
       timeoutMs: TIMEOUT_MS.commit,
-      retry: 'unprocessed',
+      retry: headers['Idempotency-Key'] ? 'idempotent' : 'unprocessed',
       signal: options.signal,
     });
     return writeOutcome(answer);
+  }
+
+  /** POST /users/upload/:uploadId/commit?dry_run=true: what the commit would do; the session stays open. */
+  async previewCommit(uploadId: string, options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
+    return this.data<DryRunResult>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/commit?dry_run=true`, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.commit, signal: options.signal });
   }
 
   /** DELETE /users/upload/:uploadId: discards the staged IDs; the live list is untouched. */
@@ -116,15 +139,29 @@ export class RoleLinkClient {
   }
 
   private async call(call: HttpCall): Promise<unknown> {
+    return (await this.answer(call)).body;
+  }
+
+  private async answer(call: HttpCall): Promise<HttpAnswer> {
     const answer = await this.http.send(call);
     // Only whole-list writes are ever held; a 409 anywhere else is unexpected, so it is an error.
-    if (answer.status === 409) throw new RoleLinkApiError(409, heldOf(answer)?.message ?? 'HTTP 409', call.method, call.path, answer.body, answer.requestId);
-    return answer.body;
+    if (answer.status === 409) throw new RoleLinkApiError(409, heldOf(answer)?.message ?? 'HTTP 409', call.method, call.path, answer.body, answer.requestId, answer.etag);
+    return answer;
   }
 }
 
-function confirmHeader(changeId: string | undefined): Record<string, string> {
-  return changeId ? { [CONFIRM_HEADER]: changeId } : {};
+/** One key per logical call (the caller's, or a fresh UUID); '' sends none. */
+function keyHeader(options: IdempotentOptions): Record<string, string> {
+  const key = options.idempotencyKey ?? randomUUID();
+  return key ? { 'Idempotency-Key': key } : {};
+}
+
+function writeHeaders(options: WholeListOptions): Record<string, string> {
+  return {
+    ...keyHeader(options),
+    ...(options.confirm ? { [CONFIRM_HEADER]: options.confirm } : {}),
+    ...(options.ifMatch ? { 'If-Match': options.ifMatch } : {}),
+  };
 }
 
 function heldOf(answer: HttpAnswer): ShrinkBody['errors'] | null {
@@ -136,7 +173,7 @@ function writeOutcome(answer: HttpAnswer): WriteOutcome {
   if (answer.status === 409) {
     const held = heldOf(answer);
     if (!held) throw new RoleLinkApiError(409, 'HTTP 409', 'PUT', '', answer.body, answer.requestId);
-    return { held: { changeId: held.change_id, previous: held.previous, next: held.next, removals: held.removals, message: held.message } };
+    return { held: { changeId: held.change_id, previous: held.previous, next: held.next, removals: held.removals, message: held.message }, replayed: answer.replayed };
   }
-  return { held: null, userCount: (answer.body as { data: { user_count: number } }).data.user_count };
+  return { held: null, userCount: (answer.body as { data: { user_count: number } }).data.user_count, listVersion: answer.etag, replayed: answer.replayed };
 }

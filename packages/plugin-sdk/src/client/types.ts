@@ -40,8 +40,38 @@ export type HeldChange = {
   message: string;
 };
 
-/** What a whole-list write answered: applied (with the stored count) or held for confirmation. */
-export type WriteOutcome = { held: null; userCount: number } | { held: HeldChange; userCount?: undefined };
+/**
+ * What a whole-list write answered: applied (with the stored count and the list's new version) or held
+ * for confirmation. `replayed`: the service answered from its record of an earlier request with the same
+ * Idempotency-Key (a retry after a lost answer), and wrote nothing again.
+ */
+export type WriteOutcome =
+  | { held: null; userCount: number; listVersion: string | null; replayed: boolean }
+  | { held: HeldChange; userCount?: undefined; listVersion?: undefined; replayed: boolean };
+
+/** The `data` of a dry run (`?dry_run=true` on PUT and commit): what the write would do; nothing was written. */
+export type DryRunResult = {
+  dry_run: true;
+  /** What the same request without dry_run would answer. */
+  status: 200 | 400 | 409;
+  outcome: 'replaced' | 'stored_limit' | 'held';
+  message: string;
+  user_count: number;
+  next_user_count: number;
+  adds: number;
+  removals: number;
+  synced_limit: number;
+  /** Users of the new list beyond the synced limit (the highest IDs): stored, not given the role. */
+  held_by_synced_limit: number;
+  shrink: {
+    previous: number;
+    removals: number;
+    large_removal: boolean;
+    trusted: boolean;
+    confirmation: 'none' | 'header' | 'dashboard' | 'invalid';
+    would_hold: boolean;
+  };
+};
 
 export type UploadProgress = { chunks: number; users: number };
 
@@ -49,4 +79,22 @@ export type UploadProgress = { chunks: number; users: number };
 export type CallOptions = {
   /** Aborts the call, including its retries and any wait for Retry-After. */
   signal?: AbortSignal;
+};
+
+/** Options of the writes that take an Idempotency-Key (PUT, commit, single add and remove). */
+export type IdempotentOptions = CallOptions & {
+  /**
+   * Sent as `Idempotency-Key`, the same on every retry of this call. When absent, the SDK makes one per
+   * call (a random UUID), so its own retries of a write never apply it twice. Give your own to make a
+   * retry across process restarts safe too (the service keeps keys 24 hours).
+   */
+  idempotencyKey?: string;
+};
+
+/** Options of the whole-list writes (PUT and commit). */
+export type WholeListOptions = IdempotentOptions & {
+  /** A `change_id` from an earlier hold, sent as X-RoleLink-Confirm. */
+  confirm?: string;
+  /** Sent as `If-Match`: a listVersion read earlier; the write fails with a 412 RoleLinkApiError when the list changed since. */
+  ifMatch?: string;
 };

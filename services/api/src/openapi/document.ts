@@ -1,6 +1,8 @@
 import {
   chunkAcceptedBody,
+  dryRunBody,
   CONFIRM_HEADER,
+  dryRunQuery,
   errorBodySchema,
   idListBody,
   linkParams,
@@ -33,13 +35,23 @@ const toSchema = (schema: ZodType) => {
 };
 
 /** Named schemas, shared through components. */
-const COMPONENTS = { ErrorBody: errorBodySchema, ShrinkHold: shrinkBodySchema, ListMeta: listMetaSchema, IdList: idListBody } as const;
+const COMPONENTS = { ErrorBody: errorBodySchema, ShrinkHold: shrinkBodySchema, ListMeta: listMetaSchema, IdList: idListBody, DryRun: dryRunBody } as const;
 type ComponentName = keyof typeof COMPONENTS;
 type Body = ZodType | ComponentName;
 
 const schemaOf = (body: Body) => (typeof body === 'string' ? { $ref: `#/components/schemas/${body}` } : toSchema(body));
 
-type Answer = { description: string; body: Body };
+/** Response headers, named in components.headers and referenced by the answers that carry them. */
+const HEADERS = {
+  ETag: { description: 'The list\'s version, `"<link id>.<version>"`; send it back in If-Match', schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored first answer to the same Idempotency-Key; nothing was written again', schema: { type: 'string', enum: ['true'] } },
+  'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
+  RateLimit: { description: 'IETF draft 8: `"<plan>"; r=<remaining>; t=<seconds to reset>` (present only where the API runs with rate limits)', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'IETF draft 8: `"<plan>"; q=<limit>; w=<window seconds>; pk=:<hash of the link>:`', schema: { type: 'string' } },
+} as const;
+type HeaderName = keyof typeof HEADERS;
+
+type Answer = { description: string; body: Body; alternative?: Body; headers?: HeaderName[] };
 const json = (body: Body, description: string): Answer => ({ description, body });
 const error = (description: string) => json('ErrorBody', description);
 
@@ -51,9 +63,19 @@ const COMMON = {
   404: error('Role link not found (or, for upload routes, Upload session not found)'),
 } satisfies Record<number, Answer>;
 
-const preconditionFailed = error('If-Match names a version the list no longer has (the answer carries the current ETag)');
+// A recorded answer replayed for its Idempotency-Key carries Idempotent-Replayed, whatever its status.
+const preconditionFailed: Answer = { ...error('If-Match names a version the list no longer has (the answer carries the current ETag)'), headers: ['ETag', 'Idempotent-Replayed'] };
+const rateLimited: Answer = { ...error('Too many requests for this token in the window (per plan); nothing was written'), headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'] };
+/** A 200 that carries the list version, and when the route takes Idempotency-Key, whether it was replayed. */
+const ok = (body: Body, description: string, headers: HeaderName[] = ['ETag']): Answer => ({ ...json(body, description), headers });
+const written = (body: Body, description: string): Answer => ok(body, description, ['ETag', 'Idempotent-Replayed']);
 const keyReused = error('This Idempotency-Key was already used for a different request');
-const held = json('ShrinkHold', 'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written');
+const held: Answer = {
+  ...json('ShrinkHold', 'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written. Or, in the error shape: a request with this Idempotency-Key is still running (retry later)'),
+  alternative: 'ErrorBody',
+  headers: ['Idempotent-Replayed'],
+};
+const stillRunning = error('A request with this Idempotency-Key is still running; retry after it has answered');
 const overLimit = error('Validation error, or Maximum N users per role link (stored limit)');
 const premiumOnly = error('As above, or chunked uploads are on the premium plan only');
 
@@ -64,6 +86,10 @@ type Route = {
   summary: string;
   params: ZodObject;
   confirmable?: boolean;
+  /** Takes Idempotency-Key (PUT, commit, single add and remove). */
+  idempotent?: boolean;
+  /** Takes `?dry_run=true`: its 200 is then the DryRun body. */
+  dryRun?: boolean;
   body?: Body;
   responses: Record<number, Answer>;
 };
@@ -73,13 +99,13 @@ export const ROUTES: Route[] = [
   {
     method: 'get', path: base, operationId: 'listUsers', summary: 'The list (ascending IDs) and its counters',
     params: linkParams,
-    responses: { 200: json(usersListBody, 'meta first, then every user ID'), ...COMMON },
+    responses: { 200: ok(usersListBody, 'meta first, then every user ID'), ...COMMON },
   },
   {
     method: 'put', path: base, operationId: 'replaceUsers', summary: 'Replace the whole list (at most 100,000 IDs; 10,000 on free)',
-    params: linkParams, confirmable: true, body: 'IdList',
+    params: linkParams, confirmable: true, idempotent: true, dryRun: true, body: 'IdList',
     responses: {
-      200: json(userCountBody, 'Replaced'), ...COMMON, 400: overLimit, 409: held, 412: preconditionFailed, 422: keyReused,
+      200: { ...written(userCountBody, 'Replaced (or, with dry_run=true, what would happen: the DryRun body)'), alternative: 'DryRun' }, ...COMMON, 400: overLimit, 409: held, 412: preconditionFailed, 422: keyReused,
       413: error('Too many users in one request (above the plan\'s per-PUT cap) or body over 4 MB'),
       415: error('Content-Type must be application/json'),
     },
@@ -96,8 +122,8 @@ export const ROUTES: Route[] = [
   },
   {
     method: 'post', path: `${base}/upload/{uploadId}/commit`, operationId: 'commitUpload', summary: 'Replace the list with the staged IDs',
-    params: uploadParams, confirmable: true,
-    responses: { 200: json(userCountBody, 'Replaced; the session is closed'), ...COMMON, 400: overLimit, 403: premiumOnly, 409: held, 412: preconditionFailed, 422: keyReused },
+    params: uploadParams, confirmable: true, idempotent: true, dryRun: true,
+    responses: { 200: { ...written(userCountBody, 'Replaced; the session is closed (or, with dry_run=true, what would happen: the DryRun body; the session stays open)'), alternative: 'DryRun' }, ...COMMON, 400: overLimit, 403: premiumOnly, 409: held, 412: preconditionFailed, 422: keyReused },
   },
   {
     method: 'delete', path: `${base}/upload/{uploadId}`, operationId: 'cancelUpload', summary: 'Discard the staged IDs',
@@ -107,17 +133,17 @@ export const ROUTES: Route[] = [
   {
     method: 'get', path: `${base}/{userId}`, operationId: 'hasUser', summary: 'Whether a user is on the list',
     params: userParams,
-    responses: { 200: json(userExistsBody, 'Answered'), ...COMMON },
+    responses: { 200: ok(userExistsBody, 'Answered'), ...COMMON },
   },
   {
     method: 'post', path: `${base}/{userId}`, operationId: 'addUser', summary: 'Add one user (idempotent)',
-    params: userParams,
-    responses: { 200: json(userAddedBody, 'Added, or already there'), ...COMMON, 400: overLimit },
+    params: userParams, idempotent: true,
+    responses: { 200: written(userAddedBody, 'Added, or already there'), ...COMMON, 400: overLimit, 409: stillRunning, 422: keyReused },
   },
   {
     method: 'delete', path: `${base}/{userId}`, operationId: 'removeUser', summary: 'Remove one user (idempotent, never held)',
-    params: userParams,
-    responses: { 200: json(userRemovedBody, 'Removed, or absent'), ...COMMON },
+    params: userParams, idempotent: true,
+    responses: { 200: written(userRemovedBody, 'Removed, or absent'), ...COMMON, 409: stillRunning, 422: keyReused },
   },
 ];
 function operation(route: Route): object {
@@ -130,10 +156,13 @@ function operation(route: Route): object {
       description: 'The change_id of the latest 409 shrink hold, to confirm it within one hour',
       schema: { type: 'string', format: 'uuid' },
     });
-    parameters.push(
-      { name: 'If-Match', in: 'header', required: false, description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since', schema: { type: 'string' } },
-      { name: 'Idempotency-Key', in: 'header', required: false, description: 'Repeats within 24 h answer the first answer and write nothing again (docs/api.md)', schema: { type: 'string', minLength: 1, maxLength: 255 } },
-    );
+    parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since', schema: { type: 'string' } });
+  }
+  if (route.idempotent) {
+    parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Repeats within 24 h answer the first answer (with Idempotent-Replayed: true) and write nothing again; 422 when the key was used for another request, 409 while its first request still runs (docs/api.md)', schema: { type: 'string', minLength: 1, maxLength: 255 } });
+  }
+  if (route.dryRun) {
+    parameters.push({ name: 'dry_run', in: 'query', required: false, description: '`true`: answer what the write would do (200 with the DryRun body, whatever the real write would answer) and write nothing', schema: toSchema(dryRunQuery.shape.dry_run) });
   }
   return {
     operationId: route.operationId,
@@ -143,7 +172,11 @@ function operation(route: Route): object {
     parameters,
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
     responses: Object.fromEntries(
-      Object.entries(route.responses).map(([status, a]) => [status, { description: a.description, content: { 'application/json': { schema: schemaOf(a.body) } } }]),
+      Object.entries({ ...route.responses, 429: rateLimited }).map(([status, a]) => [status, {
+        description: a.description,
+        ...(a.headers ? { headers: Object.fromEntries(a.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
+        content: { 'application/json': { schema: a.alternative ? { anyOf: [schemaOf(a.body), schemaOf(a.alternative)] } : schemaOf(a.body) } },
+      }]),
     ),
   };
 }
@@ -167,6 +200,7 @@ export function openApiDocument(): Record<string, unknown> {
         Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The link\'s API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`' },
       },
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, toSchema(schema)])),
+      headers: HEADERS,
     },
     paths,
   };
