@@ -23,11 +23,11 @@ export type Ctx = {
 const CHUNK = 100_000;
 const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
 const s = (n: number) => `${(n / 1000).toFixed(1)} s`;
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const judge = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const a = [...xs].sort((x, y) => x - y);
   const m = a.length >> 1;
   return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
@@ -39,6 +39,25 @@ function percentile(xs: number[], p: number): number {
 }
 
 const auth = (l: BenchLink) => ({ authorization: `Token ${l.token}` });
+
+/**
+ * POST /users/:userId at 32 connections for `duration` seconds, each request a distinct new user: 19-digit
+ * IDs starting with `firstDigit`, so figures sharing a database never collide.
+ */
+export function postLoad(api: RunningApi, link: BenchLink, firstDigit: string): (duration: number) => PromiseLike<autocannon.Result> {
+  let counter = 0;
+  const nextPath = () => `${link.base}/users/${firstDigit}${String(counter++).padStart(ID_DIGITS - 1, '0')}`;
+  return (duration) =>
+    autocannon({
+      url: api.origin,
+      connections: 32,
+      duration,
+      timeout: 10,
+      method: 'POST',
+      headers: auth(link),
+      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: nextPath() }) }],
+    });
+}
 
 /** CHECKPOINT before a heavy phase, so each starts with the same clean WAL state (untimed). */
 async function settle(pool: Pool): Promise<void> {
@@ -306,19 +325,8 @@ type Round = { rps: number; p50: number; p99: number; max: number; bad: number; 
 export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise<void> {
   const { api, pool, log } = ctx;
   const link = await seedLink(pool, ctx.guildId, { trusted: false });
-  let counter = 0;
   // 19-digit IDs starting with 2 never collide with the lists above (they start with 1).
-  const nextPath = () => `${link.base}/users/2${String(counter++).padStart(ID_DIGITS - 1, '0')}`;
-  const cannon = (duration: number) =>
-    autocannon({
-      url: api.origin,
-      connections: 32,
-      duration,
-      timeout: 10,
-      method: 'POST',
-      headers: auth(link),
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: nextPath() }) }],
-    });
+  const cannon = postLoad(api, link, '2');
   const warm = await cannon(3);
   log(`post: warm-up 3 s, ${int(warm['2xx'] / warm.duration)} req/s (not counted)`);
   let answered = warm['2xx'];

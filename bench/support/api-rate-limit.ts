@@ -1,20 +1,9 @@
 // `pnpm bench api --only post-limit`: the cost of the per-token rate limiter (issue 11) on the API's
 // busiest small call, POST /users/:userId, as the throughput with the limiter on against without it.
-import os from 'node:os';
-import autocannon from 'autocannon';
-import { seedLink, type BenchLink } from './api-db';
-import { cpuMs, startApi, type RunningApi } from './api-process';
-import { ID_DIGITS } from './ids';
-import type { Ctx } from './api-figures';
+import { seedLink } from './api-db';
+import { cpuMs, startApi } from './api-process';
+import { int, loadavg, median, postLoad, type Ctx } from './api-figures';
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-
-function median(xs: number[]): number {
-  const a = [...xs].sort((x, y) => x - y);
-  const m = a.length >> 1;
-  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
-}
 
 /** A limit no round reaches: the limiter does all its work (a Redis round trip per request), refuses nothing. */
 export const UNREACHED_LIMIT = '1000000000';
@@ -33,27 +22,18 @@ export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>,
       { name: 'off', api: off, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
       { name: 'on', api: ctx.api, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
     ];
-    let counter = 0;
-    // 19-digit IDs starting with 3: distinct from the other figures' lists (1…) and the POST figure's (2…).
-    const nextPath = (link: BenchLink) => `${link.base}/users/3${String(counter++).padStart(ID_DIGITS - 1, '0')}`;
-    const cannon = (api: RunningApi, link: BenchLink, duration: number) =>
-      autocannon({
-        url: api.origin,
-        connections: 32,
-        duration,
-        timeout: 10,
-        method: 'POST',
-        headers: { authorization: `Token ${link.token}` },
-        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: nextPath(link) }) }],
-      });
+    // 19-digit IDs starting with 3 (off) and 4 (on): distinct from the other figures' lists (1…) and the
+    // POST figure's (2…).
+    const loads = new Map(sides.map((side, i) => [side, postLoad(side.api, side.link, String(3 + i))]));
+    const cannon = (side: (typeof sides)[number], duration: number) => loads.get(side)!(duration);
     for (const side of sides) {
-      const warm = await cannon(side.api, side.link, 3);
+      const warm = await cannon(side, 3);
       log(`post-limit: warm-up of limiter ${side.name}, ${int(warm['2xx'] / warm.duration)} req/s (not counted)`);
     }
     for (let i = 0; i < rounds; i++) {
       for (const side of sides) {
         const cpu0 = cpuMs(side.api.pid);
-        const res = await cannon(side.api, side.link, seconds);
+        const res = await cannon(side, seconds);
         const rps = res['2xx'] / res.duration;
         side.rps.push(rps);
         side.cpu.push((cpuMs(side.api.pid) - cpu0) / res['2xx']);

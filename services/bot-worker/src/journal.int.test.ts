@@ -1,20 +1,16 @@
-import { Redis } from 'ioredis';
-import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
-import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
+import type { RunningEmulator } from '@rolelink/platform-emulator';
+import type { PlatformClient } from '@rolelink/platform-client';
 import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
-import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
+import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { deleteLink } from '@rolelink/admin';
-import { createTestDb, type TestDb } from '../../../test/support/db';
-import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
-import { createBotWorker, type BotWorker } from './worker';
+import type { TestDb } from '../../../test/support/db';
+import type { BotWorker } from './worker';
+import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
 import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
 
 let emulator: RunningEmulator;
 let db: TestDb;
-let prefix: string;
-let redis: Redis;
-let workerRedis: Redis;
 let client: PlatformClient;
 let bot: BotWorker;
 const log = memoryLogger('bot-worker', 'debug');
@@ -23,37 +19,13 @@ const members = ids(200);
 const holders = () => sorted(emulator.state.holders(GUILD_A, ROLE.linked));
 const LIMIT = 100_000;
 
+let harness: InProcessBot;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
-  db = await createTestDb();
-  prefix = testQueuePrefix();
-  redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
-  workerRedis = workerConnection(REDIS_URL);
-  client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
-  bot = await createBotWorker({
-    db: db.pool,
-    api: client.api,
-    workerRedis,
-    redis,
-    prefix,
-    logger: log.logger,
-    concurrency: 2,
-    sliceMs: 500,
-    sliceChanges: 40,
-    lockDurationMs: 10_000,
-    reconcileEveryMs: null,
-    rangeSpan: 64,
-  });
+  harness = await startInProcessBot({ logger: log.logger, concurrency: 2 });
+  ({ emulator, db, client, bot } = harness);
 });
 
-afterAll(async () => {
-  await bot?.close();
-  await emulator?.close();
-  await db?.drop();
-  redis?.disconnect();
-  workerRedis?.disconnect();
-  await dropPrefix(prefix);
-});
+afterAll(() => harness?.close());
 
 beforeEach(async () => {
   emulator.state.reset();

@@ -1,14 +1,13 @@
-import { Redis } from 'ioredis';
-import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
-import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
-import { enqueueLinkSync, workerConnection } from '@rolelink/queue';
+import type { RunningEmulator } from '@rolelink/platform-emulator';
+import type { PlatformClient } from '@rolelink/platform-client';
+import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger, type LogLine } from '@rolelink/runtime';
-import { createTestDb, type TestDb } from '../../../test/support/db';
-import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
+import type { TestDb } from '../../../test/support/db';
 import { applyRange } from './sync/apply-range';
 import { diffRange } from './sync/diff';
 import { loadLink } from './sync/link-context';
-import { createBotWorker, type BotWorker } from './worker';
+import type { BotWorker } from './worker';
+import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
 import {
   GUILD_A,
   GUILD_B,
@@ -27,9 +26,6 @@ import {
 
 let emulator: RunningEmulator;
 let db: TestDb;
-let prefix: string;
-let redis: Redis;
-let workerRedis: Redis;
 let client: PlatformClient;
 let bot: BotWorker;
 // Debug and up, in the services' format: the log-line tests read what operators would.
@@ -38,37 +34,13 @@ const log = memoryLogger('bot-worker', 'debug');
 const members = ids(160);
 const holders = (guild: string, role: string) => sorted(emulator.state.holders(guild, role));
 
+let harness: InProcessBot;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
-  db = await createTestDb();
-  prefix = testQueuePrefix();
-  redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
-  workerRedis = workerConnection(REDIS_URL);
-  client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
-  bot = await createBotWorker({
-    db: db.pool,
-    api: client.api,
-    workerRedis,
-    redis,
-    prefix,
-    logger: log.logger,
-    concurrency: 4,
-    sliceMs: 500,
-    sliceChanges: 40,
-    lockDurationMs: 10_000,
-    reconcileEveryMs: null,
-    rangeSpan: 64,
-  });
+  harness = await startInProcessBot({ logger: log.logger, concurrency: 4 });
+  ({ emulator, db, client, bot } = harness);
 });
 
-afterAll(async () => {
-  await bot?.close();
-  await emulator?.close();
-  await db?.drop();
-  redis?.disconnect();
-  workerRedis?.disconnect();
-  await dropPrefix(prefix);
-});
+afterAll(() => harness?.close());
 
 beforeEach(async () => {
   emulator.state.reset();

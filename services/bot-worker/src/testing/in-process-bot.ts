@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
+import { workerConnection } from '@rolelink/queue';
+import type { Logger } from '@rolelink/runtime';
+import { createTestDb, type TestDb } from '../../../../test/support/db';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
+import { createBotWorker, type BotWorker } from '../worker';
+
+export type InProcessBot = { emulator: RunningEmulator; db: TestDb; prefix: string; client: PlatformClient; bot: BotWorker; close(): Promise<void> };
+
+/**
+ * The bot worker in this process over a database and queue prefix of its own, against an emulator whose
+ * limits let a test's few hundred changes through quickly; short slices so a test sees many of them.
+ */
+export async function startInProcessBot(o: { logger: Logger; concurrency: number }): Promise<InProcessBot> {
+  const emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
+  const db = await createTestDb();
+  const prefix = testQueuePrefix();
+  const redis: Redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const workerRedis: Redis = workerConnection(REDIS_URL);
+  const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
+  const bot = await createBotWorker({
+    db: db.pool,
+    api: client.api,
+    workerRedis,
+    redis,
+    prefix,
+    logger: o.logger,
+    concurrency: o.concurrency,
+    sliceMs: 500,
+    sliceChanges: 40,
+    lockDurationMs: 10_000,
+    reconcileEveryMs: null,
+    rangeSpan: 64,
+  });
+  return {
+    emulator,
+    db,
+    prefix,
+    client,
+    bot,
+    async close() {
+      await bot.close();
+      await emulator.close();
+      await db.drop();
+      redis.disconnect();
+      workerRedis.disconnect();
+      await dropPrefix(prefix);
+    },
+  };
+}
