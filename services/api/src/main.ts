@@ -9,8 +9,8 @@ const logger = createLogger('api', env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
 const redis = producerConnection(env.REDIS_URL);
 const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
-// The rate limiter's own connection: one EVALSHA per request, and with auto-pipelining the requests of one
-// event-loop turn share a write and a read (fewer system calls in Node and in Redis under load).
+// The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
+// auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
 const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS);
 let draining = false;

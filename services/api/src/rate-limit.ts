@@ -1,13 +1,13 @@
 import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Plan } from '@rolelink/domain';
 import { AppError, type Logger } from '@rolelink/runtime';
 import { currentLink } from './auth';
+import { LeasedRedisStore } from './rate-limit-store';
 
 export type RateLimitOptions = {
-  /** A producer connection (fails fast while Redis is down; see ResilientRedisStore). */
+  /** A producer connection: no offline queue, so while Redis is down a request fails fast and is let through. */
   redis: Redis;
   /** Key prefix in Redis; replicas of one deployment must share it so they share the budget. */
   prefix: string;
@@ -18,41 +18,12 @@ export type RateLimitOptions = {
 };
 
 /**
- * rate-limit-redis loads its Lua scripts once, when the limiter is built, and keeps the promise. Our
- * producer connection has no offline queue, so a Redis that is not connected yet (every start: the
- * limiter is built before the socket is ready) or is down at that moment leaves a rejected promise that
- * the store never retries: the limiter would let everything through for the life of the process. This
- * store loads the scripts again after a failed command and tries once more, so the first request after
- * Redis is reachable is counted; while Redis stays down that costs two more commands that fail at once
- * (no offline queue).
- */
-class ResilientRedisStore extends RedisStore {
-  override async increment(key: string) {
-    try {
-      return await super.increment(key);
-    } catch {
-      this.reloadScripts();
-      return super.increment(key);
-    }
-  }
-
-  private reloadScripts(): void {
-    const increment = this.loadIncrementScript();
-    const get = this.loadGetScript();
-    // Awaited by the next command; handled here so a failed load is not an unhandled rejection.
-    increment.catch(() => undefined);
-    get.catch(() => undefined);
-    this.incrementScriptSha = increment;
-    this.getScriptSha = get;
-  }
-}
-
-/**
  * Per-token rate limit of the User Management API (issue 11), shared by every API replica through Redis
- * (fixed window of `windowMs`, one counter per link). Runs after authenticate(): the key is the link the
- * token opened, so resetting the token does not reset the budget, and the plan decides the limit.
- * Refused requests are not counted out of the budget (they count, like any request), so a client
- * hammering through a 429 stays limited.
+ * (fixed window of `windowMs`, one counter per link, served from leases: see LeasedRedisStore). Runs after
+ * authenticate(): the key is the link the token opened, so resetting the token does not reset the budget,
+ * and the plan decides the limit.
+ * A fixed window does not reopen before it resets, so a client hammering through a 429 stays limited;
+ * refused requests take nothing from the budget (they matter only if a plan upgrade raises the limit).
  *
  * Headers: IETF draft 8 (`RateLimit-Policy: "premium";q=6000;w=60` and `RateLimit: "premium";r=5999;t=42`),
  * the policy named after the plan; a 429 adds `Retry-After` in seconds. When Redis fails the request is
@@ -60,15 +31,24 @@ class ResilientRedisStore extends RedisStore {
  * not be the part that takes it down.
  */
 export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
-  const store = new ResilientRedisStore({
+  // The store needs the limit to size its leases; the plan is known from the link authenticate() loaded,
+  // so the key generator notes it just before express-rate-limit asks the store.
+  const limits = new Map<string, number>();
+  const store = new LeasedRedisStore({
+    redis: opts.redis,
     prefix: `${opts.prefix}:api-rate:`,
-    sendCommand: (command: string, ...args: string[]) => opts.redis.call(command, ...args) as Promise<RedisReply>,
+    windowMs: opts.windowMs,
+    limitOf: (key) => limits.get(key) ?? 1,
   });
   const windowSeconds = Math.ceil(opts.windowMs / 1000);
   return rateLimit({
     windowMs: opts.windowMs,
     limit: (_req, res) => opts.perPlan[currentLink(res).plan],
-    keyGenerator: (_req, res) => currentLink(res).id,
+    keyGenerator: (_req, res) => {
+      const link = currentLink(res);
+      limits.set(link.id, opts.perPlan[link.plan]);
+      return link.id;
+    },
     identifier: (_req, res) => currentLink(res).plan,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
