@@ -9,18 +9,20 @@ import { int, loadavg, median, postLoad, type Ctx } from './api-figures';
 export const UNREACHED_LIMIT = '1000000000';
 
 /**
- * Two API processes over the same database and Redis: `ctx.api` (started with the limiter on and
- * UNREACHED_LIMIT) and one started here with API_RATE_LIMIT=off. Rounds alternate between them (off, on,
- * off, on, …) so drift in the shared machine's load falls on both; each process posts distinct new users
- * to a link of its own. The figure is median(on) / median(off), judged against ≥ 90%.
+ * Two fresh API processes over the same database and Redis, started here: one with the limiter on
+ * (`env`, UNREACHED_LIMIT) and one with API_RATE_LIMIT=off. Both fresh, so neither carries the heap and
+ * caches of the figures before it (`ctx.api` would). Rounds alternate between them (off, on, off, on, …)
+ * so drift in the shared machine's load falls on both; each process posts distinct new users to a link of
+ * its own. The figure is median(on) / median(off), judged against ≥ 90%.
  */
 export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>, seconds: number, rounds = 3): Promise<void> {
   const { pool, log } = ctx;
   const off = await startApi({ ...env, API_RATE_LIMIT: 'off' });
+  const on = await startApi(env);
   try {
     const sides = [
       { name: 'off', api: off, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
-      { name: 'on', api: ctx.api, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
+      { name: 'on', api: on, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
     ];
     // 19-digit IDs starting with 3 (off) and 4 (on): distinct from the other figures' lists (1…) and the
     // POST figure's (2…).
@@ -55,6 +57,6 @@ export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>,
       verdict: ratio >= 0.9 && bad === 0 ? 'PASS' : 'FAIL',
     });
   } finally {
-    await off.stop();
+    await Promise.all([off.stop(), on.stop()]);
   }
 }
