@@ -57,7 +57,10 @@ export const jobDedup = {
        * waiting job per link, so a burst of writes costs one extra pass, never thousands of jobs.
        */
       wanted: ({ linkId }) => ({ id: `link-${linkId}`, keepLastIfActive: true }),
-      /** A failed pass retried after a delay: an id of its own, held for the delay, so failures never stack retries. */
+      /**
+       * A pass that ended with users in back-off asks for its retry later: an id of its own (a write's
+       * `wanted` job does not replace it), held for the delay, so passes never stack retries.
+       */
       retry: ({ linkId }, delayMs) => ({ id: `retry-link-${linkId}`, ttl: Math.max(1_000, delayMs) }),
     },
     reconcile: {
