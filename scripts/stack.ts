@@ -121,7 +121,7 @@ async function requestReconcile(redisUrl: string, prefix: string): Promise<void>
   const redis = producerConnection(redisUrl);
   const producer = new Producer(QueueName.roleSync, redis, prefix);
   try {
-    await producer.add('reconcile', {}, { deduplication: { id: 'stack-start-reconcile', ttl: 60_000 } });
+    await producer.add('reconcile', {}, { dedup: 'stackStart' });
   } catch (err) {
     log(`could not ask the bot worker for a reconcile: ${(err as Error).message}`);
   } finally {

@@ -29,6 +29,15 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
   return null;
 }
 
+/**
+ * An AppError as the CLI prints it: the API's body, and for a validation error also its issues as
+ * `errors: [{ field, message }]` (the form the dashboard's field errors have), so a script or a reader
+ * sees which argument is wrong without parsing the `details` strings (docs/cli.md).
+ */
+function errorBody(e: AppError): Record<string, unknown> {
+  return e.issues ? { ...e.toBody(), errors: e.issues } : e.toBody();
+}
+
 /** Runs one command; returns the exit code. Errors print in the API's error shape and exit 1. */
 export async function run(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
   const json = argv.includes('--json');
@@ -69,7 +78,7 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     out(json ? JSON.stringify(result) : formatHuman(result));
     return command.failed?.(result) ? 1 : 0;
   } catch (e) {
-    if (e instanceof AppError) return fail(e.status, e.message, e.toBody());
+    if (e instanceof AppError) return fail(e.status, e.message, errorBody(e));
     return fail(500, (e as Error).message);
   } finally {
     await ctx?.close();

@@ -9,7 +9,7 @@ import {
   type PluginCallResult,
   type PluginCallValues,
 } from '@rolelink/contracts';
-import { AppError, createLogger, type Logger } from '@rolelink/runtime';
+import { AppError, createLogger, zodIssues, type Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
 
 /**
@@ -123,7 +123,7 @@ export class PluginCallsClient {
     };
     const deadline = Date.now() + ttl;
     const parsed = jobCatalog[QueueName.pluginCalls][name].safeParse({ ...data, deadline });
-    if (!parsed.success) throw new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', errors: parsed.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
+    if (!parsed.success) throw AppError.validation(zodIssues(parsed.error));
     const payload = parsed.data;
     let job: Job;
     try {

@@ -1,6 +1,9 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { jobCatalog, type JobData, type JobName, type QueueName } from '@rolelink/contracts';
+import { jobCatalog, jobDedup, type Dedup, type DedupReason, type JobData, type JobName, type QueueName } from '@rolelink/contracts';
+
+/** Options of one add: BullMQ's, except that deduplication is named by its reason in the catalog (jobDedup). */
+export type AddOptions<Q extends QueueName, N extends JobName<Q>> = Omit<JobsOptions, 'deduplication'> & { dedup?: DedupReason<Q, N> };
 
 /** A typed producer for one queue of the catalog: payloads are checked against their zod schema. */
 export class Producer<Q extends QueueName> {
@@ -11,14 +14,24 @@ export class Producer<Q extends QueueName> {
     this.queue.on('error', () => undefined);
   }
 
-  async add<N extends JobName<Q>>(job: N, data: JobData<Q, N>, opts: JobsOptions = {}): Promise<string | undefined> {
+  async add<N extends JobName<Q>>(job: N, data: JobData<Q, N>, opts: AddOptions<Q, N> = {}): Promise<string | undefined> {
     const schema = (jobCatalog[this.name] as Record<string, { parse(v: unknown): unknown }>)[job];
     if (!schema) throw new Error(`unknown job ${job} on queue ${this.name}`);
-    const added = await this.queue.add(job, schema.parse(data), { removeOnComplete: 1000, removeOnFail: 5000, ...opts });
+    const { dedup, ...rest } = opts;
+    const deduplication = dedup === undefined ? undefined : dedupFor(this.name, job, dedup, data, rest.delay ?? 0);
+    const added = await this.queue.add(job, schema.parse(data), { removeOnComplete: 1000, removeOnFail: 5000, ...rest, ...(deduplication ? { deduplication } : {}) });
     return added.id;
   }
 
   close(): Promise<void> {
     return this.queue.close();
   }
+}
+
+/** The catalog's rule for (queue, job, reason). The lookup is by strings, so its types are checked at add(). */
+function dedupFor(queue: QueueName, job: string, reason: string, data: unknown, delayMs: number): Dedup {
+  const rules = (jobDedup as Record<string, Record<string, Record<string, (data: unknown, delayMs: number) => Dedup>> | undefined>)[queue]?.[job];
+  const rule = rules?.[reason];
+  if (!rule) throw new Error(`no dedup rule ${reason} for job ${job} on queue ${queue}`);
+  return rule(data, delayMs);
 }

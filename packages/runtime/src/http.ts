@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { AppError } from './app-error';
+import { AppError, zodIssues, type ValidationIssue } from './app-error';
 import type { Logger } from './logger';
 import { DATABASE_RETRY_AFTER_S, fromDatabaseOutage } from './database-outage';
 
@@ -29,18 +29,18 @@ export type ParsedRequest<P extends Partial<Record<Part, z.ZodType>>> = { [K in 
 
 /**
  * The one validate() middleware: parses the named parts with zod schemas from `contracts` and stores
- * the typed result on `res.locals.input`. Failures answer 400 `Validation error` with the offending paths.
+ * the typed result on `res.locals.input`. Failures answer AppError.validation() (at most 5 issues per part).
  */
 export function validate<P extends Partial<Record<Part, z.ZodType>>>(parts: P): RequestHandler {
   return (req, res, next) => {
     const input: Record<string, unknown> = {};
-    const details: string[] = [];
+    const issues: ValidationIssue[] = [];
     for (const [part, schema] of Object.entries(parts) as [Part, z.ZodType][]) {
       const result = schema.safeParse(req[part]);
       if (result.success) input[part] = result.data;
-      else details.push(...result.error.issues.slice(0, 5).map((i) => `${part}${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`));
+      else issues.push(...zodIssues(result.error, part).slice(0, 5));
     }
-    if (details.length) return next(new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', details }));
+    if (issues.length) return next(AppError.validation(issues));
     res.locals.input = input;
     next();
   };
@@ -71,7 +71,7 @@ interface BodyParserError extends Error {
 function fromBodyParser(err: BodyParserError): AppError | null {
   switch (err.type) {
     case 'entity.parse.failed':
-      return new AppError(400, 'Validation error', 'malformed_json', { statusCode: 400, message: 'Validation error', details: ['body: malformed JSON'] });
+      return AppError.validation([{ field: 'body', message: 'malformed JSON' }], 'malformed_json');
     case 'entity.too.large':
       return new AppError(413, `Request body too large (limit ${err.limit ?? 'exceeded'} bytes)`, 'body_too_large');
     case 'encoding.unsupported':

@@ -3,7 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { linkParams } from '@rolelink/contracts';
 import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db';
 import { hashToken, isPaused, isWellFormedToken } from '@rolelink/domain';
-import { addRequestLogFields, AppError, handle } from '@rolelink/runtime';
+import { addRequestLogFields, AppError, handle, zodIssues } from '@rolelink/runtime';
 import { SharedLookup } from './shared-lookup';
 
 const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
@@ -25,9 +25,7 @@ export function authenticate(pool: Pool): RequestHandler {
     const match = SCHEME.exec(header.trim());
     if (!match || match[1]!.toLowerCase() !== 'token') throw AppError.unauthorized('Invalid authorization scheme. Use: Token <token>');
     const params = linkParams.safeParse(req.params);
-    if (!params.success) {
-      throw new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', details: params.error.issues.map((i) => `params.${i.path.join('.')}: ${i.message}`) });
-    }
+    if (!params.success) throw AppError.validation(zodIssues(params.error, 'params'));
     const guildId = BigInt(params.data.guildId).toString();
     const roleId = BigInt(params.data.roleId).toString();
     const token = match[2]!;

@@ -18,10 +18,6 @@ export function listBody(): RequestHandler[] {
   ];
 }
 
-function validationError(detail: string): AppError {
-  return new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', details: [detail] });
-}
-
 const MAX_BIGINT_DIGITS = '9223372036854775807';
 
 /**
@@ -42,12 +38,10 @@ function isStorableUserId(v: unknown): v is string {
  * objects: 100,000 regex tests take a few milliseconds.
  */
 export function readIdArray(body: unknown, max: number, tooMany: (count: number) => AppError): string[] {
-  if (!Array.isArray(body)) throw validationError('body: must be a JSON array of user ID strings');
+  if (!Array.isArray(body)) throw AppError.validation([{ field: 'body', message: 'must be a JSON array of user ID strings' }]);
   if (body.length > max) throw tooMany(body.length);
   for (let i = 0; i < body.length; i++) {
-    if (!isStorableUserId(body[i])) throw validationError(`body.${i}: must be a 17 to 20 digit snowflake string`);
+    if (!isStorableUserId(body[i])) throw AppError.validation([{ field: `body.${i}`, message: 'must be a 17 to 20 digit snowflake string' }]);
   }
   return body as string[];
 }
-
-export { validationError };

@@ -5,7 +5,6 @@ import { CONFIRM_HEADER } from '@rolelink/contracts';
 import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '@rolelink/db';
 import { AppError, handle } from '@rolelink/runtime';
 import { currentLink } from './auth';
-import { validationError } from './body';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Visible ASCII, as the IETF Idempotency-Key draft suggests for the header's string value; UUIDs fit. */
@@ -26,7 +25,7 @@ export function idempotent(pool: Pool): RequestHandler {
   return handle(async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER);
     if (key === undefined || req.query.dry_run === 'true') return next();
-    if (!KEY.test(key)) throw validationError('headers.idempotency-key: must be 1 to 255 visible ASCII characters');
+    if (!KEY.test(key)) throw AppError.validation([{ field: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }]);
     const link = currentLink(res);
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([req.method, req.baseUrl + req.path, req.body ?? null, req.get(CONFIRM_HEADER) ?? null, req.get('if-match') ?? null]))

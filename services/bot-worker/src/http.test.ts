@@ -1,12 +1,12 @@
 import request from 'supertest';
 import { createMetrics, memoryLogger, silentLogger } from '@rolelink/runtime';
-import { createHttpServer } from './http';
+import { createHttpApp } from './http';
 
 describe('worker http server', () => {
   it('answers liveness, readiness with its checks, and Prometheus metrics', async () => {
     const metrics = createMetrics('bot-worker-test', { defaultMetrics: false });
     metrics.roleChanges().inc({ action: 'add', result: 'applied' });
-    const server = createHttpServer({ checks: { db: async () => 1, redis: async () => 'PONG' }, draining: () => false, metrics, logger: silentLogger() });
+    const server = createHttpApp({ checks: { db: async () => 1, redis: async () => 'PONG' }, draining: () => false, metrics, logger: silentLogger() });
     await request(server).get('/healthz').expect(200, { status: 'ok' });
     const ready = await request(server).get('/readyz').expect(200);
     expect(Object.keys(ready.body.checks)).toEqual(['db', 'redis']);
@@ -15,13 +15,13 @@ describe('worker http server', () => {
   });
 
   it('reports not ready while draining for shutdown', async () => {
-    const server = createHttpServer({ checks: {}, draining: () => true, metrics: createMetrics('drain', { defaultMetrics: false }), logger: silentLogger() });
+    const server = createHttpApp({ checks: {}, draining: () => true, metrics: createMetrics('drain', { defaultMetrics: false }), logger: silentLogger() });
     await request(server).get('/readyz').expect(503);
   });
 
   it('logs its probes only at debug and any other request at info', async () => {
     const { logger, lines } = memoryLogger('bot-worker', 'info');
-    const server = createHttpServer({ checks: {}, draining: () => false, metrics: createMetrics('probes', { defaultMetrics: false }), logger });
+    const server = createHttpApp({ checks: {}, draining: () => false, metrics: createMetrics('probes', { defaultMetrics: false }), logger });
     for (const path of ['/healthz', '/readyz', '/metrics']) await request(server).get(path).expect(200);
     await request(server).get('/elsewhere').expect(404);
     expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'http request', route: '(unmatched)', status: 404 })]);

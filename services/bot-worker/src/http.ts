@@ -1,14 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import express from 'express';
+import express, { type Express } from 'express';
 import { healthRouter, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 
-/** /healthz (liveness), /readyz (PostgreSQL, Redis; 503 while draining) and /metrics (Prometheus). */
-export function createHttpServer(options: { checks: Record<string, ReadinessCheck>; draining: () => boolean; metrics: Metrics; logger: Logger }): Server {
+/**
+ * The worker's only HTTP: /healthz (liveness), /readyz (PostgreSQL, Redis; 503 while draining) and
+ * /metrics (Prometheus). main.ts listens with the shared serve(), like every service.
+ */
+export function createHttpApp(options: { checks: Record<string, ReadinessCheck>; draining: () => boolean; metrics: Metrics; logger: Logger }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId());
   app.use(requestLog(options.logger));
   app.use(healthRouter({ checks: options.checks, draining: options.draining }));
   app.get('/metrics', options.metrics.handler());
-  return createServer(app);
+  return app;
 }

@@ -1,9 +1,9 @@
 import { createDb } from '@rolelink/db';
 import { createPlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown } from '@rolelink/runtime';
+import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
-import { createHttpServer } from './http';
+import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
@@ -52,24 +52,19 @@ async function main(): Promise<void> {
   });
 
   let draining = false;
-  const server = createHttpServer({
+  const app = createHttpApp({
     checks: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
     draining: () => draining,
     metrics,
     logger,
   });
-  await new Promise<void>((resolve) => server.listen(env.WORKER_PORT, env.WORKER_HOST, resolve));
-  const address = server.address();
-  logger.info('bot worker started', {
-    port: typeof address === 'object' && address ? address.port : env.WORKER_PORT,
-    concurrency: env.WORKER_CONCURRENCY,
-    platform: env.PLATFORM_API_URL,
-  });
+  const http = serve(app, { name: 'bot worker', port: env.WORKER_PORT, host: env.WORKER_HOST, portVar: 'WORKER_PORT', logger });
+  logger.info('bot worker started', { concurrency: env.WORKER_CONCURRENCY, platform: env.PLATFORM_API_URL });
 
   onShutdown(logger, [
     { name: 'readiness', run: () => (draining = true) },
     { name: 'worker (waits for the active slices)', run: () => bot.close() },
-    { name: 'http', run: () => new Promise<void>((resolve) => server.close(() => resolve())) },
+    { name: 'http', run: () => http.stop() },
     { name: 'database', run: () => db.close() },
     { name: 'redis', run: async () => void (await Promise.allSettled([redis.quit(), workerRedis.quit()])) },
   ]);

@@ -1,9 +1,10 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
+import { Consumer } from '@rolelink/queue';
 import type { BrokerContext } from './context';
 import { scheduleHealthPolls } from './health/health-poll';
-import { createProcessor } from './processor';
+import { pluginCallsHandlers } from './plugin-calls-handlers';
 
 export type BrokerWorkerOptions = {
   /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
@@ -23,11 +24,11 @@ export type BrokerWorker = {
   close(): Promise<void>;
 };
 
-/** The broker's BullMQ Worker on `plugin-calls`, built from injected dependencies. */
+/** The broker's typed consumer of `plugin-calls` (packages/queue), built from injected dependencies. */
 export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOptions): BrokerWorker {
   const queue = new Queue(QueueName.pluginCalls, { connection: options.connection, prefix: options.prefix });
   queue.on('error', (err) => ctx.logger.warn('plugin-calls queue error', { error: err.message }));
-  const worker = new Worker(QueueName.pluginCalls, createProcessor(ctx, queue, options.concurrency), {
+  const { worker } = new Consumer(QueueName.pluginCalls, pluginCallsHandlers(ctx, queue, options.concurrency), {
     // Shared with the queue for plain commands; BullMQ opens its own blocking connection from it.
     connection: options.connection,
     prefix: options.prefix,

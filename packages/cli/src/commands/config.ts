@@ -22,15 +22,11 @@ export function printable<T>(data: T, human: Record<string, unknown>): Printable
   return Object.defineProperty({ ...human }, 'toJSON', { value: () => data, enumerable: false }) as Printable<T>;
 }
 
-export function validationError(field: string, message: string): AppError {
-  return new AppError(400, 'Validation error', 'validation', { statusCode: 400, message: 'Validation error', errors: [{ field, message }] });
-}
-
 /** `<guildId> <roleId>` checked like the API's path parameters. */
 export function linkArgs(args: Record<string, string | undefined>): LinkArgs {
   const check = (name: string): string => {
     const r = snowflake.safeParse(args[name]);
-    if (!r.success) throw validationError(name, 'must be a numeric string');
+    if (!r.success) throw AppError.validation([{ field: name, message: 'must be a numeric string' }]);
     return r.data;
   };
   return { guildId: check('guildId'), roleId: check('roleId') };
@@ -77,9 +73,9 @@ export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { co
   try {
     config = JSON.parse(args.config);
   } catch {
-    throw validationError('config', 'must be a JSON object');
+    throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw validationError('config', 'must be a JSON object');
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   const link = await resolveLink(ctx.prisma, args);
   const result = await ctx.plugins.submitConfig(link.id, config as Record<string, unknown>);
   return printable(result, { saved: true, plugin_status: result.status, plugin_answer: result.body === null ? '-' : JSON.stringify(result.body) });

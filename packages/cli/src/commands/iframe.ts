@@ -1,7 +1,7 @@
 import { userId } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
-import { linkArgs, pluginContext, printable, resolveLink, validationError, type LinkArgs, type PluginCommandContext, type Printable } from './config';
+import { linkArgs, pluginContext, printable, resolveLink, type LinkArgs, type PluginCommandContext, type Printable } from './config';
 
 /** `expires_in` and `viewer` are null for the bare URL (no rl_token). */
 export type IframeUrl = { embed_url: string; expires_in: number | null; viewer: string | null; source: string };
@@ -18,7 +18,7 @@ export async function iframeUrl(ctx: PluginCommandContext, args: LinkArgs & { vi
   let viewerId: string | undefined;
   if (args.viewerId !== undefined) {
     const viewer = userId.safeParse(args.viewerId);
-    if (!viewer.success) throw validationError('viewer', 'must be a 17 to 20 digit user ID');
+    if (!viewer.success) throw AppError.validation([{ field: 'viewer', message: 'must be a 17 to 20 digit user ID' }]);
     viewerId = viewer.data;
   }
   const link = await resolveLink(ctx.prisma, args);

@@ -1,0 +1,54 @@
+import { Worker, type Job, type WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { jobCatalog, type JobData, type JobName, type QueueName } from '@rolelink/contracts';
+
+/** One handler per job name of the queue, each given its payload parsed by the catalog's schema. */
+export type JobHandlers<Q extends QueueName> = {
+  [N in JobName<Q>]: (data: JobData<Q, N>, job: Job, token?: string) => Promise<unknown>;
+};
+
+export type ConsumerOptions = Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'> & {
+  /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
+  connection: Redis;
+  prefix: string;
+  /** A job whose name the catalog does not know (left by an older or newer release); throws by default. */
+  unknownJob?: (job: Job) => Promise<unknown>;
+  /** Wraps every job, its parse included (a job-duration metric sees malformed payloads fail too). */
+  around?: (job: Job, run: () => Promise<unknown>) => Promise<unknown>;
+};
+
+/**
+ * The typed side of a queue of the catalog, as Producer is for adding: a BullMQ Worker whose jobs are
+ * dispatched by name to `handlers` with their payload parsed (a payload that fails its schema fails the
+ * job). `worker` is BullMQ's, for events and close().
+ */
+export class Consumer<Q extends QueueName> {
+  readonly worker: Worker;
+
+  constructor(readonly name: Q, private readonly handlers: JobHandlers<Q>, options: ConsumerOptions) {
+    const { unknownJob, around, ...workerOptions } = options;
+    const processor = (job: Job, token?: string) => this.dispatch(job, token, unknownJob);
+    this.worker = new Worker(name, around ? (job, token) => around(job, () => processor(job, token)) : processor, workerOptions);
+  }
+
+  private async dispatch(job: Job, token: string | undefined, unknownJob: ConsumerOptions['unknownJob']): Promise<unknown> {
+    if (!isJobName(this.name, job.name)) {
+      if (unknownJob) return unknownJob(job);
+      throw new Error(`unknown ${this.name} job ${job.name}`);
+    }
+    return this.run(job.name, job, token);
+  }
+
+  private run<N extends JobName<Q>>(name: N, job: Job, token: string | undefined): Promise<unknown> {
+    const schema = jobCatalog[this.name][name] as { parse(v: unknown): JobData<Q, N> };
+    return this.handlers[name](schema.parse(job.data), job, token);
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+}
+
+function isJobName<Q extends QueueName>(queue: Q, name: string): name is JobName<Q> {
+  return Object.prototype.hasOwnProperty.call(jobCatalog[queue], name);
+}

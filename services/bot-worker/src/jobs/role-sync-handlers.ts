@@ -1,0 +1,47 @@
+import type { Job } from 'bullmq';
+import type { QueueName } from '@rolelink/contracts';
+import type { JobHandlers } from '@rolelink/queue';
+import type { Logger } from '@rolelink/runtime';
+import { runReconcile } from '../reconcile/reconcile';
+import { syncLinkSlice, type SyncDeps } from '../sync/sync-link';
+import type { BotWorkerOptions } from '../worker';
+import type { FollowUps } from './follow-up';
+
+/**
+ * The role-sync jobs: `sync` works one slice of a link's pass, `reconcile` one budget of the drift
+ * repair. Each answers its result's kind (the job's return value, and the timing's outcome).
+ */
+export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandlers<typeof QueueName.roleSync> {
+  const changes = o.metrics?.roleChanges();
+  const metrics: SyncDeps['metrics'] = changes && { change: (action, result) => changes.inc({ action, result }) };
+  return {
+    async sync({ linkId }, job) {
+      const deps: SyncDeps = { db: o.db, api: o.api, logger: o.logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics };
+      const result = await syncLinkSlice(deps, linkId);
+      await next.afterSlice(linkId, result);
+      return result.kind;
+    },
+    async reconcile(_data, job) {
+      const result = await runReconcile({
+        db: o.db,
+        api: o.api,
+        redis: o.redis,
+        prefix: o.prefix,
+        logger: o.logger,
+        jobId: job.id,
+        budgetMs: Math.max(o.sliceMs, 10_000),
+        enqueueSync: next.syncNow,
+      });
+      await next.afterReconcile(result);
+      return result.kind;
+    },
+  };
+}
+
+/** A job name this release does not know (an older or newer release left it): logged and dropped. */
+export function ignoreUnknownJob(logger: Logger): (job: Job) => Promise<string> {
+  return async (job) => {
+    logger.warn('unknown role-sync job ignored', { jobId: job.id, name: job.name });
+    return 'ignored';
+  };
+}
