@@ -1,4 +1,4 @@
-// `pnpm bench api [--only put,upload,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`:
+// `pnpm bench api [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`:
 // the User Management API's figures (issue 2), each printed beside its limit. The API runs as a real
 // separate process over a scratch database (`rolelink_bench`, recreated and dropped) and a queue prefix
 // of its own. Exit code 0 whatever the figures say (it is a benchmark); a failed figure prints FAIL.
@@ -8,14 +8,15 @@ import os from 'node:os';
 import { Pool } from 'pg';
 import { dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
 import { dropPrefix } from '../test/support/redis';
-import { figureGet, figurePost, figurePut, figureUpload, seedBigList, type Ctx, type Row } from './support/api-figures';
+import { figureGet, figurePost, figurePut, figureUpload, seedBigList, type Ctx, type Row, type UploadTiming } from './support/api-figures';
+import { figureSdkUpload } from './support/api-sdk-upload';
 import { figurePostRateLimit, UNREACHED_LIMIT } from './support/api-rate-limit';
 import { startApi, type RunningApi } from './support/api-process';
 import type { BenchLink } from './support/api-db';
 
-const FIGURES = ['put', 'upload', 'get', 'post', 'post-limit'] as const;
+const FIGURES = ['put', 'upload', 'sdk', 'get', 'post', 'post-limit'] as const;
 type Figure = (typeof FIGURES)[number];
-const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 'upload', commit: 'upload', get: 'get', post: 'post', 'post-limit': 'post-limit' };
+const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 'upload', commit: 'upload', sdk: 'sdk', get: 'get', post: 'post', 'post-limit': 'post-limit' };
 
 type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; keepDb: boolean; cpuProfDir?: string };
 
@@ -43,6 +44,8 @@ function parseArgs(args: string[]): Options {
     else if (flag === '--api-cpu-prof') o.cpuProfDir = value();
     else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 10] [--keep-db] [--api-cpu-prof DIR]`);
   }
+  // The SDK figure is a ratio to the raw upload of the same run.
+  if (o.only.has('sdk')) o.only.add('upload');
   return o;
 }
 
@@ -83,7 +86,7 @@ export async function run(args: string[]): Promise<void> {
     const settings = await pool.query<{ v: string; dir: string }>("SELECT current_setting('server_version') AS v, current_setting('data_directory') AS dir");
     pgVersion = settings.rows[0]!.v.split(' ')[0]!;
     // Staging + list + the raw baseline's copy + WAL, generously: ~300 bytes per ID.
-    const needs = opts.only.has('upload') || opts.only.has('get') ? opts.ids * 300 : 1e9;
+    const needs = (opts.only.has('upload') || opts.only.has('get') ? opts.ids * 300 : 1e9) * (opts.only.has('sdk') ? 2 : 1);
     const free = freeBytes(settings.rows[0]!.dir) ?? freeBytes('/');
     log(`disk: ${free === null ? '?' : (free / 1e9).toFixed(0)} GB free for PostgreSQL (${freeBytes('/work') === null ? '?' : (freeBytes('/work')! / 1e9).toFixed(0)} GB on /work); this run needs about ${(needs / 1e9).toFixed(0)} GB`);
     if (free !== null && free < needs) throw new Error('not enough free disk for this scale; try a smaller --ids');
@@ -106,8 +109,10 @@ export async function run(args: string[]): Promise<void> {
       }
     };
     let big: BenchLink | null = null;
+    let upload: UploadTiming | null = null;
     if (opts.only.has('put')) await attempt('put', () => figurePut(ctx, opts.runs));
-    if (opts.only.has('upload')) await attempt('upload', async () => void (big = await figureUpload(ctx, opts.ids)));
+    if (opts.only.has('upload')) await attempt('upload', async () => void ({ link: big } = upload = await figureUpload(ctx, opts.ids)));
+    if (opts.only.has('sdk') && upload) await attempt('sdk', () => figureSdkUpload(ctx, opts.ids, upload!));
     if (opts.only.has('get')) {
       if (big) await attempt('get (fresh)', () => figureGet(ctx, big!, opts.ids, { fresh: true }));
       await attempt('get', async () => {

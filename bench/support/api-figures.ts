@@ -127,7 +127,10 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // 2. N IDs as chunks of 100,000 (4 in flight), then commit; raw insert + index build of the same rows.
 
-export async function figureUpload(ctx: Ctx, n: number): Promise<BenchLink> {
+/** What the upload figure measured, for the SDK figure to compare against (api-sdk-upload.ts). */
+export type UploadTiming = { link: BenchLink; chunkMs: number; commitMs: number; apiPeakMiB: number };
+
+export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
   const { api, pool, log } = ctx;
   const link = await seedLink(pool, ctx.guildId, { trusted: true });
   const agent = makeAgent(4);
@@ -217,7 +220,7 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<BenchLink> {
         verdict: judge(peak * 1.048576 <= 512),
       },
     );
-    return link;
+    return { link, chunkMs, commitMs: commit.ms, apiPeakMiB: peak };
   } finally {
     agent.destroy();
   }
