@@ -14,3 +14,7 @@ export * from './list-changes.repo';
 export * from './applied-members.repo';
 export * from './sync-state.repo';
 export * from './member-changes.repo';
+export * from './sync-diff.repo';
+export * from './applied-outcomes.repo';
+export * from './link-sync.repo';
+export * from './advisory-locks';

@@ -1,11 +1,8 @@
 import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
-import type { DiffRow } from './diff';
-import { recordMemberChange } from '@rolelink/db';
+import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db';
 import { auditReason, type ChangeCause, type LinkContext } from './link-context';
-import { record } from './outcomes';
-import { backOffLink } from './pass-state';
 
 export type SliceResult =
   | { kind: 'done'; retryInMs?: number }
@@ -51,14 +48,7 @@ function earliest(a: Date | null, b: Date | null): Date | null {
  * slice if the link was deleted, disabled or changed plan meanwhile (design: sync engine rule 3).
  */
 async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'keep' | 'link_changed'> {
-  const { rows } = await ctx.client.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
-    `SELECT rl.enabled, g.plan,
-            EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2) AS listed,
-            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < $2 LIMIT $3) x)::int AS below
-       FROM role_link rl JOIN guild g ON g.id = rl.guild_id WHERE rl.id = $1`,
-    [ctx.link.id, userId, ctx.cutoff === null ? 0 : ctx.link.syncedLimit],
-  );
-  const r = rows[0];
+  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : ctx.link.syncedLimit);
   if (!r || !r.enabled || r.plan !== ctx.link.plan) return 'link_changed';
   if (r.listed && (ctx.cutoff === null || r.below < ctx.link.syncedLimit)) return 'keep';
   return 'remove';
@@ -80,7 +70,7 @@ async function stopFor(ctx: RangeContext, failure: PlatformFailure): Promise<Sli
 }
 
 /** Sends the adds and removes of one range, in user-id order, recording each answer as it comes. */
-export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<RangeOutcome> {
+export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<RangeOutcome> {
   const out: RangeOutcome = { changes: 0, adds: 0, succeeded: 0, desiredNotHolding: 0, nextRetryAt: null };
   const forget: string[] = [];
   const { link, api, client } = ctx;
@@ -92,7 +82,7 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
     for (const row of rows) {
       if (row.desired) {
         if (row.outcome === 'applied') {
-          await record.clearError(client, link.id, row.userId);
+          await recordOutcome.clearError(client, link.id, row.userId);
           continue;
         }
         if (!row.due) {
@@ -104,7 +94,7 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
         ctx.spend();
         try {
           await api.guilds.addRoleToMember(link.guildId, row.userId, link.roleId, { reason });
-          await record.added(client, link.id, row.userId);
+          await recordOutcome.added(client, link.id, row.userId);
           await history(row.userId, 'add', 'applied');
           out.changes++;
           out.adds++;
@@ -114,14 +104,14 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
           const failure = classifyPlatformError(err);
           if (failure.kind !== 'rate_limited') out.changes++;
           if (failure.kind === 'not_in_guild') {
-            await record.addFailed(client, link.id, row.userId, 'not_in_guild');
+            await recordOutcome.addFailed(client, link.id, row.userId, 'not_in_guild');
             await history(row.userId, 'add', 'not_in_guild');
             out.desiredNotHolding++;
             ctx.metrics?.change('add', 'not_in_guild');
             continue;
           }
           if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
-            const next = await record.addFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
+            const next = await recordOutcome.addFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
             await history(row.userId, 'add', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
             ctx.metrics?.change('add', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
             out.nextRetryAt = earliest(out.nextRetryAt, next);
@@ -149,7 +139,7 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
       ctx.spend();
       try {
         await api.guilds.removeRoleFromMember(link.guildId, row.userId, link.roleId, { reason });
-        await record.removed(client, link.id, row.userId);
+        await recordOutcome.removed(client, link.id, row.userId);
         await history(row.userId, 'remove', 'removed');
         out.changes++;
         out.succeeded++;
@@ -159,13 +149,13 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
         if (failure.kind !== 'rate_limited') out.changes++;
         if (failure.kind === 'not_in_guild') {
           // Left the guild: they hold nothing any more.
-          await record.removed(client, link.id, row.userId);
+          await recordOutcome.removed(client, link.id, row.userId);
           await history(row.userId, 'remove', 'not_in_guild');
           ctx.metrics?.change('remove', 'not_in_guild');
           continue;
         }
         if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
-          const next = await record.removeFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
+          const next = await recordOutcome.removeFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
           await history(row.userId, 'remove', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
           ctx.metrics?.change('remove', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
           out.nextRetryAt = earliest(out.nextRetryAt, next);
@@ -176,6 +166,6 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
     }
     return out;
   } finally {
-    await record.forget(client, link.id, forget);
+    await recordOutcome.forget(client, link.id, forget);
   }
 }
