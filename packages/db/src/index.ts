@@ -18,3 +18,4 @@ export * from './sync-diff.repo';
 export * from './applied-outcomes.repo';
 export * from './link-sync.repo';
 export * from './advisory-locks';
+export * from './reconcile.repo';
