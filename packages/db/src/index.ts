@@ -19,3 +19,4 @@ export * from './applied-outcomes.repo';
 export * from './link-sync.repo';
 export * from './advisory-locks';
 export * from './reconcile.repo';
+export * from './health.repo';

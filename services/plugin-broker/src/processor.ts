@@ -1,6 +1,7 @@
 import { DelayedError, type Job, type Queue } from 'bullmq';
 import { PluginCallMessage, jobCatalog, type JobData, type PluginCallResult, type PluginCallValues } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
+import { findPluginUrl, recordHealth } from '@rolelink/db';
 import { fetchConfig } from './calls/fetch-config';
 import { registerLink } from './calls/register';
 import { submitConfig } from './calls/submit-config';
@@ -8,7 +9,6 @@ import { deleteConfig } from './calls/delete-config';
 import type { BrokerContext } from './context';
 import { checkPluginHealth } from './health/check-health';
 import { enqueueHealthChecks, healthCheckJob } from './health/health-poll';
-import { recordHealth } from './health/health-store';
 
 type Waited = keyof PluginCallValues;
 const FAILURE_MESSAGE: Record<Waited, string> = {
@@ -54,9 +54,9 @@ export function createProcessor(ctx: BrokerContext, queue: Queue, concurrency: n
 
   const checkSoon = async (linkId: string): Promise<void> => {
     try {
-      const link = await ctx.prisma.roleLink.findUnique({ where: { id: BigInt(linkId) }, select: { pluginUrl: true } });
-      if (link) {
-        const { name, data, opts } = healthCheckJob(link.pluginUrl);
+      const pluginUrl = await findPluginUrl(ctx.prisma, linkId);
+      if (pluginUrl !== null) {
+        const { name, data, opts } = healthCheckJob(pluginUrl);
         await queue.add(name, data, opts);
       }
     } catch (err) {
