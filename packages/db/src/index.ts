@@ -20,3 +20,6 @@ export * from './link-sync.repo';
 export * from './advisory-locks';
 export * from './reconcile.repo';
 export * from './health.repo';
+export * from './guilds.repo';
+export * from './link-admin.repo';
+export * from './member-lookup.repo';

@@ -75,3 +75,11 @@ export async function findPluginUrl(prisma: PrismaClient, linkId: string): Promi
   const link = await prisma.roleLink.findUnique({ where: { id: BigInt(linkId) }, select: { pluginUrl: true } });
   return link?.pluginUrl ?? null;
 }
+
+/** A role's link id and plugin URL through Prisma (the CLI's config commands hold a Prisma client only). */
+export async function findRoleLinkPlugin(prisma: PrismaClient, guildId: string, roleId: string): Promise<{ id: bigint; pluginUrl: string } | null> {
+  return prisma.roleLink.findUnique({
+    where: { guildId_roleId: { guildId: BigInt(guildId), roleId: BigInt(roleId) } },
+    select: { id: true, pluginUrl: true },
+  });
+}
