@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pingDatabase } from '@rolelink/db';
 import { createPlatformClient } from '@rolelink/platform-client';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
@@ -168,7 +169,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
     createDashboardApp({
       logger,
       metrics: createMetrics('dashboard', { defaultMetrics: false }),
-      readiness: { db: () => db.pool.query('SELECT 1'), redis: () => producer.ping() },
+      readiness: { db: () => pingDatabase(db.pool), redis: () => producer.ping() },
       draining: () => false,
       ctx: wired.ctx,
       oauth: wired.oauth,

@@ -68,7 +68,7 @@ function mixedRequests(): autocannon.Request[] {
   return [add, remove, readOne, add, remove, readOne, add, remove, readOne, readList].map((q) => ({ ...q, headers: auth(link) }));
 }
 
-function load(duration: number, overallRate?: number): Promise<autocannon.Result> {
+function load(duration: number, overallRate?: number): PromiseLike<autocannon.Result> {
   return autocannon({
     url: api.origin,
     connections: CONNECTIONS,

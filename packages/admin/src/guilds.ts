@@ -1,6 +1,6 @@
 import type { Plan } from '@rolelink/domain';
 import { slotAllowance } from '@rolelink/domain';
-import { inTransaction, journalGuildChange } from '@rolelink/db';
+import { inTransaction, journalGuildChange, upsertGuildPlan } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake, parseUserId } from './ids';
@@ -20,19 +20,12 @@ export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: s
   }
   const ownerId = input.ownerId === undefined ? undefined : parseUserId(input.ownerId, 'owner');
   const plan: Plan = input.plan;
-  const { rows, links } = await inTransaction(deps.db.pool, async (c) => {
-    const { rows } = await c.query<{ owner_id: string | null; paid_slots: number }>(
-      `INSERT INTO guild (id, owner_id, plan, paid_slots, updated_at) VALUES ($1, $2, $3, COALESCE($4, 0), now())
-       ON CONFLICT (id) DO UPDATE SET plan = EXCLUDED.plan, paid_slots = COALESCE($4, guild.paid_slots),
-         owner_id = COALESCE($2, guild.owner_id), updated_at = now()
-       RETURNING owner_id::text, paid_slots`,
-      [guildId, ownerId ?? null, plan, input.slots ?? null],
-    );
+  const { g, links } = await inTransaction(deps.db.pool, async (c) => {
+    const g = await upsertGuildPlan(c, { guildId, ownerId: ownerId ?? null, plan, paidSlots: input.slots ?? null });
     // Same transaction (outbox + journal): a plan change reaches the bot even if Redis is down now. The
     // journal's `link` entry lets the worker walk only the links whose synced boundary really moved.
-    return { rows, links: await journalGuildChange(c, guildId) };
+    return { g, links: await journalGuildChange(c, guildId) };
   });
   for (const id of links) await deps.requestSync(id);
-  const g = rows[0]!;
   return { guild_id: guildId, owner_id: g.owner_id, plan, paid_slots: g.paid_slots, slot_allowance: slotAllowance(plan, g.paid_slots), links: links.length };
 }

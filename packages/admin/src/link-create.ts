@@ -1,5 +1,5 @@
-import { encryptToken, generateToken, hashToken, normalizePluginUrl, syncedLimit, type Plan } from '@rolelink/domain';
-import { inTransaction } from '@rolelink/db';
+import { encryptToken, generateToken, hashToken, normalizePluginUrl, syncedLimit } from '@rolelink/domain';
+import { ensureGuild, inTransaction, insertLink, linkExistsForRole, recordHolderPage, removeLinkRows } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
@@ -20,9 +20,8 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   const url = normalizePluginUrl(input.pluginUrl, deps.allowPrivatePluginHosts);
   if (!url.ok) throw new AppError(400, `Invalid plugin URL: ${url.reason}`, 'invalid_plugin_url');
 
-  const plan = await ensureGuild(deps, guildId);
-  const existing = await deps.db.pool.query('SELECT 1 FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]);
-  if (existing.rowCount) throw new AppError(409, 'A role link already exists for this role', 'link_exists');
+  const plan = await ensureGuild(deps.db.pool, guildId);
+  if (await linkExistsForRole(deps.db.pool, guildId, roleId)) throw new AppError(409, 'A role link already exists for this role', 'link_exists');
 
   const holders = deps.holders ? await deps.holders(guildId, roleId) : null;
   const keep = input.keepMembers === true;
@@ -35,7 +34,7 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   }
 
   const token = generateToken();
-  const linkId = await insertLink(deps, { guildId, roleId, pluginUrl: url.url, token, keep });
+  const linkId = await insertNewLink(deps, { guildId, roleId, pluginUrl: url.url, token, keep });
   let recorded = 0;
   try {
     if (holders && holders.count > 0) {
@@ -45,31 +44,26 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
     }
     await deps.plugin.register(linkId);
   } catch (err) {
-    await removeLinkRows(deps, linkId);
+    await undoCreation(deps, linkId);
     throw err instanceof AppError ? err : new AppError(502, 'Failed to register with plugin server', 'register_failed');
   }
   return { link_id: linkId, guild_id: guildId, role_id: roleId, plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded };
 }
 
-async function ensureGuild(deps: AdminDeps, guildId: string): Promise<Plan> {
-  const { rows } = await deps.db.pool.query<{ plan: Plan }>(
-    `INSERT INTO guild (id, plan, updated_at) VALUES ($1, 'free', now())
-     ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING plan`,
-    [guildId],
-  );
-  return rows[0]!.plan;
-}
-
-async function insertLink(deps: AdminDeps, l: { guildId: string; roleId: string; pluginUrl: string; token: string; keep: boolean }): Promise<string> {
+/** The link row, or 409 when the role got a link meanwhile (the unique index on guild and role). */
+async function insertNewLink(deps: AdminDeps, l: { guildId: string; roleId: string; pluginUrl: string; token: string; keep: boolean }): Promise<string> {
   try {
-    const { rows } = await deps.db.pool.query<{ id: string }>(
-      `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, member_mode, first_list_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id::text`,
+    return await insertLink(deps.db.pool, {
+      guildId: l.guildId,
+      roleId: l.roleId,
+      tokenHash: hashToken(l.token),
+      tokenCiphertext: encryptToken(l.token, deps.secretKey()),
+      pluginUrl: l.pluginUrl,
+      memberMode: l.keep ? 'keep' : 'handover',
       // A keep-mode list is authoritative from the start (it holds the current members); a hand-over
       // link waits for the plugin's first full list.
-      [l.guildId, l.roleId, hashToken(l.token), encryptToken(l.token, deps.secretKey()), l.pluginUrl, l.keep ? 'keep' : 'handover', l.keep ? new Date() : null],
-    );
-    return rows[0]!.id;
+      firstListAt: l.keep ? new Date() : null,
+    });
   } catch (err) {
     if ((err as { code?: string }).code === '23505') throw new AppError(409, 'A role link already exists for this role', 'link_exists');
     throw err;
@@ -84,25 +78,12 @@ async function recordHolders(deps: AdminDeps, linkId: string, pages: AsyncIterab
   let total = 0;
   for await (const ids of pages) {
     if (!ids.length) continue;
-    await inTransaction(deps.db.pool, async (c) => {
-      await c.query(
-        `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, x, 'applied', now() FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING`,
-        [linkId, ids],
-      );
-      if (keep) {
-        const r = await c.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING', [linkId, ids]);
-        await c.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $2 WHERE id = $1', [linkId, r.rowCount ?? 0]);
-      }
-    });
+    await inTransaction(deps.db.pool, (c) => recordHolderPage(c, linkId, ids, keep));
     total += ids.length;
   }
   return total;
 }
 
-async function removeLinkRows(deps: AdminDeps, linkId: string): Promise<void> {
-  await inTransaction(deps.db.pool, async (c) => {
-    await c.query('DELETE FROM link_user WHERE link_id = $1', [linkId]);
-    await c.query('DELETE FROM applied_member WHERE link_id = $1', [linkId]);
-    await c.query('DELETE FROM role_link WHERE id = $1', [linkId]);
-  });
+async function undoCreation(deps: AdminDeps, linkId: string): Promise<void> {
+  await inTransaction(deps.db.pool, (c) => removeLinkRows(c, linkId));
 }

@@ -1,4 +1,4 @@
-import { inTransaction, recordPurge } from '@rolelink/db';
+import { deleteLinkAt, inTransaction, recordPurge } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
@@ -14,11 +14,7 @@ export async function deleteLink(deps: AdminDeps, input: { guildId: string; role
   const guildId = parseSnowflake(input.guildId, 'guildId');
   const roleId = parseSnowflake(input.roleId, 'roleId');
   const removed = await inTransaction(deps.db.pool, async (c) => {
-    const { rows } = await c.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>(
-      'DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext',
-      [guildId, roleId],
-    );
-    const row = rows[0];
+    const row = await deleteLinkAt(c, guildId, roleId);
     if (row) await recordPurge(c, { linkId: row.id, guildId, roleId, stripRoles: input.stripRoles === true });
     return row;
   });

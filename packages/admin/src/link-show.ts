@@ -1,4 +1,4 @@
-import { findLinkAt, latestHeldChange } from '@rolelink/db';
+import { findLinkAt, latestHeldChange, linkDetails } from '@rolelink/db';
 import { isPaused, limitsFor, slotAllowance } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
@@ -14,11 +14,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const roleId = parseSnowflake(input.roleId, 'roleId');
   const link = await findLinkAt(deps.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
-  const { rows } = await deps.db.pool.query<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date }>(
-    'SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1',
-    [link.id],
-  );
-  const extra = rows[0]!;
+  const extra = (await linkDetails(deps.db.pool, link.id))!;
   const limits = limitsFor(link.plan);
   const paused = isPaused(link.rank, link.plan, link.paidSlots);
   const held = await latestHeldChange(deps.db.pool, link.id);

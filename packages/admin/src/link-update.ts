@@ -1,4 +1,4 @@
-import { inTransaction, journalLinkChange } from '@rolelink/db';
+import { inTransaction, journalLinkChange, updateLinkFlags } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
@@ -9,17 +9,13 @@ export async function setLink(deps: AdminDeps, input: { guildId: string; roleId:
   const guildId = parseSnowflake(input.guildId, 'guildId');
   const roleId = parseSnowflake(input.roleId, 'roleId');
   if (input.enabled === undefined && input.trusted === undefined) throw new AppError(400, 'Validation error: nothing to set (use --enabled and/or --trusted)', 'validation');
-  const row = await inTransaction(deps.db.pool, async (c) => {
-    const { rows } = await c.query<{ id: string }>(
-      `UPDATE role_link SET enabled = COALESCE($3, enabled), trusted = COALESCE($4, trusted), updated_at = now()
-       WHERE guild_id = $1 AND role_id = $2 RETURNING id::text`,
-      [guildId, roleId, input.enabled ?? null, input.trusted ?? null],
-    );
+  const id = await inTransaction(deps.db.pool, async (c) => {
+    const id = await updateLinkFlags(c, guildId, roleId, { enabled: input.enabled ?? null, trusted: input.trusted ?? null });
     // Enabling resumes syncing, disabling stops it: marked in the same transaction (outbox + journal).
-    if (rows[0] && input.enabled !== undefined) await journalLinkChange(c, rows[0].id, 'link');
-    return rows[0];
+    if (id && input.enabled !== undefined) await journalLinkChange(c, id, 'link');
+    return id;
   });
-  if (!row) throw AppError.notFound('Role link not found', 'link_not_found');
-  if (input.enabled !== undefined) await deps.requestSync(row.id);
+  if (!id) throw AppError.notFound('Role link not found', 'link_not_found');
+  if (input.enabled !== undefined) await deps.requestSync(id);
   return showLink(deps, { guildId, roleId });
 }

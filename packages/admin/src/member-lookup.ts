@@ -1,5 +1,5 @@
 import type { MemberLookup } from '@rolelink/contracts';
-import { findLinkAt, memberHistory } from '@rolelink/db';
+import { appliedOutcome, findLinkAt, isListed, listedBelow, memberHistory } from '@rolelink/db';
 import { limitsFor } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
@@ -17,23 +17,12 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
   const link = await findLinkAt(deps.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
   const synced = limitsFor(link.plan).syncedUsers;
-  const listed = await deps.db.pool.query('SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2', [link.id, userId]);
   let state: MemberLookup['state'] = 'not_listed';
-  if (listed.rowCount) {
+  if (await isListed(deps.db.pool, link.id, userId)) {
     if (link.userCount <= synced) state = 'synced';
-    else {
-      const { rows } = await deps.db.pool.query<{ below: string }>(
-        'SELECT count(*)::text AS below FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < $2 LIMIT $3) s',
-        [link.id, userId, synced],
-      );
-      state = Number(rows[0]?.below ?? 0) < synced ? 'synced' : 'held';
-    }
+    else state = (await listedBelow(deps.db.pool, link.id, userId, synced)) < synced ? 'synced' : 'held';
   }
-  const applied = await deps.db.pool.query<{ outcome: string; updated_at: Date }>(
-    'SELECT outcome, updated_at FROM applied_member WHERE link_id = $1 AND user_id = $2',
-    [link.id, userId],
-  );
-  const row = applied.rows[0];
+  const row = await appliedOutcome(deps.db.pool, link.id, userId);
   const history = (await memberHistory(deps.db.pool, link.id, userId)).map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
   return { user_id: userId, state, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
 }

@@ -1,11 +1,11 @@
 import type { PluginHealthView } from '@rolelink/contracts';
-import type { PrismaClient } from '@rolelink/db';
+import { healthHistory, type PrismaClient } from '@rolelink/db';
 
 export type { PluginHealthView };
 
 /** A plugin's health as recorded by the broker's poll (spec 2.5, 6.1), newest first; reads the database only. */
 export async function readPluginHealth(prisma: PrismaClient, pluginUrl: string): Promise<PluginHealthView> {
-  const rows = await prisma.pluginHealthCheck.findMany({ where: { pluginUrl }, orderBy: { id: 'desc' }, take: 20 });
+  const rows = await healthHistory(prisma, pluginUrl);
   const history = rows.map((r) => ({
     status: r.status,
     checked_at: r.checkedAt.toISOString(),

@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/client';
+import type { Queryable } from './queryable';
 
 export { PrismaClient };
 export type { Prisma } from './generated/client';
@@ -29,4 +30,9 @@ export function createDb(connectionString: string, options: { max?: number } = {
     pool,
     close: () => (closed ??= prisma.$disconnect().then(() => pool.end())),
   };
+}
+
+/** The readiness probe of every service: one round trip on a pooled connection. */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
 }

@@ -1,5 +1,6 @@
 import type { Plan } from '@rolelink/domain';
 import type { Queryable } from './queryable';
+import type { PrismaClient } from './generated/client';
 
 /** What a User Management API request needs to know about its link, read in one round trip. */
 export type LinkContext = {
@@ -59,4 +60,26 @@ export async function lockLink(db: Queryable, linkId: string): Promise<{ userCou
     [linkId],
   );
   return rows[0] ?? null;
+}
+
+/** What the plugin broker needs to call a link's plugin: its ids, plugin URL and encrypted token. */
+export async function findPluginLink(prisma: PrismaClient, linkId: string) {
+  return prisma.roleLink.findUnique({
+    where: { id: BigInt(linkId) },
+    select: { id: true, guildId: true, roleId: true, pluginUrl: true, tokenCiphertext: true },
+  });
+}
+
+/** The link's plugin URL, or null when the link is gone. */
+export async function findPluginUrl(prisma: PrismaClient, linkId: string): Promise<string | null> {
+  const link = await prisma.roleLink.findUnique({ where: { id: BigInt(linkId) }, select: { pluginUrl: true } });
+  return link?.pluginUrl ?? null;
+}
+
+/** A role's link id and plugin URL through Prisma (the CLI's config commands hold a Prisma client only). */
+export async function findRoleLinkPlugin(prisma: PrismaClient, guildId: string, roleId: string): Promise<{ id: bigint; pluginUrl: string } | null> {
+  return prisma.roleLink.findUnique({
+    where: { guildId_roleId: { guildId: BigInt(guildId), roleId: BigInt(roleId) } },
+    select: { id: true, pluginUrl: true },
+  });
 }

@@ -7,7 +7,7 @@ export type CheckResult = { status: 'up' | 'down'; latency_ms: number; error?: s
 export type ReadinessReport = { status: 'ready' | 'not_ready'; checks: Record<string, CheckResult> };
 
 export type HealthOptions = {
-  /** Named probes, e.g. `{ db: () => pool.query('select 1'), redis: () => redis.ping() }`. */
+  /** Named probes, e.g. `{ db: () => pingDatabase(pool), redis: () => redis.ping() }`. */
   checks?: Record<string, ReadinessCheck>;
   /** Per-check deadline; a check slower than this counts as down (default 2000 ms). */
   timeoutMs?: number;

@@ -1,4 +1,4 @@
-import { createDb } from '@rolelink/db';
+import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
@@ -20,7 +20,7 @@ const app = createApp({
   sync,
   logger,
   metrics: createMetrics('api'),
-  readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
+  readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
   draining: () => draining,
   rateLimit: env.API_RATE_LIMIT === 'on'
     ? { redis: limiterRedis, prefix: env.QUEUE_PREFIX, windowMs: env.API_RATE_LIMIT_WINDOW_MS, perPlan: { free: env.API_RATE_LIMIT_FREE, premium: env.API_RATE_LIMIT_PREMIUM } }

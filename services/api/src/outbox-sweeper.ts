@@ -1,10 +1,8 @@
 import type { Pool } from 'pg';
-import { collectIdempotencyKeys, collectUploadGarbage, linksWantingSync, purgeDeletedLinks } from '@rolelink/db';
+import { collectIdempotencyKeys, collectUploadGarbage, linksWantingSync, purgeDeletedLinks, tryLockSweep, unlockSweep } from '@rolelink/db';
 import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 
-/** Any fixed number shared by all API replicas: one sweeper runs at a time. */
-const SWEEP_LOCK = 0x726c7377; // "rlsw"
 /** Marks younger than this are still on the queue's fast path. */
 const GRACE_MS = 10_000;
 
@@ -33,8 +31,7 @@ export class OutboxSweeper {
     const client = await this.pool.connect().catch(() => null);
     if (!client) return;
     try {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SWEEP_LOCK]);
-      if (!rows[0]?.locked) return;
+      if (!(await tryLockSweep(client))) return;
       try {
         const ids = await linksWantingSync(client, graceMs);
         let queued = 0;
@@ -47,7 +44,7 @@ export class OutboxSweeper {
         const keys = await collectIdempotencyKeys(client);
         if (keys) this.logger.info('expired idempotency keys collected', { rows: keys });
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
+        await unlockSweep(client);
       }
     } catch (err) {
       this.logger.warn('outbox sweep failed', { err: (err as Error).message });

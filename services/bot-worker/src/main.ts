@@ -1,4 +1,4 @@
-import { createDb } from '@rolelink/db';
+import { createDb, pingDatabase } from '@rolelink/db';
 import { createPlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
 
   let draining = false;
   const app = createHttpApp({
-    checks: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
+    checks: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
     draining: () => draining,
     metrics,
     logger,

@@ -4,7 +4,7 @@ import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger, type LogLine } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
 import { applyRange } from './sync/apply-range';
-import { diffRange } from './sync/diff';
+import { diffRange } from '@rolelink/db';
 import { loadLink } from './sync/link-context';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';

@@ -17,7 +17,7 @@ import { staticApp } from './web-app/static-app';
 export type DashboardDeps = {
   logger: Logger;
   metrics: Metrics;
-  /** Dependency probes for /readyz, e.g. `{ db: () => pool.query('select 1'), redis: () => redis.ping() }`. */
+  /** Dependency probes for /readyz, e.g. `{ db: () => pingDatabase(pool), redis: () => redis.ping() }`. */
   readiness: Record<string, ReadinessCheck>;
   /** True once shutdown began: /readyz answers 503 so traffic moves elsewhere first. */
   draining: () => boolean;

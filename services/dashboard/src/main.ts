@@ -1,4 +1,4 @@
-import { createDb } from '@rolelink/db';
+import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, decodeKey, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
@@ -35,7 +35,7 @@ let draining = false;
 const app = createApp({
   logger,
   metrics: createMetrics('dashboard'),
-  readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping() },
+  readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
   draining: () => draining,
   ctx: wired.ctx,
   oauth: wired.oauth,

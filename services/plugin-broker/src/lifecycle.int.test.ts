@@ -5,7 +5,7 @@ import { PluginCallsClient, producerConnection } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../test/support/redis';
 import { enqueueHealthChecks, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
-import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from './health/health-store';
+import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from '@rolelink/db';
 import { rejection, startHarness, TEST_KEY, type Harness } from './testing/harness';
 import { json } from './testing/test-plugin';
 

@@ -1,14 +1,12 @@
 import { decryptToken } from '@rolelink/domain';
+import { findPluginLink } from '@rolelink/db';
 import type { BrokerContext } from './context';
 
 /** What a plugin call needs about its link. `token` is the raw API token: never logged, never returned. */
 export type PluginLink = { id: string; guildId: string; roleId: string; pluginUrl: string; token: string };
 
 export async function loadLink(ctx: BrokerContext, linkId: string): Promise<PluginLink | null> {
-  const row = await ctx.prisma.roleLink.findUnique({
-    where: { id: BigInt(linkId) },
-    select: { id: true, guildId: true, roleId: true, pluginUrl: true, tokenCiphertext: true },
-  });
+  const row = await findPluginLink(ctx.prisma, linkId);
   if (!row) return null;
   return {
     id: row.id.toString(),

@@ -1,4 +1,4 @@
-import { createDb } from '@rolelink/db';
+import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection, workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
@@ -48,7 +48,7 @@ let draining = false;
 const app = createBrokerServer({
   logger,
   metrics,
-  readiness: { db: () => db.pool.query('SELECT 1'), redis: () => redis.ping(), worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
+  readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping(), worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
   draining: () => draining,
 });
 const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger });

@@ -2,6 +2,7 @@ import { DelayedError, type Job, type Queue } from 'bullmq';
 import { PluginCallMessage, type PluginCallResult, type PluginCallValues, type QueueName } from '@rolelink/contracts';
 import type { JobHandlers } from '@rolelink/queue';
 import { AppError } from '@rolelink/runtime';
+import { findPluginUrl, recordHealth } from '@rolelink/db';
 import { fetchConfig } from './calls/fetch-config';
 import { registerLink } from './calls/register';
 import { submitConfig } from './calls/submit-config';
@@ -9,7 +10,6 @@ import { deleteConfig } from './calls/delete-config';
 import type { BrokerContext } from './context';
 import { checkPluginHealth } from './health/check-health';
 import { enqueueHealthChecks, healthCheckJob } from './health/health-poll';
-import { recordHealth } from './health/health-store';
 
 type PluginCallsQueue = typeof QueueName.pluginCalls;
 type Waited = keyof PluginCallValues;
@@ -62,9 +62,9 @@ export function pluginCallsHandlers(ctx: BrokerContext, queue: Queue, concurrenc
 
   const checkSoon = async (linkId: string): Promise<void> => {
     try {
-      const link = await ctx.prisma.roleLink.findUnique({ where: { id: BigInt(linkId) }, select: { pluginUrl: true } });
-      if (link) {
-        const { name, data, opts } = healthCheckJob(link.pluginUrl);
+      const pluginUrl = await findPluginUrl(ctx.prisma, linkId);
+      if (pluginUrl !== null) {
+        const { name, data, opts } = healthCheckJob(pluginUrl);
         await queue.add(name, data, opts);
       }
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { ConfigView } from '@rolelink/contracts';
 import { snowflake } from '@rolelink/contracts';
-import type { PrismaClient } from '@rolelink/db';
+import { findRoleLinkPlugin, type PrismaClient } from '@rolelink/db';
 import type { PluginCallsClient } from '@rolelink/queue';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
@@ -33,10 +33,7 @@ export function linkArgs(args: Record<string, string | undefined>): LinkArgs {
 }
 
 export async function resolveLink(prisma: PrismaClient, args: LinkArgs): Promise<{ id: bigint; pluginUrl: string }> {
-  const link = await prisma.roleLink.findUnique({
-    where: { guildId_roleId: { guildId: BigInt(args.guildId), roleId: BigInt(args.roleId) } },
-    select: { id: true, pluginUrl: true },
-  });
+  const link = await findRoleLinkPlugin(prisma, args.guildId, args.roleId);
   if (!link) throw AppError.notFound('Role link not found');
   return link;
 }

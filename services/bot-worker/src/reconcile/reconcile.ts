@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { API } from '@discordjs/core/http-only';
-import { isPaused, type Plan } from '@rolelink/domain';
+import { databaseNow, reconcileLinks } from '@rolelink/db';
+import { isPaused } from '@rolelink/domain';
 import { classifyPlatformError, MEMBERS_PAGE } from '@rolelink/platform-client';
 import type { Logger } from '@rolelink/runtime';
 import { repairPage } from './repair';
@@ -29,26 +30,7 @@ type ActiveLink = { id: string; guildId: string; roleId: string; behind: boolean
 
 /** Links that sync (enabled, within the slot allowance, not a hand-over waiting for its first list). */
 export async function activeLinks(db: Pool, guildId?: string): Promise<ActiveLink[]> {
-  const { rows } = await db.query<{
-    id: string;
-    guild_id: string;
-    role_id: string;
-    enabled: boolean;
-    member_mode: string;
-    first_list_at: Date | null;
-    plan: Plan;
-    paid_slots: number;
-    rank: number;
-    behind: boolean;
-  }>(
-    `SELECT rl.id::text, rl.guild_id::text, rl.role_id::text, rl.enabled, rl.member_mode, rl.first_list_at, g.plan, g.paid_slots,
-            (row_number() OVER (PARTITION BY rl.guild_id ORDER BY rl.id) - 1)::int AS rank,
-            rl.sync_wanted_seq > rl.sync_done_seq AS behind
-       FROM role_link rl JOIN guild g ON g.id = rl.guild_id
-      WHERE $1::bigint IS NULL OR rl.guild_id = $1::bigint
-      ORDER BY rl.guild_id, rl.id`,
-    [guildId ?? null],
-  );
+  const rows = await reconcileLinks(db, guildId);
   return rows
     .filter((r) => r.enabled && !isPaused(r.rank, r.plan, r.paid_slots) && !(r.member_mode === 'handover' && r.first_list_at === null))
     .map((r) => ({ id: r.id, guildId: r.guild_id, roleId: r.role_id, behind: r.behind }));
@@ -116,8 +98,7 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
       state.after = '0';
       continue;
     }
-    const { rows } = await deps.db.query<{ t: Date }>('SELECT localtimestamp AS t');
-    const seenAt = rows[0]!.t;
+    const seenAt = await databaseNow(deps.db);
     let members;
     try {
       members = await deps.api.guilds.getMembers(guildId, { limit: MEMBERS_PAGE, after: state.after });

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { inTransaction, journalRepairs } from '@rolelink/db';
+import { inTransaction, journalRepairs, markEligibleAgain, markHandAdded, markHandRemoved } from '@rolelink/db';
 import type { APIGuildMember } from 'discord-api-types/v10';
 
 export type RepairResult = { handAdded: number; handRemoved: number; eligibleAgain: number };
@@ -24,30 +24,11 @@ export async function repairPage(
   const upper = page.done ? '9223372036854775807' : (page.last ?? page.after);
 
   return inTransaction(db, async (c) => {
-    const added = await c.query<{ user_id: string }>(
-      `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at)
-       SELECT $1, h, 'applied', clock_timestamp() FROM unnest($2::bigint[]) AS h
-       ON CONFLICT (link_id, user_id) DO UPDATE
-         SET outcome = 'applied', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL
-         WHERE m.outcome <> 'applied' AND m.updated_at < $3
-       RETURNING user_id::text`,
-      [link.id, holders, seenAt],
-    );
-    const removed = await c.query<{ user_id: string }>(
-      `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL
-        WHERE link_id = $1 AND user_id > $2 AND user_id <= $3 AND outcome = 'applied' AND updated_at < $4
-          AND NOT (user_id = ANY($5::bigint[]))
-        RETURNING user_id::text`,
-      [link.id, page.after, upper, seenAt, holders],
-    );
-    const eligible = await c.query<{ user_id: string }>(
-      `UPDATE applied_member SET next_retry_at = NULL, updated_at = clock_timestamp()
-        WHERE link_id = $1 AND outcome = 'not_in_guild' AND user_id = ANY($2::bigint[])
-        RETURNING user_id::text`,
-      [link.id, members],
-    );
+    const added = await markHandAdded(c, link.id, holders, seenAt);
+    const removed = await markHandRemoved(c, link.id, { after: page.after, upper, holders }, seenAt);
+    const eligible = await markEligibleAgain(c, link.id, members);
     // The repaired users go into the journal in the same transaction: the sync applies exactly them.
-    await journalRepairs(c, link.id, [...added.rows, ...removed.rows, ...eligible.rows].map((r) => r.user_id));
-    return { handAdded: added.rowCount ?? 0, handRemoved: removed.rowCount ?? 0, eligibleAgain: eligible.rowCount ?? 0 };
+    await journalRepairs(c, link.id, [...added, ...removed, ...eligible]);
+    return { handAdded: added.length, handRemoved: removed.length, eligibleAgain: eligible.length };
   });
 }

@@ -1,11 +1,8 @@
 import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
-import type { DiffRow } from './diff';
-import { recordMemberChange } from '@rolelink/db';
+import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type Queryable, type UserDiff } from '@rolelink/db';
 import { auditReason, type ChangeCause, type LinkContext } from './link-context';
-import { record } from './outcomes';
-import { backOffLink } from './pass-state';
 
 export type SliceResult =
   | { kind: 'done'; retryInMs?: number }
@@ -51,14 +48,7 @@ function earliest(a: Date | null, b: Date | null): Date | null {
  * slice if the link was deleted, disabled or changed plan meanwhile (design: sync engine rule 3).
  */
 async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'keep' | 'link_changed'> {
-  const { rows } = await ctx.client.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
-    `SELECT rl.enabled, g.plan,
-            EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2) AS listed,
-            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < $2 LIMIT $3) x)::int AS below
-       FROM role_link rl JOIN guild g ON g.id = rl.guild_id WHERE rl.id = $1`,
-    [ctx.link.id, userId, ctx.cutoff === null ? 0 : ctx.link.syncedLimit],
-  );
-  const r = rows[0];
+  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : ctx.link.syncedLimit);
   if (!r || !r.enabled || r.plan !== ctx.link.plan) return 'link_changed';
   if (r.listed && (ctx.cutoff === null || r.below < ctx.link.syncedLimit)) return 'keep';
   return 'remove';
@@ -79,8 +69,71 @@ async function stopFor(ctx: RangeContext, failure: PlatformFailure): Promise<Sli
   }
 }
 
+type Refusal = 'missing_permission' | 'failed';
+
+/** What differs between granting and taking the role; everything else about a change is one path. */
+type Change = {
+  action: 'add' | 'remove';
+  call(api: API, link: LinkContext, userId: string, reason: string): Promise<unknown>;
+  /** The platform accepted the call: the record, and the outcome the member's history shows. */
+  accepted(db: Queryable, linkId: string, userId: string): Promise<void>;
+  acceptedAs: 'applied' | 'removed';
+  /** Not in the guild: an add waits for them to join (the reconcile sees it); a removal is done, they hold nothing any more. */
+  notInGuild(db: Queryable, linkId: string, userId: string): Promise<unknown>;
+  /** The platform refused: returns when to retry. */
+  refused(db: Queryable, linkId: string, userId: string, error: Refusal): Promise<Date | null>;
+  /** An add that did not land leaves a desired user without the role; a failed removal leaves nobody short. */
+  leavesUserShort: boolean;
+};
+
+const ADD: Change = {
+  action: 'add',
+  call: (api, link, userId, reason) => api.guilds.addRoleToMember(link.guildId, userId, link.roleId, { reason }),
+  accepted: recordOutcome.added,
+  acceptedAs: 'applied',
+  notInGuild: (db, linkId, userId) => recordOutcome.addFailed(db, linkId, userId, 'not_in_guild'),
+  refused: recordOutcome.addFailed,
+  leavesUserShort: true,
+};
+
+const REMOVE: Change = {
+  action: 'remove',
+  call: (api, link, userId, reason) => api.guilds.removeRoleFromMember(link.guildId, userId, link.roleId, { reason }),
+  accepted: recordOutcome.removed,
+  acceptedAs: 'removed',
+  notInGuild: recordOutcome.removed,
+  refused: recordOutcome.removeFailed,
+  leavesUserShort: false,
+};
+
+/**
+ * Whether a row needs a platform call at all. Settled here without one: a desired user who holds the
+ * role (an old removal error is cleared), an undesired one who never got it (forgotten at the end), a
+ * user still in back-off, and a removal the live list no longer wants. 'stop' ends the slice.
+ */
+async function needsCall(ctx: RangeContext, row: UserDiff, out: RangeOutcome, forget: string[]): Promise<'call' | 'skip' | 'stop'> {
+  if (row.desired && row.outcome === 'applied') {
+    await recordOutcome.clearError(ctx.client, ctx.link.id, row.userId);
+    return 'skip';
+  }
+  if (!row.desired && row.outcome !== 'applied') {
+    forget.push(row.userId);
+    return 'skip';
+  }
+  if (!row.due) {
+    if (row.desired) out.desiredNotHolding++;
+    // A user out of the guild waits for the reconcile, not for a scheduled retry.
+    if (!row.desired || row.outcome !== 'not_in_guild') out.nextRetryAt = earliest(out.nextRetryAt, row.nextRetryAt);
+    return 'skip';
+  }
+  if (ctx.exhausted()) return 'stop';
+  if (row.desired) return 'call';
+  const check = await recheck(ctx, row.userId);
+  return check === 'link_changed' ? 'stop' : check === 'keep' ? 'skip' : 'call';
+}
+
 /** Sends the adds and removes of one range, in user-id order, recording each answer as it comes. */
-export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<RangeOutcome> {
+export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<RangeOutcome> {
   const out: RangeOutcome = { changes: 0, adds: 0, succeeded: 0, desiredNotHolding: 0, nextRetryAt: null };
   const forget: string[] = [];
   const { link, api, client } = ctx;
@@ -90,92 +143,43 @@ export async function applyRange(ctx: RangeContext, rows: DiffRow[]): Promise<Ra
     recordMemberChange(client, { linkId: link.id, userId, action, outcome, cause: ctx.cause });
   try {
     for (const row of rows) {
-      if (row.desired) {
-        if (row.outcome === 'applied') {
-          await record.clearError(client, link.id, row.userId);
-          continue;
-        }
-        if (!row.due) {
-          out.desiredNotHolding++;
-          if (row.outcome !== 'not_in_guild') out.nextRetryAt = earliest(out.nextRetryAt, row.nextRetryAt);
-          continue;
-        }
-        if (ctx.exhausted()) return { ...out, stop: { kind: 'continue' } };
-        ctx.spend();
-        try {
-          await api.guilds.addRoleToMember(link.guildId, row.userId, link.roleId, { reason });
-          await record.added(client, link.id, row.userId);
-          await history(row.userId, 'add', 'applied');
-          out.changes++;
-          out.adds++;
-          out.succeeded++;
-          ctx.metrics?.change('add', 'applied');
-        } catch (err) {
-          const failure = classifyPlatformError(err);
-          if (failure.kind !== 'rate_limited') out.changes++;
-          if (failure.kind === 'not_in_guild') {
-            await record.addFailed(client, link.id, row.userId, 'not_in_guild');
-            await history(row.userId, 'add', 'not_in_guild');
-            out.desiredNotHolding++;
-            ctx.metrics?.change('add', 'not_in_guild');
-            continue;
-          }
-          if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
-            const next = await record.addFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
-            await history(row.userId, 'add', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
-            ctx.metrics?.change('add', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
-            out.nextRetryAt = earliest(out.nextRetryAt, next);
-          }
-          const stop = await stopFor(ctx, failure);
-          if (stop) return { ...out, stop };
-          out.desiredNotHolding++;
-        }
-        continue;
-      }
-
-      // Not desired: undo what the platform has, forget what it never had.
-      if (row.outcome !== 'applied') {
-        forget.push(row.userId);
-        continue;
-      }
-      if (!row.due) {
-        out.nextRetryAt = earliest(out.nextRetryAt, row.nextRetryAt);
-        continue;
-      }
-      if (ctx.exhausted()) return { ...out, stop: { kind: 'continue' } };
-      const check = await recheck(ctx, row.userId);
-      if (check === 'link_changed') return { ...out, stop: { kind: 'continue' } };
-      if (check === 'keep') continue;
+      const next = await needsCall(ctx, row, out, forget);
+      if (next === 'stop') return { ...out, stop: { kind: 'continue' } };
+      if (next === 'skip') continue;
+      const change = row.desired ? ADD : REMOVE;
       ctx.spend();
       try {
-        await api.guilds.removeRoleFromMember(link.guildId, row.userId, link.roleId, { reason });
-        await record.removed(client, link.id, row.userId);
-        await history(row.userId, 'remove', 'removed');
+        await change.call(api, link, row.userId, reason);
+        await change.accepted(client, link.id, row.userId);
+        await history(row.userId, change.action, change.acceptedAs);
         out.changes++;
+        if (change === ADD) out.adds++;
         out.succeeded++;
-        ctx.metrics?.change('remove', 'applied');
+        ctx.metrics?.change(change.action, 'applied');
       } catch (err) {
         const failure = classifyPlatformError(err);
         if (failure.kind !== 'rate_limited') out.changes++;
         if (failure.kind === 'not_in_guild') {
-          // Left the guild: they hold nothing any more.
-          await record.removed(client, link.id, row.userId);
-          await history(row.userId, 'remove', 'not_in_guild');
-          ctx.metrics?.change('remove', 'not_in_guild');
+          await change.notInGuild(client, link.id, row.userId);
+          await history(row.userId, change.action, 'not_in_guild');
+          if (change.leavesUserShort) out.desiredNotHolding++;
+          ctx.metrics?.change(change.action, 'not_in_guild');
           continue;
         }
         if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
-          const next = await record.removeFailed(client, link.id, row.userId, failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
-          await history(row.userId, 'remove', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
-          ctx.metrics?.change('remove', failure.kind === 'missing_permission' ? 'missing_permission' : 'failed');
-          out.nextRetryAt = earliest(out.nextRetryAt, next);
+          const error: Refusal = failure.kind === 'missing_permission' ? 'missing_permission' : 'failed';
+          const retryAt = await change.refused(client, link.id, row.userId, error);
+          await history(row.userId, change.action, error);
+          ctx.metrics?.change(change.action, error);
+          out.nextRetryAt = earliest(out.nextRetryAt, retryAt);
         }
         const stop = await stopFor(ctx, failure);
         if (stop) return { ...out, stop };
+        if (change.leavesUserShort) out.desiredNotHolding++;
       }
     }
     return out;
   } finally {
-    await record.forget(client, link.id, forget);
+    await recordOutcome.forget(client, link.id, forget);
   }
 }

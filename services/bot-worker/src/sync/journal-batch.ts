@@ -1,9 +1,17 @@
-import type { PoolClient } from 'pg';
-import { diffUsers, dueRetries, readJournal, recordJournalApplied, type JournalEntry } from '@rolelink/db';
+import {
+  countCalls,
+  diffRange,
+  diffUsers,
+  dueRetries,
+  MAX_USER_ID,
+  readJournal,
+  recordJournalApplied,
+  writeJournalProgress,
+  type JournalEntry,
+  type UserDiff,
+} from '@rolelink/db';
 import { applyRange, type RangeContext, type SliceResult } from './apply-range';
-import { diffRange, MAX_USER_ID, type DiffRow } from './diff';
 import { syncedCutoff } from './link-context';
-import { countCalls } from './pass-state';
 
 /** What consuming the journal came to: nothing left, a walk is needed, or the slice must stop. */
 export type JournalOutcome = { kind: 'drained'; seq: bigint } | { kind: 'walk' } | { kind: 'stop'; result: SliceResult };
@@ -33,8 +41,8 @@ function boundaryRange(from: bigint | null, to: bigint | null): [bigint, bigint]
   return a < b ? [a, b] : [b, a];
 }
 
-function merged(a: DiffRow[], b: DiffRow[]): DiffRow[] {
-  const byId = new Map<string, DiffRow>();
+function merged(a: UserDiff[], b: UserDiff[]): UserDiff[] {
+  const byId = new Map<string, UserDiff>();
   for (const r of [...a, ...b]) byId.set(r.userId, r);
   return [...byId.values()].sort((x, y) => (BigInt(x.userId) < BigInt(y.userId) ? -1 : 1));
 }
@@ -75,24 +83,4 @@ export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, want
     if (!more && !entries.length) return { kind: 'drained', seq: floor };
     if (ctx.exhausted()) return { kind: 'stop', result: { kind: 'continue' } };
   }
-}
-
-/**
- * Progress after a journal batch: the applied count moves by what the batch did (exact counts come back
- * with the next walk), and the outbox answers the batch's sequence. Not called inside a walk: the outbox
- * stays behind until the walk ends, and the walk's counts are exact then.
- */
-async function writeJournalProgress(
-  client: PoolClient,
-  linkId: string,
-  p: { seq: bigint; adds: number; removes: number; limit: number },
-): Promise<void> {
-  await client.query(
-    `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
-            applied_count = LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4)),
-            pending_count = GREATEST(0, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
-            last_sync_at = clock_timestamp()
-      WHERE id = $1`,
-    [linkId, p.seq.toString(), p.adds, p.removes, p.limit],
-  );
 }

@@ -1,7 +1,5 @@
-import type { PoolClient, Pool } from 'pg';
 import { isPaused, syncedLimit, type Plan } from '@rolelink/domain';
-
-type Queryable = Pick<Pool | PoolClient, 'query'>;
+import { findSyncLink, listedUserAt, type Queryable } from '@rolelink/db';
 
 export type LinkContext = {
   id: string;
@@ -37,28 +35,7 @@ export function inactiveReason(link: LinkContext): 'disabled' | 'paused' | 'awai
 
 /** The link with its guild's plan and its slot rank (links of the guild with a smaller id). */
 export async function loadLink(db: Queryable, linkId: string): Promise<LinkContext | null> {
-  const { rows } = await db.query<{
-    guild_id: string;
-    role_id: string;
-    enabled: boolean;
-    member_mode: 'handover' | 'keep';
-    first_list_at: Date | null;
-    user_count: number;
-    applied_count: number;
-    sync_wanted_seq: string;
-    plan: Plan;
-    paid_slots: number;
-    rank: number;
-    plugin_url: string;
-  }>(
-    `SELECT rl.guild_id::text, rl.role_id::text, rl.enabled, rl.member_mode, rl.first_list_at, rl.user_count,
-            rl.applied_count, rl.sync_wanted_seq::text, g.plan, g.paid_slots, rl.plugin_url,
-            (SELECT count(*) FROM role_link o WHERE o.guild_id = rl.guild_id AND o.id < rl.id)::int AS rank
-       FROM role_link rl JOIN guild g ON g.id = rl.guild_id
-      WHERE rl.id = $1`,
-    [linkId],
-  );
-  const r = rows[0];
+  const r = await findSyncLink(db, linkId);
   if (!r) return null;
   return {
     id: linkId,
@@ -85,13 +62,9 @@ const CHEAP_CUTOFF_LIMIT = 1_000_000;
  */
 export async function syncedCutoff(db: Queryable, link: Pick<LinkContext, 'id' | 'syncedLimit' | 'userCount'>): Promise<bigint | null> {
   if (link.syncedLimit > CHEAP_CUTOFF_LIMIT && link.userCount <= link.syncedLimit) return null;
-  const { rows } = await db.query<{ user_id: string }>(
-    'SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY user_id OFFSET $2 LIMIT 1',
-    [link.id, link.syncedLimit],
-  );
-  if (!rows[0]) return null;
-  // rows[0] is the first held id; the synced set is everything strictly below it.
-  return BigInt(rows[0].user_id) - 1n;
+  const firstHeld = await listedUserAt(db, link.id, link.syncedLimit);
+  // The synced set is everything strictly below the first held id.
+  return firstHeld === null ? null : firstHeld - 1n;
 }
 
 function hostOf(url: string): string {

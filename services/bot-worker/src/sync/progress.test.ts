@@ -1,5 +1,5 @@
 import { interimCounts, passRate } from './progress';
-import { retryDelayMs } from './outcomes';
+import { retryDelayMs } from '@rolelink/db';
 import { inactiveReason, type LinkContext } from './link-context';
 
 describe('progress', () => {

@@ -1,9 +1,8 @@
 import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
-import { appliedHolders, finishStrip, recordMemberChange } from '@rolelink/db';
+import { appliedHolders, finishStrip, recordMemberChange, recordOutcome } from '@rolelink/db';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import type { SliceResult } from './apply-range';
-import { record } from './outcomes';
 
 const PAGE = 500;
 const REASON = 'Role link deleted: role removed from the members it granted';
@@ -30,7 +29,7 @@ export async function stripSlice(
       deps.spend();
       try {
         await api.guilds.removeRoleFromMember(link.guildId, userId, link.roleId, { reason: REASON });
-        await record.removed(client, link.id, userId);
+        await recordOutcome.removed(client, link.id, userId);
         await recordMemberChange(client, { linkId: link.id, userId, action: 'remove', outcome: 'removed', cause: 'link deleted' });
       } catch (err) {
         const failure = classifyPlatformError(err);
@@ -41,7 +40,7 @@ export async function stripSlice(
           return { kind: 'done' };
         }
         if (failure.kind === 'not_in_guild') {
-          await record.removed(client, link.id, userId);
+          await recordOutcome.removed(client, link.id, userId);
           continue;
         }
         // Missing permission, 401, or a failure after REST's retries: try again later, from here.

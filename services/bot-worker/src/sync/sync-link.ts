@@ -2,13 +2,32 @@ import type { Pool, PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import type { Logger } from '@rolelink/runtime';
 import { applyRange, type ChangeMetrics, type SliceResult } from './apply-range';
-import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd } from './diff';
-import { nextRetryInMs, pendingStrip, recordJournalApplied } from '@rolelink/db';
+import {
+  abandonPass,
+  advancePass,
+  clearBackoff,
+  countCalls,
+  deleteSyncState,
+  desiredInRange,
+  diffRange,
+  finishPass,
+  loadPass,
+  markIdle,
+  MAX_USER_ID,
+  nextRangeEnd,
+  nextRetryInMs,
+  pendingStrip,
+  recordJournalApplied,
+  startPass,
+  tryLockSyncLink,
+  unlockSyncLink,
+  writeProgress,
+  type PassState,
+} from '@rolelink/db';
 import { stripSlice } from './strip-roles';
 import { consumeJournal } from './journal-batch';
 import { inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
-import { abandonPass, advancePass, clearBackoff, countCalls, loadPass, startPass, type PassState } from './pass-state';
-import { finishPass, interimCounts, markIdle, passRate, writeProgress } from './progress';
+import { interimCounts, passRate } from './progress';
 import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
 
 export type { SliceResult } from './apply-range';
@@ -27,14 +46,8 @@ export type SyncDeps = {
   rangeSpan?: number;
 };
 
-/** Namespace of the worker's session advisory locks (one per link): 'RLSY'. */
-const LOCK_CLASS = 0x524c5359;
 /** A retry further away than this is left to the reconcile rather than scheduled. */
 const MAX_SCHEDULED_RETRY_MS = 3_600_000;
-
-function lockKey(linkId: string): number {
-  return Number(BigInt(linkId) % 2147483647n);
-}
 
 /**
  * One slice of a link's sync: at most one job works a link at a time (a session advisory lock, released
@@ -56,12 +69,11 @@ export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<Sli
 async function lockedSlice(deps: SyncDeps, linkId: string, tally: SliceTally): Promise<SliceResult> {
   const client = await deps.db.connect();
   try {
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, lockKey(linkId)]);
-    if (!rows[0]?.ok) return { kind: 'yield', delayMs: 1_000, reason: 'link_busy' };
+    if (!(await tryLockSyncLink(client, linkId))) return { kind: 'yield', delayMs: 1_000, reason: 'link_busy' };
     try {
       return await runSlice(deps, client, linkId, tally);
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, lockKey(linkId)]);
+      await unlockSyncLink(client, linkId);
     }
   } finally {
     client.release();
@@ -88,7 +100,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
       return await stripSlice({ client, api: deps.api, exhausted, spend }, { id: linkId, ...strip });
     }
     // Deleted link: its rows are orphans purged elsewhere; the job just completes.
-    await client.query('DELETE FROM link_sync_state WHERE link_id = $1', [linkId]);
+    await deleteSyncState(client, linkId);
     tally.skipped = { result: 'deleted' };
     return { kind: 'done' };
   }

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { readPluginHealth } from '@rolelink/admin';
+import { findLinkPlugin } from '@rolelink/db';
 import { linkParams, submitConfigBody, type SubmittedConfig } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import type { DashboardContext } from '../context';
@@ -8,13 +9,9 @@ const linkOnly = { params: linkParams };
 const submitParts = { params: linkParams, body: submitConfigBody };
 
 async function linkOf(ctx: DashboardContext, guildId: string, roleId: string): Promise<{ id: string; pluginUrl: string }> {
-  const { rows } = await ctx.admin.db.pool.query<{ id: string; plugin_url: string }>(
-    'SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2',
-    [guildId, roleId],
-  );
-  const link = rows[0];
+  const link = await findLinkPlugin(ctx.admin.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
-  return { id: link.id, pluginUrl: link.plugin_url };
+  return link;
 }
 
 /** The plugin's `message` when it sent one as text (its body is forwarded as is, spec 4.2 rule 5). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { PLUGIN_HEALTH_STATUSES } from '@rolelink/contracts';
 import type { BrokerContext } from '../context';
-import { countLinksByHealth, pruneUnusedPlugins } from './health-store';
+import { countLinksByHealth, pluginUrlsAfter, pruneUnusedPlugins } from '@rolelink/db';
 
 export const HEALTH_SCHEDULER_ID = 'plugin-health';
 const PAGE = 1000;
@@ -39,13 +39,12 @@ export async function enqueueHealthChecks(ctx: BrokerContext, queue: Queue): Pro
   let after = '';
   let total = 0;
   for (;;) {
-    const rows = await ctx.prisma.$queryRaw<{ plugin_url: string }[]>`
-      SELECT DISTINCT plugin_url FROM role_link WHERE plugin_url > ${after} ORDER BY plugin_url LIMIT ${PAGE}`;
-    if (rows.length === 0) break;
-    await queue.addBulk(rows.map(({ plugin_url: pluginUrl }) => healthCheckJob(pluginUrl)));
-    total += rows.length;
-    after = rows[rows.length - 1]!.plugin_url;
-    if (rows.length < PAGE) break;
+    const urls = await pluginUrlsAfter(ctx.prisma, after, PAGE);
+    if (urls.length === 0) break;
+    await queue.addBulk(urls.map((pluginUrl) => healthCheckJob(pluginUrl)));
+    total += urls.length;
+    after = urls[urls.length - 1]!;
+    if (urls.length < PAGE) break;
   }
   await pruneUnusedPlugins(ctx.prisma);
   if (ctx.metrics) {

@@ -1,13 +1,10 @@
-import type { Pool, PoolClient } from 'pg';
-import type { UserDiff } from '@rolelink/db';
+import type { UserDiff } from './applied-members.repo';
+import type { Queryable } from './queryable';
 
-type Queryable = Pick<Pool | PoolClient, 'query'>;
+// The sync walk's reads: ranges of the list (link_user) against the applied record (applied_member).
 
 /** Largest user id a bigint holds: the open upper end of the last range. */
 export const MAX_USER_ID = 9223372036854775807n;
-
-/** One user's desired state against the worker's record (the same row the journal's reads return). */
-export type DiffRow = UserDiff;
 
 /**
  * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or
@@ -29,7 +26,7 @@ export async function nextRangeEnd(db: Queryable, linkId: string, cursor: bigint
  * The differences between desired state and the applied record in (from, to], in user-id order: a
  * merge full join of two index range scans in PostgreSQL, returning only rows that need something.
  */
-export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<DiffRow[]> {
+export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<UserDiff[]> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>(
     `SELECT coalesce(d.user_id, a.user_id)::text AS user_id,
@@ -58,4 +55,16 @@ export async function desiredInRange(db: Queryable, linkId: string, from: bigint
     [linkId, from.toString(), desiredTo.toString()],
   );
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * The list's user id at `offset` in user-id order (null when the list is shorter): the first held id
+ * when `offset` is the synced limit. One index-only scan with OFFSET.
+ */
+export async function listedUserAt(db: Queryable, linkId: string, offset: number): Promise<bigint | null> {
+  const { rows } = await db.query<{ user_id: string }>(
+    'SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY user_id OFFSET $2 LIMIT 1',
+    [linkId, offset],
+  );
+  return rows[0] ? BigInt(rows[0].user_id) : null;
 }

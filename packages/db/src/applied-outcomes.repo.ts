@@ -1,6 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
-
-type Queryable = Pick<Pool | PoolClient, 'query'>;
+import type { Queryable } from './queryable';
 
 /** Outcomes recorded per user (design: sync engine rule 4). `removed` is the tombstone of a removal. */
 export type Outcome = 'applied' | 'removed' | 'not_in_guild' | 'missing_permission' | 'failed';
@@ -18,7 +16,7 @@ export const NOT_IN_GUILD_RETRY_MS = 24 * 3_600_000;
  * call in flight (role PUT/DELETE are idempotent). Times come from PostgreSQL's clock, the same clock
  * the reconcile compares against.
  */
-export const record = {
+export const recordOutcome = {
   async added(db: Queryable, linkId: string, userId: string): Promise<void> {
     await db.query(
       `INSERT INTO applied_member (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)

@@ -1,0 +1,94 @@
+import type { Queryable } from './queryable';
+
+// role_link as the admin (CLI, dashboard) creates, changes, shows and deletes it.
+
+export async function linkExistsForRole(db: Queryable, guildId: string, roleId: string): Promise<boolean> {
+  const existing = await db.query('SELECT 1 FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]);
+  return Boolean(existing.rowCount);
+}
+
+/**
+ * A new link row; returns its id. A keep-mode list is authoritative from the start (`firstListAt` set:
+ * it holds the current members); a hand-over link waits for the plugin's first full list. A second link
+ * for the same role fails with PostgreSQL's unique violation (23505).
+ */
+export async function insertLink(
+  db: Queryable,
+  l: { guildId: string; roleId: string; tokenHash: Buffer; tokenCiphertext: Buffer; pluginUrl: string; memberMode: 'handover' | 'keep'; firstListAt: Date | null },
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, member_mode, first_list_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id::text`,
+    [l.guildId, l.roleId, l.tokenHash, l.tokenCiphertext, l.pluginUrl, l.memberMode, l.firstListAt],
+  );
+  return rows[0]!.id;
+}
+
+/**
+ * One page of the role's current holders at creation: the bot's applied record (they hold the role
+ * now) and, in keep mode, the link's list too, with its counts. Run inside the caller's transaction.
+ */
+export async function recordHolderPage(db: Queryable, linkId: string, ids: readonly string[], keep: boolean): Promise<void> {
+  await db.query(
+    `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, x, 'applied', now() FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING`,
+    [linkId, ids],
+  );
+  if (keep) {
+    const r = await db.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING', [linkId, ids]);
+    await db.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $2 WHERE id = $1', [linkId, r.rowCount ?? 0]);
+  }
+}
+
+/** Undoes a creation whose register failed: the link and what it recorded, at once (no purge). Run inside a transaction. */
+export async function removeLinkRows(db: Queryable, linkId: string): Promise<void> {
+  await db.query('DELETE FROM link_user WHERE link_id = $1', [linkId]);
+  await db.query('DELETE FROM applied_member WHERE link_id = $1', [linkId]);
+  await db.query('DELETE FROM role_link WHERE id = $1', [linkId]);
+}
+
+/** Deletes the link of a role; returns what DELETE {plugin}/config needs, or null when there was none. */
+export async function deleteLinkAt(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; plugin_url: string; token_ciphertext: Buffer } | null> {
+  const { rows } = await db.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>(
+    'DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext',
+    [guildId, roleId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Sets enabled and/or trusted (null leaves a flag as it is); returns the link's id, or null when there is none. */
+export async function updateLinkFlags(db: Queryable, guildId: string, roleId: string, flags: { enabled: boolean | null; trusted: boolean | null }): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE role_link SET enabled = COALESCE($3, enabled), trusted = COALESCE($4, trusted), updated_at = now()
+     WHERE guild_id = $1 AND role_id = $2 RETURNING id::text`,
+    [guildId, roleId, flags.enabled, flags.trusted],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** The columns `link show` adds to the request-path link context. */
+export async function linkDetails(db: Queryable, linkId: string): Promise<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date } | null> {
+  const { rows } = await db.query<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date }>(
+    'SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1',
+    [linkId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Role ids of a guild's links, oldest first (slot order: the newest beyond the allowance are paused). */
+export async function guildLinkRoles(db: Queryable, guildId: string): Promise<{ roleId: string; pluginUrl: string }[]> {
+  const { rows } = await db.query<{ role_id: string; plugin_url: string }>(
+    'SELECT role_id::text, plugin_url FROM role_link WHERE guild_id = $1 ORDER BY created_at, id',
+    [guildId],
+  );
+  return rows.map((r) => ({ roleId: r.role_id, pluginUrl: r.plugin_url }));
+}
+
+/** The link of a role with its plugin URL (the configuration tab and `rolelink config`), or null. */
+export async function findLinkPlugin(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; pluginUrl: string } | null> {
+  const { rows } = await db.query<{ id: string; plugin_url: string }>(
+    'SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2',
+    [guildId, roleId],
+  );
+  const link = rows[0];
+  return link ? { id: link.id, pluginUrl: link.plugin_url } : null;
+}

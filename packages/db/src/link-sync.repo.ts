@@ -1,0 +1,102 @@
+import type { Plan } from '@rolelink/domain';
+import type { Queryable } from './queryable';
+import { clearPassCursor, type PassState } from './sync-state.repo';
+
+// The sync worker's reads and writes of role_link: what a slice needs about its link, and the progress
+// (counts, rate, answered outbox sequence) it reports back.
+
+/** The link row a sync slice starts from, with its guild's plan and its slot rank (links of the guild with a smaller id). */
+export type SyncLinkRow = {
+  guild_id: string;
+  role_id: string;
+  enabled: boolean;
+  member_mode: 'handover' | 'keep';
+  first_list_at: Date | null;
+  user_count: number;
+  applied_count: number;
+  sync_wanted_seq: string;
+  plan: Plan;
+  paid_slots: number;
+  rank: number;
+  plugin_url: string;
+};
+
+export async function findSyncLink(db: Queryable, linkId: string): Promise<SyncLinkRow | null> {
+  const { rows } = await db.query<SyncLinkRow>(
+    `SELECT rl.guild_id::text, rl.role_id::text, rl.enabled, rl.member_mode, rl.first_list_at, rl.user_count,
+            rl.applied_count, rl.sync_wanted_seq::text, g.plan, g.paid_slots, rl.plugin_url,
+            (SELECT count(*) FROM role_link o WHERE o.guild_id = rl.guild_id AND o.id < rl.id)::int AS rank
+       FROM role_link rl JOIN guild g ON g.id = rl.guild_id
+      WHERE rl.id = $1`,
+    [linkId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Right before a removal, the live state: the link's enabled flag and plan, whether the user is listed,
+ * and how many listed ids lie below theirs (counted up to `limit` only: enough to place them against the
+ * synced boundary; `limit` 0 when the whole list is synced).
+ */
+export async function recheckRemoval(
+  db: Queryable,
+  linkId: string,
+  userId: string,
+  limit: number,
+): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
+  const { rows } = await db.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
+    `SELECT rl.enabled, g.plan,
+            EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2) AS listed,
+            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < $2 LIMIT $3) x)::int AS below
+       FROM role_link rl JOIN guild g ON g.id = rl.guild_id WHERE rl.id = $1`,
+    [linkId, userId, limit],
+  );
+  return rows[0] ?? null;
+}
+
+export async function writeProgress(db: Queryable, linkId: string, counts: { applied: number; pending: number }, rate: number | null): Promise<void> {
+  await db.query(
+    `UPDATE role_link SET applied_count = $2, pending_count = $3, sync_rate_per_sec = COALESCE($4, sync_rate_per_sec), last_sync_at = clock_timestamp()
+      WHERE id = $1`,
+    [linkId, counts.applied, counts.pending, rate],
+  );
+}
+
+/**
+ * The pass reached the end of the list: exact counts, and the outbox marks the sequence it answered as
+ * done (never lowering it). The API's sweeper re-enqueues links whose wanted sequence is still ahead.
+ */
+export async function finishPass(db: Queryable, linkId: string, pass: Pick<PassState, 'passSeq' | 'desiredSeen' | 'appliedSeen'>, rate: number | null): Promise<void> {
+  await db.query(
+    `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2), applied_count = $3, pending_count = $4,
+            sync_rate_per_sec = COALESCE($5, sync_rate_per_sec), last_sync_at = clock_timestamp()
+      WHERE id = $1`,
+    [linkId, pass.passSeq.toString(), pass.appliedSeen, Math.max(0, pass.desiredSeen - pass.appliedSeen), rate],
+  );
+  await clearPassCursor(db, linkId);
+}
+
+/** An inactive link (paused, disabled, awaiting its first list) has nothing to do: its outbox is answered. */
+export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint): Promise<void> {
+  await db.query('UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2) WHERE id = $1', [linkId, wantedSeq.toString()]);
+}
+
+/**
+ * Progress after a journal batch: the applied count moves by what the batch did (exact counts come back
+ * with the next walk), and the outbox answers the batch's sequence. Not called inside a walk: the outbox
+ * stays behind until the walk ends, and the walk's counts are exact then.
+ */
+export async function writeJournalProgress(
+  db: Queryable,
+  linkId: string,
+  p: { seq: bigint; adds: number; removes: number; limit: number },
+): Promise<void> {
+  await db.query(
+    `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
+            applied_count = LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4)),
+            pending_count = GREATEST(0, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
+            last_sync_at = clock_timestamp()
+      WHERE id = $1`,
+    [linkId, p.seq.toString(), p.adds, p.removes, p.limit],
+  );
+}
