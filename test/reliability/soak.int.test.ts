@@ -50,6 +50,7 @@ afterAll(async () => {
 function mixedRequests(): autocannon.Request[] {
   let next = 800_000_000_000_000_000n;
   const added: string[] = [];
+  const NOT_LISTED = '900000000000000000';
   const add: autocannon.Request = {
     method: 'POST',
     setupRequest: (req) => {
@@ -60,7 +61,7 @@ function mixedRequests(): autocannon.Request[] {
   };
   const remove: autocannon.Request = {
     method: 'DELETE',
-    setupRequest: (req) => ({ ...req, path: `${base(link)}/${added.length > 64 ? added.shift()! : '1'}` }),
+    setupRequest: (req) => ({ ...req, path: `${base(link)}/${added.length > 64 ? added.shift()! : NOT_LISTED}` }),
   };
   let r = 0;
   const readOne: autocannon.Request = { method: 'GET', setupRequest: (req) => ({ ...req, path: `${base(link)}/${readIds[r++ % readIds.length]}` }) };
