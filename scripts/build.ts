@@ -10,6 +10,10 @@
 // compiled packages would need a second resolution path for every package. npm dependencies stay
 // external (loaded from node_modules), so the bundle holds only this repository's code.
 //
+// Not built here: packages/plugin-sdk, a library published to npm rather than a deployable. Its own
+// `build` (tsc → CommonJS + .d.ts in its dist/) runs when it is packed or published; every deployable
+// that uses it bundles its source, so neither the images nor `pnpm bench startup` would use that dist/.
+//
 // Each external import must be a production dependency of the package owning the bundle, because the
 // images install exactly those (`pnpm deploy --prod`): the build fails naming any that is not.
 import { builtinModules } from 'node:module';

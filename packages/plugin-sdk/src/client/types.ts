@@ -1,6 +1,6 @@
 /**
  * Wire types of the User Management API (spec 4.1, 7), declared here rather than imported so the SDK
- * stands alone as a package. `contracts-compat.test.ts` checks at compile time that they stay equal to
+ * stands alone as a package. `test/contracts-compat.check.ts` checks at compile time that they stay equal to
  * the service's own contracts.
  */
 

@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The package as a plugin author gets it: `pnpm pack` (which builds dist/ first), the tarball installed
+ * with npm into an empty project outside the workspace, then used from an ES module, from CommonJS and
+ * from TypeScript. Everything else in this package's tests reads src/ through the workspace, so only
+ * this file sees what the publish would ship: the export map, the emitted .d.ts, the dependencies.
+ */
+
+const execFileAsync = promisify(execFile);
+
+/** Runs a command; a failure's message carries its output (tsc's errors, npm's), which jest shows. */
+async function run(file: string, args: string[], options: { cwd: string }): Promise<{ stdout: string }> {
+  try {
+    return await execFileAsync(file, args, options);
+  } catch (err) {
+    const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(' ')} failed in ${options.cwd}:\n${stdout}${stderr}`, { cause: err });
+  }
+}
+const SDK = path.resolve(__dirname, '..');
+const ROOT = path.resolve(SDK, '..', '..');
+const FIXTURES = path.join(__dirname, 'packed-consumer');
+
+let dir: string;
+let project: string;
+let installed: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'rolelink-sdk-pack-'));
+  await run('pnpm', ['pack', '--pack-destination', dir], { cwd: SDK });
+  const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`pnpm pack wrote no tarball to ${dir}`);
+  project = path.join(dir, 'consumer');
+  await cp(FIXTURES, project, { recursive: true });
+  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  // jsonwebtoken and its few dependencies come from npm's cache when it has them.
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball)], { cwd: project });
+  installed = path.join(project, 'node_modules', '@rolelink', 'plugin-sdk');
+}, 120_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function filesUnder(root: string, sub = ''): Promise<string[]> {
+  const entries = await readdir(path.join(root, sub), { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(root, path.join(sub, e.name)) : [path.join(sub, e.name)])));
+  return nested.flat();
+}
+
+const node = (script: string) => run(process.execPath, [script], { cwd: project });
+
+test('the tarball holds the compiled dist/, the README and package.json, and no sources or tests', async () => {
+  const files = await filesUnder(installed);
+  expect(files.filter((f) => !f.startsWith(`dist${path.sep}`)).sort()).toEqual(['README.md', 'package.json']);
+  expect(files).toContain(path.join('dist', 'index.js'));
+  expect(files).toContain(path.join('dist', 'index.d.ts'));
+  expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+});
+
+test('package.json points into dist/ (types first) and depends on jsonwebtoken only, no workspace package', async () => {
+  const text = await readFile(path.join(installed, 'package.json'), 'utf8');
+  const manifest = JSON.parse(text) as Record<string, unknown>;
+  expect(manifest).toMatchObject({ version: '0.1.0', main: './dist/index.js', types: './dist/index.d.ts', engines: { node: expect.any(String) } });
+  expect(manifest.private).toBeUndefined();
+  expect(Object.keys((manifest.exports as Record<string, Record<string, string>>)['.']!)).toEqual(['types', 'default']);
+  expect(Object.keys(manifest.dependencies as object)).toEqual(['jsonwebtoken']);
+  expect(text).not.toContain('workspace:');
+  // Neither the JavaScript nor the declarations may load the service's packages.
+  for (const file of (await filesUnder(installed, 'dist')).map((f) => path.join(installed, f))) {
+    expect(await readFile(file, 'utf8')).not.toMatch(/["']@rolelink\//);
+  }
+});
+
+test('an ES module imports it by name and it works', async () => {
+  expect((await node('esm.mjs')).stdout.trim()).toBe('esm ok');
+});
+
+test('CommonJS requires it and it works', async () => {
+  expect((await node('cjs.cjs')).stdout.trim()).toBe('cjs ok');
+});
+
+test('its types check in ESM and CommonJS TypeScript, with only @types/node beside them', async () => {
+  // typeRoots: the workspace's @types, for @types/node alone (a Node plugin author has it); every other
+  // type must come from the installed package, and skipLibCheck off checks its .d.ts too.
+  const tsconfig = {
+    compilerOptions: {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2022'],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+    },
+    files: ['typed.mts', 'typed.cts'],
+  };
+  await writeFile(path.join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
+  const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
+  await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project });
+});

@@ -1,0 +1,18 @@
+// The packed .d.ts as an ES module TypeScript plugin sees them (tsc --noEmit, module nodenext).
+import { RoleLinkClient, RoleLinkApiError, configForm, section, fields as f, verifyIframeToken, type ValuesOf, type ReplaceOutcome } from '@rolelink/plugin-sdk';
+
+const client = new RoleLinkClient({ baseUrl: 'https://rolelink.example.com', token: 'rl_x', guildId: '1', roleId: '2' });
+export const outcome: Promise<ReplaceOutcome> = client.replaceUsers(['1', '2']);
+export const exists: Promise<boolean> = client.hasUser('1');
+// @ts-expect-error: the types are real, not any (a user ID is a string)
+client.hasUser(1);
+
+const form = configForm({ name: 'Levels', sections: [section('Who', [f.select('region', 'Region', { options: [{ label: 'EU', value: 'eu' }] })])] });
+export const region: ValuesOf<typeof form>['region'] = 'eu';
+// @ts-expect-error: the saved values' type is inferred from the form
+export const wrongRegion: ValuesOf<typeof form>['region'] = 'us';
+
+export function statusOf(err: unknown): number | null {
+  return err instanceof RoleLinkApiError ? err.statusCode : null;
+}
+export const viewer: string = verifyIframeToken('t', { apiToken: 'rl_x', pluginUrl: 'https://p.example.com' }).sub;
