@@ -27,7 +27,10 @@ function ready(port: number): Promise<boolean> {
 export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string } = {}): Promise<RunningApi> {
   const port = await freePort();
   const prof = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'services/api/src/main.ts'], {
+  // V8 flags for the API process only (not the load generator), e.g. BENCH_API_NODE_FLAGS=--max-semi-space-size=2
+  // to measure a memory setting's cost in throughput before the images adopt it (docs/benchmarks.md).
+  const flags = (process.env.BENCH_API_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, ...prof, '--import', 'tsx', 'services/api/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', API_HOST: '127.0.0.1', API_PORT: String(port), SWEEP_EVERY_MS: '3600000', ...env },
