@@ -29,6 +29,14 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
+    rules: {
+      // A leading underscore marks a binding kept on purpose: an Express error handler's fourth parameter
+      // (Express tells error handlers by their arity), or a property left out of a rest object.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+    },
   },
   {
     files: ['services/dashboard/web/src/**/*.{ts,tsx}'],
