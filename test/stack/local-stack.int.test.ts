@@ -63,7 +63,7 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last as Error)}` : ''}`);
     await new Promise((r) => setTimeout(r, 300));
   }
 }

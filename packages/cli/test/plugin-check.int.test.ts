@@ -23,7 +23,7 @@ beforeAll(async () => {
   tls = await writeSelfSignedCert(certFile, path.join(dir, 'key.pem'));
   process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS = '127.0.0.1';
 });
-afterAll(async () => {
+afterAll(() => {
   process.env = saved;
   for (const s of servers) {
     s.closeAllConnections();

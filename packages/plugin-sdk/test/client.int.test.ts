@@ -20,7 +20,7 @@ const clientFor = (link: SeededLink, extra: Partial<RoleLinkClientOptions> = {})
   new RoleLinkClient({ baseUrl: proxy.url, token: link.token, guildId: link.guildId, roleId: link.roleId, retry: { baseDelayMs: 10, maxDelayMs: 50 }, ...extra });
 
 async function* generate(ids: string[]): AsyncGenerator<string> {
-  for (const id of ids) yield id;
+  for await (const id of ids) yield id;
 }
 
 const openSessions = async () => Number((await api.db.pool.query('SELECT count(*) FROM upload_session WHERE closed_at IS NULL')).rows[0].count);

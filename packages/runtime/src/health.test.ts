@@ -17,7 +17,7 @@ describe('healthRouter', () => {
   });
 
   it('answers /readyz with 200 and every check up when all dependencies answer', async () => {
-    const app = appWith({ checks: { db: async () => 1, redis: () => 'PONG' } });
+    const app = appWith({ checks: { db: () => Promise.resolve(1), redis: () => 'PONG' } });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('ready');
@@ -26,7 +26,7 @@ describe('healthRouter', () => {
   });
 
   it('answers /readyz with 503 naming the failing check and its error', async () => {
-    const app = appWith({ checks: { db: async () => 1, redis: () => { throw new Error('connect ECONNREFUSED\nstack'); } } });
+    const app = appWith({ checks: { db: () => Promise.resolve(1), redis: () => { throw new Error('connect ECONNREFUSED\nstack'); } } });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
     expect(res.body.status).toBe('not_ready');
@@ -42,7 +42,7 @@ describe('healthRouter', () => {
   });
 
   it('answers /readyz with 503 while draining, without running the checks', async () => {
-    const check = jest.fn(async () => 1);
+    const check = jest.fn(() => Promise.resolve(1));
     const app = appWith({ checks: { db: check }, draining: () => true });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);

@@ -81,9 +81,9 @@ describe('User Management API authentication (spec 5 and 7)', () => {
   it('resumes a paused link when an older link is deleted', async () => {
     const guildId = await seedGuild(h.db, { plan: 'free' });
     const [first, , third] = [await seedLink(h.db, { guildId }), await seedLink(h.db, { guildId }), await seedLink(h.db, { guildId })];
-    await request(h.app).get(usersPath(guildId, third!.roleId)).set(auth(third!.token)).expect(403);
-    await h.db.pool.query('DELETE FROM role_link WHERE id = $1', [first!.linkId]);
-    await request(h.app).get(usersPath(guildId, third!.roleId)).set(auth(third!.token)).expect(200);
+    await request(h.app).get(usersPath(guildId, third.roleId)).set(auth(third.token)).expect(403);
+    await h.db.pool.query('DELETE FROM role_link WHERE id = $1', [first.linkId]);
+    await request(h.app).get(usersPath(guildId, third.roleId)).set(auth(third.token)).expect(200);
   });
 
   it('validates path parameters with 400 Validation error', async () => {

@@ -6,7 +6,7 @@ describe('worker http server', () => {
   it('answers liveness, readiness with its checks, and Prometheus metrics', async () => {
     const metrics = createMetrics('bot-worker-test', { defaultMetrics: false });
     metrics.roleChanges().inc({ action: 'add', result: 'applied' });
-    const server = createHttpServer({ checks: { db: async () => 1, redis: async () => 'PONG' }, draining: () => false, metrics, logger: silentLogger() });
+    const server = createHttpServer({ checks: { db: () => Promise.resolve(1), redis: () => Promise.resolve('PONG') }, draining: () => false, metrics, logger: silentLogger() });
     await request(server).get('/healthz').expect(200, { status: 'ok' });
     const ready = await request(server).get('/readyz').expect(200);
     expect(Object.keys(ready.body.checks)).toEqual(['db', 'redis']);
