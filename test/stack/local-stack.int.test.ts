@@ -94,7 +94,7 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last as Error)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${String(last)}` : last ? `: ${JSON.stringify(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 300));
   }
 }
