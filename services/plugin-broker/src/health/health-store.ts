@@ -9,6 +9,7 @@ export const HEALTH_HISTORY_PER_PLUGIN = 20;
 export async function recordHealth(prisma: PrismaClient, pluginUrl: string, result: HealthResult, checkedAt: Date): Promise<void> {
   await prisma.$transaction([
     prisma.pluginHealthCheck.create({
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: Prisma's JSON input does not take Record<string, unknown>
       data: { pluginUrl, status: result.status, latencyMs: result.latencyMs, detail: result.detail as object, checkedAt },
     }),
     prisma.$executeRaw`
