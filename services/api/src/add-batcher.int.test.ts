@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type UserAddedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { AddBatcher } from './add-batcher';
 
@@ -29,7 +29,7 @@ describe('batched single adds (POST /users/:userId under concurrency)', () => {
     const [id] = userIds(1);
     const url = `/api/role-link/${link.guildId}/${link.roleId}/users/${id}`;
     const answers = await Promise.all(Array.from({ length: 12 }, () => request(h.app).post(url).set(auth(link.token)).expect(200)));
-    expect(answers.filter((a) => a.body.data.added === true)).toHaveLength(1);
+    expect(answers.filter((a) => bodyOf<UserAddedBody>(a).data.added === true)).toHaveLength(1);
     expect(await count(link.linkId)).toBe(1);
   });
 
