@@ -13,10 +13,10 @@ const put = (l: SeededLink, body: unknown, query = '') =>
 
 /** Everything a list write touches: the list, the link row's counters and marks, held changes, uploads and the sync queue. */
 async function footprint(linkId: string) {
-  const link = await h.db.pool.query(
+  const link = await h.db.pool.query<Record<string, unknown>>(
     `SELECT user_count, list_version::text, sync_wanted_seq::text, first_list_at, updated_at FROM role_link WHERE id = $1`, [linkId]);
-  const held = await h.db.pool.query('SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id', [linkId]);
-  const uploads = await h.db.pool.query('SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id', [linkId]);
+  const held = await h.db.pool.query<Record<string, unknown>>('SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id', [linkId]);
+  const uploads = await h.db.pool.query<Record<string, unknown>>('SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id', [linkId]);
   const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
   return { list: await listOf(h.db, linkId), link: link.rows[0], held: held.rows, uploads: uploads.rows, jobs: jobs.length };
 }

@@ -14,7 +14,7 @@ const put = (l: SeededLink, body: unknown, key?: string) => {
   return (key ? r.set('Idempotency-Key', key) : r).send(JSON.stringify(body));
 };
 const version = async (l: SeededLink) =>
-  (await h.db.pool.query('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0].v as string;
+  (await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0]!.v;
 const jobs = async () => (await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized'])).length;
 
 describe('Idempotency-Key (issue 11)', () => {
@@ -83,7 +83,7 @@ describe('Idempotency-Key (issue 11)', () => {
     const replay = await put(link, userIds(10), 'shrink');
     expect(replay.status).toBe(409);
     expect(bodyOf<ShrinkBody>(replay).errors.change_id).toBe(bodyOf<ShrinkBody>(held).errors.change_id);
-    expect((await h.db.pool.query('SELECT count(*)::int AS n FROM held_change WHERE link_id = $1', [link.linkId])).rows[0].n).toBe(1);
+    expect((await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM held_change WHERE link_id = $1', [link.linkId])).rows[0]!.n).toBe(1);
     const confirmed = put(link, userIds(10), 'shrink-confirmed').set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id);
     await confirmed.expect(200);
   });
@@ -110,7 +110,7 @@ describe('Idempotency-Key (issue 11)', () => {
     expect(bodyOf<ApiErrorBody>(bad).details).toEqual(['headers.idempotency-key: must be 1 to 255 visible ASCII characters']);
     await request(h.app).put(`${base(link)}?dry_run=true`).set(auth(link.token)).set('Content-Type', 'application/json')
       .set('Idempotency-Key', 'dry').send(JSON.stringify(userIds(1))).expect(200);
-    expect((await h.db.pool.query("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'")).rows[0].n).toBe(0);
+    expect((await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'")).rows[0]!.n).toBe(0);
 
     await put(link, userIds(2), 'old').expect(200);
     await h.db.pool.query("UPDATE idempotency_key SET created_at = created_at - interval '25 hours' WHERE key = 'old'");

@@ -43,7 +43,7 @@ function operation(id: string) {
 function conforms(id: string, res: request.Response): void {
   const documented = operation(id).responses[String(res.status)];
   if (!documented) throw new Error(`${id} answered ${res.status}, which the document does not list: ${JSON.stringify(res.body)}`);
-  const schema = JSON.parse(JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/'));
+  const schema = JSON.parse(JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/')) as object;
   const validate = ajv.compile(schema);
   if (!validate(res.body)) throw new Error(`${id} ${res.status} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`);
   seen.add(`${id} ${res.status}`);

@@ -19,7 +19,7 @@ async function open(l: SeededLink): Promise<string> {
 const chunk = (l: SeededLink, id: string, ids: unknown) => json(request(h.app).post(`${base(l)}/upload/${id}/chunk`).set(auth(l.token)), ids);
 const commit = (l: SeededLink, id: string) => request(h.app).post(`${base(l)}/upload/${id}/commit`).set(auth(l.token));
 const cancel = (l: SeededLink, id: string) => request(h.app).delete(`${base(l)}/upload/${id}`).set(auth(l.token));
-const stagedRows = async () => Number((await h.db.pool.query('SELECT count(*) FROM upload_staged')).rows[0].count);
+const stagedRows = async () => Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_staged')).rows[0]!.count);
 
 describe('chunked upload sessions (spec 3.2)', () => {
   it('is refused on the free plan with a clear 403', async () => {
@@ -136,7 +136,7 @@ describe('chunked upload sessions (spec 3.2)', () => {
     await expect404(commit(link, expired));
     await collectUploadGarbage(h.db.pool);
     expect(await stagedRows()).toBe(0);
-    expect(Number((await h.db.pool.query('SELECT count(*) FROM upload_session')).rows[0].count)).toBe(0);
+    expect(Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session')).rows[0]!.count)).toBe(0);
   });
 
   it('does not let another link use a session', async () => {
@@ -155,8 +155,8 @@ describe('chunked upload sessions (spec 3.2)', () => {
     expect(committed.status).toBe(200);
     expect(added.status).toBe(200);
     const list = await listOf(h.db, link.linkId);
-    const { rows } = await h.db.pool.query('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
-    expect(rows[0].user_count).toBe(list.length);
+    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0]!.user_count).toBe(list.length);
     expect([100_000, 100_001]).toContain(list.length);
   });
 });

@@ -227,8 +227,8 @@ describe('single users and reads (spec 4.1)', () => {
     const ids = userIds(60);
     await Promise.all(ids.map((id) => request(h.app).post(`${base(link)}/${id}`).set(auth(link.token))));
     await Promise.all(ids.slice(0, 20).map((id) => request(h.app).delete(`${base(link)}/${id}`).set(auth(link.token))));
-    const { rows } = await h.db.pool.query('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
-    expect(rows[0].user_count).toBe(40);
+    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0]!.user_count).toBe(40);
     expect(await listOf(h.db, link.linkId)).toHaveLength(40);
   });
 });
@@ -237,8 +237,8 @@ describe('sync requests (spec 6.2, design outbox)', () => {
   it('marks the link and queues one deduplicated role-sync job for a burst of changes', async () => {
     const link = await seedLink(h.db);
     for (const id of userIds(5)) await request(h.app).post(`${base(link)}/${id}`).set(auth(link.token)).expect(200);
-    const { rows } = await h.db.pool.query('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
-    expect(rows[0].seq).toBe(5);
+    const { rows } = await h.db.pool.query<{ seq: number }>('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0]!.seq).toBe(5);
     expect(await syncJobs()).toEqual([link.linkId]);
   });
 
