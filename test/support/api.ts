@@ -56,8 +56,8 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
 
 export const auth = (token: string) => ({ Authorization: `Token ${token}` });
 
-/** supertest types every answer's body `any`: a test names the answer it reads (the types come from contracts). */
-export const bodyOf = <T>(res: { body: unknown }): T => res.body as T;
+export { bodyOf } from './body';
+/** The API's answers, for bodyOf<T>() (the types come from contracts). */
 /** The value a contracts schema parses to (test/ has no zod of its own to call z.infer with). */
 type Parsed<S extends { parse: (data: unknown) => unknown }> = ReturnType<S['parse']>;
 export type ApiErrorBody = ErrorBody & { details?: string[] };
