@@ -3,11 +3,12 @@
 // plain recommended rules on the few JavaScript files, which no tsconfig covers. Formatting is Prettier's
 // job (`pnpm format`), so eslint-config-prettier switches off the stylistic rules that would fight it.
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: [
       '**/node_modules/',
@@ -32,10 +33,7 @@ export default tseslint.config(
     rules: {
       // A leading underscore marks a binding kept on purpose: an Express error handler's fourth parameter
       // (Express tells error handlers by their arity), or a property left out of a rest object.
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
-      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {
