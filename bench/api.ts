@@ -81,7 +81,7 @@ export async function run(args: string[]): Promise<void> {
   let api: RunningApi | null = null;
   const rows: Row[] = [];
   const started = new Date();
-  let pgVersion = '?';
+  let pgVersion: string;
   try {
     const settings = await pool.query<{ v: string; dir: string }>("SELECT current_setting('server_version') AS v, current_setting('data_directory') AS dir");
     pgVersion = settings.rows[0]!.v.split(' ')[0]!;

@@ -13,7 +13,7 @@ export { freePort } from './free-port';
 import { freePort } from './free-port';
 
 /** `pid` is set for a server this process started (its process group id). */
-export type Started = { stop(): Promise<void>; pid?: number };
+export type Started = { stop: () => Promise<void>; pid?: number };
 export type Pg = Started & { adminUrl: string; embedded: boolean };
 export type RedisService = Started & { url: string; embedded: boolean };
 type Opts = { log: (msg: string) => void; dataDir?: string; env?: NodeJS.ProcessEnv };
@@ -51,7 +51,7 @@ export async function ensurePostgres(opts: Opts): Promise<Pg> {
   const port = Number(url.port || 5432);
   if (await answers(url.hostname, port)) {
     log(`PostgreSQL at ${redactUrl(url)}`);
-    return { adminUrl: url.toString(), embedded: false, stop: async () => undefined };
+    return { adminUrl: url.toString(), embedded: false, stop: () => Promise.resolve() };
   }
   if (given && !LOOPBACK.has(url.hostname)) {
     throw new Error(`PostgreSQL does not answer at ${url.host} (DATABASE_URL); start it or unset DATABASE_URL to use an embedded one`);
@@ -72,7 +72,7 @@ export async function ensureRedis(opts: Opts): Promise<RedisService> {
   const ok = url.password ? await answers(url.hostname, port) : await redisPings(url.hostname, port);
   if (ok) {
     log(`Redis at ${redactUrl(url)}`);
-    return { url: url.toString(), embedded: false, stop: async () => undefined };
+    return { url: url.toString(), embedded: false, stop: () => Promise.resolve() };
   }
   if (given && !LOOPBACK.has(url.hostname)) {
     throw new Error(`Redis does not answer at ${url.host} (REDIS_URL); start it or unset REDIS_URL to use a local redis-server`);

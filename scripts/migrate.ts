@@ -53,7 +53,7 @@ export async function migrate(connectionString: string, log: (line: string) => v
   const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schemaText]] }, () => undefined, adapter);
   try {
     const list = migrationsList();
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: list as never, filters });
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: list, filters });
     for (const name of appliedMigrationNames) log(`applied migration ${name}`);
     log(appliedMigrationNames.length ? `${appliedMigrationNames.length} migration(s) applied` : 'database is up to date');
     return appliedMigrationNames;

@@ -130,7 +130,11 @@ async function requestReconcile(redisUrl: string, prefix: string): Promise<void>
   }
 }
 
-async function main(): Promise<void> {
+type Ports = ReturnType<typeof readPorts>;
+type StackFiles = { seedFile: string; certFile: string; keyFile: string; pluginState: string };
+
+/** This instance's log and pid files, what an earlier run left running stopped, its ports checked free. */
+async function prepareInstance(): Promise<{ ports: Ports; instance: string }> {
   const ports = readPorts(process.env);
   const instance = instanceSuffix(ports);
   LOGS = path.join(DATA, `logs${instance}`);
@@ -140,7 +144,11 @@ async function main(): Promise<void> {
   if (leftovers.length) log(`stopped what an earlier run left running: ${leftovers.join(', ')}`);
   await checkPortsFree(ports);
   installSignalHandlers();
+  return { ports, instance };
+}
 
+/** PostgreSQL and Redis (found or started), the application database, migrations applied. */
+async function startDatabases() {
   const pg = await ensurePostgres({ log });
   infra.push(pg);
   record('postgres', pg.pid, path.join(DATA, 'postgres'));
@@ -150,28 +158,35 @@ async function main(): Promise<void> {
   const db = appDatabaseUrl(pg.adminUrl, process.env.DATABASE_URL);
   await ensureDatabase(pg.adminUrl, db.name, log);
   await migrate(db.url, ROOT, log, track);
+  return { pg, redis, db };
+}
 
-  const memberCount = Number(process.env.DEMO_MEMBERS ?? 3000);
+/** The emulator's seed file and where the plugin keeps its certificate and state. */
+function stackFiles(instance: string, memberCount: number): StackFiles {
   const seedFile = path.join(DATA, 'emulator-seed.json');
   writeFileSync(seedFile, JSON.stringify(demoSeed(memberCount)));
-  const files = {
+  return {
     seedFile,
     // Per instance: the plugin writes a new certificate at every start, which this stack's broker must trust.
     certFile: path.join(DATA, `plugin-tls${instance}`, 'cert.pem'),
     keyFile: path.join(DATA, `plugin-tls${instance}`, 'key.pem'),
     pluginState: path.join(DATA, 'plugin-state.json'),
   };
+}
+
+/** The environment every child starts with. */
+function childEnv(ports: Ports, databaseUrl: string, redisUrl: string): NodeJS.ProcessEnv {
   // Added to what the caller set, never instead of it.
   const givenHosts = process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
   const allowedHosts = allowedPluginHosts(givenHosts);
   const combinedHosts = givenHosts ? (allowedHosts.added ? ` (${PLUGIN_HOST} added to yours: ${givenHosts})` : ` (yours, which has ${PLUGIN_HOST} already)`) : '';
   log(`warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS=${allowedHosts.value}${combinedHosts} so the services accept the example plugin on loopback; never set it in production`);
-  const baseEnv: NodeJS.ProcessEnv = {
+  return {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    DATABASE_URL: db.url,
-    REDIS_URL: redis.url,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
     QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'rolelink',
     ROLELINK_SECRET_KEY: devSecret('ROLELINK_SECRET_KEY', 'secret-key'),
     DASHBOARD_SESSION_SECRET: devSecret('DASHBOARD_SESSION_SECRET', 'session-secret'),
@@ -179,7 +194,26 @@ async function main(): Promise<void> {
     PLATFORM_API_URL: `http://127.0.0.1:${ports.emulator}/api`,
     PLATFORM_BOT_TOKEN: DEMO.botToken,
   };
+}
 
+/** Resolves once the child answers its readiness check; rejects if it exits or the stack stops first. */
+function readiness(spec: ChildSpec, proc: ManagedProcess, ports: Ports, files: StackFiles): Promise<void> {
+  const scheme = spec.https ? 'https' : 'http';
+  const ca = spec.https ? () => (existsSync(files.certFile) ? readFileSync(files.certFile, 'utf8') : undefined) : () => undefined;
+  return waitUntil(() => answers200(`${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}`, ca())(), {
+    timeoutMs: 120_000,
+    intervalMs: 250,
+    abort: () => (stopping ? 'stopping' : proc.running() ? null : `${spec.key} exited`),
+  }).then(
+    () => log(`${spec.label} ready on ${scheme}://127.0.0.1:${ports[spec.port]}`),
+    (err: Error) => {
+      throw new Error(`${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see ${path.relative(ROOT, LOGS)}/${spec.key}.log`);
+    },
+  );
+}
+
+/** Emulator, plugin, then the services (in childSpecs' order); resolves when every started one is ready. */
+async function startChildren(ports: Ports, instance: string, files: StackFiles, baseEnv: NodeJS.ProcessEnv, memberCount: number) {
   const started = new Set<string>();
   const skipped: string[] = [];
   const waits: Promise<void>[] = [];
@@ -207,43 +241,46 @@ async function main(): Promise<void> {
     record(spec.key, proc.pid, spec.main);
     (spec.key === 'emulator' || spec.key === 'plugin' ? support : services).push(proc);
     started.add(spec.key);
-    const scheme = spec.https ? 'https' : 'http';
-    const ca = spec.https ? () => (existsSync(files.certFile) ? readFileSync(files.certFile, 'utf8') : undefined) : () => undefined;
-    const ready = waitUntil(() => answers200(`${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}`, ca())(), {
-      timeoutMs: 120_000,
-      intervalMs: 250,
-      abort: () => (stopping ? 'stopping' : proc.running() ? null : `${spec.key} exited`),
-    }).then(
-      () => log(`${spec.label} ready on ${scheme}://127.0.0.1:${ports[spec.port]}`),
-      (err: Error) => {
-        throw new Error(`${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see ${path.relative(ROOT, LOGS)}/${spec.key}.log`);
-      },
-    );
+    const ready = readiness(spec, proc, ports, files);
     // The emulator and the plugin come first: the services need the emulator, and the plugin's
     // certificate file must exist before they start (NODE_EXTRA_CA_CERTS is read at process start).
     if (spec.key === 'emulator' || spec.key === 'plugin') await ready;
     else waits.push(ready);
   }
   await Promise.all(waits);
+  return { started, skipped };
+}
+
+/** Registers the demo link with the CLI and, when the bot worker runs, waits for its first sync. */
+async function demoLinkStep(ports: Ports, started: Set<string>, baseEnv: NodeJS.ProcessEnv): Promise<{ demoLink: string; demoSync: DemoSync | null }> {
+  if (!(started.has('plugin') && started.has('api') && started.has('plugin-broker'))) {
+    return { demoLink: 'not created: the plugin broker or api is not built yet', demoSync: null };
+  }
+  log('registering the demo link with the rolelink CLI (./rolelink)…');
+  const since = Date.now();
+  const outcome = await registerDemoLink(`https://127.0.0.1:${ports.plugin}`, { env: baseEnv, log, track });
+  let demoSync: DemoSync | null = null;
+  if (!outcome.ok) log(`demo link: ${outcome.line}`);
+  // `ready` means the demo list is on the role, so the summary's first GET and holders call show it.
+  else if (started.has('bot-worker') && started.has('emulator')) {
+    log('waiting for the demo list\'s first sync (up to 60 s)…');
+    demoSync = await waitForDemoSync(`http://127.0.0.1:${ports.emulator}`, { env: baseEnv, log, track, since, stopped: () => stopping !== null });
+  }
+  return { demoLink: outcome.line, demoSync };
+}
+
+async function main(): Promise<void> {
+  const { ports, instance } = await prepareInstance();
+  const { pg, redis, db } = await startDatabases();
+  const memberCount = Number(process.env.DEMO_MEMBERS ?? 3000);
+  const files = stackFiles(instance, memberCount);
+  const baseEnv = childEnv(ports, db.url, redis.url);
+  const { started, skipped } = await startChildren(ports, instance, files, baseEnv, memberCount);
 
   // The emulator keeps roles in memory: after a restart it has forgotten what the bot applied in an
   // earlier run (the database remembers). A reconcile now makes the platform match the lists again.
   if (started.has('bot-worker') && started.has('emulator')) await requestReconcile(redis.url, baseEnv.QUEUE_PREFIX ?? 'rolelink');
-
-  let demoLink = 'not created: the plugin broker or api is not built yet';
-  let demoSync: DemoSync | null = null;
-  if (started.has('plugin') && started.has('api') && started.has('plugin-broker')) {
-    log('registering the demo link with the rolelink CLI (./rolelink)…');
-    const since = Date.now();
-    const outcome = await registerDemoLink(`https://127.0.0.1:${ports.plugin}`, { env: baseEnv, log, track });
-    demoLink = outcome.line;
-    if (!outcome.ok) log(`demo link: ${outcome.line}`);
-    // `ready` means the demo list is on the role, so the summary's first GET and holders call show it.
-    else if (started.has('bot-worker') && started.has('emulator')) {
-      log('waiting for the demo list\'s first sync (up to 60 s)…');
-      demoSync = await waitForDemoSync(`http://127.0.0.1:${ports.emulator}`, { env: baseEnv, log, track, since, stopped: () => stopping !== null });
-    }
-  }
+  const { demoLink, demoSync } = await demoLinkStep(ports, started, baseEnv);
 
   process.stdout.write(
     summary({

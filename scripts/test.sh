@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # README's test command: installs what is missing, starts PostgreSQL and Redis when none answer, applies
-# migrations to a template database, then runs type checks and every unit and integration test.
+# migrations to a template database, then runs type checks, the linters (ESLint, Prettier's check) and
+# every unit and integration test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.local/bin:$PATH"
 bash scripts/ensure-pnpm.sh
 pnpm install --frozen-lockfile --reporter=append-only
 pnpm typecheck
+pnpm lint
 # The browser tests serve the built front end and drive Debian's Chromium.
 pnpm --filter @rolelink/dashboard-web build --logLevel warn
 bash scripts/ensure-chromium.sh

@@ -17,7 +17,7 @@ export type Ctx = {
   pool: Pool;
   guildId: string;
   rows: Row[];
-  log(s: string): void;
+  log: (s: string) => void;
 };
 
 const CHUNK = 100_000;

@@ -12,7 +12,7 @@ import { Client } from 'pg';
 import { spawnGroup, waitUntil, type ManagedProcess } from './process-group';
 
 /** `pid`: the postmaster we started (absent when another run owns it). */
-export type EmbeddedPg = { url: string; pid?: number; stop(): Promise<void> };
+export type EmbeddedPg = { url: string; pid?: number; stop: () => Promise<void> };
 type Ids = { uid: number; gid: number; user: string };
 
 /** Where the platform package keeps `bin/postgres`, `bin/initdb` and `lib/`. */
@@ -45,7 +45,7 @@ function hydrateSymlinks(native: string): void {
       if (lstatSync(linkPath, { throwIfNoEntry: false })) unlinkSync(linkPath); // dangling
       symlinkSync(path.relative(path.dirname(linkPath), path.join(pkgRoot, source)), linkPath);
     } catch (err) {
-      throw new Error(`cannot create ${linkPath} for embedded PostgreSQL: ${(err as Error).message}`);
+      throw new Error(`cannot create ${linkPath} for embedded PostgreSQL: ${(err as Error).message}`, { cause: err });
     }
   }
 }
@@ -142,7 +142,7 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
       });
     } catch (err) {
       const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-      throw new Error(`initdb failed: ${stderr.trim() || (err as Error).message}`);
+      throw new Error(`initdb failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
     } finally {
       unlinkSync(pwfile);
     }
@@ -156,7 +156,7 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
   const running = runningPort(dataDir);
   if (running !== null && (await connects(urlAt(running)))) {
     log(`embedded PostgreSQL already running on 127.0.0.1:${running} (started by another run; left running)`);
-    return { url: urlAt(running), stop: async () => undefined };
+    return { url: urlAt(running), stop: () => Promise.resolve() };
   }
 
   const url = urlAt(port);

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnGroup, waitUntil } from './process-group';
 
-export type LocalRedis = { url: string; pid: number; stop(): Promise<void> };
+export type LocalRedis = { url: string; pid: number; stop: () => Promise<void> };
 
 const INSTALL_HINT = 'sudo apt-get install -y redis-server   (Debian/Ubuntu; or set REDIS_URL to a Redis you run)';
 

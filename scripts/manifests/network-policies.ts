@@ -39,7 +39,8 @@ export function networkPolicyChecks(all: Manifest[], problems: Problem[]): void 
 
   for (const w of workloads) {
     const labels = asRecord(get(w.doc, 'spec', 'template', 'metadata', 'labels'));
-    const component = String(labels['app.kubernetes.io/component'] ?? '');
+    const label = labels['app.kubernetes.io/component'];
+    const component = typeof label === 'string' ? label : '';
     const fail = (message: string) => problems.push({ file: w.file, where: at(w), message });
     for (const p of policies.filter((pol) => types(pol).includes('Egress') && selects(get(pol.doc, 'spec', 'podSelector'), labels))) {
       for (const rule of asArray(get(p.doc, 'spec', 'egress'))) {

@@ -3,7 +3,7 @@ export type Manifest = { file: string; index: number; doc: Record<string, unknow
 
 export const at = (m: Manifest) => {
   const meta = (m.doc.metadata ?? {}) as { name?: string };
-  return `${String(m.doc.kind ?? '?')}/${meta.name ?? `#${m.index}`}`;
+  return `${typeof m.doc.kind === 'string' ? m.doc.kind : '?'}/${meta.name ?? `#${m.index}`}`;
 };
 
 /** Safe deep read: get(obj, 'spec', 'template', 'spec') → unknown. */

@@ -74,7 +74,7 @@ export async function waitForDemoSync(
   let detail = 'the link could not be read yet';
   while (!opts.stopped()) {
     const shown = await rolelink(['link', 'show', DEMO.guildId, DEMO.linkedRoleId, '--json'], step);
-    let link: LinkCounts | null = null;
+    let link: LinkCounts | null;
     try {
       link = shown.code === 0 ? (JSON.parse(lastLine(shown.output, Infinity)) as LinkCounts) : null;
     } catch {

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { DEMO } from '../../scripts/stack/config';
 import { signIn } from './sign-in';
 import { startDashboardSystem, type DashboardSystem } from './system';
+import { bodyOf } from '../support/body';
 
 const G = DEMO.guildId;
 const R = DEMO.linkedRoleId;
@@ -49,17 +50,17 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const admin = await signIn(sys.url, user('admin'));
     const member = await signIn(sys.url, user('member'));
     const other = await signIn(sys.url, OTHER_OWNER);
-    expect((await owner.agent.get('/dashboard-api/guilds').expect(200)).body.guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, true]]);
-    expect((await admin.agent.get('/dashboard-api/guilds').expect(200)).body.guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, false]]);
-    expect((await member.agent.get('/dashboard-api/guilds').expect(200)).body.guilds).toEqual([]);
-    expect((await other.agent.get('/dashboard-api/guilds').expect(200)).body.guilds.map((g: { guild_id: string }) => g.guild_id)).toEqual([DEMO.otherGuild.id]);
+    expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await owner.agent.get('/dashboard-api/guilds').expect(200)).guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, true]]);
+    expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await admin.agent.get('/dashboard-api/guilds').expect(200)).guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, false]]);
+    expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await member.agent.get('/dashboard-api/guilds').expect(200)).guilds).toEqual([]);
+    expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await other.agent.get('/dashboard-api/guilds').expect(200)).guilds.map((g: { guild_id: string }) => g.guild_id)).toEqual([DEMO.otherGuild.id]);
   });
 
   it("gives another guild's owner 403 on every route of a guild they do not manage, with the spec's error body", async () => {
     const other = await signIn(sys.url, OTHER_OWNER);
     for (const r of GUILD_ROUTES) {
       const res = await other.agent[r.method](`/dashboard-api${r.path}`).set('X-CSRF-Token', other.csrf).send(r.body);
-      expect({ route: `${r.method} ${r.path}`, status: res.status, body: res.body }).toEqual({
+      expect({ route: `${r.method} ${r.path}`, status: res.status, body: res.body as unknown }).toEqual({
         route: `${r.method} ${r.path}`,
         status: 403,
         body: { statusCode: 403, message: 'You cannot manage this server: it needs the bot, and you need Manage Server' },
@@ -74,7 +75,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const owner = await signIn(sys.url, user('owner'));
     const body = { role_id: R, plugin_url: 'https://plugin.example.com' };
     const noToken = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).send(body).expect(403);
-    expect(noToken.body.message).toMatch(/CSRF/);
+    expect(bodyOf<{ message: string }>(noToken).message).toMatch(/CSRF/);
     await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', 'forged').send(body).expect(403);
     const cross = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).set('Origin', 'https://evil.example').send(body).expect(403);
     expect(cross.body).toEqual({ statusCode: 403, message: 'Cross-site request refused' });
@@ -83,13 +84,13 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
   it('shows the plugin URL rule next to its field and refuses roles the bot cannot assign', async () => {
     const owner = await signIn(sys.url, user('owner'));
     const http = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'http://plugin.example.com' }).expect(400);
-    expect(http.body.errors).toEqual([{ field: 'plugin_url', message: expect.stringMatching(/HTTPS/i) }]);
+    expect(bodyOf<{ errors: { field: string; message: string }[] }>(http).errors).toEqual([{ field: 'plugin_url', message: expect.stringMatching(/HTTPS/i) }]);
     const internal = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'https://10.0.0.8/hook' }).expect(400);
-    expect(internal.body.errors[0].field).toBe('plugin_url');
+    expect(bodyOf<{ errors: { field: string; message: string }[] }>(internal).errors[0]!.field).toBe('plugin_url');
     const above = DEMO.roles.find((r) => r.position > 10)!;
     const unusable = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: above.id, plugin_url: sys.pluginUrl }).expect(400);
-    expect(unusable.body.errors[0].field).toBe('role_id');
-    const roles = (await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200)).body;
+    expect(bodyOf<{ errors: { field: string; message: string }[] }>(unusable).errors[0]!.field).toBe('role_id');
+    const roles = bodyOf<{ roles: { id: string }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200));
     expect(roles.roles.find((r: { id: string }) => r.id === above.id)).toMatchObject({ usable: false, reason: expect.stringMatching(/Above the bot/) });
     expect(roles.roles.find((r: { id: string }) => r.id === R)).toMatchObject({ usable: true, member_count_exact: true });
   });
@@ -97,7 +98,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
   it('answers 502 "Failed to register with plugin server" when the plugin does not answer, and creates nothing', async () => {
     const owner = await signIn(sys.url, user('owner'));
     const res = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'https://127.0.0.1:1' }).expect(502);
-    expect(res.body.message).toBe('Failed to register with plugin server');
+    expect(bodyOf<{ message: string }>(res).message).toBe('Failed to register with plugin server');
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
   });
 
@@ -108,7 +109,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const config = await admin.agent.get(`/dashboard-api/guilds/${G}/links/${R}/config`).expect(200);
     expect(config.body).toMatchObject({ ui_mode: 'schema', schema: { name: 'Demo member list' } });
     const trusted = await admin.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', admin.csrf).send({ trusted: true }).expect(403);
-    expect(trusted.body.message).toBe('Only the server owner can mark a link as a trusted integration');
+    expect(bodyOf<{ message: string }>(trusted).message).toBe('Only the server owner can mark a link as a trusted integration');
     await admin.agent.post(`/dashboard-api/guilds/${G}/links/${R}/apply-removals`).set('X-CSRF-Token', admin.csrf).expect(403);
     const owner = await signIn(sys.url, user('owner'));
     const card = await owner.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).send({ trusted: true }).expect(200);

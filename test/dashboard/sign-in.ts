@@ -1,10 +1,11 @@
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
+import { bodyOf } from '../support/body';
 
 /** The CSRF token of a signed-in agent (GET /dashboard-api/me). */
 export async function csrfOf(agent: TestAgent): Promise<string> {
   const me = await agent.get('/dashboard-api/me').expect(200);
-  return me.body.csrf_token as string;
+  return bodyOf<{ csrf_token: string }>(me).csrf_token;
 }
 
 /**

@@ -56,21 +56,21 @@ describe('deployment manifests', () => {
   it('reject a broken copy and name every problem in it', async () => {
     // Kubernetes schema: a wrong type, a missing required field.
     copy.edit('k8s/api.yaml', 'containerPort: 3000', 'containerPort: "three thousand"');
-    copy.edit('k8s/dashboard.yaml', /  selector:\n    matchLabels:\n      app.kubernetes.io\/name: rolelink\n      app.kubernetes.io\/component: dashboard\n  strategy:/, '  strategy:');
+    copy.edit('k8s/dashboard.yaml', / {2}selector:\n {4}matchLabels:\n {6}app.kubernetes.io\/name: rolelink\n {6}app.kubernetes.io\/component: dashboard\n {2}strategy:/, '  strategy:');
     // A field the Kubernetes API does not define.
     copy.edit('k8s/api.yaml', '      maxSurge: 1', '      maxSurge: 1\n      maxSurgee: 2');
     // Our conventions: readiness on /readyz, autoscaler targets, placeholder-only Secret.
     copy.edit('k8s/plugin-broker.yaml', 'path: /readyz', 'path: /');
-    copy.edit('k8s/bot-worker.yaml', /name: rolelink-bot-worker\n  minReplicas/, 'name: rolelink-bot-wroker\n  minReplicas');
+    copy.edit('k8s/bot-worker.yaml', /name: rolelink-bot-worker\n {2}minReplicas/, 'name: rolelink-bot-wroker\n  minReplicas');
     copy.edit('k8s/secret.example.yaml', '"REPLACE_ME_WITH_64_HEX_CHARACTERS"', `"${'ab'.repeat(32)}"`);
     // Compose schema: an unknown key, a misspelt condition; and Redis without AOF.
-    copy.edit('docker-compose.yml', /  redis:\n    image:/, '  redis:\n    imgae: redis\n    image:');
+    copy.edit('docker-compose.yml', / {2}redis:\n {4}image:/, '  redis:\n    imgae: redis\n    image:');
     copy.edit('docker-compose.yml', 'condition: service_completed_successfully', 'condition: service_completed');
     copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
     copy.edit('docker-compose.yml', 'target: dashboard', 'target: dashbaord');
     // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
     copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
-    copy.edit('k8s/network-policies.yaml', /  podSelector: \{\}\n  policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
+    copy.edit('k8s/network-policies.yaml', / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
     copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);

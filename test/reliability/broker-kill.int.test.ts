@@ -83,7 +83,7 @@ afterAll(async () => {
   rmSync(caDir, { recursive: true, force: true });
 });
 
-const deps = (): AdminDeps => ({ db, secretKey: () => KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: client, requestSync: async () => undefined });
+const deps = (): AdminDeps => ({ db, secretKey: () => KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: client, requestSync: () => Promise.resolve() });
 
 describe('plugin broker SIGKILLed while a link is being created (issue 13)', () => {
   it('answers 502, leaves no half-created link, and a retry with a new broker works', async () => {
@@ -108,7 +108,7 @@ describe('plugin broker SIGKILLed while a link is being created (issue 13)', () 
     );
     // If the broker failed before reaching the plugin, say so instead of waiting forever.
     const early = await Promise.race([seen.then(() => null), creating]);
-    if (early) throw new Error(`the broker failed before reaching the plugin: ${JSON.stringify((early as AppError).body ?? String(early))}`);
+    if (early) throw new Error(`the broker failed before reaching the plugin: ${JSON.stringify((early as AppError).body ?? (early as Error).message)}`);
     broker.kill('SIGKILL');
     const err = await creating;
     const answeredMs = Date.now() - started;

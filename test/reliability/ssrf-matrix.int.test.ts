@@ -24,11 +24,11 @@ type Form = {
   stoppedAt: 'creation' | 'connect';
 };
 
-const to = (...addresses: string[]): Resolver => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const to = (...addresses: string[]): Resolver => () => Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
 /** Public on the first lookup, loopback afterwards: DNS rebinding between a check and the connect. */
 function rebinding(): Resolver {
   let calls = 0;
-  return async () => (calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+  return () => Promise.resolve(calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
 }
 
 const at = (host: string) => (port: number) => `https://${host}:${port}`;

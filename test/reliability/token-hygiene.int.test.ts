@@ -8,6 +8,7 @@ import { startHarness, TEST_KEY, type Harness } from '../../services/plugin-brok
 import { json } from '../../services/plugin-broker/src/testing/test-plugin';
 import { listOf, seedGuild, seedLink, snowflake, userIds } from '../support/fixtures';
 import { report } from './figures';
+import { bodyOf, type ApiErrorBody, type ChunkAcceptedBody, type ShrinkBody, type UploadCreatedBody } from '../support/api';
 
 // Issue 13, token hygiene: a link's raw API token is shown once, to its admin, and after that exists only
 // at the plugin. This scenario drives a link through its whole life with every component logging at
@@ -111,7 +112,7 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     await request(app).post(`${base}/users/${userIds(1, 900000000000000000n)[0]}`).set('Authorization', `Token ${token}`).expect(200);
     // A shrink that is held, and its confirmation.
     const held = await request(app).put(`${base}/users`).set('Authorization', `Token ${token}`).send(userIds(5)).expect(409);
-    await request(app).put(`${base}/users`).set('Authorization', `Token ${token}`).set('X-RoleLink-Confirm', held.body.errors.change_id).send(userIds(5)).expect(200);
+    await request(app).put(`${base}/users`).set('Authorization', `Token ${token}`).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).send(userIds(5)).expect(200);
     // Wrong places: another scheme, a query string, a mangled token, another link's path, the body, a header of its own.
     await request(app).get(`${base}/users`).set('Authorization', `Bearer ${token}`).expect(401);
     await request(app).get(`${base}/users?token=${token}`).expect(401);
@@ -137,7 +138,7 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     // Chunked uploads are premium-only (spec 8): on free, the session routes are tried with an unknown id.
     const id =
       plan === 'premium'
-        ? ((await request(app).post(`/api/role-link/${theirs.guildId}/${theirs.roleId}/users/upload`).set('Authorization', `Token ${theirs.token}`).expect(200)).body.data.upload_id as string)
+        ? (bodyOf<UploadCreatedBody>(await request(app).post(`/api/role-link/${theirs.guildId}/${theirs.roleId}/users/upload`).set('Authorization', `Token ${theirs.token}`).expect(200)).data.upload_id)
         : randomUUID();
     const there = `/api/role-link/${theirs.guildId}/${theirs.roleId}`;
     const routes: [string, string, unknown?][] = [
@@ -154,13 +155,13 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     for (const [method, path, body] of routes) {
       const call = (request(app) as unknown as Record<string, (p: string) => request.Test>)[method]!(there + path).set('Authorization', `Token ${mine.token}`);
       const res = await (body === undefined ? call : call.send(body as object));
-      expect([method, path, res.status, res.body.message]).toEqual([method, path, 403, 'Invalid or revoked token']);
+      expect([method, path, res.status, bodyOf<ApiErrorBody>(res).message]).toEqual([method, path, 403, 'Invalid or revoked token']);
     }
     expect(await listOf(h.db, theirs.linkId)).toEqual(list);
     if (plan === 'free') return;
     // The session the other link opened is untouched too: still open, with none of the refused chunk in it.
     const chunk = await request(app).post(`${there}/users/upload/${id}/chunk`).set('Authorization', `Token ${theirs.token}`).send(userIds(3)).expect(200);
-    expect(chunk.body.data).toEqual({ chunks: 1, users: 3 });
+    expect(bodyOf<ChunkAcceptedBody>(chunk).data).toEqual({ chunks: 1, users: 3 });
   });
 
   it('finds the tokens where they belong (control: the scan can see a token)', () => {

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, watch } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -53,6 +53,37 @@ function processesUnder(dir: string): string[] {
   return found;
 }
 
+/** Resolves with `read()`'s first defined answer, read again on every change inside `dir`. */
+function whenWritten<T>(dir: string, read: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const check = () => {
+      let value: T | undefined;
+      try {
+        value = read();
+      } catch {
+        return; // caught between the write and the rename: the rename is another change
+      }
+      if (value === undefined) return;
+      finish();
+      resolve(value);
+    };
+    const watcher = watch(dir, check);
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, timeoutMs);
+    const finish = () => {
+      watcher.close();
+      clearTimeout(timer);
+    };
+    check(); // written before the watch began
+  });
+}
+
+/**
+ * Asks the API or the emulator until `probe` answers: they have no change notification to wait on, so
+ * this is a poll of the condition itself, each probe one request.
+ */
 async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -63,7 +94,7 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${String(last)}` : last ? `: ${JSON.stringify(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 300));
   }
 }
@@ -149,8 +180,10 @@ describe('the local stack started by README\'s first command', () => {
   (linkable ? it : it.skip)(
     `accepts a list pushed through the API with the token the example plugin received${linkable ? '' : ` (skipped: not built yet: ${missing(['api', 'broker', 'cli'])})`}`,
     async () => {
-      const stateFile = path.join(clone, '.data', 'plugin-state.json');
-      const token = await until(async () => (existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { token: string }[])[0]?.token : undefined), 30_000, 'the plugin registration');
+      const dataDir = path.join(clone, '.data');
+      const stateFile = path.join(dataDir, 'plugin-state.json');
+      const registered = () => (existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { token: string }[])[0]?.token : undefined);
+      const token = await whenWritten(dataDir, registered, 30_000, 'the plugin registration');
       const url = `http://127.0.0.1:${ports.API_PORT}/api/role-link/${GUILD}/${ROLE}/users`;
       // The plugin pushed its first three demo members after registering; wait for that, then add two.
       await until(async () => {

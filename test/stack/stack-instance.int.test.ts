@@ -46,7 +46,7 @@ describe('stack instance files', () => {
     expect(await stopLeftovers(myFile)).toEqual(['mine']);
     await mine.exited;
     expect(groupAlive(theirs.pid)).toBe(true);
-    expect(JSON.parse(readFileSync(theirFile, 'utf8')).children).toEqual([{ name: 'theirs', pid: theirs.pid, match: 'rolelink-leftover-theirs' }]);
+    expect((JSON.parse(readFileSync(theirFile, 'utf8')) as { children: unknown }).children).toEqual([{ name: 'theirs', pid: theirs.pid, match: 'rolelink-leftover-theirs' }]);
   });
 
   it('refuses, touching nothing, while the stack that recorded the processes still runs', async () => {

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { demoMemberIds } from './push';
 import { buildApp as build, link, PUBLIC_URL, register, TOKEN } from './test-support';
 import { writeSelfSignedCert } from './tls';
+import { bodyOf } from '../../../test/support/body';
 
 describe('example plugin server', () => {
   it('stores the token at /register and asks for the demo list to be pushed', async () => {
@@ -35,7 +36,7 @@ describe('example plugin server', () => {
     await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 7 } }).expect(200);
     expect(wanted.at(-1)).toEqual({ guildId: '1000', count: 7 });
     const bad = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: -1 } }).expect(400);
-    expect(bad.body.error).toMatch(/member_count/);
+    expect(bodyOf<{ error: string }>(bad).error).toMatch(/member_count/);
   });
 
   it('refuses a sync window that does not end after it starts with a 400 whose error the dashboard can show', async () => {
@@ -56,7 +57,7 @@ describe('example plugin server', () => {
     const saved = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config }).expect(200);
     expect(saved.body).toEqual({ ok: true, message: 'Saved: 12 members' });
     const { stray: _stray, ...kept } = config;
-    expect((await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).body.values).toEqual(kept);
+    expect(bodyOf<{ values: Record<string, unknown> }>(await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).values).toEqual(kept);
   });
 
   it('answers GET /config with the iframe response once ui_mode iframe is saved', async () => {
@@ -69,7 +70,7 @@ describe('example plugin server', () => {
 
   it('answers a malformed JSON body with a JSON 400', async () => {
     const res = await request(build().app).post('/config').set('Content-Type', 'application/json').send('{"guild_id":').expect(400);
-    expect(res.body.error).toEqual(expect.any(String));
+    expect(bodyOf<{ error: string }>(res).error).toEqual(expect.any(String));
   });
 
   it('forgets the link on DELETE /config and answers health without a token', async () => {
@@ -77,7 +78,7 @@ describe('example plugin server', () => {
     await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link);
     await request(app).delete('/config').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
     expect(registrations.get('1000', '2000')).toBeUndefined();
-    expect((await request(app).get('/health').expect(200)).body.status).toBe('healthy');
+    expect(bodyOf<{ status: string }>(await request(app).get('/health').expect(200)).status).toBe('healthy');
   });
 
   it('makes consecutive demo member ids from the first one', () => {

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type Request } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import { pluginMiddleware, PluginError } from '@rolelink/plugin-sdk';
 import { configSchema, iframeConfig } from './config-form';
 import { demoConfig, describeConfigError, uiModeOf } from './demo-config';

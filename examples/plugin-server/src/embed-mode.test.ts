@@ -1,6 +1,7 @@
 import { mintIframeToken } from '@rolelink/plugin-sdk';
 import request from 'supertest';
 import { buildApp, DASHBOARD_ORIGINS, link, OTHER_TOKEN, PUBLIC_URL, register, TOKEN } from './test-support';
+import { bodyOf } from '../../../test/support/body';
 
 const VIEWER = '123456789012345678';
 const mint = ({ apiToken = TOKEN, pluginUrl = PUBLIC_URL, guildId = link.guild_id, roleId = link.role_id, now = new Date() } = {}) =>
@@ -96,10 +97,10 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
     const { app, registrations } = await inIframeMode();
     await request(app).post('/embed/config').send({ member_count: 1 }).expect(401);
     const expired = await request(app).post('/embed/config').set('Authorization', `Bearer ${mint({ now: fiveMinutesAgo() })}`).send({ member_count: 1 }).expect(401);
-    expect(expired.body.error).toMatch(/expired/);
+    expect(bodyOf<{ error: string }>(expired).error).toMatch(/expired/);
     await request(app).get('/embed/state').set('Authorization', `Token ${TOKEN}`).expect(401);
     const auth = `Bearer ${mint()}`;
-    expect((await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 10_001 }).expect(400)).body.error).toMatch(/member_count/);
+    expect(bodyOf<{ error: string }>(await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 10_001 }).expect(400)).error).toMatch(/member_count/);
     await request(app).post('/embed/config').set('Authorization', auth).send({}).expect(400);
     await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 1, sync_end_hour: 3 }).expect(400);
     expect(registrations.get('1000', '2000')?.config).toEqual({ member_count: 5, label: 'Demo', ui_mode: 'iframe' });

@@ -3,6 +3,7 @@ import { eventually } from '../../../test/dashboard/browser';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { startListeningApi } from '../../../packages/plugin-sdk/test/listening-api';
 import { createQuickstartPlugin } from './plugin';
+import { bodyOf } from '../../../test/support/body';
 
 let api: Awaited<ReturnType<typeof startListeningApi>>;
 beforeAll(async () => (api = await startListeningApi()));
@@ -22,9 +23,9 @@ describe('the quickstart plugin of docs/plugin-quickstart.md, against the real A
     expect(form.body).toMatchObject({ version: 1, name: 'Quickstart plugin', sections: [{ fields: [{ key: 'member_count', default_value: 25 }] }] });
     await request(plugin).post('/config').set(auth).send({ ...body, config: { member_count: 30 } }).expect(200, { ok: true, message: 'Saved: 30 members' });
     expect(await eventually(() => listOf(api.db, link.linkId), (l) => l.length === 30)).toEqual(userIds(30));
-    expect((await request(plugin).get('/config').set(auth).expect(200)).body.values).toEqual({ member_count: 30 });
+    expect(bodyOf<{ values: Record<string, unknown> }>(await request(plugin).get('/config').set(auth).expect(200)).values).toEqual({ member_count: 30 });
     const refused = await request(plugin).post('/config').set(auth).send({ ...body, config: { member_count: -1 } }).expect(400);
-    expect(refused.body.error).toMatch(/member_count/);
+    expect(bodyOf<{ error: string }>(refused).error).toMatch(/member_count/);
     expect(lines).toEqual([`${link.guildId}/${link.roleId}: 25 members stored`, `${link.guildId}/${link.roleId}: 30 members stored`]);
   });
 });

@@ -86,5 +86,5 @@ export async function run(argv: string[], out: (s: string) => void = console.log
 }
 
 if (require.main === module) {
-  run(process.argv.slice(2)).then((code) => process.exit(code));
+  void run(process.argv.slice(2)).then((code) => process.exit(code));
 }

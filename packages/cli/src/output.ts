@@ -1,6 +1,7 @@
 /** Human output: nested objects as indented `key: value` lines. `--json` prints the value as JSON instead. */
 export function formatHuman(value: unknown, indent = ''): string {
   if (value === null || value === undefined) return `${indent}-`;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a JSON value: only primitives reach here
   if (typeof value !== 'object') return `${indent}${String(value)}`;
   const lines: string[] = [];
   for (const [k, v] of Object.entries(value)) {

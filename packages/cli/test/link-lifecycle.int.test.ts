@@ -9,6 +9,7 @@ import { truncateAll } from '../../../test/support/db';
 import { snowflake, userIds } from '../../../test/support/fixtures';
 import { REDIS_URL } from '../../../test/support/redis';
 import { run } from '../src/main';
+import { bodyOf, type ApiErrorBody, type ShrinkBody } from '../../../test/support/api';
 
 let h: Harness;
 let api: ReturnType<typeof createApp>;
@@ -44,11 +45,14 @@ beforeEach(async () => {
   h.plugin.on('DELETE /config', (_req, res) => json(res, 200, {}));
 });
 
+/** What `--json` prints: an error body (`statusCode`, `message`) or the command's result. */
+type CliOut = { statusCode?: number; message?: string } & Record<string, unknown>;
+
 /** Runs `rolelink … --json` in-process; returns the exit code and the parsed output. */
-async function cli(...args: string[]): Promise<{ code: number; out: any }> {
+async function cli(...args: string[]): Promise<{ code: number; out: CliOut }> {
   const lines: string[] = [];
   const code = await run([...args, '--json'], (s) => lines.push(s), (s) => lines.push(s));
-  return { code, out: JSON.parse(lines.join('\n')) };
+  return { code, out: JSON.parse(lines.join('\n')) as CliOut };
 }
 
 const users = (g: string, r: string) => `/api/role-link/${g}/${r}/users`;
@@ -75,8 +79,8 @@ describe('rolelink link create', () => {
     const res = await cli('link', 'create', g, r, '--plugin-url', h.plugin.url);
     expect(res.code).toBe(1);
     expect(res.out).toMatchObject({ statusCode: 502, message: 'Failed to register with plugin server' });
-    const { rows } = await h.db.pool.query('SELECT count(*)::int AS n FROM role_link');
-    expect(rows[0].n).toBe(0);
+    const { rows } = await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM role_link');
+    expect(rows[0]!.n).toBe(0);
   });
 
   it('refuses plugin URLs that are not HTTPS, too long, or private', async () => {
@@ -128,7 +132,7 @@ describe('link delete, set, show and removals apply', () => {
   it('disables and re-enables a link, and marks it trusted', async () => {
     const { g, r, token } = await created();
     expect((await cli('link', 'set', g, r, '--enabled', 'false')).out).toMatchObject({ state: 'disabled' });
-    expect((await request(api).get(users(g, r)).set('Authorization', `Token ${token}`)).body.message).toBe('This role link is disabled');
+    expect(bodyOf<ApiErrorBody>(await request(api).get(users(g, r)).set('Authorization', `Token ${token}`)).message).toBe('This role link is disabled');
     expect((await cli('link', 'set', g, r, '--enabled', 'true', '--trusted', 'true')).out).toMatchObject({ state: 'active', trusted: true });
     await request(api).get(users(g, r)).set('Authorization', `Token ${token}`).expect(200);
     expect((await cli('link', 'set', g, r, '--enabled', 'maybe')).out.message).toMatch(/true or false/);
@@ -140,9 +144,9 @@ describe('link delete, set, show and removals apply', () => {
     await put(userIds(50)).expect(200);
     const held = await put(userIds(5)).expect(409);
     const shown = await cli('link', 'show', g, r);
-    expect(shown.out).toMatchObject({ state: 'active', counts: { user_count: 50 }, held_change: { change_id: held.body.errors.change_id, removals: 45 } });
+    expect(shown.out).toMatchObject({ state: 'active', counts: { user_count: 50 }, held_change: { change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 } });
     const applied = await cli('removals', 'apply', g, r);
-    expect(applied.out).toMatchObject({ change_id: held.body.errors.change_id, removals: 45 });
+    expect(applied.out).toMatchObject({ change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 });
     await put(userIds(5)).expect(200);
     expect((await cli('removals', 'apply', g, r)).out).toEqual({ statusCode: 404, message: 'No held change to apply for this role link' });
   });
@@ -190,7 +194,7 @@ describe('existing role members at creation (spec 1)', () => {
   it('keeps the current holders on the list before register when asked', async () => {
     let listAtRegister = -1;
     h.plugin.on('POST /register', (_req, res) => {
-      void h.db.pool.query('SELECT user_count FROM role_link WHERE role_id = $1', [small]).then(({ rows }) => {
+      void h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE role_id = $1', [small]).then(({ rows }) => {
         listAtRegister = rows[0]?.user_count ?? -1;
         json(res, 200, {});
       });
@@ -212,7 +216,7 @@ describe('existing role members at creation (spec 1)', () => {
     expect(res.out).toMatchObject({ member_mode: 'handover', existing_members: 153 });
     const shown = await cli('link', 'show', g, big);
     expect(shown.out).toMatchObject({ counts: { user_count: 0 }, awaiting_first_list: true });
-    const { rows } = await h.db.pool.query("SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'");
-    expect(rows[0].n).toBe(153);
+    const { rows } = await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'");
+    expect(rows[0]!.n).toBe(153);
   });
 });

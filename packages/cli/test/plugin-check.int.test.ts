@@ -10,6 +10,9 @@ import { Registrations } from '../../../examples/plugin-server/src/registrations
 import { writeSelfSignedCert } from '../../../examples/plugin-server/src/tls';
 import { run } from '../src/main';
 
+/** What `rolelink plugin check --json` prints (the fields these tests read). */
+type Report = { findings: { check: string; result: string }[] };
+
 // Plugins on loopback over HTTPS with a self-signed certificate, trusted through --ca.
 let dir: string;
 let certFile: string;
@@ -23,7 +26,7 @@ beforeAll(async () => {
   tls = await writeSelfSignedCert(certFile, path.join(dir, 'key.pem'));
   process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS = '127.0.0.1';
 });
-afterAll(async () => {
+afterAll(() => {
   process.env = saved;
   for (const s of servers) {
     s.closeAllConnections();
@@ -75,7 +78,7 @@ describe('rolelink plugin check', () => {
     expect(wanted).toHaveLength(2); // after /register and after the submitted defaults
 
     const json = await check(url, true);
-    const report = JSON.parse(json.out);
+    const report = JSON.parse(json.out) as Report;
     expect(report).toMatchObject({ plugin_url: url, ok: true, ui_mode: 'schema' });
     expect(report.findings.map((f: { check: string; result: string }) => `${f.check} ${f.result}`)).toEqual([
       'plugin URL warn', 'POST /register pass', 'GET /config pass', 'POST /config pass', 'GET /health pass', 'DELETE /config pass',
@@ -87,14 +90,14 @@ describe('rolelink plugin check', () => {
     const url = await sdkPlugin(() => () => broken.response());
     const { code, out } = await check(url, true);
     expect(code).toBe(1);
-    const finding = JSON.parse(out).findings.find((f: { check: string }) => f.check === 'GET /config');
+    const finding = (JSON.parse(out) as Report).findings.find((f: { check: string }) => f.check === 'GET /config');
     expect(finding).toMatchObject({ result: 'fail', errors: expect.arrayContaining([expect.objectContaining({ field: 'sections[0].fields[0].max' }), expect.objectContaining({ field: 'sections[0].fields[1].condition.field' })]) });
   });
 
   it('checks an iframe page for frame-ancestors and a blocking X-Frame-Options', async () => {
     const page = (base: string) => () => iframeResponse({ name: 'Embedded', embedUrl: `${base}/embed?x=1` });
     const good = await sdkPlugin(page, embedPageHeaders(['https://dash.example.com']));
-    const ok = JSON.parse((await check(good, true)).out);
+    const ok = JSON.parse((await check(good, true)).out) as Report;
     expect(ok).toMatchObject({ ok: true, ui_mode: 'iframe' });
     expect(ok.findings).toEqual(expect.arrayContaining([
       expect.objectContaining({ check: 'frame-ancestors', result: 'pass', message: 'frame-ancestors https://dash.example.com' }),
@@ -112,7 +115,7 @@ describe('rolelink plugin check', () => {
   it('fails an unreachable plugin at /register and an http:// URL at once', async () => {
     const gone = await check('https://127.0.0.1:9', true);
     expect(gone.code).toBe(1);
-    expect(JSON.parse(gone.out).findings[1]).toMatchObject({ check: 'POST /register', result: 'fail', message: expect.stringMatching(/no answer/) });
+    expect((JSON.parse(gone.out) as Report).findings[1]).toMatchObject({ check: 'POST /register', result: 'fail', message: expect.stringMatching(/no answer/) });
     const plain = await check('http://plugin.example.com', true);
     expect(JSON.parse(plain.out)).toMatchObject({ ok: false, findings: [{ check: 'plugin URL', result: 'fail', message: 'plugin URL must use HTTPS' }] });
   });

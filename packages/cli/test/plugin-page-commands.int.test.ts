@@ -59,7 +59,7 @@ describe('rolelink config set', () => {
   it('explains how to pass the configuration when it is missing or glued to --json', async () => {
     const missing = await cli('config', 'set', link.guildId, link.roleId, '--json');
     expect(missing.code).toBe(1);
-    expect(JSON.parse(missing.out).message).toBe(`usage: rolelink config set <guildId> <roleId> <configJson> (e.g. rolelink config set <guildId> <roleId> '{"member_count": 30}')`);
+    expect((JSON.parse(missing.out) as { message: string }).message).toBe(`usage: rolelink config set <guildId> <roleId> <configJson> (e.g. rolelink config set <guildId> <roleId> '{"member_count": 30}')`);
     const glued = await cli('config', 'set', link.guildId, link.roleId, '--json={"member_count": 30}');
     expect(glued.code).toBe(1);
     expect(glued.err).toMatch(/--json takes no value: it only makes the answer JSON\. A configuration is the argument after <roleId>/);
@@ -94,11 +94,11 @@ describe('rolelink iframe-url', () => {
 
   it('with --viewer mints a five-minute rl_token for that user, keeping the query', async () => {
     const res = await cli('iframe-url', link.guildId, link.roleId, '--viewer', '123456789012345678', '--json');
-    const out = JSON.parse(res.out);
+    const out = JSON.parse(res.out) as { embed_url: string };
     expect(out).toMatchObject({ expires_in: 300, viewer: '123456789012345678' });
     const url = new URL(out.embed_url);
     expect(url.searchParams.get('lang')).toBe('en');
     expect(verifyIframeToken(url.searchParams.get('rl_token')!, { apiToken: link.token, pluginUrl: link.pluginUrl }).sub).toBe('123456789012345678');
-    expect(JSON.parse((await cli('iframe-url', link.guildId, link.roleId, '--viewer', 'me', '--json')).out).statusCode).toBe(400);
+    expect((JSON.parse((await cli('iframe-url', link.guildId, link.roleId, '--viewer', 'me', '--json')).out) as { statusCode: number }).statusCode).toBe(400);
   });
 });

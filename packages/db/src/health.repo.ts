@@ -12,6 +12,7 @@ export type HealthCheckInput = { status: PluginHealthStatus; latencyMs: number |
 export async function recordHealth(prisma: PrismaClient, pluginUrl: string, result: HealthCheckInput, checkedAt: Date): Promise<void> {
   await prisma.$transaction([
     prisma.pluginHealthCheck.create({
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: Prisma's JSON input does not take Record<string, unknown>
       data: { pluginUrl, status: result.status, latencyMs: result.latencyMs, detail: result.detail as object, checkedAt },
     }),
     prisma.$executeRaw`

@@ -9,12 +9,12 @@ async function loadSeed(path: string): Promise<EmulatorSeed> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`Cannot read EMULATOR_SEED file ${path}: ${(err as Error).message}`);
+    throw new Error(`Cannot read EMULATOR_SEED file ${path}: ${(err as Error).message}`, { cause: err });
   }
   try {
     return parseSeed(JSON.parse(text));
   } catch (err) {
-    throw new Error(`EMULATOR_SEED file ${path}: ${(err as Error).message}`);
+    throw new Error(`EMULATOR_SEED file ${path}: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -23,6 +23,8 @@ export type EmulatorOptions = {
   latencyMs?: number;
   /** The OAuth2 client allowed to sign users in (GET /oauth2/authorize, POST /api/v10/oauth2/token). */
   oauth?: OAuthClient;
+  /** Clock in epoch milliseconds (default Date.now): tests move it past a window's reset instead of sleeping. */
+  now?: () => number;
 };
 
 /** The limits that can change while running (`PATCH /_emulator/config`, `state.configure`). */

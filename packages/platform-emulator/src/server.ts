@@ -26,7 +26,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const port = options.port ?? DEFAULT_OPTIONS.port;
   const botToken = options.botToken ?? DEFAULT_OPTIONS.botToken;
   const oauth = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
-  const state = new EmulatorState({ botToken, botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId, config: configFrom(options), oauth });
+  const state = new EmulatorState({ botToken, botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId, config: configFrom(options), oauth, now: options.now });
   if (options.seed) state.seed(options.seed);
 
   const server = createServer(createEmulatorApp(state, logger));

@@ -1,6 +1,6 @@
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { RoleLinkApiError, RoleLinkClient, RoleLinkNetworkError, type RoleLinkClientOptions } from '../src';
-import { startFaultyProxy, type FaultyProxy } from './faulty-proxy';
+import { startFaultyProxy, type Fault, type FaultyProxy } from './faulty-proxy';
 import { startListeningApi } from './listening-api';
 
 let api: Awaited<ReturnType<typeof startListeningApi>>;
@@ -19,11 +19,12 @@ afterEach(() => proxy.close());
 const clientFor = (link: SeededLink, extra: Partial<RoleLinkClientOptions> = {}) =>
   new RoleLinkClient({ baseUrl: proxy.url, token: link.token, guildId: link.guildId, roleId: link.roleId, retry: { baseDelayMs: 10, maxDelayMs: 50 }, ...extra });
 
+// eslint-disable-next-line @typescript-eslint/require-await -- an async source of IDs for the SDK to read, with nothing to await
 async function* generate(ids: string[]): AsyncGenerator<string> {
   for (const id of ids) yield id;
 }
 
-const openSessions = async () => Number((await api.db.pool.query('SELECT count(*) FROM upload_session WHERE closed_at IS NULL')).rows[0].count);
+const openSessions = async () => Number((await api.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session WHERE closed_at IS NULL')).rows[0]!.count);
 
 describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
   it('adds, checks, lists and removes single users, idempotently', async () => {
@@ -150,9 +151,9 @@ describe('retries', () => {
   it('gives up after `retries` and throws the last answer, or a RoleLinkNetworkError', async () => {
     const link = await seedLink(api.db);
     const client = clientFor(link, { retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 1 } });
-    proxy.inject(isPut, ...Array(3).fill({ kind: 'answer', status: 503 }));
+    proxy.inject(isPut, ...Array<Fault>(3).fill({ kind: 'answer', status: 503 }));
     await expect(client.putUsers(userIds(1))).rejects.toMatchObject({ statusCode: 503, message: 'injected 503' });
-    proxy.inject(isPut, ...Array(3).fill({ kind: 'drop' }));
+    proxy.inject(isPut, ...Array<Fault>(3).fill({ kind: 'drop' }));
     await expect(client.putUsers(userIds(1))).rejects.toBeInstanceOf(RoleLinkNetworkError);
     expect(proxy.seen).toHaveLength(6);
   });

@@ -133,7 +133,7 @@ export class PluginCallsClient {
     }
     let result: PluginCallResult<PluginCallValues[N]>;
     try {
-      result = await withDeadline(job.waitUntilFinished(this.queueEvents(), ttl), ttl + 250);
+      result = await withDeadline(job.waitUntilFinished(this.queueEvents(), ttl) as Promise<PluginCallResult<PluginCallValues[N]>>, ttl + 250);
     } catch (err) {
       // The last look covers a completion the event stream missed; otherwise the job must not run late
       // (a register after its caller rolled back): remove it if still waiting; the broker also skips it.

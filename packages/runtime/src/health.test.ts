@@ -1,6 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { healthRouter, runReadinessChecks } from './health';
+import { bodyOf } from '../../../test/support/body';
 
 function appWith(options: Parameters<typeof healthRouter>[0]) {
   const app = express();
@@ -17,36 +18,36 @@ describe('healthRouter', () => {
   });
 
   it('answers /readyz with 200 and every check up when all dependencies answer', async () => {
-    const app = appWith({ checks: { db: async () => 1, redis: () => 'PONG' } });
+    const app = appWith({ checks: { db: () => Promise.resolve(1), redis: () => 'PONG' } });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body.status).toBe('ready');
-    expect(res.body.checks.db.status).toBe('up');
-    expect(res.body.checks.redis.status).toBe('up');
+    expect(bodyOf<{ status: string }>(res).status).toBe('ready');
+    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.db.status).toBe('up');
+    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.redis.status).toBe('up');
   });
 
   it('answers /readyz with 503 naming the failing check and its error', async () => {
-    const app = appWith({ checks: { db: async () => 1, redis: () => { throw new Error('connect ECONNREFUSED\nstack'); } } });
+    const app = appWith({ checks: { db: () => Promise.resolve(1), redis: () => { throw new Error('connect ECONNREFUSED\nstack'); } } });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(res.body.status).toBe('not_ready');
-    expect(res.body.checks.db.status).toBe('up');
-    expect(res.body.checks.redis).toMatchObject({ status: 'down', error: 'connect ECONNREFUSED' });
+    expect(bodyOf<{ status: string }>(res).status).toBe('not_ready');
+    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.db.status).toBe('up');
+    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.redis).toMatchObject({ status: 'down', error: 'connect ECONNREFUSED' });
   });
 
   it('counts a check that never settles as down once its timeout passes', async () => {
     const app = appWith({ checks: { slow: () => new Promise(() => undefined) }, timeoutMs: 50 });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(res.body.checks.slow).toMatchObject({ status: 'down', error: 'timed out after 50 ms' });
+    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.slow).toMatchObject({ status: 'down', error: 'timed out after 50 ms' });
   });
 
   it('answers /readyz with 503 while draining, without running the checks', async () => {
-    const check = jest.fn(async () => 1);
+    const check = jest.fn(() => Promise.resolve(1));
     const app = appWith({ checks: { db: check }, draining: () => true });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(res.body.status).toBe('draining');
+    expect(bodyOf<{ status: string }>(res).status).toBe('draining');
     expect(check).not.toHaveBeenCalled();
   });
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 
-/** One dependency probe for /readyz: resolves when the dependency answers, throws (or rejects) when not. */
-export type ReadinessCheck = () => Promise<unknown> | unknown;
+/** One dependency probe for /readyz: returns (or resolves) when the dependency answers, throws (or rejects) when not. */
+export type ReadinessCheck = () => unknown;
 
 export type CheckResult = { status: 'up' | 'down'; latency_ms: number; error?: string };
 export type ReadinessReport = { status: 'ready' | 'not_ready'; checks: Record<string, CheckResult> };

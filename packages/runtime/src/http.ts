@@ -6,7 +6,7 @@ import type { Logger } from './logger';
 import { DATABASE_RETRY_AFTER_S, fromDatabaseOutage } from './database-outage';
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express declares Request in the global namespace Express: augmenting it takes one
   namespace Express {
     interface Request {
       id: string;

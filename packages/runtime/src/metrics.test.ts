@@ -71,7 +71,7 @@ describe('createMetrics', () => {
   it('reads queue depth at scrape time from the sampler', async () => {
     const metrics = createMetrics('worker', { defaultMetrics: false });
     let waiting = 3;
-    metrics.queueDepth(async () => [{ queue: 'role-sync', state: 'waiting', count: waiting }]);
+    metrics.queueDepth(() => Promise.resolve([{ queue: 'role-sync', state: 'waiting', count: waiting }]));
     expect(await valueOf(metrics, MetricName.queueJobs, { queue: 'role-sync', state: 'waiting' })).toBe(3);
     waiting = 7;
     expect(await valueOf(metrics, MetricName.queueJobs, { queue: 'role-sync', state: 'waiting' })).toBe(7);

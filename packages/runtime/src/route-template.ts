@@ -61,7 +61,7 @@ export function trackRoute(req: Request): () => string {
       if (key.length > parent.length && value.startsWith(key) && value[key.length] === '/') parent = key;
     }
     const parentTemplate = templates.get(parent) ?? parent;
-    const template = parentTemplate + templatize(value.slice(parent.length), (req.params ?? {}) as Record<string, unknown>, parentTemplate);
+    const template = parentTemplate + templatize(value.slice(parent.length), req.params ?? {}, parentTemplate);
     templates.set(value, template);
     return template;
   };
@@ -86,8 +86,8 @@ export function trackRoute(req: Request): () => string {
     get: () => route,
     set: (value: unknown) => {
       route = value;
-      const path = (value as { path?: unknown } | undefined)?.path;
-      if (path !== undefined) pattern = `${templateOf(baseUrl)}${String(path)}` || '/';
+      const path = (value as { path?: string | RegExp } | undefined)?.path;
+      if (path !== undefined) pattern = `${templateOf(baseUrl)}${path}` || '/';
     },
   });
 

@@ -1,6 +1,6 @@
 import type { Logger } from './logger';
 
-type Step = { name: string; run: () => Promise<unknown> | unknown };
+type Step = { name: string; run: () => unknown }; // a promise is awaited
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: runs the steps in order (stop accepting, finish in-flight work,

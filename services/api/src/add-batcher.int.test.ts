@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type UserAddedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { AddBatcher } from './add-batcher';
 
@@ -29,7 +29,7 @@ describe('batched single adds (POST /users/:userId under concurrency)', () => {
     const [id] = userIds(1);
     const url = `/api/role-link/${link.guildId}/${link.roleId}/users/${id}`;
     const answers = await Promise.all(Array.from({ length: 12 }, () => request(h.app).post(url).set(auth(link.token)).expect(200)));
-    expect(answers.filter((a) => a.body.data.added === true)).toHaveLength(1);
+    expect(answers.filter((a) => bodyOf<UserAddedBody>(a).data.added === true)).toHaveLength(1);
     expect(await count(link.linkId)).toBe(1);
   });
 
@@ -43,8 +43,8 @@ describe('batched single adds (POST /users/:userId under concurrency)', () => {
     expect(results.slice(0, 5).every((r) => r.added)).toBe(true);
     expect(results.slice(5, 20).every((r) => !r.added && r.atLimit)).toBe(true);
     // Already on the list: not a limit error. Every answer carries the version its statement left, the last one the link's.
-    const { rows } = await h.db.pool.query('SELECT list_version::text AS v FROM role_link WHERE id = $1', [link.linkId]);
-    expect(results[20]).toEqual({ added: false, atLimit: false, listVersion: rows[0].v });
+    const { rows } = await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [link.linkId]);
+    expect(results[20]).toEqual({ added: false, atLimit: false, listVersion: rows[0]!.v });
     expect(await count(link.linkId)).toBe(10_000);
     expect(await listOf(h.db, link.linkId)).toHaveLength(10_000);
   });

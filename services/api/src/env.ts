@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
-const schema = z.object({
+/** The API's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
+export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
   API_PORT: envFields.port(3000),
@@ -21,5 +22,9 @@ const schema = z.object({
   API_RATE_LIMIT_PREMIUM: z.coerce.number().int().min(1).default(6_000),
 });
 
-export type ApiEnv = z.infer<typeof schema>;
-export const env: ApiEnv = parseEnv(schema);
+export type ApiEnv = z.infer<typeof envSchema>;
+
+/** Tests pass their own variables; main.ts passes none (process.env). */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
+  return parseEnv(envSchema, source);
+}

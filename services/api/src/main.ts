@@ -2,8 +2,10 @@ import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
-import { env } from './env';
+import { loadEnv } from './env';
 import { OutboxSweeper } from './outbox-sweeper';
+
+const env = loadEnv();
 
 const logger = createLogger('api', env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });

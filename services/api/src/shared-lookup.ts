@@ -39,7 +39,7 @@ export class SharedLookup<V> {
   }
 }
 
-type Deferred<V> = { promise: Promise<V>; resolve(v: V): void; reject(err: unknown): void };
+type Deferred<V> = { promise: Promise<V>; resolve: (v: V) => void; reject: (err: unknown) => void };
 
 function deferred<V>(): Deferred<V> {
   let resolve!: (v: V) => void;

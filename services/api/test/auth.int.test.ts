@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { generateToken } from '@rolelink/domain';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody } from '../../../test/support/api';
 import { seedGuild, seedLink, snowflake } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -42,7 +42,7 @@ describe('User Management API authentication (spec 5 and 7)', () => {
     const b = await seedLink(h.db, { guildId: a.guildId });
     const res = await request(h.app).get(usersPath(b.guildId, b.roleId)).set(auth(a.token));
     expect(res.status).toBe(403);
-    expect(res.body.message).toBe('Invalid or revoked token');
+    expect(bodyOf<ApiErrorBody>(res).message).toBe('Invalid or revoked token');
   });
 
   it('answers 404 Role link not found to a valid token aimed at a guild and role without a link', async () => {
@@ -75,25 +75,25 @@ describe('User Management API authentication (spec 5 and 7)', () => {
 
     await seedGuild(h.db, { id: guildId, plan: 'free', paidSlots: 2 }); // two paid slots: all four fit
     const resumed = await request(h.app).get(usersPath(guildId, newest.roleId)).set(auth(newest.token)).expect(200);
-    expect(resumed.body.data).toEqual(['100000000000000001']);
+    expect(bodyOf<UsersListBody>(resumed).data).toEqual(['100000000000000001']);
   });
 
   it('resumes a paused link when an older link is deleted', async () => {
     const guildId = await seedGuild(h.db, { plan: 'free' });
     const [first, , third] = [await seedLink(h.db, { guildId }), await seedLink(h.db, { guildId }), await seedLink(h.db, { guildId })];
-    await request(h.app).get(usersPath(guildId, third!.roleId)).set(auth(third!.token)).expect(403);
-    await h.db.pool.query('DELETE FROM role_link WHERE id = $1', [first!.linkId]);
-    await request(h.app).get(usersPath(guildId, third!.roleId)).set(auth(third!.token)).expect(200);
+    await request(h.app).get(usersPath(guildId, third.roleId)).set(auth(third.token)).expect(403);
+    await h.db.pool.query('DELETE FROM role_link WHERE id = $1', [first.linkId]);
+    await request(h.app).get(usersPath(guildId, third.roleId)).set(auth(third.token)).expect(200);
   });
 
   it('validates path parameters with 400 Validation error', async () => {
     const link = await seedLink(h.db);
     const bad = await request(h.app).get(`/api/role-link/abc/${link.roleId}/users`).set(auth(link.token));
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toBe('Validation error');
+    expect(bodyOf<ApiErrorBody>(bad).message).toBe('Validation error');
     const badUser = await request(h.app).get(`${usersPath(link.guildId, link.roleId)}/123`).set(auth(link.token));
     expect(badUser.status).toBe(400);
-    expect(badUser.body.message).toBe('Validation error');
+    expect(bodyOf<ApiErrorBody>(badUser).message).toBe('Validation error');
   });
 
   it('checks the header before the path, and the token before the existence of a link', async () => {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type DryRunBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -13,10 +13,10 @@ const put = (l: SeededLink, body: unknown, query = '') =>
 
 /** Everything a list write touches: the list, the link row's counters and marks, held changes, uploads and the sync queue. */
 async function footprint(linkId: string) {
-  const link = await h.db.pool.query(
+  const link = await h.db.pool.query<Record<string, unknown>>(
     `SELECT user_count, list_version::text, sync_wanted_seq::text, first_list_at, updated_at FROM role_link WHERE id = $1`, [linkId]);
-  const held = await h.db.pool.query('SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id', [linkId]);
-  const uploads = await h.db.pool.query('SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id', [linkId]);
+  const held = await h.db.pool.query<Record<string, unknown>>('SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id', [linkId]);
+  const uploads = await h.db.pool.query<Record<string, unknown>>('SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id', [linkId]);
   const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
   return { list: await listOf(h.db, linkId), link: link.rows[0], held: held.rows, uploads: uploads.rows, jobs: jobs.length };
 }
@@ -51,16 +51,16 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
     const before = await footprint(link.linkId);
 
     const dry = await put(link, userIds(10), '?dry_run=true').expect(200);
-    expect(dry.body.data).toMatchObject({ status: 409, outcome: 'held', adds: 0, removals: 30, shrink: { large_removal: true, confirmation: 'none', would_hold: true } });
-    expect(dry.body.data.message).toMatch(/would remove 30 of 40 users/);
-    const confirmed = await put(link, userIds(10), '?dry_run=true').set('X-RoleLink-Confirm', held.body.errors.change_id).expect(200);
-    expect(confirmed.body.data).toMatchObject({ status: 200, outcome: 'replaced', shrink: { confirmation: 'header', would_hold: false } });
+    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({ status: 409, outcome: 'held', adds: 0, removals: 30, shrink: { large_removal: true, confirmation: 'none', would_hold: true } });
+    expect(bodyOf<DryRunBody>(dry).data.message).toMatch(/would remove 30 of 40 users/);
+    const confirmed = await put(link, userIds(10), '?dry_run=true').set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
+    expect(bodyOf<DryRunBody>(confirmed).data).toMatchObject({ status: 200, outcome: 'replaced', shrink: { confirmation: 'header', would_hold: false } });
     const stale = await put(link, userIds(10), '?dry_run=true').set('X-RoleLink-Confirm', '00000000-0000-0000-0000-000000000000').expect(200);
-    expect(stale.body.data).toMatchObject({ status: 409, shrink: { confirmation: 'invalid', would_hold: true } });
+    expect(bodyOf<DryRunBody>(stale).data).toMatchObject({ status: 409, shrink: { confirmation: 'invalid', would_hold: true } });
     expect(await footprint(link.linkId)).toEqual(before);
 
     // The confirmation the dry run reported as accepted is still there for the real write.
-    await put(link, userIds(10)).set('X-RoleLink-Confirm', held.body.errors.change_id).expect(200);
+    await put(link, userIds(10)).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(10));
   });
 
@@ -72,7 +72,7 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
     );
     const before = await footprint(link.linkId);
     const res = await put(link, userIds(5), '?dry_run=true').expect(200);
-    expect(res.body.data).toMatchObject({ status: 409, user_count: 0, next_user_count: 5, adds: 5, removals: 0, shrink: { previous: 20, removals: 15, would_hold: true } });
+    expect(bodyOf<DryRunBody>(res).data).toMatchObject({ status: 409, user_count: 0, next_user_count: 5, adds: 5, removals: 0, shrink: { previous: 20, removals: 15, would_hold: true } });
     expect(await footprint(link.linkId)).toEqual(before);
   });
 
@@ -93,14 +93,14 @@ describe('?dry_run=true on commit (issue 11)', () => {
   it('previews the staged list, keeps the session open and writes nothing', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     await put(link, userIds(10)).expect(200);
-    const id = (await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).body.data.upload_id as string;
+    const id = bodyOf<UploadCreatedBody>(await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).data.upload_id;
     await request(h.app).post(`${base(link)}/upload/${id}/chunk`).set(auth(link.token)).set('Content-Type', 'application/json')
       .send(JSON.stringify([...userIds(8), ...userIds(8)])).expect(200);
     await h.syncQueue.obliterate({ force: true });
     const before = await footprint(link.linkId);
 
     const dry = await request(h.app).post(`${base(link)}/upload/${id}/commit?dry_run=true`).set(auth(link.token)).expect(200);
-    expect(dry.body.data).toMatchObject({ status: 200, outcome: 'replaced', user_count: 10, next_user_count: 8, adds: 0, removals: 2, held_by_synced_limit: 0 });
+    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({ status: 200, outcome: 'replaced', user_count: 10, next_user_count: 8, adds: 0, removals: 2, held_by_synced_limit: 0 });
     expect(await footprint(link.linkId)).toEqual(before);
 
     // The session is still open: the real commit works and matches the preview.

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { collectIdempotencyKeys } from '@rolelink/db';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -14,7 +14,7 @@ const put = (l: SeededLink, body: unknown, key?: string) => {
   return (key ? r.set('Idempotency-Key', key) : r).send(JSON.stringify(body));
 };
 const version = async (l: SeededLink) =>
-  (await h.db.pool.query('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0].v as string;
+  (await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0]!.v;
 const jobs = async () => (await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized'])).length;
 
 describe('Idempotency-Key (issue 11)', () => {
@@ -65,7 +65,7 @@ describe('Idempotency-Key (issue 11)', () => {
 
   it('replays a commit instead of answering 404 for the closed session', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
-    const id = (await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).body.data.upload_id as string;
+    const id = bodyOf<UploadCreatedBody>(await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).data.upload_id;
     await request(h.app).post(`${base(link)}/upload/${id}/chunk`).set(auth(link.token)).set('Content-Type', 'application/json')
       .send(JSON.stringify(userIds(5))).expect(200);
     const commit = () => request(h.app).post(`${base(link)}/upload/${id}/commit`).set(auth(link.token)).set('Idempotency-Key', 'c-1');
@@ -82,9 +82,9 @@ describe('Idempotency-Key (issue 11)', () => {
     expect(held.status).toBe(409);
     const replay = await put(link, userIds(10), 'shrink');
     expect(replay.status).toBe(409);
-    expect(replay.body.errors.change_id).toBe(held.body.errors.change_id);
-    expect((await h.db.pool.query('SELECT count(*)::int AS n FROM held_change WHERE link_id = $1', [link.linkId])).rows[0].n).toBe(1);
-    const confirmed = put(link, userIds(10), 'shrink-confirmed').set('X-RoleLink-Confirm', held.body.errors.change_id);
+    expect(bodyOf<ShrinkBody>(replay).errors.change_id).toBe(bodyOf<ShrinkBody>(held).errors.change_id);
+    expect((await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM held_change WHERE link_id = $1', [link.linkId])).rows[0]!.n).toBe(1);
+    const confirmed = put(link, userIds(10), 'shrink-confirmed').set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id);
     await confirmed.expect(200);
   });
 
@@ -107,10 +107,10 @@ describe('Idempotency-Key (issue 11)', () => {
     const link = await seedLink(h.db);
     const bad = await put(link, userIds(1), 'x'.repeat(256));
     expect(bad.status).toBe(400);
-    expect(bad.body.details).toEqual(['headers.idempotency-key: must be 1 to 255 visible ASCII characters']);
+    expect(bodyOf<ApiErrorBody>(bad).details).toEqual(['headers.idempotency-key: must be 1 to 255 visible ASCII characters']);
     await request(h.app).put(`${base(link)}?dry_run=true`).set(auth(link.token)).set('Content-Type', 'application/json')
       .set('Idempotency-Key', 'dry').send(JSON.stringify(userIds(1))).expect(200);
-    expect((await h.db.pool.query("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'")).rows[0].n).toBe(0);
+    expect((await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'")).rows[0]!.n).toBe(0);
 
     await put(link, userIds(2), 'old').expect(200);
     await h.db.pool.query("UPDATE idempotency_key SET created_at = created_at - interval '25 hours' WHERE key = 'old'");

@@ -38,7 +38,7 @@ describe('the API reference page', () => {
     await b.page.goto(`${origin}/reference`);
     await b.page.getByText('/api/role-link/{guildId}/{roleId}/users/upload/{uploadId}/commit').first().waitFor({ timeout: 20_000 });
     expect(await b.page.locator('.opblock').count()).toBe(9);
-    violations.push(...((await b.page.evaluate('window.cspViolations')) as string[]));
+    violations.push(...(await b.page.evaluate<string[]>('window.cspViolations')));
     expect(violations).toEqual([]);
     expect(outside).toEqual([]);
   });

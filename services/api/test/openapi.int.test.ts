@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { claimIdempotencyKey } from '@rolelink/db';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../src/app';
-import { auth, startApiHarness, type ApiHarness } from '../../../test/support/api';
+import { auth, startApiHarness, type ApiHarness, bodyOf, type DryRunBody, type UploadCreatedBody } from '../../../test/support/api';
 import { seedLink, snowflake, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 /**
@@ -43,7 +43,7 @@ function operation(id: string) {
 function conforms(id: string, res: request.Response): void {
   const documented = operation(id).responses[String(res.status)];
   if (!documented) throw new Error(`${id} answered ${res.status}, which the document does not list: ${JSON.stringify(res.body)}`);
-  const schema = JSON.parse(JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/'));
+  const schema = JSON.parse(JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/')) as object;
   const validate = ajv.compile(schema);
   if (!validate(res.body)) throw new Error(`${id} ${res.status} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`);
   seen.add(`${id} ${res.status}`);
@@ -133,7 +133,7 @@ describe('/openapi.json against the running API', () => {
     const open = async () => {
       const res = await request(h.app).post(`${users}/upload`).set(t);
       conforms('createUpload', res);
-      return `${users}/upload/${res.body.data.upload_id}`;
+      return `${users}/upload/${bodyOf<UploadCreatedBody>(res).data.upload_id}`;
     };
     const session = await open();
     conforms('addChunk', await json(request(h.app).post(`${session}/chunk`).set(t), userIds(40)));
@@ -156,7 +156,7 @@ describe('/openapi.json against the running API', () => {
 
     const dry = await json(request(h.app).put(`${users}?dry_run=true`).set(t), userIds(5));
     conforms('replaceUsers', dry);
-    expect(dry.body.data).toMatchObject({ dry_run: true, status: 200, outcome: 'replaced', adds: 5 });
+    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({ dry_run: true, status: 200, outcome: 'replaced', adds: 5 });
     conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(30)));
 
     const [a, b] = userIds(2) as [string, string];
@@ -186,17 +186,17 @@ describe('/openapi.json against the running API', () => {
     conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-running-put'), userIds(30)));
 
     const opened = await request(h.app).post(`${users}/upload`).set(t);
-    const session = `${users}/upload/${opened.body.data.upload_id}`;
+    const session = `${users}/upload/${bodyOf<UploadCreatedBody>(opened).data.upload_id}`;
     conforms('addChunk', await json(request(h.app).post(`${session}/chunk`).set(t), userIds(40)));
     const dryCommit = await request(h.app).post(`${session}/commit?dry_run=true`).set(t);
     conforms('commitUpload', dryCommit);
-    expect(dryCommit.body.data).toMatchObject({ dry_run: true, next_user_count: 40 });
+    expect(bodyOf<DryRunBody>(dryCommit).data).toMatchObject({ dry_run: true, next_user_count: 40 });
     const commit = () => request(h.app).post(`${session}/commit`).set(t).set('Idempotency-Key', 'openapi-commit');
     conforms('commitUpload', await commit());
     const replayed = await commit();
     conforms('commitUpload', replayed);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
-    const empty = `${users}/upload/${(await request(h.app).post(`${users}/upload`).set(t)).body.data.upload_id}`;
+    const empty = `${users}/upload/${bodyOf<UploadCreatedBody>(await request(h.app).post(`${users}/upload`).set(t)).data.upload_id}`;
     for (const [key, extra, status] of [['openapi-hold-c', {}, 409], ['openapi-412-c', { 'If-Match': '"0.0"' }, 412]] as const) {
       const again = () => request(h.app).post(`${empty}/commit`).set(t).set(extra).set('Idempotency-Key', key);
       conforms('commitUpload', await again());

@@ -19,8 +19,8 @@ describe('writes while Redis is down (design: outbox)', () => {
     await request(h.app).put(url).set(auth(link.token)).set('Content-Type', 'application/json').send(JSON.stringify(userIds(3))).expect(200);
     await request(h.app).post(`${url}/${userIds(4)[3]}`).set(auth(link.token)).expect(200);
     expect(Date.now() - started).toBeLessThan(5_000);
-    const marked = await h.db.pool.query('SELECT sync_wanted_seq > sync_done_seq AS wanted FROM role_link WHERE id = $1', [link.linkId]);
-    expect(marked.rows[0].wanted).toBe(true);
+    const marked = await h.db.pool.query<{ wanted: boolean }>('SELECT sync_wanted_seq > sync_done_seq AS wanted FROM role_link WHERE id = $1', [link.linkId]);
+    expect(marked.rows[0]!.wanted).toBe(true);
     expect(await h.syncQueue.getWaitingCount()).toBe(0);
 
     // Redis is back (the sweeper's notifier talks to the real one).
@@ -30,7 +30,7 @@ describe('writes while Redis is down (design: outbox)', () => {
     const sweeper = new OutboxSweeper(h.db.pool, sync, silentLogger(), 60_000);
     await sweeper.sweepOnce(0);
     const jobs = await h.syncQueue.getJobs(['waiting']);
-    expect(jobs.map((j) => j.data)).toEqual([{ linkId: link.linkId }]);
+    expect(jobs.map((j): unknown => j.data)).toEqual([{ linkId: link.linkId }]);
     await sync.close();
     redis.disconnect();
   });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { collectUploadGarbage, replaceList } from '@rolelink/db';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ChunkAcceptedBody, type ShrinkBody, type UploadCreatedBody, type UserCountBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -13,20 +13,20 @@ const json = (r: request.Test, body: unknown) => r.set('Content-Type', 'applicat
 
 async function open(l: SeededLink): Promise<string> {
   const res = await request(h.app).post(`${base(l)}/upload`).set(auth(l.token)).expect(200);
-  expect(res.body.data.upload_id).toMatch(/^[0-9a-f-]{36}$/);
-  return res.body.data.upload_id as string;
+  expect(bodyOf<UploadCreatedBody>(res).data.upload_id).toMatch(/^[0-9a-f-]{36}$/);
+  return bodyOf<UploadCreatedBody>(res).data.upload_id;
 }
 const chunk = (l: SeededLink, id: string, ids: unknown) => json(request(h.app).post(`${base(l)}/upload/${id}/chunk`).set(auth(l.token)), ids);
 const commit = (l: SeededLink, id: string) => request(h.app).post(`${base(l)}/upload/${id}/commit`).set(auth(l.token));
 const cancel = (l: SeededLink, id: string) => request(h.app).delete(`${base(l)}/upload/${id}`).set(auth(l.token));
-const stagedRows = async () => Number((await h.db.pool.query('SELECT count(*) FROM upload_staged')).rows[0].count);
+const stagedRows = async () => Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_staged')).rows[0]!.count);
 
 describe('chunked upload sessions (spec 3.2)', () => {
   it('is refused on the free plan with a clear 403', async () => {
     const link = await seedLink(h.db, { plan: 'free' });
     const res = await request(h.app).post(`${base(link)}/upload`).set(auth(link.token));
     expect(res.status).toBe(403);
-    expect(res.body.message).toMatch(/premium plan only/);
+    expect(bodyOf<ApiErrorBody>(res).message).toMatch(/premium plan only/);
   });
 
   it('counts chunks and users before deduplication, then commits the deduplicated union', async () => {
@@ -44,8 +44,8 @@ describe('chunked upload sessions (spec 3.2)', () => {
     const parts = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => userIds(5_000, 100000000000000000n + BigInt(i * 5_000)));
     const results = await Promise.all(parts.map((p) => chunk(link, id, p)));
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
-    expect(Math.max(...results.map((r) => r.body.data.chunks))).toBe(8);
-    expect((await commit(link, id).expect(200)).body.data.user_count).toBe(40_000);
+    expect(Math.max(...results.map((r) => bodyOf<ChunkAcceptedBody>(r).data.chunks))).toBe(8);
+    expect(bodyOf<UserCountBody>(await commit(link, id).expect(200)).data.user_count).toBe(40_000);
   });
 
   it('refuses a chunk over 100,000 IDs or with a bad ID as a validation error', async () => {
@@ -53,7 +53,7 @@ describe('chunked upload sessions (spec 3.2)', () => {
     const id = await open(link);
     const big = await chunk(link, id, userIds(100_001));
     expect(big.status).toBe(400);
-    expect(big.body.message).toBe('Validation error');
+    expect(bodyOf<ApiErrorBody>(big).message).toBe('Validation error');
     expect((await chunk(link, id, ['12'])).status).toBe(400);
     expect((await chunk(link, id, userIds(100_000))).status).toBe(200);
   });
@@ -68,7 +68,7 @@ describe('chunked upload sessions (spec 3.2)', () => {
     expect(outcome).toEqual({ kind: 'over-limit', next: 10 });
     expect(await stagedRows()).toBe(10);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
-    expect((await commit(link, id).expect(200)).body.data.user_count).toBe(10);
+    expect(bodyOf<UserCountBody>(await commit(link, id).expect(200)).data.user_count).toBe(10);
   });
 
   it('holds a commit that shrinks the list, keeps staging, and accepts the retry with the header', async () => {
@@ -78,9 +78,9 @@ describe('chunked upload sessions (spec 3.2)', () => {
     const id = await open(link);
     await chunk(link, id, userIds(50)).expect(200);
     const held = await commit(link, id).expect(409);
-    expect(held.body.errors).toMatchObject({ code: 'shrink', previous: 100, next: 50, removals: 50 });
+    expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ code: 'shrink', previous: 100, next: 50, removals: 50 });
     expect(await stagedRows()).toBe(50);
-    await commit(link, id).set('X-RoleLink-Confirm', held.body.errors.change_id).expect(200);
+    await commit(link, id).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(50));
   });
 
@@ -89,7 +89,7 @@ describe('chunked upload sessions (spec 3.2)', () => {
     await json(request(h.app).put(base(link)).set(auth(link.token)), userIds(3)).expect(200);
     const id = await open(link);
     const held = await commit(link, id).expect(409);
-    await commit(link, id).set('X-RoleLink-Confirm', held.body.errors.change_id).expect(200);
+    await commit(link, id).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
     const empty = await seedLink(h.db, { plan: 'premium' });
     const id2 = await open(empty);
@@ -136,7 +136,7 @@ describe('chunked upload sessions (spec 3.2)', () => {
     await expect404(commit(link, expired));
     await collectUploadGarbage(h.db.pool);
     expect(await stagedRows()).toBe(0);
-    expect(Number((await h.db.pool.query('SELECT count(*) FROM upload_session')).rows[0].count)).toBe(0);
+    expect(Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session')).rows[0]!.count)).toBe(0);
   });
 
   it('does not let another link use a session', async () => {
@@ -155,8 +155,8 @@ describe('chunked upload sessions (spec 3.2)', () => {
     expect(committed.status).toBe(200);
     expect(added.status).toBe(200);
     const list = await listOf(h.db, link.linkId);
-    const { rows } = await h.db.pool.query('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
-    expect(rows[0].user_count).toBe(list.length);
+    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0]!.user_count).toBe(list.length);
     expect([100_000, 100_001]).toContain(list.length);
   });
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -24,17 +24,17 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     expect(res.body).toEqual({ data: { user_count: 5 } });
     expect(await listOf(h.db, link.linkId)).toEqual(ids);
     const again = await put(link, ids.slice(2)).expect(200);
-    expect(again.body.data.user_count).toBe(3);
+    expect(bodyOf<UserCountBody>(again).data.user_count).toBe(3);
     expect(await listOf(h.db, link.linkId)).toEqual(ids.slice(2));
   });
 
   it('refuses an ID outside 17 to 20 digits and writes nothing', async () => {
     const link = await seedLink(h.db);
     await put(link, userIds(3)).expect(200);
-    for (const bad of [['1234'], ['123456789012345678901'], [12345678901234567890], ['abcdefghijklmnopqr'], 'x', { a: 1 }]) {
+    for (const bad of [['1234'], ['123456789012345678901'], [12345678901234567168], ['abcdefghijklmnopqr'], 'x', { a: 1 }]) {
       const res = await put(link, bad);
       expect(res.status).toBe(400);
-      expect(res.body.message).toBe('Validation error');
+      expect(bodyOf<ApiErrorBody>(res).message).toBe('Validation error');
     }
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(3));
   });
@@ -43,18 +43,18 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     const free = await seedLink(h.db, { plan: 'free' });
     const res = await put(free, userIds(10_001));
     expect(res.status).toBe(413);
-    expect(res.body.statusCode).toBe(413);
-    expect(res.body.message).toMatch(/at most 10,000 per PUT/);
+    expect(bodyOf<ApiErrorBody>(res).statusCode).toBe(413);
+    expect(bodyOf<ApiErrorBody>(res).message).toMatch(/at most 10,000 per PUT/);
     const premium = await seedLink(h.db, { plan: 'premium' });
     const big = await put(premium, userIds(100_001));
     expect(big.status).toBe(413);
-    expect(big.body.message).toMatch(/chunked upload/);
+    expect(bodyOf<ApiErrorBody>(big).message).toMatch(/chunked upload/);
   });
 
   it('accepts 100,000 IDs in one premium PUT', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const res = await put(link, userIds(100_000)).expect(200);
-    expect(res.body.data.user_count).toBe(100_000);
+    expect(bodyOf<UserCountBody>(res).data.user_count).toBe(100_000);
   });
 
   it('enforces the free stored limit of 10,000 with an upgrade hint', async () => {
@@ -62,7 +62,7 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     await put(link, userIds(10_000)).expect(200);
     const add = await request(h.app).post(`${base(link)}/200000000000000000`).set(auth(link.token));
     expect(add.status).toBe(400);
-    expect(add.body.message).toMatch(/^Maximum 10,000 users per role link\. Upgrade to premium/);
+    expect(bodyOf<ApiErrorBody>(add).message).toMatch(/^Maximum 10,000 users per role link\. Upgrade to premium/);
     const again = await request(h.app).post(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
     expect(again.body).toEqual({ data: { added: false } });
   });
@@ -72,8 +72,8 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     await put(link, userIds(3)).expect(200);
     const held = await put(link, []);
     expect(held.status).toBe(409);
-    const confirmed = await put(link, []).set('X-RoleLink-Confirm', held.body.errors.change_id).expect(200);
-    expect(confirmed.body.data.user_count).toBe(0);
+    const confirmed = await put(link, []).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
+    expect(bodyOf<UserCountBody>(confirmed).data.user_count).toBe(0);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
   });
 
@@ -82,13 +82,13 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     await put(link, userIds(2)).expect(200);
     const malformed = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'application/json').send('["1234567890123456789",');
     expect(malformed.status).toBe(400);
-    expect(malformed.body.message).toBe('Validation error');
+    expect(bodyOf<ApiErrorBody>(malformed).message).toBe('Validation error');
     const text = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'text/plain').send('hello');
     expect(text.status).toBe(415);
     expect(text.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json' });
     const huge = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'application/json').send(`[${' '.repeat(5 * 1024 * 1024)}]`);
     expect(huge.status).toBe(413);
-    expect(huge.body.statusCode).toBe(413);
+    expect(bodyOf<ApiErrorBody>(huge).statusCode).toBe(413);
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(2));
   });
 
@@ -140,11 +140,11 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
     await put(link, userIds(100)).expect(200);
     const first = await put(link, userIds(10)).expect(409);
     const second = await put(link, userIds(10)).expect(409);
-    expect(second.body.errors.change_id).not.toBe(first.body.errors.change_id);
-    const stale = await put(link, userIds(10)).set('X-RoleLink-Confirm', first.body.errors.change_id);
+    expect(bodyOf<ShrinkBody>(second).errors.change_id).not.toBe(bodyOf<ShrinkBody>(first).errors.change_id);
+    const stale = await put(link, userIds(10)).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(first).errors.change_id);
     expect(stale.status).toBe(409);
-    expect(stale.body.errors.message).toMatch(/latest/);
-    const latest = stale.body.errors.change_id;
+    expect(bodyOf<ShrinkBody>(stale).errors.message).toMatch(/latest/);
+    const latest = bodyOf<ShrinkBody>(stale).errors.change_id;
     await put(link, userIds(10)).set('X-RoleLink-Confirm', latest).expect(200);
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(10));
   });
@@ -154,9 +154,9 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
     await put(link, userIds(100)).expect(200);
     const held = await put(link, userIds(10)).expect(409);
     await h.db.pool.query("UPDATE held_change SET created_at = now() - interval '61 minutes'");
-    const late = await put(link, userIds(10)).set('X-RoleLink-Confirm', held.body.errors.change_id);
+    const late = await put(link, userIds(10)).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id);
     expect(late.status).toBe(409);
-    expect(late.body.errors.message).toMatch(/expired/);
+    expect(bodyOf<ShrinkBody>(late).errors.message).toMatch(/expired/);
   });
 
   it('never holds a trusted link', async () => {
@@ -181,7 +181,7 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
       [link.linkId, userIds(40)],
     );
     const held = await put(link, userIds(20)).expect(409);
-    expect(held.body.errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
+    expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
     await put(link, userIds(35)).expect(200);
   });
 });
@@ -211,15 +211,15 @@ describe('single users and reads (spec 4.1)', () => {
     const ids = userIds(150).reverse();
     await put(link, ids).expect(200);
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
-    expect(res.body.data).toEqual(userIds(150));
-    expect(res.body.meta).toEqual({ user_count: 150, synced_count: 0, pending_count: 100, synced_limit: 100, user_limit: 10_000 });
+    expect(bodyOf<UsersListBody>(res).data).toEqual(userIds(150));
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 150, synced_count: 0, pending_count: 100, synced_limit: 100, user_limit: 10_000 });
   });
 
   it('answers an empty data array for an empty list', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
-    expect(res.body.data).toEqual([]);
-    expect(res.body.meta).toMatchObject({ user_count: 0, synced_limit: 30_000_000, user_limit: 30_000_000 });
+    expect(bodyOf<UsersListBody>(res).data).toEqual([]);
+    expect(bodyOf<UsersListBody>(res).meta).toMatchObject({ user_count: 0, synced_limit: 30_000_000, user_limit: 30_000_000 });
   });
 
   it('keeps user_count equal to the rows under concurrent adds and removes', async () => {
@@ -227,8 +227,8 @@ describe('single users and reads (spec 4.1)', () => {
     const ids = userIds(60);
     await Promise.all(ids.map((id) => request(h.app).post(`${base(link)}/${id}`).set(auth(link.token))));
     await Promise.all(ids.slice(0, 20).map((id) => request(h.app).delete(`${base(link)}/${id}`).set(auth(link.token))));
-    const { rows } = await h.db.pool.query('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
-    expect(rows[0].user_count).toBe(40);
+    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0]!.user_count).toBe(40);
     expect(await listOf(h.db, link.linkId)).toHaveLength(40);
   });
 });
@@ -237,8 +237,8 @@ describe('sync requests (spec 6.2, design outbox)', () => {
   it('marks the link and queues one deduplicated role-sync job for a burst of changes', async () => {
     const link = await seedLink(h.db);
     for (const id of userIds(5)) await request(h.app).post(`${base(link)}/${id}`).set(auth(link.token)).expect(200);
-    const { rows } = await h.db.pool.query('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
-    expect(rows[0].seq).toBe(5);
+    const { rows } = await h.db.pool.query<{ seq: number }>('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
+    expect(rows[0]!.seq).toBe(5);
     expect(await syncJobs()).toEqual([link.linkId]);
   });
 

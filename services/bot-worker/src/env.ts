@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
-/** The bot worker's configuration: parsed once at start, fails fast listing every problem. */
+/** The bot worker's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
 export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,

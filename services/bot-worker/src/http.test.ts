@@ -1,15 +1,16 @@
 import request from 'supertest';
 import { createMetrics, memoryLogger, silentLogger } from '@rolelink/runtime';
 import { createHttpApp } from './http';
+import { bodyOf } from '../../../test/support/body';
 
 describe('worker http server', () => {
   it('answers liveness, readiness with its checks, and Prometheus metrics', async () => {
     const metrics = createMetrics('bot-worker-test', { defaultMetrics: false });
     metrics.roleChanges().inc({ action: 'add', result: 'applied' });
-    const server = createHttpApp({ checks: { db: async () => 1, redis: async () => 'PONG' }, draining: () => false, metrics, logger: silentLogger() });
+    const server = createHttpApp({ checks: { db: () => Promise.resolve(1), redis: () => Promise.resolve('PONG') }, draining: () => false, metrics, logger: silentLogger() });
     await request(server).get('/healthz').expect(200, { status: 'ok' });
     const ready = await request(server).get('/readyz').expect(200);
-    expect(Object.keys(ready.body.checks)).toEqual(['db', 'redis']);
+    expect(Object.keys(bodyOf<{ checks: Record<string, unknown> }>(ready).checks)).toEqual(['db', 'redis']);
     const text = (await request(server).get('/metrics').expect(200)).text;
     expect(text).toContain('rolelink_role_changes_total{action="add",result="applied",service="bot-worker-test"} 1');
   });

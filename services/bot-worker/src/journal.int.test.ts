@@ -1,5 +1,4 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import type { PlatformClient } from '@rolelink/platform-client';
 import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
@@ -11,7 +10,6 @@ import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild
 
 let emulator: RunningEmulator;
 let db: TestDb;
-let client: PlatformClient;
 let bot: BotWorker;
 const log = memoryLogger('bot-worker', 'debug');
 
@@ -22,7 +20,7 @@ const LIMIT = 100_000;
 let harness: InProcessBot;
 beforeAll(async () => {
   harness = await startInProcessBot({ logger: log.logger, concurrency: 2 });
-  ({ emulator, db, client, bot } = harness);
+  ({ emulator, db, bot } = harness);
 });
 
 afterAll(() => harness?.close());
@@ -193,7 +191,7 @@ describe('change journal', () => {
       db,
       secretKey: () => Buffer.alloc(32),
       allowPrivatePluginHosts: [],
-      plugin: { register: async () => undefined, deleteConfig: async () => void deleted.push('config') },
+      plugin: { register: () => Promise.resolve(), deleteConfig: () => Promise.resolve(void deleted.push('config')) },
       requestSync: (linkId: string) => sync(linkId),
     };
     const kept = await syncedLink('premium', members.slice(0, 10));

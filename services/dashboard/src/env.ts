@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
-const schema = z
+/** The dashboard's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
+export const envSchema = z
   .object({
     NODE_ENV: envFields.nodeEnv,
     LOG_LEVEL: envFields.logLevel,
@@ -36,5 +37,9 @@ const schema = z
     }
   });
 
-export type DashboardEnv = z.infer<typeof schema>;
-export const env: DashboardEnv = parseEnv(schema);
+export type DashboardEnv = z.infer<typeof envSchema>;
+
+/** Tests pass their own variables; main.ts passes none (process.env). */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): DashboardEnv {
+  return parseEnv(envSchema, source);
+}

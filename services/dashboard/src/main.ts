@@ -3,8 +3,10 @@ import { producerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, decodeKey, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
 import { buildContext } from './context';
-import { env } from './env';
+import { loadEnv } from './env';
 import { DEFAULT_WEB_DIST } from './web-app/static-app';
+
+const env = loadEnv();
 
 const logger = createLogger('dashboard', env.LOG_LEVEL);
 if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {

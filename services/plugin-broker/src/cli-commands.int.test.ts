@@ -25,9 +25,11 @@ async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   const code = await run(args, (s) => lines.push(s), (s) => lines.push(s));
   return { code, out: lines.join('\n') };
 }
-async function cliJson(...args: string[]): Promise<{ code: number; out: any }> {
+/** What `--json` prints: an error body (`statusCode`, `message`) or the command's result. */
+type CliOut = { statusCode?: number; message?: string; embed_url?: string } & Record<string, unknown>;
+async function cliJson(...args: string[]): Promise<{ code: number; out: CliOut }> {
   const r = await cli(...args, '--json');
-  return { code: r.code, out: JSON.parse(r.out) };
+  return { code: r.code, out: JSON.parse(r.out) as CliOut };
 }
 
 const form = {
@@ -62,7 +64,7 @@ describe('rolelink config / iframe-url / health', () => {
   it('iframe-url mints a token for the viewer, and refuses a schema-mode plugin', async () => {
     h.plugin.on('GET /config', (_req, res) => json(res, 200, { version: 1, ui_mode: 'iframe', name: 'E', embed_url: 'https://127.0.0.1:9/e' }));
     const out = await cliJson('iframe-url', link.guildId, link.roleId, '--viewer', '123456789012345678');
-    const token = new URL(out.out.embed_url).searchParams.get('rl_token')!;
+    const token = new URL(out.out.embed_url!).searchParams.get('rl_token')!;
     expect(verifyIframeToken(token, { apiToken: link.token, pluginUrl: link.pluginUrl }).sub).toBe('123456789012345678');
     h.plugin.on('GET /config', (_req, res) => json(res, 200, form));
     expect((await cliJson('iframe-url', link.guildId, link.roleId, '--viewer', '123456789012345678')).out.statusCode).toBe(400);

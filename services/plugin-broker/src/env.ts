@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { decodeKey, envFields, parseEnv } from '@rolelink/runtime';
 
-const schema = z.object({
+/** The plugin broker's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
+export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
   DATABASE_URL: envFields.databaseUrl,
@@ -19,5 +20,9 @@ const schema = z.object({
   HEALTH_POLL_EVERY_MS: z.coerce.number().int().min(1000).default(60_000),
 });
 
-export type BrokerEnv = z.infer<typeof schema>;
-export const env: BrokerEnv = parseEnv(schema);
+export type BrokerEnv = z.infer<typeof envSchema>;
+
+/** Tests pass their own variables; main.ts passes none (process.env). */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): BrokerEnv {
+  return parseEnv(envSchema, source);
+}

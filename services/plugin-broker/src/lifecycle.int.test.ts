@@ -14,7 +14,7 @@ beforeAll(async () => {
   h = await startHarness({
     allowHosts: ['127.0.0.1'],
     // Every name resolves to loopback: `plugin.test` plays a public name whose DNS points inside.
-    resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
   });
 });
 afterAll(() => h.close());
@@ -94,7 +94,7 @@ describe('register (spec 4.2, 3.1)', () => {
   });
 
   it('reaches an allow-listed name that resolves to a private address', async () => {
-    const allowing = await startHarness({ allowHosts: ['plugin.test'], resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const allowing = await startHarness({ allowHosts: ['plugin.test'], resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) });
     try {
       allowing.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
       const link = await allowing.seedLink(`https://plugin.test:${allowing.plugin.port}`);

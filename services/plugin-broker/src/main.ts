@@ -3,10 +3,12 @@ import { producerConnection, workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
-import { env } from './env';
+import { loadEnv } from './env';
 import { PluginHttp } from './plugin-http/plugin-http';
 import { createBrokerServer } from './server';
 import { createBrokerWorker } from './worker';
+
+const env = loadEnv();
 
 const logger = createLogger('plugin-broker', env.LOG_LEVEL);
 if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {

@@ -1,5 +1,9 @@
+/** JSON as a plugin sends it: tests may set any property to anything, or delete it. */
+export type RawObject = Record<string, unknown>;
+export type RawSchema = RawObject & { sections: (RawObject & { fields: RawObject[] })[]; values: RawObject };
+
 /** A valid schema using every field type: the base that tests mutate one rule at a time. */
-export function sampleSchema(): Record<string, any> {
+export function sampleSchema(): RawSchema {
   return {
     version: 1,
     name: 'Sample plugin',

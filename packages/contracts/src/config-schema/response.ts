@@ -2,7 +2,7 @@ import type { EmbedUrlCheck, IframeResponse } from './iframe';
 import { iframeResponseSchema } from './iframe';
 import { toFieldErrors } from './issues';
 import type { FieldError } from './limits';
-import { configSchemaResponse, type ConfigSchemaResponse, type ConfigStructure } from './schema';
+import { configSchemaResponse, type ConfigStructure } from './schema';
 
 export type ParsedConfigResponse =
   | { ui_mode: 'schema'; structure: ConfigStructure; values: Record<string, unknown> }
@@ -22,6 +22,6 @@ export function parseConfigResponse(body: unknown, check: EmbedUrlCheck = {}): P
   }
   const r = configSchemaResponse.safeParse(body);
   if (!r.success) return { ok: false, errors: toFieldErrors(r.error) };
-  const { values, ...structure } = r.data as ConfigSchemaResponse;
+  const { values, ...structure } = r.data;
   return { ok: true, value: { ui_mode: 'schema', structure, values: values ?? {} } };
 }

@@ -1,9 +1,12 @@
 import { CONFIG_LIMITS as L } from './limits';
 import { parseConfigResponse } from './response';
-import { sampleSchema } from './fixtures';
+import { sampleSchema, type RawObject, type RawSchema } from './fixtures';
 
-type Schema = Record<string, any>;
-const f = (s: Schema, section: number, field: number): Schema => s.sections[section].fields[field];
+type Schema = RawSchema;
+/** A field with the nested objects the tests reach into (the sample has each where a test uses it). */
+type Field = RawObject & { validation: RawObject; condition: RawObject; options: RawObject[]; conditions: RawObject[] };
+const section = (s: Schema, index: number) => s.sections[index]!;
+const f = (s: Schema, index: number, field: number): Field => section(s, index).fields[field]! as Field;
 
 /** Parses and returns the paths of the errors (each rejection must name the offending property). */
 function errorPaths(s: unknown): string[] {
@@ -17,7 +20,7 @@ function mutated(change: (s: Schema) => void): Schema {
   return s;
 }
 
-function fields(n: number, prefix = 'f'): Schema[] {
+function fields(n: number, prefix = 'f'): RawObject[] {
   return Array.from({ length: n }, (_, i) => ({ type: 'checkbox', key: `${prefix}${i}`, label: `F${i}` }));
 }
 
@@ -50,10 +53,10 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
     ['description over 500 characters', (s) => (s.description = 'd'.repeat(L.descriptionMax + 1)), 'description'],
     ['no sections', (s) => (s.sections = []), 'sections'],
     ['more than 10 sections', (s) => (s.sections = Array.from({ length: 11 }, (_, i) => ({ title: 't', fields: fields(1, `s${i}_`) }))), 'sections'],
-    ['a section without fields', (s) => (s.sections[0].fields = []), 'sections[0].fields'],
-    ['a section with 31 fields', (s) => (s.sections[0].fields = fields(31)), 'sections[0].fields'],
-    ['a section whose title is missing', (s) => delete s.sections[1].title, 'sections[1].title'],
-    ['collapsible that is not a boolean', (s) => (s.sections[0].collapsible = 'yes'), 'sections[0].collapsible'],
+    ['a section without fields', (s) => (section(s, 0).fields = []), 'sections[0].fields'],
+    ['a section with 31 fields', (s) => (section(s, 0).fields = fields(31)), 'sections[0].fields'],
+    ['a section whose title is missing', (s) => delete section(s, 1).title, 'sections[1].title'],
+    ['collapsible that is not a boolean', (s) => (section(s, 0).collapsible = 'yes'), 'sections[0].collapsible'],
     ['duplicate keys across sections', (s) => (f(s, 1, 0).key = 'nickname'), 'sections[1].fields[0].key'],
     ['a key with a forbidden character', (s) => (f(s, 0, 0).key = 'nick-name'), 'sections[0].fields[0].key'],
     ['a key over 100 characters', (s) => (f(s, 0, 0).key = 'k'.repeat(L.keyMax + 1)), 'sections[0].fields[0].key'],
@@ -63,7 +66,7 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
     ['a label over 200 characters', (s) => (f(s, 0, 0).label = 'l'.repeat(L.labelMax + 1)), 'sections[0].fields[0].label'],
     ['a field description over 500 characters', (s) => (f(s, 0, 0).description = 'd'.repeat(501)), 'sections[0].fields[0].description'],
     ['text placeholder over 200 characters', (s) => (f(s, 0, 0).placeholder = 'p'.repeat(201)), 'sections[0].fields[0].placeholder'],
-    ['text default over 1,000 characters', (s) => { f(s, 0, 0).default_value = 'a'.repeat(1001); delete f(s, 0, 0).validation; }, 'sections[0].fields[0].default_value'],
+    ['text default over 1,000 characters', (s) => { f(s, 0, 0).default_value = 'a'.repeat(1001); delete (f(s, 0, 0) as RawObject).validation; }, 'sections[0].fields[0].default_value'],
     ['text default not matching the pattern', (s) => (f(s, 0, 0).default_value = 'ABC'), 'sections[0].fields[0].default_value'],
     ['text default longer than validation.max', (s) => (f(s, 0, 0).default_value = 'a'.repeat(21)), 'sections[0].fields[0].default_value'],
     ['an invalid regular expression', (s) => (f(s, 0, 0).validation.pattern = '(['), 'sections[0].fields[0].validation.pattern'],
@@ -81,9 +84,9 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
     ['select without options', (s) => (f(s, 0, 4).options = []), 'sections[0].fields[4].options'],
     ['select with 101 options', (s) => (f(s, 0, 4).options = Array.from({ length: 101 }, (_, i) => ({ label: `o${i}`, value: i }))), 'sections[0].fields[4].options'],
     ['select default not among the options', (s) => (f(s, 0, 4).default_value = 'asia'), 'sections[0].fields[4].default_value'],
-    ['option label over 100 characters', (s) => (f(s, 0, 4).options[0].label = 'l'.repeat(101)), 'sections[0].fields[4].options[0].label'],
-    ['option value over 500 characters', (s) => (f(s, 0, 4).options[0].value = 'v'.repeat(501)), 'sections[0].fields[4].options[0].value'],
-    ['option value that is a boolean', (s) => (f(s, 0, 4).options[0].value = true), 'sections[0].fields[4].options[0].value'],
+    ['option label over 100 characters', (s) => (f(s, 0, 4).options[0]!.label = 'l'.repeat(101)), 'sections[0].fields[4].options[0].label'],
+    ['option value over 500 characters', (s) => (f(s, 0, 4).options[0]!.value = 'v'.repeat(501)), 'sections[0].fields[4].options[0].value'],
+    ['option value that is a boolean', (s) => (f(s, 0, 4).options[0]!.value = true), 'sections[0].fields[4].options[0].value'],
     ['radio with 51 options', (s) => (f(s, 0, 5).options = Array.from({ length: 51 }, (_, i) => ({ label: `o${i}`, value: i }))), 'sections[0].fields[5].options'],
     ['radio default not among the options', (s) => (f(s, 0, 5).default_value = 3), 'sections[0].fields[5].default_value'],
     ['radio default of the wrong type', (s) => (f(s, 0, 5).default_value = '1'), 'sections[0].fields[5].default_value'],
@@ -113,13 +116,13 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
     ['a condition with both equals and equals_any', (s) => (f(s, 1, 0).condition.equals_any = [true]), 'sections[1].fields[0].condition.equals_any'],
     ['a condition with neither equals nor equals_any', (s) => (f(s, 1, 0).condition = { field: 'advanced' }), 'sections[1].fields[0].condition.equals'],
     ['a condition comparing with an object', (s) => (f(s, 1, 0).condition.equals = { a: 1 }), 'sections[1].fields[0].condition.equals'],
-    ['an empty equals_any', (s) => (f(s, 1, 1).conditions[1].equals_any = []), 'sections[1].fields[1].conditions[1].equals_any'],
+    ['an empty equals_any', (s) => (f(s, 1, 1).conditions[1]!.equals_any = []), 'sections[1].fields[1].conditions[1].equals_any'],
     ['more than 5 conditions', (s) => (f(s, 1, 1).conditions = Array.from({ length: 6 }, () => ({ field: 'advanced', equals: true }))), 'sections[1].fields[1].conditions'],
-    ['a condition in the list naming no field', (s) => (f(s, 1, 1).conditions[0].field = 'ghost'), 'sections[1].fields[1].conditions[0].field'],
+    ['a condition in the list naming no field', (s) => (f(s, 1, 1).conditions[0]!.field = 'ghost'), 'sections[1].fields[1].conditions[0].field'],
     ['pair_with naming no field', (s) => (f(s, 0, 3).pair_with = 'ghost'), 'sections[0].fields[3].pair_with'],
     ['pair_with naming the field itself', (s) => (f(s, 0, 3).pair_with = 'max_level'), 'sections[0].fields[3].pair_with'],
     ['values with a key that is no field', (s) => (s.values.ghost = 1), 'values.ghost'],
-    ['values that is not an object', (s) => (s.values = [1]), 'values'],
+    ['values that is not an object', (s) => ((s as RawObject).values = [1]), 'values'],
   ];
 
   it.each(rejections)('rejects %s and names the path', (_name, change, path) => {
@@ -128,7 +131,7 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
 });
 
 describe('iframe-mode response validation (spec 2.11)', () => {
-  const iframe = (over: Schema = {}): Schema => ({ version: 1, ui_mode: 'iframe', name: 'Plugin', embed_url: 'https://plugin.example.com/embed?a=1', ...over });
+  const iframe = (over: RawObject = {}): RawObject => ({ version: 1, ui_mode: 'iframe', name: 'Plugin', embed_url: 'https://plugin.example.com/embed?a=1', ...over });
   const isForbiddenHost = (u: URL) => u.hostname === 'localhost' || u.hostname.endsWith('.internal');
 
   it('accepts a valid iframe response', () => {
@@ -136,7 +139,7 @@ describe('iframe-mode response validation (spec 2.11)', () => {
     expect(r.ok && r.value.ui_mode === 'iframe' && r.value.iframe.embed_url).toBe('https://plugin.example.com/embed?a=1');
   });
 
-  const rejections: [string, Schema, string][] = [
+  const rejections: [string, RawObject, string][] = [
     ['an http embed_url', iframe({ embed_url: 'http://plugin.example.com/' }), 'embed_url'],
     ['an embed_url over 2,000 characters', iframe({ embed_url: 'https://plugin.example.com/' + 'a'.repeat(2000) }), 'embed_url'],
     ['an embed_url that is no URL', iframe({ embed_url: 'not a url' }), 'embed_url'],

@@ -1,9 +1,9 @@
-import { sampleSchema } from './fixtures';
+import { sampleSchema, type RawSchema } from './fixtures';
 import { parseConfigResponse } from './response';
 import type { ConfigStructure } from './schema';
 import { validateSubmission } from './submission';
 
-function structure(change: (s: Record<string, any>) => void = () => undefined): ConfigStructure {
+function structure(change: (s: RawSchema) => void = () => undefined): ConfigStructure {
   const s = sampleSchema();
   change(s);
   const r = parseConfigResponse(s);
@@ -93,12 +93,12 @@ describe('submission validation against the schema (spec 4.2 rule 3)', () => {
   });
 
   it('uses a field default when evaluating conditions on an unsubmitted field', () => {
-    const s = structure((x) => (x.sections[0].fields[7].default_value = true));
+    const s = structure((x) => (x.sections[0]!.fields[7]!.default_value = true));
     expect(errorsFor(valid(), s)).toEqual({ api_key: 'API key is required' });
   });
 
   it('hides a field whose condition names a hidden field (cascade)', () => {
-    const s = structure((x) => x.sections[1].fields[2].condition = { field: 'api_key', equals: 'x' });
+    const s = structure((x) => x.sections[1]!.fields[2]!.condition = { field: 'api_key', equals: 'x' });
     // api_key is hidden (advanced off), so accent's condition fails even though api_key was sent as 'x'.
     const r = validateSubmission(s, { ...valid(), api_key: 'x', accent: 'not a colour' });
     expect(r.ok && r.config).not.toHaveProperty('accent');

@@ -23,7 +23,7 @@ export function oauthRouter(state: EmulatorState): Router {
 
   router.get('/authorize', (req, res) => {
     const nonce = newNonce();
-    const request = authorizeRequest(state, req.query as Record<string, unknown>, true);
+    const request = authorizeRequest(state, req.query, true);
     if (typeof request === 'string') return sendError(res, request, nonce);
     const { users, total } = signInUsers(state, MAX_LISTED);
     res.status(200).set(pageHeaders(nonce, new URL(request.redirectUri).origin)).send(signInPage(request, users, total, nonce));

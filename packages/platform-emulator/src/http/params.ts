@@ -26,6 +26,7 @@ export function guildOf(state: EmulatorState, req: Request): GuildState {
 
 export function intQuery(value: unknown, field: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the platform's message shows a repeated or nested parameter as String() does
   if (typeof value !== 'string' || !/^-?\d+$/.test(value)) throw invalidFormBody(field, 'NUMBER_TYPE_COERCE', `Value "${String(value)}" is not int.`);
   const n = Number(value);
   if (n < min) throw invalidFormBody(field, 'NUMBER_TYPE_MIN', `int value should be greater than or equal to ${min}.`);

@@ -58,7 +58,7 @@ export type AuthorizeFields = { user_id?: string; action?: string; client_id?: s
 export async function authorizePage(emulator: RunningEmulator, params: Record<string, string | undefined> = {}): Promise<{ status: number; headers: Headers; html: string }> {
   const all: Record<string, string | undefined> = { response_type: 'code', client_id: emulator.oauth.clientId, scope: 'identify guilds', state: 'st4te', redirect_uri: REDIRECT, ...params };
   const query = new URLSearchParams(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
-  const res = await fetch(`${emulator.url}/oauth2/authorize?${query}`);
+  const res = await fetch(`${emulator.url}/oauth2/authorize?${query.toString()}`);
   return { status: res.status, headers: res.headers, html: await res.text() };
 }
 

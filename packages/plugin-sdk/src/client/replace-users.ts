@@ -78,7 +78,7 @@ async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceO
       held: outcome.held,
       via: 'put',
       confirm: (changeId = outcome.held.changeId, o = {}) => send(changeId, o.signal),
-      cancel: async () => undefined,
+      cancel: () => Promise.resolve(),
     };
   };
   return send(options.confirm, options.signal, options.idempotencyKey);

@@ -29,6 +29,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an abort rejects with whatever reason the caller aborted with, as fetch does
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -36,6 +37,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- as above: the caller's abort reason
       reject(signal!.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });

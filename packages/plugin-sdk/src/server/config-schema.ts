@@ -26,7 +26,7 @@ declare const VALUE: unique symbol;
 export type Field<K extends string = string, V = unknown> = { type: string; key: K; label: string; readonly [VALUE]?: V } & Record<string, unknown>;
 
 function field<K extends string, V>(type: string, key: K, label: string, options: object): Field<K, V> {
-  return { type, key, label, ...options } as Field<K, V>;
+  return { type, key, label, ...options };
 }
 
 export const fields = {
@@ -107,7 +107,7 @@ export function configForm<const S extends readonly Section[]>(def: { name: stri
       name: def.name,
       ...(def.description !== undefined ? { description: def.description } : {}),
       sections: def.sections,
-      ...(values ? { values: values as Record<string, unknown> } : {}),
+      ...(values ? { values } : {}),
     }),
   };
 }

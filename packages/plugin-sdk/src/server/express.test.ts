@@ -6,6 +6,7 @@ import { pluginMiddleware } from './express';
 import { embedPageHeaders, frameAncestors } from './frame-ancestors';
 import { PluginError, type PluginHooks } from './plugin-handlers';
 import { MemoryTokenStore } from './token-store';
+import { bodyOf } from '../../../../test/support/body';
 
 const TOKEN = 'rl_' + 'a'.repeat(43);
 const OTHER = 'rl_' + 'b'.repeat(43);
@@ -78,7 +79,7 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
   });
 
   it('answers /health without authorization, from the hook when given', async () => {
-    expect((await request(setup().app).get('/health').expect(200)).body.status).toBe('healthy');
+    expect(bodyOf<{ status: string }>(await request(setup().app).get('/health').expect(200)).status).toBe('healthy');
     const degraded = setup({ health: () => ({ status: 'degraded', checks: { db: { status: 'down', message: 'timeout' } } }) });
     expect((await request(degraded.app).get('/health').expect(200)).body).toEqual({ status: 'degraded', checks: { db: { status: 'down', message: 'timeout' } } });
   });
@@ -91,7 +92,7 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
     const store = new MemoryTokenStore();
     const server = http.createServer(pluginMiddleware({ store, getConfig: () => iframeResponse({ name: 'Page', embedUrl: 'https://p.example.com/embed' }) }));
     await request(server).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
-    expect((await request(server).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).body.ui_mode).toBe('iframe');
+    expect(bodyOf<{ ui_mode: string }>(await request(server).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).ui_mode).toBe('iframe');
     await request(server).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: {} }).expect(400);
     await request(server).post('/register').set('Authorization', `Token ${TOKEN}`).set('Content-Type', 'application/json').send('{"guild_id":').expect(400);
     await request(server).get('/elsewhere').expect(404);

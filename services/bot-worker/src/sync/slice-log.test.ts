@@ -24,7 +24,7 @@ describe('sync slice log line', () => {
         await Promise.resolve();
         noteRateLimited(1_250);
       }),
-      withSliceTally(other, async () => undefined),
+      withSliceTally(other, () => Promise.resolve()),
     ]);
     noteRateLimited(500); // outside any slice (the reconcile): ignored
     expect(mine.http429).toEqual({ count: 1, retry_after_ms: 1_250 });

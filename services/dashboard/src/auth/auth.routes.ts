@@ -22,8 +22,8 @@ function signInFailedPage(message: string): string {
 <body><h1>Sign-in failed</h1><p>${escapeHtml(message)}</p><p><a href="/auth/login">Try again</a> · <a href="/">Back to the dashboard</a></p></body></html>`;
 }
 
-const regenerate = (req: Request) => new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
-const destroy = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+const regenerate = (req: Request) => new Promise<void>((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
+const destroy = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err?: Error) => (err ? reject(err) : resolve())));
 
 /**
  * Sign-in with the platform's OAuth2 authorization-code flow: /auth/login sends the browser to the

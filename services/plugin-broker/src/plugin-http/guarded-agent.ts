@@ -88,6 +88,7 @@ export class GuardedAgent extends https.Agent {
       process.nextTick(() => callback(new BlockedAddressError(host, host)));
       return undefined;
     }
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with this agent as `this` on the next line
     const create = https.Agent.prototype.createConnection as unknown as (this: https.Agent, o: unknown, cb: unknown) => net.Socket;
     const socket = create.call(this, { ...options, lookup: guardedLookup(this.resolve, this.permits) }, callback);
     socket.once('connect', () => {

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => plugin.close());
 
 /** Resolves every name to loopback, like a public name whose DNS record points at 127.0.0.1. */
-const toLoopback: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+const toLoopback: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
 
 function client(allowHosts: string[] = ['127.0.0.1'], resolve?: Resolver): PluginHttp {
   return new PluginHttp({ allowHosts, ca: plugin.ca, ...(resolve ? { resolve } : {}) });
@@ -107,10 +107,11 @@ describe('PluginHttp', () => {
   it('blocks a name when any one of its addresses is private, before connecting to any', async () => {
     // Checked on the lookup itself: a guard that looked only at the first address would hand both to
     // happy-eyeballs, which may connect to either.
-    const mixed: Resolver = async () => [
-      { address: '93.184.215.14', family: 4 },
-      { address: '10.0.0.8', family: 4 },
-    ];
+    const mixed: Resolver = () =>
+      Promise.resolve([
+        { address: '93.184.215.14', family: 4 },
+        { address: '10.0.0.8', family: 4 },
+      ]);
     const lookup = guardedLookup(mixed, addressPolicy([]));
     const result = await new Promise<unknown>((resolve) => lookup('plugin.test', { all: true }, (err, addresses) => resolve(err ?? addresses)));
     expect(result).toBeInstanceOf(BlockedAddressError);

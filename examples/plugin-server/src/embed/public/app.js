@@ -16,7 +16,7 @@
     var candidates = [];
     try {
       if (document.referrer) candidates.push(new URL(document.referrer).origin);
-    } catch (e) {
+    } catch {
       /* an unparsable referrer names no origin */
     }
     if (location.ancestorOrigins && location.ancestorOrigins.length) candidates.push(location.ancestorOrigins[0]);

@@ -54,7 +54,7 @@ export function AppShell() {
           <div className="user">
             {user.avatar_url ? <img className="avatar" src={user.avatar_url} alt="" width={28} height={28} /> : null}
             <span className="user-name">{displayName}</span>
-            <button type="button" className="btn btn-small" onClick={onSignOut} disabled={signingOut}>
+            <button type="button" className="btn btn-small" onClick={() => void onSignOut()} disabled={signingOut}>
               Sign out
             </button>
           </div>

@@ -73,7 +73,7 @@ export function HeldChangePanel({ guildId, roleId, held, owner, onApplied }: Pro
       ) : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
-          <button type="button" className="btn btn-warning" onClick={apply} disabled={busy}>
+          <button type="button" className="btn btn-warning" onClick={() => void apply()} disabled={busy}>
             {busy ? 'Applying…' : 'Apply removals'}
           </button>
         )

@@ -1,4 +1,4 @@
-import type { LinkView, PlanName, PluginHealthStatus } from '@rolelink/contracts';
+import type { LinkView, PluginHealthStatus } from '@rolelink/contracts';
 import { Badge, type BadgeTone } from './Badge';
 
 const HEALTH: Record<PluginHealthStatus | 'unknown', { tone: BadgeTone; text: string }> = {
@@ -24,6 +24,6 @@ export function LinkStateBadge({ state }: { state: LinkView['state'] }) {
   return <Badge tone="success">Active</Badge>;
 }
 
-export function PlanBadge({ plan }: { plan: PlanName | string }) {
+export function PlanBadge({ plan }: { plan: string }) { // a PlanName, or a plan this build does not know
   return <Badge tone={plan === 'premium' ? 'accent' : 'neutral'}>{plan === 'premium' ? 'Premium' : plan === 'free' ? 'Free plan' : plan}</Badge>;
 }

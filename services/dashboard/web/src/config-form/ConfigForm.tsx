@@ -134,7 +134,7 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
   }
 
   return (
-    <form className="config-form" onSubmit={submit} noValidate aria-labelledby={`${formId}-name`}>
+    <form className="config-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${formId}-name`}>
       <div className="config-form-header">
         <h2 id={`${formId}-name`}>{structure.name}</h2>
         {structure.description ? <p className="section-description">{structure.description}</p> : null}

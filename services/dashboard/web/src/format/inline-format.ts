@@ -26,7 +26,7 @@ const BARE_URL_START = /^https?:\/\//i;
  */
 export function safeHref(raw: string): string | null {
   const value = raw.trim();
-  if (value === '' || /[\u0000-\u0020\u007f-\u009f]/.test(value)) return null;
+  if (value === '' || /[\p{Cc} ]/u.test(value)) return null; // controls (C0, DEL, C1) or a space
   if (!/^https?:\/\//i.test(value)) return null;
   let url: URL;
   try {
@@ -160,7 +160,12 @@ function parse(src: string, ctx: Context): InlineNode[] {
           const children = parse(src.slice(i + 1, labelEnd), { links: false });
           const href = safeHref(src.slice(labelEnd + 2, targetEnd));
           if (href) out.push({ kind: 'link', href, children });
-          else for (const child of children) child.kind === 'text' ? out.add(child.text) : out.push(child);
+          else {
+            for (const child of children) {
+              if (child.kind === 'text') out.add(child.text);
+              else out.push(child);
+            }
+          }
           i = targetEnd + 1;
           continue;
         }

@@ -75,7 +75,7 @@ export function CreateLinkPage() {
       const created = await dashboardApi.createLink(guildId, { role_id: roleId, plugin_url: pluginUrl.trim(), existing_members: askMembers ? mode : 'handover' });
       const kept = created.member_mode === 'keep' && created.existing_members > 0 ? `${created.existing_members.toLocaleString()} current members were kept on the list.` : undefined;
       toast.show('success', 'Link created', kept);
-      navigate(linkPaths(guildId, created.role_id).config);
+      void navigate(linkPaths(guildId, created.role_id).config);
     } catch (err) {
       if (err instanceof ApiError) setFailure({ message: err.message, status: err.status, fields: fieldMap(err.fieldErrors) });
       else setFailure({ message: err instanceof Error ? err.message : String(err), status: 0, fields: {} });
@@ -109,7 +109,7 @@ export function CreateLinkPage() {
         <ErrorBanner message={failure.message} />
       ) : null}
 
-      <form className="card form" onSubmit={submit} noValidate>
+      <form className="card form" onSubmit={(e) => void submit(e)} noValidate>
         <div className="field">
           <label htmlFor={`${id}-role`}>Role</label>
           <div className="with-swatch">

@@ -7,7 +7,7 @@ import { FieldGroup } from '../FieldShell';
  * hint says so; the submitted value is the array of chosen option values, in option order.
  */
 export function MultiSelectField({ field, id, value, error, onChange, onBlur }: ControlProps<'multi_select'>) {
-  const chosen = Array.isArray(value) ? value : [];
+  const chosen: unknown[] = Array.isArray(value) ? value : [];
   const max = field.max_selections;
   const full = max !== undefined && chosen.length >= max;
 

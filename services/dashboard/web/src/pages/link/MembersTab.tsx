@@ -54,7 +54,7 @@ export function MembersTab() {
   return (
     <div>
       <h2>Members</h2>
-      <form className="inline-form" onSubmit={lookUp} noValidate>
+      <form className="inline-form" onSubmit={(e) => void lookUp(e)} noValidate>
         <div className="field">
           <label htmlFor={`${id}-user`}>User ID</label>
           <div className="input-group">

@@ -68,7 +68,7 @@ export function SettingsTab() {
       await dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles });
       setConfirming(false);
       toast.show('success', 'Link deleted', stripRoles ? `${roleName} is no longer linked; the bot is removing it from the members it gave it to.` : `${roleName} is no longer linked to its plugin.`);
-      navigate(guildPath(guildId));
+      void navigate(guildPath(guildId));
     } catch (err) {
       setConfirming(false);
       setError(err instanceof Error ? err.message : String(err));

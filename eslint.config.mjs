@@ -1,0 +1,53 @@
+// ESLint for the whole tree: typescript-eslint's type-checked recommended rules on every TypeScript file
+// (each file is checked against the tsconfig that includes it: the root one, or the web app's), and the
+// plain recommended rules on the few JavaScript files, which no tsconfig covers. Formatting is Prettier's
+// job (`pnpm format`), so eslint-config-prettier switches off the stylistic rules that would fight it.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  {
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      '**/coverage/',
+      '.data/',
+      '.bench/',
+      // Prisma's generated client (`pnpm db:generate`).
+      'packages/db/src/generated/',
+    ],
+  },
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.node },
+    },
+    rules: {
+      // A leading underscore marks a binding kept on purpose: an Express error handler's fourth parameter
+      // (Express tells error handlers by their arity), or a property left out of a rest object.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    files: ['services/dashboard/web/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    // Plain JavaScript: no tsconfig includes these files, so there is no type information to check with.
+    files: ['**/*.{js,mjs,cjs}'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['examples/plugin-server/src/embed/public/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser } },
+  },
+  prettier,
+);
