@@ -18,6 +18,9 @@ export default defineConfig(
       '.bench/',
       // Prisma's generated client (`pnpm db:generate`).
       'packages/db/src/generated/',
+      // Consumers of the packed SDK: they import the tarball's dist/ from a scratch project, so only the
+      // package test's own tsc run (against the packed types) can check them.
+      'packages/plugin-sdk/test/packed-consumer/*.{mts,cts}',
     ],
   },
   {
@@ -44,6 +47,12 @@ export default defineConfig(
     // Plain JavaScript: no tsconfig includes these files, so there is no type information to check with.
     files: ['**/*.{js,mjs,cjs}'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // CommonJS files load modules with require(); that is what they are for.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['examples/plugin-server/src/embed/public/**/*.js'],

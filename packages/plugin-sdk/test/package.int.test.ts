@@ -49,7 +49,7 @@ afterAll(async () => {
 
 async function filesUnder(root: string, sub = ''): Promise<string[]> {
   const entries = await readdir(path.join(root, sub), { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(root, path.join(sub, e.name)) : [path.join(sub, e.name)])));
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(root, path.join(sub, e.name)) : Promise.resolve([path.join(sub, e.name)]))));
   return nested.flat();
 }
 

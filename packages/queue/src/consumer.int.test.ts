@@ -26,9 +26,12 @@ describe('typed queues', () => {
 
   it('gives each job to the handler of its name with its payload parsed by the catalog, and fails the others', async () => {
     const seen: JobData<PluginCalls, 'fetch-config'>[] = [];
-    const idle = async () => null;
+    const idle = () => Promise.resolve(null);
     const handlers: JobHandlers<PluginCalls> = {
-      'fetch-config': async (data) => void seen.push(data),
+      'fetch-config': (data) => {
+        seen.push(data);
+        return Promise.resolve();
+      },
       register: idle,
       'submit-config': idle,
       'delete-config': idle,

@@ -8,7 +8,7 @@ const EARLY_WAKE_MS = 100;
 
 export type FollowUps = {
   /** Another pass of a link wanted now (a reconcile found it drifted). */
-  syncNow(linkId: string): Promise<unknown>;
+  syncNow: (linkId: string) => Promise<unknown>;
   /** What a sync slice leaves behind: the rest of the pass, a wake-up after a 429, or a scheduled retry. */
   afterSlice(linkId: string, result: SliceResult): Promise<void>;
   /** The next page of a reconcile that ran out of budget. */

@@ -40,8 +40,8 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
 
 /** A job name this release does not know (an older or newer release left it): logged and dropped. */
 export function ignoreUnknownJob(logger: Logger): (job: Job) => Promise<string> {
-  return async (job) => {
+  return (job) => {
     logger.warn('unknown role-sync job ignored', { jobId: job.id, name: job.name });
-    return 'ignored';
+    return Promise.resolve('ignored');
   };
 }

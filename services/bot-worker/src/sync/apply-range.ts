@@ -89,20 +89,20 @@ type Change = {
 const ADD: Change = {
   action: 'add',
   call: (api, link, userId, reason) => api.guilds.addRoleToMember(link.guildId, userId, link.roleId, { reason }),
-  accepted: recordOutcome.added,
+  accepted: (db, linkId, userId) => recordOutcome.added(db, linkId, userId),
   acceptedAs: 'applied',
   notInGuild: (db, linkId, userId) => recordOutcome.addFailed(db, linkId, userId, 'not_in_guild'),
-  refused: recordOutcome.addFailed,
+  refused: (db, linkId, userId, error) => recordOutcome.addFailed(db, linkId, userId, error),
   leavesUserShort: true,
 };
 
 const REMOVE: Change = {
   action: 'remove',
   call: (api, link, userId, reason) => api.guilds.removeRoleFromMember(link.guildId, userId, link.roleId, { reason }),
-  accepted: recordOutcome.removed,
+  accepted: (db, linkId, userId) => recordOutcome.removed(db, linkId, userId),
   acceptedAs: 'removed',
-  notInGuild: recordOutcome.removed,
-  refused: recordOutcome.removeFailed,
+  notInGuild: (db, linkId, userId) => recordOutcome.removed(db, linkId, userId),
+  refused: (db, linkId, userId, error) => recordOutcome.removeFailed(db, linkId, userId, error),
   leavesUserShort: false,
 };
 

@@ -30,7 +30,8 @@ function pluginErrorText(body: Buffer, status: number): string {
   const obj = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as Record<string, unknown>) : {};
   const text = typeof obj.error === 'string' ? obj.error : typeof obj.message === 'string' ? obj.message : '';
   // eslint-disable-next-line no-control-regex -- C0 controls and DEL are exactly what this strips
-  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 500);
+  const printable = text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const clean = printable.trim().slice(0, 500);
   return clean || `plugin answered ${status}`;
 }
 
