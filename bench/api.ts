@@ -32,11 +32,16 @@ function parseArgs(args: string[]): Options {
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = () => inline ?? args[++i];
     if (flag === '--only') {
-      o.only = new Set((value() ?? '').split(',').filter(Boolean).map((f) => {
-        const fig = ALIASES[f.trim()];
-        if (!fig) throw new Error(`--only: unknown figure "${f}" (one of ${FIGURES.join(', ')})`);
-        return fig;
-      }));
+      o.only = new Set(
+        (value() ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((f) => {
+            const fig = ALIASES[f.trim()];
+            if (!fig) throw new Error(`--only: unknown figure "${f}" (one of ${FIGURES.join(', ')})`);
+            return fig;
+          }),
+      );
     } else if (flag === '--ids') o.ids = num(value(), '--ids', 100_000, 30_000_000);
     else if (flag === '--runs') o.runs = num(value(), '--runs', 1, 51);
     else if (flag === '--post-seconds') o.postSeconds = num(value(), '--post-seconds', 1, 600);
@@ -50,7 +55,10 @@ function parseArgs(args: string[]): Options {
 }
 
 function load(): string {
-  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 function table(rows: Row[]): string[] {
@@ -137,8 +145,7 @@ export async function run(args: string[]): Promise<void> {
   const lines = [
     '',
     `pnpm bench api ${args.join(' ')}`.trim(),
-    `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ` +
-      `PostgreSQL ${pgVersion}, load at end ${load()}`,
+    `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ` + `PostgreSQL ${pgVersion}, load at end ${load()}`,
     '',
     ...table(rows),
     '',

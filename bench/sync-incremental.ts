@@ -123,7 +123,9 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       const p95 = percentile(times, 95);
       const p99 = percentile(times, 99);
       out(`### Incremental: ${changes} adds + ${changes} removals at random moments on a premium link with ${n.toLocaleString('en-US')} listed and applied users`);
-      out(`- write → role changed in the emulator: p50 ${percentile(times, 50).toFixed(0)} ms, **p95 ${p95.toFixed(0)} ms** (goal ≤ 2000 ms) ${verdict(p95 <= 2000)}, **p99 ${p99.toFixed(0)} ms** (goal ≤ 5000 ms) ${verdict(p99 <= 5000)}, max ${times[times.length - 1]!.toFixed(0)} ms`);
+      out(
+        `- write → role changed in the emulator: p50 ${percentile(times, 50).toFixed(0)} ms, **p95 ${p95.toFixed(0)} ms** (goal ≤ 2000 ms) ${verdict(p95 <= 2000)}, **p99 ${p99.toFixed(0)} ms** (goal ≤ 5000 ms) ${verdict(p99 <= 5000)}, max ${times[times.length - 1]!.toFixed(0)} ms`,
+      );
       out(`- PostgreSQL rows read per change (API write + worker, index entries + heap rows of the sync tables): **${(reads / times.length).toFixed(1)}**; worker CPU per change **${(cpu / times.length).toFixed(2)} ms**`);
       out(`- journal rows left after the run: ${journalLeft} (compacted); data generation ${(loadMs / 1000).toFixed(0)} s, not part of the figures`);
     } finally {

@@ -28,7 +28,10 @@ const filters = { externalTables: [], externalEnums: [] };
 
 function migrationsList() {
   const dirs = existsSync(baseDir)
-    ? readdirSync(baseDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? readdirSync(baseDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   const lockPath = path.join(baseDir, 'migration_lock.toml');
   return {
@@ -71,12 +74,8 @@ async function diff(connectionString: string, name: string, fromRef: string): Pr
   const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schemaText]] }, () => undefined, adapter);
   try {
     const hasMigrations = migrationsList().migrationDirectories.length > 0;
-    const previous = hasMigrations
-      ? execFileSync('git', ['show', `${fromRef}:prisma/schema.prisma`], { cwd: root, encoding: 'utf8' })
-      : null;
-    const from = previous === null
-      ? { tag: 'empty' }
-      : { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: previous }] };
+    const previous = hasMigrations ? execFileSync('git', ['show', `${fromRef}:prisma/schema.prisma`], { cwd: root, encoding: 'utf8' }) : null;
+    const from = previous === null ? { tag: 'empty' } : { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: previous }] };
     const result = await engine.diff({
       from: from as never,
       to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schemaText }] },

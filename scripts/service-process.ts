@@ -79,12 +79,7 @@ export type RunningService = {
  * Starts `name` and resolves once /readyz answers 200. `packageDir` runs another copy of the service's
  * package, e.g. a `pnpm deploy --prod` output (what an image holds), from its own directory.
  */
-export async function startService(
-  name: ServiceName,
-  form: Form,
-  env: Record<string, string>,
-  opts: { packageDir?: string; timeoutMs?: number } = {},
-): Promise<RunningService> {
+export async function startService(name: ServiceName, form: Form, env: Record<string, string>, opts: { packageDir?: string; timeoutMs?: number } = {}): Promise<RunningService> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const port = await freePort();
   const { portVar, hostVar } = SERVICES[name];

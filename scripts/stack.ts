@@ -95,7 +95,12 @@ function devSecret(envVar: string, file: string): string {
 
 function tail(file: string, lines = 15): string {
   try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+    return readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `    ${l}`)
+      .join('\n');
   } catch {
     return '    (no log)';
   }
@@ -263,7 +268,7 @@ async function demoLinkStep(ports: Ports, started: Set<string>, baseEnv: NodeJS.
   if (!outcome.ok) log(`demo link: ${outcome.line}`);
   // `ready` means the demo list is on the role, so the summary's first GET and holders call show it.
   else if (started.has('bot-worker') && started.has('emulator')) {
-    log('waiting for the demo list\'s first sync (up to 60 s)…');
+    log("waiting for the demo list's first sync (up to 60 s)…");
     demoSync = await waitForDemoSync(`http://127.0.0.1:${ports.emulator}`, { env: baseEnv, log, track, since, stopped: () => stopping !== null });
   }
   return { demoLink: outcome.line, demoSync };
@@ -305,7 +310,11 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   if (stopping) return;
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(message.split('\n').map((l) => `✗ ${l}\n`).join(''));
+  process.stderr.write(
+    message
+      .split('\n')
+      .map((l) => `✗ ${l}\n`)
+      .join(''),
+  );
   void shutdown(1);
 });
-

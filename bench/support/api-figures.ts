@@ -25,7 +25,11 @@ const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
 const s = (n: number) => `${(n / 1000).toFixed(1)} s`;
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const judge = (ok: boolean): Verdict => (ok ? 'PASS' : 'FAIL');
-export const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 export function median(xs: number[]): number {
   const a = [...xs].sort((x, y) => x - y);
@@ -167,10 +171,7 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
 
     await settle(pool);
     const rssCommit = new RssWindow(api.pid);
-    const commit = expectOk(
-      await call(agent, url(`/users/upload/${uploadId}/commit`), { method: 'POST', headers: auth(link), timeoutMs: 35 * 60_000 }),
-      'commit',
-    );
+    const commit = expectOk(await call(agent, url(`/users/upload/${uploadId}/commit`), { method: 'POST', headers: auth(link), timeoutMs: 35 * 60_000 }), 'commit');
     const commitRss = rssCommit.stop();
     const count = (JSON.parse(commit.body) as { data: { user_count: number } }).data.user_count;
     if (count !== n) throw new Error(`commit answered user_count ${count}, expected ${n}`);
@@ -281,13 +282,15 @@ async function streamOnce(ctx: Ctx, link: BenchLink, n: number): Promise<Streame
  */
 export async function figureGet(ctx: Ctx, link: BenchLink, n: number, opts: { fresh?: boolean; rounds?: number } = {}): Promise<void> {
   const { log } = ctx;
-  const rounds = opts.fresh ? 1 : opts.rounds ?? 3;
+  const rounds = opts.fresh ? 1 : (opts.rounds ?? 3);
   const done: Streamed[] = [];
   for (let i = 0; i < rounds; i++) {
     const g = await streamOnce(ctx, link, n);
     done.push(g);
-    log(`get${opts.fresh ? ' (fresh)' : ` ${i + 1}/${rounds}`}: ${int(g.bytes)} bytes in ${s(g.totalMs)} (first byte after ${ms(g.ttfbMs)}), ` +
-      `${g.mbps.toFixed(1)} MB/s; API RSS ${g.startMiB.toFixed(0)} → peak ${g.peakMiB.toFixed(0)} MiB (load ${loadavg()})`);
+    log(
+      `get${opts.fresh ? ' (fresh)' : ` ${i + 1}/${rounds}`}: ${int(g.bytes)} bytes in ${s(g.totalMs)} (first byte after ${ms(g.ttfbMs)}), ` +
+        `${g.mbps.toFixed(1)} MB/s; API RSS ${g.startMiB.toFixed(0)} → peak ${g.peakMiB.toFixed(0)} MiB (load ${loadavg()})`,
+    );
   }
   const m = [...done].sort((a, b) => a.mbps - b.mbps)[done.length >> 1]!;
   const growth = Math.max(...done.map((g) => g.peakMiB - g.startMiB));
@@ -355,9 +358,11 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
       peakMiB: r.peakMiB,
     };
     done.push(round);
-    log(`post ${i + 1}/${rounds}: ${int(round.ok)} added in ${res.duration.toFixed(1)} s, ${int(round.rps)} req/s, latency p50 ${round.p50} ms p99 ${round.p99} ms max ${round.max} ms; ` +
-      `errors ${res.errors}, timeouts ${res.timeouts}, non-2xx ${res.non2xx}; CPU per request: API ${round.apiMsPerReq.toFixed(2)} ms, ` +
-      `load generator ${round.genMsPerReq.toFixed(2)} ms; API RSS peak ${round.peakMiB.toFixed(0)} MiB (load ${loadavg()})`);
+    log(
+      `post ${i + 1}/${rounds}: ${int(round.ok)} added in ${res.duration.toFixed(1)} s, ${int(round.rps)} req/s, latency p50 ${round.p50} ms p99 ${round.p99} ms max ${round.max} ms; ` +
+        `errors ${res.errors}, timeouts ${res.timeouts}, non-2xx ${res.non2xx}; CPU per request: API ${round.apiMsPerReq.toFixed(2)} ms, ` +
+        `load generator ${round.genMsPerReq.toFixed(2)} ms; API RSS peak ${round.peakMiB.toFixed(0)} MiB (load ${loadavg()})`,
+    );
   }
   const { rows } = await pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
   log(`post: list now ${int(rows[0]!.user_count)} users, ${int(answered)} answers counted (the rest were in flight when a run stopped)`);

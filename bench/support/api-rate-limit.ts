@@ -4,7 +4,6 @@ import { seedLink } from './api-db';
 import { cpuMs, startApi } from './api-process';
 import { int, loadavg, median, postLoad, type Ctx } from './api-figures';
 
-
 /** A limit no round reaches: the limiter does all its work (a Redis round trip per request), refuses nothing. */
 export const UNREACHED_LIMIT = '1000000000';
 
@@ -40,8 +39,10 @@ export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>,
         side.rps.push(rps);
         side.cpu.push((cpuMs(side.api.pid) - cpu0) / res['2xx']);
         side.bad += res.errors + res.timeouts + res.non2xx;
-        log(`post-limit ${i + 1}/${rounds}, limiter ${side.name}: ${int(rps)} req/s, API ${side.cpu.at(-1)!.toFixed(2)} ms CPU/request, p99 ${res.latency.p99} ms, ` +
-          `errors ${res.errors}, timeouts ${res.timeouts}, non-2xx ${res.non2xx} (load ${loadavg()})`);
+        log(
+          `post-limit ${i + 1}/${rounds}, limiter ${side.name}: ${int(rps)} req/s, API ${side.cpu.at(-1)!.toFixed(2)} ms CPU/request, p99 ${res.latency.p99} ms, ` +
+            `errors ${res.errors}, timeouts ${res.timeouts}, non-2xx ${res.non2xx} (load ${loadavg()})`,
+        );
       }
     }
     const [without, withLimit] = sides.map((s) => median(s.rps)) as [number, number];
@@ -51,7 +52,8 @@ export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>,
     const bad = sides[0]!.bad + sides[1]!.bad;
     ctx.rows.push({
       figure: `POST /users/:userId with the rate limiter on vs off, 32 connections, median of ${rounds} × ${seconds} s each, alternated${bad ? ` (${bad} errors/non-2xx!)` : ''}`,
-      measured: `${(ratio * 100).toFixed(1)}% (on ${int(withLimit)} req/s, rounds ${sides[1]!.rps.map(int).join(', ')}; off ${int(without)} req/s, rounds ${sides[0]!.rps.map(int).join(', ')}; ` +
+      measured:
+        `${(ratio * 100).toFixed(1)}% (on ${int(withLimit)} req/s, rounds ${sides[1]!.rps.map(int).join(', ')}; off ${int(without)} req/s, rounds ${sides[0]!.rps.map(int).join(', ')}; ` +
         `API CPU/request on ${cpuOn.toFixed(2)} ms, off ${cpuOff.toFixed(2)} ms)`,
       limit: '≥ 90% of off',
       verdict: ratio >= 0.9 && bad === 0 ? 'PASS' : 'FAIL',

@@ -7,11 +7,7 @@ export function makeAgent(maxSockets: number): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets });
 }
 
-export function call(
-  agent: http.Agent,
-  url: string,
-  opts: { method: string; headers?: Record<string, string>; body?: string; timeoutMs?: number },
-): Promise<Reply> {
+export function call(agent: http.Agent, url: string, opts: { method: string; headers?: Record<string, string>; body?: string; timeoutMs?: number }): Promise<Reply> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };

@@ -14,7 +14,7 @@ const FLOOR = 1_000_000_000_000_000_000n;
 export const ID_DIGITS = 19;
 
 export function slotOf(j: number, n: number): number {
-  return (((j % n) * A) % n + C) % n;
+  return ((((j % n) * A) % n) + C) % n;
 }
 
 /** The ID of universe position j, as the decimal string the API takes. */

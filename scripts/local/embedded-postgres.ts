@@ -75,8 +75,7 @@ function checkReachable(target: string, ids: Ids): void {
     const canEnter = st.uid === ids.uid ? st.mode & 0o100 : st.gid === ids.gid ? st.mode & 0o010 : st.mode & 0o001;
     if (!canEnter) {
       throw new Error(
-        `PostgreSQL cannot run as root, so the embedded one runs as '${ids.user}', which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}).\n` +
-          `  Fix: chmod o+x ${dir}   (or set DATABASE_URL to a PostgreSQL you run)`,
+        `PostgreSQL cannot run as root, so the embedded one runs as '${ids.user}', which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}).\n` + `  Fix: chmod o+x ${dir}   (or set DATABASE_URL to a PostgreSQL you run)`,
       );
     }
     const parent = path.dirname(dir);
@@ -91,7 +90,10 @@ function connects(url: string): Promise<boolean> {
   return client
     .connect()
     .then(() => client.query('select 1'))
-    .then(() => true, () => false)
+    .then(
+      () => true,
+      () => false,
+    )
     .finally(() => client.end().catch(() => undefined));
 }
 
@@ -161,12 +163,7 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
 
   const url = urlAt(port);
   const logFile = `${dataDir}.log`;
-  const proc: ManagedProcess = spawnGroup(
-    'postgres',
-    bin('postgres'),
-    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    { ...owner, logFile, env: { ...process.env, LC_ALL: 'C' } },
-  );
+  const proc: ManagedProcess = spawnGroup('postgres', bin('postgres'), ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], { ...owner, logFile, env: { ...process.env, LC_ALL: 'C' } });
   try {
     await waitUntil(() => connects(url), {
       timeoutMs: 60_000,

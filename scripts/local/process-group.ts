@@ -97,10 +97,7 @@ export function spawnGroup(name: string, command: string, args: string[], option
 }
 
 /** Polls `probe` until it resolves true, the deadline passes, or `abort` says to give up. */
-export async function waitUntil(
-  probe: () => Promise<boolean>,
-  { timeoutMs, intervalMs = 200, abort }: { timeoutMs: number; intervalMs?: number; abort?: () => string | null },
-): Promise<void> {
+export async function waitUntil(probe: () => Promise<boolean>, { timeoutMs, intervalMs = 200, abort }: { timeoutMs: number; intervalMs?: number; abort?: () => string | null }): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reason = abort?.();

@@ -21,7 +21,7 @@ function which(bin: string): string | null {
 function installWithApt(log: (m: string) => void): void {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], { env, stdio: ['ignore', 'inherit', 'inherit'] }).status === 0;
-  log('redis-server is missing: installing Debian\'s redis-server package (apt-get)…');
+  log("redis-server is missing: installing Debian's redis-server package (apt-get)…");
   if (install()) return;
   log('apt-get install failed; refreshing package lists (apt-get update) and trying again…');
   execFileSync('apt-get', ['update'], { env, stdio: ['ignore', 'inherit', 'inherit'] });

@@ -14,7 +14,9 @@ const NOT_API_OBJECTS = new Set(['Kustomization']);
 
 export function loadManifests(dir: string, problems: Problem[]): Manifest[] {
   const out: Manifest[] = [];
-  for (const name of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()) {
     const file = path.join(dir, name);
     parseAllDocuments(readFileSync(file, 'utf8')).forEach((d, index) => {
       if (d.errors.length) {
@@ -59,8 +61,7 @@ async function schemaCheck(m: Manifest, problems: Problem[]): Promise<void> {
   }
 }
 
-const labelsMatch = (selector: Record<string, unknown>, labels: Record<string, unknown>) =>
-  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+const labelsMatch = (selector: Record<string, unknown>, labels: Record<string, unknown>) => Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { service }: { service: boolean }): void {
   const fail = (message: string) => problems.push({ file: m.file, where: at(m), message });

@@ -18,11 +18,16 @@ export function selects(selector: unknown, labels: Labels): boolean {
     const values = asArray(get(e, 'values')).map(String);
     const has = key in labels;
     switch (get(e, 'operator')) {
-      case 'In': return has && values.includes(String(labels[key]));
-      case 'NotIn': return !has || !values.includes(String(labels[key]));
-      case 'Exists': return has;
-      case 'DoesNotExist': return !has;
-      default: return false;
+      case 'In':
+        return has && values.includes(String(labels[key]));
+      case 'NotIn':
+        return !has || !values.includes(String(labels[key]));
+      case 'Exists':
+        return has;
+      case 'DoesNotExist':
+        return !has;
+      default:
+        return false;
     }
   });
 }
@@ -32,9 +37,14 @@ const types = (p: Manifest) => asArray(get(p.doc, 'spec', 'policyTypes')).map(St
 export function networkPolicyChecks(all: Manifest[], problems: Problem[]): void {
   const policies = all.filter((m) => m.doc.kind === 'NetworkPolicy');
   const workloads = all.filter((m) => m.doc.kind === 'Deployment' || m.doc.kind === 'Job');
-  const denyAll = policies.find((p) => Object.keys(asRecord(get(p.doc, 'spec', 'podSelector'))).length === 0
-    && types(p).includes('Ingress') && types(p).includes('Egress')
-    && asArray(get(p.doc, 'spec', 'ingress')).length === 0 && asArray(get(p.doc, 'spec', 'egress')).length === 0);
+  const denyAll = policies.find(
+    (p) =>
+      Object.keys(asRecord(get(p.doc, 'spec', 'podSelector'))).length === 0 &&
+      types(p).includes('Ingress') &&
+      types(p).includes('Egress') &&
+      asArray(get(p.doc, 'spec', 'ingress')).length === 0 &&
+      asArray(get(p.doc, 'spec', 'egress')).length === 0,
+  );
   if (!denyAll) problems.push({ file: '(all)', where: 'NetworkPolicy', message: 'a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required' });
 
   for (const w of workloads) {

@@ -102,7 +102,10 @@ export const PLUGIN_HOST = '127.0.0.1';
  * added (the services split it the same way), without duplicates. `added` is false when it was there.
  */
 export function allowedPluginHosts(given: string | undefined): { value: string; added: boolean } {
-  const hosts = (given ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const hosts = (given ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   const added = !hosts.includes(PLUGIN_HOST);
   return { value: [...new Set(added ? [...hosts, PLUGIN_HOST] : hosts)].join(','), added };
 }

@@ -63,10 +63,7 @@ async function holderCount(emulatorUrl: string): Promise<number | null> {
  * (which an emulator restart forgets until the start-up reconcile has run) number as many as the synced
  * part of the list. `since` is when the link was created, so the time reported is the whole first sync.
  */
-export async function waitForDemoSync(
-  emulatorUrl: string,
-  opts: Omit<StepOptions, 'cwd' | 'timeoutMs'> & { since: number; timeoutMs?: number; stopped: () => boolean },
-): Promise<DemoSync> {
+export async function waitForDemoSync(emulatorUrl: string, opts: Omit<StepOptions, 'cwd' | 'timeoutMs'> & { since: number; timeoutMs?: number; stopped: () => boolean }): Promise<DemoSync> {
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   const step = { ...opts, cwd: ROOT, timeoutMs: 15_000, echo: false };
   const seconds = () => Math.round((Date.now() - opts.since) / 100) / 10;

@@ -22,7 +22,10 @@ export function instanceSuffix(ports: Record<PortName, number>): string {
   const names = Object.keys(PORT_VARS) as PortName[];
   const defaults = readPorts({});
   if (names.every((n) => ports[n] === defaults[n])) return '';
-  return `-${createHash('sha256').update(names.map((n) => `${n}=${ports[n]}`).join(',')).digest('hex').slice(0, 8)}`;
+  return `-${createHash('sha256')
+    .update(names.map((n) => `${n}=${ports[n]}`).join(','))
+    .digest('hex')
+    .slice(0, 8)}`;
 }
 
 /** `.data/stack.pids` on the default ports, `.data/stack-<hash>.pids` otherwise. */

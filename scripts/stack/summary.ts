@@ -54,7 +54,7 @@ function callTheApi(s: SummaryInput, api: string): string[] {
   const put = `-X PUT ${auth} -H 'Content-Type: application/json' \\`;
   const body = `     -d '${keep}' $API/users`;
   return [
-    ' Call the API as the plugin does, from this directory (its token is in the plugin\'s state file):',
+    " Call the API as the plugin does, from this directory (its token is in the plugin's state file):",
     `   TOKEN=$(node -p "require('./${rel(s.pluginStateFile)}').find((l) => l.roleId === '${DEMO.linkedRoleId}').token")`,
     `   API=${api}/api/role-link/${DEMO.guildId}/${DEMO.linkedRoleId}`,
     `   ${shown} ${auth} $API/users                              # the list: ${members} members`,
@@ -71,9 +71,7 @@ function callTheApi(s: SummaryInput, api: string): string[] {
     `   ${shown} ${put}`,
     `     -H "X-RoleLink-Confirm: $(node -p 'JSON.parse(process.argv[1]).errors.change_id' "$HELD")" \\`,
     body,
-    s.started.has('dashboard')
-      ? ` or as the owner, in the dashboard (http://127.0.0.1:${s.ports.dashboard}, sign in as demo_owner, Apply removals) or with`
-      : ' or as the owner, with',
+    s.started.has('dashboard') ? ` or as the owner, in the dashboard (http://127.0.0.1:${s.ports.dashboard}, sign in as demo_owner, Apply removals) or with` : ' or as the owner, with',
     `   ./rolelink removals apply ${DEMO.guildId} ${DEMO.linkedRoleId}`,
     ' and then send the same PUT again, without the header.',
   ];
@@ -103,7 +101,7 @@ export function summary(s: SummaryInput): string {
     line('Redis', `${s.redisUrl}${s.redisEmbedded ? '   (local redis-server)' : ''}`),
     '',
     ` Demo guild ${g} "${DEMO.guildName}": owner ${DEMO.ownerId}, ${s.memberCount.toLocaleString('en')} members`,
-    ...DEMO.roles.map((role) => `   role ${role.id}  ${role.name}${role.id === r ? '   ← linked to the example plugin' : role.id === DEMO.botRoleId ? '   (the bot\'s role)' : ''}`),
+    ...DEMO.roles.map((role) => `   role ${role.id}  ${role.name}${role.id === r ? '   ← linked to the example plugin' : role.id === DEMO.botRoleId ? "   (the bot's role)" : ''}`),
     ` Demo link: ${s.demoLink}`,
     ...demoSyncLines(s.demoSync),
     '',

@@ -10,9 +10,7 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * UPDATE_SCREENSHOTS=1, otherwise .data/screenshots/dashboard, so an ordinary test run leaves the checkout
  * unchanged (every run re-renders the PNGs with small pixel differences).
  */
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1'
-  ? path.resolve(__dirname, '..', '..', 'docs', 'images', 'dashboard')
-  : path.resolve(__dirname, '..', '..', '.data', 'screenshots', 'dashboard');
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', '..', 'docs', 'images', 'dashboard') : path.resolve(__dirname, '..', '..', '.data', 'screenshots', 'dashboard');
 
 // As root in a closed network: no sandbox, and none of Chromium's own background connections.
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];

@@ -118,7 +118,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
   });
 
-  it('validates the delete body (strip_roles) with the spec\'s error body and strips only on request', async () => {
+  it("validates the delete body (strip_roles) with the spec's error body and strips only on request", async () => {
     const owner = await signIn(sys.url, user('owner'));
     const del = () => owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf);
     for (const body of [{ strip_roles: 'yes' }, { strip_roles: true, purge: true }]) {

@@ -110,13 +110,24 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Save configuration' }).click();
     await page.getByText('Saved: 25 members').first().waitFor();
     // Refetched after the save (spec 4.2 r4): the plugin's values come back.
-    expect(await eventually(() => page.getByLabel('Sync window (end)').inputValue(), (v) => v === '22')).toBe('22');
+    expect(
+      await eventually(
+        () => page.getByLabel('Sync window (end)').inputValue(),
+        (v) => v === '22',
+      ),
+    ).toBe('22');
     await expect(page.getByLabel('A label for this link').inputValue()).resolves.toBe('Browser test');
     await screenshot(page, 'config-form');
   });
 
   it('watches the link sync to the platform', async () => {
-    expect(await eventually(() => sys.emulator.state.holders(G, SUPPORTER).length, (n) => n === 25, 60_000)).toBe(25);
+    expect(
+      await eventually(
+        () => sys.emulator.state.holders(G, SUPPORTER).length,
+        (n) => n === 25,
+        60_000,
+      ),
+    ).toBe(25);
     await page.goto(`${sys.url}/guilds/${G}`);
     const card = page.getByRole('article', { name: 'Role link Supporter' });
     await card.waitFor();
@@ -130,8 +141,7 @@ describe('the dashboard in a real browser', () => {
 
   it('holds a large removal and lets the owner apply it', async () => {
     const token = sys.registrations.get(G, SUPPORTER)!.token;
-    const put = (ids: string[]) =>
-      fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
+    const put = (ids: string[]) => fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
     const five = sys.emulator.state.holders(G, SUPPORTER).slice(0, 5);
     const held = await put(five);
     expect(held.status).toBe(409);
@@ -139,10 +149,19 @@ describe('the dashboard in a real browser', () => {
     await page.getByText('Removal held: 25 → 5 members (20 removals)').waitFor();
     await screenshot(page, 'held-removal');
     await page.getByRole('button', { name: 'Apply removals' }).click();
-    await page.getByText(/resend/i).first().waitFor();
+    await page
+      .getByText(/resend/i)
+      .first()
+      .waitFor();
     // Within the hour the plugin's resent list is accepted without a further prompt.
     expect((await put(five)).status).toBe(200);
-    expect(await eventually(() => sys.emulator.state.holders(G, SUPPORTER).length, (n) => n === 5, 60_000)).toBe(5);
+    expect(
+      await eventually(
+        () => sys.emulator.state.holders(G, SUPPORTER).length,
+        (n) => n === 5,
+        60_000,
+      ),
+    ).toBe(5);
   });
 
   it('shows settings, member look-up, plugin health and the plugin status page', async () => {
@@ -187,8 +206,16 @@ describe('the dashboard in a real browser', () => {
     // Clicks inside the plugin's (cross-origin) frame are dispatched: playwright-core's actionability
     // checks fail in out-of-process frames on Node 20 ("Object not disposable").
     await frame.getByRole('button', { name: 'Expand details' }).dispatchEvent('click');
-    expect(await eventually(async () => (await iframe.boundingBox())!.height, (h) => h > before + 50)).toBeGreaterThan(before + 50);
-    await frame.getByLabel(/member/i).first().fill('7');
+    expect(
+      await eventually(
+        async () => (await iframe.boundingBox())!.height,
+        (h) => h > before + 50,
+      ),
+    ).toBeGreaterThan(before + 50);
+    await frame
+      .getByLabel(/member/i)
+      .first()
+      .fill('7');
     // rl:dirty: leaving with unsaved changes in the plugin's page asks first.
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('alertdialog', { name: 'Leave without saving?' }).waitFor();
@@ -200,7 +227,10 @@ describe('the dashboard in a real browser', () => {
     // The iframe is never reloaded: its src is the one of the first render.
     expect(await iframe.getAttribute('src')).toBe(src);
     await frame.getByRole('button', { name: 'Use the form instead' }).dispatchEvent('click');
-    await page.getByText(/Switched back to the form/).first().waitFor();
+    await page
+      .getByText(/Switched back to the form/)
+      .first()
+      .waitFor();
   });
 
   it('renders a hostile plugin’s markup as text and never runs it', async () => {
@@ -252,7 +282,13 @@ describe('the dashboard in a real browser', () => {
     // No other link is left to wait for, so wait for the guild page's fresh answer to drop the card.
     const cards = () => page.getByRole('article', { name: 'Role link Supporter' }).count();
     expect(await eventually(cards, (n) => n === 0)).toBe(0);
-    expect(await eventually(() => sys.emulator.state.holders(G, SUPPORTER).length, (n) => n === 0, 60_000)).toBe(0);
+    expect(
+      await eventually(
+        () => sys.emulator.state.holders(G, SUPPORTER).length,
+        (n) => n === 0,
+        60_000,
+      ),
+    ).toBe(0);
   });
 
   it('signs out', async () => {

@@ -19,7 +19,15 @@ export function hostileSchema() {
         description: HOSTILE.img,
         fields: [
           { type: 'text', key: 'name', label: `Label ${HOSTILE.script}`, description: `Help ${HOSTILE.img}`, placeholder: HOSTILE.img },
-          { type: 'select', key: 'pick', label: 'Pick', options: [{ label: HOSTILE.script, value: 'a' }, { label: 'b', value: 'b' }] },
+          {
+            type: 'select',
+            key: 'pick',
+            label: 'Pick',
+            options: [
+              { label: HOSTILE.script, value: 'a' },
+              { label: 'b', value: 'b' },
+            ],
+          },
           { type: 'display', key: 'about', label: 'About', value: `**${HOSTILE.script}** ${HOSTILE.link} ${HOSTILE.img}` },
         ],
       },

@@ -35,11 +35,13 @@ async function node(args: string[], env: Record<string, string> = {}): Promise<{
 
 function get(port: number, urlPath: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: urlPath }, (res) => {
-      let body = '';
-      res.on('data', (b: Buffer) => (body += b.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: urlPath }, (res) => {
+        let body = '';
+        res.on('data', (b: Buffer) => (body += b.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -92,7 +94,7 @@ describe('the compiled build (pnpm build)', () => {
     expect(page.body).toBe(readFileSync(path.join(ROOT, 'services/dashboard/web/dist/index.html'), 'utf8'));
   });
 
-  it('runs the rolelink bin: --help, and a command that loads Prisma\'s query compiler from beside the bundle', async () => {
+  it("runs the rolelink bin: --help, and a command that loads Prisma's query compiler from beside the bundle", async () => {
     const bin = path.join(ROOT, 'packages/cli/dist/main.js');
     expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     const help = await node([bin, '--help']);

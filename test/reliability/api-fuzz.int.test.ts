@@ -44,9 +44,27 @@ afterAll(async () => {
 // ---- request generation ------------------------------------------------------------------------------
 
 const digits = (n: number) => fc.stringMatching(new RegExp(`^[1-9][0-9]{${n - 1}}$`));
-const anyId = fc.oneof(digits(17), digits(18), digits(19), digits(20), digits(16), digits(21), fc.constant('0'), fc.constant('-1'), fc.constant('1e18'), fc.constant('18446744073709551616'), fc.string({ maxLength: 30 }), fc.constant('%00'), fc.constant('..'));
+const anyId = fc.oneof(
+  digits(17),
+  digits(18),
+  digits(19),
+  digits(20),
+  digits(16),
+  digits(21),
+  fc.constant('0'),
+  fc.constant('-1'),
+  fc.constant('1e18'),
+  fc.constant('18446744073709551616'),
+  fc.string({ maxLength: 30 }),
+  fc.constant('%00'),
+  fc.constant('..'),
+);
 const linkPath = fc.constantFrom(0, 1).map((i) => `/api/role-link/${links[i]!.guildId}/${links[i]!.roleId}`);
-const anyBase = fc.oneof({ weight: 6, arbitrary: linkPath }, { weight: 2, arbitrary: fc.tuple(anyId, anyId).map(([g, r]) => `/api/role-link/${encodeURIComponent(g)}/${encodeURIComponent(r)}`) }, { weight: 1, arbitrary: fc.constant('/api/role-link') });
+const anyBase = fc.oneof(
+  { weight: 6, arbitrary: linkPath },
+  { weight: 2, arbitrary: fc.tuple(anyId, anyId).map(([g, r]) => `/api/role-link/${encodeURIComponent(g)}/${encodeURIComponent(r)}`) },
+  { weight: 1, arbitrary: fc.constant('/api/role-link') },
+);
 const suffix = fc.oneof(
   fc.constantFrom('/users', '/users/upload', '/users/', '//users', '/users/upload/x/chunk', '/users/upload/00000000-0000-4000-8000-000000000000/commit', '/USERS', '/users?dry_run=1', '/users/%2e%2e'),
   anyId.map((id) => `/users/${encodeURIComponent(id)}`),
@@ -100,7 +118,11 @@ function heavyRequests(): Req[] {
   for (const l of SCALE === 'full' ? links : links.slice(0, 1)) {
     const base = `/api/role-link/${l.guildId}/${l.roleId}`;
     for (const b of heavy) {
-      for (const [m, suffix] of [['PUT', '/users'], ['POST', '/users/upload/00000000-0000-4000-8000-000000000000/chunk'], ['POST', '/users/100000000000000001']] as const) {
+      for (const [m, suffix] of [
+        ['PUT', '/users'],
+        ['POST', '/users/upload/00000000-0000-4000-8000-000000000000/chunk'],
+        ['POST', '/users/100000000000000001'],
+      ] as const) {
         out.push({ method: m, path: base + suffix, headers: { authorization: `Token ${l.token}`, 'content-type': 'application/json' }, body: b });
       }
     }
@@ -115,7 +137,13 @@ const request: fc.Arbitrary<Req> = fc
       path: fc.constant(path),
       auth: fc.option(authFor(path), { freq: 12, nil: undefined }),
       contentType: fc.option(contentType, { freq: 4, nil: undefined }),
-      confirm: fc.option(fc.oneof(fc.uuid(), fc.string({ maxLength: 20 }).filter((s) => /^[\x20-\x7e]*$/.test(s))), { freq: 1, nil: undefined }),
+      confirm: fc.option(
+        fc.oneof(
+          fc.uuid(),
+          fc.string({ maxLength: 20 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+        ),
+        { freq: 1, nil: undefined },
+      ),
       body,
     }),
   )
@@ -155,15 +183,12 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
 function send(req: Req): Promise<Outcome> {
   const payload = materialize(req.body);
   return new Promise((resolve) => {
-    const r = http.request(
-      { host: '127.0.0.1', port: api.port, method: req.method, path: req.path, agent, headers: { ...req.headers, ...(payload ? { 'content-length': String(payload.length) } : {}) }, timeout: 30_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (e) => resolve({ error: e.message }));
-      },
-    );
+    const r = http.request({ host: '127.0.0.1', port: api.port, method: req.method, path: req.path, agent, headers: { ...req.headers, ...(payload ? { 'content-length': String(payload.length) } : {}) }, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (e) => resolve({ error: e.message }));
+    });
     r.on('error', (e) => resolve({ error: (e as NodeJS.ErrnoException).code ?? e.message }));
     r.on('timeout', () => r.destroy(new Error('timeout')));
     r.end(payload);
@@ -189,46 +214,57 @@ function violation(req: Req, out: Outcome): string | null {
 }
 
 describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed requests (issue 13)`, () => {
-  it('never answers 5xx, always answers errors in the §7 shape, and never restarts', async () => {
-    const requests = [...heavyRequests(), ...fc.sample(request, { numRuns: REQUESTS, seed: SEED })];
-    const statuses = new Map<number, number>();
-    const violations: { req: string; why: string }[] = [];
-    let fivexx = 0;
-    let unshaped = 0;
-    let next = 0;
-    const started = Date.now();
+  it(
+    'never answers 5xx, always answers errors in the §7 shape, and never restarts',
+    async () => {
+      const requests = [...heavyRequests(), ...fc.sample(request, { numRuns: REQUESTS, seed: SEED })];
+      const statuses = new Map<number, number>();
+      const violations: { req: string; why: string }[] = [];
+      let fivexx = 0;
+      let unshaped = 0;
+      let next = 0;
+      const started = Date.now();
 
-    const lane = async (): Promise<void> => {
-      while (next < requests.length) {
-        const req = requests[next++]!;
-        const out = await send(req);
-        if (api.child.exitCode !== null || api.child.signalCode !== null) {
-          restarts++;
-          violations.push({ req: `${req.method} ${req.path}`, why: `API process exited (${api.child.exitCode ?? api.child.signalCode})` });
-          api = await start();
+      const lane = async (): Promise<void> => {
+        while (next < requests.length) {
+          const req = requests[next++]!;
+          const out = await send(req);
+          if (api.child.exitCode !== null || api.child.signalCode !== null) {
+            restarts++;
+            violations.push({ req: `${req.method} ${req.path}`, why: `API process exited (${api.child.exitCode ?? api.child.signalCode})` });
+            api = await start();
+          }
+          if ('status' in out) statuses.set(out.status, (statuses.get(out.status) ?? 0) + 1);
+          const why = violation(req, out);
+          if (why) {
+            if ('status' in out && out.status >= 500) fivexx++;
+            else unshaped++;
+            if (violations.length < 20) violations.push({ req: `${req.method} ${req.path.slice(0, 120)} [${req.body.kind}]`, why });
+          }
         }
-        if ('status' in out) statuses.set(out.status, (statuses.get(out.status) ?? 0) + 1);
-        const why = violation(req, out);
-        if (why) {
-          if ('status' in out && out.status >= 500) fivexx++;
-          else unshaped++;
-          if (violations.length < 20) violations.push({ req: `${req.method} ${req.path.slice(0, 120)} [${req.body.kind}]`, why });
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-    const seconds = (Date.now() - started) / 1000;
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+      const seconds = (Date.now() - started) / 1000;
 
-    report([
-      { scenario: 'api-fuzz', name: 'requests sent', value: requests.length, goal: SCALE === 'full' ? '≥ 100,000' : 'smoke', met: SCALE === 'full' ? requests.length >= 100_000 : undefined },
-      { scenario: 'api-fuzz', name: '5xx answers', value: fivexx, goal: '0', met: fivexx === 0 },
-      { scenario: 'api-fuzz', name: 'answers not in the §7 shape (or no answer)', value: unshaped, goal: '0', met: unshaped === 0 },
-      { scenario: 'api-fuzz', name: 'API process restarts', value: restarts, goal: '0', met: restarts === 0 },
-      { scenario: 'api-fuzz', name: 'requests per second', value: Math.round(requests.length / seconds) },
-      { scenario: 'api-fuzz', name: 'statuses', value: [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ') },
-    ]);
-    expect(violations).toEqual([]);
-  }, 30 * 60_000);
+      report([
+        { scenario: 'api-fuzz', name: 'requests sent', value: requests.length, goal: SCALE === 'full' ? '≥ 100,000' : 'smoke', met: SCALE === 'full' ? requests.length >= 100_000 : undefined },
+        { scenario: 'api-fuzz', name: '5xx answers', value: fivexx, goal: '0', met: fivexx === 0 },
+        { scenario: 'api-fuzz', name: 'answers not in the §7 shape (or no answer)', value: unshaped, goal: '0', met: unshaped === 0 },
+        { scenario: 'api-fuzz', name: 'API process restarts', value: restarts, goal: '0', met: restarts === 0 },
+        { scenario: 'api-fuzz', name: 'requests per second', value: Math.round(requests.length / seconds) },
+        {
+          scenario: 'api-fuzz',
+          name: 'statuses',
+          value: [...statuses.entries()]
+            .sort((a, b) => a[0] - b[0])
+            .map(([s, n]) => `${s}×${n}`)
+            .join(' '),
+        },
+      ]);
+      expect(violations).toEqual([]);
+    },
+    30 * 60_000,
+  );
 
   it('still answers a valid request afterwards, and the list holds only valid IDs', async () => {
     const l = links[1]!;

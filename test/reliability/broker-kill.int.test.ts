@@ -57,7 +57,10 @@ async function startBroker(): Promise<ChildProcess> {
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return child;
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the broker did not become ready: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -126,7 +129,7 @@ describe('plugin broker SIGKILLed while a link is being created (issue 13)', () 
     const stored = await db.pool.query<{ token_hash: Buffer }>('SELECT token_hash FROM role_link WHERE id = $1', [created.link_id]);
 
     report([
-      { scenario: 'broker-kill', name: 'time until the admin got the 502 (ms)', value: answeredMs, goal: '≤ the register deadline, 7,000 + 1,000' , met: answeredMs <= 8_000 },
+      { scenario: 'broker-kill', name: 'time until the admin got the 502 (ms)', value: answeredMs, goal: '≤ the register deadline, 7,000 + 1,000', met: answeredMs <= 8_000 },
       { scenario: 'broker-kill', name: 'half-created links left', value: (halfCreated ?? 0) + orphanLists, goal: '0', met: halfCreated === 0 && orphanLists === 0 },
       { scenario: 'broker-kill', name: 'links the first token still opens', value: firstTokenOpens, goal: '0', met: firstTokenOpens === 0 },
       { scenario: 'broker-kill', name: 'retry with a new broker', value: created.link_id ? 'created' : 'failed', goal: 'created', met: Boolean(created.link_id) },

@@ -79,7 +79,7 @@ afterAll(async () => {
     { scenario: 'hostile-plugins', name: 'hostile answers tried (config and health)', value: rows.length },
     { scenario: 'hostile-plugins', name: 'calls answered later than timeout + margin', value: late, goal: '0', met: late === 0 },
     { scenario: 'hostile-plugins', name: 'slowest answer (ms)', value: Math.round(Math.max(...rows.map((r) => r.ms))), goal: `≤ ${TIMEOUT_MS + MARGIN_MS}` },
-    { scenario: 'hostile-plugins', name: 'broker process RSS growth (MiB, peak over start)', value: (peakRssMiB - startRssMiB).toFixed(1), goal: '≤ 100' , met: peakRssMiB - startRssMiB <= 100 },
+    { scenario: 'hostile-plugins', name: 'broker process RSS growth (MiB, peak over start)', value: (peakRssMiB - startRssMiB).toFixed(1), goal: '≤ 100', met: peakRssMiB - startRssMiB <= 100 },
   ];
   report(figures);
   for (const r of rows) process.stdout.write(`[hostile] ${r.call} | ${r.hostile} | ${r.outcome} | ${Math.round(r.ms)} ms\n`);

@@ -60,9 +60,7 @@ async function restartWhenBusy(busy: RegExp): Promise<{ restartedAfterMs: number
   await watcher.connect();
   try {
     for (;;) {
-      const { rows } = await watcher.query<{ query: string }>(
-        "SELECT query FROM pg_stat_activity WHERE datname = 'rolelink' AND state = 'active' AND pid <> pg_backend_pid()",
-      );
+      const { rows } = await watcher.query<{ query: string }>("SELECT query FROM pg_stat_activity WHERE datname = 'rolelink' AND state = 'active' AND pid <> pg_backend_pid()");
       const hit = rows.find((r) => busy.test(r.query));
       if (hit) {
         await watcher.end();
@@ -88,8 +86,7 @@ async function answer(res: Response): Promise<{ status: number; body: unknown }>
 }
 
 const listCount = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM link_user WHERE link_id = $1', [link.linkId])).rows[0]!.n);
-const listHasAll = async (ids: string[]) =>
-  Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM link_user WHERE link_id = $1 AND user_id = ANY($2::bigint[])', [link.linkId, ids])).rows[0]!.n) === ids.length;
+const listHasAll = async (ids: string[]) => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM link_user WHERE link_id = $1 AND user_id = ANY($2::bigint[])', [link.linkId, ids])).rows[0]!.n) === ids.length;
 
 describe('PostgreSQL restarted mid-write (issue 13)', () => {
   it(`a ${PUT_IDS.toLocaleString('en-US')}-ID PUT: clear 503, old list intact, the retry succeeds`, async () => {

@@ -85,7 +85,7 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
     // Each client owns its users, so the order of one user's writes is the order its client sent them.
     const owned = Array.from({ length: CLIENTS }, (_, c) => members.slice(c * USERS_PER_CLIENT, (c + 1) * USERS_PER_CLIENT));
     let seed = 20261123;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const base = `${api.origin}/api/role-link/${link.guildId}/${link.roleId}/users`;
     const headers = { authorization: `Token ${link.token}` };
     /** Per user: the effect of its last acknowledged write, or 'unknown' when a later write got no clear answer. */

@@ -24,7 +24,10 @@ type Form = {
   stoppedAt: 'creation' | 'connect';
 };
 
-const to = (...addresses: string[]): Resolver => () => Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+const to =
+  (...addresses: string[]): Resolver =>
+  () =>
+    Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
 /** Public on the first lookup, loopback afterwards: DNS rebinding between a check and the connect. */
 function rebinding(): Resolver {
   let calls = 0;

@@ -43,9 +43,7 @@ beforeAll(async () => {
     tokens.push(String(req.headers.authorization).replace(/^Token /, ''));
     json(res, 200, {});
   });
-  h.plugin.on('GET /config', (_req, res) =>
-    json(res, 200, { version: 1, name: 'Levels', sections: [{ title: 'Main', fields: [{ type: 'secret', key: 'api_key', label: 'API key' }] }], values: {} }),
-  );
+  h.plugin.on('GET /config', (_req, res) => json(res, 200, { version: 1, name: 'Levels', sections: [{ title: 'Main', fields: [{ type: 'secret', key: 'api_key', label: 'API key' }] }], values: {} }));
   h.plugin.on('POST /config', (_req, res) => json(res, 200, { success: true, message: 'Saved' }));
   h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
   h.plugin.on('DELETE /config', (_req, res) => json(res, 200, {}));
@@ -101,7 +99,12 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     const one = { guildId, roleId: snowflake() };
     linkTwo = { guildId, roleId: snowflake() };
     const created = await createLink(deps, { ...one, pluginUrl: h.plugin.url }).catch((err: unknown) => {
-      throw new Error(`${String(err)}; broker said: ${brokerLog.lines.filter((l) => l.level !== 'debug').map((l) => l.message).join(' | ')}`);
+      throw new Error(
+        `${String(err)}; broker said: ${brokerLog.lines
+          .filter((l) => l.level !== 'debug')
+          .map((l) => l.message)
+          .join(' | ')}`,
+      );
     });
     await createLink(deps, { ...linkTwo, pluginUrl: h.plugin.url });
     expect(tokens).toHaveLength(2);
@@ -109,7 +112,10 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     const base = `/api/role-link/${one.guildId}/${one.roleId}`;
 
     await request(app).put(`${base}/users`).set('Authorization', `Token ${token}`).send(userIds(40)).expect(200);
-    await request(app).post(`${base}/users/${userIds(1, 900000000000000000n)[0]}`).set('Authorization', `Token ${token}`).expect(200);
+    await request(app)
+      .post(`${base}/users/${userIds(1, 900000000000000000n)[0]}`)
+      .set('Authorization', `Token ${token}`)
+      .expect(200);
     // A shrink that is held, and its confirmation.
     const held = await request(app).put(`${base}/users`).set('Authorization', `Token ${token}`).send(userIds(5)).expect(409);
     await request(app).put(`${base}/users`).set('Authorization', `Token ${token}`).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).send(userIds(5)).expect(200);
@@ -137,9 +143,7 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     await request(app).put(`/api/role-link/${theirs.guildId}/${theirs.roleId}/users`).set('Authorization', `Token ${theirs.token}`).send(list).expect(200);
     // Chunked uploads are premium-only (spec 8): on free, the session routes are tried with an unknown id.
     const id =
-      plan === 'premium'
-        ? (bodyOf<UploadCreatedBody>(await request(app).post(`/api/role-link/${theirs.guildId}/${theirs.roleId}/users/upload`).set('Authorization', `Token ${theirs.token}`).expect(200)).data.upload_id)
-        : randomUUID();
+      plan === 'premium' ? bodyOf<UploadCreatedBody>(await request(app).post(`/api/role-link/${theirs.guildId}/${theirs.roleId}/users/upload`).set('Authorization', `Token ${theirs.token}`).expect(200)).data.upload_id : randomUUID();
     const there = `/api/role-link/${theirs.guildId}/${theirs.roleId}`;
     const routes: [string, string, unknown?][] = [
       ['get', '/users'],

@@ -99,7 +99,7 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
   }
 }
 
-describe('the local stack started by README\'s first command', () => {
+describe("the local stack started by README's first command", () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-stack-'));
   const clone = path.join(tmp, 'repo');
   const dbName = `rolelink_stack_${randomBytes(5).toString('hex')}`;
@@ -186,11 +186,15 @@ describe('the local stack started by README\'s first command', () => {
       const token = await whenWritten(dataDir, registered, 30_000, 'the plugin registration');
       const url = `http://127.0.0.1:${ports.API_PORT}/api/role-link/${GUILD}/${ROLE}/users`;
       // The plugin pushed its first three demo members after registering; wait for that, then add two.
-      await until(async () => {
-        const res = await fetch(url, { headers: { Authorization: `Token ${token}` } });
-        const body = (await res.json()) as { data?: string[] };
-        return res.status === 200 && body.data?.length === 3 ? true : undefined;
-      }, 30_000, 'the plugin\'s first list');
+      await until(
+        async () => {
+          const res = await fetch(url, { headers: { Authorization: `Token ${token}` } });
+          const body = (await res.json()) as { data?: string[] };
+          return res.status === 200 && body.data?.length === 3 ? true : undefined;
+        },
+        30_000,
+        "the plugin's first list",
+      );
       const list = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
       const res = await fetch(url, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
       expect(res.status).toBe(200);
@@ -204,11 +208,15 @@ describe('the local stack started by README\'s first command', () => {
     async () => {
       const want = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
       const holdersUrl = `http://127.0.0.1:${ports.EMULATOR_PORT}/_emulator/guilds/${GUILD}/roles/${ROLE}/holders`;
-      const holders = await until(async () => {
-        const body = (await (await fetch(holdersUrl)).json()) as { holders: string[] };
-        const got = [...body.holders].sort();
-        return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
-      }, 60_000, 'the emulator role holders to match');
+      const holders = await until(
+        async () => {
+          const body = (await (await fetch(holdersUrl)).json()) as { holders: string[] };
+          const got = [...body.holders].sort();
+          return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
+        },
+        60_000,
+        'the emulator role holders to match',
+      );
       expect(holders).toEqual(want);
     },
     90_000,

@@ -31,18 +31,14 @@ export type SeededLink = { linkId: string; guildId: string; roleId: string; toke
  * A link row written straight to the database, as link creation leaves it after a successful
  * register. For tests of readers of links (API, worker); link creation itself is tested through the CLI.
  */
-export async function seedLink(
-  db: Db,
-  opts: { guildId?: string; roleId?: string; plan?: Plan; enabled?: boolean; trusted?: boolean; memberMode?: 'handover' | 'keep'; firstList?: boolean } = {},
-): Promise<SeededLink> {
+export async function seedLink(db: Db, opts: { guildId?: string; roleId?: string; plan?: Plan; enabled?: boolean; trusted?: boolean; memberMode?: 'handover' | 'keep'; firstList?: boolean } = {}): Promise<SeededLink> {
   const guildId = opts.guildId ?? (await seedGuild(db, { plan: opts.plan }));
   const roleId = opts.roleId ?? snowflake();
   const token = generateToken();
   const { rows } = await db.pool.query<{ id: string }>(
     `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, enabled, trusted, member_mode, first_list_at, updated_at)
      VALUES ($1, $2, $3, $4, 'https://plugin.example.com', $5, $6, $7, $8, now()) RETURNING id::text`,
-    [guildId, roleId, hashToken(token), encryptToken(token, TEST_SECRET_KEY), opts.enabled ?? true, opts.trusted ?? false,
-      opts.memberMode ?? 'handover', opts.firstList === false ? null : new Date()],
+    [guildId, roleId, hashToken(token), encryptToken(token, TEST_SECRET_KEY), opts.enabled ?? true, opts.trusted ?? false, opts.memberMode ?? 'handover', opts.firstList === false ? null : new Date()],
   );
   return { linkId: rows[0]!.id, guildId, roleId, token };
 }

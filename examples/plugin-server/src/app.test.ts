@@ -27,15 +27,26 @@ describe('example plugin server', () => {
     await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link);
     const res = await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200);
     expect(res.body).toMatchObject({ version: 1, ui_mode: 'schema', values: { member_count: 5 } });
-    await request(app).get('/config').set('Authorization', `Token rl_${'b'.repeat(43)}`).expect(401);
+    await request(app)
+      .get('/config')
+      .set('Authorization', `Token rl_${'b'.repeat(43)}`)
+      .expect(401);
   });
 
   it('saves a valid form and pushes the new count, and rejects an invalid one with an error text', async () => {
     const { app, wanted } = build();
     await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link);
-    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 7 } }).expect(200);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { member_count: 7 } })
+      .expect(200);
     expect(wanted.at(-1)).toEqual({ guildId: '1000', count: 7 });
-    const bad = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: -1 } }).expect(400);
+    const bad = await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { member_count: -1 } })
+      .expect(400);
     expect(bodyOf<{ error: string }>(bad).error).toMatch(/member_count/);
   });
 
@@ -43,9 +54,17 @@ describe('example plugin server', () => {
     const { app, registrations, wanted } = build();
     await register(app);
     const config = { member_count: 7, sync_start_hour: 18, sync_end_hour: 9 };
-    const res = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config }).expect(400);
+    const res = await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config })
+      .expect(400);
     expect(res.body).toEqual({ error: 'The sync window must end after it starts (start 18, end 9)' });
-    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { ...config, sync_end_hour: 18 } }).expect(400);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { ...config, sync_end_hour: 18 } })
+      .expect(400);
     expect(registrations.get('1000', '2000')?.config).toEqual({ member_count: 5 });
     expect(wanted).toHaveLength(1); // the push of /register only
   });
@@ -54,7 +73,11 @@ describe('example plugin server', () => {
     const { app } = build();
     await register(app);
     const config = { member_count: 12, label: 'Raid team', source: 'teams', teams: ['red', 'blue'], sync_start_hour: 8, sync_end_hour: 20, notify: true, webhook_url: 'https://hooks.example.com/x', embed_color: '#112233', stray: 1 };
-    const saved = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config }).expect(200);
+    const saved = await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config })
+      .expect(200);
     expect(saved.body).toEqual({ ok: true, message: 'Saved: 12 members' });
     const { stray: _stray, ...kept } = config;
     expect(bodyOf<{ values: Record<string, unknown> }>(await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).values).toEqual(kept);
@@ -63,7 +86,11 @@ describe('example plugin server', () => {
   it('answers GET /config with the iframe response once ui_mode iframe is saved', async () => {
     const { app } = build();
     await register(app);
-    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 5, ui_mode: 'iframe' } }).expect(200);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { member_count: 5, ui_mode: 'iframe' } })
+      .expect(200);
     const res = await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200);
     expect(res.body).toEqual({ version: 1, ui_mode: 'iframe', name: 'Demo member list', description: expect.any(String), embed_url: `${PUBLIC_URL}/embed?theme=light` });
   });
@@ -94,10 +121,12 @@ describe('example plugin server', () => {
       await once(server, 'listening');
       const { port } = server.address() as AddressInfo;
       const body = await new Promise<string>((resolve, reject) => {
-        https.get({ host: '127.0.0.1', port, path: '/', ca: tls.cert }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c)).on('end', () => resolve(text));
-        }).on('error', reject);
+        https
+          .get({ host: '127.0.0.1', port, path: '/', ca: tls.cert }, (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c)).on('end', () => resolve(text));
+          })
+          .on('error', reject);
       });
       server.close();
       expect(body).toBe('ok');

@@ -41,7 +41,26 @@ describe('the example plugin configuration form', () => {
 
   it('accepts on the plugin side whatever the service’s submission check lets through', () => {
     const { structure } = parsedForm();
-    const submitted = { member_count: 40, label: 'Raiders', source: 'level', min_level: 25, exclude_bots: true, include_inactive: false, inactive_after_days: 14, sync_start_hour: 6, sync_end_hour: 22, sync_interval_minutes: 15, timezone: 'Europe/Berlin', notify: true, webhook_url: 'https://hooks.example.com/roles', webhook_secret: 's'.repeat(16), embed_color: '#00ff88', external_group_id: 'raid-team', notes: 'Keep in sync with the raid roster.', ui_mode: 'schema' };
+    const submitted = {
+      member_count: 40,
+      label: 'Raiders',
+      source: 'level',
+      min_level: 25,
+      exclude_bots: true,
+      include_inactive: false,
+      inactive_after_days: 14,
+      sync_start_hour: 6,
+      sync_end_hour: 22,
+      sync_interval_minutes: 15,
+      timezone: 'Europe/Berlin',
+      notify: true,
+      webhook_url: 'https://hooks.example.com/roles',
+      webhook_secret: 's'.repeat(16),
+      embed_color: '#00ff88',
+      external_group_id: 'raid-team',
+      notes: 'Keep in sync with the raid roster.',
+      ui_mode: 'schema',
+    };
     const checked = validateSubmission(structure, submitted);
     if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
     expect(demoConfig.parse(checked.config)).toEqual(submitted);

@@ -32,88 +32,108 @@ const form = configForm({
   name: PLUGIN_NAME,
   description: 'Grants the role to the first N members of the demo guild.',
   sections: [
-    section('Members', [
-      f.display('about', 'About this plugin', ABOUT),
-      f.number('member_count', 'How many demo members hold the role', {
-        description: 'The plugin replaces the role’s list with this many consecutive demo member IDs.',
-        step: 1,
-        suffix: 'members',
-        default_value: 20,
-        validation: { required: true, min: 0, max: MEMBER_COUNT_MAX },
-      }),
-      f.text('label', 'A label for this link', { description: 'Shown in the plugin’s logs and embedded page.', placeholder: 'Demo', validation: { max: LABEL_MAX } }),
-    ], { description: 'Who the demo list contains.' }),
+    section(
+      'Members',
+      [
+        f.display('about', 'About this plugin', ABOUT),
+        f.number('member_count', 'How many demo members hold the role', {
+          description: 'The plugin replaces the role’s list with this many consecutive demo member IDs.',
+          step: 1,
+          suffix: 'members',
+          default_value: 20,
+          validation: { required: true, min: 0, max: MEMBER_COUNT_MAX },
+        }),
+        f.text('label', 'A label for this link', { description: 'Shown in the plugin’s logs and embedded page.', placeholder: 'Demo', validation: { max: LABEL_MAX } }),
+      ],
+      { description: 'Who the demo list contains.' },
+    ),
 
-    section('Who qualifies', [
-      f.radio('source', 'Members come from', { options: SOURCES.map((s) => option(SOURCE_LABELS[s], s)), default_value: 'all' }),
-      f.slider('min_level', 'Minimum level', { condition: { field: 'source', equals: 'level' }, min: 0, max: 100, step: 5, default_value: 10, show_value: true, suffix: ' lvl' }),
-      f.multiSelect('teams', 'Teams', {
-        description: 'Pick one or two.',
-        condition: { field: 'source', equals: 'teams' },
-        options: titled(TEAMS),
-        default_value: ['red'],
-        max_selections: 2,
-        validation: { required: true },
-      }),
-      f.textarea('manual_ids', 'User IDs', {
-        description: 'One 17 to 20 digit user ID per line, e.g. 100000000000000000.',
-        condition: { field: 'source', equals: 'manual' },
-        rows: 6,
-        validation: { max: 5000, pattern: '^(\\d{17,20}\\s*)*$', pattern_message: 'One 17 to 20 digit user ID per line' },
-      }),
-      f.checkbox('exclude_bots', 'Leave out bot accounts', { condition: { field: 'source', equals_any: COMPUTED }, default_value: true }),
-      f.checkbox('include_inactive', 'Include inactive members', { condition: { field: 'source', equals_any: COMPUTED }, default_value: false }),
-      f.number('inactive_after_days', 'A member is inactive after', {
-        // Both must hold (AND): only meaningful when inactive members are left out of a computed list.
-        conditions: [
-          { field: 'source', equals_any: COMPUTED },
-          { field: 'include_inactive', equals: false },
-        ],
-        step: 1,
-        suffix: 'days',
-        default_value: 30,
-        validation: { min: 1, max: 365 },
-      }),
-    ], { description: 'How a real plugin would pick its members.' }),
+    section(
+      'Who qualifies',
+      [
+        f.radio('source', 'Members come from', { options: SOURCES.map((s) => option(SOURCE_LABELS[s], s)), default_value: 'all' }),
+        f.slider('min_level', 'Minimum level', { condition: { field: 'source', equals: 'level' }, min: 0, max: 100, step: 5, default_value: 10, show_value: true, suffix: ' lvl' }),
+        f.multiSelect('teams', 'Teams', {
+          description: 'Pick one or two.',
+          condition: { field: 'source', equals: 'teams' },
+          options: titled(TEAMS),
+          default_value: ['red'],
+          max_selections: 2,
+          validation: { required: true },
+        }),
+        f.textarea('manual_ids', 'User IDs', {
+          description: 'One 17 to 20 digit user ID per line, e.g. 100000000000000000.',
+          condition: { field: 'source', equals: 'manual' },
+          rows: 6,
+          validation: { max: 5000, pattern: '^(\\d{17,20}\\s*)*$', pattern_message: 'One 17 to 20 digit user ID per line' },
+        }),
+        f.checkbox('exclude_bots', 'Leave out bot accounts', { condition: { field: 'source', equals_any: COMPUTED }, default_value: true }),
+        f.checkbox('include_inactive', 'Include inactive members', { condition: { field: 'source', equals_any: COMPUTED }, default_value: false }),
+        f.number('inactive_after_days', 'A member is inactive after', {
+          // Both must hold (AND): only meaningful when inactive members are left out of a computed list.
+          conditions: [
+            { field: 'source', equals_any: COMPUTED },
+            { field: 'include_inactive', equals: false },
+          ],
+          step: 1,
+          suffix: 'days',
+          default_value: 30,
+          validation: { min: 1, max: 365 },
+        }),
+      ],
+      { description: 'How a real plugin would pick its members.' },
+    ),
 
-    section('Sync schedule', [
-      f.number('sync_start_hour', 'Sync window', {
-        description: 'Hours of the day (0 to 23) during which the list is refreshed. The end must come after the start.',
-        step: 1,
-        suffix: ':00',
-        default_value: 9,
-        validation: { min: 0, max: 23 },
-      }),
-      // The end of a range pair: rendered inline after the start, its own label hidden (spec 2.9).
-      f.number('sync_end_hour', 'Sync window end', { pair_with: 'sync_start_hour', step: 1, suffix: ':00', default_value: 18, validation: { min: 0, max: 23 } }),
-      f.slider('sync_interval_minutes', 'Refresh every', { min: 5, max: 120, step: 5, default_value: 30, show_value: true, suffix: ' min' }),
-      f.select('timezone', 'Time zone', { options: TIMEZONES.map((t) => option(t, t)), default_value: 'UTC', validation: { required: true } }),
-    ], { description: 'When the plugin refreshes the list.', collapsible: true }),
+    section(
+      'Sync schedule',
+      [
+        f.number('sync_start_hour', 'Sync window', {
+          description: 'Hours of the day (0 to 23) during which the list is refreshed. The end must come after the start.',
+          step: 1,
+          suffix: ':00',
+          default_value: 9,
+          validation: { min: 0, max: 23 },
+        }),
+        // The end of a range pair: rendered inline after the start, its own label hidden (spec 2.9).
+        f.number('sync_end_hour', 'Sync window end', { pair_with: 'sync_start_hour', step: 1, suffix: ':00', default_value: 18, validation: { min: 0, max: 23 } }),
+        f.slider('sync_interval_minutes', 'Refresh every', { min: 5, max: 120, step: 5, default_value: 30, show_value: true, suffix: ' min' }),
+        f.select('timezone', 'Time zone', { options: TIMEZONES.map((t) => option(t, t)), default_value: 'UTC', validation: { required: true } }),
+      ],
+      { description: 'When the plugin refreshes the list.', collapsible: true },
+    ),
 
-    section('Notifications', [
-      f.toggle('notify', 'Notify a webhook when the list changes', { default_value: false }),
-      f.url('webhook_url', 'Webhook URL', {
-        condition: { field: 'notify', equals: true },
-        placeholder: 'https://hooks.example.com/role-changes',
-        validation: { required: true, pattern: '^https://', pattern_message: 'Use an https:// address' },
-      }),
-      f.secret('webhook_secret', 'Signing secret', {
-        description: 'Each webhook call is signed with HMAC-SHA256 using this secret.',
-        condition: { field: 'notify', equals: true },
-        placeholder: 'at least 16 characters',
-        validation: { min: 16, max: 200 },
-      }),
-      f.color('embed_color', 'Message colour', { condition: { field: 'notify', equals: true }, default_value: '#5865F2' }),
-    ], { collapsible: true }),
+    section(
+      'Notifications',
+      [
+        f.toggle('notify', 'Notify a webhook when the list changes', { default_value: false }),
+        f.url('webhook_url', 'Webhook URL', {
+          condition: { field: 'notify', equals: true },
+          placeholder: 'https://hooks.example.com/role-changes',
+          validation: { required: true, pattern: '^https://', pattern_message: 'Use an https:// address' },
+        }),
+        f.secret('webhook_secret', 'Signing secret', {
+          description: 'Each webhook call is signed with HMAC-SHA256 using this secret.',
+          condition: { field: 'notify', equals: true },
+          placeholder: 'at least 16 characters',
+          validation: { min: 16, max: 200 },
+        }),
+        f.color('embed_color', 'Message colour', { condition: { field: 'notify', equals: true }, default_value: '#5865F2' }),
+      ],
+      { collapsible: true },
+    ),
 
-    section('Advanced', [
-      f.text('external_group_id', 'Source group ID', {
-        description: 'The group in your own system that this role mirrors.',
-        placeholder: 'guild-members',
-        validation: { min: 3, max: 64, pattern: '^[a-z0-9-]+$', pattern_message: 'Lowercase letters, digits and dashes only' },
-      }),
-      f.textarea('notes', 'Notes for other admins', { rows: 3, validation: { max: 1000 } }),
-    ], { collapsible: true, default_collapsed: true }),
+    section(
+      'Advanced',
+      [
+        f.text('external_group_id', 'Source group ID', {
+          description: 'The group in your own system that this role mirrors.',
+          placeholder: 'guild-members',
+          validation: { min: 3, max: 64, pattern: '^[a-z0-9-]+$', pattern_message: 'Lowercase letters, digits and dashes only' },
+        }),
+        f.textarea('notes', 'Notes for other admins', { rows: 3, validation: { max: 1000 } }),
+      ],
+      { collapsible: true, default_collapsed: true },
+    ),
 
     section('Configuration page', [
       f.select('ui_mode', 'Configuration page', {

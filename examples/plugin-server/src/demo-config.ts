@@ -46,7 +46,10 @@ export const demoConfig = z
       .refine((v) => v === '' || v.startsWith('https://'), 'must be an https:// URL')
       .optional(),
     webhook_secret: optionalText(200).optional(),
-    embed_color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
+    embed_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/)
+      .optional(),
     external_group_id: optionalText(64).optional(),
     notes: optionalText(1_000).optional(),
     ui_mode: z.enum(UI_MODES).optional(),

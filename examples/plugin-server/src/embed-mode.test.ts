@@ -4,15 +4,18 @@ import { buildApp, DASHBOARD_ORIGINS, link, OTHER_TOKEN, PUBLIC_URL, register, T
 import { bodyOf } from '../../../test/support/body';
 
 const VIEWER = '123456789012345678';
-const mint = ({ apiToken = TOKEN, pluginUrl = PUBLIC_URL, guildId = link.guild_id, roleId = link.role_id, now = new Date() } = {}) =>
-  mintIframeToken({ apiToken, pluginUrl, viewerId: VIEWER, guildId, roleId, now });
+const mint = ({ apiToken = TOKEN, pluginUrl = PUBLIC_URL, guildId = link.guild_id, roleId = link.role_id, now = new Date() } = {}) => mintIframeToken({ apiToken, pluginUrl, viewerId: VIEWER, guildId, roleId, now });
 const fiveMinutesAgo = () => new Date(Date.now() - 6 * 60_000);
 const FRAME_ANCESTORS = `frame-ancestors ${DASHBOARD_ORIGINS.join(' ')}`;
 
 async function inIframeMode() {
   const built = buildApp();
   await register(built.app);
-  await request(built.app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 5, label: 'Demo', ui_mode: 'iframe' } }).expect(200);
+  await request(built.app)
+    .post('/config')
+    .set('Authorization', `Token ${TOKEN}`)
+    .send({ ...link, config: { member_count: 5, label: 'Demo', ui_mode: 'iframe' } })
+    .expect(200);
   return built;
 }
 
@@ -51,15 +54,28 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
     const { app } = await inIframeMode();
     await register(app, OTHER_TOKEN, { guild_id: '1000', role_id: '3000' });
     // Signed with link 2000's API token, but claiming link 3000: verified with 3000's token, so refused.
-    await request(app).get('/embed').query({ rl_token: mint({ roleId: '3000' }) }).expect(401);
-    await request(app).get('/embed').query({ rl_token: mint({ pluginUrl: 'https://someone-else.example.com' }) }).expect(401);
-    await request(app).get('/embed').query({ rl_token: mint({ apiToken: OTHER_TOKEN, roleId: '3000' }) }).expect(200);
+    await request(app)
+      .get('/embed')
+      .query({ rl_token: mint({ roleId: '3000' }) })
+      .expect(401);
+    await request(app)
+      .get('/embed')
+      .query({ rl_token: mint({ pluginUrl: 'https://someone-else.example.com' }) })
+      .expect(401);
+    await request(app)
+      .get('/embed')
+      .query({ rl_token: mint({ apiToken: OTHER_TOKEN, roleId: '3000' }) })
+      .expect(200);
   });
 
   it('escapes saved values in the page', async () => {
     const { app } = buildApp();
     await register(app);
-    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { member_count: 1, label: '"><script>x()</script>' } }).expect(200);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { member_count: 1, label: '"><script>x()</script>' } })
+      .expect(200);
     const res = await request(app).get('/embed').query({ rl_token: mint() }).expect(200);
     expect(res.text).toContain('value="&#34;&#62;&#60;script&#62;x()&#60;/script&#62;"');
   });
@@ -96,7 +112,11 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
   it('refuses page calls without a valid Bearer rl_token, and bodies it cannot save, with a JSON error', async () => {
     const { app, registrations } = await inIframeMode();
     await request(app).post('/embed/config').send({ member_count: 1 }).expect(401);
-    const expired = await request(app).post('/embed/config').set('Authorization', `Bearer ${mint({ now: fiveMinutesAgo() })}`).send({ member_count: 1 }).expect(401);
+    const expired = await request(app)
+      .post('/embed/config')
+      .set('Authorization', `Bearer ${mint({ now: fiveMinutesAgo() })}`)
+      .send({ member_count: 1 })
+      .expect(401);
     expect(bodyOf<{ error: string }>(expired).error).toMatch(/expired/);
     await request(app).get('/embed/state').set('Authorization', `Token ${TOKEN}`).expect(401);
     const auth = `Bearer ${mint()}`;

@@ -17,7 +17,10 @@ const schema = z.object({
   /** Registrations (tokens included), kept so a restarted plugin can still call the API. */
   PLUGIN_STATE_FILE: z.string().default(path.join(DATA_DIR, 'plugin-state.json')),
   /** The demo list: `count` consecutive user ids from `first` (the emulator's generated members). */
-  PLUGIN_DEMO_FIRST_ID: z.string().regex(/^\d{17,20}$/).default('100000000000000000'),
+  PLUGIN_DEMO_FIRST_ID: z
+    .string()
+    .regex(/^\d{17,20}$/)
+    .default('100000000000000000'),
   PLUGIN_DEMO_COUNT: z.coerce.number().int().min(0).max(10_000).default(20),
   /** How long to keep retrying the first push while the service finishes creating the link. */
   PLUGIN_PUSH_RETRY_MS: z.coerce.number().int().min(0).default(60_000),
@@ -36,7 +39,10 @@ const schema = z.object({
     .string()
     .default('http://127.0.0.1:3001,http://localhost:3001')
     .transform((list, ctx) => {
-      const origins = list.split(',').map((o) => o.trim()).filter(Boolean);
+      const origins = list
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean);
       for (const origin of origins) {
         if (!isOrigin(origin)) ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://dashboard.example.com` });
       }

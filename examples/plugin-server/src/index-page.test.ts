@@ -17,7 +17,11 @@ describe("the example plugin's root page (GET /)", () => {
     const { app } = buildApp();
     await register(app);
     await register(app, OTHER_TOKEN, { guild_id: '1000', role_id: '3000' });
-    await request(app).post('/config').set('Authorization', `Token ${OTHER_TOKEN}`).send({ guild_id: '1000', role_id: '3000', config: { member_count: 9, ui_mode: 'iframe' } }).expect(200);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${OTHER_TOKEN}`)
+      .send({ guild_id: '1000', role_id: '3000', config: { member_count: 9, ui_mode: 'iframe' } })
+      .expect(200);
 
     const page = await request(app).get('/').expect(200);
     expect(page.text).toContain('2 link(s) registered.');

@@ -52,13 +52,11 @@ export function sendIndex(req: Request, res: Response, links: LinkSummary[]): vo
 export function renderIndex(links: LinkSummary[], nonce: string): string {
   const e = escapeHtml;
   const endpoints = ENDPOINTS.map(({ route, does }) => `<tr><td><code>${route === 'GET /health' ? '<a href="health">GET /health</a>' : e(route)}</code></td><td>${e(does)}</td></tr>`).join('');
-  const rows = links
-    .map((l) => `<tr><td><code>${e(l.guild_id)}</code></td><td><code>${e(l.role_id)}</code></td><td>${l.ui_mode === 'iframe' ? 'embedded page (iframe)' : 'form (schema)'}</td><td>${l.member_count}</td></tr>`)
-    .join('');
+  const rows = links.map((l) => `<tr><td><code>${e(l.guild_id)}</code></td><td><code>${e(l.role_id)}</code></td><td>${l.ui_mode === 'iframe' ? 'embedded page (iframe)' : 'form (schema)'}</td><td>${l.member_count}</td></tr>`).join('');
   const linksPart = links.length
     ? `<p>${links.length} link(s) registered.</p>
 <table><thead><tr><th>Guild</th><th>Role</th><th>Configuration mode</th><th>List size (member_count)</th></tr></thead><tbody>${rows}</tbody></table>`
-    : '<p>No link registered yet: create a role link with this plugin\'s URL (the local stack creates one for its demo guild).</p>';
+    : "<p>No link registered yet: create a role link with this plugin's URL (the local stack creates one for its demo guild).</p>";
   return `<!doctype html>
 <html lang="en">
 <head>

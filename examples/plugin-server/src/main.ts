@@ -25,9 +25,10 @@ async function main(): Promise<void> {
       const ids = demoMemberIds(env.PLUGIN_DEMO_FIRST_ID, count);
       void pushList(env.ROLELINK_API_URL, link, ids, { retryForMs: env.PLUGIN_PUSH_RETRY_MS, signal: inflight.signal })
         .then((r) =>
-          log(r.held
-            ? `list of ${ids.length} for ${link.guildId}/${link.roleId} held (${r.held.removals} removals): ${r.held.message}`
-            : `pushed ${ids.length} member(s) to ${link.guildId}/${link.roleId} via ${r.via}: ${r.userCount} stored`))
+          log(
+            r.held ? `list of ${ids.length} for ${link.guildId}/${link.roleId} held (${r.held.removals} removals): ${r.held.message}` : `pushed ${ids.length} member(s) to ${link.guildId}/${link.roleId} via ${r.via}: ${r.userCount} stored`,
+          ),
+        )
         .catch((err: unknown) => log(`push to ${link.guildId}/${link.roleId} failed: ${String(err)}`));
     },
   });

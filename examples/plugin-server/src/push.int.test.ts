@@ -18,7 +18,7 @@ describe('the example plugin pushes its list through the SDK, against the real A
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(7));
   });
 
-  it('gives up after retryForMs with the service\'s error, and reports a large removal as held', async () => {
+  it("gives up after retryForMs with the service's error, and reports a large removal as held", async () => {
     const link = await seedLink(api.db, { enabled: false });
     await expect(pushList(api.url, link, userIds(3), { retryForMs: 300 })).rejects.toMatchObject({ statusCode: 403, message: 'This role link is disabled' });
     await api.db.pool.query('UPDATE role_link SET enabled = true WHERE id = $1', [link.linkId]);

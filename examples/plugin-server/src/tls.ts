@@ -18,7 +18,14 @@ export async function writeSelfSignedCert(certFile: string, keyFile: string): Pr
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }, { type: 2, value: 'localhost' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+          { type: 2, value: 'localhost' },
+        ],
+      },
     ],
   });
   mkdirSync(path.dirname(certFile), { recursive: true });

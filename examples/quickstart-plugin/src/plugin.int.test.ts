@@ -17,14 +17,32 @@ describe('the quickstart plugin of docs/plugin-quickstart.md, against the real A
     const auth = { Authorization: `Token ${link.token}` };
     const body = { guild_id: link.guildId, role_id: link.roleId };
     await request(plugin).post('/register').set(auth).send(body).expect(200);
-    expect(await eventually(() => listOf(api.db, link.linkId), (l) => l.length === 25)).toEqual(userIds(25));
+    expect(
+      await eventually(
+        () => listOf(api.db, link.linkId),
+        (l) => l.length === 25,
+      ),
+    ).toEqual(userIds(25));
 
     const form = await request(plugin).get('/config').set(auth).expect(200);
     expect(form.body).toMatchObject({ version: 1, name: 'Quickstart plugin', sections: [{ fields: [{ key: 'member_count', default_value: 25 }] }] });
-    await request(plugin).post('/config').set(auth).send({ ...body, config: { member_count: 30 } }).expect(200, { ok: true, message: 'Saved: 30 members' });
-    expect(await eventually(() => listOf(api.db, link.linkId), (l) => l.length === 30)).toEqual(userIds(30));
+    await request(plugin)
+      .post('/config')
+      .set(auth)
+      .send({ ...body, config: { member_count: 30 } })
+      .expect(200, { ok: true, message: 'Saved: 30 members' });
+    expect(
+      await eventually(
+        () => listOf(api.db, link.linkId),
+        (l) => l.length === 30,
+      ),
+    ).toEqual(userIds(30));
     expect(bodyOf<{ values: Record<string, unknown> }>(await request(plugin).get('/config').set(auth).expect(200)).values).toEqual({ member_count: 30 });
-    const refused = await request(plugin).post('/config').set(auth).send({ ...body, config: { member_count: -1 } }).expect(400);
+    const refused = await request(plugin)
+      .post('/config')
+      .set(auth)
+      .send({ ...body, config: { member_count: -1 } })
+      .expect(400);
     expect(bodyOf<{ error: string }>(refused).error).toMatch(/member_count/);
     expect(lines).toEqual([`${link.guildId}/${link.roleId}: 25 members stored`, `${link.guildId}/${link.roleId}: 30 members stored`]);
   });

@@ -7,11 +7,7 @@ import { configForm, fields, MemoryTokenStore, PluginError, pluginMiddleware, Ro
 const form = configForm({
   name: 'Quickstart plugin',
   description: 'Gives the role to the first N members of the demo guild.',
-  sections: [
-    section('Members', [
-      fields.number('member_count', 'How many members hold the role', { default_value: 25, validation: { required: true, min: 0, max: 10_000 } }),
-    ]),
-  ],
+  sections: [section('Members', [fields.number('member_count', 'How many members hold the role', { default_value: 25, validation: { required: true, min: 0, max: 10_000 } })])],
 });
 type Settings = ValuesOf<typeof form>;
 

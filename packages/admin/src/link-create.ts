@@ -26,7 +26,7 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   const holders = deps.holders ? await deps.holders(guildId, roleId) : null;
   const keep = input.keepMembers === true;
   if (keep) {
-    if (!holders) throw new AppError(400, 'Keep current members needs the platform to read the role\'s holders, and none is configured', 'keep_unavailable');
+    if (!holders) throw new AppError(400, "Keep current members needs the platform to read the role's holders, and none is configured", 'keep_unavailable');
     if (!holders.exact) throw new AppError(400, 'Keep current members is not available: the exact number of role members is unknown', 'keep_unavailable');
     if (holders.count > syncedLimit(plan)) {
       throw new AppError(400, `Keep current members is not available: the role has ${holders.count} members, more than the plan's synced limit of ${syncedLimit(plan)}`, 'keep_unavailable');
@@ -39,7 +39,7 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   try {
     if (holders && holders.count > 0) {
       recorded = await recordHolders(deps, linkId, holders.pages(), keep).catch((err: unknown) => {
-        throw err instanceof AppError ? err : new AppError(502, 'Failed to read the role\'s current members from the platform', 'holders_unreadable');
+        throw err instanceof AppError ? err : new AppError(502, "Failed to read the role's current members from the platform", 'holders_unreadable');
       });
     }
     await deps.plugin.register(linkId);

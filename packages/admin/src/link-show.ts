@@ -40,16 +40,17 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
       eta_seconds: rate && rate > 0 && link.pendingCount > 0 ? Math.ceil(link.pendingCount / rate) : link.pendingCount === 0 ? 0 : null,
       last_sync_at: extra.last_sync_at?.toISOString() ?? null,
     },
-    held_change: held && held.usedAt === null
-      ? {
-          change_id: held.changeId,
-          previous: held.previous,
-          next: held.next,
-          removals: held.removals,
-          created_at: held.createdAt.toISOString(),
-          confirmed_at: held.confirmedAt?.toISOString() ?? null,
-        }
-      : null,
+    held_change:
+      held && held.usedAt === null
+        ? {
+            change_id: held.changeId,
+            previous: held.previous,
+            next: held.next,
+            removals: held.removals,
+            created_at: held.createdAt.toISOString(),
+            confirmed_at: held.confirmedAt?.toISOString() ?? null,
+          }
+        : null,
     created_at: extra.created_at.toISOString(),
   };
 }

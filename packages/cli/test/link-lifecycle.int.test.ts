@@ -51,7 +51,11 @@ type CliOut = { statusCode?: number; message?: string } & Record<string, unknown
 /** Runs `rolelink … --json` in-process; returns the exit code and the parsed output. */
 async function cli(...args: string[]): Promise<{ code: number; out: CliOut }> {
   const lines: string[] = [];
-  const code = await run([...args, '--json'], (s) => lines.push(s), (s) => lines.push(s));
+  const code = await run(
+    [...args, '--json'],
+    (s) => lines.push(s),
+    (s) => lines.push(s),
+  );
   return { code, out: JSON.parse(lines.join('\n')) as CliOut };
 }
 
@@ -173,13 +177,19 @@ describe('existing role members at creation (spec 1)', () => {
     emu = await startEmulator({
       port: 0,
       seed: {
-        guilds: [{
-          id: g,
-          ownerId: '100000000000000009',
-          botRoleId: '700000000000000099',
-          roles: [{ id: small, position: 1 }, { id: big, position: 2 }, { id: '700000000000000099', position: 10 }],
-          members: [...userIds(3).map((u) => ({ userId: u, roles: [small, big] })), ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] }))],
-        }],
+        guilds: [
+          {
+            id: g,
+            ownerId: '100000000000000009',
+            botRoleId: '700000000000000099',
+            roles: [
+              { id: small, position: 1 },
+              { id: big, position: 2 },
+              { id: '700000000000000099', position: 10 },
+            ],
+            members: [...userIds(3).map((u) => ({ userId: u, roles: [small, big] })), ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] }))],
+          },
+        ],
       },
     });
     process.env.PLATFORM_API_URL = `${emu.apiBase}/v10`;

@@ -45,7 +45,11 @@ async function serve(app: express.Express): Promise<string> {
 async function check(url: string, json = false) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await run(['plugin', 'check', url, '--ca', certFile, ...(json ? ['--json'] : [])], (s) => out.push(s), (s) => err.push(s));
+  const code = await run(
+    ['plugin', 'check', url, '--ca', certFile, ...(json ? ['--json'] : [])],
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -64,9 +68,7 @@ describe('rolelink plugin check', () => {
   it('passes the example plugin, leaves it holding no throw-away link, and prints a report per check', async () => {
     const registrations = new Registrations(null);
     const wanted: string[] = [];
-    const url = await serve(
-      createPluginApp({ registrations, defaultCount: 5, log: () => undefined, onListWanted: (l) => void wanted.push(l.guildId), publicUrl: 'https://127.0.0.1', dashboardOrigins: ['http://127.0.0.1:3001'] }),
-    );
+    const url = await serve(createPluginApp({ registrations, defaultCount: 5, log: () => undefined, onListWanted: (l) => void wanted.push(l.guildId), publicUrl: 'https://127.0.0.1', dashboardOrigins: ['http://127.0.0.1:3001'] }));
     const human = await check(url);
     expect(human.code).toBe(0);
     expect(human.out).toMatch(/POST \/register: ok — answered 200/);
@@ -80,9 +82,7 @@ describe('rolelink plugin check', () => {
     const json = await check(url, true);
     const report = JSON.parse(json.out) as Report;
     expect(report).toMatchObject({ plugin_url: url, ok: true, ui_mode: 'schema' });
-    expect(report.findings.map((f: { check: string; result: string }) => `${f.check} ${f.result}`)).toEqual([
-      'plugin URL warn', 'POST /register pass', 'GET /config pass', 'POST /config pass', 'GET /health pass', 'DELETE /config pass',
-    ]);
+    expect(report.findings.map((f: { check: string; result: string }) => `${f.check} ${f.result}`)).toEqual(['plugin URL warn', 'POST /register pass', 'GET /config pass', 'POST /config pass', 'GET /health pass', 'DELETE /config pass']);
   });
 
   it('names every schema rejection by path and exits 1', async () => {
@@ -99,10 +99,9 @@ describe('rolelink plugin check', () => {
     const good = await sdkPlugin(page, embedPageHeaders(['https://dash.example.com']));
     const ok = JSON.parse((await check(good, true)).out) as Report;
     expect(ok).toMatchObject({ ok: true, ui_mode: 'iframe' });
-    expect(ok.findings).toEqual(expect.arrayContaining([
-      expect.objectContaining({ check: 'frame-ancestors', result: 'pass', message: 'frame-ancestors https://dash.example.com' }),
-      expect.objectContaining({ check: 'X-Frame-Options', result: 'pass' }),
-    ]));
+    expect(ok.findings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ check: 'frame-ancestors', result: 'pass', message: 'frame-ancestors https://dash.example.com' }), expect.objectContaining({ check: 'X-Frame-Options', result: 'pass' })]),
+    );
 
     const bad = await sdkPlugin(page, { 'X-Frame-Options': 'SAMEORIGIN' });
     const refused = await check(bad);

@@ -21,7 +21,11 @@ afterAll(async () => {
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await run(args, (s) => out.push(s), (s) => err.push(s));
+  const code = await run(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -49,7 +53,10 @@ describe('rolelink config set', () => {
     expect(human).toMatchObject({ code: 0, out: expect.stringContaining('saved: true') });
     expect(JSON.parse((await posted).body)).toMatchObject({ config: { member_count: 30 } });
     // --json only switches the answer to JSON, wherever it stands.
-    for (const args of [['--json', '{"member_count": 31}'], ['{"member_count": 31}', '--json']]) {
+    for (const args of [
+      ['--json', '{"member_count": 31}'],
+      ['{"member_count": 31}', '--json'],
+    ]) {
       const res = await cli('config', 'set', link.guildId, link.roleId, ...args);
       expect(res.code).toBe(0);
       expect(JSON.parse(res.out)).toEqual({ status: 200, body: { ok: true } });

@@ -4,15 +4,8 @@ import { z } from 'zod';
 export const pluginHealthReport = z.object({
   status: z.enum(['healthy', 'degraded', 'unhealthy']),
   timestamp: z.iso.datetime({ offset: true }).optional(),
-  checks: z
-    .record(
-      z.string(),
-      z.object({ status: z.enum(['up', 'down']), latency_ms: z.number().optional(), message: z.string().optional() }),
-    )
-    .optional(),
-  services: z
-    .array(z.object({ name: z.string(), status: z.enum(['up', 'down']), latency_ms: z.number().optional() }))
-    .optional(),
+  checks: z.record(z.string(), z.object({ status: z.enum(['up', 'down']), latency_ms: z.number().optional(), message: z.string().optional() })).optional(),
+  services: z.array(z.object({ name: z.string(), status: z.enum(['up', 'down']), latency_ms: z.number().optional() })).optional(),
 });
 export type PluginHealthReport = z.infer<typeof pluginHealthReport>;
 

@@ -16,7 +16,6 @@ export const userId = z
   .regex(/^\d{17,20}$/, 'must be a 17 to 20 digit snowflake')
   .refine((v) => !/^\d+$/.test(v) || v.length < 19 || BigInt(v) <= MAX_BIGINT, 'out of range');
 
-
 export function isUserId(v: unknown): v is string {
   return typeof v === 'string' && USER_ID_PATTERN.test(v) && (v.length < 19 || BigInt(v) <= MAX_BIGINT);
 }

@@ -14,10 +14,7 @@ export async function ensureGuild(db: Queryable, guildId: string): Promise<Plan>
 }
 
 /** Sets plan and (when given) paid slots and owner, creating the guild if new; returns the stored owner and slots. */
-export async function upsertGuildPlan(
-  db: Queryable,
-  g: { guildId: string; ownerId: string | null; plan: Plan; paidSlots: number | null },
-): Promise<{ owner_id: string | null; paid_slots: number }> {
+export async function upsertGuildPlan(db: Queryable, g: { guildId: string; ownerId: string | null; plan: Plan; paidSlots: number | null }): Promise<{ owner_id: string | null; paid_slots: number }> {
   const { rows } = await db.query<{ owner_id: string | null; paid_slots: number }>(
     `INSERT INTO guild (id, owner_id, plan, paid_slots, updated_at) VALUES ($1, $2, $3, COALESCE($4, 0), now())
      ON CONFLICT (id) DO UPDATE SET plan = EXCLUDED.plan, paid_slots = COALESCE($4, guild.paid_slots),

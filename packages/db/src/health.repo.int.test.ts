@@ -22,7 +22,7 @@ describe('health repository (plugin_health_check)', () => {
     expect(history[0]!.detail).toEqual({ i: HEALTH_HISTORY_PER_PLUGIN + 2 });
   });
 
-  it('counts links by their plugin\'s latest check and forgets plugins no link uses', async () => {
+  it("counts links by their plugin's latest check and forgets plugins no link uses", async () => {
     await seedLink(db);
     await seedLink(db);
     await recordHealth(db.prisma, PLUGIN, { status: 'healthy', latencyMs: 5, detail: {} }, new Date());
@@ -39,8 +39,8 @@ describe('health repository (plugin_health_check)', () => {
   });
 });
 
-describe('links repository: the broker\'s reads', () => {
-  it('reads a link\'s plugin and token ciphertext, or null when it is gone', async () => {
+describe("links repository: the broker's reads", () => {
+  it("reads a link's plugin and token ciphertext, or null when it is gone", async () => {
     const { linkId, guildId, roleId } = await seedLink(db);
     const link = await findPluginLink(db.prisma, linkId);
     expect(link).toMatchObject({ id: BigInt(linkId), guildId: BigInt(guildId), roleId: BigInt(roleId), pluginUrl: PLUGIN });

@@ -9,10 +9,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_ABANDONED_MS = 32 * 60 * 1000;
 
 export type StoredAnswer = { status: number; body: unknown; etag: string | null };
-export type Claim =
-  | { kind: 'claimed' }
-  | { kind: 'answered'; fingerprint: Buffer; answer: StoredAnswer }
-  | { kind: 'in-progress'; fingerprint: Buffer };
+export type Claim = { kind: 'claimed' } | { kind: 'answered'; fingerprint: Buffer; answer: StoredAnswer } | { kind: 'in-progress'; fingerprint: Buffer };
 
 /**
  * Claims a key for a request, in one statement (its own transaction, committed before the request's
@@ -40,8 +37,7 @@ export async function claimIdempotencyKey(db: Queryable, linkId: string, key: st
 }
 
 export async function recordIdempotentAnswer(db: Queryable, linkId: string, key: string, answer: StoredAnswer): Promise<void> {
-  await db.query('UPDATE idempotency_key SET status = $3, body = $4, etag = $5 WHERE link_id = $1 AND key = $2',
-    [linkId, key, answer.status, JSON.stringify(answer.body), answer.etag]);
+  await db.query('UPDATE idempotency_key SET status = $3, body = $4, etag = $5 WHERE link_id = $1 AND key = $2', [linkId, key, answer.status, JSON.stringify(answer.body), answer.etag]);
 }
 
 /** Frees a claim whose request failed without an answer worth replaying (5xx): a retry runs again. */

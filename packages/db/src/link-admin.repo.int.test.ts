@@ -1,17 +1,7 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, snowflake, userIds } from '../../../test/support/fixtures';
 import { inTransaction } from './queryable';
-import {
-  deleteLinkAt,
-  findLinkPlugin,
-  guildLinkRoles,
-  insertLink,
-  linkDetails,
-  linkExistsForRole,
-  recordHolderPage,
-  removeLinkRows,
-  updateLinkFlags,
-} from './link-admin.repo';
+import { deleteLinkAt, findLinkPlugin, guildLinkRoles, insertLink, linkDetails, linkExistsForRole, recordHolderPage, removeLinkRows, updateLinkFlags } from './link-admin.repo';
 import { findRoleLinkPlugin } from './links.repo';
 
 let db: TestDb;
@@ -55,7 +45,7 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
     expect(await findLinkPlugin(db.pool, guildId, snowflake())).toBeNull();
   });
 
-  it('records the role\'s holders: the applied record always, the list and its counts in keep mode', async () => {
+  it("records the role's holders: the applied record always, the list and its counts in keep mode", async () => {
     const guildId = await seedGuild(db);
     const handover = await newLink(guildId, snowflake());
     const keep = await newLink(guildId, snowflake(), true);
@@ -81,7 +71,7 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
     expect(await updateLinkFlags(db.pool, guildId, snowflake(), { enabled: true, trusted: null })).toBeNull();
   });
 
-  it('shows a link\'s details and lists a guild\'s links oldest first', async () => {
+  it("shows a link's details and lists a guild's links oldest first", async () => {
     const first = await seedLink(db);
     const second = await seedLink(db, { guildId: first.guildId });
     expect(await linkDetails(db.pool, first.linkId)).toMatchObject({ plugin_url: 'https://plugin.example.com', sync_rate_per_sec: null, last_sync_at: null });
@@ -92,7 +82,7 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
     ]);
   });
 
-  it('deletes the link of a role, returning what the plugin\'s config delete needs', async () => {
+  it("deletes the link of a role, returning what the plugin's config delete needs", async () => {
     const { linkId, guildId, roleId } = await seedLink(db);
     const removed = await deleteLinkAt(db.pool, guildId, roleId);
     expect(removed).toMatchObject({ id: linkId, plugin_url: 'https://plugin.example.com' });

@@ -12,10 +12,7 @@ export async function linkExistsForRole(db: Queryable, guildId: string, roleId: 
  * it holds the current members); a hand-over link waits for the plugin's first full list. A second link
  * for the same role fails with PostgreSQL's unique violation (23505).
  */
-export async function insertLink(
-  db: Queryable,
-  l: { guildId: string; roleId: string; tokenHash: Buffer; tokenCiphertext: Buffer; pluginUrl: string; memberMode: 'handover' | 'keep'; firstListAt: Date | null },
-): Promise<string> {
+export async function insertLink(db: Queryable, l: { guildId: string; roleId: string; tokenHash: Buffer; tokenCiphertext: Buffer; pluginUrl: string; memberMode: 'handover' | 'keep'; firstListAt: Date | null }): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, member_mode, first_list_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id::text`,
@@ -29,10 +26,7 @@ export async function insertLink(
  * now) and, in keep mode, the link's list too, with its counts. Run inside the caller's transaction.
  */
 export async function recordHolderPage(db: Queryable, linkId: string, ids: readonly string[], keep: boolean): Promise<void> {
-  await db.query(
-    `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, x, 'applied', now() FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING`,
-    [linkId, ids],
-  );
+  await db.query(`INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, x, 'applied', now() FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
   if (keep) {
     const r = await db.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING', [linkId, ids]);
     await db.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $2 WHERE id = $1', [linkId, r.rowCount ?? 0]);
@@ -48,10 +42,7 @@ export async function removeLinkRows(db: Queryable, linkId: string): Promise<voi
 
 /** Deletes the link of a role; returns what DELETE {plugin}/config needs, or null when there was none. */
 export async function deleteLinkAt(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; plugin_url: string; token_ciphertext: Buffer } | null> {
-  const { rows } = await db.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>(
-    'DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext',
-    [guildId, roleId],
-  );
+  const { rows } = await db.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>('DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext', [guildId, roleId]);
   return rows[0] ?? null;
 }
 
@@ -67,28 +58,21 @@ export async function updateLinkFlags(db: Queryable, guildId: string, roleId: st
 
 /** The columns `link show` adds to the request-path link context. */
 export async function linkDetails(db: Queryable, linkId: string): Promise<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date } | null> {
-  const { rows } = await db.query<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date }>(
-    'SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1',
-    [linkId],
-  );
+  const { rows } = await db.query<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date }>('SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1', [
+    linkId,
+  ]);
   return rows[0] ?? null;
 }
 
 /** Role ids of a guild's links, oldest first (slot order: the newest beyond the allowance are paused). */
 export async function guildLinkRoles(db: Queryable, guildId: string): Promise<{ roleId: string; pluginUrl: string }[]> {
-  const { rows } = await db.query<{ role_id: string; plugin_url: string }>(
-    'SELECT role_id::text, plugin_url FROM role_link WHERE guild_id = $1 ORDER BY created_at, id',
-    [guildId],
-  );
+  const { rows } = await db.query<{ role_id: string; plugin_url: string }>('SELECT role_id::text, plugin_url FROM role_link WHERE guild_id = $1 ORDER BY created_at, id', [guildId]);
   return rows.map((r) => ({ roleId: r.role_id, pluginUrl: r.plugin_url }));
 }
 
 /** The link of a role with its plugin URL (the configuration tab and `rolelink config`), or null. */
 export async function findLinkPlugin(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; pluginUrl: string } | null> {
-  const { rows } = await db.query<{ id: string; plugin_url: string }>(
-    'SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2',
-    [guildId, roleId],
-  );
+  const { rows } = await db.query<{ id: string; plugin_url: string }>('SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]);
   const link = rows[0];
   return link ? { id: link.id, pluginUrl: link.plugin_url } : null;
 }

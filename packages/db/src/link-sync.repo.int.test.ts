@@ -12,15 +12,12 @@ afterAll(() => db.drop());
 type Counts = { applied_count: number; pending_count: number; sync_done_seq: string; sync_rate_per_sec: number | null; last_sync_at: Date | null };
 
 async function counts(linkId: string): Promise<Counts> {
-  const { rows } = await db.pool.query<Counts>(
-    'SELECT applied_count, pending_count, sync_done_seq::text, sync_rate_per_sec, last_sync_at FROM role_link WHERE id = $1',
-    [linkId],
-  );
+  const { rows } = await db.pool.query<Counts>('SELECT applied_count, pending_count, sync_done_seq::text, sync_rate_per_sec, last_sync_at FROM role_link WHERE id = $1', [linkId]);
   return rows[0]!;
 }
 
 describe('link-sync repository (role_link, as the sync worker reads and reports it)', () => {
-  it('reads a link with its guild\'s plan and its slot rank among the guild\'s links', async () => {
+  it("reads a link with its guild's plan and its slot rank among the guild's links", async () => {
     const guildId = await seedGuild(db, { plan: 'premium', paidSlots: 2 });
     const first = await seedLink(db, { guildId });
     const second = await seedLink(db, { guildId, memberMode: 'keep' });

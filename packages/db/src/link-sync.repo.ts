@@ -38,12 +38,7 @@ export async function findSyncLink(db: Queryable, linkId: string): Promise<SyncL
  * and how many listed ids lie below theirs (counted up to `limit` only: enough to place them against the
  * synced boundary; `limit` 0 when the whole list is synced).
  */
-export async function recheckRemoval(
-  db: Queryable,
-  linkId: string,
-  userId: string,
-  limit: number,
-): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
+export async function recheckRemoval(db: Queryable, linkId: string, userId: string, limit: number): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
   const { rows } = await db.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
     `SELECT rl.enabled, g.plan,
             EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2) AS listed,
@@ -86,11 +81,7 @@ export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint)
  * with the next walk), and the outbox answers the batch's sequence. Not called inside a walk: the outbox
  * stays behind until the walk ends, and the walk's counts are exact then.
  */
-export async function writeJournalProgress(
-  db: Queryable,
-  linkId: string,
-  p: { seq: bigint; adds: number; removes: number; limit: number },
-): Promise<void> {
+export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number }): Promise<void> {
   await db.query(
     `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
             applied_count = LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4)),

@@ -46,10 +46,7 @@ export async function findLinkByTokenHash(db: Queryable, tokenHash: Buffer): Pro
 }
 
 export async function findLinkAt(db: Queryable, guildId: string, roleId: string): Promise<LinkContext | null> {
-  const { rows } = await db.query<LinkContext>(
-    `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.guild_id = $1 AND l.role_id = $2`,
-    [guildId, roleId],
-  );
+  const { rows } = await db.query<LinkContext>(`SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.guild_id = $1 AND l.role_id = $2`, [guildId, roleId]);
   return rows[0] ?? null;
 }
 

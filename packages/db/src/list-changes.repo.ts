@@ -64,20 +64,18 @@ export async function journalRepairs(db: Queryable, linkId: string, userIds: rea
  * split: one write's changes are applied together). Index range scan on the primary key.
  */
 export async function readJournal(db: Queryable, linkId: string, afterSeq: bigint, limit = JOURNAL_MAX_USERS): Promise<{ entries: JournalEntry[]; more: boolean }> {
-  const { rows } = await db.query<{ seq: string; user_id: string; op: ChangeOp }>(
-    'SELECT seq::text, user_id::text, op FROM list_change WHERE link_id = $1 AND seq > $2 ORDER BY seq, user_id LIMIT $3',
-    [linkId, afterSeq.toString(), limit + 1],
-  );
+  const { rows } = await db.query<{ seq: string; user_id: string; op: ChangeOp }>('SELECT seq::text, user_id::text, op FROM list_change WHERE link_id = $1 AND seq > $2 ORDER BY seq, user_id LIMIT $3', [
+    linkId,
+    afterSeq.toString(),
+    limit + 1,
+  ]);
   const entries = rows.map((r) => ({ seq: BigInt(r.seq), userId: r.user_id, op: r.op }));
   if (entries.length <= limit) return { entries, more: false };
   const lastSeq = entries[entries.length - 1]!.seq;
   const whole = entries.filter((e) => e.seq !== lastSeq);
   // One sequence larger than the limit (cannot happen for writers that keep JOURNAL_MAX_USERS): take it whole.
   if (!whole.length) {
-    const { rows: all } = await db.query<{ user_id: string; op: ChangeOp }>(
-      'SELECT user_id::text, op FROM list_change WHERE link_id = $1 AND seq = $2 ORDER BY user_id',
-      [linkId, lastSeq.toString()],
-    );
+    const { rows: all } = await db.query<{ user_id: string; op: ChangeOp }>('SELECT user_id::text, op FROM list_change WHERE link_id = $1 AND seq = $2 ORDER BY user_id', [linkId, lastSeq.toString()]);
     return { entries: all.map((r) => ({ seq: lastSeq, userId: r.user_id, op: r.op })), more: true };
   }
   return { entries: whole, more: true };

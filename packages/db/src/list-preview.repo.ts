@@ -38,10 +38,7 @@ export async function previewReplace(pool: Pool, input: { linkId: string; source
     if (!link) return { kind: 'link-not-found' };
     if (input.ifMatch && !input.ifMatch.includes(link.listVersion)) return { kind: 'version-mismatch', listVersion: link.listVersion };
     if (input.source.kind === 'upload') {
-      const open = await c.query(
-        'SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()',
-        [input.source.uploadId, input.linkId],
-      );
+      const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()', [input.source.uploadId, input.linkId]);
       if (!open.rowCount) return { kind: 'upload-not-found' };
     }
     const empty = link.userCount === 0 && !(await hasRows(c, input.linkId));

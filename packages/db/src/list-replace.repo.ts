@@ -111,10 +111,7 @@ class OverLimit extends Error {
 }
 
 async function lockOpenUpload(c: PoolClient, linkId: string, uploadId: string): Promise<{ users: number } | null> {
-  const { rows } = await c.query<{ users: number }>(
-    `SELECT users FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE`,
-    [uploadId, linkId],
-  );
+  const { rows } = await c.query<{ users: number }>(`SELECT users FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE`, [uploadId, linkId]);
   return rows[0] ?? null;
 }
 
@@ -142,9 +139,7 @@ async function withoutHashAggregate<T>(c: PoolClient, fn: () => Promise<T>): Pro
 async function insertDistinct(c: PoolClient, linkId: string, source: ReplaceSource): Promise<number> {
   if (source.kind === 'upload') {
     const { uploadId } = source;
-    const r = await withoutHashAggregate(c, () =>
-      c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE upload_id = $2 ORDER BY 2', [linkId, uploadId]),
-    );
+    const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE upload_id = $2 ORDER BY 2', [linkId, uploadId]));
     return r.rowCount ?? 0;
   }
   if (source.ids.length <= BATCH) {
@@ -161,9 +156,7 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
   let r;
   if (source.kind === 'upload') {
     const { uploadId } = source;
-    r = await withoutHashAggregate(c, () =>
-      c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [uploadId]),
-    );
+    r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [uploadId]));
   } else if (source.ids.length <= BATCH) {
     r = await c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT x AS user_id FROM unnest($1::bigint[]) x', [bigintArrayLiteral(source.ids)]);
   } else {
@@ -194,10 +187,7 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
     return { previous: handoverHolderCount, removals: Number(rows[0]!.removals), listRemovals: 0 };
   }
   if (userCount === 0) return { previous: 0, removals: 0, listRemovals: 0 };
-  const { rows } = await c.query<{ kept: string }>(
-    'SELECT count(*) AS kept FROM new_list n JOIN link_user u ON u.link_id = $1 AND u.user_id = n.user_id',
-    [linkId],
-  );
+  const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM new_list n JOIN link_user u ON u.link_id = $1 AND u.user_id = n.user_id', [linkId]);
   const kept = Number(rows[0]!.kept);
   return { previous: userCount, removals: userCount - kept, listRemovals: userCount - kept };
 }
@@ -233,14 +223,9 @@ async function bumpList(c: PoolClient, linkId: string, next: number): Promise<{ 
  */
 async function writeNewList(c: PoolClient, linkId: string, removesSome: boolean, hadRows: boolean, journalSeq: string | null): Promise<void> {
   const journal = (op: 'add' | 'remove', write: string) =>
-    journalSeq === null
-      ? write
-      : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, '${op}' FROM w`;
+    journalSeq === null ? write : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, '${op}' FROM w`;
   if (removesSome) {
-    await c.query(
-      journal('remove', 'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)'),
-      [linkId],
-    );
+    await c.query(journal('remove', 'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)'), [linkId]);
   }
   // Only the new rows, sorted (B-tree inserts in key order); see replaceList on why no ON CONFLICT.
   await c.query(

@@ -41,7 +41,10 @@ export async function streamUserIdsJson(pool: Pool, linkId: string): Promise<{ s
     });
     copy.on('end', () => {
       copy.ended = true;
-      commit(client).then(() => (release(), resolve()), (err: Error) => (release(err), reject(err)));
+      commit(client).then(
+        () => (release(), resolve()),
+        (err: Error) => (release(err), reject(err)),
+      );
     });
     copy.on('close', () => {
       if (copy.ended) return;

@@ -14,14 +14,17 @@ async function outcomes(linkId: string): Promise<Record<string, string>> {
 }
 
 describe('reconcile repository (role_link reads, applied_member repairs)', () => {
-  it('lists a guild\'s links with their slot rank and whether their sync is behind', async () => {
+  it("lists a guild's links with their slot rank and whether their sync is behind", async () => {
     const guildId = await seedGuild(db);
     const a = await seedLink(db, { guildId });
     const b = await seedLink(db, { guildId, enabled: false });
     await db.pool.query('UPDATE role_link SET sync_wanted_seq = 3 WHERE id = $1', [b.linkId]);
     await seedLink(db); // another guild
     const rows = await reconcileLinks(db.pool, guildId);
-    expect(rows.map((r) => [r.id, r.rank, r.enabled, r.behind])).toEqual([[a.linkId, 0, true, false], [b.linkId, 1, false, true]]);
+    expect(rows.map((r) => [r.id, r.rank, r.enabled, r.behind])).toEqual([
+      [a.linkId, 0, true, false],
+      [b.linkId, 1, false, true],
+    ]);
     expect((await reconcileLinks(db.pool)).length).toBeGreaterThanOrEqual(3);
   });
 

@@ -53,12 +53,7 @@ export async function markHandAdded(db: Queryable, linkId: string, holders: read
 }
 
 /** Records of ids in (after, upper] held as applied whom the page shows without the role: now `removed`. Returns their ids. */
-export async function markHandRemoved(
-  db: Queryable,
-  linkId: string,
-  page: { after: string; upper: string; holders: readonly string[] },
-  seenAt: Date,
-): Promise<string[]> {
+export async function markHandRemoved(db: Queryable, linkId: string, page: { after: string; upper: string; holders: readonly string[] }, seenAt: Date): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL
       WHERE link_id = $1 AND user_id > $2 AND user_id <= $3 AND outcome = 'applied' AND updated_at < $4

@@ -27,7 +27,10 @@ describe('sync-diff repository (link_user against applied_member)', () => {
     const { linkId } = await seedLink(db);
     const u = userIds(10);
     await list(linkId, [u[0]!, u[2]!, u[4]!, u[6]!]);
-    await applied(linkId, [u[1]!, u[3]!].map((userId) => ({ userId, outcome: 'applied' })));
+    await applied(
+      linkId,
+      [u[1]!, u[3]!].map((userId) => ({ userId, outcome: 'applied' })),
+    );
     expect(await nextRangeEnd(db.pool, linkId, 0n, 2)).toBe(BigInt(u[2]!)); // list: u0,u2 — applied: u1,u3
     expect(await nextRangeEnd(db.pool, linkId, BigInt(u[2]!), 2)).toBe(BigInt(u[6]!)); // list: u4,u6 — applied: u3 only
     expect(await nextRangeEnd(db.pool, linkId, BigInt(u[6]!), 2)).toBe(MAX_USER_ID);
@@ -63,7 +66,10 @@ describe('sync-diff repository (link_user against applied_member)', () => {
     await applied(linkId, [{ userId: u[3]!, outcome: 'applied' }]);
     const rows = await diffRange(db.pool, linkId, BigInt(u[0]!), MAX_USER_ID, BigInt(u[1]!));
     // u0 is outside the range, u1 is synced and missing, u2 is held (nothing to do), u3 is held but applied: remove.
-    expect(rows.map((r) => [r.userId, r.desired])).toEqual([[u[1], true], [u[3], false]]);
+    expect(rows.map((r) => [r.userId, r.desired])).toEqual([
+      [u[1], true],
+      [u[3], false],
+    ]);
     expect(await desiredInRange(db.pool, linkId, 0n, MAX_USER_ID, BigInt(u[1]!))).toBe(2);
     expect(await desiredInRange(db.pool, linkId, BigInt(u[0]!), BigInt(u[2]!), null)).toBe(2);
     expect(await desiredInRange(db.pool, linkId, BigInt(u[2]!), MAX_USER_ID, BigInt(u[1]!))).toBe(0);

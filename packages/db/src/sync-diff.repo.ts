@@ -50,10 +50,7 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
 export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<number> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
   if (desiredTo <= from) return 0;
-  const { rows } = await db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > $2 AND user_id <= $3',
-    [linkId, from.toString(), desiredTo.toString()],
-  );
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > $2 AND user_id <= $3', [linkId, from.toString(), desiredTo.toString()]);
   return rows[0]?.n ?? 0;
 }
 
@@ -62,9 +59,6 @@ export async function desiredInRange(db: Queryable, linkId: string, from: bigint
  * when `offset` is the synced limit. One index-only scan with OFFSET.
  */
 export async function listedUserAt(db: Queryable, linkId: string, offset: number): Promise<bigint | null> {
-  const { rows } = await db.query<{ user_id: string }>(
-    'SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY user_id OFFSET $2 LIMIT 1',
-    [linkId, offset],
-  );
+  const { rows } = await db.query<{ user_id: string }>('SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY user_id OFFSET $2 LIMIT 1', [linkId, offset]);
   return rows[0] ? BigInt(rows[0].user_id) : null;
 }

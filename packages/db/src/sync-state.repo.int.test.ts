@@ -1,17 +1,6 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
-import {
-  abandonPass,
-  advancePass,
-  backOffLink,
-  clearBackoff,
-  clearPassCursor,
-  countCalls,
-  deleteSyncState,
-  loadPass,
-  recordJournalApplied,
-  startPass,
-} from './sync-state.repo';
+import { abandonPass, advancePass, backOffLink, clearBackoff, clearPassCursor, countCalls, deleteSyncState, loadPass, recordJournalApplied, startPass } from './sync-state.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -19,11 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const stateRows = async (linkId: string) =>
-  (await db.pool.query('SELECT 1 FROM link_sync_state WHERE link_id = $1', [linkId])).rowCount;
+const stateRows = async (linkId: string) => (await db.pool.query('SELECT 1 FROM link_sync_state WHERE link_id = $1', [linkId])).rowCount;
 
 describe('sync-state repository (link_sync_state)', () => {
-  it('creates a link\'s state on first load, with no pass under way', async () => {
+  it("creates a link's state on first load, with no pass under way", async () => {
     const { linkId } = await seedLink(db);
     const pass = await loadPass(db.pool, linkId);
     expect(pass).toMatchObject({ passSeq: 0n, cursor: null, desiredSeen: 0, appliedSeen: 0, changes: 0, adds: 0, backoffCount: 0, backoffLeftMs: 0, journalSeq: null, appliedLimit: null, appliedCutoff: null });

@@ -6,11 +6,7 @@ import type { Queryable } from './queryable';
  * everything up to `seq` is on the platform, so those journal entries are compacted in the same call.
  * Never moves backwards (a walk and a journal batch may finish in either order).
  */
-export async function recordJournalApplied(
-  db: Queryable,
-  linkId: string,
-  applied: { seq: bigint; cutoff: bigint | null; limit: number },
-): Promise<void> {
+export async function recordJournalApplied(db: Queryable, linkId: string, applied: { seq: bigint; cutoff: bigint | null; limit: number }): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET journal_seq = GREATEST(COALESCE(journal_seq, 0), $2), applied_cutoff = $3, applied_limit = $4,
             updated_at = clock_timestamp()
@@ -104,11 +100,7 @@ export async function startPass(db: Queryable, linkId: string, seq: bigint, base
 }
 
 /** Records a finished range: the cursor moves past it and its counts join the pass's. */
-export async function advancePass(
-  db: Queryable,
-  linkId: string,
-  step: { cursor: bigint; desired: number; applied: number; changes: number; adds: number; nextRetryAt: Date | null },
-): Promise<void> {
+export async function advancePass(db: Queryable, linkId: string, step: { cursor: bigint; desired: number; applied: number; changes: number; adds: number; nextRetryAt: Date | null }): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET cursor = $2, desired_seen = desired_seen + $3, applied_seen = applied_seen + $4,
             changes = changes + $5, adds = adds + $6,

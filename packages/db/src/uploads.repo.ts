@@ -5,10 +5,7 @@ import { inTransaction, type Queryable } from './queryable';
 
 export async function createUpload(db: Queryable, linkId: string): Promise<string> {
   const id = randomUUID();
-  await db.query(
-    `INSERT INTO upload_session (id, link_id, created_at, expires_at) VALUES ($1, $2, now(), now() + $3 * interval '1 millisecond')`,
-    [id, linkId, UPLOAD_TTL_MS],
-  );
+  await db.query(`INSERT INTO upload_session (id, link_id, created_at, expires_at) VALUES ($1, $2, now(), now() + $3 * interval '1 millisecond')`, [id, linkId, UPLOAD_TTL_MS]);
   return id;
 }
 
@@ -30,26 +27,17 @@ export function bigintArrayLiteral(ids: readonly string[]): string {
  */
 export function addChunk(pool: Pool, linkId: string, uploadId: string, ids: readonly string[]): Promise<{ chunks: number; users: number } | null> {
   return inTransaction(pool, async (c) => {
-    const open = await c.query(
-      'SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE',
-      [uploadId, linkId],
-    );
+    const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE', [uploadId, linkId]);
     if (open.rowCount !== 1) return null;
     if (ids.length) await c.query('INSERT INTO upload_staged (upload_id, user_id) SELECT $1, unnest($2::bigint[])', [uploadId, bigintArrayLiteral(ids)]);
-    const { rows } = await c.query<{ chunks: number; users: number }>(
-      'UPDATE upload_session SET chunks = chunks + 1, users = users + $2 WHERE id = $1 RETURNING chunks, users',
-      [uploadId, ids.length],
-    );
+    const { rows } = await c.query<{ chunks: number; users: number }>('UPDATE upload_session SET chunks = chunks + 1, users = users + $2 WHERE id = $1 RETURNING chunks, users', [uploadId, ids.length]);
     return rows[0]!;
   });
 }
 
 /** Cancels an open session; its staged rows go to the GC. False when unknown, closed or expired. */
 export async function cancelUpload(db: Queryable, linkId: string, uploadId: string): Promise<boolean> {
-  const r = await db.query(
-    'UPDATE upload_session SET closed_at = now() WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()',
-    [uploadId, linkId],
-  );
+  const r = await db.query('UPDATE upload_session SET closed_at = now() WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()', [uploadId, linkId]);
   return r.rowCount === 1;
 }
 
@@ -75,10 +63,7 @@ export async function collectUploadGarbage(db: Queryable, maxRows = 1_000_000): 
   for (const { upload_id } of rows) {
     for (;;) {
       if (deleted >= maxRows) return deleted;
-      const r = await db.query(
-        'DELETE FROM upload_staged WHERE ctid = ANY(ARRAY(SELECT ctid FROM upload_staged WHERE upload_id = $1 LIMIT $2))',
-        [upload_id, GC_BATCH],
-      );
+      const r = await db.query('DELETE FROM upload_staged WHERE ctid = ANY(ARRAY(SELECT ctid FROM upload_staged WHERE upload_id = $1 LIMIT $2))', [upload_id, GC_BATCH]);
       deleted += r.rowCount ?? 0;
       if ((r.rowCount ?? 0) < GC_BATCH) break;
     }

@@ -16,7 +16,5 @@ export function limitsFor(plan: Plan) {
 
 export function storedLimitMessage(plan: Plan): string {
   const max = PLAN_LIMITS[plan].storedUsers.toLocaleString('en-US');
-  return plan === 'free'
-    ? `Maximum ${max} users per role link. Upgrade to premium to store up to ${PLAN_LIMITS.premium.storedUsers.toLocaleString('en-US')}.`
-    : `Maximum ${max} users per role link`;
+  return plan === 'free' ? `Maximum ${max} users per role link. Upgrade to premium to store up to ${PLAN_LIMITS.premium.storedUsers.toLocaleString('en-US')}.` : `Maximum ${max} users per role link`;
 }

@@ -44,7 +44,10 @@ export function normalizePluginUrl(raw: string, allowHosts: readonly string[] = 
   if (url.protocol !== 'https:') return { ok: false, reason: 'plugin URL must use HTTPS' };
   if (url.username || url.password) return { ok: false, reason: 'plugin URL must not contain credentials' };
   if (url.search || url.hash) return { ok: false, reason: 'plugin URL must not contain a query or fragment' };
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   const allowed = allowHosts.includes(host);
   if (!allowed) {
     if (isForbiddenName(host)) return { ok: false, reason: 'plugin URL must not point to a private or internal host' };

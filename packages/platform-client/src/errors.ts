@@ -27,12 +27,7 @@ export const PlatformErrorCode = {
 } as const;
 
 export type PlatformFailure =
-  | { kind: 'rate_limited'; retryAfterMs: number }
-  | { kind: 'not_in_guild' }
-  | { kind: 'missing_permission' }
-  | { kind: 'unknown_role' }
-  | { kind: 'unauthorized' }
-  | { kind: 'failed'; status?: number; message: string };
+  { kind: 'rate_limited'; retryAfterMs: number } | { kind: 'not_in_guild' } | { kind: 'missing_permission' } | { kind: 'unknown_role' } | { kind: 'unauthorized' } | { kind: 'failed'; status?: number; message: string };
 
 /** Maps whatever a platform call threw to what the caller has to do about it. */
 export function classifyPlatformError(err: unknown): PlatformFailure {

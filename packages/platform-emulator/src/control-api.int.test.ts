@@ -16,7 +16,17 @@ describe('control API', () => {
   it('seeds guilds through POST /_emulator/seed, replacing a guild with the same id', async () => {
     const res = await control<{ guilds: { id: string; members: number }[] }>(emulator, 'POST', '/seed', {
       guilds: [
-        { id: GUILD, ownerId: USERS[0], roles: [{ id: ROLE.linked, position: 1 }, { id: ROLE.bot, position: 3 }], botRoleId: ROLE.bot, members: [{ userId: USERS[4] }], generateMembers: { count: 3, startId: '500000000000000000', roles: [ROLE.linked] } },
+        {
+          id: GUILD,
+          ownerId: USERS[0],
+          roles: [
+            { id: ROLE.linked, position: 1 },
+            { id: ROLE.bot, position: 3 },
+          ],
+          botRoleId: ROLE.bot,
+          members: [{ userId: USERS[4] }],
+          generateMembers: { count: 3, startId: '500000000000000000', roles: [ROLE.linked] },
+        },
         { id: UNKNOWN_GUILD, ownerId: USERS[0], roles: [], botRoleId: UNKNOWN_GUILD },
       ],
     });

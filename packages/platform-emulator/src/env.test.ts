@@ -1,7 +1,7 @@
 import { optionsFromEnv, readEnv } from './env';
 
 describe('emulator environment', () => {
-  it('defaults the OAuth2 client to the dashboard\'s local credentials', () => {
+  it("defaults the OAuth2 client to the dashboard's local credentials", () => {
     expect(optionsFromEnv(readEnv({})).oauth).toEqual({ clientId: 'rolelink-dashboard', clientSecret: 'emulator-oauth-secret' });
   });
 

@@ -9,7 +9,10 @@ export const emulatorEnvSchema = z.object({
   EMULATOR_PORT: envFields.port(3900),
   EMULATOR_HOST: z.string().min(1).default('127.0.0.1'),
   EMULATOR_BOT_TOKEN: z.string().min(1).default('emulator-bot-token'),
-  EMULATOR_BOT_USER_ID: z.string().regex(/^\d{17,20}$/).optional(),
+  EMULATOR_BOT_USER_ID: z
+    .string()
+    .regex(/^\d{17,20}$/)
+    .optional(),
   EMULATOR_GLOBAL_PER_SEC: positiveInt(50),
   EMULATOR_ROLE_BUCKET_LIMIT: positiveInt(10),
   EMULATOR_ROLE_BUCKET_WINDOW_MS: positiveInt(10_000),

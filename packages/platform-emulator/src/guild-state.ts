@@ -86,7 +86,10 @@ export class GuildState {
 
   /** Role indexes for ids, without @everyone (every member holds it implicitly, so it is never stored). */
   roleIndexes(ids: readonly string[]): number[] {
-    return ids.map((id) => this.requireRole(id)).filter((r) => !this.isEveryone(r)).map((r) => r.index);
+    return ids
+      .map((id) => this.requireRole(id))
+      .filter((r) => !this.isEveryone(r))
+      .map((r) => r.index);
   }
 
   roleIds(indexes: readonly number[]): string[] {

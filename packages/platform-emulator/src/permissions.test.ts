@@ -34,7 +34,7 @@ describe('guildPermissions', () => {
     expect(guildPermissions(guild, '610000000000000001')).toBe(ALL_PERMISSIONS);
   });
 
-  it('ORs @everyone with the member\'s roles, and turns Administrator into every bit', () => {
+  it("ORs @everyone with the member's roles, and turns Administrator into every bit", () => {
     expect(guildPermissions(guild, '610000000000000002')).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageGuild);
     expect(guildPermissions(guild, '610000000000000003')).toBe(ALL_PERMISSIONS);
     expect(guildPermissions(guild, '700000000000000001')).toBe(PermissionFlagsBits.ViewChannel);

@@ -8,9 +8,7 @@ export type BucketKind = 'roles' | 'route';
 export type Bucket = { kind: BucketKind; hash: string; window: FixedWindow };
 export type Scope = 'user' | 'global' | 'shared';
 
-export type Admission =
-  | { allowed: true; bucket: WindowState }
-  | { allowed: false; scope: 'user' | 'global'; retryAfterMs: number; bucket: WindowState };
+export type Admission = { allowed: true; bucket: WindowState } | { allowed: false; scope: 'user' | 'global'; retryAfterMs: number; bucket: WindowState };
 
 const SWEEP_AT = 10_000;
 

@@ -17,7 +17,7 @@ describe('parseSeed', () => {
     }
   });
 
-  it('rejects empty names and names longer than the platform\'s 32 characters', () => {
+  it("rejects empty names and names longer than the platform's 32 characters", () => {
     for (const member of [{ username: '' }, { username: 'x'.repeat(33) }, { globalName: 'y'.repeat(33) }]) {
       expect(() => parseSeed(guild({ members: [{ userId: '610000000000000002', ...member }] }))).toThrow(/members\.0\.(username|globalName)/);
     }

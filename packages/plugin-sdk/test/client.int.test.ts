@@ -43,7 +43,7 @@ describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
     expect(await client.hasUser(a!)).toBe(false);
   });
 
-  it('throws RoleLinkApiError with the service\'s statusCode and message, without retrying a 4xx', async () => {
+  it("throws RoleLinkApiError with the service's statusCode and message, without retrying a 4xx", async () => {
     const link = await seedLink(api.db);
     const client = clientFor({ ...link, token: `${link.token.slice(0, -1)}x` });
     const err = await client.hasUser(userIds(1)[0]!).catch((e: unknown) => e);
@@ -51,7 +51,9 @@ describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
     expect(err).toMatchObject({ statusCode: 403, message: 'Invalid or revoked token' });
     expect((err as RoleLinkApiError).requestId).toEqual(expect.any(String));
     expect(proxy.seen).toHaveLength(1);
-    const bad = await clientFor(link).putUsers(['12']).catch((e: unknown) => e);
+    const bad = await clientFor(link)
+      .putUsers(['12'])
+      .catch((e: unknown) => e);
     expect(bad).toMatchObject({ statusCode: 400, message: 'Validation error', body: { details: [expect.stringContaining('body.0')] } });
   });
 });
@@ -102,7 +104,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(20));
   });
 
-  it('keeps a held upload\'s staging: confirm() re-commits it, cancel() discards it', async () => {
+  it("keeps a held upload's staging: confirm() re-commits it, cancel() discards it", async () => {
     const link = await seedLink(api.db, { plan: 'premium' });
     const client = clientFor(link);
     await client.replaceUsers(userIds(100));
@@ -169,10 +171,12 @@ describe('retries', () => {
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
   });
 
-  it('without a key (idempotencyKey: \'\'), does not repeat a commit whose answer was lost (it may have replaced the list)', async () => {
+  it("without a key (idempotencyKey: ''), does not repeat a commit whose answer was lost (it may have replaced the list)", async () => {
     const link = await seedLink(api.db, { plan: 'premium' });
     proxy.inject((req) => /\/commit$/.test(req.url ?? ''), { kind: 'lose-answer' });
-    const err = await clientFor(link).replaceUsers(userIds(30), { maxPutUsers: 10, chunkSize: 10, idempotencyKey: '' }).catch((e: unknown) => e);
+    const err = await clientFor(link)
+      .replaceUsers(userIds(30), { maxPutUsers: 10, chunkSize: 10, idempotencyKey: '' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RoleLinkNetworkError);
     expect(proxy.seen.filter((s) => s.endsWith('/commit'))).toHaveLength(1);
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
@@ -240,7 +244,7 @@ describe('list version, If-Match, Idempotency-Key and dry runs', () => {
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(3));
   });
 
-  it('replays a write with the caller\'s Idempotency-Key and refuses the key for another request', async () => {
+  it("replays a write with the caller's Idempotency-Key and refuses the key for another request", async () => {
     const link = await seedLink(api.db);
     const client = clientFor(link);
     expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({ userCount: 3, replayed: false });

@@ -25,7 +25,11 @@ export type ConsumerOptions = Omit<WorkerOptions, 'connection' | 'prefix' | 'aut
 export class Consumer<Q extends QueueName> {
   readonly worker: Worker;
 
-  constructor(readonly name: Q, private readonly handlers: JobHandlers<Q>, options: ConsumerOptions) {
+  constructor(
+    readonly name: Q,
+    private readonly handlers: JobHandlers<Q>,
+    options: ConsumerOptions,
+  ) {
     const { unknownJob, around, ...workerOptions } = options;
     const processor = (job: Job, token?: string) => this.dispatch(job, token, unknownJob);
     this.worker = new Worker(name, around ? (job, token) => around(job, () => processor(job, token)) : processor, workerOptions);

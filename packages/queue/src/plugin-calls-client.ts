@@ -1,14 +1,6 @@
 import { Job, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import {
-  PluginCallMessage,
-  QueueName,
-  jobCatalog,
-  type ConfigView,
-  type JobData,
-  type PluginCallResult,
-  type PluginCallValues,
-} from '@rolelink/contracts';
+import { PluginCallMessage, QueueName, jobCatalog, type ConfigView, type JobData, type PluginCallResult, type PluginCallValues } from '@rolelink/contracts';
 import { AppError, createLogger, zodIssues, type Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
 
@@ -111,12 +103,7 @@ export class PluginCallsClient {
     return this.events.queueEvents;
   }
 
-  private async call<N extends WaitedCall>(
-    name: N,
-    data: Omit<JobData<PluginCallsQueue, N>, 'deadline'>,
-    ttl: number,
-    failure: string,
-  ): Promise<PluginCallValues[N]> {
+  private async call<N extends WaitedCall>(name: N, data: Omit<JobData<PluginCallsQueue, N>, 'deadline'>, ttl: number, failure: string): Promise<PluginCallValues[N]> {
     const unavailable = (reason: string): AppError => {
       this.logger.warn(`plugin call ${name} failed: ${reason}`);
       return new AppError(502, failure, 'plugin_unreachable');

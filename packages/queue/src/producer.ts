@@ -9,7 +9,11 @@ export type AddOptions<Q extends QueueName, N extends JobName<Q>> = Omit<JobsOpt
 export class Producer<Q extends QueueName> {
   readonly queue: Queue;
 
-  constructor(readonly name: Q, connection: Redis, prefix: string) {
+  constructor(
+    readonly name: Q,
+    connection: Redis,
+    prefix: string,
+  ) {
     this.queue = new Queue(name, { connection, prefix });
     this.queue.on('error', () => undefined);
   }

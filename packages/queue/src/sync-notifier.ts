@@ -12,7 +12,12 @@ import { enqueueLinkSync } from './role-sync';
 export class SyncNotifier {
   private readonly producer: Producer<typeof QueueName.roleSync>;
 
-  constructor(private readonly connection: Redis, prefix: string, private readonly logger: Logger, private readonly timeoutMs = 1_000) {
+  constructor(
+    private readonly connection: Redis,
+    prefix: string,
+    private readonly logger: Logger,
+    private readonly timeoutMs = 1_000,
+  ) {
     this.producer = new Producer(QueueName.roleSync, connection, prefix);
   }
 

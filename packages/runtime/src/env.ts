@@ -21,14 +21,17 @@ export const envFields = {
   redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /** 32-byte key as 64 hex chars or base64; tokens are stored encrypted under it (AES-256-GCM). */
-  secretKey: z
-    .string()
-    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64'),
+  secretKey: z.string().refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64'),
   /** Comma-separated host names or IPs that may be plugin hosts despite being private (tests, local runs). */
   allowPrivatePluginHosts: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   queuePrefix: z.string().default('rolelink'),
 };
 

@@ -27,7 +27,14 @@ describe('healthRouter', () => {
   });
 
   it('answers /readyz with 503 naming the failing check and its error', async () => {
-    const app = appWith({ checks: { db: () => Promise.resolve(1), redis: () => { throw new Error('connect ECONNREFUSED\nstack'); } } });
+    const app = appWith({
+      checks: {
+        db: () => Promise.resolve(1),
+        redis: () => {
+          throw new Error('connect ECONNREFUSED\nstack');
+        },
+      },
+    });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
     expect(bodyOf<{ status: string }>(res).status).toBe('not_ready');

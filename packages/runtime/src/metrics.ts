@@ -1,14 +1,5 @@
 import type { RequestHandler } from 'express';
-import {
-  Counter,
-  Gauge,
-  Histogram,
-  Registry,
-  collectDefaultMetrics,
-  type CounterConfiguration,
-  type GaugeConfiguration,
-  type HistogramConfiguration,
-} from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
 import { trackRoute } from './route-template';
 
 export { UNMATCHED_ROUTE } from './route-template';
@@ -81,17 +72,12 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
   function once<M>(name: string, make: () => M): M {
     return (registry.getSingleMetric(name) as M | undefined) ?? make();
   }
-  const counter = <L extends string>(c: Omit<CounterConfiguration<L>, 'registers'>) =>
-    once(c.name, () => new Counter<L>({ ...c, registers: [registry] }));
-  const histogram = <L extends string>(c: Omit<HistogramConfiguration<L>, 'registers'>) =>
-    once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
-  const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) =>
-    once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
+  const counter = <L extends string>(c: Omit<CounterConfiguration<L>, 'registers'>) => once(c.name, () => new Counter<L>({ ...c, registers: [registry] }));
+  const histogram = <L extends string>(c: Omit<HistogramConfiguration<L>, 'registers'>) => once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
+  const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) => once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
 
-  const httpRequests = () =>
-    counter({ name: MetricName.httpRequests, help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'] });
-  const httpDuration = () =>
-    histogram({ name: MetricName.httpDuration, help: 'HTTP request duration by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS });
+  const httpRequests = () => counter({ name: MetricName.httpRequests, help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'] });
+  const httpDuration = () => histogram({ name: MetricName.httpDuration, help: 'HTTP request duration by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS });
 
   return {
     service,
@@ -130,19 +116,12 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
         },
       });
     },
-    jobDuration: () =>
-      histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
-    roleChanges: () =>
-      counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
-    platformRateLimited: () =>
-      counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
-    platformInvalidRequests: () =>
-      counter({ name: MetricName.platformInvalidRequests, help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)', labelNames: ['status'] }),
-    pluginCalls: () =>
-      counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
-    pluginCallDuration: () =>
-      histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
-    pluginHealth: () =>
-      gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
+    jobDuration: () => histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
+    roleChanges: () => counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
+    platformRateLimited: () => counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
+    platformInvalidRequests: () => counter({ name: MetricName.platformInvalidRequests, help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)', labelNames: ['status'] }),
+    pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
+    pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
+    pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
   };
 }

@@ -9,10 +9,12 @@ describe('serve', () => {
     await new Promise((r) => s.server.once('listening', r));
     const agent = new http.Agent({ keepAlive: true });
     const body = await new Promise<string>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: (s.server.address() as AddressInfo).port, agent }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c)).on('end', () => resolve(text));
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port: (s.server.address() as AddressInfo).port, agent }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c)).on('end', () => resolve(text));
+        })
+        .on('error', reject);
     });
     expect(body).toBe('ok');
     expect(s.server.keepAliveTimeout).toBe(65_000);

@@ -8,8 +8,7 @@ beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-const count = async (linkId: string) =>
-  (await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [linkId])).rows[0]!.n;
+const count = async (linkId: string) => (await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [linkId])).rows[0]!.n;
 
 describe('batched single adds (POST /users/:userId under concurrency)', () => {
   it('adds every one of many concurrent distinct users, keeps the counter exact and asks for one sync', async () => {

@@ -27,7 +27,8 @@ export class AddBatcher {
     return new Promise<AddResult>((resolve, reject) => {
       const queue = this.queues.get(linkId);
       const item = { userId, storedLimit, resolve, reject };
-      if (queue) queue.push(item); // a batch of this link is in flight: this one goes in the next
+      if (queue)
+        queue.push(item); // a batch of this link is in flight: this one goes in the next
       else {
         this.queues.set(linkId, [item]);
         void this.drain(linkId);
@@ -52,7 +53,7 @@ export class AddBatcher {
       // One stored limit per statement (a plan change between two requests is the only way they differ).
       const limit = queue[0]!.storedLimit;
       const batch: Waiting[] = [];
-      for (let i = 0; i < queue.length && batch.length < MAX_BATCH; ) {
+      for (let i = 0; i < queue.length && batch.length < MAX_BATCH;) {
         if (queue[i]!.storedLimit === limit) batch.push(queue.splice(i, 1)[0]!);
         else i++;
       }

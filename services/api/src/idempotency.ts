@@ -53,9 +53,7 @@ function recordBeforeSending(res: Response, pool: Pool, linkId: string, key: str
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     const etag = res.getHeader('ETag');
-    const stored = res.statusCode >= 500
-      ? releaseIdempotencyKey(pool, linkId, key)
-      : recordIdempotentAnswer(pool, linkId, key, { status: res.statusCode, body, etag: typeof etag === 'string' ? etag : null });
+    const stored = res.statusCode >= 500 ? releaseIdempotencyKey(pool, linkId, key) : recordIdempotentAnswer(pool, linkId, key, { status: res.statusCode, body, etag: typeof etag === 'string' ? etag : null });
     // If the record cannot be written the answer still goes out; the claim then ages out as abandoned.
     void stored.catch(() => undefined).finally(() => send(body));
     return res;

@@ -72,8 +72,7 @@ export async function previewWholeList(deps: Deps, link: LinkContext, source: Re
   const [status, outcome, message]: [DryRunResult['status'], DryRunResult['outcome'], string] = overLimit
     ? [400, 'stored_limit', storedLimitMessage(link.plan)]
     : wouldHold
-      ? [409, 'held', shrinkMessage(shrink.previous, preview.next, shrink.removals) +
-          (typeof shrink.confirmation === 'object' ? ` (The X-RoleLink-Confirm header would not be accepted: ${shrink.confirmation.invalid}.)` : '')]
+      ? [409, 'held', shrinkMessage(shrink.previous, preview.next, shrink.removals) + (typeof shrink.confirmation === 'object' ? ` (The X-RoleLink-Confirm header would not be accepted: ${shrink.confirmation.invalid}.)` : '')]
       : [200, 'replaced', `The list would hold ${preview.next.toLocaleString('en-US')} users.`];
   return {
     dry_run: true,

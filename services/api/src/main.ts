@@ -24,9 +24,7 @@ const app = createApp({
   metrics: createMetrics('api'),
   readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
   draining: () => draining,
-  rateLimit: env.API_RATE_LIMIT === 'on'
-    ? { redis: limiterRedis, prefix: env.QUEUE_PREFIX, windowMs: env.API_RATE_LIMIT_WINDOW_MS, perPlan: { free: env.API_RATE_LIMIT_FREE, premium: env.API_RATE_LIMIT_PREMIUM } }
-    : undefined,
+  rateLimit: env.API_RATE_LIMIT === 'on' ? { redis: limiterRedis, prefix: env.QUEUE_PREFIX, windowMs: env.API_RATE_LIMIT_WINDOW_MS, perPlan: { free: env.API_RATE_LIMIT_FREE, premium: env.API_RATE_LIMIT_PREMIUM } } : undefined,
 });
 
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
@@ -34,7 +32,13 @@ const server = serve(app, { name: 'api', port: env.API_PORT, host: env.API_HOST,
 sweeper.start();
 
 onShutdown(logger, [
-  { name: 'stop accepting', run: () => { draining = true; return server.stop(); } },
+  {
+    name: 'stop accepting',
+    run: () => {
+      draining = true;
+      return server.stop();
+    },
+  },
   { name: 'sweeper', run: () => sweeper.stop() },
   { name: 'queue', run: () => sync.close() },
   { name: 'redis', run: () => redis.quit() },

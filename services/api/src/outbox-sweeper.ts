@@ -15,7 +15,12 @@ export class OutboxSweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
-  constructor(private readonly pool: Pool, private readonly sync: SyncNotifier, private readonly logger: Logger, private readonly everyMs: number) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly sync: SyncNotifier,
+    private readonly logger: Logger,
+    private readonly everyMs: number,
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => void this.sweepOnce(), this.everyMs);

@@ -62,9 +62,7 @@ export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
       const info = (req as typeof req & { rateLimit: RateLimitInfo }).rateLimit;
       const plan = currentLink(res).plan;
       const retryAfter = res.getHeader('Retry-After');
-      next(new AppError(429,
-        `Too many requests: at most ${info.limit.toLocaleString('en-US')} per ${windowSeconds} s for one token on the ${plan} plan. Retry after ${String(retryAfter)} s.`,
-        'rate_limited'));
+      next(new AppError(429, `Too many requests: at most ${info.limit.toLocaleString('en-US')} per ${windowSeconds} s for one token on the ${plan} plan. Retry after ${String(retryAfter)} s.`, 'rate_limited'));
     },
   });
 }

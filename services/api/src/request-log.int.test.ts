@@ -19,7 +19,12 @@ describe('User Management API request log', () => {
   it('writes the route template, status and the authenticated link id, never the token', async () => {
     const link = await seedLink(h.db);
     const { app, lines } = loggedApp();
-    await request(app).put(`/api/role-link/${link.guildId}/${link.roleId}/users?rl_token=${link.token}`).set(auth(link.token)).set('Content-Type', 'application/json').send(JSON.stringify(['800000000000000001'])).expect(200);
+    await request(app)
+      .put(`/api/role-link/${link.guildId}/${link.roleId}/users?rl_token=${link.token}`)
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(['800000000000000001']))
+      .expect(200);
     expect(lines.filter((l) => l.message === 'http request')).toEqual([
       expect.objectContaining({ level: 'info', method: 'PUT', route: '/api/role-link/:guildId/:roleId/users', status: 200, linkId: link.linkId, requestId: expect.any(String) }),
     ]);

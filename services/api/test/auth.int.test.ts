@@ -64,7 +64,10 @@ describe('User Management API authentication (spec 5 and 7)', () => {
     const links = [];
     for (let i = 0; i < 4; i++) links.push(await seedLink(h.db, { guildId }));
     const newest = links[3]!;
-    await request(h.app).post(`${usersPath(guildId, newest.roleId)}/100000000000000001`).set(auth(newest.token)).expect(200);
+    await request(h.app)
+      .post(`${usersPath(guildId, newest.roleId)}/100000000000000001`)
+      .set(auth(newest.token))
+      .expect(200);
 
     await seedGuild(h.db, { id: guildId, plan: 'free' }); // downgrade: 2 slots
     for (const [i, link] of links.entries()) {
@@ -91,7 +94,9 @@ describe('User Management API authentication (spec 5 and 7)', () => {
     const bad = await request(h.app).get(`/api/role-link/abc/${link.roleId}/users`).set(auth(link.token));
     expect(bad.status).toBe(400);
     expect(bodyOf<ApiErrorBody>(bad).message).toBe('Validation error');
-    const badUser = await request(h.app).get(`${usersPath(link.guildId, link.roleId)}/123`).set(auth(link.token));
+    const badUser = await request(h.app)
+      .get(`${usersPath(link.guildId, link.roleId)}/123`)
+      .set(auth(link.token));
     expect(badUser.status).toBe(400);
     expect(bodyOf<ApiErrorBody>(badUser).message).toBe('Validation error');
   });

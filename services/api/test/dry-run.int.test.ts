@@ -9,12 +9,15 @@ beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const put = (l: SeededLink, body: unknown, query = '') =>
-  request(h.app).put(`${base(l)}${query}`).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+  request(h.app)
+    .put(`${base(l)}${query}`)
+    .set(auth(l.token))
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(body));
 
 /** Everything a list write touches: the list, the link row's counters and marks, held changes, uploads and the sync queue. */
 async function footprint(linkId: string) {
-  const link = await h.db.pool.query<Record<string, unknown>>(
-    `SELECT user_count, list_version::text, sync_wanted_seq::text, first_list_at, updated_at FROM role_link WHERE id = $1`, [linkId]);
+  const link = await h.db.pool.query<Record<string, unknown>>(`SELECT user_count, list_version::text, sync_wanted_seq::text, first_list_at, updated_at FROM role_link WHERE id = $1`, [linkId]);
   const held = await h.db.pool.query<Record<string, unknown>>('SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id', [linkId]);
   const uploads = await h.db.pool.query<Record<string, unknown>>('SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id', [linkId]);
   const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
@@ -33,8 +36,16 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
     const res = await put(link, next, '?dry_run=true').expect(200);
     expect(res.body).toEqual({
       data: {
-        dry_run: true, status: 200, outcome: 'replaced', message: 'The list would hold 120 users.',
-        user_count: 100, next_user_count: 120, adds: 30, removals: 10, synced_limit: 100, held_by_synced_limit: 20,
+        dry_run: true,
+        status: 200,
+        outcome: 'replaced',
+        message: 'The list would hold 120 users.',
+        user_count: 100,
+        next_user_count: 120,
+        adds: 30,
+        removals: 10,
+        synced_limit: 100,
+        held_by_synced_limit: 20,
         shrink: { previous: 100, removals: 10, large_removal: false, trusted: false, confirmation: 'none', would_hold: false },
       },
     });
@@ -66,10 +77,7 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
 
   it('judges a hand-over first list against the role holders, as the write does', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
-    await h.db.pool.query(
-      "INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x",
-      [link.linkId, userIds(20)],
-    );
+    await h.db.pool.query("INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x", [link.linkId, userIds(20)]);
     const before = await footprint(link.linkId);
     const res = await put(link, userIds(5), '?dry_run=true').expect(200);
     expect(bodyOf<DryRunBody>(res).data).toMatchObject({ status: 409, user_count: 0, next_user_count: 5, adds: 5, removals: 0, shrink: { previous: 20, removals: 15, would_hold: true } });
@@ -93,24 +101,41 @@ describe('?dry_run=true on commit (issue 11)', () => {
   it('previews the staged list, keeps the session open and writes nothing', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     await put(link, userIds(10)).expect(200);
-    const id = bodyOf<UploadCreatedBody>(await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).data.upload_id;
-    await request(h.app).post(`${base(link)}/upload/${id}/chunk`).set(auth(link.token)).set('Content-Type', 'application/json')
-      .send(JSON.stringify([...userIds(8), ...userIds(8)])).expect(200);
+    const id = bodyOf<UploadCreatedBody>(
+      await request(h.app)
+        .post(`${base(link)}/upload`)
+        .set(auth(link.token))
+        .expect(200),
+    ).data.upload_id;
+    await request(h.app)
+      .post(`${base(link)}/upload/${id}/chunk`)
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify([...userIds(8), ...userIds(8)]))
+      .expect(200);
     await h.syncQueue.obliterate({ force: true });
     const before = await footprint(link.linkId);
 
-    const dry = await request(h.app).post(`${base(link)}/upload/${id}/commit?dry_run=true`).set(auth(link.token)).expect(200);
+    const dry = await request(h.app)
+      .post(`${base(link)}/upload/${id}/commit?dry_run=true`)
+      .set(auth(link.token))
+      .expect(200);
     expect(bodyOf<DryRunBody>(dry).data).toMatchObject({ status: 200, outcome: 'replaced', user_count: 10, next_user_count: 8, adds: 0, removals: 2, held_by_synced_limit: 0 });
     expect(await footprint(link.linkId)).toEqual(before);
 
     // The session is still open: the real commit works and matches the preview.
-    const real = await request(h.app).post(`${base(link)}/upload/${id}/commit`).set(auth(link.token)).expect(200);
+    const real = await request(h.app)
+      .post(`${base(link)}/upload/${id}/commit`)
+      .set(auth(link.token))
+      .expect(200);
     expect(real.body).toEqual({ data: { user_count: 8 } });
   });
 
   it('answers 404 for a session that is not open, as the commit would', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
-    const res = await request(h.app).post(`${base(link)}/upload/00000000-0000-4000-8000-000000000000/commit?dry_run=true`).set(auth(link.token));
+    const res = await request(h.app)
+      .post(`${base(link)}/upload/00000000-0000-4000-8000-000000000000/commit?dry_run=true`)
+      .set(auth(link.token));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ statusCode: 404, message: 'Upload session not found' });
   });

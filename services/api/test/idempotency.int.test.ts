@@ -13,8 +13,7 @@ const put = (l: SeededLink, body: unknown, key?: string) => {
   const r = request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json');
   return (key ? r.set('Idempotency-Key', key) : r).send(JSON.stringify(body));
 };
-const version = async (l: SeededLink) =>
-  (await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0]!.v;
+const version = async (l: SeededLink) => (await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0]!.v;
 const jobs = async () => (await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized'])).length;
 
 describe('Idempotency-Key (issue 11)', () => {
@@ -23,7 +22,10 @@ describe('Idempotency-Key (issue 11)', () => {
     const first = await put(link, userIds(3), 'put-1').expect(200);
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     // Someone else changes the list in between; the retry must not undo that.
-    await request(h.app).post(`${base(link)}/${userIds(4)[3]}`).set(auth(link.token)).expect(200);
+    await request(h.app)
+      .post(`${base(link)}/${userIds(4)[3]}`)
+      .set(auth(link.token))
+      .expect(200);
     await h.syncQueue.obliterate({ force: true });
     const v = await version(link);
 
@@ -44,19 +46,37 @@ describe('Idempotency-Key (issue 11)', () => {
     expect(other.body).toEqual({ statusCode: 422, message: expect.stringMatching(/^This Idempotency-Key was already used for a different request/) });
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(3));
     // Another route with the same key is another request too.
-    expect((await request(h.app).post(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).set('Idempotency-Key', 'k')).status).toBe(422);
+    expect(
+      (
+        await request(h.app)
+          .post(`${base(link)}/${userIds(1)[0]}`)
+          .set(auth(link.token))
+          .set('Idempotency-Key', 'k')
+      ).status,
+    ).toBe(422);
   });
 
   it('replays single adds and removals: the retry of an add that added says added, not "already there"', async () => {
     const link = await seedLink(h.db);
     const [a] = userIds(1);
-    const add = () => request(h.app).post(`${base(link)}/${a}`).set(auth(link.token)).set('Idempotency-Key', 'add-a');
+    const add = () =>
+      request(h.app)
+        .post(`${base(link)}/${a}`)
+        .set(auth(link.token))
+        .set('Idempotency-Key', 'add-a');
     expect((await add().expect(200)).body).toEqual({ data: { added: true } });
     expect((await add().expect(200)).body).toEqual({ data: { added: true } });
-    const remove = () => request(h.app).delete(`${base(link)}/${a}`).set(auth(link.token)).set('Idempotency-Key', 'rm-a');
+    const remove = () =>
+      request(h.app)
+        .delete(`${base(link)}/${a}`)
+        .set(auth(link.token))
+        .set('Idempotency-Key', 'rm-a');
     expect((await remove().expect(200)).body).toEqual({ data: { removed: true } });
     // A plain add in between; the replayed removal must not remove it again.
-    await request(h.app).post(`${base(link)}/${a}`).set(auth(link.token)).expect(200);
+    await request(h.app)
+      .post(`${base(link)}/${a}`)
+      .set(auth(link.token))
+      .expect(200);
     const again = await remove().expect(200);
     expect(again.body).toEqual({ data: { removed: true } });
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -65,14 +85,33 @@ describe('Idempotency-Key (issue 11)', () => {
 
   it('replays a commit instead of answering 404 for the closed session', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
-    const id = bodyOf<UploadCreatedBody>(await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).data.upload_id;
-    await request(h.app).post(`${base(link)}/upload/${id}/chunk`).set(auth(link.token)).set('Content-Type', 'application/json')
-      .send(JSON.stringify(userIds(5))).expect(200);
-    const commit = () => request(h.app).post(`${base(link)}/upload/${id}/commit`).set(auth(link.token)).set('Idempotency-Key', 'c-1');
+    const id = bodyOf<UploadCreatedBody>(
+      await request(h.app)
+        .post(`${base(link)}/upload`)
+        .set(auth(link.token))
+        .expect(200),
+    ).data.upload_id;
+    await request(h.app)
+      .post(`${base(link)}/upload/${id}/chunk`)
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(userIds(5)))
+      .expect(200);
+    const commit = () =>
+      request(h.app)
+        .post(`${base(link)}/upload/${id}/commit`)
+        .set(auth(link.token))
+        .set('Idempotency-Key', 'c-1');
     expect((await commit().expect(200)).body).toEqual({ data: { user_count: 5 } });
     expect((await commit().expect(200)).body).toEqual({ data: { user_count: 5 } });
     // Without the key the retry is a new request: the session is gone.
-    expect((await request(h.app).post(`${base(link)}/upload/${id}/commit`).set(auth(link.token))).status).toBe(404);
+    expect(
+      (
+        await request(h.app)
+          .post(`${base(link)}/upload/${id}/commit`)
+          .set(auth(link.token))
+      ).status,
+    ).toBe(404);
   });
 
   it('replays an error answer too (a shrink hold keeps its change_id); the confirmed resend needs a new key', async () => {
@@ -108,8 +147,13 @@ describe('Idempotency-Key (issue 11)', () => {
     const bad = await put(link, userIds(1), 'x'.repeat(256));
     expect(bad.status).toBe(400);
     expect(bodyOf<ApiErrorBody>(bad).details).toEqual(['headers.idempotency-key: must be 1 to 255 visible ASCII characters']);
-    await request(h.app).put(`${base(link)}?dry_run=true`).set(auth(link.token)).set('Content-Type', 'application/json')
-      .set('Idempotency-Key', 'dry').send(JSON.stringify(userIds(1))).expect(200);
+    await request(h.app)
+      .put(`${base(link)}?dry_run=true`)
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .set('Idempotency-Key', 'dry')
+      .send(JSON.stringify(userIds(1)))
+      .expect(200);
     expect((await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'")).rows[0]!.n).toBe(0);
 
     await put(link, userIds(2), 'old').expect(200);

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('the API reference page', () => {
-  it('renders the document\'s operations from local assets without a Content-Security-Policy violation', async () => {
+  it("renders the document's operations from local assets without a Content-Security-Policy violation", async () => {
     const violations: string[] = [];
     const outside: string[] = [];
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -84,7 +84,9 @@ describe('/openapi.json against the running API', () => {
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     for (const asset of page.text.match(/(?:href|src)="(reference\/[^"]+)"/g) ?? []) {
-      await request(h.app).get(`/${asset.split('"')[1]}`).expect(200);
+      await request(h.app)
+        .get(`/${asset.split('"')[1]}`)
+        .expect(200);
     }
   });
 
@@ -123,7 +125,12 @@ describe('/openapi.json against the running API', () => {
     conforms('addUser', await request(h.app).post(`${users}/12`).set(t));
     conforms('removeUser', await request(h.app).delete(`${users}/${a}`).set(t));
 
-    conforms('createUpload', await request(h.app).post(`${base(free)}/upload`).set(auth(free.token)));
+    conforms(
+      'createUpload',
+      await request(h.app)
+        .post(`${base(free)}/upload`)
+        .set(auth(free.token)),
+    );
     for (const id of ['addChunk', 'commitUpload', 'cancelUpload']) {
       const call = CALLS.find((c) => c.id === id)!;
       conforms(id, await send(call, free, auth(free.token)));
@@ -160,7 +167,10 @@ describe('/openapi.json against the running API', () => {
     conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(30)));
 
     const [a, b] = userIds(2) as [string, string];
-    for (const [id, method] of [['addUser', 'post'], ['removeUser', 'delete']] as const) {
+    for (const [id, method] of [
+      ['addUser', 'post'],
+      ['removeUser', 'delete'],
+    ] as const) {
       const first = await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-${id}`);
       conforms(id, first);
       const replay = await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-${id}`);
@@ -175,7 +185,10 @@ describe('/openapi.json against the running API', () => {
     const put = () => json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-put'), userIds(30));
     conforms('replaceUsers', await put());
     conforms('replaceUsers', await put());
-    for (const [key, extra, body] of [['openapi-hold', {}, []], ['openapi-412', { 'If-Match': '"0.0"' }, userIds(30)]] as const) {
+    for (const [key, extra, body] of [
+      ['openapi-hold', {}, []],
+      ['openapi-412', { 'If-Match': '"0.0"' }, userIds(30)],
+    ] as const) {
       const again = () => json(request(h.app).put(users).set(t).set(extra).set('Idempotency-Key', key), body);
       conforms('replaceUsers', await again());
       const replay = await again();
@@ -197,7 +210,10 @@ describe('/openapi.json against the running API', () => {
     conforms('commitUpload', replayed);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     const empty = `${users}/upload/${bodyOf<UploadCreatedBody>(await request(h.app).post(`${users}/upload`).set(t)).data.upload_id}`;
-    for (const [key, extra, status] of [['openapi-hold-c', {}, 409], ['openapi-412-c', { 'If-Match': '"0.0"' }, 412]] as const) {
+    for (const [key, extra, status] of [
+      ['openapi-hold-c', {}, 409],
+      ['openapi-412-c', { 'If-Match': '"0.0"' }, 412],
+    ] as const) {
       const again = () => request(h.app).post(`${empty}/commit`).set(t).set(extra).set('Idempotency-Key', key);
       conforms('commitUpload', await again());
       const replay = await again();
@@ -222,10 +238,9 @@ describe('/openapi.json against the running API', () => {
   });
 
   it('promises no answer or header the API was not seen giving', () => {
-    const documented = Object.values(doc.paths).flatMap((methods) => Object.values(methods).flatMap((op) => Object.entries(op.responses).flatMap(([s, r]) => [
-      `${op.operationId} ${s}`,
-      ...Object.keys(r.headers ?? {}).map((name) => `${op.operationId} ${s} ${name}`),
-    ])));
+    const documented = Object.values(doc.paths).flatMap((methods) =>
+      Object.values(methods).flatMap((op) => Object.entries(op.responses).flatMap(([s, r]) => [`${op.operationId} ${s}`, ...Object.keys(r.headers ?? {}).map((name) => `${op.operationId} ${s} ${name}`)])),
+    );
     expect(documented.filter((d) => !seen.has(d))).toEqual([]);
   });
 });

@@ -16,8 +16,16 @@ describe('writes while Redis is down (design: outbox)', () => {
     const link = await seedLink(h.db);
     const url = `/api/role-link/${link.guildId}/${link.roleId}/users`;
     const started = Date.now();
-    await request(h.app).put(url).set(auth(link.token)).set('Content-Type', 'application/json').send(JSON.stringify(userIds(3))).expect(200);
-    await request(h.app).post(`${url}/${userIds(4)[3]}`).set(auth(link.token)).expect(200);
+    await request(h.app)
+      .put(url)
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(userIds(3)))
+      .expect(200);
+    await request(h.app)
+      .post(`${url}/${userIds(4)[3]}`)
+      .set(auth(link.token))
+      .expect(200);
     expect(Date.now() - started).toBeLessThan(5_000);
     const marked = await h.db.pool.query<{ wanted: boolean }>('SELECT sync_wanted_seq > sync_done_seq AS wanted FROM role_link WHERE id = $1', [link.linkId]);
     expect(marked.rows[0]!.wanted).toBe(true);

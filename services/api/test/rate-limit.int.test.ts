@@ -74,8 +74,13 @@ describe('per-token rate limit (issue 11)', () => {
     const app = replica({ free: 1, premium: 1 });
     const link = await seedLink(h.db, { plan: 'free' });
     const [first, second] = userIds(2);
-    await request(app).post(`${users(link)}/${first}`).set(auth(link.token)).expect(200);
-    const refused = await request(app).post(`${users(link)}/${second}`).set(auth(link.token));
+    await request(app)
+      .post(`${users(link)}/${first}`)
+      .set(auth(link.token))
+      .expect(200);
+    const refused = await request(app)
+      .post(`${users(link)}/${second}`)
+      .set(auth(link.token));
     expect(refused.status).toBe(429);
     expect(await listOf(h.db, link.linkId)).toEqual([first]);
   });
@@ -83,7 +88,9 @@ describe('per-token rate limit (issue 11)', () => {
   it('does not count requests the authentication refused against anyone', async () => {
     const app = replica({ free: 1, premium: 1 });
     const link = await seedLink(h.db, { plan: 'free' });
-    const bad = await request(app).get(users(link)).set(auth('rl_' + 'x'.repeat(40)));
+    const bad = await request(app)
+      .get(users(link))
+      .set(auth('rl_' + 'x'.repeat(40)));
     expect(bad.status).toBe(403);
     expect(bad.headers['ratelimit']).toBeUndefined();
     await get(app, link).expect(200);

@@ -12,19 +12,36 @@ const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const json = (r: request.Test, body: unknown) => r.set('Content-Type', 'application/json').send(JSON.stringify(body));
 
 async function open(l: SeededLink): Promise<string> {
-  const res = await request(h.app).post(`${base(l)}/upload`).set(auth(l.token)).expect(200);
+  const res = await request(h.app)
+    .post(`${base(l)}/upload`)
+    .set(auth(l.token))
+    .expect(200);
   expect(bodyOf<UploadCreatedBody>(res).data.upload_id).toMatch(/^[0-9a-f-]{36}$/);
   return bodyOf<UploadCreatedBody>(res).data.upload_id;
 }
-const chunk = (l: SeededLink, id: string, ids: unknown) => json(request(h.app).post(`${base(l)}/upload/${id}/chunk`).set(auth(l.token)), ids);
-const commit = (l: SeededLink, id: string) => request(h.app).post(`${base(l)}/upload/${id}/commit`).set(auth(l.token));
-const cancel = (l: SeededLink, id: string) => request(h.app).delete(`${base(l)}/upload/${id}`).set(auth(l.token));
+const chunk = (l: SeededLink, id: string, ids: unknown) =>
+  json(
+    request(h.app)
+      .post(`${base(l)}/upload/${id}/chunk`)
+      .set(auth(l.token)),
+    ids,
+  );
+const commit = (l: SeededLink, id: string) =>
+  request(h.app)
+    .post(`${base(l)}/upload/${id}/commit`)
+    .set(auth(l.token));
+const cancel = (l: SeededLink, id: string) =>
+  request(h.app)
+    .delete(`${base(l)}/upload/${id}`)
+    .set(auth(l.token));
 const stagedRows = async () => Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_staged')).rows[0]!.count);
 
 describe('chunked upload sessions (spec 3.2)', () => {
   it('is refused on the free plan with a clear 403', async () => {
     const link = await seedLink(h.db, { plan: 'free' });
-    const res = await request(h.app).post(`${base(link)}/upload`).set(auth(link.token));
+    const res = await request(h.app)
+      .post(`${base(link)}/upload`)
+      .set(auth(link.token));
     expect(res.status).toBe(403);
     expect(bodyOf<ApiErrorBody>(res).message).toMatch(/premium plan only/);
   });
@@ -151,7 +168,12 @@ describe('chunked upload sessions (spec 3.2)', () => {
     const id = await open(link);
     await chunk(link, id, userIds(100_000)).expect(200);
     const extra = '900000000000000000';
-    const [committed, added] = await Promise.all([commit(link, id), request(h.app).post(`${base(link)}/${extra}`).set(auth(link.token))]);
+    const [committed, added] = await Promise.all([
+      commit(link, id),
+      request(h.app)
+        .post(`${base(link)}/${extra}`)
+        .set(auth(link.token)),
+    ]);
     expect(committed.status).toBe(200);
     expect(added.status).toBe(200);
     const list = await listOf(h.db, link.linkId);

@@ -8,8 +8,7 @@ afterAll(() => h.close());
 beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
-const put = (l: SeededLink, body: unknown) =>
-  request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+const put = (l: SeededLink, body: unknown) => request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
 
 async function syncJobs(): Promise<string[]> {
   const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
@@ -60,10 +59,15 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
   it('enforces the free stored limit of 10,000 with an upgrade hint', async () => {
     const link = await seedLink(h.db, { plan: 'free' });
     await put(link, userIds(10_000)).expect(200);
-    const add = await request(h.app).post(`${base(link)}/200000000000000000`).set(auth(link.token));
+    const add = await request(h.app)
+      .post(`${base(link)}/200000000000000000`)
+      .set(auth(link.token));
     expect(add.status).toBe(400);
     expect(bodyOf<ApiErrorBody>(add).message).toMatch(/^Maximum 10,000 users per role link\. Upgrade to premium/);
-    const again = await request(h.app).post(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
+    const again = await request(h.app)
+      .post(`${base(link)}/${userIds(1)[0]}`)
+      .set(auth(link.token))
+      .expect(200);
     expect(again.body).toEqual({ data: { added: false } });
   });
 
@@ -86,7 +90,11 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     const text = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'text/plain').send('hello');
     expect(text.status).toBe(415);
     expect(text.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json' });
-    const huge = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'application/json').send(`[${' '.repeat(5 * 1024 * 1024)}]`);
+    const huge = await request(h.app)
+      .put(base(link))
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send(`[${' '.repeat(5 * 1024 * 1024)}]`);
     expect(huge.status).toBe(413);
     expect(bodyOf<ApiErrorBody>(huge).statusCode).toBe(413);
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(2));
@@ -174,12 +182,9 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
     await put(link, userIds(0)).expect(409); // the window was spent by the write it allowed
   });
 
-  it('judges a hand-over link\'s first list against the role\'s current holders', async () => {
+  it("judges a hand-over link's first list against the role's current holders", async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
-    await h.db.pool.query(
-      "INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x",
-      [link.linkId, userIds(40)],
-    );
+    await h.db.pool.query("INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x", [link.linkId, userIds(40)]);
     const held = await put(link, userIds(20)).expect(409);
     expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
     await put(link, userIds(35)).expect(200);
@@ -202,7 +207,10 @@ describe('single users and reads (spec 4.1)', () => {
   it('never holds a single removal, even the last user', async () => {
     const link = await seedLink(h.db);
     await put(link, userIds(1)).expect(200);
-    await request(h.app).delete(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
+    await request(h.app)
+      .delete(`${base(link)}/${userIds(1)[0]}`)
+      .set(auth(link.token))
+      .expect(200);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
   });
 
@@ -225,8 +233,20 @@ describe('single users and reads (spec 4.1)', () => {
   it('keeps user_count equal to the rows under concurrent adds and removes', async () => {
     const link = await seedLink(h.db);
     const ids = userIds(60);
-    await Promise.all(ids.map((id) => request(h.app).post(`${base(link)}/${id}`).set(auth(link.token))));
-    await Promise.all(ids.slice(0, 20).map((id) => request(h.app).delete(`${base(link)}/${id}`).set(auth(link.token))));
+    await Promise.all(
+      ids.map((id) =>
+        request(h.app)
+          .post(`${base(link)}/${id}`)
+          .set(auth(link.token)),
+      ),
+    );
+    await Promise.all(
+      ids.slice(0, 20).map((id) =>
+        request(h.app)
+          .delete(`${base(link)}/${id}`)
+          .set(auth(link.token)),
+      ),
+    );
     const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
     expect(rows[0]!.user_count).toBe(40);
     expect(await listOf(h.db, link.linkId)).toHaveLength(40);
@@ -236,7 +256,11 @@ describe('single users and reads (spec 4.1)', () => {
 describe('sync requests (spec 6.2, design outbox)', () => {
   it('marks the link and queues one deduplicated role-sync job for a burst of changes', async () => {
     const link = await seedLink(h.db);
-    for (const id of userIds(5)) await request(h.app).post(`${base(link)}/${id}`).set(auth(link.token)).expect(200);
+    for (const id of userIds(5))
+      await request(h.app)
+        .post(`${base(link)}/${id}`)
+        .set(auth(link.token))
+        .expect(200);
     const { rows } = await h.db.pool.query<{ seq: number }>('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
     expect(rows[0]!.seq).toBe(5);
     expect(await syncJobs()).toEqual([link.linkId]);
@@ -244,7 +268,10 @@ describe('sync requests (spec 6.2, design outbox)', () => {
 
   it('does not ask for a sync when nothing changed', async () => {
     const link = await seedLink(h.db);
-    await request(h.app).delete(`${base(link)}/${userIds(1)[0]}`).set(auth(link.token)).expect(200);
+    await request(h.app)
+      .delete(`${base(link)}/${userIds(1)[0]}`)
+      .set(auth(link.token))
+      .expect(200);
     expect(await syncJobs()).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ export const envSchema = z.object({
   WORKER_PORT: envFields.port(4020),
   WORKER_HOST: z.string().default('0.0.0.0'),
   /** 0 turns the reconcile scheduler off (benchmarks whose applied records the platform cannot know). */
-  RECONCILE_EVERY_MS: z.coerce.number().int().refine((v) => v === 0 || v >= 1_000, 'RECONCILE_EVERY_MS must be 0 (off) or at least 1000').default(15 * 60_000),
+  RECONCILE_EVERY_MS: z.coerce
+    .number()
+    .int()
+    .refine((v) => v === 0 || v >= 1_000, 'RECONCILE_EVERY_MS must be 0 (off) or at least 1000')
+    .default(15 * 60_000),
   /** One job works at most this long / this many platform calls on a link, then re-enqueues it (fairness). */
   SLICE_MS: z.coerce.number().int().min(50).default(2_000),
   SLICE_CHANGES: z.coerce.number().int().min(1).default(500),

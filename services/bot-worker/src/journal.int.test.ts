@@ -34,9 +34,12 @@ beforeEach(async () => {
 
 const sync = (linkId: string) => enqueueLinkSync(bot.producer, linkId);
 const waitDone = (linkId: string, what = 'the outbox to be answered') =>
-  waitFor(() => linkRow(db.pool, linkId), (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null, { what });
-const journalRows = async (linkId: string) =>
-  (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [linkId])).rows[0]!.n;
+  waitFor(
+    () => linkRow(db.pool, linkId),
+    (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null,
+    { what },
+  );
+const journalRows = async (linkId: string) => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [linkId])).rows[0]!.n;
 /** Walks finished so far, counted once no job is queued or running (a slice's line is written before its job completes). */
 async function walks(linkId: string): Promise<number> {
   await waitFor(
@@ -73,7 +76,10 @@ describe('change journal', () => {
     expect(holders()).toEqual(sorted([...members.slice(0, 50).filter((u) => u !== members[3]), members[120]!]));
     expect(await walks(link)).toBe(walksAfterFirst);
     // Moderators see why in the guild's audit log: the list's plugin, and whether a single change or a walk moved it.
-    const reasons = emulator.state.audit.list(GUILD_A).filter((e) => e.userId === members[120] || e.userId === members[0]).map((e) => [e.userId, e.action, e.reason]);
+    const reasons = emulator.state.audit
+      .list(GUILD_A)
+      .filter((e) => e.userId === members[120] || e.userId === members[0])
+      .map((e) => [e.userId, e.action, e.reason]);
     expect(reasons).toEqual([
       [members[0], 'member_role_add', 'Role link: plugin.example.com list (full sync)'],
       [members[120], 'member_role_add', 'Role link: plugin.example.com list (list change)'],
@@ -144,7 +150,10 @@ describe('change journal', () => {
     const out = await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: LIMIT });
     expect(out).toMatchObject({ kind: 'replaced', userCount: 60 });
     const ops = (await db.pool.query<{ op: string; n: number }>('SELECT op, count(*)::int AS n FROM list_change WHERE link_id = $1 GROUP BY op ORDER BY op', [link])).rows;
-    expect(ops).toEqual([{ op: 'add', n: 5 }, { op: 'remove', n: 5 }]);
+    expect(ops).toEqual([
+      { op: 'add', n: 5 },
+      { op: 'remove', n: 5 },
+    ]);
 
     await sync(link);
     await waitFor(holders, (h) => h.includes(members[154]!) && !h.includes(members[0]!), { what: 'the replace on the platform' });
@@ -173,7 +182,7 @@ describe('change journal', () => {
     await walks(link);
   });
 
-  it('keeps each member\'s change history bounded', async () => {
+  it("keeps each member's change history bounded", async () => {
     await upsertGuild(db.pool, GUILD_A, 'premium');
     const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
     for (let i = 0; i < MEMBER_HISTORY_KEEP + 5; i++) {

@@ -9,7 +9,6 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/re
 import { startWorkerProcess } from './testing/worker-process';
 import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
 
-
 let emulator: RunningEmulator;
 let db: TestDb;
 let prefix: string;
@@ -82,7 +81,11 @@ describe('bot worker processes', () => {
     for (const link of links) await enqueueLinkSync(producer, link);
 
     for (const l of lists) {
-      await waitFor(() => holders(l.guild, l.role), (h) => h.length === l.users.length, { what: `${l.users.length} holders`, timeoutMs: 30_000 });
+      await waitFor(
+        () => holders(l.guild, l.role),
+        (h) => h.length === l.users.length,
+        { what: `${l.users.length} holders`, timeoutMs: 30_000 },
+      );
       expect(holders(l.guild, l.role)).toEqual(sorted(l.users));
     }
     const stats = emulator.state.stats();
@@ -100,20 +103,32 @@ describe('bot worker processes', () => {
 
     const first = startWorker();
     await enqueueLinkSync(producer, link);
-    await waitFor(() => holders(GUILD_A, ROLE.third).length, (n) => n >= 30, { what: '30 holders', timeoutMs: 30_000 });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.third).length,
+      (n) => n >= 30,
+      { what: '30 holders', timeoutMs: 30_000 },
+    );
     first.kill('SIGKILL');
     await exited(first);
     const atKill = holders(GUILD_A, ROLE.third).length;
     expect(atKill).toBeLessThan(list.length);
 
     const second = startWorker(); // takes over the stalled job once its lock expires
-    await waitFor(() => holders(GUILD_A, ROLE.third).length, (n) => n >= atKill + 30, { what: 'progress after restart', timeoutMs: 30_000 });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.third).length,
+      (n) => n >= atKill + 30,
+      { what: 'progress after restart', timeoutMs: 30_000 },
+    );
     second.kill('SIGTERM');
     expect(await exited(second)).toEqual({ code: 0, signal: null });
 
     startWorker();
     await enqueueLinkSync(producer, link); // what the API's outbox sweeper does for a link still behind
-    await waitFor(() => holders(GUILD_A, ROLE.third), (h) => h.length === list.length, { what: 'the whole list', timeoutMs: 30_000 });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.third),
+      (h) => h.length === list.length,
+      { what: 'the whole list', timeoutMs: 30_000 },
+    );
     expect(holders(GUILD_A, ROLE.third)).toEqual(sorted(list));
     const applied = emulator.state.stats().roleChangesApplied;
     expect(applied.added).toBe(list.length);
@@ -129,13 +144,21 @@ describe('bot worker processes', () => {
     await writeList(db.pool, link, first);
     const worker = startWorker();
     await enqueueLinkSync(producer, link);
-    await waitFor(() => holders(GUILD_B, ROLE.other).length, (n) => n === 20, { what: 'the first list', timeoutMs: 30_000 });
+    await waitFor(
+      () => holders(GUILD_B, ROLE.other).length,
+      (n) => n === 20,
+      { what: 'the first list', timeoutMs: 30_000 },
+    );
 
     // 5 removed (below the shrink hold), 150 added: journaled per user under one sequence (one batch).
     const next = [...first.slice(5), ...ids(150, 800000000000000040n)];
     expect(await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: 100_000 })).toMatchObject({ kind: 'replaced' });
     await enqueueLinkSync(producer, link);
-    await waitFor(() => holders(GUILD_B, ROLE.other).length, (n) => n >= 40, { what: 'the batch under way', timeoutMs: 30_000 });
+    await waitFor(
+      () => holders(GUILD_B, ROLE.other).length,
+      (n) => n >= 40,
+      { what: 'the batch under way', timeoutMs: 30_000 },
+    );
     worker.kill('SIGKILL');
     await exited(worker);
     expect(holders(GUILD_B, ROLE.other).length).toBeLessThan(next.length);
@@ -143,7 +166,11 @@ describe('bot worker processes', () => {
 
     startWorker();
     await enqueueLinkSync(producer, link); // what the API's outbox sweeper does for a link still behind
-    await waitFor(() => holders(GUILD_B, ROLE.other), (h) => h.length === next.length && !h.includes(first[0]!), { what: 'the whole replace', timeoutMs: 40_000 });
+    await waitFor(
+      () => holders(GUILD_B, ROLE.other),
+      (h) => h.length === next.length && !h.includes(first[0]!),
+      { what: 'the whole replace', timeoutMs: 40_000 },
+    );
     expect(holders(GUILD_B, ROLE.other)).toEqual(sorted(next));
     // This link's role only (the new worker's start-up reconcile also repairs an earlier test's link in GUILD_B).
     const calls = emulator.state.audit.list(GUILD_B).filter((e) => e.roleId === ROLE.other);

@@ -8,21 +8,7 @@ import { diffRange } from '@rolelink/db';
 import { loadLink } from './sync/link-context';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import {
-  GUILD_A,
-  GUILD_B,
-  ROLE,
-  guildSeed,
-  ids,
-  insertLink,
-  linkRow,
-  outcomes,
-  snapshotHolders,
-  sorted,
-  upsertGuild,
-  waitFor,
-  writeList,
-} from './testing/harness';
+import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, linkRow, outcomes, snapshotHolders, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
 
 let emulator: RunningEmulator;
 let db: TestDb;
@@ -51,12 +37,24 @@ beforeEach(async () => {
 
 const sync = (linkId: string) => enqueueLinkSync(bot.producer, linkId);
 const waitDone = (linkId: string, what = 'the pass to finish') =>
-  waitFor(() => linkRow(db.pool, linkId), (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null, { what });
+  waitFor(
+    () => linkRow(db.pool, linkId),
+    (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null,
+    { what },
+  );
 const sliceLines = (linkId: string) => log.lines.filter((l) => l.message === 'sync slice' && l.linkId === linkId);
 const waitSliceLines = (linkId: string, count: number) =>
-  waitFor(() => sliceLines(linkId), (lines: LogLine[]) => lines.length >= count, { what: `${count} sync slice line(s)` });
+  waitFor(
+    () => sliceLines(linkId),
+    (lines: LogLine[]) => lines.length >= count,
+    { what: `${count} sync slice line(s)` },
+  );
 const waitJob = (jobId: string | undefined, what = 'the job to finish') =>
-  waitFor(() => bot.producer.queue.getJob(jobId!), (j) => j?.finishedOn !== undefined, { what });
+  waitFor(
+    () => bot.producer.queue.getJob(jobId!),
+    (j) => j?.finishedOn !== undefined,
+    { what },
+  );
 
 describe('sync engine against the platform emulator', () => {
   it('ends a list as exactly the lowest 100 holders on the free plan and holds the rest', async () => {
@@ -66,7 +64,11 @@ describe('sync engine against the platform emulator', () => {
     await writeList(db.pool, link, list);
     await sync(link);
 
-    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.length >= 100, { what: '100 holders' });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.linked),
+      (h) => h.length >= 100,
+      { what: '100 holders' },
+    );
     await waitDone(link);
     expect(holders(GUILD_A, ROLE.linked)).toEqual(sorted(list).slice(0, 100));
     const row = await linkRow(db.pool, link);
@@ -85,9 +87,17 @@ describe('sync engine against the platform emulator', () => {
 
     await upsertGuild(db.pool, GUILD_A, 'premium'); // a plan change enqueues a sync; the list is not re-sent
     await sync(link);
-    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.length === 130, { what: 'all 130 holders' });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.linked),
+      (h) => h.length === 130,
+      { what: 'all 130 holders' },
+    );
     expect(holders(GUILD_A, ROLE.linked)).toEqual(list);
-    await waitFor(() => linkRow(db.pool, link), (r) => r.applied_count === 130 && r.pending_count === 0, { what: 'exact counts' });
+    await waitFor(
+      () => linkRow(db.pool, link),
+      (r) => r.applied_count === 130 && r.pending_count === 0,
+      { what: 'exact counts' },
+    );
   });
 
   it('leaves a paused link untouched and syncs it once the guild has a slot for it again', async () => {
@@ -108,7 +118,11 @@ describe('sync engine against the platform emulator', () => {
 
     await upsertGuild(db.pool, GUILD_A, 'free', 1); // a paid slot resumes the third link
     await sync(paused);
-    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.length === 10, { what: 'resumed link synced' });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.linked),
+      (h) => h.length === 10,
+      { what: 'resumed link synced' },
+    );
     expect(holders(GUILD_A, ROLE.linked)).toEqual(members.slice(10, 20));
   });
 
@@ -126,10 +140,18 @@ describe('sync engine against the platform emulator', () => {
     const first = [...members.slice(3, 6), ...members.slice(50, 52)];
     await writeList(db.pool, link, first);
     await sync(link);
-    await waitFor(() => holders(GUILD_A, ROLE.linked), (h) => h.join() === sorted(first).join(), { what: 'the first list applied' });
+    await waitFor(
+      () => holders(GUILD_A, ROLE.linked),
+      (h) => h.join() === sorted(first).join(),
+      { what: 'the first list applied' },
+    );
     expect(emulator.state.stats().roleChangesApplied).toMatchObject({ added: 2, removed: 3 });
     // Outcomes are recorded after the platform's answers, so the holders can be right a moment earlier.
-    await waitFor(() => outcomes(db.pool, link), (o) => o[members[0]!] === 'removed' && o[members[50]!] === 'applied', { what: 'the hand-over outcomes' });
+    await waitFor(
+      () => outcomes(db.pool, link),
+      (o) => o[members[0]!] === 'removed' && o[members[50]!] === 'applied',
+      { what: 'the hand-over outcomes' },
+    );
   });
 
   it('keeps current members in keep mode without a single role change on the first sync', async () => {
@@ -156,7 +178,10 @@ describe('sync engine against the platform emulator', () => {
 
     const ctx = await loadLink(db.pool, link);
     const rows = await diffRange(db.pool, link, 0n, 9223372036854775807n, null);
-    expect(rows.map((r) => [r.userId, r.desired])).toEqual([[keepMe, false], [dropMe, false]]);
+    expect(rows.map((r) => [r.userId, r.desired])).toEqual([
+      [keepMe, false],
+      [dropMe, false],
+    ]);
     // The plugin adds keepMe back after the diff was read, before the worker reaches the removal.
     await db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [link, keepMe]);
     const c = await db.pool.connect();
@@ -182,7 +207,11 @@ describe('sync engine against the platform emulator', () => {
     const requests = emulator.state.stats().requests;
     await writeList(db.pool, link, [members[0]!, stranger, members[1]!]);
     await sync(link);
-    await waitFor(() => holders(GUILD_B, ROLE.linked), (h) => h.length === 2, { what: 'the new user' });
+    await waitFor(
+      () => holders(GUILD_B, ROLE.linked),
+      (h) => h.length === 2,
+      { what: 'the new user' },
+    );
     await waitDone(link);
     expect(emulator.state.stats().requests - requests).toBe(1); // only the new user's PUT, no retry of the stranger
   });
@@ -192,7 +221,11 @@ describe('sync engine against the platform emulator', () => {
     const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.above });
     await writeList(db.pool, link, ids(10));
     await sync(link);
-    await waitFor(() => outcomes(db.pool, link), (o) => Object.values(o).includes('missing_permission'), { what: 'the 403 recorded' });
+    await waitFor(
+      () => outcomes(db.pool, link),
+      (o) => Object.values(o).includes('missing_permission'),
+      { what: 'the 403 recorded' },
+    );
     // The outcome is written right after the answer, the link's back-off right after that: wait for both.
     await waitFor(
       async () => (await db.pool.query<{ backoff_until: Date | null }>('SELECT backoff_until FROM link_sync_state WHERE link_id = $1', [link])).rows[0]?.backoff_until ?? null,
@@ -202,7 +235,11 @@ describe('sync engine against the platform emulator', () => {
     const puts = emulator.state.stats().byStatus['403'];
     expect(puts).toBe(1);
     await sync(link); // a new write does not make the worker hammer the role during the back-off
-    await waitFor(() => bot.producer.queue.getJobCounts('active', 'waiting'), (c) => c.active === 0 && c.waiting === 0, { what: 'the queue to settle' });
+    await waitFor(
+      () => bot.producer.queue.getJobCounts('active', 'waiting'),
+      (c) => c.active === 0 && c.waiting === 0,
+      { what: 'the queue to settle' },
+    );
     expect(emulator.state.stats().byStatus['403']).toBe(1);
     expect(holders(GUILD_B, ROLE.above)).toEqual([]);
   });
@@ -221,12 +258,24 @@ describe('sync engine against the platform emulator', () => {
     emulator.state.setMemberRoles(GUILD_B, members[9]!, [ROLE.linked]); // and gives it to someone unlisted
     emulator.state.addMember(GUILD_B, joiner); // the stranger joins
     await bot.producer.add('reconcile', {});
-    await waitFor(() => holders(GUILD_B, ROLE.linked), (h) => h.join() === sorted(list).join(), { what: 'drift repaired', timeoutMs: 20_000 });
+    await waitFor(
+      () => holders(GUILD_B, ROLE.linked),
+      (h) => h.join() === sorted(list).join(),
+      { what: 'drift repaired', timeoutMs: 20_000 },
+    );
     // As in the hand-over test: the outcomes are recorded a moment after the holders change.
     const repaired = { [members[1]!]: 'applied', [members[9]!]: 'removed', [joiner]: 'applied' };
-    await waitFor(() => outcomes(db.pool, link), (o) => Object.entries(repaired).every(([u, s]) => o[u] === s), { what: 'the repair outcomes' });
+    await waitFor(
+      () => outcomes(db.pool, link),
+      (o) => Object.entries(repaired).every(([u, s]) => o[u] === s),
+      { what: 'the repair outcomes' },
+    );
     // The run's line follows the syncs it enqueued, which may finish first.
-    const [run] = await waitFor(() => log.lines.filter((l) => l.message === 'reconcile run'), (l) => l.length > 0, { what: 'the reconcile line' });
+    const [run] = await waitFor(
+      () => log.lines.filter((l) => l.message === 'reconcile run'),
+      (l) => l.length > 0,
+      { what: 'the reconcile line' },
+    );
     expect(run).toMatchObject({ level: 'info', result: 'finished', guilds: 1, drifted: 1, pages: 1, jobId: expect.any(String), duration_ms: expect.any(Number) });
   });
 

@@ -46,11 +46,7 @@ export function createApp(deps: DashboardDeps): Express {
   app.use(healthRouter({ checks: deps.readiness, draining: deps.draining }));
   app.get('/metrics', metrics.handler());
 
-  const withSession: RequestHandler[] = [
-    sessions({ redis: deps.redis, prefix: deps.prefix, secret: deps.sessionSecret, secure }),
-    express.json({ limit: '100kb' }),
-    csrfProtection(deps.publicOrigin),
-  ];
+  const withSession: RequestHandler[] = [sessions({ redis: deps.redis, prefix: deps.prefix, secret: deps.sessionSecret, secure }), express.json({ limit: '100kb' }), csrfProtection(deps.publicOrigin)];
   app.use('/auth', ...withSession, authRouter(deps.oauth, logger));
 
   const api = Router();

@@ -12,7 +12,11 @@ export const envSchema = z
      * The origin admins open (scheme, host, port; no path): the OAuth2 redirect URI is built from it,
      * state-changing requests must come from it, and the session cookie is Secure when it is https.
      */
-    DASHBOARD_PUBLIC_URL: z.string().url().default('http://127.0.0.1:3001').transform((v) => new URL(v).origin),
+    DASHBOARD_PUBLIC_URL: z
+      .string()
+      .url()
+      .default('http://127.0.0.1:3001')
+      .transform((v) => new URL(v).origin),
     /** Signs the session cookie (express-session). At least 32 characters; rotate by restarting with a new value. */
     DASHBOARD_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
     DATABASE_URL: envFields.databaseUrl,

@@ -52,8 +52,20 @@ const server = serve(app, { name: 'dashboard', port: env.DASHBOARD_PORT, host: e
 logger.info('dashboard open at', { url: env.DASHBOARD_PUBLIC_URL });
 
 onShutdown(logger, [
-  { name: 'stop accepting', run: () => { draining = true; return server.stop(); } },
+  {
+    name: 'stop accepting',
+    run: () => {
+      draining = true;
+      return server.stop();
+    },
+  },
   { name: 'plugin calls and sync requests', run: () => wired.close() },
-  { name: 'redis', run: async () => { await redis.quit(); limiterRedis.disconnect(); } },
+  {
+    name: 'redis',
+    run: async () => {
+      await redis.quit();
+      limiterRedis.disconnect();
+    },
+  },
   { name: 'database', run: () => db.close() },
 ]);

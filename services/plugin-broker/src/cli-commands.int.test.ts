@@ -22,7 +22,11 @@ afterAll(async () => {
 
 async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
-  const code = await run(args, (s) => lines.push(s), (s) => lines.push(s));
+  const code = await run(
+    args,
+    (s) => lines.push(s),
+    (s) => lines.push(s),
+  );
   return { code, out: lines.join('\n') };
 }
 /** What `--json` prints: an error body (`statusCode`, `message`) or the command's result. */
@@ -35,7 +39,15 @@ async function cliJson(...args: string[]): Promise<{ code: number; out: CliOut }
 const form = {
   version: 1,
   name: 'Levels',
-  sections: [{ title: 'Main', fields: [{ type: 'number', key: 'min_level', label: 'Min', validation: { required: true, max: 10 } }, { type: 'secret', key: 'key', label: 'Key' }] }],
+  sections: [
+    {
+      title: 'Main',
+      fields: [
+        { type: 'number', key: 'min_level', label: 'Min', validation: { required: true, max: 10 } },
+        { type: 'secret', key: 'key', label: 'Key' },
+      ],
+    },
+  ],
   values: { min_level: 3, key: 'hunter2' },
 };
 

@@ -30,7 +30,6 @@ const form = (name = 'Levels', extraField: Record<string, unknown>[] = []) => ({
 });
 const iframe = (embed = 'https://127.0.0.1:9/embed?theme=dark') => ({ version: 1, ui_mode: 'iframe', name: 'Embedded', embed_url: embed });
 
-
 function serveConfig(body: unknown, status = 200): void {
   h.plugin.on('GET /config', (_req, res) => json(res, status, body));
 }
@@ -146,7 +145,7 @@ describe('iframe mode tokens (spec 4.3, 5.7)', () => {
     expect(() => jwt.verify(token, link.token, { algorithms: ['HS256'], issuer: IFRAME_TOKEN_ISSUER, audience: link.pluginUrl })).not.toThrow();
   });
 
-  it('produces a token that another link\'s token, another audience or a later clock rejects', async () => {
+  it("produces a token that another link's token, another audience or a later clock rejects", async () => {
     serveConfig(iframe());
     const other = await h.seedLink();
     const view = await h.client.fetchConfig(link.linkId, { viewerId: '123456789012345678' });

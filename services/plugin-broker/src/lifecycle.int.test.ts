@@ -19,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-
 /** Every string value stored under the prefix (job hashes included), to search for secrets. */
 async function redisDump(prefix: string): Promise<string> {
   const keys: string[] = [];
@@ -147,11 +146,7 @@ describe('a broker that is down', () => {
     const queue = new Queue('plugin-calls', { connection, prefix });
     try {
       const started = Date.now();
-      const [reg, fetch, submit] = await Promise.all([
-        rejection(client.register('1')),
-        rejection(client.fetchConfig('1')),
-        rejection(client.submitConfig('1', {})),
-      ]);
+      const [reg, fetch, submit] = await Promise.all([rejection(client.register('1')), rejection(client.fetchConfig('1')), rejection(client.submitConfig('1', {}))]);
       expect(Date.now() - started).toBeLessThan(2000);
       expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
       expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);

@@ -61,7 +61,13 @@ broker.ready().then(
 );
 
 onShutdown(logger, [
-  { name: 'stop accepting', run: () => { draining = true; return server.stop(); } },
+  {
+    name: 'stop accepting',
+    run: () => {
+      draining = true;
+      return server.stop();
+    },
+  },
   { name: 'worker', run: () => broker.close() },
   { name: 'plugin connections', run: () => http.close() },
   { name: 'redis', run: () => Promise.all([redis.quit(), cacheRedis.quit()]) },

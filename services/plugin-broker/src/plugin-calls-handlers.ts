@@ -41,13 +41,7 @@ export function pluginCallsHandlers(ctx: BrokerContext, queue: Queue, concurrenc
   const healthCap = Math.max(1, Math.floor(concurrency / 2));
   let healthInFlight = 0;
 
-  const waited = async <N extends Waited>(
-    job: Job,
-    name: N,
-    deadline: number,
-    needMs: number,
-    run: (budgetMs: number) => Promise<PluginCallValues[N]>,
-  ): Promise<PluginCallResult<PluginCallValues[N]>> => {
+  const waited = async <N extends Waited>(job: Job, name: N, deadline: number, needMs: number, run: (budgetMs: number) => Promise<PluginCallValues[N]>): Promise<PluginCallResult<PluginCallValues[N]>> => {
     const budget = deadline - ctx.now() - DEADLINE_MARGIN_MS;
     if (budget < needMs) {
       ctx.logger.warn('plugin call skipped: its caller has stopped waiting', { jobId: job.id, job: name });

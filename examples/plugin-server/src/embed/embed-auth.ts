@@ -1,9 +1,7 @@
 import { verifyIframeToken, type IframeTokenClaims } from '@rolelink/plugin-sdk';
 import type { Registration, Registrations } from '../registrations';
 
-export type EmbedAuth =
-  | { ok: true; registration: Registration; claims: IframeTokenClaims }
-  | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
+export type EmbedAuth = { ok: true; registration: Registration; claims: IframeTokenClaims } | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
 
 /** What the viewer reads when the page or a call is refused (the embedded page shows it as is). */
 export const EMBED_AUTH_MESSAGES: Record<Exclude<EmbedAuth, { ok: true }>['reason'], string> = {

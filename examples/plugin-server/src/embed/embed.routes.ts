@@ -43,9 +43,7 @@ function editorValues(reg: Registration, defaultCount: number) {
 function setPageHeaders(res: Response, dashboardOrigins: readonly string[]): void {
   // The SDK's helper: CSP ending in frame-ancestors (spec 4.3), no X-Frame-Options (DENY or SAMEORIGIN
   // would block the dashboard, another origin), no Referer and no caching since the URL holds rl_token.
-  res.set(
-    embedPageHeaders(dashboardOrigins, ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'self'"]),
-  );
+  res.set(embedPageHeaders(dashboardOrigins, ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'self'"]));
 }
 
 /** The embedded configuration page of iframe mode (spec 2.11, 4.3, 6.3) and the calls it makes. */

@@ -90,8 +90,8 @@ export const configCommands: Command[] = [
   {
     words: ['config', 'get'],
     args: ['guildId', 'roleId'],
-    options: { refresh: { type: 'boolean', description: 'take the plugin\'s latest form structure instead of the cached one' } },
-    summary: 'Show the plugin\'s configuration form with fresh values (or its iframe embed URL)',
+    options: { refresh: { type: 'boolean', description: "take the plugin's latest form structure instead of the cached one" } },
+    summary: "Show the plugin's configuration form with fresh values (or its iframe embed URL)",
     run: (ctx, a, f) => configGet(pluginContext(ctx), { ...linkArgs(a), refresh: f.refresh === true }),
   },
   {
@@ -99,7 +99,7 @@ export const configCommands: Command[] = [
     // output switch of every command and is taken off argv first, so it may stand anywhere, or not at all.
     words: ['config', 'set'],
     args: ['guildId', 'roleId', 'configJson'],
-    summary: 'Validate a configuration against the plugin\'s form and send it (POST /config); the JSON object is the argument after <roleId>, in single quotes ([--json] only makes the answer JSON)',
+    summary: "Validate a configuration against the plugin's form and send it (POST /config); the JSON object is the argument after <roleId>, in single quotes ([--json] only makes the answer JSON)",
     example: `rolelink ${CONFIG_SET_EXAMPLE}`,
     run: (ctx, a) => configSet(pluginContext(ctx), { ...linkArgs(a), config: a.configJson ?? '' }),
   },

@@ -8,9 +8,9 @@ export const guildCommands: Command[] = [
     options: {
       plan: { type: 'string', description: 'free or premium' },
       slots: { type: 'string', description: 'paid integration slots (free plan: 2 + slots)' },
-      owner: { type: 'string', description: 'the guild owner\'s user id' },
+      owner: { type: 'string', description: "the guild owner's user id" },
     },
-    summary: 'Set a guild\'s plan and paid slots; links beyond the allowance pause, links back within it resume',
+    summary: "Set a guild's plan and paid slots; links beyond the allowance pause, links back within it resume",
     run: (ctx, a, f) =>
       setPlan(ctx.admin(), {
         guildId: a.guildId!,

@@ -26,7 +26,7 @@ export const healthCommands: Command[] = [
   {
     words: ['health'],
     args: ['guildId', 'roleId'],
-    summary: 'The plugin\'s latest GET /health status and recent history, as polled by the plugin broker',
+    summary: "The plugin's latest GET /health status and recent history, as polled by the plugin broker",
     run: (ctx, a) => health({ prisma: ctx.database().prisma }, linkArgs(a)),
   },
 ];

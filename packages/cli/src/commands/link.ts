@@ -6,8 +6,8 @@ export const linkCommands: Command[] = [
     words: ['link', 'create'],
     args: ['guildId', 'roleId'],
     options: {
-      'plugin-url': { type: 'string', description: 'the plugin\'s HTTPS URL' },
-      'keep-members': { type: 'boolean', description: 'keep the role\'s current holders on the list (default: hand over)' },
+      'plugin-url': { type: 'string', description: "the plugin's HTTPS URL" },
+      'keep-members': { type: 'boolean', description: "keep the role's current holders on the list (default: hand over)" },
     },
     summary: 'Create a link: register with the plugin (POST /register) and hand it its token',
     run: (ctx, a, f) => createLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, pluginUrl: String(f['plugin-url'] ?? ''), keepMembers: f['keep-members'] === true }),
@@ -38,13 +38,13 @@ export const linkCommands: Command[] = [
   {
     words: ['link', 'member'],
     args: ['guildId', 'roleId', 'userId'],
-    summary: 'One member of a link: listed, synced or held, the platform\'s last answer, and their recent role changes with cause',
+    summary: "One member of a link: listed, synced or held, the platform's last answer, and their recent role changes with cause",
     run: (ctx, a) => lookupMember(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, userId: a.userId! }),
   },
   {
     words: ['removals', 'apply'],
     args: ['guildId', 'roleId'],
-    summary: 'The owner\'s confirmation of the latest held removal: the resent list is accepted for one hour',
+    summary: "The owner's confirmation of the latest held removal: the resent list is accepted for one hour",
     run: (ctx, a) => applyRemovals(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
 ];

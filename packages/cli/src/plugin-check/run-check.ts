@@ -91,17 +91,20 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
     }
     const checked = validateSubmission(structure, defaults);
     if (!checked.ok) {
-      add({ check: 'POST /config', result: 'warn', message: 'the form\'s defaults alone do not pass the form\'s rules (an admin must fill required fields); not submitted', errors: checked.errors });
+      add({ check: 'POST /config', result: 'warn', message: "the form's defaults alone do not pass the form's rules (an admin must fill required fields); not submitted", errors: checked.errors });
     } else {
       const saved = await call({ method: 'POST', path: '/config', headers: auth, body: { ...link, config: checked.config }, timeoutMs: LIMITS.postConfig });
-      const detail = typeof saved === 'string' ? '' : (() => {
-        try {
-          const b = JSON.parse(saved.text) as { error?: unknown; message?: unknown };
-          return typeof b.error === 'string' ? `: ${b.error}` : typeof b.message === 'string' ? `: ${b.message}` : '';
-        } catch {
-          return '';
-        }
-      })();
+      const detail =
+        typeof saved === 'string'
+          ? ''
+          : (() => {
+              try {
+                const b = JSON.parse(saved.text) as { error?: unknown; message?: unknown };
+                return typeof b.error === 'string' ? `: ${b.error}` : typeof b.message === 'string' ? `: ${b.message}` : '';
+              } catch {
+                return '';
+              }
+            })();
       add({ check: 'POST /config', result: is2xx(saved) ? 'pass' : 'fail', message: `defaults ${JSON.stringify(checked.config)} ${describe(saved)}${detail}` });
     }
   } else if (uiMode === 'iframe' && embedUrl) {

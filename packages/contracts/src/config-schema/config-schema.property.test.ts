@@ -49,13 +49,11 @@ const typedField = fc.oneof(
   fc.record({ ...common, type: fc.constant('multi_select'), options, max_selections: maybe(fc.integer({ min: 1, max: 3 })), validation: maybe(fc.record({ required: fc.boolean() })) }),
   fc.record({ ...common, type: fc.constant('display'), value: fc.string({ maxLength: 10 }) }),
 );
-const validishSchemaArb = fc
-  .uniqueArray(fc.tuple(keys, typedField), { minLength: 1, maxLength: 8, selector: ([k]) => k })
-  .map((entries) => ({
-    version: 1,
-    name: 'p',
-    sections: [{ title: 's', fields: entries.map(([key, f]) => ({ ...f, key })) }],
-  }));
+const validishSchemaArb = fc.uniqueArray(fc.tuple(keys, typedField), { minLength: 1, maxLength: 8, selector: ([k]) => k }).map((entries) => ({
+  version: 1,
+  name: 'p',
+  sections: [{ title: 's', fields: entries.map(([key, f]) => ({ ...f, key })) }],
+}));
 const submittedValue = fc.oneof(
   fc.string({ maxLength: 14 }),
   fc.constantFrom('', 'x', 'y', 'z', 'abc', '#12ab9F', 'https://a.example', 'http://', '12'),
@@ -112,7 +110,10 @@ function acceptable(field: Field, value: unknown): boolean {
 
 describe('config schema property tests', () => {
   it('never throws on arbitrary JSON', () => {
-    fc.assert(fc.property(fc.jsonValue(), (body) => void parseConfigResponse(body)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (body) => void parseConfigResponse(body)),
+      { numRuns: 500 },
+    );
   });
 
   it('never throws on schema-shaped input, and every rejection names a path', () => {

@@ -208,20 +208,6 @@ export const multiSelectField = z
 
 export const displayField = z.object({ ...common, type: z.literal('display'), value: z.string().max(L.displayValueMax) });
 
-export const fieldSchema = z.discriminatedUnion('type', [
-  textField,
-  textareaField,
-  numberField,
-  selectField,
-  radioField,
-  checkboxField,
-  toggleField,
-  secretField,
-  urlField,
-  colorField,
-  sliderField,
-  multiSelectField,
-  displayField,
-]);
+export const fieldSchema = z.discriminatedUnion('type', [textField, textareaField, numberField, selectField, radioField, checkboxField, toggleField, secretField, urlField, colorField, sliderField, multiSelectField, displayField]);
 export type Field = z.infer<typeof fieldSchema>;
 export type FieldOf<T extends Field['type']> = Extract<Field, { type: T }>;

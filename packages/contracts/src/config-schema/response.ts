@@ -4,9 +4,7 @@ import { toFieldErrors } from './issues';
 import type { FieldError } from './limits';
 import { configSchemaResponse, type ConfigStructure } from './schema';
 
-export type ParsedConfigResponse =
-  | { ui_mode: 'schema'; structure: ConfigStructure; values: Record<string, unknown> }
-  | { ui_mode: 'iframe'; iframe: IframeResponse };
+export type ParsedConfigResponse = { ui_mode: 'schema'; structure: ConfigStructure; values: Record<string, unknown> } | { ui_mode: 'iframe'; iframe: IframeResponse };
 
 export type ParseResult = { ok: true; value: ParsedConfigResponse } | { ok: false; errors: FieldError[] };
 

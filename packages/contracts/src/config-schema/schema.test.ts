@@ -66,7 +66,14 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
     ['a label over 200 characters', (s) => (f(s, 0, 0).label = 'l'.repeat(L.labelMax + 1)), 'sections[0].fields[0].label'],
     ['a field description over 500 characters', (s) => (f(s, 0, 0).description = 'd'.repeat(501)), 'sections[0].fields[0].description'],
     ['text placeholder over 200 characters', (s) => (f(s, 0, 0).placeholder = 'p'.repeat(201)), 'sections[0].fields[0].placeholder'],
-    ['text default over 1,000 characters', (s) => { f(s, 0, 0).default_value = 'a'.repeat(1001); delete (f(s, 0, 0) as RawObject).validation; }, 'sections[0].fields[0].default_value'],
+    [
+      'text default over 1,000 characters',
+      (s) => {
+        f(s, 0, 0).default_value = 'a'.repeat(1001);
+        delete (f(s, 0, 0) as RawObject).validation;
+      },
+      'sections[0].fields[0].default_value',
+    ],
     ['text default not matching the pattern', (s) => (f(s, 0, 0).default_value = 'ABC'), 'sections[0].fields[0].default_value'],
     ['text default longer than validation.max', (s) => (f(s, 0, 0).default_value = 'a'.repeat(21)), 'sections[0].fields[0].default_value'],
     ['an invalid regular expression', (s) => (f(s, 0, 0).validation.pattern = '(['), 'sections[0].fields[0].validation.pattern'],
@@ -98,7 +105,14 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
     ['color default that is not #rrggbb', (s) => (f(s, 1, 2).default_value = '#abc'), 'sections[1].fields[2].default_value'],
     ['slider without min', (s) => delete f(s, 1, 3).min, 'sections[1].fields[3].min'],
     ['slider without max', (s) => delete f(s, 1, 3).max, 'sections[1].fields[3].max'],
-    ['slider max not greater than min', (s) => { f(s, 1, 3).max = 0; delete f(s, 1, 3).default_value; }, 'sections[1].fields[3].max'],
+    [
+      'slider max not greater than min',
+      (s) => {
+        f(s, 1, 3).max = 0;
+        delete f(s, 1, 3).default_value;
+      },
+      'sections[1].fields[3].max',
+    ],
     ['slider default outside min and max', (s) => (f(s, 1, 3).default_value = 11), 'sections[1].fields[3].default_value'],
     ['slider default off the step grid', (s) => (f(s, 1, 3).default_value = 2.2), 'sections[1].fields[3].default_value'],
     ['slider negative step', (s) => (f(s, 1, 3).step = -1), 'sections[1].fields[3].step'],

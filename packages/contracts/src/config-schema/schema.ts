@@ -8,10 +8,7 @@ export const sectionSchema = z.object({
   description: z.string().optional(),
   collapsible: z.boolean().optional(),
   default_collapsed: z.boolean().optional(),
-  fields: z
-    .array(fieldSchema)
-    .min(L.fieldsPerSectionMin, `must have at least ${L.fieldsPerSectionMin} field`)
-    .max(L.fieldsPerSectionMax, `must have at most ${L.fieldsPerSectionMax} fields`),
+  fields: z.array(fieldSchema).min(L.fieldsPerSectionMin, `must have at least ${L.fieldsPerSectionMin} field`).max(L.fieldsPerSectionMax, `must have at most ${L.fieldsPerSectionMax} fields`),
 });
 export type Section = z.infer<typeof sectionSchema>;
 
@@ -32,10 +29,7 @@ function crossFieldRules(schema: { sections: Section[]; values?: Record<string, 
     else firstPath.set(field.key, path);
   }
   for (const { field, path } of all) {
-    const conditions = [
-      ...(field.condition ? [{ c: field.condition, at: [...path, 'condition'] }] : []),
-      ...(field.conditions ?? []).map((c, i) => ({ c, at: [...path, 'conditions', i] })),
-    ];
+    const conditions = [...(field.condition ? [{ c: field.condition, at: [...path, 'condition'] }] : []), ...(field.conditions ?? []).map((c, i) => ({ c, at: [...path, 'conditions', i] }))];
     for (const { c, at } of conditions) {
       if (c.field === field.key) ctx.addIssue({ code: 'custom', path: [...at, 'field'], message: 'a field cannot depend on itself' });
       else if (!firstPath.has(c.field)) ctx.addIssue({ code: 'custom', path: [...at, 'field'], message: `names no field of this schema ("${c.field}")` });
@@ -57,10 +51,7 @@ export const configStructureSchema = z
     ui_mode: z.literal('schema', 'must be "schema" or "iframe"').optional(),
     name: z.string().min(1, 'is required').max(L.nameMax),
     description: z.string().max(L.descriptionMax).optional(),
-    sections: z
-      .array(sectionSchema)
-      .min(L.sectionsMin, `must have at least ${L.sectionsMin} section`)
-      .max(L.sectionsMax, `must have at most ${L.sectionsMax} sections`),
+    sections: z.array(sectionSchema).min(L.sectionsMin, `must have at least ${L.sectionsMin} section`).max(L.sectionsMax, `must have at most ${L.sectionsMax} sections`),
   })
   .superRefine(crossFieldRules);
 export type ConfigStructure = z.infer<typeof configStructureSchema>;

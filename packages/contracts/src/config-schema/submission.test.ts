@@ -98,7 +98,7 @@ describe('submission validation against the schema (spec 4.2 rule 3)', () => {
   });
 
   it('hides a field whose condition names a hidden field (cascade)', () => {
-    const s = structure((x) => x.sections[1]!.fields[2]!.condition = { field: 'api_key', equals: 'x' });
+    const s = structure((x) => (x.sections[1]!.fields[2]!.condition = { field: 'api_key', equals: 'x' }));
     // api_key is hidden (advanced off), so accent's condition fails even though api_key was sent as 'x'.
     const r = validateSubmission(s, { ...valid(), api_key: 'x', accent: 'not a colour' });
     expect(r.ok && r.config).not.toHaveProperty('accent');

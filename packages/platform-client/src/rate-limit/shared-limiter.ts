@@ -87,7 +87,10 @@ export class SharedRateLimiter {
    */
   private readonly hashes = new Map<string, { hash: string | null; checkedAt: number }>();
 
-  constructor(options: Partial<SharedLimiterOptions> & Pick<SharedLimiterOptions, 'redis' | 'prefix'>, private readonly events: LimiterEvents = {}) {
+  constructor(
+    options: Partial<SharedLimiterOptions> & Pick<SharedLimiterOptions, 'redis' | 'prefix'>,
+    private readonly events: LimiterEvents = {},
+  ) {
     this.o = { ...DefaultLimiterOptions, ...options };
     this.redis = defineScripts(this.o.redis);
     this.window = 1000 / this.o.globalSafety;
@@ -182,16 +185,7 @@ export class SharedRateLimiter {
 
   private async invalid(status: number): Promise<void> {
     const windowKey = this.key('invalid');
-    const [count, blockMs] = await this.redis.rlInvalid(
-      windowKey,
-      this.key('block'),
-      this.key('auth-failures'),
-      String(status),
-      this.o.invalidWindowMs,
-      this.o.invalidBudget,
-      this.o.authBackoffBaseMs,
-      this.o.authBackoffMaxMs,
-    );
+    const [count, blockMs] = await this.redis.rlInvalid(windowKey, this.key('block'), this.key('auth-failures'), String(status), this.o.invalidWindowMs, this.o.invalidBudget, this.o.authBackoffBaseMs, this.o.authBackoffMaxMs);
     this.events.invalidRequest?.({ status, countInWindow: count, blockMs });
   }
 

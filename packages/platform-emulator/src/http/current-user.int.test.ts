@@ -8,7 +8,7 @@ const BOT_USER = '1000000000000000001';
 const ALL = ALL_PERMISSIONS.toString();
 const guildsOf = (body: RESTGetAPICurrentUserGuildsResult) => body.map((g) => [g.id, g.owner, g.permissions]);
 
-describe('current user routes with a signed-in user\'s bearer token', () => {
+describe("current user routes with a signed-in user's bearer token", () => {
   let emulator: RunningEmulator;
   beforeEach(async () => {
     emulator = await startEmulator({ port: 0, seed: oauthSeed() });
@@ -43,7 +43,7 @@ describe('current user routes with a signed-in user\'s bearer token', () => {
     expect((await asUser(emulator, access_token, `/guilds/${ALPHA}/members/${PEOPLE.mod}`)).status).toBe(401);
   });
 
-  it('lists the user\'s guilds with the owner flag and permissions from @everyone and their roles', async () => {
+  it("lists the user's guilds with the owner flag and permissions from @everyone and their roles", async () => {
     const permissions = async (user: string) => {
       const { access_token } = await signIn(emulator, user);
       const res = await asUser<RESTGetAPICurrentUserGuildsResult>(emulator, access_token, '/users/@me/guilds');
@@ -63,7 +63,7 @@ describe('current user routes with a signed-in user\'s bearer token', () => {
     ]);
   });
 
-  it('answers each guild in the platform\'s partial shape', async () => {
+  it("answers each guild in the platform's partial shape", async () => {
     const { access_token } = await signIn(emulator, PEOPLE.plain);
     const res = await asUser<RESTGetAPICurrentUserGuildsResult>(emulator, access_token, '/users/@me/guilds');
     expect(res.body[1]).toEqual({ id: BETA, name: 'Beta', icon: null, banner: null, owner: true, permissions: ALL, features: [] });
@@ -82,7 +82,7 @@ describe('current user routes with a signed-in user\'s bearer token', () => {
     expect((await asUser(emulator, guildsOnly.access_token, '/users/@me/guilds')).status).toBe(200);
   });
 
-  it('lists every guild for the bot token, not owned, with the bot role\'s permissions', async () => {
+  it("lists every guild for the bot token, not owned, with the bot role's permissions", async () => {
     const res = await call<RESTGetAPICurrentUserGuildsResult>(emulator, 'GET', '/users/@me/guilds');
     expect(guildsOf(res.body)).toEqual([
       [ALPHA, false, (EVERYONE_BITS | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles).toString()],
@@ -90,7 +90,7 @@ describe('current user routes with a signed-in user\'s bearer token', () => {
     ]);
   });
 
-  it('renders seeded role colours and permissions, the bot\'s role keeping Manage Roles', async () => {
+  it("renders seeded role colours and permissions, the bot's role keeping Manage Roles", async () => {
     const res = await call<APIRole[]>(emulator, 'GET', `/guilds/${ALPHA}/roles`);
     const byId = new Map(res.body.map((r) => [r.id, r]));
     expect(byId.get(ALPHA)).toMatchObject({ permissions: EVERYONE_BITS.toString(), color: 0 });
@@ -99,7 +99,7 @@ describe('current user routes with a signed-in user\'s bearer token', () => {
     expect(byId.get(ALPHA_ROLE.admin)).toMatchObject({ permissions: '8', color: 0xe74c3c });
   });
 
-  it('limits a user token on its own global window, leaving the bot\'s untouched', async () => {
+  it("limits a user token on its own global window, leaving the bot's untouched", async () => {
     const { access_token } = await signIn(emulator, PEOPLE.mod);
     // The global window is one second, opened by the first of these four quick requests.
     emulator.state.configure({ globalPerSecond: 3 });

@@ -21,10 +21,7 @@ export type RouteSpec = { name: string; kind: BucketKind; major?: string; auth?:
  * Who passed the gate, for the route's handler (`callerOf(res)`). `rateKey` names the caller's global
  * window: the bot's token as before, else a key that cannot collide with it.
  */
-export type Caller =
-  | { kind: 'bot'; rateKey: string }
-  | { kind: 'user'; rateKey: string; grant: OAuthGrant }
-  | { kind: 'anonymous'; rateKey: string };
+export type Caller = { kind: 'bot'; rateKey: string } | { kind: 'user'; rateKey: string; grant: OAuthGrant } | { kind: 'anonymous'; rateKey: string };
 
 const BOT_ONLY: readonly AuthScheme[] = ['bot'];
 

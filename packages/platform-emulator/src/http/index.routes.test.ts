@@ -22,7 +22,7 @@ describe('the emulator index page (GET /)', () => {
     expect(res.text).toContain(`Guild <code>${GUILD}</code>, owner <code>${OWNER}</code>, 6 members`);
     expect(res.text).toContain(`<td>linked</td><td><code>${ROLE.linked}</code></td><td>2</td><td><a href="/_emulator/guilds/${GUILD}/roles/${ROLE.linked}/holders">2</a></td>`);
     expect(res.text).toContain(`<a href="/_emulator/guilds/${GUILD}/audit-log">audit log</a>`);
-    expect(res.text).toContain("the bot&#39;s role");
+    expect(res.text).toContain('the bot&#39;s role');
     expect(res.text).toContain('above the bot');
     // The bot user, never its token.
     expect(res.text).toContain(`<code>${DEFAULT_OPTIONS.botUserId}</code>`);

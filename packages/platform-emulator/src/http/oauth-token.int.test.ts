@@ -36,11 +36,7 @@ describe('OAuth2 token endpoint (POST /api/v10/oauth2/token)', () => {
   it('answers 401 invalid_client to a wrong secret or client, and the code still works afterwards', async () => {
     const code = await authorizationCode(emulator, PEOPLE.mod);
     const grant = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT };
-    const clients: Record<string, string>[] = [
-      { client_id: emulator.oauth.clientId, client_secret: 'wrong' },
-      { client_id: 'other-client', client_secret: emulator.oauth.clientSecret },
-      { client_id: emulator.oauth.clientId },
-    ];
+    const clients: Record<string, string>[] = [{ client_id: emulator.oauth.clientId, client_secret: 'wrong' }, { client_id: 'other-client', client_secret: emulator.oauth.clientSecret }, { client_id: emulator.oauth.clientId }];
     for (const client of clients) {
       const res = await tokenRequest<OAuthErrorBody>(emulator, { ...grant, ...client }, { bodyCredentials: false });
       expect([client, res.status, res.body]).toEqual([client, 401, { error: 'invalid_client' }]);

@@ -26,7 +26,10 @@ export function oauthRouter(state: EmulatorState): Router {
     const request = authorizeRequest(state, req.query, true);
     if (typeof request === 'string') return sendError(res, request, nonce);
     const { users, total } = signInUsers(state, MAX_LISTED);
-    res.status(200).set(pageHeaders(nonce, new URL(request.redirectUri).origin)).send(signInPage(request, users, total, nonce));
+    res
+      .status(200)
+      .set(pageHeaders(nonce, new URL(request.redirectUri).origin))
+      .send(signInPage(request, users, total, nonce));
   });
 
   router.post('/authorize', express.urlencoded({ extended: false, limit: '16kb' }), (req, res) => {

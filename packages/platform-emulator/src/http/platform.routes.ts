@@ -1,12 +1,5 @@
 import express, { Router, type RequestHandler } from 'express';
-import type {
-  RESTGetAPIGuildMemberResult,
-  RESTGetAPIGuildMembersQuery,
-  RESTGetAPIGuildMembersResult,
-  RESTGetAPIGuildResult,
-  RESTGetAPIGuildRoleMemberCountsResult,
-  RESTGetAPIGuildRolesResult,
-} from 'discord-api-types/v10';
+import type { RESTGetAPIGuildMemberResult, RESTGetAPIGuildMembersQuery, RESTGetAPIGuildMembersResult, RESTGetAPIGuildResult, RESTGetAPIGuildRoleMemberCountsResult, RESTGetAPIGuildRolesResult } from 'discord-api-types/v10';
 import { decodeReason } from '../audit-log';
 import type { EmulatorState } from '../emulator-state';
 import type { BucketKind } from '../rate-limits';
@@ -72,17 +65,19 @@ export function platformRouter(state: EmulatorState): Router {
     res.json(renderMember(guild, { id, roles }, state.botUserId) satisfies RESTGetAPIGuildMemberResult);
   });
 
-  const roleChange = (op: 'add' | 'remove'): RequestHandler => (req, res) => {
-    const guild = guildOf(state, req);
-    const userId = pathSnowflake(req, 'userId', 'user_id');
-    const roleId = pathSnowflake(req, 'roleId', 'role_id');
-    if (!guild.members.has(BigInt(userId))) throw unknownMember();
-    const role = guild.role(roleId);
-    if (!role) throw unknownRole();
-    if (!guild.canManage(role)) throw missingPermissions();
-    state.changeRole(guild, userId, role, op, decodeReason(req.get('x-audit-log-reason')));
-    res.status(204).end();
-  };
+  const roleChange =
+    (op: 'add' | 'remove'): RequestHandler =>
+    (req, res) => {
+      const guild = guildOf(state, req);
+      const userId = pathSnowflake(req, 'userId', 'user_id');
+      const roleId = pathSnowflake(req, 'roleId', 'role_id');
+      if (!guild.members.has(BigInt(userId))) throw unknownMember();
+      const role = guild.role(roleId);
+      if (!role) throw unknownRole();
+      if (!guild.canManage(role)) throw missingPermissions();
+      state.changeRole(guild, userId, role, op, decodeReason(req.get('x-audit-log-reason')));
+      res.status(204).end();
+    };
   route('put', '/guilds/:guildId/members/:userId/roles/:roleId', 'roles', roleChange('add'));
   route('delete', '/guilds/:guildId/members/:userId/roles/:roleId', 'roles', roleChange('remove'));
 

@@ -30,9 +30,7 @@ const STYLE = `
 export function signInPage(request: AuthorizeRequest, users: SignInUser[], total: number, nonce: string): string {
   const client = escapeHtml(request.clientId);
   const may = request.scopes.map((s) => `<li>${escapeHtml(SCOPE_TEXT[s] ?? `use the scope ${s}`)}</li>`).join('');
-  const list = users.length
-    ? `<ul>${users.map(userItem).join('')}</ul>`
-    : '<p>No one to sign in as: seed a guild (its owner and its <code>members</code>) first.</p>';
+  const list = users.length ? `<ul>${users.map(userItem).join('')}</ul>` : '<p>No one to sign in as: seed a guild (its owner and its <code>members</code>) first.</p>';
   const more = total > users.length ? `<p class="note">Showing the first ${users.length} of ${total} users.</p>` : '';
   return htmlDocument(
     `Sign in to ${request.clientId} — platform emulator`,
@@ -68,11 +66,6 @@ function userItem(user: SignInUser): string {
 }
 
 function hiddenFields(request: AuthorizeRequest): string {
-  const fields: [string, string][] = [
-    ['client_id', request.clientId],
-    ['redirect_uri', request.redirectUri],
-    ['scope', request.scopes.join(' ')],
-    ...(request.state === undefined ? [] : [['state', request.state] as [string, string]]),
-  ];
+  const fields: [string, string][] = [['client_id', request.clientId], ['redirect_uri', request.redirectUri], ['scope', request.scopes.join(' ')], ...(request.state === undefined ? [] : [['state', request.state] as [string, string]])];
   return fields.map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">\n`).join('');
 }

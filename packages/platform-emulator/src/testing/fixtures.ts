@@ -24,13 +24,7 @@ export function smallSeed(): EmulatorSeed {
           { id: ROLE.vip, name: 'vip', position: 1 },
         ],
         botRoleId: ROLE.bot,
-        members: [
-          { userId: USERS[2], roles: [ROLE.linked] },
-          { userId: USERS[0], roles: [ROLE.linked, ROLE.vip] },
-          { userId: USERS[1] },
-          { userId: USERS[4], roles: [ROLE.moderator] },
-          { userId: USERS[3], roles: [ROLE.vip] },
-        ],
+        members: [{ userId: USERS[2], roles: [ROLE.linked] }, { userId: USERS[0], roles: [ROLE.linked, ROLE.vip] }, { userId: USERS[1] }, { userId: USERS[4], roles: [ROLE.moderator] }, { userId: USERS[3], roles: [ROLE.vip] }],
       },
     ],
   };
@@ -39,12 +33,7 @@ export function smallSeed(): EmulatorSeed {
 export type Answer<T = unknown> = { status: number; headers: Headers; body: T };
 
 /** Calls the emulator's platform API (/api/v10) with the bot token unless told otherwise. */
-export async function call<T = unknown>(
-  emulator: RunningEmulator,
-  method: string,
-  path: string,
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-): Promise<Answer<T>> {
+export async function call<T = unknown>(emulator: RunningEmulator, method: string, path: string, options: { token?: string | null; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
   const token = options.token === undefined ? emulator.botToken : options.token;
   const headers: Record<string, string> = { ...(token === null ? {} : { Authorization: `Bot ${token}` }), ...options.headers };
   const res = await fetch(`${emulator.apiBase}/v10${path}`, { method, headers });

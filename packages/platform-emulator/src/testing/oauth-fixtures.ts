@@ -81,11 +81,7 @@ export async function authorizationCode(emulator: RunningEmulator, userId: strin
  * POST /api/v10/oauth2/token, form-encoded. The client's credentials go in the body unless
  * `authorization` (e.g. HTTP Basic) is given or `bodyCredentials` is false.
  */
-export async function tokenRequest<T = unknown>(
-  emulator: RunningEmulator,
-  fields: Record<string, string>,
-  options: { authorization?: string; bodyCredentials?: boolean } = {},
-): Promise<Answer<T>> {
+export async function tokenRequest<T = unknown>(emulator: RunningEmulator, fields: Record<string, string>, options: { authorization?: string; bodyCredentials?: boolean } = {}): Promise<Answer<T>> {
   const inBody = (options.bodyCredentials ?? true) && options.authorization === undefined;
   const body = inBody ? { client_id: emulator.oauth.clientId, client_secret: emulator.oauth.clientSecret, ...fields } : fields;
   const res = await fetch(`${emulator.apiBase}/v10/oauth2/token`, {

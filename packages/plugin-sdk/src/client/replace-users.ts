@@ -86,12 +86,7 @@ async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceO
 
 type UploadOptions = WholeListOptions & { chunkSize: number; concurrency: number; dryRun?: boolean };
 
-async function uploadInChunks(
-  client: RoleLinkClient,
-  head: string[],
-  rest: AsyncIterator<string> | Iterator<string>,
-  options: UploadOptions,
-): Promise<ReplaceOutcome | ReplaceDryRun> {
+async function uploadInChunks(client: RoleLinkClient, head: string[], rest: AsyncIterator<string> | Iterator<string>, options: UploadOptions): Promise<ReplaceOutcome | ReplaceDryRun> {
   const uploadId = await client.createUpload({ signal: options.signal });
   // Any failure cancels the session; its own signal also stops the chunks still in flight.
   const local = new AbortController();
@@ -113,15 +108,7 @@ async function uploadInChunks(
   }
 }
 
-async function sendChunks(
-  client: RoleLinkClient,
-  uploadId: string,
-  head: string[],
-  rest: AsyncIterator<string> | Iterator<string>,
-  { chunkSize, concurrency }: UploadOptions,
-  signal: AbortSignal,
-  local: AbortController,
-): Promise<void> {
+async function sendChunks(client: RoleLinkClient, uploadId: string, head: string[], rest: AsyncIterator<string> | Iterator<string>, { chunkSize, concurrency }: UploadOptions, signal: AbortSignal, local: AbortController): Promise<void> {
   const inflight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   const send = (ids: string[]) => {
@@ -156,12 +143,7 @@ async function sendChunks(
   if (failure) throw (failure as { error: unknown }).error;
 }
 
-async function commit(
-  client: RoleLinkClient,
-  uploadId: string,
-  options: WholeListOptions,
-  cancel: (o?: CallOptions) => Promise<void>,
-): Promise<ReplaceOutcome> {
+async function commit(client: RoleLinkClient, uploadId: string, options: WholeListOptions, cancel: (o?: CallOptions) => Promise<void>): Promise<ReplaceOutcome> {
   const outcome = await client.commitUpload(uploadId, options);
   if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'upload', listVersion: outcome.listVersion, replayed: outcome.replayed };
   // The service keeps the staging of a held commit: confirming re-commits the same session (a new call, a new key).

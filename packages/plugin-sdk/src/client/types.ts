@@ -45,9 +45,7 @@ export type HeldChange = {
  * for confirmation. `replayed`: the service answered from its record of an earlier request with the same
  * Idempotency-Key (a retry after a lost answer), and wrote nothing again.
  */
-export type WriteOutcome =
-  | { held: null; userCount: number; listVersion: string | null; replayed: boolean }
-  | { held: HeldChange; userCount?: undefined; listVersion?: undefined; replayed: boolean };
+export type WriteOutcome = { held: null; userCount: number; listVersion: string | null; replayed: boolean } | { held: HeldChange; userCount?: undefined; listVersion?: undefined; replayed: boolean };
 
 /** The `data` of a dry run (`?dry_run=true` on PUT and commit): what the write would do; nothing was written. */
 export type DryRunResult = {

@@ -12,23 +12,51 @@ const form = configForm({
       f.textarea('bio', 'Bio', { rows: 4 }),
       f.number('min_level', 'From level', { step: 1, default_value: 5, validation: { min: 0, max: 100 } }),
       f.number('max_level', 'To level', { pair_with: 'min_level', validation: { min: 0, max: 100 } }),
-      f.select('region', 'Region', { options: [{ label: 'EU', value: 'eu' }, { label: 'US', value: 'us' }], default_value: 'eu' }),
-      f.radio('tier', 'Tier', { options: [{ label: 'One', value: 1 }, { label: 'Two', value: 2 }], default_value: 1 }),
+      f.select('region', 'Region', {
+        options: [
+          { label: 'EU', value: 'eu' },
+          { label: 'US', value: 'us' },
+        ],
+        default_value: 'eu',
+      }),
+      f.radio('tier', 'Tier', {
+        options: [
+          { label: 'One', value: 1 },
+          { label: 'Two', value: 2 },
+        ],
+        default_value: 1,
+      }),
       f.checkbox('verified_only', 'Verified only', { default_value: false }),
       f.toggle('advanced', 'Advanced'),
     ]),
-    section('More', [
-      f.secret('api_key', 'API key', { condition: { field: 'advanced', equals: true } }),
-      f.url('callback', 'Callback', { conditions: [{ field: 'advanced', equals: true }, { field: 'region', equals_any: ['eu', 'us'] }] }),
-      f.color('accent', 'Accent', { default_value: '#1a2b3c' }),
-      f.slider('threshold', 'Threshold', { min: 0, max: 10, step: 0.5, default_value: 2.5 }),
-      f.multiSelect('games', 'Games', { options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }], default_value: ['a'], max_selections: 2 }),
-    ], { collapsible: true, default_collapsed: true }),
+    section(
+      'More',
+      [
+        f.secret('api_key', 'API key', { condition: { field: 'advanced', equals: true } }),
+        f.url('callback', 'Callback', {
+          conditions: [
+            { field: 'advanced', equals: true },
+            { field: 'region', equals_any: ['eu', 'us'] },
+          ],
+        }),
+        f.color('accent', 'Accent', { default_value: '#1a2b3c' }),
+        f.slider('threshold', 'Threshold', { min: 0, max: 10, step: 0.5, default_value: 2.5 }),
+        f.multiSelect('games', 'Games', {
+          options: [
+            { label: 'A', value: 'a' },
+            { label: 'B', value: 'b' },
+          ],
+          default_value: ['a'],
+          max_selections: 2,
+        }),
+      ],
+      { collapsible: true, default_collapsed: true },
+    ),
   ],
 });
 
 describe('the config-schema builder', () => {
-  it('produces GET /config answers the service\'s own validator accepts', () => {
+  it("produces GET /config answers the service's own validator accepts", () => {
     const parsed = parseConfigResponse(form.response({ nickname: 'zed', games: ['b'], tier: 2 }));
     expect(parsed).toMatchObject({ ok: true, value: { ui_mode: 'schema', values: { nickname: 'zed', games: ['b'], tier: 2 } } });
     expect(parseConfigResponse(iframeResponse({ name: 'Page', embedUrl: 'https://plugin.example.com/embed' }))).toMatchObject({ ok: true, value: { ui_mode: 'iframe' } });

@@ -35,19 +35,12 @@ export const fields = {
   /** Values must start with http:// or https://, always checked. */
   url: <K extends string>(key: K, label: string, o: TextOptions = {}) => field<K, string>('url', key, label, o),
   textarea: <K extends string>(key: K, label: string, o: TextOptions & { rows?: number } = {}) => field<K, string>('textarea', key, label, o),
-  number: <K extends string>(key: K, label: string, o: Common & { step?: number; suffix?: string; default_value?: number; validation?: { required?: boolean; min?: number; max?: number } } = {}) =>
-    field<K, number>('number', key, label, o),
-  slider: <K extends string>(key: K, label: string, o: Common & { min: number; max: number; step?: number; default_value?: number; show_value?: boolean; suffix?: string }) =>
-    field<K, number>('slider', key, label, o),
-  select: <K extends string, const V extends string | number>(key: K, label: string, o: Common & { options: Option<V>[]; default_value?: NoInfer<V>; validation?: { required?: boolean } }) =>
-    field<K, V>('select', key, label, o),
-  radio: <K extends string, const V extends string | number>(key: K, label: string, o: Common & { options: Option<V>[]; default_value?: NoInfer<V>; validation?: { required?: boolean } }) =>
-    field<K, V>('radio', key, label, o),
-  multiSelect: <K extends string, const V extends string | number>(
-    key: K,
-    label: string,
-    o: Common & { options: Option<V>[]; default_value?: NoInfer<V>[]; max_selections?: number; validation?: { required?: boolean } },
-  ) => field<K, V[]>('multi_select', key, label, o),
+  number: <K extends string>(key: K, label: string, o: Common & { step?: number; suffix?: string; default_value?: number; validation?: { required?: boolean; min?: number; max?: number } } = {}) => field<K, number>('number', key, label, o),
+  slider: <K extends string>(key: K, label: string, o: Common & { min: number; max: number; step?: number; default_value?: number; show_value?: boolean; suffix?: string }) => field<K, number>('slider', key, label, o),
+  select: <K extends string, const V extends string | number>(key: K, label: string, o: Common & { options: Option<V>[]; default_value?: NoInfer<V>; validation?: { required?: boolean } }) => field<K, V>('select', key, label, o),
+  radio: <K extends string, const V extends string | number>(key: K, label: string, o: Common & { options: Option<V>[]; default_value?: NoInfer<V>; validation?: { required?: boolean } }) => field<K, V>('radio', key, label, o),
+  multiSelect: <K extends string, const V extends string | number>(key: K, label: string, o: Common & { options: Option<V>[]; default_value?: NoInfer<V>[]; max_selections?: number; validation?: { required?: boolean } }) =>
+    field<K, V[]>('multi_select', key, label, o),
   checkbox: <K extends string>(key: K, label: string, o: Common & { default_value?: boolean } = {}) => field<K, boolean>('checkbox', key, label, o),
   toggle: <K extends string>(key: K, label: string, o: Common & { default_value?: boolean } = {}) => field<K, boolean>('toggle', key, label, o),
   /** `#rrggbb`. */

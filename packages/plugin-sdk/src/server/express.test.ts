@@ -58,12 +58,24 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
     expect(store.all()).toEqual([]);
   });
 
-  it('saves POST /config only with the link\'s own token, and forwards a PluginError as 4xx { error }', async () => {
+  it("saves POST /config only with the link's own token, and forwards a PluginError as 4xx { error }", async () => {
     const { app, saved } = setup();
     await register(app);
-    await request(app).post('/config').set('Authorization', `Token ${OTHER}`).send({ ...link, config: { count: 3 } }).expect(401);
-    await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { count: 3 } }).expect(200, { ok: true, message: 'Saved 3' });
-    const refused = await request(app).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: { count: -1 } }).expect(400);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${OTHER}`)
+      .send({ ...link, config: { count: 3 } })
+      .expect(401);
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { count: 3 } })
+      .expect(200, { ok: true, message: 'Saved 3' });
+    const refused = await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { count: -1 } })
+      .expect(400);
     expect(refused.body).toEqual({ error: 'count must be a positive number' });
     expect(saved).toEqual([{ count: 3 }]);
   });
@@ -93,7 +105,11 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
     const server = http.createServer(pluginMiddleware({ store, getConfig: () => iframeResponse({ name: 'Page', embedUrl: 'https://p.example.com/embed' }) }));
     await request(server).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
     expect(bodyOf<{ ui_mode: string }>(await request(server).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).ui_mode).toBe('iframe');
-    await request(server).post('/config').set('Authorization', `Token ${TOKEN}`).send({ ...link, config: {} }).expect(400);
+    await request(server)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: {} })
+      .expect(400);
     await request(server).post('/register').set('Authorization', `Token ${TOKEN}`).set('Content-Type', 'application/json').send('{"guild_id":').expect(400);
     await request(server).get('/elsewhere').expect(404);
   });

@@ -20,7 +20,10 @@ export type HealthReport = {
 /** Throw it from a hook to refuse with a 4xx: the service shows `message` to the admin (spec 4.2 rule 5). */
 export class PluginError extends Error {
   override readonly name = 'PluginError';
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }

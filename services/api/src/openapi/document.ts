@@ -97,52 +97,102 @@ type Route = {
 const base = '/api/role-link/{guildId}/{roleId}/users';
 export const ROUTES: Route[] = [
   {
-    method: 'get', path: base, operationId: 'listUsers', summary: 'The list (ascending IDs) and its counters',
+    method: 'get',
+    path: base,
+    operationId: 'listUsers',
+    summary: 'The list (ascending IDs) and its counters',
     params: linkParams,
     responses: { 200: ok(usersListBody, 'meta first, then every user ID'), ...COMMON },
   },
   {
-    method: 'put', path: base, operationId: 'replaceUsers', summary: 'Replace the whole list (at most 100,000 IDs; 10,000 on free)',
-    params: linkParams, confirmable: true, idempotent: true, dryRun: true, body: 'IdList',
+    method: 'put',
+    path: base,
+    operationId: 'replaceUsers',
+    summary: 'Replace the whole list (at most 100,000 IDs; 10,000 on free)',
+    params: linkParams,
+    confirmable: true,
+    idempotent: true,
+    dryRun: true,
+    body: 'IdList',
     responses: {
-      200: { ...written(userCountBody, 'Replaced (or, with dry_run=true, what would happen: the DryRun body)'), alternative: 'DryRun' }, ...COMMON, 400: overLimit, 409: held, 412: preconditionFailed, 422: keyReused,
-      413: error('Too many users in one request (above the plan\'s per-PUT cap) or body over 4 MB'),
+      200: { ...written(userCountBody, 'Replaced (or, with dry_run=true, what would happen: the DryRun body)'), alternative: 'DryRun' },
+      ...COMMON,
+      400: overLimit,
+      409: held,
+      412: preconditionFailed,
+      422: keyReused,
+      413: error("Too many users in one request (above the plan's per-PUT cap) or body over 4 MB"),
       415: error('Content-Type must be application/json'),
     },
   },
   {
-    method: 'post', path: `${base}/upload`, operationId: 'createUpload', summary: 'Open a chunked upload session (premium)',
+    method: 'post',
+    path: `${base}/upload`,
+    operationId: 'createUpload',
+    summary: 'Open a chunked upload session (premium)',
     params: linkParams,
     responses: { 200: json(uploadCreatedBody, 'Opened; expires 24 hours after creation'), ...COMMON, 403: premiumOnly },
   },
   {
-    method: 'post', path: `${base}/upload/{uploadId}/chunk`, operationId: 'addChunk', summary: 'Stage up to 100,000 IDs (chunks may be sent in parallel)',
-    params: uploadParams, body: 'IdList',
+    method: 'post',
+    path: `${base}/upload/{uploadId}/chunk`,
+    operationId: 'addChunk',
+    summary: 'Stage up to 100,000 IDs (chunks may be sent in parallel)',
+    params: uploadParams,
+    body: 'IdList',
     responses: { 200: json(chunkAcceptedBody, 'Staged'), ...COMMON, 403: premiumOnly, 415: error('Content-Type must be application/json') },
   },
   {
-    method: 'post', path: `${base}/upload/{uploadId}/commit`, operationId: 'commitUpload', summary: 'Replace the list with the staged IDs',
-    params: uploadParams, confirmable: true, idempotent: true, dryRun: true,
-    responses: { 200: { ...written(userCountBody, 'Replaced; the session is closed (or, with dry_run=true, what would happen: the DryRun body; the session stays open)'), alternative: 'DryRun' }, ...COMMON, 400: overLimit, 403: premiumOnly, 409: held, 412: preconditionFailed, 422: keyReused },
+    method: 'post',
+    path: `${base}/upload/{uploadId}/commit`,
+    operationId: 'commitUpload',
+    summary: 'Replace the list with the staged IDs',
+    params: uploadParams,
+    confirmable: true,
+    idempotent: true,
+    dryRun: true,
+    responses: {
+      200: { ...written(userCountBody, 'Replaced; the session is closed (or, with dry_run=true, what would happen: the DryRun body; the session stays open)'), alternative: 'DryRun' },
+      ...COMMON,
+      400: overLimit,
+      403: premiumOnly,
+      409: held,
+      412: preconditionFailed,
+      422: keyReused,
+    },
   },
   {
-    method: 'delete', path: `${base}/upload/{uploadId}`, operationId: 'cancelUpload', summary: 'Discard the staged IDs',
+    method: 'delete',
+    path: `${base}/upload/{uploadId}`,
+    operationId: 'cancelUpload',
+    summary: 'Discard the staged IDs',
     params: uploadParams,
     responses: { 200: json(uploadCancelledBody, 'Cancelled; the live list is untouched'), ...COMMON, 403: premiumOnly },
   },
   {
-    method: 'get', path: `${base}/{userId}`, operationId: 'hasUser', summary: 'Whether a user is on the list',
+    method: 'get',
+    path: `${base}/{userId}`,
+    operationId: 'hasUser',
+    summary: 'Whether a user is on the list',
     params: userParams,
     responses: { 200: ok(userExistsBody, 'Answered'), ...COMMON },
   },
   {
-    method: 'post', path: `${base}/{userId}`, operationId: 'addUser', summary: 'Add one user (idempotent)',
-    params: userParams, idempotent: true,
+    method: 'post',
+    path: `${base}/{userId}`,
+    operationId: 'addUser',
+    summary: 'Add one user (idempotent)',
+    params: userParams,
+    idempotent: true,
     responses: { 200: written(userAddedBody, 'Added, or already there'), ...COMMON, 400: overLimit, 409: stillRunning, 422: keyReused },
   },
   {
-    method: 'delete', path: `${base}/{userId}`, operationId: 'removeUser', summary: 'Remove one user (idempotent, never held)',
-    params: userParams, idempotent: true,
+    method: 'delete',
+    path: `${base}/{userId}`,
+    operationId: 'removeUser',
+    summary: 'Remove one user (idempotent, never held)',
+    params: userParams,
+    idempotent: true,
     responses: { 200: written(userRemovedBody, 'Removed, or absent'), ...COMMON, 409: stillRunning, 422: keyReused },
   },
 ];
@@ -159,10 +209,22 @@ function operation(route: Route): object {
     parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since', schema: { type: 'string' } });
   }
   if (route.idempotent) {
-    parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Repeats within 24 h answer the first answer (with Idempotent-Replayed: true) and write nothing again; 422 when the key was used for another request, 409 while its first request still runs (docs/api.md)', schema: { type: 'string', minLength: 1, maxLength: 255 } });
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Repeats within 24 h answer the first answer (with Idempotent-Replayed: true) and write nothing again; 422 when the key was used for another request, 409 while its first request still runs (docs/api.md)',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
   }
   if (route.dryRun) {
-    parameters.push({ name: 'dry_run', in: 'query', required: false, description: '`true`: answer what the write would do (200 with the DryRun body, whatever the real write would answer) and write nothing', schema: toSchema(dryRunQuery.shape.dry_run) });
+    parameters.push({
+      name: 'dry_run',
+      in: 'query',
+      required: false,
+      description: '`true`: answer what the write would do (200 with the DryRun body, whatever the real write would answer) and write nothing',
+      schema: toSchema(dryRunQuery.shape.dry_run),
+    });
   }
   return {
     operationId: route.operationId,
@@ -172,11 +234,14 @@ function operation(route: Route): object {
     parameters,
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
     responses: Object.fromEntries(
-      Object.entries({ ...route.responses, 429: rateLimited }).map(([status, a]) => [status, {
-        description: a.description,
-        ...(a.headers ? { headers: Object.fromEntries(a.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
-        content: { 'application/json': { schema: a.alternative ? { anyOf: [schemaOf(a.body), schemaOf(a.alternative)] } : schemaOf(a.body) } },
-      }]),
+      Object.entries({ ...route.responses, 429: rateLimited }).map(([status, a]) => [
+        status,
+        {
+          description: a.description,
+          ...(a.headers ? { headers: Object.fromEntries(a.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
+          content: { 'application/json': { schema: a.alternative ? { anyOf: [schemaOf(a.body), schemaOf(a.alternative)] } : schemaOf(a.body) } },
+        },
+      ]),
     ),
   };
 }
@@ -197,7 +262,7 @@ export function openApiDocument(): Record<string, unknown> {
     servers: [{ url: '/' }],
     components: {
       securitySchemes: {
-        Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The link\'s API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`' },
+        Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: "The link's API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`" },
       },
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, toSchema(schema)])),
       headers: HEADERS,

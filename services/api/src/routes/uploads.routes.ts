@@ -17,10 +17,7 @@ const notFound = () => AppError.notFound('Upload session not found', 'upload_not
 /** Chunked uploads exist on premium only (spec 8); a free link is told what to use instead. */
 const premiumOnly: RequestHandler = (_req, res, next) => {
   if (!limitsFor(currentLink(res).plan).chunked) {
-    return next(AppError.forbidden(
-      `Chunked uploads are available on the premium plan only. On the free plan send the whole list with PUT /users (up to ${limitsFor('free').perPut.toLocaleString('en-US')} users).`,
-      'premium_required',
-    ));
+    return next(AppError.forbidden(`Chunked uploads are available on the premium plan only. On the free plan send the whole list with PUT /users (up to ${limitsFor('free').perPut.toLocaleString('en-US')} users).`, 'premium_required'));
   }
   next();
 };
@@ -30,35 +27,56 @@ export function uploadsRoutes(deps: Deps): Router {
   const session = validate({ params: uploadParams });
   type Params = { params: typeof uploadParams };
 
-  r.post('/users/upload', premiumOnly, handle(async (_req, res) => {
-    res.json({ data: { upload_id: await createUpload(deps.pool, currentLink(res).id) } });
-  }));
+  r.post(
+    '/users/upload',
+    premiumOnly,
+    handle(async (_req, res) => {
+      res.json({ data: { upload_id: await createUpload(deps.pool, currentLink(res).id) } });
+    }),
+  );
 
-  r.post('/users/upload/:uploadId/chunk', premiumOnly, session, ...listBody(), handle(async (req, res) => {
-    const { params } = input<Params>(res);
-    const ids = readIdArray(req.body, MAX_CHUNK_USERS, (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]));
-    const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids);
-    if (!counters) throw notFound();
-    res.json({ data: counters });
-  }));
+  r.post(
+    '/users/upload/:uploadId/chunk',
+    premiumOnly,
+    session,
+    ...listBody(),
+    handle(async (req, res) => {
+      const { params } = input<Params>(res);
+      const ids = readIdArray(req.body, MAX_CHUNK_USERS, (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]));
+      const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids);
+      if (!counters) throw notFound();
+      res.json({ data: counters });
+    }),
+  );
 
-  r.post('/users/upload/:uploadId/commit', premiumOnly, validate({ params: uploadParams, query: dryRunQuery }), idempotent(deps.pool), handle(async (req, res) => {
-    const { params, query } = input<{ params: typeof uploadParams; query: typeof dryRunQuery }>(res);
-    const source = { kind: 'upload', uploadId: params.uploadId } as const;
-    if (query.dry_run === 'true') {
-      // The session stays open: a dry run neither commits nor closes it.
-      res.json({ data: await previewWholeList(deps, currentLink(res), source, req, res) });
-      return;
-    }
-    const userCount = await writeWholeList(deps, currentLink(res), source, req, res);
-    res.json({ data: { user_count: userCount } });
-  }));
+  r.post(
+    '/users/upload/:uploadId/commit',
+    premiumOnly,
+    validate({ params: uploadParams, query: dryRunQuery }),
+    idempotent(deps.pool),
+    handle(async (req, res) => {
+      const { params, query } = input<{ params: typeof uploadParams; query: typeof dryRunQuery }>(res);
+      const source = { kind: 'upload', uploadId: params.uploadId } as const;
+      if (query.dry_run === 'true') {
+        // The session stays open: a dry run neither commits nor closes it.
+        res.json({ data: await previewWholeList(deps, currentLink(res), source, req, res) });
+        return;
+      }
+      const userCount = await writeWholeList(deps, currentLink(res), source, req, res);
+      res.json({ data: { user_count: userCount } });
+    }),
+  );
 
-  r.delete('/users/upload/:uploadId', premiumOnly, session, handle(async (_req, res) => {
-    const { params } = input<Params>(res);
-    if (!(await cancelUpload(deps.pool, currentLink(res).id, params.uploadId))) throw notFound();
-    res.json({ data: { cancelled: true } });
-  }));
+  r.delete(
+    '/users/upload/:uploadId',
+    premiumOnly,
+    session,
+    handle(async (_req, res) => {
+      const { params } = input<Params>(res);
+      if (!(await cancelUpload(deps.pool, currentLink(res).id, params.uploadId))) throw notFound();
+      res.json({ data: { cancelled: true } });
+    }),
+  );
 
   return r;
 }

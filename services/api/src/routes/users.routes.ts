@@ -34,65 +34,95 @@ export function usersRoutes(deps: Deps): Router {
   const adds = new AddBatcher(deps);
   const once = idempotent(deps.pool);
 
-  r.get('/users', handle(async (req, res) => {
-    const link = currentLink(res);
-    const { stream, done } = await streamUserIdsJson(deps.pool, link.id);
-    // The version read with the link, before the list: never newer than what is sent, so an If-Match
-    // built from it can fail spuriously (412) but never let a write over an unseen change through.
-    setListVersion(res, link.id, link.listVersion);
-    res.status(200).type('application/json');
-    res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
-    stream.pipe(res, { end: false });
-    req.once('close', () => stream.destroy());
-    try {
-      await done;
-      res.end(']}');
-    } catch {
-      res.destroy(); // a truncated body is the only honest signal once 200 is on the wire
-    }
-  }));
+  r.get(
+    '/users',
+    handle(async (req, res) => {
+      const link = currentLink(res);
+      const { stream, done } = await streamUserIdsJson(deps.pool, link.id);
+      // The version read with the link, before the list: never newer than what is sent, so an If-Match
+      // built from it can fail spuriously (412) but never let a write over an unseen change through.
+      setListVersion(res, link.id, link.listVersion);
+      res.status(200).type('application/json');
+      res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
+      stream.pipe(res, { end: false });
+      req.once('close', () => stream.destroy());
+      try {
+        await done;
+        res.end(']}');
+      } catch {
+        res.destroy(); // a truncated body is the only honest signal once 200 is on the wire
+      }
+    }),
+  );
 
-  r.put('/users', validate({ query: dryRunQuery }), ...listBody(), once, handle(async (req, res) => {
-    const link = currentLink(res);
-    const { query } = input<{ query: typeof dryRunQuery }>(res);
-    const cap = limitsFor(link.plan).perPut;
-    const ids = readIdArray(req.body, cap, (n) => new AppError(413,
-      `Too many users in one request: ${n} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
-        (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
-      'too_many_users'));
-    if (query.dry_run === 'true') {
-      res.json({ data: await previewWholeList(deps, link, { kind: 'ids', ids }, req, res) });
-      return;
-    }
-    const userCount = await writeWholeList(deps, link, { kind: 'ids', ids }, req, res);
-    res.json({ data: { user_count: userCount } });
-  }));
+  r.put(
+    '/users',
+    validate({ query: dryRunQuery }),
+    ...listBody(),
+    once,
+    handle(async (req, res) => {
+      const link = currentLink(res);
+      const { query } = input<{ query: typeof dryRunQuery }>(res);
+      const cap = limitsFor(link.plan).perPut;
+      const ids = readIdArray(
+        req.body,
+        cap,
+        (n) =>
+          new AppError(
+            413,
+            `Too many users in one request: ${n} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
+              (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
+            'too_many_users',
+          ),
+      );
+      if (query.dry_run === 'true') {
+        res.json({ data: await previewWholeList(deps, link, { kind: 'ids', ids }, req, res) });
+        return;
+      }
+      const userCount = await writeWholeList(deps, link, { kind: 'ids', ids }, req, res);
+      res.json({ data: { user_count: userCount } });
+    }),
+  );
 
-  r.get('/users/:userId', validate({ params: userParams }), handle(async (_req, res) => {
-    const { params } = input<{ params: typeof userParams }>(res);
-    const link = currentLink(res);
-    setListVersion(res, link.id, link.listVersion); // read before the look-up (see GET /users)
-    res.json({ data: { exists: await hasUser(deps.pool, link.id, params.userId) } });
-  }));
+  r.get(
+    '/users/:userId',
+    validate({ params: userParams }),
+    handle(async (_req, res) => {
+      const { params } = input<{ params: typeof userParams }>(res);
+      const link = currentLink(res);
+      setListVersion(res, link.id, link.listVersion); // read before the look-up (see GET /users)
+      res.json({ data: { exists: await hasUser(deps.pool, link.id, params.userId) } });
+    }),
+  );
 
-  r.post('/users/:userId', validate({ params: userParams }), once, handle(async (_req, res) => {
-    const link = currentLink(res);
-    const { params } = input<{ params: typeof userParams }>(res);
-    // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
-    const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers);
-    if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
-    setListVersion(res, link.id, result.listVersion);
-    res.json({ data: { added: result.added } });
-  }));
+  r.post(
+    '/users/:userId',
+    validate({ params: userParams }),
+    once,
+    handle(async (_req, res) => {
+      const link = currentLink(res);
+      const { params } = input<{ params: typeof userParams }>(res);
+      // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
+      const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers);
+      if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
+      setListVersion(res, link.id, result.listVersion);
+      res.json({ data: { added: result.added } });
+    }),
+  );
 
-  r.delete('/users/:userId', validate({ params: userParams }), once, handle(async (_req, res) => {
-    const link = currentLink(res);
-    const { params } = input<{ params: typeof userParams }>(res);
-    const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
-    if (removed) await deps.sync.notify(link.id);
-    setListVersion(res, link.id, listVersion);
-    res.json({ data: { removed } });
-  }));
+  r.delete(
+    '/users/:userId',
+    validate({ params: userParams }),
+    once,
+    handle(async (_req, res) => {
+      const link = currentLink(res);
+      const { params } = input<{ params: typeof userParams }>(res);
+      const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
+      if (removed) await deps.sync.notify(link.id);
+      setListVersion(res, link.id, listVersion);
+      res.json({ data: { removed } });
+    }),
+  );
 
   return r;
 }

@@ -20,8 +20,7 @@ export type FollowUps = {
  * lets other links have their turn (design: fairness); the dedup rules are the catalog's (jobDedup).
  */
 export function followUps(producer: Producer<typeof QueueName.roleSync>): FollowUps {
-  const sync = (linkId: string, delayMs: number, dedup: 'wanted' | 'retry') =>
-    producer.add('sync', { linkId }, { delay: Math.max(0, Math.round(delayMs)), dedup });
+  const sync = (linkId: string, delayMs: number, dedup: 'wanted' | 'retry') => producer.add('sync', { linkId }, { delay: Math.max(0, Math.round(delayMs)), dedup });
   return {
     syncNow: (linkId) => sync(linkId, 0, 'wanted'),
     async afterSlice(linkId, result) {

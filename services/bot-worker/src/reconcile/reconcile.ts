@@ -31,9 +31,7 @@ type ActiveLink = { id: string; guildId: string; roleId: string; behind: boolean
 /** Links that sync (enabled, within the slot allowance, not a hand-over waiting for its first list). */
 export async function activeLinks(db: Pool, guildId?: string): Promise<ActiveLink[]> {
   const rows = await reconcileLinks(db, guildId);
-  return rows
-    .filter((r) => r.enabled && !isPaused(r.rank, r.plan, r.paid_slots) && !(r.member_mode === 'handover' && r.first_list_at === null))
-    .map((r) => ({ id: r.id, guildId: r.guild_id, roleId: r.role_id, behind: r.behind }));
+  return rows.filter((r) => r.enabled && !isPaused(r.rank, r.plan, r.paid_slots) && !(r.member_mode === 'handover' && r.first_list_at === null)).map((r) => ({ id: r.id, guildId: r.guild_id, roleId: r.role_id, behind: r.behind }));
 }
 
 type State = { guilds: string[]; after: string };

@@ -4,10 +4,7 @@ import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-
 import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type Queryable, type UserDiff } from '@rolelink/db';
 import { auditReason, type ChangeCause, type LinkContext } from './link-context';
 
-export type SliceResult =
-  | { kind: 'done'; retryInMs?: number }
-  | { kind: 'continue' }
-  | { kind: 'yield'; delayMs: number; reason: string };
+export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };
 
 export type ChangeMetrics = { change(action: 'add' | 'remove', result: string): void };
 
@@ -139,8 +136,7 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
   const { link, api, client } = ctx;
   // X-Audit-Log-Reason of every role change (@discordjs/rest sends `reason` as that header, URL-encoded).
   const reason = auditReason(link, ctx.cause);
-  const history = (userId: string, action: 'add' | 'remove', outcome: string) =>
-    recordMemberChange(client, { linkId: link.id, userId, action, outcome, cause: ctx.cause });
+  const history = (userId: string, action: 'add' | 'remove', outcome: string) => recordMemberChange(client, { linkId: link.id, userId, action, outcome, cause: ctx.cause });
   try {
     for (const row of rows) {
       const next = await needsCall(ctx, row, out, forget);

@@ -1,15 +1,4 @@
-import {
-  countCalls,
-  diffRange,
-  diffUsers,
-  dueRetries,
-  MAX_USER_ID,
-  readJournal,
-  recordJournalApplied,
-  writeJournalProgress,
-  type JournalEntry,
-  type UserDiff,
-} from '@rolelink/db';
+import { countCalls, diffRange, diffUsers, dueRetries, MAX_USER_ID, readJournal, recordJournalApplied, writeJournalProgress, type JournalEntry, type UserDiff } from '@rolelink/db';
 import { applyRange, type RangeContext, type SliceResult } from './apply-range';
 import { syncedCutoff } from './link-context';
 

@@ -12,10 +12,7 @@ const REASON = 'Role link deleted: role removed from the members it granted';
  * (outcome `applied`), in user-id order, recording each answer like any removal — so a killed worker or a
  * yield resumes where the applied record says. When nobody is left the purge may go ahead.
  */
-export async function stripSlice(
-  deps: { client: PoolClient; api: API; exhausted(): boolean; spend(): void },
-  link: { id: string; guildId: string; roleId: string },
-): Promise<SliceResult> {
+export async function stripSlice(deps: { client: PoolClient; api: API; exhausted(): boolean; spend(): void }, link: { id: string; guildId: string; roleId: string }): Promise<SliceResult> {
   const { client, api } = deps;
   let after = '0';
   for (;;) {

@@ -55,9 +55,7 @@ export class GuildReader {
   roles(guildId: string): Promise<PlatformRole[]> {
     return this.roleLists.get(guildId, async () => {
       const roles = await this.platform(() => this.api.guilds.getRoles(guildId));
-      return roles
-        .map((r) => ({ id: r.id, name: r.name, color: roleColor(r), position: r.position, managed: r.managed, everyone: r.id === guildId }))
-        .sort((a, b) => b.position - a.position);
+      return roles.map((r) => ({ id: r.id, name: r.name, color: roleColor(r), position: r.position, managed: r.managed, everyone: r.id === guildId })).sort((a, b) => b.position - a.position);
     });
   }
 

@@ -1,15 +1,6 @@
 import { Router } from 'express';
 import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/admin';
-import {
-  guildParams,
-  type DashboardGuild,
-  type DashboardGuildList,
-  type DashboardGuildSummary,
-  type GuildHealth,
-  type LinkCard,
-  type RoleChoice,
-  type RoleChoices,
-} from '@rolelink/contracts';
+import { guildParams, type DashboardGuild, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
 import { limitsFor } from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
 import type { UserGuild } from '../auth/oauth-client';
@@ -31,10 +22,12 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
   const [links, roles] = await Promise.all([linkedRoles(ctx.admin, guildId), ctx.reader.roles(guildId)]);
   const byId = new Map(roles.map((r) => [r.id, r]));
   return Promise.all(
-    links.filter((l) => onlyRoleId === undefined || l.roleId === onlyRoleId).map(async ({ roleId, pluginUrl }) => {
-      const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.prisma, pluginUrl)]);
-      return { ...view, role: dashboardRole(byId.get(roleId)), health: { status: health.status, checked_at: health.latest?.checked_at ?? null } };
-    }),
+    links
+      .filter((l) => onlyRoleId === undefined || l.roleId === onlyRoleId)
+      .map(async ({ roleId, pluginUrl }) => {
+        const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.prisma, pluginUrl)]);
+        return { ...view, role: dashboardRole(byId.get(roleId)), health: { status: health.status, checked_at: health.latest?.checked_at ?? null } };
+      }),
   );
 }
 
@@ -56,7 +49,10 @@ export function guildsRouter(ctx: DashboardContext): Router {
   const router = Router();
 
   const summaries = async (guilds: UserGuild[]): Promise<DashboardGuildSummary[]> => {
-    const plans = await guildPlans(ctx.admin, guilds.map((g) => g.id));
+    const plans = await guildPlans(
+      ctx.admin,
+      guilds.map((g) => g.id),
+    );
     return guilds.map((g) => ({ guild_id: g.id, name: g.name, icon_url: iconUrl(g), owner: g.owner, ...plans.get(g.id)! }));
   };
 
@@ -75,13 +71,7 @@ export function guildsRouter(ctx: DashboardContext): Router {
   router.get('/guilds/:guildId/roles', guildOnly, async (req, res) => {
     const { params } = input<typeof guildParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const [roles, botTop, links, counts, plans] = await Promise.all([
-      ctx.reader.roles(g.id),
-      ctx.reader.botTopPosition(g.id),
-      linkedRoles(ctx.admin, g.id),
-      ctx.reader.roleCounts(g.id),
-      guildPlans(ctx.admin, [g.id]),
-    ]);
+    const [roles, botTop, links, counts, plans] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botTopPosition(g.id), linkedRoles(ctx.admin, g.id), ctx.reader.roleCounts(g.id), guildPlans(ctx.admin, [g.id])]);
     const linked = new Map(links.map((l) => [l.roleId, l.pluginUrl]));
     const plan = plans.get(g.id)!.plan;
     res.json({ roles: roles.map((r) => roleChoice(r, botTop, linked, counts)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);

@@ -10,12 +10,7 @@ export function outcomeOf(status: number): Outcome {
 }
 
 /** Makes one plugin call and records rolelink_plugin_calls_total / _duration_seconds for it. */
-export async function callPlugin(
-  ctx: BrokerContext,
-  call: PluginCallName,
-  req: PluginRequest,
-  judge: (res: PluginResponse) => Outcome = (res) => outcomeOf(res.status),
-): Promise<PluginResponse> {
+export async function callPlugin(ctx: BrokerContext, call: PluginCallName, req: PluginRequest, judge: (res: PluginResponse) => Outcome = (res) => outcomeOf(res.status)): Promise<PluginResponse> {
   const started = performance.now();
   let outcome: Outcome = 'network';
   try {
@@ -31,7 +26,6 @@ export async function callPlugin(
     ctx.metrics?.pluginCallDuration().observe({ call }, (performance.now() - started) / 1000);
   }
 }
-
 
 /** A short, admin-safe reason for a 502 (our words, never the plugin's body). */
 export function failureDetail(err: unknown): string {

@@ -26,10 +26,7 @@ export function toConfigView(link: PluginLink, entry: CachedConfig, o: ViewOptio
   };
   const r = entry.response;
   if (r.ui_mode === 'schema') return { ...common, ui_mode: 'schema', schema: r.structure, values: valuesFor(r, o.values ?? {}) };
-  const token =
-    o.viewerId === undefined
-      ? null
-      : mintIframeToken({ apiToken: link.token, pluginUrl: link.pluginUrl, viewerId: o.viewerId, guildId: link.guildId, roleId: link.roleId, now: new Date(o.now) });
+  const token = o.viewerId === undefined ? null : mintIframeToken({ apiToken: link.token, pluginUrl: link.pluginUrl, viewerId: o.viewerId, guildId: link.guildId, roleId: link.roleId, now: new Date(o.now) });
   return {
     ...common,
     ui_mode: 'iframe',

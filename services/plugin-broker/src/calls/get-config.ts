@@ -5,10 +5,7 @@ import type { BrokerContext } from '../context';
 import type { PluginLink } from '../links';
 import { callPlugin, failureDetail, outcomeOf, parseJson } from './call-plugin';
 
-export type GetConfigResult =
-  | { ok: true; parsed: ParsedConfigResponse }
-  | { ok: false; reason: 'unreachable'; detail: string }
-  | { ok: false; reason: 'invalid_schema'; errors: FieldError[] };
+export type GetConfigResult = { ok: true; parsed: ParsedConfigResponse } | { ok: false; reason: 'unreachable'; detail: string } | { ok: false; reason: 'invalid_schema'; errors: FieldError[] };
 
 const invalid = (field: string, message: string): GetConfigResult => ({ ok: false, reason: 'invalid_schema', errors: [{ field, message }] });
 
@@ -19,11 +16,8 @@ const invalid = (field: string, message: string): GetConfigResult => ({ ok: fals
 export async function getConfig(ctx: BrokerContext, link: PluginLink, timeoutMs: number): Promise<GetConfigResult> {
   let res;
   try {
-    res = await callPlugin(
-      ctx,
-      'fetch-config',
-      { method: 'GET', url: `${link.pluginUrl}/config`, token: link.token, accept: true, timeoutMs },
-      (r) => (r.status >= 200 && r.status < 300 && r.truncated ? 'invalid_response' : outcomeOf(r.status)),
+    res = await callPlugin(ctx, 'fetch-config', { method: 'GET', url: `${link.pluginUrl}/config`, token: link.token, accept: true, timeoutMs }, (r) =>
+      r.status >= 200 && r.status < 300 && r.truncated ? 'invalid_response' : outcomeOf(r.status),
     );
   } catch (err) {
     return { ok: false, reason: 'unreachable', detail: failureDetail(err) };

@@ -54,4 +54,3 @@ export async function enqueueHealthChecks(ctx: BrokerContext, queue: Queue): Pro
   }
   return total;
 }
-

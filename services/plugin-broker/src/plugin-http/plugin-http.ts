@@ -75,8 +75,7 @@ export class PluginHttp {
       let status = 0;
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = (truncated: boolean): void =>
-        finish(() => resolve({ status, body: Buffer.concat(chunks), truncated, durationMs: performance.now() - started }));
+      const done = (truncated: boolean): void => finish(() => resolve({ status, body: Buffer.concat(chunks), truncated, durationMs: performance.now() - started }));
 
       stream.on('response', (res: { statusCode: number }) => {
         status = res.statusCode;

@@ -49,9 +49,7 @@ export async function rejection(p: Promise<unknown>): Promise<AppError> {
 let seq = 500000000000000000n;
 const snowflake = (): string => (++seq).toString();
 
-export async function startHarness(
-  options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts>; deadlines?: Partial<typeof TEST_DEADLINES>; logger?: Logger } = {},
-): Promise<Harness> {
+export async function startHarness(options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts>; deadlines?: Partial<typeof TEST_DEADLINES>; logger?: Logger } = {}): Promise<Harness> {
   const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin()]);
   const prefix = testQueuePrefix();
   const redis = workerConnection(REDIS_URL);

@@ -47,12 +47,9 @@ export const dashboardApi = {
   deleteLink: (guildId: string, roleId: string, body: DeleteLinkBody = {}) => request<DeletedLinkView>('DELETE', linkPath(guildId, roleId), { body }),
   applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
 
-  config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) =>
-    request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),
-  submitConfig: (guildId: string, roleId: string, config: Record<string, unknown>) =>
-    request<SubmittedConfig>('POST', `${linkPath(guildId, roleId)}/config`, { body: { config } }),
+  config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) => request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),
+  submitConfig: (guildId: string, roleId: string, config: Record<string, unknown>) => request<SubmittedConfig>('POST', `${linkPath(guildId, roleId)}/config`, { body: { config } }),
 
   linkHealth: (guildId: string, roleId: string, signal?: Signal) => request<PluginHealthView>('GET', `${linkPath(guildId, roleId)}/health`, { signal }),
-  member: (guildId: string, roleId: string, userId: string, signal?: Signal) =>
-    request<MemberLookup>('GET', `${linkPath(guildId, roleId)}/members/${seg(userId)}`, { signal }),
+  member: (guildId: string, roleId: string, userId: string, signal?: Signal) => request<MemberLookup>('GET', `${linkPath(guildId, roleId)}/members/${seg(userId)}`, { signal }),
 };

@@ -3,11 +3,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { ApiError, isAbort, setCsrfToken, setUnauthorizedHandler } from '../api/client';
 import { dashboardApi } from '../api/dashboard-api';
 
-type SessionState =
-  | { status: 'loading' }
-  | { status: 'signed-in'; me: DashboardMe }
-  | { status: 'signed-out' }
-  | { status: 'error'; error: Error };
+type SessionState = { status: 'loading' } | { status: 'signed-in'; me: DashboardMe } | { status: 'signed-out' } | { status: 'error'; error: Error };
 
 type Session = { state: SessionState; signOut: () => Promise<void>; retry: () => void };
 

@@ -88,8 +88,7 @@ export function HeldChangePanel({ guildId, roleId, held, owner, onApplied }: Pro
 export function AppliedRemovalsNotice({ applied }: { applied: AppliedRemovals }) {
   return (
     <p className="held-applied" role="status">
-      Removals confirmed ({applied.removals.toLocaleString()}). The plugin must resend its list within the hour (before{' '}
-      <DateTime iso={applied.window_ends_at} relative={false} />) — the list was not stored, so nothing changes until it does.
+      Removals confirmed ({applied.removals.toLocaleString()}). The plugin must resend its list within the hour (before <DateTime iso={applied.window_ends_at} relative={false} />) — the list was not stored, so nothing changes until it does.
     </p>
   );
 }

@@ -24,9 +24,8 @@ function StateExplanation({ card }: { card: LinkCard }) {
   if (card.state === 'paused') {
     return (
       <p className="note note-warning">
-        Integration paused: this server has more role links than its plan's integration slots (this link is number {card.slot.position}; {card.slot.allowance}{' '}
-        allowed). The bot stopped syncing it and the plugin's API calls are refused until it is back within the allowance — upgrade the server or delete another
-        link. The stored list is kept and syncing resumes on its own.
+        Integration paused: this server has more role links than its plan's integration slots (this link is number {card.slot.position}; {card.slot.allowance} allowed). The bot stopped syncing it and the plugin's API calls are refused until
+        it is back within the allowance — upgrade the server or delete another link. The stored list is kept and syncing resumes on its own.
       </p>
     );
   }
@@ -100,11 +99,7 @@ export function LinkCardView({ card, owner, onChanged, headingLevel = 'h3', link
       </dl>
 
       <SyncProgress link={card} />
-      {card.counts.held_count > 0 ? (
-        <p className="muted small">
-          {fmt(card.counts.held_count)} users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.
-        </p>
-      ) : null}
+      {card.counts.held_count > 0 ? <p className="muted small">{fmt(card.counts.held_count)} users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.</p> : null}
       {card.sync.last_sync_at ? (
         <p className="muted small">
           Last sync <DateTime iso={card.sync.last_sync_at} />

@@ -17,15 +17,7 @@ export function SyncProgress({ link }: { link: LinkView }) {
         </span>
         <span className="muted">{etaText}</span>
       </div>
-      <div
-        className="progress"
-        role="progressbar"
-        aria-label="Sync progress"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={percent}
-        aria-valuetext={`${percent}% synced, ${etaText}`}
-      >
+      <div className="progress" role="progressbar" aria-label="Sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${percent}% synced, ${etaText}`}>
         <div className={`progress-bar${percent >= 100 ? ' progress-done' : ''}`} style={{ width: `${percent}%` }} />
       </div>
     </div>

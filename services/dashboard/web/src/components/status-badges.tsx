@@ -24,6 +24,7 @@ export function LinkStateBadge({ state }: { state: LinkView['state'] }) {
   return <Badge tone="success">Active</Badge>;
 }
 
-export function PlanBadge({ plan }: { plan: string }) { // a PlanName, or a plan this build does not know
+export function PlanBadge({ plan }: { plan: string }) {
+  // a PlanName, or a plan this build does not know
   return <Badge tone={plan === 'premium' ? 'accent' : 'neutral'}>{plan === 'premium' ? 'Premium' : plan === 'free' ? 'Free plan' : plan}</Badge>;
 }

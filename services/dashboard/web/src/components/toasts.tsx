@@ -27,7 +27,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     (kind: ToastKind, message: string, detail?: string) => {
       const id = nextId.current++;
       setToasts((list) => [...list.slice(-4), { id, kind, message, detail }]);
-      timers.current.set(id, window.setTimeout(() => dismiss(id), kind === 'error' ? TOAST_MS * 2 : TOAST_MS));
+      timers.current.set(
+        id,
+        window.setTimeout(() => dismiss(id), kind === 'error' ? TOAST_MS * 2 : TOAST_MS),
+      );
     },
     [dismiss],
   );

@@ -14,7 +14,16 @@ function structure(): ConfigStructure {
           { type: 'number', key: 'max_level', label: 'Maximum level', pair_with: 'min_level' },
           { type: 'toggle', key: 'advanced', label: 'Advanced', default_value: false },
           { type: 'secret', key: 'api_key', label: 'API key', condition: { field: 'advanced', equals: true }, validation: { required: true } },
-          { type: 'multi_select', key: 'games', label: 'Games', options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }], default_value: ['a'] },
+          {
+            type: 'multi_select',
+            key: 'games',
+            label: 'Games',
+            options: [
+              { label: 'A', value: 'a' },
+              { label: 'B', value: 'b' },
+            ],
+            default_value: ['a'],
+          },
           { type: 'display', key: 'notice', label: 'Notice', value: 'Read me' },
         ],
       },

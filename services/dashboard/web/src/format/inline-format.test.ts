@@ -16,14 +16,7 @@ describe('parseInlineFormat', () => {
   });
 
   it('parses bold, italic and inline code', () => {
-    expect(parseInlineFormat('a **b** *c* `d`')).toEqual([
-      text('a '),
-      { kind: 'bold', children: [text('b')] },
-      text(' '),
-      { kind: 'italic', children: [text('c')] },
-      text(' '),
-      { kind: 'code', text: 'd' },
-    ]);
+    expect(parseInlineFormat('a **b** *c* `d`')).toEqual([text('a '), { kind: 'bold', children: [text('b')] }, text(' '), { kind: 'italic', children: [text('c')] }, text(' '), { kind: 'code', text: 'd' }]);
   });
 
   it('keeps formatting markers inside code literal', () => {
@@ -36,15 +29,7 @@ describe('parseInlineFormat', () => {
   });
 
   it('turns line breaks (\\n, \\r\\n, \\r) into break nodes', () => {
-    expect(parseInlineFormat('one\ntwo\r\nthree\rfour')).toEqual([
-      text('one'),
-      { kind: 'break' },
-      text('two'),
-      { kind: 'break' },
-      text('three'),
-      { kind: 'break' },
-      text('four'),
-    ]);
+    expect(parseInlineFormat('one\ntwo\r\nthree\rfour')).toEqual([text('one'), { kind: 'break' }, text('two'), { kind: 'break' }, text('three'), { kind: 'break' }, text('four')]);
   });
 
   it('parses a markdown link with formatted text', () => {

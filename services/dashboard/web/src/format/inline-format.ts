@@ -7,12 +7,7 @@
  */
 
 export type InlineNode =
-  | { kind: 'text'; text: string }
-  | { kind: 'break' }
-  | { kind: 'bold'; children: InlineNode[] }
-  | { kind: 'italic'; children: InlineNode[] }
-  | { kind: 'code'; text: string }
-  | { kind: 'link'; href: string; children: InlineNode[] };
+  { kind: 'text'; text: string } | { kind: 'break' } | { kind: 'bold'; children: InlineNode[] } | { kind: 'italic'; children: InlineNode[] } | { kind: 'code'; text: string } | { kind: 'link'; href: string; children: InlineNode[] };
 
 /** Characters that end a bare URL, and trailing punctuation that belongs to the sentence, not the URL. */
 const URL_STOP = /[\s<>"'`]/;

@@ -33,9 +33,7 @@ export function readHealthDetail(detail: Record<string, unknown> | null | undefi
         return { name, status: upDown(r.status), latency_ms: num(r.latency_ms), message: str(r.message) };
       })
     : [];
-  const services = Array.isArray(d.services)
-    ? d.services.filter(isRecord).map((s) => ({ name: str(s.name) ?? '(unnamed)', status: upDown(s.status), latency_ms: num(s.latency_ms) }))
-    : [];
+  const services = Array.isArray(d.services) ? d.services.filter(isRecord).map((s) => ({ name: str(s.name) ?? '(unnamed)', status: upDown(s.status), latency_ms: num(s.latency_ms) })) : [];
   return { timestamp: str(d.timestamp), reason: str(d.reason), checks, services };
 }
 

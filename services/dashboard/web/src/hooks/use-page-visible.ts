@@ -7,7 +7,11 @@ function subscribe(onChange: () => void): () => void {
 
 /** True while the browser tab is visible (Page Visibility API). */
 export function usePageVisible(): boolean {
-  return useSyncExternalStore(subscribe, () => document.visibilityState === 'visible', () => true);
+  return useSyncExternalStore(
+    subscribe,
+    () => document.visibilityState === 'visible',
+    () => true,
+  );
 }
 
 /**

@@ -69,14 +69,7 @@ export function IframeConfig({ view }: { view: IframeConfigView }) {
         ) : null}
       </div>
       {origin ? (
-        <iframe
-          ref={frameRef}
-          className="plugin-frame"
-          title={`${view.name} configuration`}
-          src={src}
-          sandbox={SANDBOX}
-          style={{ height: `${height}px` }}
-        />
+        <iframe ref={frameRef} className="plugin-frame" title={`${view.name} configuration`} src={src} sandbox={SANDBOX} style={{ height: `${height}px` }} />
       ) : (
         <ErrorBanner message="The plugin's embed URL is not a valid web address." />
       )}

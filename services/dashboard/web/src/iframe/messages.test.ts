@@ -20,7 +20,19 @@ describe('parseIframeMessage', () => {
   });
 
   it('ignores malformed and unknown messages', () => {
-    for (const data of [null, 'rl:saved', [], {}, { type: 'rl:resize', height: '300' }, { type: 'rl:resize', height: Number.NaN }, { type: 'rl:dirty', dirty: 'yes' }, { type: 'rl:toast' }, { type: 'rl:toast', message: 5 }, { type: 'rl:visible' }, { type: 'other' }]) {
+    for (const data of [
+      null,
+      'rl:saved',
+      [],
+      {},
+      { type: 'rl:resize', height: '300' },
+      { type: 'rl:resize', height: Number.NaN },
+      { type: 'rl:dirty', dirty: 'yes' },
+      { type: 'rl:toast' },
+      { type: 'rl:toast', message: 5 },
+      { type: 'rl:visible' },
+      { type: 'other' },
+    ]) {
       expect(parseIframeMessage(data)).toBeNull();
     }
   });

@@ -3,11 +3,7 @@
  * jest can test it. Origin and source are checked by the caller before a message gets here.
  */
 
-export type IframeMessage =
-  | { type: 'rl:resize'; height: number }
-  | { type: 'rl:saved' }
-  | { type: 'rl:dirty'; dirty: boolean }
-  | { type: 'rl:toast'; message: string; kind: 'success' | 'error' };
+export type IframeMessage = { type: 'rl:resize'; height: number } | { type: 'rl:saved' } | { type: 'rl:dirty'; dirty: boolean } | { type: 'rl:toast'; message: string; kind: 'success' | 'error' };
 
 export const IFRAME_MIN_HEIGHT = 200;
 export const IFRAME_MAX_HEIGHT = 4000;

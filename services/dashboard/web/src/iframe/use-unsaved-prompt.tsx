@@ -21,15 +21,7 @@ export function useUnsavedChangesPrompt(dirty: boolean, what: string) {
   const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname);
 
   return (
-    <ConfirmDialog
-      open={blocker.state === 'blocked'}
-      title="Leave without saving?"
-      confirmLabel="Leave page"
-      cancelLabel="Stay on page"
-      danger
-      onConfirm={() => blocker.proceed?.()}
-      onCancel={() => blocker.reset?.()}
-    >
+    <ConfirmDialog open={blocker.state === 'blocked'} title="Leave without saving?" confirmLabel="Leave page" cancelLabel="Stay on page" danger onConfirm={() => blocker.proceed?.()} onCancel={() => blocker.reset?.()}>
       <p>{what} has unsaved changes. If you leave now, they are lost.</p>
     </ConfirmDialog>
   );

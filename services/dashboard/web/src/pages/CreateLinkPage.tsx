@@ -114,14 +114,7 @@ export function CreateLinkPage() {
           <label htmlFor={`${id}-role`}>Role</label>
           <div className="with-swatch">
             <RoleSwatch color={selected?.color} />
-            <select
-              id={`${id}-role`}
-              value={roleId}
-              onChange={(e) => chooseRole(e.target.value)}
-              aria-invalid={fieldErr.role_id ? true : undefined}
-              aria-describedby={fieldErr.role_id ? roleErrorId : undefined}
-              required
-            >
+            <select id={`${id}-role`} value={roleId} onChange={(e) => chooseRole(e.target.value)} aria-invalid={fieldErr.role_id ? true : undefined} aria-describedby={fieldErr.role_id ? roleErrorId : undefined} required>
               <option value="">Choose a role…</option>
               {sorted.map((r) => {
                 const linked = linkedRoles.has(r.id);
@@ -140,9 +133,7 @@ export function CreateLinkPage() {
           ) : null}
         </div>
 
-        {selected && askMembers ? (
-          <ExistingMembersChoice role={selected} syncedLimit={syncedLimit} value={mode} onChange={setMode} error={fieldErr.existing_members} />
-        ) : null}
+        {selected && askMembers ? <ExistingMembersChoice role={selected} syncedLimit={syncedLimit} value={mode} onChange={setMode} error={fieldErr.existing_members} /> : null}
 
         <div className="field">
           <label htmlFor={`${id}-url`}>Plugin URL</label>

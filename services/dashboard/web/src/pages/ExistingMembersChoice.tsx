@@ -6,8 +6,7 @@ export type MemberMode = 'handover' | 'keep';
 /** Spec 1: "Keep current members" only with an exact count that fits the plan's synced limit. */
 export function keepUnavailableReason(role: RoleChoice, syncedLimit: number): string | null {
   if (!role.member_count_exact || role.member_count === null) return 'Not available: the service could not count the members of this role exactly.';
-  if (role.member_count > syncedLimit)
-    return `Not available: ${role.member_count.toLocaleString()} members is more than the plan's synced limit of ${syncedLimit.toLocaleString()}.`;
+  if (role.member_count > syncedLimit) return `Not available: ${role.member_count.toLocaleString()} members is more than the plan's synced limit of ${syncedLimit.toLocaleString()}.`;
   return null;
 }
 
@@ -37,27 +36,16 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
         <div>
           <label htmlFor={`${id}-handover`}>Hand over</label>
           <p className="field-help" id={`${id}-handover-help`}>
-            Nothing changes until the plugin's first list arrives. Members not on that list then lose the role; a large removal is held until the server owner
-            confirms it.
+            Nothing changes until the plugin's first list arrives. Members not on that list then lose the role; a large removal is held until the server owner confirms it.
           </p>
         </div>
       </div>
       <div className="choice">
-        <input
-          type="radio"
-          id={`${id}-keep`}
-          name="existing_members"
-          value="keep"
-          checked={value === 'keep'}
-          disabled={keepReason !== null}
-          onChange={() => onChange('keep')}
-          aria-describedby={`${id}-keep-help`}
-        />
+        <input type="radio" id={`${id}-keep`} name="existing_members" value="keep" checked={value === 'keep'} disabled={keepReason !== null} onChange={() => onChange('keep')} aria-describedby={`${id}-keep-help`} />
         <div>
           <label htmlFor={`${id}-keep`}>Keep current members</label>
           <p className="field-help" id={`${id}-keep-help`}>
-            {keepReason ??
-              'The current members are added to the link’s list before the plugin is registered, so the first sync changes nothing. They stay until the plugin removes them or replaces its list.'}
+            {keepReason ?? 'The current members are added to the link’s list before the plugin is registered, so the first sync changes nothing. They stay until the plugin removes them or replaces its list.'}
           </p>
         </div>
       </div>

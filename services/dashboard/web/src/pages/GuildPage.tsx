@@ -40,12 +40,7 @@ export function GuildPage() {
           </Link>
         </div>
       </div>
-      {full ? (
-        <p className="note note-warning">
-          All {guild.slots.allowed} integration slots of this server are in use. Links beyond the allowance are paused until the server upgrades or another link is
-          deleted.
-        </p>
-      ) : null}
+      {full ? <p className="note note-warning">All {guild.slots.allowed} integration slots of this server are in use. Links beyond the allowance are paused until the server upgrades or another link is deleted.</p> : null}
       {error ? (
         <p className="note note-danger" role="status">
           Could not refresh: {error.message}. Showing the last known state.

@@ -22,8 +22,7 @@ export function GuildsPage() {
         <div className="empty-state">
           <h2>No servers to manage</h2>
           <p>
-            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or own the server) are listed. Add the bot to a
-            server or ask its owner for that permission, then come back.
+            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or own the server) are listed. Add the bot to a server or ask its owner for that permission, then come back.
           </p>
         </div>
       ) : null}

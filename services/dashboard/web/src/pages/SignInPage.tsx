@@ -13,9 +13,7 @@ export function SignInPage() {
           Role Link
         </p>
         <h1>Sign in to manage your role links</h1>
-        <p className="muted">
-          Connect roles on your servers to plugin servers that decide who holds them. Sign in with the platform account that manages your server.
-        </p>
+        <p className="muted">Connect roles on your servers to plugin servers that decide who holds them. Sign in with the platform account that manages your server.</p>
         {/* A full-page navigation: the server starts the platform's OAuth2 sign-in and comes back to `next`. */}
         <a className="btn btn-primary btn-large" href={loginHref(next)}>
           Sign in with the platform

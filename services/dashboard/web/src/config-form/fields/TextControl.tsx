@@ -36,15 +36,5 @@ export function TextControl(props: ControlProps<'text' | 'url' | 'secret'>) {
 
 export function TextareaControl(props: ControlProps<'textarea'>) {
   const { field, id, value, onChange, onBlur } = props;
-  return (
-    <textarea
-      id={id}
-      rows={field.rows ?? 4}
-      value={typeof value === 'string' ? value : ''}
-      placeholder={field.placeholder}
-      onChange={(e) => onChange(e.target.value)}
-      onBlur={onBlur}
-      {...controlAria(props)}
-    />
-  );
+  return <textarea id={id} rows={field.rows ?? 4} value={typeof value === 'string' ? value : ''} placeholder={field.placeholder} onChange={(e) => onChange(e.target.value)} onBlur={onBlur} {...controlAria(props)} />;
 }

@@ -119,14 +119,7 @@ export function ConfigurationTab() {
               {busy === 'refresh' ? 'Refreshing…' : 'Refresh schema'}
             </button>
           </div>
-          <ConfigForm
-            key={formKey}
-            guildId={guildId}
-            roleId={roleId}
-            structure={view.schema}
-            values={view.values}
-            onSaved={() => void load({ background: false })}
-          />
+          <ConfigForm key={formKey} guildId={guildId} roleId={roleId} structure={view.schema} values={view.values} onSaved={() => void load({ background: false })} />
         </>
       ) : (
         <IframeConfig key="iframe" view={view} />
