@@ -93,7 +93,13 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
       return acc;
     }, {});
     // Fresh adds still journaled but not consumed when the adds ended (a stall shows here).
-    const waiting = Number((await db.pool.query<{ n: string }>("SELECT count(*) AS n FROM list_change WHERE op = 'add'")).rows[0]!.n);
+    // (A batch is compacted once its last call is answered: a moment is given for that.)
+    const journalAdds = async () => Number((await db.pool.query<{ n: string }>("SELECT count(*) AS n FROM list_change WHERE op = 'add'")).rows[0]!.n);
+    let waiting = await journalAdds();
+    for (let i = 0; i < 25 && waiting > 0; i++) {
+      await sleep(200);
+      waiting = await journalAdds();
+    }
     await stopWorkers([worker!]);
 
     times.sort((a, b) => a - b);
