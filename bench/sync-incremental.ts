@@ -12,14 +12,14 @@ import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, type ScratchDb } from './sync-support';
+import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb } from './sync-support';
 
-const GUILD = '700000000000000001';
-const BASE = 100000000000000000n;
-const PREMIUM_LIMIT = 30_000_000;
+export const GUILD = '700000000000000001';
+export const BASE = 100000000000000000n;
+export const PREMIUM_LIMIT = 30_000_000;
 
 /** List of n ids (BASE + 1 … BASE + n), all applied, journal consumed up to the link's sequence. */
-async function appliedLink(db: ScratchDb, n: number): Promise<string> {
+export async function appliedLink(db: ScratchDb, n: number): Promise<string> {
   await db.pool.query(`INSERT INTO guild (id, plan, updated_at) VALUES (${GUILD}, 'premium', now())`);
   const { rows } = await db.pool.query<{ id: string }>(
     `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, member_mode, first_list_at, user_count,
@@ -135,13 +135,5 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       await db.drop();
       await dropPrefix(prefix, REDIS_URL);
     }
-  }
-}
-
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the emulator');
-    await sleep(2);
   }
 }

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ROOT, admin, createMigratedDb } from './support/bench-db';
-import { createDb, type Db } from '@rolelink/db';
+import { createDb, createUpload, type Db } from '@rolelink/db';
 
 export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './support/bench-db';
 
@@ -50,6 +50,27 @@ export async function stopWorkers(children: ChildProcess[]): Promise<void> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the emulator');
+    await sleep(2);
+  }
+}
+
+/**
+ * An open upload session of the link whose staged IDs are generated in SQL (`select` yields `user_id`
+ * rows), as the other benches generate their data: the chunks' HTTP side is `pnpm bench api`'s figure.
+ * Committing it is the caller's (the commit's own `replaceList`). Returns the upload id.
+ */
+export async function stagedUpload(db: ScratchDb, linkId: string, select: string): Promise<string> {
+  const uploadId = await createUpload(db.pool, linkId);
+  const r = await db.pool.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1::uuid, user_id FROM (${select}) s`, [uploadId]);
+  const users = r.rowCount ?? 0;
+  await db.pool.query('UPDATE upload_session SET chunks = $2, users = $3 WHERE id = $1', [uploadId, Math.ceil(users / 100_000), users]);
+  return uploadId;
+}
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;

@@ -1,6 +1,9 @@
-// `pnpm bench sync [rate|global|latency|diff|incremental …] [--quick]`: the sync engine's figures (issue 3), each
-// printed beside the limit it is measured against, against the platform emulator with real PostgreSQL,
-// Redis and worker processes. --quick shrinks every count tenfold (a smoke run, not the figures).
+// `pnpm bench sync [rate|global|latency|diff|incremental|busy-bucket|big-replace …] [--quick]`: the sync
+// engine's figures (issues 3 and 10), each printed beside the limit it is measured against, against the
+// platform emulator with real PostgreSQL, Redis and worker processes. --quick shrinks every count tenfold
+// (a smoke run, not the figures). With no scenario named, all run except big-replace (a 30M list generated
+// twice and committed: 15 min or more), which runs only when named. --users=N sets the list size of
+// busy-bucket (default 1,000,000) and big-replace (default 30,000,000).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -11,6 +14,8 @@ import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
+import { benchBigReplace } from './sync-big-replace';
+import { benchBusyBucket } from './sync-busy-bucket';
 import { benchIncremental } from './sync-incremental';
 import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, type ScratchDb } from './sync-support';
 
@@ -173,6 +178,11 @@ function benchDiff(): void {
 export async function run(args: string[]): Promise<void> {
   const wanted = args.filter((a) => !a.startsWith('--'));
   const all = wanted.length === 0;
+  const unknown = wanted.filter((w) => !SCENARIOS.includes(w));
+  if (unknown.length) {
+    console.error(`unknown scenario(s): ${unknown.join(', ')}\nusage: pnpm bench sync [${SCENARIOS.join('|')} …] [--quick] [--users=N] [--adds=N] [--changes=N] [--sizes=N,N]\n(no scenario: all but big-replace)`);
+    process.exit(2);
+  }
   out(`## Sync engine benchmark (${new Date().toISOString()}${quick ? ', --quick' : ''})`);
   out(`Command: \`${['pnpm bench sync', ...args].join(' ')}\``);
   if (all || wanted.includes('rate')) await benchRate();
@@ -182,9 +192,13 @@ export async function run(args: string[]): Promise<void> {
   }
   if (all || wanted.includes('latency')) await benchLatency();
   if (all || wanted.includes('diff')) benchDiff();
+  const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   if (all || wanted.includes('incremental')) {
-    const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
     const sizes = (opt('sizes') ?? '100000,30000000').split(',').map(Number).map(scale);
     await benchIncremental(out, sizes, scale(Number(opt('changes') ?? 200)));
   }
+  if (all || wanted.includes('busy-bucket')) await benchBusyBucket(out, scale(Number(opt('users') ?? 1_000_000)), scale(Number(opt('adds') ?? 150)));
+  if (wanted.includes('big-replace')) await benchBigReplace(out, scale(Number(opt('users') ?? 30_000_000)), scale(Number(opt('changes') ?? 1_000)));
 }
+
+const SCENARIOS = ['rate', 'global', 'latency', 'diff', 'incremental', 'busy-bucket', 'big-replace'];
