@@ -58,6 +58,6 @@ export async function nextRetryInMs(db: Queryable, linkId: string): Promise<numb
 
 /** The next users after `after` the bot holds as having the role (a strip's page, in user-id order). */
 export async function appliedHolders(db: Queryable, linkId: string, after: string, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id > $2 AND outcome = 'applied' ORDER BY user_id LIMIT $3`, [linkId, after, limit]);
+  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id > $2 AND outcome = 'applied' ORDER BY applied_member.user_id LIMIT $3`, [linkId, after, limit]);
   return rows.map((r) => r.user_id);
 }

@@ -38,7 +38,7 @@ export async function journalGuildChange(db: Queryable, guildId: string): Promis
   const { rows } = await db.query<{ id: string }>(
     `WITH l AS (UPDATE role_link SET sync_wanted_seq = sync_wanted_seq + 1, updated_at = now() WHERE guild_id = $1 RETURNING id, sync_wanted_seq),
           j AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT id, sync_wanted_seq, 0, 'link' FROM l)
-     SELECT id::text AS id FROM l ORDER BY id`,
+     SELECT id::text AS id FROM l ORDER BY l.id`,
     [guildId],
   );
   return rows.map((r) => r.id);
@@ -64,7 +64,7 @@ export async function journalRepairs(db: Queryable, linkId: string, userIds: rea
  * split: one write's changes are applied together). Index range scan on the primary key.
  */
 export async function readJournal(db: Queryable, linkId: string, afterSeq: bigint, limit = JOURNAL_MAX_USERS): Promise<{ entries: JournalEntry[]; more: boolean }> {
-  const { rows } = await db.query<{ seq: string; user_id: string; op: ChangeOp }>('SELECT seq::text, user_id::text, op FROM list_change WHERE link_id = $1 AND seq > $2 ORDER BY seq, user_id LIMIT $3', [
+  const { rows } = await db.query<{ seq: string; user_id: string; op: ChangeOp }>('SELECT seq::text, user_id::text, op FROM list_change WHERE link_id = $1 AND seq > $2 ORDER BY list_change.seq, list_change.user_id LIMIT $3', [
     linkId,
     afterSeq.toString(),
     limit + 1,
@@ -75,7 +75,7 @@ export async function readJournal(db: Queryable, linkId: string, afterSeq: bigin
   const whole = entries.filter((e) => e.seq !== lastSeq);
   // One sequence larger than the limit (cannot happen for writers that keep JOURNAL_MAX_USERS): take it whole.
   if (!whole.length) {
-    const { rows: all } = await db.query<{ user_id: string; op: ChangeOp }>('SELECT user_id::text, op FROM list_change WHERE link_id = $1 AND seq = $2 ORDER BY user_id', [linkId, lastSeq.toString()]);
+    const { rows: all } = await db.query<{ user_id: string; op: ChangeOp }>('SELECT user_id::text, op FROM list_change WHERE link_id = $1 AND seq = $2 ORDER BY list_change.user_id', [linkId, lastSeq.toString()]);
     return { entries: all.map((r) => ({ seq: lastSeq, userId: r.user_id, op: r.op })), more: true };
   }
   return { entries: whole, more: true };

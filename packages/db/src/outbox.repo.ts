@@ -9,7 +9,7 @@ export async function linksWantingSync(db: Queryable, olderThanMs: number, limit
   const { rows } = await db.query<{ id: string }>(
     `SELECT id::text AS id FROM role_link
      WHERE sync_wanted_seq > sync_done_seq AND updated_at < now() - $1 * interval '1 millisecond'
-     ORDER BY id LIMIT $2`,
+     ORDER BY role_link.id LIMIT $2`,
     [olderThanMs, limit],
   );
   return rows.map((r) => r.id);

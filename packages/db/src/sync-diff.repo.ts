@@ -40,7 +40,7 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
                    WHERE link_id = $1 AND user_id > $2 AND user_id <= $3) a ON a.user_id = d.user_id
       WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
          OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))
-      ORDER BY 1`,
+      ORDER BY coalesce(d.user_id, a.user_id)`,
     [linkId, from.toString(), to.toString(), desiredTo.toString()],
   );
   return rows.map((r) => ({ userId: r.user_id, desired: r.desired, outcome: r.outcome, due: r.due, hasError: r.has_error, nextRetryAt: r.next_retry_at }));
@@ -59,6 +59,6 @@ export async function desiredInRange(db: Queryable, linkId: string, from: bigint
  * when `offset` is the synced limit. One index-only scan with OFFSET.
  */
 export async function listedUserAt(db: Queryable, linkId: string, offset: number): Promise<bigint | null> {
-  const { rows } = await db.query<{ user_id: string }>('SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY user_id OFFSET $2 LIMIT 1', [linkId, offset]);
+  const { rows } = await db.query<{ user_id: string }>('SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id OFFSET $2 LIMIT 1', [linkId, offset]);
   return rows[0] ? BigInt(rows[0].user_id) : null;
 }

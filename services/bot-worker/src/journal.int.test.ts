@@ -94,6 +94,23 @@ describe('change journal', () => {
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
   });
 
+  it('keeps the synced counts true when a journal batch stops part-way (the slice budget, or the platform says wait)', async () => {
+    // 20 of the first list already hold the role (a link re-created over a role in use): the first walk
+    // applies them without a call, so its own add count is not the applied count.
+    for (const u of members.slice(0, 20)) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
+    const link = await syncedLink('premium', members.slice(0, 50));
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
+    // 60 adds in one batch, above the harness's 40 calls per slice: the batch stops after 40 and the next
+    // slice finishes it. The counts admins read must follow what reached the platform, not the last walk.
+    for (const u of members.slice(100, 160)) await addUser(db.pool, link, u, LIMIT);
+    await sync(link);
+    await waitFor(holders, (h) => h.length === 110, { what: '110 holders' });
+    await waitDone(link);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 110, pending_count: 0 });
+    // Sequences 2 to 61 cross 9 → 10: read in text order they looked non-contiguous and forced a walk.
+    expect(await walks(link)).toBe(1);
+  });
+
   it('keeps the lowest-N rule exact: a removal below the boundary promotes the next held id, an add below it demotes the highest synced id', async () => {
     const list = members.slice(0, 130); // free plan: the lowest 100 are synced, 30 held
     const link = await syncedLink('free', list);
