@@ -77,14 +77,19 @@ export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint)
 }
 
 /**
- * Progress after a journal batch: the applied count moves by what the batch did (exact counts come back
- * with the next walk), and the outbox answers the batch's sequence. Not called inside a walk: the outbox
- * stays behind until the walk ends, and the walk's counts are exact then.
+ * Progress after a journal batch, or the part of one a slice finished: the applied count moves by what
+ * the calls did (exact counts come back with the next walk), and the outbox answers `seq`. Not called
+ * inside a walk: the outbox stays behind until the walk ends, and the walk's counts are exact then.
+ *
+ * The stored count is not capped at user_count: the list shrinks when the API writes a removal, the
+ * holder count when the worker's call lands, and capping in between loses the holders still to remove (a
+ * batch of 45 removals from 50 stopped after 40 stored 5, and the last 5 calls then made it 0). Readers
+ * show min(applied, synced set); pending is computed capped, as before.
  */
 export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number }): Promise<void> {
   await db.query(
     `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
-            applied_count = LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4)),
+            applied_count = LEAST($5, GREATEST(0, applied_count + $3 - $4)),
             pending_count = GREATEST(0, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
             last_sync_at = clock_timestamp()
       WHERE id = $1`,

@@ -111,6 +111,18 @@ describe('change journal', () => {
     expect(await walks(link)).toBe(1);
   });
 
+  it('keeps the synced counts true when a batch of removals stops part-way', async () => {
+    const link = await syncedLink('premium', members.slice(0, 50));
+    // 45 removals in one batch, above the harness's 40 calls per slice: the batch stops and the next slice
+    // finishes it. A stopped batch used to write a walk's interim counts, which ignore removals.
+    for (const u of members.slice(5, 50)) await removeUser(db.pool, link, u);
+    await sync(link);
+    await waitFor(holders, (h) => h.length === 5, { what: '5 holders' });
+    await waitDone(link);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 5, pending_count: 0 });
+    expect(await walks(link)).toBe(1);
+  });
+
   it('keeps the lowest-N rule exact: a removal below the boundary promotes the next held id, an add below it demotes the highest synced id', async () => {
     const list = members.slice(0, 130); // free plan: the lowest 100 are synced, 30 held
     const link = await syncedLink('free', list);

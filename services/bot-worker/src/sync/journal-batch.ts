@@ -63,7 +63,12 @@ export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, want
 
     const out = await applyRange({ ...ctx, cutoff }, rows);
     await countCalls(client, link.id, out.changes, out.adds);
-    if (out.stop) return { kind: 'stop', result: out.stop };
+    if (out.stop) {
+      // The calls made so far are on the platform: the counts move by them now (the outbox stays at the
+      // last whole batch, and the next slice reads these entries again and finds nothing left to do).
+      if (!ctx.walking) await writeJournalProgress(client, link.id, { seq: floor, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit });
+      return { kind: 'stop', result: out.stop };
+    }
     const seq = entries.length ? entries[entries.length - 1]!.seq : floor;
     await recordJournalApplied(client, link.id, { seq, cutoff, limit: link.syncedLimit });
     if (!ctx.walking) await writeJournalProgress(client, link.id, { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit });

@@ -125,7 +125,9 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
     const boundaryMoved = pass.appliedLimit !== link.syncedLimit && link.userCount > Math.min(pass.appliedLimit ?? 0, link.syncedLimit);
     if (floor !== null && !boundaryMoved) {
       const j = await consumeJournal({ ...ctx, appliedCutoff: pass.appliedCutoff, walking: false }, floor, link.wantedSeq);
-      if (j.kind === 'stop') return await pause(client, link, j.result);
+      // No walk under way: the batch wrote its own counts. pause() would write a walk's interim counts
+      // from the last finished walk's state, wrong once the journal has added or removed since.
+      if (j.kind === 'stop') return j.result;
       if (j.kind === 'drained') return await idle(client, link, j.seq);
     }
     pass = await beginWalk(client, link, pass); // first sync, moved boundary, or a change the journal cannot describe
