@@ -25,6 +25,11 @@ export async function seedGuild(db: Db, opts: { id?: string; plan?: Plan; paidSl
   return id;
 }
 
+/** The token with its last character changed: always a different token (appending a fixed 'x' was the same token whenever it already ended in x). */
+export function tamperedToken(token: string): string {
+  return token.slice(0, -1) + (token.endsWith('x') ? 'y' : 'x');
+}
+
 export type SeededLink = { linkId: string; guildId: string; roleId: string; token: string };
 
 /**

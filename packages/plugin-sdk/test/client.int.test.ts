@@ -1,4 +1,4 @@
-import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
+import { listOf, seedLink, tamperedToken, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { RoleLinkApiError, RoleLinkClient, RoleLinkNetworkError, type RoleLinkClientOptions } from '../src';
 import { startFaultyProxy, type Fault, type FaultyProxy } from './faulty-proxy';
 import { startListeningApi } from './listening-api';
@@ -45,7 +45,7 @@ describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
 
   it("throws RoleLinkApiError with the service's statusCode and message, without retrying a 4xx", async () => {
     const link = await seedLink(api.db);
-    const client = clientFor({ ...link, token: `${link.token.slice(0, -1)}x` });
+    const client = clientFor({ ...link, token: tamperedToken(link.token) });
     const err = await client.hasUser(userIds(1)[0]!).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RoleLinkApiError);
     expect(err).toMatchObject({ statusCode: 403, message: 'Invalid or revoked token' });
