@@ -20,7 +20,7 @@ import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ROLE } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
 import { appliedLink, BASE, GUILD, PREMIUM_LIMIT } from './sync-incremental';
-import { REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor } from './sync-support';
+import { REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv } from './sync-support';
 
 /** The single-change goal of the issue (p95 ≤ 2 s): the first call of a replace should come as soon. */
 const FIRST_CALL_GOAL_MS = 2_000;
@@ -57,16 +57,8 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
     const loadStarted = performance.now();
     const link = await appliedLink(db, n);
     const loadMs = performance.now() - loadStarted;
-    const [worker] = spawnWorkers(1, {
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      PLATFORM_API_URL: emulator.apiBase,
-      PLATFORM_BOT_TOKEN: emulator.botToken,
-      WORKER_CONCURRENCY: '4',
-      // Off: the applied records are generated in SQL, and the emulator does not know those users hold the role.
-      RECONCILE_EVERY_MS: '0',
-    });
+    // Off: the applied records are generated in SQL, and the emulator does not know those users hold the role.
+    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }));
     const has = (u: string) => (emulator.state.memberRoles(GUILD, u) ?? []).includes(ROLE.linked);
     // Warm-up: the worker's start-up and the bucket's discovery are not part of the figure.
     await removeUser(db.pool, link, warm);

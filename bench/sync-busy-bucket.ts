@@ -17,7 +17,7 @@ import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, insertLink, MEMBER_START, ROLE, upsertGuild } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor } from './sync-support';
+import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv } from './sync-support';
 
 const GUILD = '700000000000000001';
 /** A fresh add not on the platform after this long counts as this long (and is reported). */
@@ -47,16 +47,8 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
     if (committed.kind !== 'replaced') throw new Error(`first list not written: ${committed.kind}`);
     const loadMs = performance.now() - loadStarted;
 
-    const [worker] = spawnWorkers(1, {
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      PLATFORM_API_URL: emulator.apiBase,
-      PLATFORM_BOT_TOKEN: emulator.botToken,
-      WORKER_CONCURRENCY: '4',
-      // Off: a reconcile would page through the whole generated guild; not part of this figure.
-      RECONCILE_EVERY_MS: '0',
-    });
+    // Off: a reconcile would page through the whole generated guild; not part of this figure.
+    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }));
     const added = () => emulator.state.stats().roleChangesApplied.added;
     await enqueueLinkSync(producer, link);
     // Under way: the worker has started and the walk has used the bucket for two windows.

@@ -12,7 +12,7 @@ import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb } from './sync-support';
+import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb, workerEnv } from './sync-support';
 
 export const GUILD = '700000000000000001';
 export const BASE = 100000000000000000n;
@@ -83,16 +83,8 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       const loadStarted = performance.now();
       const link = await appliedLink(db, n);
       const loadMs = performance.now() - loadStarted;
-      const [worker] = spawnWorkers(1, {
-        DATABASE_URL: db.url,
-        REDIS_URL,
-        QUEUE_PREFIX: prefix,
-        PLATFORM_API_URL: emulator.apiBase,
-        PLATFORM_BOT_TOKEN: emulator.botToken,
-        WORKER_CONCURRENCY: '4',
-        // Off: the applied records are generated in SQL, and the emulator does not know those users hold the role.
-        RECONCILE_EVERY_MS: '0',
-      });
+      // Off: the applied records are generated in SQL, and the emulator does not know those users hold the role.
+      const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }));
       // Warm-up: the worker's start-up and the bucket's discovery are not part of the figure.
       await removeUser(db.pool, link, (BASE + 1n).toString());
       await enqueueLinkSync(producer, link);

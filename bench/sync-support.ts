@@ -1,7 +1,7 @@
 // Shared pieces of the sync benchmarks: a scratch database, worker processes, pacing helpers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { ROOT, admin, createMigratedDb } from './support/bench-db';
+import { REDIS_URL, ROOT, admin, createMigratedDb } from './support/bench-db';
 import { createDb, createUpload, type Db } from '@rolelink/db';
 
 export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './support/bench-db';
@@ -33,6 +33,18 @@ export function spawnWorkers(n: number, env: Record<string, string>): ChildProce
     });
     return child;
   });
+}
+
+/** A bench worker's settings: its scratch database, the shared Redis under the run's prefix, the in-process emulator. */
+export function workerEnv(s: { db: { url: string }; prefix: string; emulator: { apiBase: string; botToken: string } }, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: s.db.url,
+    REDIS_URL,
+    QUEUE_PREFIX: s.prefix,
+    PLATFORM_API_URL: s.emulator.apiBase,
+    PLATFORM_BOT_TOKEN: s.emulator.botToken,
+    ...extra,
+  };
 }
 
 export async function stopWorkers(children: ChildProcess[]): Promise<void> {

@@ -17,7 +17,7 @@ import { dropPrefix } from '../test/support/redis';
 import { benchBigReplace } from './sync-big-replace';
 import { benchBusyBucket } from './sync-busy-bucket';
 import { benchIncremental } from './sync-incremental';
-import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, type ScratchDb } from './sync-support';
+import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, type ScratchDb } from './sync-support';
 
 const quick = process.argv.includes('--quick');
 const scale = (n: number) => (quick ? Math.max(1, Math.round(n / 10)) : n);
@@ -43,17 +43,6 @@ async function teardown(s: Setup): Promise<void> {
   await s.emulator.close();
   await s.db.drop();
   await dropPrefix(s.prefix, REDIS_URL);
-}
-
-function workerEnv(s: Setup, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    DATABASE_URL: s.db.url,
-    REDIS_URL,
-    QUEUE_PREFIX: s.prefix,
-    PLATFORM_API_URL: s.emulator.apiBase,
-    PLATFORM_BOT_TOKEN: s.emulator.botToken,
-    ...extra,
-  };
 }
 
 /** Polls the emulator until `target` role changes are applied: times of the first and the last. */
