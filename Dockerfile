@@ -28,30 +28,36 @@ COPY . .
 # dependency install scripts stay off. `pnpm build` also builds the dashboard's front end (web/dist).
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile --offline --store-dir /pnpm/store \
  && pnpm build
-# --legacy: the services take no workspace package at run time (they are inside the bundles), so the
-# injected-workspace mode of pnpm 10's deploy is not needed. --ignore-scripts: the production trees need
-# no generation step. The migrate tree is services/migrate (dist/migrate.js) plus prisma/ (schema and
+# scripts/image-tree.sh: `pnpm deploy --legacy --prod` of the package, less the npm packages' source maps
+# (the script says why). The migrate tree is services/migrate (dist/migrate.js) plus prisma/ (schema and
 # migrations), which the script finds above its own directory.
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
     for p in api plugin-broker bot-worker dashboard migrate cli; do \
-      pnpm --filter "@rolelink/$p" deploy --legacy --prod --offline --ignore-scripts --store-dir /pnpm/store "/deploy/$p" || exit 1; \
+      bash scripts/image-tree.sh "@rolelink/$p" "/deploy/$p" --offline --store-dir /pnpm/store || exit 1; \
     done \
  && cp -r prisma /deploy/migrate/prisma
 
+# No --enable-source-maps: with it, Node parses the bundle's source map at start, which cost each service
+# 11 MiB of idle memory and 0.25 s of start-up CPU (docs/benchmarks.md, issue 12). Stack traces name the
+# bundle's functions (it is not minified) and positions in dist/main.js, whose map ships beside it; set
+# NODE_OPTIONS=--enable-source-maps on a deployment to see TypeScript positions (docs/operations.md).
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-ENV NODE_ENV=production \
-    NODE_OPTIONS=--enable-source-maps
+ENV NODE_ENV=production
 WORKDIR /app
 # Non-root at run time; the code is owned by root and read-only to the process. Nothing writes to the
 # image's filesystem (Kubernetes mounts it read-only; /tmp is an emptyDir for libraries that want one).
 USER node
 STOPSIGNAL SIGTERM
 
+# --max-semi-space-size caps V8's young generation (its default is 16 MiB per semi-space), which the
+# start-up grows and then keeps: 8 for the API saved 9 MiB of idle memory at no measured cost in POST
+# throughput; 2 for the bot worker and the dashboard, whose request load is light, saved 13–23 MiB (2 cost
+# the API a quarter of its POST throughput). Measured in docs/benchmarks.md (issue 12).
 FROM runtime AS api
 COPY --from=build --chown=root:root /deploy/api /app
 ENV API_PORT=3000
 EXPOSE 3000
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
 
 FROM runtime AS plugin-broker
 COPY --from=build --chown=root:root /deploy/plugin-broker /app
@@ -63,14 +69,14 @@ FROM runtime AS bot-worker
 COPY --from=build --chown=root:root /deploy/bot-worker /app
 ENV WORKER_PORT=3003
 EXPOSE 3003
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/main.js"]
 
 # The dashboard's tree holds web/dist (its package.json `files`), which dist/main.js serves.
 FROM runtime AS dashboard
 COPY --from=build --chown=root:root /deploy/dashboard /app
 ENV DASHBOARD_PORT=3001
 EXPOSE 3001
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=2", "dist/main.js"]
 
 # One-shot: applies pending migrations to DATABASE_URL (Prisma's schema engine as WebAssembly).
 FROM runtime AS migrate

@@ -33,12 +33,15 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
   const env = productionEnv(url, REDIS_URL, `bench-startup-${process.pid}`);
   const names = Object.keys(SERVICES) as ServiceName[];
   const samples = new Map<string, { start: number[]; cpu: number[]; rss: number[] }>();
+  // The compiled form runs from each image's tree (scripts/image-tree.sh) with the image's command.
+  const trees = mkdtempSync(path.join(os.tmpdir(), 'rolelink-trees-'));
+  for (const name of names) imageTree(`@rolelink/${name}`, path.join(trees, name));
   try {
     for (let round = 1; round <= rounds; round++) {
       for (const name of names) {
         const forms: Form[] = round % 2 ? ['tsx', 'compiled'] : ['compiled', 'tsx'];
         for (const form of forms) {
-          const s = await startService(name, form, env);
+          const s = await startService(name, form, env, form === 'compiled' ? { packageDir: path.join(trees, name) } : {});
           // Idle RSS: after start-up work settles (connections open, first timers run).
           await new Promise((r) => setTimeout(r, idleMs));
           const rss = s.rss();
@@ -55,6 +58,7 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
     }
   } finally {
     await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+    rmSync(trees, { recursive: true, force: true });
   }
   const rows: Row[] = [];
   for (const name of names) {
@@ -88,6 +92,11 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
   return rows;
 }
 
+/** What an image's /app holds for one package (scripts/image-tree.sh, which the Dockerfile runs too). */
+function imageTree(pkg: string, out: string): void {
+  execFileSync('bash', [path.join(ROOT, 'scripts/image-tree.sh'), pkg, out], { cwd: ROOT, stdio: 'pipe' });
+}
+
 /** Apparent size in bytes (du counts a hard-linked file once). */
 function duBytes(dir: string, exclude: string[] = []): number {
   const out = execFileSync('du', ['-sb', ...exclude.map((e) => `--exclude=${e}`), dir], { encoding: 'utf8' });
@@ -95,9 +104,9 @@ function duBytes(dir: string, exclude: string[] = []): number {
 }
 
 /**
- * What each image's /app holds: `pnpm deploy --legacy --prod` of the deployable's package (its
- * production dependencies and its `files`: dist/, and the dashboard's web/dist) — the Dockerfile's
- * command — plus prisma/ for the migrate image.
+ * What each image's /app holds: scripts/image-tree.sh of the deployable's package (its production
+ * dependencies less their source maps, and its `files`: dist/, and the dashboard's web/dist), plus
+ * prisma/ for the migrate image.
  */
 function sizeFigures(): Row[] {
   const deployables: { image: string; filter: string; extra?: string }[] = [
@@ -113,7 +122,7 @@ function sizeFigures(): Row[] {
   try {
     for (const d of deployables) {
       const out = path.join(tmp, d.image.split(' ')[0]!);
-      execFileSync('pnpm', ['--filter', d.filter, 'deploy', '--legacy', '--prod', '--ignore-scripts', out], { cwd: ROOT, stdio: 'pipe' });
+      imageTree(d.filter, out);
       const deps = duBytes(path.join(out, 'node_modules'));
       const total = duBytes(out) + (d.extra ? duBytes(path.join(ROOT, d.extra)) : 0);
       rows.push({ figure: `image ${d.image}: production dependencies + dist/`, measured: `${(total / 1e6).toFixed(1)} MB (node_modules ${(deps / 1e6).toFixed(1)} MB)`, goal: 'reported', verdict: 'info' });

@@ -22,11 +22,27 @@ export const SERVICES: Record<ServiceName, { portVar: string; hostVar: string }>
 };
 
 /**
- * node's arguments for a form. `tsx` is `node --import tsx …/src/main.ts` (what `tsx …` runs, minus tsx's
- * wrapper process, so the pid and RSS are the service's); `compiled` is the images' command.
+ * How an image starts a service, read from the Dockerfile so that the figures and tests that say
+ * "compiled" run exactly what ships: the node options of the stage's CMD (`--max-semi-space-size`) and
+ * the runtime stage's NODE_OPTIONS, if it sets any.
+ */
+export function imageCommand(name: ServiceName): { nodeArgs: string[]; nodeOptions: string } {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const stage = (s: string) => new RegExp(`^FROM \\S+ AS ${s}$([\\s\\S]*?)(?=^FROM |(?![\\s\\S]))`, 'm').exec(dockerfile)?.[1] ?? '';
+  const cmd = /^CMD (\[.*\])$/m.exec(stage(name))?.[1];
+  if (!cmd) throw new Error(`Dockerfile: no CMD in stage ${name}`);
+  const argv = JSON.parse(cmd) as string[];
+  // ["node", ...options, "dist/main.js"]
+  return { nodeArgs: argv.slice(1, -1), nodeOptions: /^\s*(?:ENV\s+)?NODE_OPTIONS=(\S+)/m.exec(stage('runtime'))?.[1] ?? '' };
+}
+
+/**
+ * node's arguments for a form. `tsx` is `node --enable-source-maps --import tsx …/src/main.ts`, what the
+ * local stack runs (scripts/stack.ts), minus tsx's wrapper process, so the pid and RSS are the service's;
+ * `compiled` is the image's command (imageCommand), with NODE_OPTIONS set by startService.
  */
 export function serviceArgs(name: ServiceName, form: Form, packageDir = path.join(ROOT, 'services', name)): string[] {
-  return form === 'tsx' ? ['--import', 'tsx', path.join(packageDir, 'src', 'main.ts')] : [path.join(packageDir, 'dist', 'main.js')];
+  return form === 'tsx' ? ['--enable-source-maps', '--import', 'tsx', path.join(packageDir, 'src', 'main.ts')] : [...imageCommand(name).nodeArgs, path.join(packageDir, 'dist', 'main.js')];
 }
 
 /**
@@ -87,7 +103,7 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
   const child: ChildProcess = spawn(process.execPath, serviceArgs(name, form, opts.packageDir), {
     cwd: opts.packageDir ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
+    env: { ...process.env, ...(form === 'compiled' ? { NODE_OPTIONS: imageCommand(name).nodeOptions } : {}), ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
   });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

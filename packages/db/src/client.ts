@@ -1,9 +1,8 @@
-import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
-import { PrismaClient } from './generated/client';
+import type { PrismaClient } from './generated/client';
 import type { Queryable } from './queryable';
 
-export { PrismaClient };
+export type { PrismaClient };
 export type { Prisma } from './generated/client';
 
 export type Db = {
@@ -23,13 +22,28 @@ export function createDb(connectionString: string, options: { max?: number } = {
   // (a PostgreSQL restart killed the API: test/reliability/postgres-restart). The statement in flight
   // rejects on its own, and the pool discards the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  let prisma: PrismaClient | null = null;
   let closed: Promise<void> | null = null;
   return {
-    prisma,
+    get prisma() {
+      return (prisma ??= newPrismaClient(pool));
+    },
     pool,
-    close: () => (closed ??= prisma.$disconnect().then(() => pool.end())),
+    close: () => (closed ??= (prisma?.$disconnect() ?? Promise.resolve()).then(() => pool.end())),
   };
+}
+
+/**
+ * Prisma's client and driver adapter, loaded on first use. The API and the bot worker never query
+ * through Prisma (their statements are the raw-SQL repositories), and loading the two at start cost every
+ * process start-up time and idle memory (issue 12's figures in docs/benchmarks.md).
+ */
+function newPrismaClient(pool: Pool): PrismaClient {
+  /* eslint-disable @typescript-eslint/no-require-imports -- a require() here is what keeps the load lazy: an import would run at start */
+  const { PrismaClient: Client } = require('./generated/client') as typeof import('./generated/client');
+  const { PrismaPg } = require('@prisma/adapter-pg') as typeof import('@prisma/adapter-pg');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return new Client({ adapter: new PrismaPg(pool) });
 }
 
 /** The readiness probe of every service: one round trip on a pooled connection. */

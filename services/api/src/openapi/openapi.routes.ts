@@ -24,10 +24,15 @@ function secure(res: Response): Response {
 
 export function openApiRoutes(): Router {
   const r = Router();
-  // swagger-ui-dist is a production dependency of the API (installed beside it, never bundled).
+  // swagger-ui-dist is a production dependency of the API (installed beside it, never bundled). Its files
+  // (1.5 MB) are read on the first request for them, not at start: most API processes never serve the page.
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  const assets = new Map<string, { body: string | Buffer; type: string }>(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(swaggerDir, a.file)), type: a.type }]));
-  assets.set('init.js', { body: INIT_JS, type: 'text/javascript; charset=utf-8' });
+  let assets: Map<string, { body: string | Buffer; type: string }> | null = null;
+  const loadAssets = () => {
+    assets = new Map<string, { body: string | Buffer; type: string }>(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(swaggerDir, a.file)), type: a.type }]));
+    assets.set('init.js', { body: INIT_JS, type: 'text/javascript; charset=utf-8' });
+    return assets;
+  };
 
   r.get('/openapi.json', (_req, res) => {
     secure(res).set('Cache-Control', 'no-cache').json(openApiDocument());
@@ -36,7 +41,7 @@ export function openApiRoutes(): Router {
     secure(res).set('Cache-Control', 'no-cache').type('html').send(REFERENCE_HTML);
   });
   r.get('/reference/:asset', (req, res, next) => {
-    const asset = assets.get(req.params.asset);
+    const asset = (assets ?? loadAssets()).get(req.params.asset);
     if (!asset) return next();
     secure(res).set('Cache-Control', 'public, max-age=3600').type(asset.type).send(asset.body);
   });
