@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { Client } from 'pg';
 import { createDb, type Db } from '@rolelink/db';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
@@ -13,7 +11,6 @@ import { startOwnPostgres, type OwnPostgres } from './own-postgres';
 // the §7 shape — not a hang, not a 500 — the old list must be intact, the commit's staged chunks must be
 // intact, and the same request must succeed when retried.
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const PUT_IDS = 100_000;
 const COMMIT_IDS = SCALE === 'full' ? 1_000_000 : 300_000;
 const OLD_IDS = 50_000;
@@ -27,16 +24,7 @@ const figures: Figure[] = [];
 
 beforeAll(async () => {
   pg = await startOwnPostgres();
-  const admin = new Client({ connectionString: pg.adminUrl });
-  await admin.connect();
-  await admin.query('CREATE DATABASE rolelink');
-  await admin.end();
-  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: pg.url('rolelink') },
-    stdio: 'pipe',
-  });
-  db = createDb(pg.url('rolelink'));
+  db = createDb(await pg.migratedDb('rolelink'));
   // Trusted: these replacements drop the whole old list, which the shrink check would otherwise hold.
   link = await seedLink(db, { guildId: await seedGuild(db, { plan: 'premium' }), trusted: true });
   prefix = testQueuePrefix();

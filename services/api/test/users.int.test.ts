@@ -1,3 +1,7 @@
+import http from 'node:http';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
@@ -251,6 +255,40 @@ describe('single users and reads (spec 4.1)', () => {
     expect(rows[0]!.user_count).toBe(40);
     expect(await listOf(h.db, link.linkId)).toHaveLength(40);
   });
+});
+
+describe('GET /users when clients go away', () => {
+  // A client that hung up while the list's stream was being opened (pool checkout, BEGIN) left that
+  // connection idle in transaction for good: nothing read or destroyed the stream. Each one held back
+  // vacuum and took a connection from the pool until the API could serve nothing (the soak scenario).
+  it('leaves no connection in a transaction, however early the client hangs up', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    await put(link, userIds(2_000)).expect(200);
+    const server = http.createServer(h.app).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as AddressInfo;
+    const observer = new Client({ connectionString: h.db.url });
+    await observer.connect();
+    try {
+      // autocannon stops each run by closing its 16 sockets wherever their responses are.
+      for (let i = 0; i < 4; i++) await autocannon({ url: `http://127.0.0.1:${port}${base(link)}`, connections: 16, duration: 1, headers: auth(link.token) });
+      // Its own connection: the app's pool is the one that runs dry when the bug is back.
+      const inTransaction = async () => {
+        const { rows } = await observer.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'");
+        return rows[0]!.n;
+      };
+      // Streams cut by the hang-ups finish or close their connection within moments.
+      const deadline = Date.now() + 3_000;
+      while ((await inTransaction()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await inTransaction()).toBe(0);
+      const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
+      expect(bodyOf<UsersListBody>(res).data).toHaveLength(2_000);
+    } finally {
+      await observer.end();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }, 30_000);
 });
 
 describe('sync requests (spec 6.2, design outbox)', () => {

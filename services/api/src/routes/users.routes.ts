@@ -45,7 +45,12 @@ export function usersRoutes(deps: Deps): Router {
       res.status(200).type('application/json');
       res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
       stream.pipe(res, { end: false });
-      req.once('close', () => stream.destroy());
+      // Listen on the response, not the request: the request's 'close' may already have fired (a client
+      // that hung up while the pool connection and BEGIN were awaited), and a stream nobody reads or
+      // destroys keeps its connection idle in transaction for good — it starved the pool and held back
+      // vacuum under load (docs/reliability.md, soak).
+      if (res.destroyed) stream.destroy();
+      else res.once('close', () => stream.destroy());
       try {
         await done;
         res.end(']}');
