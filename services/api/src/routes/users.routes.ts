@@ -45,12 +45,21 @@ export function usersRoutes(deps: Deps): Router {
       res.status(200).type('application/json');
       res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
       stream.pipe(res, { end: false });
-      // Listen on the response, not the request: the request's 'close' may already have fired (a client
-      // that hung up while the pool connection and BEGIN were awaited), and a stream nobody reads or
-      // destroys keeps its connection idle in transaction for good — it starved the pool and held back
-      // vacuum under load (docs/reliability.md, soak).
-      if (res.destroyed) stream.destroy();
-      else res.once('close', () => stream.destroy());
+      // Stop the stream when the client is gone, or its connection stays idle in transaction for good: that
+      // starved the pool and held back vacuum under load (docs/reliability.md, soak). The socket is the one
+      // signal that cannot be missed. The request's 'close' may have fired already, while the pool checkout
+      // and BEGIN were awaited; and a keep-alive request queued behind the socket's current response never
+      // gets a 'close' of its response when the socket goes.
+      const socket = req.socket;
+      const stop = () => {
+        socket.off('close', stop);
+        stream.destroy();
+      };
+      if (res.destroyed || socket.destroyed) stop();
+      else {
+        socket.once('close', stop);
+        res.once('close', stop);
+      }
       try {
         await done;
         res.end(']}');
