@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import type { ChildProcess } from 'node:child_process';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
@@ -8,7 +6,7 @@ import { GUILD_A, ROLE, guildSeed, ids, sorted, upsertGuild, waitFor } from '../
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { report } from './figures';
-import { freePort } from '../../scripts/free-port';
+import { ownRedis, type OwnRedis } from '../support/own-redis';
 
 // Issue 13, faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
 // again in the middle of 1,000 single adds and removes from 8 concurrent clients. The API, a bot worker and
@@ -25,46 +23,19 @@ const DOWN_MS = 2_000;
 
 let db: TestDb;
 let emulator: RunningEmulator;
-let redisPort = 0;
-let redis: ChildProcess | null = null;
+let redis: OwnRedis;
 let api: RunningApi;
 let worker: ChildProcess;
 let link: SeededLink;
 
-/** A Redis of this scenario's own, on its own port, keeping nothing on disk (as the machine's does). */
-async function startRedis(): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis({ port: redisPort, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on ${redisPort}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-async function killRedis(): Promise<void> {
-  const r = redis!;
-  redis = null;
-  r.kill('SIGKILL');
-  if (r.exitCode === null && r.signalCode === null) await once(r, 'exit');
-}
-
 beforeAll(async () => {
-  redisPort = await freePort();
-  await startRedis();
+  redis = await ownRedis();
+  await redis.start();
   db = await createTestDb();
   emulator = await startEmulator({ port: 0, roleBucket: { limit: 20, windowMs: 500 }, globalPerSecond: 50, seed: { guilds: [guildSeed(GUILD_A, CLIENTS * USERS_PER_CLIENT)] } });
   await upsertGuild(db.pool, GUILD_A, 'premium');
   link = await seedLink(db, { guildId: GUILD_A, roleId: ROLE.linked });
-  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const redisUrl = redis.url;
   // The sweeper every second: after Redis comes back, what it forgot is re-enqueued within grace + 1 s.
   api = await startApi({ DATABASE_URL: db.url, REDIS_URL: redisUrl, QUEUE_PREFIX: 'rlrel', SWEEP_EVERY_MS: '1000' });
   worker = startWorkerProcess({ databaseUrl: db.url, redisUrl, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken });
@@ -72,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   worker?.kill('SIGKILL');
   await api?.stop();
-  if (redis) await killRedis();
+  await redis?.kill();
   await emulator?.close();
   await db?.drop();
 });
@@ -102,9 +73,9 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
         const n = ++sent;
         if (n === KILL_AT) {
           killedAt = Date.now();
-          restart = killRedis().then(async () => {
+          restart = redis.kill().then(async () => {
             await new Promise((r) => setTimeout(r, DOWN_MS));
-            await startRedis();
+            await redis.start();
             restartedAt = Date.now();
           });
         }

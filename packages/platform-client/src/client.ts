@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { API } from '@discordjs/core/http-only';
 import { DefaultRestOptions, REST, type RESTOptions, type ResponseLike } from '@discordjs/rest';
 import type { Redis } from 'ioredis';
+import { PlatformLimiterUnavailableError, PlatformRateLimitedError } from './errors';
 import { routeOf } from './route';
 import { SharedRateLimiter, type LimiterEvents, type SharedLimiterOptions } from './rate-limit/shared-limiter';
 
@@ -20,7 +21,11 @@ export type PlatformClientOptions = {
   /** The same for an exhausted bucket (default 250 ms): a guild's window can be seconds away. */
   maxBucketWaitMs?: number;
   limiter?: Partial<Omit<SharedLimiterOptions, 'redis' | 'prefix'>>;
-  events?: LimiterEvents & { response?(info: { method: string; routeKey: string; status: number }): void };
+  events?: LimiterEvents & {
+    response?(info: { method: string; routeKey: string; status: number }): void;
+    /** The limiter's Redis failed: before the call (`acquire`: not sent) or after its answer (`observe`: answer kept). */
+    limiterUnavailable?(info: { stage: 'acquire' | 'observe'; routeKey: string; message: string }): void;
+  };
   /** Per-request timeout (ms). */
   timeoutMs?: number;
 };
@@ -79,15 +84,24 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const makeRequest: RESTOptions['makeRequest'] = async (url, init): Promise<ResponseLike> => {
     const method = (init.method ?? 'GET').toUpperCase();
     const route = routeOf(method, url);
-    const grant = await limiter.acquire(route, maxWaitMs, options.maxBucketWaitMs ?? 250);
+    const grant = await limiter.acquire(route, maxWaitMs, options.maxBucketWaitMs ?? 250).catch((err: unknown) => {
+      if (err instanceof PlatformRateLimitedError) throw err;
+      options.events?.limiterUnavailable?.({ stage: 'acquire', routeKey: route.routeKey, message: String(err) });
+      throw new PlatformLimiterUnavailableError(err);
+    });
     let res: ResponseLike;
     try {
       res = await send(url, init);
     } catch (err) {
-      await limiter.abandon(grant);
+      await limiter.abandon(grant).catch(() => undefined); // the send's own error is the one to report
       throw err;
     }
-    await limiter.observe(route, grant, res.status, res.headers);
+    // The platform has answered: a limiter that cannot record the answer must not turn it into a failure.
+    // An add the platform made but the caller recorded as failed is never taken back when the user leaves
+    // the list (the record says the role was never granted). The limiter misses one answer's headers.
+    await limiter.observe(route, grant, res.status, res.headers).catch((err: unknown) => {
+      options.events?.limiterUnavailable?.({ stage: 'observe', routeKey: route.routeKey, message: String(err) });
+    });
     options.events?.response?.({ method, routeKey: route.routeKey, status: res.status });
     return res.status === 429 ? res : withoutBucketHeaders(res);
   };

@@ -17,6 +17,19 @@ export class PlatformRateLimitedError extends Error {
   }
 }
 
+/**
+ * The shared limiter's Redis could not be reached, so the request was never sent. Nothing is known about
+ * the user: callers yield and try the same change again, as for a rate limit. Recording it as the
+ * platform's refusal would park the user in a per-user back-off whose retry is a delayed job in the very
+ * Redis that is gone.
+ */
+export class PlatformLimiterUnavailableError extends Error {
+  override readonly name = 'PlatformLimiterUnavailableError';
+  constructor(readonly reason: unknown) {
+    super(`platform call not sent: the shared rate limiter is unavailable (${reason instanceof Error ? reason.message : String(reason)})`);
+  }
+}
+
 /** JSON error codes of the platform that the sync engine acts on. */
 export const PlatformErrorCode = {
   unknownMember: 10007,
@@ -27,11 +40,18 @@ export const PlatformErrorCode = {
 } as const;
 
 export type PlatformFailure =
-  { kind: 'rate_limited'; retryAfterMs: number } | { kind: 'not_in_guild' } | { kind: 'missing_permission' } | { kind: 'unknown_role' } | { kind: 'unauthorized' } | { kind: 'failed'; status?: number; message: string };
+  | { kind: 'rate_limited'; retryAfterMs: number }
+  | { kind: 'limiter_unavailable'; retryAfterMs: number }
+  | { kind: 'not_in_guild' }
+  | { kind: 'missing_permission' }
+  | { kind: 'unknown_role' }
+  | { kind: 'unauthorized' }
+  | { kind: 'failed'; status?: number; message: string };
 
 /** Maps whatever a platform call threw to what the caller has to do about it. */
 export function classifyPlatformError(err: unknown): PlatformFailure {
   if (err instanceof PlatformRateLimitedError) return { kind: 'rate_limited', retryAfterMs: err.retryAfterMs };
+  if (err instanceof PlatformLimiterUnavailableError) return { kind: 'limiter_unavailable', retryAfterMs: 1_000 };
   if (err instanceof RateLimitError) return { kind: 'rate_limited', retryAfterMs: Math.max(err.retryAfter, err.timeToReset, 50) };
   if (err instanceof DiscordAPIError) {
     if (err.code === PlatformErrorCode.unknownMember) return { kind: 'not_in_guild' };

@@ -29,6 +29,7 @@ async function main(): Promise<void> {
         noteRateLimited(i.retryAfterMs);
         logger.warn('platform answered 429', { scope: i.scope, retryAfterMs: i.retryAfterMs, route: i.routeKey, major: i.major });
       },
+      limiterUnavailable: (i) => logger.warn('platform rate limiter unavailable (Redis)', i),
       invalidRequest: (i) => {
         invalid.inc({ status: String(i.status) });
         if (i.blockMs > 0) logger.error('platform requests paused: invalid-request budget or auth back-off', { status: i.status, count: i.countInWindow, blockMs: i.blockMs });

@@ -102,7 +102,7 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
       members = await deps.api.guilds.getMembers(guildId, { limit: MEMBERS_PAGE, after: state.after });
     } catch (err) {
       const failure = classifyPlatformError(err);
-      if (failure.kind === 'rate_limited') {
+      if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') {
         await save();
         return { ...counts, kind: 'continue', delayMs: failure.retryAfterMs };
       }

@@ -55,7 +55,8 @@ async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'k
 async function stopFor(ctx: RangeContext, failure: PlatformFailure): Promise<SliceResult | null> {
   switch (failure.kind) {
     case 'rate_limited':
-      return { kind: 'yield', delayMs: failure.retryAfterMs, reason: 'rate_limited' };
+    case 'limiter_unavailable':
+      return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
     case 'unauthorized':
       return { kind: 'yield', delayMs: 30_000, reason: 'unauthorized' };
     case 'missing_permission':
@@ -154,7 +155,7 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
         ctx.metrics?.change(change.action, 'applied');
       } catch (err) {
         const failure = classifyPlatformError(err);
-        if (failure.kind !== 'rate_limited') out.changes++;
+        if (failure.kind !== 'rate_limited' && failure.kind !== 'limiter_unavailable') out.changes++; // not sent
         if (failure.kind === 'not_in_guild') {
           await change.notInGuild(client, link.id, row.userId);
           await history(row.userId, change.action, 'not_in_guild');

@@ -30,7 +30,7 @@ export async function stripSlice(deps: { client: PoolClient; api: API; exhausted
         await recordMemberChange(client, { linkId: link.id, userId, action: 'remove', outcome: 'removed', cause: 'link deleted' });
       } catch (err) {
         const failure = classifyPlatformError(err);
-        if (failure.kind === 'rate_limited') return { kind: 'yield', delayMs: failure.retryAfterMs, reason: 'rate_limited' };
+        if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
         if (failure.kind === 'unknown_role') {
           // The role is gone: nobody holds it any more.
           await finishStrip(client, link.id);
