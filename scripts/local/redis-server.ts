@@ -6,7 +6,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawnGroup, waitUntil } from './process-group';
 
-export type LocalRedis = { url: string; pid: number; stop: () => Promise<void> };
+export type LocalRedis = {
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+  /** SIGKILL, no grace: a crash, for tests (nothing is kept on disk, so every key is lost). */
+  kill: () => Promise<void>;
+};
 
 const INSTALL_HINT = 'sudo apt-get install -y redis-server   (Debian/Ubuntu; or set REDIS_URL to a Redis you run)';
 
@@ -88,6 +94,9 @@ export async function startLocalRedis({ port, dataDir, log, allowInstall = true 
     pid: proc.pid,
     stop: async () => {
       await proc.stop('SIGTERM', 10_000);
+    },
+    kill: async () => {
+      await proc.stop('SIGKILL', 0);
     },
   };
 }

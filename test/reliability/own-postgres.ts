@@ -50,11 +50,12 @@ export async function startOwnPostgres(settings: 'fast' | 'defaults' = 'fast'): 
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1` + (settings === 'fast' ? ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off' : '');
   const ctl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
   ctl('start');
-  const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const url = (db: string) => `postgresql://postgres@127.0.0.1:${port}/${db}`;
+  const adminUrl = url('postgres');
   return {
     port,
     adminUrl,
-    url: (db) => `postgresql://postgres@127.0.0.1:${port}/${db}`,
+    url,
     async migratedDb(db) {
       const admin = new Client({ connectionString: adminUrl });
       await admin.connect();
@@ -63,9 +64,8 @@ export async function startOwnPostgres(settings: 'fast' | 'defaults' = 'fast'): 
       } finally {
         await admin.end();
       }
-      const url = `postgresql://postgres@127.0.0.1:${port}/${db}`;
-      execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, stdio: 'pipe' });
-      return url;
+      execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url(db) }, stdio: 'pipe' });
+      return url(db);
     },
     // `-m fast`: what an operator's restart or a failover does to clients — every connection is closed and
     // its open transaction rolled back.

@@ -1,8 +1,7 @@
 import http from 'node:http';
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
