@@ -9,6 +9,15 @@ export type PluginCalls = {
 /** Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders). */
 export type HolderReader = (guildId: string, roleId: string) => Promise<{ exact: boolean; count: number; pages(): AsyncIterable<string[]> }>;
 
+/** What a strip's preview reads from the platform (implemented by @rolelink/platform-client's guildMemberFacts). */
+export type MemberFacts = {
+  /** Permission bits of each role of the guild, by id (the @everyone role's id is the guild's). */
+  rolePermissions(guildId: string): Promise<Map<string, bigint>>;
+  ownerId(guildId: string): Promise<string>;
+  /** A member's display name and role ids; null when they are not in the guild. */
+  member(guildId: string, userId: string): Promise<{ name: string; roles: string[] } | null>;
+};
+
 /**
  * Dependencies of the admin operations shared by the dashboard and the CLI. Constructor-style
  * injection: each entry point builds these once from its own environment.
@@ -23,4 +32,6 @@ export type AdminDeps = {
   requestSync(linkId: string): Promise<unknown>;
   /** Absent where no platform is configured: then existing holders are unknown (treated as none). */
   holders?: HolderReader;
+  /** Absent where no platform is configured: a strip's names and lock-out check are then unknown. */
+  members?: MemberFacts;
 };

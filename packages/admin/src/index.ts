@@ -9,3 +9,4 @@ export * from './removals';
 export * from './guild-overview';
 export * from './member-lookup';
 export * from './plugin-health';
+export * from './strip-preview';

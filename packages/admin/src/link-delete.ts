@@ -1,25 +1,46 @@
-import { deleteLinkAt, inTransaction, recordPurge } from '@rolelink/db';
+import type { DeletedLinkView } from '@rolelink/contracts';
+import { deleteLinkAt, grantedCount, inTransaction, recordPurge } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
+import { lockoutError, stripPreview } from './strip-preview';
+
+export type DeleteLinkInput = {
+  guildId: string;
+  roleId: string;
+  stripRoles?: boolean;
+  /** Who asks (the dashboard's signed-in user): checked, with the owner, for a lock-out by the strip. */
+  actingUserId?: string;
+  /** The second confirmation a strip needs when it would take Administrator or Manage Server from them. */
+  confirmLockout?: boolean;
+};
 
 /**
  * Deletes a link (spec 3.1): one row delete invalidates the token at once; its list and applied rows
  * are purged later in batches (link_purge); DELETE {plugin}/config is fire-and-forget through the
  * broker and never blocks deletion. Role assignments already made on the platform are left as they are,
- * unless `stripRoles`: then the bot removes the role from every member it granted it to (same
- * rate-limited engine, resumable), and the purge waits for that.
+ * unless `stripRoles`: then the bot removes the role from the members this link's own add calls gave it
+ * to (never from members who held it before or got it by hand; same rate-limited engine, resumable), and
+ * the purge waits for that. A strip that would lock the acting admin or the owner out (or whose lock-out
+ * cannot be checked) is refused with 409 `strip_lockout` unless `confirmLockout`.
  */
-export async function deleteLink(deps: AdminDeps, input: { guildId: string; roleId: string; stripRoles?: boolean }): Promise<{ deleted: true; link_id: string; strip_roles: boolean }> {
+export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promise<DeletedLinkView> {
   const guildId = parseSnowflake(input.guildId, 'guildId');
   const roleId = parseSnowflake(input.roleId, 'roleId');
+  const strip = input.stripRoles === true;
+  if (strip && input.confirmLockout !== true) {
+    const preview = await stripPreview(deps, { guildId, roleId, ...(input.actingUserId ? { actingUserId: input.actingUserId } : {}) });
+    if (preview.lockout.length || !preview.lockout_checked) throw lockoutError(preview);
+  }
   const removed = await inTransaction(deps.db.pool, async (c) => {
     const row = await deleteLinkAt(c, guildId, roleId);
-    if (row) await recordPurge(c, { linkId: row.id, guildId, roleId, stripRoles: input.stripRoles === true });
-    return row;
+    if (!row) return null;
+    await recordPurge(c, { linkId: row.id, guildId, roleId, stripRoles: strip });
+    // As of the delete: with the link row gone the worker starts no new grant for it.
+    return { ...row, stripCount: strip ? await grantedCount(c, row.id) : null };
   });
   if (!removed) throw AppError.notFound('Role link not found', 'link_not_found');
-  if (input.stripRoles) await deps.requestSync(removed.id);
+  if (strip) await deps.requestSync(removed.id);
   await deps.plugin.deleteConfig({ pluginUrl: removed.plugin_url, guildId, roleId, tokenCiphertext: removed.token_ciphertext });
-  return { deleted: true, link_id: removed.id, strip_roles: input.stripRoles === true };
+  return { deleted: true, link_id: removed.id, strip_roles: strip, strip_count: removed.stripCount };
 }

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db';
-import { createPlatformClient, readRoleHolders } from '@rolelink/platform-client';
+import type { API } from '@discordjs/core/http-only';
+import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
 import { PluginCallsClient, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
 import type { CliEnv } from './env';
@@ -15,6 +16,7 @@ export class CliContext {
   private redis?: Redis;
   private calls?: PluginCallsClient;
   private sync?: SyncNotifier;
+  private api?: API;
   private readonly closers: (() => Promise<unknown> | void)[] = [];
 
   constructor(readonly env: CliEnv) {}
@@ -64,18 +66,39 @@ export class CliContext {
       },
       requestSync: (linkId) => this.syncNotifier().notify(linkId),
       holders: this.holderReader(),
+      members: this.memberFacts(),
     };
   }
 
-  private holderReader(): AdminDeps['holders'] {
+  /**
+   * The bot's REST client, opened on first use (only commands that read the platform pay for it); null
+   * where no platform is configured.
+   */
+  private platformApi(): API | null {
     const { PLATFORM_API_URL: apiUrl, PLATFORM_BOT_TOKEN: token } = this.env;
-    if (!apiUrl || !token) return undefined;
-    return async (guildId, roleId) => {
+    if (!apiUrl || !token) return null;
+    if (!this.api) {
       // The shared rate limiter's scripts run as soon as the command starts: queue them until connected.
       const redis = producerConnection(this.env.REDIS_URL, { enableOfflineQueue: true });
       this.closers.push(() => redis.disconnect());
-      const client = createPlatformClient({ apiUrl, token, redis, keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 });
-      return readRoleHolders(client.api, guildId, roleId);
+      this.api = createPlatformClient({ apiUrl, token, redis, keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 }).api;
+    }
+    return this.api;
+  }
+
+  private holderReader(): AdminDeps['holders'] {
+    if (!this.env.PLATFORM_API_URL || !this.env.PLATFORM_BOT_TOKEN) return undefined;
+    return (guildId, roleId) => readRoleHolders(this.platformApi()!, guildId, roleId);
+  }
+
+  /** A strip's names and lock-out check; facts are read lazily, so a command that never strips opens nothing. */
+  private memberFacts(): AdminDeps['members'] {
+    if (!this.env.PLATFORM_API_URL || !this.env.PLATFORM_BOT_TOKEN) return undefined;
+    const facts = () => guildMemberFacts(this.platformApi()!);
+    return {
+      rolePermissions: (guildId) => facts().rolePermissions(guildId),
+      ownerId: (guildId) => facts().ownerId(guildId),
+      member: (guildId, userId) => facts().member(guildId, userId),
     };
   }
 

@@ -97,14 +97,34 @@ export type UpdateLinkBody = z.infer<typeof updateLinkBody>;
 /**
  * DELETE /dashboard-api/guilds/:guildId/links/:roleId. The body is optional: a bare DELETE keeps the
  * documented default (members keep the role). `strip_roles` asks the bot to take the role back from the
- * members this link gave it to (admin `deleteLink`'s stripRoles).
+ * members this link's own add calls gave it to (admin `deleteLink`'s stripRoles); never from members who
+ * held it before the link or got it by hand. `confirm_lockout` is the second, explicit confirmation a
+ * strip needs when it would take Administrator or Manage Server from the acting admin or the owner
+ * (otherwise 409 `strip_lockout`, with the `lockout` list of GET …/strip-preview).
  */
 export const deleteLinkBody = z
-  .object({ strip_roles: z.boolean().default(false) })
+  .object({ strip_roles: z.boolean().default(false), confirm_lockout: z.boolean().default(false) })
   .strict()
-  .default({ strip_roles: false });
+  .default({ strip_roles: false, confirm_lockout: false });
 export type DeleteLinkBody = z.input<typeof deleteLinkBody>;
-export type DeletedLinkView = { deleted: true; link_id: string; strip_roles: boolean };
+/** `strip_count`: how many members the bot is taking the role from (null when roles are left alone). */
+export type DeletedLinkView = { deleted: true; link_id: string; strip_roles: boolean; strip_count: number | null };
+
+/** A member a strip would take the role from, with their display name (null where the platform could not be read). */
+export type StripMember = { user_id: string; name: string | null };
+/**
+ * GET /dashboard-api/guilds/:guildId/links/:roleId/strip-preview: what "also remove the role" would do now.
+ * `count` is exact (the members this link granted the role to); `sample` the first few by id. `lockout`
+ * lists the acting admin (`you`) and the owner when the role is their only source of Administrator or
+ * Manage Server; `lockout_checked` is false where the platform could not be asked (the CLI without
+ * platform settings), and then a strip needs the second confirmation too.
+ */
+export type StripPreviewView = {
+  count: number;
+  sample: StripMember[];
+  lockout: (StripMember & { who: 'you' | 'owner' | 'you_owner'; permission: 'Administrator' | 'Manage Server' })[];
+  lockout_checked: boolean;
+};
 
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/apply-removals (owner only). */
 export type AppliedRemovals = { change_id: string; removals: number; window_ends_at: string };

@@ -56,8 +56,25 @@ export async function nextRetryInMs(db: Queryable, linkId: string): Promise<numb
   return rows[0]?.ms ?? null;
 }
 
-/** The next users after `after` the bot holds as having the role (a strip's page, in user-id order). */
-export async function appliedHolders(db: Queryable, linkId: string, after: string, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id > $2 AND outcome = 'applied' ORDER BY applied_member.user_id LIMIT $3`, [linkId, after, limit]);
+// A strip's rows: holders whose role this link's own add call gave (granted), never those found holding it
+// (at creation, by the reconcile, from an earlier link). All three read applied_member_granted_idx.
+const GRANTED = `outcome = 'applied' AND granted`;
+
+/** The next users after `after` this link granted the role to (a strip's page, in user-id order). */
+export async function grantedHolders(db: Queryable, linkId: string, after: string, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id > $2 AND ${GRANTED} ORDER BY applied_member.user_id LIMIT $3`, [linkId, after, limit]);
+  return rows.map((r) => r.user_id);
+}
+
+/** How many members a strip would take the role from now (an index-only count). */
+export async function grantedCount(db: Queryable, linkId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM applied_member WHERE link_id = $1 AND ${GRANTED}`, [linkId]);
+  return rows[0]!.n;
+}
+
+/** Which of these users a strip would take the role from. */
+export async function grantedAmong(db: Queryable, linkId: string, userIds: readonly string[]): Promise<string[]> {
+  if (!userIds.length) return [];
+  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id = ANY($2::bigint[]) AND ${GRANTED} ORDER BY applied_member.user_id`, [linkId, userIds]);
   return rows.map((r) => r.user_id);
 }

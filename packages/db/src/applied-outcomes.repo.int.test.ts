@@ -1,6 +1,9 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { NOT_IN_GUILD_RETRY_MS, recordOutcome, retryDelayMs } from './applied-outcomes.repo';
+import { grantedAmong, grantedCount, grantedHolders } from './applied-members.repo';
+import { recordHolderPage } from './link-admin.repo';
+import { databaseNow, markHandAdded } from './reconcile.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -73,5 +76,26 @@ describe('applied-outcomes repository (applied_member, one user at a time)', () 
     expect((await row(linkId, held!))?.outcome).toBe('applied');
     expect((await row(linkId, tomb!))?.outcome).toBe('removed');
     expect(await row(linkId, failed!)).toBeUndefined();
+  });
+
+  it('records provenance: only the link’s own accepted add counts as granted, for a strip to take back', async () => {
+    const { linkId } = await seedLink(db);
+    const [found, added, handAdded, refound] = userIds(4);
+    // Holders at creation (hand-over or keep): the link did not give them the role.
+    await recordHolderPage(db.pool, linkId, [found!, refound!], false);
+    await recordOutcome.added(db.pool, linkId, added!);
+    // The reconcile sees a member with the role the record had as removed: a hand edit, not a grant.
+    await recordOutcome.added(db.pool, linkId, handAdded!);
+    await recordOutcome.removed(db.pool, linkId, handAdded!);
+    // A member page read after the removal was recorded (updated_at has millisecond precision).
+    const pageReadAt = new Date((await databaseNow(db.pool)).getTime() + 1);
+    expect(await markHandAdded(db.pool, linkId, [handAdded!], pageReadAt)).toEqual([handAdded]);
+    expect(await grantedHolders(db.pool, linkId, '0', 10)).toEqual([added]);
+    expect(await grantedCount(db.pool, linkId)).toBe(1);
+    expect(await grantedAmong(db.pool, linkId, [found!, added!, handAdded!])).toEqual([added]);
+    // A found holder the link later removes and adds again was granted by that add.
+    await recordOutcome.removed(db.pool, linkId, refound!);
+    await recordOutcome.added(db.pool, linkId, refound!);
+    expect(await grantedHolders(db.pool, linkId, '0', 10)).toEqual([added, refound]);
   });
 });

@@ -17,12 +17,13 @@ export const NOT_IN_GUILD_RETRY_MS = 24 * 3_600_000;
  * the reconcile compares against.
  */
 export const recordOutcome = {
+  /** The platform accepted this link's add: the link granted the role (provenance for a strip). */
   async added(db: Queryable, linkId: string, userId: string): Promise<void> {
     await db.query(
-      `INSERT INTO applied_member (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
-       VALUES ($1, $2, 'applied', clock_timestamp(), 0, NULL, NULL)
+      `INSERT INTO applied_member (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error, granted)
+       VALUES ($1, $2, 'applied', clock_timestamp(), 0, NULL, NULL, true)
        ON CONFLICT (link_id, user_id) DO UPDATE
-         SET outcome = 'applied', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL`,
+         SET outcome = 'applied', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = true`,
       [linkId, userId],
     );
   },
@@ -44,7 +45,7 @@ export const recordOutcome = {
 
   async removed(db: Queryable, linkId: string, userId: string): Promise<void> {
     await db.query(
-      `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL
+      `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = false
         WHERE link_id = $1 AND user_id = $2`,
       [linkId, userId],
     );

@@ -1,6 +1,6 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
-import { appliedHolders } from './applied-members.repo';
+import { grantedHolders } from './applied-members.repo';
 import { addUser } from './list-single.repo';
 import { readJournal } from './list-changes.repo';
 import { diffRange, listedUserAt, MAX_USER_ID } from './sync-diff.repo';
@@ -44,11 +44,11 @@ describe('ids and sequences come back in numeric order', () => {
     await list(linkId, MIXED);
     expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, null)).map((r) => r.userId)).toEqual(MIXED);
 
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, u, 'applied' FROM unnest($2::bigint[]) u`, [linkId, MIXED]);
+    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) SELECT $1, u, 'applied', true FROM unnest($2::bigint[]) u`, [linkId, MIXED]);
     const seen: string[] = [];
     let after = '0';
     for (;;) {
-      const page = await appliedHolders(db.pool, linkId, after, 2);
+      const page = await grantedHolders(db.pool, linkId, after, 2);
       if (!page.length) break;
       seen.push(...page);
       after = page[page.length - 1]!;

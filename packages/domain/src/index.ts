@@ -4,3 +4,4 @@ export * from './shrink';
 export * from './sync-split';
 export * from './token';
 export * from './plugin-url';
+export * from './permissions';

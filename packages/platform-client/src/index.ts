@@ -3,3 +3,4 @@ export * from './errors';
 export * from './route';
 export * from './role-holders';
 export * from './rate-limit/shared-limiter';
+export * from './guild-members';

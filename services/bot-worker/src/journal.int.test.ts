@@ -2,11 +2,12 @@ import type { RunningEmulator } from '@rolelink/platform-emulator';
 import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
-import { deleteLink } from '@rolelink/admin';
+import { deleteLink, stripPreview } from '@rolelink/admin';
+import { guildMemberFacts } from '@rolelink/platform-client';
 import type { TestDb } from '../../../test/support/db';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, snapshotHolders, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
 
 let emulator: RunningEmulator;
 let db: TestDb;
@@ -223,7 +224,7 @@ describe('change journal', () => {
     expect(rows[0]!.n).toBe(MEMBER_HISTORY_KEEP);
   });
 
-  it('leaves the roles on link delete by default, and removes what it granted with --strip-roles', async () => {
+  it('leaves the roles on link delete by default, and strips only what the link granted with --strip-roles', async () => {
     const deleted: string[] = [];
     const admin = {
       db,
@@ -231,10 +232,16 @@ describe('change journal', () => {
       allowPrivatePluginHosts: [],
       plugin: { register: () => Promise.resolve(), deleteConfig: () => Promise.resolve(void deleted.push('config')) },
       requestSync: (linkId: string) => sync(linkId),
+      members: guildMemberFacts(harness.client.api),
     };
     const kept = await syncedLink('premium', members.slice(0, 10));
     await upsertGuild(db.pool, GUILD_A, 'premium');
+    // Two members held the role before the link (a hand edit, or an earlier link): link creation records
+    // them as holders. They are on the new list, so the bot never calls the platform for them.
+    const before = [members[5]!, members[6]!];
+    for (const u of before) emulator.state.setMemberRoles(GUILD_A, u, [...emulator.state.memberRoles(GUILD_A, u)!, ROLE.other]);
     const other = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
+    await snapshotHolders(db.pool, other, before);
     await writeList(db.pool, other, members.slice(5, 15));
     await sync(other);
     await waitDone(other);
@@ -245,13 +252,17 @@ describe('change journal', () => {
     await walks(kept);
     expect(holders()).toEqual(members.slice(0, 10)); // the documented default: roles stay
 
-    expect(await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.other, stripRoles: true })).toMatchObject({ strip_roles: true });
-    await waitFor(otherHolders, (h) => h.length === 0, { what: 'the role stripped' });
+    const preview = await stripPreview(admin, { guildId: GUILD_A, roleId: ROLE.other });
+    expect(preview).toMatchObject({ count: 8, lockout: [], lockout_checked: true });
+    expect(preview.sample.map((m) => m.user_id)).toEqual(members.slice(7, 12));
+    expect(await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.other, stripRoles: true })).toMatchObject({ strip_roles: true, strip_count: 8 });
     await waitFor(
       async () => (await db.pool.query<{ done: boolean }>('SELECT stripped_at IS NOT NULL AS done FROM link_purge WHERE link_id = $1', [other])).rows[0]?.done,
       (done) => done === true,
       { what: 'the strip recorded as done' },
     );
+    // Only the eight the link's add calls gave the role to lose it; the earlier holders keep it.
+    expect(otherHolders()).toEqual(before);
     expect(holders()).toEqual(members.slice(0, 10)); // another link's role is untouched
     expect(deleted).toEqual(['config', 'config']);
   });

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db';
-import { createPlatformClient, readRoleHolders } from '@rolelink/platform-client';
+import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
 import { PluginCallsClient, SyncNotifier } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
 import { GuildAccess } from './auth/access';
@@ -48,6 +48,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     plugin: { register: (linkId) => plugins.register(linkId), deleteConfig: (input) => plugins.deleteConfig(input) },
     requestSync: (linkId) => sync.notify(linkId),
     holders: (guildId, roleId) => readRoleHolders(platform.api, guildId, roleId),
+    members: guildMemberFacts(platform.api),
   };
   const oauth = new OAuthClient(o.oauth);
   const reader = new GuildReader(platform.api);

@@ -1,4 +1,4 @@
-import { applyRemovals, createLink, deleteLink, lookupMember, setLink, showLink } from '@rolelink/admin';
+import { applyRemovals, createLink, deleteLink, lookupMember, setLink, showLink, stripPreview } from '@rolelink/admin';
 import { boolFlag, type Command } from '../command';
 
 export const linkCommands: Command[] = [
@@ -15,9 +15,18 @@ export const linkCommands: Command[] = [
   {
     words: ['link', 'delete'],
     args: ['guildId', 'roleId'],
-    options: { 'strip-roles': { type: 'boolean', description: 'also remove the role from the members the bot granted it to (default: leave them)' } },
+    options: {
+      'strip-roles': { type: 'boolean', description: "also remove the role from the members this link's add calls gave it to, never from earlier holders (default: leave them; see `link strip-preview`)" },
+      'confirm-lockout': { type: 'boolean', description: 'strip even when the owner would lose Administrator or Manage Server with the role (or that cannot be checked)' },
+    },
     summary: 'Delete a link: its token stops working at once; DELETE /config is sent to the plugin',
-    run: (ctx, a, f) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, stripRoles: f['strip-roles'] === true }),
+    run: (ctx, a, f) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, stripRoles: f['strip-roles'] === true, confirmLockout: f['confirm-lockout'] === true }),
+  },
+  {
+    words: ['link', 'strip-preview'],
+    args: ['guildId', 'roleId'],
+    summary: 'What `link delete --strip-roles` would do now: how many members lose the role, a sample by name, and whether the owner would be locked out',
+    run: (ctx, a) => stripPreview(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
   {
     words: ['link', 'set'],

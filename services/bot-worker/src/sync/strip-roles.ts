@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
-import { appliedHolders, finishStrip, recordMemberChange, recordOutcome } from '@rolelink/db';
+import { grantedHolders, finishStrip, recordMemberChange, recordOutcome } from '@rolelink/db';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import type { SliceResult } from './apply-range';
 
@@ -8,15 +8,16 @@ const PAGE = 500;
 const REASON = 'Role link deleted: role removed from the members it granted';
 
 /**
- * One slice of `link delete --strip-roles`: removes the role from the members the bot holds as granted
- * (outcome `applied`), in user-id order, recording each answer like any removal — so a killed worker or a
+ * One slice of `link delete --strip-roles`: removes the role from the members this link's own add calls
+ * gave it to (outcome `applied` and `granted`; never a holder found at creation or by the reconcile),
+ * in user-id order, recording each answer like any removal — so a killed worker or a
  * yield resumes where the applied record says. When nobody is left the purge may go ahead.
  */
 export async function stripSlice(deps: { client: PoolClient; api: API; exhausted(): boolean; spend(): void }, link: { id: string; guildId: string; roleId: string }): Promise<SliceResult> {
   const { client, api } = deps;
   let after = '0';
   for (;;) {
-    const users = await appliedHolders(client, link.id, after, PAGE);
+    const users = await grantedHolders(client, link.id, after, PAGE);
     if (!users.length) {
       await finishStrip(client, link.id);
       return { kind: 'done' };

@@ -1,17 +1,14 @@
 import type { Request, RequestHandler } from 'express';
+import { grantsManageServer } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { GuildReader } from '../platform/guild-reader';
 import type { OAuthClient, UserGuild } from './oauth-client';
 
-/** Permission bits (decimal strings on the wire): Administrator and Manage Server. */
-export const ADMINISTRATOR = 0x8n;
-export const MANAGE_GUILD = 0x20n;
 /** How long the user's guild list (owner flag, permissions) is trusted before the platform is asked again. */
 export const GUILDS_TTL_MS = 60_000;
 
 export function holdsManageServer(g: UserGuild): boolean {
-  const perms = BigInt(g.permissions);
-  return g.owner || (perms & ADMINISTRATOR) !== 0n || (perms & MANAGE_GUILD) !== 0n;
+  return g.owner || grantsManageServer(BigInt(g.permissions));
 }
 
 /** 401 for every dashboard API call without a signed-in session. */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { applyRemovals, createLink, deleteLink, lookupMember, setLink } from '@rolelink/admin';
-import { createLinkBody, deleteLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type DeletedLinkView, type LinkCard } from '@rolelink/contracts';
+import { applyRemovals, createLink, deleteLink, lookupMember, setLink, stripPreview } from '@rolelink/admin';
+import { createLinkBody, deleteLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type DeletedLinkView, type LinkCard, type StripPreviewView } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import type { DashboardContext } from '../context';
 import { linkCards } from './guilds.routes';
@@ -70,8 +70,15 @@ export function linksRouter(ctx: DashboardContext): Router {
   router.delete(base, validate(deleteParts), async (req, res) => {
     const { params, body } = input<typeof deleteParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const deleted = await deleteLink(ctx.admin, { guildId: g.id, roleId: params.roleId, stripRoles: body.strip_roles });
+    const deleted = await deleteLink(ctx.admin, { guildId: g.id, roleId: params.roleId, stripRoles: body.strip_roles, confirmLockout: body.confirm_lockout, actingUserId: req.session.user!.id });
     res.json(deleted satisfies DeletedLinkView);
+  });
+
+  // What "also remove the role" would do, shown in the delete dialog before the admin confirms.
+  router.get(`${base}/strip-preview`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json((await stripPreview(ctx.admin, { guildId: g.id, roleId: params.roleId, actingUserId: req.session.user!.id })) satisfies StripPreviewView);
   });
 
   router.post(`${base}/apply-removals`, validate(linkOnly), async (req, res) => {
