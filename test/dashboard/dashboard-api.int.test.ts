@@ -19,6 +19,7 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'patch' | 'delete'; path: string;
   { method: 'patch', path: `/guilds/${G}/links/${R}`, body: { enabled: false } },
   { method: 'delete', path: `/guilds/${G}/links/${R}` },
   { method: 'delete', path: `/guilds/${G}/links/${R}`, body: { strip_roles: true } },
+  { method: 'get', path: `/guilds/${G}/links/${R}/strip-preview` },
   { method: 'post', path: `/guilds/${G}/links/${R}/apply-removals` },
   { method: 'get', path: `/guilds/${G}/links/${R}/config` },
   { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
@@ -121,17 +122,20 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
   it("validates the delete body (strip_roles) with the spec's error body and strips only on request", async () => {
     const owner = await signIn(sys.url, user('owner'));
     const del = () => owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf);
-    for (const body of [{ strip_roles: 'yes' }, { strip_roles: true, purge: true }]) {
+    for (const body of [{ strip_roles: 'yes' }, { strip_roles: true, purge: true }, { strip_roles: true, confirm_lockout: 1 }]) {
       const bad = await del().send(body).expect(400);
       expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     }
     await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl }).expect(201);
+    // Nobody got the role through this new link (the worker is off), so nobody would lose it.
+    const preview = await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}/strip-preview`).expect(200);
+    expect(preview.body).toEqual({ count: 0, sample: [], lockout: [], lockout_checked: true });
     const deleted = await del().send({ strip_roles: true }).expect(200);
-    expect(deleted.body).toMatchObject({ deleted: true, strip_roles: true });
+    expect(deleted.body).toMatchObject({ deleted: true, strip_roles: true, strip_count: 0 });
     // Gone: a second delete (with or without the box) is the spec's 404, not a second strip.
     expect((await del().send({ strip_roles: true }).expect(404)).body).toEqual({ statusCode: 404, message: 'Role link not found' });
     await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl }).expect(201);
-    expect((await del().expect(200)).body).toMatchObject({ deleted: true, strip_roles: false });
+    expect((await del().expect(200)).body).toMatchObject({ deleted: true, strip_roles: false, strip_count: null });
   });
 
   it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {

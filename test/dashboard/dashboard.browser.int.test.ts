@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { setPlan } from '@rolelink/admin';
 import { DEMO } from '../../scripts/stack/config';
 import { HOSTILE } from './hostile-plugin';
 import { eventually, openBrowser, screenshot, type TestBrowser } from './browser';
@@ -13,6 +14,8 @@ const G = DEMO.guildId;
 const SUPPORTER = DEMO.linkedRoleId;
 const MODERATOR = DEMO.roles.find((r) => r.name === 'Moderator')!.id;
 const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
+/** Holds Supporter before its link exists and is on the plugin's list: the link never gives it the role, so a strip must not take it. */
+const EARLIER_HOLDER = DEMO.firstMemberId;
 
 jest.setTimeout(120_000);
 
@@ -56,6 +59,7 @@ describe('the dashboard in a real browser', () => {
   });
 
   it('creates a link with the role picker’s rules and the plugin URL checked beside its field', async () => {
+    sys.emulator.state.setMemberRoles(G, EARLIER_HOLDER, [...sys.emulator.state.memberRoles(G, EARLIER_HOLDER)!, SUPPORTER]);
     await page.getByRole('link', { name: DEMO.guildName }).click();
     await page.getByRole('link', { name: 'Create link' }).click();
     const role = page.getByLabel('Role', { exact: true });
@@ -142,7 +146,8 @@ describe('the dashboard in a real browser', () => {
   it('holds a large removal and lets the owner apply it', async () => {
     const token = sys.registrations.get(G, SUPPORTER)!.token;
     const put = (ids: string[]) => fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
-    const five = sys.emulator.state.holders(G, SUPPORTER).slice(0, 5);
+    // The earlier holder stays on the list (they keep the role through the held removal).
+    const five = [EARLIER_HOLDER, ...sys.emulator.state.holders(G, SUPPORTER).filter((u) => u !== EARLIER_HOLDER)].slice(0, 5);
     const held = await put(five);
     expect(held.status).toBe(409);
     await page.reload();
@@ -171,7 +176,7 @@ describe('the dashboard in a real browser', () => {
     await screenshot(page, 'settings');
 
     await page.getByRole('link', { name: 'Members' }).click();
-    const first = sys.emulator.state.holders(G, SUPPORTER)[0]!;
+    const first = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
     await page.getByLabel('User ID').fill(first);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText(/On the list — synced/).waitFor();
@@ -251,7 +256,16 @@ describe('the dashboard in a real browser', () => {
     await expect(page.locator('#root script, #root img[src="x"]').count()).resolves.toBe(0);
   });
 
-  it('deletes a link after a confirmation', async () => {
+  it('deletes a link after a confirmation, and asks twice before a strip would lock the owner out', async () => {
+    // Moderator carries Manage Server. The link gives it to the owner, whose other roles do not. (Premium:
+    // the free plan's one slot is Supporter's, so this second link would be paused.)
+    await setPlan({ db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: async () => {} }, { guildId: G, plan: 'premium' });
+    const register = sys.hostile.requests.find((r) => r.method === 'POST' && r.path === '/register')!;
+    // The plugin received the link's token with its registration (spec 4.2: the Authorization header).
+    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, { method: 'PUT', headers: { Authorization: String(register.headers.authorization), 'Content-Type': 'application/json' }, body: JSON.stringify([OWNER.id]) });
+    expect(put.status).toBe(200);
+    expect(await eventually(() => sys.emulator.state.holders(G, MODERATOR).includes(OWNER.id), Boolean, 60_000)).toBe(true);
+
     await page.goto(linkPath(MODERATOR, '/settings'));
     await page.getByRole('button', { name: 'Delete link' }).click();
     const dialog = page.getByRole('alertdialog', { name: /Delete the link for Moderator/ });
@@ -259,6 +273,26 @@ describe('the dashboard in a real browser', () => {
     // Off by default, as documented: deleting a link leaves its members' roles alone.
     await expect(dialog.getByRole('checkbox', { name: /Also remove the role/ }).isChecked()).resolves.toBe(false);
     await screenshot(page, 'delete-link');
+
+    const strip = dialog.getByRole('checkbox', { name: /Also remove the role/ });
+    await strip.check();
+    await dialog.getByText(/1 member loses the role/).waitFor();
+    await dialog.getByText(/demo_owner \(you, the server owner\) would lose Manage Server/).waitFor();
+    const confirm = dialog.getByRole('button', { name: 'Delete permanently' });
+    await expect(confirm.isDisabled()).resolves.toBe(true);
+    await dialog.getByRole('checkbox', { name: 'I understand: remove the role anyway' }).check();
+    await expect(confirm.isDisabled()).resolves.toBe(false);
+    await screenshot(page, 'delete-link-lockout');
+    // The server refuses the strip without that second confirmation, whatever the page sends.
+    const refused = await page.evaluate(async (url) => {
+      const csrf = (await (await fetch('/dashboard-api/me')).json()) as { csrf_token?: string };
+      const r = await fetch(url, { method: 'DELETE', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf.csrf_token ?? '' }, body: JSON.stringify({ strip_roles: true }) });
+      return { status: r.status, body: (await r.json()) as { message: string } };
+    }, `/dashboard-api/guilds/${G}/links/${MODERATOR}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/would lose Manage Server/);
+    // Unticking the strip resets the second confirmation: this delete keeps the role.
+    await strip.uncheck();
     await dialog.getByRole('button', { name: 'Delete permanently' }).click();
     await page.waitForURL(`${sys.url}/guilds/${G}`);
     await page.getByRole('article', { name: 'Role link Supporter' }).waitFor();
@@ -266,16 +300,20 @@ describe('the dashboard in a real browser', () => {
     // DELETE /config reached the plugin (fire-and-forget, through the broker).
     const told = () => sys.hostile.requests.some((r) => r.method === 'DELETE' && r.path === '/config');
     expect(await eventually(told, Boolean)).toBe(true);
+    expect(sys.emulator.state.holders(G, MODERATOR)).toContain(OWNER.id);
   });
 
-  it('deletes a link with "also remove the role" ticked, and the members it gave the role to lose it', async () => {
+  it('deletes a link with "also remove the role" ticked: the members it gave the role to lose it, an earlier holder keeps it', async () => {
     const holders = sys.emulator.state.holders(G, SUPPORTER);
-    expect(holders.length).toBeGreaterThan(0);
+    expect(holders).toContain(EARLIER_HOLDER);
+    const granted = holders.length - 1;
     await page.goto(linkPath(SUPPORTER, '/settings'));
     await page.getByRole('button', { name: 'Delete link' }).click();
     const dialog = page.getByRole('alertdialog', { name: /Delete the link for Supporter/ });
     await dialog.getByRole('checkbox', { name: 'Also remove the role from the members this link gave it to' }).check();
     await dialog.getByText(/follow the platform's rate limits/).waitFor();
+    // The exact number, before confirming: the earlier holder is not counted.
+    await dialog.getByText(`${granted} members lose the role`).waitFor();
     await screenshot(page, 'delete-link-strip-roles');
     await dialog.getByRole('button', { name: 'Delete permanently' }).click();
     await page.waitForURL(`${sys.url}/guilds/${G}`);
@@ -284,11 +322,11 @@ describe('the dashboard in a real browser', () => {
     expect(await eventually(cards, (n) => n === 0)).toBe(0);
     expect(
       await eventually(
-        () => sys.emulator.state.holders(G, SUPPORTER).length,
-        (n) => n === 0,
+        () => sys.emulator.state.holders(G, SUPPORTER),
+        (h) => h.length === 1,
         60_000,
       ),
-    ).toBe(0);
+    ).toEqual([EARLIER_HOLDER]);
   });
 
   it('signs out', async () => {

@@ -97,4 +97,19 @@ describe('rolelink config / iframe-url / health', () => {
     expect((await cliJson('config', 'get', '1', '2')).out).toEqual({ statusCode: 404, message: 'Role link not found' });
     expect((await cliJson('health', 'abc', '2')).out.statusCode).toBe(400);
   });
+
+  it('link strip-preview counts only granted members, and link delete --strip-roles without a platform to check needs --confirm-lockout', async () => {
+    const other = await h.seedLink();
+    const [found, granted] = ['100000000000000001', '100000000000000002'];
+    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) VALUES ($1, $2, 'applied', false), ($1, $3, 'applied', true)`, [other.linkId, found, granted]);
+    const preview = await cliJson('link', 'strip-preview', other.guildId, other.roleId);
+    expect(preview).toEqual({ code: 0, out: { count: 1, sample: [{ user_id: granted, name: null }], lockout: [], lockout_checked: false } });
+    const refused = await cliJson('link', 'delete', other.guildId, other.roleId, '--strip-roles');
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toMatchObject({ statusCode: 409, message: expect.stringMatching(/cannot be checked: no platform is configured/) });
+    // Refused means untouched: the link is still there.
+    expect((await cliJson('link', 'strip-preview', other.guildId, other.roleId)).out.count).toBe(1);
+    const deleted = await cliJson('link', 'delete', other.guildId, other.roleId, '--strip-roles', '--confirm-lockout');
+    expect(deleted).toMatchObject({ code: 0, out: { deleted: true, strip_roles: true, strip_count: 1 } });
+  });
 });

@@ -13,6 +13,7 @@ import type {
   MemberLookup,
   PluginHealthView,
   RoleChoices,
+  StripPreviewView,
   SubmittedConfig,
   UpdateLinkBody,
 } from '@rolelink/contracts';
@@ -45,6 +46,7 @@ export const dashboardApi = {
   link: (guildId: string, roleId: string, signal?: Signal) => request<LinkCard>('GET', linkPath(guildId, roleId), { signal }),
   updateLink: (guildId: string, roleId: string, body: UpdateLinkBody) => request<LinkCard>('PATCH', linkPath(guildId, roleId), { body }),
   deleteLink: (guildId: string, roleId: string, body: DeleteLinkBody = {}) => request<DeletedLinkView>('DELETE', linkPath(guildId, roleId), { body }),
+  stripPreview: (guildId: string, roleId: string, signal?: Signal) => request<StripPreviewView>('GET', `${linkPath(guildId, roleId)}/strip-preview`, { signal }),
   applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
 
   config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) => request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),

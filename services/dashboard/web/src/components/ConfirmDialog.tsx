@@ -8,6 +8,8 @@ type Props = {
   cancelLabel?: string;
   danger?: boolean;
   busy?: boolean;
+  /** The confirm button stays disabled (a required second confirmation inside the dialog is unticked). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 };
@@ -16,7 +18,7 @@ type Props = {
  * A modal confirmation on the native <dialog>: focus moves into it, the page behind is inert, Escape
  * cancels. Focus starts on Cancel so that Enter never confirms a destructive action by accident.
  */
-export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel = 'Cancel', danger, busy, onConfirm, onCancel }: Props) {
+export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel = 'Cancel', danger, busy, confirmDisabled, onConfirm, onCancel }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();
@@ -52,7 +54,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
         <button ref={cancelRef} type="button" className="btn" onClick={onCancel} disabled={busy}>
           {cancelLabel}
         </button>
-        <button type="button" className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} disabled={busy}>
+        <button type="button" className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} disabled={busy || confirmDisabled}>
           {confirmLabel}
         </button>
       </div>

@@ -1,9 +1,10 @@
-import type { UpdateLinkBody } from '@rolelink/contracts';
-import { useId, useState, type ReactNode } from 'react';
+import type { StripPreviewView, UpdateLinkBody } from '@rolelink/contracts';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { dashboardApi } from '../../api/dashboard-api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorBanner } from '../../components/ErrorState';
+import { StripPreviewPanel } from '../../components/StripPreviewPanel';
 import { useToast } from '../../components/toasts';
 import { guildPath } from '../../paths';
 import { useLinkContext } from './link-context';
@@ -35,6 +36,11 @@ export function SettingsTab() {
   const [confirming, setConfirming] = useState(false);
   // Off by default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
   const [stripRoles, setStripRoles] = useState(false);
+  // What the strip would do, loaded when the box is ticked; a lock-out needs its own second tick.
+  const [preview, setPreview] = useState<{ view: StripPreviewView | null; error: string | null }>({ view: null, error: null });
+  const [lockoutConfirmed, setLockoutConfirmed] = useState(false);
+  const needsLockoutTick = preview.view !== null && (preview.view.lockout.length > 0 || !preview.view.lockout_checked);
+  const canConfirm = !stripRoles || (preview.view !== null && (!needsLockoutTick || lockoutConfirmed));
   // The switch shows the requested state at once and falls back to the server's answer (or the old state).
   const [requested, setRequested] = useState<UpdateLinkBody>({});
   const enabled = requested.enabled ?? card.enabled;
@@ -56,18 +62,42 @@ export function SettingsTab() {
     }
   }
 
+  useEffect(() => {
+    if (!confirming || !stripRoles) return;
+    const abort = new AbortController();
+    setPreview({ view: null, error: null });
+    dashboardApi.stripPreview(guildId, roleId, abort.signal).then(
+      (view) => setPreview({ view, error: null }),
+      (err: unknown) => {
+        if (!abort.signal.aborted) setPreview({ view: null, error: err instanceof Error ? err.message : String(err) });
+      },
+    );
+    return () => abort.abort();
+  }, [confirming, stripRoles, guildId, roleId]);
+
   function openDelete() {
     // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
     setStripRoles(false);
+    setLockoutConfirmed(false);
     setConfirming(true);
+  }
+
+  function chooseStrip(on: boolean) {
+    setStripRoles(on);
+    setLockoutConfirmed(false);
   }
 
   async function remove() {
     setPending('delete');
     try {
-      await dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles });
+      const deleted = await dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles, confirm_lockout: stripRoles && lockoutConfirmed });
       setConfirming(false);
-      toast.show('success', 'Link deleted', stripRoles ? `${roleName} is no longer linked; the bot is removing it from the members it gave it to.` : `${roleName} is no longer linked to its plugin.`);
+      const stripping = deleted.strip_count ?? 0;
+      toast.show(
+        'success',
+        'Link deleted',
+        stripRoles ? `${roleName} is no longer linked; the bot is removing it from the ${stripping.toLocaleString()} ${stripping === 1 ? 'member' : 'members'} this link gave it to.` : `${roleName} is no longer linked to its plugin.`,
+      );
       void navigate(guildPath(guildId));
     } catch (err) {
       setConfirming(false);
@@ -104,6 +134,7 @@ export function SettingsTab() {
         confirmLabel={pending === 'delete' ? 'Deleting…' : 'Delete permanently'}
         danger
         busy={pending === 'delete'}
+        confirmDisabled={!canConfirm}
         onConfirm={() => void remove()}
         onCancel={() => setConfirming(false)}
       >
@@ -111,18 +142,19 @@ export function SettingsTab() {
           <li>The plugin server is told that the link is gone.</li>
           <li>The link's API token stops working at once: the plugin can no longer change who holds the role.</li>
           {stripRoles ? (
-            <li>The bot removes the role from every member this link gave it to. Removals follow the platform's rate limits, so a large list takes a while; if the bot restarts it carries on where it stopped.</li>
+            <li>The bot removes the role from the members this link gave it to, and only from them. Removals follow the platform's rate limits, so a large list takes a while; if the bot restarts it carries on where it stopped.</li>
           ) : (
             <li>Role assignments already made stay as they are; members keep the role until someone removes it.</li>
           )}
         </ul>
         <div className="checkbox-row">
-          <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={pending === 'delete'} onChange={(e) => setStripRoles(e.target.checked)} aria-describedby={`${id}-strip-help`} />
+          <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={pending === 'delete'} onChange={(e) => chooseStrip(e.target.checked)} aria-describedby={`${id}-strip-help`} />
           <label htmlFor={`${id}-strip`}>Also remove the role from the members this link gave it to</label>
         </div>
         <p className="field-help field-help-indent-check" id={`${id}-strip-help`}>
           Off by default. Only members the bot gave the role to through this link lose it.
         </p>
+        {stripRoles ? <StripPreviewPanel preview={preview.view} error={preview.error} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={setLockoutConfirmed} checkboxId={`${id}-lockout`} disabled={pending === 'delete'} /> : null}
         <p>This cannot be undone.</p>
       </ConfirmDialog>
     </div>

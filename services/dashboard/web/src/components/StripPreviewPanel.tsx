@@ -1,0 +1,49 @@
+import type { StripPreviewView } from '@rolelink/contracts';
+
+const PERSON = { you: 'you', owner: 'the server owner', you_owner: 'you, the server owner' } as const;
+
+/** "a, b, c and 12 more": the sample by name (or id where the platform had no name), then the rest as a count. */
+function sampleText(p: StripPreviewView): string {
+  const names = p.sample.map((m) => m.name ?? m.user_id);
+  const more = p.count - names.length;
+  return more > 0 ? `${names.join(', ')} and ${more.toLocaleString()} more` : names.join(', ');
+}
+
+/**
+ * What "also remove the role" will do, inside the delete dialog: the exact number of members who lose the
+ * role (only those this link gave it to), a sample by name, and the lock-out warning with its own
+ * confirmation when the acting admin or the owner would lose Administrator or Manage Server.
+ */
+export function StripPreviewPanel(props: { preview: StripPreviewView | null; error: string | null; lockoutConfirmed: boolean; onLockoutConfirmed: (on: boolean) => void; checkboxId: string; disabled: boolean }) {
+  const { preview: p, error } = props;
+  if (error) return <p className="field-error">Who would lose the role could not be loaded: {error}</p>;
+  if (!p) return <p aria-busy="true">Counting the members this link gave the role to…</p>;
+  return (
+    <div className="strip-preview">
+      {p.count === 0 ? (
+        <p>No member got the role through this link, so nobody loses it. Members who held it before the link, or were given it by hand, keep it.</p>
+      ) : (
+        <p>
+          <strong>
+            {p.count.toLocaleString()} {p.count === 1 ? 'member loses' : 'members lose'} the role
+          </strong>
+          : {sampleText(p)}. Members who held it before the link, or were given it by hand, keep it.
+        </p>
+      )}
+      {p.lockout.length || !p.lockout_checked ? (
+        <div className="lockout-warning" role="alert">
+          {p.lockout.map((l) => (
+            <p key={l.user_id}>
+              ⚠ {l.name ?? l.user_id} ({PERSON[l.who]}) would lose <strong>{l.permission}</strong>: this role is the only one that gives it. {l.who === 'owner' ? 'The owner' : 'You'} could no longer manage this server here.
+            </p>
+          ))}
+          {p.lockout_checked ? null : <p>⚠ Whether this locks an admin out could not be checked.</p>}
+          <div className="checkbox-row">
+            <input type="checkbox" id={props.checkboxId} checked={props.lockoutConfirmed} disabled={props.disabled} onChange={(e) => props.onLockoutConfirmed(e.target.checked)} />
+            <label htmlFor={props.checkboxId}>I understand: remove the role anyway</label>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}
