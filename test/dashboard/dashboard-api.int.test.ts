@@ -149,7 +149,8 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
   });
 
   it('rejects a callback whose state was not issued to this browser', async () => {
-    const res = await request(sys.url).get('/auth/callback?code=abc&state=forged').expect(400);
-    expect(res.text).toContain('Sign-in failed');
+    // The browser is sent to the app's own (styled) sign-in page, with only a code in the URL.
+    const res = await request(sys.url).get('/auth/callback?code=abc&state=forged').expect(302);
+    expect(res.headers.location).toBe('/?signin=failed&reason=oauth_state');
   });
 });

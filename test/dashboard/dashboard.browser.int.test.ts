@@ -195,6 +195,49 @@ describe('the dashboard in a real browser', () => {
     await screenshot(page, 'plugin-status');
   });
 
+  it('fits a phone, labels the health history in the app’s date format, follows a dark system theme, and offers a way back from a forbidden server', async () => {
+    await page.setViewportSize({ width: 360, height: 780 });
+    try {
+      await page.goto(linkPath(SUPPORTER, '/members'));
+      await page.getByLabel('User ID').fill(sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      const history = page.getByRole('table', { name: 'Recent role changes' });
+      await history.waitFor();
+      // The table scrolls inside its box; the page itself never scrolls sideways.
+      expect(await history.evaluate((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth && getComputedStyle(t.parentElement!).overflowX === 'auto')).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await screenshot(page, 'phone-member-lookup');
+
+      // The plugin URL's origin is one unbreakable box: one line, whatever the width.
+      const origin = page.locator('.plugin-url .url-origin');
+      expect(await origin.evaluate((e) => ({ text: e.textContent, lines: e.getClientRects().length, wrap: getComputedStyle(e).whiteSpace }))).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
+
+      await page.getByRole('link', { name: 'Health' }).click();
+      const strip = page.getByRole('list', { name: 'Recent checks (newest first)' });
+      await strip.waitFor();
+      const newest = (await page.locator('.history-span time').first().textContent())!;
+      expect(await strip.locator('li').first().getAttribute('title')).toMatch(new RegExp(`^\\w+ at ${newest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      await page.getByRole('list', { name: 'Legend' }).getByText('Healthy').waitFor();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await page.goto(`${sys.url}/guilds/${G}`);
+      await page.getByRole('article', { name: 'Role link Supporter' }).waitFor();
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(17, 19, 26)');
+      await screenshot(page, 'dark-theme');
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+
+    await page.goto(`${sys.url}/guilds/${DEMO.otherGuild.id}`);
+    await page.getByRole('heading', { name: 'You cannot manage this server' }).waitFor();
+    await page.getByRole('link', { name: 'Back to your servers' }).click();
+    await page.getByRole('link', { name: DEMO.guildName }).waitFor();
+  });
+
   it('switches the example plugin to iframe mode and obeys rl:resize, rl:saved and rl:toast', async () => {
     await page.goto(linkPath(SUPPORTER));
     await page.getByRole('combobox', { name: 'Configuration page' }).selectOption({ label: 'Embedded page (iframe)' });
@@ -334,5 +377,11 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Sign in with the platform' }).waitFor();
     const me = await page.evaluate(async () => (await fetch('/dashboard-api/me')).status);
     expect(me).toBe(401);
+    // A failed sign-in lands on the app's own sign-in page, styled like the rest, with the reason and a retry.
+    await page.goto(`${sys.url}/auth/callback?code=abc&state=forged`);
+    const failed = page.getByRole('alert').filter({ hasText: 'Sign-in failed' });
+    await failed.getByText('The sign-in link expired or was not started in this browser. Try again.').waitFor();
+    await page.getByRole('link', { name: 'Try again' }).waitFor();
+    await screenshot(page, 'sign-in-failed');
   });
 });
