@@ -204,13 +204,15 @@ describe('the dashboard in a real browser', () => {
       const history = page.getByRole('table', { name: 'Recent role changes' });
       await history.waitFor();
       // The table scrolls inside its box; the page itself never scrolls sideways.
-      expect(await history.evaluate((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth && getComputedStyle(t.parentElement!).overflowX === 'auto')).toBe(true);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      // (Page-side code as strings: the tests compile without the DOM's types.)
+      const box = `document.querySelector('.member-history').parentElement`;
+      expect(await page.evaluate<boolean>(`${box}.scrollWidth > ${box}.clientWidth && getComputedStyle(${box}).overflowX === 'auto'`)).toBe(true);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
       await screenshot(page, 'phone-member-lookup');
 
       // The plugin URL's origin is one unbreakable box: one line, whatever the width.
-      const origin = page.locator('.plugin-url .url-origin');
-      expect(await origin.evaluate((e) => ({ text: e.textContent, lines: e.getClientRects().length, wrap: getComputedStyle(e).whiteSpace }))).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
+      const origin = `document.querySelector('.plugin-url .url-origin')`;
+      expect(await page.evaluate(`({ text: ${origin}.textContent, lines: ${origin}.getClientRects().length, wrap: getComputedStyle(${origin}).whiteSpace })`)).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
 
       await page.getByRole('link', { name: 'Health' }).click();
       const strip = page.getByRole('list', { name: 'Recent checks (newest first)' });
@@ -226,7 +228,7 @@ describe('the dashboard in a real browser', () => {
     try {
       await page.goto(`${sys.url}/guilds/${G}`);
       await page.getByRole('article', { name: 'Role link Supporter' }).waitFor();
-      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(17, 19, 26)');
+      expect(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')).toBe('rgb(17, 19, 26)');
       await screenshot(page, 'dark-theme');
     } finally {
       await page.emulateMedia({ colorScheme: 'light' });
