@@ -6,8 +6,10 @@
 #   postgres:17 and redis:7.4, which Debian does not package)
 # Each is pulled first; only when that fails is it built, from a Debian bookworm minbase root filesystem
 # (debootstrap from Debian's mirror). Images already present are kept.
-#   bash scripts/deploy/base-images.sh            prints the POSTGRES_IMAGE=… and REDIS_IMAGE=… lines to use
+#   bash scripts/deploy/base-images.sh [out]   prints (or writes to the file out) the POSTGRES_IMAGE=… and
+#                                              REDIS_IMAGE=… lines for docker-compose.yml
 set -euo pipefail
+out=${1:-/dev/stdout}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=lib.sh
@@ -97,5 +99,4 @@ if have_image "$redis_official" || timeout 60 "$DOCKER" pull -q "$redis_official
   redis=redis:7.0-bookworm
   build_service redis "$redis"
 fi
-echo "POSTGRES_IMAGE=$pg"
-echo "REDIS_IMAGE=$redis"
+printf 'POSTGRES_IMAGE=%s\nREDIS_IMAGE=%s\n' "$pg" "$redis" >"$out"
