@@ -88,6 +88,10 @@ export type RunningService = {
   /** The process's resident set now (VmRSS), in bytes. */
   rss(): number;
   output(): string;
+  /** Resolves once the output (stdout and stderr) matches `pattern`. */
+  logged(pattern: RegExp): Promise<void>;
+  /** Resolves with the exit code (null when a signal ended the process). */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 };
 
@@ -106,9 +110,18 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
     env: { ...process.env, ...(form === 'compiled' ? { NODE_OPTIONS: imageCommand(name).nodeOptions } : {}), ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
   });
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const waiting = new Set<{ pattern: RegExp; resolve: () => void }>();
+  const onOutput = (b: Buffer) => {
+    out += b.toString();
+    for (const w of waiting) {
+      if (!w.pattern.test(out)) continue;
+      waiting.delete(w);
+      w.resolve();
+    }
+  };
+  child.stdout!.on('data', onOutput);
+  child.stderr!.on('data', onOutput);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
@@ -135,6 +148,8 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
     startCpuMs,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
     output: () => out,
+    logged: (pattern) => (pattern.test(out) ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ pattern, resolve }))),
+    exited,
     stop,
   };
 }

@@ -33,7 +33,24 @@ export const envFields = {
         .filter(Boolean),
     ),
   queuePrefix: z.string().default('rolelink'),
+  /**
+   * How long a SIGTERMed service keeps serving (answering /readyz 503) before it stops listening. Unset:
+   * PRODUCTION_DRAIN_MS in production, 0 elsewhere (local runs and tests stop at once); see drainMs().
+   * At most 20 s, inside the 25 s shutdown deadline.
+   */
+  shutdownDrainMs: z.coerce.number().int().min(0).max(20_000).optional(),
 };
+
+/**
+ * The readiness probe's period × failure threshold in k8s/*.yaml (5 s × 2): after this long a probe has
+ * seen the 503 and every load balancer has stopped sending new connections to the pod.
+ */
+export const PRODUCTION_DRAIN_MS = 10_000;
+
+/** The drain window of a parsed env: SHUTDOWN_DRAIN_MS, or its default for NODE_ENV. */
+export function drainMs(env: { NODE_ENV: string; SHUTDOWN_DRAIN_MS?: number | undefined }): number {
+  return env.SHUTDOWN_DRAIN_MS ?? (env.NODE_ENV === 'production' ? PRODUCTION_DRAIN_MS : 0);
+}
 
 export function decodeKey(value: string): Buffer | null {
   if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');

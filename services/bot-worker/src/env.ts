@@ -5,6 +5,7 @@ import { envFields, parseEnv } from '@rolelink/runtime';
 export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
+  SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
   DATABASE_URL: envFields.databaseUrl,
   REDIS_URL: envFields.redisUrl,
   QUEUE_PREFIX: envFields.queuePrefix,

@@ -6,6 +6,7 @@ export const envSchema = z
   .object({
     NODE_ENV: envFields.nodeEnv,
     LOG_LEVEL: envFields.logLevel,
+    SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
     DASHBOARD_PORT: envFields.port(3001),
     DASHBOARD_HOST: z.string().default('0.0.0.0'),
     /**
