@@ -46,9 +46,9 @@ export function serviceArgs(name: ServiceName, form: Form, packageDir = path.joi
 }
 
 /**
- * Settings every service accepts in production mode, with throwaway secrets. The bot worker's platform
- * (the emulator's default URL) is not called before a job arrives, so readiness needs PostgreSQL and
- * Redis only.
+ * Settings every service accepts in production mode, with throwaway secrets (long enough for the
+ * production rule). The bot worker's platform is a name that never resolves: it is not called before a
+ * job arrives, so readiness needs nothing from it. No drain window: tests and benchmarks stop at once.
  */
 export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix: string): Record<string, string> {
   return {
@@ -57,11 +57,14 @@ export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: queuePrefix,
+    SHUTDOWN_DRAIN_MS: '0',
     ROLELINK_SECRET_KEY: randomBytes(32).toString('hex'),
     DASHBOARD_SESSION_SECRET: randomBytes(32).toString('hex'),
     DASHBOARD_PUBLIC_URL: 'https://dashboard.invalid',
+    PLATFORM_API_URL: 'https://platform.invalid/api',
+    PLATFORM_BOT_TOKEN: randomBytes(32).toString('hex'),
     PLATFORM_OAUTH_CLIENT_ID: 'startup-check',
-    PLATFORM_OAUTH_CLIENT_SECRET: 'startup-check',
+    PLATFORM_OAUTH_CLIENT_SECRET: randomBytes(16).toString('hex'),
   };
 }
 
