@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(source);
-  const declared = schema instanceof z.ZodObject ? Object.keys(schema.shape as Record<string, unknown>) : [];
+  const declared = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
   const problems = [
     ...(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
     ...(declared.includes('NODE_ENV') && source.NODE_ENV === 'production' ? productionProblems(declared, source) : []),
