@@ -17,8 +17,8 @@ function get(s: Serving, agent: http.Agent, path = '/'): Promise<Answer> {
   });
 }
 
-async function started(app: http.RequestListener): Promise<Serving> {
-  const s = serve(app, { name: 'test', port: 0, host: '127.0.0.1', portVar: 'TEST_PORT', logger: silentLogger() });
+async function started(app: http.RequestListener, drainMs = 0): Promise<Serving> {
+  const s = serve(app, { name: 'test', port: 0, host: '127.0.0.1', portVar: 'TEST_PORT', logger: silentLogger(), drainMs });
   await new Promise((r) => s.server.once('listening', r));
   return s;
 }
@@ -57,7 +57,7 @@ describe('serve', () => {
     agent.destroy();
   });
 
-  it('closes the socket of an answer whose headers went out before draining, once that answer ends', async () => {
+  it('closes the socket of an answer whose headers went out before draining as soon as that answer ends, inside the drain window', async () => {
     let finish = () => undefined as void;
     let headersOut = () => undefined as void;
     const sent = new Promise<void>((r) => (headersOut = r));
@@ -66,22 +66,29 @@ describe('serve', () => {
       res.write('part 1, ');
       finish = () => void res.end('part 2');
       headersOut();
-    });
+    }, 60_000);
     const agent = new http.Agent({ keepAlive: true });
     const answer = get(s, agent);
     await sent;
-    const draining = s.drain();
-    finish();
-    const a = await answer;
-    expect(a).toMatchObject({ body: 'part 1, part 2', connection: 'keep-alive' });
-    await a.socketClosed;
-    await draining;
-    agent.destroy();
+    // The window's timer never fires on its own here: the socket must close while the server still listens.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const draining = s.drain();
+      finish();
+      const a = await answer;
+      expect(a).toMatchObject({ body: 'part 1, part 2', connection: 'keep-alive' });
+      await a.socketClosed;
+      expect(s.server.listening).toBe(true);
+      await jest.advanceTimersByTimeAsync(60_000);
+      await draining;
+    } finally {
+      jest.useRealTimers();
+      agent.destroy();
+    }
   });
 
   it('keeps serving during the drain window, each answer with Connection: close, and is safe to drain twice', async () => {
-    const s = serve((_req, res) => res.end('still here'), { name: 'test', port: 0, host: '127.0.0.1', portVar: 'TEST_PORT', logger: silentLogger(), drainMs: 60_000 });
-    await new Promise((r) => s.server.once('listening', r));
+    const s = await started((_req, res) => res.end('still here'), 60_000);
     const agent = new http.Agent({ keepAlive: true });
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     try {

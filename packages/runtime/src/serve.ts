@@ -49,9 +49,14 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
   let draining: Promise<void> | null = null;
 
   const closeAfter = (res: ServerResponse) => {
-    if (!res.headersSent) res.setHeader('Connection', 'close');
-    // Headers already sent said keep-alive; end the socket once this answer is out.
-    else res.once('finish', () => res.socket?.end());
+    if (!res.headersSent) {
+      res.setHeader('Connection', 'close');
+      return;
+    }
+    // Headers already sent said keep-alive; end the socket once this answer is out. Taken now: Node
+    // detaches it from the response before our 'finish' listener runs.
+    const socket = res.socket;
+    res.once('finish', () => socket?.end());
   };
   const server = http.createServer((req, res) => {
     inFlight.add(res);
