@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import { runReadinessChecks, type ReadinessCheck } from './health';
 import { trackRoute } from './route-template';
 
 export { UNMATCHED_ROUTE } from './route-template';
@@ -19,6 +20,7 @@ export const MetricName = {
   pluginCalls: 'rolelink_plugin_calls_total',
   pluginCallDuration: 'rolelink_plugin_call_duration_seconds',
   pluginHealth: 'rolelink_plugin_health_links',
+  dependencyUp: 'rolelink_dependency_up',
 } as const;
 
 /** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
@@ -56,6 +58,11 @@ export type Metrics = {
   pluginCallDuration(): Histogram<'call'>;
   /** rolelink_plugin_health_links{status}: how many links' plugins are in each state (healthy | degraded | unhealthy | unreachable). */
   pluginHealth(): Gauge<'status'>;
+  /**
+   * rolelink_dependency_up{dependency}: 1 when the probe answers within 2 s, else 0, run at scrape time.
+   * Where shared dependencies (PostgreSQL, Redis) are watched; readiness deliberately ignores them.
+   */
+  dependencies(probes: Record<string, ReadinessCheck>): Gauge<'dependency'>;
 };
 
 /**
@@ -123,5 +130,16 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
     pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
     pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
+    dependencies(probes) {
+      return gauge({
+        name: MetricName.dependencyUp,
+        help: 'Whether a shared dependency (db, redis) answered its probe at scrape time: 1 up, 0 down',
+        labelNames: ['dependency'],
+        async collect() {
+          const report = await runReadinessChecks(probes);
+          for (const [dependency, result] of Object.entries(report.checks)) this.set({ dependency }, result.status === 'up' ? 1 : 0);
+        },
+      });
+    },
   };
 }

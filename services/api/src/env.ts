@@ -5,6 +5,7 @@ import { envFields, parseEnv } from '@rolelink/runtime';
 export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
+  SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
   API_PORT: envFields.port(3000),
   API_HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: envFields.databaseUrl,

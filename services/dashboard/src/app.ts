@@ -17,7 +17,7 @@ import { staticApp } from './web-app/static-app';
 export type DashboardDeps = {
   logger: Logger;
   metrics: Metrics;
-  /** Dependency probes for /readyz, e.g. `{ db: () => pingDatabase(pool), redis: () => redis.ping() }`. */
+  /** Checks of this process for /readyz (none today); never PostgreSQL or Redis (healthRouter says why). */
   readiness: Record<string, ReadinessCheck>;
   /** True once shutdown began: /readyz answers 503 so traffic moves elsewhere first. */
   draining: () => boolean;
