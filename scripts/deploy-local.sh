@@ -88,9 +88,11 @@ ensure_env() {
     echo "ROLELINK_SECRET_KEY=$(openssl rand -hex 32)"
     echo "POSTGRES_PASSWORD=$(openssl rand -hex 16)"
     echo "DASHBOARD_SESSION_SECRET=$(openssl rand -hex 32)"
-    echo "PLATFORM_BOT_TOKEN=emulator-bot-token"
+    # Fresh, long secrets for the emulator too (docker-compose.local.yml hands them to it): the services
+    # run with NODE_ENV=production, whose rule refuses the emulator's well-known defaults and short secrets.
+    echo "PLATFORM_BOT_TOKEN=$(openssl rand -hex 24)"
     echo "PLATFORM_OAUTH_CLIENT_ID=rolelink-dashboard"
-    echo "PLATFORM_OAUTH_CLIENT_SECRET=emulator-oauth-secret"
+    echo "PLATFORM_OAUTH_CLIENT_SECRET=$(openssl rand -hex 24)"
   } >.env
   touch "$state/env-written"
 }
