@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
+import { ingressChecks } from './ingress';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
 
@@ -152,5 +153,6 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   problems.push(...unknownFieldProblems(objects));
   conventionChecks(all, dir, problems);
   networkPolicyChecks(all, problems);
+  ingressChecks(all, problems);
   return { checked: objects.length, problems };
 }

@@ -72,6 +72,9 @@ describe('deployment manifests', () => {
     copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
     copy.edit('k8s/network-policies.yaml', / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
     copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
+    // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
+    copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
+    copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
     expect(code).toBe(1);
@@ -88,5 +91,7 @@ describe('deployment manifests', () => {
     expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);
     expect(out).toContain('a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required');
     expect(out).toContain('images run node dist/…, not TypeScript through tsx');
+    expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
+    expect(out).toContain('/reference/ is not routed to rolelink-api');
   });
 });
