@@ -1,6 +1,7 @@
 // Validates the deployment manifests without a cluster or a Docker engine (CI runs it through jest):
 //   - every Kubernetes object in k8s/ against the Kubernetes API schemas (npm: kubernetes-models),
-//     plus selector/reference/probe/resource/grace-period conventions;
+//     plus selector/reference/probe/resource/grace-period/ingress/migration-gate conventions, and the
+//     same objects as `kubectl kustomize k8s/` renders them (skipped, and said, without kubectl);
 //   - docker-compose.yml against the Compose Specification schema (shipped by npm: dclint) with ajv,
 //     plus health-check and dependency-order conventions.
 //   tsx scripts/validate-manifests.ts [--k8s <dir>] [--compose <file>]
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(`manifests valid: ${k8s.checked} Kubernetes object(s) in ${path.relative(process.cwd(), k8sDir) || '.'}, ${path.relative(process.cwd(), composeFile)}`);
+  console.log(typeof k8s.rendered === 'number' ? `kubectl kustomize: ${k8s.rendered} rendered object(s) valid` : `skipped: ${k8s.rendered}`);
 }
 
 main().catch((err: unknown) => {

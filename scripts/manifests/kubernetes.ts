@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
 import { ingressChecks } from './ingress';
+import { migrationGateProblems, renderKustomization } from './kustomize';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
 
@@ -145,7 +146,7 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
   }
 }
 
-export async function validateKubernetes(dir: string): Promise<{ checked: number; problems: Problem[] }> {
+export async function validateKubernetes(dir: string): Promise<{ checked: number; rendered: number | string; problems: Problem[] }> {
   const problems: Problem[] = [];
   const all = loadManifests(dir, problems);
   const objects = all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)));
@@ -154,5 +155,11 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   conventionChecks(all, dir, problems);
   networkPolicyChecks(all, problems);
   ingressChecks(all, problems);
-  return { checked: objects.length, problems };
+  problems.push(...migrationGateProblems(all, { exact: false }));
+  // The same objects as kubectl apply -k sends them (images, namespaces set by the kustomization).
+  const render = renderKustomization(dir, problems);
+  if ('skipped' in render) return { checked: objects.length, rendered: render.skipped, problems };
+  for (const m of render.rendered) await schemaCheck(m, problems);
+  problems.push(...migrationGateProblems(render.rendered, { exact: true }));
+  return { checked: objects.length, rendered: render.rendered.length, problems };
 }

@@ -49,6 +49,8 @@ describe('deployment manifests', () => {
   it('validate against the Kubernetes and Compose schemas and the service conventions', async () => {
     const { code, out } = await validate();
     expect(out).toMatch(/manifests valid: \d+ Kubernetes object/);
+    // kubectl (with its built-in kustomize) is on the machines this runs on; the validator says when it is not.
+    expect(out).toMatch(/kubectl kustomize: \d+ rendered object\(s\) valid|skipped: kubectl not found/);
     expect(code).toBe(0);
   });
 
@@ -72,6 +74,10 @@ describe('deployment manifests', () => {
     copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
     copy.edit('k8s/network-policies.yaml', / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
     copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
+    // Migrations: a Deployment without the wait-for-migrations gate; one whose gate runs another image than
+    // the Job once kustomize has set the tags (the kustomization's images: entry does not match its name).
+    copy.edit('k8s/plugin-broker.yaml', /      initContainers:\n[\s\S]*?(?=      containers:)/, '');
+    copy.edit('k8s/dashboard.yaml', 'image: rolelink/migrate:0.1.0', 'image: registry.example.com/rolelink/migrate:0.1.0');
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
     copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
@@ -93,5 +99,7 @@ describe('deployment manifests', () => {
     expect(out).toContain('images run node dist/…, not TypeScript through tsx');
     expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
     expect(out).toContain('/reference/ is not routed to rolelink-api');
+    expect(out).toContain('plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required');
+    expect(out).toMatch(/\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/);
   });
 });
