@@ -23,7 +23,11 @@ export function migrationGateProblems(all: Manifest[], { exact }: { exact: boole
   for (const d of all.filter((m) => m.doc.kind === 'Deployment')) {
     const fail = (message: string) => problems.push({ file: d.file, where: at(d), message });
     const gate = asArray(get(d.doc, 'spec', 'template', 'spec', 'initContainers')).find(
-      (c) => String(get(c, 'image')).split(':')[0]?.endsWith(MIGRATE_IMAGE) && asArray(get(c, 'command')).concat(asArray(get(c, 'args'))).includes('wait'),
+      (c) =>
+        String(get(c, 'image')).split(':')[0]?.endsWith(MIGRATE_IMAGE) &&
+        asArray(get(c, 'command'))
+          .concat(asArray(get(c, 'args')))
+          .includes('wait'),
     );
     if (!gate) {
       fail('an init container running the migrate image\'s "wait" is required (new pods must not start on an old schema)');

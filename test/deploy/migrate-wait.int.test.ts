@@ -95,7 +95,7 @@ describe('migrate status and wait', () => {
   it('waits on a migration that started and never finished (a failed Job), naming it', async () => {
     await database(true);
     // What Prisma leaves when a migration fails: its row with no finished_at. Here the newest one.
-    await sql(url, "UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)");
+    await sql(url, 'UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)');
     const status = await migrate('status');
     expect(status.out).toMatch(/started, not finished .*: \d{14}_\w+/);
     expect(status.code).toBe(1);
@@ -112,10 +112,7 @@ describe('migrate status and wait', () => {
   it('lets the previous release start on a database that is ahead of it (a rollback)', async () => {
     await database(true);
     // A newer release's migration, applied before the rollout was undone.
-    await sql(
-      url,
-      "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ('00000000-0000-4000-8000-000000000001', 'x', '29990101000000_next_release', now(), now(), 1)",
-    );
+    await sql(url, "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ('00000000-0000-4000-8000-000000000001', 'x', '29990101000000_next_release', now(), now(), 1)");
     const status = await migrate('status');
     expect(status.out).toContain('applied, not shipped by this image (the database is ahead; fine for a rollback, docs/operations.md): 29990101000000_next_release');
     expect(status.code).toBe(0);
