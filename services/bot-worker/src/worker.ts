@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
+import { readSyncLag } from '@rolelink/db';
 import { Consumer, Producer } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
@@ -42,6 +43,8 @@ export type BotWorker = {
 export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   const producer = new Producer(QueueName.roleSync, o.redis, o.prefix);
   reportQueueDepth(o.metrics, producer);
+  // Every replica reports the same figures (they are the database's): dashboards and alerts take max().
+  o.metrics?.syncLag(() => readSyncLag(o.db));
   const consumer = new Consumer(QueueName.roleSync, roleSyncHandlers(o, followUps(producer)), {
     connection: o.workerRedis,
     prefix: o.prefix,
