@@ -46,7 +46,7 @@ export function renderKustomization(dir: string, problems: Problem[]): { rendere
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
     if (e.code === 'ENOENT') return { skipped: 'kubectl not found: the kustomize render was not checked' };
-    problems.push({ file: 'kustomization.yaml', where: 'kubectl kustomize', message: (e.stderr ?? e.message).trim() });
+    problems.push({ file: 'kustomization.yaml', where: `kubectl kustomize ${dir}`, message: (e.stderr ?? e.message).trim() });
     return { rendered: [] };
   }
   const rendered = parseAllDocuments(text).map((d, index) => ({ file: '(kubectl kustomize)', index, doc: d.toJS() as Record<string, unknown> }));

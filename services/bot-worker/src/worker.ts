@@ -57,7 +57,10 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   });
   const { worker } = consumer;
   worker.on('error', (err) => o.logger.error('worker error', { err }));
-  worker.on('failed', (job, err) => o.logger.warn('job failed', { jobId: job?.id, name: job?.name, err: err.message }));
+  worker.on('failed', (job, err) => {
+    const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
+    o.logger.warn('job failed', { jobId: job?.id, name: job?.name, ...(requestId !== undefined && { requestId }), err: err.message });
+  });
 
   if (o.reconcileEveryMs !== null) {
     await producer.queue.upsertJobScheduler('reconcile', { every: o.reconcileEveryMs }, { name: 'reconcile', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
