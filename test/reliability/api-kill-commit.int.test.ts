@@ -8,11 +8,14 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 // Issue 23 item 6: a rollout (or an OOM kill) ends the API process in the middle of a commit, which may run
 // far longer than the pods' 35 s grace period. The commit's transaction must roll back cleanly (old list,
 // upload session still open with its staged IDs) and the client's retry, to a new process, must succeed.
+// The commit carries an Idempotency-Key (the SDK's default), whose claim must be free again once the
+// killed process's transaction is gone (it stayed 'in progress' for 32 minutes before: 409 to every retry).
 // The commit is held at a known point deterministically: the test holds a SHARE lock on link_user, so the
 // commit's transaction has begun and waits at its first write of the list — where a long commit spends
 // its time — when the API is SIGKILLed (no grace at all: the worst case of a rollout).
 
 const STAGED = 20_000;
+const KEY = { 'Idempotency-Key': 'commit-after-kill-1' };
 
 let db: TestDb;
 let prefix: string;
@@ -67,7 +70,8 @@ describe('the API killed in the middle of a commit', () => {
     try {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE link_user IN SHARE MODE');
-      const first = call(api, 'POST', `${base()}/upload/${uploadId}/commit`).then(
+      // With an Idempotency-Key, as the plugin SDK sends commits: its claim must not outlive the process.
+      const first = call(api, 'POST', `${base()}/upload/${uploadId}/commit`, undefined, KEY).then(
         (r) => r.status,
         (err: Error) => err.message,
       );
@@ -97,7 +101,7 @@ describe('the API killed in the middle of a commit', () => {
     expect(session[0]).toEqual({ closed: false, staged: STAGED });
 
     api = await startApi(env());
-    const retried = await call(api, 'POST', `${base()}/upload/${uploadId}/commit`);
+    const retried = await call(api, 'POST', `${base()}/upload/${uploadId}/commit`, undefined, KEY);
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as { data: { user_count: number } }).data.user_count).toBe(STAGED);
     expect(await listOf(db, link.linkId)).toEqual(userIds(STAGED));
