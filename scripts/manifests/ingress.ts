@@ -32,10 +32,11 @@ export function ingressChecks(all: Manifest[], problems: Problem[]): void {
       .filter((p) => get(p, 'backend', 'service', 'name') === 'rolelink-api');
     if (!apiPaths.length) continue;
     for (const want of API_PATHS) if (!apiPaths.some((p) => routes(p, want))) fail(`${want} is not routed to rolelink-api`);
-    const size = get(i.doc, 'metadata', 'annotations', BODY_SIZE);
+    const annotated = get(i.doc, 'metadata', 'annotations', BODY_SIZE);
     // nginx's default is 1m when the annotation is absent.
-    if (sizeInBytes(typeof size === 'string' ? size : '1m') <= sizeInBytes(LIST_BODY_LIMIT)) {
-      fail(`${BODY_SIZE} (${String(size ?? '1m (default)')}) must exceed the API's body limit (${LIST_BODY_LIMIT}), or nginx answers 413 in HTML`);
+    const size = typeof annotated === 'string' ? annotated : '1m';
+    if (sizeInBytes(size) <= sizeInBytes(LIST_BODY_LIMIT)) {
+      fail(`${BODY_SIZE} (${size}) must exceed the API's body limit (${LIST_BODY_LIMIT}), or nginx answers 413 in HTML`);
     }
   }
 }

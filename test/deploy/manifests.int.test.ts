@@ -78,7 +78,7 @@ describe('deployment manifests', () => {
     copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
     // Migrations: a Deployment without the wait-for-migrations gate; one whose gate runs another image than
     // the Job once kustomize has set the tags (the kustomization's images: entry does not match its name).
-    copy.edit('k8s/plugin-broker.yaml', /      initContainers:\n[\s\S]*?(?=      containers:)/, '');
+    copy.edit('k8s/plugin-broker.yaml', / {6}initContainers:\n[\s\S]*?(?= {6}containers:)/, '');
     copy.edit('k8s/dashboard.yaml', 'image: rolelink/migrate:0.1.0', 'image: registry.example.com/rolelink/migrate:0.1.0');
     // Monitoring: an alert threshold its unit test does not expect, a dashboard query with a misspelt metric
     // and one that is not PromQL.
