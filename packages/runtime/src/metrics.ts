@@ -129,8 +129,14 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     },
     syncLag(sample) {
       // prom-client collects the metrics of one scrape concurrently: the four share the scrape's one query.
+      // A failed read (PostgreSQL down) reports NaN, unknown, rather than failing the whole scrape: the
+      // process's other metrics still go out, and no alert compares NaN as above its threshold.
+      const UNKNOWN: SyncLagSample = { linksBehind: NaN, pendingChanges: NaN, maxLinkPendingChanges: NaN, oldestUnappliedSeconds: NaN };
       let inflight: Promise<SyncLagSample> | null = null;
-      const shared = () => (inflight ??= sample().finally(() => (inflight = null)));
+      const shared = () =>
+        (inflight ??= sample()
+          .catch(() => UNKNOWN)
+          .finally(() => (inflight = null)));
       const lagGauge = (name: string, help: string, pick: (s: SyncLagSample) => number) =>
         gauge({
           name,
