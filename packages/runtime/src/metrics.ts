@@ -21,6 +21,10 @@ export const MetricName = {
   pluginCallDuration: 'rolelink_plugin_call_duration_seconds',
   pluginHealth: 'rolelink_plugin_health_links',
   dependencyUp: 'rolelink_dependency_up',
+  syncLinksBehind: 'rolelink_sync_links_behind',
+  syncPendingChanges: 'rolelink_sync_pending_changes',
+  syncMaxLinkPendingChanges: 'rolelink_sync_link_pending_changes_max',
+  syncOldestUnapplied: 'rolelink_sync_oldest_unapplied_seconds',
 } as const;
 
 /** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
@@ -31,6 +35,7 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type QueueDepthSample = { queue: string; state: string; count: number };
+type SyncLagSample = { linksBehind: number; pendingChanges: number; maxLinkPendingChanges: number; oldestUnappliedSeconds: number };
 
 export type Metrics = {
   readonly service: string;
@@ -44,6 +49,12 @@ export type Metrics = {
   handler(): RequestHandler;
   /** rolelink_queue_jobs{queue,state}: read at scrape time from `sample` (e.g. BullMQ getJobCounts). */
   queueDepth(sample: () => Promise<QueueDepthSample[]>): Gauge<'queue' | 'state'>;
+  /**
+   * The sync lag gauges, read at scrape time from one `sample` shared by the four (one query per scrape):
+   * rolelink_sync_links_behind, rolelink_sync_pending_changes (sum over links),
+   * rolelink_sync_link_pending_changes_max, rolelink_sync_oldest_unapplied_seconds. No per-link label.
+   */
+  syncLag(sample: () => Promise<SyncLagSample>): void;
   /** rolelink_job_duration_seconds{queue,job,outcome}; outcome: completed | failed | rate_limited. */
   jobDuration(): Histogram<'queue' | 'job' | 'outcome'>;
   /** rolelink_role_changes_total{action,result}; action: add | remove; result: applied | not_in_guild | missing_permission | failed. */
@@ -122,6 +133,29 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
           for (const { queue, state, count } of await sample()) this.set({ queue, state }, count);
         },
       });
+    },
+    syncLag(sample) {
+      // prom-client collects the metrics of one scrape concurrently: the four share the scrape's one query.
+      // A failed read (PostgreSQL down) reports NaN, unknown, rather than failing the whole scrape: the
+      // process's other metrics still go out, and no alert compares NaN as above its threshold.
+      const UNKNOWN: SyncLagSample = { linksBehind: NaN, pendingChanges: NaN, maxLinkPendingChanges: NaN, oldestUnappliedSeconds: NaN };
+      let inflight: Promise<SyncLagSample> | null = null;
+      const shared = () =>
+        (inflight ??= sample()
+          .catch(() => UNKNOWN)
+          .finally(() => (inflight = null)));
+      const lagGauge = (name: string, help: string, pick: (s: SyncLagSample) => number) =>
+        gauge({
+          name,
+          help,
+          async collect() {
+            this.set(pick(await shared()));
+          },
+        });
+      lagGauge(MetricName.syncLinksBehind, 'Links with list changes the bot worker has not finished applying', (s) => s.linksBehind);
+      lagGauge(MetricName.syncPendingChanges, 'Role changes still to make, summed over links (pending_count)', (s) => s.pendingChanges);
+      lagGauge(MetricName.syncMaxLinkPendingChanges, 'Role changes still to make on the link with the most', (s) => s.maxLinkPendingChanges);
+      lagGauge(MetricName.syncOldestUnapplied, 'Age in seconds of the oldest list change not yet applied to the platform (0: none waiting)', (s) => s.oldestUnappliedSeconds);
     },
     jobDuration: () => histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
     roleChanges: () => counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
