@@ -348,6 +348,32 @@ describe('the dashboard in a real browser', () => {
     expect(sys.emulator.state.holders(G, MODERATOR)).toContain(OWNER.id);
   });
 
+  it('shows the audit log: who created, configured, trusted and deleted links, filtered by action', async () => {
+    await page.goto(`${sys.url}/guilds/${G}`);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const log = page.getByRole('table', { name: 'Admin actions, newest first' });
+    await log.waitFor();
+    // The Moderator link deleted just before, as the owner, through the dashboard: the newest entry.
+    const newest = log.locator('tbody tr').first();
+    await expect(newest.getByRole('cell').nth(2).textContent()).resolves.toBe('Link deleted');
+    await expect(newest.getByRole('cell').nth(1).textContent()).resolves.toBe('demo_ownerdashboard');
+    for (const action of ['Link created', 'Configuration saved', 'Marked trusted', 'Removals applied']) await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    // Field names only, never the values (the form held a signing secret).
+    await log
+      .getByText(/Fields: .*webhook_secret.*values are not recorded/)
+      .first()
+      .waitFor();
+    await expect(page.getByText('a-signing-secret-of-24ch').count()).resolves.toBe(0);
+    await screenshot(page, 'audit-log');
+    await page.getByLabel('Action').selectOption({ label: 'Link created' });
+    expect(
+      await eventually(
+        async () => [...new Set(await log.locator('tbody tr td:nth-child(3)').allTextContents())],
+        (actions) => actions.length === 1,
+      ),
+    ).toEqual(['Link created']);
+  });
+
   it('deletes a link with "also remove the role" ticked: the members it gave the role to lose it, an earlier holder keeps it', async () => {
     const holders = sys.emulator.state.holders(G, SUPPORTER);
     expect(holders).toContain(EARLIER_HOLDER);

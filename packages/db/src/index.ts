@@ -24,3 +24,4 @@ export * from './guilds.repo';
 export * from './link-admin.repo';
 export * from './member-lookup.repo';
 export * from './sync-lag.repo';
+export * from './admin-audit.repo';
