@@ -190,3 +190,44 @@ export type AuditEntryView = {
 export type AuditLogView = { entries: AuditEntryView[]; next_before: string | null };
 /** The dashboard's answer adds each entry's role as the platform has it now (null: deleted there). */
 export type DashboardAuditLog = { entries: (AuditEntryView & { role: DashboardRole | null })[]; next_before: string | null };
+
+/** Events that notify the owner (issue 20, part 3; docs/dashboard.md "Notifications"). */
+export const NOTIFY_KINDS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered'] as const;
+export type NotifyKind = (typeof NOTIFY_KINDS)[number];
+
+/** PUT /dashboard-api/guilds/:guildId/notifications/settings. `channel_id` null: no channel message. */
+export const notifySettingsBody = z
+  .object({
+    events: z.array(z.enum(NOTIFY_KINDS)).max(NOTIFY_KINDS.length),
+    dm_owner: z.boolean(),
+    channel_id: snowflake.nullable(),
+  })
+  .strict();
+export type NotifySettings = z.infer<typeof notifySettingsBody>;
+/** GET …/notifications/settings adds the guild's text channels, for the picker. */
+export type DashboardNotifySettings = NotifySettings & { channels: { id: string; name: string }[] };
+
+/** GET /dashboard-api/guilds/:guildId/notifications: newest first, pages by `before`. */
+export const notificationsQuery = z
+  .object({
+    before: z
+      .string()
+      .regex(/^\d{1,19}$/, 'must be a notification id')
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+export type NotificationView = {
+  id: string;
+  kind: NotifyKind;
+  role_id: string | null;
+  created_at: string;
+  detail: Record<string, unknown> | null;
+  /** pending | sent | folded | off | failed */
+  delivery: string;
+  delivered_to: string[];
+  read: boolean;
+};
+export type DashboardNotifications = { notifications: NotificationView[]; unread: number; next_before: string | null };
+/** POST …/notifications/read: marks these (or, with `all`, every) notification read. */
+export const notificationsReadBody = z.union([z.object({ ids: z.array(z.string().regex(/^\d{1,19}$/)).min(1).max(200) }).strict(), z.object({ all: z.literal(true) }).strict()]);

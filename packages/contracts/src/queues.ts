@@ -6,6 +6,7 @@ import { snowflake } from './snowflake';
 export const QueueName = {
   roleSync: 'role-sync',
   pluginCalls: 'plugin-calls',
+  notify: 'notify',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -38,6 +39,12 @@ export const jobCatalog = {
     'submit-config': z.object({ linkId, config: z.record(z.string(), z.unknown()), deadline: z.number().int().positive() }),
     'health-poll': z.object({}),
     'health-check': z.object({ pluginUrl: z.string() }),
+  },
+  // Notifications (services/bot-worker): the rows are the outbox; `sweep` (scheduled) finds guilds with
+  // pending rows and asks for a `deliver` per guild, which sends at most one message per event kind.
+  [QueueName.notify]: {
+    sweep: z.object({}),
+    deliver: z.object({ guildId: snowflake }),
   },
 } as const;
 
@@ -73,6 +80,12 @@ export const jobDedup = {
       continue: (_data, delayMs) => ({ id: 'reconcile-continue', ttl: Math.max(1_000, delayMs) }),
       /** The local stack's reconcile at start (scripts/stack.ts): one a minute, however often it restarts. */
       stackStart: () => ({ id: 'stack-start-reconcile', ttl: 60_000 }),
+    },
+  },
+  [QueueName.notify]: {
+    deliver: {
+      /** One waiting delivery per guild: a sweep that finds the guild again while one waits adds nothing. */
+      due: ({ guildId }) => ({ id: `notify-${guildId}`, keepLastIfActive: true }),
     },
   },
 } as const satisfies { [Q in QueueName]?: { [N in JobName<Q>]?: Record<string, DedupRule<Q, N>> } };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
+import { recordRemovalHeldNotification } from './notifications.repo';
 import type { Queryable } from './queryable';
 
 export type HeldChange = { changeId: string; previous: number; next: number; removals: number; createdAt: Date; confirmedAt: Date | null };
@@ -12,6 +13,8 @@ export async function recordHeldChange(db: Queryable, linkId: string, c: { previ
      RETURNING change_id AS "changeId", previous, next, removals, created_at AS "createdAt", confirmed_at AS "confirmedAt"`,
     [changeId, linkId, c.previous, c.next, c.removals],
   );
+  // The owner hears of it (issue 20, part 3) in the same transaction: a held write that rolls back notifies nobody.
+  await recordRemovalHeldNotification(db, linkId, c);
   return rows[0]!;
 }
 

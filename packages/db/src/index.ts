@@ -25,3 +25,4 @@ export * from './link-admin.repo';
 export * from './member-lookup.repo';
 export * from './sync-lag.repo';
 export * from './admin-audit.repo';
+export * from './notifications.repo';

@@ -78,7 +78,7 @@ export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOut
       if (!link.trusted && isLargeRemoval(previous, next, removals)) {
         const confirmation = await findConfirmation(c, input.linkId, input.confirm);
         if (!confirmation || 'invalid' in confirmation) {
-          // The only thing a held attempt writes is its record (for the dashboard's Apply removals).
+          // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
           const change = await recordHeldChange(c, input.linkId, { previous, next, removals });
           return { kind: 'held', change, note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined };
         }

@@ -7,6 +7,9 @@ import { RateLimits } from './rate-limits';
 import { parseSeed, type EmulatorSeed } from './seed';
 import { StatsCounters, type EmulatorStats } from './stats';
 
+/** A message the bot sent: to a DM channel (recipientId) or a guild's text channel (guildId). */
+export type SentMessage = { id: string; channelId: string; recipientId: string | null; guildId: string | null; content: string; at: string };
+
 export type EmulatorStateOptions = {
   botToken: string;
   botUserId: string;
@@ -34,6 +37,11 @@ export class EmulatorState {
   readonly oauth: OAuthStore;
   private cfg: EmulatorConfig;
   private readonly guilds = new Map<string, GuildState>();
+  /** Messages the bot sent (DMs and guild channels), oldest first: tests read them here. */
+  readonly messages: SentMessage[] = [];
+  /** DM channel id per recipient: POST /users/@me/channels answers the same channel every time, as the platform does. */
+  private readonly dmChannels = new Map<string, string>();
+  private nextChannelId = 800000000000000000n;
 
   constructor(options: EmulatorStateOptions) {
     this.botToken = options.botToken;
@@ -77,6 +85,45 @@ export class EmulatorState {
     this.limits.reset();
     this.counters.reset();
     this.audit.clear();
+    this.messages.length = 0;
+    this.dmChannels.clear();
+  }
+
+  /** Whether the user is a member of any guild (the platform knows them; a DM can be opened). */
+  knowsUser(userId: string): boolean {
+    const id = BigInt(userId);
+    return this.allGuilds().some((g) => g.members.has(id) || g.ownerId === userId);
+  }
+
+  /** The bot's DM channel with the user, opened on first use. */
+  dmChannel(recipientId: string): string {
+    let id = this.dmChannels.get(recipientId);
+    if (id === undefined) {
+      id = String(this.nextChannelId++);
+      this.dmChannels.set(recipientId, id);
+    }
+    return id;
+  }
+
+  /** Where a channel id leads: a DM (its recipient) or a guild's text channel; undefined when unknown. */
+  channel(channelId: string): { kind: 'dm'; recipientId: string } | { kind: 'guild'; guildId: string } | undefined {
+    for (const [recipientId, id] of this.dmChannels) if (id === channelId) return { kind: 'dm', recipientId };
+    const guild = this.allGuilds().find((g) => g.channels.some((c) => c.id === channelId));
+    return guild && { kind: 'guild', guildId: guild.id };
+  }
+
+  postMessage(channelId: string, content: string): SentMessage {
+    const target = this.channel(channelId);
+    if (!target) throw new Error(`unknown channel ${channelId}`);
+    const message: SentMessage = {
+      id: String(this.nextChannelId++),
+      channelId,
+      ...(target.kind === 'dm' ? { recipientId: target.recipientId, guildId: null } : { recipientId: null, guildId: target.guildId }),
+      content,
+      at: new Date(this.now()).toISOString(),
+    };
+    this.messages.push(message);
+    return message;
   }
 
   guild(id: string): GuildState | undefined {

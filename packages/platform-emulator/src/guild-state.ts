@@ -1,6 +1,6 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { MemberStore } from './member-store';
-import { DEFAULT_GENERATED_START_ID, type SeedGuild, type SeedRole } from './seed';
+import { DEFAULT_GENERATED_START_ID, type SeedChannel, type SeedGuild, type SeedRole } from './seed';
 
 /** `permissions` is what the platform reports for the role (the bot's role always includes Manage Roles). */
 export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number };
@@ -19,6 +19,8 @@ export class GuildState {
   readonly roles: readonly RoleDef[];
   readonly botRole: RoleDef;
   readonly members: MemberStore;
+  /** Text channels, in seed order (the platform's old default channel had the guild's id: so does ours). */
+  readonly channels: readonly SeedChannel[];
   /** Ids of the members the seed listed one by one (not generated), ascending: who may sign in. */
   readonly seededMemberIds: BigUint64Array;
   private readonly roleIndex: Map<string, RoleDef>;
@@ -29,6 +31,7 @@ export class GuildState {
     this.id = seed.id;
     this.name = seed.name ?? `Guild ${seed.id}`;
     this.ownerId = seed.ownerId;
+    this.channels = seed.channels ?? [{ id: seed.id, name: 'general' }];
     const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
     // The bot was invited with Manage Roles (it could not do its job otherwise); a seed adds to that.
     const botRoleGrant = (id: string) => (id === seed.botRoleId ? PermissionFlagsBits.ManageRoles : 0n);

@@ -28,7 +28,10 @@ export type SeedGuild = {
   members?: SeedMember[];
   /** `count` members with consecutive ids from `startId` (default 100000000000000000), each holding `roles`. */
   generateMembers?: { count: number; startId?: string; roles?: string[] };
+  /** Text channels (GET /guilds/:id/channels, messages). Default: one `general` whose id is the guild's. */
+  channels?: SeedChannel[];
 };
+export type SeedChannel = { id: string; name: string };
 export type EmulatorSeed = { guilds: SeedGuild[] };
 
 export const DEFAULT_GENERATED_START_ID = '100000000000000000';
@@ -61,6 +64,10 @@ export const seedGuildSchema = z
     roles: z.array(seedRole),
     botRoleId: snowflake,
     members: z.array(seedMember).optional(),
+    channels: z
+      .array(z.object({ id: snowflake, name: z.string().min(1).max(100) }))
+      .max(500)
+      .optional(),
     generateMembers: z
       .object({
         count: z.number().int().min(0).max(MAX_GENERATED_MEMBERS),

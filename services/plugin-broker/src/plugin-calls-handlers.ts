@@ -2,7 +2,7 @@ import { DelayedError, type Job, type Queue } from 'bullmq';
 import { PluginCallMessage, type PluginCallResult, type PluginCallValues, type QueueName } from '@rolelink/contracts';
 import type { JobHandlers } from '@rolelink/queue';
 import { AppError } from '@rolelink/runtime';
-import { findPluginUrl, recordHealth } from '@rolelink/db';
+import { findPluginUrl, recordHealth, recordPluginHealthNotifications } from '@rolelink/db';
 import { fetchConfig } from './calls/fetch-config';
 import { registerLink } from './calls/register';
 import { submitConfig } from './calls/submit-config';
@@ -89,6 +89,8 @@ export function pluginCallsHandlers(ctx: BrokerContext, queue: Queue, concurrenc
       try {
         const result = await checkPluginHealth(ctx, pluginUrl);
         await recordHealth(ctx.prisma, pluginUrl, result, new Date(ctx.now()));
+        // The outcome hook of notifications (issue 20, part 3): a transition notifies each link's owner once.
+        await recordPluginHealthNotifications(ctx.prisma, pluginUrl, result.status);
         return { status: result.status };
       } finally {
         healthInFlight--;

@@ -14,6 +14,7 @@ export const unauthorized = () => platformError(401, '401: Unauthorized', 0);
 export const routeNotFound = () => platformError(404, '404: Not Found', 0);
 export const unknownGuild = () => platformError(404, 'Unknown Guild', RESTJSONErrorCodes.UnknownGuild);
 export const unknownMember = () => platformError(404, 'Unknown Member', RESTJSONErrorCodes.UnknownMember);
+export const unknownChannel = () => platformError(404, 'Unknown Channel', RESTJSONErrorCodes.UnknownChannel);
 export const unknownRole = () => platformError(404, 'Unknown Role', RESTJSONErrorCodes.UnknownRole);
 export const missingPermissions = () => platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);
 /** A user token without the scope the route needs (e.g. `guilds` for GET /users/@me/guilds). */

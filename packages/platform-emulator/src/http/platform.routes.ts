@@ -1,4 +1,5 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, type RESTGetAPIGuildChannelsResult } from 'discord-api-types/v10';
 import type { RESTGetAPIGuildMemberResult, RESTGetAPIGuildMembersQuery, RESTGetAPIGuildMembersResult, RESTGetAPIGuildResult, RESTGetAPIGuildRoleMemberCountsResult, RESTGetAPIGuildRolesResult } from 'discord-api-types/v10';
 import { decodeReason } from '../audit-log';
 import type { EmulatorState } from '../emulator-state';
@@ -7,7 +8,7 @@ import { currentUser, currentUserGuilds } from './current-user';
 import { countInvalid, gate, type AuthScheme } from './gate';
 import { tokenHandler } from './oauth-token';
 import { boolQuery, guildOf, intQuery, pathSnowflake, snowflake } from './params';
-import { missingPermissions, routeNotFound, unknownMember, unknownRole } from './platform-errors';
+import { invalidFormBody, missingPermissions, routeNotFound, unknownChannel, unknownMember, unknownRole } from './platform-errors';
 import { renderGuild, renderMember, renderRole } from './render';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -18,7 +19,7 @@ const BOT_OR_USER: readonly AuthScheme[] = ['bot', 'bearer'];
 export function platformRouter(state: EmulatorState): Router {
   const router = Router();
   const route = (method: Method, path: string, kind: BucketKind, handlers: RequestHandler | RequestHandler[], options: RouteOptions = {}) => {
-    const major = path.startsWith('/guilds/:guildId') ? 'guildId' : undefined;
+    const major = path.startsWith('/guilds/:guildId') ? 'guildId' : path.startsWith('/channels/:channelId') ? 'channelId' : undefined;
     const spec = { name: `${method.toUpperCase()} ${path}`, kind, major, ...(options.auth ? { auth: options.auth } : {}) };
     router[method]([path, ...(options.aliases ?? [])], gate(state, spec), ...[handlers].flat());
   };
@@ -65,6 +66,42 @@ export function platformRouter(state: EmulatorState): Router {
     res.json(renderMember(guild, { id, roles }, state.botUserId) satisfies RESTGetAPIGuildMemberResult);
   });
 
+  // Text channels only: the emulator has no voice, category or thread channels.
+  route('get', '/guilds/:guildId/channels', 'route', (req, res) => {
+    const guild = guildOf(state, req);
+    res.json(guild.channels.map((c, position) => textChannel(guild.id, c, position)) satisfies RESTGetAPIGuildChannelsResult);
+  });
+
+  // Notifications (issue 20, part 3): the bot opens a DM with a user, then posts to it or to a guild channel.
+  route(
+    'post',
+    '/users/@me/channels',
+    'route',
+    [
+      express.json({ limit: '16kb' }),
+      (req, res) => {
+        const recipient = snowflake(bodyField(req, 'recipient_id'), 'recipient_id');
+        if (!state.knowsUser(recipient)) throw invalidFormBody('recipient_id', 'NUMBER_TYPE_COERCE', `Value "${recipient}" is not a known user.`);
+        const dm: APIDMChannel = { id: state.dmChannel(recipient), type: ChannelType.DM, name: null, last_message_id: null, recipients: [{ id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null }] };
+        res.json(dm);
+      },
+    ],
+    { aliases: ['/users/%40me/channels'] },
+  );
+
+  route('post', '/channels/:channelId/messages', 'route', [
+    express.json({ limit: '64kb' }),
+    (req, res) => {
+      const channelId = pathSnowflake(req, 'channelId', 'channel_id');
+      if (!state.channel(channelId)) throw unknownChannel();
+      const content = bodyField(req, 'content');
+      if (typeof content !== 'string' || content.length === 0) throw invalidFormBody('content', 'BASE_TYPE_REQUIRED', 'This field is required');
+      if (content.length > 2000) throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
+      const m = state.postMessage(channelId, content);
+      res.json({ id: m.id, channel_id: channelId, content, timestamp: m.at, author: { id: state.botUserId, username: 'rolelink', discriminator: '0', global_name: null, avatar: null, bot: true } } as Partial<APIMessage>);
+    },
+  ]);
+
   const roleChange =
     (op: 'add' | 'remove'): RequestHandler =>
     (req, res) => {
@@ -86,4 +123,13 @@ export function platformRouter(state: EmulatorState): Router {
   });
   router.use(countInvalid(state));
   return router;
+}
+
+function bodyField(req: Request, name: string): unknown {
+  const body: unknown = req.body;
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+function textChannel(guildId: string, c: { id: string; name: string }, position: number): APITextChannel {
+  return { id: c.id, type: ChannelType.GuildText, guild_id: guildId, name: c.name, position, permission_overwrites: [], nsfw: false, parent_id: null, topic: null, last_message_id: null, rate_limit_per_user: 0 };
 }
