@@ -1,5 +1,5 @@
 -- Notifications (issue 20, part 3): what needs the owner, recorded in the event's transaction (an outbox)
--- and delivered on the platform by the bot worker; per-guild settings of which events message whom.
+-- and delivered on the platform by the bot worker, and per-guild settings of which events message whom.
 
 -- CreateTable
 CREATE TABLE "notification" (

@@ -50,6 +50,8 @@ async function main(): Promise<void> {
     sliceChanges: env.SLICE_CHANGES,
     lockDurationMs: env.WORKER_LOCK_MS,
     reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
+    notifyWindowMs: env.NOTIFY_WINDOW_MS,
+    notifySweepEveryMs: env.NOTIFY_SWEEP_MS,
   });
 
   // Watched, not part of readiness: the worker waits through an outage by itself and resumes after it.

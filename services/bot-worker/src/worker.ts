@@ -9,6 +9,10 @@ import type { Logger, Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
 import { timeJobs } from './jobs/job-timing';
 import { ignoreUnknownJob, roleSyncHandlers } from './jobs/role-sync-handlers';
+import { NOTIFY_SWEEP_SCHEDULER_ID, notifyHandlers } from './notify/notify-handlers';
+
+/** The issue's rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
+export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
 
 export type BotWorkerOptions = {
   db: Pool;
@@ -27,11 +31,16 @@ export type BotWorkerOptions = {
   /** Interval of the reconcile job scheduler; null leaves the scheduler alone (tests drive it). */
   reconcileEveryMs: number | null;
   rangeSpan?: number;
+  /** Notifications: at most one message per guild per event kind in this window (default 10 minutes). */
+  notifyWindowMs?: number;
+  /** Interval of the notify sweep scheduler; null or absent leaves it alone (tests add `sweep` jobs). */
+  notifySweepEveryMs?: number | null;
 };
 
 export type BotWorker = {
   worker: Worker;
   producer: Producer<typeof QueueName.roleSync>;
+  notifyProducer: Producer<typeof QueueName.notify>;
   /** Stops taking jobs and waits for the active slices; safe to call twice. */
   close(): Promise<void>;
 };
@@ -56,6 +65,19 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
     around: timeJobs(o.metrics),
   });
   const { worker } = consumer;
+  const notifyProducer = new Producer(QueueName.notify, o.redis, o.prefix);
+  const notifyOptions = { db: o.db, api: o.api, logger: o.logger, windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS };
+  // Its own queue and a small concurrency: notifications never take a slot from role syncs.
+  const notify = new Consumer(QueueName.notify, notifyHandlers(notifyOptions, notifyProducer), {
+    connection: o.workerRedis,
+    prefix: o.prefix,
+    concurrency: 2,
+  });
+  notify.worker.on('error', (err) => o.logger.error('notify worker error', { err }));
+  notify.worker.on('failed', (job, err) => o.logger.warn('notify job failed', { jobId: job?.id, name: job?.name, err: err.message }));
+  if (o.notifySweepEveryMs) {
+    await notifyProducer.queue.upsertJobScheduler(NOTIFY_SWEEP_SCHEDULER_ID, { every: o.notifySweepEveryMs }, { name: 'sweep', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+  }
   worker.on('error', (err) => o.logger.error('worker error', { err }));
   worker.on('failed', (job, err) => {
     const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
@@ -70,10 +92,11 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   return {
     worker,
     producer,
+    notifyProducer,
     close: () =>
       (closing ??= (async () => {
-        await consumer.close();
-        await producer.close();
+        await Promise.all([consumer.close(), notify.close()]);
+        await Promise.all([producer.close(), notifyProducer.close()]);
       })()),
   };
 }

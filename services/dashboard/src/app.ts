@@ -11,6 +11,7 @@ import { auditRouter } from './routes/audit.routes';
 import { configRouter } from './routes/config.routes';
 import { guildsRouter } from './routes/guilds.routes';
 import { linksRouter } from './routes/links.routes';
+import { notificationsRouter } from './routes/notifications.routes';
 import { meRouter } from './routes/me.routes';
 import { securityHeaders } from './web-app/security-headers';
 import { staticApp } from './web-app/static-app';
@@ -52,7 +53,7 @@ export function createApp(deps: DashboardDeps): Express {
 
   const api = Router();
   api.use(...withSession, requireUser);
-  api.use(meRouter(), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx));
+  api.use(meRouter(), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx), notificationsRouter(ctx));
   api.use(notFoundRoute());
   app.use('/dashboard-api', api);
 

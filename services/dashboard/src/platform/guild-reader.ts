@@ -1,5 +1,5 @@
 import type { API } from '@discordjs/core/http-only';
-import type { APIRole } from 'discord-api-types/v10';
+import { ChannelType, type APIRole } from 'discord-api-types/v10';
 import type { DashboardRole } from '@rolelink/contracts';
 import { readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
@@ -34,6 +34,7 @@ export class GuildReader {
   private readonly roleLists = new Memo<PlatformRole[]>(20_000);
   private readonly botTop = new Memo<number>(20_000);
   private readonly memberCounts = new Memo<number | null>(60_000);
+  private readonly channelLists = new Memo<{ id: string; name: string }[]>(20_000);
   private botUserId: Promise<string> | null = null;
 
   constructor(private readonly api: API) {}
@@ -66,6 +67,17 @@ export class GuildReader {
       const [member, roles] = await Promise.all([this.platform(async () => this.api.guilds.getMember(guildId, await this.botUserId!)), this.roles(guildId)]);
       const held = new Set(member.roles);
       return Math.max(0, ...roles.filter((r) => held.has(r.id)).map((r) => r.position));
+    });
+  }
+
+  /** The guild's text channels, in the platform's order: where notifications may be posted. */
+  textChannels(guildId: string): Promise<{ id: string; name: string }[]> {
+    return this.channelLists.get(guildId, async () => {
+      const channels = await this.platform(() => this.api.guilds.getChannels(guildId));
+      return channels
+        .filter((c) => c.type === ChannelType.GuildText || c.type === ChannelType.GuildAnnouncement)
+        .sort((a, b) => a.position - b.position)
+        .map((c) => ({ id: c.id, name: c.name ?? c.id }));
     });
   }
 

@@ -1,0 +1,24 @@
+import type { Job } from 'bullmq';
+import { QueueName } from '@rolelink/contracts';
+import { guildsWithDueNotifications } from '@rolelink/db';
+import type { JobHandlers, Producer } from '@rolelink/queue';
+import { deliverGuildNotifications, type NotifyDeliveryOptions } from './notify-delivery';
+
+/** The scheduler that looks for pending notifications (the outbox's only path to the queue). */
+export const NOTIFY_SWEEP_SCHEDULER_ID = 'notify-sweep';
+
+/**
+ * `sweep` asks for one `deliver` per guild with a notification due (deduplicated per guild, so a slow
+ * delivery never stacks); `deliver` sends that guild's messages. Events only write rows: nothing on their
+ * path waits for Redis or the platform.
+ */
+export function notifyHandlers(o: NotifyDeliveryOptions, producer: Producer<typeof QueueName.notify>): JobHandlers<typeof QueueName.notify> {
+  return {
+    async sweep() {
+      const guilds = await guildsWithDueNotifications(o.db, o.windowMs);
+      for (const guildId of guilds) await producer.add('deliver', { guildId }, { dedup: 'due' });
+      return { guilds: guilds.length };
+    },
+    deliver: ({ guildId }, _job: Job) => deliverGuildNotifications(o, guildId),
+  };
+}

@@ -1,0 +1,38 @@
+import type { NotificationRow } from '@rolelink/db';
+
+/** Dashboard links are not known here (the worker has no dashboard URL): the message says where to look. */
+const WHERE = 'Open the Role Link dashboard to act on it.';
+
+/** A role as the platform renders a mention (the message sets allowed_mentions to none: nobody is pinged). */
+const role = (r: NotificationRow) => (r.role_id ? `<@&${r.role_id}>` : 'a deleted role');
+
+/**
+ * One message for all pending rows of one kind in one guild: a burst folds into one (the first rows are
+ * named, the rest counted), so the owner gets at most one message per kind per window.
+ */
+export function notificationMessage(kind: string, rows: readonly NotificationRow[]): string {
+  const named = rows.slice(0, 5).map((r) => `• ${line(kind, r)}`);
+  const more = rows.length > named.length ? [`• …and ${rows.length - named.length} more`] : [];
+  return [heading(kind, rows.length), ...named, ...more, WHERE].join('\n').slice(0, 2000);
+}
+
+function heading(kind: string, n: number): string {
+  switch (kind) {
+    case 'removal_held':
+      return n === 1 ? 'Role Link held a large removal until you confirm it:' : `Role Link held ${n} large removals until you confirm them:`;
+    case 'plugin_unhealthy':
+      return n === 1 ? 'A plugin server of a role link is unhealthy or unreachable:' : `${n} plugin server alerts of role links (unhealthy or unreachable):`;
+    case 'plugin_recovered':
+      return n === 1 ? 'A plugin server of a role link is healthy again:' : `${n} plugin servers of role links are healthy again:`;
+    default:
+      return `Role Link: ${n} notification(s) of kind ${kind}:`;
+  }
+}
+
+function line(kind: string, r: NotificationRow): string {
+  const d = r.detail ?? {};
+  if (kind === 'removal_held') return `${role(r)}: ${String(d.previous)} → ${String(d.next)} users (${String(d.removals)} removals)`;
+  // The plugin URL is the admin's own configuration; the status is the broker's check.
+  if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered') return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
+  return role(r);
+}

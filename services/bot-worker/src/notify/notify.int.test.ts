@@ -1,0 +1,156 @@
+import type { Job } from 'bullmq';
+import type { RunningEmulator } from '@rolelink/platform-emulator';
+import { putNotifySettings, recordPluginHealthNotifications, replaceList } from '@rolelink/db';
+import { memoryLogger } from '@rolelink/runtime';
+import type { TestDb } from '../../../../test/support/db';
+import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, upsertGuild, waitFor, writeList } from '../testing/harness';
+import { startInProcessBot, type InProcessBot } from '../testing/in-process-bot';
+import type { BotWorker } from '../worker';
+
+// Notifications end to end (issue 20, part 3): rows written as the events write them, the bot worker's
+// notify queue (real Redis) delivering them to the platform emulator, read back from its state.
+
+const OWNER = '790000000000000001';
+const CHANNEL = '720000000000000001';
+const PLUGIN = 'https://plugin.example.com';
+const log = memoryLogger('bot-worker', 'warn');
+let harness: InProcessBot;
+let emulator: RunningEmulator;
+let db: TestDb;
+let bot: BotWorker;
+
+beforeAll(async () => {
+  harness = await startInProcessBot({ logger: log.logger, concurrency: 1 });
+  ({ emulator, db, bot } = harness);
+});
+afterAll(() => harness?.close());
+
+beforeEach(async () => {
+  emulator.state.reset();
+  emulator.state.seed({ guilds: [{ ...guildSeed(GUILD_A, 50), channels: [{ id: CHANNEL, name: 'admins' }] }, guildSeed(GUILD_B, 5)] });
+  await db.pool.query('TRUNCATE guild, role_link, link_user, held_change, notification, guild_notify_settings CASCADE');
+  await upsertGuild(db.pool, GUILD_A);
+});
+
+/** A sweep job run to its end: its return value says how many guilds it found due. */
+async function sweep(): Promise<{ guilds: number }> {
+  const id = await bot.notifyProducer.add('sweep', {});
+  const job = await waitFor(
+    () => bot.notifyProducer.queue.getJob(id!),
+    (j: Job | undefined) => j?.finishedOn !== undefined,
+    { what: 'the sweep to finish' },
+  );
+  return job!.returnvalue as { guilds: number };
+}
+/** Waits until the guild has no pending notification (the deliver job marked every row). */
+const delivered = (guildId: string) =>
+  waitFor(
+    () => db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM notification WHERE guild_id = $1 AND delivery = 'pending'`, [guildId]),
+    (r) => r.rows[0]!.n === 0,
+    { what: 'every notification delivered' },
+  );
+const rows = async (guildId: string) =>
+  (await db.pool.query<{ kind: string; delivery: string; delivered_to: string[] }>('SELECT kind, delivery, delivered_to FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
+const dms = () => emulator.state.messages.filter((m) => m.recipientId === OWNER);
+
+/** A list of 40 replaced by one of 5, as a plugin's PUT: the shrink check holds it and records the notification. */
+async function heldRemoval(roleId: string = ROLE.linked): Promise<string> {
+  const link = await insertLink(db.pool, { guildId: GUILD_A, roleId });
+  await writeList(db.pool, link, ids(40));
+  const outcome = await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: ids(5) }, storedLimit: 1000 });
+  expect(outcome.kind).toBe('held');
+  return link;
+}
+
+describe('notifications delivered by the bot worker', () => {
+  it('sends a held removal to the owner as a DM, once, with the numbers of the hold', async () => {
+    await heldRemoval();
+    expect(await sweep()).toEqual({ guilds: 1 });
+    await delivered(GUILD_A);
+
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]!.content).toContain(`<@&${ROLE.linked}>: 40 → 5 users (35 removals)`);
+    expect(await rows(GUILD_A)).toEqual([{ kind: 'removal_held', delivery: 'sent', delivered_to: ['dm'] }]);
+    // Delivered rows are not due again: a second sweep finds nothing and sends nothing.
+    expect(await sweep()).toEqual({ guilds: 0 });
+    expect(dms()).toHaveLength(1);
+  });
+
+  it('notifies an unhealthy plugin once however often the check fails, and once when it recovers', async () => {
+    await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unreachable')).toBe(1);
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unhealthy')).toBe(0);
+    await sweep();
+    await delivered(GUILD_A);
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unhealthy')).toBe(0);
+    // Degraded is neither: no notification, and the link stays "unhealthy" for the dedupe.
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'degraded')).toBe(0);
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'healthy')).toBe(1);
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'healthy')).toBe(0);
+    await sweep();
+    await delivered(GUILD_A);
+
+    expect(dms().map((m) => m.content.split('\n')[0])).toEqual(['A plugin server of a role link is unhealthy or unreachable:', 'A plugin server of a role link is healthy again:']);
+    expect(dms()[0]!.content).toContain(`<@&${ROLE.linked}>: ${PLUGIN} is unreachable`);
+    expect((await rows(GUILD_A)).map((r) => r.kind)).toEqual(['plugin_unhealthy', 'plugin_recovered']);
+  });
+
+  it('never notifies a recovery of a plugin that was never reported unhealthy', async () => {
+    await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'healthy')).toBe(0);
+  });
+
+  it('folds a burst into one message and holds the next one until the kind’s window has passed', async () => {
+    await heldRemoval(ROLE.linked);
+    await heldRemoval(ROLE.other);
+    await sweep();
+    await delivered(GUILD_A);
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]!.content).toMatch(/^Role Link held 2 large removals/);
+    expect((await rows(GUILD_A)).map((r) => r.delivery)).toEqual(['sent', 'folded']);
+
+    // A third inside the window: the sweep does not find the guild due, nothing is sent, the row waits.
+    await heldRemoval(ROLE.third);
+    expect(await sweep()).toEqual({ guilds: 0 });
+    expect(dms()).toHaveLength(1);
+    expect((await rows(GUILD_A)).map((r) => r.delivery)).toEqual(['sent', 'folded', 'pending']);
+
+    // Another kind has its own window: a plugin alert goes out now.
+    await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unhealthy');
+    expect(await sweep()).toEqual({ guilds: 1 });
+    await waitFor(dms, (m) => m.length === 2, { what: 'the plugin alert' });
+
+    // The window ends (the sent row moved 11 minutes back, instead of waiting): the held one goes out.
+    await db.pool.query(`UPDATE notification SET delivered_at = delivered_at - interval '11 minutes' WHERE kind = 'removal_held' AND delivery = 'sent'`);
+    expect(await sweep()).toEqual({ guilds: 1 });
+    await delivered(GUILD_A);
+    expect(dms()).toHaveLength(3);
+    expect(dms()[2]!.content).toContain(`<@&${ROLE.third}>`);
+  });
+
+  it('follows the guild’s settings: a kind that is off sends nothing, a channel gets the message', async () => {
+    await putNotifySettings(db.pool, GUILD_A, { events: ['plugin_unhealthy'], dm_owner: false, channel_id: CHANNEL });
+    await heldRemoval();
+    await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
+    await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unreachable');
+    await sweep();
+    await delivered(GUILD_A);
+
+    expect(dms()).toEqual([]);
+    expect(emulator.state.messages.map((m) => [m.channelId, m.guildId])).toEqual([[CHANNEL, GUILD_A]]);
+    expect(await rows(GUILD_A)).toEqual([
+      { kind: 'removal_held', delivery: 'off', delivered_to: [] },
+      { kind: 'plugin_unhealthy', delivery: 'sent', delivered_to: ['channel'] },
+      { kind: 'plugin_unhealthy', delivery: 'folded', delivered_to: ['channel'] },
+    ]);
+  });
+
+  it('marks a notification failed when the platform refuses every target (a channel that is gone)', async () => {
+    await putNotifySettings(db.pool, GUILD_A, { events: ['removal_held'], dm_owner: false, channel_id: '729999999999999999' });
+    await heldRemoval();
+    await sweep();
+    await delivered(GUILD_A);
+    expect(emulator.state.messages).toEqual([]);
+    expect(await rows(GUILD_A)).toEqual([{ kind: 'removal_held', delivery: 'failed', delivered_to: [] }]);
+  });
+});
