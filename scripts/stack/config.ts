@@ -67,6 +67,12 @@ export const DEMO = {
     { id: '1100000000000000012', name: 'Moderator', position: 3, permissions: bits(PERMISSION.manageGuild, PERMISSION.manageMessages), color: 0x3498db },
     { id: '1100000000000000013', name: 'Member', position: 1, permissions: '0', color: 0x95a5a6 },
   ],
+  /** Text channels: the dashboard's notification channel picker lists them. */
+  channels: [
+    { id: '1100000000000000001', name: 'general' },
+    { id: '1100000000000000021', name: 'admin-alerts' },
+  ],
+  alertsChannelId: '1100000000000000021',
   administratorsRoleId: '1100000000000000014',
   moderatorRoleId: '1100000000000000012',
   memberRoleId: '1100000000000000013',
@@ -119,6 +125,7 @@ export function demoSeed(memberCount: number) {
         botRoleId: DEMO.botRoleId,
         members: DEMO.users.map((u) => ({ userId: u.id, username: u.username, roles: DEMO_USER_ROLES[u.role] })),
         generateMembers: { count: memberCount, startId: DEMO.firstMemberId, roles: [DEMO.memberRoleId] },
+        channels: DEMO.channels.map((c) => ({ ...c })),
       },
       {
         id: other.id,

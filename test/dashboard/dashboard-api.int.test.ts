@@ -10,11 +10,15 @@ const user = (role: 'owner' | 'admin' | 'member') => DEMO.users.find((u) => u.ro
 const OTHER_OWNER = DEMO.otherGuild.ownerId;
 
 /** Every dashboard API route of one guild, with a body where one is needed. */
-const GUILD_ROUTES: { method: 'get' | 'post' | 'patch' | 'delete'; path: string; body?: object }[] = [
+const GUILD_ROUTES: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; body?: object }[] = [
   { method: 'get', path: `/guilds/${G}` },
   { method: 'get', path: `/guilds/${G}/roles` },
   { method: 'get', path: `/guilds/${G}/health` },
   { method: 'get', path: `/guilds/${G}/audit` },
+  { method: 'get', path: `/guilds/${G}/notifications` },
+  { method: 'post', path: `/guilds/${G}/notifications/read`, body: { all: true } },
+  { method: 'get', path: `/guilds/${G}/notifications/settings` },
+  { method: 'put', path: `/guilds/${G}/notifications/settings`, body: { events: [], dm_owner: false, channel_id: null } },
   { method: 'post', path: `/guilds/${G}/links`, body: { role_id: R, plugin_url: 'https://plugin.example.com' } },
   { method: 'get', path: `/guilds/${G}/links/${R}` },
   { method: 'patch', path: `/guilds/${G}/links/${R}`, body: { enabled: false } },
@@ -167,6 +171,48 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const bad = await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=dropped_tables&limit=0`).expect(400);
     expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     expect((bad.body as { details: string[] }).details).toEqual([expect.stringMatching(/^action: /), expect.stringMatching(/^limit: /)]);
+  });
+
+  it('keeps notification settings per guild (events, DM, a channel of the guild) and lists notifications newest first with an unread count', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const admin = await signIn(sys.url, user('admin'));
+    type Settings = { events: string[]; dm_owner: boolean; channel_id: string | null; channels: { id: string; name: string }[] };
+    const settings = `/dashboard-api/guilds/${G}/notifications/settings`;
+    // No row yet: every event, DM to the owner, no channel; the picker lists the guild's text channels.
+    expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toEqual({
+      events: ['removal_held', 'plugin_unhealthy', 'plugin_recovered'],
+      dm_owner: true,
+      channel_id: null,
+      channels: DEMO.channels.map((c) => ({ id: c.id, name: c.name })),
+    });
+    await admin.agent.put(settings).set('X-CSRF-Token', admin.csrf).send({ events: ['plugin_unhealthy', 'removal_held'], dm_owner: false, channel_id: DEMO.alertsChannelId }).expect(200);
+    expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toMatchObject({ events: ['removal_held', 'plugin_unhealthy'], dm_owner: false, channel_id: DEMO.alertsChannelId });
+
+    // Bad input: the one validation error body; a channel of another guild is refused the same way.
+    const bad = await owner.agent.put(settings).set('X-CSRF-Token', owner.csrf).send({ events: ['tea_time'], dm_owner: 'yes', channel_id: null, extra: 1 }).expect(400);
+    expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    expect((bad.body as { details: string[] }).details).toEqual([expect.stringMatching(/^body\.events\.0: /), expect.stringMatching(/^body\.dm_owner: /), 'body: Unrecognized key: "extra"']);
+    const foreign = await owner.agent.put(settings).set('X-CSRF-Token', owner.csrf).send({ events: [], dm_owner: true, channel_id: DEMO.otherGuild.id }).expect(400);
+    expect(foreign.body).toEqual({ statusCode: 400, message: 'Validation error', details: ['body.channel_id: must be one of the guild’s text channels'] });
+
+    // Two notifications as the events write them (the API's hold, the broker's health transition).
+    await sys.db.pool.query(`INSERT INTO notification (guild_id, role_id, kind, detail) VALUES ($1, $2, 'removal_held', '{"previous": 40, "next": 5, "removals": 35}'), ($1, $2, 'plugin_unhealthy', '{"status": "unreachable"}')`, [G, R]);
+    type List = { notifications: { id: string; kind: string; read: boolean; delivery: string }[]; unread: number; next_before: string | null };
+    const list = bodyOf<List>(await owner.agent.get(`/dashboard-api/guilds/${G}/notifications`).expect(200));
+    expect(list.notifications.map((n) => [n.kind, n.read, n.delivery])).toEqual([
+      ['plugin_unhealthy', false, 'pending'],
+      ['removal_held', false, 'pending'],
+    ]);
+    expect(list.unread).toBe(2);
+    const page = bodyOf<List>(await owner.agent.get(`/dashboard-api/guilds/${G}/notifications?limit=1`).expect(200));
+    expect(page.next_before).toBe(list.notifications[0]!.id);
+    await owner.agent.post(`/dashboard-api/guilds/${G}/notifications/read`).set('X-CSRF-Token', owner.csrf).send({ ids: [list.notifications[1]!.id] }).expect(200, { marked: 1 });
+    const after = bodyOf<List>(await owner.agent.get(`/dashboard-api/guilds/${G}/notifications`).expect(200));
+    expect([after.unread, after.notifications.map((n) => n.read)]).toEqual([1, [false, true]]);
+    await owner.agent.post(`/dashboard-api/guilds/${G}/notifications/read`).set('X-CSRF-Token', owner.csrf).send({ all: true }).expect(200, { marked: 1 });
+    const badRead = await owner.agent.post(`/dashboard-api/guilds/${G}/notifications/read`).set('X-CSRF-Token', owner.csrf).send({ ids: [] }).expect(400);
+    expect(badRead.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    await owner.agent.get(`/dashboard-api/guilds/${G}/notifications?limit=0`).expect(400);
   });
 
   it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {

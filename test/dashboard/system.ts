@@ -145,6 +145,8 @@ export async function startDashboardSystem(options: { members?: number; withWork
       sliceChanges: 500,
       lockDurationMs: 30_000,
       reconcileEveryMs: null,
+      // Notifications go out within a moment of their event (the default looks every 5 s).
+      notifySweepEveryMs: 300,
     });
     closers.push(async () => {
       await worker.close();

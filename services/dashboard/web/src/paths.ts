@@ -13,6 +13,10 @@ export function guildAuditPath(guildId: string): string {
   return `${guildPath(guildId)}/audit`;
 }
 
+export function guildNotificationsPath(guildId: string): string {
+  return `${guildPath(guildId)}/notifications`;
+}
+
 export function newLinkPath(guildId: string): string {
   return `${guildPath(guildId)}/links/new`;
 }

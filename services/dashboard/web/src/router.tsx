@@ -3,6 +3,7 @@ import { AppShell } from './components/AppShell';
 import { RouteErrorPage } from './pages/RouteErrorPage';
 import { CreateLinkPage } from './pages/CreateLinkPage';
 import { GuildAuditPage } from './pages/GuildAuditPage';
+import { GuildNotificationsPage } from './pages/GuildNotificationsPage';
 import { GuildHealthPage } from './pages/GuildHealthPage';
 import { GuildPage } from './pages/GuildPage';
 import { GuildsPage } from './pages/GuildsPage';
@@ -23,6 +24,7 @@ export const router = createBrowserRouter([
       { path: '/guilds/:guildId', element: <GuildPage /> },
       { path: '/guilds/:guildId/health', element: <GuildHealthPage /> },
       { path: '/guilds/:guildId/audit', element: <GuildAuditPage /> },
+      { path: '/guilds/:guildId/notifications', element: <GuildNotificationsPage /> },
       { path: '/guilds/:guildId/links/new', element: <CreateLinkPage /> },
       {
         path: '/guilds/:guildId/links/:roleId',

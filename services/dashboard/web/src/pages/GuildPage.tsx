@@ -7,7 +7,7 @@ import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { usePolling } from '../hooks/use-page-visible';
 import { useResource } from '../hooks/use-resource';
-import { guildAuditPath, guildHealthPath, newLinkPath } from '../paths';
+import { guildAuditPath, guildHealthPath, guildNotificationsPath, newLinkPath } from '../paths';
 
 const REFRESH_MS = 5_000;
 
@@ -37,6 +37,9 @@ export function GuildPage() {
           </Link>
           <Link className="btn" to={guildAuditPath(guildId)}>
             Audit log
+          </Link>
+          <Link className="btn" to={guildNotificationsPath(guildId)}>
+            Notifications
           </Link>
           <Link className="btn btn-primary" to={newLinkPath(guildId)}>
             Create link

@@ -1,0 +1,171 @@
+import { NOTIFY_KINDS, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind } from '@rolelink/contracts';
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useParams } from 'react-router';
+import { dashboardApi } from '../api/dashboard-api';
+import { Badge } from '../components/Badge';
+import { Breadcrumbs } from '../components/Breadcrumbs';
+import { DateTime } from '../components/DateTime';
+import { ErrorState, Loading } from '../components/ErrorState';
+import { usePageTitle } from '../components/PageTitle';
+import { RoleName } from '../components/RoleName';
+import { useToast } from '../components/toasts';
+import { useResource } from '../hooks/use-resource';
+
+const KIND_TEXT: Record<NotifyKind, string> = {
+  removal_held: 'Large removal held',
+  plugin_unhealthy: 'Plugin unhealthy or unreachable',
+  plugin_recovered: 'Plugin healthy again',
+};
+
+const DELIVERY_TEXT: Record<string, string> = {
+  pending: 'Not sent yet',
+  sent: 'Sent',
+  folded: 'Sent in one message with others',
+  off: 'Not sent: this event is off',
+  failed: 'Not sent: the platform refused it',
+};
+
+type Item = DashboardNotifications['notifications'][number];
+
+const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString() : String(v));
+
+/** What happened, in words (every value is text: nothing here is rendered as HTML). */
+function detailText(item: Item): string {
+  const d = item.detail ?? {};
+  if (item.kind === 'removal_held') return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
+  return `${String(d.plugin_url ?? 'The plugin')} is ${String(d.status)}`;
+}
+
+function deliveryText(item: Item): string {
+  const where = item.delivered_to.map((t) => (t === 'dm' ? 'DM to the owner' : 'channel')).join(' and ');
+  return `${DELIVERY_TEXT[item.delivery] ?? item.delivery}${where ? ` (${where})` : ''}`;
+}
+
+/** `/guilds/:guildId/notifications`: what needed the owner, newest first, and which events send a message where. */
+export function GuildNotificationsPage() {
+  const guildId = useParams().guildId ?? '';
+  usePageTitle('Notifications');
+  const [version, setVersion] = useState(0);
+  const list = useResource((signal) => dashboardApi.notifications(guildId, {}, signal), `${guildId}|${version}`);
+  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+  const roles = new Map((guild.data?.links ?? []).map((l) => [l.role_id, l.role]));
+  const items = list.data?.notifications ?? [];
+
+  async function markAllRead() {
+    await dashboardApi.markNotificationsRead(guildId, { all: true });
+    setVersion((v) => v + 1);
+  }
+
+  return (
+    <>
+      <Breadcrumbs guildId={guildId} guildName={guild.data?.name} current="Notifications" />
+      <div className="page-header">
+        <h1>Notifications</h1>
+        {list.data && list.data.unread > 0 ? (
+          <div className="actions">
+            <button type="button" className="btn" onClick={() => void markAllRead()}>
+              Mark all read ({list.data.unread})
+            </button>
+          </div>
+        ) : null}
+      </div>
+      <NotifySettingsForm guildId={guildId} />
+      <h2>Recent notifications</h2>
+      {list.loading && !list.data ? <Loading /> : null}
+      {!list.data && list.error ? <ErrorState error={list.error} onRetry={() => void list.reload()} /> : null}
+      {list.data && items.length === 0 ? (
+        <div className="empty-state">
+          <p>Nothing has needed you yet.</p>
+        </div>
+      ) : null}
+      {items.length > 0 ? (
+        <ul className="notification-list" aria-label="Notifications, newest first">
+          {items.map((item) => (
+            <li key={item.id} className={item.read ? 'notification' : 'notification notification-unread'}>
+              <div className="notification-head">
+                {item.read ? null : <Badge tone="accent">Unread</Badge>}
+                <strong>{KIND_TEXT[item.kind] ?? item.kind}</strong>
+                {item.role_id ? <RoleName role={roles.get(item.role_id) ?? null} roleId={item.role_id} /> : null}
+                <span className="muted small">
+                  <DateTime iso={item.created_at} />
+                </span>
+              </div>
+              <p>{detailText(item)}</p>
+              <p className="muted small">{deliveryText(item)}</p>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+/** Which events message the owner, and where: a DM from the bot, a channel of the server, both or neither. */
+function NotifySettingsForm({ guildId }: { guildId: string }) {
+  const id = useId();
+  const toast = useToast();
+  const settings = useResource((signal) => dashboardApi.notifySettings(guildId, signal), guildId);
+  const [form, setForm] = useState<DashboardNotifySettings | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (settings.data) setForm(settings.data);
+  }, [settings.data]);
+
+  if (!form) return settings.error ? <ErrorState error={settings.error} onRetry={() => void settings.reload()} /> : <Loading />;
+
+  const toggle = (kind: NotifyKind, on: boolean) => setForm({ ...form, events: on ? NOTIFY_KINDS.filter((k) => k === kind || form.events.includes(k)) : form.events.filter((k) => k !== kind) });
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    if (!form) return;
+    setSaving(true);
+    setError(null);
+    try {
+      setForm(await dashboardApi.saveNotifySettings(guildId, { events: form.events, dm_owner: form.dm_owner, channel_id: form.channel_id }));
+      toast.show('success', 'Notification settings saved');
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form className="card notify-settings" onSubmit={(e) => void save(e)} aria-label="Notification settings">
+      <h2>Notification settings</h2>
+      <p className="muted small">Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a message. At most one message per event kind every 10 minutes: a burst arrives as one message.</p>
+      <fieldset>
+        <legend>Events that send a message</legend>
+        {NOTIFY_KINDS.map((kind) => (
+          <label key={kind} className="checkbox">
+            <input type="checkbox" checked={form.events.includes(kind)} onChange={(e) => toggle(kind, e.target.checked)} /> {KIND_TEXT[kind]}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>Where</legend>
+        <label className="checkbox">
+          <input type="checkbox" checked={form.dm_owner} onChange={(e) => setForm({ ...form, dm_owner: e.target.checked })} /> Direct message to the server owner
+        </label>
+        <label htmlFor={`${id}-channel`}>Channel</label>
+        <select id={`${id}-channel`} value={form.channel_id ?? ''} onChange={(e) => setForm({ ...form, channel_id: e.target.value || null })}>
+          <option value="">No channel</option>
+          {form.channels.map((c) => (
+            <option key={c.id} value={c.id}>
+              #{c.name}
+            </option>
+          ))}
+        </select>
+      </fieldset>
+      {error ? (
+        <p className="note note-danger" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" className="btn btn-primary" disabled={saving}>
+        {saving ? 'Saving…' : 'Save notification settings'}
+      </button>
+    </form>
+  );
+}
