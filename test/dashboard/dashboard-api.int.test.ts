@@ -180,7 +180,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const settings = `/dashboard-api/guilds/${G}/notifications/settings`;
     // No row yet: every event, DM to the owner, no channel; the picker lists the guild's text channels.
     expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toEqual({
-      events: ['removal_held', 'plugin_unhealthy', 'plugin_recovered'],
+      events: ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'],
       dm_owner: true,
       channel_id: null,
       channels: DEMO.channels.map((c) => ({ id: c.id, name: c.name })),

@@ -124,25 +124,6 @@ describe('the dashboard in a real browser', () => {
     await screenshot(page, 'config-form');
   });
 
-  it('watches the link sync to the platform', async () => {
-    expect(
-      await eventually(
-        () => sys.emulator.state.holders(G, SUPPORTER).length,
-        (n) => n === 25,
-        60_000,
-      ),
-    ).toBe(25);
-    await page.goto(`${sys.url}/guilds/${G}`);
-    const card = page.getByRole('article', { name: 'Role link Supporter' });
-    await card.waitFor();
-    // The card refreshes itself every few seconds while the page is open.
-    await card.getByText('Synced 25 of 25').waitFor({ timeout: 30_000 });
-    await card.getByText('up to date').waitFor();
-    // The broker checks a new link's plugin at once (not at the next poll).
-    await card.getByText('Plugin: healthy').waitFor();
-    await screenshot(page, 'guild');
-  });
-
   it('saves the notification settings: which events, a DM to the owner and a channel from the picker', async () => {
     await page.goto(`${sys.url}/guilds/${G}`);
     await page.getByRole('link', { name: 'Notifications' }).click();
@@ -161,6 +142,25 @@ describe('the dashboard in a real browser', () => {
     await expect(form.getByRole('checkbox', { name: 'Large removal held' }).isChecked()).resolves.toBe(true);
     await expect(form.getByRole('checkbox', { name: 'Direct message to the server owner' }).isChecked()).resolves.toBe(true);
     await expect(form.getByLabel('Channel').inputValue()).resolves.toBe(DEMO.alertsChannelId);
+  });
+
+  it('watches the link sync to the platform', async () => {
+    expect(
+      await eventually(
+        () => sys.emulator.state.holders(G, SUPPORTER).length,
+        (n) => n === 25,
+        60_000,
+      ),
+    ).toBe(25);
+    await page.goto(`${sys.url}/guilds/${G}`);
+    const card = page.getByRole('article', { name: 'Role link Supporter' });
+    await card.waitFor();
+    // The card refreshes itself every few seconds while the page is open.
+    await card.getByText('Synced 25 of 25').waitFor({ timeout: 30_000 });
+    await card.getByText('up to date').waitFor();
+    // The broker checks a new link's plugin at once (not at the next poll).
+    await card.getByText('Plugin: healthy').waitFor();
+    await screenshot(page, 'guild');
   });
 
   it('holds a large removal and lets the owner apply it', async () => {

@@ -1,6 +1,6 @@
 import type { Plan } from '@rolelink/domain';
-import { slotAllowance } from '@rolelink/domain';
-import { inTransaction, journalGuildChange, upsertGuildPlan } from '@rolelink/db';
+import { isPaused, slotAllowance } from '@rolelink/domain';
+import { inTransaction, journalGuildChange, linkRolesByAge, lockGuildPlan, recordLinkPausedNotifications, upsertGuildPlan } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
@@ -22,7 +22,12 @@ export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: s
   const ownerId = input.ownerId === undefined ? undefined : parseUserId(input.ownerId, 'owner');
   const plan: Plan = input.plan;
   const { g, links } = await inTransaction(deps.db.pool, async (c) => {
+    const before = await lockGuildPlan(c, guildId);
     const g = await upsertGuildPlan(c, { guildId, ownerId: ownerId ?? null, plan, paidSlots: input.slots ?? null });
+    // The owner hears of every link this change pauses (issue 20, part 3), in the same transaction.
+    const roles = await linkRolesByAge(c, guildId);
+    const paused = roles.filter((_, rank) => isPaused(rank, plan, g.paid_slots) && !(before && isPaused(rank, before.plan, before.paid_slots)));
+    await recordLinkPausedNotifications(c, guildId, paused, { plan, slot_allowance: slotAllowance(plan, g.paid_slots) });
     await audit(deps, c, { guildId, roleId: null, action: 'plan_changed', detail: { plan, paid_slots: g.paid_slots, ...(ownerId ? { owner_id: ownerId } : {}) } });
     // Same transaction (outbox + journal): a plan change reaches the bot even if Redis is down now. The
     // journal's `link` entry lets the worker walk only the links whose synced boundary really moved.

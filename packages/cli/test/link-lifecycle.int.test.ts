@@ -147,6 +147,9 @@ describe('link delete, set, show and removals apply', () => {
     const put = (ids: string[]) => request(api).put(users(g, r)).set('Authorization', `Token ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(ids));
     await put(userIds(50)).expect(200);
     const held = await put(userIds(5)).expect(409);
+    // The hold notified the owner, in the write's transaction (issue 20, part 3).
+    const { rows: notified } = await h.db.pool.query<{ role_id: string; detail: unknown }>(`SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'removal_held'`, [g]);
+    expect(notified).toEqual([{ role_id: r, detail: { previous: 50, next: 5, removals: 45 } }]);
     const shown = await cli('link', 'show', g, r);
     expect(shown.out).toMatchObject({ state: 'active', counts: { user_count: 50 }, held_change: { change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 } });
     const applied = await cli('removals', 'apply', g, r);
@@ -165,6 +168,13 @@ describe('link delete, set, show and removals apply', () => {
     expect((await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '1')).out).toMatchObject({ slot_allowance: 3 });
     expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'active' });
     expect((await cli('guild', 'set-plan', g, '--plan', 'gold')).out.statusCode).toBe(400);
+    // The owner was notified once per pause (issue 20, part 3): the downgrade paused the newest link;
+    // the upgrade to 3 slots paused nothing. Downgrading again pauses it again, and notifies again.
+    const paused = async () =>
+      (await h.db.pool.query<{ role_id: string; detail: unknown }>(`SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'link_paused' ORDER BY id`, [g])).rows;
+    expect(await paused()).toEqual([{ role_id: roles[2], detail: { plan: 'free', slot_allowance: 2 } }]);
+    await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '0');
+    expect((await paused()).map((n) => n.role_id)).toEqual([roles[2], roles[2]]);
   });
 });
 

@@ -192,7 +192,7 @@ export type AuditLogView = { entries: AuditEntryView[]; next_before: string | nu
 export type DashboardAuditLog = { entries: (AuditEntryView & { role: DashboardRole | null })[]; next_before: string | null };
 
 /** Events that notify the owner (issue 20, part 3; docs/dashboard.md "Notifications"). */
-export const NOTIFY_KINDS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered'] as const;
+export const NOTIFY_KINDS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 /** PUT /dashboard-api/guilds/:guildId/notifications/settings. `channel_id` null: no channel message. */

@@ -20,7 +20,7 @@ export type NotificationRow = {
 export type NotifySettingsRow = { events: string[]; dm_owner: boolean; channel_id: string | null };
 
 /** Every kind the repository knows; a guild without a settings row gets all of them, DM on, no channel. */
-export const DEFAULT_NOTIFY_EVENTS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered'];
+export const DEFAULT_NOTIFY_EVENTS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'];
 
 const COLUMNS = 'id::text, guild_id::text, role_id::text, kind, detail, created_at, delivery, delivered_to, read_at';
 
@@ -46,6 +46,24 @@ export async function recordPluginHealthNotifications(prisma: PrismaClient, plug
       FROM role_link l
      WHERE l.plugin_url = ${pluginUrl}
        AND COALESCE((SELECT n.kind FROM notification n WHERE n.dedupe_key = 'plugin:' || l.id ORDER BY n.id DESC LIMIT 1), 'plugin_recovered') = ${previous}`;
+}
+
+/** The guild's plan before a change, its row locked (setPlan compares which links it pauses); null for a new guild. */
+export async function lockGuildPlan(db: Queryable, guildId: string): Promise<{ plan: 'free' | 'premium'; paid_slots: number } | null> {
+  const { rows } = await db.query<{ plan: 'free' | 'premium'; paid_slots: number }>('SELECT plan::text AS plan, paid_slots FROM guild WHERE id = $1 FOR UPDATE', [guildId]);
+  return rows[0] ?? null;
+}
+
+/** The guild's links' roles, oldest link first: the order the slot allowance pauses by (newest beyond it). */
+export async function linkRolesByAge(db: Queryable, guildId: string): Promise<string[]> {
+  const { rows } = await db.query<{ role_id: string }>('SELECT role_id::text FROM role_link WHERE guild_id = $1 ORDER BY id', [guildId]);
+  return rows.map((r) => r.role_id);
+}
+
+/** Links a plan change paused (slot allowance): one notification per link, in the plan change's transaction. */
+export async function recordLinkPausedNotifications(db: Queryable, guildId: string, roleIds: readonly string[], detail: { plan: string; slot_allowance: number }): Promise<void> {
+  if (roleIds.length === 0) return;
+  await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT $1, r, 'link_paused', $3 FROM unnest($2::bigint[]) r`, [guildId, roleIds, JSON.stringify(detail)]);
 }
 
 /** A guild's notifications, newest first, one page (ids below `before`). */

@@ -24,6 +24,8 @@ function heading(kind: string, n: number): string {
       return n === 1 ? 'A plugin server of a role link is unhealthy or unreachable:' : `${n} plugin server alerts of role links (unhealthy or unreachable):`;
     case 'plugin_recovered':
       return n === 1 ? 'A plugin server of a role link is healthy again:' : `${n} plugin servers of role links are healthy again:`;
+    case 'link_paused':
+      return n === 1 ? 'A role link is paused: the server has more links than its plan allows:' : `${n} role links are paused: the server has more links than its plan allows:`;
     default:
       return `Role Link: ${n} notification(s) of kind ${kind}:`;
   }
@@ -34,5 +36,6 @@ function line(kind: string, r: NotificationRow): string {
   if (kind === 'removal_held') return `${role(r)}: ${String(d.previous)} → ${String(d.next)} users (${String(d.removals)} removals)`;
   // The plugin URL is the admin's own configuration; the status is the broker's check.
   if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered') return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
+  if (kind === 'link_paused') return `${role(r)}: ${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s)`;
   return role(r);
 }

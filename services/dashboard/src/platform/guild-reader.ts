@@ -1,5 +1,5 @@
 import type { API } from '@discordjs/core/http-only';
-import { ChannelType, type APIRole } from 'discord-api-types/v10';
+import { ChannelType, type APIGuildChannel, type APINewsChannel, type APIRole, type APITextChannel, type GuildChannelType } from 'discord-api-types/v10';
 import type { DashboardRole } from '@rolelink/contracts';
 import { readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
@@ -18,6 +18,11 @@ class Memo<T> {
     value.catch(() => this.entries.delete(key));
     return value;
   }
+}
+
+/** Channels a message can be posted to (text and announcement), not voice, categories or forums. */
+function isTextChannel(c: APIGuildChannel<GuildChannelType>): c is APITextChannel | APINewsChannel {
+  return c.type === ChannelType.GuildText || c.type === ChannelType.GuildAnnouncement;
 }
 
 export function roleColor(role: Pick<APIRole, 'color'>): string | null {
@@ -75,9 +80,9 @@ export class GuildReader {
     return this.channelLists.get(guildId, async () => {
       const channels = await this.platform(() => this.api.guilds.getChannels(guildId));
       return channels
-        .filter((c) => c.type === ChannelType.GuildText || c.type === ChannelType.GuildAnnouncement)
+        .filter(isTextChannel)
         .sort((a, b) => a.position - b.position)
-        .map((c) => ({ id: c.id, name: c.name ?? c.id }));
+        .map((c) => ({ id: c.id, name: c.name }));
     });
   }
 

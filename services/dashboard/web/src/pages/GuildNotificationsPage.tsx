@@ -15,6 +15,7 @@ const KIND_TEXT: Record<NotifyKind, string> = {
   removal_held: 'Large removal held',
   plugin_unhealthy: 'Plugin unhealthy or unreachable',
   plugin_recovered: 'Plugin healthy again',
+  link_paused: 'Link paused by the plan',
 };
 
 const DELIVERY_TEXT: Record<string, string> = {
@@ -32,6 +33,7 @@ const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString() : String(v
 /** What happened, in words (every value is text: nothing here is rendered as HTML). */
 function detailText(item: Item): string {
   const d = item.detail ?? {};
+  if (item.kind === 'link_paused') return `The ${String(d.plan)} plan allows ${n(d.slot_allowance)} link(s): the newest links beyond that stop syncing until the server upgrades or a link is deleted`;
   if (item.kind === 'removal_held') return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
   return `${String(d.plugin_url ?? 'The plugin')} is ${String(d.status)}`;
 }
