@@ -185,11 +185,19 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       channel_id: null,
       channels: DEMO.channels.map((c) => ({ id: c.id, name: c.name })),
     });
-    await admin.agent.put(settings).set('X-CSRF-Token', admin.csrf).send({ events: ['plugin_unhealthy', 'removal_held'], dm_owner: false, channel_id: DEMO.alertsChannelId }).expect(200);
+    await admin.agent
+      .put(settings)
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ events: ['plugin_unhealthy', 'removal_held'], dm_owner: false, channel_id: DEMO.alertsChannelId })
+      .expect(200);
     expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toMatchObject({ events: ['removal_held', 'plugin_unhealthy'], dm_owner: false, channel_id: DEMO.alertsChannelId });
 
     // Bad input: the one validation error body; a channel of another guild is refused the same way.
-    const bad = await owner.agent.put(settings).set('X-CSRF-Token', owner.csrf).send({ events: ['tea_time'], dm_owner: 'yes', channel_id: null, extra: 1 }).expect(400);
+    const bad = await owner.agent
+      .put(settings)
+      .set('X-CSRF-Token', owner.csrf)
+      .send({ events: ['tea_time'], dm_owner: 'yes', channel_id: null, extra: 1 })
+      .expect(400);
     expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     expect((bad.body as { details: string[] }).details).toEqual([expect.stringMatching(/^body\.events\.0: /), expect.stringMatching(/^body\.dm_owner: /), 'body: Unrecognized key: "extra"']);
     const foreign = await owner.agent.put(settings).set('X-CSRF-Token', owner.csrf).send({ events: [], dm_owner: true, channel_id: DEMO.otherGuild.id }).expect(400);
@@ -206,7 +214,11 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(list.unread).toBe(2);
     const page = bodyOf<List>(await owner.agent.get(`/dashboard-api/guilds/${G}/notifications?limit=1`).expect(200));
     expect(page.next_before).toBe(list.notifications[0]!.id);
-    await owner.agent.post(`/dashboard-api/guilds/${G}/notifications/read`).set('X-CSRF-Token', owner.csrf).send({ ids: [list.notifications[1]!.id] }).expect(200, { marked: 1 });
+    await owner.agent
+      .post(`/dashboard-api/guilds/${G}/notifications/read`)
+      .set('X-CSRF-Token', owner.csrf)
+      .send({ ids: [list.notifications[1]!.id] })
+      .expect(200, { marked: 1 });
     const after = bodyOf<List>(await owner.agent.get(`/dashboard-api/guilds/${G}/notifications`).expect(200));
     expect([after.unread, after.notifications.map((n) => n.read)]).toEqual([1, [false, true]]);
     await owner.agent.post(`/dashboard-api/guilds/${G}/notifications/read`).set('X-CSRF-Token', owner.csrf).send({ all: true }).expect(200, { marked: 1 });

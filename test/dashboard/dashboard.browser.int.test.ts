@@ -211,7 +211,12 @@ describe('the dashboard in a real browser', () => {
     expect(await eventually(marked, (n) => n === 1)).toBe(1);
     await screenshot(page, 'notifications');
     await page.getByRole('button', { name: /Mark all read/ }).click();
-    expect(await eventually(() => item.getByText('Unread').count(), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => item.getByText('Unread').count(),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 
   it('shows settings, member look-up, plugin health and the plugin status page', async () => {

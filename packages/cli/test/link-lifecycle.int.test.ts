@@ -170,8 +170,7 @@ describe('link delete, set, show and removals apply', () => {
     expect((await cli('guild', 'set-plan', g, '--plan', 'gold')).out.statusCode).toBe(400);
     // The owner was notified once per pause (issue 20, part 3): the downgrade paused the newest link;
     // the upgrade to 3 slots paused nothing. Downgrading again pauses it again, and notifies again.
-    const paused = async () =>
-      (await h.db.pool.query<{ role_id: string; detail: unknown }>(`SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'link_paused' ORDER BY id`, [g])).rows;
+    const paused = async () => (await h.db.pool.query<{ role_id: string; detail: unknown }>(`SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'link_paused' ORDER BY id`, [g])).rows;
     expect(await paused()).toEqual([{ role_id: roles[2], detail: { plan: 'free', slot_allowance: 2 } }]);
     await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '0');
     expect((await paused()).map((n) => n.role_id)).toEqual([roles[2], roles[2]]);

@@ -230,4 +230,14 @@ export type NotificationView = {
 };
 export type DashboardNotifications = { notifications: NotificationView[]; unread: number; next_before: string | null };
 /** POST …/notifications/read: marks these (or, with `all`, every) notification read. */
-export const notificationsReadBody = z.union([z.object({ ids: z.array(z.string().regex(/^\d{1,19}$/)).min(1).max(200) }).strict(), z.object({ all: z.literal(true) }).strict()]);
+export const notificationsReadBody = z.union([
+  z
+    .object({
+      ids: z
+        .array(z.string().regex(/^\d{1,19}$/))
+        .min(1)
+        .max(200),
+    })
+    .strict(),
+  z.object({ all: z.literal(true) }).strict(),
+]);

@@ -68,10 +68,7 @@ export async function recordLinkPausedNotifications(db: Queryable, guildId: stri
 
 /** A guild's notifications, newest first, one page (ids below `before`). */
 export async function listNotifications(db: Queryable, guildId: string, f: { before?: string; limit: number }): Promise<NotificationRow[]> {
-  const { rows } = await db.query<NotificationRow>(
-    `SELECT ${COLUMNS} FROM notification WHERE guild_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`,
-    [guildId, f.before ?? null, f.limit],
-  );
+  const { rows } = await db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notification WHERE guild_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`, [guildId, f.before ?? null, f.limit]);
   return rows;
 }
 

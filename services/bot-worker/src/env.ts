@@ -29,7 +29,11 @@ export const envSchema = z.object({
   /** BullMQ lock: a killed worker's job is taken over after this (stalled-job recovery). */
   WORKER_LOCK_MS: z.coerce.number().int().min(1_000).default(30_000),
   /** Notifications: at most one message per guild per event kind in this window (docs/dashboard.md "Notifications"). */
-  NOTIFY_WINDOW_MS: z.coerce.number().int().min(1_000).default(10 * 60_000),
+  NOTIFY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(10 * 60_000),
   /** How often the worker looks for notifications to deliver (the latency of a notification). */
   NOTIFY_SWEEP_MS: z.coerce.number().int().min(500).default(5_000),
 });

@@ -82,7 +82,13 @@ export function platformRouter(state: EmulatorState): Router {
       (req, res) => {
         const recipient = snowflake(bodyField(req, 'recipient_id'), 'recipient_id');
         if (!state.knowsUser(recipient)) throw invalidFormBody('recipient_id', 'NUMBER_TYPE_COERCE', `Value "${recipient}" is not a known user.`);
-        const dm: APIDMChannel = { id: state.dmChannel(recipient), type: ChannelType.DM, name: null, last_message_id: null, recipients: [{ id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null }] };
+        const dm: APIDMChannel = {
+          id: state.dmChannel(recipient),
+          type: ChannelType.DM,
+          name: null,
+          last_message_id: null,
+          recipients: [{ id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null }],
+        };
         res.json(dm);
       },
     ],

@@ -49,8 +49,7 @@ const delivered = (guildId: string) =>
     (r) => r.rows[0]!.n === 0,
     { what: 'every notification delivered' },
   );
-const rows = async (guildId: string) =>
-  (await db.pool.query<{ kind: string; delivery: string; delivered_to: string[] }>('SELECT kind, delivery, delivered_to FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
+const rows = async (guildId: string) => (await db.pool.query<{ kind: string; delivery: string; delivered_to: string[] }>('SELECT kind, delivery, delivered_to FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
 const dms = () => emulator.state.messages.filter((m) => m.recipientId === OWNER);
 
 /** A list of 40 replaced by one of 5, as a plugin's PUT: the shrink check holds it and records the notification. */

@@ -1,15 +1,6 @@
 import { Router } from 'express';
 import { countUnreadNotifications, getNotifySettings, listNotifications, markNotificationsRead, putNotifySettings } from '@rolelink/db';
-import {
-  NOTIFY_KINDS,
-  guildParams,
-  notificationsQuery,
-  notificationsReadBody,
-  notifySettingsBody,
-  type DashboardNotifications,
-  type DashboardNotifySettings,
-  type NotifyKind,
-} from '@rolelink/contracts';
+import { NOTIFY_KINDS, guildParams, notificationsQuery, notificationsReadBody, notifySettingsBody, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import type { DashboardContext } from '../context';
 

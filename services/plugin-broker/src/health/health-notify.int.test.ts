@@ -16,8 +16,7 @@ async function pollOnce(): Promise<void> {
   await enqueueHealthChecks(h.ctx, h.broker.queue);
   await done;
 }
-const notified = async (guildId: string) =>
-  (await h.db.pool.query<{ kind: string; detail: unknown }>('SELECT kind, detail FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
+const notified = async (guildId: string) => (await h.db.pool.query<{ kind: string; detail: unknown }>('SELECT kind, detail FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
 
 it('notifies a link once while its plugin stays down, and once when it is healthy again', async () => {
   const link = await h.seedLink(`${h.plugin.url}/notify`);

@@ -54,8 +54,7 @@ export const dashboardApi = {
   guild: (guildId: string, signal?: Signal) => request<DashboardGuild>('GET', guildPath(guildId), { signal }),
   roles: (guildId: string, signal?: Signal) => request<RoleChoices>('GET', `${guildPath(guildId)}/roles`, { signal }),
   audit: (guildId: string, query: AuditQuery = {}, signal?: Signal) => request<DashboardAuditLog>('GET', `${guildPath(guildId)}/audit${queryString(query)}`, { signal }),
-  notifications: (guildId: string, query: { before?: string; limit?: number } = {}, signal?: Signal) =>
-    request<DashboardNotifications>('GET', `${guildPath(guildId)}/notifications${queryString(query)}`, { signal }),
+  notifications: (guildId: string, query: { before?: string; limit?: number } = {}, signal?: Signal) => request<DashboardNotifications>('GET', `${guildPath(guildId)}/notifications${queryString(query)}`, { signal }),
   markNotificationsRead: (guildId: string, body: { ids: string[] } | { all: true }) => request<{ marked: number }>('POST', `${guildPath(guildId)}/notifications/read`, { body }),
   notifySettings: (guildId: string, signal?: Signal) => request<DashboardNotifySettings>('GET', `${guildPath(guildId)}/notifications/settings`, { signal }),
   saveNotifySettings: (guildId: string, body: NotifySettings) => request<DashboardNotifySettings>('PUT', `${guildPath(guildId)}/notifications/settings`, { body }),
