@@ -104,7 +104,15 @@ export function platformRouter(state: EmulatorState): Router {
       if (typeof content !== 'string' || content.length === 0) throw invalidFormBody('content', 'BASE_TYPE_REQUIRED', 'This field is required');
       if (content.length > 2000) throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
       const m = state.postMessage(channelId, content);
-      res.json({ id: m.id, channel_id: channelId, content, timestamp: m.at, author: { id: state.botUserId, username: 'rolelink', discriminator: '0', global_name: null, avatar: null, bot: true } } as Partial<APIMessage>);
+      // The fields a client reads back; the platform's full message object has many more.
+      const sent: Pick<APIMessage, 'id' | 'channel_id' | 'content' | 'timestamp' | 'author'> = {
+        id: m.id,
+        channel_id: channelId,
+        content,
+        timestamp: m.at,
+        author: { id: state.botUserId, username: 'rolelink', discriminator: '0', global_name: null, avatar: null, bot: true },
+      };
+      res.json(sent);
     },
   ]);
 

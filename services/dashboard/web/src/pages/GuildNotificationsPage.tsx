@@ -35,7 +35,7 @@ function detailText(item: Item): string {
   const d = item.detail ?? {};
   if (item.kind === 'link_paused') return `The ${String(d.plan)} plan allows ${n(d.slot_allowance)} link(s): the newest links beyond that stop syncing until the server upgrades or a link is deleted`;
   if (item.kind === 'removal_held') return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
-  return `${String(d.plugin_url ?? 'The plugin')} is ${String(d.status)}`;
+  return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} is ${String(d.status)}`;
 }
 
 function deliveryText(item: Item): string {
