@@ -135,3 +135,24 @@ export async function markNotificationsDelivered(db: Queryable, ids: readonly st
   if (ids.length === 0) return;
   await db.query('UPDATE notification SET delivery = $2, delivered_to = $3, delivered_at = now() WHERE id = ANY($1::bigint[])', [ids, delivery, to]);
 }
+
+/**
+ * Deletes delivered notifications older than the retention, in bounded batches (the API's sweeper);
+ * returns the rows deleted. Pending rows stay (the worker has not sent them yet), and so does the latest
+ * row of each dedupe key: it is the plugin-health state that keeps a plugin still down from notifying again.
+ */
+export async function purgeNotifications(db: Queryable, retentionDays: number, batch = 10_000): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const r = await db.query(
+      `DELETE FROM notification WHERE id = ANY(ARRAY(
+         SELECT n.id FROM notification n
+          WHERE n.created_at < now() - make_interval(days => $1) AND n.delivery <> 'pending'
+            AND (n.dedupe_key IS NULL OR n.id <> (SELECT max(l.id) FROM notification l WHERE l.dedupe_key = n.dedupe_key))
+          LIMIT $2))`,
+      [retentionDays, batch],
+    );
+    deleted += r.rowCount ?? 0;
+    if ((r.rowCount ?? 0) < batch) return deleted;
+  }
+}

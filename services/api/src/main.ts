@@ -14,7 +14,7 @@ const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
-const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS, env.AUDIT_RETENTION_DAYS);
+const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS, env.AUDIT_RETENTION_DAYS, env.NOTIFICATION_RETENTION_DAYS);
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
