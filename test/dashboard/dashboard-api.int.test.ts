@@ -22,6 +22,8 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'patch' | 'delete'; path: string;
   { method: 'delete', path: `/guilds/${G}/links/${R}`, body: { strip_roles: true } },
   { method: 'get', path: `/guilds/${G}/links/${R}/strip-preview` },
   { method: 'post', path: `/guilds/${G}/links/${R}/apply-removals` },
+  { method: 'post', path: `/guilds/${G}/links/${R}/resync` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/users.csv` },
   { method: 'get', path: `/guilds/${G}/links/${R}/config` },
   { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
   { method: 'get', path: `/guilds/${G}/links/${R}/health` },
@@ -167,6 +169,40 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const bad = await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=dropped_tables&limit=0`).expect(400);
     expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     expect((bad.body as { details: string[] }).details).toEqual([expect.stringMatching(/^action: /), expect.stringMatching(/^limit: /)]);
+  });
+
+  it('exports a link’s list as streamed CSV with the synced set marked, and resyncs a link on request', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl, existing_members: 'handover' }).expect(201);
+    const { synced_limit: limit } = bodyOf<{ synced_limit: number }>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200));
+    const ids = Array.from({ length: limit + 7 }, (_, i) => (200000000000000000n + BigInt(i) * 7919n).toString()).reverse();
+    // Trusted: the example plugin pushed its own list when it registered, and this one replaces it unheld.
+    await owner.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).send({ trusted: true }).expect(200);
+    const token = sys.registrations.get(G, R)!.token;
+    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${R}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
+    expect(put.status).toBe(200);
+    const csv = await owner.agent
+      .get(`/dashboard-api/guilds/${G}/links/${R}/users.csv`)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => done(null, text));
+      });
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.headers['content-disposition']).toBe(`attachment; filename=rolelink-${G}-${R}.csv`);
+    const lines = (csv.body as string).trimEnd().split('\n');
+    const sorted = [...ids].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    expect(lines).toEqual(['user_id,synced', ...sorted.map((id, i) => `${id},${i < limit ? 't' : 'f'}`)]);
+
+    const resynced = await owner.agent.post(`/dashboard-api/guilds/${G}/links/${R}/resync`).set('X-CSRF-Token', owner.csrf).expect(200);
+    expect(resynced.body).toEqual({ link_id: expect.stringMatching(/^\d+$/), retried: 0 });
+    const walk = await sys.db.pool.query<{ op: string }>("SELECT op FROM list_change WHERE link_id = $1 AND op = 'walk'", [(resynced.body as { link_id: string }).link_id]);
+    expect(walk.rowCount).toBeGreaterThan(0);
+    const log = bodyOf<{ entries: { action: string }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit?limit=1`).expect(200));
+    expect(log.entries.map((e) => e.action)).toEqual(['resync_requested']);
+    await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).expect(200);
   });
 
   it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {

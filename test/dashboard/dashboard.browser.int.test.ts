@@ -173,9 +173,22 @@ describe('the dashboard in a real browser', () => {
     await page.goto(linkPath(SUPPORTER, '/settings'));
     await page.getByRole('switch', { name: 'Trusted integration' }).check();
     expect(await eventually(() => page.getByRole('switch', { name: 'Trusted integration' }).isChecked(), Boolean)).toBe(true);
+    await page.getByRole('button', { name: 'Resync now' }).click();
+    await page.getByRole('status').getByText('Resync started').first().waitFor();
     await screenshot(page, 'settings');
 
     await page.getByRole('link', { name: 'Members' }).click();
+    // The export is a plain download of the streamed CSV: the same URL, read by the page itself.
+    const href = (await page.getByRole('link', { name: 'Export the list (CSV)' }).getAttribute('href'))!;
+    const csv = await page.evaluate<string>(`fetch(${JSON.stringify(href)}).then((r) => r.text())`);
+    expect(csv.split('\n')[0]).toBe('user_id,synced');
+    expect(
+      csv
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .every((line) => /^\d{17,20},t$/.test(line)),
+    ).toBe(true);
     const first = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
     await page.getByLabel('User ID').fill(first);
     await page.getByRole('button', { name: 'Look up' }).click();

@@ -126,6 +126,9 @@ export type StripPreviewView = {
   lockout_checked: boolean;
 };
 
+/** POST /dashboard-api/guilds/:guildId/links/:roleId/resync: `retried` members whose back-off ended at once. */
+export type ResyncView = { link_id: string; retried: number };
+
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/apply-removals (owner only). */
 export type AppliedRemovals = { change_id: string; removals: number; window_ends_at: string };
 
@@ -162,7 +165,7 @@ export type MemberLookup = {
 export const guildParams = z.object({ guildId: snowflake });
 
 /** What the admin audit log records (admin_audit; docs/dashboard.md "Audit log"). */
-export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed'] as const;
+export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed', 'resync_requested'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** GET /dashboard-api/guilds/:guildId/audit (and `rolelink audit`): filters and paging, all optional. */

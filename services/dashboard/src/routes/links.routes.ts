@@ -1,7 +1,9 @@
 import { Router } from 'express';
-import { applyRemovals, createLink, deleteLink, lookupMember, setLink, stripPreview } from '@rolelink/admin';
-import { createLinkBody, deleteLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type DeletedLinkView, type LinkCard, type StripPreviewView } from '@rolelink/contracts';
-import { AppError, input, validate } from '@rolelink/runtime';
+import { applyRemovals, createLink, deleteLink, lookupMember, resyncLink, setLink, stripPreview } from '@rolelink/admin';
+import { createLinkBody, deleteLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type DeletedLinkView, type LinkCard, type ResyncView, type StripPreviewView } from '@rolelink/contracts';
+import { findLinkAt, streamUserIdsCsv } from '@rolelink/db';
+import { limitsFor } from '@rolelink/domain';
+import { AppError, input, sendStream, validate } from '@rolelink/runtime';
 import { actingAdmin, type DashboardContext } from '../context';
 import { linkCards } from './guilds.routes';
 
@@ -79,6 +81,24 @@ export function linksRouter(ctx: DashboardContext): Router {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
     res.json((await stripPreview(ctx.admin, { guildId: g.id, roleId: params.roleId, actingUserId: req.session.user!.id })) satisfies StripPreviewView);
+  });
+
+  // The link's whole list as CSV (user_id,synced), streamed from PostgreSQL as it is read: 30M rows never
+  // sit in memory, and the download starts at once.
+  router.get(`${base}/users.csv`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    const link = await findLinkAt(ctx.admin.db.pool, g.id, params.roleId);
+    if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
+    const body = await streamUserIdsCsv(ctx.admin.db.pool, link.id, limitsFor(link.plan).syncedUsers);
+    res.status(200).type('text/csv').set('Cache-Control', 'no-store').attachment(`rolelink-${g.id}-${params.roleId}.csv`);
+    await sendStream(req, res, body);
+  });
+
+  router.post(`${base}/resync`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json((await resyncLink(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId })) satisfies ResyncView);
   });
 
   router.post(`${base}/apply-removals`, validate(linkOnly), async (req, res) => {

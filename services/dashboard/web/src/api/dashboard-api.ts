@@ -14,6 +14,7 @@ import type {
   LinkCard,
   MemberLookup,
   PluginHealthView,
+  ResyncView,
   RoleChoices,
   StripPreviewView,
   SubmittedConfig,
@@ -57,6 +58,9 @@ export const dashboardApi = {
   link: (guildId: string, roleId: string, signal?: Signal) => request<LinkCard>('GET', linkPath(guildId, roleId), { signal }),
   updateLink: (guildId: string, roleId: string, body: UpdateLinkBody) => request<LinkCard>('PATCH', linkPath(guildId, roleId), { body }),
   deleteLink: (guildId: string, roleId: string, body: DeleteLinkBody = {}) => request<DeletedLinkView>('DELETE', linkPath(guildId, roleId), { body }),
+  /** A link, not a call: the browser downloads the streamed CSV itself. */
+  listCsvUrl: (guildId: string, roleId: string) => `${linkPath(guildId, roleId)}/users.csv`,
+  resync: (guildId: string, roleId: string) => request<ResyncView>('POST', `${linkPath(guildId, roleId)}/resync`),
   stripPreview: (guildId: string, roleId: string, signal?: Signal) => request<StripPreviewView>('GET', `${linkPath(guildId, roleId)}/strip-preview`, { signal }),
   applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
 

@@ -19,6 +19,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   trusted_set: 'Marked trusted',
   trusted_unset: 'No longer trusted',
   plan_changed: 'Plan changed',
+  resync_requested: 'Resync requested',
 };
 
 type Entry = DashboardAuditLog['entries'][number];
@@ -37,6 +38,8 @@ function detailText(e: Entry): string {
       return `Fields: ${Array.isArray(d.fields) ? d.fields.join(', ') : '—'} (plugin answered ${n(d.plugin_status)}; values are not recorded)`;
     case 'removals_applied':
       return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals)`;
+    case 'resync_requested':
+      return `${n(d.retried)} failed ${d.retried === 1 ? 'member' : 'members'} retried at once; whole list walked`;
     case 'plan_changed':
       return `${String(d.plan)}, ${n(d.paid_slots)} paid slots`;
     default:
