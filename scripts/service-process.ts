@@ -59,6 +59,7 @@ export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix
     QUEUE_PREFIX: queuePrefix,
     ROLELINK_SECRET_KEY: randomBytes(32).toString('hex'),
     DASHBOARD_SESSION_SECRET: randomBytes(32).toString('hex'),
+    BROKER_INTERNAL_TOKEN: randomBytes(32).toString('hex'),
     DASHBOARD_PUBLIC_URL: 'https://dashboard.invalid',
     PLATFORM_OAUTH_CLIENT_ID: 'startup-check',
     PLATFORM_OAUTH_CLIENT_SECRET: 'startup-check',

@@ -6,6 +6,7 @@ import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
 import { PluginHttp } from './plugin-http/plugin-http';
 import { createBrokerServer } from './server';
+import { checkSoon } from './plugin-calls-handlers';
 import { createBrokerWorker } from './worker';
 
 const env = loadEnv();
@@ -42,8 +43,8 @@ const broker = createBrokerWorker(ctx, {
   healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
 });
 metrics.queueDepth(async () => {
-  const counts = await broker.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-  return Object.entries(counts).map(([state, count]) => ({ queue: broker.queue.name, state, count }));
+  const counts = await broker.jobs.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  return Object.entries(counts).map(([state, count]) => ({ queue: broker.jobs.name, state, count }));
 });
 
 let draining = false;
@@ -52,11 +53,12 @@ const app = createBrokerServer({
   metrics,
   readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping(), worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
   draining: () => draining,
+  internal: { ctx, token: env.BROKER_INTERNAL_TOKEN, registered: (linkId) => checkSoon(ctx, broker.jobs, linkId) },
 });
 const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger });
 
 broker.ready().then(
-  () => logger.info('plugin broker taking jobs', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
+  () => logger.info('plugin broker taking jobs and internal calls', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
   (err: unknown) => logger.error('plugin broker failed to start', { error: err instanceof Error ? err.message : String(err) }),
 );
 
