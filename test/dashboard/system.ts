@@ -21,7 +21,7 @@ import { DEFAULT_WEB_DIST } from '../../services/dashboard/src/web-app/static-ap
 import { ConfigCache } from '../../services/plugin-broker/src/config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from '../../services/plugin-broker/src/context';
 import { listenBroker } from '../../services/plugin-broker/src/testing/broker-server';
-import { PluginHttp } from '../../services/plugin-broker/src/plugin-http/plugin-http';
+import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerWorker, type BrokerWorker } from '../../services/plugin-broker/src/worker';
 import { createPluginApp } from '../../examples/plugin-server/src/app';
 import type { TestPlugin } from '../../services/plugin-broker/src/testing/test-plugin';

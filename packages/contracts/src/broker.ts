@@ -21,8 +21,8 @@ export const brokerFetchConfigQuery = z.object({
     .transform((v) => v === 'true'),
   viewer_id: snowflake.optional(),
 });
-/** POST …/config: the admin's submission, validated against the form by the broker. */
-export const brokerSubmitConfigBody = z.object({ config: z.record(z.string(), z.unknown()) });
+// POST …/config takes the dashboard's own body schema (`submitConfigBody`, dashboard.ts): the same
+// `{config}` the admin sent, validated against the form by the broker.
 export type BrokerSubmitResult = { status: number; body: unknown };
 
 /**

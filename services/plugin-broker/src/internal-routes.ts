@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { BROKER_ERROR_CODE_HEADER, brokerFetchConfigQuery, brokerLinkParams, brokerSubmitConfigBody } from '@rolelink/contracts';
+import { BROKER_ERROR_CODE_HEADER, brokerFetchConfigQuery, brokerLinkParams, submitConfigBody } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import { fetchConfig } from './calls/fetch-config';
 import { registerLink } from './calls/register';
@@ -34,7 +34,7 @@ const codeHeader: ErrorRequestHandler = (err, _req, res, next) => {
 
 const linkOnly = { params: brokerLinkParams };
 const fetchParts = { params: brokerLinkParams, query: brokerFetchConfigQuery };
-const submitParts = { params: brokerLinkParams, body: brokerSubmitConfigBody };
+const submitParts = { params: brokerLinkParams, body: submitConfigBody };
 
 /**
  * The plugin calls a caller waits for (register, config get and submit), over internal HTTP: reachable

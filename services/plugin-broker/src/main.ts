@@ -4,7 +4,7 @@ import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtim
 import { ConfigCache } from './config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
-import { PluginHttp } from './plugin-http/plugin-http';
+import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerServer } from './server';
 import { checkSoon } from './plugin-calls-handlers';
 import { createBrokerWorker } from './worker';
