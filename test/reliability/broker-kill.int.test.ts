@@ -93,7 +93,13 @@ afterAll(async () => {
   rmSync(caDir, { recursive: true, force: true });
 });
 
-const deps = (): AdminDeps => ({ db, secretKey: () => KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: { register: (id) => client.register(id), deleteConfig: (input) => jobs.deleteConfig(input) }, requestSync: () => Promise.resolve() });
+const deps = (): AdminDeps => ({
+  db,
+  secretKey: () => KEY,
+  allowPrivatePluginHosts: ['127.0.0.1'],
+  plugin: { register: (id) => client.register(id), deleteConfig: (input) => jobs.deleteConfig(input) },
+  requestSync: () => Promise.resolve(),
+});
 
 describe('plugin broker SIGKILLed while a link is being created (issue 13)', () => {
   it('answers 502, leaves no half-created link, and a retry with a new broker works', async () => {

@@ -47,7 +47,7 @@ export class BrokerClient {
   /** GET {plugin}/config: the validated form with fresh values, or the iframe page (with rl_token when viewerId is given). */
   fetchConfig(linkId: bigint | string, opts: { refresh?: boolean; viewerId?: string } = {}): Promise<ConfigView> {
     const query = new URLSearchParams({ refresh: String(opts.refresh ?? false), ...(opts.viewerId !== undefined ? { viewer_id: opts.viewerId } : {}) });
-    return this.call('GET', `${BrokerRoute.config(String(linkId))}?${query}`, undefined, this.timeouts.fetchConfig, PluginCallMessage.fetchUnreachable);
+    return this.call('GET', `${BrokerRoute.config(String(linkId))}?${query.toString()}`, undefined, this.timeouts.fetchConfig, PluginCallMessage.fetchUnreachable);
   }
 
   /**

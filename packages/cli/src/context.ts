@@ -45,7 +45,7 @@ export class CliContext {
   brokerClient(): BrokerClient {
     if (!this.broker) {
       const token = this.env.BROKER_INTERNAL_TOKEN;
-      if (!token) throw new AppError(500, 'BROKER_INTERNAL_TOKEN is not set (the plugin broker\'s internal token, the same value as the broker\'s)', 'config');
+      if (!token) throw new AppError(500, "BROKER_INTERNAL_TOKEN is not set (the plugin broker's internal token, the same value as the broker's)", 'config');
       const register = this.env.ROLELINK_REGISTER_DEADLINE_MS;
       this.broker = new BrokerClient({ baseUrl: this.env.BROKER_URL, token, ...(register ? { timeoutsMs: { register } } : {}), logger: silentLogger() });
     }

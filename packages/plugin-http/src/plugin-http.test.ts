@@ -75,7 +75,7 @@ describe('PluginHttp', () => {
     expect(res.body.length).toBe(MAX_PLUGIN_BODY_BYTES);
   });
 
-  it('takes a larger cap for one call and returns the answer\'s headers (the iframe page check of rolelink plugin check)', async () => {
+  it("takes a larger cap for one call and returns the answer's headers (the iframe page check of rolelink plugin check)", async () => {
     plugin.on('GET /page', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "frame-ancestors 'self'" });
       res.end('x'.repeat(MAX_PLUGIN_BODY_BYTES * 2));
