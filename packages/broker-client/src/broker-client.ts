@@ -80,7 +80,12 @@ export class BrokerClient {
     } catch (err) {
       throw unavailable(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
     }
-    if (status >= 200 && status < 300) return (text ? JSON.parse(text) : null) as T;
+    if (status >= 200 && status < 300) {
+      if (!text) return null as T;
+      const parsed = parseJson(text);
+      if (parsed === undefined) throw unavailable(`broker answered ${status} with a body that is not JSON`, 'broker_error');
+      return parsed as T;
+    }
     // Only the broker's own AppErrors (they name their code) reach the caller as they are. A refused
     // bearer, a draining broker or anything else in between is "the broker could not make the call".
     if (code === null || code === 'broker_unauthorized') throw unavailable(`broker answered ${status}${code ? ` (${code})` : ''}`, 'broker_error');
@@ -91,11 +96,15 @@ export class BrokerClient {
   }
 }
 
-function parseBody(text: string): Record<string, unknown> | null {
+function parseJson(text: string): unknown {
   try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return JSON.parse(text) as unknown;
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+function parseBody(text: string): Record<string, unknown> | null {
+  const v = parseJson(text);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }

@@ -11,7 +11,7 @@ export type InternalRoutesDeps = {
   ctx: BrokerContext;
   /** BROKER_INTERNAL_TOKEN: every internal call carries it as a bearer. */
   token: string;
-  /** After a successful register: the new link's plugin is checked now (its admin is looking at its card). */
+  /** After a successful register: the new link's plugin is checked now (its admin is looking at its card). Never rejects. */
   registered(linkId: string): Promise<void>;
 };
 
@@ -50,7 +50,8 @@ export function internalRoutes(deps: InternalRoutesDeps): Router {
   router.post('/internal/links/:linkId/register', validate(linkOnly), async (_req, res) => {
     const { params } = input<typeof linkOnly>(res);
     await registerLink(ctx, params.linkId);
-    await deps.registered(params.linkId);
+    // Not awaited: the follow-up check is best effort and must not hold the answer while Redis is away.
+    void deps.registered(params.linkId);
     res.status(204).end();
   });
 
