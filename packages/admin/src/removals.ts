@@ -1,5 +1,6 @@
 import { confirmLatestHeldChange, findLinkAt } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
+import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
@@ -15,5 +16,6 @@ export async function applyRemovals(deps: AdminDeps, input: { guildId: string; r
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
   const change = await confirmLatestHeldChange(deps.db.pool, link.id);
   if (!change || !change.confirmedAt) throw AppError.notFound('No held change to apply for this role link', 'no_held_change');
+  await audit(deps, deps.db.pool, { guildId, roleId, action: 'removals_applied', detail: { change_id: change.changeId, previous: change.previous, next: change.next, removals: change.removals } });
   return { change_id: change.changeId, removals: change.removals, window_ends_at: new Date(change.confirmedAt.getTime() + 60 * 60 * 1000).toISOString() };
 }

@@ -30,10 +30,7 @@ export type BrokerSubmitResult = { status: number; body: unknown };
  * The NetworkPolicy already keeps the port from everyone else; the token keeps a compromised pod in the
  * namespace that is not a caller from asking the broker to speak for a link.
  */
-export const brokerInternalToken = z
-  .string()
-  .min(32, 'must be at least 32 characters (openssl rand -hex 32)')
-  .refine((v) => !v.startsWith('REPLACE_ME'), 'is still the placeholder of k8s/secret.example.yaml');
+export const brokerInternalToken = z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)');
 
 /** The response header carrying an AppError's code across the internal hop (its body is the spec's, without a code). */
 export const BROKER_ERROR_CODE_HEADER = 'x-rolelink-error-code';
