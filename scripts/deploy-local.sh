@@ -88,6 +88,7 @@ ensure_env() {
     echo "ROLELINK_SECRET_KEY=$(openssl rand -hex 32)"
     echo "POSTGRES_PASSWORD=$(openssl rand -hex 16)"
     echo "DASHBOARD_SESSION_SECRET=$(openssl rand -hex 32)"
+    echo "BROKER_INTERNAL_TOKEN=$(openssl rand -hex 32)"
     # Fresh, long secrets for the emulator too (docker-compose.local.yml hands them to it): the services
     # run with NODE_ENV=production, whose rule refuses the emulator's well-known defaults and short secrets.
     echo "PLATFORM_BOT_TOKEN=$(openssl rand -hex 24)"

@@ -3,7 +3,7 @@
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
 import { run } from '../../../packages/cli/src/main';
 import { REDIS_URL } from '../../../test/support/redis';
-import { enqueueHealthChecks } from './health/health-poll';
+import { pollHealth } from './health/health-poll';
 import { startHarness, TEST_KEY, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
 
@@ -13,7 +13,7 @@ const saved = { ...process.env };
 beforeAll(async () => {
   h = await startHarness();
   link = await h.seedLink();
-  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex') });
+  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'), BROKER_URL: h.brokerUrl, BROKER_INTERNAL_TOKEN: h.brokerToken });
 });
 afterAll(async () => {
   process.env = saved;
@@ -87,7 +87,7 @@ describe('rolelink config / iframe-url / health', () => {
     expect((await cliJson('health', link.guildId, link.roleId)).out).toMatchObject({ status: 'unknown', latest: null });
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
     const done = h.completed('health-check');
-    await enqueueHealthChecks(h.ctx, h.broker.queue);
+    await pollHealth(h.ctx, h.broker.jobs);
     await done;
     expect((await cliJson('health', link.guildId, link.roleId)).out).toMatchObject({ status: 'healthy', plugin_url: link.pluginUrl });
     expect((await cli('health', link.guildId, link.roleId)).out).toMatch(/status: healthy/);

@@ -1,7 +1,7 @@
 import type { ConfigView } from '@rolelink/contracts';
 import { snowflake } from '@rolelink/contracts';
 import { findRoleLinkPlugin, type PrismaClient } from '@rolelink/db';
-import type { PluginCallsClient } from '@rolelink/queue';
+import type { BrokerClient } from '@rolelink/broker-client';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
 
@@ -10,7 +10,7 @@ import type { Command } from '../command';
  * typed function over `{prisma, plugins}` (the dashboard's dependencies), registered below for the CLI.
  * Errors are the AppErrors the dashboard shows (spec 7).
  */
-export type PluginCommandContext = { prisma: PrismaClient; plugins: PluginCallsClient };
+export type PluginCommandContext = { prisma: PrismaClient; plugins: BrokerClient };
 export type LinkArgs = { guildId: string; roleId: string };
 
 /**
@@ -78,9 +78,9 @@ export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { co
   return printable(result, { saved: true, plugin_status: result.status, plugin_answer: result.body === null ? '-' : JSON.stringify(result.body) });
 }
 
-export const pluginContext = (ctx: { database(): { prisma: PrismaClient }; pluginCalls(): PluginCallsClient }): PluginCommandContext => ({
+export const pluginContext = (ctx: { database(): { prisma: PrismaClient }; brokerClient(): BrokerClient }): PluginCommandContext => ({
   prisma: ctx.database().prisma,
-  plugins: ctx.pluginCalls(),
+  plugins: ctx.brokerClient(),
 });
 
 /** How to pass a configuration, for the help and for the error on `--json='{…}'` (the example plugin's field). */
