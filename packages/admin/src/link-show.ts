@@ -4,6 +4,7 @@ import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
+import { heldChangeView } from './removals';
 
 /** Defined with the dashboard's contracts, which render it; re-exported for the CLI. */
 export type { LinkView };
@@ -40,17 +41,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
       eta_seconds: rate && rate > 0 && link.pendingCount > 0 ? Math.ceil(link.pendingCount / rate) : link.pendingCount === 0 ? 0 : null,
       last_sync_at: extra.last_sync_at?.toISOString() ?? null,
     },
-    held_change:
-      held && held.usedAt === null
-        ? {
-            change_id: held.changeId,
-            previous: held.previous,
-            next: held.next,
-            removals: held.removals,
-            created_at: held.createdAt.toISOString(),
-            confirmed_at: held.confirmedAt?.toISOString() ?? null,
-          }
-        : null,
+    held_change: held && held.usedAt === null ? heldChangeView(held) : null,
     created_at: extra.created_at.toISOString(),
   };
 }

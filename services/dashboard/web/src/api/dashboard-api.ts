@@ -1,5 +1,6 @@
 import type {
   AppliedRemovals,
+  ApplyRemovalsBody,
   ConfigView,
   CreatedLinkView,
   CreateLinkBody,
@@ -9,6 +10,7 @@ import type {
   DeletedLinkView,
   DeleteLinkBody,
   GuildHealth,
+  HeldChangePreview,
   LinkCard,
   MemberLookup,
   PluginHealthView,
@@ -47,7 +49,8 @@ export const dashboardApi = {
   updateLink: (guildId: string, roleId: string, body: UpdateLinkBody) => request<LinkCard>('PATCH', linkPath(guildId, roleId), { body }),
   deleteLink: (guildId: string, roleId: string, body: DeleteLinkBody = {}) => request<DeletedLinkView>('DELETE', linkPath(guildId, roleId), { body }),
   stripPreview: (guildId: string, roleId: string, signal?: Signal) => request<StripPreviewView>('GET', `${linkPath(guildId, roleId)}/strip-preview`, { signal }),
-  applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
+  heldChange: (guildId: string, roleId: string, signal?: Signal) => request<HeldChangePreview>('GET', `${linkPath(guildId, roleId)}/held-change`, { signal }),
+  applyRemovals: (guildId: string, roleId: string, body: ApplyRemovalsBody) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`, { body }),
 
   config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) => request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),
   submitConfig: (guildId: string, roleId: string, config: Record<string, unknown>) => request<SubmittedConfig>('POST', `${linkPath(guildId, roleId)}/config`, { body: { config } }),
