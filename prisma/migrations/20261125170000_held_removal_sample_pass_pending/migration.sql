@@ -4,3 +4,9 @@
 
 -- AlterTable
 ALTER TABLE "held_change" ADD COLUMN     "removal_sample" BIGINT[] DEFAULT ARRAY[]::BIGINT[];
+
+-- Every change a walk had to make when it started, additions and removals (issue 20, part 2): the
+-- interim pending count is this less the calls made so far, so progress and ETA count removals too.
+
+-- AlterTable
+ALTER TABLE "link_sync_state" ADD COLUMN     "pass_pending" INTEGER NOT NULL DEFAULT 0;
