@@ -1,6 +1,6 @@
 -- Who a held removal would take the role from (issue 20, part 2): the first few members, by user id, that
--- the held list left out, recorded with the hold. The list itself is still not stored (spec 3.3); the
--- owner's Apply removals dialog names these so a confirmation is never given blind.
+-- the held list left out, recorded with the hold. The list itself is still not stored (spec 3.3), and the
+-- Apply removals dialog names these so that a confirmation is never given blind.
 
 -- AlterTable
 ALTER TABLE "held_change" ADD COLUMN     "removal_sample" BIGINT[] DEFAULT ARRAY[]::BIGINT[];

@@ -18,7 +18,7 @@ export function roleHasMembers(role: RoleChoice): boolean {
 
 /** The message when the question was left unanswered (the server's 400 says the same). */
 export function choiceRequiredMessage(role: RoleChoice): string {
-  return role.member_count === null ? 'Choose what happens to the members who hold this role now' : `${membersText(role)} hold this role now: choose Hand over or Keep current members`;
+  return role.member_count === null ? 'Choose what happens to the members who hold this role now' : `${membersText(role)} ${role.member_count === 1 ? 'holds' : 'hold'} this role now: choose Hand over or Keep current members`;
 }
 
 /** "1 member", "About 250 members", "the current members" (count unknown). */
@@ -54,8 +54,8 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
         <div>
           <label htmlFor={`${id}-handover`}>Hand over</label>
           <p className="field-help" id={`${id}-handover-help`}>
-            The plugin decides from its first list. Nothing changes until that list arrives; then whoever of {lower(membersText(role))} is not on it loses the role. If that is many of them (a quarter or more, and at least 10), the removal
-            is held until the server owner confirms it.
+            Nothing changes until the plugin's first list arrives. Then {role.member_count === 1 ? 'the member who holds' : `${lower(membersText(role))} who hold`} the role now {role.member_count === 1 ? 'loses' : 'lose'} it unless on that
+            list. If that takes it from many (a quarter or more, and at least 10), the removal is held until the server owner confirms it.
           </p>
         </div>
       </div>
