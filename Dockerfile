@@ -1,9 +1,12 @@
-# syntax=docker/dockerfile:1.7
 # One multi-target image build for every deployable: api, plugin-broker, bot-worker, dashboard, migrate, cli.
 #   docker build --target api -t rolelink/api .
 # The build stage compiles (`pnpm build`: one esbuild bundle per deployable, docs/operations.md) and
 # makes one production tree per deployable with `pnpm deploy --prod`: its package.json, its dist/ and
 # exactly the npm packages its bundle loads. Each final image holds only that tree and runs plain node.
+#
+# No `# syntax=docker/dockerfile:…` line on purpose: it makes BuildKit fetch its frontend image from a
+# registry, which fails on machines without one (scripts/deploy-local.sh builds the base image locally);
+# BuildKit's built-in frontend already understands everything used here (RUN --mount=type=cache).
 
 ARG NODE_VERSION=20.19
 FROM node:${NODE_VERSION}-bookworm-slim AS base
@@ -31,9 +34,12 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lo
 # scripts/image-tree.sh: `pnpm deploy --legacy --prod` of the package, less the npm packages' source maps
 # (the script says why). The migrate tree is services/migrate (dist/migrate.js) plus prisma/ (schema and
 # migrations), which the script finds above its own directory.
+# --prefer-offline, not --offline: a legacy deploy resolves the package's dependencies again, which needs
+# the registry's metadata, and `pnpm fetch` stores tarballs only (with --offline it stops with
+# ERR_PNPM_NO_OFFLINE_META). The tarballs still come from the store; only metadata is asked for.
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
     for p in api plugin-broker bot-worker dashboard migrate cli; do \
-      bash scripts/image-tree.sh "@rolelink/$p" "/deploy/$p" --offline --store-dir /pnpm/store || exit 1; \
+      bash scripts/image-tree.sh "@rolelink/$p" "/deploy/$p" --prefer-offline --store-dir /pnpm/store || exit 1; \
     done \
  && cp -r prisma /deploy/migrate/prisma
 
@@ -88,3 +94,16 @@ FROM runtime AS cli
 COPY --from=build --chown=root:root /deploy/cli /app
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["help"]
+
+# Local runs only (docker-compose.local.yml, scripts/deploy-local.sh): the platform emulator and the
+# example plugin server, run from the workspace's TypeScript sources through tsx, as `pnpm start` runs
+# them. Never deployed: production points the bot worker at the real platform by configuration only.
+# Built last and from the build stage, so the production targets above neither wait for nor contain it.
+FROM build AS local-tools
+ENV NODE_ENV=development
+# /var/lib/rolelink-local: the example plugin's certificate and registrations (a volume in
+# docker-compose.local.yml); a fresh named volume takes this directory's owner, so the node user can write.
+RUN mkdir -p /var/lib/rolelink-local && chown node:node /var/lib/rolelink-local
+USER node
+# No CMD: docker-compose.local.yml gives each of its services its command (and the deployable images
+# above must never start a TypeScript loader, which scripts/validate-manifests.ts checks for every CMD).

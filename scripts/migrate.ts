@@ -1,14 +1,17 @@
 // Offline replacement for `prisma migrate deploy` / `prisma migrate diff` (notes/prisma-offline.md):
 // Prisma's own schema engine compiled to WebAssembly, driven through the pg driver adapter. It records
 // migrations in `_prisma_migrations` exactly as the regular CLI does.
-//   pnpm db:migrate            apply pending migrations to DATABASE_URL
+//   pnpm db:migrate            apply pending migrations to DATABASE_URL (`deploy`, also with no argument)
 //   pnpm db:diff <name> [ref]  write prisma/migrations/<timestamp>_<name>/migration.sql: the change from
 //                              prisma/schema.prisma at git ref (default HEAD) to the working copy
+//   migrate.ts status          what of prisma/migrations the database holds; exit 0 when it holds all of it, 1 if not
+//   migrate.ts wait            poll until it holds all of it, then exit 0 (the Deployments' init container)
 import { readFileSync, readdirSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { execFileSync } from 'node:child_process';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import { describeStatus, isCurrent, migrationStatus, waitForMigrations } from './migrate-status';
 
 /**
  * The nearest directory at or above this file holding prisma/schema.prisma: the repository root when run
@@ -100,12 +103,30 @@ async function diff(connectionString: string, name: string, fromRef: string): Pr
   }
 }
 
+const shipped = () => migrationsList().migrationDirectories.map((d) => d.path);
+
+async function status(url: string): Promise<void> {
+  const s = await migrationStatus(url, shipped());
+  for (const line of describeStatus(s)) console.log(line);
+  if (!isCurrent(s)) process.exitCode = 1;
+}
+
 if (require.main === module) {
-  const [cmd, name, ref] = process.argv.slice(2);
+  const [cmd = 'deploy', name, ref] = process.argv.slice(2);
   const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/rolelink';
-  const run = cmd === 'diff' ? diff(url, name ?? 'change', ref ?? 'HEAD') : migrate(url).then(() => undefined);
-  run.catch((err: unknown) => {
-    console.error(`migration failed: ${err instanceof Error ? err.message : String(err)}`);
+  const commands: Record<string, () => Promise<unknown>> = {
+    deploy: () => migrate(url),
+    diff: () => diff(url, name ?? 'change', ref ?? 'HEAD'),
+    status: () => status(url),
+    wait: () => waitForMigrations(url, shipped(), (line) => console.log(line), Number(process.env.MIGRATE_WAIT_POLL_MS ?? 2_000)),
+  };
+  const run = commands[cmd];
+  if (!run) {
+    console.error(`unknown command ${cmd}: deploy | diff <name> [ref] | status | wait`);
+    process.exit(2);
+  }
+  run().catch((err: unknown) => {
+    console.error(`migrate ${cmd} failed: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   });
 }

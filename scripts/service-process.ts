@@ -46,9 +46,9 @@ export function serviceArgs(name: ServiceName, form: Form, packageDir = path.joi
 }
 
 /**
- * Settings every service accepts in production mode, with throwaway secrets. The bot worker's platform
- * (the emulator's default URL) is not called before a job arrives, so readiness needs PostgreSQL and
- * Redis only.
+ * Settings every service accepts in production mode, with throwaway secrets (long enough for the
+ * production rule). The bot worker's platform is a name that never resolves: it is not called before a
+ * job arrives, so readiness needs nothing from it. No drain window: tests and benchmarks stop at once.
  */
 export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix: string): Record<string, string> {
   return {
@@ -57,11 +57,14 @@ export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: queuePrefix,
+    SHUTDOWN_DRAIN_MS: '0',
     ROLELINK_SECRET_KEY: randomBytes(32).toString('hex'),
     DASHBOARD_SESSION_SECRET: randomBytes(32).toString('hex'),
     DASHBOARD_PUBLIC_URL: 'https://dashboard.invalid',
+    PLATFORM_API_URL: 'https://platform.invalid/api',
+    PLATFORM_BOT_TOKEN: randomBytes(32).toString('hex'),
     PLATFORM_OAUTH_CLIENT_ID: 'startup-check',
-    PLATFORM_OAUTH_CLIENT_SECRET: 'startup-check',
+    PLATFORM_OAUTH_CLIENT_SECRET: randomBytes(16).toString('hex'),
   };
 }
 
@@ -88,6 +91,10 @@ export type RunningService = {
   /** The process's resident set now (VmRSS), in bytes. */
   rss(): number;
   output(): string;
+  /** Resolves once the output (stdout and stderr) matches `pattern`. */
+  logged(pattern: RegExp): Promise<void>;
+  /** Resolves with the exit code (null when a signal ended the process). */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 };
 
@@ -106,9 +113,18 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
     env: { ...process.env, ...(form === 'compiled' ? { NODE_OPTIONS: imageCommand(name).nodeOptions } : {}), ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
   });
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const waiting = new Set<{ pattern: RegExp; resolve: () => void }>();
+  const onOutput = (b: Buffer) => {
+    out += b.toString();
+    for (const w of waiting) {
+      if (!w.pattern.test(out)) continue;
+      waiting.delete(w);
+      w.resolve();
+    }
+  };
+  child.stdout!.on('data', onOutput);
+  child.stderr!.on('data', onOutput);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
@@ -135,6 +151,8 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
     startCpuMs,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
     output: () => out,
+    logged: (pattern) => (pattern.test(out) ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ pattern, resolve }))),
+    exited,
     stop,
   };
 }

@@ -12,6 +12,7 @@ pnpm lint
 # The browser tests serve the built front end and drive Debian's Chromium.
 pnpm --filter @rolelink/dashboard-web build --logLevel warn
 bash scripts/ensure-chromium.sh
+bash scripts/ensure-promtool.sh
 mkdir -p .data
 results=.data/jest-results.json
 rm -f "$results"

@@ -1,6 +1,9 @@
 // Validates the deployment manifests without a cluster or a Docker engine (CI runs it through jest):
 //   - every Kubernetes object in k8s/ against the Kubernetes API schemas (npm: kubernetes-models),
-//     plus selector/reference/probe/resource/grace-period conventions;
+//     plus selector/reference/probe/resource/grace-period/ingress/migration-gate conventions, and the
+//     same objects as `kubectl kustomize k8s/` renders them (skipped, and said, without kubectl);
+//   - k8s/monitoring as rendered: the PrometheusRule and the Grafana dashboard's queries through promtool
+//     (rules checked, alerts.test.yaml run; skipped, and said, without promtool), runbooks, metric names;
 //   - docker-compose.yml against the Compose Specification schema (shipped by npm: dclint) with ajv,
 //     plus health-check and dependency-order conventions.
 //   tsx scripts/validate-manifests.ts [--k8s <dir>] [--compose <file>]
@@ -28,6 +31,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(`manifests valid: ${k8s.checked} Kubernetes object(s) in ${path.relative(process.cwd(), k8sDir) || '.'}, ${path.relative(process.cwd(), composeFile)}`);
+  for (const note of k8s.notes) console.log(note);
 }
 
 main().catch((err: unknown) => {

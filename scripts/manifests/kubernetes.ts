@@ -5,6 +5,9 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
+import { ingressChecks } from './ingress';
+import { migrationGateProblems, renderKustomization } from './kustomize';
+import { monitoringChecks } from './monitoring';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
 
@@ -144,7 +147,7 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
   }
 }
 
-export async function validateKubernetes(dir: string): Promise<{ checked: number; problems: Problem[] }> {
+export async function validateKubernetes(dir: string): Promise<{ checked: number; notes: string[]; problems: Problem[] }> {
   const problems: Problem[] = [];
   const all = loadManifests(dir, problems);
   const objects = all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)));
@@ -152,5 +155,20 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   problems.push(...unknownFieldProblems(objects));
   conventionChecks(all, dir, problems);
   networkPolicyChecks(all, problems);
-  return { checked: objects.length, problems };
+  ingressChecks(all, problems);
+  problems.push(...migrationGateProblems(all, { exact: false }));
+  // The same objects as kubectl apply -k sends them (images, namespaces set by the kustomization).
+  const render = renderKustomization(dir, problems);
+  if ('skipped' in render) return { checked: objects.length, notes: [`skipped: ${render.skipped}`], problems };
+  for (const m of render.rendered) await schemaCheck(m, problems);
+  problems.push(...migrationGateProblems(render.rendered, { exact: true }));
+  const notes = [`kubectl kustomize: ${render.rendered.length} rendered object(s) valid`];
+  // k8s/monitoring: its own kustomization (the Prometheus Operator's kinds are checked by monitoringChecks).
+  const monitoringDir = path.join(dir, 'monitoring');
+  const monitoring = renderKustomization(monitoringDir, problems);
+  if (!('skipped' in monitoring)) {
+    for (const m of monitoring.rendered) if (!String(m.doc.apiVersion).startsWith('monitoring.coreos.com/')) await schemaCheck(m, problems);
+    notes.push(monitoringChecks(monitoringDir, monitoring.rendered, problems));
+  }
+  return { checked: objects.length, notes, problems };
 }

@@ -16,6 +16,7 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'patch' | 'delete'; path: string;
   { method: 'get', path: `/guilds/${G}` },
   { method: 'get', path: `/guilds/${G}/roles` },
   { method: 'get', path: `/guilds/${G}/health` },
+  { method: 'get', path: `/guilds/${G}/audit` },
   { method: 'post', path: `/guilds/${G}/links`, body: { role_id: R, plugin_url: 'https://plugin.example.com' } },
   { method: 'get', path: `/guilds/${G}/links/${R}` },
   { method: 'patch', path: `/guilds/${G}/links/${R}`, body: { enabled: false } },
@@ -186,6 +187,36 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     await owner.agent.delete(link).set('X-CSRF-Token', owner.csrf).expect(200);
   });
 
+  it('records every admin action in the guild’s audit log, by whom and through what, newest first, with filters and pages', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const admin = await signIn(sys.url, user('admin'));
+    await admin.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', admin.csrf).send({ role_id: R, plugin_url: sys.pluginUrl, existing_members: 'handover' }).expect(201);
+    await owner.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).send({ trusted: true }).expect(200);
+    await admin.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', admin.csrf).send({ enabled: false }).expect(200);
+    await admin.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', admin.csrf).expect(200);
+    type Log = { entries: { id: string; action: string; role_id: string | null; actor: { id: string | null; name: string; via: string }; detail: Record<string, unknown> | null }[]; next_before: string | null };
+    const log = bodyOf<Log>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit`).expect(200));
+    expect(log.entries.slice(0, 4).map((e) => [e.action, e.actor.name, e.actor.via, e.role_id])).toEqual([
+      ['link_deleted', 'demo_admin', 'dashboard', R],
+      ['link_disabled', 'demo_admin', 'dashboard', R],
+      ['trusted_set', 'demo_owner', 'dashboard', R],
+      ['link_created', 'demo_admin', 'dashboard', R],
+    ]);
+    expect(log.entries[0]!.detail).toEqual({ strip_roles: false, strip_count: null, lockout_confirmed: false });
+    expect(log.entries[3]!.detail).toMatchObject({ plugin_url: sys.pluginUrl, member_mode: 'handover' });
+    // Filters, and pages that continue where the last one stopped.
+    const created = bodyOf<Log>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=link_created`).expect(200));
+    expect(created.entries.length).toBeGreaterThan(0);
+    expect(created.entries.every((e) => e.action === 'link_created')).toBe(true);
+    const first = bodyOf<Log>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit?limit=2`).expect(200));
+    const second = bodyOf<Log>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit?limit=2&before=${first.next_before}`).expect(200));
+    expect([...first.entries, ...second.entries].map((e) => e.id)).toEqual(log.entries.slice(0, 4).map((e) => e.id));
+    // Bad filters get the one validation error; another guild's owner sees nothing (403 above, for every route).
+    const bad = await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=dropped_tables&limit=0`).expect(400);
+    expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    expect((bad.body as { details: string[] }).details).toEqual([expect.stringMatching(/^action: /), expect.stringMatching(/^limit: /)]);
+  });
+
   it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {
     const page = await request(sys.url).get('/guilds/123').expect(200);
     const csp = page.headers['content-security-policy'] as string;
@@ -197,7 +228,8 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
   });
 
   it('rejects a callback whose state was not issued to this browser', async () => {
-    const res = await request(sys.url).get('/auth/callback?code=abc&state=forged').expect(400);
-    expect(res.text).toContain('Sign-in failed');
+    // The browser is sent to the app's own (styled) sign-in page, with only a code in the URL.
+    const res = await request(sys.url).get('/auth/callback?code=abc&state=forged').expect(302);
+    expect(res.headers.location).toBe('/?signin=failed&reason=oauth_state');
   });
 });

@@ -227,6 +227,51 @@ describe('the dashboard in a real browser', () => {
     await screenshot(page, 'plugin-status');
   });
 
+  it('fits a phone, labels the health history in the app’s date format, follows a dark system theme, and offers a way back from a forbidden server', async () => {
+    await page.setViewportSize({ width: 360, height: 780 });
+    try {
+      await page.goto(linkPath(SUPPORTER, '/members'));
+      await page.getByLabel('User ID').fill(sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      const history = page.getByRole('table', { name: 'Recent role changes' });
+      await history.waitFor();
+      // The table scrolls inside its box; the page itself never scrolls sideways.
+      // (Page-side code as strings: the tests compile without the DOM's types.)
+      const box = `document.querySelector('.member-history').parentElement`;
+      expect(await page.evaluate<boolean>(`${box}.scrollWidth > ${box}.clientWidth && getComputedStyle(${box}).overflowX === 'auto'`)).toBe(true);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      await screenshot(page, 'phone-member-lookup');
+
+      // The plugin URL's origin is one unbreakable box: one line, whatever the width.
+      const origin = `document.querySelector('.plugin-url .url-origin')`;
+      expect(await page.evaluate(`({ text: ${origin}.textContent, lines: ${origin}.getClientRects().length, wrap: getComputedStyle(${origin}).whiteSpace })`)).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
+
+      await page.getByRole('link', { name: 'Health' }).click();
+      const strip = page.getByRole('list', { name: 'Recent checks (newest first)' });
+      await strip.waitFor();
+      const newest = (await page.locator('.history-span time').first().textContent())!;
+      expect(await strip.locator('li').first().getAttribute('title')).toMatch(new RegExp(`^\\w+ at ${newest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      await page.getByRole('list', { name: 'Legend' }).getByText('Healthy').waitFor();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await page.goto(`${sys.url}/guilds/${G}`);
+      await page.getByRole('article', { name: 'Role link Supporter' }).waitFor();
+      expect(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')).toBe('rgb(17, 19, 26)');
+      await screenshot(page, 'dark-theme');
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+
+    await page.goto(`${sys.url}/guilds/${DEMO.otherGuild.id}`);
+    await page.getByRole('heading', { name: 'You cannot manage this server' }).waitFor();
+    await page.getByRole('link', { name: 'Back to your servers' }).click();
+    await page.getByRole('link', { name: DEMO.guildName }).waitFor();
+  });
+
   it('switches the example plugin to iframe mode and obeys rl:resize, rl:saved and rl:toast', async () => {
     await page.goto(linkPath(SUPPORTER));
     await page.getByRole('combobox', { name: 'Configuration page' }).selectOption({ label: 'Embedded page (iframe)' });
@@ -336,6 +381,32 @@ describe('the dashboard in a real browser', () => {
     expect(sys.emulator.state.holders(G, MODERATOR)).toContain(OWNER.id);
   });
 
+  it('shows the audit log: who created, configured, trusted and deleted links, filtered by action', async () => {
+    await page.goto(`${sys.url}/guilds/${G}`);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const log = page.getByRole('table', { name: 'Admin actions, newest first' });
+    await log.waitFor();
+    // The Moderator link deleted just before, as the owner, through the dashboard: the newest entry.
+    const newest = log.locator('tbody tr').first();
+    await expect(newest.getByRole('cell').nth(2).textContent()).resolves.toBe('Link deleted');
+    await expect(newest.getByRole('cell').nth(1).textContent()).resolves.toBe('demo_ownerdashboard');
+    for (const action of ['Link created', 'Configuration saved', 'Marked trusted', 'Removals applied']) await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    // Field names only, never the values (the form held a signing secret).
+    await log
+      .getByText(/Fields: .*webhook_secret.*values are not recorded/)
+      .first()
+      .waitFor();
+    await expect(page.getByText('a-signing-secret-of-24ch').count()).resolves.toBe(0);
+    await screenshot(page, 'audit-log');
+    await page.getByLabel('Action').selectOption({ label: 'Link created' });
+    expect(
+      await eventually(
+        async () => [...new Set(await log.locator('tbody tr td:nth-child(3)').allTextContents())],
+        (actions) => actions.length === 1,
+      ),
+    ).toEqual(['Link created']);
+  });
+
   it('deletes a link with "also remove the role" ticked: the members it gave the role to lose it, an earlier holder keeps it', async () => {
     const holders = sys.emulator.state.holders(G, SUPPORTER);
     expect(holders).toContain(EARLIER_HOLDER);
@@ -367,5 +438,11 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Sign in with the platform' }).waitFor();
     const me = await page.evaluate(async () => (await fetch('/dashboard-api/me')).status);
     expect(me).toBe(401);
+    // A failed sign-in lands on the app's own sign-in page, styled like the rest, with the reason and a retry.
+    await page.goto(`${sys.url}/auth/callback?code=abc&state=forged`);
+    const failed = page.getByRole('alert').filter({ hasText: 'Sign-in failed' });
+    await failed.getByText('The sign-in link expired or was not started in this browser. Try again.').waitFor();
+    await page.getByRole('link', { name: 'Try again' }).waitFor();
+    await screenshot(page, 'sign-in-failed');
   });
 });

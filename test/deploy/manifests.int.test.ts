@@ -49,6 +49,10 @@ describe('deployment manifests', () => {
   it('validate against the Kubernetes and Compose schemas and the service conventions', async () => {
     const { code, out } = await validate();
     expect(out).toMatch(/manifests valid: \d+ Kubernetes object/);
+    // kubectl (with its built-in kustomize) is on the machines this runs on; the validator says when it is not.
+    expect(out).toMatch(/kubectl kustomize: \d+ rendered object\(s\) valid|skipped: kubectl not found/);
+    // promtool (Debian's prometheus package) runs the alerts' unit tests; the validator says when it is absent.
+    expect(out).toMatch(/promtool: \d+ rule\(s\) checked and unit-tested, \d+ dashboard quer\(ies\) parsed|skipped: (kubectl|promtool) not found/);
     expect(code).toBe(0);
   });
 
@@ -72,6 +76,18 @@ describe('deployment manifests', () => {
     copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
     copy.edit('k8s/network-policies.yaml', / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
     copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
+    // Migrations: a Deployment without the wait-for-migrations gate; one whose gate runs another image than
+    // the Job once kustomize has set the tags (the kustomization's images: entry does not match its name).
+    copy.edit('k8s/plugin-broker.yaml', / {6}initContainers:\n[\s\S]*?(?= {6}containers:)/, '');
+    copy.edit('k8s/dashboard.yaml', 'image: rolelink/migrate:0.1.0', 'image: registry.example.com/rolelink/migrate:0.1.0');
+    // Monitoring: an alert threshold its unit test does not expect, a dashboard query with a misspelt metric
+    // and one that is not PromQL.
+    copy.edit('k8s/monitoring/prometheus-rule.yaml', 'max(rolelink_sync_oldest_unapplied_seconds) > 3600', 'max(rolelink_sync_oldest_unapplied_seconds) > 36000');
+    copy.edit('k8s/monitoring/grafana-dashboard.json', '"max(rolelink_sync_links_behind)"', '"max(rolelink_sync_link_behind)"');
+    copy.edit('k8s/monitoring/grafana-dashboard.json', '"max(rolelink_sync_pending_changes)"', '"max(rolelink_sync_pending_changes"');
+    // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
+    copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
+    copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
     expect(code).toBe(1);
@@ -88,5 +104,14 @@ describe('deployment manifests', () => {
     expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);
     expect(out).toContain('a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required');
     expect(out).toContain('images run node dist/…, not TypeScript through tsx');
+    expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
+    expect(out).toContain('/reference/ is not routed to rolelink-api');
+    expect(out).toContain('plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required');
+    expect(out).toContain('dashboard panel "Links behind": query names rolelink_sync_link_behind, which no service registers');
+    if (!out.includes('skipped: promtool not found')) {
+      expect(out).toMatch(/alerts\.test\.yaml: promtool test rules: [\s\S]*alertname: RoleLinkSyncLagging/);
+      expect(out).toContain('grafana-dashboard.json: a query is not valid PromQL');
+    }
+    expect(out).toMatch(/\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/);
   });
 });

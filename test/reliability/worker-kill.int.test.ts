@@ -78,7 +78,8 @@ describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANG
     const holders = () => sorted(emulator.state.holders(GUILD_A, ROLE.linked));
     let final: string[];
     try {
-      final = await waitFor(holders, (h) => h.length === members.length, { what: `${members.length} holders`, timeoutMs: SCALE === 'full' ? 600_000 : 180_000, intervalMs: 200 });
+      // Slow is fine on a busy machine; stuck is not: the wait fails only after 2 minutes without a new holder.
+      final = await waitFor(holders, (h) => h.length === members.length, { what: `${members.length} holders`, timeoutMs: 120_000, intervalMs: 200, progress: (h) => h.length });
     } finally {
       clearInterval(killer);
     }
@@ -102,5 +103,5 @@ describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANG
     expect(repeated).toBeLessThanOrEqual(kills * 4 * WORKERS);
     expect(invalid).toBeLessThan(BAN_THRESHOLD / 100);
     expect(stats.banned).toBe(false);
-  }, 900_000);
+  }, 3_600_000);
 });

@@ -11,7 +11,7 @@ const log = (line: string) => process.stdout.write(`${JSON.stringify({ service: 
 
 async function main(): Promise<void> {
   const env = parsePluginEnv();
-  const tls = await writeSelfSignedCert(env.PLUGIN_TLS_CERT_FILE, env.PLUGIN_TLS_KEY_FILE);
+  const tls = await writeSelfSignedCert(env.PLUGIN_TLS_CERT_FILE, env.PLUGIN_TLS_KEY_FILE, new URL(env.PLUGIN_PUBLIC_URL).hostname);
   const registrations = new Registrations(env.PLUGIN_STATE_FILE);
   const inflight = new AbortController();
 

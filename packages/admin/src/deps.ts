@@ -34,4 +34,9 @@ export type AdminDeps = {
   holders?: HolderReader;
   /** Absent where no platform is configured: a strip's names and lock-out check are then unknown. */
   members?: MemberFacts;
+  /** Who acts, for the audit log (the dashboard's signed-in user per request; the CLI's operator). */
+  actor?: AdminActor;
 };
+
+/** Who an admin action is recorded as (admin_audit): a platform user through the dashboard, or an operator's CLI. */
+export type AdminActor = { id: string | null; name: string; via: 'dashboard' | 'cli' };

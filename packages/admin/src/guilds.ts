@@ -2,6 +2,7 @@ import type { Plan } from '@rolelink/domain';
 import { slotAllowance } from '@rolelink/domain';
 import { inTransaction, journalGuildChange, upsertGuildPlan } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
+import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake, parseUserId } from './ids';
 
@@ -22,6 +23,7 @@ export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: s
   const plan: Plan = input.plan;
   const { g, links } = await inTransaction(deps.db.pool, async (c) => {
     const g = await upsertGuildPlan(c, { guildId, ownerId: ownerId ?? null, plan, paidSlots: input.slots ?? null });
+    await audit(deps, c, { guildId, roleId: null, action: 'plan_changed', detail: { plan, paid_slots: g.paid_slots, ...(ownerId ? { owner_id: ownerId } : {}) } });
     // Same transaction (outbox + journal): a plan change reaches the bot even if Redis is down now. The
     // journal's `link` entry lets the worker walk only the links whose synced boundary really moved.
     return { g, links: await journalGuildChange(c, guildId) };

@@ -10,3 +10,4 @@ export * from './guild-overview';
 export * from './member-lookup';
 export * from './plugin-health';
 export * from './strip-preview';
+export * from './audit';

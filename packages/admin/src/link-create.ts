@@ -1,6 +1,7 @@
 import { encryptToken, generateToken, hashToken, normalizePluginUrl, syncedLimit } from '@rolelink/domain';
 import { ensureGuild, inTransaction, insertLink, linkExistsForRole, recordHolderPage, removeLinkRows } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
+import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
@@ -55,6 +56,7 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
     await undoCreation(deps, linkId);
     throw err instanceof AppError ? err : new AppError(502, 'Failed to register with plugin server', 'register_failed');
   }
+  await audit(deps, deps.db.pool, { guildId, roleId, action: 'link_created', detail: { plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded } });
   return { link_id: linkId, guild_id: guildId, role_id: roleId, plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded };
 }
 

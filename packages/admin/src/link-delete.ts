@@ -1,6 +1,7 @@
 import type { DeletedLinkView } from '@rolelink/contracts';
 import { deleteLinkAt, grantedCount, inTransaction, recordPurge } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
+import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 import { lockoutError, stripPreview } from './strip-preview';
@@ -37,7 +38,9 @@ export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promi
     if (!row) return null;
     await recordPurge(c, { linkId: row.id, guildId, roleId, stripRoles: strip });
     // As of the delete: with the link row gone the worker starts no new grant for it.
-    return { ...row, stripCount: strip ? await grantedCount(c, row.id) : null };
+    const stripCount = strip ? await grantedCount(c, row.id) : null;
+    await audit(deps, c, { guildId, roleId, action: 'link_deleted', detail: { strip_roles: strip, strip_count: stripCount, lockout_confirmed: strip && input.confirmLockout === true } });
+    return { ...row, stripCount };
   });
   if (!removed) throw AppError.notFound('Role link not found', 'link_not_found');
   if (strip) await deps.requestSync(removed.id);

@@ -1,5 +1,6 @@
 import { inTransaction, journalLinkChange, updateLinkFlags } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
+import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 import { showLink, type LinkView } from './link-show';
@@ -13,6 +14,8 @@ export async function setLink(deps: AdminDeps, input: { guildId: string; roleId:
     const id = await updateLinkFlags(c, guildId, roleId, { enabled: input.enabled ?? null, trusted: input.trusted ?? null });
     // Enabling resumes syncing, disabling stops it: marked in the same transaction (outbox + journal).
     if (id && input.enabled !== undefined) await journalLinkChange(c, id, 'link');
+    if (id && input.enabled !== undefined) await audit(deps, c, { guildId, roleId, action: input.enabled ? 'link_enabled' : 'link_disabled' });
+    if (id && input.trusted !== undefined) await audit(deps, c, { guildId, roleId, action: input.trusted ? 'trusted_set' : 'trusted_unset' });
     return id;
   });
   if (!id) throw AppError.notFound('Role link not found', 'link_not_found');

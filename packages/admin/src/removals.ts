@@ -2,6 +2,7 @@ import type { HeldChangePreview, LinkView, StripMember } from '@rolelink/contrac
 import { confirmLatestHeldChange, findLinkAt, latestHeldChange, type HeldChange } from '@rolelink/db';
 import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
+import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
@@ -23,7 +24,7 @@ async function linkAt(deps: AdminDeps, input: { guildId: string; roleId: string 
   const roleId = parseSnowflake(input.roleId, 'roleId');
   const link = await findLinkAt(deps.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
-  return { guildId, link };
+  return { guildId, roleId, link };
 }
 
 const noHeldChange = () => AppError.notFound('No held change to apply for this role link', 'no_held_change');
@@ -55,7 +56,7 @@ export async function heldChangePreview(deps: AdminDeps, input: { guildId: strin
  * held since is refused (409) rather than confirmed unseen.
  */
 export async function applyRemovals(deps: AdminDeps, input: { guildId: string; roleId: string; changeId?: string }): Promise<{ change_id: string; removals: number; window_ends_at: string }> {
-  const { link } = await linkAt(deps, input);
+  const { guildId, roleId, link } = await linkAt(deps, input);
   const change = await confirmLatestHeldChange(deps.db.pool, link.id, input.changeId);
   if (!change || !change.confirmedAt) {
     const latest = input.changeId === undefined ? null : await latestHeldChange(deps.db.pool, link.id);
@@ -64,5 +65,6 @@ export async function applyRemovals(deps: AdminDeps, input: { guildId: string; r
     }
     throw noHeldChange();
   }
+  await audit(deps, deps.db.pool, { guildId, roleId, action: 'removals_applied', detail: { change_id: change.changeId, previous: change.previous, next: change.next, removals: change.removals, additions: change.additions } });
   return { change_id: change.changeId, removals: change.removals, window_ends_at: new Date(change.confirmedAt.getTime() + CONFIRM_WINDOW_MS).toISOString() };
 }

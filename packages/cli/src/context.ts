@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db';
@@ -6,6 +7,19 @@ import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@roleli
 import { PluginCallsClient, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
 import type { CliEnv } from './env';
+
+/**
+ * Who runs the command, for the audit log: ROLELINK_OPERATOR when set (e.g. the on-call engineer's name in a
+ * shared pod), else the operating-system user and host.
+ */
+function operatorName(env: CliEnv): string {
+  if (env.ROLELINK_OPERATOR) return env.ROLELINK_OPERATOR;
+  try {
+    return `${os.userInfo().username}@${os.hostname()}`;
+  } catch {
+    return `uid ${process.getuid?.() ?? '?'}@${os.hostname()}`;
+  }
+}
 
 /**
  * Connections a command needs, opened on first use and closed once at the end, so `rolelink guild
@@ -67,6 +81,7 @@ export class CliContext {
       requestSync: (linkId) => this.syncNotifier().notify(linkId),
       holders: this.holderReader(),
       members: this.memberFacts(),
+      actor: { id: null, name: operatorName(this.env), via: 'cli' },
     };
   }
 

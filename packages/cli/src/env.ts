@@ -13,6 +13,8 @@ const schema = z.object({
   PLATFORM_BOT_TOKEN: z.string().optional(),
   /** How long the CLI waits for the plugin broker to answer a register call. */
   ROLELINK_REGISTER_DEADLINE_MS: z.coerce.number().int().positive().optional(),
+  /** Who the audit log records for this command's admin actions (default: the OS user and host). */
+  ROLELINK_OPERATOR: z.string().min(1).max(100).optional(),
 });
 
 export type CliEnv = z.infer<typeof schema>;

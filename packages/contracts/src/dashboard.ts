@@ -180,3 +180,33 @@ export type MemberLookup = {
 
 /** Path parameters of the guild routes (link routes use `linkParams` of ./api). */
 export const guildParams = z.object({ guildId: snowflake });
+
+/** What the admin audit log records (admin_audit; docs/dashboard.md "Audit log"). */
+export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** GET /dashboard-api/guilds/:guildId/audit (and `rolelink audit`): filters and paging, all optional. */
+export const auditQuery = z
+  .object({
+    action: z.enum(AUDIT_ACTIONS).optional(),
+    role_id: snowflake.optional(),
+    /** The previous page's `next_before`. */
+    before: z
+      .string()
+      .regex(/^\d{1,19}$/, 'must be an entry id')
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+export type AuditQuery = z.input<typeof auditQuery>;
+export type AuditEntryView = {
+  id: string;
+  at: string;
+  role_id: string | null;
+  actor: { id: string | null; name: string; via: 'dashboard' | 'cli' };
+  action: AuditAction;
+  detail: Record<string, unknown> | null;
+};
+export type AuditLogView = { entries: AuditEntryView[]; next_before: string | null };
+/** The dashboard's answer adds each entry's role as the platform has it now (null: deleted there). */
+export type DashboardAuditLog = { entries: (AuditEntryView & { role: DashboardRole | null })[]; next_before: string | null };

@@ -11,11 +11,16 @@ export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 /** A role link's id in a job: the decimal string of its bigint primary key. */
 const linkId = z.string().regex(/^\d+$/);
+/** The X-Request-Id of the API request that asked for a job (runtime's requestId() accepts the same form). */
+export const REQUEST_ID_PATTERN = /^[\w.:-]{1,100}$/;
 
 /** Job payloads, keyed by queue then job name: producers and workers are typed from this one catalog. */
 export const jobCatalog = {
   [QueueName.roleSync]: {
-    sync: z.object({ linkId }),
+    // requestId: the write that queued this job, carried into the worker's log lines for it. Jobs are
+    // deduplicated per link, so later writes of a burst ride the job of the first (their ids are in the
+    // API's request lines, with the same linkId). Absent for the outbox sweeper, the reconcile and the CLI.
+    sync: z.object({ linkId, requestId: z.string().regex(REQUEST_ID_PATTERN).optional() }),
     reconcile: z.object({}),
   },
   // Plugin calls (services/plugin-broker). No raw token ever: the broker reads the encrypted token by

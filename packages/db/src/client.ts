@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import type { PrismaClient } from './generated/client';
 import type { Queryable } from './queryable';
@@ -12,9 +13,14 @@ export type Db = {
   close(): Promise<void>;
 };
 
-/** One pg pool shared by Prisma (through its driver adapter) and the raw-SQL repositories. */
+/**
+ * One pg pool shared by Prisma (through its driver adapter) and the raw-SQL repositories. Its connections
+ * carry an application_name of their own (`rolelink <12 hex>`), so PostgreSQL can tell whether this pool's
+ * process is still connected: an Idempotency-Key claim records it and is free again once no connection
+ * of its claimant is left (idempotency.repo.ts), e.g. after the API was killed in the middle of a commit.
+ */
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
-  const pool = new Pool({ connectionString, max: options.max ?? 10 });
+  const pool = new Pool({ connectionString, max: options.max ?? 10, application_name: `rolelink ${randomBytes(6).toString('hex')}` });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // A client checked out of the pool (mid-transaction, between statements) emits 'error' when its server

@@ -23,3 +23,5 @@ export * from './health.repo';
 export * from './guilds.repo';
 export * from './link-admin.repo';
 export * from './member-lookup.repo';
+export * from './sync-lag.repo';
+export * from './admin-audit.repo';

@@ -21,16 +21,17 @@ export class SyncNotifier {
     this.producer = new Producer(QueueName.roleSync, connection, prefix);
   }
 
-  async notify(linkId: string): Promise<boolean> {
+  /** `requestId`: the API request whose write asks (it travels in the job to the worker's log lines). */
+  async notify(linkId: string, requestId?: string): Promise<boolean> {
     try {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('enqueue timed out')), this.timeoutMs);
       });
-      await Promise.race([this.whenReady().then(() => enqueueLinkSync(this.producer, linkId)), timeout]).finally(() => clearTimeout(timer));
+      await Promise.race([this.whenReady().then(() => enqueueLinkSync(this.producer, linkId, requestId)), timeout]).finally(() => clearTimeout(timer));
       return true;
     } catch (err) {
-      this.logger.warn('sync request not queued; the outbox sweeper will retry', { linkId, err: (err as Error).message });
+      this.logger.warn('sync request not queued; the outbox sweeper will retry', { linkId, requestId, err: (err as Error).message });
       return false;
     }
   }

@@ -2,15 +2,58 @@ import { z } from 'zod';
 
 /**
  * Parses a service's environment once, at start (design: only a service's env.ts reads process.env).
- * Fails fast with every problem listed, never with a half-configured process.
+ * Fails fast with every problem listed, never with a half-configured process. A schema that declares
+ * NODE_ENV (every service) also gets the production rules below when NODE_ENV is production.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
-    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
-  }
+  const declared = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
+    ...(declared.includes('NODE_ENV') && source.NODE_ENV === 'production' ? productionProblems(declared, source) : []),
+  ];
+  if (problems.length > 0 || !result.success) throw new Error(`Invalid environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return result.data;
+}
+
+/**
+ * Values that mean "fill this in": the placeholders of k8s/secret.example.yaml and k8s/configmap.yaml
+ * (`REPLACE_ME…`), their usual spellings, and the `…` of the kubectl example in the Secret's comment.
+ */
+const PLACEHOLDER = /REPLACE[_-]?ME|CHANGE[_-]?ME|…/i;
+
+/** Shortest secret production accepts (an OAuth2 client secret of the platform is 32 characters, a bot token longer). */
+export const PRODUCTION_SECRET_MIN_LENGTH = 32;
+
+/** The variables holding secrets, whichever service declares them. ROLELINK_SECRET_KEY is checked as a key (32 bytes) by its field. */
+const SECRETS = ['DASHBOARD_SESSION_SECRET', 'PLATFORM_OAUTH_CLIENT_SECRET', 'PLATFORM_BOT_TOKEN'];
+
+/** Development defaults that point at the platform emulator (README, "What runs locally"). */
+export const EMULATOR_DEFAULTS = {
+  PLATFORM_API_URL: 'http://127.0.0.1:3900/api',
+  PLATFORM_BOT_TOKEN: 'emulator-bot-token',
+} as const;
+
+/**
+ * The production rule, once for every service: no placeholder in any variable the service reads, no
+ * secret shorter than PRODUCTION_SECRET_MIN_LENGTH, and no emulator setting (unset, it would default to
+ * the emulator). Each problem names its variable. Checked on the raw values, before defaults apply.
+ */
+export function productionProblems(declared: readonly string[], source: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  for (const name of declared) {
+    const value = source[name];
+    if (value !== undefined && PLACEHOLDER.test(value)) problems.push(`${name}: is a placeholder; set the real value (NODE_ENV=production)`);
+    else if (SECRETS.includes(name) && value !== undefined && value.length < PRODUCTION_SECRET_MIN_LENGTH) {
+      problems.push(`${name}: is too short for a secret (${value.length} characters, at least ${PRODUCTION_SECRET_MIN_LENGTH} in production)`);
+    }
+    if (name in EMULATOR_DEFAULTS) {
+      const emulator = EMULATOR_DEFAULTS[name as keyof typeof EMULATOR_DEFAULTS];
+      if (value === undefined || value === '') problems.push(`${name}: must be set in production (its default, ${JSON.stringify(emulator)}, is the local platform emulator's)`);
+      else if (value.replace(/\/+$/, '') === emulator) problems.push(`${name}: is the local platform emulator's; production needs the real platform's`);
+    }
+  }
+  return problems;
 }
 
 /** Reusable env fields, so every service spells the shared settings the same way. */
@@ -20,6 +63,10 @@ export const envFields = {
   databaseUrl: z.string().url().default('postgresql://postgres@127.0.0.1:5432/rolelink'),
   redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  /** The platform's REST base (`https://discord.com/api`; REST appends /v10); locally the emulator's. */
+  platformApiUrl: z.string().url().default(EMULATOR_DEFAULTS.PLATFORM_API_URL),
+  /** The bot's token (secret); locally the emulator's. */
+  platformBotToken: z.string().min(1).default(EMULATOR_DEFAULTS.PLATFORM_BOT_TOKEN),
   /** 32-byte key as 64 hex chars or base64; tokens are stored encrypted under it (AES-256-GCM). */
   secretKey: z.string().refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64'),
   /** Comma-separated host names or IPs that may be plugin hosts despite being private (tests, local runs). */
@@ -33,7 +80,24 @@ export const envFields = {
         .filter(Boolean),
     ),
   queuePrefix: z.string().default('rolelink'),
+  /**
+   * How long a SIGTERMed service keeps serving (answering /readyz 503) before it stops listening. Unset:
+   * PRODUCTION_DRAIN_MS in production, 0 elsewhere (local runs and tests stop at once); see drainMs().
+   * At most 20 s, inside the 25 s shutdown deadline.
+   */
+  shutdownDrainMs: z.coerce.number().int().min(0).max(20_000).optional(),
 };
+
+/**
+ * The readiness probe's period × failure threshold in k8s/*.yaml (5 s × 2): after this long a probe has
+ * seen the 503 and every load balancer has stopped sending new connections to the pod.
+ */
+export const PRODUCTION_DRAIN_MS = 10_000;
+
+/** The drain window of a parsed env: SHUTDOWN_DRAIN_MS, or its default for NODE_ENV. */
+export function drainMs(env: { NODE_ENV: string; SHUTDOWN_DRAIN_MS?: number | undefined }): number {
+  return env.SHUTDOWN_DRAIN_MS ?? (env.NODE_ENV === 'production' ? PRODUCTION_DRAIN_MS : 0);
+}
 
 export function decodeKey(value: string): Buffer | null {
   if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');

@@ -17,29 +17,29 @@ describe('healthRouter', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it('answers /readyz with 200 and every check up when all dependencies answer', async () => {
-    const app = appWith({ checks: { db: () => Promise.resolve(1), redis: () => 'PONG' } });
+  it("answers /readyz with 200 and every check up when the process's own checks hold", async () => {
+    const app = appWith({ checks: { worker: () => Promise.resolve(true), started: () => 'yes' } });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(200);
     expect(bodyOf<{ status: string }>(res).status).toBe('ready');
-    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.db.status).toBe('up');
-    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.redis.status).toBe('up');
+    expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.worker.status).toBe('up');
+    expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.started.status).toBe('up');
   });
 
-  it('answers /readyz with 503 naming the failing check and its error', async () => {
+  it("answers /readyz with 503 in the spec's error shape naming the failing check and its error", async () => {
     const app = appWith({
       checks: {
-        db: () => Promise.resolve(1),
-        redis: () => {
-          throw new Error('connect ECONNREFUSED\nstack');
+        started: () => Promise.resolve(1),
+        worker: () => {
+          throw new Error('worker not running\nstack');
         },
       },
     });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(bodyOf<{ status: string }>(res).status).toBe('not_ready');
-    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.db.status).toBe('up');
-    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.redis).toMatchObject({ status: 'down', error: 'connect ECONNREFUSED' });
+    expect(bodyOf<{ statusCode: number; message: string }>(res)).toMatchObject({ statusCode: 503, message: 'Not ready: worker' });
+    expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.started.status).toBe('up');
+    expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.worker).toMatchObject({ status: 'down', error: 'worker not running' });
   });
 
   it('counts a check that never settles as down once its timeout passes', async () => {
@@ -49,12 +49,12 @@ describe('healthRouter', () => {
     expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.slow).toMatchObject({ status: 'down', error: 'timed out after 50 ms' });
   });
 
-  it('answers /readyz with 503 while draining, without running the checks', async () => {
+  it("answers /readyz with 503 and the spec's error body while draining, without running the checks", async () => {
     const check = jest.fn(() => Promise.resolve(1));
-    const app = appWith({ checks: { db: check }, draining: () => true });
+    const app = appWith({ checks: { worker: check }, draining: () => true });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(bodyOf<{ status: string }>(res).status).toBe('draining');
+    expect(res.body).toEqual({ statusCode: 503, message: 'Shutting down' });
     expect(check).not.toHaveBeenCalled();
   });
 

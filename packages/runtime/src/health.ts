@@ -1,13 +1,19 @@
 import { Router } from 'express';
+import { AppError } from './app-error';
 
-/** One dependency probe for /readyz: returns (or resolves) when the dependency answers, throws (or rejects) when not. */
+/** One probe: returns (or resolves) when the thing answers or holds, throws (or rejects) when not. */
 export type ReadinessCheck = () => unknown;
 
 export type CheckResult = { status: 'up' | 'down'; latency_ms: number; error?: string };
 export type ReadinessReport = { status: 'ready' | 'not_ready'; checks: Record<string, CheckResult> };
 
 export type HealthOptions = {
-  /** Named probes, e.g. `{ db: () => pingDatabase(pool), redis: () => redis.ping() }`. */
+  /**
+   * Conditions of this process only, e.g. `{ worker: () => worker.isRunning() || Promise.reject(…) }`.
+   * Never a shared dependency (PostgreSQL, Redis): every replica would fail it at once and the load
+   * balancer would be left with no backend, while the services already answer a clear 503 with
+   * Retry-After per request during an outage. Dependency state is `rolelink_dependency_up` in /metrics.
+   */
   checks?: Record<string, ReadinessCheck>;
   /** Per-check deadline; a check slower than this counts as down (default 2000 ms). */
   timeoutMs?: number;
@@ -53,10 +59,15 @@ export async function runReadinessChecks(checks: Record<string, ReadinessCheck>,
   return { status: ready ? 'ready' : 'not_ready', checks: results };
 }
 
+/** What /readyz answers while draining: the spec's error body (section 7). */
+export const DRAINING_MESSAGE = 'Shutting down';
+
 /**
  * `/healthz` (liveness: the process serves HTTP, 200 `{status:'ok'}` always) and `/readyz` (readiness:
- * every dependency answers; 200 or 503 with per-check results). Liveness deliberately ignores
- * dependencies: restarting a pod because PostgreSQL is down only adds load to the recovery.
+ * this process can take traffic — it is not draining and its own checks hold; 200, or 503 with the
+ * spec's error body). Both deliberately ignore shared dependencies: restarting a pod because PostgreSQL
+ * is down only adds load to the recovery, and taking every pod out of the load balancer turns a short
+ * outage into refused connections instead of the per-request 503 with Retry-After.
  */
 export function healthRouter(options: HealthOptions = {}): Router {
   const { checks = {}, timeoutMs = DEFAULT_TIMEOUT_MS, draining = () => false } = options;
@@ -67,11 +78,16 @@ export function healthRouter(options: HealthOptions = {}): Router {
   router.get('/readyz', async (_req, res) => {
     res.set('Cache-Control', 'no-store');
     if (draining()) {
-      res.status(503).json({ status: 'draining', checks: {} });
+      res.status(503).json(new AppError(503, DRAINING_MESSAGE, 'draining').toBody());
       return;
     }
     const report = await runReadinessChecks(checks, timeoutMs);
-    res.status(report.status === 'ready' ? 200 : 503).json(report);
+    if (report.status === 'ready') {
+      res.json(report);
+      return;
+    }
+    const down = Object.keys(report.checks).filter((name) => report.checks[name]?.status === 'down');
+    res.status(503).json({ ...new AppError(503, `Not ready: ${down.join(', ')}`, 'not_ready').toBody(), checks: report.checks });
   });
   return router;
 }

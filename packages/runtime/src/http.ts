@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
+import { REQUEST_ID_PATTERN } from '@rolelink/contracts';
 import { AppError, zodIssues, type ValidationIssue } from './app-error';
 import type { Logger } from './logger';
 import { DATABASE_RETRY_AFTER_S, fromDatabaseOutage } from './database-outage';
@@ -18,7 +19,7 @@ declare global {
 export function requestId(): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
-    req.id = given && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
+    req.id = given && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', req.id);
     next();
   };

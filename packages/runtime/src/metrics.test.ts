@@ -91,4 +91,25 @@ describe('createMetrics', () => {
       expect(text).toContain(`# TYPE ${name} `);
     }
   });
+
+  it('reads the sync lag gauges from one sample per scrape, and reports NaN instead of failing the scrape when it cannot read', async () => {
+    const metrics = createMetrics('lag', { defaultMetrics: false });
+    const samples = [{ linksBehind: 2, pendingChanges: 250_010, maxLinkPendingChanges: 250_000, oldestUnappliedSeconds: 600 }];
+    let reads = 0;
+    metrics.syncLag(() => {
+      reads++;
+      const next = samples.shift();
+      return next ? Promise.resolve(next) : Promise.reject(new Error('database down'));
+    });
+    const first = await metrics.registry.metrics();
+    expect(reads).toBe(1);
+    expect(first).toContain(`${MetricName.syncLinksBehind}{service="lag"} 2`);
+    expect(first).toContain(`${MetricName.syncPendingChanges}{service="lag"} 250010`);
+    expect(first).toContain(`${MetricName.syncMaxLinkPendingChanges}{service="lag"} 250000`);
+    expect(first).toContain(`${MetricName.syncOldestUnapplied}{service="lag"} 600`);
+    const second = await metrics.registry.metrics();
+    expect(reads).toBe(2);
+    // prom-client writes NaN as "Nan"; Prometheus parses the value with Go's ParseFloat, which takes either case.
+    expect(second).toMatch(new RegExp(`^${MetricName.syncOldestUnapplied}\\{service="lag"\\} nan$`, 'im'));
+  });
 });

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import { runReadinessChecks, type ReadinessCheck } from './health';
 import { trackRoute } from './route-template';
 
 export { UNMATCHED_ROUTE } from './route-template';
@@ -19,6 +20,11 @@ export const MetricName = {
   pluginCalls: 'rolelink_plugin_calls_total',
   pluginCallDuration: 'rolelink_plugin_call_duration_seconds',
   pluginHealth: 'rolelink_plugin_health_links',
+  dependencyUp: 'rolelink_dependency_up',
+  syncLinksBehind: 'rolelink_sync_links_behind',
+  syncPendingChanges: 'rolelink_sync_pending_changes',
+  syncMaxLinkPendingChanges: 'rolelink_sync_link_pending_changes_max',
+  syncOldestUnapplied: 'rolelink_sync_oldest_unapplied_seconds',
 } as const;
 
 /** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
@@ -29,6 +35,7 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type QueueDepthSample = { queue: string; state: string; count: number };
+type SyncLagSample = { linksBehind: number; pendingChanges: number; maxLinkPendingChanges: number; oldestUnappliedSeconds: number };
 
 export type Metrics = {
   readonly service: string;
@@ -42,6 +49,12 @@ export type Metrics = {
   handler(): RequestHandler;
   /** rolelink_queue_jobs{queue,state}: read at scrape time from `sample` (e.g. BullMQ getJobCounts). */
   queueDepth(sample: () => Promise<QueueDepthSample[]>): Gauge<'queue' | 'state'>;
+  /**
+   * The sync lag gauges, read at scrape time from one `sample` shared by the four (one query per scrape):
+   * rolelink_sync_links_behind, rolelink_sync_pending_changes (sum over links),
+   * rolelink_sync_link_pending_changes_max, rolelink_sync_oldest_unapplied_seconds. No per-link label.
+   */
+  syncLag(sample: () => Promise<SyncLagSample>): void;
   /** rolelink_job_duration_seconds{queue,job,outcome}; outcome: completed | failed | rate_limited. */
   jobDuration(): Histogram<'queue' | 'job' | 'outcome'>;
   /** rolelink_role_changes_total{action,result}; action: add | remove; result: applied | not_in_guild | missing_permission | failed. */
@@ -56,6 +69,11 @@ export type Metrics = {
   pluginCallDuration(): Histogram<'call'>;
   /** rolelink_plugin_health_links{status}: how many links' plugins are in each state (healthy | degraded | unhealthy | unreachable). */
   pluginHealth(): Gauge<'status'>;
+  /**
+   * rolelink_dependency_up{dependency}: 1 when the probe answers within 2 s, else 0, run at scrape time.
+   * Where shared dependencies (PostgreSQL, Redis) are watched; readiness deliberately ignores them.
+   */
+  dependencies(probes: Record<string, ReadinessCheck>): Gauge<'dependency'>;
 };
 
 /**
@@ -116,6 +134,29 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
         },
       });
     },
+    syncLag(sample) {
+      // prom-client collects the metrics of one scrape concurrently: the four share the scrape's one query.
+      // A failed read (PostgreSQL down) reports NaN, unknown, rather than failing the whole scrape: the
+      // process's other metrics still go out, and no alert compares NaN as above its threshold.
+      const UNKNOWN: SyncLagSample = { linksBehind: NaN, pendingChanges: NaN, maxLinkPendingChanges: NaN, oldestUnappliedSeconds: NaN };
+      let inflight: Promise<SyncLagSample> | null = null;
+      const shared = () =>
+        (inflight ??= sample()
+          .catch(() => UNKNOWN)
+          .finally(() => (inflight = null)));
+      const lagGauge = (name: string, help: string, pick: (s: SyncLagSample) => number) =>
+        gauge({
+          name,
+          help,
+          async collect() {
+            this.set(pick(await shared()));
+          },
+        });
+      lagGauge(MetricName.syncLinksBehind, 'Links with list changes the bot worker has not finished applying', (s) => s.linksBehind);
+      lagGauge(MetricName.syncPendingChanges, 'Role changes still to make, summed over links (pending_count)', (s) => s.pendingChanges);
+      lagGauge(MetricName.syncMaxLinkPendingChanges, 'Role changes still to make on the link with the most', (s) => s.maxLinkPendingChanges);
+      lagGauge(MetricName.syncOldestUnapplied, 'Age in seconds of the oldest list change not yet applied to the platform (0: none waiting)', (s) => s.oldestUnappliedSeconds);
+    },
     jobDuration: () => histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
     roleChanges: () => counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
     platformRateLimited: () => counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
@@ -123,5 +164,16 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
     pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
     pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
+    dependencies(probes) {
+      return gauge({
+        name: MetricName.dependencyUp,
+        help: 'Whether a shared dependency (db, redis) answered its probe at scrape time: 1 up, 0 down',
+        labelNames: ['dependency'],
+        async collect() {
+          const report = await runReadinessChecks(probes);
+          for (const [dependency, result] of Object.entries(report.checks)) this.set({ dependency }, result.status === 'up' ? 1 : 0);
+        },
+      });
+    },
   };
 }

@@ -1,4 +1,4 @@
-import http, { type RequestListener, type Server } from 'node:http';
+import http, { type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from './logger';
 
 export type ServeOptions = {
@@ -11,22 +11,59 @@ export type ServeOptions = {
   logger: Logger;
   /** Longest a request may take (Node's default is 5 minutes); the API's commits need more. */
   requestTimeoutMs?: number;
+  /**
+   * How long drain() keeps listening after it marks the process draining (SHUTDOWN_DRAIN_MS): the time
+   * load balancers need to see /readyz answer 503 and stop sending new connections. 0 closes at once.
+   */
+  drainMs?: number;
 };
 
 export type Serving = {
   server: Server;
-  /** Stops accepting and resolves when the requests in flight are answered (Node 20 closes idle keep-alive sockets at once). */
-  stop(): Promise<void>;
+  /** True from the moment drain() is called: /readyz answers 503 and every answer closes its connection. */
+  readonly draining: boolean;
+  /**
+   * Graceful stop, safe to call twice: marks the process draining, keeps serving for `drainMs` (each
+   * answer with `Connection: close`), then stops listening, closes idle keep-alive sockets and resolves
+   * once every request in flight is answered and no connection is left.
+   */
+  drain(): Promise<void>;
 };
 
 /**
  * Starts an HTTP service the same way for every service. A taken port is one clear line and exit 1
  * instead of a stack trace. Keep-alive (65 s) outlasts the 60 s idle timeout of common load balancers,
  * so they never send a request on a socket Node has just closed.
+ *
+ * Draining needs no library (http-terminator, stoppable): Node 20's server.close() already closes the
+ * sockets that are idle at that moment. What it does not do is close a keep-alive socket whose request
+ * was in flight: that one stays open after its answer until the client leaves or the 65 s keep-alive
+ * passes, so the process outlived its shutdown deadline. The ~30 lines below cover that gap: answers
+ * sent while draining say `Connection: close` (Node then closes the socket after them), an answer whose
+ * headers were already out closes its socket when it finishes, and the sockets left once every answer
+ * is sent are idle by construction and closed.
  */
 export function serve(app: RequestListener, opts: ServeOptions): Serving {
   const { logger, port, host } = opts;
-  const server = http.createServer(app);
+  const inFlight = new Set<ServerResponse>();
+  let draining: Promise<void> | null = null;
+
+  const closeAfter = (res: ServerResponse) => {
+    if (!res.headersSent) {
+      res.setHeader('Connection', 'close');
+      return;
+    }
+    // Headers already sent said keep-alive; end the socket once this answer is out. Taken now: Node
+    // detaches it from the response before our 'finish' listener runs.
+    const socket = res.socket;
+    res.once('finish', () => socket?.end());
+  };
+  const server = http.createServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (draining) res.setHeader('Connection', 'close');
+    app(req, res);
+  });
   server.on('error', (err: NodeJS.ErrnoException) => {
     logger.error(err.code === 'EADDRINUSE' ? `port ${port} is already in use (set ${opts.portVar})` : err.message);
     process.exit(1);
@@ -35,8 +72,33 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
   server.listen(port, host, () => logger.info(`${opts.name} listening`, { port }));
+
+  const stop = async () => {
+    const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+    // A request may still arrive on an open socket meanwhile (each gets `Connection: close`): wait again.
+    while (inFlight.size > 0) await Promise.all([...inFlight].map((res) => new Promise((resolve) => res.once('close', resolve))));
+    // Every request is answered: what is still open is idle (a client that did not hang up after
+    // `Connection: close`, or a socket that never sent a request), so nothing is cut short.
+    server.closeAllConnections();
+    await closed;
+  };
+
   return {
     server,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    get draining() {
+      return draining !== null;
+    },
+    drain() {
+      draining ??= (async () => {
+        for (const res of inFlight) closeAfter(res);
+        const drainMs = opts.drainMs ?? 0;
+        if (drainMs > 0) {
+          logger.info('draining: still serving while load balancers take this process out', { drainMs });
+          await new Promise((resolve) => setTimeout(resolve, drainMs));
+        }
+        await stop();
+      })();
+      return draining;
+    },
   };
 }

@@ -3,8 +3,9 @@ import type { Logger } from './logger';
 type Step = { name: string; run: () => unknown }; // a promise is awaited
 
 /**
- * Graceful shutdown on SIGTERM/SIGINT: runs the steps in order (stop accepting, finish in-flight work,
- * close queues, disconnect the database) under one deadline, then exits. Safe to trigger twice.
+ * Graceful shutdown on SIGTERM/SIGINT: runs the steps in order (drain HTTP with serve().drain(), finish
+ * in-flight work, close queues, disconnect the database) under one deadline, logs 'stopped' and exits 0;
+ * past the deadline it exits 1. Safe to trigger twice. docs/operations.md, "Shutdown and draining".
  */
 export function onShutdown(logger: Logger, steps: Step[], deadlineMs = 25_000): () => Promise<void> {
   let running: Promise<void> | null = null;

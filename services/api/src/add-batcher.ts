@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { addUsers, type AddResult } from '@rolelink/db';
 import type { SyncNotifier } from '@rolelink/queue';
 
-type Waiting = { userId: string; storedLimit: number; resolve(r: AddResult): void; reject(err: unknown): void };
+type Waiting = { userId: string; storedLimit: number; requestId?: string; resolve(r: AddResult): void; reject(err: unknown): void };
 
 /** Upper bound of one statement; a burst larger than this is written in several. */
 const MAX_BATCH = 500;
@@ -13,7 +13,8 @@ const MAX_BATCH = 500;
  * whatever the pool size; each paid a lock hand-over and a WAL flush, which capped a link at a few
  * hundred adds per second. Here at most one add statement per link is in flight: adds arriving
  * meanwhile wait and go together in the next statement. A lone add goes at once (no timer, no added
- * latency); under load the batch grows with the queue. One sync request per batch that changed the list.
+ * latency); under load the batch grows with the queue. One sync request per batch that changed the list,
+ * carrying the first request's id (a deduplicated job carries one).
  *
  * Each caller still gets its own answer, and only after its row is committed and the sync requested,
  * as before. In one process only; replicas each batch their own requests.
@@ -23,10 +24,10 @@ export class AddBatcher {
 
   constructor(private readonly deps: { pool: Pool; sync: SyncNotifier }) {}
 
-  add(linkId: string, userId: string, storedLimit: number): Promise<AddResult> {
+  add(linkId: string, userId: string, storedLimit: number, requestId?: string): Promise<AddResult> {
     return new Promise<AddResult>((resolve, reject) => {
       const queue = this.queues.get(linkId);
-      const item = { userId, storedLimit, resolve, reject };
+      const item = { userId, storedLimit, requestId, resolve, reject };
       if (queue)
         queue.push(item); // a batch of this link is in flight: this one goes in the next
       else {
@@ -83,7 +84,7 @@ export class AddBatcher {
   }
 
   private async answer(linkId: string, batch: Waiting[], first: Map<string, number>, results: AddResult[]): Promise<void> {
-    if (results.some((r) => r.added)) await this.deps.sync.notify(linkId); // never throws: the outbox covers a failure
+    if (results.some((r) => r.added)) await this.deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
     const answered = new Set<string>();
     for (const w of batch) {
       const r = results[first.get(w.userId)!]!;

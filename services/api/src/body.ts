@@ -4,9 +4,10 @@ import { AppError } from '@rolelink/runtime';
 
 /**
  * JSON body parsing for the two routes that take ID arrays. 100,000 IDs are about 2.3 MB of JSON; the
- * limit leaves room for whitespace. Other routes parse no body at all.
+ * limit leaves room for whitespace. Other routes parse no body at all. A proxy in front must allow more than
+ * this (scripts/manifests/ingress.ts checks the Ingress), so an oversized body gets the spec's JSON 413.
  */
-const LIST_BODY_LIMIT = '4mb';
+export const LIST_BODY_LIMIT = '4mb';
 
 export function listBody(): RequestHandler[] {
   return [

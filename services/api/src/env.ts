@@ -5,6 +5,7 @@ import { envFields, parseEnv } from '@rolelink/runtime';
 export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
+  SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
   API_PORT: envFields.port(3000),
   API_HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: envFields.databaseUrl,
@@ -13,6 +14,8 @@ export const envSchema = z.object({
   QUEUE_PREFIX: envFields.queuePrefix,
   /** How often the outbox sweeper re-enqueues links whose sync request may have been lost, and collects expired uploads. */
   SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How long the admin audit log keeps an entry (docs/dashboard.md "Audit log"); the sweeper deletes older ones. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   /** Per-token rate limit of the User Management API (docs/api.md "Rate limits"); `off` only for benchmarks and emergencies. */
   API_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),

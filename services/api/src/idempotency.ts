@@ -17,9 +17,10 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * is parsed (the fingerprint covers it). Without the header, or on a dry run, it does nothing.
  *
  * The key is claimed in its own statement before the write and the answer recorded after it, before the
- * answer is sent. A 5xx frees the key (the write's transaction failed; a retry should run). The one gap:
- * a process that dies between the write's commit and recording the answer leaves a claim without an
- * answer; retries get 409 until it counts as abandoned (32 min, beyond the longest request), then run.
+ * answer is sent. A 5xx frees the key (the write's transaction failed; a retry should run). A process
+ * that dies before answering leaves a claim without an answer; it is free again once that process has
+ * no connection left in PostgreSQL (db claimIdempotencyKey), so a retry runs. The one gap: a death
+ * between the write's commit and recording the answer re-runs the write on retry.
  */
 export function idempotent(pool: Pool): RequestHandler {
   return handle(async (req, res, next) => {

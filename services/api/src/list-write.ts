@@ -24,7 +24,7 @@ export async function writeWholeList(deps: Deps, link: LinkContext, source: Repl
   });
   switch (outcome.kind) {
     case 'replaced':
-      await deps.sync.notify(link.id);
+      await deps.sync.notify(link.id, req.id);
       setListVersion(res, link.id, outcome.listVersion);
       return outcome.userCount;
     case 'version-mismatch':

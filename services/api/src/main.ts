@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
 import { loadEnv } from './env';
 import { OutboxSweeper } from './outbox-sweeper';
@@ -14,31 +14,27 @@ const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
-const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS);
-let draining = false;
+const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS, env.AUDIT_RETENTION_DAYS);
+const metrics = createMetrics('api');
+// Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
+metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
 
 const app = createApp({
   pool: db.pool,
   sync,
   logger,
-  metrics: createMetrics('api'),
-  readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
-  draining: () => draining,
+  metrics,
+  // Read on each /readyz; `server` is assigned below, before the first request can arrive.
+  draining: () => server.draining,
   rateLimit: env.API_RATE_LIMIT === 'on' ? { redis: limiterRedis, prefix: env.QUEUE_PREFIX, windowMs: env.API_RATE_LIMIT_WINDOW_MS, perPlan: { free: env.API_RATE_LIMIT_FREE, premium: env.API_RATE_LIMIT_PREMIUM } } : undefined,
 });
 
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
-const server = serve(app, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000 });
+const server = serve(app, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env) });
 sweeper.start();
 
 onShutdown(logger, [
-  {
-    name: 'stop accepting',
-    run: () => {
-      draining = true;
-      return server.stop();
-    },
-  },
+  { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },
   { name: 'sweeper', run: () => sweeper.stop() },
   { name: 'queue', run: () => sync.close() },
   { name: 'redis', run: () => redis.quit() },

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { collectIdempotencyKeys, collectUploadGarbage, linksWantingSync, purgeDeletedLinks, tryLockSweep, unlockSweep } from '@rolelink/db';
+import { collectIdempotencyKeys, collectUploadGarbage, linksWantingSync, purgeAudit, purgeDeletedLinks, tryLockSweep, unlockSweep } from '@rolelink/db';
 import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 
@@ -8,7 +8,7 @@ const GRACE_MS = 10_000;
 
 /**
  * Re-enqueues links marked "sync wanted" whose request may have been lost (Redis was down when they were
- * written), garbage-collects closed or expired upload staging and expired idempotency keys, and purges the rows of deleted links. Deduplicated enqueueing makes a
+ * written), garbage-collects closed or expired upload staging, expired idempotency keys and audit entries past their retention, and purges the rows of deleted links. Deduplicated enqueueing makes a
  * repeat harmless; the advisory lock keeps replicas from doing the same sweep at once.
  */
 export class OutboxSweeper {
@@ -20,6 +20,8 @@ export class OutboxSweeper {
     private readonly sync: SyncNotifier,
     private readonly logger: Logger,
     private readonly everyMs: number,
+    /** Admin audit entries older than this many days are deleted (AUDIT_RETENTION_DAYS). */
+    private readonly auditRetentionDays = 365,
   ) {}
 
   start(): void {
@@ -48,6 +50,8 @@ export class OutboxSweeper {
         if (purged) this.logger.info('deleted links purged', { rows: purged });
         const keys = await collectIdempotencyKeys(client);
         if (keys) this.logger.info('expired idempotency keys collected', { rows: keys });
+        const audit = await purgeAudit(client, this.auditRetentionDays);
+        if (audit) this.logger.info('audit entries past retention deleted', { rows: audit });
       } finally {
         await unlockSweep(client);
       }

@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { openBrowser, type TestBrowser } from '../../../test/dashboard/browser';
 import { startApiHarness, type ApiHarness } from '../../../test/support/api';
 
-/** The reference page in a real browser, under the CSP the API sends: it must render every operation and break no policy. */
+/**
+ * The reference page in a real browser, under the CSP the API sends: it must render every operation and break
+ * no policy, also when opened as /reference/.
+ */
 let h: ApiHarness;
 let server: http.Server;
 let b: TestBrowser;
@@ -35,7 +38,9 @@ describe('the API reference page', () => {
     b.page.on('request', (r) => {
       if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) outside.push(r.url());
     });
-    await b.page.goto(`${origin}/reference`);
+    // With the trailing slash, as a browser may send it: the API redirects to /reference (the page was blank there).
+    await b.page.goto(`${origin}/reference/`);
+    expect(new URL(b.page.url()).pathname).toBe('/reference');
     await b.page.getByText('/api/role-link/{guildId}/{roleId}/users/upload/{uploadId}/commit').first().waitFor({ timeout: 20_000 });
     expect(await b.page.locator('.opblock').count()).toBe(9);
     violations.push(...(await b.page.evaluate<string[]>('window.cspViolations')));

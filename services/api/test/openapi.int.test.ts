@@ -77,17 +77,28 @@ function send(call: Call, link: SeededLink, headers: Record<string, string>, pat
   return call.body === undefined ? r : json(r, call.body);
 }
 
+/** Every asset the page names, resolved as a browser resolves it against the page's own path, must load. */
+async function expectAssetsLoad(pagePath: string, html: string): Promise<void> {
+  const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1] as string, `http://api.test${pagePath}`).pathname);
+  expect(assets.length).toBeGreaterThanOrEqual(3);
+  for (const asset of assets) await request(h.app).get(asset).expect(200);
+}
+
 describe('/openapi.json against the running API', () => {
   it('is an OpenAPI 3.1 document whose reference page loads its assets from this origin under a CSP', async () => {
     expect(doc.openapi).toBe('3.1.0');
     const page = await request(h.app).get('/reference').expect(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
-    for (const asset of page.text.match(/(?:href|src)="(reference\/[^"]+)"/g) ?? []) {
-      await request(h.app)
-        .get(`/${asset.split('"')[1]}`)
-        .expect(200);
-    }
+    await expectAssetsLoad('/reference', page.text);
+  });
+
+  it('sends /reference/ (trailing slash) to the page whose assets load, instead of a blank page', async () => {
+    const res = await request(h.app).get('/reference/?x=1').expect(301);
+    const target = new URL(res.headers.location as string, 'http://api.test/reference/?x=1');
+    expect(target.pathname + target.search).toBe('/reference?x=1');
+    const page = await request(h.app).get(target.pathname).expect(200);
+    await expectAssetsLoad(target.pathname, page.text);
   });
 
   it('documents the authentication and link answers of every operation as they are', async () => {

@@ -15,7 +15,7 @@ describe('writes while Redis is down (design: outbox)', () => {
   it('still succeed, stay marked, and are queued by the sweeper once Redis answers', async () => {
     const link = await seedLink(h.db);
     const url = `/api/role-link/${link.guildId}/${link.roleId}/users`;
-    const started = Date.now();
+    // Neither write waits for Redis (a hang would fail the test at Jest's timeout, on any machine).
     await request(h.app)
       .put(url)
       .set(auth(link.token))
@@ -26,7 +26,6 @@ describe('writes while Redis is down (design: outbox)', () => {
       .post(`${url}/${userIds(4)[3]}`)
       .set(auth(link.token))
       .expect(200);
-    expect(Date.now() - started).toBeLessThan(5_000);
     const marked = await h.db.pool.query<{ wanted: boolean }>('SELECT sync_wanted_seq > sync_done_seq AS wanted FROM role_link WHERE id = $1', [link.linkId]);
     expect(marked.rows[0]!.wanted).toBe(true);
     expect(await h.syncQueue.getWaitingCount()).toBe(0);

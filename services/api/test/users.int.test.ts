@@ -366,6 +366,27 @@ describe('sync requests (spec 6.2, design outbox)', () => {
     expect(await syncJobs()).toEqual([link.linkId]);
   });
 
+  it("carries the X-Request-Id of the write that asked into the sync job, for the worker's log lines", async () => {
+    const [putLink, addLink, removeLink] = [await seedLink(h.db), await seedLink(h.db), await seedLink(h.db)];
+    await put(putLink, userIds(3)).set('X-Request-Id', 'req-put-1').expect(200);
+    await request(h.app)
+      .post(`${base(addLink)}/${userIds(1)[0]}`)
+      .set(auth(addLink.token))
+      .set('X-Request-Id', 'req-add-1')
+      .expect(200);
+    // A listed user to remove, written without the API so that no sync job is queued for this link yet.
+    await h.db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [removeLink.linkId, userIds(1)[0]]);
+    await h.db.pool.query('UPDATE role_link SET user_count = 1 WHERE id = $1', [removeLink.linkId]);
+    await request(h.app)
+      .delete(`${base(removeLink)}/${userIds(1)[0]}`)
+      .set(auth(removeLink.token))
+      .set('X-Request-Id', 'req-remove-1')
+      .expect(200);
+    const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
+    const requestOf = (l: SeededLink) => (jobs.find((j) => (j.data as { linkId: string }).linkId === l.linkId)?.data as { requestId?: string } | undefined)?.requestId;
+    expect([requestOf(putLink), requestOf(addLink), requestOf(removeLink)]).toEqual(['req-put-1', 'req-add-1', 'req-remove-1']);
+  });
+
   it('does not ask for a sync when nothing changed', async () => {
     const link = await seedLink(h.db);
     await request(h.app)

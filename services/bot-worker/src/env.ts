@@ -5,12 +5,13 @@ import { envFields, parseEnv } from '@rolelink/runtime';
 export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
+  SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
   DATABASE_URL: envFields.databaseUrl,
   REDIS_URL: envFields.redisUrl,
   QUEUE_PREFIX: envFields.queuePrefix,
-  /** The platform's REST base, e.g. the emulator's `http://127.0.0.1:3900/api` (REST appends /v10). */
-  PLATFORM_API_URL: z.string().url().default('http://127.0.0.1:3900/api'),
-  PLATFORM_BOT_TOKEN: z.string().min(1).default('emulator-bot-token'),
+  /** The platform's REST base, e.g. the emulator's `http://127.0.0.1:3900/api` (REST appends /v10); production must set it. */
+  PLATFORM_API_URL: envFields.platformApiUrl,
+  PLATFORM_BOT_TOKEN: envFields.platformBotToken,
   /** The platform's global per-token limit (requests/s); every worker process shares it. */
   PLATFORM_GLOBAL_PER_SECOND: z.coerce.number().positive().default(50),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(8),

@@ -4,15 +4,19 @@ import { createHttpApp } from './http';
 import { bodyOf } from '../../../test/support/body';
 
 describe('worker http server', () => {
-  it('answers liveness, readiness with its checks, and Prometheus metrics', async () => {
+  it('answers liveness, readiness, and Prometheus metrics with the state of its dependencies', async () => {
     const metrics = createMetrics('bot-worker-test', { defaultMetrics: false });
     metrics.roleChanges().inc({ action: 'add', result: 'applied' });
-    const server = createHttpApp({ checks: { db: () => Promise.resolve(1), redis: () => Promise.resolve('PONG') }, draining: () => false, metrics, logger: silentLogger() });
+    metrics.dependencies({ db: () => Promise.resolve(1), redis: () => Promise.reject(new Error('ECONNREFUSED')) });
+    const server = createHttpApp({ checks: {}, draining: () => false, metrics, logger: silentLogger() });
     await request(server).get('/healthz').expect(200, { status: 'ok' });
+    // Redis being down is not this process's fault and does not take it out of service.
     const ready = await request(server).get('/readyz').expect(200);
-    expect(Object.keys(bodyOf<{ checks: Record<string, unknown> }>(ready).checks)).toEqual(['db', 'redis']);
+    expect(bodyOf<{ status: string }>(ready).status).toBe('ready');
     const text = (await request(server).get('/metrics').expect(200)).text;
     expect(text).toContain('rolelink_role_changes_total{action="add",result="applied",service="bot-worker-test"} 1');
+    expect(text).toContain('rolelink_dependency_up{dependency="db",service="bot-worker-test"} 1');
+    expect(text).toContain('rolelink_dependency_up{dependency="redis",service="bot-worker-test"} 0');
   });
 
   it('reports not ready while draining for shutdown', async () => {

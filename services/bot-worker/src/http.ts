@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { healthRouter, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 
 /**
- * The worker's only HTTP: /healthz (liveness), /readyz (PostgreSQL, Redis; 503 while draining) and
+ * The worker's only HTTP: /healthz (liveness), /readyz (503 while draining; never tied to PostgreSQL or Redis) and
  * /metrics (Prometheus). main.ts listens with the shared serve(), like every service.
  */
 export function createHttpApp(options: { checks: Record<string, ReadinessCheck>; draining: () => boolean; metrics: Metrics; logger: Logger }): Express {

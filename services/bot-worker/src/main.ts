@@ -1,7 +1,7 @@
 import { createDb, pingDatabase } from '@rolelink/db';
 import { createPlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
@@ -52,20 +52,22 @@ async function main(): Promise<void> {
     reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
   });
 
-  let draining = false;
+  // Watched, not part of readiness: the worker waits through an outage by itself and resumes after it.
+  metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
   const app = createHttpApp({
-    checks: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
-    draining: () => draining,
+    // The worker is started (createBotWorker resolved) before this listens: ready = not draining.
+    checks: {},
+    // Read on each /readyz; `http` is assigned below, before the first request can arrive.
+    draining: () => http.draining,
     metrics,
     logger,
   });
-  const http = serve(app, { name: 'bot worker', port: env.WORKER_PORT, host: env.WORKER_HOST, portVar: 'WORKER_PORT', logger });
+  const http = serve(app, { name: 'bot worker', port: env.WORKER_PORT, host: env.WORKER_HOST, portVar: 'WORKER_PORT', logger, drainMs: drainMs(env) });
   logger.info('bot worker started', { concurrency: env.WORKER_CONCURRENCY, platform: env.PLATFORM_API_URL });
 
   onShutdown(logger, [
-    { name: 'readiness', run: () => (draining = true) },
-    { name: 'worker (waits for the active slices)', run: () => bot.close() },
-    { name: 'http', run: () => http.stop() },
+    // /readyz turns 503 at once; the active slices finish during the drain window, not after it.
+    { name: 'http and worker (waits for the active slices)', run: () => Promise.all([http.drain(), bot.close()]) },
     { name: 'database', run: () => db.close() },
     { name: 'redis', run: async () => void (await Promise.allSettled([redis.quit(), workerRedis.quit()])) },
   ]);

@@ -1,7 +1,7 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
 import type { PlatformClient } from '@rolelink/platform-client';
 import { enqueueLinkSync } from '@rolelink/queue';
-import { memoryLogger, type LogLine } from '@rolelink/runtime';
+import { createMetrics, memoryLogger, type LogLine } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
 import { applyRange } from './sync/apply-range';
 import { diffRange } from '@rolelink/db';
@@ -16,13 +16,14 @@ let client: PlatformClient;
 let bot: BotWorker;
 // Debug and up, in the services' format: the log-line tests read what operators would.
 const log = memoryLogger('bot-worker', 'debug');
+const metrics = createMetrics('bot-worker', { defaultMetrics: false });
 
 const members = ids(160);
 const holders = (guild: string, role: string) => sorted(emulator.state.holders(guild, role));
 
 let harness: InProcessBot;
 beforeAll(async () => {
-  harness = await startInProcessBot({ logger: log.logger, concurrency: 4 });
+  harness = await startInProcessBot({ logger: log.logger, concurrency: 4, metrics });
   ({ emulator, db, client, bot } = harness);
 });
 
@@ -333,6 +334,48 @@ describe('sync engine against the platform emulator', () => {
       duration_ms: expect.any(Number),
     });
     expect(sliceLines(link)).toHaveLength(1);
+  });
+
+  it('names the API request that queued a sync in every slice line of its pass, continuations included', async () => {
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    await writeList(db.pool, link, members.slice(0, 120));
+    await enqueueLinkSync(bot.producer, link, 'req-7f3a.put:1');
+    await waitDone(link);
+    const lines = sliceLines(link);
+    // 120 adds at 40 calls a slice: the pass continues in jobs the worker queued itself.
+    expect(lines.some((l) => l.result === 'continues')).toBe(true);
+    expect(lines.map((l) => l.requestId)).toEqual(lines.map(() => 'req-7f3a.put:1'));
+  });
+
+  it('reports how far behind the links are at scrape time: links behind, pending changes, the oldest unapplied change', async () => {
+    await db.pool.query('TRUNCATE list_change');
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    await upsertGuild(db.pool, GUILD_B, 'premium');
+    const big = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
+    const small = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    const current = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
+    // No job is queued for them: the figures stay as written. big: 250,000 pending, its oldest unapplied
+    // change 600 s old, and an older entry at its done sequence that waits only for compaction.
+    await db.pool.query(
+      `UPDATE role_link SET sync_wanted_seq = 3, sync_done_seq = CASE WHEN id = $3 THEN 3 ELSE 1 END,
+              pending_count = CASE id WHEN $1 THEN 250000 WHEN $2 THEN 10 ELSE 0 END WHERE id IN ($1, $2, $3)`,
+      [big, small, current],
+    );
+    await db.pool.query(
+      `INSERT INTO list_change (link_id, seq, user_id, op, created_at) VALUES
+         ($1, 1, 0, 'walk', now() - interval '5000 seconds'), ($1, 2, 0, 'walk', now() - interval '600 seconds'), ($1, 3, 5, 'add', now() - interval '30 seconds'),
+         ($2, 2, 7, 'add', now() - interval '60 seconds')`,
+      [big, small],
+    );
+    const text = await metrics.registry.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('rolelink_sync_links_behind')).toBe(2);
+    expect(value('rolelink_sync_pending_changes')).toBe(250_010);
+    expect(value('rolelink_sync_link_pending_changes_max')).toBe(250_000);
+    const oldest = value('rolelink_sync_oldest_unapplied_seconds');
+    expect(oldest).toBeGreaterThanOrEqual(600);
+    expect(oldest).toBeLessThan(5000);
   });
 
   it('writes a slice that changed nothing at debug', async () => {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
+import { readSyncLag } from '@rolelink/db';
 import { Consumer, Producer } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
@@ -42,6 +43,8 @@ export type BotWorker = {
 export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   const producer = new Producer(QueueName.roleSync, o.redis, o.prefix);
   reportQueueDepth(o.metrics, producer);
+  // Every replica reports the same figures (they are the database's): dashboards and alerts take max().
+  o.metrics?.syncLag(() => readSyncLag(o.db));
   const consumer = new Consumer(QueueName.roleSync, roleSyncHandlers(o, followUps(producer)), {
     connection: o.workerRedis,
     prefix: o.prefix,
@@ -54,7 +57,10 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   });
   const { worker } = consumer;
   worker.on('error', (err) => o.logger.error('worker error', { err }));
-  worker.on('failed', (job, err) => o.logger.warn('job failed', { jobId: job?.id, name: job?.name, err: err.message }));
+  worker.on('failed', (job, err) => {
+    const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
+    o.logger.warn('job failed', { jobId: job?.id, name: job?.name, ...(requestId !== undefined && { requestId }), err: err.message });
+  });
 
   if (o.reconcileEveryMs !== null) {
     await producer.queue.upsertJobScheduler('reconcile', { every: o.reconcileEveryMs }, { name: 'reconcile', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });

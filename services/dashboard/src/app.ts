@@ -7,6 +7,7 @@ import { csrfProtection } from './auth/csrf';
 import type { OAuthClient } from './auth/oauth-client';
 import { sessions } from './auth/session';
 import type { DashboardContext } from './context';
+import { auditRouter } from './routes/audit.routes';
 import { configRouter } from './routes/config.routes';
 import { guildsRouter } from './routes/guilds.routes';
 import { linksRouter } from './routes/links.routes';
@@ -17,7 +18,7 @@ import { staticApp } from './web-app/static-app';
 export type DashboardDeps = {
   logger: Logger;
   metrics: Metrics;
-  /** Dependency probes for /readyz, e.g. `{ db: () => pingDatabase(pool), redis: () => redis.ping() }`. */
+  /** Checks of this process for /readyz (none today); never PostgreSQL or Redis (healthRouter says why). */
   readiness: Record<string, ReadinessCheck>;
   /** True once shutdown began: /readyz answers 503 so traffic moves elsewhere first. */
   draining: () => boolean;
@@ -51,7 +52,7 @@ export function createApp(deps: DashboardDeps): Express {
 
   const api = Router();
   api.use(...withSession, requireUser);
-  api.use(meRouter(), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx));
+  api.use(meRouter(), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx));
   api.use(notFoundRoute());
   app.use('/dashboard-api', api);
 

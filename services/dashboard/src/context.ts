@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db';
@@ -15,6 +16,12 @@ export type DashboardContext = {
   reader: GuildReader;
   access: GuildAccess;
 };
+
+/** The admin operations as the signed-in user: what they do is recorded under their name (the audit log). */
+export function actingAdmin(ctx: DashboardContext, req: Request): AdminDeps {
+  const u = req.session.user!;
+  return { ...ctx.admin, actor: { id: u.id, name: u.username, via: 'dashboard' } };
+}
 
 export type ContextOptions = {
   db: Db;

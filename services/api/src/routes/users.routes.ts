@@ -111,11 +111,11 @@ export function usersRoutes(deps: Deps): Router {
     '/users/:userId',
     validate({ params: userParams }),
     once,
-    handle(async (_req, res) => {
+    handle(async (req, res) => {
       const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
       // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
-      const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers);
+      const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers, req.id);
       if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
       setListVersion(res, link.id, result.listVersion);
       res.json({ data: { added: result.added } });
@@ -126,11 +126,11 @@ export function usersRoutes(deps: Deps): Router {
     '/users/:userId',
     validate({ params: userParams }),
     once,
-    handle(async (_req, res) => {
+    handle(async (req, res) => {
       const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
       const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
-      if (removed) await deps.sync.notify(link.id);
+      if (removed) await deps.sync.notify(link.id, req.id);
       setListVersion(res, link.id, listVersion);
       res.json({ data: { removed } });
     }),

@@ -15,10 +15,12 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
   const changes = o.metrics?.roleChanges();
   const metrics: SyncDeps['metrics'] = changes && { change: (action, result) => changes.inc({ action, result }) };
   return {
-    async sync({ linkId }, job) {
-      const deps: SyncDeps = { db: o.db, api: o.api, logger: o.logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics };
+    async sync({ linkId, requestId }, job) {
+      // Every line this slice writes names the API request that queued the job, when one did.
+      const logger = requestId === undefined ? o.logger : o.logger.child({ requestId });
+      const deps: SyncDeps = { db: o.db, api: o.api, logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics };
       const result = await syncLinkSlice(deps, linkId);
-      await next.afterSlice(linkId, result);
+      await next.afterSlice(linkId, result, requestId);
       return result.kind;
     },
     async reconcile(_data, job) {

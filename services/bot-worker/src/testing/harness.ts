@@ -86,14 +86,27 @@ export async function outcomes(db: Pool, linkId: string): Promise<Record<string,
   return Object.fromEntries(rows.map((r) => [r.user_id, r.outcome]));
 }
 
-/** Polls until `check` returns a value that passes, or fails with the last value seen. */
-export async function waitFor<T>(read: () => Promise<T> | T, pass: (v: T) => boolean, { timeoutMs = 20_000, intervalMs = 50, what = 'condition' } = {}): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls until `pass`. The deadline follows progress, not the wall clock: with `progress` (a measure such as
+ * a count) it is `timeoutMs` after the measure last changed, so a busy machine that is slow but moving
+ * never fails the wait, while a stall still does.
+ */
+export async function waitFor<T>(
+  read: () => Promise<T> | T,
+  pass: (v: T) => boolean,
+  { timeoutMs = 20_000, intervalMs = 50, what = 'condition', progress }: { timeoutMs?: number; intervalMs?: number; what?: string; progress?: (v: T) => unknown } = {},
+): Promise<T> {
+  let deadline = Date.now() + timeoutMs;
   let last: T = await read();
+  let measure = progress?.(last);
   while (!pass(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${progress ? ` (no progress for ${timeoutMs} ms)` : ''}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, intervalMs));
     last = await read();
+    if (progress && progress(last) !== measure) {
+      measure = progress(last);
+      deadline = Date.now() + timeoutMs;
+    }
   }
   return last;
 }

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
-import type { Logger } from '@rolelink/runtime';
+import type { Logger, Metrics } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
 import { createBotWorker, type BotWorker } from '../worker';
@@ -13,7 +13,7 @@ export type InProcessBot = { emulator: RunningEmulator; db: TestDb; prefix: stri
  * The bot worker in this process over a database and queue prefix of its own, against an emulator whose
  * limits let a test's few hundred changes through quickly; short slices so a test sees many of them.
  */
-export async function startInProcessBot(o: { logger: Logger; concurrency: number }): Promise<InProcessBot> {
+export async function startInProcessBot(o: { logger: Logger; concurrency: number; metrics?: Metrics }): Promise<InProcessBot> {
   const emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
   const db = await createTestDb();
   const prefix = testQueuePrefix();
@@ -27,6 +27,7 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
     redis,
     prefix,
     logger: o.logger,
+    metrics: o.metrics,
     concurrency: o.concurrency,
     sliceMs: 500,
     sliceChanges: 40,

@@ -15,11 +15,13 @@ function sameState(a: string | undefined, b: unknown): boolean {
   return timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function signInFailedPage(message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head>
-<body><h1>Sign-in failed</h1><p>${escapeHtml(message)}</p><p><a href="/auth/login">Try again</a> · <a href="/">Back to the dashboard</a></p></body></html>`;
+/**
+ * Where a failed sign-in lands: the web app's sign-in page, styled like the rest, which words the failure
+ * from its code (web/src/pages/SignInPage.tsx). Only the code travels in the URL, never a message, so
+ * nobody can make the page say something of their choosing.
+ */
+export function signInFailedPath(code: string): string {
+  return `/?signin=failed&reason=${encodeURIComponent(/^[a-z_]{1,40}$/.test(code) ? code : 'unknown')}`;
 }
 
 const regenerate = (req: Request) => new Promise<void>((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
@@ -47,9 +49,10 @@ export function authRouter(oauth: OAuthClient, logger: Logger): Router {
     try {
       await callback(req, res);
     } catch (err) {
-      // A person lands here in the browser: a readable page with a way back, not a JSON body.
+      // A person lands here in the browser: the app's own sign-in page with the reason and a way back.
       if (!(err instanceof AppError)) return next(err);
-      res.status(err.status).type('html').send(signInFailedPage(err.message));
+      logger.warn('dashboard sign-in failed', { requestId: req.id, code: err.code, message: err.message });
+      res.redirect(302, signInFailedPath(err.code));
     }
   });
 

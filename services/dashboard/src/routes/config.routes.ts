@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { readPluginHealth } from '@rolelink/admin';
+import { readPluginHealth, recordConfigSaved } from '@rolelink/admin';
 import { findLinkPlugin } from '@rolelink/db';
 import { linkParams, submitConfigBody, type SubmittedConfig } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
-import type { DashboardContext } from '../context';
+import { actingAdmin, type DashboardContext } from '../context';
 
 const linkOnly = { params: linkParams };
 const submitParts = { params: linkParams, body: submitConfigBody };
@@ -43,6 +43,8 @@ export function configRouter(ctx: DashboardContext): Router {
     const g = await ctx.access.guild(req, params.guildId);
     const link = await linkOf(ctx, g.id, params.roleId);
     const result = await ctx.plugins.submitConfig(link.id, body.config);
+    // Recorded once the plugin has answered, whatever it answered (a refusal is an attempt worth seeing too).
+    await recordConfigSaved(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, config: body.config, status: result.status });
     res.json({ ...result, message: pluginMessage(result.body) } satisfies SubmittedConfig);
   });
 

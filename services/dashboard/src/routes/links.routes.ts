@@ -15,7 +15,7 @@ import {
   type StripPreviewView,
 } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
-import type { DashboardContext } from '../context';
+import { actingAdmin, type DashboardContext } from '../context';
 import { linkCards } from './guilds.routes';
 
 const linkOnly = { params: linkParams };
@@ -60,7 +60,7 @@ export function linksRouter(ctx: DashboardContext): Router {
     if (role.everyone || role.managed || role.position >= botTop) throw fieldError(400, 'role_id', 'The bot cannot assign this role; pick a role below its highest role', 'role_unusable');
     let created;
     try {
-      created = await createLink(ctx.admin, { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === undefined ? undefined : body.existing_members === 'keep', askedMembers: true });
+      created = await createLink(actingAdmin(ctx, req), { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === undefined ? undefined : body.existing_members === 'keep', askedMembers: true });
     } catch (err) {
       throw toFieldError(err);
     }
@@ -77,14 +77,14 @@ export function linksRouter(ctx: DashboardContext): Router {
     const { params, body } = input<typeof updateParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
     if (body.trusted !== undefined) ctx.access.requireOwner(g, 'mark a link as a trusted integration');
-    await setLink(ctx.admin, { guildId: g.id, roleId: params.roleId, ...body });
+    await setLink(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, ...body });
     res.json(await card(ctx, g.id, params.roleId));
   });
 
   router.delete(base, validate(deleteParts), async (req, res) => {
     const { params, body } = input<typeof deleteParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const deleted = await deleteLink(ctx.admin, { guildId: g.id, roleId: params.roleId, stripRoles: body.strip_roles, confirmLockout: body.confirm_lockout, actingUserId: req.session.user!.id });
+    const deleted = await deleteLink(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, stripRoles: body.strip_roles, confirmLockout: body.confirm_lockout, actingUserId: req.session.user!.id });
     res.json(deleted satisfies DeletedLinkView);
   });
 
@@ -106,7 +106,7 @@ export function linksRouter(ctx: DashboardContext): Router {
     const { params, body } = input<typeof applyParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
     ctx.access.requireOwner(g, 'apply held removals');
-    res.json((await applyRemovals(ctx.admin, { guildId: g.id, roleId: params.roleId, changeId: body.change_id })) satisfies AppliedRemovals);
+    res.json((await applyRemovals(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, changeId: body.change_id })) satisfies AppliedRemovals);
   });
 
   router.get(`${base}/members/:userId`, validate(memberParts), async (req, res) => {

@@ -9,6 +9,10 @@ export function guildHealthPath(guildId: string): string {
   return `${guildPath(guildId)}/health`;
 }
 
+export function guildAuditPath(guildId: string): string {
+  return `${guildPath(guildId)}/audit`;
+}
+
 export function newLinkPath(guildId: string): string {
   return `${guildPath(guildId)}/links/new`;
 }

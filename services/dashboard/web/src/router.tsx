@@ -2,6 +2,7 @@ import { createBrowserRouter } from 'react-router';
 import { AppShell } from './components/AppShell';
 import { RouteErrorPage } from './pages/RouteErrorPage';
 import { CreateLinkPage } from './pages/CreateLinkPage';
+import { GuildAuditPage } from './pages/GuildAuditPage';
 import { GuildHealthPage } from './pages/GuildHealthPage';
 import { GuildPage } from './pages/GuildPage';
 import { GuildsPage } from './pages/GuildsPage';
@@ -21,6 +22,7 @@ export const router = createBrowserRouter([
       { path: '/', element: <GuildsPage /> },
       { path: '/guilds/:guildId', element: <GuildPage /> },
       { path: '/guilds/:guildId/health', element: <GuildHealthPage /> },
+      { path: '/guilds/:guildId/audit', element: <GuildAuditPage /> },
       { path: '/guilds/:guildId/links/new', element: <CreateLinkPage /> },
       {
         path: '/guilds/:guildId/links/:roleId',

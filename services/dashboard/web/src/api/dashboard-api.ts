@@ -1,6 +1,8 @@
 import type {
   AppliedRemovals,
   ApplyRemovalsBody,
+  DashboardAuditLog,
+  AuditQuery,
   ConfigView,
   CreatedLinkView,
   CreateLinkBody,
@@ -35,6 +37,14 @@ function linkPath(guildId: string, roleId: string): string {
   return `${guildPath(guildId)}/links/${seg(roleId)}`;
 }
 
+/** `?a=1&b=2` of the defined entries, or nothing. */
+function queryString(query: Record<string, unknown>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (typeof v === 'string' || typeof v === 'number') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
 export const dashboardApi = {
   me: (signal?: Signal) => request<DashboardMe>('GET', `${base}/me`, { signal }),
   logout: () => request<void>('POST', '/auth/logout'),
@@ -42,6 +52,7 @@ export const dashboardApi = {
   guilds: (signal?: Signal) => request<DashboardGuildList>('GET', `${base}/guilds`, { signal }),
   guild: (guildId: string, signal?: Signal) => request<DashboardGuild>('GET', guildPath(guildId), { signal }),
   roles: (guildId: string, signal?: Signal) => request<RoleChoices>('GET', `${guildPath(guildId)}/roles`, { signal }),
+  audit: (guildId: string, query: AuditQuery = {}, signal?: Signal) => request<DashboardAuditLog>('GET', `${guildPath(guildId)}/audit${queryString(query)}`, { signal }),
   guildHealth: (guildId: string, signal?: Signal) => request<GuildHealth>('GET', `${guildPath(guildId)}/health`, { signal }),
 
   createLink: (guildId: string, body: CreateLinkBody) => request<CreatedLinkView>('POST', `${guildPath(guildId)}/links`, { body }),

@@ -1,5 +1,6 @@
 import type { FieldError } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import { ApiError } from '../api/client';
 
 /** What an API failure means to the admin: 403 and 404 get their own words, everything else its message. */
@@ -18,11 +19,19 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
     <div className="error-state" role="alert">
       <h2>{title}</h2>
       {detail && detail !== title ? <p>{detail}</p> : null}
-      {onRetry ? (
-        <button type="button" className="btn" onClick={onRetry}>
-          Try again
-        </button>
-      ) : null}
+      <div className="error-actions">
+        {onRetry ? (
+          <button type="button" className="btn" onClick={onRetry}>
+            Try again
+          </button>
+        ) : null}
+        {/* A way out of a page one cannot use: back to the list of servers one may manage. */}
+        {error instanceof ApiError && (error.status === 403 || error.status === 404) ? (
+          <Link className="btn" to="/">
+            Back to your servers
+          </Link>
+        ) : null}
+      </div>
     </div>
   );
 }

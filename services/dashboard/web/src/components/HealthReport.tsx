@@ -1,7 +1,8 @@
+import { useId } from 'react';
 import type { PluginHealthCheckView, PluginHealthView } from '@rolelink/contracts';
 import { readHealthDetail, type ServiceRow } from '../health/health-detail';
 import { Badge } from './Badge';
-import { DateTime } from './DateTime';
+import { DateTime, formatDateTime } from './DateTime';
 import { HealthBadge, healthText } from './status-badges';
 
 function UpDown({ status }: { status: 'up' | 'down' | 'unknown' }) {
@@ -96,15 +97,19 @@ export function LatestHealth({ health }: { health: PluginHealthView }) {
   );
 }
 
-/** Recent statuses as a strip of coloured marks, newest first; each mark names its status and time. */
+/** Recent statuses as a strip of coloured marks, newest first, labelled by its heading, with a legend and its time span. */
 export function HealthHistory({ history }: { history: PluginHealthCheckView[] }) {
+  const headingId = useId();
   if (history.length === 0) return null;
+  const seen = [...new Set(history.map((h) => h.status))];
   return (
     <div className="history">
-      <h3 className="small-heading">Recent checks (newest first)</h3>
-      <ol className="history-strip">
+      <h3 className="small-heading" id={headingId}>
+        Recent checks (newest first)
+      </h3>
+      <ol className="history-strip" aria-labelledby={headingId}>
         {history.map((h, i) => {
-          const label = `${healthText(h.status)} at ${new Date(h.checked_at).toLocaleString()}`;
+          const label = `${healthText(h.status)} at ${formatDateTime(h.checked_at)}`;
           return (
             <li key={i} className={`history-mark health-${h.status}`} title={label}>
               <span className="visually-hidden">{label}</span>
@@ -112,6 +117,22 @@ export function HealthHistory({ history }: { history: PluginHealthCheckView[] })
           );
         })}
       </ol>
+      <p className="history-span muted small">
+        <span>
+          Newest: <DateTime iso={history[0]!.checked_at} relative={false} />
+        </span>
+        <span>
+          Oldest: <DateTime iso={history[history.length - 1]!.checked_at} relative={false} />
+        </span>
+      </p>
+      <ul className="history-legend small" aria-label="Legend">
+        {seen.map((status) => (
+          <li key={status}>
+            <span className={`history-mark health-${status}`} aria-hidden="true" />
+            {healthText(status)}
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

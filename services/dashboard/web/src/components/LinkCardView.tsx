@@ -8,6 +8,7 @@ import { AppliedRemovalsNotice, HeldChangePanel } from './HeldChangePanel';
 import { RoleName, roleLabel } from './RoleName';
 import { HealthBadge, LinkStateBadge } from './status-badges';
 import { SyncProgress } from './SyncProgress';
+import { PluginUrl } from './PluginUrl';
 
 type Props = {
   card: LinkCard;
@@ -70,7 +71,7 @@ export function LinkCardView({ card, owner, onChanged, headingLevel = 'h3', link
 
       <p className="plugin-url">
         <span className="muted">Plugin URL </span>
-        <code>{card.plugin_url}</code>
+        <PluginUrl url={card.plugin_url} />
       </p>
 
       <StateExplanation card={card} />

@@ -10,6 +10,7 @@ import { lastSeen, readHealthDetail, upSummary } from '../health/health-detail';
 import { usePolling } from '../hooks/use-page-visible';
 import { useResource } from '../hooks/use-resource';
 import { linkPaths } from '../paths';
+import { PluginUrl } from '../components/PluginUrl';
 
 const REFRESH_MS = 30_000;
 
@@ -63,7 +64,7 @@ export function GuildHealthPage() {
                       </Link>
                     </th>
                     <td>
-                      <code className="url">{health.plugin_url}</code>
+                      <PluginUrl url={health.plugin_url} />
                     </td>
                     <td>
                       <HealthBadge status={health.status} prefix="" />

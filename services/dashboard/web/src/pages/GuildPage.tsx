@@ -7,7 +7,7 @@ import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { usePolling } from '../hooks/use-page-visible';
 import { useResource } from '../hooks/use-resource';
-import { guildHealthPath, newLinkPath } from '../paths';
+import { guildAuditPath, guildHealthPath, newLinkPath } from '../paths';
 
 const REFRESH_MS = 5_000;
 
@@ -34,6 +34,9 @@ export function GuildPage() {
         <div className="actions">
           <Link className="btn" to={guildHealthPath(guildId)}>
             Plugin status
+          </Link>
+          <Link className="btn" to={guildAuditPath(guildId)}>
+            Audit log
           </Link>
           <Link className="btn btn-primary" to={newLinkPath(guildId)}>
             Create link

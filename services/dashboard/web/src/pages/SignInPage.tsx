@@ -1,10 +1,22 @@
 import { useLocation } from 'react-router';
 import { loginHref } from '../paths';
 
+/** What each failure code of /auth/callback means to the person signing in (auth.routes.ts signInFailedPath). */
+const SIGN_IN_FAILURES: Record<string, string> = {
+  oauth_state: 'The sign-in link expired or was not started in this browser. Try again.',
+  oauth_code: 'The platform sent no sign-in code. Try again.',
+  platform_unavailable: 'The platform did not answer or did not accept the sign-in. Try again in a moment.',
+  signed_out: 'The platform did not accept the sign-in. Try again.',
+  unknown: 'Something went wrong while signing in. Try again.',
+};
+
 /** Shown whenever the session is missing or expired (a 401 from any call); sign-in returns here. */
 export function SignInPage() {
   const location = useLocation();
-  const next = `${location.pathname}${location.search}${location.hash}`;
+  const params = new URLSearchParams(location.search);
+  const outcome = params.get('signin');
+  // After a failed or cancelled attempt, signing in again returns to the start, not to this notice.
+  const next = outcome ? '/' : `${location.pathname}${location.search}${location.hash}`;
   return (
     <main id="main" className="sign-in">
       <div className="sign-in-card">
@@ -12,11 +24,22 @@ export function SignInPage() {
           <span className="brand-mark" aria-hidden="true" />
           Role Link
         </p>
+        {outcome === 'failed' ? (
+          <div className="banner banner-error" role="alert">
+            <p className="banner-title">Sign-in failed</p>
+            <p>{SIGN_IN_FAILURES[params.get('reason') ?? ''] ?? SIGN_IN_FAILURES.unknown}</p>
+          </div>
+        ) : null}
+        {outcome === 'cancelled' ? (
+          <div className="banner banner-warning" role="status">
+            <p className="banner-title">Sign-in was cancelled on the platform's page. Nothing was changed.</p>
+          </div>
+        ) : null}
         <h1>Sign in to manage your role links</h1>
         <p className="muted">Connect roles on your servers to plugin servers that decide who holds them. Sign in with the platform account that manages your server.</p>
         {/* A full-page navigation: the server starts the platform's OAuth2 sign-in and comes back to `next`. */}
         <a className="btn btn-primary btn-large" href={loginHref(next)}>
-          Sign in with the platform
+          {outcome === 'failed' ? 'Try again' : 'Sign in with the platform'}
         </a>
       </div>
     </main>

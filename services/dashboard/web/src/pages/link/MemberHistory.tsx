@@ -9,29 +9,32 @@ const ACTION_TEXT: Record<MemberLookup['history'][number]['action'], string> = {
  */
 export function MemberHistory({ history, outcomeText }: { history: MemberLookup['history']; outcomeText: (outcome: string) => string }) {
   if (history.length === 0) return <p className="muted small">No role changes recorded for this member.</p>;
+  // Wrapped so a phone scrolls the table sideways instead of cutting its columns off.
   return (
-    <table className="member-history">
-      <caption>Recent role changes</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Change</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">Cause</th>
-        </tr>
-      </thead>
-      <tbody>
-        {history.map((h, i) => (
-          <tr key={`${h.at}-${i}`}>
-            <td>
-              <DateTime iso={h.at} />
-            </td>
-            <td>{ACTION_TEXT[h.action]}</td>
-            <td>{outcomeText(h.outcome)}</td>
-            <td>{h.cause}</td>
+    <div className="table-wrap">
+      <table className="member-history">
+        <caption>Recent role changes</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Change</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Cause</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {history.map((h, i) => (
+            <tr key={`${h.at}-${i}`}>
+              <td>
+                <DateTime iso={h.at} />
+              </td>
+              <td>{ACTION_TEXT[h.action]}</td>
+              <td>{outcomeText(h.outcome)}</td>
+              <td>{h.cause}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { drainMs, envFields, parseEnv, PRODUCTION_DRAIN_MS } from './env';
+
+// A service-shaped schema: NODE_ENV, a secret, the platform settings and a plain URL.
+const schema = z.object({
+  NODE_ENV: envFields.nodeEnv,
+  DATABASE_URL: envFields.databaseUrl,
+  PLATFORM_API_URL: envFields.platformApiUrl,
+  PLATFORM_BOT_TOKEN: envFields.platformBotToken,
+  PLATFORM_OAUTH_CLIENT_SECRET: z.string().min(1),
+  SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
+});
+
+const production = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgresql://rolelink:s3cret@db.example.com:5432/rolelink',
+  PLATFORM_API_URL: 'https://discord.com/api',
+  PLATFORM_BOT_TOKEN: 'MTAwMDAwMDAwMDAwMDAwMDAwMQ.Gabcde.0123456789abcdefghijklmnopqrstuvwxyzAB',
+  PLATFORM_OAUTH_CLIENT_SECRET: 'abcdefghijklmnopqrstuvwxyz012345',
+};
+
+const problemsOf = (source: NodeJS.ProcessEnv): string => {
+  try {
+    parseEnv(schema, source);
+    return '';
+  } catch (err) {
+    return (err as Error).message;
+  }
+};
+
+describe('parseEnv in production', () => {
+  it('accepts real values', () => {
+    expect(parseEnv(schema, production)).toMatchObject({ PLATFORM_API_URL: 'https://discord.com/api' });
+  });
+
+  it('refuses a placeholder in any variable, naming it', () => {
+    expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://rolelink:REPLACE_ME@REPLACE_ME:5432/rolelink' })).toMatch(/^ {2}DATABASE_URL: is a placeholder/m);
+    expect(problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: 'REPLACE_ME_WITH_AT_LEAST_32_CHARACTERS' })).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: is a placeholder/m);
+    expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: '…' })).toMatch(/^ {2}PLATFORM_BOT_TOKEN: is a placeholder/m);
+  });
+
+  it('refuses a secret shorter than 32 characters, naming it', () => {
+    expect(problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: 'x'.repeat(31) })).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: is too short for a secret \(31 characters, at least 32 in production\)$/m);
+  });
+
+  it('refuses the platform settings when unset (their defaults are the emulator) or set to the emulator', () => {
+    const { PLATFORM_API_URL: _url, PLATFORM_BOT_TOKEN: _token, ...unset } = production;
+    const message = problemsOf(unset);
+    expect(message).toMatch(/^ {2}PLATFORM_API_URL: must be set in production/m);
+    expect(message).toMatch(/^ {2}PLATFORM_BOT_TOKEN: must be set in production/m);
+    expect(problemsOf({ ...production, PLATFORM_API_URL: 'http://127.0.0.1:3900/api/' })).toMatch(/^ {2}PLATFORM_API_URL: is the local platform emulator's/m);
+    expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: 'emulator-bot-token' })).toMatch(/^ {2}PLATFORM_BOT_TOKEN: is the local platform emulator's/m);
+  });
+
+  it('lists the production problems beside the schema problems', () => {
+    const message = problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: '', PLATFORM_BOT_TOKEN: 'REPLACE_ME' });
+    expect(message).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: /m);
+    expect(message).toMatch(/^ {2}PLATFORM_BOT_TOKEN: is a placeholder/m);
+  });
+
+  it('leaves development and tests on the local defaults', () => {
+    expect(parseEnv(schema, { PLATFORM_OAUTH_CLIENT_SECRET: 'dev' })).toMatchObject({ NODE_ENV: 'development', PLATFORM_API_URL: 'http://127.0.0.1:3900/api', PLATFORM_BOT_TOKEN: 'emulator-bot-token' });
+    expect(parseEnv(schema, { NODE_ENV: 'test', PLATFORM_OAUTH_CLIENT_SECRET: 'REPLACE_ME' }).NODE_ENV).toBe('test');
+  });
+
+  it('does not apply to a schema without NODE_ENV (the CLI reads the platform settings only when given)', () => {
+    const cli = z.object({ PLATFORM_BOT_TOKEN: z.string().optional() });
+    expect(parseEnv(cli, { NODE_ENV: 'production' })).toEqual({});
+  });
+});
+
+describe('drainMs', () => {
+  it('is SHUTDOWN_DRAIN_MS when set, else the readiness window in production and 0 elsewhere', () => {
+    expect(drainMs(parseEnv(schema, { ...production, SHUTDOWN_DRAIN_MS: '0' }))).toBe(0);
+    expect(drainMs(parseEnv(schema, production))).toBe(PRODUCTION_DRAIN_MS);
+    expect(drainMs(parseEnv(schema, { PLATFORM_OAUTH_CLIENT_SECRET: 'dev' }))).toBe(0);
+  });
+});

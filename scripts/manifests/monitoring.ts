@@ -1,0 +1,83 @@
+// k8s/monitoring (PodMonitor, PrometheusRule, the Grafana dashboard): kinds of the Prometheus Operator, which
+// kubernetes-models does not know, so their content is checked with Prometheus's own promtool instead:
+//   - the PrometheusRule's groups with `promtool check rules` and its unit tests (alerts.test.yaml) with
+//     `promtool test rules`;
+//   - every query of the dashboard, as recording rules through `promtool check rules` (PromQL syntax);
+//   - every metric of ours they name exists (MetricName in packages/runtime), and every alert has a runbook
+//     section in docs/operations.md that its runbook_url points at.
+// Without promtool, says so and checks only the last point.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { MetricName } from '../../packages/runtime/src/metrics';
+import { asArray, at, get, type Manifest, type Problem } from './types';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const OURS = new Set<string>(Object.values(MetricName));
+const HISTOGRAM_SUFFIX = /_(bucket|count|sum)$/;
+
+/** Names of our metrics (rolelink_…, http_…) in a PromQL expression that no service registers. */
+function unknownMetrics(expr: string): string[] {
+  return [...expr.matchAll(/\b(?:rolelink|http)_[a-z_]+\b/g)].map((m) => m[0]).filter((name) => !OURS.has(name) && !OURS.has(name.replace(HISTOGRAM_SUFFIX, '')));
+}
+
+function promtool(args: string[], cwd: string): { ok: true } | { ok: false; out: string } | null {
+  try {
+    execFileSync('promtool', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    return { ok: true };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
+    if (e.code === 'ENOENT') return null;
+    return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}`.trim() };
+  }
+}
+
+/** `dir` is k8s/monitoring; `rendered` its objects as kubectl kustomize renders them. Returns what was checked. */
+export function monitoringChecks(dir: string, rendered: Manifest[], problems: Problem[]): string {
+  const rules = rendered.filter((m) => m.doc.kind === 'PrometheusRule');
+  const dashboards = rendered.filter((m) => m.doc.kind === 'ConfigMap' && get(m.doc, 'metadata', 'labels', 'grafana_dashboard') !== undefined);
+  if (!rules.length) problems.push({ file: 'monitoring', where: 'PrometheusRule', message: 'k8s/monitoring renders no PrometheusRule' });
+  if (!dashboards.length) problems.push({ file: 'monitoring', where: 'ConfigMap', message: 'k8s/monitoring renders no Grafana dashboard ConfigMap (label grafana_dashboard)' });
+
+  const runbooks = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const alerts = rules.flatMap((r) => asArray(get(r.doc, 'spec', 'groups')).flatMap((g) => asArray(get(g, 'rules')).map((rule) => ({ r, rule }))));
+  for (const { r, rule } of alerts) {
+    const name = String(get(rule, 'alert') ?? get(rule, 'record'));
+    const fail = (message: string) => problems.push({ file: 'monitoring', where: `${at(r)} ${name}`, message });
+    for (const m of unknownMetrics(String(get(rule, 'expr')))) fail(`expression names ${m}, which no service registers (packages/runtime/src/metrics.ts)`);
+    if (get(rule, 'alert') === undefined) continue;
+    if (get(rule, 'annotations', 'runbook_url') !== `docs/operations.md#${name.toLowerCase()}`) fail(`runbook_url must be docs/operations.md#${name.toLowerCase()}`);
+    if (!new RegExp(`^#+ ${name}$`, 'm').test(runbooks)) fail(`docs/operations.md has no runbook section "${name}"`);
+  }
+  const queries = dashboards.flatMap((d) =>
+    Object.values((get(d.doc, 'data') ?? {}) as Record<string, string>).flatMap((json) => {
+      const panels = asArray((JSON.parse(json) as { panels?: unknown }).panels);
+      return panels.flatMap((p) => asArray(get(p, 'targets')).map((t) => ({ panel: String(get(p, 'title')), expr: String(get(t, 'expr')) })));
+    }),
+  );
+  for (const q of queries) for (const m of unknownMetrics(q.expr)) problems.push({ file: 'monitoring', where: `dashboard panel "${q.panel}"`, message: `query names ${m}, which no service registers` });
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-promtool-'));
+  try {
+    writeFileSync(path.join(tmp, 'rules.yaml'), stringify({ groups: rules.flatMap((r) => asArray(get(r.doc, 'spec', 'groups'))) }));
+    const checked = promtool(['check', 'rules', 'rules.yaml'], tmp);
+    if (checked === null) return 'skipped: promtool not found: the PrometheusRule and the dashboard queries were checked for metric names and runbooks only';
+    if (!checked.ok) problems.push({ file: 'monitoring', where: 'PrometheusRule', message: `promtool check rules: ${checked.out}` });
+    const tests = path.join(dir, 'alerts.test.yaml');
+    if (!existsSync(tests)) problems.push({ file: 'monitoring', where: 'alerts.test.yaml', message: 'the alerts have no promtool unit tests' });
+    else {
+      copyFileSync(tests, path.join(tmp, 'alerts.test.yaml'));
+      const tested = promtool(['test', 'rules', 'alerts.test.yaml'], tmp);
+      if (tested && !tested.ok) problems.push({ file: 'monitoring', where: 'alerts.test.yaml', message: `promtool test rules: ${tested.out}` });
+    }
+    // Each dashboard query as a recording rule: promtool parses it as PromQL.
+    writeFileSync(path.join(tmp, 'dashboard.yaml'), stringify({ groups: [{ name: 'dashboard', rules: queries.map((q, i) => ({ record: `dashboard_query_${i}`, expr: q.expr })) }] }));
+    const parsed = promtool(['check', 'rules', 'dashboard.yaml'], tmp);
+    if (parsed && !parsed.ok) problems.push({ file: 'monitoring', where: 'grafana-dashboard.json', message: `a query is not valid PromQL: ${parsed.out}` });
+    return `promtool: ${alerts.length} rule(s) checked and unit-tested, ${queries.length} dashboard quer(ies) parsed`;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}

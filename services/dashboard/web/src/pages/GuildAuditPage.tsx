@@ -1,0 +1,153 @@
+import { AUDIT_ACTIONS, type AuditAction, type DashboardAuditLog } from '@rolelink/contracts';
+import { useId, useState } from 'react';
+import { useParams } from 'react-router';
+import { dashboardApi } from '../api/dashboard-api';
+import { Breadcrumbs } from '../components/Breadcrumbs';
+import { DateTime } from '../components/DateTime';
+import { ErrorState, Loading } from '../components/ErrorState';
+import { usePageTitle } from '../components/PageTitle';
+import { RoleName } from '../components/RoleName';
+import { useResource } from '../hooks/use-resource';
+
+const ACTION_TEXT: Record<AuditAction, string> = {
+  link_created: 'Link created',
+  link_deleted: 'Link deleted',
+  config_saved: 'Configuration saved',
+  removals_applied: 'Removals applied',
+  link_enabled: 'Link enabled',
+  link_disabled: 'Link disabled',
+  trusted_set: 'Marked trusted',
+  trusted_unset: 'No longer trusted',
+  plan_changed: 'Plan changed',
+};
+
+type Entry = DashboardAuditLog['entries'][number];
+
+const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString() : String(v));
+
+/** What changed, in words (every value is text: nothing here is rendered as HTML). */
+function detailText(e: Entry): string {
+  const d = e.detail ?? {};
+  switch (e.action) {
+    case 'link_created':
+      return `Plugin ${String(d.plugin_url)}; ${d.member_mode === 'keep' ? 'kept' : 'handed over'} ${n(d.existing_members)} current ${d.existing_members === 1 ? 'member' : 'members'}`;
+    case 'link_deleted':
+      return d.strip_roles ? `Role removed from the ${n(d.strip_count)} members the link gave it to${d.lockout_confirmed ? ' (lock-out confirmed)' : ''}` : 'Members kept the role';
+    case 'config_saved':
+      return `Fields: ${Array.isArray(d.fields) ? d.fields.join(', ') : '—'} (plugin answered ${n(d.plugin_status)}; values are not recorded)`;
+    case 'removals_applied':
+      return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals)`;
+    case 'plan_changed':
+      return `${String(d.plan)}, ${n(d.paid_slots)} paid slots`;
+    default:
+      return '';
+  }
+}
+
+/** `/guilds/:guildId/audit`: who did what to this server's links, newest first, with filters and "Show older". */
+export function GuildAuditPage() {
+  const guildId = useParams().guildId ?? '';
+  usePageTitle('Audit log');
+  const id = useId();
+  const [action, setAction] = useState<AuditAction | ''>('');
+  const [roleId, setRoleId] = useState('');
+  const [older, setOlder] = useState<{ entries: Entry[]; next: string | null } | null>(null);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const filters = { ...(action ? { action } : {}), ...(roleId ? { role_id: roleId } : {}) };
+  const key = `${guildId}|${action}|${roleId}`;
+  const page = useResource((signal) => dashboardApi.audit(guildId, filters, signal), key);
+  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+  const roles = new Map((guild.data?.links ?? []).map((l) => [l.role_id, l.role]));
+  const entries = [...(page.data?.entries ?? []), ...(older?.entries ?? [])];
+  const next = older ? older.next : (page.data?.next_before ?? null);
+
+  function filter(apply: () => void) {
+    setOlder(null);
+    apply();
+  }
+
+  async function showOlder() {
+    if (!next) return;
+    setLoadingOlder(true);
+    try {
+      const more = await dashboardApi.audit(guildId, { ...filters, before: next });
+      setOlder({ entries: [...(older?.entries ?? []), ...more.entries], next: more.next_before });
+    } finally {
+      setLoadingOlder(false);
+    }
+  }
+
+  return (
+    <>
+      <Breadcrumbs guildId={guildId} guildName={guild.data?.name} current="Audit log" />
+      <div className="page-header">
+        <h1>Audit log</h1>
+      </div>
+      <p className="muted">Every admin action on this server's links, newest first: who did it, when, and what changed. Entries are kept for a year. Configuration values are never recorded, only which fields were saved.</p>
+      <div className="audit-filters">
+        <label htmlFor={`${id}-action`}>Action</label>
+        <select id={`${id}-action`} value={action} onChange={(e) => filter(() => setAction(e.target.value as AuditAction | ''))}>
+          <option value="">All actions</option>
+          {AUDIT_ACTIONS.map((a) => (
+            <option key={a} value={a}>
+              {ACTION_TEXT[a]}
+            </option>
+          ))}
+        </select>
+        <label htmlFor={`${id}-role`}>Role</label>
+        <select id={`${id}-role`} value={roleId} onChange={(e) => filter(() => setRoleId(e.target.value))}>
+          <option value="">All roles</option>
+          {[...roles].map(([rid, role]) => (
+            <option key={rid} value={rid}>
+              {role?.name ?? rid}
+            </option>
+          ))}
+        </select>
+      </div>
+      {page.loading ? <Loading /> : null}
+      {!page.data && page.error ? <ErrorState error={page.error} onRetry={() => void page.reload()} /> : null}
+      {page.data && entries.length === 0 ? (
+        <div className="empty-state">
+          <p>No admin actions recorded{action || roleId ? ' for these filters' : ''}.</p>
+        </div>
+      ) : null}
+      {entries.length > 0 ? (
+        <div className="table-wrap">
+          <table className="audit-table">
+            <caption className="visually-hidden">Admin actions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Who</th>
+                <th scope="col">Action</th>
+                <th scope="col">Role</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <DateTime iso={e.at} />
+                  </td>
+                  <td>
+                    {e.actor.name}
+                    <div className="muted small">{e.actor.via === 'dashboard' ? 'dashboard' : 'command line'}</div>
+                  </td>
+                  <td>{ACTION_TEXT[e.action] ?? e.action}</td>
+                  <td>{e.role_id ? <RoleName role={e.role} roleId={e.role_id} /> : '—'}</td>
+                  <td>{detailText(e)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {next ? (
+        <button type="button" className="btn" onClick={() => void showOlder()} disabled={loadingOlder}>
+          {loadingOlder ? 'Loading…' : 'Show older'}
+        </button>
+      ) : null}
+    </>
+  );
+}
