@@ -391,6 +391,8 @@ describe('the dashboard in a real browser', () => {
     await expect(newest.getByRole('cell').nth(2).textContent()).resolves.toBe('Link deleted');
     await expect(newest.getByRole('cell').nth(1).textContent()).resolves.toBe('demo_ownerdashboard');
     for (const action of ['Link created', 'Configuration saved', 'Marked trusted', 'Removals applied']) await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    // The applied removal with both kinds of change, as its card showed it.
+    await log.getByText('25 → 8 members (20 removals, 3 additions)').waitFor();
     // Field names only, never the values (the form held a signing secret).
     await log
       .getByText(/Fields: .*webhook_secret.*values are not recorded/)

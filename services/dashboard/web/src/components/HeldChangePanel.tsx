@@ -1,6 +1,7 @@
 import type { AppliedRemovals, HeldChangePreview, LinkView } from '@rolelink/contracts';
 import { useEffect, useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
+import { heldNumbers } from '../format/held-change';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
@@ -22,11 +23,6 @@ type Props = {
 
 const fmt = (n: number) => n.toLocaleString();
 const plural = (n: number, one: string, many: string) => `${fmt(n)} ${n === 1 ? one : many}`;
-
-/** "3,003 → 20 members (2,983 removals, 0 additions)": both kinds of change, so the numbers add up. */
-export function heldNumbers(held: Held): string {
-  return `${fmt(held.previous)} → ${plural(held.next, 'member', 'members')} (${plural(held.removals, 'removal', 'removals')}, ${plural(held.additions, 'addition', 'additions')})`;
-}
 
 /** "ana, ben and 2,978 more": the recorded sample by name (or id), then the rest of the removals as a count. */
 function sampleText(p: HeldChangePreview): string {
