@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
 import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
-import { limitsFor, storedLimitMessage } from '@rolelink/domain';
+import { limitsFor, reportedPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
@@ -17,9 +17,7 @@ type Deps = { pool: Pool; sync: SyncNotifier };
 export function listMeta(link: LinkContext): ListMeta {
   const limits = limitsFor(link.plan);
   const desired = Math.min(link.userCount, limits.syncedUsers);
-  // Until the worker has measured a pass for the latest write, the distance to the desired set is the
-  // best estimate of what is pending.
-  const pending = link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
+  const pending = reportedPending(link, desired);
   return {
     user_count: link.userCount,
     synced_count: Math.min(link.appliedCount, desired),
