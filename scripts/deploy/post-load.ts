@@ -39,6 +39,10 @@ const agent = makeAgent(Math.max(16, Math.ceil((rate * timeoutMs) / 1000)));
 const outcomes = new Map<string, number>();
 const latencies: number[] = [];
 const failures: { at: string; outcome: string }[] = [];
+// Answers slower than 1 s, by the time their request started: shows whether a latency tail lines up
+// with a container's stop or its first requests after a start.
+const slow: { at: string; ms: number }[] = [];
+let slowCount = 0;
 let sent = 0;
 let ok = 0;
 let failed = 0;
@@ -56,10 +60,15 @@ function record(outcome: string, good: boolean): void {
 function one(i: number): void {
   // The demo guild's generated members, in turn: real members, so the writes start real syncs.
   const userId = (firstId + BigInt(i % ids)).toString();
+  const at = new Date().toISOString();
   const p = call(agent, `${base}/users/${userId}`, { method: 'POST', headers: { authorization: `Token ${token}` }, timeoutMs })
     .then(
       (r) => {
         latencies.push(r.ms);
+        if (r.ms > 1000) {
+          slowCount += 1;
+          if (slow.length < 200) slow.push({ at, ms: Math.round(r.ms) });
+        }
         record(String(r.status), r.status >= 200 && r.status <= 299);
       },
       (err: NodeJS.ErrnoException) => record(err.code ?? (/timed out/.test(err.message) ? 'timeout' : err.message), false),
@@ -97,6 +106,7 @@ async function main(): Promise<void> {
     outcomes: Object.fromEntries([...outcomes.entries()].sort()),
     latency_ms: { p50: pct(0.5), p99: pct(0.99), max: latencies.length ? Math.round(latencies[latencies.length - 1]! * 10) / 10 : null },
     failures,
+    slow_over_1s: { count: slowCount, first: slow },
   };
   writeFileSync(out, JSON.stringify(summary, null, 2));
   console.log(`post-load: ${sent} POSTs in ${summary.seconds} s at ${rate}/s: ${ok} 2xx, ${failed} failed ${JSON.stringify(summary.outcomes)}`);

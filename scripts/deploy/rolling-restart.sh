@@ -96,6 +96,12 @@ wait_ready() { # wait_ready <container>: Docker's health check says healthy and 
 for c in $apis; do wait_ready "$c"; done
 until [ "$("$DOCKER" inspect --format '{{.State.Health.Status}}' "$lb")" = healthy ]; do sleep 1; done
 say "API containers: $(echo $apis); balancer http://127.0.0.1:$LB_PORT with $(lb_up) replicas up"
+# The balancer names its slots api1…api4 in the order Docker's DNS answered, not by container: which is which.
+for c in $apis; do
+  ip=$(ip_of "$c")
+  slot=$(curl -fsS -m 2 "http://$lb_ip:8404/stats;csv" | awk -F, -v ip="$ip:3000" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "addr") a = i } $1 == "api" && $a == ip { print $2 }')
+  say "  $c: $ip, the balancer's server api/${slot:-?}"
+done
 
 # The link's token, read where the example plugin keeps it (it received it from link create's /register).
 token=$(compose exec -T plugin cat /var/lib/rolelink-local/plugin-state.json |
@@ -149,7 +155,9 @@ done_step
 # The balancer logs only requests with an error, a retry or a redispatch (option dontlog-normal), and its
 # servers' state changes: per phase, how many POSTs it had to retry on the other replica.
 lb_posts() { "$DOCKER" logs --since "$1" --until "$2" "$lb" 2>&1 | grep -c '"POST ' || true; }
-lb_events() { "$DOCKER" logs --since "$1" --until "$2" "$lb" 2>&1 | grep -E 'Server api/api[0-9]+ is (DOWN|UP)' | sed -E 's/^.*(Server api\/api[0-9]+ is [A-Z]+)[^,]*(, reason: [^,]*(, code: [0-9]+)?)?.*$/\1\2/' | sed 's/^/    /' || true; }
+# Its state changes (logged twice by HAProxy: on stderr with a [WARNING] prefix and on stdout; the stdout copy).
+lb_events() { "$DOCKER" logs -t --since "$1" --until "$2" "$lb" 2>&1 | grep -E '^[^ ]+ Server api/api[0-9]+ is (DOWN|UP)' |
+  sed -E 's/^[^T]*T([0-9:.]{12})[0-9]*Z Server (api\/api[0-9]+ is [A-Z]+)(, reason: [^,]*(, code: [0-9]+)?)?.*$/    \1 \2\3/' || true; }
 printf '%s\n%s\n' "$(lb_posts "$b0" "$b1")" "$(lb_posts "$r0" "$r1")" >"$state/lb-counts"
 say "balancer's server state changes during the rolling phase:"
 lb_events "$r0" "$r1"
@@ -168,6 +176,8 @@ for (const [name, file, lb] of rows) {
   const l = r.latency_ms;
   console.log(`| ${name} | ${r.seconds} s | ${r.sent} | ${r.failed} | ${Object.entries(r.outcomes).map(([k, v]) => k + ": " + v).join(", ")} | ${l.p50} / ${l.p99} / ${l.max} ms | ${lb} |`);
   for (const f of r.failures.slice(0, 10)) console.log(`    failed at ${f.at}: ${f.outcome}`);
+  const slow = r.slow_over_1s;
+  if (slow.count > 0) console.log(`    ${slow.count} answers took over 1 s; their requests started between ${slow.first[0].at.slice(11, 23)} and ${slow.first[slow.first.length - 1].at.slice(11, 23)} UTC`);
 }
 const failed = JSON.parse(fs.readFileSync(`${dir}/load-rolling.json`, "utf8")).failed;
 console.log(failed === 0 ? "goal met: 0 failed requests during the rolling restart" : `goal NOT met: ${failed} failed requests during the rolling restart`);
