@@ -54,7 +54,9 @@ teardown() {
   if [ "${ROLL_KEEP:-}" = 1 ]; then
     say "kept running (project $project): load balancer http://127.0.0.1:$LB_PORT"
   else
-    [ -n "${lb_log:-}" ] && [ -n "${lb:-}" ] && "$DOCKER" logs "$lb" >"$lb_log" 2>&1 || true
+    # The balancer's and the API containers' logs stay in $state for a look afterwards.
+    [ -n "${lb:-}" ] && "$DOCKER" logs -t "$lb" >"$state/lb.log" 2>&1 || true
+    for c in ${apis:-}; do "$DOCKER" logs -t "$c" >"$state/$c.log" 2>&1 || true; done
     bash scripts/deploy-local.sh --down || status=1
   fi
   exit $status
@@ -83,7 +85,6 @@ apis=$("$DOCKER" ps -q --filter "label=com.docker.compose.project=$project" --fi
 [ "$(echo "$apis" | wc -l)" = 2 ] || fail "expected 2 API containers, found: $apis"
 lb=$("$DOCKER" ps -q --filter "label=com.docker.compose.project=$project" --filter label=com.docker.compose.service=lb)
 lb_ip=$(ip_of "$lb")
-lb_log=$state/lb.log
 # How many API replicas the balancer has up: HAProxy's CSV statistics (column 18 = status).
 lb_up() { curl -fsS -m 2 "http://$lb_ip:8404/stats;csv" 2>/dev/null | awk -F, '$1 == "api" && $2 ~ /^api[0-9]+$/ && $18 ~ /^UP/ { n++ } END { print n + 0 }'; }
 wait_ready() { # wait_ready <container>: Docker's health check says healthy and the balancer has both replicas up
