@@ -123,14 +123,19 @@ step "warm-up: 5 s of the load (not counted)"
 (load warmup 5 20 $((5 * rate)))
 done_step
 
+# The host's load average (1 min) at each phase's start and end: the figures depend on what else runs.
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
 step "baseline: $baseline_s s at $rate POST/s, no restart"
 b0=$(since)
+lb0=$(loadavg)
 (load baseline "$baseline_s" $((20 + 5 * rate)) $((baseline_s * rate)))
 b1=$(since)
+lb1=$(loadavg)
 done_step
 
 step "rolling restart under the same load: docker stop (default grace), docker start, healthy, then the next"
 r0=$(since)
+lr0=$(loadavg)
 offset=$((20 + (5 + baseline_s) * rate))
 (load rolling 0 "$offset" $((DEMO_MEMBERS - offset))) &
 load_pid=$!
@@ -151,6 +156,7 @@ kill -TERM "$load_pid"
 wait "$load_pid"
 load_pid=
 r1=$(since)
+lr1=$(loadavg)
 done_step
 
 # The balancer logs only requests with an error, a retry or a redispatch (option dontlog-normal), and its
@@ -159,7 +165,7 @@ lb_posts() { "$DOCKER" logs --since "$1" --until "$2" "$lb" 2>&1 | grep -c '"POS
 # Its state changes (logged twice by HAProxy: on stderr with a [WARNING] prefix and on stdout; the stdout copy).
 lb_events() { "$DOCKER" logs -t --since "$1" --until "$2" "$lb" 2>&1 | grep -E '^[^ ]+ Server api/api[0-9]+ is (DOWN|UP)' |
   sed -E 's/^[^T]*T([0-9:.]{12})[0-9]*Z Server (api\/api[0-9]+ is [A-Z]+)(, reason: [^,]*(, code: [0-9]+)?)?.*$/    \1 \2\3/' || true; }
-printf '%s\n%s\n' "$(lb_posts "$b0" "$b1")" "$(lb_posts "$r0" "$r1")" >"$state/lb-counts"
+printf '%s\n%s\n%s\n%s\n' "$(lb_posts "$b0" "$b1")" "$(lb_posts "$r0" "$r1")" "$lb0 → $lb1" "$lr0 → $lr1" >"$state/lb-counts"
 say "balancer's server state changes during the rolling phase:"
 lb_events "$r0" "$r1"
 
@@ -167,15 +173,15 @@ echo
 node -e '
 const fs = require("fs");
 const [dir, rate] = process.argv.slice(1);
-const [lbBase, lbRoll] = fs.readFileSync(dir + "/lb-counts", "utf8").trim().split("\n");
-const rows = [["baseline (no restart)", "baseline", lbBase], ["rolling restart of api 1, then api 2", "rolling", lbRoll]];
+const [lbBase, lbRoll, loadBase, loadRoll] = fs.readFileSync(dir + "/lb-counts", "utf8").trim().split("\n");
+const rows = [["baseline (no restart)", "baseline", lbBase, loadBase], ["rolling restart of api 1, then api 2", "rolling", lbRoll, loadRoll]];
 console.log(`steady POST /users/:userId at ${rate}/s through the load balancer; goal: 0 failed during the rolling restart`);
-console.log("| phase | duration | requests | failed | outcomes | latency p50 / p99 / max | logged by the balancer (error or retry) |");
-console.log("|---|---|---|---|---|---|---|");
-for (const [name, file, lb] of rows) {
+console.log("| phase | duration | requests | failed | outcomes | latency p50 / p99 / max | logged by the balancer (error or retry) | host load average, start → end |");
+console.log("|---|---|---|---|---|---|---|---|");
+for (const [name, file, lb, load] of rows) {
   const r = JSON.parse(fs.readFileSync(`${dir}/load-${file}.json`, "utf8"));
   const l = r.latency_ms;
-  console.log(`| ${name} | ${r.seconds} s | ${r.sent} | ${r.failed} | ${Object.entries(r.outcomes).map(([k, v]) => k + ": " + v).join(", ")} | ${l.p50} / ${l.p99} / ${l.max} ms | ${lb} |`);
+  console.log(`| ${name} | ${r.seconds} s | ${r.sent} | ${r.failed} | ${Object.entries(r.outcomes).map(([k, v]) => k + ": " + v).join(", ")} | ${l.p50} / ${l.p99} / ${l.max} ms | ${lb} | ${load} |`);
   for (const f of r.failures.slice(0, 10)) console.log(`    failed at ${f.at}: ${f.outcome}`);
   const slow = r.slow_over_1s;
   if (slow.count > 0) console.log(`    ${slow.count} answers took over 1 s; their requests started between ${slow.first[0].at.slice(11, 23)} and ${slow.first[slow.first.length - 1].at.slice(11, 23)} UTC`);
