@@ -11,6 +11,8 @@
 # 6. `docker-compose down --volumes`, and the dockerd this run started is stopped (images stay cached).
 # Options:  --keep  leave the stack (and dockerd) running after the proof;  --down  take a kept one down.
 # Host ports: API_PORT (3000), DASHBOARD_PORT (3001), EMULATOR_PORT (3900), each moved to a free port if taken.
+# ROLELINK_DEPLOY_PROJECT (default rolelink-local): the Compose project, so a second stack on this engine
+# (scripts/deploy/rolling-restart.sh) never takes down, or is taken down by, another run's stack.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -28,7 +30,7 @@ esac
 
 state=${ROLELINK_DEPLOY_STATE:-$root/.data/deploy-local}
 mkdir -p "$state"
-project=rolelink-local
+project=${ROLELINK_DEPLOY_PROJECT:-rolelink-local}
 compose() { docker-compose -p "$project" -f docker-compose.yml -f docker-compose.local.yml "$@"; }
 # The demo guild and role of scripts/stack/config.ts (DEMO) and the example plugin's demo list size.
 guild=1100000000000000001
