@@ -68,6 +68,11 @@ describe('the dashboard in a real browser', () => {
     const administrators = role.locator('option', { hasText: 'Administrators' });
     await expect(administrators.isDisabled()).resolves.toBe(true);
     await expect(administrators.textContent()).resolves.toMatch(/Above the bot/);
+    // The searchable picker: typing narrows the roles to those whose name matches.
+    await page.getByLabel('Find a role').fill('mod');
+    await page.getByText(/1 of \d+ roles match/).waitFor();
+    expect((await role.locator('option').allTextContents()).filter((t) => t !== 'Choose a role…').map((t) => /mod/i.test(t))).toEqual([true]);
+    await page.getByLabel('Find a role').fill('');
     await role.selectOption(SUPPORTER);
     await page.getByLabel('Plugin URL').fill('http://plugin.example.com');
     await page.getByRole('button', { name: 'Create link' }).click();

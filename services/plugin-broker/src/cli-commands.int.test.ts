@@ -71,6 +71,9 @@ describe('rolelink config / iframe-url / health', () => {
     const bad = await cliJson('config', 'set', link.guildId, link.roleId, '{"min_level": 40}');
     expect(bad.code).toBe(1);
     expect(bad.out).toMatchObject({ statusCode: 400, message: 'Invalid configuration' });
+    // The save is in the audit log (field names, the plugin's status); the refused one is not.
+    const log = await cliJson('audit', link.guildId, '--action', 'config_saved');
+    expect(log.out).toMatchObject({ entries: [{ action: 'config_saved', role_id: link.roleId, actor: { via: 'cli' }, detail: { fields: ['min_level'], plugin_status: 200 } }] });
   });
 
   it('iframe-url mints a token for the viewer, and refuses a schema-mode plugin', async () => {

@@ -39,6 +39,8 @@ export function CreateLinkPage() {
 
   const [roleId, setRoleId] = useState('');
   const [pluginUrl, setPluginUrl] = useState('');
+  // The role picker's search: a server may have hundreds of roles (the platform allows 250).
+  const [roleQuery, setRoleQuery] = useState('');
   // No answer until the admin gives one (spec 1: the dashboard asks; issue 20: never preselected).
   const [mode, setMode] = useState<MemberMode | null>(null);
   const [busy, setBusy] = useState(false);
@@ -47,6 +49,9 @@ export function CreateLinkPage() {
   const linkedRoles = useMemo(() => new Set(guild.data?.links.map((l) => l.role_id) ?? []), [guild.data]);
   const sorted = useMemo(() => [...(roles.data?.roles ?? [])].sort((a, b) => b.position - a.position), [roles.data]);
   const selected = sorted.find((r) => r.id === roleId);
+  const query = roleQuery.trim().toLowerCase();
+  // The chosen role stays listed whatever the search, so the select never shows a value it does not hold.
+  const shown = query ? sorted.filter((r) => r.id === roleId || r.name.toLowerCase().includes(query)) : sorted;
 
   if (roles.loading) return <Loading />;
   if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.reload()} /> : null;
@@ -113,12 +118,28 @@ export function CreateLinkPage() {
 
       <form className="card form" onSubmit={(e) => void submit(e)} noValidate>
         <div className="field">
+          <label htmlFor={`${id}-role-search`} className="field-help">
+            Find a role
+          </label>
+          <input
+            id={`${id}-role-search`}
+            type="search"
+            className="role-search"
+            value={roleQuery}
+            onChange={(e) => setRoleQuery(e.target.value)}
+            placeholder="Type part of its name"
+            aria-controls={`${id}-role`}
+            aria-describedby={`${id}-role-count`}
+          />
+          <p className="field-help" id={`${id}-role-count`} aria-live="polite">
+            {query ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match` : `${sorted.length} roles`}
+          </p>
           <label htmlFor={`${id}-role`}>Role</label>
           <div className="with-swatch">
             <RoleSwatch color={selected?.color} />
             <select id={`${id}-role`} value={roleId} onChange={(e) => chooseRole(e.target.value)} aria-invalid={fieldErr.role_id ? true : undefined} aria-describedby={fieldErr.role_id ? roleErrorId : undefined} required>
               <option value="">Choose a role…</option>
-              {sorted.map((r) => {
+              {shown.map((r) => {
                 const linked = linkedRoles.has(r.id);
                 return (
                   <option key={r.id} value={r.id} disabled={!r.usable || linked}>
