@@ -7,12 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { startEmulator } from '@rolelink/platform-emulator';
+import { LARGE_GUILD, largeGuildSeed } from '../packages/platform-emulator/src/testing/fixtures';
 
-const GUILD = '133333333333333333';
-const LINKED = '333333333333333331';
-const BOT_ROLE = '333333333333333332';
-const START = 100_000_000_000_000_000n;
-const COUNT = 1_000_000;
+const { id: GUILD, start: START, count: COUNT } = LARGE_GUILD;
 const PAGES = 50;
 const SEED_LIMIT_MS = 3_000;
 
@@ -37,20 +34,7 @@ export async function run(): Promise<void> {
   );
   const emulator = await startEmulator({ port: 0, globalPerSecond: 10_000, routeBucket: { limit: 10_000, windowMs: 1000 } });
   const began = performance.now();
-  emulator.state.seed({
-    guilds: [
-      {
-        id: GUILD,
-        ownerId: '200000000000000001',
-        roles: [
-          { id: LINKED, position: 1 },
-          { id: BOT_ROLE, position: 2 },
-        ],
-        botRoleId: BOT_ROLE,
-        generateMembers: { count: COUNT, roles: [LINKED] },
-      },
-    ],
-  });
+  emulator.state.seed(largeGuildSeed());
   const seedMs = performance.now() - began;
 
   // Baseline: the same 50 answers, rendered once up front, from a bare node:http server.

@@ -11,6 +11,8 @@
 # 6. `docker-compose down --volumes`, and the dockerd this run started is stopped (images stay cached).
 # Options:  --keep  leave the stack (and dockerd) running after the proof;  --down  take a kept one down.
 # Host ports: API_PORT (3000), DASHBOARD_PORT (3001), EMULATOR_PORT (3900), each moved to a free port if taken.
+# ROLELINK_DEPLOY_PROJECT (default rolelink-local): the Compose project, so a second stack on this engine
+# (scripts/deploy/rolling-restart.sh) never takes down, or is taken down by, another run's stack.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -28,7 +30,7 @@ esac
 
 state=${ROLELINK_DEPLOY_STATE:-$root/.data/deploy-local}
 mkdir -p "$state"
-project=rolelink-local
+project=${ROLELINK_DEPLOY_PROJECT:-rolelink-local}
 compose() { docker-compose -p "$project" -f docker-compose.yml -f docker-compose.local.yml "$@"; }
 # The demo guild and role of scripts/stack/config.ts (DEMO) and the example plugin's demo list size.
 guild=1100000000000000001
@@ -88,6 +90,7 @@ ensure_env() {
     echo "ROLELINK_SECRET_KEY=$(openssl rand -hex 32)"
     echo "POSTGRES_PASSWORD=$(openssl rand -hex 16)"
     echo "DASHBOARD_SESSION_SECRET=$(openssl rand -hex 32)"
+    echo "BROKER_INTERNAL_TOKEN=$(openssl rand -hex 32)"
     # Fresh, long secrets for the emulator too (docker-compose.local.yml hands them to it): the services
     # run with NODE_ENV=production, whose rule refuses the emulator's well-known defaults and short secrets.
     echo "PLATFORM_BOT_TOKEN=$(openssl rand -hex 24)"

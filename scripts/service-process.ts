@@ -60,6 +60,7 @@ export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix
     SHUTDOWN_DRAIN_MS: '0',
     ROLELINK_SECRET_KEY: randomBytes(32).toString('hex'),
     DASHBOARD_SESSION_SECRET: randomBytes(32).toString('hex'),
+    BROKER_INTERNAL_TOKEN: randomBytes(32).toString('hex'),
     DASHBOARD_PUBLIC_URL: 'https://dashboard.invalid',
     PLATFORM_API_URL: 'https://platform.invalid/api',
     PLATFORM_BOT_TOKEN: randomBytes(32).toString('hex'),

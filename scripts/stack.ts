@@ -195,6 +195,9 @@ function childEnv(ports: Ports, databaseUrl: string, redisUrl: string): NodeJS.P
     QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'rolelink',
     ROLELINK_SECRET_KEY: devSecret('ROLELINK_SECRET_KEY', 'secret-key'),
     DASHBOARD_SESSION_SECRET: devSecret('DASHBOARD_SESSION_SECRET', 'session-secret'),
+    // The broker's internal routes and their callers (dashboard; the CLI with the same value from .data).
+    BROKER_INTERNAL_TOKEN: devSecret('BROKER_INTERNAL_TOKEN', 'broker-internal-token'),
+    BROKER_URL: `http://127.0.0.1:${ports.broker}`,
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: allowedHosts.value,
     PLATFORM_API_URL: `http://127.0.0.1:${ports.emulator}/api`,
     PLATFORM_BOT_TOKEN: DEMO.botToken,

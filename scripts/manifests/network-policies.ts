@@ -1,9 +1,13 @@
 // The network rules of docs/operations.md ("Network policies"), checked on the manifests: a default deny
-// both ways, and egress beyond PostgreSQL, Redis and DNS only for the processes that must reach out.
+// both ways, and egress beyond PostgreSQL, Redis and DNS only for the processes that must reach out
+// (and, inside the cluster, to the plugin broker's port for its callers).
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
 
 /** The ports every workload may reach inside the cluster: DNS, PostgreSQL, Redis. */
 const BASE_PORTS = new Set([53, 5432, 6379]);
+/** The one in-cluster path beyond them: the plugin broker's internal routes, for the processes that wait on plugin calls. */
+const BROKER_CALLERS = new Set(['dashboard', 'cli']);
+const BROKER_PORT = 3002;
 /** Components allowed egress to addresses outside the cluster (ipBlock): plugins, the platform. */
 const INTERNET_EGRESS = new Set(['plugin-broker', 'bot-worker', 'dashboard']);
 
@@ -63,6 +67,11 @@ export function networkPolicyChecks(all: Manifest[], problems: Problem[]): void 
           continue;
         }
         const inside = ports.map((port) => Number(get(port, 'port')));
+        const toBroker = to.every((peer) => get(peer, 'namespaceSelector') === undefined && selects(get(peer, 'podSelector'), { 'app.kubernetes.io/name': 'rolelink', 'app.kubernetes.io/component': 'plugin-broker' }));
+        if (toBroker && inside.length > 0 && inside.every((n) => n === BROKER_PORT)) {
+          if (!BROKER_CALLERS.has(component)) fail(`${where} lets it call the plugin broker; only ${[...BROKER_CALLERS].join(', ')} may`);
+          continue;
+        }
         if (inside.length === 0 || inside.some((n) => !BASE_PORTS.has(n))) fail(`${where} opens ports beyond DNS, PostgreSQL and Redis (${inside.join(', ') || 'all'}) inside the cluster`);
       }
     }

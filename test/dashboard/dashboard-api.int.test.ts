@@ -1,5 +1,7 @@
 import request from 'supertest';
+import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { DEMO } from '../../scripts/stack/config';
+import { eventually } from './browser';
 import { signIn } from './sign-in';
 import { startDashboardSystem, type DashboardSystem } from './system';
 import { bodyOf } from '../support/body';
@@ -25,7 +27,10 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path:
   { method: 'delete', path: `/guilds/${G}/links/${R}` },
   { method: 'delete', path: `/guilds/${G}/links/${R}`, body: { strip_roles: true } },
   { method: 'get', path: `/guilds/${G}/links/${R}/strip-preview` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/held-change` },
   { method: 'post', path: `/guilds/${G}/links/${R}/apply-removals` },
+  { method: 'post', path: `/guilds/${G}/links/${R}/resync` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/users.csv` },
   { method: 'get', path: `/guilds/${G}/links/${R}/config` },
   { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
   { method: 'get', path: `/guilds/${G}/links/${R}/health` },
@@ -143,6 +148,51 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect((await del().expect(200)).body).toMatchObject({ deleted: true, strip_roles: false, strip_count: null });
   });
 
+  it('asks for the existing-members choice when the role has members, with the count, and never assumes hand-over', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const create = (body: object) =>
+      owner.agent
+        .post(`/dashboard-api/guilds/${G}/links`)
+        .set('X-CSRF-Token', owner.csrf)
+        .send({ role_id: DEMO.memberRoleId, plugin_url: sys.pluginUrl, ...body });
+    const unanswered = await create({}).expect(400);
+    const message = bodyOf<{ message: string }>(unanswered).message;
+    expect(message).toMatch(/^\d+ members hold this role now: choose Hand over or Keep current members$/);
+    expect(unanswered.body).toEqual({ statusCode: 400, message, errors: [{ field: 'existing_members', message }] });
+    expect((await create({ existing_members: 'maybe' }).expect(400)).body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    await owner.agent.get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}`).expect(404);
+  });
+
+  it('previews a held removal with removals, additions and who the held list left out, and applies only the change the owner saw', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const link = `/dashboard-api/guilds/${G}/links/${R}`;
+    await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl }).expect(201);
+    // The example plugin pushes its first 20 demo members when it is registered.
+    const count = () => owner.agent.get(link).then((r) => bodyOf<{ counts: { user_count: number } }>(r).counts.user_count);
+    expect(await eventually(count, (n) => n === 20)).toBe(20);
+    const ids = demoMemberIds(DEMO.firstMemberId, 23);
+    const put = (list: string[]) =>
+      fetch(`${sys.apiUrl}/api/role-link/${G}/${R}/users`, { method: 'PUT', headers: { Authorization: `Token ${sys.registrations.get(G, R)!.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
+    const held = [ids[0]!, ids[20]!, ids[21]!];
+    expect((await put(held)).status).toBe(409);
+    const preview = bodyOf<{ change: { change_id: string }; sample: { user_id: string; name: string | null }[] }>(await owner.agent.get(`${link}/held-change`).expect(200));
+    expect(preview).toMatchObject({ change: { previous: 20, next: 3, removals: 19, additions: 2, confirmed_at: null } });
+    // The first five left out, by id, each named by the platform.
+    expect(preview.sample.map((m) => m.user_id)).toEqual(ids.slice(1, 6));
+    expect(preview.sample.every((m) => typeof m.name === 'string' && m.name.length > 0)).toBe(true);
+    expect(bodyOf<{ held_change: unknown }>(await owner.agent.get(link).expect(200)).held_change).toEqual(preview.change);
+
+    const apply = (body?: object) => owner.agent.post(`${link}/apply-removals`).set('X-CSRF-Token', owner.csrf).send(body);
+    expect((await apply({ change_id: 'not-a-uuid' }).expect(400)).body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    // A newer hold arrives while the dialog is open: the older one is not confirmed in its place.
+    expect((await put([ids[0]!, ids[22]!])).status).toBe(409);
+    expect((await apply({ change_id: preview.change.change_id }).expect(409)).body).toEqual({ statusCode: 409, message: 'A newer large removal was held since this one was shown; review it before applying' });
+    const latest = bodyOf<{ change: { change_id: string } }>(await owner.agent.get(`${link}/held-change`).expect(200));
+    expect(latest.change).toMatchObject({ previous: 20, next: 2, removals: 19, additions: 1 });
+    expect((await apply({ change_id: latest.change.change_id }).expect(200)).body).toMatchObject({ change_id: latest.change.change_id, removals: 19 });
+    await owner.agent.delete(link).set('X-CSRF-Token', owner.csrf).expect(200);
+  });
+
   it('records every admin action in the guild’s audit log, by whom and through what, newest first, with filters and pages', async () => {
     const owner = await signIn(sys.url, user('owner'));
     const admin = await signIn(sys.url, user('admin'));
@@ -225,6 +275,40 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const badRead = await owner.agent.post(`/dashboard-api/guilds/${G}/notifications/read`).set('X-CSRF-Token', owner.csrf).send({ ids: [] }).expect(400);
     expect(badRead.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     await owner.agent.get(`/dashboard-api/guilds/${G}/notifications?limit=0`).expect(400);
+  });
+
+  it('exports a link’s list as streamed CSV with the synced set marked, and resyncs a link on request', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: sys.pluginUrl, existing_members: 'handover' }).expect(201);
+    const { synced_limit: limit } = bodyOf<{ synced_limit: number }>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200));
+    const ids = Array.from({ length: limit + 7 }, (_, i) => (200000000000000000n + BigInt(i) * 7919n).toString()).reverse();
+    // Trusted: the example plugin pushed its own list when it registered, and this one replaces it unheld.
+    await owner.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).send({ trusted: true }).expect(200);
+    const token = sys.registrations.get(G, R)!.token;
+    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${R}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
+    expect(put.status).toBe(200);
+    const csv = await owner.agent
+      .get(`/dashboard-api/guilds/${G}/links/${R}/users.csv`)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => done(null, text));
+      });
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.headers['content-disposition']).toBe(`attachment; filename=rolelink-${G}-${R}.csv`);
+    const lines = (csv.body as string).trimEnd().split('\n');
+    const sorted = [...ids].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    expect(lines).toEqual(['user_id,synced', ...sorted.map((id, i) => `${id},${i < limit ? 't' : 'f'}`)]);
+
+    const resynced = await owner.agent.post(`/dashboard-api/guilds/${G}/links/${R}/resync`).set('X-CSRF-Token', owner.csrf).expect(200);
+    expect(resynced.body).toEqual({ link_id: expect.stringMatching(/^\d+$/), retried: 0 });
+    const walk = await sys.db.pool.query<{ op: string }>("SELECT op FROM list_change WHERE link_id = $1 AND op = 'walk'", [(resynced.body as { link_id: string }).link_id]);
+    expect(walk.rowCount).toBeGreaterThan(0);
+    const log = bodyOf<{ entries: { action: string }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit?limit=1`).expect(200));
+    expect(log.entries.map((e) => e.action)).toEqual(['resync_requested']);
+    await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', owner.csrf).expect(200);
   });
 
   it('sends a strict Content-Security-Policy on pages and forbids framing the dashboard', async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { setPlan } from '@rolelink/admin';
 import { DEMO } from '../../scripts/stack/config';
+import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { HOSTILE } from './hostile-plugin';
 import { eventually, openBrowser, screenshot, type TestBrowser } from './browser';
 import { startDashboardSystem, type DashboardSystem } from './system';
@@ -67,12 +68,22 @@ describe('the dashboard in a real browser', () => {
     const administrators = role.locator('option', { hasText: 'Administrators' });
     await expect(administrators.isDisabled()).resolves.toBe(true);
     await expect(administrators.textContent()).resolves.toMatch(/Above the bot/);
+    // The searchable picker: typing narrows the roles to those whose name matches.
+    await page.getByLabel('Find a role').fill('mod');
+    await page.getByText(/1 of \d+ roles match/).waitFor();
+    expect((await role.locator('option').allTextContents()).filter((t) => t !== 'Choose a role…').map((t) => /mod/i.test(t))).toEqual([true]);
+    await page.getByLabel('Find a role').fill('');
     await role.selectOption(SUPPORTER);
     await page.getByLabel('Plugin URL').fill('http://plugin.example.com');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.getByText(/HTTPS/i).first().waitFor();
+    // Issue 20: nothing is preselected for the role's current member; the form asks, with the count.
+    await page.getByText('1 member holds this role now: choose Hand over or Keep current members').waitFor();
+    await expect(page.getByLabel('Hand over').isChecked()).resolves.toBe(false);
+    await expect(page.getByLabel('Keep current members').isChecked()).resolves.toBe(false);
     await page.getByLabel('Plugin URL').fill(sys.pluginUrl);
     await screenshot(page, 'create-link');
+    await page.getByLabel('Hand over').check();
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.waitForURL(linkPath(SUPPORTER));
     await page.getByLabel('How many demo members hold the role').waitFor();
@@ -163,30 +174,56 @@ describe('the dashboard in a real browser', () => {
     await screenshot(page, 'guild');
   });
 
-  it('holds a large removal and lets the owner apply it', async () => {
+  it('holds a large removal, shows removals and additions, and applies it only through a dialog with the counts and who is left out', async () => {
     const token = sys.registrations.get(G, SUPPORTER)!.token;
     const put = (ids: string[]) => fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
-    // The earlier holder stays on the list (they keep the role through the held removal).
+    // The earlier holder stays on the list (they keep the role through the held removal); three members
+    // who are not on the list yet join it, so the hold has additions as well as removals.
     const five = [EARLIER_HOLDER, ...sys.emulator.state.holders(G, SUPPORTER).filter((u) => u !== EARLIER_HOLDER)].slice(0, 5);
-    const held = await put(five);
+    const joining = demoMemberIds(DEMO.firstMemberId, 28).slice(25);
+    const eight = [...five, ...joining];
+    const held = await put(eight);
     expect(held.status).toBe(409);
     await page.reload();
-    await page.getByText('Removal held: 25 → 5 members (20 removals)').waitFor();
+    const card = page.getByRole('article', { name: 'Role link Supporter' });
+    await card.getByText('Removal held: 25 → 8 members (20 removals, 3 additions)').waitFor();
+    // A card with a pending hold never says "up to date" (its list was synced, but it is not the plugin's latest).
+    await card.getByText('removal held: waiting for the server owner').waitFor();
+    await expect(card.getByText('up to date').count()).resolves.toBe(0);
     await screenshot(page, 'held-removal');
-    await page.getByRole('button', { name: 'Apply removals' }).click();
-    await page
+
+    // Apply removals asks first, with the counts and the first members the held list left out.
+    await card.getByRole('button', { name: 'Apply removals…' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Apply the held removal for Supporter?' });
+    await dialog.getByText('20 members lose the role and 3 members gain it: 25 → 8 members (20 removals, 3 additions).').waitFor();
+    const leftOut = (await dialog.getByText(/^Left out of the held list: /).textContent()) ?? '';
+    expect(leftOut).toMatch(/ and 15 more\.$/);
+    for (const kept of eight) expect(leftOut).not.toContain(kept);
+    await screenshot(page, 'apply-removals');
+    // Cancelling confirms nothing: the plugin's resent list would still be held.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.request.get(`${sys.url}/dashboard-api/guilds/${G}/links/${SUPPORTER}`).then(async (r) => ((await r.json()) as { held_change: { confirmed_at: string | null } }).held_change.confirmed_at)).resolves.toBeNull();
+
+    await card.getByRole('button', { name: 'Apply removals…' }).click();
+    await dialog.getByRole('button', { name: 'Apply 20 removals' }).click();
+    await card
       .getByText(/resend/i)
       .first()
       .waitFor();
     // Within the hour the plugin's resent list is accepted without a further prompt.
-    expect((await put(five)).status).toBe(200);
+    expect((await put(eight)).status).toBe(200);
+    // While the removals run (the platform allows 10 role changes per 10 s), they count as pending: the
+    // card never claims "up to date" with removals outstanding.
+    await card.getByText(/ · \d+ changes? to make \(additions and removals\)/).waitFor({ timeout: 30_000 });
+    await screenshot(page, 'sync-removals');
     expect(
       await eventually(
         () => sys.emulator.state.holders(G, SUPPORTER).length,
-        (n) => n === 5,
+        (n) => n === 8,
         60_000,
       ),
-    ).toBe(5);
+    ).toBe(8);
+    await card.getByText('up to date').waitFor({ timeout: 30_000 });
   });
 
   it('lists the held removal as unread and sends it to the owner as a DM and to the chosen channel', async () => {
@@ -223,9 +260,22 @@ describe('the dashboard in a real browser', () => {
     await page.goto(linkPath(SUPPORTER, '/settings'));
     await page.getByRole('switch', { name: 'Trusted integration' }).check();
     expect(await eventually(() => page.getByRole('switch', { name: 'Trusted integration' }).isChecked(), Boolean)).toBe(true);
+    await page.getByRole('button', { name: 'Resync now' }).click();
+    await page.getByRole('status').getByText('Resync started').first().waitFor();
     await screenshot(page, 'settings');
 
     await page.getByRole('link', { name: 'Members' }).click();
+    // The export is a plain download of the streamed CSV: the same URL, read by the page itself.
+    const href = (await page.getByRole('link', { name: 'Export the list (CSV)' }).getAttribute('href'))!;
+    const csv = await page.evaluate<string>(`fetch(${JSON.stringify(href)}).then((r) => r.text())`);
+    expect(csv.split('\n')[0]).toBe('user_id,synced');
+    expect(
+      csv
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .every((line) => /^\d{17,20},t$/.test(line)),
+    ).toBe(true);
     const first = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
     await page.getByLabel('User ID').fill(first);
     await page.getByRole('button', { name: 'Look up' }).click();
@@ -337,6 +387,7 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`${sys.url}/guilds/${G}/links/new`);
     await page.getByLabel('Role', { exact: true }).selectOption(MODERATOR);
     await page.getByLabel('Plugin URL').fill(sys.hostile.url);
+    await page.getByLabel('Hand over').check();
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.waitForURL(linkPath(MODERATOR));
     await page.locator('label', { hasText: `Label ${HOSTILE.script}` }).waitFor();
@@ -408,6 +459,8 @@ describe('the dashboard in a real browser', () => {
     await expect(newest.getByRole('cell').nth(2).textContent()).resolves.toBe('Link deleted');
     await expect(newest.getByRole('cell').nth(1).textContent()).resolves.toBe('demo_ownerdashboard');
     for (const action of ['Link created', 'Configuration saved', 'Marked trusted', 'Removals applied']) await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    // The applied removal with both kinds of change, as its card showed it.
+    await log.getByText('25 → 8 members (20 removals, 3 additions)').waitFor();
     // Field names only, never the values (the form held a signing secret).
     await log
       .getByText(/Fields: .*webhook_secret.*values are not recorded/)

@@ -19,8 +19,9 @@ import { createApp as createDashboardApp } from '../../services/dashboard/src/ap
 import { buildContext } from '../../services/dashboard/src/context';
 import { DEFAULT_WEB_DIST } from '../../services/dashboard/src/web-app/static-app';
 import { ConfigCache } from '../../services/plugin-broker/src/config-cache';
-import { DEFAULT_PLUGIN_TIMEOUTS } from '../../services/plugin-broker/src/context';
-import { PluginHttp } from '../../services/plugin-broker/src/plugin-http/plugin-http';
+import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from '../../services/plugin-broker/src/context';
+import { listenBroker } from '../../services/plugin-broker/src/testing/broker-server';
+import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerWorker, type BrokerWorker } from '../../services/plugin-broker/src/worker';
 import { createPluginApp } from '../../examples/plugin-server/src/app';
 import type { TestPlugin } from '../../services/plugin-broker/src/testing/test-plugin';
@@ -119,12 +120,12 @@ export async function startDashboardSystem(options: { members?: number; withWork
 
   // The plugin broker: the only thing that calls the plugins (it trusts both test certificates).
   const pluginHttp = new PluginHttp({ allowHosts: ['127.0.0.1'], ca: `${tls.cert}\n${hostile.ca}` });
-  const broker: BrokerWorker = createBrokerWorker(
-    { prisma: db.prisma, http: pluginHttp, cache: new ConfigCache(producer, prefix), secretKey: SECRET_KEY, allowHosts: ['127.0.0.1'], timeouts: DEFAULT_PLUGIN_TIMEOUTS, logger, now: Date.now },
-    { connection: blocking, prefix, concurrency: 8 },
-  );
+  const brokerCtx: BrokerContext = { prisma: db.prisma, http: pluginHttp, cache: new ConfigCache(producer, prefix), secretKey: SECRET_KEY, allowHosts: ['127.0.0.1'], timeouts: DEFAULT_PLUGIN_TIMEOUTS, logger, now: Date.now };
+  const broker: BrokerWorker = createBrokerWorker(brokerCtx, { connection: blocking, prefix, concurrency: 8 });
   await broker.ready();
+  const brokerServer = await listenBroker(brokerCtx, broker);
   closers.push(async () => {
+    await brokerServer.close();
     await broker.close();
     pluginHttp.close();
   });
@@ -163,6 +164,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
     allowPrivatePluginHosts: ['127.0.0.1'],
     platform: { apiUrl: `${emulator.apiBase}/v10`, botToken: DEMO.botToken },
     oauth: { apiUrl: `${emulator.apiBase}/v10`, authorizeUrl: `${emulator.url}/oauth2/authorize`, ...OAUTH, redirectUri: `${url}/auth/callback` },
+    broker: { url: brokerServer.url, token: brokerServer.token },
     logger,
   });
   closers.push(() => wired.close());

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { createLink, type AdminDeps } from '@rolelink/admin';
 import { PluginCallMessage } from '@rolelink/contracts';
 import { hashToken } from '@rolelink/domain';
-import { PluginCallsClient, producerConnection } from '@rolelink/queue';
+import { BrokerClient } from '@rolelink/broker-client';
+import { PluginJobs, producerConnection } from '@rolelink/queue';
 import { AppError, silentLogger } from '@rolelink/runtime';
 import { json, startTestPlugin, type TestPlugin } from '../../services/plugin-broker/src/testing/test-plugin';
 import { createTestDb, type TestDb } from '../support/db';
@@ -25,13 +26,16 @@ let db: TestDb;
 let plugin: TestPlugin;
 let prefix: string;
 let caDir: string;
-let client: PluginCallsClient;
+let client: BrokerClient;
+let jobs: PluginJobs;
 let redis: ReturnType<typeof producerConnection>;
+// One port for every broker of the test: the client keeps its URL across the kill, as a Service does.
+let port: number;
+const INTERNAL_TOKEN = 'b'.repeat(64);
 const brokers = new Set<ChildProcess>();
 
-/** A broker process, once its /readyz answers 200 (it takes jobs from then on). */
+/** A broker process, once its /readyz answers 200 (it takes jobs and internal calls from then on). */
 async function startBroker(): Promise<ChildProcess> {
-  const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/plugin-broker/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -44,6 +48,7 @@ async function startBroker(): Promise<ChildProcess> {
       ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
       NODE_EXTRA_CA_CERTS: path.join(caDir, 'ca.pem'),
       BROKER_PORT: String(port),
+      BROKER_INTERNAL_TOKEN: INTERNAL_TOKEN,
       BROKER_HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
     },
@@ -74,11 +79,13 @@ beforeAll(async () => {
   caDir = mkdtempSync(path.join(os.tmpdir(), 'rl-ca-'));
   writeFileSync(path.join(caDir, 'ca.pem'), plugin.ca);
   redis = producerConnection(REDIS_URL);
-  client = new PluginCallsClient({ connection: redis, prefix, logger: silentLogger() });
+  port = await freePort();
+  client = new BrokerClient({ baseUrl: `http://127.0.0.1:${port}`, token: INTERNAL_TOKEN, logger: silentLogger() });
+  jobs = new PluginJobs(redis, prefix, silentLogger());
 });
 afterAll(async () => {
   for (const b of brokers) b.kill('SIGKILL');
-  await client?.close();
+  await jobs?.close();
   redis?.disconnect();
   await plugin?.close();
   await dropPrefix(prefix);
@@ -86,7 +93,13 @@ afterAll(async () => {
   rmSync(caDir, { recursive: true, force: true });
 });
 
-const deps = (): AdminDeps => ({ db, secretKey: () => KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: client, requestSync: () => Promise.resolve() });
+const deps = (): AdminDeps => ({
+  db,
+  secretKey: () => KEY,
+  allowPrivatePluginHosts: ['127.0.0.1'],
+  plugin: { register: (id) => client.register(id), deleteConfig: (input) => jobs.deleteConfig(input) },
+  requestSync: () => Promise.resolve(),
+});
 
 describe('plugin broker SIGKILLed while a link is being created (issue 13)', () => {
   it('answers 502, leaves no half-created link, and a retry with a new broker works', async () => {

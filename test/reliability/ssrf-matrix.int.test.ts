@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { parseConfigResponse } from '@rolelink/contracts';
 import { normalizePluginUrl } from '@rolelink/domain';
-import { PluginCallFailure } from '../../services/plugin-broker/src/plugin-http/failure';
-import type { Resolver } from '../../services/plugin-broker/src/plugin-http/guarded-agent';
-import { PluginHttp } from '../../services/plugin-broker/src/plugin-http/plugin-http';
+import { PluginCallFailure } from '@rolelink/plugin-http';
+import type { Resolver } from '@rolelink/plugin-http';
+import { PluginHttp } from '@rolelink/plugin-http';
 import { report } from './figures';
 
 // Issue 13, SSRF: every way of writing "somewhere inside" as a plugin URL or an embed_url, tried against a

@@ -37,7 +37,7 @@ beforeAll(async () => {
   });
   sync = new SyncNotifier(h.redis, h.prefix, apiLog.logger);
   app = createApp({ pool: h.db.pool, sync, logger: apiLog.logger });
-  deps = { db: h.db, secretKey: () => TEST_KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: h.client, requestSync: (id) => sync.notify(id) };
+  deps = { db: h.db, secretKey: () => TEST_KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: { register: (id) => h.client.register(id), deleteConfig: (input) => h.pluginJobs.deleteConfig(input) }, requestSync: (id) => sync.notify(id) };
   // The plugin keeps every token it is given, as a real plugin would.
   h.plugin.on('POST /register', (req, res) => {
     tokens.push(String(req.headers.authorization).replace(/^Token /, ''));

@@ -1,6 +1,6 @@
 import type { Db } from '@rolelink/db';
 
-/** What the broker must do for link lifecycle (implemented by PluginCallsClient in @rolelink/queue). */
+/** What the broker must do for link lifecycle (register: @rolelink/broker-client's BrokerClient; deleteConfig: @rolelink/queue's PluginJobs). */
 export type PluginCalls = {
   register(linkId: string): Promise<void>;
   deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer }): Promise<void>;

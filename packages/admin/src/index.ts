@@ -11,3 +11,4 @@ export * from './member-lookup';
 export * from './plugin-health';
 export * from './strip-preview';
 export * from './audit';
+export * from './link-resync';

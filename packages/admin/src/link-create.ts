@@ -5,7 +5,11 @@ import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
-export type CreateLinkInput = { guildId: string; roleId: string; pluginUrl: string; keepMembers?: boolean };
+/**
+ * `askedMembers`: the caller must have answered the existing-members question (spec 1: the dashboard asks
+ * it); a role with members and no answer (`keepMembers` undefined) is refused rather than handed over.
+ */
+export type CreateLinkInput = { guildId: string; roleId: string; pluginUrl: string; keepMembers?: boolean; askedMembers?: boolean };
 export type CreatedLink = { link_id: string; guild_id: string; role_id: string; plugin_url: string; member_mode: 'handover' | 'keep'; existing_members: number };
 
 /**
@@ -26,6 +30,10 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
 
   const holders = deps.holders ? await deps.holders(guildId, roleId) : null;
   const keep = input.keepMembers === true;
+  if (input.askedMembers && input.keepMembers === undefined && holders && holders.count > 0) {
+    const n = holders.count.toLocaleString('en-US');
+    throw new AppError(400, `${n} ${holders.count === 1 ? 'member holds' : 'members hold'} this role now: choose Hand over or Keep current members`, 'existing_members_required');
+  }
   if (keep) {
     if (!holders) throw new AppError(400, "Keep current members needs the platform to read the role's holders, and none is configured", 'keep_unavailable');
     if (!holders.exact) throw new AppError(400, 'Keep current members is not available: the exact number of role members is unknown', 'keep_unavailable');

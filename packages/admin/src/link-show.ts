@@ -1,9 +1,10 @@
 import { findLinkAt, latestHeldChange, linkDetails } from '@rolelink/db';
-import { isPaused, limitsFor, slotAllowance } from '@rolelink/domain';
+import { isPaused, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
+import { heldChangeView } from './removals';
 
 /** Defined with the dashboard's contracts, which render it; re-exported for the CLI. */
 export type { LinkView };
@@ -20,6 +21,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const held = await latestHeldChange(deps.db.pool, link.id);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const rate = extra.sync_rate_per_sec;
+  const pending = reportedPending(link, desired);
   return {
     link_id: link.id,
     guild_id: guildId,
@@ -33,24 +35,14 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
     awaiting_first_list: link.memberMode === 'handover' && link.firstListAt === null,
     plan: link.plan,
     slot: { position: link.rank + 1, allowance: slotAllowance(link.plan, link.paidSlots) },
-    counts: { user_count: link.userCount, synced_count: Math.min(link.appliedCount, desired), pending_count: link.pendingCount, held_count: link.userCount - desired },
+    counts: { user_count: link.userCount, synced_count: Math.min(link.appliedCount, desired), pending_count: pending, held_count: link.userCount - desired },
     limits: { synced_limit: limits.syncedUsers, user_limit: limits.storedUsers, per_put: limits.perPut },
     sync: {
       rate_per_sec: rate,
-      eta_seconds: rate && rate > 0 && link.pendingCount > 0 ? Math.ceil(link.pendingCount / rate) : link.pendingCount === 0 ? 0 : null,
+      eta_seconds: rate && rate > 0 && pending > 0 ? Math.ceil(pending / rate) : pending === 0 ? 0 : null,
       last_sync_at: extra.last_sync_at?.toISOString() ?? null,
     },
-    held_change:
-      held && held.usedAt === null
-        ? {
-            change_id: held.changeId,
-            previous: held.previous,
-            next: held.next,
-            removals: held.removals,
-            created_at: held.createdAt.toISOString(),
-            confirmed_at: held.confirmedAt?.toISOString() ?? null,
-          }
-        : null,
+    held_change: held && held.usedAt === null ? heldChangeView(held) : null,
     created_at: extra.created_at.toISOString(),
   };
 }

@@ -4,7 +4,8 @@ import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db';
 import type { API } from '@discordjs/core/http-only';
 import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
-import { PluginCallsClient, SyncNotifier, producerConnection } from '@rolelink/queue';
+import { BrokerClient } from '@rolelink/broker-client';
+import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
 import type { CliEnv } from './env';
 
@@ -28,7 +29,8 @@ function operatorName(env: CliEnv): string {
 export class CliContext {
   private db?: Db;
   private redis?: Redis;
-  private calls?: PluginCallsClient;
+  private broker?: BrokerClient;
+  private jobs?: PluginJobs;
   private sync?: SyncNotifier;
   private api?: API;
   private readonly closers: (() => Promise<unknown> | void)[] = [];
@@ -53,14 +55,25 @@ export class CliContext {
     return this.redis;
   }
 
-  pluginCalls(): PluginCallsClient {
-    if (!this.calls) {
+  /** The plugin broker's internal routes: the plugin calls a command waits for. */
+  brokerClient(): BrokerClient {
+    if (!this.broker) {
+      const token = this.env.BROKER_INTERNAL_TOKEN;
+      if (!token) throw new AppError(500, "BROKER_INTERNAL_TOKEN is not set (the plugin broker's internal token, the same value as the broker's)", 'config');
       const register = this.env.ROLELINK_REGISTER_DEADLINE_MS;
-      this.calls = new PluginCallsClient({ connection: this.redisConnection(), prefix: this.env.QUEUE_PREFIX, deadlineMs: register ? { register } : undefined, logger: silentLogger() });
-      const calls = this.calls;
-      this.closers.unshift(() => calls.close());
+      this.broker = new BrokerClient({ baseUrl: this.env.BROKER_URL, token, ...(register ? { timeoutsMs: { register } } : {}), logger: silentLogger() });
     }
-    return this.calls;
+    return this.broker;
+  }
+
+  /** Plugin work nobody waits for (DELETE /config), through the broker's queue. */
+  private pluginJobs(): PluginJobs {
+    if (!this.jobs) {
+      this.jobs = new PluginJobs(this.redisConnection(), this.env.QUEUE_PREFIX, silentLogger());
+      const jobs = this.jobs;
+      this.closers.unshift(() => jobs.close());
+    }
+    return this.jobs;
   }
 
   secretKey(): Buffer {
@@ -75,8 +88,8 @@ export class CliContext {
       secretKey: () => this.secretKey(),
       allowPrivatePluginHosts: this.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
       plugin: {
-        register: (linkId) => this.pluginCalls().register(linkId),
-        deleteConfig: (input) => this.pluginCalls().deleteConfig(input),
+        register: (linkId) => this.brokerClient().register(linkId),
+        deleteConfig: (input) => this.pluginJobs().deleteConfig(input),
       },
       requestSync: (linkId) => this.syncNotifier().notify(linkId),
       holders: this.holderReader(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brokerInternalToken } from '@rolelink/contracts';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
 // The CLI is a deployable like the services: this is the one place it reads process.env.
@@ -11,6 +12,10 @@ const schema = z.object({
   /** The platform's REST API with version (`…/api/v10`); without it existing role holders are not read. */
   PLATFORM_API_URL: z.string().url().optional(),
   PLATFORM_BOT_TOKEN: z.string().optional(),
+  /** The plugin broker's internal routes (link create, config get/set, iframe-url); its NetworkPolicy admits the CLI. */
+  BROKER_URL: z.string().url().default('http://127.0.0.1:3002'),
+  /** The broker's internal bearer; needed only by the commands that call a plugin. */
+  BROKER_INTERNAL_TOKEN: brokerInternalToken.optional(),
   /** How long the CLI waits for the plugin broker to answer a register call. */
   ROLELINK_REGISTER_DEADLINE_MS: z.coerce.number().int().positive().optional(),
   /** Who the audit log records for this command's admin actions (default: the OS user and host). */

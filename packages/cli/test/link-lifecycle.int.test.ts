@@ -29,6 +29,8 @@ beforeAll(async () => {
     ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
     ROLELINK_REGISTER_DEADLINE_MS: '1500',
+    BROKER_URL: h.brokerUrl,
+    BROKER_INTERNAL_TOKEN: h.brokerToken,
   });
   delete process.env.PLATFORM_API_URL;
   delete process.env.PLATFORM_BOT_TOKEN;

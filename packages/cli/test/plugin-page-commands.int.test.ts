@@ -11,7 +11,7 @@ let link: SeededLink;
 const saved = { ...process.env };
 beforeAll(async () => {
   h = await startHarness();
-  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex') });
+  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'), BROKER_URL: h.brokerUrl, BROKER_INTERNAL_TOKEN: h.brokerToken });
 });
 afterAll(async () => {
   process.env = saved;

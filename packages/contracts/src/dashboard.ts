@@ -48,7 +48,11 @@ export type LinkView = {
   counts: { user_count: number; synced_count: number; pending_count: number; held_count: number };
   limits: { synced_limit: number; user_limit: number; per_put: number };
   sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
-  held_change: null | { change_id: string; previous: number; next: number; removals: number; created_at: string; confirmed_at: string | null };
+  /**
+   * The latest large removal the service held (spec 3.3), until a write spends its confirmation.
+   * `additions`: members of the held list who are not among `previous`, so previous − removals + additions = next.
+   */
+  held_change: null | { change_id: string; previous: number; next: number; removals: number; additions: number; created_at: string; confirmed_at: string | null };
   created_at: string;
 };
 
@@ -76,12 +80,16 @@ export type RoleChoice = DashboardRole & {
 /** GET /dashboard-api/guilds/:guildId/roles */
 export type RoleChoices = { roles: RoleChoice[]; synced_limit: number; plan: PlanName };
 
-/** POST /dashboard-api/guilds/:guildId/links */
+/**
+ * POST /dashboard-api/guilds/:guildId/links. `existing_members` has no default (issue 20): when the role
+ * has members it must be given (400 `existing_members_required` on the field otherwise); for a role
+ * without members it does not matter.
+ */
 export const createLinkBody = z
   .object({
     role_id: snowflake,
     plugin_url: z.string().min(1, 'Enter the plugin server URL').max(2_000),
-    existing_members: z.enum(['handover', 'keep']).default('handover'),
+    existing_members: z.enum(['handover', 'keep']).optional(),
   })
   .strict();
 export type CreateLinkBody = z.input<typeof createLinkBody>;
@@ -126,7 +134,22 @@ export type StripPreviewView = {
   lockout_checked: boolean;
 };
 
-/** POST /dashboard-api/guilds/:guildId/links/:roleId/apply-removals (owner only). */
+/** POST /dashboard-api/guilds/:guildId/links/:roleId/resync: `retried` members whose back-off ended at once. */
+export type ResyncView = { link_id: string; retried: number };
+
+/**
+ * GET /dashboard-api/guilds/:guildId/links/:roleId/held-change: what Apply removals would confirm, loaded
+ * when its dialog opens. `sample`: the first members (by id) the held list left out, recorded when it
+ * was held, by name (null where the platform could not say).
+ */
+export type HeldChangePreview = { change: NonNullable<LinkView['held_change']>; sample: StripMember[] };
+
+/**
+ * POST /dashboard-api/guilds/:guildId/links/:roleId/apply-removals (owner only). `change_id`: the change
+ * the dialog showed; when a newer one was held since, 409 `held_change_superseded` and nothing is confirmed.
+ */
+export const applyRemovalsBody = z.object({ change_id: z.string().uuid().optional() }).strict().default({});
+export type ApplyRemovalsBody = z.input<typeof applyRemovalsBody>;
 export type AppliedRemovals = { change_id: string; removals: number; window_ends_at: string };
 
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/config (schema mode only; iframe mode answers 400). */
@@ -162,7 +185,7 @@ export type MemberLookup = {
 export const guildParams = z.object({ guildId: snowflake });
 
 /** What the admin audit log records (admin_audit; docs/dashboard.md "Audit log"). */
-export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed'] as const;
+export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed', 'resync_requested'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** GET /dashboard-api/guilds/:guildId/audit (and `rolelink audit`): filters and paging, all optional. */

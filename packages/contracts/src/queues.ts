@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ConfigView } from './config-schema/view';
 import { snowflake } from './snowflake';
 
 /** Queue names, one place, never renamed (renaming strands jobs already in Redis). */
@@ -24,19 +23,11 @@ export const jobCatalog = {
     sync: z.object({ linkId, requestId: z.string().regex(REQUEST_ID_PATTERN).optional() }),
     reconcile: z.object({}),
   },
-  // Plugin calls (services/plugin-broker). No raw token ever: the broker reads the encrypted token by
-  // link id, or (delete-config, whose link row is gone) receives the ciphertext. `deadline` is the epoch
-  // ms at which the caller stops waiting: the broker never starts a call it could not finish by then.
+  // Plugin work nobody waits for (services/plugin-broker); calls a caller waits for are the broker's
+  // internal HTTP routes (broker.ts). No raw token ever: delete-config, whose link row is gone, carries
+  // the ciphertext.
   [QueueName.pluginCalls]: {
-    register: z.object({ linkId, deadline: z.number().int().positive() }),
     'delete-config': z.object({ pluginUrl: z.string(), guildId: z.string(), roleId: z.string(), tokenCiphertext: z.string().base64() }),
-    'fetch-config': z.object({
-      linkId,
-      refresh: z.boolean().default(false),
-      viewerId: snowflake.optional(),
-      deadline: z.number().int().positive(),
-    }),
-    'submit-config': z.object({ linkId, config: z.record(z.string(), z.unknown()), deadline: z.number().int().positive() }),
     'health-poll': z.object({}),
     'health-check': z.object({ pluginUrl: z.string() }),
   },
@@ -82,6 +73,12 @@ export const jobDedup = {
       stackStart: () => ({ id: 'stack-start-reconcile', ttl: 60_000 }),
     },
   },
+  [QueueName.pluginCalls]: {
+    'health-check': {
+      /** One waiting check per plugin URL (at most 500 characters), however many polls or registers ask. */
+      perUrl: ({ pluginUrl }) => ({ id: `health:${pluginUrl}` }),
+    },
+  },
   [QueueName.notify]: {
     deliver: {
       /** One waiting delivery per guild: a sweep that finds the guild again while one waits adds nothing. */
@@ -93,22 +90,3 @@ export const jobDedup = {
 export type JobDedup = typeof jobDedup;
 /** The dedup reasons of one job (never for a job without rules). */
 export type DedupReason<Q extends QueueName, N extends JobName<Q>> = Q extends keyof JobDedup ? (N extends keyof JobDedup[Q] ? keyof JobDedup[Q][N] & string : never) : never;
-
-/** Admin-facing messages of plugin failures (spec 7), shared by the broker and its callers. */
-export const PluginCallMessage = {
-  register: 'Failed to register with plugin server',
-  fetchUnreachable: 'Failed to fetch plugin schema: plugin server unreachable',
-  invalidSchema: 'Plugin returned invalid schema',
-  submit: 'Failed to submit config to plugin server',
-} as const;
-
-/** An expected failure of a plugin call, carried in the job result and rethrown by the caller as AppError. */
-export type PluginCallError = { status: number; message: string; code: string; body?: Record<string, unknown> };
-export type PluginCallResult<T> = { ok: true; value: T } | { ok: false; error: PluginCallError };
-
-/** Return values of the plugin-calls jobs whose callers wait for them. */
-export type PluginCallValues = {
-  register: null;
-  'fetch-config': ConfigView;
-  'submit-config': { status: number; body: unknown };
-};

@@ -3,24 +3,46 @@ import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
 import { recordRemovalHeldNotification } from './notifications.repo';
 import type { Queryable } from './queryable';
 
-export type HeldChange = { changeId: string; previous: number; next: number; removals: number; createdAt: Date; confirmedAt: Date | null };
+/**
+ * `additions`: members of the new list who are not among the `previous` (the list, or for a hand-over's
+ * first list the role's holders). Not stored: it follows from the three numbers the spec's 409 carries,
+ * since next = previous − removals + additions for both kinds of baseline (list-replace.repo's
+ * measureRemovals counts removals against the same baseline as previous).
+ */
+export type HeldChange = {
+  changeId: string;
+  previous: number;
+  next: number;
+  removals: number;
+  additions: number;
+  /** The first few members (by user id) the held list left out. */
+  removalSample: string[];
+  createdAt: Date;
+  confirmedAt: Date | null;
+};
 
-export async function recordHeldChange(db: Queryable, linkId: string, c: { previous: number; next: number; removals: number }): Promise<HeldChange> {
+/** How many of the members a held list leaves out are recorded with the hold (and named before Apply removals). */
+export const REMOVAL_SAMPLE = 5;
+
+const COLUMNS = `change_id AS "changeId", previous, next, removals, next - previous + removals AS additions,
+  COALESCE(removal_sample::text[], '{}') AS "removalSample", created_at AS "createdAt", confirmed_at AS "confirmedAt"`;
+
+export async function recordHeldChange(db: Queryable, linkId: string, c: { previous: number; next: number; removals: number; removalSample: readonly string[] }): Promise<HeldChange> {
   const changeId = randomUUID();
   const { rows } = await db.query<HeldChange>(
-    `INSERT INTO held_change (change_id, link_id, previous, next, removals, created_at)
-     VALUES ($1, $2, $3, $4, $5, now())
-     RETURNING change_id AS "changeId", previous, next, removals, created_at AS "createdAt", confirmed_at AS "confirmedAt"`,
-    [changeId, linkId, c.previous, c.next, c.removals],
+    `INSERT INTO held_change (change_id, link_id, previous, next, removals, removal_sample, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6::bigint[], now())
+     RETURNING ${COLUMNS}`,
+    [changeId, linkId, c.previous, c.next, c.removals, c.removalSample],
   );
   // The owner hears of it (issue 20, part 3) in the same transaction: a held write that rolls back notifies nobody.
-  await recordRemovalHeldNotification(db, linkId, c);
+  await recordRemovalHeldNotification(db, linkId, { previous: c.previous, next: c.next, removals: c.removals });
   return rows[0]!;
 }
 
 export async function latestHeldChange(db: Queryable, linkId: string): Promise<(HeldChange & { usedAt: Date | null }) | null> {
   const { rows } = await db.query<HeldChange & { usedAt: Date | null }>(
-    `SELECT change_id AS "changeId", previous, next, removals, created_at AS "createdAt", confirmed_at AS "confirmedAt", used_at AS "usedAt"
+    `SELECT ${COLUMNS}, used_at AS "usedAt"
      FROM held_change WHERE link_id = $1 ORDER BY created_at DESC, change_id DESC LIMIT 1`,
     [linkId],
   );
@@ -50,14 +72,18 @@ export async function spendConfirmation(db: Queryable, changeId: string): Promis
   await db.query('UPDATE held_change SET used_at = now() WHERE change_id = $1', [changeId]);
 }
 
-/** The owner's "Apply removals": opens the one-hour window on the latest held change. */
-export async function confirmLatestHeldChange(db: Queryable, linkId: string): Promise<HeldChange | null> {
+/**
+ * The owner's "Apply removals": opens the one-hour window on the latest held change. With `changeId` (the
+ * change the owner's dialog showed), only when that is still the latest: a newer hold is never confirmed
+ * unseen.
+ */
+export async function confirmLatestHeldChange(db: Queryable, linkId: string, changeId?: string): Promise<HeldChange | null> {
   const { rows } = await db.query<HeldChange>(
     `UPDATE held_change SET confirmed_at = now()
      WHERE change_id = (SELECT change_id FROM held_change WHERE link_id = $1 ORDER BY created_at DESC, change_id DESC LIMIT 1)
-       AND used_at IS NULL
-     RETURNING change_id AS "changeId", previous, next, removals, created_at AS "createdAt", confirmed_at AS "confirmedAt"`,
-    [linkId],
+       AND used_at IS NULL AND ($2::uuid IS NULL OR change_id = $2::uuid)
+     RETURNING ${COLUMNS}`,
+    [linkId, changeId ?? null],
   );
   return rows[0] ?? null;
 }

@@ -1,3 +1,4 @@
+import { journalLinkChange } from './list-changes.repo';
 import type { Queryable } from './queryable';
 
 // role_link as the admin (CLI, dashboard) creates, changes, shows and deletes it.
@@ -75,4 +76,16 @@ export async function findLinkPlugin(db: Queryable, guildId: string, roleId: str
   const { rows } = await db.query<{ id: string; plugin_url: string }>('SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]);
   const link = rows[0];
   return link ? { id: link.id, pluginUrl: link.plugin_url } : null;
+}
+
+/**
+ * "Resync now": every back-off of the link ends (members whose add or removal failed, and the link's own
+ * back-off after missing permissions), and a full walk is journalled, so the next pass diffs the whole list
+ * against the applied record and retries what failed. Run inside the caller's transaction.
+ */
+export async function forceResync(db: Queryable, linkId: string): Promise<{ retried: number }> {
+  const r = await db.query('UPDATE applied_member SET next_retry_at = localtimestamp WHERE link_id = $1 AND next_retry_at > localtimestamp', [linkId]);
+  await db.query('UPDATE link_sync_state SET backoff_until = NULL WHERE link_id = $1 AND backoff_until IS NOT NULL', [linkId]);
+  await journalLinkChange(db, linkId, 'walk');
+  return { retried: r.rowCount ?? 0 };
 }

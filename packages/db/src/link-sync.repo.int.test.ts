@@ -47,7 +47,7 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
   it('finishes a pass: exact counts, the answered sequence (never lowered), no cursor', async () => {
     const { linkId } = await seedLink(db);
     await loadPass(db.pool, linkId);
-    await startPass(db.pool, linkId, 4n, 0, { limit: 100, cutoff: null });
+    await startPass(db.pool, linkId, 4n, 0, { limit: 100, cutoff: null }, 0);
     await finishPass(db.pool, linkId, { passSeq: 4n, desiredSeen: 10, appliedSeen: 8 }, null);
     expect(await counts(linkId)).toMatchObject({ applied_count: 8, pending_count: 2, sync_done_seq: '4' });
     expect((await loadPass(db.pool, linkId)).cursor).toBeNull();
@@ -62,9 +62,9 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
   it('moves the counts by a journal batch, bounded by the list and the synced limit', async () => {
     const { linkId } = await seedLink(db);
     await db.pool.query('UPDATE role_link SET user_count = 10, applied_count = 4 WHERE id = $1', [linkId]);
-    await writeJournalProgress(db.pool, linkId, { seq: 9n, adds: 3, removes: 1, limit: 100 });
+    await writeJournalProgress(db.pool, linkId, { seq: 9n, adds: 3, removes: 1, limit: 100, left: 0 });
     expect(await counts(linkId)).toMatchObject({ applied_count: 6, pending_count: 4, sync_done_seq: '9' });
-    await writeJournalProgress(db.pool, linkId, { seq: 10n, adds: 9, removes: 0, limit: 8 });
+    await writeJournalProgress(db.pool, linkId, { seq: 10n, adds: 9, removes: 0, limit: 8, left: 0 });
     expect(await counts(linkId)).toMatchObject({ applied_count: 8, pending_count: 0, sync_done_seq: '10' });
   });
 });

@@ -84,15 +84,16 @@ export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint)
  * The stored count is not capped at user_count: the list shrinks when the API writes a removal, the
  * holder count when the worker's call lands, and capping in between loses the holders still to remove (a
  * batch of 45 removals from 50 stopped after 40 stored 5, and the last 5 calls then made it 0). Readers
- * show min(applied, synced set); pending is computed capped, as before.
+ * show min(applied, synced set); pending is computed capped, as before, and is never less than `left`: the
+ * changes of a stopped batch still to make, removals included (issue 20).
  */
-export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number }): Promise<void> {
+export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number; left: number }): Promise<void> {
   await db.query(
     `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
             applied_count = LEAST($5, GREATEST(0, applied_count + $3 - $4)),
-            pending_count = GREATEST(0, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
+            pending_count = GREATEST($6, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
             last_sync_at = clock_timestamp()
       WHERE id = $1`,
-    [linkId, p.seq.toString(), p.adds, p.removes, p.limit],
+    [linkId, p.seq.toString(), p.adds, p.removes, p.limit, p.left],
   );
 }

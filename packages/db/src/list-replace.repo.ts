@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { isLargeRemoval } from '@rolelink/domain';
-import { findConfirmation, recordHeldChange, spendConfirmation, type HeldChange } from './held-changes.repo';
+import { findConfirmation, recordHeldChange, REMOVAL_SAMPLE, spendConfirmation, type HeldChange } from './held-changes.repo';
 import { lockLink } from './links.repo';
 import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
 import { inTransaction } from './queryable';
@@ -79,7 +79,8 @@ export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOut
         const confirmation = await findConfirmation(c, input.linkId, input.confirm);
         if (!confirmation || 'invalid' in confirmation) {
           // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
-          const change = await recordHeldChange(c, input.linkId, { previous, next, removals });
+          const removalSample = await leftOut(c, input.linkId, baseline > 0, REMOVAL_SAMPLE);
+          const change = await recordHeldChange(c, input.linkId, { previous, next, removals, removalSample });
           return { kind: 'held', change, note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined };
         }
         await spendConfirmation(c, confirmation.changeId);
@@ -190,6 +191,22 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
   const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM new_list n JOIN link_user u ON u.link_id = $1 AND u.user_id = n.user_id', [linkId]);
   const kept = Number(rows[0]!.kept);
   return { previous: userCount, removals: userCount - kept, listRemovals: userCount - kept };
+}
+
+/**
+ * The first `n` members (by user id) the new list leaves out, from the same baseline measureRemovals
+ * counted against: the role's holders for a hand-over's first list, the stored list otherwise.
+ */
+async function leftOut(c: PoolClient, linkId: string, handover: boolean, n: number): Promise<string[]> {
+  const { rows } = await c.query<{ id: string }>(
+    handover
+      ? `SELECT a.user_id::text AS id FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
+           AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = a.user_id) ORDER BY a.user_id LIMIT $2`
+      : `SELECT u.user_id::text AS id FROM link_user u WHERE u.link_id = $1
+           AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) ORDER BY u.user_id LIMIT $2`,
+    [linkId, n],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Holders that make a first list a hand-over (0 when the link keeps members or the role had none). */

@@ -17,9 +17,23 @@ import type { Connection, Pool, PoolClient, Submittable } from 'pg';
  * to pg, which finishes the query as usual. A stream destroyed before the end (client went away) cannot
  * leave the connection mid-COPY: the client is released with an error, so the pool closes it.
  */
-export async function streamUserIdsJson(pool: Pool, linkId: string): Promise<{ stream: Readable; done: Promise<void> }> {
+export function streamUserIdsJson(pool: Pool, linkId: string): Promise<{ stream: Readable; done: Promise<void> }> {
+  return streamCopy(pool, linkId, 'json');
+}
+
+/**
+ * The dashboard's CSV export of a list (issue 20, part 5), the same way: `user_id,synced` then one line per
+ * user in ascending order, `synced` true for the lowest `syncedLimit` (the synced set, spec 1). PostgreSQL
+ * writes the CSV; each row's bytes go out as they come.
+ */
+export function streamUserIdsCsv(pool: Pool, linkId: string, syncedLimit: number): Promise<{ stream: Readable; done: Promise<void> }> {
+  return streamCopy(pool, linkId, 'csv', syncedLimit);
+}
+
+async function streamCopy(pool: Pool, linkId: string, format: 'json' | 'csv', syncedLimit = 0): Promise<{ stream: Readable; done: Promise<void> }> {
   // linkId is a decimal string validated upstream; COPY cannot take bind parameters.
   if (!/^\d+$/.test(linkId)) throw new Error('invalid link id');
+  if (!Number.isSafeInteger(syncedLimit) || syncedLimit < 0) throw new Error('invalid synced limit');
   const client = await pool.connect();
   let released = false;
   const release = (err?: Error) => {
@@ -33,7 +47,10 @@ export async function streamUserIdsJson(pool: Pool, linkId: string): Promise<{ s
     release(err as Error);
     throw err;
   }
-  const copy = new CopyIdsAsJson(`COPY (SELECT user_id FROM link_user WHERE link_id = ${linkId} ORDER BY user_id) TO STDOUT`);
+  const copy =
+    format === 'json'
+      ? new CopyOut(`COPY (SELECT user_id FROM link_user WHERE link_id = ${linkId} ORDER BY user_id) TO STDOUT`, 'json')
+      : new CopyOut(`COPY (SELECT user_id, row_number() OVER (ORDER BY user_id) <= ${syncedLimit} AS synced FROM link_user WHERE link_id = ${linkId} ORDER BY user_id) TO STDOUT WITH (FORMAT csv, HEADER)`, 'rows');
   const done = new Promise<void>((resolve, reject) => {
     copy.on('error', (err: Error) => {
       release(err);
@@ -71,7 +88,11 @@ const Asynchronous = new Set([0x4e /* N notice */, 0x53 /* S parameter status */
 
 type DataHandler = (chunk: Buffer) => void;
 
-class CopyIdsAsJson extends Readable implements Submittable {
+/**
+ * COPY's output as a stream: `json` turns each row (one id) into a JSON array element; `rows` passes each
+ * row's bytes through as they are (a CSV line).
+ */
+class CopyOut extends Readable implements Submittable {
   ended = false;
   private connection: Connection | null = null;
   private pgDataHandler: DataHandler | null = null;
@@ -82,7 +103,10 @@ class CopyIdsAsJson extends Readable implements Submittable {
   private detached = false;
   private readonly onReadable = () => this.forward();
 
-  constructor(private readonly text: string) {
+  constructor(
+    private readonly text: string,
+    private readonly format: 'json' | 'rows',
+  ) {
     super({ highWaterMark: 256 * 1024 });
   }
 
@@ -128,9 +152,9 @@ class CopyIdsAsJson extends Readable implements Submittable {
   }
 
   /**
-   * One pass over the socket bytes: each CopyData message `d<len>123\n` becomes `,"123"`, written in
-   * place over the bytes already read (the output of a message is 3 bytes shorter than the message, so
-   * writing never overtakes reading): no output buffer is allocated at all. A message split across two
+   * One pass over the socket bytes: each CopyData message `d<len>123\n` becomes `,"123"` (json) or its
+   * payload as is (rows), written in place over the bytes already read (the output of a message is 3 or 5
+   * bytes shorter than the message, so writing never overtakes reading): no output buffer is allocated at all. A message split across two
    * socket chunks is completed from the next one.
    */
   private parse(chunk: Buffer): void {
@@ -161,7 +185,9 @@ class CopyIdsAsJson extends Readable implements Submittable {
       if (code === ErrorResponse) return this.handBack(buf, o, off, after, false);
       const next = off + 1 + buf.readUInt32BE(off + 1);
       if (next > end) break;
-      if (code === CopyData) {
+      if (code === CopyData && this.format === 'rows') {
+        for (let k = off + 5; k < next; k++) buf[o++] = buf[k]!; // the row as PostgreSQL wrote it, \n included
+      } else if (code === CopyData) {
         if (this.first) this.first = false;
         else buf[o++] = 0x2c; // ,
         buf[o++] = 0x22; // "

@@ -46,6 +46,24 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
   return rows.map((r) => ({ userId: r.user_id, desired: r.desired, outcome: r.outcome, due: r.due, hasError: r.has_error, nextRetryAt: r.next_retry_at }));
 }
 
+/**
+ * Every change a walk from scratch would make now, additions and removals: diffRange's rows over the
+ * whole list, counted. Run once per walk, when it starts (a walk reads the whole list anyway; this is one
+ * anti-join over the same two indexes), so progress and ETA count removals as well as additions.
+ */
+export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | null): Promise<number> {
+  const desiredTo = cutoff ?? MAX_USER_ID;
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n
+       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id <= $2) d
+       FULL JOIN (SELECT user_id, outcome, last_error FROM applied_member WHERE link_id = $1) a ON a.user_id = d.user_id
+      WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
+         OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))`,
+    [linkId, desiredTo.toString()],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 /** How many ids of the synced set lie in (from, to]: the pass adds these up for the exact applied count. */
 export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<number> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;

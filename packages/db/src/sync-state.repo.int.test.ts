@@ -22,7 +22,7 @@ describe('sync-state repository (link_sync_state)', () => {
   it('starts a walk, advances it range by range and counts unfinished calls', async () => {
     const { linkId } = await seedLink(db);
     await loadPass(db.pool, linkId);
-    await startPass(db.pool, linkId, 7n, 40, { limit: 100, cutoff: 123456789012345678n });
+    await startPass(db.pool, linkId, 7n, 40, { limit: 100, cutoff: 123456789012345678n }, 0);
     let pass = await loadPass(db.pool, linkId);
     expect(pass).toMatchObject({ passSeq: 7n, cursor: 0n, baseApplied: 40, appliedLimit: 100, appliedCutoff: 123456789012345678n, nextRetryAt: null });
     expect(pass.passStartedAt).toBeInstanceOf(Date);
@@ -50,7 +50,7 @@ describe('sync-state repository (link_sync_state)', () => {
     await abandonPass(db.pool, linkId);
     expect((await loadPass(db.pool, linkId)).journalSeq).toBe(5n);
 
-    await startPass(db.pool, linkId, 6n, 0, { limit: 100, cutoff: null });
+    await startPass(db.pool, linkId, 6n, 0, { limit: 100, cutoff: null }, 0);
     await abandonPass(db.pool, linkId);
     const pass = await loadPass(db.pool, linkId);
     expect(pass.cursor).toBeNull();

@@ -26,6 +26,8 @@ export type PassState = {
   appliedSeen: number;
   changes: number;
   adds: number;
+  /** Every change (addition or removal) the walk had to make when it started. */
+  passPending: number;
   baseApplied: number;
   nextRetryAt: Date | null;
   backoffUntil: Date | null;
@@ -49,6 +51,7 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
     applied_seen: number;
     changes: number;
     adds: number;
+    pass_pending: number;
     base_applied: number;
     next_retry_at: Date | null;
     backoff_until: Date | null;
@@ -58,7 +61,7 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
     applied_limit: number | null;
     applied_cutoff: string | null;
   }>(
-    `SELECT pass_seq::text, cursor::text, pass_started_at, desired_seen, applied_seen, changes, adds, base_applied,
+    `SELECT pass_seq::text, cursor::text, pass_started_at, desired_seen, applied_seen, changes, adds, pass_pending, base_applied,
             next_retry_at, backoff_until, backoff_count, journal_seq::text, applied_limit, applied_cutoff::text,
             GREATEST(0, EXTRACT(EPOCH FROM (backoff_until - localtimestamp)) * 1000)::float8 AS backoff_left_ms
        FROM link_sync_state WHERE link_id = $1`,
@@ -73,6 +76,7 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
     appliedSeen: r.applied_seen,
     changes: r.changes,
     adds: r.adds,
+    passPending: r.pass_pending,
     baseApplied: r.base_applied,
     nextRetryAt: r.next_retry_at,
     backoffUntil: r.backoff_until,
@@ -89,13 +93,13 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
  * every range is judged by one rule; list changes after `seq` are the journal's, applied against the
  * boundary that then holds.
  */
-export async function startPass(db: Queryable, linkId: string, seq: bigint, baseApplied: number, boundary: { limit: number; cutoff: bigint | null }): Promise<void> {
+export async function startPass(db: Queryable, linkId: string, seq: bigint, baseApplied: number, boundary: { limit: number; cutoff: bigint | null }, pending: number): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET pass_seq = $2, cursor = 0, pass_started_at = clock_timestamp(), desired_seen = 0, applied_seen = 0,
-            changes = 0, adds = 0, base_applied = $3, next_retry_at = NULL, applied_limit = $4, applied_cutoff = $5,
+            changes = 0, adds = 0, base_applied = $3, next_retry_at = NULL, applied_limit = $4, applied_cutoff = $5, pass_pending = $6,
             updated_at = clock_timestamp()
       WHERE link_id = $1`,
-    [linkId, seq.toString(), baseApplied, boundary.limit, boundary.cutoff === null ? null : boundary.cutoff.toString()],
+    [linkId, seq.toString(), baseApplied, boundary.limit, boundary.cutoff === null ? null : boundary.cutoff.toString(), pending],
   );
 }
 

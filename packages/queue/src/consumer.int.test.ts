@@ -7,17 +7,15 @@ import { Consumer, type JobHandlers } from './consumer';
 import { Producer } from './producer';
 import { enqueueLinkSync } from './role-sync';
 
-type PluginCalls = typeof QueueName.pluginCalls;
+type RoleSync = typeof QueueName.roleSync;
 
 describe('typed queues', () => {
   const prefix = testQueuePrefix();
   const producerRedis = producerConnection(REDIS_URL);
   const workerRedis = workerConnection(REDIS_URL);
-  const calls = new Producer(QueueName.pluginCalls, producerRedis, prefix);
   const sync = new Producer(QueueName.roleSync, producerRedis, prefix);
 
   afterAll(async () => {
-    await calls.close();
     await sync.close();
     producerRedis.disconnect();
     workerRedis.disconnect();
@@ -25,35 +23,30 @@ describe('typed queues', () => {
   });
 
   it('gives each job to the handler of its name with its payload parsed by the catalog, and fails the others', async () => {
-    const seen: JobData<PluginCalls, 'fetch-config'>[] = [];
-    const idle = () => Promise.resolve(null);
-    const handlers: JobHandlers<PluginCalls> = {
-      'fetch-config': (data) => {
+    const seen: JobData<RoleSync, 'sync'>[] = [];
+    const handlers: JobHandlers<RoleSync> = {
+      sync: (data) => {
         seen.push(data);
         return Promise.resolve();
       },
-      register: idle,
-      'submit-config': idle,
-      'delete-config': idle,
-      'health-poll': idle,
-      'health-check': idle,
+      reconcile: () => Promise.resolve(null),
     };
-    const consumer = new Consumer(QueueName.pluginCalls, handlers, { connection: workerRedis, prefix, concurrency: 1 });
+    const consumer = new Consumer(QueueName.roleSync, handlers, { connection: workerRedis, prefix, concurrency: 1 });
     try {
       const completed = once(consumer.worker, 'completed');
-      // Added past the producer's parse, as an older release might have: the consumer applies the default.
-      await calls.queue.add('fetch-config', { linkId: '42', deadline: 1 });
+      // Added past the producer's parse, as an older release might have: the consumer parses it again.
+      await sync.queue.add('sync', { linkId: '42', extra: 'stripped' });
       await completed;
-      expect(seen).toEqual([{ linkId: '42', refresh: false, deadline: 1 }]);
+      expect(seen).toEqual([{ linkId: '42' }]);
 
       const failures: string[] = [];
       consumer.worker.on('failed', (_job, err) => failures.push(err.message));
       const twoFailed = new Promise<void>((resolve) => consumer.worker.on('failed', () => failures.length === 2 && resolve()));
-      await calls.queue.add('fetch-config', { linkId: 'not-a-number', deadline: 1 });
-      await calls.queue.add('no-such-job', {});
+      await sync.queue.add('sync', { linkId: 'not-a-number' });
+      await sync.queue.add('no-such-job', {});
       await twoFailed;
       expect(failures[0]).toMatch(/linkId/);
-      expect(failures[1]).toBe('unknown plugin-calls job no-such-job');
+      expect(failures[1]).toBe('unknown role-sync job no-such-job');
       expect(seen).toHaveLength(1);
     } finally {
       await consumer.close();

@@ -2,5 +2,5 @@ export * from './connection';
 export * from './producer';
 export * from './consumer';
 export * from './role-sync';
-export * from './plugin-calls-client';
+export * from './plugin-jobs';
 export * from './sync-notifier';

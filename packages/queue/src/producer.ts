@@ -19,12 +19,38 @@ export class Producer<Q extends QueueName> {
   }
 
   async add<N extends JobName<Q>>(job: N, data: JobData<Q, N>, opts: AddOptions<Q, N> = {}): Promise<string | undefined> {
+    const added = await this.queue.add(job, ...this.prepare(job, data, opts));
+    return added.id;
+  }
+
+  /** Several jobs of one name in one round trip (a health poll's checks), each checked as add() checks it. */
+  async addBulk<N extends JobName<Q>>(job: N, items: readonly JobData<Q, N>[], opts: AddOptions<Q, N> = {}): Promise<void> {
+    await this.queue.addBulk(
+      items.map((data) => {
+        const [parsed, jobOpts] = this.prepare(job, data, opts);
+        return { name: job, data: parsed, opts: jobOpts };
+      }),
+    );
+  }
+
+  /**
+   * A repeating job: BullMQ keeps one scheduler per id, so every replica may upsert it at start. Its
+   * payload is checked against the catalog like add()'s.
+   */
+  async schedule<N extends JobName<Q>>(schedulerId: string, everyMs: number, job: N, data: JobData<Q, N>, opts: Omit<JobsOptions, 'deduplication' | 'repeat' | 'jobId'> = {}): Promise<void> {
+    await this.queue.upsertJobScheduler(schedulerId, { every: everyMs }, { name: job, data: this.schema(job).parse(data), opts });
+  }
+
+  private schema(job: string): { parse(v: unknown): unknown } {
     const schema = (jobCatalog[this.name] as Record<string, { parse(v: unknown): unknown }>)[job];
     if (!schema) throw new Error(`unknown job ${job} on queue ${this.name}`);
+    return schema;
+  }
+
+  private prepare<N extends JobName<Q>>(job: N, data: JobData<Q, N>, opts: AddOptions<Q, N>): [unknown, JobsOptions] {
     const { dedup, ...rest } = opts;
     const deduplication = dedup === undefined ? undefined : dedupFor(this.name, job, dedup, data, rest.delay ?? 0);
-    const added = await this.queue.add(job, schema.parse(data), { removeOnComplete: 1000, removeOnFail: 5000, ...rest, ...(deduplication ? { deduplication } : {}) });
-    return added.id;
+    return [this.schema(job).parse(data), { removeOnComplete: 1000, removeOnFail: 5000, ...rest, ...(deduplication ? { deduplication } : {}) }];
   }
 
   close(): Promise<void> {

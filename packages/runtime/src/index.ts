@@ -8,3 +8,4 @@ export * from './shutdown';
 export * from './health';
 export * from './metrics';
 export * from './request-log';
+export * from './stream-response';

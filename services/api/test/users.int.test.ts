@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
+import { latestHeldChange } from '@rolelink/db';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -192,6 +193,17 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
     const held = await put(link, userIds(20)).expect(409);
     expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
     await put(link, userIds(35)).expect(200);
+  });
+
+  it('records what a held hand-over would add and the first holders it leaves out, for the dashboard (issue 20)', async () => {
+    const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
+    const holders = userIds(40);
+    await h.db.pool.query("INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x", [link.linkId, holders]);
+    // 5 of the 40 holders stay and 5 members who do not hold the role join: 35 removals, 5 additions.
+    const list = [...holders.slice(35), ...userIds(5, 200000000000000000n)];
+    const held = await put(link, list).expect(409);
+    expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 10, removals: 35 });
+    expect(await latestHeldChange(h.db.pool, link.linkId)).toMatchObject({ previous: 40, next: 10, removals: 35, additions: 5, removalSample: holders.slice(0, 5) });
   });
 });
 

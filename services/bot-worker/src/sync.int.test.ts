@@ -155,6 +155,31 @@ describe('sync engine against the platform emulator', () => {
     );
   });
 
+  it('counts removals as pending while a walk makes them, not only missing additions (issue 20)', async () => {
+    const current = members.slice(0, 120);
+    for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked, memberMode: 'handover', firstList: false });
+    await snapshotHolders(db.pool, link, current);
+    // Two of the 120 holders stay: 118 removals and nothing to add, over several slices of 40 calls.
+    await writeList(db.pool, link, members.slice(0, 2));
+    await sync(link);
+    // More than 2 is removals: additions alone can never be more than the list's 2 members.
+    const during = await waitFor(
+      () => linkRow(db.pool, link),
+      (r) => r.pending_count > 2,
+      { what: 'the removals still to make counted as pending' },
+    );
+    expect(during.pending_count).toBeLessThanOrEqual(118);
+    await waitFor(
+      () => holders(GUILD_A, ROLE.linked),
+      (h) => h.length === 2,
+      { what: 'the 118 removals made' },
+    );
+    await waitDone(link);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 2, pending_count: 0 });
+  });
+
   it('keeps current members in keep mode without a single role change on the first sync', async () => {
     const current = members.slice(20, 25);
     for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db';
 import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
-import { PluginCallsClient, SyncNotifier } from '@rolelink/queue';
+import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
+import { PluginJobs, SyncNotifier } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
 import { GuildAccess } from './auth/access';
 import { OAuthClient, type OAuthSettings } from './auth/oauth-client';
@@ -12,7 +13,7 @@ import { GuildReader } from './platform/guild-reader';
 /** What the dashboard API's routes work with. */
 export type DashboardContext = {
   admin: AdminDeps;
-  plugins: Pick<PluginCallsClient, 'fetchConfig' | 'submitConfig'>;
+  plugins: Pick<BrokerClient, 'fetchConfig' | 'submitConfig'>;
   reader: GuildReader;
   access: GuildAccess;
 };
@@ -25,7 +26,7 @@ export function actingAdmin(ctx: DashboardContext, req: Request): AdminDeps {
 
 export type ContextOptions = {
   db: Db;
-  /** Producer connection: sessions, plugin calls and sync requests fail fast while Redis is away. */
+  /** Producer connection: sessions, plugin jobs and sync requests fail fast while Redis is away. */
   redis: Redis;
   /** Offline-queueing connection for the shared rate limiter (its scripts wait for Redis at start). */
   limiterRedis: Redis;
@@ -34,25 +35,27 @@ export type ContextOptions = {
   allowPrivatePluginHosts: readonly string[];
   platform: { apiUrl: string; botToken: string };
   oauth: OAuthSettings;
+  /** The plugin broker's internal routes (BROKER_URL, BROKER_INTERNAL_TOKEN); tests may shorten the waits. */
+  broker: { url: string; token: string; timeoutsMs?: Partial<BrokerTimeouts> };
   logger: Logger;
-  /** Tests shorten how long a plugin call is waited for. */
-  pluginDeadlines?: { register?: number; fetchConfig?: number; submitConfig?: number };
 };
 
 /**
  * Wires the dashboard's dependencies once (main.ts, and the tests that run the real dashboard): the
- * same @rolelink/admin functions as the CLI, plugin calls through the broker's queue, bot-side platform
+ * same @rolelink/admin functions as the CLI, plugin calls through the broker (HTTP for what is waited
+ * for, its queue for DELETE /config), bot-side platform
  * reads through the shared rate limiter, the user's side through OAuth2.
  */
 export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth: OAuthClient; close(): Promise<void> } {
   const platform = createPlatformClient({ apiUrl: o.platform.apiUrl, token: o.platform.botToken, redis: o.limiterRedis, keyPrefix: o.prefix, maxWaitMs: 10_000, maxBucketWaitMs: 10_000 });
-  const plugins = new PluginCallsClient({ connection: o.redis, prefix: o.prefix, logger: o.logger, ...(o.pluginDeadlines ? { deadlineMs: o.pluginDeadlines } : {}) });
+  const plugins = new BrokerClient({ baseUrl: o.broker.url, token: o.broker.token, logger: o.logger, ...(o.broker.timeoutsMs ? { timeoutsMs: o.broker.timeoutsMs } : {}) });
+  const pluginJobs = new PluginJobs(o.redis, o.prefix, o.logger);
   const sync = new SyncNotifier(o.redis, o.prefix, o.logger, 2_000);
   const admin: AdminDeps = {
     db: o.db,
     secretKey: () => o.secretKey,
     allowPrivatePluginHosts: o.allowPrivatePluginHosts,
-    plugin: { register: (linkId) => plugins.register(linkId), deleteConfig: (input) => plugins.deleteConfig(input) },
+    plugin: { register: (linkId) => plugins.register(linkId), deleteConfig: (input) => pluginJobs.deleteConfig(input) },
     requestSync: (linkId) => sync.notify(linkId),
     holders: (guildId, roleId) => readRoleHolders(platform.api, guildId, roleId),
     members: guildMemberFacts(platform.api),
@@ -63,7 +66,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     ctx: { admin, plugins, reader, access: new GuildAccess(oauth, reader) },
     oauth,
     async close() {
-      await plugins.close();
+      await pluginJobs.close();
       await sync.close();
     },
   };

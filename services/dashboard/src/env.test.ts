@@ -16,7 +16,7 @@ describe('the dashboard env in production', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['DATABASE_URL', 'ROLELINK_SECRET_KEY', 'PLATFORM_BOT_TOKEN', 'PLATFORM_OAUTH_CLIENT_ID', 'PLATFORM_OAUTH_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET']) {
+    for (const name of ['DATABASE_URL', 'ROLELINK_SECRET_KEY', 'PLATFORM_BOT_TOKEN', 'PLATFORM_OAUTH_CLIENT_ID', 'PLATFORM_OAUTH_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET', 'BROKER_INTERNAL_TOKEN']) {
       expect(message).toMatch(new RegExp(`^  ${name}: `, 'm'));
     }
   });

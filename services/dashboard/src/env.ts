@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brokerInternalToken } from '@rolelink/contracts';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
 /** The dashboard's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
@@ -25,6 +26,10 @@ export const envSchema = z
     QUEUE_PREFIX: envFields.queuePrefix,
     ROLELINK_SECRET_KEY: envFields.secretKey,
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
+    /** The plugin broker's internal routes (register, config); its NetworkPolicy admits the dashboard. */
+    BROKER_URL: z.string().url().default('http://127.0.0.1:3002'),
+    /** The broker's internal bearer: the same value as the broker's. */
+    BROKER_INTERNAL_TOKEN: brokerInternalToken,
     /** The platform's REST base, as for the bot worker (`https://discord.com/api`; `/v10` is appended). */
     PLATFORM_API_URL: envFields.platformApiUrl,
     /** The bot's token: the dashboard reads roles and members as the bot, within its shared rate limits. */

@@ -30,6 +30,7 @@ const wired = buildContext({
     clientSecret: env.PLATFORM_OAUTH_CLIENT_SECRET,
     redirectUri: `${env.DASHBOARD_PUBLIC_URL}/auth/callback`,
   },
+  broker: { url: env.BROKER_URL, token: env.BROKER_INTERNAL_TOKEN },
   logger,
 });
 const metrics = createMetrics('dashboard');

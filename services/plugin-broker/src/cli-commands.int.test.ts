@@ -3,7 +3,7 @@
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
 import { run } from '../../../packages/cli/src/main';
 import { REDIS_URL } from '../../../test/support/redis';
-import { enqueueHealthChecks } from './health/health-poll';
+import { pollHealth } from './health/health-poll';
 import { startHarness, TEST_KEY, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
 
@@ -13,7 +13,7 @@ const saved = { ...process.env };
 beforeAll(async () => {
   h = await startHarness();
   link = await h.seedLink();
-  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex') });
+  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'), BROKER_URL: h.brokerUrl, BROKER_INTERNAL_TOKEN: h.brokerToken });
 });
 afterAll(async () => {
   process.env = saved;
@@ -71,6 +71,9 @@ describe('rolelink config / iframe-url / health', () => {
     const bad = await cliJson('config', 'set', link.guildId, link.roleId, '{"min_level": 40}');
     expect(bad.code).toBe(1);
     expect(bad.out).toMatchObject({ statusCode: 400, message: 'Invalid configuration' });
+    // The save is in the audit log (field names, the plugin's status); the refused one is not.
+    const log = await cliJson('audit', link.guildId, '--action', 'config_saved');
+    expect(log.out).toMatchObject({ entries: [{ action: 'config_saved', role_id: link.roleId, actor: { via: 'cli' }, detail: { fields: ['min_level'], plugin_status: 200 } }] });
   });
 
   it('iframe-url mints a token for the viewer, and refuses a schema-mode plugin', async () => {
@@ -87,7 +90,7 @@ describe('rolelink config / iframe-url / health', () => {
     expect((await cliJson('health', link.guildId, link.roleId)).out).toMatchObject({ status: 'unknown', latest: null });
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
     const done = h.completed('health-check');
-    await enqueueHealthChecks(h.ctx, h.broker.queue);
+    await pollHealth(h.ctx, h.broker.jobs);
     await done;
     expect((await cliJson('health', link.guildId, link.roleId)).out).toMatchObject({ status: 'healthy', plugin_url: link.pluginUrl });
     expect((await cli('health', link.guildId, link.roleId)).out).toMatch(/status: healthy/);

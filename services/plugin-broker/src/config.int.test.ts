@@ -122,8 +122,9 @@ describe('fetchConfig', () => {
     expect(err.body?.errors).toEqual([{ field: 'embed_url', message: 'must not point to a private or internal host' }]);
   });
 
-  it('answers 404 for an unknown link', async () => {
-    expect((await rejection(h.client.fetchConfig('999999999'))).status).toBe(404);
+  it('answers 404 for an unknown link, with the code the broker gave it', async () => {
+    const err = await rejection(h.client.fetchConfig('999999999'));
+    expect([err.status, err.message, err.code, err.body]).toEqual([404, 'Role link not found', 'not_found', undefined]);
   });
 });
 
@@ -181,7 +182,7 @@ describe('submitConfig', () => {
     serveConfig(form());
     const before = h.plugin.requests.filter((r) => r.method === 'POST').length;
     const err = await rejection(h.client.submitConfig(link.linkId, { min_level: 500, advanced: true, ghost: 1 }));
-    expect([err.status, err.message]).toEqual([400, INVALID_CONFIG_MESSAGE]);
+    expect([err.status, err.message, err.code]).toEqual([400, INVALID_CONFIG_MESSAGE, 'invalid_config']);
     expect(err.body?.errors).toEqual(
       expect.arrayContaining([
         { field: 'ghost', message: 'ghost is not a field of this form' },

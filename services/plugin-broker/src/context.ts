@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@rolelink/db';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import type { ConfigCache } from './config-cache';
-import type { PluginHttp } from './plugin-http/plugin-http';
+import type { PluginHttp } from '@rolelink/plugin-http';
 
 /** Plugin timeouts of spec 4.2 / 8.5; tests shorten them. */
 export type PluginTimeouts = { register: number; fetchConfig: number; submitConfig: number; deleteConfig: number; health: number };

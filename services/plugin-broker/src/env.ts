@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brokerInternalToken } from '@rolelink/contracts';
 import { decodeKey, envFields, parseEnv } from '@rolelink/runtime';
 
 /** The plugin broker's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
@@ -13,7 +14,9 @@ export const envSchema = z.object({
   ROLELINK_SECRET_KEY: envFields.secretKey.transform((v) => decodeKey(v) as Buffer),
   /** Hosts or IPs that may be plugin hosts although private (tests, local runs); a warning is logged at start. */
   ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
-  /** /healthz, /readyz and /metrics. */
+  /** Bearer of the internal routes (register, config); the dashboard and the CLI send the same value. */
+  BROKER_INTERNAL_TOKEN: brokerInternalToken,
+  /** /healthz, /readyz, /metrics and the internal routes. */
   BROKER_PORT: envFields.port(3002),
   BROKER_HOST: z.string().default('0.0.0.0'),
   /** Plugin calls in flight per broker process (they are I/O bound). */

@@ -1,10 +1,12 @@
-import { Queue } from 'bullmq';
-import { PluginCallMessage } from '@rolelink/contracts';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
+import { BrokerClient } from '@rolelink/broker-client';
+import { BrokerRoute, PluginCallMessage } from '@rolelink/contracts';
 import { encryptToken } from '@rolelink/domain';
-import { PluginCallsClient, producerConnection } from '@rolelink/queue';
+import { PluginJobs, producerConnection } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
-import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../test/support/redis';
-import { enqueueHealthChecks, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
+import { testQueuePrefix } from '../../../test/support/redis';
+import { pollHealth, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
 import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from '@rolelink/db';
 import { rejection, startHarness, TEST_KEY, type Harness } from './testing/harness';
 import { json } from './testing/test-plugin';
@@ -111,7 +113,7 @@ describe('register (spec 4.2, 3.1)', () => {
     const link = await h.seedLink();
     h.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
     await h.client.register(link.linkId);
-    await h.client.deleteConfig({ pluginUrl: 'https://127.0.0.1:1', guildId: link.guildId, roleId: link.roleId, tokenCiphertext: encryptToken(link.token, TEST_KEY) });
+    await h.pluginJobs.deleteConfig({ pluginUrl: 'https://127.0.0.1:1', guildId: link.guildId, roleId: link.roleId, tokenCiphertext: encryptToken(link.token, TEST_KEY) });
     const dump = await redisDump(h.prefix);
     expect(dump).toContain(link.guildId);
     expect(dump).not.toContain(link.token);
@@ -123,7 +125,7 @@ describe('deleteConfig (spec 3.1)', () => {
     h.plugin.on('DELETE /config', (_req, res) => res.writeHead(404).end());
     const seen = h.plugin.next('DELETE /config');
     const token = 'rl_' + 'a'.repeat(47);
-    await h.client.deleteConfig({ pluginUrl: h.plugin.url, guildId: '11', roleId: '22', tokenCiphertext: encryptToken(token, TEST_KEY) });
+    await h.pluginJobs.deleteConfig({ pluginUrl: h.plugin.url, guildId: '11', roleId: '22', tokenCiphertext: encryptToken(token, TEST_KEY) });
     const req = await seen;
     expect(req.headers['authorization']).toBe(`Token ${token}`);
     expect(JSON.parse(req.body)).toEqual({ guild_id: '11', role_id: '22' });
@@ -131,44 +133,39 @@ describe('deleteConfig (spec 3.1)', () => {
 
   it('never throws when Redis is down', async () => {
     const dead = producerConnection('redis://127.0.0.1:1', { retryStrategy: () => null });
-    const client = new PluginCallsClient({ connection: dead, prefix: testQueuePrefix(), logger: silentLogger() });
+    const client = new PluginJobs(dead, testQueuePrefix(), silentLogger());
     await expect(client.deleteConfig({ pluginUrl: h.plugin.url, guildId: '1', roleId: '2', tokenCiphertext: Buffer.alloc(40) })).resolves.toBeUndefined();
     await client.close();
     dead.disconnect();
   });
 });
 
-describe('a broker that is down', () => {
-  it('yields the unreachable 502s within the deadline and leaves no job behind to run late', async () => {
-    const prefix = testQueuePrefix(); // no worker listens here
-    const connection = producerConnection(REDIS_URL);
-    const client = new PluginCallsClient({ connection, prefix, deadlineMs: { register: 300, fetchConfig: 300, submitConfig: 300 }, logger: silentLogger() });
-    const queue = new Queue('plugin-calls', { connection, prefix });
-    try {
-      const started = Date.now();
-      const [reg, fetch, submit] = await Promise.all([rejection(client.register('1')), rejection(client.fetchConfig('1')), rejection(client.submitConfig('1', {}))]);
-      expect(Date.now() - started).toBeLessThan(2000);
-      expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
-      expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);
-      expect([submit.status, submit.message]).toEqual([502, PluginCallMessage.submit]);
-      expect(await queue.getJobCounts('waiting', 'prioritized', 'delayed')).toEqual({ waiting: 0, prioritized: 0, delayed: 0 });
-    } finally {
-      await queue.close();
-      await client.close();
-      connection.disconnect();
-      await dropPrefix(prefix);
-    }
+describe('a broker that is down or refuses the caller', () => {
+  it('yields the unreachable 502s when nothing listens at the broker URL', async () => {
+    // A port that was just free: the connection is refused.
+    const probe = net.createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const client = new BrokerClient({ baseUrl: `http://127.0.0.1:${port}`, token: h.brokerToken, logger: silentLogger() });
+    const [reg, fetch, submit] = await Promise.all([rejection(client.register('1')), rejection(client.fetchConfig('1')), rejection(client.submitConfig('1', {}))]);
+    expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
+    expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);
+    expect([submit.status, submit.message]).toEqual([502, PluginCallMessage.submit]);
   });
 
-  it('does not start a call whose caller has already given up', async () => {
+  it('answers a call without the internal token 401 and never calls the plugin; the client shows the 502', async () => {
     const link = await h.seedLink();
     let calls = 0;
     h.plugin.on('POST /register', (_req, res) => {
       calls++;
       json(res, 200, {});
     });
-    await h.broker.queue.add('register', { linkId: link.linkId, deadline: Date.now() - 1 });
-    await h.completed('register');
+    const bare = await fetch(`${h.brokerUrl}${BrokerRoute.register(link.linkId)}`, { method: 'POST' });
+    expect(bare.status).toBe(401);
+    const wrong = new BrokerClient({ baseUrl: h.brokerUrl, token: 'x'.repeat(64), logger: silentLogger() });
+    const err = await rejection(wrong.register(link.linkId));
+    expect([err.status, err.message, err.code]).toEqual([502, PluginCallMessage.register, 'broker_error']);
     expect(calls).toBe(0);
   });
 });
@@ -176,7 +173,7 @@ describe('a broker that is down', () => {
 describe('health polling (spec 2.5, 6.1)', () => {
   async function pollOnce(): Promise<void> {
     const done = h.completed('health-check');
-    await enqueueHealthChecks(h.ctx, h.broker.queue);
+    await pollHealth(h.ctx, h.broker.jobs);
     await done;
   }
   async function latest(pluginUrl: string) {
@@ -231,19 +228,25 @@ describe('health polling (spec 2.5, 6.1)', () => {
     expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: 'https://gone.example.com' } })).toBe(0);
   });
 
-  it('never lets health checks take every worker slot from interactive calls', async () => {
-    // Two slots, health checks that hang for 3 s, a fetch with a 1.5 s deadline: it needs a free slot.
-    const small = await startHarness({ concurrency: 2, timeouts: { health: 3000 } });
+  it('never lets health checks take every worker slot from a DELETE /config', async () => {
+    // Two slots and three plugins whose health checks hang (8 s timeout): the DELETE must get the free
+    // slot while the checks still hang, not after two of them time out.
+    const small = await startHarness({ concurrency: 2, timeouts: { health: 8000 } });
     try {
       for (const path of ['', '/second', '/third']) small.plugin.on(`GET ${path}/health`, () => undefined);
-      small.plugin.on('GET /config', (_req, res) => json(res, 200, { version: 1, ui_mode: 'iframe', name: 'E', embed_url: 'https://127.0.0.1:9/e' }));
+      small.plugin.on('DELETE /config', (_req, res) => res.writeHead(204).end());
       const a = await small.seedLink();
       await small.seedLink(`${small.plugin.url}/second`);
       await small.seedLink(`${small.plugin.url}/third`);
+      let checksDone = 0;
+      small.broker.worker.on('completed', (job) => void (job.name === 'health-check' && checksDone++));
       const firstCheck = small.plugin.next('GET /health');
-      await enqueueHealthChecks(small.ctx, small.broker.queue);
+      await pollHealth(small.ctx, small.broker.jobs);
       await firstCheck;
-      await expect(small.client.fetchConfig(a.linkId)).resolves.toMatchObject({ ui_mode: 'iframe' });
+      const deleted = small.plugin.next('DELETE /config');
+      await small.pluginJobs.deleteConfig({ pluginUrl: small.plugin.url, guildId: a.guildId, roleId: a.roleId, tokenCiphertext: encryptToken(a.token, TEST_KEY) });
+      await deleted;
+      expect(checksDone).toBe(0);
     } finally {
       await small.close();
     }
@@ -253,12 +256,12 @@ describe('health polling (spec 2.5, 6.1)', () => {
     const a = await h.seedLink();
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'unhealthy' }));
     const done = h.completed('health-check');
-    await scheduleHealthPolls(h.broker.queue, 1000);
+    await scheduleHealthPolls(h.broker.jobs, 1000);
     try {
       await done;
       expect((await latest(a.pluginUrl))?.status).toBe('unhealthy');
     } finally {
-      await h.broker.queue.removeJobScheduler(HEALTH_SCHEDULER_ID);
+      await h.broker.jobs.queue.removeJobScheduler(HEALTH_SCHEDULER_ID);
     }
   });
 });

@@ -4,8 +4,9 @@ import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@roleli
 import { ConfigCache } from './config-cache';
 import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
-import { PluginHttp } from './plugin-http/plugin-http';
+import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerServer } from './server';
+import { checkSoon } from './plugin-calls-handlers';
 import { createBrokerWorker } from './worker';
 
 const env = loadEnv();
@@ -42,8 +43,8 @@ const broker = createBrokerWorker(ctx, {
   healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
 });
 metrics.queueDepth(async () => {
-  const counts = await broker.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
-  return Object.entries(counts).map(([state, count]) => ({ queue: broker.queue.name, state, count }));
+  const counts = await broker.jobs.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+  return Object.entries(counts).map(([state, count]) => ({ queue: broker.jobs.name, state, count }));
 });
 
 // Watched, not part of readiness: an outage of a shared dependency is no reason to replace every broker.
@@ -55,11 +56,12 @@ const app = createBrokerServer({
   readiness: { worker: () => broker.worker.isRunning() || Promise.reject(new Error('worker not running')) },
   // Read on each /readyz; `server` is assigned below, before the first request can arrive.
   draining: () => server.draining,
+  internal: { ctx, token: env.BROKER_INTERNAL_TOKEN, registered: (linkId) => checkSoon(ctx, broker.jobs, linkId) },
 });
 const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger, drainMs: drainMs(env) });
 
 broker.ready().then(
-  () => logger.info('plugin broker taking jobs', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
+  () => logger.info('plugin broker taking jobs and internal calls', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
   (err: unknown) => logger.error('plugin broker failed to start', { error: err instanceof Error ? err.message : String(err) }),
 );
 

@@ -1,7 +1,7 @@
-import { Queue, type Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { Consumer } from '@rolelink/queue';
+import { Consumer, Producer } from '@rolelink/queue';
 import type { BrokerContext } from './context';
 import { scheduleHealthPolls } from './health/health-poll';
 import { pluginCallsHandlers } from './plugin-calls-handlers';
@@ -17,7 +17,8 @@ export type BrokerWorkerOptions = {
 
 export type BrokerWorker = {
   worker: Worker;
-  queue: Queue;
+  /** The typed producer of `plugin-calls` (health checks, the scheduler); `jobs.queue` for counts. */
+  jobs: Producer<typeof QueueName.pluginCalls>;
   /** Resolves once the worker takes jobs and the health poll is scheduled. */
   ready(): Promise<void>;
   /** Stops taking jobs and waits for running calls (each ends within its plugin timeout). Safe twice. */
@@ -26,10 +27,10 @@ export type BrokerWorker = {
 
 /** The broker's typed consumer of `plugin-calls` (packages/queue), built from injected dependencies. */
 export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOptions): BrokerWorker {
-  const queue = new Queue(QueueName.pluginCalls, { connection: options.connection, prefix: options.prefix });
-  queue.on('error', (err) => ctx.logger.warn('plugin-calls queue error', { error: err.message }));
-  const { worker } = new Consumer(QueueName.pluginCalls, pluginCallsHandlers(ctx, queue, options.concurrency), {
-    // Shared with the queue for plain commands; BullMQ opens its own blocking connection from it.
+  // Shared with the worker for plain commands; BullMQ opens its own blocking connection from it.
+  const jobs = new Producer(QueueName.pluginCalls, options.connection, options.prefix);
+  jobs.queue.on('error', (err) => ctx.logger.warn('plugin-calls queue error', { error: err.message }));
+  const { worker } = new Consumer(QueueName.pluginCalls, pluginCallsHandlers(ctx, jobs, options.concurrency), {
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
@@ -40,15 +41,15 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
   let closing: Promise<void> | null = null;
   return {
     worker,
-    queue,
+    jobs,
     async ready() {
       await worker.waitUntilReady();
-      if (options.healthPollEveryMs !== undefined) await scheduleHealthPolls(queue, options.healthPollEveryMs);
+      if (options.healthPollEveryMs !== undefined) await scheduleHealthPolls(jobs, options.healthPollEveryMs);
     },
     close() {
       closing ??= (async () => {
         await worker.close();
-        await queue.close();
+        await jobs.close();
       })();
       return closing;
     },

@@ -1,7 +1,8 @@
+import { recordConfigSaved, type AdminDeps } from '@rolelink/admin';
 import type { ConfigView } from '@rolelink/contracts';
 import { snowflake } from '@rolelink/contracts';
 import { findRoleLinkPlugin, type PrismaClient } from '@rolelink/db';
-import type { PluginCallsClient } from '@rolelink/queue';
+import type { BrokerClient } from '@rolelink/broker-client';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
 
@@ -10,7 +11,7 @@ import type { Command } from '../command';
  * typed function over `{prisma, plugins}` (the dashboard's dependencies), registered below for the CLI.
  * Errors are the AppErrors the dashboard shows (spec 7).
  */
-export type PluginCommandContext = { prisma: PrismaClient; plugins: PluginCallsClient };
+export type PluginCommandContext = { prisma: PrismaClient; plugins: BrokerClient; /** Records a saved configuration in the audit log. */ admin?: AdminDeps };
 export type LinkArgs = { guildId: string; roleId: string };
 
 /**
@@ -75,12 +76,14 @@ export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { co
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   const link = await resolveLink(ctx.prisma, args);
   const result = await ctx.plugins.submitConfig(link.id, config as Record<string, unknown>);
+  if (ctx.admin) await recordConfigSaved(ctx.admin, { guildId: args.guildId, roleId: args.roleId, config: config as Record<string, unknown>, status: result.status });
   return printable(result, { saved: true, plugin_status: result.status, plugin_answer: result.body === null ? '-' : JSON.stringify(result.body) });
 }
 
-export const pluginContext = (ctx: { database(): { prisma: PrismaClient }; pluginCalls(): PluginCallsClient }): PluginCommandContext => ({
+export const pluginContext = (ctx: { database(): { prisma: PrismaClient }; brokerClient(): BrokerClient; admin?(): AdminDeps }): PluginCommandContext => ({
   prisma: ctx.database().prisma,
-  plugins: ctx.pluginCalls(),
+  plugins: ctx.brokerClient(),
+  ...(ctx.admin ? { admin: ctx.admin() } : {}),
 });
 
 /** How to pass a configuration, for the help and for the error on `--json='{…}'` (the example plugin's field). */

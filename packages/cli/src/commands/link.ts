@@ -1,4 +1,4 @@
-import { applyRemovals, createLink, deleteLink, lookupMember, setLink, showLink, stripPreview } from '@rolelink/admin';
+import { applyRemovals, createLink, deleteLink, lookupMember, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
 import { boolFlag, type Command } from '../command';
 
 export const linkCommands: Command[] = [
@@ -37,6 +37,12 @@ export const linkCommands: Command[] = [
     },
     summary: 'Enable or disable a link, or mark it trusted',
     run: (ctx, a, f) => setLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, enabled: boolFlag(f.enabled, 'enabled'), trusted: boolFlag(f.trusted, 'trusted') }),
+  },
+  {
+    words: ['link', 'resync'],
+    args: ['guildId', 'roleId'],
+    summary: 'Resync a link now: every failed member is retried at once and the whole list is walked against what the bot applied',
+    run: (ctx, a) => resyncLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
   {
     words: ['link', 'show'],

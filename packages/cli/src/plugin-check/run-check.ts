@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { parseConfigResponse, pluginHealthReport, validateSubmission, type ConfigStructure } from '@rolelink/contracts';
 import { generateToken, normalizePluginUrl } from '@rolelink/domain';
+import { PluginHttp, type PluginRequest } from '@rolelink/plugin-http';
 import { mintIframeToken } from '@rolelink/plugin-sdk';
-import { callPlugin, type PluginAnswer, type PluginCall } from './plugin-http';
 import type { CheckReport, Finding } from './report';
 
 /**
@@ -17,8 +17,11 @@ export type CheckOptions = {
   ca?: string;
 };
 
-// Spec 4.2 and 8: timeouts per call, 50 KB bodies.
-const LIMITS = { register: 5_000, getConfig: 5_000, postConfig: 10_000, deleteConfig: 5_000, health: 5_000, maxBytes: 50 * 1024 } as const;
+// Spec 4.2 and 8: timeouts per call (bodies are capped at 50 KB by PluginHttp, as in the broker).
+const LIMITS = { register: 5_000, getConfig: 5_000, postConfig: 10_000, deleteConfig: 5_000, health: 5_000, embedPageBytes: 5 * 1024 * 1024 } as const;
+
+/** What the check reads of an answer. */
+type PluginAnswer = { status: number; headers: Record<string, string | string[] | undefined>; text: string; overCap: boolean; ms: number };
 
 const fakeSnowflake = () => `${randomInt(1, 9)}${Array.from({ length: 18 }, () => randomInt(0, 10)).join('')}`;
 
@@ -39,23 +42,44 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
 
   const token = generateToken();
   const link = { guild_id: fakeSnowflake(), role_id: fakeSnowflake() };
-  const auth = { Authorization: `Token ${token}` };
-  const call = async (c: Omit<PluginCall, 'url' | 'maxBytes' | 'ca'> & { path: string }): Promise<PluginAnswer | string> => {
+  // The broker's own plugin client (SSRF guard, no redirects, the same headers and caps), so the check
+  // judges the calls the service really makes. The checked host is allowed even when private: asking it
+  // is the point, and the URL finding above already says whether the service would accept it.
+  const http = new PluginHttp({ allowHosts: [...options.allowHosts, new URL(base).hostname], ...(options.ca ? { ca: options.ca } : {}) });
+  const call = async (req: PluginRequest): Promise<PluginAnswer | string> => {
     try {
-      return await callPlugin({ ...c, url: `${base}${c.path}`, maxBytes: LIMITS.maxBytes, ...(options.ca ? { ca: options.ca } : {}) });
+      const res = await http.request(req);
+      return { status: res.status, headers: res.headers, text: res.body.toString('utf8'), overCap: res.truncated, ms: Math.round(res.durationMs) };
     } catch (err) {
       return (err as Error).message;
     }
   };
+  try {
+    return await runCalls(base, { token, link, call, add, report, allowHosts: options.allowHosts });
+  } finally {
+    http.close();
+  }
+}
+
+type CallContext = {
+  token: string;
+  link: { guild_id: string; role_id: string };
+  call: (req: PluginRequest) => Promise<PluginAnswer | string>;
+  add: (f: Finding) => void;
+  report: (uiMode: CheckReport['ui_mode']) => CheckReport;
+  allowHosts: readonly string[];
+};
+
+async function runCalls(base: string, { token, link, call, add, report, allowHosts }: CallContext): Promise<CheckReport> {
   const describe = (a: PluginAnswer | string) => (typeof a === 'string' ? `no answer: ${a}` : `answered ${a.status} in ${a.ms} ms`);
   const is2xx = (a: PluginAnswer | string): a is PluginAnswer => typeof a !== 'string' && a.status >= 200 && a.status < 300;
 
   // 1. Register with a throw-away token (as link creation does).
-  const registered = await call({ method: 'POST', path: '/register', headers: auth, body: link, timeoutMs: LIMITS.register });
+  const registered = await call({ method: 'POST', url: `${base}/register`, token, json: link, timeoutMs: LIMITS.register });
   add({ check: 'POST /register', result: is2xx(registered) ? 'pass' : 'fail', message: `${describe(registered)}${is2xx(registered) ? '' : ' (the service would answer the admin 502 and not create the link)'}` });
 
   // 2. The configuration answer, validated as the broker validates it.
-  const config = await call({ method: 'GET', path: '/config', headers: { ...auth, Accept: 'application/json' }, timeoutMs: LIMITS.getConfig });
+  const config = await call({ method: 'GET', url: `${base}/config`, token, accept: true, timeoutMs: LIMITS.getConfig });
   let structure: ConfigStructure | null = null;
   let uiMode: CheckReport['ui_mode'] = null;
   let embedUrl: string | null = null;
@@ -68,7 +92,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
     } catch {
       body = undefined;
     }
-    const parsed = body === undefined ? null : parseConfigResponse(body, { isForbiddenHost: (u) => !normalizePluginUrl(u.origin, options.allowHosts).ok });
+    const parsed = body === undefined ? null : parseConfigResponse(body, { isForbiddenHost: (u) => !normalizePluginUrl(u.origin, allowHosts).ok });
     if (!parsed) add({ check: 'GET /config', result: 'fail', message: 'body is not JSON' });
     else if (!parsed.ok) add({ check: 'GET /config', result: 'fail', message: `the service would refuse this schema (${parsed.errors.length} problem${parsed.errors.length > 1 ? 's' : ''})`, errors: parsed.errors });
     else if (parsed.value.ui_mode === 'schema') {
@@ -93,7 +117,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
     if (!checked.ok) {
       add({ check: 'POST /config', result: 'warn', message: "the form's defaults alone do not pass the form's rules (an admin must fill required fields); not submitted", errors: checked.errors });
     } else {
-      const saved = await call({ method: 'POST', path: '/config', headers: auth, body: { ...link, config: checked.config }, timeoutMs: LIMITS.postConfig });
+      const saved = await call({ method: 'POST', url: `${base}/config`, token, json: { ...link, config: checked.config }, timeoutMs: LIMITS.postConfig });
       const detail =
         typeof saved === 'string'
           ? ''
@@ -111,7 +135,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
     // 3'. Iframe mode: the page must let the dashboard frame it (spec 4.3).
     const framed = new URL(embedUrl);
     framed.searchParams.set('rl_token', mintIframeToken({ apiToken: token, pluginUrl: base, viewerId: fakeSnowflake(), guildId: link.guild_id, roleId: link.role_id }));
-    const page = await callPlugin({ method: 'GET', url: framed.toString(), timeoutMs: LIMITS.getConfig, maxBytes: 5 * 1024 * 1024, ...(options.ca ? { ca: options.ca } : {}) }).catch((e: Error) => e.message);
+    const page = await call({ method: 'GET', url: framed.toString(), timeoutMs: LIMITS.getConfig, maxBodyBytes: LIMITS.embedPageBytes });
     if (typeof page === 'string' || page.status !== 200) add({ check: 'embed page', result: 'fail', message: `GET embed_url with a valid rl_token ${describe(page)}` });
     else {
       const csp = [page.headers['content-security-policy'] ?? ''].flat().join(', ');
@@ -123,7 +147,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
   } else add({ check: 'POST /config', result: 'skip', message: 'no valid configuration answer' });
 
   // 4. Health, unauthenticated (recommended, not required).
-  const health = await call({ method: 'GET', path: '/health', timeoutMs: LIMITS.health });
+  const health = await call({ method: 'GET', url: `${base}/health`, timeoutMs: LIMITS.health });
   if (typeof health === 'string' || health.status === 404) add({ check: 'GET /health', result: 'warn', message: `${describe(health)}: the status page will show the plugin as unreachable` });
   else {
     let body: unknown = null;
@@ -139,7 +163,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
   }
 
   // 5. Forget the throw-away link (as link deletion does; the service ignores the answer).
-  const deleted = await call({ method: 'DELETE', path: '/config', headers: auth, body: link, timeoutMs: LIMITS.deleteConfig });
+  const deleted = await call({ method: 'DELETE', url: `${base}/config`, token, json: link, timeoutMs: LIMITS.deleteConfig });
   add({ check: 'DELETE /config', result: is2xx(deleted) ? 'pass' : 'warn', message: `${describe(deleted)}${is2xx(deleted) ? '' : ' (the service ignores it, but the plugin keeps a dead token)'}` });
 
   return report(uiMode);

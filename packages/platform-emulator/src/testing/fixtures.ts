@@ -50,3 +50,25 @@ export async function control<T = unknown>(emulator: RunningEmulator, method: st
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }
+
+/** The guild of a million members (`large-guild.int.test.ts`, `pnpm bench emulator`): ids from LARGE_GUILD.start, all holding the linked role. */
+export const LARGE_GUILD = { id: '133333333333333333', linked: '333333333333333331', bot: '333333333333333332', start: 100_000_000_000_000_000n, count: 1_000_000 } as const;
+
+export function largeGuildSeed(extraMembers: { userId: string; roles: string[] }[] = []): EmulatorSeed {
+  const g = LARGE_GUILD;
+  return {
+    guilds: [
+      {
+        id: g.id,
+        ownerId: '200000000000000001',
+        roles: [
+          { id: g.linked, position: 1 },
+          { id: g.bot, position: 2 },
+        ],
+        botRoleId: g.bot,
+        generateMembers: { count: g.count, roles: [g.linked] },
+        members: extraMembers,
+      },
+    ],
+  };
+}

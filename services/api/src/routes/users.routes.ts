@@ -2,8 +2,8 @@ import { Router } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
 import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
-import { limitsFor, storedLimitMessage } from '@rolelink/domain';
-import { AppError, handle, input, validate } from '@rolelink/runtime';
+import { limitsFor, reportedPending, storedLimitMessage } from '@rolelink/domain';
+import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
@@ -17,9 +17,7 @@ type Deps = { pool: Pool; sync: SyncNotifier };
 export function listMeta(link: LinkContext): ListMeta {
   const limits = limitsFor(link.plan);
   const desired = Math.min(link.userCount, limits.syncedUsers);
-  // Until the worker has measured a pass for the latest write, the distance to the desired set is the
-  // best estimate of what is pending.
-  const pending = link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
+  const pending = reportedPending(link, desired);
   return {
     user_count: link.userCount,
     synced_count: Math.min(link.appliedCount, desired),
@@ -43,29 +41,8 @@ export function usersRoutes(deps: Deps): Router {
       // built from it can fail spuriously (412) but never let a write over an unseen change through.
       setListVersion(res, link.id, link.listVersion);
       res.status(200).type('application/json');
-      res.write(`{"meta":${JSON.stringify(listMeta(link))},"data":[`);
-      stream.pipe(res, { end: false });
-      // Stop the stream when the client is gone, or its connection stays idle in transaction for good: that
-      // starved the pool and held back vacuum under load (docs/reliability.md, soak). The socket is the one
-      // signal that cannot be missed. The request's 'close' may have fired already, while the pool checkout
-      // and BEGIN were awaited; and a keep-alive request queued behind the socket's current response never
-      // gets a 'close' of its response when the socket goes.
-      const socket = req.socket;
-      const stop = () => {
-        socket.off('close', stop);
-        stream.destroy();
-      };
-      if (res.destroyed || socket.destroyed) stop();
-      else {
-        socket.once('close', stop);
-        res.once('close', stop);
-      }
-      try {
-        await done;
-        res.end(']}');
-      } catch {
-        res.destroy(); // a truncated body is the only honest signal once 200 is on the wire
-      }
+      // Stopped when the client goes away (sendStream says why that matters: the soak's leaked transactions).
+      await sendStream(req, res, { stream, done }, { head: `{"meta":${JSON.stringify(listMeta(link))},"data":[`, tail: ']}' });
     }),
   );
 

@@ -10,10 +10,13 @@ export function passRate(pass: Pick<PassState, 'changes' | 'passStartedAt'>, now
 
 /**
  * Progress while a pass is under way: the applied count of the last finished pass plus what this
- * pass added, bounded by the synced set's size; exact counts replace it when the pass ends.
+ * pass added, bounded by the synced set's size; exact counts replace it when the pass ends. Pending is
+ * every change still to make, removals included (issue 20: a walk of thousands of removals showed
+ * "0 of 50 · less than a minute"): the walk's changes counted at its start less the calls made since,
+ * and never fewer than the additions still missing.
  */
-export function interimCounts(link: Pick<LinkContext, 'userCount' | 'syncedLimit'>, pass: Pick<PassState, 'baseApplied' | 'adds'>): { applied: number; pending: number } {
+export function interimCounts(link: Pick<LinkContext, 'userCount' | 'syncedLimit'>, pass: Pick<PassState, 'baseApplied' | 'adds' | 'passPending' | 'changes'>): { applied: number; pending: number } {
   const desired = Math.min(link.userCount, link.syncedLimit);
   const applied = Math.min(desired, pass.baseApplied + pass.adds);
-  return { applied, pending: Math.max(0, desired - applied) };
+  return { applied, pending: Math.max(0, desired - applied, pass.passPending - pass.changes) };
 }

@@ -7,6 +7,7 @@ import {
   advancePass,
   clearBackoff,
   countCalls,
+  countDiff,
   deleteSyncState,
   desiredInRange,
   diffRange,
@@ -180,11 +181,18 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
 
 const maxSeq = (a: bigint | null, b: bigint) => (a !== null && a > b ? a : b);
 
-/** Starts a full walk answering the link's current sequence, with the boundary that holds now. */
+/**
+ * Starts a full walk answering the link's current sequence, with the boundary that holds now. Every
+ * change it has to make (removals too) is counted first and shown at once: a walk of thousands of
+ * removals must not read as "up to date" (issue 20).
+ */
 async function beginWalk(client: PoolClient, link: LinkContext, pass: PassState): Promise<PassState> {
   const cutoff = await syncedCutoff(client, link);
-  await startPass(client, link.id, link.wantedSeq, pass.cursor === null ? link.appliedCount : pass.baseApplied, { limit: link.syncedLimit, cutoff });
-  return loadPass(client, link.id);
+  const pending = await countDiff(client, link.id, cutoff);
+  await startPass(client, link.id, link.wantedSeq, pass.cursor === null ? link.appliedCount : pass.baseApplied, { limit: link.syncedLimit, cutoff }, pending);
+  const started = await loadPass(client, link.id);
+  await writeProgress(client, link.id, interimCounts(link, started), null);
+  return started;
 }
 
 /** Nothing journaled is left: the outbox answers what was consumed; a user in back-off schedules its retry. */

@@ -1,7 +1,23 @@
 import { Router } from 'express';
-import { applyRemovals, createLink, deleteLink, lookupMember, setLink, stripPreview } from '@rolelink/admin';
-import { createLinkBody, deleteLinkBody, linkParams, updateLinkBody, userParams, type CreatedLinkView, type DeletedLinkView, type LinkCard, type StripPreviewView } from '@rolelink/contracts';
-import { AppError, input, validate } from '@rolelink/runtime';
+import { applyRemovals, createLink, deleteLink, heldChangePreview, lookupMember, resyncLink, setLink, stripPreview } from '@rolelink/admin';
+import {
+  applyRemovalsBody,
+  createLinkBody,
+  deleteLinkBody,
+  linkParams,
+  updateLinkBody,
+  userParams,
+  type AppliedRemovals,
+  type CreatedLinkView,
+  type DeletedLinkView,
+  type HeldChangePreview,
+  type LinkCard,
+  type ResyncView,
+  type StripPreviewView,
+} from '@rolelink/contracts';
+import { findLinkAt, streamUserIdsCsv } from '@rolelink/db';
+import { limitsFor } from '@rolelink/domain';
+import { AppError, input, sendStream, validate } from '@rolelink/runtime';
 import { actingAdmin, type DashboardContext } from '../context';
 import { linkCards } from './guilds.routes';
 
@@ -10,6 +26,7 @@ const createParts = { params: linkParams.pick({ guildId: true }), body: createLi
 const updateParts = { params: linkParams, body: updateLinkBody };
 const memberParts = { params: userParams };
 const deleteParts = { params: linkParams, body: deleteLinkBody };
+const applyParts = { params: linkParams, body: applyRemovalsBody };
 
 /** An AppError whose message belongs next to one form field (`errors: [{ field, message }]`). */
 export function fieldError(status: number, field: string, message: string, code: string): AppError {
@@ -20,7 +37,7 @@ export function fieldError(status: number, field: string, message: string, code:
 function toFieldError(err: unknown): unknown {
   if (!(err instanceof AppError)) return err;
   if (err.code === 'invalid_plugin_url') return fieldError(400, 'plugin_url', err.message, err.code);
-  if (err.code === 'keep_unavailable') return fieldError(400, 'existing_members', err.message, err.code);
+  if (err.code === 'keep_unavailable' || err.code === 'existing_members_required') return fieldError(400, 'existing_members', err.message, err.code);
   if (err.code === 'link_exists') return fieldError(409, 'role_id', err.message, err.code);
   return err;
 }
@@ -46,7 +63,7 @@ export function linksRouter(ctx: DashboardContext): Router {
     if (role.everyone || role.managed || role.position >= botTop) throw fieldError(400, 'role_id', 'The bot cannot assign this role; pick a role below its highest role', 'role_unusable');
     let created;
     try {
-      created = await createLink(actingAdmin(ctx, req), { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === 'keep' });
+      created = await createLink(actingAdmin(ctx, req), { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === undefined ? undefined : body.existing_members === 'keep', askedMembers: true });
     } catch (err) {
       throw toFieldError(err);
     }
@@ -81,11 +98,36 @@ export function linksRouter(ctx: DashboardContext): Router {
     res.json((await stripPreview(ctx.admin, { guildId: g.id, roleId: params.roleId, actingUserId: req.session.user!.id })) satisfies StripPreviewView);
   });
 
-  router.post(`${base}/apply-removals`, validate(linkOnly), async (req, res) => {
+  // The link's whole list as CSV (user_id,synced), streamed from PostgreSQL as it is read: 30M rows never
+  // sit in memory, and the download starts at once.
+  router.get(`${base}/users.csv`, validate(linkOnly), async (req, res) => {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
+    const link = await findLinkAt(ctx.admin.db.pool, g.id, params.roleId);
+    if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
+    const body = await streamUserIdsCsv(ctx.admin.db.pool, link.id, limitsFor(link.plan).syncedUsers);
+    res.status(200).type('text/csv').set('Cache-Control', 'no-store').attachment(`rolelink-${g.id}-${params.roleId}.csv`);
+    await sendStream(req, res, body);
+  });
+
+  router.post(`${base}/resync`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json((await resyncLink(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId })) satisfies ResyncView);
+  });
+
+  // What Apply removals would confirm, shown in its dialog before the owner confirms.
+  router.get(`${base}/held-change`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    res.json((await heldChangePreview(ctx.admin, { guildId: g.id, roleId: params.roleId })) satisfies HeldChangePreview);
+  });
+
+  router.post(`${base}/apply-removals`, validate(applyParts), async (req, res) => {
+    const { params, body } = input<typeof applyParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
     ctx.access.requireOwner(g, 'apply held removals');
-    res.json(await applyRemovals(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId }));
+    res.json((await applyRemovals(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, changeId: body.change_id })) satisfies AppliedRemovals);
   });
 
   router.get(`${base}/members/:userId`, validate(memberParts), async (req, res) => {

@@ -1,6 +1,6 @@
 import type { BrokerContext, PluginCallName } from '../context';
-import { PluginCallFailure } from '../plugin-http/failure';
-import type { PluginRequest, PluginResponse } from '../plugin-http/plugin-http';
+import { PluginCallFailure } from '@rolelink/plugin-http';
+import type { PluginRequest, PluginResponse } from '@rolelink/plugin-http';
 
 type Outcome = 'ok' | 'http_4xx' | 'http_5xx' | 'timeout' | 'network' | 'blocked' | 'invalid_response';
 

@@ -1,7 +1,7 @@
 import type { JobData } from '@rolelink/contracts';
 import { decryptToken } from '@rolelink/domain';
 import type { BrokerContext } from '../context';
-import { PluginCallFailure } from '../plugin-http/failure';
+import { PluginCallFailure } from '@rolelink/plugin-http';
 import { callPlugin } from './call-plugin';
 
 /**

@@ -1,10 +1,10 @@
-import type { ConfigView, JobData } from '@rolelink/contracts';
+import type { ConfigView } from '@rolelink/contracts';
 import type { BrokerContext } from '../context';
 import { toConfigView } from './config-view';
 import { fetchFailure, requireLink } from './errors';
 import { getConfig, structureOf } from './get-config';
 
-type FetchInput = Pick<JobData<'plugin-calls', 'fetch-config'>, 'linkId' | 'refresh' | 'viewerId'>;
+type FetchInput = { linkId: string; refresh: boolean; viewerId?: string };
 
 /**
  * GET /config for the dashboard (spec 4.2 rule 2, 3.4). The plugin is always asked, because `values`

@@ -1,4 +1,4 @@
-import { PluginCallMessage, validateSubmission, type JobData } from '@rolelink/contracts';
+import { PluginCallMessage, validateSubmission, type BrokerSubmitResult } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { CachedConfig } from '../config-cache';
 import type { BrokerContext } from '../context';
@@ -11,10 +11,10 @@ export const IFRAME_SUBMIT_MESSAGE = 'This plugin is configured in its embedded 
 export const INVALID_CONFIG_MESSAGE = 'Invalid configuration';
 
 /** The structure to validate against: the cached one while fresh, else the plugin's latest (else any cached one). */
-async function structureFor(ctx: BrokerContext, link: PluginLink, timeoutMs: number): Promise<CachedConfig> {
+async function structureFor(ctx: BrokerContext, link: PluginLink): Promise<CachedConfig> {
   const cached = await ctx.cache.get(link.id);
   if (cached && ctx.cache.isFresh(cached, ctx.now())) return cached;
-  const result = timeoutMs > 0 ? await getConfig(ctx, link, timeoutMs) : ({ ok: false, reason: 'unreachable', detail: 'no time left to fetch the schema' } as const);
+  const result = await getConfig(ctx, link, ctx.timeouts.fetchConfig);
   if (result.ok) {
     const latest = structureOf(result.parsed, ctx.now());
     await ctx.cache.set(link.id, latest);
@@ -43,12 +43,12 @@ function forwardedBody(body: Buffer, truncated: boolean): unknown {
 
 /**
  * POST /config (spec 4.2 rule 3 and 5, 6): refused in iframe mode without calling the plugin, validated
- * against the form first, then sent with only the visible, non-display fields. `budgetMs` is the time
- * left before the caller stops waiting; the schema fetch (when the cache is stale) gets what POST does not need.
+ * against the form first, then sent with only the visible, non-display fields. With a stale cache the
+ * schema fetch and the POST together take at most 5 s + 10 s, within the caller's 17 s.
  */
-export async function submitConfig(ctx: BrokerContext, data: Pick<JobData<'plugin-calls', 'submit-config'>, 'linkId' | 'config'>, budgetMs: number): Promise<{ status: number; body: unknown }> {
+export async function submitConfig(ctx: BrokerContext, data: { linkId: string; config: Record<string, unknown> }): Promise<BrokerSubmitResult> {
   const link = await requireLink(ctx, data.linkId);
-  const entry = await structureFor(ctx, link, Math.min(ctx.timeouts.fetchConfig, budgetMs - ctx.timeouts.submitConfig));
+  const entry = await structureFor(ctx, link);
   if (entry.response.ui_mode === 'iframe') throw new AppError(400, IFRAME_SUBMIT_MESSAGE, 'iframe_mode');
   const checked = validateSubmission(entry.response.structure, data.config);
   if (!checked.ok) throw new AppError(400, INVALID_CONFIG_MESSAGE, 'invalid_config', { statusCode: 400, message: INVALID_CONFIG_MESSAGE, errors: checked.errors });

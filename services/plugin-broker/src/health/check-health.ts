@@ -1,7 +1,7 @@
 import { pluginHealthReport, type PluginHealthStatus } from '@rolelink/contracts';
 import { formatPath } from '@rolelink/contracts';
 import type { BrokerContext } from '../context';
-import { PluginCallFailure } from '../plugin-http/failure';
+import { PluginCallFailure } from '@rolelink/plugin-http';
 import { callPlugin, parseJson } from '../calls/call-plugin';
 
 export type HealthResult = { status: PluginHealthStatus; latencyMs: number | null; detail: Record<string, unknown> };

@@ -1,6 +1,6 @@
 import { startHarness, type Harness } from '../testing/harness';
 import { json } from '../testing/test-plugin';
-import { enqueueHealthChecks } from './health-poll';
+import { pollHealth } from './health-poll';
 
 // The health poll's outcome hook (issue 20, part 3): a plugin's transitions notify each of its links'
 // guilds, de-duplicated per link, through the broker's real queue, checks and database.
@@ -13,7 +13,7 @@ afterAll(() => h.close());
 
 async function pollOnce(): Promise<void> {
   const done = h.completed('health-check');
-  await enqueueHealthChecks(h.ctx, h.broker.queue);
+  await pollHealth(h.ctx, h.broker.jobs);
   await done;
 }
 const notified = async (guildId: string) => (await h.db.pool.query<{ kind: string; detail: unknown }>('SELECT kind, detail FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;

@@ -1,33 +1,31 @@
-import { createHash } from 'node:crypto';
-import type { Queue } from 'bullmq';
-import { PLUGIN_HEALTH_STATUSES } from '@rolelink/contracts';
+import { PLUGIN_HEALTH_STATUSES, type QueueName } from '@rolelink/contracts';
+import type { Producer } from '@rolelink/queue';
 import type { BrokerContext } from '../context';
 import { countLinksByHealth, pluginUrlsAfter, pruneUnusedPlugins } from '@rolelink/db';
 
 export const HEALTH_SCHEDULER_ID = 'plugin-health';
 const PAGE = 1000;
 
+type PluginCalls = Producer<typeof QueueName.pluginCalls>;
+
 /**
  * Registers (or updates) the repeating poll. Idempotent across replicas and restarts: BullMQ keeps one
  * scheduler per id, so every broker may call it at start.
  */
-export async function scheduleHealthPolls(queue: Queue, everyMs: number): Promise<void> {
-  await queue.upsertJobScheduler(HEALTH_SCHEDULER_ID, { every: everyMs }, { name: 'health-poll', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
+export async function scheduleHealthPolls(jobs: PluginCalls, everyMs: number): Promise<void> {
+  await jobs.schedule(HEALTH_SCHEDULER_ID, everyMs, 'health-poll', {}, { removeOnComplete: true, removeOnFail: 100 });
 }
 
-/** A `health-check` job for one plugin URL, deduplicated per URL and below interactive calls. */
-export function healthCheckJob(pluginUrl: string) {
-  return {
-    name: 'health-check',
-    data: { pluginUrl },
-    opts: {
-      deduplication: { id: `health:${createHash('sha256').update(pluginUrl).digest('hex').slice(0, 32)}` },
-      priority: 10,
-      attempts: 1,
-      removeOnComplete: true,
-      removeOnFail: true,
-    },
-  };
+/**
+ * `health-check` jobs, deduplicated per URL by the catalog's rule (a slow plugin never piles up checks)
+ * and below interactive work (priority 10; jobs without one run first).
+ */
+export function enqueueHealthChecks(jobs: PluginCalls, pluginUrls: readonly string[]): Promise<void> {
+  return jobs.addBulk(
+    'health-check',
+    pluginUrls.map((pluginUrl) => ({ pluginUrl })),
+    { dedup: 'perUrl', priority: 10, attempts: 1, removeOnComplete: true, removeOnFail: true },
+  );
 }
 
 /**
@@ -35,13 +33,13 @@ export function healthCheckJob(pluginUrl: string) {
  * Deduplicated per URL, so a slow plugin never piles up checks, and prioritised below interactive calls
  * (jobs without a priority run first), so polling never delays a dashboard or link creation.
  */
-export async function enqueueHealthChecks(ctx: BrokerContext, queue: Queue): Promise<number> {
+export async function pollHealth(ctx: BrokerContext, jobs: PluginCalls): Promise<number> {
   let after = '';
   let total = 0;
   for (;;) {
     const urls = await pluginUrlsAfter(ctx.prisma, after, PAGE);
     if (urls.length === 0) break;
-    await queue.addBulk(urls.map((pluginUrl) => healthCheckJob(pluginUrl)));
+    await enqueueHealthChecks(jobs, urls);
     total += urls.length;
     after = urls[urls.length - 1]!;
     if (urls.length < PAGE) break;

@@ -2,19 +2,21 @@ import { once } from 'node:events';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encryptToken, generateToken, hashToken } from '@rolelink/domain';
-import { PluginCallsClient, producerConnection, workerConnection } from '@rolelink/queue';
+import { BrokerClient } from '@rolelink/broker-client';
+import { PluginJobs, producerConnection, workerConnection } from '@rolelink/queue';
 import { AppError, silentLogger, type Logger } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../../test/support/redis';
 import { ConfigCache, type CachedConfig } from '../config-cache';
 import { type BrokerContext, type PluginTimeouts } from '../context';
-import type { Resolver } from '../plugin-http/guarded-agent';
-import { PluginHttp } from '../plugin-http/plugin-http';
+import type { Resolver } from '@rolelink/plugin-http';
+import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerWorker, type BrokerWorker } from '../worker';
+import { listenBroker } from './broker-server';
 import { startTestPlugin, type TestPlugin } from './test-plugin';
 
 export const TEST_KEY = Buffer.alloc(32, 9);
-/** Short plugin timeouts so failure tests run fast; deadlines stay above them as in production. */
+/** Short plugin timeouts so failure tests run fast; the client's deadlines stay above them as in production. */
 export const TEST_TIMEOUTS: PluginTimeouts = { register: 400, fetchConfig: 400, submitConfig: 600, deleteConfig: 400, health: 400 };
 export const TEST_DEADLINES = { register: 1500, fetchConfig: 1500, submitConfig: 2500 };
 
@@ -27,7 +29,12 @@ export type Harness = {
   redis: Redis;
   ctx: BrokerContext;
   broker: BrokerWorker;
-  client: PluginCallsClient;
+  /** The broker's internal base URL and bearer (BROKER_URL, BROKER_INTERNAL_TOKEN for a CLI under test). */
+  brokerUrl: string;
+  brokerToken: string;
+  client: BrokerClient;
+  /** DELETE /config through the queue, as the dashboard and the CLI send it. */
+  pluginJobs: PluginJobs;
   seedLink(pluginUrl?: string): Promise<SeededLink>;
   /** Makes the cached structure of a link look `ms` older. */
   ageCache(linkId: string, ms: number): Promise<void>;
@@ -68,7 +75,10 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
   };
   const broker = createBrokerWorker(ctx, { connection: redis, prefix, concurrency: options.concurrency ?? 8 });
   await broker.ready();
-  const client = new PluginCallsClient({ connection: producer, prefix, deadlineMs: { ...TEST_DEADLINES, ...options.deadlines }, logger: silentLogger() });
+  const server = await listenBroker(ctx, broker);
+  const { url: brokerUrl, token: brokerToken } = server;
+  const client = new BrokerClient({ baseUrl: brokerUrl, token: brokerToken, timeoutsMs: { ...TEST_DEADLINES, ...options.deadlines }, logger: silentLogger() });
+  const pluginJobs = new PluginJobs(producer, prefix, silentLogger());
   const cacheKey = (linkId: string) => `${prefix}:plugin-config:${linkId}`;
 
   return {
@@ -78,7 +88,10 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
     redis,
     ctx,
     broker,
+    brokerUrl,
+    brokerToken,
     client,
+    pluginJobs,
     async seedLink(pluginUrl = plugin.url) {
       const guildId = snowflake();
       const roleId = snowflake();
@@ -102,7 +115,8 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
       }
     },
     async close() {
-      await client.close();
+      await server.close();
+      await pluginJobs.close();
       await broker.close();
       http.close();
       await plugin.close();

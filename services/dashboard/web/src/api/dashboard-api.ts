@@ -1,5 +1,6 @@
 import type {
   AppliedRemovals,
+  ApplyRemovalsBody,
   DashboardAuditLog,
   DashboardNotifications,
   DashboardNotifySettings,
@@ -14,9 +15,11 @@ import type {
   DeletedLinkView,
   DeleteLinkBody,
   GuildHealth,
+  HeldChangePreview,
   LinkCard,
   MemberLookup,
   PluginHealthView,
+  ResyncView,
   RoleChoices,
   StripPreviewView,
   SubmittedConfig,
@@ -64,8 +67,12 @@ export const dashboardApi = {
   link: (guildId: string, roleId: string, signal?: Signal) => request<LinkCard>('GET', linkPath(guildId, roleId), { signal }),
   updateLink: (guildId: string, roleId: string, body: UpdateLinkBody) => request<LinkCard>('PATCH', linkPath(guildId, roleId), { body }),
   deleteLink: (guildId: string, roleId: string, body: DeleteLinkBody = {}) => request<DeletedLinkView>('DELETE', linkPath(guildId, roleId), { body }),
+  /** A link, not a call: the browser downloads the streamed CSV itself. */
+  listCsvUrl: (guildId: string, roleId: string) => `${linkPath(guildId, roleId)}/users.csv`,
+  resync: (guildId: string, roleId: string) => request<ResyncView>('POST', `${linkPath(guildId, roleId)}/resync`),
   stripPreview: (guildId: string, roleId: string, signal?: Signal) => request<StripPreviewView>('GET', `${linkPath(guildId, roleId)}/strip-preview`, { signal }),
-  applyRemovals: (guildId: string, roleId: string) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`),
+  heldChange: (guildId: string, roleId: string, signal?: Signal) => request<HeldChangePreview>('GET', `${linkPath(guildId, roleId)}/held-change`, { signal }),
+  applyRemovals: (guildId: string, roleId: string, body: ApplyRemovalsBody) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`, { body }),
 
   config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) => request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),
   submitConfig: (guildId: string, roleId: string, config: Record<string, unknown>) => request<SubmittedConfig>('POST', `${linkPath(guildId, roleId)}/config`, { body: { config } }),

@@ -1,45 +1,97 @@
-import type { AppliedRemovals, LinkView } from '@rolelink/contracts';
-import { useId, useState } from 'react';
+import type { AppliedRemovals, HeldChangePreview, LinkView } from '@rolelink/contracts';
+import { useEffect, useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
+import { heldNumbers } from '../format/held-change';
+import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
 
 const WINDOW_MS = 60 * 60 * 1000;
 
+type Held = NonNullable<LinkView['held_change']>;
+
 type Props = {
   guildId: string;
   roleId: string;
-  held: NonNullable<LinkView['held_change']>;
+  roleName: string;
+  held: Held;
   /** Undefined while the guild is still loading: no owner-only control or notice is shown yet. */
   owner: boolean | undefined;
   /** Called with the confirmation; the card keeps showing it even when the refreshed link drops the hold. */
   onApplied: (applied: AppliedRemovals) => void;
 };
 
+const fmt = (n: number) => n.toLocaleString();
+const plural = (n: number, one: string, many: string) => `${fmt(n)} ${n === 1 ? one : many}`;
+
+/** "ana, ben and 2,978 more": the recorded sample by name (or id), then the rest of the removals as a count. */
+function sampleText(p: HeldChangePreview): string {
+  const names = p.sample.map((m) => m.name ?? m.user_id);
+  const more = p.change.removals - names.length;
+  return more > 0 ? `${names.join(', ')} and ${fmt(more)} more` : names.join(', ');
+}
+
+/** The Apply removals dialog's body: what the held list does, who it leaves out, and what confirming does. */
+function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; error: string | null }) {
+  if (error) return <p className="field-error">The held change could not be loaded: {error}</p>;
+  if (!preview) return <p aria-busy="true">Loading the held change…</p>;
+  const c = preview.change;
+  return (
+    <>
+      <p className="held-numbers">
+        <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong> and {plural(c.additions, 'member gains', 'members gain')} it: {heldNumbers(c)}.
+      </p>
+      {preview.sample.length ? <p>Left out of the held list: {sampleText(preview)}.</p> : null}
+      <ul>
+        <li>Confirming changes nothing by itself: the held list was not stored.</li>
+        <li>For one hour the plugin's resent list is accepted without another hold; the bot then removes the role from everyone not on it, at the platform's rate limits.</li>
+        <li>If the plugin resends a different list, that list is what applies.</li>
+      </ul>
+    </>
+  );
+}
+
 /**
- * A large removal the plugin asked for and the service held (spec 3.3). The owner's confirmation opens a
- * one-hour window in which the plugin's resent list is accepted; the list itself was never stored.
+ * A large removal the plugin asked for and the service held (spec 3.3). The owner's confirmation, given
+ * in a dialog that shows the counts and who the held list leaves out, opens a one-hour window in which
+ * the plugin's resent list is accepted; the list itself was never stored.
  */
-export function HeldChangePanel({ guildId, roleId, held, owner, onApplied }: Props) {
+export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onApplied }: Props) {
   const toast = useToast();
   const titleId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [preview, setPreview] = useState<{ view: HeldChangePreview | null; error: string | null }>({ view: null, error: null });
 
   const windowEnd = held.confirmed_at ? new Date(Date.parse(held.confirmed_at) + WINDOW_MS).toISOString() : null;
   const windowOpen = windowEnd !== null && Date.parse(windowEnd) > Date.now();
-  const fmt = (n: number) => n.toLocaleString();
 
-  async function apply() {
+  // Loaded each time the dialog opens, as the delete dialog's strip preview is.
+  useEffect(() => {
+    if (!confirming) return;
+    const abort = new AbortController();
+    setPreview({ view: null, error: null });
+    dashboardApi.heldChange(guildId, roleId, abort.signal).then(
+      (view) => setPreview({ view, error: null }),
+      (err: unknown) => {
+        if (!abort.signal.aborted) setPreview({ view: null, error: err instanceof Error ? err.message : String(err) });
+      },
+    );
+    return () => abort.abort();
+  }, [confirming, guildId, roleId]);
+
+  async function apply(changeId: string) {
     setBusy(true);
     setError(null);
     try {
-      const result = await dashboardApi.applyRemovals(guildId, roleId);
+      const result = await dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId });
       toast.show('success', 'Removals confirmed', 'The plugin must resend its list within the hour.');
       onApplied(result);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
+      setConfirming(false);
       setBusy(false);
     }
   }
@@ -47,7 +99,7 @@ export function HeldChangePanel({ guildId, roleId, held, owner, onApplied }: Pro
   return (
     <div className="held-panel" role="group" aria-labelledby={titleId}>
       <p className="held-title" id={titleId}>
-        <span aria-hidden="true">⚠ </span>Removal held: {fmt(held.previous)} → {fmt(held.next)} members ({fmt(held.removals)} removals)
+        <span aria-hidden="true">⚠ </span>Removal held: {heldNumbers(held)}
       </p>
       <p>
         The plugin sent a list that would remove many members at once, so nothing was changed. Held <DateTime iso={held.created_at} />.
@@ -73,13 +125,25 @@ export function HeldChangePanel({ guildId, roleId, held, owner, onApplied }: Pro
       ) : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
-          <button type="button" className="btn btn-warning" onClick={() => void apply()} disabled={busy}>
-            {busy ? 'Applying…' : 'Apply removals'}
+          <button type="button" className="btn btn-warning" onClick={() => setConfirming(true)} disabled={busy}>
+            Apply removals…
           </button>
         )
       ) : (
         <p className="muted">Only the server owner can apply removals.</p>
       )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Apply the held removal for ${roleName}?`}
+        confirmLabel={busy ? 'Applying…' : preview.view ? `Apply ${plural(preview.view.change.removals, 'removal', 'removals')}` : 'Apply removals'}
+        danger
+        busy={busy}
+        confirmDisabled={preview.view === null}
+        onConfirm={() => preview.view && void apply(preview.view.change.change_id)}
+        onCancel={() => setConfirming(false)}
+      >
+        <HeldPreview preview={preview.view} error={preview.error} />
+      </ConfirmDialog>
     </div>
   );
 }

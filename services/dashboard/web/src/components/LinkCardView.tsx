@@ -111,6 +111,7 @@ export function LinkCardView({ card, owner, onChanged, headingLevel = 'h3', link
         <HeldChangePanel
           guildId={card.guild_id}
           roleId={card.role_id}
+          roleName={name}
           held={card.held_change}
           owner={owner}
           onApplied={(result) => {

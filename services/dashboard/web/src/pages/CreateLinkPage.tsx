@@ -10,7 +10,7 @@ import { RoleSwatch } from '../components/RoleName';
 import { useToast } from '../components/toasts';
 import { useResource } from '../hooks/use-resource';
 import { guildPath, linkPaths } from '../paths';
-import { ExistingMembersChoice, keepUnavailableReason, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
+import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
 
 type FieldKey = 'role_id' | 'plugin_url' | 'existing_members';
 type Failure = { message: string; status: number; fields: Partial<Record<FieldKey, string>> };
@@ -39,13 +39,19 @@ export function CreateLinkPage() {
 
   const [roleId, setRoleId] = useState('');
   const [pluginUrl, setPluginUrl] = useState('');
-  const [mode, setMode] = useState<MemberMode>('handover');
+  // The role picker's search: a server may have hundreds of roles (the platform allows 250).
+  const [roleQuery, setRoleQuery] = useState('');
+  // No answer until the admin gives one (spec 1: the dashboard asks; issue 20: never preselected).
+  const [mode, setMode] = useState<MemberMode | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
 
   const linkedRoles = useMemo(() => new Set(guild.data?.links.map((l) => l.role_id) ?? []), [guild.data]);
   const sorted = useMemo(() => [...(roles.data?.roles ?? [])].sort((a, b) => b.position - a.position), [roles.data]);
   const selected = sorted.find((r) => r.id === roleId);
+  const query = roleQuery.trim().toLowerCase();
+  // The chosen role stays listed whatever the search, so the select never shows a value it does not hold.
+  const shown = query ? sorted.filter((r) => r.id === roleId || r.name.toLowerCase().includes(query)) : sorted;
 
   if (roles.loading) return <Loading />;
   if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.reload()} /> : null;
@@ -53,9 +59,9 @@ export function CreateLinkPage() {
   const askMembers = selected !== undefined && roleHasMembers(selected);
 
   function chooseRole(next: string) {
+    // A new role is a new question: an answer given for another role's members does not carry over.
+    if (next !== roleId) setMode(null);
     setRoleId(next);
-    const role = sorted.find((r) => r.id === next);
-    if (role && keepUnavailableReason(role, syncedLimit) !== null) setMode('handover');
     setFailure((f) => (f ? { ...f, fields: { ...f.fields, role_id: undefined, existing_members: undefined } } : f));
   }
 
@@ -65,6 +71,7 @@ export function CreateLinkPage() {
     if (!roleId) fields.role_id = 'Choose a role';
     const url = createLinkBody.shape.plugin_url.safeParse(pluginUrl.trim());
     if (!url.success) fields.plugin_url = url.error.issues[0]?.message ?? 'Enter the plugin server URL';
+    if (selected && askMembers && mode === null) fields.existing_members = choiceRequiredMessage(selected);
     if (Object.keys(fields).length > 0) {
       setFailure({ message: 'Please correct the fields below.', status: 0, fields });
       return;
@@ -72,7 +79,7 @@ export function CreateLinkPage() {
     setBusy(true);
     setFailure(null);
     try {
-      const created = await dashboardApi.createLink(guildId, { role_id: roleId, plugin_url: pluginUrl.trim(), existing_members: askMembers ? mode : 'handover' });
+      const created = await dashboardApi.createLink(guildId, { role_id: roleId, plugin_url: pluginUrl.trim(), ...(askMembers && mode !== null ? { existing_members: mode } : {}) });
       const kept = created.member_mode === 'keep' && created.existing_members > 0 ? `${created.existing_members.toLocaleString()} current members were kept on the list.` : undefined;
       toast.show('success', 'Link created', kept);
       void navigate(linkPaths(guildId, created.role_id).config);
@@ -111,12 +118,28 @@ export function CreateLinkPage() {
 
       <form className="card form" onSubmit={(e) => void submit(e)} noValidate>
         <div className="field">
+          <label htmlFor={`${id}-role-search`} className="field-help">
+            Find a role
+          </label>
+          <input
+            id={`${id}-role-search`}
+            type="search"
+            className="role-search"
+            value={roleQuery}
+            onChange={(e) => setRoleQuery(e.target.value)}
+            placeholder="Type part of its name"
+            aria-controls={`${id}-role`}
+            aria-describedby={`${id}-role-count`}
+          />
+          <p className="field-help" id={`${id}-role-count`} aria-live="polite">
+            {query ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match` : `${sorted.length} roles`}
+          </p>
           <label htmlFor={`${id}-role`}>Role</label>
           <div className="with-swatch">
             <RoleSwatch color={selected?.color} />
             <select id={`${id}-role`} value={roleId} onChange={(e) => chooseRole(e.target.value)} aria-invalid={fieldErr.role_id ? true : undefined} aria-describedby={fieldErr.role_id ? roleErrorId : undefined} required>
               <option value="">Choose a role…</option>
-              {sorted.map((r) => {
+              {shown.map((r) => {
                 const linked = linkedRoles.has(r.id);
                 return (
                   <option key={r.id} value={r.id} disabled={!r.usable || linked}>
@@ -133,7 +156,18 @@ export function CreateLinkPage() {
           ) : null}
         </div>
 
-        {selected && askMembers ? <ExistingMembersChoice role={selected} syncedLimit={syncedLimit} value={mode} onChange={setMode} error={fieldErr.existing_members} /> : null}
+        {selected && askMembers ? (
+          <ExistingMembersChoice
+            role={selected}
+            syncedLimit={syncedLimit}
+            value={mode}
+            onChange={(m) => {
+              setMode(m);
+              setFailure((f) => (f ? { ...f, fields: { ...f.fields, existing_members: undefined } } : f));
+            }}
+            error={fieldErr.existing_members}
+          />
+        ) : null}
 
         <div className="field">
           <label htmlFor={`${id}-url`}>Plugin URL</label>

@@ -10,8 +10,22 @@ export function keepUnavailableReason(role: RoleChoice, syncedLimit: number): st
   return null;
 }
 
+const lower = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+
 export function roleHasMembers(role: RoleChoice): boolean {
   return role.member_count === null || role.member_count > 0;
+}
+
+/** The message when the question was left unanswered (the server's 400 says the same). */
+export function choiceRequiredMessage(role: RoleChoice): string {
+  return role.member_count === null ? 'Choose what happens to the members who hold this role now' : `${membersText(role)} ${role.member_count === 1 ? 'holds' : 'hold'} this role now: choose Hand over or Keep current members`;
+}
+
+/** "1 member", "About 250 members", "the current members" (count unknown). */
+function membersText(role: RoleChoice): string {
+  if (role.member_count === null) return 'the current members';
+  const n = role.member_count;
+  return `${role.member_count_exact ? '' : 'About '}${n.toLocaleString()} ${n === 1 ? 'member' : 'members'}`;
 }
 
 function countText(role: RoleChoice): string {
@@ -21,9 +35,13 @@ function countText(role: RoleChoice): string {
   return `${approx}${n.toLocaleString()} ${n === 1 ? 'member holds' : 'members hold'} this role now.`;
 }
 
-type Props = { role: RoleChoice; syncedLimit: number; value: MemberMode; onChange: (mode: MemberMode) => void; error?: string | undefined };
+type Props = { role: RoleChoice; syncedLimit: number; value: MemberMode | null; onChange: (mode: MemberMode) => void; error?: string | undefined };
 
-/** The existing-members question of spec 1, asked when the chosen role already has members. */
+/**
+ * The existing-members question of spec 1, asked when the chosen role already has members. Nothing is
+ * preselected (issue 20): a preselected Hand over made a new admin's first sight a held removal of nearly
+ * the whole role. Each answer says what it means for these members, by number.
+ */
 export function ExistingMembersChoice({ role, syncedLimit, value, onChange, error }: Props) {
   const id = useId();
   const keepReason = keepUnavailableReason(role, syncedLimit);
@@ -36,7 +54,8 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
         <div>
           <label htmlFor={`${id}-handover`}>Hand over</label>
           <p className="field-help" id={`${id}-handover-help`}>
-            Nothing changes until the plugin's first list arrives. Members not on that list then lose the role; a large removal is held until the server owner confirms it.
+            Nothing changes until the plugin's first list arrives. Then {role.member_count === 1 ? 'the member who holds' : `${lower(membersText(role))} who hold`} the role now {role.member_count === 1 ? 'loses' : 'lose'} it unless on that
+            list. If that takes it from many (a quarter or more, and at least 10), the removal is held until the server owner confirms it.
           </p>
         </div>
       </div>
@@ -45,7 +64,8 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
         <div>
           <label htmlFor={`${id}-keep`}>Keep current members</label>
           <p className="field-help" id={`${id}-keep-help`}>
-            {keepReason ?? 'The current members are added to the link’s list before the plugin is registered, so the first sync changes nothing. They stay until the plugin removes them or replaces its list.'}
+            {keepReason ??
+              `${membersText(role)} ${role.member_count === 1 ? 'is' : 'are'} added to the link’s list before the plugin is registered, so the first sync changes nothing. They keep the role until the plugin removes them or replaces its list.`}
           </p>
         </div>
       </div>

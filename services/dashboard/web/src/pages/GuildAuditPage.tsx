@@ -2,6 +2,7 @@ import { AUDIT_ACTIONS, type AuditAction, type DashboardAuditLog } from '@roleli
 import { useId, useState } from 'react';
 import { useParams } from 'react-router';
 import { dashboardApi } from '../api/dashboard-api';
+import { heldNumbers } from '../format/held-change';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DateTime } from '../components/DateTime';
 import { ErrorState, Loading } from '../components/ErrorState';
@@ -19,6 +20,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   trusted_set: 'Marked trusted',
   trusted_unset: 'No longer trusted',
   plan_changed: 'Plan changed',
+  resync_requested: 'Resync requested',
 };
 
 type Entry = DashboardAuditLog['entries'][number];
@@ -35,8 +37,13 @@ function detailText(e: Entry): string {
       return d.strip_roles ? `Role removed from the ${n(d.strip_count)} members the link gave it to${d.lockout_confirmed ? ' (lock-out confirmed)' : ''}` : 'Members kept the role';
     case 'config_saved':
       return `Fields: ${Array.isArray(d.fields) ? d.fields.join(', ') : '—'} (plugin answered ${n(d.plugin_status)}; values are not recorded)`;
-    case 'removals_applied':
-      return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals)`;
+    case 'removals_applied': {
+      const [previous, next, removals] = [d.previous, d.next, d.removals].map(Number) as [number, number, number];
+      // Entries written before additions were recorded: they follow from the other three (previous − removals + additions = next).
+      return heldNumbers({ previous, next, removals, additions: typeof d.additions === 'number' ? d.additions : next - previous + removals });
+    }
+    case 'resync_requested':
+      return `${n(d.retried)} failed ${d.retried === 1 ? 'member' : 'members'} retried at once; whole list walked`;
     case 'plan_changed':
       return `${String(d.plan)}, ${n(d.paid_slots)} paid slots`;
     default:

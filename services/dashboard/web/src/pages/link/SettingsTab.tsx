@@ -31,7 +31,7 @@ export function SettingsTab() {
   const toast = useToast();
   const navigate = useNavigate();
   const id = useId();
-  const [pending, setPending] = useState<keyof UpdateLinkBody | 'delete' | null>(null);
+  const [pending, setPending] = useState<keyof UpdateLinkBody | 'delete' | 'resync' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   // Off by default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
@@ -74,6 +74,23 @@ export function SettingsTab() {
     );
     return () => abort.abort();
   }, [confirming, stripRoles, guildId, roleId]);
+
+  async function resync() {
+    setPending('resync');
+    setError(null);
+    try {
+      const r = await dashboardApi.resync(guildId, roleId);
+      toast.show(
+        'success',
+        'Resync started',
+        r.retried ? `${r.retried.toLocaleString()} failed ${r.retried === 1 ? 'member is' : 'members are'} retried now; the whole list is being checked.` : 'The whole list is being checked against what the bot applied.',
+      );
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setPending(null);
+    }
+  }
 
   function openDelete() {
     // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
@@ -119,6 +136,14 @@ export function SettingsTab() {
         A trusted link is never subject to the large-removal hold: lists that remove many members apply at once, without the owner's confirmation.
         {owner ? '' : ' Only the server owner can change this.'}
       </SettingSwitch>
+
+      <div className="setting">
+        <h3>Resync now</h3>
+        <p className="field-help">Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</p>
+        <button type="button" className="btn" onClick={() => void resync()} disabled={pending !== null}>
+          {pending === 'resync' ? 'Resyncing…' : 'Resync now'}
+        </button>
+      </div>
 
       <div className="danger-zone">
         <h3>Delete this link</h3>

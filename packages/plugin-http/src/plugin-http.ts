@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import got from 'got';
 import { BlockedAddressError, PluginCallFailure } from './failure';
 import { GuardedAgent, type GuardedAgentOptions } from './guarded-agent';
@@ -15,18 +16,23 @@ export type PluginRequest = {
   /** Sends `Accept: application/json` (GET /config). */
   accept?: boolean;
   timeoutMs: number;
+  /** Overrides the client's body cap for this call (`rolelink plugin check` reads an iframe page, up to 5 MB). */
+  maxBodyBytes?: number;
 };
 
 export type PluginResponse = {
   status: number;
   body: Buffer;
-  /** The body passed MAX_PLUGIN_BODY_BYTES: reading stopped and the connection was closed. */
+  /** Response headers (`rolelink plugin check` judges an iframe page's framing headers). */
+  headers: IncomingHttpHeaders;
+  /** The body passed the cap (MAX_PLUGIN_BODY_BYTES by default): reading stopped and the connection was closed. */
   truncated: boolean;
   durationMs: number;
 };
 
 /**
- * The broker's only way out to plugins: got over a GuardedAgent, redirects refused (a 3xx is a failure,
+ * The only way out to plugins, for the broker and for `rolelink plugin check` (which must judge a plugin
+ * by the calls the broker really makes): got over a GuardedAgent, redirects refused (a 3xx is a failure,
  * never followed), no retries, no decompression (so no `Accept-Encoding` beyond the headers of spec 4.2
  * and no decompression bomb), a hard deadline covering connect, headers and body, and the body capped.
  * Any HTTP status resolves; only "no usable answer" rejects, with a PluginCallFailure.
@@ -47,6 +53,7 @@ export class PluginHttp {
     if (req.json !== undefined) headers['content-type'] = 'application/json';
     if (req.accept) headers.accept = 'application/json';
     const started = performance.now();
+    const maxBodyBytes = req.maxBodyBytes ?? this.maxBodyBytes;
 
     return new Promise<PluginResponse>((resolve, reject) => {
       let settled = false;
@@ -73,12 +80,14 @@ export class PluginHttp {
       }, req.timeoutMs);
 
       let status = 0;
+      let responseHeaders: IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = (truncated: boolean): void => finish(() => resolve({ status, body: Buffer.concat(chunks), truncated, durationMs: performance.now() - started }));
+      const done = (truncated: boolean): void => finish(() => resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks), truncated, durationMs: performance.now() - started }));
 
-      stream.on('response', (res: { statusCode: number }) => {
+      stream.on('response', (res: { statusCode: number; headers: IncomingHttpHeaders }) => {
         status = res.statusCode;
+        responseHeaders = res.headers;
         if (status >= 300 && status < 400) {
           finish(() => reject(new PluginCallFailure('redirect', `plugin answered ${status} (redirects are refused)`)));
           stream.destroy();
@@ -87,8 +96,8 @@ export class PluginHttp {
       stream.on('data', (chunk: Buffer) => {
         if (settled) return;
         size += chunk.length;
-        if (size > this.maxBodyBytes) {
-          chunks.push(chunk.subarray(0, chunk.length - (size - this.maxBodyBytes)));
+        if (size > maxBodyBytes) {
+          chunks.push(chunk.subarray(0, chunk.length - (size - maxBodyBytes)));
           done(true);
           stream.destroy();
         } else chunks.push(chunk);

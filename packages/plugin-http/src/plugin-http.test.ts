@@ -1,4 +1,4 @@
-import { startTestPlugin, json, type TestPlugin } from '../testing/test-plugin';
+import { startTestPlugin, json, type TestPlugin } from '../../../services/plugin-broker/src/testing/test-plugin';
 import { BlockedAddressError, PluginCallFailure } from './failure';
 import { addressPolicy, guardedLookup, type Resolver } from './guarded-agent';
 import { MAX_PLUGIN_BODY_BYTES, PluginHttp } from './plugin-http';
@@ -73,6 +73,16 @@ describe('PluginHttp', () => {
     const res = await client().request({ method: 'GET', url: `${plugin.url}/big`, timeoutMs: 2000 });
     expect(res.truncated).toBe(true);
     expect(res.body.length).toBe(MAX_PLUGIN_BODY_BYTES);
+  });
+
+  it("takes a larger cap for one call and returns the answer's headers (the iframe page check of rolelink plugin check)", async () => {
+    plugin.on('GET /page', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "frame-ancestors 'self'" });
+      res.end('x'.repeat(MAX_PLUGIN_BODY_BYTES * 2));
+    });
+    const res = await client().request({ method: 'GET', url: `${plugin.url}/page`, timeoutMs: 2000, maxBodyBytes: MAX_PLUGIN_BODY_BYTES * 4 });
+    expect([res.truncated, res.body.length]).toEqual([false, MAX_PLUGIN_BODY_BYTES * 2]);
+    expect(res.headers['content-security-policy']).toBe("frame-ancestors 'self'");
   });
 
   it('refuses a redirect, even one to an allowed loopback address', async () => {

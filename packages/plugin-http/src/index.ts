@@ -1,0 +1,3 @@
+export * from './failure';
+export * from './guarded-agent';
+export * from './plugin-http';

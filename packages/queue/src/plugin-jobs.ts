@@ -1,0 +1,42 @@
+import type { Redis } from 'ioredis';
+import { QueueName } from '@rolelink/contracts';
+import type { Logger } from '@rolelink/runtime';
+import { Producer } from './producer';
+
+/**
+ * Plugin work nobody waits for, handed to services/plugin-broker through the `plugin-calls` queue (with
+ * retries). Calls a caller waits for (register, config) are the broker's HTTP routes: @rolelink/broker-client.
+ */
+export class PluginJobs {
+  private readonly producer: Producer<typeof QueueName.pluginCalls>;
+
+  constructor(
+    connection: Redis,
+    prefix: string,
+    private readonly logger: Logger,
+  ) {
+    this.producer = new Producer(QueueName.pluginCalls, connection, prefix);
+  }
+
+  /** Fire-and-forget DELETE {plugin}/config (spec 3.1): enqueues and returns; never throws. */
+  async deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer }): Promise<void> {
+    try {
+      await this.producer.add(
+        'delete-config',
+        { pluginUrl: input.pluginUrl, guildId: input.guildId, roleId: input.roleId, tokenCiphertext: input.tokenCiphertext.toString('base64') },
+        { attempts: 3, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
+      );
+    } catch (err) {
+      this.logger.warn('DELETE /config not enqueued; the plugin will not be told about the deletion', {
+        pluginUrl: input.pluginUrl,
+        guildId: input.guildId,
+        roleId: input.roleId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return this.producer.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,32 @@
+import type { LinkView } from '@rolelink/contracts';
+import { humanizeEta } from './duration';
+
+const WINDOW_MS = 60 * 60 * 1000;
+
+/** What a card's progress line says: `tone` colours the bar (`done` is the green one). */
+export type SyncStatus = { done: number; target: number; pending: number; percent: number; tone: 'progress' | 'done' | 'held'; text: string };
+
+/**
+ * The card's sync progress (issue 20). `pending` is every change the bot still has to make, additions
+ * and removals (the worker counts both, services/bot-worker/src/sync/progress.ts), so the bar is
+ * synced ÷ (synced + pending) and the ETA (pending ÷ rate, from the server) covers removals too. A held
+ * removal means the role does not match the plugin's latest list: such a card never says "up to date"
+ * and its bar is never the finished green one.
+ */
+export function syncStatus(link: LinkView, nowMs: number): SyncStatus {
+  const target = Math.min(link.counts.user_count, link.limits.synced_limit);
+  const done = Math.min(link.counts.synced_count, target);
+  const pending = link.counts.pending_count;
+  const total = done + pending;
+  const percent = total === 0 ? 100 : Math.floor((done / total) * 1000) / 10;
+  const held = link.held_change;
+  if (held) {
+    const confirmedUntil = held.confirmed_at === null ? null : Date.parse(held.confirmed_at) + WINDOW_MS;
+    const text = confirmedUntil !== null && confirmedUntil > nowMs ? 'removal confirmed: waiting for the plugin to resend its list' : 'removal held: waiting for the server owner';
+    return { done, target, pending, percent, tone: 'held', text };
+  }
+  const eta = link.sync.eta_seconds;
+  const upToDate = pending === 0 && (eta === null ? done >= target : eta <= 0);
+  const text = upToDate ? 'up to date' : eta === null || eta <= 0 ? 'ETA unknown' : `ETA ${humanizeEta(eta)}`;
+  return { done, target, pending, percent: upToDate ? 100 : Math.min(percent, 99.9), tone: upToDate ? 'done' : 'progress', text };
+}
