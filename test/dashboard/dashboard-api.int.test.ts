@@ -253,7 +253,9 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const foreign = await owner.agent.put(settings).set('X-CSRF-Token', owner.csrf).send({ events: [], dm_owner: true, channel_id: DEMO.otherGuild.id }).expect(400);
     expect(foreign.body).toEqual({ statusCode: 400, message: 'Validation error', details: ['body.channel_id: must be one of the guild’s text channels'] });
 
-    // Two notifications as the events write them (the API's hold, the broker's health transition).
+    // Two notifications as the events write them (the API's hold, the broker's health transition), on a
+    // list emptied first: tests above held removals of their own.
+    await sys.db.pool.query('DELETE FROM notification WHERE guild_id = $1', [G]);
     await sys.db.pool.query(`INSERT INTO notification (guild_id, role_id, kind, detail) VALUES ($1, $2, 'removal_held', '{"previous": 40, "next": 5, "removals": 35}'), ($1, $2, 'plugin_unhealthy', '{"status": "unreachable"}')`, [G, R]);
     type List = { notifications: { id: string; kind: string; read: boolean; delivery: string }[]; unread: number; next_before: string | null };
     const list = bodyOf<List>(await owner.agent.get(`/dashboard-api/guilds/${G}/notifications`).expect(200));
