@@ -241,6 +241,9 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       .send({ events: ['plugin_unhealthy', 'removal_held'], dm_owner: false, channel_id: DEMO.alertsChannelId })
       .expect(200);
     expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toMatchObject({ events: ['removal_held', 'plugin_unhealthy'], dm_owner: false, channel_id: DEMO.alertsChannelId });
+    // Who changed them, in the audit log.
+    const changed = bodyOf<{ entries: { actor: { name: string }; detail: unknown }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=notify_settings_changed&limit=1`).expect(200));
+    expect(changed.entries).toMatchObject([{ actor: { name: 'demo_admin' }, detail: { events: ['removal_held', 'plugin_unhealthy'], dm_owner: false, channel_id: DEMO.alertsChannelId } }]);
 
     // Bad input: the one validation error body; a channel of another guild is refused the same way.
     const bad = await owner.agent

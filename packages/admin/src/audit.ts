@@ -20,6 +20,11 @@ export async function recordConfigSaved(deps: AdminDeps, input: { guildId: strin
   await audit(deps, deps.db.pool, { guildId: input.guildId, roleId: input.roleId, action: 'config_saved', detail: { fields: Object.keys(input.config).sort(), plugin_status: input.status } });
 }
 
+/** New notification settings of a guild (which events message the owner, and where): recorded as set. */
+export async function recordNotifySettingsChanged(deps: AdminDeps, input: { guildId: string; settings: { events: readonly string[]; dm_owner: boolean; channel_id: string | null } }): Promise<void> {
+  await audit(deps, deps.db.pool, { guildId: input.guildId, roleId: null, action: 'notify_settings_changed', detail: { events: [...input.settings.events], dm_owner: input.settings.dm_owner, channel_id: input.settings.channel_id } });
+}
+
 /** A guild's audit log, newest first, one page at a time (`next_before` continues it). */
 export async function auditLog(deps: AdminDeps, input: { guildId: string; query?: Record<string, unknown> }): Promise<AuditLogView> {
   const guildId = parseSnowflake(input.guildId, 'guildId');

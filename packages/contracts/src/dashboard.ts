@@ -185,7 +185,7 @@ export type MemberLookup = {
 export const guildParams = z.object({ guildId: snowflake });
 
 /** What the admin audit log records (admin_audit; docs/dashboard.md "Audit log"). */
-export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed', 'resync_requested'] as const;
+export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed', 'resync_requested', 'notify_settings_changed'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** GET /dashboard-api/guilds/:guildId/audit (and `rolelink audit`): filters and paging, all optional. */

@@ -1,4 +1,5 @@
 import { auditLog } from '@rolelink/admin';
+import { AUDIT_ACTIONS } from '@rolelink/contracts';
 import type { Command } from '../command';
 
 export const auditCommands: Command[] = [
@@ -6,7 +7,7 @@ export const auditCommands: Command[] = [
     words: ['audit'],
     args: ['guildId'],
     options: {
-      action: { type: 'string', description: 'only this action (link_created, link_deleted, config_saved, removals_applied, link_enabled, link_disabled, trusted_set, trusted_unset, plan_changed)' },
+      action: { type: 'string', description: `only this action (${AUDIT_ACTIONS.join(', ')})` },
       role: { type: 'string', description: "only this role's link" },
       before: { type: 'string', description: 'the next page: the next_before of the previous one' },
       limit: { type: 'string', description: 'entries per page (1-200, default 50)' },

@@ -2,7 +2,8 @@ import { Router } from 'express';
 import { countUnreadNotifications, getNotifySettings, listNotifications, markNotificationsRead, putNotifySettings } from '@rolelink/db';
 import { NOTIFY_KINDS, guildParams, notificationsQuery, notificationsReadBody, notifySettingsBody, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
-import type { DashboardContext } from '../context';
+import { recordNotifySettingsChanged } from '@rolelink/admin';
+import { actingAdmin, type DashboardContext } from '../context';
 
 const listParts = { params: guildParams, query: notificationsQuery };
 const readParts = { params: guildParams, body: notificationsReadBody };
@@ -63,6 +64,7 @@ export function notificationsRouter(ctx: DashboardContext): Router {
     }
     const settings = { events: NOTIFY_KINDS.filter((k) => body.events.includes(k)), dm_owner: body.dm_owner, channel_id: body.channel_id };
     await putNotifySettings(db, g.id, settings);
+    await recordNotifySettingsChanged(actingAdmin(ctx, req), { guildId: g.id, settings });
     res.json(view(settings, channels));
   });
   return router;

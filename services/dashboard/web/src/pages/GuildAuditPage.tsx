@@ -21,6 +21,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   trusted_unset: 'No longer trusted',
   plan_changed: 'Plan changed',
   resync_requested: 'Resync requested',
+  notify_settings_changed: 'Notification settings changed',
 };
 
 type Entry = DashboardAuditLog['entries'][number];
@@ -42,6 +43,8 @@ function detailText(e: Entry): string {
       // Entries written before additions were recorded: they follow from the other three (previous − removals + additions = next).
       return heldNumbers({ previous, next, removals, additions: typeof d.additions === 'number' ? d.additions : next - previous + removals });
     }
+    case 'notify_settings_changed':
+      return `Events: ${Array.isArray(d.events) && d.events.length ? d.events.join(', ') : 'none'}; DM to the owner ${d.dm_owner ? 'on' : 'off'}; channel ${typeof d.channel_id === 'string' ? d.channel_id : 'none'}`;
     case 'resync_requested':
       return `${n(d.retried)} failed ${d.retried === 1 ? 'member' : 'members'} retried at once; whole list walked`;
     case 'plan_changed':
