@@ -6,6 +6,8 @@ import type { OAuthClient, UserGuild } from './oauth-client';
 
 /** How long the user's guild list (owner flag, permissions) is trusted before the platform is asked again. */
 export const GUILDS_TTL_MS = 60_000;
+/** How stale the bot's guild list may be when a user holds Manage Server in a guild it lacks (see manageable). */
+export const BOT_RECHECK_MS = 5_000;
 
 export function holdsManageServer(g: UserGuild): boolean {
   return g.owner || grantsManageServer(BigInt(g.permissions));
@@ -30,7 +32,13 @@ export class GuildAccess {
   ) {}
 
   async manageable(req: Request): Promise<UserGuild[]> {
-    const [guilds, bot] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
+    const [guilds, memoised] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
+    // A server the user could manage but the memoised list says lacks the bot is most likely one they
+    // just added the bot to (the "Add the bot" link): re-read the bot's guilds if that list is older than
+    // BOT_RECHECK_MS, so the server shows on the next load instead of up to 60 s later. Shared by every
+    // caller, so it costs at most one listing per BOT_RECHECK_MS whoever asks.
+    const waiting = guilds.some((g) => holdsManageServer(g) && !memoised.has(g.id));
+    const bot = waiting ? await this.reader.botGuildIds(BOT_RECHECK_MS) : memoised;
     return guilds.filter((g) => bot.has(g.id) && holdsManageServer(g));
   }
 
