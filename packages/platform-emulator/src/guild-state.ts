@@ -34,7 +34,8 @@ export class GuildState {
     this.channels = seed.channels ?? [{ id: seed.id, name: 'general' }];
     const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
     // The bot was invited with Manage Roles (it could not do its job otherwise); a seed adds to that.
-    const botRoleGrant = (id: string) => (id === seed.botRoleId ? PermissionFlagsBits.ManageRoles : 0n);
+    // A guild seeded without the bot gets its role's permissions from the invite instead (joinBot).
+    const botRoleGrant = (id: string) => (id === seed.botRoleId && seed.botMember !== false ? PermissionFlagsBits.ManageRoles : 0n);
     this.roles = [...everyone, ...seed.roles].map((r, index) => ({
       id: r.id,
       name: r.name ?? (r.id === seed.id ? '@everyone' : `role-${r.id}`),
@@ -51,6 +52,21 @@ export class GuildState {
     for (const m of seed.members ?? []) {
       if (m.username !== undefined || m.globalName !== undefined) this.profiles.set(m.userId, { username: m.username ?? `user_${m.userId}`, globalName: m.globalName ?? null });
     }
+  }
+
+  hasBot(botUserId: string): boolean {
+    return this.members.has(BigInt(botUserId));
+  }
+
+  /**
+   * The bot joins (the bot authorization page): it becomes a member holding `botRole`, whose permissions
+   * become the invite's, as the managed role the platform creates on join carries them. False when the
+   * bot is already a member. The platform would create that role; the seed reserved it (see botMember).
+   */
+  joinBot(botUserId: string, permissions: bigint): boolean {
+    if (this.hasBot(botUserId)) return false;
+    if (!this.isEveryone(this.botRole)) this.botRole.permissions = permissions;
+    return this.members.insert(BigInt(botUserId), this.isEveryone(this.botRole) ? [] : [this.botRole.index]);
   }
 
   /** The seeded names of a user, if the seed gave any. */
@@ -109,6 +125,10 @@ export class GuildState {
     const out = new Map<bigint, readonly number[]>();
     for (const m of seed.members ?? []) out.set(BigInt(m.userId), this.roleIndexes(m.roles ?? []));
     const bot = BigInt(botUserId);
+    if (seed.botMember === false) {
+      out.delete(bot);
+      return out;
+    }
     const held = out.get(bot) ?? [];
     out.set(bot, this.isEveryone(this.botRole) ? held : [...new Set([...held, this.botRole.index])]);
     return out;
