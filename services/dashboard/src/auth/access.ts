@@ -6,8 +6,11 @@ import type { OAuthClient, UserGuild } from './oauth-client';
 
 /** How long the user's guild list (owner flag, permissions) is trusted before the platform is asked again. */
 export const GUILDS_TTL_MS = 60_000;
-/** How stale the bot's guild list may be when a user holds Manage Server in a guild it lacks (see manageable). */
-export const BOT_RECHECK_MS = 5_000;
+/**
+ * How stale the bot's guild list may be on the server list when the user holds Manage Server in a guild
+ * the bot lacks (see manageable): one listing a second at most, per dashboard process, whoever asks.
+ */
+export const BOT_RECHECK_MS = 1_000;
 
 export function holdsManageServer(g: UserGuild): boolean {
   return g.owner || grantsManageServer(BigInt(g.permissions));
@@ -31,14 +34,16 @@ export class GuildAccess {
     private readonly reader: GuildReader,
   ) {}
 
-  async manageable(req: Request): Promise<UserGuild[]> {
+  /**
+   * The guilds the user may manage. `recheckMs` (the server list only): when the user holds Manage Server
+   * in a guild the memoised bot list lacks, maybe one they just added the bot to ("Add the bot to a
+   * server"), re-read the bot's guilds if that list is older than this, so the server shows when they come
+   * back rather than up to 60 s later. The memo is shared, so it costs one listing per `recheckMs` at most.
+   */
+  async manageable(req: Request, recheckMs?: number): Promise<UserGuild[]> {
     const [guilds, memoised] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
-    // A server the user could manage but the memoised list says lacks the bot is most likely one they
-    // just added the bot to (the "Add the bot" link): re-read the bot's guilds if that list is older than
-    // BOT_RECHECK_MS, so the server shows on the next load instead of up to 60 s later. Shared by every
-    // caller, so it costs at most one listing per BOT_RECHECK_MS whoever asks.
-    const waiting = guilds.some((g) => holdsManageServer(g) && !memoised.has(g.id));
-    const bot = waiting ? await this.reader.botGuildIds(BOT_RECHECK_MS) : memoised;
+    const waiting = recheckMs !== undefined && guilds.some((g) => holdsManageServer(g) && !memoised.has(g.id));
+    const bot = waiting ? await this.reader.botGuildIds(recheckMs) : memoised;
     return guilds.filter((g) => bot.has(g.id) && holdsManageServer(g));
   }
 
