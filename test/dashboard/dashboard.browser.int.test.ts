@@ -518,7 +518,8 @@ describe('the dashboard in a real browser', () => {
 
   it('explains an empty server list to a member and adds the bot to their own server through the platform’s page', async () => {
     const own = DEMO.botlessGuild;
-    await page.getByRole('link', { name: 'Try again' }).click();
+    await page.goto(sys.url);
+    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
     await page.getByRole('button', { name: /demo_member/ }).click();
     await page.getByRole('heading', { name: 'No servers to manage' }).waitFor();
     const add = page.getByRole('link', { name: 'Add the bot to a server' });
