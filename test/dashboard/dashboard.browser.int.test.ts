@@ -536,7 +536,11 @@ describe('the dashboard in a real browser', () => {
     await page.goto(sys.url);
     const listed = await eventually(
       async () => {
-        await page.getByRole('button', { name: 'Check again' }).or(page.getByRole('link', { name: own.name })).first().waitFor();
+        await page
+          .getByRole('button', { name: 'Check again' })
+          .or(page.getByRole('link', { name: own.name }))
+          .first()
+          .waitFor();
         if ((await page.getByRole('link', { name: own.name }).count()) === 0) await page.getByRole('button', { name: 'Check again' }).click();
         return page.getByRole('link', { name: own.name }).count();
       },

@@ -27,4 +27,3 @@ export function botInviteUrl(authorizeUrl: string, clientId: string, guildId?: s
   url.search = params.toString();
   return url.toString();
 }
-

@@ -90,7 +90,10 @@ function botAuthorizePost(state: EmulatorState, body: Record<string, unknown>, r
     state.addBot(choice.guildId, choice.userId, request.permissions);
     if (!target) {
       const nonce = newNonce();
-      return void res.status(200).set(pageHeaders(nonce)).send(botAddedPage(request.clientId, state.requireGuild(choice.guildId).name, request.permissions, nonce));
+      return void res
+        .status(200)
+        .set(pageHeaders(nonce))
+        .send(botAddedPage(request.clientId, state.requireGuild(choice.guildId).name, request.permissions, nonce));
     }
     target.searchParams.set('guild_id', choice.guildId);
     target.searchParams.set('permissions', request.permissions.toString());

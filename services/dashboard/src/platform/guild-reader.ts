@@ -50,16 +50,20 @@ export class GuildReader {
    * Memoised 60 s; `maxAgeMs` asks for a fresher list (see GuildAccess.manageable, just after an invite).
    */
   botGuildIds(maxAgeMs?: number): Promise<Set<string>> {
-    return this.botGuilds.get('all', async () => {
-      const ids = new Set<string>();
-      let after: string | undefined;
-      for (;;) {
-        const page = await this.platform(() => this.api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) }));
-        for (const g of page) ids.add(g.id);
-        if (page.length < 200) return ids;
-        after = page[page.length - 1]!.id;
-      }
-    }, maxAgeMs);
+    return this.botGuilds.get(
+      'all',
+      async () => {
+        const ids = new Set<string>();
+        let after: string | undefined;
+        for (;;) {
+          const page = await this.platform(() => this.api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) }));
+          for (const g of page) ids.add(g.id);
+          if (page.length < 200) return ids;
+          after = page[page.length - 1]!.id;
+        }
+      },
+      maxAgeMs,
+    );
   }
 
   roles(guildId: string): Promise<PlatformRole[]> {
