@@ -2,7 +2,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { MemberStore } from './member-store';
 import { DEFAULT_GENERATED_START_ID, type SeedChannel, type SeedGuild, type SeedRole } from './seed';
 
-/** `permissions` is what the platform reports for the role (the bot's role always includes Manage Roles). */
+/** `permissions` is what the platform reports for the role (the bot's role includes Manage Roles, unless the invite that added it left it out). */
 export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number };
 /** Names a seed gave a member; members without one are `user_<id>`. */
 export type UserProfile = { username: string; globalName: string | null };
@@ -10,7 +10,8 @@ export type UserProfile = { username: string; globalName: string | null };
 /**
  * One guild: its roles (with @everyone, whose id is the guild's, added when the seed leaves it out),
  * the bot's highest role, and its members. The bot is itself a member holding `botRoleId`, as on the
- * platform, where a bot acts only in guilds it has joined.
+ * platform, where a bot acts only in guilds it has joined; a guild seeded with `botMember: false` starts
+ * without it (joinBot). The emulator does not refuse the bot's calls on such a guild: nothing sends them.
  */
 export class GuildState {
   readonly id: string;

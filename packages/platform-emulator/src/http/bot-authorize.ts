@@ -75,7 +75,8 @@ export function botCandidates(state: EmulatorState, request: BotAuthorizeRequest
 export function botChoice(state: EmulatorState, request: BotAuthorizeRequest, choice: string | undefined): { userId: string; guildId: string } | string {
   const m = /^(\d{1,20}):(\d{1,20})$/.exec(choice ?? '');
   if (!m) return `Missing or malformed choice "${choice ?? ''}": choose a user and server on the page.`;
-  const [, userId, guildId] = m as unknown as [string, string, string];
+  const userId = m[1]!;
+  const guildId = m[2]!;
   if (request.disableGuildSelect && guildId !== request.guildId) return `This request adds the bot to guild ${request.guildId ?? ''} only.`;
   const guild = state.guild(guildId);
   if (!guild) return `Unknown guild ${guildId}.`;
