@@ -103,6 +103,22 @@ export const DEMO = {
       { userId: '90000000000000003', username: 'demo_member', roles: ['1200000000000000012'] },
     ],
   },
+  /**
+   * demo_member's own server, without the bot (seed `botMember: false`): the dashboard does not list it
+   * until demo_member adds the bot through "Add the bot to a server" (the emulator's scope=bot page).
+   * The bot's role is placed above Fans, as an owner would drag it, so the bot can manage Fans once in.
+   */
+  botlessGuild: {
+    id: '1300000000000000001',
+    name: "Member's Own Server",
+    ownerId: '90000000000000003',
+    botRoleId: '1300000000000000010',
+    roles: [
+      { id: '1300000000000000010', name: 'Role Link Bot', position: 2, permissions: '0', color: 0x5865f2 },
+      { id: '1300000000000000011', name: 'Fans', position: 1, permissions: '0', color: 0xe67e22 },
+    ],
+    members: [{ userId: '90000000000000003', username: 'demo_member', roles: [] }],
+  },
 } as const;
 
 /** The demo roles each kind of sign-in user holds: only the admin's Moderator role grants Manage Server. */
@@ -112,9 +128,10 @@ const DEMO_USER_ROLES: Record<DemoUser['role'], string[]> = {
   member: [DEMO.memberRoleId],
 };
 
-/** The emulator seed (`EMULATOR_SEED`): the demo guild with `memberCount` generated members, and the small other guild. */
+/** The emulator seed (`EMULATOR_SEED`): the demo guild with `memberCount` generated members, the small other guild and demo_member's bot-less one. */
 export function demoSeed(memberCount: number) {
   const other = DEMO.otherGuild;
+  const botless = DEMO.botlessGuild;
   return {
     guilds: [
       {
@@ -134,6 +151,15 @@ export function demoSeed(memberCount: number) {
         roles: [{ id: other.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...other.roles],
         botRoleId: other.botRoleId,
         members: other.members.map((m) => ({ ...m, roles: [...m.roles] })),
+      },
+      {
+        id: botless.id,
+        name: botless.name,
+        ownerId: botless.ownerId,
+        botMember: false,
+        roles: [{ id: botless.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...botless.roles],
+        botRoleId: botless.botRoleId,
+        members: botless.members.map((m) => ({ ...m, roles: [...m.roles] })),
       },
     ],
   };

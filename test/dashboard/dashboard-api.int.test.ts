@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
+import { BOT_PERMISSIONS, botInviteUrl } from '@rolelink/domain';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually } from './browser';
 import { signIn } from './sign-in';
@@ -65,6 +66,20 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await admin.agent.get('/dashboard-api/guilds').expect(200)).guilds.map((g: { guild_id: string; owner: boolean }) => [g.guild_id, g.owner])).toEqual([[G, false]]);
     expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await member.agent.get('/dashboard-api/guilds').expect(200)).guilds).toEqual([]);
     expect(bodyOf<{ guilds: { guild_id: string; owner: boolean }[] }>(await other.agent.get('/dashboard-api/guilds').expect(200)).guilds.map((g: { guild_id: string }) => g.guild_id)).toEqual([DEMO.otherGuild.id]);
+  });
+
+  it('offers the bot invite on /me, and lists a server soon after the bot is added to it (not 60 s later)', async () => {
+    const own = DEMO.botlessGuild;
+    const member = await signIn(sys.url, user('member'));
+    const me = bodyOf<{ add_bot_url: string }>(await member.agent.get('/dashboard-api/me').expect(200));
+    expect(me.add_bot_url).toBe(botInviteUrl(`${sys.emulator.url}/oauth2/authorize`, sys.emulator.oauth.clientId));
+    const listed = async () => bodyOf<{ guilds: { guild_id: string }[] }>(await member.agent.get('/dashboard-api/guilds').expect(200)).guilds.map((g) => g.guild_id);
+    expect(await listed()).toEqual([]);
+    // What the emulator's bot authorization page does on Authorize (its own test covers the page).
+    sys.emulator.state.addBot(own.id, user('member'), BOT_PERMISSIONS);
+    // The bot's guild list was just memoised (60 s); the server list re-reads it for a guild the member manages but the bot lacked.
+    expect(await eventually(listed, (ids) => ids.length > 0)).toEqual([own.id]);
+    await member.agent.get(`/dashboard-api/guilds/${own.id}`).expect(200);
   });
 
   it("gives another guild's owner 403 on every route of a guild they do not manage, with the spec's error body", async () => {

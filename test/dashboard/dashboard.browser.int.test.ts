@@ -515,4 +515,37 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Try again' }).waitFor();
     await screenshot(page, 'sign-in-failed');
   });
+
+  it('explains an empty server list to a member and adds the bot to their own server through the platform’s page', async () => {
+    const own = DEMO.botlessGuild;
+    await page.goto(sys.url);
+    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+    await page.getByRole('button', { name: /demo_member/ }).click();
+    await page.getByRole('heading', { name: 'No servers to manage' }).waitFor();
+    const add = page.getByRole('link', { name: 'Add the bot to a server' });
+    const invite = new URL((await add.getAttribute('href'))!);
+    expect(Object.fromEntries(invite.searchParams)).toEqual({ client_id: expect.any(String), scope: 'bot', permissions: '268438528' });
+    await screenshot(page, 'no-servers');
+    await add.click();
+    const choice = page.getByRole('button', { name: `demo_member → ${own.name}` });
+    await choice.waitFor();
+    await screenshot(page, 'emulator-add-bot');
+    await choice.click();
+    await page.getByRole('heading', { name: 'Authorized' }).waitFor();
+    // Back on the dashboard: the server list re-reads the bot's servers (at most 1 s old), so it is listed.
+    await page.goto(sys.url);
+    const listed = await eventually(
+      async () => {
+        await page
+          .getByRole('button', { name: 'Check again' })
+          .or(page.getByRole('link', { name: own.name }))
+          .first()
+          .waitFor();
+        if ((await page.getByRole('link', { name: own.name }).count()) === 0) await page.getByRole('button', { name: 'Check again' }).click();
+        return page.getByRole('link', { name: own.name }).count();
+      },
+      (n) => n === 1,
+    );
+    expect(listed).toBe(1);
+  });
 });

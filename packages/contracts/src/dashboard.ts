@@ -15,6 +15,8 @@ export type PlanName = (typeof PLAN_NAMES)[number];
 export type DashboardMe = {
   user: { id: string; username: string; global_name: string | null; avatar_url: string | null };
   csrf_token: string;
+  /** The platform's "add the bot to a server" URL (scope bot, the bot's permissions): offered when no server is listed. */
+  add_bot_url: string;
 };
 
 /** One guild the signed-in user may manage (bot present, and owner or Manage Server / Administrator). */

@@ -5,3 +5,4 @@ export * from './sync-split';
 export * from './token';
 export * from './plugin-url';
 export * from './permissions';
+export * from './bot-invite';

@@ -1,7 +1,9 @@
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { AppError } from '@rolelink/runtime';
 import { AuditLog, type AuditEntry } from './audit-log';
 import { GuildState, type RoleDef } from './guild-state';
 import { OAuthStore } from './oauth/oauth-store';
+import { guildPermissions } from './permissions';
 import { DEFAULT_OPTIONS, type ConfigPatch, type EmulatorConfig, type OAuthClient } from './options';
 import { RateLimits } from './rate-limits';
 import { parseSeed, type EmulatorSeed } from './seed';
@@ -165,6 +167,20 @@ export class EmulatorState {
   addMember(guildId: string, userId: string, roles: readonly string[] = []): void {
     const guild = this.requireGuild(guildId);
     if (!guild.members.insert(BigInt(userId), this.roleIndexes(guild, roles))) throw new AppError(409, `Member ${userId} is already in guild ${guildId}`, 'conflict');
+  }
+
+  /**
+   * The bot authorization page's "Authorize": `userId` adds the bot to the guild with `permissions` on its
+   * managed role. As on the platform, only the owner or a member with Manage Server (or Administrator)
+   * may, and only once: 404 unknown guild, 403 not allowed, 409 the bot is already there.
+   */
+  addBot(guildId: string, userId: string, permissions: bigint): void {
+    const guild = this.requireGuild(guildId);
+    const held = guildPermissions(guild, userId);
+    if (held === undefined || (held & (PermissionFlagsBits.ManageGuild | PermissionFlagsBits.Administrator)) === 0n) {
+      throw AppError.forbidden(`User ${userId} cannot add the bot to guild ${guildId}: it needs Manage Server there (or ownership)`);
+    }
+    if (!guild.joinBot(this.botUserId, permissions)) throw new AppError(409, `The bot is already in guild ${guildId}`, 'conflict');
   }
 
   removeMember(guildId: string, userId: string): void {

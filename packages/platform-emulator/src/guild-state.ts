@@ -2,7 +2,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { MemberStore } from './member-store';
 import { DEFAULT_GENERATED_START_ID, type SeedChannel, type SeedGuild, type SeedRole } from './seed';
 
-/** `permissions` is what the platform reports for the role (the bot's role always includes Manage Roles). */
+/** `permissions` is what the platform reports for the role (the bot's role includes Manage Roles, unless the invite that added it left it out). */
 export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number };
 /** Names a seed gave a member; members without one are `user_<id>`. */
 export type UserProfile = { username: string; globalName: string | null };
@@ -10,7 +10,8 @@ export type UserProfile = { username: string; globalName: string | null };
 /**
  * One guild: its roles (with @everyone, whose id is the guild's, added when the seed leaves it out),
  * the bot's highest role, and its members. The bot is itself a member holding `botRoleId`, as on the
- * platform, where a bot acts only in guilds it has joined.
+ * platform, where a bot acts only in guilds it has joined; a guild seeded with `botMember: false` starts
+ * without it (joinBot). The emulator does not refuse the bot's calls on such a guild: nothing sends them.
  */
 export class GuildState {
   readonly id: string;
@@ -34,7 +35,8 @@ export class GuildState {
     this.channels = seed.channels ?? [{ id: seed.id, name: 'general' }];
     const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
     // The bot was invited with Manage Roles (it could not do its job otherwise); a seed adds to that.
-    const botRoleGrant = (id: string) => (id === seed.botRoleId ? PermissionFlagsBits.ManageRoles : 0n);
+    // A guild seeded without the bot gets its role's permissions from the invite instead (joinBot).
+    const botRoleGrant = (id: string) => (id === seed.botRoleId && seed.botMember !== false ? PermissionFlagsBits.ManageRoles : 0n);
     this.roles = [...everyone, ...seed.roles].map((r, index) => ({
       id: r.id,
       name: r.name ?? (r.id === seed.id ? '@everyone' : `role-${r.id}`),
@@ -51,6 +53,21 @@ export class GuildState {
     for (const m of seed.members ?? []) {
       if (m.username !== undefined || m.globalName !== undefined) this.profiles.set(m.userId, { username: m.username ?? `user_${m.userId}`, globalName: m.globalName ?? null });
     }
+  }
+
+  hasBot(botUserId: string): boolean {
+    return this.members.has(BigInt(botUserId));
+  }
+
+  /**
+   * The bot joins (the bot authorization page): it becomes a member holding `botRole`, whose permissions
+   * become the invite's, as the managed role the platform creates on join carries them. False when the
+   * bot is already a member. The platform would create that role; the seed reserved it (see botMember).
+   */
+  joinBot(botUserId: string, permissions: bigint): boolean {
+    if (this.hasBot(botUserId)) return false;
+    if (!this.isEveryone(this.botRole)) this.botRole.permissions = permissions;
+    return this.members.insert(BigInt(botUserId), this.isEveryone(this.botRole) ? [] : [this.botRole.index]);
   }
 
   /** The seeded names of a user, if the seed gave any. */
@@ -109,6 +126,10 @@ export class GuildState {
     const out = new Map<bigint, readonly number[]>();
     for (const m of seed.members ?? []) out.set(BigInt(m.userId), this.roleIndexes(m.roles ?? []));
     const bot = BigInt(botUserId);
+    if (seed.botMember === false) {
+      out.delete(bot);
+      return out;
+    }
     const held = out.get(bot) ?? [];
     out.set(bot, this.isEveryone(this.botRole) ? held : [...new Set([...held, this.botRole.index])]);
     return out;

@@ -25,6 +25,12 @@ export type SeedGuild = {
   roles: SeedRole[];
   /** The bot member's highest role: only roles strictly below it can be added or removed. */
   botRoleId: string;
+  /**
+   * Default true: the bot is a member from the start. False: it is not yet (GET /users/@me/guilds for
+   * the bot leaves the guild out) until someone adds it on the bot authorization page (/oauth2/authorize
+   * with scope=bot); `botRoleId` is then the managed role it will get, reserved for it, holding nobody.
+   */
+  botMember?: boolean;
   members?: SeedMember[];
   /** `count` members with consecutive ids from `startId` (default 100000000000000000), each holding `roles`. */
   generateMembers?: { count: number; startId?: string; roles?: string[] };
@@ -63,6 +69,7 @@ export const seedGuildSchema = z
     ownerId: snowflake,
     roles: z.array(seedRole),
     botRoleId: snowflake,
+    botMember: z.boolean().optional(),
     members: z.array(seedMember).optional(),
     channels: z
       .array(z.object({ id: snowflake, name: z.string().min(1).max(100) }))
@@ -89,6 +96,14 @@ export const seedGuildSchema = z
         if (!known(r)) ctx.addIssue({ code: 'custom', path: ['members', i, 'roles', k], message: `unknown role ${r}` });
       }),
     );
+    if (guild.botMember === false) {
+      // The platform creates the managed role as the bot joins, so nobody can hold it before that.
+      if (guild.botRoleId === guild.id) ctx.addIssue({ code: 'custom', path: ['botRoleId'], message: 'with botMember false, botRoleId must be a role of its own (the one the bot gets when added), not @everyone' });
+      guild.members?.forEach((m, i) => {
+        if (m.roles?.includes(guild.botRoleId)) ctx.addIssue({ code: 'custom', path: ['members', i, 'roles'], message: `role ${guild.botRoleId} is reserved for the bot (botMember false)` });
+      });
+      if (guild.generateMembers?.roles?.includes(guild.botRoleId)) ctx.addIssue({ code: 'custom', path: ['generateMembers', 'roles'], message: `role ${guild.botRoleId} is reserved for the bot (botMember false)` });
+    }
     const gen = guild.generateMembers;
     gen?.roles?.forEach((r, k) => {
       if (!known(r)) ctx.addIssue({ code: 'custom', path: ['generateMembers', 'roles', k], message: `unknown role ${r}` });

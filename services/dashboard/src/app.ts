@@ -53,7 +53,7 @@ export function createApp(deps: DashboardDeps): Express {
 
   const api = Router();
   api.use(...withSession, requireUser);
-  api.use(meRouter(), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx), notificationsRouter(ctx));
+  api.use(meRouter(deps.oauth), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx), notificationsRouter(ctx));
   api.use(notFoundRoute());
   app.use('/dashboard-api', api);
 

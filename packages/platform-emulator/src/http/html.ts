@@ -9,10 +9,11 @@ export function escapeHtml(value: string): string {
  * Headers of every page: a strict CSP (no script at all; the one style element carries the nonce;
  * forms may post nowhere unless `redirectOrigin` is given: browsers apply form-action to the redirect
  * that follows a sign-in POST, hence the client's origin), no framing, no referrer (the sign-in URL
- * carries `state`), no caching.
+ * carries `state`), no caching. `postsHere` allows forms that post to the emulator itself without a
+ * redirect elsewhere (the bot authorization page without redirect_uri).
  */
-export function pageHeaders(nonce: string, redirectOrigin?: string): Record<string, string> {
-  const formAction = redirectOrigin === undefined ? "'none'" : `'self' ${redirectOrigin}`;
+export function pageHeaders(nonce: string, redirectOrigin?: string, postsHere = redirectOrigin !== undefined): Record<string, string> {
+  const formAction = !postsHere ? "'none'" : redirectOrigin === undefined ? "'self'" : `'self' ${redirectOrigin}`;
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,

@@ -68,13 +68,14 @@ export function indexPage(state: EmulatorState, nonce: string): string {
 <p class="note">A local stand-in for the chat platform's REST API v10 (the part the bot uses) and its OAuth2 sign-in. Nothing here is real: never expose it.</p>
 
 <h2>What it holds</h2>
-<p>The bot user: <strong>${e(bot.username)}</strong>, id <code>${e(bot.id)}</code>, a member of every guild. Its token is <code>EMULATOR_BOT_TOKEN</code> (the local stack prints it).</p>
+<p>The bot user: <strong>${e(bot.username)}</strong>, id <code>${e(bot.id)}</code>, a member of every guild except those seeded with <code>"botMember": false</code> until it is added (below). Its token is <code>EMULATOR_BOT_TOKEN</code> (the local stack prints it).</p>
 ${guilds.length ? shown.map((g) => guildSection(g)).join('\n') + more : '<p>No guilds yet: seed some with <code>POST /_emulator/seed</code> or <code>EMULATOR_SEED</code>.</p>'}
 
 <h2>Sign-in (OAuth2)</h2>
 <p>Client <code>${e(client)}</code>. A client such as the dashboard sends people to</p>
 <p><code>${e(authorize)}</code></p>
 <p>a "Sign in as" page listing each guild's owner and the members a seed names one by one; its answer goes back to the redirect URL with a code, which the client redeems at <code>POST /api/v10/oauth2/token</code>.</p>
+<p>Adding the bot to a guild: <code>${e(`/oauth2/authorize?client_id=${encodeURIComponent(client)}&scope=bot&permissions=<bits>`)}</code>, a page listing who may add it where (owner or Manage Server, bot not there yet).</p>
 
 <h2>Platform API</h2>
 <p>Base <code>/api/v10</code> (what a REST client takes as its API base is <code>/api</code>), with <code>Authorization: Bot &lt;token&gt;</code>; <code>/users/@me</code> and <code>/users/@me/guilds</code> also take a signed-in user's <code>Bearer</code> token. Rate limited as on the platform.</p>

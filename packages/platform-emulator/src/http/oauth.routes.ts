@@ -4,6 +4,8 @@ import { OAuth2Scopes } from 'discord-api-types/v10';
 import type { EmulatorState } from '../emulator-state';
 import { isSignInUser, signInUsers } from '../oauth/sign-in-users';
 import { pageHeaders } from './html';
+import { botAddedPage, botAuthorizePage, botCancelledPage } from './bot-authorize-page';
+import { botAuthorizeRequest, botCandidates, botChoice, isBotAuthorize } from './bot-authorize';
 import { errorPage, signInPage, type AuthorizeRequest } from './sign-in-page';
 
 /** More buttons than this help nobody; the page says how many it left out. */
@@ -16,13 +18,23 @@ const ACCESS_DENIED = 'The resource owner or authorization server denied the req
  * The platform's OAuth2 authorization page at /oauth2/authorize, as a "Sign in as" list instead of a
  * login: GET shows the page, POST (the page's forms) redirects back to the client with a code, or with
  * `error=access_denied` on Cancel. Any absolute http(s) redirect_uri is accepted; the real platform
- * accepts only the URIs registered for the application.
+ * accepts only the URIs registered for the application. With scope=bot it is the bot authorization
+ * ("add the bot to a server", bot-authorize.ts): pick a user and a guild where they may add the bot.
  */
 export function oauthRouter(state: EmulatorState): Router {
   const router = Router();
 
   router.get('/authorize', (req, res) => {
     const nonce = newNonce();
+    if (isBotAuthorize(req.query)) {
+      const request = botAuthorizeRequest(state, req.query, isRedirectUri);
+      if (typeof request === 'string') return sendError(res, request, nonce);
+      res
+        .status(200)
+        .set(pageHeaders(nonce, request.redirectUri && new URL(request.redirectUri).origin, true))
+        .send(botAuthorizePage(request, botCandidates(state, request), nonce));
+      return;
+    }
     const request = authorizeRequest(state, req.query, true);
     if (typeof request === 'string') return sendError(res, request, nonce);
     const { users, total } = signInUsers(state, MAX_LISTED);
@@ -34,6 +46,7 @@ export function oauthRouter(state: EmulatorState): Router {
 
   router.post('/authorize', express.urlencoded({ extended: false, limit: '16kb' }), (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
+    if (isBotAuthorize(body)) return botAuthorizePost(state, body, res);
     const request = authorizeRequest(state, body, false);
     if (typeof request === 'string') return sendError(res, request, newNonce());
     const target = new URL(request.redirectUri);
@@ -54,6 +67,41 @@ export function oauthRouter(state: EmulatorState): Router {
   });
 
   return router;
+}
+
+/**
+ * The bot authorization's POST: Cancel, or Authorize for the chosen user and guild (all checked again
+ * here: anyone can post to this route). Then back to redirect_uri with guild_id and permissions (or the
+ * error), as the platform does, or a page saying it is done when the request had no redirect_uri.
+ */
+function botAuthorizePost(state: EmulatorState, body: Record<string, unknown>, res: Response): void {
+  const request = botAuthorizeRequest(state, body, isRedirectUri);
+  if (typeof request === 'string') return sendError(res, request, newNonce());
+  const target = request.redirectUri === undefined ? undefined : new URL(request.redirectUri);
+  const action = text(body, 'action');
+  if (action === 'cancel') {
+    const nonce = newNonce();
+    if (!target) return void res.status(200).set(pageHeaders(nonce)).send(botCancelledPage(nonce));
+    target.searchParams.set('error', 'access_denied');
+    target.searchParams.set('error_description', ACCESS_DENIED);
+  } else if (action === 'allow') {
+    const choice = botChoice(state, request, text(body, 'choice'));
+    if (typeof choice === 'string') return sendError(res, choice, newNonce());
+    state.addBot(choice.guildId, choice.userId, request.permissions);
+    if (!target) {
+      const nonce = newNonce();
+      return void res
+        .status(200)
+        .set(pageHeaders(nonce))
+        .send(botAddedPage(request.clientId, state.requireGuild(choice.guildId).name, request.permissions, nonce));
+    }
+    target.searchParams.set('guild_id', choice.guildId);
+    target.searchParams.set('permissions', request.permissions.toString());
+  } else {
+    return sendError(res, 'Missing or unknown action: it must be allow or cancel.', newNonce());
+  }
+  if (request.state !== undefined) target.searchParams.set('state', request.state);
+  res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }).redirect(302, target.toString());
 }
 
 /** The request's parameters, or what is wrong with them (shown on the error page). */

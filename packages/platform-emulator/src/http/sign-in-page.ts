@@ -9,7 +9,8 @@ const SCOPE_TEXT: Record<string, string> = {
   guilds: 'see the servers you are in and your permissions there',
 };
 
-const STYLE = `
+/** Shared with the bot authorization page (bot-authorize-page.ts). */
+export const PAGE_STYLE = `
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f2f3f5; color: #1e1f22; }
   main { max-width: 36rem; margin: 2rem auto; padding: 1.5rem; background: #fff; border-radius: 8px; }
   h1 { font-size: 1.4rem; margin-top: 0; }
@@ -35,7 +36,7 @@ export function signInPage(request: AuthorizeRequest, users: SignInUser[], total
   return htmlDocument(
     `Sign in to ${request.clientId} — platform emulator`,
     nonce,
-    STYLE,
+    PAGE_STYLE,
     `<h1>Sign in to <strong>${client}</strong></h1>
 <p class="note">Platform emulator: no password, pick who you are. Production signs in on the real platform instead.</p>
 <p><strong>${client}</strong> will be able to:</p>
@@ -54,7 +55,7 @@ ${hiddenFields(request)}<input type="hidden" name="action" value="cancel">
 
 /** The platform shows an error page (it does not redirect) when the request itself is wrong. */
 export function errorPage(message: string, nonce: string): string {
-  return htmlDocument('Sign-in error — platform emulator', nonce, STYLE, `<h1>Sign-in error</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
+  return htmlDocument('Sign-in error — platform emulator', nonce, PAGE_STYLE, `<h1>Sign-in error</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
 }
 
 function userItem(user: SignInUser): string {

@@ -6,6 +6,11 @@ import type { OAuthClient, UserGuild } from './oauth-client';
 
 /** How long the user's guild list (owner flag, permissions) is trusted before the platform is asked again. */
 export const GUILDS_TTL_MS = 60_000;
+/**
+ * How stale the bot's guild list may be on the server list when the user holds Manage Server in a guild
+ * the bot lacks (see manageable): one listing a second at most, per dashboard process, whoever asks.
+ */
+export const BOT_RECHECK_MS = 1_000;
 
 export function holdsManageServer(g: UserGuild): boolean {
   return g.owner || grantsManageServer(BigInt(g.permissions));
@@ -29,8 +34,16 @@ export class GuildAccess {
     private readonly reader: GuildReader,
   ) {}
 
-  async manageable(req: Request): Promise<UserGuild[]> {
-    const [guilds, bot] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
+  /**
+   * The guilds the user may manage. `recheckMs` (the server list only): when the user holds Manage Server
+   * in a guild the memoised bot list lacks, maybe one they just added the bot to ("Add the bot to a
+   * server"), re-read the bot's guilds if that list is older than this, so the server shows when they come
+   * back rather than up to 60 s later. The memo is shared, so it costs one listing per `recheckMs` at most.
+   */
+  async manageable(req: Request, recheckMs?: number): Promise<UserGuild[]> {
+    const [guilds, memoised] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
+    const waiting = recheckMs !== undefined && guilds.some((g) => holdsManageServer(g) && !memoised.has(g.id));
+    const bot = waiting ? await this.reader.botGuildIds(recheckMs) : memoised;
     return guilds.filter((g) => bot.has(g.id) && holdsManageServer(g));
   }
 

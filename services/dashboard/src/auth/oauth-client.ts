@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
 import { OAuth2Scopes, type APIUser, type RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
+import { botInviteUrl } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 
 export type OAuthSettings = {
@@ -55,6 +56,11 @@ export class OAuthClient {
       prompt: 'none',
     }).toString();
     return url.toString();
+  }
+
+  /** The bot's invite on the same authorize endpoint and application as sign-in (see botInviteUrl). */
+  botInviteUrl(): string {
+    return botInviteUrl(this.settings.authorizeUrl, this.settings.clientId);
   }
 
   async exchangeCode(code: string): Promise<UserTokens> {

@@ -10,9 +10,10 @@ export type PlatformRole = DashboardRole & { managed: boolean; everyone: boolean
 class Memo<T> {
   private readonly entries = new Map<string, { at: number; value: Promise<T> }>();
   constructor(private readonly ttlMs: number) {}
-  get(key: string, load: () => Promise<T>): Promise<T> {
+  /** `maxAgeMs` (below the ttl) asks for a fresher value than usual, still shared by every caller. */
+  get(key: string, load: () => Promise<T>, maxAgeMs = this.ttlMs): Promise<T> {
     const hit = this.entries.get(key);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    if (hit && Date.now() - hit.at < Math.min(maxAgeMs, this.ttlMs)) return hit.value;
     const value = load();
     this.entries.set(key, { at: Date.now(), value });
     value.catch(() => this.entries.delete(key));
@@ -44,18 +45,25 @@ export class GuildReader {
 
   constructor(private readonly api: API) {}
 
-  /** Guilds the bot is a member of: a user may manage only those (the bot must be there to sync). */
-  botGuildIds(): Promise<Set<string>> {
-    return this.botGuilds.get('all', async () => {
-      const ids = new Set<string>();
-      let after: string | undefined;
-      for (;;) {
-        const page = await this.platform(() => this.api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) }));
-        for (const g of page) ids.add(g.id);
-        if (page.length < 200) return ids;
-        after = page[page.length - 1]!.id;
-      }
-    });
+  /**
+   * Guilds the bot is a member of: a user may manage only those (the bot must be there to sync).
+   * Memoised 60 s; `maxAgeMs` asks for a fresher list (see GuildAccess.manageable, just after an invite).
+   */
+  botGuildIds(maxAgeMs?: number): Promise<Set<string>> {
+    return this.botGuilds.get(
+      'all',
+      async () => {
+        const ids = new Set<string>();
+        let after: string | undefined;
+        for (;;) {
+          const page = await this.platform(() => this.api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) }));
+          for (const g of page) ids.add(g.id);
+          if (page.length < 200) return ids;
+          after = page[page.length - 1]!.id;
+        }
+      },
+      maxAgeMs,
+    );
   }
 
   roles(guildId: string): Promise<PlatformRole[]> {

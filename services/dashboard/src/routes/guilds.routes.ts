@@ -3,6 +3,7 @@ import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/a
 import { guildParams, type DashboardGuild, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
 import { limitsFor } from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
+import { BOT_RECHECK_MS } from '../auth/access';
 import type { UserGuild } from '../auth/oauth-client';
 import type { DashboardContext } from '../context';
 import type { PlatformRole } from '../platform/guild-reader';
@@ -57,7 +58,7 @@ export function guildsRouter(ctx: DashboardContext): Router {
   };
 
   router.get('/guilds', async (req, res) => {
-    const guilds = await ctx.access.manageable(req);
+    const guilds = await ctx.access.manageable(req, BOT_RECHECK_MS);
     res.json({ guilds: await summaries(guilds.sort((a, b) => a.name.localeCompare(b.name))) } satisfies DashboardGuildList);
   });
 

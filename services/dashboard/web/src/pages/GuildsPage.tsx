@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { dashboardApi } from '../api/dashboard-api';
 import { ErrorState, Loading } from '../components/ErrorState';
+import { useMe } from '../auth/session';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { useResource } from '../hooks/use-resource';
@@ -10,11 +11,17 @@ import { guildPath } from '../paths';
 export function GuildsPage() {
   usePageTitle('Your servers');
   const { data, error, loading, reload } = useResource((signal) => dashboardApi.guilds(signal), 'guilds');
+  const { add_bot_url: addBotUrl } = useMe();
 
   return (
     <>
       <div className="page-header">
         <h1>Your servers</h1>
+        {data && data.guilds.length > 0 ? (
+          <a className="btn" href={addBotUrl}>
+            Add the bot to a server
+          </a>
+        ) : null}
       </div>
       {loading ? <Loading /> : null}
       {error && !data ? <ErrorState error={error} onRetry={() => void reload()} /> : null}
@@ -22,7 +29,16 @@ export function GuildsPage() {
         <div className="empty-state">
           <h2>No servers to manage</h2>
           <p>
-            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or own the server) are listed. Add the bot to a server or ask its owner for that permission, then come back.
+            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or own the server) are listed. If you manage a server the bot is not in yet, add it there: the platform asks which server
+            and shows the permissions the bot needs (Manage Roles, View Channels, Send Messages). Otherwise ask the server&apos;s owner for Manage Server. Then come back to this page.
+          </p>
+          <p className="actions">
+            <a className="btn btn-primary" href={addBotUrl}>
+              Add the bot to a server
+            </a>
+            <button type="button" className="btn" onClick={() => void reload()}>
+              Check again
+            </button>
           </p>
         </div>
       ) : null}

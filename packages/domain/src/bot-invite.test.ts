@@ -1,0 +1,16 @@
+import { BOT_PERMISSIONS, botInviteUrl } from './bot-invite';
+
+describe('botInviteUrl', () => {
+  it('asks for Manage Roles, View Channels and Send Messages only (268438528)', () => {
+    expect(BOT_PERMISSIONS).toBe(268438528n);
+    const url = new URL(botInviteUrl('https://discord.com/oauth2/authorize', '123'));
+    expect(url.origin + url.pathname).toBe('https://discord.com/oauth2/authorize');
+    expect(Object.fromEntries(url.searchParams)).toEqual({ client_id: '123', scope: 'bot', permissions: '268438528' });
+  });
+
+  it('pins one server when given one', () => {
+    const url = new URL(botInviteUrl('http://127.0.0.1:3900/oauth2/authorize', '123', '456'));
+    expect(url.searchParams.get('guild_id')).toBe('456');
+    expect(url.searchParams.get('disable_guild_select')).toBe('true');
+  });
+});
