@@ -1,10 +1,10 @@
 import type { DeletedLinkView } from '@rolelink/contracts';
-import { deleteLinkAt, grantedCount, inTransaction, recordPurge } from '@rolelink/db';
+import { deleteLinkAt, findLinkAt, grantedCount, inTransaction, recordPurge } from '@rolelink/db';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
-import { lockoutError, stripPreview } from './strip-preview';
+import { lockoutError, stripLockout } from './strip-preview';
 
 export type DeleteLinkInput = {
   guildId: string;
@@ -30,8 +30,10 @@ export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promi
   const roleId = parseSnowflake(input.roleId, 'roleId');
   const strip = input.stripRoles === true;
   if (strip && input.confirmLockout !== true) {
-    const preview = await stripPreview(deps, { guildId, roleId, ...(input.actingUserId ? { actingUserId: input.actingUserId } : {}) });
-    if (preview.lockout.length || !preview.lockout_checked) throw lockoutError(preview);
+    const link = await findLinkAt(deps.db.pool, guildId, roleId);
+    if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
+    const check = await stripLockout(deps, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId });
+    if (check.lockout.length || !check.lockout_checked) throw lockoutError(check);
   }
   const removed = await inTransaction(deps.db.pool, async (c) => {
     const row = await deleteLinkAt(c, guildId, roleId);

@@ -23,10 +23,22 @@ export async function stripPreview(deps: AdminDeps, input: { guildId: string; ro
   const facts = deps.members;
   if (!facts) return { count, sample: sampleIds.map((id) => ({ user_id: id, name: null })), lockout: [], lockout_checked: false };
   return platformRead(async () => {
-    const sample = await Promise.all(sampleIds.map(async (id): Promise<StripMember> => ({ user_id: id, name: (await facts.member(guildId, id))?.name ?? null })));
-    const lockout = await lockoutOf(deps, facts, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId });
+    const [sample, lockout] = await Promise.all([
+      Promise.all(sampleIds.map(async (id): Promise<StripMember> => ({ user_id: id, name: (await facts.member(guildId, id))?.name ?? null }))),
+      lockoutOf(deps, facts, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId }),
+    ]);
     return { count, sample, lockout, lockout_checked: true };
   });
+}
+
+/**
+ * Only the lock-out half of the preview, for deleteLink's server-side check: the count and the named
+ * sample are for the admin's eyes and would cost a platform call per name on every delete.
+ */
+export async function stripLockout(deps: AdminDeps, l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined }): Promise<Pick<StripPreviewView, 'lockout' | 'lockout_checked'>> {
+  const facts = deps.members;
+  if (!facts) return { lockout: [], lockout_checked: false };
+  return { lockout: await platformRead(() => lockoutOf(deps, facts, l)), lockout_checked: true };
 }
 
 /** A platform that does not answer is a 502 to retry, never a strip without its lock-out check. */
@@ -62,7 +74,7 @@ async function lockoutOf(deps: AdminDeps, facts: MemberFacts, l: { linkId: strin
 }
 
 /** The 409 of a strip that would lock the acting admin or the owner out, naming who and what. */
-export function lockoutError(preview: StripPreviewView): AppError {
+export function lockoutError(preview: Pick<StripPreviewView, 'lockout' | 'lockout_checked'>): AppError {
   const who = preview.lockout.map((p) => `${p.who === 'owner' ? 'the owner' : 'you'} (${p.name ?? p.user_id}) would lose ${p.permission}`);
   const message = preview.lockout_checked
     ? `Removing this role would lock an admin out: ${who.join('; ')}. Confirm the lock-out explicitly to go ahead.`

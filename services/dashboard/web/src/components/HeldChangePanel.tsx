@@ -1,7 +1,8 @@
 import type { AppliedRemovals, HeldChangePreview, LinkView } from '@rolelink/contracts';
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
 import { heldNumbers } from '../format/held-change';
+import { useDialogPreview } from '../hooks/use-dialog-preview';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
@@ -62,24 +63,12 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const [preview, setPreview] = useState<{ view: HeldChangePreview | null; error: string | null }>({ view: null, error: null });
 
   const windowEnd = held.confirmed_at ? new Date(Date.parse(held.confirmed_at) + WINDOW_MS).toISOString() : null;
   const windowOpen = windowEnd !== null && Date.parse(windowEnd) > Date.now();
 
   // Loaded each time the dialog opens, as the delete dialog's strip preview is.
-  useEffect(() => {
-    if (!confirming) return;
-    const abort = new AbortController();
-    setPreview({ view: null, error: null });
-    dashboardApi.heldChange(guildId, roleId, abort.signal).then(
-      (view) => setPreview({ view, error: null }),
-      (err: unknown) => {
-        if (!abort.signal.aborted) setPreview({ view: null, error: err instanceof Error ? err.message : String(err) });
-      },
-    );
-    return () => abort.abort();
-  }, [confirming, guildId, roleId]);
+  const preview = useDialogPreview<HeldChangePreview>(confirming, (signal) => dashboardApi.heldChange(guildId, roleId, signal), `${guildId}/${roleId}`);
 
   async function apply(changeId: string) {
     setBusy(true);

@@ -1,11 +1,12 @@
 import type { StripPreviewView, UpdateLinkBody } from '@rolelink/contracts';
-import { useEffect, useId, useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { dashboardApi } from '../../api/dashboard-api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorBanner } from '../../components/ErrorState';
 import { StripPreviewPanel } from '../../components/StripPreviewPanel';
 import { useToast } from '../../components/toasts';
+import { useDialogPreview } from '../../hooks/use-dialog-preview';
 import { guildPath } from '../../paths';
 import { useLinkContext } from './link-context';
 
@@ -37,7 +38,7 @@ export function SettingsTab() {
   // Off by default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
   const [stripRoles, setStripRoles] = useState(false);
   // What the strip would do, loaded when the box is ticked; a lock-out needs its own second tick.
-  const [preview, setPreview] = useState<{ view: StripPreviewView | null; error: string | null }>({ view: null, error: null });
+  const preview = useDialogPreview<StripPreviewView>(confirming && stripRoles, (signal) => dashboardApi.stripPreview(guildId, roleId, signal), `${guildId}/${roleId}`);
   const [lockoutConfirmed, setLockoutConfirmed] = useState(false);
   const needsLockoutTick = preview.view !== null && (preview.view.lockout.length > 0 || !preview.view.lockout_checked);
   const canConfirm = !stripRoles || (preview.view !== null && (!needsLockoutTick || lockoutConfirmed));
@@ -61,19 +62,6 @@ export function SettingsTab() {
       setPending(null);
     }
   }
-
-  useEffect(() => {
-    if (!confirming || !stripRoles) return;
-    const abort = new AbortController();
-    setPreview({ view: null, error: null });
-    dashboardApi.stripPreview(guildId, roleId, abort.signal).then(
-      (view) => setPreview({ view, error: null }),
-      (err: unknown) => {
-        if (!abort.signal.aborted) setPreview({ view: null, error: err instanceof Error ? err.message : String(err) });
-      },
-    );
-    return () => abort.abort();
-  }, [confirming, stripRoles, guildId, roleId]);
 
   async function resync() {
     setPending('resync');
