@@ -8,7 +8,12 @@
 export type ListMeta = {
   user_count: number;
   synced_count: number;
+  /** Role changes still to make, adds and removals together: not a count of list members (README, "Reading meta"). */
   pending_count: number;
+  /** Of pending_count: members of the synced set still to get the role. */
+  pending_adds: number;
+  /** Of pending_count: holders still to lose the role (right after a large shrink, nearly all of pending_count). */
+  pending_removals: number;
   synced_limit: number;
   user_limit: number;
 };

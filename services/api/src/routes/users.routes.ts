@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
 import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
-import { limitsFor, reportedPending, storedLimitMessage } from '@rolelink/domain';
+import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
@@ -18,10 +18,13 @@ export function listMeta(link: LinkContext): ListMeta {
   const limits = limitsFor(link.plan);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const pending = reportedPending(link, desired);
+  const split = splitPending(pending, desired, link.appliedCount);
   return {
     user_count: link.userCount,
     synced_count: Math.min(link.appliedCount, desired),
     pending_count: pending,
+    pending_adds: split.adds,
+    pending_removals: split.removals,
     synced_limit: limits.syncedUsers,
     user_limit: limits.storedUsers,
   };
