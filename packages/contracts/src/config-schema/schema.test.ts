@@ -151,8 +151,9 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
       m.values.ghost = 1;
     });
     const r = parseConfigResponse(s);
-    expect(r.ok ? [] : r.errors).toEqual([
-      { field: 'sections[0].fields[0].label', message: expect.any(String) as string },
+    const errors = r.ok ? [] : r.errors;
+    expect(errors[0]?.field).toBe('sections[0].fields[0].label');
+    expect(errors.slice(1)).toEqual([
       { field: 'sections[0].fields[3].pair_with', message: 'names no field of this schema ("ghost")' },
       { field: 'sections[1].fields[0].condition.field', message: 'names no field of this schema ("ghost")' },
       { field: 'values.ghost', message: 'is not a field key of this schema' },

@@ -4,6 +4,8 @@
  * the service's own contracts.
  */
 
+import type { AbortSignalLike } from '../host-types';
+
 /** Counters that GET /users reports beside the IDs (spec 4.1 rule 7). */
 export type ListMeta = {
   user_count: number;
@@ -81,7 +83,7 @@ export type UploadProgress = { chunks: number; users: number };
 /** Options every call accepts. */
 export type CallOptions = {
   /** Aborts the call, including its retries and any wait for Retry-After. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 };
 
 /** Options of the writes that take an Idempotency-Key (PUT, commit, single add and remove). */
