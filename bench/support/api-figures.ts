@@ -285,25 +285,30 @@ async function streamOnce(ctx: Ctx, link: BenchLink, n: number): Promise<Streame
 
 /**
  * The GET figure's same-run limit: `COPY (SELECT …) TO STDOUT` of the same list, the query the API runs,
- * by psql (its own process, as the API is), its output read to the end here as the API's body is.
+ * by psql (its own process, as the API is), its output read to the end here as the API's body is. The
+ * time is psql's own `\timing` of the COPY (sent to last row received), so psql's start and connection
+ * are not counted: they would dominate a small list.
  */
 async function rawCopyOnce(ctx: Ctx, link: BenchLink, n: number): Promise<{ totalMs: number; bytes: number }> {
-  const t0 = performance.now();
-  const child = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', ctx.databaseUrl, '-c', `COPY (SELECT user_id FROM link_user WHERE link_id = ${link.linkId} ORDER BY user_id) TO STDOUT`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const copy = `COPY (SELECT user_id FROM link_user WHERE link_id = ${link.linkId} ORDER BY user_id) TO STDOUT`;
+  const child = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', ctx.databaseUrl, '-c', '\\timing on', '-c', copy], { stdio: ['ignore', 'pipe', 'pipe'] });
   let bytes = 0;
+  let tail = '';
   let err = '';
-  child.stdout.on('data', (b: Buffer) => (bytes += b.length));
+  child.stdout.on('data', (b: Buffer) => {
+    bytes += b.length;
+    tail = (tail + b.subarray(-200).toString('latin1')).slice(-200);
+  });
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
   });
-  const totalMs = performance.now() - t0;
-  // One line per ID: the digits and a newline.
-  if (code !== 0 || bytes !== n * (ID_DIGITS + 1)) throw new Error(`psql COPY: exit ${code}, ${bytes} bytes (expected ${n * (ID_DIGITS + 1)}) ${err.slice(0, 300)}`);
-  return { totalMs, bytes };
+  // One line per ID (the digits and a newline), then psql's `Time: 1234.567 ms` line.
+  const timing = /\nTime: ([\d.]+) ms[^\n]*\n$/.exec(tail);
+  const rows = timing ? bytes - (timing[0].length - 1) : -1;
+  if (code !== 0 || !timing || rows !== n * (ID_DIGITS + 1)) throw new Error(`psql COPY: exit ${code}, ${bytes} bytes (expected ${n * (ID_DIGITS + 1)} and a timing line) ${err.slice(0, 300)}`);
+  return { totalMs: Number(timing[1]), bytes: rows };
 }
 
 /** MB/s the GET figure has to reach where the raw COPY allows it (issue 24). */
