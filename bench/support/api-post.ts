@@ -2,21 +2,31 @@
 // `node:http` server doing the same write (bare-post-server.ts), both measured in the same run with the
 // same load generator, so the figure is a ratio to what the machine allows today.
 import type autocannon from 'autocannon';
+import type { Pool } from 'pg';
 import { seedLink } from './api-db';
 import { auth, int, judge, loadavg, median, postLoadAt, type Ctx } from './api-figures';
 import { cpuMs, RssWindow, startBarePostServer, type RunningApi } from './api-process';
 
-type Round = { rps: number; p50: number; p99: number; max: number; bad: number; apiMsPerReq: number; genMsPerReq: number; peakMiB: number };
+type Round = { xactPerReq: number; rps: number; p50: number; p99: number; max: number; bad: number; apiMsPerReq: number; genMsPerReq: number; peakMiB: number };
 type Side = { name: string; server: RunningApi; cannon: (duration: number) => PromiseLike<autocannon.Result>; rounds: Round[] };
 
-async function measure(side: Side, seconds: number): Promise<Round> {
+/** Transactions committed in the bench database so far (statistics, flushed within about a second). */
+async function commits(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>('SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()');
+  return Number(rows[0]!.n);
+}
+
+async function measure(pool: Pool, side: Side, seconds: number): Promise<Round> {
+  const xact0 = await commits(pool);
   const rss = new RssWindow(side.server.pid);
   const cpu0 = cpuMs(side.server.pid);
   const gen0 = process.cpuUsage();
   const res = await side.cannon(seconds);
   const cpu = cpuMs(side.server.pid) - cpu0;
   const gen = process.cpuUsage(gen0);
+  await new Promise((r) => setTimeout(r, 1100)); // PostgreSQL flushes backend statistics at most once a second
   return {
+    xactPerReq: ((await commits(pool)) - xact0) / res['2xx'],
     rps: res['2xx'] / res.duration,
     p50: res.latency.p50,
     p99: res.latency.p99,
@@ -56,11 +66,11 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
     }
     for (let i = 0; i < rounds; i++) {
       for (const side of i % 2 ? [...sides].reverse() : sides) {
-        const r = await measure(side, seconds);
+        const r = await measure(pool, side, seconds);
         side.rounds.push(r);
         log(
           `post ${i + 1}/${rounds} ${side.name}: ${int(r.rps)} req/s, latency p50 ${r.p50} ms p99 ${r.p99} ms max ${r.max} ms; errors/timeouts/non-2xx ${r.bad}; ` +
-            `CPU per request: server ${r.apiMsPerReq.toFixed(2)} ms, load generator ${r.genMsPerReq.toFixed(2)} ms; RSS peak ${r.peakMiB.toFixed(0)} MiB (load ${loadavg()})`,
+            `CPU per request: server ${r.apiMsPerReq.toFixed(2)} ms, PostgreSQL transactions per request ${r.xactPerReq.toFixed(2)}, load generator ${r.genMsPerReq.toFixed(2)} ms; RSS peak ${r.peakMiB.toFixed(0)} MiB (load ${loadavg()})`,
         );
       }
     }

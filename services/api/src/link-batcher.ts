@@ -20,8 +20,8 @@ export type LinkBatchWriter<I extends { userId: string }, R> = {
  * concurrent writes of one link run one after another whatever the pool size; each paid a lock
  * hand-over and a WAL flush, which capped a link at a few hundred writes per second. Here at most one
  * statement per link and kind is in flight: writes arriving meanwhile wait and go together in the next
- * statement. A lone write goes at once (no timer, no added latency); under load the batch grows with the
- * queue.
+ * statement. A lone write goes at the end of the event-loop turn it arrived in (no timer, no added
+ * latency); under load the batch grows with the queue.
  *
  * Each caller still gets its own answer, and only after its row is committed and `afterCommit` (the sync
  * request) is done, as with one statement per request. Two requests for the same user in one batch: the
@@ -40,8 +40,10 @@ export class LinkBatcher<I extends { userId: string }, R> {
       if (queue)
         queue.push(waiting); // a batch of this link is in flight: this one goes in the next
       else {
+        // Written at the end of this event-loop turn: every write of the link the turn brings (one auth
+        // read answers many requests at once, shared-lookup.ts) goes in the same first statement.
         this.queues.set(linkId, [waiting]);
-        void this.drain(linkId);
+        setImmediate(() => void this.drain(linkId));
       }
     });
   }
