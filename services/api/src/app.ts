@@ -32,9 +32,10 @@ export function createApp(deps: ApiDeps): Express {
   link.use(authenticate(deps.pool));
   // After authentication: the budget belongs to the link the token opened and its plan sets the limit.
   if (deps.rateLimit) link.use(perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger }));
-  // Upload routes first: `/users/upload` must not be read as a user id.
-  link.use(uploadsRoutes(deps));
-  link.use(usersRoutes(deps));
+  // Upload routes first: `/users/upload` must not be read as a user id. Registered on `link` itself, not
+  // as nested routers: each nested router a request passes costs a params merge and a restore (issue 24).
+  uploadsRoutes(deps, link);
+  usersRoutes(deps, link);
   // First after the per-request middleware: every API call would otherwise walk the routers below (health,
   // metrics, OpenAPI) before reaching it, and none of their paths starts with /api/role-link/.
   app.use('/api/role-link/:guildId/:roleId', link);

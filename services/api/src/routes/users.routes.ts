@@ -28,8 +28,8 @@ export function listMeta(link: LinkContext): ListMeta {
   };
 }
 
-export function usersRoutes(deps: Deps): Router {
-  const r = Router({ mergeParams: true });
+/** Registers the routes on `r`: the app passes the link router itself, so a request does not enter a nested router per route group. */
+export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true })): Router {
   const adds = new AddBatcher(deps);
   const removes = new RemoveBatcher(deps);
   const once = idempotent(deps.pool);
