@@ -6,7 +6,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type { Pool } from 'pg';
 import { seedLink, type BenchLink } from './api-db';
-import { cpuMs, RssWindow, type RunningApi } from './api-process';
+import { RssWindow, type RunningApi } from './api-process';
 import { call, expectOk, makeAgent } from './http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
 

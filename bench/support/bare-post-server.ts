@@ -22,7 +22,7 @@ const port = Number(process.env.BARE_PORT);
 if (!url || !Number.isInteger(port)) throw new Error('DATABASE_URL and BARE_PORT are required');
 
 const db = createDb(url, { max: Number(process.env.DB_POOL_MAX ?? 20) });
-const noQueue = { notify: async () => undefined } as unknown as SyncNotifier;
+const noQueue = { notify: () => Promise.resolve() } as unknown as SyncNotifier;
 const adds = new AddBatcher({ pool: db.pool, sync: noQueue });
 const storedLimit = limitsFor('premium').storedUsers;
 

@@ -36,12 +36,8 @@ export class SharedLookup<V> {
       if (entry.next) this.send(key, entry);
       else this.pending.delete(key);
     };
-    let result: Promise<V>;
-    try {
-      result = this.read(key);
-    } catch (err) {
-      result = Promise.reject(err);
-    }
+    // A read that throws instead of rejecting fails its callers the same way.
+    const result = new Promise<V>((resolve) => resolve(this.read(key)));
     result.then(waiting.resolve, waiting.reject);
     result.then(after, after);
   }
