@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
-import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
+import { hasUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
 import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
 import { previewWholeList, writeWholeList } from '../list-write';
+import { RemoveBatcher } from '../remove-batcher';
 import { setListVersion } from '../list-version';
 import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
@@ -30,9 +31,10 @@ export function listMeta(link: LinkContext): ListMeta {
   };
 }
 
-export function usersRoutes(deps: Deps): Router {
-  const r = Router({ mergeParams: true });
+/** Registers the routes on `r`: the app passes the link router itself, so a request does not enter a nested router per route group. */
+export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true })): Router {
   const adds = new AddBatcher(deps);
+  const removes = new RemoveBatcher(deps);
   const once = idempotent(deps.pool);
 
   r.get(
@@ -111,8 +113,8 @@ export function usersRoutes(deps: Deps): Router {
     handle(async (req, res) => {
       const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
-      const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
-      if (removed) await deps.sync.notify(link.id, req.id);
+      // Batched with the link's concurrent removals; answers after the removal is committed and, when it removed, the sync requested.
+      const { removed, listVersion } = await removes.remove(link.id, params.userId, req.id);
       setListVersion(res, link.id, listVersion);
       res.json({ data: { removed } });
     }),
