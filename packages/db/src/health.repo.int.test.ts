@@ -1,7 +1,6 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
 import { countLinksByHealth, HEALTH_HISTORY_PER_PLUGIN, healthHistory, pluginUrlsAfter, pruneUnusedPlugins, recordHealth } from './health.repo';
-import { findPluginLink, findPluginUrl } from './links.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -55,17 +54,5 @@ describe('health repository (plugin_health_check)', () => {
   it('pages through the distinct plugin URLs of the links', async () => {
     expect(await pluginUrlsAfter(db.pool, '', 10)).toEqual([PLUGIN]);
     expect(await pluginUrlsAfter(db.pool, PLUGIN, 10)).toEqual([]);
-  });
-});
-
-describe("links repository: the broker's reads", () => {
-  it("reads a link's plugin and token ciphertext, or null when it is gone", async () => {
-    const { linkId, guildId, roleId } = await seedLink(db);
-    const link = await findPluginLink(db.pool, linkId);
-    expect(link).toMatchObject({ id: linkId, guildId, roleId, pluginUrl: PLUGIN });
-    expect(link!.tokenCiphertext.length).toBeGreaterThan(0);
-    expect(await findPluginUrl(db.pool, linkId)).toBe(PLUGIN);
-    expect(await findPluginLink(db.pool, '999999999')).toBeNull();
-    expect(await findPluginUrl(db.pool, '999999999')).toBeNull();
   });
 });
