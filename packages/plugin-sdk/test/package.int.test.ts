@@ -60,6 +60,8 @@ test('the tarball holds the compiled dist/, the README and package.json, and no 
   expect(files.filter((f) => !f.startsWith(`dist${path.sep}`)).sort()).toEqual(['README.md', 'package.json']);
   expect(files).toContain(path.join('dist', 'index.js'));
   expect(files).toContain(path.join('dist', 'index.d.ts'));
+  // The wire types, copied from the workspace's @rolelink/wire-types by scripts/build.mjs.
+  expect(files).toContain(path.join('dist', 'wire-types', 'index.d.ts'));
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
 });
 

@@ -1,5 +1,5 @@
 // The packed .d.ts as an ES module TypeScript plugin sees them (tsc --noEmit, module nodenext).
-import { RoleLinkClient, RoleLinkApiError, configForm, section, fields as f, verifyIframeToken, type ValuesOf, type ReplaceOutcome } from '@rolelink/plugin-sdk';
+import { RoleLinkClient, RoleLinkApiError, configForm, section, fields as f, verifyIframeToken, type ValuesOf, type ReplaceOutcome, type ErrorBody, type ListMeta, type SchemaResponse, type HealthReport } from '@rolelink/plugin-sdk';
 
 const client = new RoleLinkClient({ baseUrl: 'https://rolelink.example.com', token: 'rl_x', guildId: '1', roleId: '2' });
 export const outcome: Promise<ReplaceOutcome> = client.replaceUsers(['1', '2']);
@@ -16,3 +16,11 @@ export function statusOf(err: unknown): number | null {
   return err instanceof RoleLinkApiError ? err.statusCode : null;
 }
 export const viewer: string = verifyIframeToken('t', { apiToken: 'rl_x', pluginUrl: 'https://p.example.com' }).sub;
+
+// The wire types travel inside the package (dist/wire-types), real and checked.
+export const refusal: ErrorBody = { statusCode: 400, message: 'Validation error', details: ['body.0: must be a 17 to 20 digit snowflake'] };
+// @ts-expect-error: statusCode is a number
+export const badRefusal: ErrorBody = { statusCode: '400', message: 'Validation error' };
+export const synced: Promise<ListMeta['synced_count']> = client.listUsers().then((l) => l.meta.synced_count);
+export const answer: SchemaResponse = form.response({ region: 'eu' });
+export const health: HealthReport = { status: 'degraded', checks: { db: { status: 'down', message: 'timeout' } } };
