@@ -1,4 +1,4 @@
-import type { ChunkAcceptedBody, ListMeta, ShrinkBody } from '@rolelink/wire-types';
+import type { ChunkAcceptedBody } from '@rolelink/wire-types';
 
 /**
  * The User Management API's bodies (spec 4.1, 7) are the service's own wire types, from
