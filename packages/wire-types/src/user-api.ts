@@ -12,8 +12,12 @@ export type ListMeta = {
   user_count: number;
   /** Users of the synced set the bot has applied. */
   synced_count: number;
-  /** Changes the bot still has to make. */
+  /** Role changes the bot still has to make, adds and removals together (docs/api.md, "Reading pending"). */
   pending_count: number;
+  /** Of pending_count: members of the synced set still to get the role. */
+  pending_adds: number;
+  /** Of pending_count: holders still to lose the role. */
+  pending_removals: number;
   /** Users synced per link on this plan (the lowest IDs). */
   synced_limit: number;
   /** Users stored per link on this plan. */

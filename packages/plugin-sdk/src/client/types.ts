@@ -1,4 +1,5 @@
 import type { ChunkAcceptedBody } from '@rolelink/wire-types';
+import type { AbortSignalLike } from '../host-types';
 
 /**
  * The User Management API's bodies (spec 4.1, 7) are the service's own wire types, from
@@ -30,7 +31,7 @@ export type UploadProgress = ChunkAcceptedBody['data'];
 /** Options every call accepts. */
 export type CallOptions = {
   /** Aborts the call, including its retries and any wait for Retry-After. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 };
 
 /** Options of the writes that take an Idempotency-Key (PUT, commit, single add and remove). */
