@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { QueueName, type chunkAcceptedBody, type dryRunBody, type ErrorBody, type uploadCreatedBody, type userAddedBody, type userCountBody, type usersListBody } from '@rolelink/contracts';
+import { QueueName } from '@rolelink/contracts';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../../services/api/src/app';
@@ -57,14 +57,5 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
 export const auth = (token: string) => ({ Authorization: `Token ${token}` });
 
 export { bodyOf } from './body';
-/** The API's answers, for bodyOf<T>() (the types come from contracts). */
-/** The value a contracts schema parses to (test/ has no zod of its own to call z.infer with). */
-type Parsed<S extends { parse: (data: unknown) => unknown }> = ReturnType<S['parse']>;
-export type ApiErrorBody = ErrorBody & { details?: string[] };
-export type { ShrinkBody } from '@rolelink/contracts';
-export type UserCountBody = Parsed<typeof userCountBody>;
-export type UsersListBody = Parsed<typeof usersListBody>;
-export type UploadCreatedBody = Parsed<typeof uploadCreatedBody>;
-export type ChunkAcceptedBody = Parsed<typeof chunkAcceptedBody>;
-export type UserAddedBody = Parsed<typeof userAddedBody>;
-export type DryRunBody = Parsed<typeof dryRunBody>;
+/** The API's answers, for bodyOf<T>(): the wire types (contracts' schemas parse to exactly these). */
+export type { ErrorBody as ApiErrorBody, ShrinkBody, UserCountBody, UsersListBody, UploadCreatedBody, ChunkAcceptedBody, UserAddedBody, DryRunBody } from '@rolelink/wire-types';

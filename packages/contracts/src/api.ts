@@ -8,34 +8,8 @@ export const uploadParams = linkParams.extend({ uploadId: z.string().uuid('must 
 /** Header carrying a held change's id when a plugin retries a large removal (spec 4.1 rule 6). */
 export const CONFIRM_HEADER = 'x-rolelink-confirm';
 
-export type ErrorBody = { statusCode: number; message: string };
-
-export type ShrinkBody = {
-  errors: {
-    error: 'confirm_required';
-    code: 'shrink';
-    change_id: string;
-    previous: number;
-    next: number;
-    removals: number;
-    message: string;
-  };
-  requestId: string;
-};
-
-/** Counters reported by GET /users in its top-level `meta` (spec 4.1 rule 7 leaves placement open). */
-export type ListMeta = {
-  user_count: number;
-  synced_count: number;
-  /** Role changes still to make, adds and removals together (docs/api.md, "Reading pending"). */
-  pending_count: number;
-  /** Of pending_count: members of the synced set still to get the role. */
-  pending_adds: number;
-  /** Of pending_count: holders still to lose the role. */
-  pending_removals: number;
-  synced_limit: number;
-  user_limit: number;
-};
+// The wire shapes (ErrorBody, ShrinkBody, ListMeta, …) are declared once, in @rolelink/wire-types.
+export type { ErrorBody, ListMeta, ShrinkBody } from '@rolelink/wire-types';
 
 /** `?dry_run=true` on PUT /users and on commit (docs/api.md "Dry run"): answer what would happen, write nothing. */
 export const dryRunQuery = z.object({

@@ -6,3 +6,4 @@ export * from './config-schema';
 export * from './health';
 export * from './dashboard';
 export * from './api-bodies';
+export * from './plugin-calls';

@@ -1,4 +1,5 @@
 import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
+import { RESTJSONErrorCodes } from 'discord-api-types/v10';
 
 /**
  * Thrown by the platform client instead of waiting when the shared limiter says the next slot is
@@ -30,15 +31,6 @@ export class PlatformLimiterUnavailableError extends Error {
   }
 }
 
-/** JSON error codes of the platform that the sync engine acts on. */
-export const PlatformErrorCode = {
-  unknownMember: 10007,
-  unknownRole: 10011,
-  unknownGuild: 10004,
-  missingAccess: 50001,
-  missingPermissions: 50013,
-} as const;
-
 export type PlatformFailure =
   | { kind: 'rate_limited'; retryAfterMs: number }
   | { kind: 'limiter_unavailable'; retryAfterMs: number }
@@ -48,14 +40,17 @@ export type PlatformFailure =
   | { kind: 'unauthorized' }
   | { kind: 'failed'; status?: number; message: string };
 
-/** Maps whatever a platform call threw to what the caller has to do about it. */
+/**
+ * Maps whatever a platform call threw to what the caller has to do about it. The platform's JSON error
+ * codes are discord-api-types' own (RESTJSONErrorCodes), never redeclared here.
+ */
 export function classifyPlatformError(err: unknown): PlatformFailure {
   if (err instanceof PlatformRateLimitedError) return { kind: 'rate_limited', retryAfterMs: err.retryAfterMs };
   if (err instanceof PlatformLimiterUnavailableError) return { kind: 'limiter_unavailable', retryAfterMs: 1_000 };
   if (err instanceof RateLimitError) return { kind: 'rate_limited', retryAfterMs: Math.max(err.retryAfter, err.timeToReset, 50) };
   if (err instanceof DiscordAPIError) {
-    if (err.code === PlatformErrorCode.unknownMember) return { kind: 'not_in_guild' };
-    if (err.code === PlatformErrorCode.unknownRole) return { kind: 'unknown_role' };
+    if (err.code === RESTJSONErrorCodes.UnknownMember) return { kind: 'not_in_guild' };
+    if (err.code === RESTJSONErrorCodes.UnknownRole) return { kind: 'unknown_role' };
     if (err.status === 403) return { kind: 'missing_permission' };
     if (err.status === 401) return { kind: 'unauthorized' };
     return { kind: 'failed', status: err.status, message: err.message };

@@ -1,3 +1,4 @@
+import type { ErrorBody } from '@rolelink/wire-types';
 import type { APIGuildMember } from 'discord-api-types/v10';
 import type { EmulatorStats } from './stats';
 import { startEmulator, type RunningEmulator } from './server';
@@ -126,7 +127,7 @@ describe('control API', () => {
   });
 
   it('answers 404 in the service error shape to an unknown control route', async () => {
-    const res = await control<{ statusCode: number }>(emulator, 'GET', '/nothing');
-    expect([res.status, res.body.statusCode]).toEqual([404, 404]);
+    const res = await control<ErrorBody>(emulator, 'GET', '/nothing');
+    expect([res.status, res.body]).toEqual([404, { statusCode: 404, message: expect.stringMatching(/^Route not found: GET /) }]);
   });
 });

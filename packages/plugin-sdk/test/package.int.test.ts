@@ -76,6 +76,8 @@ test('the tarball holds the compiled dist/, the README, the licence and package.
   expect(await readFile(path.join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   expect(files).toContain(path.join('dist', 'index.js'));
   expect(files).toContain(path.join('dist', 'index.d.ts'));
+  // The wire types, copied from the workspace's @rolelink/wire-types by scripts/build.mjs.
+  expect(files).toContain(path.join('dist', 'wire-types', 'index.d.ts'));
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
 });
 

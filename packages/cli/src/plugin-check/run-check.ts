@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { parseConfigResponse, pluginHealthReport, validateSubmission, type ConfigStructure } from '@rolelink/contracts';
+import { parseConfigResponse, pluginHealthReport, validateSubmission, type ConfigStructure, type PluginConfigSubmitBody, type PluginLinkBody } from '@rolelink/contracts';
 import { generateToken, normalizePluginUrl } from '@rolelink/domain';
 import { PluginCallFailure, PluginHttp, type FailureKind, type PluginRequest } from '@rolelink/plugin-http';
 import { mintIframeToken } from '@rolelink/plugin-sdk';
@@ -52,7 +52,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
   } else add({ check: 'plugin URL', result: 'pass', message: 'HTTPS, public host, no credentials or query' });
 
   const token = generateToken();
-  const link = { guild_id: fakeSnowflake(), role_id: fakeSnowflake() };
+  const link: PluginLinkBody = { guild_id: fakeSnowflake(), role_id: fakeSnowflake() };
   // The broker's own plugin client (SSRF guard, no redirects, the same headers and caps), so the check
   // judges the calls the service really makes. The checked host is allowed even when private: asking it
   // is the point, and the URL finding above already says whether the service would accept it.
@@ -79,7 +79,7 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
 
 type CallContext = {
   token: string;
-  link: { guild_id: string; role_id: string };
+  link: PluginLinkBody;
   call: (req: PluginRequest) => Promise<PluginAnswer | NoAnswer>;
   add: (f: Finding) => void;
   report: (uiMode: CheckReport['ui_mode']) => CheckReport;
@@ -133,7 +133,7 @@ async function runCalls(base: string, { token, link, call, add, report, allowHos
     if (!checked.ok) {
       add({ check: 'POST /config', result: 'warn', message: "the form's defaults alone do not pass the form's rules (an admin must fill required fields); not submitted", errors: checked.errors });
     } else {
-      const saved = await call({ method: 'POST', url: `${base}/config`, token, json: { ...link, config: checked.config }, timeoutMs: LIMITS.postConfig });
+      const saved = await call({ method: 'POST', url: `${base}/config`, token, json: { ...link, config: checked.config } satisfies PluginConfigSubmitBody, timeoutMs: LIMITS.postConfig });
       const detail =
         saved instanceof NoAnswer
           ? ''

@@ -16,7 +16,7 @@ const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).
 
 /**
  * The emulator's own control API under /_emulator: no auth, no rate limits, not counted as invalid
- * requests. Answers use the service's `{ statusCode, message }` error shape.
+ * requests. Errors answer in the service's own shape, `ErrorBody` of @rolelink/wire-types.
  */
 export function controlRouter(state: EmulatorState): Router {
   const router = Router();

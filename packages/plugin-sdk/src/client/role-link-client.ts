@@ -5,6 +5,7 @@ import { HttpClient, type HttpAnswer, type HttpCall } from './http';
 import { replaceUsers, type ReplaceDryRun, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
 import type { CallOptions, DryRunResult, IdempotentOptions, ListMeta, ShrinkBody, UploadProgress, WholeListOptions, WriteOutcome } from './types';
+import type { ChunkAcceptedBody, DataBody, DryRunBody, UploadCancelledBody, UploadCreatedBody, UserAddedBody, UserCountBody, UserExistsBody, UserRemovedBody, UsersListBody } from '@rolelink/wire-types';
 
 export type RoleLinkClientOptions = {
   /** Where the User Management API answers, e.g. `https://rolelink.example.com`. */
@@ -54,23 +55,23 @@ export class RoleLinkClient {
    */
   async listUsers(options: CallOptions = {}): Promise<{ meta: ListMeta; userIds: string[]; listVersion: string | null }> {
     const answer = await this.answer({ method: 'GET', path: this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...options });
-    const body = answer.body as { meta: ListMeta; data: string[] };
+    const body = answer.body as UsersListBody;
     return { meta: body.meta, userIds: body.data, listVersion: answer.etag };
   }
 
   /** GET /users/:userId */
   async hasUser(userId: string, options: CallOptions = {}): Promise<boolean> {
-    return (await this.data<{ exists: boolean }>({ method: 'GET', path: `${this.base}/${enc(userId)}`, ...options })).exists;
+    return (await this.data<UserExistsBody>({ method: 'GET', path: `${this.base}/${enc(userId)}`, ...options })).exists;
   }
 
   /** POST /users/:userId: true when added, false when already there (not an error). Sent with an Idempotency-Key. */
   async addUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
-    return (await this.data<{ added: boolean }>({ method: 'POST', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).added;
+    return (await this.data<UserAddedBody>({ method: 'POST', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).added;
   }
 
   /** DELETE /users/:userId: true when removed, false when absent. Never held. Sent with an Idempotency-Key. */
   async removeUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
-    return (await this.data<{ removed: boolean }>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).removed;
+    return (await this.data<UserRemovedBody>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).removed;
   }
 
   /**
@@ -92,18 +93,18 @@ export class RoleLinkClient {
 
   /** PUT /users?dry_run=true: what the PUT would do (adds, removals, holds, limits); writes nothing. */
   async previewPut(ids: readonly string[], options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
-    return this.data<DryRunResult>({ method: 'PUT', path: `${this.base}?dry_run=true`, body: ids, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.put, signal: options.signal });
+    return this.data<DryRunBody>({ method: 'PUT', path: `${this.base}?dry_run=true`, body: ids, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.put, signal: options.signal });
   }
 
   /** POST /users/upload: opens a chunked upload session (premium plan), returns its id. */
   async createUpload(options: CallOptions = {}): Promise<string> {
     // A repeated create after a lost answer only leaves an unused session, which expires in 24 h.
-    return (await this.data<{ upload_id: string }>({ method: 'POST', path: `${this.base}/upload`, ...options })).upload_id;
+    return (await this.data<UploadCreatedBody>({ method: 'POST', path: `${this.base}/upload`, ...options })).upload_id;
   }
 
   /** POST /users/upload/:uploadId/chunk with at most 100,000 IDs. */
   async addChunk(uploadId: string, ids: readonly string[], options: CallOptions = {}): Promise<UploadProgress> {
-    return this.data<UploadProgress>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/chunk`, body: ids, timeoutMs: TIMEOUT_MS.chunk, ...options });
+    return this.data<ChunkAcceptedBody>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/chunk`, body: ids, timeoutMs: TIMEOUT_MS.chunk, ...options });
   }
 
   /**
@@ -127,16 +128,17 @@ export class RoleLinkClient {
 
   /** POST /users/upload/:uploadId/commit?dry_run=true: what the commit would do; the session stays open. */
   async previewCommit(uploadId: string, options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
-    return this.data<DryRunResult>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/commit?dry_run=true`, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.commit, signal: options.signal });
+    return this.data<DryRunBody>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/commit?dry_run=true`, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.commit, signal: options.signal });
   }
 
   /** DELETE /users/upload/:uploadId: discards the staged IDs; the live list is untouched. */
   async cancelUpload(uploadId: string, options: CallOptions = {}): Promise<void> {
-    await this.data<{ cancelled: true }>({ method: 'DELETE', path: `${this.base}/upload/${enc(uploadId)}`, ...options });
+    await this.data<UploadCancelledBody>({ method: 'DELETE', path: `${this.base}/upload/${enc(uploadId)}`, ...options });
   }
 
-  private async data<T>(call: Omit<HttpCall, 'timeoutMs' | 'retry'> & { timeoutMs?: number }): Promise<T> {
-    return ((await this.call({ timeoutMs: TIMEOUT_MS.short, retry: 'idempotent', ...call })) as { data: T }).data;
+  /** The `data` of a success body, typed by the route's body in @rolelink/wire-types. */
+  private async data<B extends DataBody<unknown>>(call: Omit<HttpCall, 'timeoutMs' | 'retry'> & { timeoutMs?: number }): Promise<B['data']> {
+    return ((await this.call({ timeoutMs: TIMEOUT_MS.short, retry: 'idempotent', ...call })) as B).data;
   }
 
   private async call(call: HttpCall): Promise<unknown> {
@@ -176,5 +178,5 @@ function writeOutcome(answer: HttpAnswer): WriteOutcome {
     if (!held) throw new RoleLinkApiError(409, 'HTTP 409', 'PUT', '', answer.body, answer.requestId);
     return { held: { changeId: held.change_id, previous: held.previous, next: held.next, removals: held.removals, message: held.message }, replayed: answer.replayed };
   }
-  return { held: null, userCount: (answer.body as { data: { user_count: number } }).data.user_count, listVersion: answer.etag, replayed: answer.replayed };
+  return { held: null, userCount: (answer.body as UserCountBody).data.user_count, listVersion: answer.etag, replayed: answer.replayed };
 }

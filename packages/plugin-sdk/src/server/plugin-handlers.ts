@@ -1,3 +1,4 @@
+import type { PluginConfigSubmitBody, PluginHealthReport, PluginLinkBody } from '@rolelink/wire-types';
 import type { IframeResponse, SchemaResponse } from './config-schema';
 import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
 
@@ -10,12 +11,8 @@ import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
 export type PluginRequest = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: unknown };
 export type PluginResponse = { status: number; body: unknown };
 
-export type HealthReport = {
-  status: 'healthy' | 'degraded' | 'unhealthy';
-  timestamp?: string;
-  checks?: Record<string, { status: 'up' | 'down'; latency_ms?: number; message?: string }>;
-  services?: { name: string; status: 'up' | 'down'; latency_ms?: number }[];
-};
+/** The GET /health answer (spec 2.5); a body with only `status` is valid. */
+export type HealthReport = PluginHealthReport;
 
 /** Throw it from a hook to refuse with a 4xx: the service shows `message` to the admin (spec 4.2 rule 5). */
 export class PluginError extends Error {
@@ -55,7 +52,7 @@ export function tokenOf(headers: PluginRequest['headers']): string | null {
 }
 
 function linkOf(body: unknown): { guildId: string; roleId: string } | null {
-  const b = body as { guild_id?: unknown; role_id?: unknown } | null;
+  const b = body as Partial<Record<keyof PluginLinkBody, unknown>> | null;
   if (typeof b?.guild_id !== 'string' || typeof b.role_id !== 'string' || !ID.test(b.guild_id) || !ID.test(b.role_id)) return null;
   return { guildId: b.guild_id, roleId: b.role_id };
 }
@@ -109,7 +106,7 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
     'POST /config': async (req) => {
       const link = await authorizedLink(req);
       if ('status' in link) return link;
-      const config = (req.body as { config?: unknown }).config;
+      const config = (req.body as Partial<Record<keyof PluginConfigSubmitBody, unknown>>).config;
       if (typeof config !== 'object' || config === null || Array.isArray(config)) return error(400, 'config must be an object');
       if (!hooks.saveConfig) return error(400, 'This plugin is configured in its own page');
       return { status: 200, body: (await hooks.saveConfig(link, config as Record<string, unknown>)) ?? { ok: true } };

@@ -1,4 +1,4 @@
-import type { JobData } from '@rolelink/contracts';
+import type { JobData, PluginLinkBody } from '@rolelink/contracts';
 import { decryptToken } from '@rolelink/domain';
 import type { BrokerContext } from '../context';
 import { PluginCallFailure } from '@rolelink/plugin-http';
@@ -15,7 +15,7 @@ export async function deleteConfig(ctx: BrokerContext, data: JobData<'plugin-cal
       method: 'DELETE',
       url: `${data.pluginUrl}/config`,
       token,
-      json: { guild_id: data.guildId, role_id: data.roleId },
+      json: { guild_id: data.guildId, role_id: data.roleId } satisfies PluginLinkBody,
       timeoutMs: ctx.timeouts.deleteConfig,
     });
     if (res.status < 200 || res.status >= 300) ctx.logger.warn('plugin refused DELETE /config; ignored', { url: data.pluginUrl, status: res.status });

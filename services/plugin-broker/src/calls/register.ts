@@ -1,4 +1,4 @@
-import { PluginCallMessage } from '@rolelink/contracts';
+import { PluginCallMessage, type PluginLinkBody } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { BrokerContext } from '../context';
 import { loadLink } from '../links';
@@ -18,7 +18,7 @@ export async function registerLink(ctx: BrokerContext, linkId: string): Promise<
       method: 'POST',
       url: `${link.pluginUrl}/register`,
       token: link.token,
-      json: { guild_id: link.guildId, role_id: link.roleId },
+      json: { guild_id: link.guildId, role_id: link.roleId } satisfies PluginLinkBody,
       timeoutMs: ctx.timeouts.register,
     }));
   } catch (err) {

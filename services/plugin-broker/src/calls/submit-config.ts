@@ -1,4 +1,4 @@
-import { PluginCallMessage, validateSubmission, type BrokerSubmitResult } from '@rolelink/contracts';
+import { PluginCallMessage, validateSubmission, type BrokerSubmitResult, type PluginConfigSubmitBody } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { CachedConfig } from '../config-cache';
 import type { BrokerContext } from '../context';
@@ -60,7 +60,7 @@ export async function submitConfig(ctx: BrokerContext, data: { linkId: string; c
       method: 'POST',
       url: `${link.pluginUrl}/config`,
       token: link.token,
-      json: { guild_id: link.guildId, role_id: link.roleId, config: checked.config },
+      json: { guild_id: link.guildId, role_id: link.roleId, config: checked.config } satisfies PluginConfigSubmitBody,
       timeoutMs: ctx.timeouts.submitConfig,
     });
   } catch (err) {

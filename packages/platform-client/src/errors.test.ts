@@ -1,0 +1,17 @@
+import { DiscordAPIError } from '@discordjs/rest';
+import { classifyPlatformError } from './errors';
+
+/** An error answer as @discordjs/rest throws it: the platform's `{ code, message }` body and its status. */
+const answered = (status: number, code: number, message: string) => new DiscordAPIError({ code, message }, code, status, 'PUT', '/guilds/1/members/2/roles/3', { body: undefined, files: undefined });
+
+// The codes are written out here as the platform sends them, so a wrong RESTJSONErrorCodes member fails.
+test.each([
+  [404, 10007, 'Unknown Member', { kind: 'not_in_guild' }],
+  [404, 10011, 'Unknown Role', { kind: 'unknown_role' }],
+  [403, 50013, 'Missing Permissions', { kind: 'missing_permission' }],
+  [403, 50001, 'Missing Access', { kind: 'missing_permission' }],
+  [401, 0, '401: Unauthorized', { kind: 'unauthorized' }],
+  [404, 10004, 'Unknown Guild', { kind: 'failed', status: 404, message: 'Unknown Guild' }],
+])('a %i with JSON code %i (%s) is classified by what the caller must do', (status, code, message, expected) => {
+  expect(classifyPlatformError(answered(status, code, message))).toEqual(expected);
+});

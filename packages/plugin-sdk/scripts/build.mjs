@@ -1,0 +1,76 @@
+// `pnpm --filter @rolelink/plugin-sdk build` (and prepack): the publishable package in dist/, CommonJS
+// JavaScript and .d.ts, compiled by tsc's API with tsconfig.build.json. The SDK's wire types come from the
+// workspace's unpublished @rolelink/wire-types, so the build copies that package into dist/wire-types and
+// points every import of it there: the published package names no workspace package.
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+const SDK = path.resolve(import.meta.dirname, '..');
+const SRC = path.join(SDK, 'src');
+const DIST = path.join(SDK, 'dist');
+const WIRE = '@rolelink/wire-types';
+const WIRE_SRC = path.dirname(path.join(SDK, 'node_modules', WIRE, readJson(path.join(SDK, 'node_modules', WIRE, 'package.json')).types));
+const WIRE_OUT = path.join(DIST, 'wire-types');
+
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** Compiles `rootNames`, or prints tsc's diagnostics and exits like tsc. */
+function emit(rootNames, options, transformers) {
+  const program = ts.createProgram({ rootNames, options });
+  const result = program.emit(undefined, undefined, undefined, false, transformers);
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (diagnostics.length === 0) return;
+  const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => SDK, getNewLine: () => '\n' };
+  process.stderr.write(ts.formatDiagnosticsWithColorAndContext(diagnostics, host));
+  process.exit(1);
+}
+
+/**
+ * Rewrites `@rolelink/wire-types` in the .d.ts (imports, re-exports, `import("…")` types) to dist/wire-types,
+ * relative to the output file. The JavaScript never names it: its imports are all type-only.
+ */
+function toCopiedWireTypes(context) {
+  const f = context.factory;
+  return (file) => {
+    if (!ts.isSourceFile(file)) return file;
+    const outDir = path.dirname(path.join(DIST, path.relative(SRC, file.fileName)));
+    const relative = path.relative(outDir, WIRE_OUT).split(path.sep).join('/');
+    const target = () => f.createStringLiteral(relative.startsWith('.') ? relative : `./${relative}`);
+    const isWire = (node) => node !== undefined && ts.isStringLiteral(node) && node.text === WIRE;
+    const visit = (node) => {
+      if (ts.isImportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateImportDeclaration(node, node.modifiers, node.importClause, target(), node.attributes);
+      if (ts.isExportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, target(), node.attributes);
+      if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && isWire(node.argument.literal)) {
+        return f.updateImportTypeNode(node, f.createLiteralTypeNode(target()), node.attributes, node.qualifier, node.typeArguments, node.isTypeOf);
+      }
+      return ts.visitEachChild(node, visit, context);
+    };
+    return ts.visitEachChild(file, visit, context);
+  };
+}
+
+const configFile = path.join(SDK, 'tsconfig.build.json');
+const { config, error } = ts.readConfigFile(configFile, ts.sys.readFile);
+if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
+const build = ts.parseJsonConfigFileContent(config, ts.sys, SDK, undefined, configFile);
+
+rmSync(DIST, { recursive: true, force: true });
+// 1. The wire types' declarations (they are types only, so there is no JavaScript), into dist/wire-types.
+const wireFiles = readdirSync(WIRE_SRC, { recursive: true })
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+  .map((f) => path.join(WIRE_SRC, f));
+emit(wireFiles, { ...build.options, rootDir: WIRE_SRC, outDir: WIRE_OUT, emitDeclarationOnly: true });
+// 2. The SDK, reading the wire types from what step 1 emitted, its imports of them pointed there.
+emit(build.fileNames, { ...build.options, paths: { [WIRE]: [path.join(WIRE_OUT, 'index.d.ts')] } }, { afterDeclarations: [toCopiedWireTypes] });
+
+// 3. Nothing published may still load a workspace package (the pack test checks the tarball too).
+const leaks = readdirSync(DIST, { recursive: true })
+  .map((f) => path.join(DIST, f))
+  .filter((f) => /\.(js|d\.ts)$/.test(f) && /["']@rolelink\//.test(readFileSync(f, 'utf8')));
+if (leaks.length) {
+  process.stderr.write(`dist/ still imports a workspace package: ${leaks.join(', ')}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,17 @@
+/** What the service sends to a plugin server and what it expects back (spec 4.2). */
+
+/** POST /register and DELETE /config (with `Authorization: Token <API_TOKEN>`). */
+export type PluginLinkBody = { guild_id: string; role_id: string };
+
+/** POST /config (schema mode): the admin's values, already checked against the form (spec 2.10). */
+export type PluginConfigSubmitBody = PluginLinkBody & { config: Record<string, unknown> };
+
+/** GET /health (spec 2.5). A body with only `status` is valid. */
+export type PluginHealthReport = {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  /** ISO 8601, when the check ran. */
+  timestamp?: string;
+  checks?: Record<string, { status: 'up' | 'down'; latency_ms?: number; message?: string }>;
+  /** Third-party connectivity. */
+  services?: { name: string; status: 'up' | 'down'; latency_ms?: number }[];
+};
