@@ -1,7 +1,8 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
-import { SessionProvider } from './auth/session';
+import { createQueryClient, listenForFocus } from './api/query-client';
 import { ToastProvider } from './components/toasts';
 import { router } from './router';
 import './styles.css';
@@ -9,12 +10,15 @@ import './styles.css';
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 
+listenForFocus();
+const queryClient = createQueryClient();
+
 createRoot(root).render(
   <StrictMode>
-    <ToastProvider>
-      <SessionProvider>
+    <QueryClientProvider client={queryClient}>
+      <ToastProvider>
         <RouterProvider router={router} />
-      </SessionProvider>
-    </ToastProvider>
+      </ToastProvider>
+    </QueryClientProvider>
   </StrictMode>,
 );
