@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
 import { queries, queryKeys } from '../api/queries';
 import { heldNumbers } from '../format/held-change';
+import { useNow } from '../hooks/use-now';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
@@ -65,7 +66,8 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
   const [confirming, setConfirming] = useState(false);
 
   const windowEnd = held.confirmed_at ? new Date(Date.parse(held.confirmed_at) + WINDOW_MS).toISOString() : null;
-  const windowOpen = windowEnd !== null && Date.parse(windowEnd) > Date.now();
+  const now = useNow();
+  const windowOpen = windowEnd !== null && Date.parse(windowEnd) > now;
 
   // Loaded each time the dialog opens (open() drops the last answer), as the delete dialog's strip preview is.
   const preview = useQuery({ ...queries.heldChange(guildId, roleId), enabled: confirming });
