@@ -9,6 +9,7 @@ import { DateTime } from '../components/DateTime';
 import { ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
+import styles from './GuildAuditPage.module.css';
 
 const ACTION_TEXT: Record<AuditAction, string> = {
   link_created: 'Link created',
@@ -75,7 +76,7 @@ export function GuildAuditPage() {
         <h1>Audit log</h1>
       </div>
       <p className="muted">Every admin action on this server's links, newest first: who did it, when, and what changed. Entries are kept for a year. Configuration values are never recorded, only which fields were saved.</p>
-      <div className="audit-filters">
+      <div className={styles.filters}>
         <label htmlFor={`${id}-action`}>Action</label>
         <select id={`${id}-action`} value={action} onChange={(e) => setAction(e.target.value as AuditAction | '')}>
           <option value="">All actions</option>
@@ -104,7 +105,7 @@ export function GuildAuditPage() {
       ) : null}
       {entries.length > 0 ? (
         <div className="table-wrap">
-          <table className="audit-table">
+          <table className={styles.table}>
             <caption className="visually-hidden">Admin actions, newest first</caption>
             <thead>
               <tr>

@@ -11,6 +11,7 @@ import { ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import { useToast } from '../components/toasts';
+import styles from './GuildNotificationsPage.module.css';
 
 const KIND_TEXT: Record<NotifyKind, string> = {
   removal_held: 'Large removal held',
@@ -81,10 +82,10 @@ export function GuildNotificationsPage() {
         </div>
       ) : null}
       {items.length > 0 ? (
-        <ul className="notification-list" aria-label="Notifications, newest first">
+        <ul className={styles.list} aria-label="Notifications, newest first">
           {items.map((item) => (
-            <li key={item.id} className={item.read ? 'notification' : 'notification notification-unread'}>
-              <div className="notification-head">
+            <li key={item.id} className={item.read ? styles.item : `${styles.item} ${styles.unread}`}>
+              <div className={styles.head}>
                 {item.read ? null : <Badge tone="accent">Unread</Badge>}
                 <strong>{KIND_TEXT[item.kind] ?? item.kind}</strong>
                 {item.role_id ? <RoleName role={roles.get(item.role_id) ?? null} roleId={item.role_id} /> : null}
@@ -134,20 +135,20 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
   }
 
   return (
-    <form className="card notify-settings" onSubmit={submit} aria-label="Notification settings">
+    <form className={`card ${styles.settings}`} onSubmit={submit} aria-label="Notification settings">
       <h2>Notification settings</h2>
       <p className="muted small">Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a message. At most one message per event kind every 10 minutes: a burst arrives as one message.</p>
       <fieldset>
         <legend>Events that send a message</legend>
         {NOTIFY_KINDS.map((kind) => (
-          <label key={kind} className="checkbox">
+          <label key={kind} className={styles.checkbox}>
             <input type="checkbox" checked={form.events.includes(kind)} onChange={(e) => toggle(kind, e.target.checked)} /> {KIND_TEXT[kind]}
           </label>
         ))}
       </fieldset>
       <fieldset>
         <legend>Where</legend>
-        <label className="checkbox">
+        <label className={styles.checkbox}>
           <input type="checkbox" checked={form.dm_owner} onChange={(e) => setForm({ ...form, dm_owner: e.target.checked })} /> Direct message to the server owner
         </label>
         <label htmlFor={`${id}-channel`}>Channel</label>
