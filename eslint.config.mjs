@@ -1,10 +1,14 @@
 // ESLint for the whole tree: typescript-eslint's type-checked recommended rules on every TypeScript file
 // (each file is checked against the tsconfig that includes it: the root one, or the web app's), and the
-// plain recommended rules on the few JavaScript files, which no tsconfig covers. Formatting is Prettier's
+// plain recommended rules on the few JavaScript files, which no tsconfig covers. The dashboard's front end
+// also gets the React hooks rules (including the compiler's: no refs read or written during render) and
+// jsx-a11y's recommended accessibility rules. Formatting is Prettier's
 // job (`pnpm format`), so eslint-config-prettier switches off the stylistic rules that would fight it.
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
+import jsxA11y from 'eslint-plugin-jsx-a11y';
+import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -40,8 +44,12 @@ export default defineConfig(
     },
   },
   {
-    files: ['services/dashboard/web/src/**/*.{ts,tsx}'],
-    languageOptions: { globals: { ...globals.browser } },
+    files: ['services/dashboard/web/{src,test}/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
+    ...jsxA11y.flatConfigs.recommended,
+    plugins: { ...reactHooks.configs.flat.recommended.plugins, ...jsxA11y.flatConfigs.recommended.plugins },
+    rules: { ...reactHooks.configs.flat.recommended.rules, ...jsxA11y.flatConfigs.recommended.rules },
+    languageOptions: { ...jsxA11y.flatConfigs.recommended.languageOptions, globals: { ...globals.browser } },
   },
   {
     // Plain JavaScript: no tsconfig includes these files, so there is no type information to check with.

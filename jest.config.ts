@@ -1,8 +1,12 @@
 import type { Config } from 'jest';
 
-// Two projects: unit tests beside the code (*.test.ts) and integration tests against real PostgreSQL
-// and Redis (*.int.test.ts). Both use swc to strip types; `pnpm typecheck` checks them with tsc.
+// Three projects: unit tests beside the code (*.test.ts), the dashboard's component tests (*.test.tsx, in
+// jsdom with Testing Library) and integration tests against real PostgreSQL and Redis (*.int.test.ts).
+// All use swc to strip types; `pnpm typecheck` checks them with tsc.
 const transform: Config['transform'] = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const tsxTransform: Config['transform'] = {
+  '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } } } }],
+};
 const ignore = ['/node_modules/', '/dist/', '/generated/'];
 // Prisma's generated client imports its own .ts files with .js extensions (ESM style).
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
@@ -20,6 +24,16 @@ const config: Config = {
       testEnvironment: 'node',
       testMatch: ['<rootDir>/{packages,services,examples}/**/src/**/*.test.ts'],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
+    },
+    {
+      displayName: 'web',
+      transform: tsxTransform,
+      // Vite turns a CSS Module into its class names; here each class is its own name.
+      moduleNameMapper: { ...moduleNameMapper, '\\.css$': '<rootDir>/services/dashboard/web/test/css-module.cjs' },
+      testEnvironment: 'jsdom',
+      setupFilesAfterEnv: ['<rootDir>/services/dashboard/web/test/setup.ts'],
+      testMatch: ['<rootDir>/services/dashboard/web/src/**/*.test.tsx'],
+      testPathIgnorePatterns: ignore,
     },
     {
       displayName: 'integration',

@@ -86,7 +86,3 @@ export async function request<T>(method: Method, path: string, options: RequestO
   if (!res.ok) throw errorFrom(res, body);
   return body as T;
 }
-
-export function isAbort(err: unknown): boolean {
-  return err instanceof DOMException && err.name === 'AbortError';
-}

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import styles from './ConfirmDialog.module.css';
 
 type Props = {
   open: boolean;
@@ -36,7 +37,7 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
   return (
     <dialog
       ref={ref}
-      className="dialog"
+      className={styles.dialog}
       role="alertdialog"
       aria-modal="true"
       aria-labelledby={titleId}
@@ -47,10 +48,10 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
       }}
     >
       <h2 id={titleId}>{title}</h2>
-      <div id={bodyId} className="dialog-body">
+      <div id={bodyId} className={styles.body}>
         {children}
       </div>
-      <div className="dialog-actions">
+      <div className={styles.actions}>
         <button ref={cancelRef} type="button" className="btn" onClick={onCancel} disabled={busy}>
           {cancelLabel}
         </button>

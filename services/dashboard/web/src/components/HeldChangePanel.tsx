@@ -1,8 +1,10 @@
 import type { AppliedRemovals, HeldChangePreview, LinkView } from '@rolelink/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
+import { queries, queryKeys } from '../api/queries';
 import { heldNumbers } from '../format/held-change';
-import { useDialogPreview } from '../hooks/use-dialog-preview';
+import { useNow } from '../hooks/use-now';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
@@ -18,7 +20,7 @@ type Props = {
   held: Held;
   /** Undefined while the guild is still loading: no owner-only control or notice is shown yet. */
   owner: boolean | undefined;
-  /** Called with the confirmation; the card keeps showing it even when the refreshed link drops the hold. */
+  /** Called with the confirmation (the link and its guild are refetched too); the card keeps showing it even when the refreshed link drops the hold. */
   onApplied: (applied: AppliedRemovals) => void;
 };
 
@@ -59,30 +61,34 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
  */
 export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onApplied }: Props) {
   const toast = useToast();
+  const client = useQueryClient();
   const titleId = useId();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
 
   const windowEnd = held.confirmed_at ? new Date(Date.parse(held.confirmed_at) + WINDOW_MS).toISOString() : null;
-  const windowOpen = windowEnd !== null && Date.parse(windowEnd) > Date.now();
+  const now = useNow();
+  const windowOpen = windowEnd !== null && Date.parse(windowEnd) > now;
 
-  // Loaded each time the dialog opens, as the delete dialog's strip preview is.
-  const preview = useDialogPreview<HeldChangePreview>(confirming, (signal) => dashboardApi.heldChange(guildId, roleId, signal), `${guildId}/${roleId}`);
+  // Loaded each time the dialog opens (open() drops the last answer), as the delete dialog's strip preview is.
+  const preview = useQuery({ ...queries.heldChange(guildId, roleId), enabled: confirming });
+  const view = preview.data ?? null;
 
-  async function apply(changeId: string) {
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId });
+  const apply = useMutation({
+    mutationFn: (changeId: string) => dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId }),
+    onSuccess: (result) => {
       toast.show('success', 'Removals confirmed', 'The plugin must resend its list within the hour.');
       onApplied(result);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setConfirming(false);
-      setBusy(false);
-    }
+      // The card only (exact): the config form under the same key keeps its unsaved edits.
+      void client.invalidateQueries({ queryKey: queryKeys.link(guildId, roleId), exact: true });
+      void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
+    },
+    onSettled: () => setConfirming(false),
+  });
+  const busy = apply.isPending;
+
+  function open() {
+    client.removeQueries({ queryKey: queryKeys.heldChange(guildId, roleId) });
+    setConfirming(true);
   }
 
   return (
@@ -107,14 +113,14 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
           )}
         </p>
       ) : null}
-      {error ? (
+      {apply.error ? (
         <p className="field-error" role="alert">
-          {error}
+          {apply.error.message}
         </p>
       ) : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
-          <button type="button" className="btn btn-warning" onClick={() => setConfirming(true)} disabled={busy}>
+          <button type="button" className="btn btn-warning" onClick={open} disabled={busy}>
             Apply removals…
           </button>
         )
@@ -124,14 +130,14 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
       <ConfirmDialog
         open={confirming}
         title={`Apply the held removal for ${roleName}?`}
-        confirmLabel={busy ? 'Applying…' : preview.view ? `Apply ${plural(preview.view.change.removals, 'removal', 'removals')}` : 'Apply removals'}
+        confirmLabel={busy ? 'Applying…' : view ? `Apply ${plural(view.change.removals, 'removal', 'removals')}` : 'Apply removals'}
         danger
         busy={busy}
-        confirmDisabled={preview.view === null}
-        onConfirm={() => preview.view && void apply(preview.view.change.change_id)}
+        confirmDisabled={view === null}
+        onConfirm={() => view && apply.mutate(view.change.change_id)}
         onCancel={() => setConfirming(false)}
       >
-        <HeldPreview preview={preview.view} error={preview.error} />
+        <HeldPreview preview={view} error={preview.error?.message ?? null} />
       </ConfirmDialog>
     </div>
   );

@@ -14,8 +14,6 @@ type Props = {
   card: LinkCard;
   /** Whether the viewer owns the server; undefined while unknown. */
   owner: boolean | undefined;
-  /** Reload the card(s) after an action changed the link. */
-  onChanged: () => void;
   /** On the guild page the role name links to the link's page; on the link page it is the page title. */
   headingLevel?: 'h2' | 'h3';
   linkToPage?: boolean;
@@ -40,7 +38,7 @@ function StateExplanation({ card }: { card: LinkCard }) {
 }
 
 /** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
-export function LinkCardView({ card, owner, onChanged, headingLevel = 'h3', linkToPage = true }: Props) {
+export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
   const [applied, setApplied] = useState<AppliedRemovals | null>(null);
   const Heading = headingLevel;
   const fmt = (n: number) => n.toLocaleString();
@@ -107,19 +105,7 @@ export function LinkCardView({ card, owner, onChanged, headingLevel = 'h3', link
         </p>
       ) : null}
 
-      {card.held_change ? (
-        <HeldChangePanel
-          guildId={card.guild_id}
-          roleId={card.role_id}
-          roleName={name}
-          held={card.held_change}
-          owner={owner}
-          onApplied={(result) => {
-            setApplied(result);
-            onChanged();
-          }}
-        />
-      ) : null}
+      {card.held_change ? <HeldChangePanel guildId={card.guild_id} roleId={card.role_id} roleName={name} held={card.held_change} owner={owner} onApplied={setApplied} /> : null}
       {applied ? <AppliedRemovalsNotice applied={applied} /> : null}
     </article>
   );

@@ -1,4 +1,5 @@
 import type { StripPreviewView } from '@rolelink/contracts';
+import styles from './StripPreviewPanel.module.css';
 
 const PERSON = { you: 'you', owner: 'the server owner', you_owner: 'you, the server owner' } as const;
 
@@ -19,7 +20,7 @@ export function StripPreviewPanel(props: { preview: StripPreviewView | null; err
   if (error) return <p className="field-error">Who would lose the role could not be loaded: {error}</p>;
   if (!p) return <p aria-busy="true">Counting the members this link gave the role to…</p>;
   return (
-    <div className="strip-preview">
+    <div className={styles.preview}>
       {p.count === 0 ? (
         <p>No member got the role through this link, so nobody loses it. Members who held it before the link, or were given it by hand, keep it.</p>
       ) : (
@@ -31,7 +32,7 @@ export function StripPreviewPanel(props: { preview: StripPreviewView | null; err
         </p>
       )}
       {p.lockout.length || !p.lockout_checked ? (
-        <div className="lockout-warning" role="alert">
+        <div className={styles.lockout} role="alert">
           {p.lockout.map((l) => (
             <p key={l.user_id}>
               ⚠ {l.name ?? l.user_id} ({PERSON[l.who]}) would lose <strong>{l.permission}</strong>: this role is the only one that gives it. {l.who === 'owner' ? 'The owner' : 'You'} could no longer manage this server here.

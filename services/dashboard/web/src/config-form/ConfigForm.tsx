@@ -1,5 +1,7 @@
-import { validateSubmission, visibleKeys, type ConfigStructure, type Field, type FieldError } from '@rolelink/contracts';
-import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { visibleKeys, type ConfigStructure, type Field, type FieldError } from '@rolelink/contracts';
+import { useMutation } from '@tanstack/react-query';
+import { useId, useMemo, useState } from 'react';
+import { useForm, useWatch, type FieldErrors } from 'react-hook-form';
 import { ApiError } from '../api/client';
 import { dashboardApi } from '../api/dashboard-api';
 import { ErrorBanner, FieldErrorList } from '../components/ErrorState';
@@ -9,6 +11,7 @@ import { FieldRenderer } from './FieldRenderer';
 import { allFields, initialValues, rangePairs, sameValues, sectionLayout, splitErrors, submissionInput, type FormValues } from './form-model';
 import { FormSection } from './FormSection';
 import { RangePair } from './RangePair';
+import { messageOf, otherErrors, submissionResolver } from './submission-resolver';
 
 type Props = {
   guildId: string;
@@ -22,69 +25,56 @@ type Props = {
 type Banner = { message: string; details: FieldError[] };
 
 /**
- * The schema-mode form (spec 2.6–2.10). Visibility and validation are the shared rules from
- * @rolelink/contracts, evaluated as values change; only visible, non-display fields with a value are sent.
+ * The schema-mode form (spec 2.6–2.10). Values and errors live in react-hook-form; its resolver is the
+ * shared `validateSubmission` (submission-resolver.ts), and visibility is the shared `visibleKeys`, both
+ * evaluated as values change; only visible, non-display fields with a value are sent. A field is checked
+ * when it loses focus and on submit; a field already marked wrong is re-checked as it changes.
  */
 export function ConfigForm({ guildId, roleId, structure, values: given, onSaved }: Props) {
   const toast = useToast();
   const formId = useId();
   const initial = useMemo(() => initialValues(structure, given), [structure, given]);
-  const [values, setValues] = useState<FormValues>(initial);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const form = useForm<FormValues, unknown, Record<string, unknown>>({
+    defaultValues: initial,
+    resolver: submissionResolver(structure),
+    // Checks are started by hand (blur, change of a marked field) so the timing stays as described above.
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+    // The fields are controlled components, not registered refs: revealErrors() opens their section and focuses.
+    shouldFocusError: false,
+  });
+  const { control, setValue, getFieldState, trigger, setError, reset, formState } = form;
+  const values = useWatch({ control }) as FormValues;
+  const errors = formState.errors;
   const [collapsed, setCollapsed] = useState<boolean[]>(() => structure.sections.map((s) => s.collapsible === true && s.default_collapsed === true));
   const [banner, setBanner] = useState<Banner | null>(null);
-  const [saving, setSaving] = useState(false);
-  const valuesRef = useRef(values);
-  valuesRef.current = values;
+  const save = useMutation({ mutationFn: (config: Record<string, unknown>) => dashboardApi.submitConfig(guildId, roleId, config) });
+  const saving = save.isPending;
 
-  const keys = useMemo(() => new Set(allFields(structure).map((f) => f.key)), [structure]);
   const visible = useMemo(() => visibleKeys(structure, submissionInput(values)), [structure, values]);
   const pairs = useMemo(() => rangePairs(structure, visible), [structure, visible]);
   const dirty = !sameValues(values, initial);
 
   const inputId = (key: string) => `${formId}-${key}`;
 
-  /** The shared rules' message for one field, given the whole form (conditions may involve others). */
-  function messageFor(key: string, state: FormValues): string | undefined {
-    const result = validateSubmission(structure, submissionInput(state));
-    return result.ok ? undefined : result.errors.find((e) => e.field === key)?.message;
-  }
-
-  function setFieldError(key: string, message: string | undefined) {
-    setErrors((prev) => {
-      if (prev[key] === message) return prev;
-      const next = { ...prev };
-      if (message === undefined) delete next[key];
-      else next[key] = message;
-      return next;
-    });
-  }
-
-  function change(key: string, value: unknown) {
-    const next = { ...valuesRef.current, [key]: value };
-    valuesRef.current = next;
-    setValues(next);
-    // A field already marked wrong is re-checked as the admin types, so the message goes once fixed.
-    if (errors[key] !== undefined) setFieldError(key, messageFor(key, next));
-  }
-
-  function blur(key: string) {
-    setFieldError(key, messageFor(key, valuesRef.current));
-  }
-
   function bind(field: Field): FieldBinding {
+    const key = field.key;
     return {
-      id: inputId(field.key),
-      value: values[field.key],
-      error: errors[field.key],
-      onChange: (v) => change(field.key, v),
-      onBlur: () => blur(field.key),
+      id: inputId(key),
+      value: values[key],
+      error: messageOf(errors, key),
+      onChange: (v) => {
+        setValue(key, v, { shouldDirty: true });
+        // A field already marked wrong is re-checked as the admin types, so the message goes once fixed.
+        if (getFieldState(key).error) void trigger(key);
+      },
+      onBlur: () => void trigger(key),
     };
   }
 
   /** Opens collapsed sections holding an error and moves focus to the first invalid field. */
-  function revealErrors(byField: Record<string, string>) {
-    const bad = new Set(Object.keys(byField));
+  function revealErrors(byField: FieldErrors<FormValues>) {
+    const bad = new Set(Object.keys(byField).filter((k) => k !== 'root'));
     setCollapsed((prev) => prev.map((c, i) => c && !structure.sections[i]?.fields.some((f) => bad.has(f.key))));
     const first = allFields(structure).find((f) => bad.has(f.key));
     if (!first) return;
@@ -94,47 +84,38 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
     });
   }
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  async function submitValid(config: Record<string, unknown>) {
     setBanner(null);
-    const result = validateSubmission(structure, submissionInput(values));
-    if (!result.ok) {
-      const { byField, other } = splitErrors(result.errors, keys);
-      setErrors(byField);
-      if (other.length) setBanner({ message: 'The form could not be checked.', details: other });
-      revealErrors(byField);
-      return;
-    }
-    setErrors({});
-    setSaving(true);
     try {
-      const saved = await dashboardApi.submitConfig(guildId, roleId, result.config);
+      const saved = await save.mutateAsync(config);
       toast.show('success', 'Configuration saved', saved.message ?? undefined);
       onSaved();
     } catch (err) {
       if (err instanceof ApiError) {
         // Errors for fields hidden by their conditions cannot be shown beside them: the banner lists them.
         const { byField, other } = splitErrors(err.fieldErrors, visible);
-        setErrors(byField);
+        for (const [key, message] of Object.entries(byField)) setError(key, { type: 'server', message });
         setBanner({ message: err.message, details: other });
-        revealErrors(byField);
+        revealErrors(Object.fromEntries(Object.keys(byField).map((k) => [k, {}])));
       } else {
         setBanner({ message: err instanceof Error ? err.message : String(err), details: [] });
       }
-    } finally {
-      setSaving(false);
     }
   }
 
+  function submitInvalid(found: FieldErrors<FormValues>) {
+    const other = otherErrors(found);
+    setBanner(other.length ? { message: 'The form could not be checked.', details: other } : null);
+    revealErrors(found);
+  }
+
   function discard() {
-    valuesRef.current = initial;
-    setValues(initial);
-    setErrors({});
+    reset(initial);
     setBanner(null);
   }
 
   return (
-    <form className="config-form" onSubmit={(e) => void submit(e)} noValidate aria-labelledby={`${formId}-name`}>
+    <form className="config-form" onSubmit={(e) => void form.handleSubmit(submitValid, submitInvalid)(e)} noValidate aria-labelledby={`${formId}-name`}>
       <div className="config-form-header">
         <h2 id={`${formId}-name`}>{structure.name}</h2>
         {structure.description ? <p className="section-description">{structure.description}</p> : null}

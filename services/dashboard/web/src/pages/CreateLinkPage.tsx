@@ -1,14 +1,15 @@
-import { createLinkBody, type FieldError, type RoleChoice } from '@rolelink/contracts';
+import { createLinkBody, type CreateLinkBody, type FieldError, type RoleChoice } from '@rolelink/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { dashboardApi } from '../api/dashboard-api';
+import { queries, queryKeys } from '../api/queries';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { ErrorBanner, ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleSwatch } from '../components/RoleName';
 import { useToast } from '../components/toasts';
-import { useResource } from '../hooks/use-resource';
 import { guildPath, linkPaths } from '../paths';
 import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
 
@@ -34,8 +35,9 @@ export function CreateLinkPage() {
   const navigate = useNavigate();
   const toast = useToast();
   const id = useId();
-  const roles = useResource((signal) => dashboardApi.roles(guildId, signal), guildId);
-  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+  const client = useQueryClient();
+  const roles = useQuery(queries.roles(guildId));
+  const guild = useQuery(queries.guild(guildId));
 
   const [roleId, setRoleId] = useState('');
   const [pluginUrl, setPluginUrl] = useState('');
@@ -43,8 +45,25 @@ export function CreateLinkPage() {
   const [roleQuery, setRoleQuery] = useState('');
   // No answer until the admin gives one (spec 1: the dashboard asks; issue 20: never preselected).
   const [mode, setMode] = useState<MemberMode | null>(null);
-  const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
+  const create = useMutation({
+    mutationFn: (body: CreateLinkBody) => dashboardApi.createLink(guildId, body),
+    onSuccess: async (created) => {
+      // The new card, the taken role and the slot count: every view of this guild is stale now (the guild
+      // itself is read again before leaving, so its page never shows the list without the new link).
+      void client.invalidateQueries({ queryKey: queryKeys.guilds });
+      void client.invalidateQueries({ queryKey: queryKeys.roles(guildId) });
+      await client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
+      const kept = created.member_mode === 'keep' && created.existing_members > 0 ? `${created.existing_members.toLocaleString()} current members were kept on the list.` : undefined;
+      toast.show('success', 'Link created', kept);
+      void navigate(linkPaths(guildId, created.role_id).config);
+    },
+    onError: (err) => {
+      if (err instanceof ApiError) setFailure({ message: err.message, status: err.status, fields: fieldMap(err.fieldErrors) });
+      else setFailure({ message: err.message, status: 0, fields: {} });
+    },
+  });
+  const busy = create.isPending || create.isSuccess;
 
   const linkedRoles = useMemo(() => new Set(guild.data?.links.map((l) => l.role_id) ?? []), [guild.data]);
   const sorted = useMemo(() => [...(roles.data?.roles ?? [])].sort((a, b) => b.position - a.position), [roles.data]);
@@ -53,8 +72,8 @@ export function CreateLinkPage() {
   // The chosen role stays listed whatever the search, so the select never shows a value it does not hold.
   const shown = query ? sorted.filter((r) => r.id === roleId || r.name.toLowerCase().includes(query)) : sorted;
 
-  if (roles.loading) return <Loading />;
-  if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.reload()} /> : null;
+  if (roles.isPending) return <Loading />;
+  if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.refetch()} /> : null;
   const syncedLimit = roles.data.synced_limit;
   const askMembers = selected !== undefined && roleHasMembers(selected);
 
@@ -65,7 +84,7 @@ export function CreateLinkPage() {
     setFailure((f) => (f ? { ...f, fields: { ...f.fields, role_id: undefined, existing_members: undefined } } : f));
   }
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
     const fields: Failure['fields'] = {};
     if (!roleId) fields.role_id = 'Choose a role';
@@ -76,18 +95,8 @@ export function CreateLinkPage() {
       setFailure({ message: 'Please correct the fields below.', status: 0, fields });
       return;
     }
-    setBusy(true);
     setFailure(null);
-    try {
-      const created = await dashboardApi.createLink(guildId, { role_id: roleId, plugin_url: pluginUrl.trim(), ...(askMembers && mode !== null ? { existing_members: mode } : {}) });
-      const kept = created.member_mode === 'keep' && created.existing_members > 0 ? `${created.existing_members.toLocaleString()} current members were kept on the list.` : undefined;
-      toast.show('success', 'Link created', kept);
-      void navigate(linkPaths(guildId, created.role_id).config);
-    } catch (err) {
-      if (err instanceof ApiError) setFailure({ message: err.message, status: err.status, fields: fieldMap(err.fieldErrors) });
-      else setFailure({ message: err instanceof Error ? err.message : String(err), status: 0, fields: {} });
-      setBusy(false);
-    }
+    create.mutate({ role_id: roleId, plugin_url: pluginUrl.trim(), ...(askMembers && mode !== null ? { existing_members: mode } : {}) });
   }
 
   const urlHelpId = `${id}-url-help`;
@@ -116,7 +125,7 @@ export function CreateLinkPage() {
         <ErrorBanner message={failure.message} />
       ) : null}
 
-      <form className="card form" onSubmit={(e) => void submit(e)} noValidate>
+      <form className="card form" onSubmit={submit} noValidate>
         <div className="field">
           <label htmlFor={`${id}-role-search`} className="field-help">
             Find a role

@@ -1,14 +1,15 @@
 import { AUDIT_ACTIONS, type AuditAction, type DashboardAuditLog } from '@rolelink/contracts';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useParams } from 'react-router';
-import { dashboardApi } from '../api/dashboard-api';
+import { queries } from '../api/queries';
 import { heldNumbers } from '../format/held-change';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DateTime } from '../components/DateTime';
 import { ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
-import { useResource } from '../hooks/use-resource';
+import styles from './GuildAuditPage.module.css';
 
 const ACTION_TEXT: Record<AuditAction, string> = {
   link_created: 'Link created',
@@ -61,31 +62,12 @@ export function GuildAuditPage() {
   const id = useId();
   const [action, setAction] = useState<AuditAction | ''>('');
   const [roleId, setRoleId] = useState('');
-  const [older, setOlder] = useState<{ entries: Entry[]; next: string | null } | null>(null);
-  const [loadingOlder, setLoadingOlder] = useState(false);
   const filters = { ...(action ? { action } : {}), ...(roleId ? { role_id: roleId } : {}) };
-  const key = `${guildId}|${action}|${roleId}`;
-  const page = useResource((signal) => dashboardApi.audit(guildId, filters, signal), key);
-  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+  // One page per "Show older"; new filters are a new query that starts again from the newest entries.
+  const page = useInfiniteQuery(queries.audit(guildId, filters));
+  const guild = useQuery(queries.guild(guildId));
   const roles = new Map((guild.data?.links ?? []).map((l) => [l.role_id, l.role]));
-  const entries = [...(page.data?.entries ?? []), ...(older?.entries ?? [])];
-  const next = older ? older.next : (page.data?.next_before ?? null);
-
-  function filter(apply: () => void) {
-    setOlder(null);
-    apply();
-  }
-
-  async function showOlder() {
-    if (!next) return;
-    setLoadingOlder(true);
-    try {
-      const more = await dashboardApi.audit(guildId, { ...filters, before: next });
-      setOlder({ entries: [...(older?.entries ?? []), ...more.entries], next: more.next_before });
-    } finally {
-      setLoadingOlder(false);
-    }
-  }
+  const entries: Entry[] = page.data?.pages.flatMap((p) => p.entries) ?? [];
 
   return (
     <>
@@ -94,9 +76,9 @@ export function GuildAuditPage() {
         <h1>Audit log</h1>
       </div>
       <p className="muted">Every admin action on this server's links, newest first: who did it, when, and what changed. Entries are kept for a year. Configuration values are never recorded, only which fields were saved.</p>
-      <div className="audit-filters">
+      <div className={styles.filters}>
         <label htmlFor={`${id}-action`}>Action</label>
-        <select id={`${id}-action`} value={action} onChange={(e) => filter(() => setAction(e.target.value as AuditAction | ''))}>
+        <select id={`${id}-action`} value={action} onChange={(e) => setAction(e.target.value as AuditAction | '')}>
           <option value="">All actions</option>
           {AUDIT_ACTIONS.map((a) => (
             <option key={a} value={a}>
@@ -105,7 +87,7 @@ export function GuildAuditPage() {
           ))}
         </select>
         <label htmlFor={`${id}-role`}>Role</label>
-        <select id={`${id}-role`} value={roleId} onChange={(e) => filter(() => setRoleId(e.target.value))}>
+        <select id={`${id}-role`} value={roleId} onChange={(e) => setRoleId(e.target.value)}>
           <option value="">All roles</option>
           {[...roles].map(([rid, role]) => (
             <option key={rid} value={rid}>
@@ -114,8 +96,8 @@ export function GuildAuditPage() {
           ))}
         </select>
       </div>
-      {page.loading ? <Loading /> : null}
-      {!page.data && page.error ? <ErrorState error={page.error} onRetry={() => void page.reload()} /> : null}
+      {page.isPending ? <Loading /> : null}
+      {!page.data && page.error ? <ErrorState error={page.error} onRetry={() => void page.refetch()} /> : null}
       {page.data && entries.length === 0 ? (
         <div className="empty-state">
           <p>No admin actions recorded{action || roleId ? ' for these filters' : ''}.</p>
@@ -123,7 +105,7 @@ export function GuildAuditPage() {
       ) : null}
       {entries.length > 0 ? (
         <div className="table-wrap">
-          <table className="audit-table">
+          <table className={styles.table}>
             <caption className="visually-hidden">Admin actions, newest first</caption>
             <thead>
               <tr>
@@ -153,9 +135,9 @@ export function GuildAuditPage() {
           </table>
         </div>
       ) : null}
-      {next ? (
-        <button type="button" className="btn" onClick={() => void showOlder()} disabled={loadingOlder}>
-          {loadingOlder ? 'Loading…' : 'Show older'}
+      {page.hasNextPage ? (
+        <button type="button" className="btn" onClick={() => void page.fetchNextPage()} disabled={page.isFetchingNextPage}>
+          {page.isFetchingNextPage ? 'Loading…' : 'Show older'}
         </button>
       ) : null}
     </>

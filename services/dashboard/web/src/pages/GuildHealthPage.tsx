@@ -1,5 +1,6 @@
+import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { dashboardApi } from '../api/dashboard-api';
+import { pollEvery, queries } from '../api/queries';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DateTime } from '../components/DateTime';
 import { ErrorState, Loading } from '../components/ErrorState';
@@ -7,8 +8,6 @@ import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import { HealthBadge } from '../components/status-badges';
 import { lastSeen, readHealthDetail, upSummary } from '../health/health-detail';
-import { usePolling } from '../hooks/use-page-visible';
-import { useResource } from '../hooks/use-resource';
 import { linkPaths } from '../paths';
 import { PluginUrl } from '../components/PluginUrl';
 
@@ -18,9 +17,8 @@ const REFRESH_MS = 30_000;
 export function GuildHealthPage() {
   const guildId = useParams().guildId ?? '';
   usePageTitle('Plugin status');
-  const { data, error, loading, reload } = useResource((signal) => dashboardApi.guildHealth(guildId, signal), guildId);
-  usePolling(() => void reload(), REFRESH_MS, data !== undefined);
-  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+  const { data, error, isPending, refetch } = useQuery({ ...queries.guildHealth(guildId), refetchInterval: pollEvery(REFRESH_MS) });
+  const guild = useQuery(queries.guild(guildId));
 
   return (
     <>
@@ -28,8 +26,8 @@ export function GuildHealthPage() {
       <div className="page-header">
         <h1>Plugin status</h1>
       </div>
-      {loading ? <Loading /> : null}
-      {!data && error ? <ErrorState error={error} onRetry={() => void reload()} /> : null}
+      {isPending ? <Loading /> : null}
+      {!data && error ? <ErrorState error={error} onRetry={() => void refetch()} /> : null}
       {data && data.links.length === 0 ? (
         <div className="empty-state">
           <p>This server has no role links, so there are no plugins to watch.</p>

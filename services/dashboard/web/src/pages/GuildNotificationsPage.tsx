@@ -1,7 +1,9 @@
-import { NOTIFY_KINDS, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind } from '@rolelink/contracts';
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { NOTIFY_KINDS, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind, type NotifySettings } from '@rolelink/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { dashboardApi } from '../api/dashboard-api';
+import { queries, queryKeys } from '../api/queries';
 import { Badge } from '../components/Badge';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DateTime } from '../components/DateTime';
@@ -9,7 +11,7 @@ import { ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import { useToast } from '../components/toasts';
-import { useResource } from '../hooks/use-resource';
+import styles from './GuildNotificationsPage.module.css';
 
 const KIND_TEXT: Record<NotifyKind, string> = {
   removal_held: 'Large removal held',
@@ -47,16 +49,15 @@ function deliveryText(item: Item): string {
 export function GuildNotificationsPage() {
   const guildId = useParams().guildId ?? '';
   usePageTitle('Notifications');
-  const [version, setVersion] = useState(0);
-  const list = useResource((signal) => dashboardApi.notifications(guildId, {}, signal), `${guildId}|${version}`);
-  const guild = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
+  const client = useQueryClient();
+  const list = useQuery(queries.notifications(guildId));
+  const guild = useQuery(queries.guild(guildId));
   const roles = new Map((guild.data?.links ?? []).map((l) => [l.role_id, l.role]));
   const items = list.data?.notifications ?? [];
-
-  async function markAllRead() {
-    await dashboardApi.markNotificationsRead(guildId, { all: true });
-    setVersion((v) => v + 1);
-  }
+  const markAllRead = useMutation({
+    mutationFn: () => dashboardApi.markNotificationsRead(guildId, { all: true }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.notifications(guildId) }),
+  });
 
   return (
     <>
@@ -65,7 +66,7 @@ export function GuildNotificationsPage() {
         <h1>Notifications</h1>
         {list.data && list.data.unread > 0 ? (
           <div className="actions">
-            <button type="button" className="btn" onClick={() => void markAllRead()}>
+            <button type="button" className="btn" onClick={() => markAllRead.mutate()}>
               Mark all read ({list.data.unread})
             </button>
           </div>
@@ -73,18 +74,18 @@ export function GuildNotificationsPage() {
       </div>
       <NotifySettingsForm guildId={guildId} />
       <h2>Recent notifications</h2>
-      {list.loading && !list.data ? <Loading /> : null}
-      {!list.data && list.error ? <ErrorState error={list.error} onRetry={() => void list.reload()} /> : null}
+      {list.isPending ? <Loading /> : null}
+      {!list.data && list.error ? <ErrorState error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.data && items.length === 0 ? (
         <div className="empty-state">
           <p>Nothing has needed you yet.</p>
         </div>
       ) : null}
       {items.length > 0 ? (
-        <ul className="notification-list" aria-label="Notifications, newest first">
+        <ul className={styles.list} aria-label="Notifications, newest first">
           {items.map((item) => (
-            <li key={item.id} className={item.read ? 'notification' : 'notification notification-unread'}>
-              <div className="notification-head">
+            <li key={item.id} className={item.read ? styles.item : `${styles.item} ${styles.unread}`}>
+              <div className={styles.head}>
                 {item.read ? null : <Badge tone="accent">Unread</Badge>}
                 <strong>{KIND_TEXT[item.kind] ?? item.kind}</strong>
                 {item.role_id ? <RoleName role={roles.get(item.role_id) ?? null} roleId={item.role_id} /> : null}
@@ -104,50 +105,50 @@ export function GuildNotificationsPage() {
 
 /** Which events message the owner, and where: a DM from the bot, a channel of the server, both or neither. */
 function NotifySettingsForm({ guildId }: { guildId: string }) {
+  const settings = useQuery(queries.notifySettings(guildId));
+  if (!settings.data) return settings.error ? <ErrorState error={settings.error} onRetry={() => void settings.refetch()} /> : <Loading />;
+  // The form starts from the first answer and keeps the admin's edits when the query refetches later.
+  return <NotifySettingsFields guildId={guildId} initial={settings.data} />;
+}
+
+function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: DashboardNotifySettings }) {
   const id = useId();
   const toast = useToast();
-  const settings = useResource((signal) => dashboardApi.notifySettings(guildId, signal), guildId);
-  const [form, setForm] = useState<DashboardNotifySettings | null>(null);
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (settings.data) setForm(settings.data);
-  }, [settings.data]);
-
-  if (!form) return settings.error ? <ErrorState error={settings.error} onRetry={() => void settings.reload()} /> : <Loading />;
+  const client = useQueryClient();
+  const [form, setForm] = useState(initial);
+  const save = useMutation({
+    mutationFn: (body: NotifySettings) => dashboardApi.saveNotifySettings(guildId, body),
+    onSuccess: (saved) => {
+      client.setQueryData(queryKeys.notifySettings(guildId), saved);
+      setForm(saved);
+      toast.show('success', 'Notification settings saved');
+    },
+  });
+  const saving = save.isPending;
+  const error = save.error?.message ?? null;
 
   const toggle = (kind: NotifyKind, on: boolean) => setForm({ ...form, events: on ? NOTIFY_KINDS.filter((k) => k === kind || form.events.includes(k)) : form.events.filter((k) => k !== kind) });
 
-  async function save(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    if (!form) return;
-    setSaving(true);
-    setError(null);
-    try {
-      setForm(await dashboardApi.saveNotifySettings(guildId, { events: form.events, dm_owner: form.dm_owner, channel_id: form.channel_id }));
-      toast.show('success', 'Notification settings saved');
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setSaving(false);
-    }
+    save.mutate({ events: form.events, dm_owner: form.dm_owner, channel_id: form.channel_id });
   }
 
   return (
-    <form className="card notify-settings" onSubmit={(e) => void save(e)} aria-label="Notification settings">
+    <form className={`card ${styles.settings}`} onSubmit={submit} aria-label="Notification settings">
       <h2>Notification settings</h2>
       <p className="muted small">Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a message. At most one message per event kind every 10 minutes: a burst arrives as one message.</p>
       <fieldset>
         <legend>Events that send a message</legend>
         {NOTIFY_KINDS.map((kind) => (
-          <label key={kind} className="checkbox">
+          <label key={kind} className={styles.checkbox}>
             <input type="checkbox" checked={form.events.includes(kind)} onChange={(e) => toggle(kind, e.target.checked)} /> {KIND_TEXT[kind]}
           </label>
         ))}
       </fieldset>
       <fieldset>
         <legend>Where</legend>
-        <label className="checkbox">
+        <label className={styles.checkbox}>
           <input type="checkbox" checked={form.dm_owner} onChange={(e) => setForm({ ...form, dm_owner: e.target.checked })} /> Direct message to the server owner
         </label>
         <label htmlFor={`${id}-channel`}>Channel</label>

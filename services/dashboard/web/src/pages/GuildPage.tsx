@@ -1,12 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { dashboardApi } from '../api/dashboard-api';
+import { pollEvery, queries } from '../api/queries';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { ErrorState, Loading } from '../components/ErrorState';
 import { LinkCardView } from '../components/LinkCardView';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
-import { usePolling } from '../hooks/use-page-visible';
-import { useResource } from '../hooks/use-resource';
 import { guildAuditPath, guildHealthPath, guildNotificationsPath, newLinkPath } from '../paths';
 
 const REFRESH_MS = 5_000;
@@ -14,12 +13,12 @@ const REFRESH_MS = 5_000;
 /** `/guilds/:guildId`: every role link as a card, refreshed every 5 s while the tab is visible. */
 export function GuildPage() {
   const guildId = useParams().guildId ?? '';
-  const { data: guild, error, loading, reload } = useResource((signal) => dashboardApi.guild(guildId, signal), guildId);
-  usePolling(() => void reload(), REFRESH_MS, guild !== undefined);
+  // This page shows the counts: it reads the guild afresh on arrival (staleTime 0), then every 5 s.
+  const { data: guild, error, isPending, refetch } = useQuery({ ...queries.guild(guildId), staleTime: 0, refetchInterval: pollEvery(REFRESH_MS) });
   usePageTitle(guild?.name ?? null);
 
-  if (loading) return <Loading />;
-  if (!guild) return error ? <ErrorState error={error} onRetry={() => void reload()} /> : null;
+  if (isPending) return <Loading />;
+  if (!guild) return error ? <ErrorState error={error} onRetry={() => void refetch()} /> : null;
 
   const full = guild.slots.used >= guild.slots.allowed;
   return (
@@ -60,7 +59,7 @@ export function GuildPage() {
       ) : (
         <div className="card-grid">
           {guild.links.map((card) => (
-            <LinkCardView key={card.link_id} card={card} owner={guild.owner} onChanged={() => void reload()} />
+            <LinkCardView key={card.link_id} card={card} owner={guild.owner} />
           ))}
         </div>
       )}

@@ -1,16 +1,16 @@
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { dashboardApi } from '../api/dashboard-api';
+import { queries } from '../api/queries';
 import { ErrorState, Loading } from '../components/ErrorState';
 import { useMe } from '../auth/session';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
-import { useResource } from '../hooks/use-resource';
 import { guildPath } from '../paths';
 
 /** `/`: the guilds the signed-in user may manage. */
 export function GuildsPage() {
   usePageTitle('Your servers');
-  const { data, error, loading, reload } = useResource((signal) => dashboardApi.guilds(signal), 'guilds');
+  const { data, error, isPending, refetch } = useQuery(queries.guilds());
   const { add_bot_url: addBotUrl } = useMe();
 
   return (
@@ -23,8 +23,8 @@ export function GuildsPage() {
           </a>
         ) : null}
       </div>
-      {loading ? <Loading /> : null}
-      {error && !data ? <ErrorState error={error} onRetry={() => void reload()} /> : null}
+      {isPending ? <Loading /> : null}
+      {error && !data ? <ErrorState error={error} onRetry={() => void refetch()} /> : null}
       {data && data.guilds.length === 0 ? (
         <div className="empty-state">
           <h2>No servers to manage</h2>
@@ -36,7 +36,7 @@ export function GuildsPage() {
             <a className="btn btn-primary" href={addBotUrl}>
               Add the bot to a server
             </a>
-            <button type="button" className="btn" onClick={() => void reload()}>
+            <button type="button" className="btn" onClick={() => void refetch()}>
               Check again
             </button>
           </p>

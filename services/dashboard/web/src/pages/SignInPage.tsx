@@ -1,5 +1,6 @@
 import { useLocation } from 'react-router';
 import { loginHref } from '../paths';
+import styles from './SignInPage.module.css';
 
 /** What each failure code of /auth/callback means to the person signing in (auth.routes.ts signInFailedPath). */
 const SIGN_IN_FAILURES: Record<string, string> = {
@@ -18,8 +19,8 @@ export function SignInPage() {
   // After a failed or cancelled attempt, signing in again returns to the start, not to this notice.
   const next = outcome ? '/' : `${location.pathname}${location.search}${location.hash}`;
   return (
-    <main id="main" className="sign-in">
-      <div className="sign-in-card">
+    <main id="main" className={styles.page}>
+      <div className={styles.card}>
         <p className="brand brand-large">
           <span className="brand-mark" aria-hidden="true" />
           Role Link

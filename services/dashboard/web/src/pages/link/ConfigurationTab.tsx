@@ -1,14 +1,12 @@
 import type { ConfigView } from '@rolelink/contracts';
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { isAbort } from '../../api/client';
-import { dashboardApi } from '../../api/dashboard-api';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { queries, queryKeys } from '../../api/queries';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner, FieldErrorList, Loading } from '../../components/ErrorState';
 import { ConfigForm } from '../../config-form/ConfigForm';
 import { IframeConfig } from '../../iframe/IframeConfig';
 import { useLinkContext } from './link-context';
-
-type Load = { refresh?: boolean; background?: boolean; resetForm?: boolean };
 
 function FallbackNotice({ view }: { view: ConfigView }) {
   if (view.source !== 'fallback') return null;
@@ -32,71 +30,37 @@ function FallbackNotice({ view }: { view: ConfigView }) {
 /**
  * The Configuration tab: GET /config, then the schema form or the plugin's embedded page. In iframe mode
  * the config is fetched again whenever the tab regains focus or visibility (a fresh rl_token is minted);
- * the iframe itself keeps its first URL.
+ * the iframe itself keeps its first URL. In schema mode it is fetched again only when asked (Refresh
+ * schema, or a save invalidating it), and each new answer starts the form afresh from its values.
  */
 export function ConfigurationTab() {
   const { guildId, roleId } = useLinkContext();
-  const [view, setView] = useState<ConfigView | null>(null);
-  const [formKey, setFormKey] = useState(0);
-  const [error, setError] = useState<Error | null>(null);
-  const [busy, setBusy] = useState<'initial' | 'refresh' | null>('initial');
-  const inFlight = useRef<AbortController | null>(null);
+  const client = useQueryClient();
+  const config = useQuery({ ...queries.config(guildId, roleId), refetchOnWindowFocus: (q) => (q.state.data?.ui_mode === 'iframe' ? 'always' : false) });
+  const [refreshing, setRefreshing] = useState(false);
+  const view = config.data;
+  const error = config.error;
+  const busy = config.isFetching || refreshing;
 
-  const load = useCallback(
-    async ({ refresh = false, background = false, resetForm = true }: Load = {}) => {
-      // Background refetches (focus, after save) never pile up; an explicit load replaces any in flight.
-      if (background && inFlight.current) return;
-      inFlight.current?.abort();
-      const controller = new AbortController();
-      inFlight.current = controller;
-      if (!background) setBusy(refresh ? 'refresh' : 'initial');
-      try {
-        const next = await dashboardApi.config(guildId, roleId, { refresh, signal: controller.signal });
-        setView(next);
-        setError(null);
-        if (resetForm) setFormKey((k) => k + 1);
-      } catch (err) {
-        if (!isAbort(err)) setError(err instanceof Error ? err : new Error(String(err)));
-      } finally {
-        if (inFlight.current === controller) {
-          inFlight.current = null;
-          setBusy(null);
-        }
-      }
-    },
-    [guildId, roleId],
-  );
-
-  useEffect(() => {
-    setView(null);
-    void load();
-    return () => inFlight.current?.abort();
-  }, [load]);
-
-  const iframeMode = view?.ui_mode === 'iframe';
-  useEffect(() => {
-    if (!iframeMode) return;
-    const again = () => {
-      if (document.visibilityState === 'visible') void load({ background: true, resetForm: false });
-    };
-    document.addEventListener('visibilitychange', again);
-    window.addEventListener('focus', again);
-    return () => {
-      document.removeEventListener('visibilitychange', again);
-      window.removeEventListener('focus', again);
-    };
-  }, [iframeMode, load]);
+  /** Refresh schema: the same entry, fetched past the broker's schema cache; a failure shows above the last form. */
+  function refresh() {
+    setRefreshing(true);
+    client
+      .fetchQuery(queries.config(guildId, roleId, true))
+      .catch(() => undefined)
+      .finally(() => setRefreshing(false));
+  }
 
   if (!view) {
-    if (busy === 'initial' && !error) return <Loading label="Loading the plugin's configuration…" />;
+    if (config.isPending && !error) return <Loading label="Loading the plugin's configuration…" />;
     return (
       <>
         <ErrorBanner message={error?.message ?? 'The configuration could not be loaded.'} />
         <div className="form-actions">
-          <button type="button" className="btn" onClick={() => void load()} disabled={busy !== null}>
+          <button type="button" className="btn" onClick={() => void config.refetch()} disabled={busy}>
             Try again
           </button>
-          <button type="button" className="btn" onClick={() => void load({ refresh: true })} disabled={busy !== null}>
+          <button type="button" className="btn" onClick={refresh} disabled={busy}>
             Refresh schema
           </button>
         </div>
@@ -115,11 +79,11 @@ export function ConfigurationTab() {
               {view.source === 'cache' ? 'Form cached from ' : 'Form fetched '}
               <DateTime iso={view.fetched_at} />
             </p>
-            <button type="button" className="btn btn-small" onClick={() => void load({ refresh: true })} disabled={busy !== null}>
-              {busy === 'refresh' ? 'Refreshing…' : 'Refresh schema'}
+            <button type="button" className="btn btn-small" onClick={refresh} disabled={busy}>
+              {refreshing ? 'Refreshing…' : 'Refresh schema'}
             </button>
           </div>
-          <ConfigForm key={formKey} guildId={guildId} roleId={roleId} structure={view.schema} values={view.values} onSaved={() => void load({ background: false })} />
+          <ConfigForm key={config.dataUpdatedAt} guildId={guildId} roleId={roleId} structure={view.schema} values={view.values} onSaved={() => void client.invalidateQueries({ queryKey: queryKeys.config(guildId, roleId) })} />
         </>
       ) : (
         <IframeConfig key="iframe" view={view} />

@@ -1,8 +1,7 @@
-import { dashboardApi } from '../../api/dashboard-api';
+import { useQuery } from '@tanstack/react-query';
+import { pollEvery, queries } from '../../api/queries';
 import { ErrorState, Loading } from '../../components/ErrorState';
 import { HealthHistory, LatestHealth } from '../../components/HealthReport';
-import { usePolling } from '../../hooks/use-page-visible';
-import { useResource } from '../../hooks/use-resource';
 import { useLinkContext } from './link-context';
 
 const REFRESH_MS = 30_000;
@@ -10,11 +9,10 @@ const REFRESH_MS = 30_000;
 /** Health: the plugin's latest GET /health report and its recent history. */
 export function HealthTab() {
   const { guildId, roleId } = useLinkContext();
-  const { data, error, loading, reload } = useResource((signal) => dashboardApi.linkHealth(guildId, roleId, signal), `${guildId}/${roleId}`);
-  usePolling(() => void reload(), REFRESH_MS, data !== undefined);
+  const { data, error, isPending, refetch } = useQuery({ ...queries.linkHealth(guildId, roleId), refetchInterval: pollEvery(REFRESH_MS) });
 
-  if (loading) return <Loading />;
-  if (!data) return error ? <ErrorState error={error} onRetry={() => void reload()} /> : null;
+  if (isPending) return <Loading />;
+  if (!data) return error ? <ErrorState error={error} onRetry={() => void refetch()} /> : null;
   return (
     <div>
       <h2>Plugin health</h2>

@@ -1,6 +1,8 @@
 import { isUserId, type MemberLookup } from '@rolelink/contracts';
+import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { dashboardApi } from '../../api/dashboard-api';
+import { queries } from '../../api/queries';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner } from '../../components/ErrorState';
 import { MemberHistory } from './MemberHistory';
@@ -27,28 +29,23 @@ export function MembersTab() {
   const id = useId();
   const [userId, setUserId] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [result, setResult] = useState<MemberLookup | null>(null);
-  const [busy, setBusy] = useState(false);
+  // The user ID last looked up: the query reads that member; looking the same one up again refetches it.
+  const [asked, setAsked] = useState<string | null>(null);
+  const lookup = useQuery({ ...queries.member(guildId, roleId, asked ?? ''), enabled: asked !== null });
+  const busy = lookup.isFetching;
+  const error = lookup.error?.message ?? null;
+  const result = error ? null : (lookup.data ?? null);
 
-  async function lookUp(event: FormEvent) {
+  function lookUp(event: FormEvent) {
     event.preventDefault();
     const value = userId.trim();
-    setError(null);
     if (!isUserId(value)) {
       setFieldError('Enter a user ID of 17 to 20 digits.');
       return;
     }
     setFieldError(null);
-    setBusy(true);
-    try {
-      setResult(await dashboardApi.member(guildId, roleId, value));
-    } catch (err) {
-      setResult(null);
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
+    if (value === asked) void lookup.refetch();
+    else setAsked(value);
   }
 
   return (
@@ -61,7 +58,7 @@ export function MembersTab() {
         </a>
         <span className="muted small">Every user ID on the list, lowest first, with whether it is in the synced set.</span>
       </p>
-      <form className="inline-form" onSubmit={(e) => void lookUp(e)} noValidate>
+      <form className="inline-form" onSubmit={lookUp} noValidate>
         <div className="field">
           <label htmlFor={`${id}-user`}>User ID</label>
           <div className="input-group">

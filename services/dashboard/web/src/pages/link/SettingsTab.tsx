@@ -1,12 +1,13 @@
-import type { StripPreviewView, UpdateLinkBody } from '@rolelink/contracts';
+import type { UpdateLinkBody } from '@rolelink/contracts';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { dashboardApi } from '../../api/dashboard-api';
+import { queries, queryKeys } from '../../api/queries';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorBanner } from '../../components/ErrorState';
 import { StripPreviewPanel } from '../../components/StripPreviewPanel';
 import { useToast } from '../../components/toasts';
-import { useDialogPreview } from '../../hooks/use-dialog-preview';
 import { guildPath } from '../../paths';
 import { useLinkContext } from './link-context';
 
@@ -28,74 +29,50 @@ function SettingSwitch(props: { id: string; label: string; checked: boolean; dis
 
 /** Settings: enable/disable, the owner's trusted flag, and deleting the link (spec 3.1, last row). */
 export function SettingsTab() {
-  const { guildId, roleId, card, owner, roleName, setCard } = useLinkContext();
+  const { guildId, roleId, card, owner, roleName } = useLinkContext();
   const toast = useToast();
   const navigate = useNavigate();
+  const client = useQueryClient();
   const id = useId();
-  const [pending, setPending] = useState<keyof UpdateLinkBody | 'delete' | 'resync' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   // Off by default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
   const [stripRoles, setStripRoles] = useState(false);
-  // What the strip would do, loaded when the box is ticked; a lock-out needs its own second tick.
-  const preview = useDialogPreview<StripPreviewView>(confirming && stripRoles, (signal) => dashboardApi.stripPreview(guildId, roleId, signal), `${guildId}/${roleId}`);
+  // What the strip would do, loaded when the box is ticked (each tick loads it afresh); a lock-out needs its own second tick.
+  const preview = useQuery({ ...queries.stripPreview(guildId, roleId), enabled: confirming && stripRoles });
+  const previewView = preview.data ?? null;
   const [lockoutConfirmed, setLockoutConfirmed] = useState(false);
-  const needsLockoutTick = preview.view !== null && (preview.view.lockout.length > 0 || !preview.view.lockout_checked);
-  const canConfirm = !stripRoles || (preview.view !== null && (!needsLockoutTick || lockoutConfirmed));
-  // The switch shows the requested state at once and falls back to the server's answer (or the old state).
-  const [requested, setRequested] = useState<UpdateLinkBody>({});
-  const enabled = requested.enabled ?? card.enabled;
-  const trusted = requested.trusted ?? card.trusted;
+  const needsLockoutTick = previewView !== null && (previewView.lockout.length > 0 || !previewView.lockout_checked);
+  const canConfirm = !stripRoles || (previewView !== null && (!needsLockoutTick || lockoutConfirmed));
+  const fail = (err: Error) => setError(err.message);
 
-  async function update(body: UpdateLinkBody, what: keyof UpdateLinkBody) {
-    setPending(what);
-    setError(null);
-    setRequested(body);
-    try {
-      const next = await dashboardApi.updateLink(guildId, roleId, body);
-      setCard(next);
-      toast.show('success', what === 'enabled' ? (next.enabled ? 'Link enabled' : 'Link disabled') : next.trusted ? 'Marked as trusted' : 'No longer trusted');
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setRequested({});
-      setPending(null);
-    }
-  }
-
-  async function resync() {
-    setPending('resync');
-    setError(null);
-    try {
-      const r = await dashboardApi.resync(guildId, roleId);
+  const update = useMutation({
+    mutationFn: (body: UpdateLinkBody) => dashboardApi.updateLink(guildId, roleId, body),
+    onMutate: () => setError(null),
+    onSuccess: (next, body) => {
+      client.setQueryData(queryKeys.link(guildId, roleId), next);
+      void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
+      toast.show('success', body.enabled !== undefined ? (next.enabled ? 'Link enabled' : 'Link disabled') : next.trusted ? 'Marked as trusted' : 'No longer trusted');
+    },
+    onError: fail,
+  });
+  const resync = useMutation({
+    mutationFn: () => dashboardApi.resync(guildId, roleId),
+    onMutate: () => setError(null),
+    onSuccess: (r) =>
       toast.show(
         'success',
         'Resync started',
         r.retried ? `${r.retried.toLocaleString()} failed ${r.retried === 1 ? 'member is' : 'members are'} retried now; the whole list is being checked.` : 'The whole list is being checked against what the bot applied.',
-      );
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setPending(null);
-    }
-  }
-
-  function openDelete() {
-    // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
-    setStripRoles(false);
-    setLockoutConfirmed(false);
-    setConfirming(true);
-  }
-
-  function chooseStrip(on: boolean) {
-    setStripRoles(on);
-    setLockoutConfirmed(false);
-  }
-
-  async function remove() {
-    setPending('delete');
-    try {
-      const deleted = await dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles, confirm_lockout: stripRoles && lockoutConfirmed });
+      ),
+    onError: fail,
+  });
+  const remove = useMutation({
+    mutationFn: () => dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles, confirm_lockout: stripRoles && lockoutConfirmed }),
+    onSuccess: async (deleted) => {
+      // The server's page must not show the deleted card: its guild is read again before going there.
+      void client.invalidateQueries({ queryKey: queryKeys.guilds });
+      await client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
       setConfirming(false);
       const stripping = deleted.strip_count ?? 0;
       toast.show(
@@ -103,12 +80,32 @@ export function SettingsTab() {
         'Link deleted',
         stripRoles ? `${roleName} is no longer linked; the bot is removing it from the ${stripping.toLocaleString()} ${stripping === 1 ? 'member' : 'members'} this link gave it to.` : `${roleName} is no longer linked to its plugin.`,
       );
-      void navigate(guildPath(guildId));
-    } catch (err) {
+      // Once off the link's page, nothing of the deleted link stays cached (a new link may take the role).
+      void Promise.resolve(navigate(guildPath(guildId))).then(() => client.removeQueries({ queryKey: queryKeys.link(guildId, roleId) }));
+    },
+    onError: (err) => {
       setConfirming(false);
-      setError(err instanceof Error ? err.message : String(err));
-      setPending(null);
-    }
+      fail(err);
+    },
+  });
+  const deleting = remove.isPending || remove.isSuccess;
+  const pending = update.isPending || resync.isPending || deleting;
+  // The switch shows the requested state at once and falls back to the server's answer (or the old state).
+  const requested = update.isPending ? update.variables : {};
+  const enabled = requested.enabled ?? card.enabled;
+  const trusted = requested.trusted ?? card.trusted;
+
+  /** The strip preview is loaded afresh for each tick of the box: the last answer is dropped first. */
+  function chooseStrip(on: boolean) {
+    client.removeQueries({ queryKey: queryKeys.stripPreview(guildId, roleId) });
+    setStripRoles(on);
+    setLockoutConfirmed(false);
+  }
+
+  function openDelete() {
+    // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
+    chooseStrip(false);
+    setConfirming(true);
   }
 
   return (
@@ -116,11 +113,11 @@ export function SettingsTab() {
       <h2>Settings</h2>
       {error ? <ErrorBanner message={error} /> : null}
 
-      <SettingSwitch id={`${id}-enabled`} label="Enabled" checked={enabled} disabled={pending !== null} onChange={(on) => void update({ enabled: on }, 'enabled')}>
+      <SettingSwitch id={`${id}-enabled`} label="Enabled" checked={enabled} disabled={pending} onChange={(on) => update.mutate({ enabled: on })}>
         A disabled link refuses every call the plugin makes to the User Management API and the bot stops syncing it. The stored list is kept.
       </SettingSwitch>
 
-      <SettingSwitch id={`${id}-trusted`} label="Trusted integration" checked={trusted} disabled={!owner || pending !== null} onChange={(on) => void update({ trusted: on }, 'trusted')}>
+      <SettingSwitch id={`${id}-trusted`} label="Trusted integration" checked={trusted} disabled={!owner || pending} onChange={(on) => update.mutate({ trusted: on })}>
         A trusted link is never subject to the large-removal hold: lists that remove many members apply at once, without the owner's confirmation.
         {owner ? '' : ' Only the server owner can change this.'}
       </SettingSwitch>
@@ -128,15 +125,15 @@ export function SettingsTab() {
       <div className="setting">
         <h3>Resync now</h3>
         <p className="field-help">Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</p>
-        <button type="button" className="btn" onClick={() => void resync()} disabled={pending !== null}>
-          {pending === 'resync' ? 'Resyncing…' : 'Resync now'}
+        <button type="button" className="btn" onClick={() => resync.mutate()} disabled={pending}>
+          {resync.isPending ? 'Resyncing…' : 'Resync now'}
         </button>
       </div>
 
       <div className="danger-zone">
         <h3>Delete this link</h3>
         <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
-        <button type="button" className="btn btn-danger" onClick={openDelete} disabled={pending !== null}>
+        <button type="button" className="btn btn-danger" onClick={openDelete} disabled={pending}>
           Delete link
         </button>
       </div>
@@ -144,11 +141,11 @@ export function SettingsTab() {
       <ConfirmDialog
         open={confirming}
         title={`Delete the link for ${roleName}?`}
-        confirmLabel={pending === 'delete' ? 'Deleting…' : 'Delete permanently'}
+        confirmLabel={deleting ? 'Deleting…' : 'Delete permanently'}
         danger
-        busy={pending === 'delete'}
+        busy={deleting}
         confirmDisabled={!canConfirm}
-        onConfirm={() => void remove()}
+        onConfirm={() => remove.mutate()}
         onCancel={() => setConfirming(false)}
       >
         <ul>
@@ -161,13 +158,13 @@ export function SettingsTab() {
           )}
         </ul>
         <div className="checkbox-row">
-          <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={pending === 'delete'} onChange={(e) => chooseStrip(e.target.checked)} aria-describedby={`${id}-strip-help`} />
+          <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={deleting} onChange={(e) => chooseStrip(e.target.checked)} aria-describedby={`${id}-strip-help`} />
           <label htmlFor={`${id}-strip`}>Also remove the role from the members this link gave it to</label>
         </div>
         <p className="field-help field-help-indent-check" id={`${id}-strip-help`}>
           Off by default. Only members the bot gave the role to through this link lose it.
         </p>
-        {stripRoles ? <StripPreviewPanel preview={preview.view} error={preview.error} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={setLockoutConfirmed} checkboxId={`${id}-lockout`} disabled={pending === 'delete'} /> : null}
+        {stripRoles ? <StripPreviewPanel preview={previewView} error={preview.error?.message ?? null} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={setLockoutConfirmed} checkboxId={`${id}-lockout`} disabled={deleting} /> : null}
         <p>This cannot be undone.</p>
       </ConfirmDialog>
     </div>

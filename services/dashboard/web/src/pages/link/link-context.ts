@@ -1,7 +1,7 @@
 import type { DashboardGuild, LinkCard } from '@rolelink/contracts';
 import { useOutletContext } from 'react-router';
 
-/** What the link page hands its tabs: the ids, the card (kept fresh) and whether the viewer owns the server. */
+/** What the link page hands its tabs: the ids, the card (kept fresh by its query) and whether the viewer owns the server. */
 export type LinkContext = {
   guildId: string;
   roleId: string;
@@ -9,8 +9,6 @@ export type LinkContext = {
   guild: DashboardGuild | undefined;
   owner: boolean;
   roleName: string;
-  reloadCard: () => Promise<void>;
-  setCard: (card: LinkCard) => void;
 };
 
 export function useLinkContext(): LinkContext {
