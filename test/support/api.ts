@@ -60,7 +60,7 @@ export { bodyOf } from './body';
 /** The API's answers, for bodyOf<T>() (the types come from contracts). */
 /** The value a contracts schema parses to (test/ has no zod of its own to call z.infer with). */
 type Parsed<S extends { parse: (data: unknown) => unknown }> = ReturnType<S['parse']>;
-export type ApiErrorBody = ErrorBody & { details?: string[] };
+export type ApiErrorBody = ErrorBody;
 export type { ShrinkBody } from '@rolelink/contracts';
 export type UserCountBody = Parsed<typeof userCountBody>;
 export type UsersListBody = Parsed<typeof usersListBody>;

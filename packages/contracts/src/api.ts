@@ -8,8 +8,6 @@ export const uploadParams = linkParams.extend({ uploadId: z.string().uuid('must 
 /** Header carrying a held change's id when a plugin retries a large removal (spec 4.1 rule 6). */
 export const CONFIRM_HEADER = 'x-rolelink-confirm';
 
-export type ErrorBody = { statusCode: number; message: string };
-
 export type ShrinkBody = {
   errors: {
     error: 'confirm_required';
