@@ -15,7 +15,7 @@ import { seedLink } from '../support/fixtures';
 import { listRoutes, type AppRoute } from '../support/routes';
 
 type Params = Record<string, string>;
-type Credentials = { agent: TestAgent; send(req: request.Test): request.Test };
+type Credentials = { agent: TestAgent; send: (req: request.Test) => request.Test };
 type Service = {
   name: 'api' | 'dashboard' | 'broker';
   routes: AppRoute[];
