@@ -44,6 +44,23 @@ export default defineConfig(
     },
   },
   {
+    // Error bodies are written only by AppError#toBody() (docs/architecture.md, "One error type, one body"):
+    // `new AppError(status, message, code)` is a plain error, anything more comes from a factory, and a
+    // service never writes a `{ statusCode, … }` literal of its own.
+    files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    ignores: ['packages/runtime/src/app-error.ts', 'packages/contracts/src/error-body.ts', '**/*.test.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='AppError'][arguments.length>3]", message: 'A body beyond statusCode and message comes from an AppError factory (validation, field, fields, pluginFailure, prescribed).' },
+        {
+          selector: "ObjectExpression > Property[key.name='statusCode'][value.type!='Literal'], ObjectExpression > Property[key.name='statusCode'][value.value>=100]",
+          message: 'Error bodies are written by AppError#toBody(): throw or next() an AppError instead.',
+        },
+      ],
+    },
+  },
+  {
     files: ['services/dashboard/web/{src,test}/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,
     ...jsxA11y.flatConfigs.recommended,

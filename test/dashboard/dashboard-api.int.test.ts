@@ -269,7 +269,14 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(bad.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     expect((bad.body as { details: string[] }).details).toEqual([expect.stringMatching(/^body\.events\.0: /), expect.stringMatching(/^body\.dm_owner: /), 'body: Unrecognized key: "extra"']);
     const foreign = await owner.agent.put(settings).set('X-CSRF-Token', owner.csrf).send({ events: [], dm_owner: true, channel_id: DEMO.otherGuild.id }).expect(400);
-    expect(foreign.body).toEqual({ statusCode: 400, message: 'Validation error', details: ['body.channel_id: must be one of the guild’s text channels'] });
+    // The form's field is named, so the settings page marks it (docs/api.md, "Errors").
+    expect((bad.body as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual(['events.0', 'dm_owner', 'body']);
+    expect(foreign.body).toEqual({
+      statusCode: 400,
+      message: 'Validation error',
+      details: ['body.channel_id: must be one of the guild’s text channels'],
+      errors: [{ field: 'channel_id', message: 'must be one of the guild’s text channels' }],
+    });
 
     // Two notifications as the events write them (the API's hold, the broker's health transition), on a
     // list emptied first: tests above held removals of their own.

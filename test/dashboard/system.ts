@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,10 @@ export type DashboardSystem = {
   registrations: Registrations;
   /** A second plugin whose every string carries markup (XSS checks). */
   hostile: TestPlugin;
+  /** The Express apps behind the URLs (their routers list the routes, test/errors walks them), and the broker's internal token. */
+  apps: { api: Express; broker: Express; dashboard: Express };
+  brokerUrl: string;
+  brokerToken: string;
   close(): Promise<void>;
 };
 
@@ -82,7 +87,8 @@ export async function startDashboardSystem(options: { members?: number; withWork
   // The User Management API, where the example plugin pushes its list.
   const sync = new SyncNotifier(producer, prefix, logger);
   closers.push(() => sync.close());
-  const apiServer = http.createServer(createApiApp({ pool: db.pool, sync, logger }));
+  const apiApp = createApiApp({ pool: db.pool, sync, logger });
+  const apiServer = http.createServer(apiApp);
   const apiUrl = `http://127.0.0.1:${await listen(apiServer)}`;
   closers.push(() => closeServer(apiServer));
 
@@ -168,22 +174,20 @@ export async function startDashboardSystem(options: { members?: number; withWork
     logger,
   });
   closers.push(() => wired.close());
-  dashboardServer.on(
-    'request',
-    createDashboardApp({
-      logger,
-      metrics: createMetrics('dashboard', { defaultMetrics: false }),
-      readiness: { db: () => pingDatabase(db.pool), redis: () => producer.ping() },
-      draining: () => false,
-      ctx: wired.ctx,
-      oauth: wired.oauth,
-      redis: producer,
-      prefix,
-      sessionSecret: 'a-test-session-secret-of-at-least-32-chars',
-      publicOrigin: url,
-      webDist: DEFAULT_WEB_DIST,
-    }),
-  );
+  const dashboardApp = createDashboardApp({
+    logger,
+    metrics: createMetrics('dashboard', { defaultMetrics: false }),
+    readiness: { db: () => pingDatabase(db.pool), redis: () => producer.ping() },
+    draining: () => false,
+    ctx: wired.ctx,
+    oauth: wired.oauth,
+    redis: producer,
+    prefix,
+    sessionSecret: 'a-test-session-secret-of-at-least-32-chars',
+    publicOrigin: url,
+    webDist: DEFAULT_WEB_DIST,
+  });
+  dashboardServer.on('request', dashboardApp);
 
   return {
     url,
@@ -194,6 +198,9 @@ export async function startDashboardSystem(options: { members?: number; withWork
     prefix,
     registrations,
     hostile,
+    apps: { api: apiApp, broker: brokerServer.app, dashboard: dashboardApp },
+    brokerUrl: brokerServer.url,
+    brokerToken: brokerServer.token,
     async close() {
       for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
       await dropPrefix(prefix);

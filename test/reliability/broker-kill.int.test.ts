@@ -124,7 +124,7 @@ describe('plugin broker SIGKILLed while a link is being created (issue 13)', () 
     );
     // If the broker failed before reaching the plugin, say so instead of waiting forever.
     const early = await Promise.race([seen.then(() => null), creating]);
-    if (early) throw new Error(`the broker failed before reaching the plugin: ${JSON.stringify((early as AppError).body ?? (early as Error).message)}`);
+    if (early) throw new Error(`the broker failed before reaching the plugin: ${early instanceof AppError ? JSON.stringify(early.toBody()) : (early as Error).message}`);
     broker.kill('SIGKILL');
     const err = await creating;
     const answeredMs = Date.now() - started;

@@ -15,9 +15,9 @@ export type GuildView = { guild_id: string; owner_id: string | null; plan: Plan;
  */
 export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: string; slots?: number; ownerId?: string }): Promise<GuildView> {
   const guildId = parseSnowflake(input.guildId, 'guildId');
-  if (input.plan !== 'free' && input.plan !== 'premium') throw new AppError(400, 'Validation error: plan must be free or premium', 'validation');
+  if (input.plan !== 'free' && input.plan !== 'premium') throw AppError.validation([{ field: 'plan', message: 'must be free or premium' }]);
   if (input.slots !== undefined && (!Number.isInteger(input.slots) || input.slots < 0 || input.slots > 1000)) {
-    throw new AppError(400, 'Validation error: slots must be an integer from 0 to 1000', 'validation');
+    throw AppError.validation([{ field: 'slots', message: 'must be an integer from 0 to 1000' }]);
   }
   const ownerId = input.ownerId === undefined ? undefined : parseUserId(input.ownerId, 'owner');
   const plan: Plan = input.plan;

@@ -9,7 +9,7 @@ import { showLink, type LinkView } from './link-show';
 export async function setLink(deps: AdminDeps, input: { guildId: string; roleId: string; enabled?: boolean; trusted?: boolean }): Promise<LinkView> {
   const guildId = parseSnowflake(input.guildId, 'guildId');
   const roleId = parseSnowflake(input.roleId, 'roleId');
-  if (input.enabled === undefined && input.trusted === undefined) throw new AppError(400, 'Validation error: nothing to set (use --enabled and/or --trusted)', 'validation');
+  if (input.enabled === undefined && input.trusted === undefined) throw AppError.validation([{ field: 'enabled', message: 'nothing to set: give enabled and/or trusted' }]);
   const id = await inTransaction(deps.db.pool, async (c) => {
     const id = await updateLinkFlags(c, guildId, roleId, { enabled: input.enabled ?? null, trusted: input.trusted ?? null });
     // Enabling resumes syncing, disabling stops it: marked in the same transaction (outbox + journal).

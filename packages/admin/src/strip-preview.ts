@@ -79,5 +79,6 @@ export function lockoutError(preview: Pick<StripPreviewView, 'lockout' | 'lockou
   const message = preview.lockout_checked
     ? `Removing this role would lock an admin out: ${who.join('; ')}. Confirm the lock-out explicitly to go ahead.`
     : 'Whether removing this role locks an admin out cannot be checked: no platform is configured. Confirm the lock-out explicitly to go ahead.';
-  return new AppError(409, message, 'strip_lockout', { statusCode: 409, message, lockout: preview.lockout });
+  // Pointed at the confirmation the admin must give; the list itself is GET …/strip-preview's.
+  return AppError.field(409, 'confirm_lockout', message, 'strip_lockout');
 }

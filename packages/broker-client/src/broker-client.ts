@@ -1,4 +1,4 @@
-import { BROKER_ERROR_CODE_HEADER, BrokerRoute, PluginCallMessage, type BrokerSubmitResult, type ConfigView } from '@rolelink/contracts';
+import { BROKER_ERROR_CODE_HEADER, BrokerRoute, errorBody, PluginCallMessage, type BrokerSubmitResult, type ConfigView } from '@rolelink/contracts';
 import { AppError, createLogger, type Logger } from '@rolelink/runtime';
 
 /**
@@ -89,10 +89,8 @@ export class BrokerClient {
     // Only the broker's own AppErrors (they name their code) reach the caller as they are. A refused
     // bearer, a draining broker or anything else in between is "the broker could not make the call".
     if (code === null || code === 'broker_unauthorized') throw unavailable(`broker answered ${status}${code ? ` (${code})` : ''}`, 'broker_error');
-    const parsed = parseBody(text);
-    const message = typeof parsed?.message === 'string' ? parsed.message : failure;
-    const extra = parsed && Object.keys(parsed).some((k) => k !== 'statusCode' && k !== 'message');
-    throw new AppError(status, message, code, extra ? parsed : undefined);
+    const parsed = errorBody.safeParse(parseJson(text));
+    throw parsed.success ? AppError.fromBody(status, code, parsed.data) : new AppError(status, failure, code);
   }
 }
 
@@ -102,9 +100,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function parseBody(text: string): Record<string, unknown> | null {
-  const v = parseJson(text);
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }

@@ -29,15 +29,6 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
   return null;
 }
 
-/**
- * An AppError as the CLI prints it: the API's body, and for a validation error also its issues as
- * `errors: [{ field, message }]` (the form the dashboard's field errors have), so a script or a reader
- * sees which argument is wrong without parsing the `details` strings (docs/cli.md).
- */
-function errorBody(e: AppError): Record<string, unknown> {
-  return e.issues ? { ...e.toBody(), errors: e.issues } : e.toBody();
-}
-
 /** Runs one command; returns the exit code. Errors print in the API's error shape and exit 1. */
 export async function run(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
   const json = argv.includes('--json');
@@ -46,26 +37,30 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     out(usage());
     return args.length ? 0 : 2;
   }
-  const fail = (status: number, message: string, body?: Record<string, unknown>) => {
-    if (json) out(JSON.stringify(body ?? { statusCode: status, message }));
-    else err(`error: ${message}${body && 'errors' in body ? `\n${formatHuman(body.errors, '  ')}` : ''}`);
+  /**
+   * An error prints as the services answer it (`AppError#toBody()`, the one serializer): with `--json`
+   * the body; otherwise its message, and its `errors` one per line so a reader sees which argument is wrong.
+   */
+  const fail = (e: AppError) => {
+    if (json) out(JSON.stringify(e.toBody()));
+    else err(`error: ${e.message}${e.issues ? `\n${formatHuman(e.issues, '  ')}` : ''}`);
     return 1;
   };
   // `--json` is only the output switch; `--json='{…}'` is the natural misreading of `config set`.
   if (args.some((a) => a.startsWith('--json='))) {
-    return fail(400, `--json takes no value: it only makes the answer JSON. A configuration is the argument after <roleId>, e.g. rolelink ${CONFIG_SET_EXAMPLE}`);
+    return fail(AppError.badRequest(`--json takes no value: it only makes the answer JSON. A configuration is the argument after <roleId>, e.g. rolelink ${CONFIG_SET_EXAMPLE}`));
   }
   const found = findCommand(args);
-  if (!found) return fail(400, `unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`);
+  if (!found) return fail(AppError.badRequest(`unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`));
   const { command, rest } = found;
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
   } catch (e) {
-    return fail(400, (e as Error).message);
+    return fail(AppError.badRequest((e as Error).message));
   }
   if (parsed.positionals.length !== command.args.length) {
-    return fail(400, `usage: rolelink ${syntax(command)}${command.example ? ` (e.g. ${command.example})` : ''}`);
+    return fail(AppError.badRequest(`usage: rolelink ${syntax(command)}${command.example ? ` (e.g. ${command.example})` : ''}`));
   }
   const named = Object.fromEntries(command.args.map((name, i) => [name, parsed.positionals[i]!]));
   let ctx: CliContext | null = null;
@@ -78,8 +73,7 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     out(json ? JSON.stringify(result) : formatHuman(result));
     return command.failed?.(result) ? 1 : 0;
   } catch (e) {
-    if (e instanceof AppError) return fail(e.status, e.message, errorBody(e));
-    return fail(500, (e as Error).message);
+    return fail(e instanceof AppError ? e : new AppError(500, (e as Error).message));
   } finally {
     await ctx?.close();
   }

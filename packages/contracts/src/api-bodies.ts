@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dryRunResultSchema } from './api';
+import { errorBody } from './error-body';
 import { userId } from './snowflake';
 
 /**
@@ -37,12 +38,6 @@ export const userAddedBody = z.object({ data: z.object({ added: z.boolean().desc
 export const dryRunBody = z.object({ data: dryRunResultSchema });
 export const userRemovedBody = z.object({ data: z.object({ removed: z.boolean().describe('false when absent') }) });
 
-export const errorBodySchema = z.object({
-  statusCode: z.number().int(),
-  message: z.string(),
-  details: z.array(z.string()).optional().describe('On validation errors: the offending paths'),
-});
-
 export const shrinkBodySchema = z.object({
   errors: z.object({
     error: z.literal('confirm_required'),
@@ -55,3 +50,6 @@ export const shrinkBodySchema = z.object({
   }),
   requestId: z.string(),
 });
+
+/** Any error answer: the one error body, or the 409 shrink hold (spec 7 points to 4.1 for its shape). */
+export const errorAnswer = z.union([errorBody, shrinkBodySchema]);

@@ -4,8 +4,8 @@ import { snowflake } from './snowflake';
 
 /**
  * The dashboard's JSON API (`/dashboard-api`, services/dashboard) as the web app sees it: request bodies
- * as zod schemas (the server validates with them), answers as types. Errors are the spec's
- * `{ statusCode, message }`, with `errors: [{ field, message }]` where a message belongs next to a field.
+ * as zod schemas (the server validates with them), answers as types. Errors are `ErrorBody`
+ * (error-body.ts), with `errors: [{ field, message }]` where a message belongs next to a field.
  */
 
 export const PLAN_NAMES = ['free', 'premium'] as const;
@@ -110,7 +110,7 @@ export type UpdateLinkBody = z.infer<typeof updateLinkBody>;
  * members this link's own add calls gave it to (admin `deleteLink`'s stripRoles); never from members who
  * held it before the link or got it by hand. `confirm_lockout` is the second, explicit confirmation a
  * strip needs when it would take Administrator or Manage Server from the acting admin or the owner
- * (otherwise 409 `strip_lockout`, with the `lockout` list of GET …/strip-preview).
+ * (otherwise 409 `strip_lockout`, its message naming who loses what, with `errors` on field `confirm_lockout`).
  */
 export const deleteLinkBody = z
   .object({ strip_roles: z.boolean().default(false), confirm_lockout: z.boolean().default(false) })

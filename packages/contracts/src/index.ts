@@ -1,5 +1,6 @@
 export * from './snowflake';
 export * from './api';
+export * from './error-body';
 export * from './queues';
 export * from './broker';
 export * from './config-schema';

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type * as Wire from '@rolelink/wire-types';
 import * as api from './api-bodies';
 import { dryRunResultSchema } from './api';
+import { errorBody } from './error-body';
 import { conditionSchema, configSchemaResponse, fieldSchema, iframeResponseSchema, sectionSchema } from './config-schema';
 import { pluginHealthReport } from './health';
 
@@ -21,7 +22,7 @@ type Expect<T extends true> = T;
 type Parses<S extends z.ZodType, W> = Same<z.infer<S>, W>;
 
 export type WireTypesMatchSchemas = [
-  Expect<Parses<typeof api.errorBodySchema, Wire.ErrorBody>>,
+  Expect<Parses<typeof errorBody, Wire.ServiceErrorBody>>,
   Expect<Parses<typeof api.idListBody, Wire.IdList>>,
   Expect<Parses<typeof api.listMetaSchema, Wire.ListMeta>>,
   Expect<Parses<typeof api.usersListBody, Wire.UsersListBody>>,

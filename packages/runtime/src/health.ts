@@ -87,6 +87,7 @@ export function healthRouter(options: HealthOptions = {}): Router {
       return;
     }
     const down = Object.keys(report.checks).filter((name) => report.checks[name]?.status === 'down');
+    // The error body plus the checks, for the operator reading why (the probe only reads the status).
     res.status(503).json({ ...new AppError(503, `Not ready: ${down.join(', ')}`, 'not_ready').toBody(), checks: report.checks });
   });
   return router;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { REQUEST_ID_PATTERN } from '@rolelink/contracts';
-import { AppError, zodIssues, type ValidationIssue } from './app-error';
+import { AppError, zodIssues, type ErrorBodyOptions, type ValidationIssue } from './app-error';
 import type { Logger } from './logger';
 import { DATABASE_RETRY_AFTER_S, fromDatabaseOutage } from './database-outage';
 
@@ -85,8 +85,12 @@ function fromBodyParser(err: BodyParserError): AppError | null {
   }
 }
 
-/** The one error middleware: spec bodies for AppError, a logged 500 for anything else. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * The one error middleware: every error answer is `AppError#toBody()` (the contracts' `ErrorBody`);
+ * anything that is not an AppError is logged and answers a plain 500. `options` is the surface's:
+ * the User Management API passes `{ fieldErrors: false }` (docs/api.md, "Errors").
+ */
+export function errorHandler(logger: Logger, options: ErrorBodyOptions = {}): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const appErr = err instanceof AppError ? err : (fromBodyParser(err as BodyParserError) ?? fromDatabaseOutage(err));
     if (res.headersSent) {
@@ -97,10 +101,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (appErr) {
       if (appErr.status >= 500) logger.error(appErr.message, { requestId: req.id, code: appErr.code, ...(appErr === err ? {} : { cause: (err as Error).message }) });
       if (appErr.code === 'database_unavailable') res.set('Retry-After', String(DATABASE_RETRY_AFTER_S));
-      res.status(appErr.status).json(appErr.toBody());
+      res.status(appErr.status).json(appErr.toBody(options));
       return;
     }
     logger.error('unhandled error', { requestId: req.id, err });
-    res.status(500).json({ statusCode: 500, message: 'Internal server error' });
+    res.status(500).json(new AppError(500, 'Internal server error').toBody(options));
   };
 }

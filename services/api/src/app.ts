@@ -46,6 +46,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(openApiRoutes());
 
   app.use(notFoundRoute());
-  app.use(errorHandler(deps.logger));
+  // The public API's validation errors keep their documented `details` only: its `errors` key is the
+  // shrink hold's object (spec 4.1 rule 6), and plugins decode it as that.
+  app.use(errorHandler(deps.logger, { fieldErrors: false }));
   return app;
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Pool } from 'pg';
-import { CONFIRM_HEADER, type DryRunResult, type ShrinkBody } from '@rolelink/contracts';
+import { CONFIRM_HEADER, type DryRunResult } from '@rolelink/contracts';
 import { previewReplace, replaceList, type LinkContext, type ReplaceSource } from '@rolelink/db';
 import { limitsFor, shrinkMessage, storedLimitMessage } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
@@ -38,11 +38,10 @@ export async function writeWholeList(deps: Deps, link: LinkContext, source: Repl
     case 'held': {
       const { changeId, previous, next, removals } = outcome.change;
       const message = shrinkMessage(previous, next, removals) + (outcome.note ? ` (The X-RoleLink-Confirm header was not accepted: ${outcome.note}.)` : '');
-      const body: ShrinkBody = {
+      throw AppError.shrinkHold({
         errors: { error: 'confirm_required', code: 'shrink', change_id: changeId, previous, next, removals, message },
         requestId: req.id,
-      };
-      throw new AppError(409, message, 'shrink', body);
+      });
     }
   }
 }

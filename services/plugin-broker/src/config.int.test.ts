@@ -85,7 +85,7 @@ describe('fetchConfig', () => {
     serveConfig({ ...form(), version: 2 });
     const err = await rejection(h.client.fetchConfig(link.linkId));
     expect([err.status, err.message]).toEqual([502, PluginCallMessage.invalidSchema]);
-    expect(err.body?.errors).toEqual([{ field: 'version', message: 'must be 1' }]);
+    expect(err.issues).toEqual([{ field: 'version', message: 'must be 1' }]);
   });
 
   it('treats a body over 50 KB or not JSON as an invalid schema', async () => {
@@ -119,12 +119,12 @@ describe('fetchConfig', () => {
   it('refuses an iframe embed_url on a private host', async () => {
     serveConfig(iframe('https://10.1.2.3/embed'));
     const err = await rejection(h.client.fetchConfig(link.linkId));
-    expect(err.body?.errors).toEqual([{ field: 'embed_url', message: 'must not point to a private or internal host' }]);
+    expect(err.issues).toEqual([{ field: 'embed_url', message: 'must not point to a private or internal host' }]);
   });
 
   it('answers 404 for an unknown link, with the code the broker gave it', async () => {
     const err = await rejection(h.client.fetchConfig('999999999'));
-    expect([err.status, err.message, err.code, err.body]).toEqual([404, 'Role link not found', 'not_found', undefined]);
+    expect([err.status, err.message, err.code, err.toBody()]).toEqual([404, 'Role link not found', 'not_found', { statusCode: 404, message: 'Role link not found' }]);
   });
 });
 
@@ -183,7 +183,7 @@ describe('submitConfig', () => {
     const before = h.plugin.requests.filter((r) => r.method === 'POST').length;
     const err = await rejection(h.client.submitConfig(link.linkId, { min_level: 500, advanced: true, ghost: 1 }));
     expect([err.status, err.message, err.code]).toEqual([400, INVALID_CONFIG_MESSAGE, 'invalid_config']);
-    expect(err.body?.errors).toEqual(
+    expect(err.issues).toEqual(
       expect.arrayContaining([
         { field: 'ghost', message: 'ghost is not a field of this form' },
         { field: 'min_level', message: 'Minimum level must be at most 100' },

@@ -2,12 +2,12 @@ import { AppError } from '@rolelink/runtime';
 import { RESTJSONErrorCodes, type RESTError, type RESTErrorData, type RESTRateLimit } from 'discord-api-types/v10';
 
 /**
- * The platform's error bodies (`{ message, code, errors? }`), carried by the one error type so the one
- * error middleware sends them. The control API keeps the service's own `{ statusCode, message }` shape.
+ * The platform's error bodies (`{ message, code, errors? }`), carried by the one error type as prescribed
+ * bodies (the platform fixes them, not our ErrorBody) so the one error middleware sends them. The control API keeps the service's own `{ statusCode, message }` shape.
  */
 export function platformError(status: number, message: string, code: number, errors?: RESTErrorData): AppError {
   const body: RESTError = errors === undefined ? { message, code } : { message, code, errors };
-  return new AppError(status, message, `platform_${code}`, { ...body });
+  return AppError.prescribed(status, message, `platform_${code}`, body);
 }
 
 export const unauthorized = () => platformError(401, '401: Unauthorized', 0);
@@ -26,7 +26,7 @@ export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_gra
 /** `{ error, error_description? }`, as the platform's token endpoint answers (no type for it in discord-api-types). */
 export function oauthError(status: 400 | 401, error: OAuthErrorCode, description?: string): AppError {
   const body = description === undefined ? { error } : { error, error_description: description };
-  return new AppError(status, description ?? error, `oauth_${error}`, body);
+  return AppError.prescribed(status, description ?? error, `oauth_${error}`, body);
 }
 
 /** 400 Invalid Form Body naming one field, as the platform reports a bad path or query value. */
@@ -37,5 +37,5 @@ export function invalidFormBody(field: string, code: string, message: string): A
 /** The 429 body; the caller sets Retry-After and the X-RateLimit-* headers. */
 export function rateLimited(retryAfterMs: number, global: boolean): AppError {
   const body: RESTRateLimit = { message: 'You are being rate limited.', retry_after: Math.ceil(retryAfterMs) / 1000, global };
-  return new AppError(429, body.message, global ? 'rate_limited_global' : 'rate_limited', { ...body });
+  return AppError.prescribed(429, body.message, global ? 'rate_limited_global' : 'rate_limited', body);
 }

@@ -3,7 +3,7 @@ import {
   dryRunBody,
   CONFIRM_HEADER,
   dryRunQuery,
-  errorBodySchema,
+  errorBody,
   idListBody,
   linkParams,
   listMetaSchema,
@@ -35,7 +35,10 @@ const toSchema = (schema: ZodType) => {
 };
 
 /** Named schemas, shared through components. */
-const COMPONENTS = { ErrorBody: errorBodySchema, ShrinkHold: shrinkBodySchema, ListMeta: listMetaSchema, IdList: idListBody, DryRun: dryRunBody } as const;
+/** The User Management API's part of the one error body: it never answers `errors` or `detail` (docs/api.md, "Errors"). */
+const publicErrorBody = errorBody.pick({ statusCode: true, message: true, details: true });
+
+const COMPONENTS = { ErrorBody: publicErrorBody, ShrinkHold: shrinkBodySchema, ListMeta: listMetaSchema, IdList: idListBody, DryRun: dryRunBody } as const;
 type ComponentName = keyof typeof COMPONENTS;
 type Body = ZodType | ComponentName;
 

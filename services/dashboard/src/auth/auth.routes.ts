@@ -35,12 +35,12 @@ const destroy = (req: Request) => new Promise<void>((resolve, reject) => req.ses
 export function authRouter(oauth: OAuthClient, logger: Logger): Router {
   const router = Router();
 
-  router.get('/login', (req, res) => {
+  router.get('/login', (req, res, next) => {
     const state = OAuthClient.newState();
     req.session.oauthState = state;
     req.session.returnTo = safeReturnPath(req.query.next);
     req.session.save((err) => {
-      if (err) return res.status(503).json({ statusCode: 503, message: 'Sessions are unavailable; try again shortly' });
+      if (err) return next(new AppError(503, 'Sessions are unavailable; try again shortly', 'sessions_unavailable'));
       res.redirect(302, oauth.authorizeUrl(state));
     });
   });

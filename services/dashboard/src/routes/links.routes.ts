@@ -28,17 +28,12 @@ const memberParts = { params: userParams };
 const deleteParts = { params: linkParams, body: deleteLinkBody };
 const applyParts = { params: linkParams, body: applyRemovalsBody };
 
-/** An AppError whose message belongs next to one form field (`errors: [{ field, message }]`). */
-export function fieldError(status: number, field: string, message: string, code: string): AppError {
-  return new AppError(status, message, code, { statusCode: status, message, errors: [{ field, message }] });
-}
-
 /** Domain refusals of link creation, pointed at the form field they concern. */
 function toFieldError(err: unknown): unknown {
   if (!(err instanceof AppError)) return err;
-  if (err.code === 'invalid_plugin_url') return fieldError(400, 'plugin_url', err.message, err.code);
-  if (err.code === 'keep_unavailable' || err.code === 'existing_members_required') return fieldError(400, 'existing_members', err.message, err.code);
-  if (err.code === 'link_exists') return fieldError(409, 'role_id', err.message, err.code);
+  if (err.code === 'invalid_plugin_url') return AppError.field(400, 'plugin_url', err.message, err.code);
+  if (err.code === 'keep_unavailable' || err.code === 'existing_members_required') return AppError.field(400, 'existing_members', err.message, err.code);
+  if (err.code === 'link_exists') return AppError.field(409, 'role_id', err.message, err.code);
   return err;
 }
 
@@ -59,8 +54,8 @@ export function linksRouter(ctx: DashboardContext): Router {
     // The picker's rules, enforced here too: a role the bot cannot assign would never sync.
     const [roles, botTop] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botTopPosition(g.id)]);
     const role = roles.find((r) => r.id === body.role_id);
-    if (!role) throw fieldError(400, 'role_id', 'This role does not exist on the server (any more)', 'unknown_role');
-    if (role.everyone || role.managed || role.position >= botTop) throw fieldError(400, 'role_id', 'The bot cannot assign this role; pick a role below its highest role', 'role_unusable');
+    if (!role) throw AppError.field(400, 'role_id', 'This role does not exist on the server (any more)', 'unknown_role');
+    if (role.everyone || role.managed || role.position >= botTop) throw AppError.field(400, 'role_id', 'The bot cannot assign this role; pick a role below its highest role', 'role_unusable');
     let created;
     try {
       created = await createLink(actingAdmin(ctx, req), { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === undefined ? undefined : body.existing_members === 'keep', askedMembers: true });

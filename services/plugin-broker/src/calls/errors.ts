@@ -13,7 +13,7 @@ export async function requireLink(ctx: BrokerContext, linkId: string): Promise<P
 /** The 502s of spec 7 for a failed GET /config with no cached structure to fall back on. */
 export function fetchFailure(result: Exclude<GetConfigResult, { ok: true }>): AppError {
   if (result.reason === 'unreachable') {
-    return new AppError(502, PluginCallMessage.fetchUnreachable, 'plugin_unreachable', { statusCode: 502, message: PluginCallMessage.fetchUnreachable, detail: result.detail });
+    return AppError.pluginFailure(502, PluginCallMessage.fetchUnreachable, 'plugin_unreachable', result.detail);
   }
-  return new AppError(502, PluginCallMessage.invalidSchema, 'plugin_invalid_schema', { statusCode: 502, message: PluginCallMessage.invalidSchema, errors: result.errors });
+  return AppError.fields(502, PluginCallMessage.invalidSchema, 'plugin_invalid_schema', result.errors);
 }

@@ -5,7 +5,7 @@ import { loadLink } from '../links';
 import { callPlugin, failureDetail } from './call-plugin';
 
 function failed(detail: string): AppError {
-  return new AppError(502, PluginCallMessage.register, 'plugin_register_failed', { statusCode: 502, message: PluginCallMessage.register, detail });
+  return AppError.pluginFailure(502, PluginCallMessage.register, 'plugin_register_failed', detail);
 }
 
 /** POST {plugin}/register with the link's token (spec 4.2): any 2xx confirms, anything else is a 502. */

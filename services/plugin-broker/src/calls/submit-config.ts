@@ -51,9 +51,9 @@ export async function submitConfig(ctx: BrokerContext, data: { linkId: string; c
   const entry = await structureFor(ctx, link);
   if (entry.response.ui_mode === 'iframe') throw new AppError(400, IFRAME_SUBMIT_MESSAGE, 'iframe_mode');
   const checked = validateSubmission(entry.response.structure, data.config);
-  if (!checked.ok) throw new AppError(400, INVALID_CONFIG_MESSAGE, 'invalid_config', { statusCode: 400, message: INVALID_CONFIG_MESSAGE, errors: checked.errors });
+  if (!checked.ok) throw AppError.fields(400, INVALID_CONFIG_MESSAGE, 'invalid_config', checked.errors);
 
-  const failed = (detail: string) => new AppError(502, PluginCallMessage.submit, 'plugin_submit_failed', { statusCode: 502, message: PluginCallMessage.submit, detail });
+  const failed = (detail: string) => AppError.pluginFailure(502, PluginCallMessage.submit, 'plugin_submit_failed', detail);
   let res;
   try {
     res = await callPlugin(ctx, 'submit-config', {

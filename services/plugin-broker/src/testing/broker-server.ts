@@ -8,7 +8,9 @@ import { checkSoon } from '../plugin-calls-handlers';
 import { createBrokerServer } from '../server';
 import type { BrokerWorker } from '../worker';
 
-export type ListeningBroker = { url: string; token: string; close(): Promise<void> };
+import type { Express } from 'express';
+
+export type ListeningBroker = { url: string; token: string; app: Express; close(): Promise<void> };
 
 /** The broker's real HTTP server (health, metrics, internal routes) on a loopback port of its own, with a fresh internal token. */
 export async function listenBroker(ctx: BrokerContext, broker: BrokerWorker): Promise<ListeningBroker> {
@@ -25,6 +27,7 @@ export async function listenBroker(ctx: BrokerContext, broker: BrokerWorker): Pr
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     token,
+    app,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
