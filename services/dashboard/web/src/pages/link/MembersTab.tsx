@@ -1,4 +1,4 @@
-import { isUserId, type MemberLookup } from '@rolelink/contracts';
+import { userIdProblem, type MemberLookup } from '@rolelink/contracts';
 import { useId, useState, type FormEvent } from 'react';
 import { dashboardApi } from '../../api/dashboard-api';
 import { DateTime } from '../../components/DateTime';
@@ -35,8 +35,9 @@ export function MembersTab() {
     event.preventDefault();
     const value = userId.trim();
     setError(null);
-    if (!isUserId(value)) {
-      setFieldError('Enter a user ID of 17 to 20 digits.');
+    const problem = userIdProblem(value);
+    if (problem) {
+      setFieldError(`Enter a user ID of 17 to 20 digits: ${problem}.`);
       return;
     }
     setFieldError(null);
