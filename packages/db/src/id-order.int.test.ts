@@ -4,6 +4,7 @@ import { grantedHolders } from './applied-members.repo';
 import { addUser } from './list-single.repo';
 import { readJournal } from './list-changes.repo';
 import { diffRange, listedUserAt, MAX_USER_ID } from './sync-diff.repo';
+import { toStored } from './user-id';
 
 // Queries hand ids and sequences to JavaScript as text (bigint does not fit a JS number), and PostgreSQL
 // resolves an unqualified ORDER BY name to the output column first: `SELECT user_id::text … ORDER BY
@@ -20,7 +21,7 @@ afterAll(() => db.drop());
 const MIXED = ['99999999999999998', '99999999999999999', '100000000000000000', '100000000000000001', '1000000000000000000', '9000000000000000000'];
 
 async function list(linkId: string, ids: readonly string[]): Promise<void> {
-  await db.pool.query('INSERT INTO link_user (link_id, user_id) SELECT $1, u FROM unnest($2::bigint[]) u', [linkId, ids]);
+  await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`, [linkId, ids]);
 }
 
 describe('ids and sequences come back in numeric order', () => {
@@ -44,7 +45,7 @@ describe('ids and sequences come back in numeric order', () => {
     await list(linkId, MIXED);
     expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, null)).map((r) => r.userId)).toEqual(MIXED);
 
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) SELECT $1, u, 'applied', true FROM unnest($2::bigint[]) u`, [linkId, MIXED]);
+    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) SELECT $1, ${toStored('u')}, 'applied', true FROM unnest($2::numeric[]) u`, [linkId, MIXED]);
     const seen: string[] = [];
     let after = '0';
     for (;;) {
