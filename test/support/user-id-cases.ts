@@ -35,6 +35,6 @@ export const INVALID_USER_IDS: readonly unknown[] = [
   '1234567890123456a',
   ' 12345678901234567',
   '',
-  12345678901234567,
+  1e16, // a JSON number, not a string (17 digits when printed)
   null,
 ];
