@@ -6,6 +6,8 @@ const transform: Config['transform'] = { '^.+\\.ts$': ['@swc/jest', { jsc: { tar
 const ignore = ['/node_modules/', '/dist/', '/generated/'];
 // Prisma's generated client imports its own .ts files with .js extensions (ESM style).
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+// The SDK's staged npm package (packages/plugin-sdk/dist/package, `npm run build`) repeats its package name.
+const modulePathIgnorePatterns = ['<rootDir>/packages/[^/]+/dist/'];
 
 const config: Config = {
   testTimeout: 60_000,
@@ -14,6 +16,7 @@ const config: Config = {
       displayName: 'unit',
       transform,
       moduleNameMapper,
+      modulePathIgnorePatterns,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/{packages,services,examples}/**/src/**/*.test.ts'],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
@@ -22,6 +25,7 @@ const config: Config = {
       displayName: 'integration',
       transform,
       moduleNameMapper,
+      modulePathIgnorePatterns,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/{packages,services,examples}/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
       testPathIgnorePatterns: ignore,

@@ -1,14 +1,19 @@
-// `pnpm bench api [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`:
-// the User Management API's figures (issue 2), each printed beside its limit. The API runs as a real
-// separate process over a scratch database (`rolelink_bench`, recreated and dropped) and a queue prefix
-// of its own. Exit code 0 whatever the figures say (it is a benchmark); a failed figure prints FAIL.
+// `pnpm bench api [--quick] [--all] [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`:
+// the User Management API's figures (issues 2 and 24), each printed beside its same-run limit: PUT ÷ a
+// raw PostgreSQL load of the same rows, GET ÷ a raw COPY of the same list, POST ÷ a bare node:http server
+// doing the same write. Default: put, get (3M IDs), post — a few minutes. `--quick`: the same at 300k IDs
+// with shorter rounds. `--all`: also the 30M upload, the SDK upload and the limiter's cost, at 30M IDs
+// (about half an hour). The API runs as a real separate process over a scratch database
+// (`rolelink_bench`, recreated and dropped) and a queue prefix of its own. Exit code 0 whatever the
+// figures say (it is a benchmark); a missed limit prints FAIL.
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'pg';
 import { dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
 import { dropPrefix } from '../test/support/redis';
-import { figureGet, figurePost, figurePut, figureUpload, seedBigList, type Ctx, type Row, type UploadTiming } from './support/api-figures';
+import { figureGet, figurePut, figureUpload, seedBigList, type Ctx, type Row, type UploadTiming } from './support/api-figures';
+import { figurePost } from './support/api-post';
 import { figureSdkUpload } from './support/api-sdk-upload';
 import { figurePostRateLimit, UNREACHED_LIMIT } from './support/api-rate-limit';
 import { startApi, type RunningApi } from './support/api-process';
@@ -20,8 +25,14 @@ const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 
 
 type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; postLimitControl: boolean; keepDb: boolean; cpuProfDir?: string };
 
+/** The default run: every figure with a same-run limit, at a scale that finishes in a few minutes. */
+const DEFAULT_FIGURES: Figure[] = ['put', 'get', 'post'];
+
 function parseArgs(args: string[]): Options {
-  const o: Options = { only: new Set(FIGURES), ids: 30_000_000, runs: 7, postSeconds: 10, postLimitControl: false, keepDb: false };
+  const o: Options = { only: new Set(DEFAULT_FIGURES), ids: 3_000_000, runs: 7, postSeconds: 10, postLimitControl: false, keepDb: false };
+  // Presets first, so explicit flags after them win whatever their order on the command line.
+  if (args.includes('--all')) Object.assign(o, { only: new Set(FIGURES), ids: 30_000_000 });
+  if (args.includes('--quick')) Object.assign(o, { ids: 300_000, runs: 3, postSeconds: 5 });
   const num = (v: string | undefined, name: string, min: number, max: number) => {
     const n = Number(v?.replaceAll('_', ''));
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} takes an integer from ${min} to ${max}`);
@@ -31,6 +42,7 @@ function parseArgs(args: string[]): Options {
     const a = args[i]!;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = () => inline ?? args[++i];
+    if (flag === '--all' || flag === '--quick') continue;
     if (flag === '--only') {
       o.only = new Set(
         (value() ?? '')
@@ -49,7 +61,7 @@ function parseArgs(args: string[]): Options {
     else if (flag === '--post-limit-control') o.postLimitControl = true;
     else if (flag === '--keep-db') o.keepDb = true;
     else if (flag === '--api-cpu-prof') o.cpuProfDir = value();
-    else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`);
+    else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--quick] [--all] [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`);
   }
   // The SDK figure is a ratio to the raw upload of the same run.
   if (o.only.has('sdk')) o.only.add('upload');
@@ -107,7 +119,7 @@ export async function run(args: string[]): Promise<void> {
     api = await startApi(apiEnv, { cpuProfDir: opts.cpuProfDir });
     log(`api: pid ${api.pid} on ${api.origin}, database rolelink_bench, queue prefix ${prefix}`);
     const guildId = await seedGuild(pool, 'premium');
-    const ctx: Ctx = { api, pool, guildId, rows, log };
+    const ctx: Ctx = { api, databaseUrl: url, pool, guildId, rows, log };
     // A figure that breaks is reported as FAIL with its error; the others still run.
     const attempt = async (name: string, fn: () => Promise<void>) => {
       log(`${name}: start (load ${load()})`);

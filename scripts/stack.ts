@@ -303,6 +303,7 @@ async function main(): Promise<void> {
       demoLink,
       demoSync,
       pluginStateFile: files.pluginState,
+      pluginCertFile: files.certFile,
       logDir: LOGS,
       pid: process.pid,
     }) + '\n',

@@ -8,9 +8,9 @@ import { freePort } from '../../scripts/free-port';
 
 export type RunningApi = { pid: number; port: number; origin: string; child: ChildProcess; stop(): Promise<void> };
 
-function ready(port: number): Promise<boolean> {
+function ready(port: number, path: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/readyz', timeout: 1000 }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port, path, timeout: 1000 }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
     });
@@ -26,25 +26,42 @@ function ready(port: number): Promise<boolean> {
  */
 export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string } = {}): Promise<RunningApi> {
   const port = await freePort();
-  const prof = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
+  return startProcess('services/api/src/main.ts', port, '/readyz', opts.cpuProfDir, {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    API_HOST: '127.0.0.1',
+    API_PORT: String(port),
+    SWEEP_EVERY_MS: '3600000',
+    ...env,
+  });
+}
+
+/** The POST figure's baseline (bare-post-server.ts), a process of its own started the same way as the API. */
+export async function startBarePostServer(databaseUrl: string): Promise<RunningApi> {
+  const port = await freePort();
+  return startProcess('bench/support/bare-post-server.ts', port, '/ready', undefined, { NODE_ENV: 'production', DATABASE_URL: databaseUrl, BARE_PORT: String(port) });
+}
+
+async function startProcess(script: string, port: number, readyPath: string, cpuProfDir: string | undefined, env: Record<string, string>): Promise<RunningApi> {
+  const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   // V8 flags for the API process only (not the load generator), e.g. BENCH_API_NODE_FLAGS=--max-semi-space-size=2
   // to measure a memory setting's cost in throughput before the images adopt it (docs/benchmarks.md).
   const flags = (process.env.BENCH_API_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, ...prof, '--import', 'tsx', 'services/api/src/main.ts'], {
+  const child = spawn(process.execPath, [...flags, ...prof, '--import', 'tsx', script], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'error', API_HOST: '127.0.0.1', API_PORT: String(port), SWEEP_EVERY_MS: '3600000', ...env },
+    env: { ...process.env, ...env },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const orphanGuard = () => child.kill('SIGKILL'); // the bench dying must not leave the API running
+  const orphanGuard = () => child.kill('SIGKILL'); // the bench dying must not leave the process running
   process.once('exit', orphanGuard);
   void exited.then(() => process.removeListener('exit', orphanGuard));
   const deadline = Date.now() + 60_000;
-  while (!(await ready(port))) {
-    if (child.exitCode !== null) throw new Error(`the API exited during start-up (code ${child.exitCode})`);
+  while (!(await ready(port, readyPath))) {
+    if (child.exitCode !== null) throw new Error(`${script} exited during start-up (code ${child.exitCode})`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('the API did not become ready within 60 s');
+      throw new Error(`${script} did not become ready within 60 s`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -15,6 +15,8 @@ export type SummaryInput = {
   /** The demo link's first sync, when the link exists (null: not created, so nothing to wait for). */
   demoSync: DemoSync | null;
   pluginStateFile: string;
+  /** The example plugin's certificate, per instance (.data/plugin-tls-<hash>/ on other ports): `--ca` and the quickstart plugin need it. */
+  pluginCertFile: string;
   logDir: string;
   pid: number;
 };
@@ -77,6 +79,17 @@ function callTheApi(s: SummaryInput, api: string): string[] {
   ];
 }
 
+/**
+ * docs/plugin-quickstart.md step 3 as this stack needs it: on other ports the certificate is in this
+ * instance's folder and the API elsewhere, and the plugin must serve the certificate this broker trusts.
+ */
+function quickstartCommand(s: SummaryInput): string {
+  const cert = rel(s.pluginCertFile);
+  const isDefault = cert === path.join('.data', 'plugin-tls', 'cert.pem') && s.ports.api === 3000;
+  const env = isDefault ? '' : `QUICKSTART_TLS_CERT=${cert} QUICKSTART_TLS_KEY=${path.join(path.dirname(cert), 'key.pem')} ROLELINK_API_URL=http://127.0.0.1:${s.ports.api} `;
+  return `${env}node --import tsx examples/quickstart-plugin/src/main.ts`;
+}
+
 /** The one summary printed before `ready`: every URL, the demo guild, how to call the API, how to stop. */
 export function summary(s: SummaryInput): string {
   const p = s.ports;
@@ -97,6 +110,9 @@ export function summary(s: SummaryInput): string {
     svc('bot-worker', 'Bot worker', 'worker'),
     line('Platform emulator', `http://127.0.0.1:${p.emulator}   (bot API base http://127.0.0.1:${p.emulator}/api, token ${DEMO.botToken})`),
     line('Example plugin', `https://127.0.0.1:${p.plugin}   (self-signed certificate, trusted by the services)`),
+    line('Plugin certificate', `${rel(s.pluginCertFile)}   (key.pem beside it; trusted by this stack's broker)`),
+    `   check a plugin: ./rolelink plugin check <url> --ca ${rel(s.pluginCertFile)}`,
+    `   run the quickstart plugin with it: ${quickstartCommand(s)}`,
     line('PostgreSQL', `${redact(s.databaseUrl)}${s.databaseEmbedded ? '   (embedded, data in .data/postgres)' : ''}`),
     line('Redis', `${s.redisUrl}${s.redisEmbedded ? '   (local redis-server)' : ''}`),
     '',

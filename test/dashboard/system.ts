@@ -120,7 +120,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
 
   // The plugin broker: the only thing that calls the plugins (it trusts both test certificates).
   const pluginHttp = new PluginHttp({ allowHosts: ['127.0.0.1'], ca: `${tls.cert}\n${hostile.ca}` });
-  const brokerCtx: BrokerContext = { prisma: db.prisma, http: pluginHttp, cache: new ConfigCache(producer, prefix), secretKey: SECRET_KEY, allowHosts: ['127.0.0.1'], timeouts: DEFAULT_PLUGIN_TIMEOUTS, logger, now: Date.now };
+  const brokerCtx: BrokerContext = { db: db.pool, http: pluginHttp, cache: new ConfigCache(producer, prefix), secretKey: SECRET_KEY, allowHosts: ['127.0.0.1'], timeouts: DEFAULT_PLUGIN_TIMEOUTS, logger, now: Date.now };
   const broker: BrokerWorker = createBrokerWorker(brokerCtx, { connection: blocking, prefix, concurrency: 8 });
   await broker.ready();
   const brokerServer = await listenBroker(brokerCtx, broker);

@@ -5,6 +5,7 @@ import { groupAlive, spawnGroup, type ManagedProcess } from '../../scripts/local
 import { allowedPluginHosts, childSpecs, extraCaCerts } from '../../scripts/stack/children';
 import { readPorts } from '../../scripts/stack/config';
 import { instanceSuffix, pidsFile, recordChildren, stopLeftovers } from '../../scripts/stack/leftovers';
+import { summary, type SummaryInput } from '../../scripts/stack/summary';
 
 // The local stack's per-instance files and the environment it hands its children (scripts/stack.ts):
 // no stack is started here, only the pieces that decide what a second stack may touch.
@@ -100,5 +101,38 @@ describe("the children's plugin settings", () => {
     expect(readFileSync(bundle, 'utf8')).toBe('-----BEGIN CERTIFICATE-----\nCORPORATE\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nPLUGIN\n-----END CERTIFICATE-----\n');
     const unreadable = extraCaCerts(path.join(dir, 'missing.pem'), plugin, bundle);
     expect(unreadable).toEqual({ file: plugin, note: expect.stringContaining('cannot be read (ENOENT)') });
+  });
+});
+
+describe("the stack summary's plugin certificate", () => {
+  const input = (ports: typeof DEFAULTS, instance: string): SummaryInput => ({
+    ports,
+    started: new Set(['api', 'plugin']),
+    skipped: [],
+    databaseUrl: 'postgresql://postgres@127.0.0.1:5432/rolelink',
+    databaseEmbedded: false,
+    redisUrl: 'redis://127.0.0.1:6379',
+    redisEmbedded: false,
+    memberCount: 5000,
+    demoLink: 'created',
+    demoSync: null,
+    pluginStateFile: path.join(process.cwd(), '.data', 'plugin-state.json'),
+    pluginCertFile: path.join(process.cwd(), '.data', `plugin-tls${instance}`, 'cert.pem'),
+    logDir: path.join(process.cwd(), '.data', 'logs'),
+    pid: 1,
+  });
+
+  it('prints the path on the default ports, and the quickstart command as the docs give it', () => {
+    const text = summary(input(DEFAULTS, ''));
+    expect(text).toMatch(/^ {2}Plugin certificate {3}\.data\/plugin-tls\/cert\.pem {3}\(key\.pem beside it/m);
+    expect(text).toContain('./rolelink plugin check <url> --ca .data/plugin-tls/cert.pem');
+    expect(text).toContain('run the quickstart plugin with it: node --import tsx examples/quickstart-plugin/src/main.ts');
+  });
+
+  it("prints this instance's folder on other ports, and the quickstart plugin's settings for it", () => {
+    const instance = instanceSuffix(OTHER);
+    const text = summary(input(OTHER, instance));
+    expect(text).toContain(`Plugin certificate   .data/plugin-tls${instance}/cert.pem`);
+    expect(text).toContain(`QUICKSTART_TLS_CERT=.data/plugin-tls${instance}/cert.pem QUICKSTART_TLS_KEY=.data/plugin-tls${instance}/key.pem ROLELINK_API_URL=http://127.0.0.1:4100 node --import tsx examples/quickstart-plugin/src/main.ts`);
   });
 });

@@ -1,11 +1,11 @@
 import type { PluginHealthView } from '@rolelink/contracts';
-import { healthHistory, type PrismaClient } from '@rolelink/db';
+import { healthHistory, type Queryable } from '@rolelink/db';
 
 export type { PluginHealthView };
 
 /** A plugin's health as recorded by the broker's poll (spec 2.5, 6.1), newest first; reads the database only. */
-export async function readPluginHealth(prisma: PrismaClient, pluginUrl: string): Promise<PluginHealthView> {
-  const rows = await healthHistory(prisma, pluginUrl);
+export async function readPluginHealth(db: Queryable, pluginUrl: string): Promise<PluginHealthView> {
+  const rows = await healthHistory(db, pluginUrl);
   const history = rows.map((r) => ({
     status: r.status,
     checked_at: r.checkedAt.toISOString(),

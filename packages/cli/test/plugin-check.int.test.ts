@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
+import { generate } from 'selfsigned';
 import { configForm, embedPageHeaders, fields, iframeResponse, MemoryTokenStore, pluginMiddleware, section, type PluginHooks } from '@rolelink/plugin-sdk';
 import { createPluginApp } from '../../../examples/plugin-server/src/app';
 import { Registrations } from '../../../examples/plugin-server/src/registrations';
@@ -35,18 +36,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(app: express.Express): Promise<string> {
-  const server = https.createServer({ cert: tls.cert, key: tls.key }, app);
+async function serve(app: express.Express, pems: { cert: string; key: string } = tls): Promise<string> {
+  const server = https.createServer({ cert: pems.cert, key: pems.key }, app);
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function check(url: string, json = false) {
+async function check(url: string, json = false, ca: string | null = certFile) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await run(
-    ['plugin', 'check', url, '--ca', certFile, ...(json ? ['--json'] : [])],
+    ['plugin', 'check', url, ...(ca ? ['--ca', ca] : []), ...(json ? ['--json'] : [])],
     (s) => out.push(s),
     (s) => err.push(s),
   );
@@ -117,5 +118,68 @@ describe('rolelink plugin check', () => {
     expect((JSON.parse(gone.out) as Report).findings[1]).toMatchObject({ check: 'POST /register', result: 'fail', message: expect.stringMatching(/no answer/) });
     const plain = await check('http://plugin.example.com', true);
     expect(JSON.parse(plain.out)).toMatchObject({ ok: false, findings: [{ check: 'plugin URL', result: 'fail', message: 'plugin URL must use HTTPS' }] });
+  });
+
+  it('names --ca for an untrusted certificate, once, on the first call', async () => {
+    const url = await sdkPlugin(() => () => configForm({ name: 'P', sections: [section('S', [fields.text('t', 'T')])] }).response());
+    const { code, out } = await check(url, true, null);
+    expect(code).toBe(1);
+    const findings = (JSON.parse(out) as { findings: { check: string; message: string }[] }).findings;
+    expect(findings[1]).toMatchObject({ check: 'POST /register', message: expect.stringMatching(/self-signed certificate; .*--ca <file\.pem>.*"Plugin certificate"/) });
+    expect(findings.filter((f) => f.message.includes('--ca'))).toHaveLength(1);
+  });
+
+  it('lists the names a certificate holds when none is the host', async () => {
+    // A certificate for a DNS name only: Node's own message then lists no names at all.
+    const pems = await generate([{ name: 'commonName', value: 'plugin.example' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'plugin.example' },
+            { type: 2, value: 'www.plugin.example' },
+          ],
+        },
+      ],
+    });
+    const named = path.join(dir, 'named.pem');
+    writeFileSync(named, pems.cert);
+    const url = await serve(express(), { cert: pems.cert, key: pems.private });
+    const { out } = await check(url, true, named);
+    expect((JSON.parse(out) as { findings: { check: string; message: string }[] }).findings[1]?.message).toMatch(/does not name 127\.0\.0\.1: it holds DNS:plugin\.example, DNS:www\.plugin\.example\. Use a URL with one of them/);
+  });
+
+  it("fails a /health slower than the spec's 5 s health timeout", async () => {
+    const app = express();
+    app.use(express.json());
+    // Answers after 8 s, long after the check has stopped waiting (the timeout ends the call, not a clock read here).
+    app.get('/health', (_req, res) => void setTimeout(() => res.json({ status: 'healthy' }), 8_000).unref());
+    app.use(pluginMiddleware({ store: new MemoryTokenStore(), getConfig: () => configForm({ name: 'P', sections: [section('S', [fields.text('t', 'T')])] }).response(), saveConfig: () => ({ ok: true }) }));
+    const { code, out } = await check(await serve(app), true);
+    expect(code).toBe(1);
+    expect((JSON.parse(out) as Report).findings.find((f) => f.check === 'GET /health')).toMatchObject({ result: 'fail', message: expect.stringMatching(/within 5000 ms: past the spec's 5 s health timeout/) });
+  });
+
+  it('counts a condition naming a missing field with the structural errors, in the first report', async () => {
+    const raw = {
+      version: 1,
+      name: 'Broken',
+      sections: [
+        {
+          title: 'S',
+          fields: [
+            { type: 'text', key: 'a', label: 5 },
+            { type: 'text', key: 'b', label: 'B', condition: { field: 'nope', equals: 1 } },
+          ],
+        },
+      ],
+    };
+    const url = await sdkPlugin(() => () => raw as unknown as ReturnType<PluginHooks['getConfig']>);
+    const { out } = await check(url);
+    expect(out).toMatch(/GET \/config: FAIL — the service would refuse this schema \(2 problems\)/);
+    expect(out).toMatch(/sections\[0\]\.fields\[1\]\.condition\.field/);
   });
 });

@@ -13,7 +13,14 @@ export const idListBody = z.array(userId).describe('User IDs (17 to 20 digit str
 export const listMetaSchema = z.object({
   user_count: z.number().int().describe('Unique users stored'),
   synced_count: z.number().int().describe('Users of the synced set the bot has applied'),
-  pending_count: z.number().int().describe('Changes the bot still has to make'),
+  pending_count: z
+    .number()
+    .int()
+    .describe(
+      'Role changes the bot still has to make on the platform, adds and removals together (pending_adds + pending_removals). Not a count of list members: right after a replace from 250,000 members to 30 it is about 249,970, the holders still to lose the role. 0 when the platform matches the synced set.',
+    ),
+  pending_adds: z.number().int().describe('Of pending_count: members of the synced set still to get the role'),
+  pending_removals: z.number().int().describe('Of pending_count: holders still to lose the role (removed from the list, or moved out of the synced set)'),
   synced_limit: z.number().int().describe('Users synced per link on this plan (the lowest IDs)'),
   user_limit: z.number().int().describe('Users stored per link on this plan'),
 });

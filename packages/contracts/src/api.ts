@@ -27,7 +27,12 @@ export type ShrinkBody = {
 export type ListMeta = {
   user_count: number;
   synced_count: number;
+  /** Role changes still to make, adds and removals together (docs/api.md, "Reading pending"). */
   pending_count: number;
+  /** Of pending_count: members of the synced set still to get the role. */
+  pending_adds: number;
+  /** Of pending_count: holders still to lose the role. */
+  pending_removals: number;
   synced_limit: number;
   user_limit: number;
 };

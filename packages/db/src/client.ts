@@ -7,8 +7,13 @@ export type { PrismaClient };
 export type { Prisma } from './generated/client';
 
 export type Db = {
+  /**
+   * Prisma's client over the same pool, loaded on first use. No repository takes it (they all take a
+   * Queryable, below); it is kept for what its client reads best: test fixtures and assertions
+   * (`db.prisma.roleLink.create({...})`). docs/architecture.md says why.
+   */
   prisma: PrismaClient;
-  /** Plain pg pool for the bulk paths Prisma cannot express (COPY, unnest, streamed cursors). */
+  /** The handle every repository function takes (a Queryable): statements, transactions, COPY, streams. */
   pool: Pool;
   close(): Promise<void>;
 };
@@ -40,9 +45,9 @@ export function createDb(connectionString: string, options: { max?: number } = {
 }
 
 /**
- * Prisma's client and driver adapter, loaded on first use. The API and the bot worker never query
- * through Prisma (their statements are the raw-SQL repositories), and loading the two at start cost every
- * process start-up time and idle memory (issue 12's figures in docs/benchmarks.md).
+ * Prisma's client and driver adapter, loaded on first use. No service queries through Prisma (every
+ * statement is a repository's, on the pool), and loading the two at start cost every process start-up
+ * time and idle memory (issue 12's figures in docs/benchmarks.md).
  */
 function newPrismaClient(pool: Pool): PrismaClient {
   /* eslint-disable @typescript-eslint/no-require-imports -- a require() here is what keeps the load lazy: an import would run at start */

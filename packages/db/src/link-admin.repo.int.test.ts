@@ -2,7 +2,6 @@ import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, snowflake, userIds } from '../../../test/support/fixtures';
 import { inTransaction } from './queryable';
 import { deleteLinkAt, findLinkPlugin, guildLinkRoles, insertLink, linkDetails, linkExistsForRole, recordHolderPage, removeLinkRows, updateLinkFlags } from './link-admin.repo';
-import { findRoleLinkPlugin } from './links.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -41,7 +40,6 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
     expect(await linkExistsForRole(db.pool, guildId, roleId)).toBe(true);
     await expect(newLink(guildId, roleId)).rejects.toMatchObject({ code: '23505' });
     expect(await findLinkPlugin(db.pool, guildId, roleId)).toEqual({ id, pluginUrl: 'https://plugin.example.com' });
-    expect(await findRoleLinkPlugin(db.prisma, guildId, roleId)).toEqual({ id: BigInt(id), pluginUrl: 'https://plugin.example.com' });
     expect(await findLinkPlugin(db.pool, guildId, snowflake())).toBeNull();
   });
 

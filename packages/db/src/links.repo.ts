@@ -1,6 +1,5 @@
 import type { Plan } from '@rolelink/domain';
 import type { Queryable } from './queryable';
-import type { PrismaClient } from './generated/client';
 
 /** What a User Management API request needs to know about its link, read in one round trip. */
 export type LinkContext = {
@@ -60,23 +59,16 @@ export async function lockLink(db: Queryable, linkId: string): Promise<{ userCou
 }
 
 /** What the plugin broker needs to call a link's plugin: its ids, plugin URL and encrypted token. */
-export async function findPluginLink(prisma: PrismaClient, linkId: string) {
-  return prisma.roleLink.findUnique({
-    where: { id: BigInt(linkId) },
-    select: { id: true, guildId: true, roleId: true, pluginUrl: true, tokenCiphertext: true },
-  });
+export async function findPluginLink(db: Queryable, linkId: string): Promise<{ id: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer } | null> {
+  const { rows } = await db.query<{ id: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer }>(
+    'SELECT id::text, guild_id::text AS "guildId", role_id::text AS "roleId", plugin_url AS "pluginUrl", token_ciphertext AS "tokenCiphertext" FROM role_link WHERE id = $1',
+    [linkId],
+  );
+  return rows[0] ?? null;
 }
 
 /** The link's plugin URL, or null when the link is gone. */
-export async function findPluginUrl(prisma: PrismaClient, linkId: string): Promise<string | null> {
-  const link = await prisma.roleLink.findUnique({ where: { id: BigInt(linkId) }, select: { pluginUrl: true } });
-  return link?.pluginUrl ?? null;
-}
-
-/** A role's link id and plugin URL through Prisma (the CLI's config commands hold a Prisma client only). */
-export async function findRoleLinkPlugin(prisma: PrismaClient, guildId: string, roleId: string): Promise<{ id: bigint; pluginUrl: string } | null> {
-  return prisma.roleLink.findUnique({
-    where: { guildId_roleId: { guildId: BigInt(guildId), roleId: BigInt(roleId) } },
-    select: { id: true, pluginUrl: true },
-  });
+export async function findPluginUrl(db: Queryable, linkId: string): Promise<string | null> {
+  const { rows } = await db.query<{ plugin_url: string }>('SELECT plugin_url FROM role_link WHERE id = $1', [linkId]);
+  return rows[0]?.plugin_url ?? null;
 }

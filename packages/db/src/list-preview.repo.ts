@@ -1,7 +1,8 @@
-import type { Pool } from 'pg';
+import type { PoolClient } from 'pg';
 import { isLargeRemoval } from '@rolelink/domain';
 import { findConfirmation } from './held-changes.repo';
 import { buildNewList, handoverHolders, hasRows, measureRemovals, type ReplaceSource } from './list-replace.repo';
+import { inRolledBackTransaction, type Queryable } from './queryable';
 
 export type ReplacePreview =
   | { kind: 'link-not-found' }
@@ -24,45 +25,45 @@ export type ReplacePreview =
  * What replaceList would do, computed the same way (the same new_list and removal measures), writing
  * nothing: one REPEATABLE READ transaction that is always rolled back, so its temporary table goes with
  * it, no held change is recorded and no confirmation is spent. It takes no lock: a dry run never waits
- * for, nor holds up, the link's writers; its answer is as of its snapshot.
+ * for, nor holds up, the link's writers; its answer is as of its snapshot. Given a client, it runs as a
+ * savepoint inside the caller's transaction, rolled back the same way.
  */
-export async function previewReplace(pool: Pool, input: { linkId: string; source: ReplaceSource; confirm?: string; ifMatch?: readonly string[] }): Promise<ReplacePreview> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    const { rows } = await c.query<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string }>(
-      `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted, list_version::text AS "listVersion" FROM role_link WHERE id = $1`,
-      [input.linkId],
-    );
-    const link = rows[0];
-    if (!link) return { kind: 'link-not-found' };
-    if (input.ifMatch && !input.ifMatch.includes(link.listVersion)) return { kind: 'version-mismatch', listVersion: link.listVersion };
-    if (input.source.kind === 'upload') {
-      const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()', [input.source.uploadId, input.linkId]);
-      if (!open.rowCount) return { kind: 'upload-not-found' };
-    }
-    const empty = link.userCount === 0 && !(await hasRows(c, input.linkId));
-    const baseline = link.firstListAt === null && link.userCount === 0 ? await handoverHolders(c, input.linkId) : 0;
-    const next = await buildNewList(c, input.source);
-    const measured = await measureRemovals(c, input.linkId, empty ? 0 : link.userCount, baseline);
-    const kept = (empty ? 0 : link.userCount) - measured.listRemovals;
-    const large = isLargeRemoval(measured.previous, next, measured.removals);
-    let confirmation: 'none' | 'header' | 'dashboard' | { invalid: string } = 'none';
-    if (large && !link.trusted) {
-      const found = await findConfirmation(c, input.linkId, input.confirm);
-      confirmation = !found ? 'none' : 'invalid' in found ? { invalid: found.invalid } : found.via;
-    }
-    return {
-      kind: 'preview',
-      listVersion: link.listVersion,
-      previous: link.userCount,
-      next,
-      adds: next - kept,
-      removals: measured.listRemovals,
-      shrink: { previous: measured.previous, removals: measured.removals, large, trusted: link.trusted, confirmation },
-    };
-  } finally {
-    await c.query('ROLLBACK').catch(() => undefined);
-    c.release();
+export function previewReplace(db: Queryable, input: PreviewInput): Promise<ReplacePreview> {
+  return inRolledBackTransaction(db, (c) => preview(c, input), 'REPEATABLE READ');
+}
+
+type PreviewInput = { linkId: string; source: ReplaceSource; confirm?: string; ifMatch?: readonly string[] };
+
+async function preview(c: PoolClient, input: PreviewInput): Promise<ReplacePreview> {
+  const { rows } = await c.query<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string }>(
+    `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted, list_version::text AS "listVersion" FROM role_link WHERE id = $1`,
+    [input.linkId],
+  );
+  const link = rows[0];
+  if (!link) return { kind: 'link-not-found' };
+  if (input.ifMatch && !input.ifMatch.includes(link.listVersion)) return { kind: 'version-mismatch', listVersion: link.listVersion };
+  if (input.source.kind === 'upload') {
+    const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()', [input.source.uploadId, input.linkId]);
+    if (!open.rowCount) return { kind: 'upload-not-found' };
   }
+  const empty = link.userCount === 0 && !(await hasRows(c, input.linkId));
+  const baseline = link.firstListAt === null && link.userCount === 0 ? await handoverHolders(c, input.linkId) : 0;
+  const next = await buildNewList(c, input.source);
+  const measured = await measureRemovals(c, input.linkId, empty ? 0 : link.userCount, baseline);
+  const kept = (empty ? 0 : link.userCount) - measured.listRemovals;
+  const large = isLargeRemoval(measured.previous, next, measured.removals);
+  let confirmation: 'none' | 'header' | 'dashboard' | { invalid: string } = 'none';
+  if (large && !link.trusted) {
+    const found = await findConfirmation(c, input.linkId, input.confirm);
+    confirmation = !found ? 'none' : 'invalid' in found ? { invalid: found.invalid } : found.via;
+  }
+  return {
+    kind: 'preview',
+    listVersion: link.listVersion,
+    previous: link.userCount,
+    next,
+    adds: next - kept,
+    removals: measured.listRemovals,
+    shrink: { previous: measured.previous, removals: measured.removals, large, trusted: link.trusted, confirmation },
+  };
 }

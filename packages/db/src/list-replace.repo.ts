@@ -1,9 +1,9 @@
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { isLargeRemoval } from '@rolelink/domain';
 import { findConfirmation, recordHeldChange, REMOVAL_SAMPLE, spendConfirmation, type HeldChange } from './held-changes.repo';
 import { lockLink } from './links.repo';
 import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
-import { inTransaction } from './queryable';
+import { inTransaction, type Queryable } from './queryable';
 import { bigintArrayLiteral } from './uploads.repo';
 import { fromStored, toStored } from './user-id';
 
@@ -44,8 +44,8 @@ const BATCH = 100_000;
  * per row instead of 2); should a duplicate ever appear, the unique key fails the transaction and
  * nothing is written.
  */
-export function replaceList(pool: Pool, input: ReplaceInput): Promise<ReplaceOutcome> {
-  return inTransaction(pool, async (c): Promise<ReplaceOutcome> => {
+export function replaceList(db: Queryable, input: ReplaceInput): Promise<ReplaceOutcome> {
+  return inTransaction(db, async (c): Promise<ReplaceOutcome> => {
     const link = await lockLink(c, input.linkId);
     if (!link) return { kind: 'link-not-found' };
     // Compared under the lock, so no write can land between the check and this one.

@@ -53,23 +53,39 @@ export async function addUser(db: Queryable, linkId: string, userId: string, sto
   return result!;
 }
 
-/** Removes one user and journals the removal; never held by the shrink rule (spec 4.1 rule 6). `listVersion`: after the statement. */
-export async function removeUser(db: Queryable, linkId: string, userId: string): Promise<{ removed: boolean; listVersion: string }> {
+export type RemoveResult = { removed: boolean; listVersion: string };
+
+/**
+ * Removes several users of one link in a single statement and journals each removal (`remove`, under one
+ * new sequence); never held by the shrink rule (spec 4.1 rule 6). The API coalesces concurrent single
+ * removals of one link into one call (services/api link-batcher), as it does adds. `userIds` must be
+ * distinct; one result per ID, in order. `listVersion`: after the statement.
+ */
+export async function removeUsers(db: Queryable, linkId: string, userIds: readonly string[]): Promise<RemoveResult[]> {
   const { rows } = await db.query<{ removed: boolean; version: string }>({
-    name: 'rolelink.remove-user-journaled',
-    // The link row is locked before the list row (the delete joins it), the same order as every other
+    name: 'rolelink.remove-users-journaled',
+    // The link row is locked before the list rows (the delete joins it), the same order as every other
     // writer of the list: a removal racing a replace of the same link cannot deadlock.
     text: `WITH l AS (SELECT id, list_version FROM role_link WHERE id = $1 FOR UPDATE),
-          del AS (DELETE FROM link_user u USING l WHERE u.link_id = l.id AND u.user_id = ${toStored('$2')} RETURNING 1),
+          del AS (DELETE FROM link_user u USING l
+                   WHERE u.link_id = l.id AND u.user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) RETURNING u.user_id),
           upd AS (
-            UPDATE role_link SET user_count = user_count - 1, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
+            UPDATE role_link SET user_count = user_count - (SELECT count(*) FROM del)::int, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
             WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING sync_wanted_seq, list_version),
-          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, ${toStored('$2')}, 'remove' FROM upd)
-     SELECT EXISTS (SELECT 1 FROM upd) AS removed,
-            COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version`,
-    values: [linkId, userId],
+          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, del.user_id, 'remove' FROM del, upd)
+     SELECT d.user_id IS NOT NULL AS removed,
+            COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version
+     FROM (SELECT ${toStored('i.n')} AS x, i.ord FROM unnest($2::numeric[]) WITH ORDINALITY AS i(n, ord)) t LEFT JOIN del d ON d.user_id = t.x
+     ORDER BY t.ord`,
+    values: [linkId, userIds],
   });
-  return { removed: rows[0]!.removed, listVersion: rows[0]!.version };
+  return rows.map((r) => ({ removed: r.removed, listVersion: r.version }));
+}
+
+/** Removes one user (see removeUsers). */
+export async function removeUser(db: Queryable, linkId: string, userId: string): Promise<RemoveResult> {
+  const [result] = await removeUsers(db, linkId, [userId]);
+  return result!;
 }
 
 export async function hasUser(db: Queryable, linkId: string, userId: string): Promise<boolean> {

@@ -1,4 +1,3 @@
-import type { PrismaClient } from './generated/client';
 import type { Queryable } from './queryable';
 
 // Notifications (notification, guild_notify_settings; issue 20, part 3). Events record a row in their own
@@ -36,16 +35,20 @@ export async function recordRemovalHeldNotification(db: Queryable, linkId: strin
  * notifies once, and once more when it comes back; degraded changes nothing. One statement: the checks of
  * one URL are deduplicated by the broker's queue, so two never run at once for the same links.
  */
-export async function recordPluginHealthNotifications(prisma: PrismaClient, pluginUrl: string, status: string): Promise<number> {
+export async function recordPluginHealthNotifications(db: Queryable, pluginUrl: string, status: string): Promise<number> {
   const kind = status === 'unhealthy' || status === 'unreachable' ? 'plugin_unhealthy' : status === 'healthy' ? 'plugin_recovered' : null;
   if (kind === null) return 0;
   const previous = kind === 'plugin_unhealthy' ? 'plugin_recovered' : 'plugin_unhealthy';
-  return prisma.$executeRaw`
+  const r = await db.query(
+    `
     INSERT INTO notification (guild_id, role_id, kind, dedupe_key, detail)
-    SELECT l.guild_id, l.role_id, ${kind}, 'plugin:' || l.id, jsonb_build_object('plugin_url', l.plugin_url, 'status', ${status}::text)
+    SELECT l.guild_id, l.role_id, $1, 'plugin:' || l.id, jsonb_build_object('plugin_url', l.plugin_url, 'status', $2::text)
       FROM role_link l
-     WHERE l.plugin_url = ${pluginUrl}
-       AND COALESCE((SELECT n.kind FROM notification n WHERE n.dedupe_key = 'plugin:' || l.id ORDER BY n.id DESC LIMIT 1), 'plugin_recovered') = ${previous}`;
+     WHERE l.plugin_url = $3
+       AND COALESCE((SELECT n.kind FROM notification n WHERE n.dedupe_key = 'plugin:' || l.id ORDER BY n.id DESC LIMIT 1), 'plugin_recovered') = $4`,
+    [kind, status, pluginUrl, previous],
+  );
+  return r.rowCount ?? 0;
 }
 
 /** The guild's plan before a change, its row locked (setPlan compares which links it pauses); null for a new guild. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { UPLOAD_TTL_MS } from '@rolelink/domain';
-import type { Pool } from 'pg';
 import { inTransaction, type Queryable } from './queryable';
 import { toStored } from './user-id';
 
@@ -26,8 +25,8 @@ export function bigintArrayLiteral(ids: readonly string[]): string {
  * chunk racing a commit or cancel either lands before it or finds the session gone (404).
  * `users` counts IDs before deduplication (spec 2.3).
  */
-export function addChunk(pool: Pool, linkId: string, uploadId: string, ids: readonly string[]): Promise<{ chunks: number; users: number } | null> {
-  return inTransaction(pool, async (c) => {
+export function addChunk(db: Queryable, linkId: string, uploadId: string, ids: readonly string[]): Promise<{ chunks: number; users: number } | null> {
+  return inTransaction(db, async (c) => {
     const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE', [uploadId, linkId]);
     if (open.rowCount !== 1) return null;
     if (ids.length) await c.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [uploadId, bigintArrayLiteral(ids)]);

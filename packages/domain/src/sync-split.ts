@@ -21,3 +21,18 @@ export function splitCounts(userCount: number, plan: Plan): { synced: number; he
 export function reportedPending(link: { syncBehind: boolean; pendingCount: number; appliedCount: number }, desired: number): number {
   return link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
 }
+
+/**
+ * `pending` split into adds and removals (GET /users meta `pending_adds`, `pending_removals`; docs/api.md).
+ * The worker measures one number, every change still to make; the split follows from two facts: the
+ * changes sum to `pending`, and once they are made the bot's holders (`applied`) number `desired`, so
+ * adds − removals = desired − applied. Solving both gives each half; when the measurements disagree (a
+ * pending count behind the last write, members the platform cannot give the role) the halves are
+ * clamped to [0, pending] and still sum to it. Right after a replace from 250,000 to 30 members, almost
+ * all of pending is removals: the holders who must lose the role.
+ */
+export function splitPending(pending: number, desired: number, applied: number): { adds: number; removals: number } {
+  const net = desired - applied;
+  const adds = Math.min(pending, Math.max(0, Math.round((pending + net) / 2)));
+  return { adds, removals: pending - adds };
+}

@@ -8,6 +8,8 @@ export class PluginCallFailure extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
+    /** The socket's or TLS layer's error code (`DEPTH_ZERO_SELF_SIGNED_CERT`, `ECONNREFUSED`…), when there was one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'PluginCallFailure';

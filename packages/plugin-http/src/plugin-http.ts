@@ -116,6 +116,6 @@ function classify(err: Error & { code?: string }): PluginCallFailure {
   if (err instanceof BlockedAddressError || err.code === 'ERR_PLUGIN_ADDRESS_BLOCKED') {
     return new PluginCallFailure('blocked', err.message);
   }
-  if (err.code === 'ETIMEDOUT') return new PluginCallFailure('timeout', err.message);
-  return new PluginCallFailure('network', `${err.code ?? err.name}: ${err.message}`.slice(0, 300));
+  if (err.code === 'ETIMEDOUT') return new PluginCallFailure('timeout', err.message, err.code);
+  return new PluginCallFailure('network', `${err.code ?? err.name}: ${err.message}`.slice(0, 300), err.code);
 }

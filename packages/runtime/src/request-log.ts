@@ -31,6 +31,8 @@ export function requestLog(logger: Logger): RequestHandler {
       const route = routeOf();
       const status = res.statusCode;
       const level = PROBE_ROUTES.has(route) ? 'debug' : status >= 500 ? 'warn' : 'info';
+      // Below LOG_LEVEL winston would still build, redact and format the line before dropping it.
+      if (!logger.isLevelEnabled(level)) return;
       logger.log(level, 'http request', {
         ...(res.locals.requestLog as RequestLogFields | undefined),
         requestId: req.id,

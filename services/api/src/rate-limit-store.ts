@@ -36,6 +36,9 @@ type Lease = {
   refused: number;
 };
 
+/** A hit's position in the window (over the limit: refused) and when the window resets (epoch ms). */
+export type LocalHit = { totalHits: number; resetAt: number };
+
 export type LeasedStoreOptions = {
   redis: Redis;
   /** Key prefix in Redis; replicas of one deployment share it, so they share the budget. */
@@ -72,22 +75,29 @@ export class LeasedRedisStore implements Store {
 
   async increment(key: string): Promise<IncrementResponse> {
     for (;;) {
-      const lease = this.current(key);
-      if (lease && lease.next <= lease.end) {
-        return { totalHits: lease.next++, resetTime: new Date(lease.resetAt) };
-      }
-      const limit = this.opts.limitOf(key);
-      if (lease && lease.end >= limit) {
-        return { totalHits: lease.end + ++lease.refused, resetTime: new Date(lease.resetAt) };
-      }
+      const hit = this.takeLocal(key);
+      if (hit) return { totalHits: hit.totalHits, resetTime: new Date(hit.resetAt) };
       let take = this.taking.get(key);
       if (!take) {
-        const left = limit - (lease?.end ?? 0);
+        const left = this.opts.limitOf(key) - (this.current(key)?.end ?? 0);
         take = this.take(key, Math.min(MAX_LEASE, Math.max(1, Math.floor(left / LEASE_DIVISOR)))).finally(() => this.taking.delete(key));
         this.taking.set(key, take);
       }
       await take;
     }
+  }
+
+  /**
+   * A hit served from memory, without a promise: the next position of a lease with room, or a refusal
+   * once the window's budget is known to be spent. Undefined when Redis has to be asked (increment).
+   * The limiter middleware calls this first, so most requests cost no await at all.
+   */
+  takeLocal(key: string): LocalHit | undefined {
+    const lease = this.current(key);
+    if (!lease) return undefined;
+    if (lease.next <= lease.end) return { totalHits: lease.next++, resetAt: lease.resetAt };
+    if (lease.end >= this.opts.limitOf(key)) return { totalHits: lease.end + ++lease.refused, resetAt: lease.resetAt };
+    return undefined;
   }
 
   /** Gives one hit back to the shared count (express-rate-limit calls it only for skipped requests). */

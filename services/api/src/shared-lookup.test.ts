@@ -10,13 +10,26 @@ function controlledRead() {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('SharedLookup', () => {
+  it('sends one read at the end of the turn for every caller of that turn', async () => {
+    const { calls, read } = controlledRead();
+    const lookup = new SharedLookup(read);
+    const callers = [lookup.get('k'), lookup.get('k'), lookup.get('k')];
+    expect(calls).toHaveLength(0); // not before the turn ends: later callers of the turn join it
+    await tick();
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve('state');
+    await expect(Promise.all(callers)).resolves.toEqual(['state', 'state', 'state']);
+  });
+
   it('never joins a read already sent: callers arriving meanwhile share the next read', async () => {
     const { calls, read } = controlledRead();
     const lookup = new SharedLookup(read);
     const first = lookup.get('k');
+    await tick();
     expect(calls).toHaveLength(1);
     const second = lookup.get('k');
     const third = lookup.get('k');
+    await tick();
     expect(calls).toHaveLength(1); // waiting, not sent yet
     calls[0]!.resolve('state before');
     await expect(first).resolves.toBe('state before');
@@ -32,6 +45,7 @@ describe('SharedLookup', () => {
     const lookup = new SharedLookup(read);
     const a = lookup.get('a');
     const b = lookup.get('b');
+    await tick();
     expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
     calls[0]!.resolve('A');
     calls[1]!.resolve('B');
@@ -39,7 +53,8 @@ describe('SharedLookup', () => {
     await expect(b).resolves.toBe('B');
     await tick();
     const again = lookup.get('a');
-    expect(calls).toHaveLength(3); // a fresh read, sent at once
+    await tick();
+    expect(calls).toHaveLength(3); // a fresh read
     calls[2]!.resolve('A2');
     await expect(again).resolves.toBe('A2');
   });
@@ -48,6 +63,7 @@ describe('SharedLookup', () => {
     const { calls, read } = controlledRead();
     const lookup = new SharedLookup(read);
     const first = lookup.get('k');
+    await tick();
     const waiting = lookup.get('k');
     calls[0]!.reject(new Error('db down'));
     await expect(first).rejects.toThrow('db down');
@@ -56,6 +72,7 @@ describe('SharedLookup', () => {
     await expect(waiting).rejects.toThrow('still down');
     await tick();
     const later = lookup.get('k');
+    await tick();
     expect(calls).toHaveLength(3);
     calls[2]!.resolve('ok');
     await expect(later).resolves.toBe('ok');

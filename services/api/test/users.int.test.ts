@@ -236,7 +236,18 @@ describe('single users and reads (spec 4.1)', () => {
     await put(link, ids).expect(200);
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
     expect(bodyOf<UsersListBody>(res).data).toEqual(userIds(150));
-    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 150, synced_count: 0, pending_count: 100, synced_limit: 100, user_limit: 10_000 });
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 150, synced_count: 0, pending_count: 100, pending_adds: 100, pending_removals: 0, synced_limit: 100, user_limit: 10_000 });
+  });
+
+  it('splits pending into adds and removals: after a confirmed replace from 1,000 holders to 30, removals', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    await put(link, userIds(1_000)).expect(200);
+    // The worker has applied the 1,000 (what it writes when its pass ends).
+    await h.db.pool.query('UPDATE role_link SET applied_count = 1000, pending_count = 0, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
+    const held = await put(link, userIds(30)).expect(409);
+    await put(link, userIds(30)).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
+    const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 30, synced_count: 30, pending_count: 970, pending_adds: 0, pending_removals: 970, synced_limit: 30_000_000, user_limit: 30_000_000 });
   });
 
   it('answers an empty data array for an empty list', async () => {

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import type { ConfigCache } from './config-cache';
 import type { PluginHttp } from '@rolelink/plugin-http';
@@ -11,7 +11,8 @@ export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'de
 
 /** Everything a broker job needs, built once in main.ts (or by a test) and passed in. */
 export type BrokerContext = {
-  prisma: PrismaClient;
+  /** The database pool (packages/db's repositories take it). */
+  db: Queryable;
   http: PluginHttp;
   cache: ConfigCache;
   /** Decrypts token_ciphertext (ROLELINK_SECRET_KEY). */

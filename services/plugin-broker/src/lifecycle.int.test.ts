@@ -220,9 +220,9 @@ describe('health polling (spec 2.5, 6.1)', () => {
 
   it('keeps a bounded history per plugin and forgets plugins no link uses', async () => {
     const a = await h.seedLink();
-    for (let i = 0; i < HEALTH_HISTORY_PER_PLUGIN + 5; i++) await recordHealth(h.db.prisma, a.pluginUrl, { status: 'healthy', latencyMs: i, detail: {} }, new Date());
+    for (let i = 0; i < HEALTH_HISTORY_PER_PLUGIN + 5; i++) await recordHealth(h.db.pool, a.pluginUrl, { status: 'healthy', latencyMs: i, detail: {} }, new Date());
     expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: a.pluginUrl } })).toBe(HEALTH_HISTORY_PER_PLUGIN);
-    await recordHealth(h.db.prisma, 'https://gone.example.com', { status: 'healthy', latencyMs: 1, detail: {} }, new Date());
+    await recordHealth(h.db.pool, 'https://gone.example.com', { status: 'healthy', latencyMs: 1, detail: {} }, new Date());
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
     await pollOnce();
     expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: 'https://gone.example.com' } })).toBe(0);

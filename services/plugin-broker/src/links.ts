@@ -6,13 +6,13 @@ import type { BrokerContext } from './context';
 export type PluginLink = { id: string; guildId: string; roleId: string; pluginUrl: string; token: string };
 
 export async function loadLink(ctx: BrokerContext, linkId: string): Promise<PluginLink | null> {
-  const row = await findPluginLink(ctx.prisma, linkId);
+  const row = await findPluginLink(ctx.db, linkId);
   if (!row) return null;
   return {
-    id: row.id.toString(),
-    guildId: row.guildId.toString(),
-    roleId: row.roleId.toString(),
+    id: row.id,
+    guildId: row.guildId,
+    roleId: row.roleId,
     pluginUrl: row.pluginUrl,
-    token: decryptToken(Buffer.from(row.tokenCiphertext), ctx.secretKey),
+    token: decryptToken(row.tokenCiphertext, ctx.secretKey),
   };
 }

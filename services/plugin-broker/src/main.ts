@@ -26,7 +26,7 @@ const metrics = createMetrics('plugin-broker');
 // Production trusts the system CA store plus NODE_EXTRA_CA_CERTS (read by Node itself at start).
 const http = new PluginHttp({ allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
 const ctx: BrokerContext = {
-  prisma: db.prisma,
+  db: db.pool,
   http,
   cache: new ConfigCache(cacheRedis, env.QUEUE_PREFIX),
   secretKey: env.ROLELINK_SECRET_KEY,

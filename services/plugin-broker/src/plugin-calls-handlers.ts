@@ -34,9 +34,9 @@ export function pluginCallsHandlers(ctx: BrokerContext, jobs: Producer<PluginCal
       healthInFlight++;
       try {
         const result = await checkPluginHealth(ctx, pluginUrl);
-        await recordHealth(ctx.prisma, pluginUrl, result, new Date(ctx.now()));
+        await recordHealth(ctx.db, pluginUrl, result, new Date(ctx.now()));
         // The outcome hook of notifications (issue 20, part 3): a transition notifies each link's owner once.
-        await recordPluginHealthNotifications(ctx.prisma, pluginUrl, result.status);
+        await recordPluginHealthNotifications(ctx.db, pluginUrl, result.status);
         return { status: result.status };
       } finally {
         healthInFlight--;
@@ -51,7 +51,7 @@ export function pluginCallsHandlers(ctx: BrokerContext, jobs: Producer<PluginCal
  */
 export async function checkSoon(ctx: BrokerContext, jobs: Producer<PluginCalls>, linkId: string): Promise<void> {
   try {
-    const pluginUrl = await findPluginUrl(ctx.prisma, linkId);
+    const pluginUrl = await findPluginUrl(ctx.db, linkId);
     if (pluginUrl !== null) await enqueueHealthChecks(jobs, [pluginUrl]);
   } catch (err) {
     ctx.logger.warn('health check after register not enqueued; the next poll covers it', { linkId, error: err instanceof Error ? err.message : String(err) });

@@ -1,17 +1,17 @@
 import { recordConfigSaved, type AdminDeps } from '@rolelink/admin';
 import type { ConfigView } from '@rolelink/contracts';
 import { snowflake } from '@rolelink/contracts';
-import { findRoleLinkPlugin, type PrismaClient } from '@rolelink/db';
+import { findLinkPlugin, type Queryable } from '@rolelink/db';
 import type { BrokerClient } from '@rolelink/broker-client';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
 
 /**
  * `rolelink config get|set` (issue 4), and the pieces `iframe-url` and `health` share. Each command is a
- * typed function over `{prisma, plugins}` (the dashboard's dependencies), registered below for the CLI.
+ * typed function over `{db, plugins}` (the dashboard's dependencies), registered below for the CLI.
  * Errors are the AppErrors the dashboard shows (spec 7).
  */
-export type PluginCommandContext = { prisma: PrismaClient; plugins: BrokerClient; /** Records a saved configuration in the audit log. */ admin?: AdminDeps };
+export type PluginCommandContext = { db: Queryable; plugins: BrokerClient; /** Records a saved configuration in the audit log. */ admin?: AdminDeps };
 export type LinkArgs = { guildId: string; roleId: string };
 
 /**
@@ -33,8 +33,8 @@ export function linkArgs(args: Record<string, string | undefined>): LinkArgs {
   return { guildId: check('guildId'), roleId: check('roleId') };
 }
 
-export async function resolveLink(prisma: PrismaClient, args: LinkArgs): Promise<{ id: bigint; pluginUrl: string }> {
-  const link = await findRoleLinkPlugin(prisma, args.guildId, args.roleId);
+export async function resolveLink(db: Queryable, args: LinkArgs): Promise<{ id: string; pluginUrl: string }> {
+  const link = await findLinkPlugin(db, args.guildId, args.roleId);
   if (!link) throw AppError.notFound('Role link not found');
   return link;
 }
@@ -60,7 +60,7 @@ function humanView(view: ConfigView): Record<string, unknown> {
 
 /** `rolelink config get <guildId> <roleId> [--refresh]`: the validated schema with fresh values, or the iframe embed URL. */
 export async function configGet(ctx: PluginCommandContext, args: LinkArgs & { refresh?: boolean }): Promise<Printable<ConfigView>> {
-  const link = await resolveLink(ctx.prisma, args);
+  const link = await resolveLink(ctx.db, args);
   const view = await ctx.plugins.fetchConfig(link.id, { refresh: args.refresh ?? false });
   return printable(view, humanView(view));
 }
@@ -74,14 +74,14 @@ export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { co
     throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
-  const link = await resolveLink(ctx.prisma, args);
+  const link = await resolveLink(ctx.db, args);
   const result = await ctx.plugins.submitConfig(link.id, config as Record<string, unknown>);
   if (ctx.admin) await recordConfigSaved(ctx.admin, { guildId: args.guildId, roleId: args.roleId, config: config as Record<string, unknown>, status: result.status });
   return printable(result, { saved: true, plugin_status: result.status, plugin_answer: result.body === null ? '-' : JSON.stringify(result.body) });
 }
 
-export const pluginContext = (ctx: { database(): { prisma: PrismaClient }; brokerClient(): BrokerClient; admin?(): AdminDeps }): PluginCommandContext => ({
-  prisma: ctx.database().prisma,
+export const pluginContext = (ctx: { database(): { pool: Queryable }; brokerClient(): BrokerClient; admin?(): AdminDeps }): PluginCommandContext => ({
+  db: ctx.database().pool,
   plugins: ctx.brokerClient(),
   ...(ctx.admin ? { admin: ctx.admin() } : {}),
 });

@@ -1,12 +1,12 @@
 import { readPluginHealth, type PluginHealthView } from '@rolelink/admin';
-import type { PrismaClient } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db';
 import type { Command } from '../command';
 import { linkArgs, printable, resolveLink, type LinkArgs, type Printable } from './config';
 
 /** `rolelink health <guildId> <roleId>` */
-export async function health(ctx: { prisma: PrismaClient }, args: LinkArgs): Promise<Printable<PluginHealthView>> {
-  const link = await resolveLink(ctx.prisma, args);
-  const view = await readPluginHealth(ctx.prisma, link.pluginUrl);
+export async function health(ctx: { db: Queryable }, args: LinkArgs): Promise<Printable<PluginHealthView>> {
+  const link = await resolveLink(ctx.db, args);
+  const view = await readPluginHealth(ctx.db, link.pluginUrl);
   const latest = view.latest;
   return printable(view, {
     plugin_url: view.plugin_url,
@@ -27,6 +27,6 @@ export const healthCommands: Command[] = [
     words: ['health'],
     args: ['guildId', 'roleId'],
     summary: "The plugin's latest GET /health status and recent history, as polled by the plugin broker",
-    run: (ctx, a) => health({ prisma: ctx.database().prisma }, linkArgs(a)),
+    run: (ctx, a) => health({ db: ctx.database().pool }, linkArgs(a)),
   },
 ];

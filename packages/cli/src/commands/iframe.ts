@@ -21,7 +21,7 @@ export async function iframeUrl(ctx: PluginCommandContext, args: LinkArgs & { vi
     if (!viewer.success) throw AppError.validation([{ field: 'viewer', message: viewer.error.issues[0]?.message ?? 'must be a 17 to 20 digit user ID' }]);
     viewerId = viewer.data;
   }
-  const link = await resolveLink(ctx.prisma, args);
+  const link = await resolveLink(ctx.db, args);
   const view = await ctx.plugins.fetchConfig(link.id, viewerId === undefined ? {} : { viewerId });
   if (view.ui_mode !== 'iframe') throw new AppError(400, 'This plugin uses the configuration form (schema mode), not an embedded page', 'schema_mode');
   if (viewerId === undefined) {

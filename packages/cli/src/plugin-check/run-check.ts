@@ -1,9 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { parseConfigResponse, pluginHealthReport, validateSubmission, type ConfigStructure } from '@rolelink/contracts';
 import { generateToken, normalizePluginUrl } from '@rolelink/domain';
-import { PluginHttp, type PluginRequest } from '@rolelink/plugin-http';
+import { PluginCallFailure, PluginHttp, type FailureKind, type PluginRequest } from '@rolelink/plugin-http';
 import { mintIframeToken } from '@rolelink/plugin-sdk';
 import type { CheckReport, Finding } from './report';
+import { tlsHint } from './tls-hint';
 
 /**
  * `rolelink plugin check <url>`: the calls the service makes to a plugin (spec 4.2), in its order,
@@ -17,11 +18,21 @@ export type CheckOptions = {
   ca?: string;
 };
 
-// Spec 4.2 and 8: timeouts per call (bodies are capped at 50 KB by PluginHttp, as in the broker).
+// Spec 4.2 and 8: timeouts per call (bodies are capped at 50 KB by PluginHttp, as in the broker). A call
+// past its timeout is a failure, as it is for the service: /health included (5 s), since the broker's poll
+// then records the plugin as unreachable (docs/cli.md).
 const LIMITS = { register: 5_000, getConfig: 5_000, postConfig: 10_000, deleteConfig: 5_000, health: 5_000, embedPageBytes: 5 * 1024 * 1024 } as const;
 
 /** What the check reads of an answer. */
 type PluginAnswer = { status: number; headers: Record<string, string | string[] | undefined>; text: string; overCap: boolean; ms: number };
+
+/** A call that got no usable answer: why (PluginHttp's kinds), and the text the report shows. */
+class NoAnswer {
+  constructor(
+    readonly kind: FailureKind | 'other',
+    readonly message: string,
+  ) {}
+}
 
 const fakeSnowflake = () => `${randomInt(1, 9)}${Array.from({ length: 18 }, () => randomInt(0, 10)).join('')}`;
 
@@ -46,12 +57,17 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
   // judges the calls the service really makes. The checked host is allowed even when private: asking it
   // is the point, and the URL finding above already says whether the service would accept it.
   const http = new PluginHttp({ allowHosts: [...options.allowHosts, new URL(base).hostname], ...(options.ca ? { ca: options.ca } : {}) });
-  const call = async (req: PluginRequest): Promise<PluginAnswer | string> => {
+  // A TLS failure repeats on every call: the first one says what to do about it.
+  let tlsExplained = false;
+  const call = async (req: PluginRequest): Promise<PluginAnswer | NoAnswer> => {
     try {
       const res = await http.request(req);
       return { status: res.status, headers: res.headers, text: res.body.toString('utf8'), overCap: res.truncated, ms: Math.round(res.durationMs) };
     } catch (err) {
-      return (err as Error).message;
+      if (!(err instanceof PluginCallFailure)) return new NoAnswer('other', (err as Error).message);
+      const hint = tlsExplained ? null : await tlsHint(err.code, base, options.ca !== undefined);
+      if (hint) tlsExplained = true;
+      return new NoAnswer(err.kind, hint ? `${err.message}; ${hint}` : err.message);
     }
   };
   try {
@@ -64,15 +80,15 @@ export async function runPluginCheck(rawUrl: string, options: CheckOptions): Pro
 type CallContext = {
   token: string;
   link: { guild_id: string; role_id: string };
-  call: (req: PluginRequest) => Promise<PluginAnswer | string>;
+  call: (req: PluginRequest) => Promise<PluginAnswer | NoAnswer>;
   add: (f: Finding) => void;
   report: (uiMode: CheckReport['ui_mode']) => CheckReport;
   allowHosts: readonly string[];
 };
 
 async function runCalls(base: string, { token, link, call, add, report, allowHosts }: CallContext): Promise<CheckReport> {
-  const describe = (a: PluginAnswer | string) => (typeof a === 'string' ? `no answer: ${a}` : `answered ${a.status} in ${a.ms} ms`);
-  const is2xx = (a: PluginAnswer | string): a is PluginAnswer => typeof a !== 'string' && a.status >= 200 && a.status < 300;
+  const describe = (a: PluginAnswer | NoAnswer) => (a instanceof NoAnswer ? `no answer: ${a.message}` : `answered ${a.status} in ${a.ms} ms`);
+  const is2xx = (a: PluginAnswer | NoAnswer): a is PluginAnswer => !(a instanceof NoAnswer) && a.status >= 200 && a.status < 300;
 
   // 1. Register with a throw-away token (as link creation does).
   const registered = await call({ method: 'POST', url: `${base}/register`, token, json: link, timeoutMs: LIMITS.register });
@@ -119,7 +135,7 @@ async function runCalls(base: string, { token, link, call, add, report, allowHos
     } else {
       const saved = await call({ method: 'POST', url: `${base}/config`, token, json: { ...link, config: checked.config }, timeoutMs: LIMITS.postConfig });
       const detail =
-        typeof saved === 'string'
+        saved instanceof NoAnswer
           ? ''
           : (() => {
               try {
@@ -136,7 +152,7 @@ async function runCalls(base: string, { token, link, call, add, report, allowHos
     const framed = new URL(embedUrl);
     framed.searchParams.set('rl_token', mintIframeToken({ apiToken: token, pluginUrl: base, viewerId: fakeSnowflake(), guildId: link.guild_id, roleId: link.role_id }));
     const page = await call({ method: 'GET', url: framed.toString(), timeoutMs: LIMITS.getConfig, maxBodyBytes: LIMITS.embedPageBytes });
-    if (typeof page === 'string' || page.status !== 200) add({ check: 'embed page', result: 'fail', message: `GET embed_url with a valid rl_token ${describe(page)}` });
+    if (page instanceof NoAnswer || page.status !== 200) add({ check: 'embed page', result: 'fail', message: `GET embed_url with a valid rl_token ${describe(page)}` });
     else {
       const csp = [page.headers['content-security-policy'] ?? ''].flat().join(', ');
       const ancestors = /frame-ancestors\s+([^;,]+)/i.exec(csp)?.[1]?.trim();
@@ -148,7 +164,9 @@ async function runCalls(base: string, { token, link, call, add, report, allowHos
 
   // 4. Health, unauthenticated (recommended, not required).
   const health = await call({ method: 'GET', url: `${base}/health`, timeoutMs: LIMITS.health });
-  if (typeof health === 'string' || health.status === 404) add({ check: 'GET /health', result: 'warn', message: `${describe(health)}: the status page will show the plugin as unreachable` });
+  if (health instanceof NoAnswer && health.kind === 'timeout') {
+    add({ check: 'GET /health', result: 'fail', message: `${describe(health)}: past the spec's ${LIMITS.health / 1000} s health timeout the service records the plugin as unreachable, as if it had no /health` });
+  } else if (health instanceof NoAnswer || health.status === 404) add({ check: 'GET /health', result: 'warn', message: `${describe(health)}: the status page will show the plugin as unreachable` });
   else {
     let body: unknown = null;
     try {

@@ -142,6 +142,23 @@ describe('configuration schema validation (spec 2.6 to 2.9)', () => {
   it.each(rejections)('rejects %s and names the path', (_name, change, path) => {
     expect(errorPaths(mutated(change))).toContain(path);
   });
+
+  it('names a condition on a missing field in the same answer as a per-field error, so the first count is whole', () => {
+    const s = mutated((m) => {
+      f(m, 0, 0).label = 5; // a per-field error: zod then runs no cross-field rule
+      f(m, 1, 0).condition.field = 'ghost';
+      f(m, 0, 3).pair_with = 'ghost';
+      m.values.ghost = 1;
+    });
+    const r = parseConfigResponse(s);
+    const errors = r.ok ? [] : r.errors;
+    expect(errors[0]?.field).toBe('sections[0].fields[0].label');
+    expect(errors.slice(1)).toEqual([
+      { field: 'sections[0].fields[3].pair_with', message: 'names no field of this schema ("ghost")' },
+      { field: 'sections[1].fields[0].condition.field', message: 'names no field of this schema ("ghost")' },
+      { field: 'values.ghost', message: 'is not a field key of this schema' },
+    ]);
+  });
 });
 
 describe('iframe-mode response validation (spec 2.11)', () => {

@@ -19,29 +19,49 @@ export function fieldsOf(sections: readonly Section[]): Located[] {
   return sections.flatMap((s, si) => s.fields.map((field, fi) => ({ field, path: ['sections', si, 'fields', fi] })));
 }
 
-/** Rules that span fields (spec 2.6, 2.7, 2.9): unique keys, conditions and pairs naming existing fields, values keys. */
-function crossFieldRules(schema: { sections: Section[]; values?: Record<string, unknown> | undefined }, ctx: z.RefinementCtx): void {
-  const all = fieldsOf(schema.sections);
+type Issue = { path: (string | number)[]; message: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const arrayOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/**
+ * Rules that span fields (spec 2.6, 2.7, 2.9): unique keys, conditions and pairs naming existing fields,
+ * values keys. They read the answer loosely (any JSON) so they can run on an answer that also breaks
+ * per-field rules: zod skips an object's refinements once a member failed, and a plugin author fixing
+ * the reported problems then met a second batch (`rolelink plugin check`, issue 22). parseConfigResponse
+ * reports both at once; a field whose key is not a string names nothing.
+ */
+export function crossFieldIssues(schema: unknown): Issue[] {
+  const issues: Issue[] = [];
+  if (!isObject(schema)) return issues;
+  const all = arrayOf(schema.sections).flatMap((section, si) => (isObject(section) ? arrayOf(section.fields).flatMap((field, fi) => (isObject(field) ? [{ field, path: ['sections', si, 'fields', fi] as (string | number)[] }] : [])) : []));
   const firstPath = new Map<string, (string | number)[]>();
   for (const { field, path } of all) {
+    if (typeof field.key !== 'string') continue;
     const seen = firstPath.get(field.key);
-    if (seen) ctx.addIssue({ code: 'custom', path: [...path, 'key'], message: `duplicate key "${field.key}" (already used at ${formatPath(seen)})` });
+    if (seen) issues.push({ path: [...path, 'key'], message: `duplicate key "${field.key}" (already used at ${formatPath(seen)})` });
     else firstPath.set(field.key, path);
   }
   for (const { field, path } of all) {
-    const conditions = [...(field.condition ? [{ c: field.condition, at: [...path, 'condition'] }] : []), ...(field.conditions ?? []).map((c, i) => ({ c, at: [...path, 'conditions', i] }))];
+    const conditions = [...(field.condition !== undefined ? [{ c: field.condition, at: [...path, 'condition'] }] : []), ...arrayOf(field.conditions).map((c, i) => ({ c, at: [...path, 'conditions', i] }))];
     for (const { c, at } of conditions) {
-      if (c.field === field.key) ctx.addIssue({ code: 'custom', path: [...at, 'field'], message: 'a field cannot depend on itself' });
-      else if (!firstPath.has(c.field)) ctx.addIssue({ code: 'custom', path: [...at, 'field'], message: `names no field of this schema ("${c.field}")` });
+      if (!isObject(c) || typeof c.field !== 'string') continue;
+      if (c.field === field.key) issues.push({ path: [...at, 'field'], message: 'a field cannot depend on itself' });
+      else if (!firstPath.has(c.field)) issues.push({ path: [...at, 'field'], message: `names no field of this schema ("${c.field}")` });
     }
-    if (field.pair_with !== undefined) {
-      if (field.pair_with === field.key) ctx.addIssue({ code: 'custom', path: [...path, 'pair_with'], message: 'a field cannot pair with itself' });
-      else if (!firstPath.has(field.pair_with)) ctx.addIssue({ code: 'custom', path: [...path, 'pair_with'], message: `names no field of this schema ("${field.pair_with}")` });
+    if (typeof field.pair_with === 'string') {
+      if (field.pair_with === field.key) issues.push({ path: [...path, 'pair_with'], message: 'a field cannot pair with itself' });
+      else if (!firstPath.has(field.pair_with)) issues.push({ path: [...path, 'pair_with'], message: `names no field of this schema ("${field.pair_with}")` });
     }
   }
-  for (const key of Object.keys(schema.values ?? {})) {
-    if (!firstPath.has(key)) ctx.addIssue({ code: 'custom', path: ['values', key], message: 'is not a field key of this schema' });
+  for (const key of Object.keys(isObject(schema.values) ? schema.values : {})) {
+    if (!firstPath.has(key)) issues.push({ path: ['values', key], message: 'is not a field key of this schema' });
   }
+  return issues;
+}
+
+function crossFieldRules(schema: { sections: Section[]; values?: Record<string, unknown> | undefined }, ctx: z.RefinementCtx): void {
+  for (const issue of crossFieldIssues(schema)) ctx.addIssue({ code: 'custom', ...issue });
 }
 
 /** The form structure (spec 2.6) without `values`: what is cached and what submissions are checked against. */

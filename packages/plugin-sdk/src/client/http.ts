@@ -1,4 +1,5 @@
 import { RoleLinkApiError, RoleLinkNetworkError } from './errors';
+import type { AbortSignalLike, FetchAnswer, FetchLike } from '../host-types';
 import { backoffMs, parseRetryAfter, sleep, type RetryOptions } from './retry';
 
 /**
@@ -17,7 +18,8 @@ export type HttpCall = {
   /** Serialised as JSON with `Content-Type: application/json`. */
   body?: unknown;
   headers?: Record<string, string>;
-  signal?: AbortSignal;
+  /** A real AbortSignal at run time (Node's); typed by its shape so the .d.ts need no Node types. */
+  signal?: AbortSignalLike;
   /** Per attempt; the spec's server-side limits are 2 minutes for PUT and 30 for commit. */
   timeoutMs: number;
   retry: RetryPolicy;
@@ -38,7 +40,7 @@ export type HttpClientOptions = {
   token: string;
   retry: RetryOptions;
   userAgent: string;
-  fetch: typeof fetch;
+  fetch: FetchLike;
 };
 
 const CONNECTION_REFUSED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -66,7 +68,7 @@ export class HttpClient {
     const url = this.options.baseUrl.replace(/\/+$/, '') + call.path;
     const { retry } = this.options;
     for (let attempt = 0; ; attempt++) {
-      call.signal?.throwIfAborted();
+      (call.signal as AbortSignal | undefined)?.throwIfAborted();
       const outcome = await this.attempt(url, call);
       const last = attempt >= retry.retries;
       if ('answer' in outcome) {
@@ -95,7 +97,7 @@ export class HttpClient {
 
   private async attempt(url: string, call: HttpCall): Promise<{ answer: HttpAnswer; retryAfter: number | null } | { error: RoleLinkNetworkError }> {
     const timeout = AbortSignal.timeout(call.timeoutMs);
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const signal = call.signal ? AbortSignal.any([call.signal as AbortSignal, timeout]) : timeout;
     const headers: Record<string, string> = {
       Authorization: `Token ${this.options.token}`,
       Accept: 'application/json',
@@ -108,7 +110,8 @@ export class HttpClient {
       payload = JSON.stringify(call.body);
     }
     try {
-      const res = await this.options.fetch(url, { method: call.method, headers, body: payload, signal, redirect: 'error' });
+      const init: RequestInit = { method: call.method, headers, body: payload, signal, redirect: 'error' };
+      const res = await (this.options.fetch as (input: string, init: RequestInit) => Promise<FetchAnswer>)(url, init);
       const text = await res.text();
       const answer: HttpAnswer = {
         status: res.status,

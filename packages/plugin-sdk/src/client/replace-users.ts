@@ -1,5 +1,6 @@
 import type { RoleLinkClient } from './role-link-client';
 import type { CallOptions, DryRunResult, HeldChange, WholeListOptions } from './types';
+import type { AbortSignalLike } from '../host-types';
 
 /** Spec 4.1: at most 100,000 IDs per PUT and per chunk; about 4 chunks in flight. */
 export const REPLACE_DEFAULTS = { maxPutUsers: 100_000, chunkSize: 100_000, concurrency: 4 } as const satisfies Required<Omit<ReplaceOptions, keyof WholeListOptions | 'dryRun'>>;
@@ -71,7 +72,7 @@ export async function replaceUsers(client: RoleLinkClient, source: Source, optio
 }
 
 async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceOptions): Promise<ReplaceOutcome> {
-  const send = async (confirm: string | undefined, signal: AbortSignal | undefined, idempotencyKey?: string): Promise<ReplaceOutcome> => {
+  const send = async (confirm: string | undefined, signal: AbortSignalLike | undefined, idempotencyKey?: string): Promise<ReplaceOutcome> => {
     const outcome = await client.putUsers(ids, { confirm, signal, ifMatch: options.ifMatch, idempotencyKey });
     if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'put', listVersion: outcome.listVersion, replayed: outcome.replayed };
     return {
@@ -90,7 +91,7 @@ async function uploadInChunks(client: RoleLinkClient, head: string[], rest: Asyn
   const uploadId = await client.createUpload({ signal: options.signal });
   // Any failure cancels the session; its own signal also stops the chunks still in flight.
   const local = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, local.signal]) : local.signal;
+  const signal = options.signal ? AbortSignal.any([options.signal as AbortSignal, local.signal]) : local.signal;
   const cancel = (o: CallOptions = {}) => client.cancelUpload(uploadId, { signal: o.signal ?? AbortSignal.timeout(30_000) });
   try {
     await sendChunks(client, uploadId, head, rest, options, signal, local);

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../host-types';
 /** When and how long to wait before trying a call again. */
 
 export type RetryOptions = {
@@ -27,7 +28,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignalLike): Promise<void> {
   return new Promise((resolve, reject) => {
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an abort rejects with whatever reason the caller aborted with, as fetch does
     if (signal?.aborted) return reject(signal.reason);

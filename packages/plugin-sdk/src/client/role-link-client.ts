@@ -1,5 +1,6 @@
 import { RoleLinkApiError } from './errors';
 import { randomUUID } from 'node:crypto';
+import type { FetchLike } from '../host-types';
 import { HttpClient, type HttpAnswer, type HttpCall } from './http';
 import { replaceUsers, type ReplaceDryRun, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
@@ -15,7 +16,7 @@ export type RoleLinkClientOptions = {
   roleId: string;
   retry?: Partial<RetryOptions>;
   /** A fetch of your own (a proxy agent, instrumentation); the global one by default. */
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
   userAgent?: string;
 };
 

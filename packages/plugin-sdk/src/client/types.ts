@@ -4,11 +4,18 @@
  * the service's own contracts.
  */
 
+import type { AbortSignalLike } from '../host-types';
+
 /** Counters that GET /users reports beside the IDs (spec 4.1 rule 7). */
 export type ListMeta = {
   user_count: number;
   synced_count: number;
+  /** Role changes still to make, adds and removals together: not a count of list members (README, "Reading meta"). */
   pending_count: number;
+  /** Of pending_count: members of the synced set still to get the role. */
+  pending_adds: number;
+  /** Of pending_count: holders still to lose the role (right after a large shrink, nearly all of pending_count). */
+  pending_removals: number;
   synced_limit: number;
   user_limit: number;
 };
@@ -76,7 +83,7 @@ export type UploadProgress = { chunks: number; users: number };
 /** Options every call accepts. */
 export type CallOptions = {
   /** Aborts the call, including its retries and any wait for Retry-After. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 };
 
 /** Options of the writes that take an Idempotency-Key (PUT, commit, single add and remove). */

@@ -1,13 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingRequestLike, ServerResponseLike } from '../host-types';
 import { createPluginHandler, type PluginHooks } from './plugin-handlers';
 
 /**
- * Express (or Connect, or plain node:http) adapter: `app.use(pluginMiddleware(hooks))`. Typed with
- * node's own request and response so the SDK needs neither express nor its types at run time.
+ * Express (or Connect, or plain node:http) adapter: `app.use(pluginMiddleware(hooks))`. Typed with the
+ * shapes of node's request and response (host-types.ts), so the SDK needs neither express nor its types
+ * at run time, and its declarations need no Node types.
  * Uses `req.body` when a JSON parser ran before it, else reads the body itself (50 KB at most, the
  * service's own cap on config bodies).
  */
-type Req = IncomingMessage & { body?: unknown; path?: string };
+type Req = IncomingRequestLike;
 type Next = (err?: unknown) => void;
 
 const BODY_LIMIT = 50 * 1024;
@@ -16,7 +17,8 @@ async function readJson(req: Req): Promise<unknown> {
   if (req.body !== undefined) return req.body;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const part of req) {
+    const chunk = Buffer.from(part);
     size += chunk.length;
     if (size > BODY_LIMIT) throw Object.assign(new Error('body over 50 KB'), { status: 413 });
     chunks.push(chunk);
@@ -30,7 +32,7 @@ async function readJson(req: Req): Promise<unknown> {
   }
 }
 
-export function pluginMiddleware(hooks: PluginHooks): (req: Req, res: ServerResponse, next?: Next) => void {
+export function pluginMiddleware(hooks: PluginHooks): (req: Req, res: ServerResponseLike, next?: Next) => void {
   const handler = createPluginHandler(hooks);
   return (req, res, next) => {
     const method = req.method ?? 'GET';
@@ -51,7 +53,7 @@ export function pluginMiddleware(hooks: PluginHooks): (req: Req, res: ServerResp
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponseLike, status: number, body: unknown): void {
   const json = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -1,5 +1,5 @@
 // The packed .d.ts as an ES module TypeScript plugin sees them (tsc --noEmit, module nodenext).
-import { RoleLinkClient, RoleLinkApiError, configForm, section, fields as f, verifyIframeToken, type ValuesOf, type ReplaceOutcome } from '@rolelink/plugin-sdk';
+import { RoleLinkClient, RoleLinkApiError, configForm, section, fields as f, pluginMiddleware, MemoryTokenStore, verifyIframeToken, type ValuesOf, type ReplaceOutcome } from '@rolelink/plugin-sdk';
 
 const client = new RoleLinkClient({ baseUrl: 'https://rolelink.example.com', token: 'rl_x', guildId: '1', roleId: '2' });
 export const outcome: Promise<ReplaceOutcome> = client.replaceUsers(['1', '2']);
@@ -16,3 +16,8 @@ export function statusOf(err: unknown): number | null {
   return err instanceof RoleLinkApiError ? err.statusCode : null;
 }
 export const viewer: string = verifyIframeToken('t', { apiToken: 'rl_x', pluginUrl: 'https://p.example.com' }).sub;
+
+// A fetch of one's own and the middleware's request and response, by their shapes (no Node types here).
+export const custom = new RoleLinkClient({ baseUrl: 'https://r.example.com', token: 'rl_x', guildId: '1', roleId: '2', fetch: () => Promise.resolve({ status: 200, headers: { get: () => null }, text: () => Promise.resolve('{}') }) });
+const middleware = pluginMiddleware({ store: new MemoryTokenStore(), getConfig: () => form.response() });
+middleware({ method: 'GET', url: '/health', headers: {}, [Symbol.asyncIterator]: async function* () {} }, { statusCode: 0, setHeader: () => undefined, end: () => undefined });

@@ -22,8 +22,8 @@ const premiumOnly: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function uploadsRoutes(deps: Deps): Router {
-  const r = Router({ mergeParams: true });
+/** Registers the routes on `r`: the app passes the link router itself, so a request does not enter a nested router per route group. */
+export function uploadsRoutes(deps: Deps, r: Router = Router({ mergeParams: true })): Router {
   const session = validate({ params: uploadParams });
   type Params = { params: typeof uploadParams };
 

@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
-import { hasUser, removeUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
-import { limitsFor, reportedPending, storedLimitMessage } from '@rolelink/domain';
+import { hasUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
+import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
 import { listBody, readIdArray } from '../body';
 import { previewWholeList, writeWholeList } from '../list-write';
+import { RemoveBatcher } from '../remove-batcher';
 import { setListVersion } from '../list-version';
 import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
@@ -18,18 +19,22 @@ export function listMeta(link: LinkContext): ListMeta {
   const limits = limitsFor(link.plan);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const pending = reportedPending(link, desired);
+  const split = splitPending(pending, desired, link.appliedCount);
   return {
     user_count: link.userCount,
     synced_count: Math.min(link.appliedCount, desired),
     pending_count: pending,
+    pending_adds: split.adds,
+    pending_removals: split.removals,
     synced_limit: limits.syncedUsers,
     user_limit: limits.storedUsers,
   };
 }
 
-export function usersRoutes(deps: Deps): Router {
-  const r = Router({ mergeParams: true });
+/** Registers the routes on `r`: the app passes the link router itself, so a request does not enter a nested router per route group. */
+export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true })): Router {
   const adds = new AddBatcher(deps);
+  const removes = new RemoveBatcher(deps);
   const once = idempotent(deps.pool);
 
   r.get(
@@ -108,8 +113,8 @@ export function usersRoutes(deps: Deps): Router {
     handle(async (req, res) => {
       const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
-      const { removed, listVersion } = await removeUser(deps.pool, link.id, params.userId);
-      if (removed) await deps.sync.notify(link.id, req.id);
+      // Batched with the link's concurrent removals; answers after the removal is committed and, when it removed, the sync requested.
+      const { removed, listVersion } = await removes.remove(link.id, params.userId, req.id);
       setListVersion(res, link.id, listVersion);
       res.json({ data: { removed } });
     }),

@@ -77,15 +77,15 @@ describe('notifications delivered by the bot worker', () => {
 
   it('notifies an unhealthy plugin once however often the check fails, and once when it recovers', async () => {
     await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unreachable')).toBe(1);
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unhealthy')).toBe(0);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable')).toBe(1);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'unhealthy')).toBe(0);
     await sweep();
     await delivered(GUILD_A);
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unhealthy')).toBe(0);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'unhealthy')).toBe(0);
     // Degraded is neither: no notification, and the link stays "unhealthy" for the dedupe.
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'degraded')).toBe(0);
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'healthy')).toBe(1);
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'healthy')).toBe(0);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'degraded')).toBe(0);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'healthy')).toBe(1);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'healthy')).toBe(0);
     await sweep();
     await delivered(GUILD_A);
 
@@ -96,7 +96,7 @@ describe('notifications delivered by the bot worker', () => {
 
   it('never notifies a recovery of a plugin that was never reported unhealthy', async () => {
     await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
-    expect(await recordPluginHealthNotifications(db.prisma, PLUGIN, 'healthy')).toBe(0);
+    expect(await recordPluginHealthNotifications(db.pool, PLUGIN, 'healthy')).toBe(0);
   });
 
   it('folds a burst into one message and holds the next one until the kind’s window has passed', async () => {
@@ -115,7 +115,7 @@ describe('notifications delivered by the bot worker', () => {
     expect((await rows(GUILD_A)).map((r) => r.delivery)).toEqual(['sent', 'folded', 'pending']);
 
     // Another kind has its own window: a plugin alert goes out now.
-    await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unhealthy');
+    await recordPluginHealthNotifications(db.pool, PLUGIN, 'unhealthy');
     expect(await sweep()).toEqual({ guilds: 1 });
     await waitFor(dms, (m) => m.length === 2, { what: 'the plugin alert' });
 
@@ -131,7 +131,7 @@ describe('notifications delivered by the bot worker', () => {
     await putNotifySettings(db.pool, GUILD_A, { events: ['plugin_unhealthy'], dm_owner: false, channel_id: CHANNEL });
     await heldRemoval();
     await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
-    await recordPluginHealthNotifications(db.prisma, PLUGIN, 'unreachable');
+    await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable');
     await sweep();
     await delivered(GUILD_A);
 

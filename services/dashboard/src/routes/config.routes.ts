@@ -52,7 +52,7 @@ export function configRouter(ctx: DashboardContext): Router {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
     const link = await linkOf(ctx, g.id, params.roleId);
-    res.json(await readPluginHealth(ctx.admin.db.prisma, link.pluginUrl));
+    res.json(await readPluginHealth(ctx.admin.db.pool, link.pluginUrl));
   });
 
   return router;

@@ -26,7 +26,7 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
     links
       .filter((l) => onlyRoleId === undefined || l.roleId === onlyRoleId)
       .map(async ({ roleId, pluginUrl }) => {
-        const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.prisma, pluginUrl)]);
+        const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.pool, pluginUrl)]);
         return { ...view, role: dashboardRole(byId.get(roleId)), health: { status: health.status, checked_at: health.latest?.checked_at ?? null } };
       }),
   );
@@ -84,7 +84,7 @@ export function guildsRouter(ctx: DashboardContext): Router {
     const [links, roles] = await Promise.all([linkedRoles(ctx.admin, g.id), ctx.reader.roles(g.id)]);
     const byId = new Map(roles.map((r) => [r.id, r]));
     const out: GuildHealth = {
-      links: await Promise.all(links.map(async (l) => ({ role_id: l.roleId, role: dashboardRole(byId.get(l.roleId)), health: await readPluginHealth(ctx.admin.db.prisma, l.pluginUrl) }))),
+      links: await Promise.all(links.map(async (l) => ({ role_id: l.roleId, role: dashboardRole(byId.get(l.roleId)), health: await readPluginHealth(ctx.admin.db.pool, l.pluginUrl) }))),
     };
     res.json(out);
   });

@@ -37,16 +37,16 @@ export async function pollHealth(ctx: BrokerContext, jobs: PluginCalls): Promise
   let after = '';
   let total = 0;
   for (;;) {
-    const urls = await pluginUrlsAfter(ctx.prisma, after, PAGE);
+    const urls = await pluginUrlsAfter(ctx.db, after, PAGE);
     if (urls.length === 0) break;
     await enqueueHealthChecks(jobs, urls);
     total += urls.length;
     after = urls[urls.length - 1]!;
     if (urls.length < PAGE) break;
   }
-  await pruneUnusedPlugins(ctx.prisma);
+  await pruneUnusedPlugins(ctx.db);
   if (ctx.metrics) {
-    const counts = await countLinksByHealth(ctx.prisma);
+    const counts = await countLinksByHealth(ctx.db);
     const gauge = ctx.metrics.pluginHealth();
     for (const status of PLUGIN_HEALTH_STATUSES) gauge.set({ status }, counts[status] ?? 0);
   }

@@ -64,7 +64,7 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
   const allowHosts = options.allowHosts ?? ['127.0.0.1'];
   const http = new PluginHttp({ allowHosts, ca: plugin.ca, ...(options.resolve ? { resolve: options.resolve } : {}) });
   const ctx: BrokerContext = {
-    prisma: db.prisma,
+    db: db.pool,
     http,
     cache: new ConfigCache(redis, prefix),
     secretKey: TEST_KEY,

@@ -1,0 +1,119 @@
+import { text } from 'node:stream/consumers';
+import { createTestDb, type TestDb } from '../../../test/support/db';
+import { seedLink, userIds } from '../../../test/support/fixtures';
+import { recordOutcome } from './applied-outcomes.repo';
+import { latestHeldChange } from './held-changes.repo';
+import { readJournal } from './list-changes.repo';
+import { replaceList } from './list-replace.repo';
+import { streamUserIdsJson } from './list-stream';
+import { addChunk, createUpload } from './uploads.repo';
+
+let db: TestDb;
+beforeAll(async () => {
+  db = await createTestDb();
+});
+afterAll(() => db.drop());
+
+async function listed(linkId: string): Promise<string[]> {
+  const { stream, done } = await streamUserIdsJson(db.pool, linkId);
+  const body = await text(stream);
+  await done;
+  return JSON.parse(`[${body}]`) as string[];
+}
+
+async function linkRow(linkId: string): Promise<{ user_count: number; seq: string; version: string }> {
+  const { rows } = await db.pool.query<{ user_count: number; seq: string; version: string }>('SELECT user_count, sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [linkId]);
+  return rows[0]!;
+}
+
+const ids = (n: number, from: bigint) => ({ kind: 'ids' as const, ids: userIds(n, from) });
+
+describe('list-replace repository (PUT and upload commit)', () => {
+  it('writes a first list whole (deduplicated, journaled as one walk), then a small change per user', async () => {
+    const { linkId } = await seedLink(db);
+    const first = userIds(4, 1110000000000000000n);
+    const before = await linkRow(linkId);
+    const r = await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: [...first, first[0]!] }, storedLimit: 100 });
+    const after = await linkRow(linkId);
+    expect(r).toEqual({ kind: 'replaced', userCount: 4, listVersion: after.version });
+    expect(await listed(linkId)).toEqual(first);
+    expect((await readJournal(db.pool, linkId, BigInt(before.seq))).entries.map((e) => e.op)).toEqual(['walk']);
+
+    const [extra] = userIds(1, 1120000000000000000n);
+    const next = [...first.slice(1), extra!];
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: next }, storedLimit: 100 })).toMatchObject({ kind: 'replaced', userCount: 4 });
+    expect(await listed(linkId)).toEqual(next);
+    const journal = await readJournal(db.pool, linkId, BigInt(after.seq));
+    expect(journal.entries.map((e) => [e.userId, e.op]).sort()).toEqual([
+      [first[0], 'remove'],
+      [extra, 'add'],
+    ]);
+  });
+
+  it('refuses a version the caller does not accept, a list over the limit and an unknown link, writing nothing', async () => {
+    const { linkId } = await seedLink(db);
+    await replaceList(db.pool, { linkId, source: ids(2, 1130000000000000000n), storedLimit: 100 });
+    const before = await linkRow(linkId);
+    expect(await replaceList(db.pool, { linkId, source: ids(3, 1140000000000000000n), storedLimit: 100, ifMatch: ['0'] })).toEqual({ kind: 'version-mismatch', listVersion: before.version });
+    expect(await replaceList(db.pool, { linkId, source: ids(3, 1140000000000000000n), storedLimit: 2 })).toEqual({ kind: 'over-limit', next: 3 });
+    expect(await linkRow(linkId)).toEqual(before);
+    expect(await listed(linkId)).toEqual(userIds(2, 1130000000000000000n));
+    expect(await replaceList(db.pool, { linkId: '999999999', source: ids(1, 1n), storedLimit: 100 })).toEqual({ kind: 'link-not-found' });
+  });
+
+  it('holds a large removal of an untrusted link, then lets the confirmed resend through once', async () => {
+    const { linkId } = await seedLink(db);
+    const full = userIds(20, 1150000000000000000n);
+    await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: full }, storedLimit: 100 });
+    const before = await linkRow(linkId);
+    const held = await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: full.slice(0, 5) }, storedLimit: 100 });
+    expect(held).toMatchObject({ kind: 'held', change: { previous: 20, next: 5, removals: 15, removalSample: full.slice(5, 10) } });
+    expect(await linkRow(linkId)).toEqual(before);
+    if (held.kind !== 'held') throw new Error('unreachable');
+    const bad = await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: full.slice(0, 5) }, storedLimit: 100, confirm: '00000000-0000-4000-8000-000000000000' });
+    expect(bad).toMatchObject({ kind: 'held', note: 'the confirmation does not name the latest held change' });
+    const latest = (await latestHeldChange(db.pool, linkId))!.changeId;
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: full.slice(0, 5) }, storedLimit: 100, confirm: latest })).toMatchObject({ kind: 'replaced', userCount: 5 });
+    expect(await listed(linkId)).toEqual(full.slice(0, 5));
+    expect((await latestHeldChange(db.pool, linkId))!.usedAt).toBeInstanceOf(Date);
+  });
+
+  it("measures a hand-over link's first list against the role's holders", async () => {
+    const { linkId } = await seedLink(db, { memberMode: 'handover', firstList: false });
+    const holders = userIds(12, 1160000000000000000n);
+    for (const u of holders) await recordOutcome.added(db.pool, linkId, u);
+    const r = await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: holders.slice(0, 1) }, storedLimit: 100 });
+    expect(r).toMatchObject({ kind: 'held', change: { previous: 12, next: 1, removals: 11 } });
+    expect(await listed(linkId)).toEqual([]);
+  });
+
+  it('commits an upload once, closing its session; an unknown or spent upload is not found', async () => {
+    const { linkId } = await seedLink(db);
+    const upload = await createUpload(db.pool, linkId);
+    const staged = userIds(3, 1170000000000000000n);
+    await addChunk(db.pool, linkId, upload, staged);
+    await addChunk(db.pool, linkId, upload, staged.slice(0, 1));
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'upload', uploadId: upload }, storedLimit: 100 })).toMatchObject({ kind: 'replaced', userCount: 3 });
+    expect(await listed(linkId)).toEqual(staged);
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'upload', uploadId: upload }, storedLimit: 100 })).toEqual({ kind: 'upload-not-found' });
+  });
+
+  it("joins the caller's transaction as a savepoint: rolled back with it, and refused outside one", async () => {
+    const { linkId } = await seedLink(db);
+    const before = await linkRow(linkId);
+    const c = await db.pool.connect();
+    try {
+      await expect(replaceList(c, { linkId, source: ids(2, 1180000000000000000n), storedLimit: 100 })).rejects.toThrow('SAVEPOINT can only be used in transaction blocks');
+      await c.query('BEGIN');
+      expect(await replaceList(c, { linkId, source: ids(2, 1180000000000000000n), storedLimit: 100 })).toMatchObject({ kind: 'replaced', userCount: 2 });
+      // An over-limit refusal rolls back only its own savepoint; the caller's transaction goes on.
+      expect(await replaceList(c, { linkId, source: ids(3, 1190000000000000000n), storedLimit: 2 })).toEqual({ kind: 'over-limit', next: 3 });
+      expect((await c.query('SELECT user_count FROM role_link WHERE id = $1', [linkId])).rows).toEqual([{ user_count: 2 }]);
+      await c.query('ROLLBACK');
+    } finally {
+      c.release();
+    }
+    expect(await linkRow(linkId)).toEqual(before);
+    expect(await listed(linkId)).toEqual([]);
+  });
+});

@@ -1,0 +1,14 @@
+// @rolelink/db/sync: what the bot worker reads and records to make the platform match the list (the
+// applied record, pass state, diffs, the reconcile, per-member history), its locks, the outbox sweep's
+// query and the sync lag figures.
+export * from '../sync-state.repo';
+export * from '../sync-diff.repo';
+export * from '../link-sync.repo';
+export * from '../applied-members.repo';
+export * from '../applied-outcomes.repo';
+export * from '../member-changes.repo';
+export * from '../member-lookup.repo';
+export * from '../reconcile.repo';
+export * from '../advisory-locks';
+export * from '../outbox.repo';
+export * from '../sync-lag.repo';

@@ -1,0 +1,103 @@
+type Waiting<I, R> = { item: I; resolve(r: R): void; reject(err: unknown): void };
+
+/** Upper bound of one statement; a burst larger than this is written in several. */
+const MAX_BATCH = 500;
+
+export type LinkBatchWriter<I extends { userId: string }, R> = {
+  /** Writes one batch of distinct users of one link in one statement: one result per item, in order. */
+  write(linkId: string, batch: I[]): Promise<R[]>;
+  /** After the batch committed, before any of its callers is answered (the sync request). Never throws. */
+  afterCommit(linkId: string, batch: I[], results: R[]): Promise<void>;
+  /** The answer to a request for a user already in the same batch, from the first one's. */
+  repeated(first: R): R;
+  /** Whether an item may share the statement of the queue's first one (default: always). */
+  sameStatement?(first: I, item: I): boolean;
+};
+
+/**
+ * Group commit for the single-user writes of one link (POST and DELETE /users/:userId). Every such write
+ * must lock the link row (stored limit, counter, outbox marker and journal in one transaction), so
+ * concurrent writes of one link run one after another whatever the pool size; each paid a lock
+ * hand-over and a WAL flush, which capped a link at a few hundred writes per second. Here at most one
+ * statement per link and kind is in flight: writes arriving meanwhile wait and go together in the next
+ * statement. A lone write goes at the end of the event-loop turn it arrived in (no timer, no added
+ * latency); under load the batch grows with the queue.
+ *
+ * Each caller still gets its own answer, and only after its row is committed and `afterCommit` (the sync
+ * request) is done, as with one statement per request. Two requests for the same user in one batch: the
+ * first gets the outcome, the later ones what they would have found right after it (`repeated`). In one
+ * process only; replicas each batch their own requests.
+ */
+export class LinkBatcher<I extends { userId: string }, R> {
+  private readonly queues = new Map<string, Waiting<I, R>[]>();
+
+  constructor(private readonly writer: LinkBatchWriter<I, R>) {}
+
+  run(linkId: string, item: I): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const queue = this.queues.get(linkId);
+      const waiting = { item, resolve, reject };
+      if (queue)
+        queue.push(waiting); // a batch of this link is in flight: this one goes in the next
+      else {
+        // Written at the end of this event-loop turn: every write of the link the turn brings (one auth
+        // read answers many requests at once, shared-lookup.ts) goes in the same first statement.
+        this.queues.set(linkId, [waiting]);
+        setImmediate(() => void this.drain(linkId));
+      }
+    });
+  }
+
+  /** Writes the link's queued items batch after batch until none is left; the queue exists while this runs. */
+  private async drain(linkId: string): Promise<void> {
+    const queue = this.queues.get(linkId)!;
+    try {
+      while (queue.length) {
+        const first = queue[0]!.item;
+        const batch: Waiting<I, R>[] = [];
+        for (let i = 0; i < queue.length && batch.length < MAX_BATCH;) {
+          if (!this.writer.sameStatement || this.writer.sameStatement(first, queue[i]!.item)) batch.push(queue.splice(i, 1)[0]!);
+          else i++;
+        }
+        await this.write(linkId, batch);
+      }
+    } catch (err) {
+      for (const w of queue.splice(0)) w.reject(err); // never leave a caller waiting
+    } finally {
+      this.queues.delete(linkId);
+    }
+  }
+
+  private async write(linkId: string, batch: Waiting<I, R>[]): Promise<void> {
+    const firstOf = new Map<string, number>();
+    const items: I[] = [];
+    for (const w of batch) {
+      if (!firstOf.has(w.item.userId)) {
+        firstOf.set(w.item.userId, items.length);
+        items.push(w.item);
+      }
+    }
+    let results: R[];
+    try {
+      results = await this.writer.write(linkId, items);
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    // The next batch of this link may start while this one's sync request is on its way.
+    void this.answer(linkId, batch, items, firstOf, results);
+  }
+
+  private async answer(linkId: string, batch: Waiting<I, R>[], items: I[], firstOf: Map<string, number>, results: R[]): Promise<void> {
+    await this.writer.afterCommit(linkId, items, results);
+    const answered = new Set<string>();
+    for (const w of batch) {
+      const r = results[firstOf.get(w.item.userId)!]!;
+      if (answered.has(w.item.userId)) w.resolve(this.writer.repeated(r));
+      else {
+        answered.add(w.item.userId);
+        w.resolve(r);
+      }
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { Pool } from 'pg';
+import { removeUsers, type RemoveResult } from '@rolelink/db';
+import type { SyncNotifier } from '@rolelink/queue';
+import { LinkBatcher } from './link-batcher';
+
+type Remove = { userId: string; requestId?: string };
+
+/**
+ * Group commit for DELETE /users/:userId (link-batcher.ts), as adds have: a link's concurrent removals go
+ * in one db removeUsers statement, one sync request per batch that changed the list.
+ */
+export class RemoveBatcher {
+  private readonly batcher: LinkBatcher<Remove, RemoveResult>;
+
+  constructor(deps: { pool: Pool; sync: SyncNotifier }) {
+    this.batcher = new LinkBatcher<Remove, RemoveResult>({
+      write: (linkId, batch) =>
+        removeUsers(
+          deps.pool,
+          linkId,
+          batch.map((r) => r.userId),
+        ),
+      afterCommit: async (linkId, batch, results) => {
+        if (results.some((r) => r.removed)) await deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
+      },
+      // Deleted twice at once: the second finds the user gone.
+      repeated: (r) => ({ removed: false, listVersion: r.listVersion }),
+    });
+  }
+
+  remove(linkId: string, userId: string, requestId?: string): Promise<RemoveResult> {
+    return this.batcher.run(linkId, { userId, requestId });
+  }
+}
