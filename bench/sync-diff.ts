@@ -1,7 +1,7 @@
 // Child process of `pnpm bench sync diff`: N desired ids against N applied records with 1% changed,
 // walked by the worker's own diff (bounded ranges, differences computed in PostgreSQL). Prints one JSON
 // line; its peak RSS is this process's alone.
-import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd } from '@rolelink/db';
+import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd, toStored } from '@rolelink/db';
 import { scratchDb } from './sync-support';
 
 async function main(): Promise<void> {
@@ -22,12 +22,12 @@ async function main(): Promise<void> {
       'ALTER TABLE applied_member SET UNLOGGED',
       'ALTER TABLE link_user DROP CONSTRAINT link_user_pkey',
       'ALTER TABLE applied_member DROP CONSTRAINT applied_member_pkey',
-      `INSERT INTO link_user (link_id, user_id) SELECT ${link}, ${base} + g FROM generate_series(1, ${n}) g`,
+      `INSERT INTO link_user (link_id, user_id) SELECT ${link}, ${toStored(`${base} + g`)} FROM generate_series(1, ${n}) g`,
       // 0.5% of the list never applied, and 0.5% applied users no longer on the list: 1% changed.
       `INSERT INTO applied_member (link_id, user_id, outcome, updated_at)
-         SELECT ${link}, ${base} + g, 'applied', now() FROM generate_series(1, ${n}) g WHERE g % 200 <> 0
+         SELECT ${link}, ${toStored(`${base} + g`)}, 'applied', now() FROM generate_series(1, ${n}) g WHERE g % 200 <> 0
          UNION ALL
-         SELECT ${link}, ${base} + ${n} + g, 'applied', now() FROM generate_series(1, ${Math.floor(n / 200)}) g`,
+         SELECT ${link}, ${toStored(`${base} + ${n} + g`)}, 'applied', now() FROM generate_series(1, ${Math.floor(n / 200)}) g`,
       `SET maintenance_work_mem = '512MB'`,
       'ALTER TABLE link_user ADD CONSTRAINT link_user_pkey PRIMARY KEY (link_id, user_id)',
       'ALTER TABLE applied_member ADD CONSTRAINT applied_member_pkey PRIMARY KEY (link_id, user_id)',

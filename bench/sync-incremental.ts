@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { addUser, removeUser } from '@rolelink/db';
+import { addUser, removeUser, toStored } from '@rolelink/db';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
@@ -30,8 +30,8 @@ export async function appliedLink(db: ScratchDb, n: number): Promise<string> {
   for (const sql of [
     'ALTER TABLE link_user DROP CONSTRAINT link_user_pkey',
     'ALTER TABLE applied_member DROP CONSTRAINT applied_member_pkey',
-    `INSERT INTO link_user (link_id, user_id) SELECT ${link}, ${BASE} + g FROM generate_series(1, ${n}) g`,
-    `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT ${link}, ${BASE} + g, 'applied', now() FROM generate_series(1, ${n}) g`,
+    `INSERT INTO link_user (link_id, user_id) SELECT ${link}, ${toStored(`${BASE} + g`)} FROM generate_series(1, ${n}) g`,
+    `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT ${link}, ${toStored(`${BASE} + g`)}, 'applied', now() FROM generate_series(1, ${n}) g`,
     `SET maintenance_work_mem = '512MB'`,
     'ALTER TABLE link_user ADD CONSTRAINT link_user_pkey PRIMARY KEY (link_id, user_id)',
     'ALTER TABLE applied_member ADD CONSTRAINT applied_member_pkey PRIMARY KEY (link_id, user_id)',

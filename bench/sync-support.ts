@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { REDIS_URL, ROOT, admin, createMigratedDb } from './support/bench-db';
-import { createDb, createUpload, type Db } from '@rolelink/db';
+import { createDb, createUpload, type Db, toStored } from '@rolelink/db';
 
 export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './support/bench-db';
 
@@ -78,7 +78,7 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
  */
 export async function stagedUpload(db: ScratchDb, linkId: string, select: string): Promise<string> {
   const uploadId = await createUpload(db.pool, linkId);
-  const r = await db.pool.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1::uuid, user_id FROM (${select}) s`, [uploadId]);
+  const r = await db.pool.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1::uuid, ${toStored('user_id')} FROM (${select}) s`, [uploadId]);
   const users = r.rowCount ?? 0;
   await db.pool.query('UPDATE upload_session SET chunks = $2, users = $3 WHERE id = $1', [uploadId, Math.ceil(users / 100_000), users]);
   return uploadId;

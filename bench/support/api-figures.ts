@@ -9,6 +9,7 @@ import { seedLink, type BenchLink } from './api-db';
 import { RssWindow, type RunningApi } from './api-process';
 import { call, expectOk, makeAgent } from './http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
+import { toStored } from '@rolelink/db';
 
 export type Verdict = 'PASS' | 'FAIL' | 'info';
 export type Row = { figure: string; measured: string; limit: string; verdict: Verdict };
@@ -238,7 +239,7 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
 /** For `--only get` without an upload: the list written straight by SQL, counters as a commit leaves them. */
 export async function seedBigList(ctx: Ctx, n: number): Promise<BenchLink> {
   const link = await seedLink(ctx.pool, ctx.guildId, { trusted: true });
-  await ctx.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT ${link.linkId}, ${idSql('j', n)} FROM generate_series(0, ${n - 1}) j ORDER BY 2`);
+  await ctx.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT ${link.linkId}, ${toStored(idSql('j', n))} FROM generate_series(0, ${n - 1}) j ORDER BY 2`);
   await ctx.pool.query('UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1', [link.linkId, n]);
   return link;
 }

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createDb, type Db } from '@rolelink/db';
+import { createDb, type Db, toStored } from '@rolelink/db';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { seedGuild, seedLink, userIds, type SeededLink } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
@@ -74,7 +74,8 @@ async function answer(res: Response): Promise<{ status: number; body: unknown }>
 }
 
 const listCount = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM link_user WHERE link_id = $1', [link.linkId])).rows[0]!.n);
-const listHasAll = async (ids: string[]) => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM link_user WHERE link_id = $1 AND user_id = ANY($2::bigint[])', [link.linkId, ids])).rows[0]!.n) === ids.length;
+const listHasAll = async (ids: string[]) =>
+  Number((await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM link_user WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i)`, [link.linkId, ids])).rows[0]!.n) === ids.length;
 
 describe('PostgreSQL restarted mid-write (issue 13)', () => {
   it(`a ${PUT_IDS.toLocaleString('en-US')}-ID PUT: clear 503, old list intact, the retry succeeds`, async () => {

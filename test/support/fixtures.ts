@@ -1,5 +1,6 @@
 import type { Db } from '@rolelink/db';
 import { encryptToken, generateToken, hashToken, type Plan } from '@rolelink/domain';
+import { fromStored } from '@rolelink/db';
 
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7);
 
@@ -49,6 +50,6 @@ export async function seedLink(db: Db, opts: { guildId?: string; roleId?: string
 }
 
 export async function listOf(db: Db, linkId: string): Promise<string[]> {
-  const { rows } = await db.pool.query<{ user_id: string }>('SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY user_id', [linkId]);
+  const { rows } = await db.pool.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id`, [linkId]);
   return rows.map((r) => r.user_id);
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from './queryable';
+import { fromStored, toStored } from './user-id';
 
 /** What the sync worker must know about one user: desired state against its applied record. */
 export type UserDiff = {
@@ -21,13 +22,13 @@ export async function diffUsers(db: Queryable, linkId: string, userIds: readonly
   if (!userIds.length) return [];
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>({
     name: 'rolelink.diff-users',
-    text: `SELECT x.user_id::text AS user_id, s.desired, a.outcome,
+    text: `SELECT ${fromStored('x.user_id')} AS user_id, s.desired, a.outcome,
               (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
               a.last_error IS NOT NULL AS has_error, a.next_retry_at
-         FROM unnest($2::bigint[]) AS x(user_id)
+         FROM (SELECT ${toStored('i')} AS user_id FROM unnest($2::numeric[]) i) x
          LEFT JOIN applied_member a ON a.link_id = $1 AND a.user_id = x.user_id
          CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM link_user d WHERE d.link_id = $1 AND d.user_id = x.user_id)
-                                    AND ($3::bigint IS NULL OR x.user_id <= $3::bigint) AS desired) s
+                                    AND ($3::numeric IS NULL OR x.user_id <= ${toStored('$3')}) AS desired) s
         WHERE (NOT s.desired AND a.outcome IS NOT NULL AND a.outcome <> 'removed')
            OR (s.desired AND (a.outcome IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))
         ORDER BY x.user_id`,
@@ -39,7 +40,7 @@ export async function diffUsers(db: Queryable, linkId: string, userIds: readonly
 /** Users whose back-off has passed (partial index applied_member_retry_idx): retried with the next journal batch. */
 export async function dueRetries(db: Queryable, linkId: string, limit = 1000): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
-    `SELECT user_id::text FROM applied_member WHERE link_id = $1 AND next_retry_at IS NOT NULL AND next_retry_at <= localtimestamp
+    `SELECT ${fromStored('user_id')} AS user_id FROM applied_member WHERE link_id = $1 AND next_retry_at IS NOT NULL AND next_retry_at <= localtimestamp
       ORDER BY next_retry_at LIMIT $2`,
     [linkId, limit],
   );
@@ -62,7 +63,11 @@ const GRANTED = `outcome = 'applied' AND granted`;
 
 /** The next users after `after` this link granted the role to (a strip's page, in user-id order). */
 export async function grantedHolders(db: Queryable, linkId: string, after: string, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id > $2 AND ${GRANTED} ORDER BY applied_member.user_id LIMIT $3`, [linkId, after, limit]);
+  const { rows } = await db.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM applied_member WHERE link_id = $1 AND user_id > ${toStored('$2')} AND ${GRANTED} ORDER BY applied_member.user_id LIMIT $3`, [
+    linkId,
+    after,
+    limit,
+  ]);
   return rows.map((r) => r.user_id);
 }
 
@@ -75,6 +80,10 @@ export async function grantedCount(db: Queryable, linkId: string): Promise<numbe
 /** Which of these users a strip would take the role from. */
 export async function grantedAmong(db: Queryable, linkId: string, userIds: readonly string[]): Promise<string[]> {
   if (!userIds.length) return [];
-  const { rows } = await db.query<{ user_id: string }>(`SELECT user_id::text FROM applied_member WHERE link_id = $1 AND user_id = ANY($2::bigint[]) AND ${GRANTED} ORDER BY applied_member.user_id`, [linkId, userIds]);
+  const { rows } = await db.query<{ user_id: string }>(
+    `SELECT ${fromStored('user_id')} AS user_id FROM applied_member
+      WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) AND ${GRANTED} ORDER BY applied_member.user_id`,
+    [linkId, userIds],
+  );
   return rows.map((r) => r.user_id);
 }

@@ -4,6 +4,7 @@ import { NOT_IN_GUILD_RETRY_MS, recordOutcome, retryDelayMs } from './applied-ou
 import { grantedAmong, grantedCount, grantedHolders } from './applied-members.repo';
 import { recordHolderPage } from './link-admin.repo';
 import { databaseNow, markHandAdded } from './reconcile.repo';
+import { toStored } from './user-id';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ type Row = { outcome: string; attempts: number; last_error: string | null; retry
 async function row(linkId: string, userId: string): Promise<Row | undefined> {
   const { rows } = await db.pool.query<Row>(
     `SELECT outcome, attempts, last_error, (EXTRACT(EPOCH FROM (next_retry_at - localtimestamp)) * 1000)::float8 AS retry_in_ms
-       FROM applied_member WHERE link_id = $1 AND user_id = $2`,
+       FROM applied_member WHERE link_id = $1 AND user_id = ${toStored('$2')}`,
     [linkId, userId],
   );
   return rows[0];

@@ -1,4 +1,5 @@
 import type { Queryable } from './queryable';
+import { toStored } from './user-id';
 
 /** Outcomes recorded per user (design: sync engine rule 4). `removed` is the tombstone of a removal. */
 export type Outcome = 'applied' | 'removed' | 'not_in_guild' | 'missing_permission' | 'failed';
@@ -21,7 +22,7 @@ export const recordOutcome = {
   async added(db: Queryable, linkId: string, userId: string): Promise<void> {
     await db.query(
       `INSERT INTO applied_member (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error, granted)
-       VALUES ($1, $2, 'applied', clock_timestamp(), 0, NULL, NULL, true)
+       VALUES ($1, ${toStored('$2')}, 'applied', clock_timestamp(), 0, NULL, NULL, true)
        ON CONFLICT (link_id, user_id) DO UPDATE
          SET outcome = 'applied', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = true`,
       [linkId, userId],
@@ -32,7 +33,7 @@ export const recordOutcome = {
   async addFailed(db: Queryable, linkId: string, userId: string, outcome: Exclude<Outcome, 'applied' | 'removed'>): Promise<Date> {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
-       VALUES ($1, $2, $3, clock_timestamp(), 1, localtimestamp + make_interval(secs => $4::double precision / 1000), NULL)
+       VALUES ($1, ${toStored('$2')}, $3, clock_timestamp(), 1, localtimestamp + make_interval(secs => $4::double precision / 1000), NULL)
        ON CONFLICT (link_id, user_id) DO UPDATE
          SET outcome = $3, updated_at = clock_timestamp(), attempts = m.attempts + 1, last_error = NULL,
              next_retry_at = localtimestamp + make_interval(secs => (CASE WHEN $3 = 'not_in_guild' THEN $4::double precision
@@ -46,7 +47,7 @@ export const recordOutcome = {
   async removed(db: Queryable, linkId: string, userId: string): Promise<void> {
     await db.query(
       `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = false
-        WHERE link_id = $1 AND user_id = $2`,
+        WHERE link_id = $1 AND user_id = ${toStored('$2')}`,
       [linkId, userId],
     );
   },
@@ -56,7 +57,7 @@ export const recordOutcome = {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `UPDATE applied_member SET last_error = $3, updated_at = clock_timestamp(), attempts = attempts + 1,
               next_retry_at = localtimestamp + make_interval(secs => LEAST(3600000, 30000 * power(2, attempts)) / 1000)
-        WHERE link_id = $1 AND user_id = $2
+        WHERE link_id = $1 AND user_id = ${toStored('$2')}
         RETURNING next_retry_at`,
       [linkId, userId, error],
     );
@@ -67,7 +68,7 @@ export const recordOutcome = {
   async clearError(db: Queryable, linkId: string, userId: string): Promise<void> {
     await db.query(
       `UPDATE applied_member SET last_error = NULL, attempts = 0, next_retry_at = NULL, updated_at = clock_timestamp()
-        WHERE link_id = $1 AND user_id = $2 AND outcome = 'applied'`,
+        WHERE link_id = $1 AND user_id = ${toStored('$2')} AND outcome = 'applied'`,
       [linkId, userId],
     );
   },
@@ -75,6 +76,6 @@ export const recordOutcome = {
   /** Records of users who never got the role and are no longer wanted: nothing to undo, drop them. */
   async forget(db: Queryable, linkId: string, userIds: string[]): Promise<void> {
     if (!userIds.length) return;
-    await db.query(`DELETE FROM applied_member WHERE link_id = $1 AND user_id = ANY($2::bigint[]) AND outcome NOT IN ('applied', 'removed')`, [linkId, userIds]);
+    await db.query(`DELETE FROM applied_member WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) AND outcome NOT IN ('applied', 'removed')`, [linkId, userIds]);
   },
 };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
 import { recordRemovalHeldNotification } from './notifications.repo';
 import type { Queryable } from './queryable';
+import { fromStored, toStored } from './user-id';
 
 /**
  * `additions`: members of the new list who are not among the `previous` (the list, or for a hand-over's
@@ -25,13 +26,13 @@ export type HeldChange = {
 export const REMOVAL_SAMPLE = 5;
 
 const COLUMNS = `change_id AS "changeId", previous, next, removals, next - previous + removals AS additions,
-  COALESCE(removal_sample::text[], '{}') AS "removalSample", created_at AS "createdAt", confirmed_at AS "confirmedAt"`;
+  ARRAY(SELECT ${fromStored('x')} FROM unnest(removal_sample) WITH ORDINALITY AS s(x, o) ORDER BY o) AS "removalSample", created_at AS "createdAt", confirmed_at AS "confirmedAt"`;
 
 export async function recordHeldChange(db: Queryable, linkId: string, c: { previous: number; next: number; removals: number; removalSample: readonly string[] }): Promise<HeldChange> {
   const changeId = randomUUID();
   const { rows } = await db.query<HeldChange>(
     `INSERT INTO held_change (change_id, link_id, previous, next, removals, removal_sample, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6::bigint[], now())
+     VALUES ($1, $2, $3, $4, $5, ARRAY(SELECT ${toStored('x')} FROM unnest($6::numeric[]) WITH ORDINALITY AS s(x, o) ORDER BY o), now())
      RETURNING ${COLUMNS}`,
     [changeId, linkId, c.previous, c.next, c.removals, c.removalSample],
   );

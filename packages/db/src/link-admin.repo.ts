@@ -1,5 +1,6 @@
 import { journalLinkChange } from './list-changes.repo';
 import type { Queryable } from './queryable';
+import { toStored } from './user-id';
 
 // role_link as the admin (CLI, dashboard) creates, changes, shows and deletes it.
 
@@ -27,9 +28,9 @@ export async function insertLink(db: Queryable, l: { guildId: string; roleId: st
  * now) and, in keep mode, the link's list too, with its counts. Run inside the caller's transaction.
  */
 export async function recordHolderPage(db: Queryable, linkId: string, ids: readonly string[], keep: boolean): Promise<void> {
-  await db.query(`INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, x, 'applied', now() FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
+  await db.query(`INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, ${toStored('x')}, 'applied', now() FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
   if (keep) {
-    const r = await db.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x ON CONFLICT DO NOTHING', [linkId, ids]);
+    const r = await db.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
     await db.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $2 WHERE id = $1', [linkId, r.rowCount ?? 0]);
   }
 }

@@ -2,6 +2,7 @@ import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, userIds } from '../../../test/support/fixtures';
 import { findSyncLink, finishPass, markIdle, recheckRemoval, writeJournalProgress, writeProgress } from './link-sync.repo';
 import { loadPass, startPass } from './sync-state.repo';
+import { toStored } from './user-id';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
   it('rechecks a removal against the live list: listed, and how many listed ids lie below (bounded)', async () => {
     const { linkId } = await seedLink(db, { plan: 'free' });
     const u = userIds(4, 320000000000000000n);
-    await db.pool.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x', [linkId, u.slice(0, 3)]);
+    await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, u.slice(0, 3)]);
     expect(await recheckRemoval(db.pool, linkId, u[2]!, 5)).toEqual({ enabled: true, plan: 'free', listed: true, below: 2 });
     expect(await recheckRemoval(db.pool, linkId, u[2]!, 1)).toMatchObject({ below: 1 });
     expect(await recheckRemoval(db.pool, linkId, u[3]!, 0)).toMatchObject({ listed: false, below: 0 });

@@ -1,6 +1,7 @@
 import type { Plan } from '@rolelink/domain';
 import type { Queryable } from './queryable';
 import { clearPassCursor, type PassState } from './sync-state.repo';
+import { toStored } from './user-id';
 
 // The sync worker's reads and writes of role_link: what a slice needs about its link, and the progress
 // (counts, rate, answered outbox sequence) it reports back.
@@ -41,8 +42,8 @@ export async function findSyncLink(db: Queryable, linkId: string): Promise<SyncL
 export async function recheckRemoval(db: Queryable, linkId: string, userId: string, limit: number): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
   const { rows } = await db.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
     `SELECT rl.enabled, g.plan,
-            EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2) AS listed,
-            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < $2 LIMIT $3) x)::int AS below
+            EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = ${toStored('$2')}) AS listed,
+            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < ${toStored('$2')} LIMIT $3) x)::int AS below
        FROM role_link rl JOIN guild g ON g.id = rl.guild_id WHERE rl.id = $1`,
     [linkId, userId, limit],
   );

@@ -5,6 +5,7 @@ import { lockLink } from './links.repo';
 import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
 import { inTransaction, type Queryable } from './queryable';
 import { bigintArrayLiteral } from './uploads.repo';
+import { fromStored, toStored } from './user-id';
 
 export type ReplaceSource = { kind: 'ids'; ids: readonly string[] } | { kind: 'upload'; uploadId: string };
 
@@ -144,7 +145,7 @@ async function insertDistinct(c: PoolClient, linkId: string, source: ReplaceSour
     return r.rowCount ?? 0;
   }
   if (source.ids.length <= BATCH) {
-    const r = await c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, x FROM unnest($2::bigint[]) x ORDER BY 2', [linkId, bigintArrayLiteral(source.ids)]);
+    const r = await c.query(`INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, ${toStored('x')} FROM unnest($2::numeric[]) x ORDER BY 2`, [linkId, bigintArrayLiteral(source.ids)]);
     return r.rowCount ?? 0;
   }
   await buildNewList(c, source);
@@ -159,12 +160,12 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
     const { uploadId } = source;
     r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [uploadId]));
   } else if (source.ids.length <= BATCH) {
-    r = await c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT x AS user_id FROM unnest($1::bigint[]) x', [bigintArrayLiteral(source.ids)]);
+    r = await c.query(`CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT ${toStored('x')} AS user_id FROM unnest($1::numeric[]) x`, [bigintArrayLiteral(source.ids)]);
   } else {
     // Larger than any PUT the API accepts; kept general: batches into a scratch table, then deduplicated.
     await c.query('CREATE TEMP TABLE new_ids (user_id bigint) ON COMMIT DROP');
     for (let i = 0; i < source.ids.length; i += BATCH) {
-      await c.query('INSERT INTO new_ids SELECT unnest($1::bigint[])', [bigintArrayLiteral(source.ids.slice(i, i + BATCH))]);
+      await c.query(`INSERT INTO new_ids SELECT ${toStored('x')} FROM unnest($1::numeric[]) x`, [bigintArrayLiteral(source.ids.slice(i, i + BATCH))]);
     }
     r = await c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM new_ids');
   }
@@ -200,9 +201,9 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
 async function leftOut(c: PoolClient, linkId: string, handover: boolean, n: number): Promise<string[]> {
   const { rows } = await c.query<{ id: string }>(
     handover
-      ? `SELECT a.user_id::text AS id FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
+      ? `SELECT ${fromStored('a.user_id')} AS id FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
            AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = a.user_id) ORDER BY a.user_id LIMIT $2`
-      : `SELECT u.user_id::text AS id FROM link_user u WHERE u.link_id = $1
+      : `SELECT ${fromStored('u.user_id')} AS id FROM link_user u WHERE u.link_id = $1
            AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) ORDER BY u.user_id LIMIT $2`,
     [linkId, n],
   );

@@ -1,4 +1,5 @@
 import type { Queryable } from './queryable';
+import { toStored } from './user-id';
 
 /** `listVersion`: the list's version once the statement committed (the same for every ID of one call). */
 export type AddResult = { added: boolean; atLimit: boolean; listVersion: string };
@@ -24,7 +25,7 @@ export async function addUsers(db: Queryable, linkId: string, userIds: readonly 
     text: `WITH l AS (SELECT id, user_count, list_version FROM role_link WHERE id = $1 FOR UPDATE),
           req AS (
             SELECT t.x AS user_id, t.ord, p.hit IS NOT NULL AS present
-            FROM unnest($2::bigint[]) WITH ORDINALITY AS t(x, ord)
+            FROM (SELECT ${toStored('i.n')} AS x, i.ord FROM unnest($2::numeric[]) WITH ORDINALITY AS i(n, ord)) t
             LEFT JOIN LATERAL (SELECT 1 AS hit FROM link_user u WHERE u.link_id = $1 AND u.user_id = t.x LIMIT 1) p ON true),
           fresh AS (SELECT user_id, row_number() OVER (ORDER BY ord) AS rn FROM req WHERE NOT present),
           ins AS (
@@ -66,14 +67,15 @@ export async function removeUsers(db: Queryable, linkId: string, userIds: readon
     // The link row is locked before the list rows (the delete joins it), the same order as every other
     // writer of the list: a removal racing a replace of the same link cannot deadlock.
     text: `WITH l AS (SELECT id, list_version FROM role_link WHERE id = $1 FOR UPDATE),
-          del AS (DELETE FROM link_user u USING l WHERE u.link_id = l.id AND u.user_id = ANY ($2::bigint[]) RETURNING u.user_id),
+          del AS (DELETE FROM link_user u USING l
+                   WHERE u.link_id = l.id AND u.user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) RETURNING u.user_id),
           upd AS (
             UPDATE role_link SET user_count = user_count - (SELECT count(*) FROM del)::int, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
             WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING sync_wanted_seq, list_version),
           jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, del.user_id, 'remove' FROM del, upd)
      SELECT d.user_id IS NOT NULL AS removed,
             COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version
-     FROM unnest($2::bigint[]) WITH ORDINALITY AS t(x, ord) LEFT JOIN del d ON d.user_id = t.x
+     FROM (SELECT ${toStored('i.n')} AS x, i.ord FROM unnest($2::numeric[]) WITH ORDINALITY AS i(n, ord)) t LEFT JOIN del d ON d.user_id = t.x
      ORDER BY t.ord`,
     values: [linkId, userIds],
   });
@@ -89,7 +91,7 @@ export async function removeUser(db: Queryable, linkId: string, userId: string):
 export async function hasUser(db: Queryable, linkId: string, userId: string): Promise<boolean> {
   const { rows } = await db.query<{ exists: boolean }>({
     name: 'rolelink.has-user',
-    text: 'SELECT EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = $2) AS exists',
+    text: `SELECT EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = ${toStored('$2')}) AS exists`,
     values: [linkId, userId],
   });
   return rows[0]!.exists;

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Connection, Pool, PoolClient, Submittable } from 'pg';
+import { fromStored } from './user-id';
 
 /**
  * GET /users body, streamed: a link's user IDs in ascending order as JSON array elements
@@ -49,8 +50,12 @@ async function streamCopy(pool: Pool, linkId: string, format: 'json' | 'csv', sy
   }
   const copy =
     format === 'json'
-      ? new CopyOut(`COPY (SELECT user_id FROM link_user WHERE link_id = ${linkId} ORDER BY user_id) TO STDOUT`, 'json')
-      : new CopyOut(`COPY (SELECT user_id, row_number() OVER (ORDER BY user_id) <= ${syncedLimit} AS synced FROM link_user WHERE link_id = ${linkId} ORDER BY user_id) TO STDOUT WITH (FORMAT csv, HEADER)`, 'rows');
+      ? new CopyOut(`COPY (SELECT ${fromStored('user_id')} FROM link_user WHERE link_id = ${linkId} ORDER BY link_user.user_id) TO STDOUT`, 'json')
+      : new CopyOut(
+          `COPY (SELECT ${fromStored('user_id')} AS user_id, row_number() OVER (ORDER BY link_user.user_id) <= ${syncedLimit} AS synced
+                   FROM link_user WHERE link_id = ${linkId} ORDER BY link_user.user_id) TO STDOUT WITH (FORMAT csv, HEADER)`,
+          'rows',
+        );
   const done = new Promise<void>((resolve, reject) => {
     copy.on('error', (err: Error) => {
       release(err);

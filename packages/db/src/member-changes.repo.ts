@@ -1,4 +1,5 @@
 import type { Queryable } from './queryable';
+import { toStored } from './user-id';
 
 export type MemberChange = { at: Date; action: 'add' | 'remove'; outcome: string; cause: string };
 
@@ -13,15 +14,15 @@ export const MEMBER_HISTORY_KEEP = 20;
 export async function recordMemberChange(db: Queryable, c: { linkId: string; userId: string; action: 'add' | 'remove'; outcome: string; cause: string }): Promise<void> {
   await db.query({
     name: 'rolelink.record-member-change',
-    text: `WITH ins AS (INSERT INTO member_change (link_id, user_id, at, action, outcome, cause) VALUES ($1, $2, clock_timestamp(), $3, $4, $5))
-           DELETE FROM member_change WHERE link_id = $1 AND user_id = $2
-              AND id <= (SELECT id FROM member_change WHERE link_id = $1 AND user_id = $2 ORDER BY id DESC OFFSET $6 - 1 LIMIT 1)`,
+    text: `WITH ins AS (INSERT INTO member_change (link_id, user_id, at, action, outcome, cause) VALUES ($1, ${toStored('$2')}, clock_timestamp(), $3, $4, $5))
+           DELETE FROM member_change WHERE link_id = $1 AND user_id = ${toStored('$2')}
+              AND id <= (SELECT id FROM member_change WHERE link_id = $1 AND user_id = ${toStored('$2')} ORDER BY id DESC OFFSET $6 - 1 LIMIT 1)`,
     values: [c.linkId, c.userId, c.action, c.outcome, c.cause, MEMBER_HISTORY_KEEP],
   });
 }
 
 /** The member's recent role changes on the link, newest first. */
 export async function memberHistory(db: Queryable, linkId: string, userId: string): Promise<MemberChange[]> {
-  const { rows } = await db.query<MemberChange>(`SELECT at, action, outcome, cause FROM member_change WHERE link_id = $1 AND user_id = $2 ORDER BY id DESC LIMIT $3`, [linkId, userId, MEMBER_HISTORY_KEEP]);
+  const { rows } = await db.query<MemberChange>(`SELECT at, action, outcome, cause FROM member_change WHERE link_id = $1 AND user_id = ${toStored('$2')} ORDER BY id DESC LIMIT $3`, [linkId, userId, MEMBER_HISTORY_KEEP]);
   return rows;
 }

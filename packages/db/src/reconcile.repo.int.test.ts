@@ -1,6 +1,7 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, userIds } from '../../../test/support/fixtures';
 import { databaseNow, markEligibleAgain, markHandAdded, markHandRemoved, reconcileLinks } from './reconcile.repo';
+import { fromStored, toStored } from './user-id';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -9,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function outcomes(linkId: string): Promise<Record<string, string>> {
-  const { rows } = await db.pool.query<{ user_id: string; outcome: string }>('SELECT user_id::text, outcome FROM applied_member WHERE link_id = $1', [linkId]);
+  const { rows } = await db.pool.query<{ user_id: string; outcome: string }>(`SELECT ${fromStored('user_id')} AS user_id, outcome FROM applied_member WHERE link_id = $1`, [linkId]);
   return Object.fromEntries(rows.map((r) => [r.user_id, r.outcome]));
 }
 
@@ -33,9 +34,9 @@ describe('reconcile repository (role_link reads, applied_member repairs)', () =>
     const [handAdded, handRemoved, newer, keeps, outside, joined] = userIds(6, 330000000000000000n);
     await db.pool.query(
       `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) VALUES
-         ($1, $2, 'removed', localtimestamp - interval '1 minute'), ($1, $3, 'applied', localtimestamp - interval '1 minute'),
-         ($1, $4, 'removed', localtimestamp + interval '1 minute'), ($1, $5, 'applied', localtimestamp - interval '1 minute'),
-         ($1, $6, 'applied', localtimestamp - interval '1 minute'), ($1, $7, 'not_in_guild', localtimestamp - interval '1 minute')`,
+         ($1, ${toStored('$2')}, 'removed', localtimestamp - interval '1 minute'), ($1, ${toStored('$3')}, 'applied', localtimestamp - interval '1 minute'),
+         ($1, ${toStored('$4')}, 'removed', localtimestamp + interval '1 minute'), ($1, ${toStored('$5')}, 'applied', localtimestamp - interval '1 minute'),
+         ($1, ${toStored('$6')}, 'applied', localtimestamp - interval '1 minute'), ($1, ${toStored('$7')}, 'not_in_guild', localtimestamp - interval '1 minute')`,
       [linkId, handAdded, handRemoved, newer, keeps, outside, joined],
     );
     const seenAt = await databaseNow(db.pool);

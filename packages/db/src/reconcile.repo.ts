@@ -1,5 +1,6 @@
 import type { Plan } from '@rolelink/domain';
 import type { Queryable } from './queryable';
+import { fromStored, toStored } from './user-id';
 
 // The reconcile's reads of role_link and its repairs of the applied record (applied_member) against the
 // platform's member listing. Repairs are guarded by `seenAt`: a record written after the page was read
@@ -45,11 +46,11 @@ export async function databaseNow(db: Queryable): Promise<Date> {
 export async function markHandAdded(db: Queryable, linkId: string, holders: readonly string[], seenAt: Date): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at)
-     SELECT $1, h, 'applied', clock_timestamp() FROM unnest($2::bigint[]) AS h
+     SELECT $1, ${toStored('h')}, 'applied', clock_timestamp() FROM unnest($2::numeric[]) AS h
      ON CONFLICT (link_id, user_id) DO UPDATE
        SET outcome = 'applied', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = false
        WHERE m.outcome <> 'applied' AND m.updated_at < $3
-     RETURNING user_id::text`,
+     RETURNING ${fromStored('user_id')} AS user_id`,
     [linkId, holders, seenAt],
   );
   return rows.map((r) => r.user_id);
@@ -59,9 +60,9 @@ export async function markHandAdded(db: Queryable, linkId: string, holders: read
 export async function markHandRemoved(db: Queryable, linkId: string, page: { after: string; upper: string; holders: readonly string[] }, seenAt: Date): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = false
-      WHERE link_id = $1 AND user_id > $2 AND user_id <= $3 AND outcome = 'applied' AND updated_at < $4
-        AND NOT (user_id = ANY($5::bigint[]))
-      RETURNING user_id::text`,
+      WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')} AND outcome = 'applied' AND updated_at < $4
+        AND user_id NOT IN (SELECT ${toStored('h')} FROM unnest($5::numeric[]) h)
+      RETURNING ${fromStored('user_id')} AS user_id`,
     [linkId, page.after, page.upper, seenAt, page.holders],
   );
   return rows.map((r) => r.user_id);
@@ -71,8 +72,8 @@ export async function markHandRemoved(db: Queryable, linkId: string, page: { aft
 export async function markEligibleAgain(db: Queryable, linkId: string, members: readonly string[]): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `UPDATE applied_member SET next_retry_at = NULL, updated_at = clock_timestamp()
-      WHERE link_id = $1 AND outcome = 'not_in_guild' AND user_id = ANY($2::bigint[])
-      RETURNING user_id::text`,
+      WHERE link_id = $1 AND outcome = 'not_in_guild' AND user_id IN (SELECT ${toStored('m')} FROM unnest($2::numeric[]) m)
+      RETURNING ${fromStored('user_id')} AS user_id`,
     [linkId, members],
   );
   return rows.map((r) => r.user_id);

@@ -1,6 +1,7 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { desiredInRange, diffRange, listedUserAt, MAX_USER_ID, nextRangeEnd } from './sync-diff.repo';
+import { toStored } from './user-id';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -9,14 +10,14 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function list(linkId: string, ids: string[]): Promise<void> {
-  await db.pool.query('INSERT INTO link_user (link_id, user_id) SELECT $1, u FROM unnest($2::bigint[]) u', [linkId, ids]);
+  await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`, [linkId, ids]);
 }
 
 async function applied(linkId: string, rows: { userId: string; outcome: string; lastError?: string; retryInSec?: number }[]): Promise<void> {
   for (const r of rows) {
     await db.pool.query(
       `INSERT INTO applied_member (link_id, user_id, outcome, last_error, next_retry_at)
-       VALUES ($1, $2, $3, $4, CASE WHEN $5::int IS NULL THEN NULL ELSE localtimestamp + make_interval(secs => $5::int) END)`,
+       VALUES ($1, ${toStored('$2')}, $3, $4, CASE WHEN $5::int IS NULL THEN NULL ELSE localtimestamp + make_interval(secs => $5::int) END)`,
       [linkId, r.userId, r.outcome, r.lastError ?? null, r.retryInSec ?? null],
     );
   }

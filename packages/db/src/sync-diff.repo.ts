@@ -3,8 +3,9 @@ import type { Queryable } from './queryable';
 
 // The sync walk's reads: ranges of the list (link_user) against the applied record (applied_member).
 
-/** Largest user id a bigint holds: the open upper end of the last range. */
-export const MAX_USER_ID = 9223372036854775807n;
+import { fromStored, MAX_USER_ID, toStored } from './user-id';
+
+export { MAX_USER_ID };
 
 /**
  * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or
@@ -13,8 +14,8 @@ export const MAX_USER_ID = 9223372036854775807n;
  */
 export async function nextRangeEnd(db: Queryable, linkId: string, cursor: bigint, span: number): Promise<bigint> {
   const { rows } = await db.query<{ d: string | null; a: string | null }>(
-    `SELECT (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > $2 ORDER BY user_id OFFSET $3 LIMIT 1)::text AS d,
-            (SELECT user_id FROM applied_member WHERE link_id = $1 AND user_id > $2 ORDER BY user_id OFFSET $3 LIMIT 1)::text AS a`,
+    `SELECT ${fromStored(`(SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} ORDER BY user_id OFFSET $3 LIMIT 1)`)} AS d,
+            ${fromStored(`(SELECT user_id FROM applied_member WHERE link_id = $1 AND user_id > ${toStored('$2')} ORDER BY user_id OFFSET $3 LIMIT 1)`)} AS a`,
     [linkId, cursor.toString(), span - 1],
   );
   const r = rows[0];
@@ -29,15 +30,15 @@ export async function nextRangeEnd(db: Queryable, linkId: string, cursor: bigint
 export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<UserDiff[]> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>(
-    `SELECT coalesce(d.user_id, a.user_id)::text AS user_id,
+    `SELECT ${fromStored('coalesce(d.user_id, a.user_id)')} AS user_id,
             d.user_id IS NOT NULL AS desired,
             a.outcome,
             (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
             a.last_error IS NOT NULL AS has_error,
             a.next_retry_at
-       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > $2 AND user_id <= $4) d
+       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$4')}) d
        FULL JOIN (SELECT user_id, outcome, next_retry_at, last_error FROM applied_member
-                   WHERE link_id = $1 AND user_id > $2 AND user_id <= $3) a ON a.user_id = d.user_id
+                   WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')}) a ON a.user_id = d.user_id
       WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
          OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))
       ORDER BY coalesce(d.user_id, a.user_id)`,
@@ -55,7 +56,7 @@ export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | 
   const desiredTo = cutoff ?? MAX_USER_ID;
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n
-       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id <= $2) d
+       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id <= ${toStored('$2')}) d
        FULL JOIN (SELECT user_id, outcome, last_error FROM applied_member WHERE link_id = $1) a ON a.user_id = d.user_id
       WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
          OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))`,
@@ -68,7 +69,7 @@ export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | 
 export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<number> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
   if (desiredTo <= from) return 0;
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > $2 AND user_id <= $3', [linkId, from.toString(), desiredTo.toString()]);
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')}`, [linkId, from.toString(), desiredTo.toString()]);
   return rows[0]?.n ?? 0;
 }
 
@@ -77,6 +78,6 @@ export async function desiredInRange(db: Queryable, linkId: string, from: bigint
  * when `offset` is the synced limit. One index-only scan with OFFSET.
  */
 export async function listedUserAt(db: Queryable, linkId: string, offset: number): Promise<bigint | null> {
-  const { rows } = await db.query<{ user_id: string }>('SELECT user_id::text FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id OFFSET $2 LIMIT 1', [linkId, offset]);
+  const { rows } = await db.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id OFFSET $2 LIMIT 1`, [linkId, offset]);
   return rows[0] ? BigInt(rows[0].user_id) : null;
 }

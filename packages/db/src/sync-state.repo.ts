@@ -1,5 +1,6 @@
 import { compactJournal } from './list-changes.repo';
 import type { Queryable } from './queryable';
+import { fromStoredText, storedText, toStored } from './user-id';
 
 /**
  * The journal consumer's position (link_sync_state.journal_seq) and the synced boundary it applied:
@@ -11,7 +12,7 @@ export async function recordJournalApplied(db: Queryable, linkId: string, applie
     `UPDATE link_sync_state SET journal_seq = GREATEST(COALESCE(journal_seq, 0), $2), applied_cutoff = $3, applied_limit = $4,
             updated_at = clock_timestamp()
       WHERE link_id = $1`,
-    [linkId, applied.seq.toString(), applied.cutoff === null ? null : applied.cutoff.toString(), applied.limit],
+    [linkId, applied.seq.toString(), applied.cutoff === null ? null : storedText(applied.cutoff), applied.limit],
   );
   await compactJournal(db, linkId, applied.seq);
 }
@@ -70,7 +71,7 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
   const r = rows[0]!;
   return {
     passSeq: BigInt(r.pass_seq),
-    cursor: r.cursor === null ? null : BigInt(r.cursor),
+    cursor: r.cursor === null ? null : fromStoredText(r.cursor),
     passStartedAt: r.pass_started_at,
     desiredSeen: r.desired_seen,
     appliedSeen: r.applied_seen,
@@ -84,7 +85,7 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
     backoffLeftMs: r.backoff_left_ms ?? 0,
     journalSeq: r.journal_seq === null ? null : BigInt(r.journal_seq),
     appliedLimit: r.applied_limit,
-    appliedCutoff: r.applied_cutoff === null ? null : BigInt(r.applied_cutoff),
+    appliedCutoff: r.applied_cutoff === null ? null : fromStoredText(r.applied_cutoff),
   };
 }
 
@@ -95,11 +96,11 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
  */
 export async function startPass(db: Queryable, linkId: string, seq: bigint, baseApplied: number, boundary: { limit: number; cutoff: bigint | null }, pending: number): Promise<void> {
   await db.query(
-    `UPDATE link_sync_state SET pass_seq = $2, cursor = 0, pass_started_at = clock_timestamp(), desired_seen = 0, applied_seen = 0,
+    `UPDATE link_sync_state SET pass_seq = $2, cursor = ${toStored('0')}, pass_started_at = clock_timestamp(), desired_seen = 0, applied_seen = 0,
             changes = 0, adds = 0, base_applied = $3, next_retry_at = NULL, applied_limit = $4, applied_cutoff = $5, pass_pending = $6,
             updated_at = clock_timestamp()
       WHERE link_id = $1`,
-    [linkId, seq.toString(), baseApplied, boundary.limit, boundary.cutoff === null ? null : boundary.cutoff.toString(), pending],
+    [linkId, seq.toString(), baseApplied, boundary.limit, boundary.cutoff === null ? null : storedText(boundary.cutoff), pending],
   );
 }
 
@@ -111,7 +112,7 @@ export async function advancePass(db: Queryable, linkId: string, step: { cursor:
             next_retry_at = CASE WHEN $7::timestamp IS NULL THEN next_retry_at ELSE LEAST(COALESCE(next_retry_at, $7::timestamp), $7::timestamp) END,
             updated_at = clock_timestamp()
       WHERE link_id = $1`,
-    [linkId, step.cursor.toString(), step.desired, step.applied, step.changes, step.adds, step.nextRetryAt],
+    [linkId, storedText(step.cursor), step.desired, step.applied, step.changes, step.adds, step.nextRetryAt],
   );
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UPLOAD_TTL_MS } from '@rolelink/domain';
 import { inTransaction, type Queryable } from './queryable';
+import { toStored } from './user-id';
 
 export async function createUpload(db: Queryable, linkId: string): Promise<string> {
   const id = randomUUID();
@@ -9,7 +10,7 @@ export async function createUpload(db: Queryable, linkId: string): Promise<strin
 }
 
 /**
- * A bigint[] parameter as PostgreSQL's array literal, built with one join. pg's own array serializer
+ * An id array parameter (`$n::numeric[]`, converted by user-id.ts's toStored) as PostgreSQL's array literal, built with one join. pg's own array serializer
  * quotes and escapes every element: ~100 ms of CPU for a 100,000-ID chunk or PUT, against ~15 ms here.
  * The digits check keeps a malformed element from being read as several (callers pass validated IDs).
  */
@@ -28,7 +29,7 @@ export function addChunk(db: Queryable, linkId: string, uploadId: string, ids: r
   return inTransaction(db, async (c) => {
     const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE', [uploadId, linkId]);
     if (open.rowCount !== 1) return null;
-    if (ids.length) await c.query('INSERT INTO upload_staged (upload_id, user_id) SELECT $1, unnest($2::bigint[])', [uploadId, bigintArrayLiteral(ids)]);
+    if (ids.length) await c.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [uploadId, bigintArrayLiteral(ids)]);
     const { rows } = await c.query<{ chunks: number; users: number }>('UPDATE upload_session SET chunks = chunks + 1, users = users + $2 WHERE id = $1 RETURNING chunks, users', [uploadId, ids.length]);
     return rows[0]!;
   });

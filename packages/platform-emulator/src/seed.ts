@@ -41,7 +41,16 @@ export type SeedChannel = { id: string; name: string };
 export type EmulatorSeed = { guilds: SeedGuild[] };
 
 export const DEFAULT_GENERATED_START_ID = '100000000000000000';
-const MAX_ID = 9223372036854775807n;
+/**
+ * A member's user id: any snowflake up to 2^64 - 1 (the platform's are unsigned 64-bit, and the service
+ * must hold ids past 2^63 too: issue 24), stored as such in the member store's BigUint64Array. Guild,
+ * role and channel ids keep contracts' `snowflake` (within a signed bigint, as the service stores them).
+ */
+const MAX_ID = 18446744073709551615n;
+export const memberId = z
+  .string()
+  .regex(/^[1-9]\d{0,19}$/, 'must be a snowflake (digits, no leading zero)')
+  .refine((v) => BigInt(v) <= MAX_ID, 'out of the 64-bit range');
 /** Ten million generated members is ~120 MB of arrays: a guard against a typo, not a platform rule. */
 export const MAX_GENERATED_MEMBERS = 10_000_000;
 
@@ -60,7 +69,7 @@ const seedRole = z.object({
   permissions: permissions.optional(),
   color: z.number().int().min(0).max(0xffffff).optional(),
 });
-const seedMember = z.object({ userId: snowflake, roles: z.array(snowflake).optional(), username: userName.optional(), globalName: userName.optional() });
+const seedMember = z.object({ userId: memberId, roles: z.array(snowflake).optional(), username: userName.optional(), globalName: userName.optional() });
 
 export const seedGuildSchema = z
   .object({
@@ -78,7 +87,7 @@ export const seedGuildSchema = z
     generateMembers: z
       .object({
         count: z.number().int().min(0).max(MAX_GENERATED_MEMBERS),
-        startId: snowflake.optional(),
+        startId: memberId.optional(),
         roles: z.array(snowflake).optional(),
       })
       .optional(),

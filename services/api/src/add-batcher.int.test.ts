@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type UserAddedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { AddBatcher } from './add-batcher';
+import { toStored } from '@rolelink/db';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
@@ -34,7 +35,7 @@ describe('batched single adds (POST /users/:userId under concurrency)', () => {
 
   it('fills the last free places in arrival order and refuses the rest with the stored-limit error', async () => {
     const link = await seedLink(h.db, { plan: 'free' });
-    await h.db.pool.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x', [link.linkId, userIds(9_995)]);
+    await h.db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [link.linkId, userIds(9_995)]);
     await h.db.pool.query('UPDATE role_link SET user_count = 9995 WHERE id = $1', [link.linkId]);
     const batcher = new AddBatcher({ pool: h.db.pool, sync: h.sync });
     const extra = userIds(20, 300000000000000000n);

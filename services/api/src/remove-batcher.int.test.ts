@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { RemoveBatcher } from './remove-batcher';
+import { fromStored, toStored } from '@rolelink/db';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
@@ -10,7 +11,7 @@ beforeEach(() => h.reset());
 
 const count = async (linkId: string) => (await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [linkId])).rows[0]!.n;
 const fill = async (linkId: string, ids: string[]) => {
-  await h.db.pool.query('INSERT INTO link_user (link_id, user_id) SELECT $1, x FROM unnest($2::bigint[]) x', [linkId, ids]);
+  await h.db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, ids]);
   await h.db.pool.query('UPDATE role_link SET user_count = $2 WHERE id = $1', [linkId, ids.length]);
 };
 
@@ -28,7 +29,7 @@ describe('batched single removals (DELETE /users/:userId under concurrency)', ()
     expect(results.slice(gone.length).some((r) => r.removed)).toBe(false);
     expect(await listOf(h.db, link.linkId)).toEqual(ids.slice(0, 100));
     expect(await count(link.linkId)).toBe(100);
-    const { rows } = await h.db.pool.query<{ user_id: string }>("SELECT user_id::text FROM list_change WHERE link_id = $1 AND op = 'remove' ORDER BY user_id", [link.linkId]);
+    const { rows } = await h.db.pool.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM list_change WHERE link_id = $1 AND op = 'remove' ORDER BY list_change.user_id`, [link.linkId]);
     expect(rows.map((r) => r.user_id)).toEqual(gone);
     // Every answer carries the version its statement left; the last statement's is the link's.
     const { rows: v } = await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [link.linkId]);

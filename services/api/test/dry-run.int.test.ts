@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type DryRunBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
+import { toStored } from '@rolelink/db';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
@@ -77,7 +78,7 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
 
   it('judges a hand-over first list against the role holders, as the write does', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
-    await h.db.pool.query("INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x", [link.linkId, userIds(20)]);
+    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`, [link.linkId, userIds(20)]);
     const before = await footprint(link.linkId);
     const res = await put(link, userIds(5), '?dry_run=true').expect(200);
     expect(bodyOf<DryRunBody>(res).data).toMatchObject({ status: 409, user_count: 0, next_user_count: 5, adds: 5, removals: 0, shrink: { previous: 20, removals: 15, would_hold: true } });

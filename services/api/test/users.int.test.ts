@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
-import { latestHeldChange } from '@rolelink/db';
+import { latestHeldChange, toStored } from '@rolelink/db';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -189,7 +189,7 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
 
   it("judges a hand-over link's first list against the role's current holders", async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
-    await h.db.pool.query("INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x", [link.linkId, userIds(40)]);
+    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`, [link.linkId, userIds(40)]);
     const held = await put(link, userIds(20)).expect(409);
     expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
     await put(link, userIds(35)).expect(200);
@@ -198,7 +198,7 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
   it('records what a held hand-over would add and the first holders it leaves out, for the dashboard (issue 20)', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
     const holders = userIds(40);
-    await h.db.pool.query("INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, x, 'applied' FROM unnest($2::bigint[]) x", [link.linkId, holders]);
+    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`, [link.linkId, holders]);
     // 5 of the 40 holders stay and 5 members who do not hold the role join: 35 removals, 5 additions.
     const list = [...holders.slice(35), ...userIds(5, 200000000000000000n)];
     const held = await put(link, list).expect(409);
@@ -386,7 +386,7 @@ describe('sync requests (spec 6.2, design outbox)', () => {
       .set('X-Request-Id', 'req-add-1')
       .expect(200);
     // A listed user to remove, written without the API so that no sync job is queued for this link yet.
-    await h.db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [removeLink.linkId, userIds(1)[0]]);
+    await h.db.pool.query(`INSERT INTO link_user (link_id, user_id) VALUES ($1, ${toStored('$2')})`, [removeLink.linkId, userIds(1)[0]]);
     await h.db.pool.query('UPDATE role_link SET user_count = 1 WHERE id = $1', [removeLink.linkId]);
     await request(h.app)
       .delete(`${base(removeLink)}/${userIds(1)[0]}`)

@@ -4,7 +4,7 @@ import { enqueueLinkSync } from '@rolelink/queue';
 import { createMetrics, memoryLogger, type LogLine } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
 import { applyRange } from './sync/apply-range';
-import { diffRange } from '@rolelink/db';
+import { diffRange, toStored } from '@rolelink/db';
 import { loadLink } from './sync/link-context';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
@@ -209,7 +209,7 @@ describe('sync engine against the platform emulator', () => {
       [dropMe, false],
     ]);
     // The plugin adds keepMe back after the diff was read, before the worker reaches the removal.
-    await db.pool.query('INSERT INTO link_user (link_id, user_id) VALUES ($1, $2)', [link, keepMe]);
+    await db.pool.query(`INSERT INTO link_user (link_id, user_id) VALUES ($1, ${toStored('$2')})`, [link, keepMe]);
     const c = await db.pool.connect();
     try {
       await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, cause: 'full sync', exhausted: () => false, spend: () => undefined }, rows);

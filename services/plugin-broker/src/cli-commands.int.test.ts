@@ -6,6 +6,7 @@ import { REDIS_URL } from '../../../test/support/redis';
 import { pollHealth } from './health/health-poll';
 import { startHarness, TEST_KEY, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
+import { toStored } from '@rolelink/db';
 
 let h: Harness;
 let link: SeededLink;
@@ -104,7 +105,7 @@ describe('rolelink config / iframe-url / health', () => {
   it('link strip-preview counts only granted members, and link delete --strip-roles without a platform to check needs --confirm-lockout', async () => {
     const other = await h.seedLink();
     const [found, granted] = ['100000000000000001', '100000000000000002'];
-    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) VALUES ($1, $2, 'applied', false), ($1, $3, 'applied', true)`, [other.linkId, found, granted]);
+    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) VALUES ($1, ${toStored('$2')}, 'applied', false), ($1, ${toStored('$3')}, 'applied', true)`, [other.linkId, found, granted]);
     const preview = await cliJson('link', 'strip-preview', other.guildId, other.roleId);
     expect(preview).toEqual({ code: 0, out: { count: 1, sample: [{ user_id: granted, name: null }], lockout: [], lockout_checked: false } });
     const refused = await cliJson('link', 'delete', other.guildId, other.roleId, '--strip-roles');

@@ -27,7 +27,7 @@ export function printable<T>(data: T, human: Record<string, unknown>): Printable
 export function linkArgs(args: Record<string, string | undefined>): LinkArgs {
   const check = (name: string): string => {
     const r = snowflake.safeParse(args[name]);
-    if (!r.success) throw AppError.validation([{ field: name, message: 'must be a numeric string' }]);
+    if (!r.success) throw AppError.validation([{ field: name, message: r.error.issues[0]?.message ?? 'must be a numeric string' }]);
     return r.data;
   };
   return { guildId: check('guildId'), roleId: check('roleId') };

@@ -18,7 +18,7 @@ export async function iframeUrl(ctx: PluginCommandContext, args: LinkArgs & { vi
   let viewerId: string | undefined;
   if (args.viewerId !== undefined) {
     const viewer = userId.safeParse(args.viewerId);
-    if (!viewer.success) throw AppError.validation([{ field: 'viewer', message: 'must be a 17 to 20 digit user ID' }]);
+    if (!viewer.success) throw AppError.validation([{ field: 'viewer', message: viewer.error.issues[0]?.message ?? 'must be a 17 to 20 digit user ID' }]);
     viewerId = viewer.data;
   }
   const link = await resolveLink(ctx.db, args);

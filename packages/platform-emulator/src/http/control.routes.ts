@@ -4,14 +4,14 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import type { EmulatorState } from '../emulator-state';
 import { configPatchSchema } from '../options';
-import { seedSchema } from '../seed';
+import { memberId, seedSchema } from '../seed';
 import { renderMember } from './render';
 
 const guildParams = z.object({ guildId: snowflake });
-const memberParams = z.object({ guildId: snowflake, userId: snowflake });
+const memberParams = z.object({ guildId: snowflake, userId: memberId });
 const roleParams = z.object({ guildId: snowflake, roleId: snowflake });
 const rolesBody = z.object({ roles: z.array(snowflake) });
-const newMemberBody = z.object({ userId: snowflake, roles: z.array(snowflake).optional() });
+const newMemberBody = z.object({ userId: memberId, roles: z.array(snowflake).optional() });
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
 
 /**

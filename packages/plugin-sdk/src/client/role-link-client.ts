@@ -4,6 +4,7 @@ import type { FetchLike } from '../host-types';
 import { HttpClient, type HttpAnswer, type HttpCall } from './http';
 import { replaceUsers, type ReplaceDryRun, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
+import { checkUserId, checkUserIds } from './user-id';
 import type { CallOptions, DryRunResult, IdempotentOptions, ListMeta, ShrinkBody, UploadProgress, WholeListOptions, WriteOutcome } from './types';
 import type { ChunkAcceptedBody, DataBody, DryRunBody, UploadCancelledBody, UploadCreatedBody, UserAddedBody, UserCountBody, UserExistsBody, UserRemovedBody, UsersListBody } from '@rolelink/wire-types';
 
@@ -61,16 +62,19 @@ export class RoleLinkClient {
 
   /** GET /users/:userId */
   async hasUser(userId: string, options: CallOptions = {}): Promise<boolean> {
+    checkUserId(userId, 'GET', this.base);
     return (await this.data<UserExistsBody>({ method: 'GET', path: `${this.base}/${enc(userId)}`, ...options })).exists;
   }
 
   /** POST /users/:userId: true when added, false when already there (not an error). Sent with an Idempotency-Key. */
   async addUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
+    checkUserId(userId, 'POST', this.base);
     return (await this.data<UserAddedBody>({ method: 'POST', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).added;
   }
 
   /** DELETE /users/:userId: true when removed, false when absent. Never held. Sent with an Idempotency-Key. */
   async removeUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
+    checkUserId(userId, 'DELETE', this.base);
     return (await this.data<UserRemovedBody>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).removed;
   }
 
@@ -87,12 +91,14 @@ export class RoleLinkClient {
 
   /** PUT /users with at most 100,000 IDs (the plan's per-request cap; 413 above it). */
   async putUsers(ids: readonly string[], options: WholeListOptions = {}): Promise<WriteOutcome> {
+    checkUserIds(ids, 'PUT', this.base);
     const answer = await this.http.send({ method: 'PUT', path: this.base, body: ids, headers: writeHeaders(options), timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', signal: options.signal });
     return writeOutcome(answer);
   }
 
   /** PUT /users?dry_run=true: what the PUT would do (adds, removals, holds, limits); writes nothing. */
   async previewPut(ids: readonly string[], options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
+    checkUserIds(ids, 'PUT', this.base);
     return this.data<DryRunBody>({ method: 'PUT', path: `${this.base}?dry_run=true`, body: ids, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.put, signal: options.signal });
   }
 
@@ -104,6 +110,7 @@ export class RoleLinkClient {
 
   /** POST /users/upload/:uploadId/chunk with at most 100,000 IDs. */
   async addChunk(uploadId: string, ids: readonly string[], options: CallOptions = {}): Promise<UploadProgress> {
+    checkUserIds(ids, 'POST', `${this.base}/upload/${enc(uploadId)}/chunk`);
     return this.data<ChunkAcceptedBody>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/chunk`, body: ids, timeoutMs: TIMEOUT_MS.chunk, ...options });
   }
 

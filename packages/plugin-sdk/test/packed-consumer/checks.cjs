@@ -52,9 +52,12 @@ async function client(sdk) {
   const baseUrl = `http://127.0.0.1:${server.address().port}`;
   const link = { guildId: LINK.guild_id, roleId: LINK.role_id };
   try {
-    if ((await new sdk.RoleLinkClient({ baseUrl, token: API_TOKEN, ...link }).hasUser('1')) !== true) throw new Error('hasUser: wrong answer');
-    const refused = await new sdk.RoleLinkClient({ baseUrl, token: 'rl_wrong', ...link }).hasUser('1').catch((err) => err);
+    if ((await new sdk.RoleLinkClient({ baseUrl, token: API_TOKEN, ...link }).hasUser('100000000000000001')) !== true) throw new Error('hasUser: wrong answer');
+    const refused = await new sdk.RoleLinkClient({ baseUrl, token: 'rl_wrong', ...link }).hasUser('100000000000000001').catch((err) => err);
     if (!(refused instanceof sdk.RoleLinkApiError) || refused.statusCode !== 401) throw new Error(`hasUser with a wrong token: ${refused}`);
+    // Refused before sending (a padded id is another string for the same number), as the service would.
+    const padded = await new sdk.RoleLinkClient({ baseUrl, token: API_TOKEN, ...link }).hasUser('0100000000000000001').catch((err) => err);
+    if (!(padded instanceof sdk.RoleLinkApiError) || padded.statusCode !== 400) throw new Error(`hasUser of a padded id: ${padded}`);
   } finally {
     server.close();
   }

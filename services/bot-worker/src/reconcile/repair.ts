@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { inTransaction, journalRepairs, markEligibleAgain, markHandAdded, markHandRemoved } from '@rolelink/db';
+import { inTransaction, journalRepairs, markEligibleAgain, markHandAdded, markHandRemoved, MAX_USER_ID } from '@rolelink/db';
 import type { APIGuildMember } from 'discord-api-types/v10';
 
 export type RepairResult = { handAdded: number; handRemoved: number; eligibleAgain: number };
@@ -16,7 +16,7 @@ export type RepairResult = { handAdded: number; handRemoved: number; eligibleAga
 export async function repairPage(db: Pool, link: { id: string; roleId: string }, page: { after: string; last: string | null; done: boolean; members: APIGuildMember[] }, seenAt: Date): Promise<RepairResult> {
   const holders = page.members.filter((m) => m.roles.includes(link.roleId)).map((m) => m.user.id);
   const members = page.members.map((m) => m.user.id);
-  const upper = page.done ? '9223372036854775807' : (page.last ?? page.after);
+  const upper = page.done ? MAX_USER_ID.toString() : (page.last ?? page.after);
 
   return inTransaction(db, async (c) => {
     const added = await markHandAdded(c, link.id, holders, seenAt);

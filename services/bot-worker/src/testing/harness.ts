@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
+import { fromStored, toStored } from '@rolelink/db';
 
 /** Test helpers: rows written with SQL the way the API and link creation leave them (no API needed). */
 
@@ -53,7 +54,7 @@ export async function writeList(db: Pool, linkId: string, userIds: string[]): Pr
   try {
     await c.query('BEGIN');
     await c.query('DELETE FROM link_user WHERE link_id = $1', [linkId]);
-    await c.query('INSERT INTO link_user (link_id, user_id) SELECT $1, u FROM unnest($2::bigint[]) u ON CONFLICT DO NOTHING', [linkId, userIds]);
+    await c.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u ON CONFLICT DO NOTHING`, [linkId, userIds]);
     await c.query(
       `UPDATE role_link SET user_count = (SELECT count(*) FROM link_user WHERE link_id = $1), sync_wanted_seq = sync_wanted_seq + 1,
               first_list_at = COALESCE(first_list_at, now()) WHERE id = $1`,
@@ -70,7 +71,7 @@ export async function writeList(db: Pool, linkId: string, userIds: string[]): Pr
 
 /** The hand-over snapshot link creation takes: the role's current holders recorded as applied. */
 export async function snapshotHolders(db: Pool, linkId: string, holders: string[]): Promise<void> {
-  await db.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, u, 'applied' FROM unnest($2::bigint[]) u`, [linkId, holders]);
+  await db.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('u')}, 'applied' FROM unnest($2::numeric[]) u`, [linkId, holders]);
 }
 
 export async function linkRow(db: Pool, linkId: string) {
@@ -82,7 +83,7 @@ export async function linkRow(db: Pool, linkId: string) {
 }
 
 export async function outcomes(db: Pool, linkId: string): Promise<Record<string, string>> {
-  const { rows } = await db.query<{ user_id: string; outcome: string }>('SELECT user_id::text, outcome FROM applied_member WHERE link_id = $1', [linkId]);
+  const { rows } = await db.query<{ user_id: string; outcome: string }>(`SELECT ${fromStored('user_id')} AS user_id, outcome FROM applied_member WHERE link_id = $1`, [linkId]);
   return Object.fromEntries(rows.map((r) => [r.user_id, r.outcome]));
 }
 

@@ -1,4 +1,4 @@
-import { isUserId, type MemberLookup } from '@rolelink/contracts';
+import { userIdProblem, type MemberLookup } from '@rolelink/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { dashboardApi } from '../../api/dashboard-api';
@@ -39,8 +39,9 @@ export function MembersTab() {
   function lookUp(event: FormEvent) {
     event.preventDefault();
     const value = userId.trim();
-    if (!isUserId(value)) {
-      setFieldError('Enter a user ID of 17 to 20 digits.');
+    const problem = userIdProblem(value);
+    if (problem) {
+      setFieldError(`Enter a user ID of 17 to 20 digits: ${problem}.`);
       return;
     }
     setFieldError(null);

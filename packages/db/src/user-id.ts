@@ -1,0 +1,38 @@
+/**
+ * How user ids are stored (issue 24, docs/architecture.md "User ids in PostgreSQL"). A user id is an
+ * unsigned 64-bit snowflake, up to 2^64 - 1; PostgreSQL's bigint is signed and stops at 2^63 - 1. Every
+ * user-id column (link_user, list_change, upload_staged, applied_member, member_change,
+ * held_change.removal_sample, link_sync_state.cursor and applied_cutoff) holds `id - 2^63` in a signed
+ * bigint: the map is monotonic, so the 8-byte key, its indexes and "lowest id first" (ORDER BY, ranges,
+ * OFFSET) work unchanged on the stored value, across the 2^63 boundary too.
+ *
+ * This file is the only place the offset is written (besides the migration that converted old rows,
+ * prisma/migrations/20261125190000_user_id_offset). Repositories convert in SQL, so that 100,000 ids of a
+ * PUT or 30M rows of a COPY never cross into a JavaScript BigInt: pass ids as text (or `numeric[]` for
+ * arrays) through `toStored`, and read them back through `fromStored` as text.
+ */
+const OFFSET_SQL = '9223372036854775808';
+const OFFSET = 9223372036854775808n;
+
+/** Largest user id (2^64 - 1): the open upper end of the last range of a walk. */
+export const MAX_USER_ID = 18446744073709551615n;
+
+/** SQL: a user id (a text or numeric expression, e.g. `$2` or an element of `unnest($2::numeric[])`) as stored. */
+export function toStored(idSql: string): string {
+  return `(${idSql}::numeric - ${OFFSET_SQL})::bigint`;
+}
+
+/** SQL: a stored user-id column as the id's decimal text (numeric: an id above 2^63 - 1 does not fit bigint). */
+export function fromStored(columnSql: string): string {
+  return `(${columnSql}::numeric + ${OFFSET_SQL})::text`;
+}
+
+/** A user-id position (a cursor, a cutoff) as the text of its stored bigint, for a state column. */
+export function storedText(id: bigint): string {
+  return (id - OFFSET).toString();
+}
+
+/** A stored position read back as `bigint::text`, as the id. */
+export function fromStoredText(text: string): bigint {
+  return BigInt(text) + OFFSET;
+}
