@@ -26,3 +26,4 @@ export * from './member-lookup.repo';
 export * from './sync-lag.repo';
 export * from './admin-audit.repo';
 export * from './notifications.repo';
+export * from './drift-poll.repo';
