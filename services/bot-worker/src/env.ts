@@ -36,8 +36,8 @@ export const envSchema = z
       .default(30_000),
     /** The poll's guaranteed share of PLATFORM_GLOBAL_PER_SECOND, always available to it (2/s of 50/s). */
     DRIFT_POLL_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.04),
-    /** The most it may take, only while the syncs leave the global budget at least half unused (10/s of 50/s). */
-    DRIFT_POLL_MAX_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.2),
+    /** The most it may take, only while the syncs leave the global budget at least half unused (15/s of 50/s). */
+    DRIFT_POLL_MAX_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.3),
     /** One job works at most this long / this many platform calls on a link, then re-enqueues it (fairness). */
     SLICE_MS: z.coerce.number().int().min(50).default(2_000),
     SLICE_CHANGES: z.coerce.number().int().min(1).default(500),
