@@ -131,7 +131,9 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
     const readsPerS = reads / elapsedS;
     const p95 = percentile(times, 95);
     out(`### Drift repair: ${guildCount.toLocaleString('en-US')} linked guild${guildCount > 1 ? 's' : ''}, ${sampleCount} hand edits`);
-    out(`- edit → repaired: p50 ${(percentile(times, 50) / 1000).toFixed(1)} s, **p95 ${(p95 / 1000).toFixed(1)} s** (goal < ${GOAL_MS / 1000} s) ${verdict(p95 < GOAL_MS)}, max ${(times[times.length - 1]! / 1000).toFixed(1)} s; not repaired in ${REPAIR_TIMEOUT_MS / 60_000} min: ${missed}`);
+    out(
+      `- edit → repaired: p50 ${(percentile(times, 50) / 1000).toFixed(1)} s, **p95 ${(p95 / 1000).toFixed(1)} s** (goal < ${GOAL_MS / 1000} s) ${verdict(p95 < GOAL_MS)}, max ${(times[times.length - 1]! / 1000).toFixed(1)} s; not repaired in ${REPAIR_TIMEOUT_MS / 60_000} min: ${missed}`,
+    );
     out(
       `- poll's spend: ${reads} audit-log reads in ${elapsedS.toFixed(0)} s = ${readsPerS.toFixed(2)}/s = **${((100 * readsPerS) / GLOBAL_PER_SECOND).toFixed(1)}% of the global limit** (${GLOBAL_PER_SECOND}/s; DRIFT_POLL_SHARE 4% floor, DRIFT_POLL_MAX_SHARE 30% ceiling); all requests ${requests} (${(requests / elapsedS).toFixed(2)}/s), 429s ${after.rateLimited.user + after.rateLimited.global - before.rateLimited.user - before.rateLimited.global}`,
     );

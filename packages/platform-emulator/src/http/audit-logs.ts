@@ -25,7 +25,7 @@ export function auditLogsHandler(state: EmulatorState): RequestHandler {
     const after = req.query.after === undefined ? undefined : BigInt(snowflake(req.query.after, 'after'));
     const actorId = req.query.user_id === undefined ? undefined : snowflake(req.query.user_id, 'user_id');
     // Only member role updates are recorded: any other action type has no entries.
-    const entries = actionType === undefined || actionType === AuditLogEvent.MemberRoleUpdate ? state.audit.page({ guildId: guild.id, before, after, actorId, limit }) : [];
+    const entries = actionType === undefined || actionType === Number(AuditLogEvent.MemberRoleUpdate) ? state.audit.page({ guildId: guild.id, before, after, actorId, limit }) : [];
     const userIds = [...new Set(entries.flatMap((e) => [e.actorId, e.userId]))];
     const body: RESTGetAPIAuditLogResult = {
       audit_log_entries: entries.map((e) => renderEntry(e, guild.role(e.roleId)?.name ?? '')),

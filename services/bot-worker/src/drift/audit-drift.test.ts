@@ -1,4 +1,4 @@
-import type { APIAuditLogEntry } from 'discord-api-types/v10';
+import { AuditLogEvent, type APIAuditLogEntry } from 'discord-api-types/v10';
 import { driftFromEntries, newestEntryId } from './audit-drift';
 
 const BOT = '1000000000000000001';
@@ -7,8 +7,13 @@ const LINKED = '710000000000000003';
 const OTHER = '710000000000000004';
 const links = new Map([[LINKED, '42']]);
 let nextId = 1_000n;
-const entry = (actor: string, target: string, key: '$add' | '$remove', roles: string[], actionType = 25): APIAuditLogEntry =>
-  ({ id: String(nextId++), action_type: actionType, user_id: actor, target_id: target, changes: [{ key, new_value: roles.map((id) => ({ id, name: 'r' })) }] }) as APIAuditLogEntry;
+const entry = (actor: string, target: string, key: '$add' | '$remove', roles: string[], actionType: AuditLogEvent = AuditLogEvent.MemberRoleUpdate): APIAuditLogEntry => ({
+  id: String(nextId++),
+  action_type: actionType,
+  user_id: actor,
+  target_id: target,
+  changes: [{ key, new_value: roles.map((id) => ({ id, name: 'r' })) }],
+});
 
 describe('driftFromEntries', () => {
   it("takes each member's newest change of a linked role, skipping the bot's own, whatever order the page has", () => {
@@ -21,7 +26,7 @@ describe('driftFromEntries', () => {
       entry(MOD, '4', '$add', [OTHER]), // not a linked role
       entry(MOD, '5', '$add', [LINKED]),
       entry(MOD, '5', '$remove', [LINKED]), // added then removed by hand: removed
-      entry(MOD, '6', '$remove', [LINKED], 24), // another action type
+      entry(MOD, '6', '$remove', [LINKED], AuditLogEvent.MemberUpdate), // another action type
     ];
     const drift = driftFromEntries([...entries].reverse(), BOT, links);
     expect([...drift.keys()]).toEqual(['42']);

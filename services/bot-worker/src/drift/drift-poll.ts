@@ -57,7 +57,7 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
     const byGuild = new Map<string, Map<string, string>>();
     for (const l of links) {
       let roles = byGuild.get(l.guildId);
-      if (!roles) byGuild.set(l.guildId, (roles = new Map()));
+      if (!roles) byGuild.set(l.guildId, (roles = new Map<string, string>()));
       roles.set(l.roleId, l.id);
     }
     await syncDriftGuilds(deps.db, [...byGuild.keys()]);
