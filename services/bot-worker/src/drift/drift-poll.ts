@@ -18,8 +18,6 @@ export const AUDIT_PAGE = 100;
  * ~170 of them per 10 minutes (the limiter stops everything at 1,000).
  */
 export const NO_PERMISSION_RETRY_MS = 60 * 60_000;
-/** Guilds one tick reads at once. */
-const READERS = 4;
 /** A claimed guild is not claimed again for this long, should its worker die before it is done. */
 const CLAIM_LEASE_MS = 60_000;
 
@@ -65,22 +63,17 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
     await syncDriftGuilds(deps.db, [...byGuild.keys()]);
     const claimLimit = Math.max(1, Math.ceil((deps.budget.o.maxPerSecond * deps.tickMs) / 1_000));
     const claimed = await claimDueDriftGuilds(deps.db, claimLimit, CLAIM_LEASE_MS);
-    // A few guilds at a time: one read waits on the platform and PostgreSQL, not on this process.
-    const queue = [...claimed];
-    const reader = async () => {
-      for (let guild = queue.shift(); guild; guild = queue.shift()) {
-        const linkOfRole = byGuild.get(guild.guildId);
-        if (!linkOfRole || !(await deps.budget.take())) {
-          // Out of budget (or no active link since the list was read): due again at once, read by a later tick.
-          await releaseDriftGuild(deps.db, guild.guildId);
-          if (linkOfRole) result.outOfBudget++;
-          continue;
-        }
-        result.repaired += await pollGuild(deps, guild, linkOfRole);
-        result.guilds++;
+    for (const guild of claimed) {
+      const linkOfRole = byGuild.get(guild.guildId);
+      if (!linkOfRole || !(await deps.budget.take())) {
+        // Out of budget (or no active link since the list was read): due again at once, read by a later tick.
+        await releaseDriftGuild(deps.db, guild.guildId);
+        if (linkOfRole) result.outOfBudget++;
+        continue;
       }
-    };
-    await Promise.all(Array.from({ length: READERS }, reader));
+      result.repaired += await pollGuild(deps, guild, linkOfRole);
+      result.guilds++;
+    }
     if (result.repaired || result.outOfBudget) deps.logger.info('drift poll', { jobId: deps.jobId, ...result });
     return result;
   } finally {
