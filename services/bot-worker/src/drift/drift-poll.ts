@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { API } from '@discordjs/core/http-only';
 import { AuditLogEvent, type APIAuditLogEntry } from 'discord-api-types/v10';
-import { claimDueDriftGuilds, databaseNow, finishDriftPoll, inTransaction, journalRepairs, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db';
+import { claimDueDriftGuilds, finishDriftPoll, inTransaction, journalRepairs, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import type { Logger } from '@rolelink/runtime';
 import { activeLinks } from '../reconcile/reconcile';
@@ -18,6 +18,8 @@ export const AUDIT_PAGE = 100;
  * ~170 of them per 10 minutes (the limiter stops everything at 1,000).
  */
 export const NO_PERMISSION_RETRY_MS = 60 * 60_000;
+/** The repairs' time guard, off: every record is older than this (see pollGuild). */
+const LOG_ORDER_DECIDES = new Date(8_640_000_000_000_000);
 /** A claimed guild is not claimed again for this long, should its worker die before it is done. */
 const CLAIM_LEASE_MS = 60_000;
 
@@ -83,8 +85,11 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
 
 /** Reads one page of the guild's log after its place, repairs what it names; returns the users repaired. */
 async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: ReadonlyMap<string, string>): Promise<number> {
-  // Records the worker writes after this are newer than the page and left alone (as in the reconcile).
-  const seenAt = await databaseNow(deps.db);
+  // The log's order decides, not PostgreSQL's time (the reconcile's guard): a hand edit that is the newest
+  // entry for its member came after every bot call in the page, even when the sync wrote that call's record
+  // only after this read began; guarding by time would skip it while the place in the log moves past it.
+  // A bot call made after the read is then repeated once (role calls are idempotent).
+  const seenAt = LOG_ORDER_DECIDES;
   let entries: APIAuditLogEntry[];
   try {
     // The first read takes the newest page: older hand edits are the reconcile's (and repairing them again is harmless).
