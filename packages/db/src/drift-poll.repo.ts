@@ -2,8 +2,9 @@ import type { Queryable } from './queryable';
 
 // Drift repair (docs/sync-engine.md, "Drift repair"): the bot worker's place in each guild's audit log
 // (`drift_poll`), which guild it reads next, and the per-user repairs of the applied record that what
-// it read calls for. Repairs are guarded by `seenAt` like the reconcile's (reconcile.repo.ts): a record
-// written after the log was read is newer than what the log says and is left alone.
+// it read calls for. `markHandRemovedUsers` takes a `seenAt` guard like the reconcile's repairs
+// (reconcile.repo.ts: a record written after `seenAt` is left alone); the drift poll passes one that holds
+// nothing back, since there the log's order decides (docs/sync-engine.md).
 
 /** ok | no_permission (the bot lacks View Audit Log in the guild) | failed (another error; retried next interval). */
 export type DriftPollStatus = 'ok' | 'no_permission' | 'failed';
