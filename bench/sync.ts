@@ -1,4 +1,4 @@
-// `pnpm bench sync [rate|global|latency|diff|incremental|busy-bucket|big-replace …] [--quick]`: the sync
+// `pnpm bench sync [rate|global|latency|diff|incremental|busy-bucket|drift|big-replace …] [--quick]`: the sync
 // engine's figures (issues 3 and 10), each printed beside the limit it is measured against, against the
 // platform emulator with real PostgreSQL, Redis and worker processes. --quick shrinks every count tenfold
 // (a smoke run, not the figures). With no scenario named, all run except big-replace (a 30M list generated
@@ -16,6 +16,7 @@ import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../ser
 import { dropPrefix } from '../test/support/redis';
 import { benchBigReplace } from './sync-big-replace';
 import { benchBusyBucket } from './sync-busy-bucket';
+import { benchDrift } from './sync-drift';
 import { benchIncremental } from './sync-incremental';
 import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, type ScratchDb } from './sync-support';
 
@@ -169,7 +170,7 @@ export async function run(args: string[]): Promise<void> {
   const all = wanted.length === 0;
   const unknown = wanted.filter((w) => !SCENARIOS.includes(w));
   if (unknown.length) {
-    console.error(`unknown scenario(s): ${unknown.join(', ')}\nusage: pnpm bench sync [${SCENARIOS.join('|')} …] [--quick] [--users=N] [--adds=N] [--changes=N] [--sizes=N,N]\n(no scenario: all but big-replace)`);
+    console.error(`unknown scenario(s): ${unknown.join(', ')}\nusage: pnpm bench sync [${SCENARIOS.join('|')} …] [--quick] [--users=N] [--adds=N] [--changes=N] [--sizes=N,N] [--guilds=N,N]\n(no scenario: all but big-replace)`);
     process.exit(2);
   }
   out(`## Sync engine benchmark (${new Date().toISOString()}${quick ? ', --quick' : ''})`);
@@ -187,7 +188,11 @@ export async function run(args: string[]): Promise<void> {
     await benchIncremental(out, sizes, scale(Number(opt('changes') ?? 200)));
   }
   if (all || wanted.includes('busy-bucket')) await benchBusyBucket(out, scale(Number(opt('users') ?? 1_000_000)), scale(Number(opt('adds') ?? 150)));
+  if (all || wanted.includes('drift')) {
+    const guilds = (opt('guilds') ?? '1,1000').split(',').map(Number).map(scale);
+    await benchDrift(out, guilds, (n) => (quick ? 10 : n === 1 ? 40 : 60));
+  }
   if (wanted.includes('big-replace')) await benchBigReplace(out, scale(Number(opt('users') ?? 30_000_000)), scale(Number(opt('changes') ?? 1_000)));
 }
 
-const SCENARIOS = ['rate', 'global', 'latency', 'diff', 'incremental', 'busy-bucket', 'big-replace'];
+const SCENARIOS = ['rate', 'global', 'latency', 'diff', 'incremental', 'busy-bucket', 'drift', 'big-replace'];

@@ -524,7 +524,7 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'No servers to manage' }).waitFor();
     const add = page.getByRole('link', { name: 'Add the bot to a server' });
     const invite = new URL((await add.getAttribute('href'))!);
-    expect(Object.fromEntries(invite.searchParams)).toEqual({ client_id: expect.any(String), scope: 'bot', permissions: '268438528' });
+    expect(Object.fromEntries(invite.searchParams)).toEqual({ client_id: expect.any(String), scope: 'bot', permissions: '268438656' });
     await screenshot(page, 'no-servers');
     await add.click();
     const choice = page.getByRole('button', { name: `demo_member → ${own.name}` });

@@ -6,6 +6,7 @@ export const QueueName = {
   roleSync: 'role-sync',
   pluginCalls: 'plugin-calls',
   notify: 'notify',
+  drift: 'drift',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -36,6 +37,11 @@ export const jobCatalog = {
   [QueueName.notify]: {
     sweep: z.object({}),
     deliver: z.object({ guildId: snowflake }),
+  },
+  // Drift repair (services/bot-worker drift/): `poll` (scheduled) reads the audit log of the guilds that
+  // are due, within the poll's share of the platform budget. Its own queue: never behind a sync backlog.
+  [QueueName.drift]: {
+    poll: z.object({}),
   },
 } as const;
 

@@ -27,3 +27,4 @@ export * from './sync-lag.repo';
 export * from './admin-audit.repo';
 export * from './notifications.repo';
 export * from './user-id';
+export * from './drift-poll.repo';

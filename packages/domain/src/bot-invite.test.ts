@@ -1,11 +1,11 @@
 import { BOT_PERMISSIONS, botInviteUrl } from './bot-invite';
 
 describe('botInviteUrl', () => {
-  it('asks for Manage Roles, View Channels and Send Messages only (268438528)', () => {
-    expect(BOT_PERMISSIONS).toBe(268438528n);
+  it('asks for Manage Roles, View Channels, Send Messages and View Audit Log only (268438656)', () => {
+    expect(BOT_PERMISSIONS).toBe(268438656n);
     const url = new URL(botInviteUrl('https://discord.com/oauth2/authorize', '123'));
     expect(url.origin + url.pathname).toBe('https://discord.com/oauth2/authorize');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ client_id: '123', scope: 'bot', permissions: '268438528' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({ client_id: '123', scope: 'bot', permissions: '268438656' });
   });
 
   it('pins one server when given one', () => {

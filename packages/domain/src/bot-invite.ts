@@ -4,12 +4,16 @@
  *   requires the bot's own role to sit above the roles it manages; no permission bit can ask for that.
  * - View Channels (0x400) and Send Messages (0x800): the notifier posts to a server's alert channel
  *   (services/bot-worker notify). Its DMs to admins need no guild permission.
+ * - View Audit Log (0x80): drift repair reads the server's member role updates to find roles someone
+ *   changed by hand and fixes just those members within minutes (docs/sync-engine.md, "Drift repair").
+ *   Without it the bot still works: drift then waits for the periodic full reconcile.
  * Nothing more: the bot never needs Administrator, and a smaller grant is what admins expect to approve.
  */
 export const MANAGE_ROLES = 0x10000000n;
 export const VIEW_CHANNEL = 0x400n;
 export const SEND_MESSAGES = 0x800n;
-export const BOT_PERMISSIONS: bigint = MANAGE_ROLES | VIEW_CHANNEL | SEND_MESSAGES;
+export const VIEW_AUDIT_LOG = 0x80n;
+export const BOT_PERMISSIONS: bigint = MANAGE_ROLES | VIEW_CHANNEL | SEND_MESSAGES | VIEW_AUDIT_LOG;
 
 /**
  * The platform's bot authorization URL ("add the bot to a server"): scope `bot` with the permissions

@@ -1,6 +1,10 @@
 export type AuditEntry = {
+  /** A snowflake, increasing in the order entries were recorded: the platform's entry id, and its `before`/`after` cursor. */
+  id: string;
   guildId: string;
   action: 'member_role_add' | 'member_role_remove';
+  /** Whose change it was: the bot for its own API calls, the moderator (default the guild's owner) for a hand edit. */
+  actorId: string;
   userId: string;
   roleId: string;
   /** The decoded `X-Audit-Log-Reason`, or null when the request carried none. */
@@ -11,19 +15,46 @@ export type AuditEntry = {
 };
 
 const KEEP = 10_000;
+/** The platform's epoch (2015-01-01), from which snowflakes count milliseconds. */
+const PLATFORM_EPOCH = 1_420_070_400_000n;
+
+/** What `page()` selects, as the platform's GET /guilds/{id}/audit-logs query does. */
+export type AuditPageQuery = { guildId: string; before?: bigint; after?: bigint; actorId?: string; limit: number };
 
 /** The most recent role changes with their reasons, newest last; bounded so long runs stay small. */
 export class AuditLog {
   private entries: AuditEntry[] = [];
+  private lastId = 0n;
 
-  record(entry: AuditEntry): void {
-    this.entries.push(entry);
+  constructor(private readonly now: () => number = Date.now) {}
+
+  record(entry: Omit<AuditEntry, 'id'>): AuditEntry {
+    // A snowflake (ms since the epoch, 22 low bits free) that never goes backwards, even within one ms.
+    const fromClock = (BigInt(this.now()) - PLATFORM_EPOCH) << 22n;
+    this.lastId = fromClock > this.lastId ? fromClock : this.lastId + 1n;
+    const full = { id: this.lastId.toString(), ...entry };
+    this.entries.push(full);
     if (this.entries.length > KEEP * 1.5) this.entries = this.entries.slice(-KEEP);
+    return full;
   }
 
   list(guildId?: string, limit = KEEP): AuditEntry[] {
     const matching = guildId ? this.entries.filter((e) => e.guildId === guildId) : this.entries;
     return matching.slice(-limit);
+  }
+
+  /**
+   * The platform's page of a guild's log: changes only (an idempotent repeat changed nothing, so the
+   * platform logs nothing), newest first. With `after` (and no `before`) it is the `limit` entries right
+   * after that id — the page a poller reads next — still newest first; otherwise the newest `limit`
+   * entries below `before` (or of all).
+   */
+  page(q: AuditPageQuery): AuditEntry[] {
+    const matching = this.entries.filter(
+      (e) => e.guildId === q.guildId && e.changed && (q.actorId === undefined || e.actorId === q.actorId) && (q.before === undefined || BigInt(e.id) < q.before) && (q.after === undefined || BigInt(e.id) > q.after),
+    );
+    const picked = q.after !== undefined && q.before === undefined ? matching.slice(0, q.limit) : matching.slice(-q.limit);
+    return picked.reverse();
   }
 
   clear(): void {

@@ -32,7 +32,7 @@ export class EmulatorState {
   readonly botUserId: string;
   readonly limits: RateLimits;
   readonly counters = new StatsCounters();
-  readonly audit = new AuditLog();
+  readonly audit: AuditLog;
   readonly now: () => number;
   readonly oauthClient: OAuthClient;
   /** Codes and tokens of users signed in through the OAuth2 flow. */
@@ -50,6 +50,7 @@ export class EmulatorState {
     this.botUserId = options.botUserId;
     this.cfg = structuredClone(options.config);
     this.now = options.now ?? Date.now;
+    this.audit = new AuditLog(this.now);
     this.limits = new RateLimits(() => this.cfg);
     this.oauthClient = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
     this.oauth = new OAuthStore(this.now);
@@ -156,12 +157,22 @@ export class EmulatorState {
     return roles && guild.roleIds(roles);
   }
 
-  /** A moderator's hand edit: replaces the member's roles, bypassing rate limits and hierarchy. */
-  setMemberRoles(guildId: string, userId: string, roles: readonly string[]): void {
+  /**
+   * A moderator's hand edit: replaces the member's roles, bypassing rate limits and hierarchy. Like any
+   * change on the platform it is in the guild's audit log, one entry per role added or removed, by
+   * `actorId` (default the guild's owner).
+   */
+  setMemberRoles(guildId: string, userId: string, roles: readonly string[], actorId?: string): void {
     const guild = this.requireGuild(guildId);
     const indexes = this.roleIndexes(guild, roles);
+    const before = new Set(guild.members.roles(BigInt(userId)) ?? []);
     if (guild.members.setRoles(BigInt(userId), indexes) === undefined) throw AppError.notFound(`Unknown member ${userId} in guild ${guildId}`);
     this.counters.handEdit();
+    const after = new Set(indexes);
+    const at = new Date(this.now()).toISOString();
+    const entry = { guildId, actorId: actorId ?? guild.ownerId, userId, reason: null, changed: true, at };
+    for (const i of after) if (!before.has(i)) this.audit.record({ ...entry, action: 'member_role_add', roleId: guild.roles[i]!.id });
+    for (const i of before) if (!after.has(i)) this.audit.record({ ...entry, action: 'member_role_remove', roleId: guild.roles[i]!.id });
   }
 
   addMember(guildId: string, userId: string, roles: readonly string[] = []): void {
@@ -195,7 +206,7 @@ export class EmulatorState {
     if (changed === undefined) return undefined;
     this.counters.roleChange(changed ? (op === 'add' ? 'added' : 'removed') : 'unchanged');
     const action = op === 'add' ? 'member_role_add' : 'member_role_remove';
-    this.audit.record({ guildId: guild.id, action, userId, roleId: role.id, reason, changed, at: new Date(this.now()).toISOString() });
+    this.audit.record({ guildId: guild.id, action, actorId: this.botUserId, userId, roleId: role.id, reason, changed, at: new Date(this.now()).toISOString() });
     return changed;
   }
 

@@ -34,9 +34,10 @@ export class GuildState {
     this.ownerId = seed.ownerId;
     this.channels = seed.channels ?? [{ id: seed.id, name: 'general' }];
     const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
-    // The bot was invited with Manage Roles (it could not do its job otherwise); a seed adds to that.
-    // A guild seeded without the bot gets its role's permissions from the invite instead (joinBot).
-    const botRoleGrant = (id: string) => (id === seed.botRoleId && seed.botMember !== false ? PermissionFlagsBits.ManageRoles : 0n);
+    // The bot was invited with Manage Roles (it could not do its job otherwise) and View Audit Log (drift
+    // repair reads it); a seed adds to that. A guild seeded without the bot gets its role's permissions
+    // from the invite instead (joinBot).
+    const botRoleGrant = (id: string) => (id === seed.botRoleId && seed.botMember !== false ? PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog : 0n);
     this.roles = [...everyone, ...seed.roles].map((r, index) => ({
       id: r.id,
       name: r.name ?? (r.id === seed.id ? '@everyone' : `role-${r.id}`),

@@ -38,7 +38,7 @@ describe('guildPermissions', () => {
     expect(guildPermissions(guild, '610000000000000002')).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageGuild);
     expect(guildPermissions(guild, '610000000000000003')).toBe(ALL_PERMISSIONS);
     expect(guildPermissions(guild, '700000000000000001')).toBe(PermissionFlagsBits.ViewChannel);
-    expect(guildPermissions(guild, BOT)).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles);
+    expect(guildPermissions(guild, BOT)).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog);
   });
 
   it('answers undefined for someone who is not in the guild', () => {

@@ -11,3 +11,11 @@ describe('the bot worker env', () => {
     expect(loadEnv({})).toMatchObject({ PLATFORM_API_URL: 'http://127.0.0.1:3900/api', PLATFORM_BOT_TOKEN: 'emulator-bot-token' });
   });
 });
+
+describe('the drift poll settings', () => {
+  it('default to a poll every 30 s on a 4% share that may grow to 30%, and refuse a ceiling below the floor', () => {
+    expect(loadEnv({})).toMatchObject({ DRIFT_POLL_EVERY_MS: 30_000, DRIFT_POLL_SHARE: 0.04, DRIFT_POLL_MAX_SHARE: 0.3 });
+    expect(() => loadEnv({ DRIFT_POLL_SHARE: '0.3', DRIFT_POLL_MAX_SHARE: '0.1' })).toThrow(/DRIFT_POLL_MAX_SHARE: must be at least DRIFT_POLL_SHARE \(0.3\)/);
+    expect(() => loadEnv({ DRIFT_POLL_EVERY_MS: '500' })).toThrow(/DRIFT_POLL_EVERY_MS must be 0 \(off\) or at least 1000/);
+  });
+});

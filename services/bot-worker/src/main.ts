@@ -17,7 +17,7 @@ async function main(): Promise<void> {
 
   const rateLimited = metrics.platformRateLimited();
   const invalid = metrics.platformInvalidRequests();
-  const { api } = createPlatformClient({
+  const { api, limiter } = createPlatformClient({
     apiUrl: env.PLATFORM_API_URL,
     token: env.PLATFORM_BOT_TOKEN,
     redis,
@@ -52,6 +52,12 @@ async function main(): Promise<void> {
     reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
     notifyWindowMs: env.NOTIFY_WINDOW_MS,
     notifySweepEveryMs: env.NOTIFY_SWEEP_MS,
+    drift: {
+      everyMs: env.DRIFT_POLL_EVERY_MS,
+      floorPerSecond: env.DRIFT_POLL_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
+      maxPerSecond: env.DRIFT_POLL_MAX_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
+      globalLoad: () => limiter.globalLoad(),
+    },
   });
 
   // Watched, not part of readiness: the worker waits through an outage by itself and resumes after it.

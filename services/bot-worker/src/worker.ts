@@ -10,6 +10,8 @@ import { followUps } from './jobs/follow-up';
 import { timeJobs } from './jobs/job-timing';
 import { ignoreUnknownJob, roleSyncHandlers } from './jobs/role-sync-handlers';
 import { NOTIFY_SWEEP_SCHEDULER_ID, notifyHandlers } from './notify/notify-handlers';
+import { DRIFT_POLL_SCHEDULER_ID, driftHandlers, driftTickMs } from './drift/drift-handlers';
+import { DriftBudget } from './drift/poll-budget';
 
 /** The issue's rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
@@ -35,6 +37,12 @@ export type BotWorkerOptions = {
   notifyWindowMs?: number;
   /** Interval of the notify sweep scheduler; null or absent leaves it alone (tests add `sweep` jobs). */
   notifySweepEveryMs?: number | null;
+  /**
+   * Drift repair (docs/sync-engine.md "Drift repair"): each guild's audit log is read at most every
+   * `everyMs`, within `floorPerSecond` (always) to `maxPerSecond` (while the global budget has room) reads
+   * per second across all workers. Absent or `everyMs` 0: no poll (the reconcile alone repairs drift).
+   */
+  drift?: { everyMs: number; floorPerSecond: number; maxPerSecond: number; globalLoad?: () => Promise<number> };
 };
 
 export type BotWorker = {
@@ -78,6 +86,7 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   if (o.notifySweepEveryMs) {
     await notifyProducer.queue.upsertJobScheduler(NOTIFY_SWEEP_SCHEDULER_ID, { every: o.notifySweepEveryMs }, { name: 'sweep', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
   }
+  const drift = o.drift?.everyMs ? await startDriftPoll(o, o.drift, producer) : undefined;
   worker.on('error', (err) => o.logger.error('worker error', { err }));
   worker.on('failed', (job, err) => {
     const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
@@ -95,10 +104,42 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
     notifyProducer,
     close: () =>
       (closing ??= (async () => {
-        await Promise.all([consumer.close(), notify.close()]);
-        await Promise.all([producer.close(), notifyProducer.close()]);
+        await Promise.all([consumer.close(), notify.close(), drift?.consumer.close()]);
+        await Promise.all([producer.close(), notifyProducer.close(), drift?.producer.close()]);
       })()),
   };
+}
+
+/**
+ * The drift poll on a queue of its own (concurrency 1; one tick at a time anyway, by its lock), so a
+ * sync backlog never delays it, scheduled every tick. The bot's user id is asked once per process.
+ */
+async function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['drift']>, syncs: Producer<typeof QueueName.roleSync>) {
+  const producer = new Producer(QueueName.drift, o.redis, o.prefix);
+  let botUserId: Promise<string> | undefined;
+  const tickMs = driftTickMs(d.everyMs);
+  const budget = new DriftBudget(o.redis, `${o.prefix}:drift:budget`, { floorPerSecond: d.floorPerSecond, maxPerSecond: d.maxPerSecond, globalLoad: d.globalLoad });
+  const handlers = driftHandlers({
+    db: o.db,
+    api: o.api,
+    redis: o.redis,
+    prefix: o.prefix,
+    logger: o.logger,
+    budget,
+    everyMs: d.everyMs,
+    tickMs,
+    botUserId: () =>
+      (botUserId ??= o.api.users.getCurrent().then((u) => u.id)).catch((err: unknown) => {
+        botUserId = undefined; // asked again by the next tick
+        throw err;
+      }),
+    enqueueSync: (linkId) => syncs.add('sync', { linkId }, { dedup: 'wanted' }),
+  });
+  const consumer = new Consumer(QueueName.drift, handlers, { connection: o.workerRedis, prefix: o.prefix, concurrency: 1 });
+  consumer.worker.on('error', (err) => o.logger.error('drift worker error', { err }));
+  consumer.worker.on('failed', (job, err) => o.logger.warn('drift poll failed', { jobId: job?.id, err: err.message }));
+  await producer.queue.upsertJobScheduler(DRIFT_POLL_SCHEDULER_ID, { every: tickMs }, { name: 'poll', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+  return { consumer, producer };
 }
 
 /** rolelink_queue_jobs{queue="role-sync",state}, sampled at each scrape. */

@@ -189,6 +189,18 @@ export class SharedRateLimiter {
     this.events.invalidRequest?.({ status, countInWindow: count, blockMs });
   }
 
+  /**
+   * Share of the global limit granted in the last window (0–1), across all processes, by Redis' clock
+   * like the grants. Low-priority callers (drift repair's audit-log reads) look at it to take only
+   * what the syncs leave.
+   */
+  async globalLoad(): Promise<number> {
+    const [sec, micro] = await this.redis.time();
+    const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+    const count = await this.redis.zcount(this.key('global'), now - this.window, '+inf');
+    return count / Math.max(1, Math.floor(this.o.globalPerSecond));
+  }
+
   /** Invalid requests counted in the current window, across all processes. */
   async invalidCount(): Promise<number> {
     return Number((await this.redis.get(this.key('invalid'))) ?? 0);

@@ -10,7 +10,8 @@ import { renderMember } from './render';
 const guildParams = z.object({ guildId: snowflake });
 const memberParams = z.object({ guildId: snowflake, userId: memberId });
 const roleParams = z.object({ guildId: snowflake, roleId: snowflake });
-const rolesBody = z.object({ roles: z.array(snowflake) });
+/** `actorId`: the moderator the audit log names for this hand edit (default the guild's owner). */
+const rolesBody = z.object({ roles: z.array(snowflake), actorId: snowflake.optional() });
 const newMemberBody = z.object({ userId: memberId, roles: z.array(snowflake).optional() });
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
 
@@ -60,7 +61,7 @@ export function controlRouter(state: EmulatorState): Router {
 
   router.put('/guilds/:guildId/members/:userId/roles', validate({ params: memberParams, body: rolesBody }), (_req, res) => {
     const { params, body } = input<{ params: typeof memberParams; body: typeof rolesBody }>(res);
-    state.setMemberRoles(params.guildId, params.userId, body.roles);
+    state.setMemberRoles(params.guildId, params.userId, body.roles, body.actorId);
     res.json(memberView(state, params.guildId, params.userId));
   });
 

@@ -85,8 +85,8 @@ describe("current user routes with a signed-in user's bearer token", () => {
   it("lists every guild for the bot token, not owned, with the bot role's permissions", async () => {
     const res = await call<RESTGetAPICurrentUserGuildsResult>(emulator, 'GET', '/users/@me/guilds');
     expect(guildsOf(res.body)).toEqual([
-      [ALPHA, false, (EVERYONE_BITS | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles).toString()],
-      [BETA, false, PermissionFlagsBits.ManageRoles.toString()],
+      [ALPHA, false, (EVERYONE_BITS | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString()],
+      [BETA, false, (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString()],
     ]);
   });
 
@@ -95,7 +95,7 @@ describe("current user routes with a signed-in user's bearer token", () => {
     const byId = new Map(res.body.map((r) => [r.id, r]));
     expect(byId.get(ALPHA)).toMatchObject({ permissions: EVERYONE_BITS.toString(), color: 0 });
     expect(byId.get(ALPHA_ROLE.mod)).toMatchObject({ permissions: '32', color: 0x3498db, colors: { primary_color: 0x3498db } });
-    expect(byId.get(ALPHA_ROLE.bot)?.permissions).toBe((PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles).toString());
+    expect(byId.get(ALPHA_ROLE.bot)?.permissions).toBe((PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString());
     expect(byId.get(ALPHA_ROLE.admin)).toMatchObject({ permissions: '8', color: 0xe74c3c });
   });
 

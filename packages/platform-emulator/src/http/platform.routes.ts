@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, type RESTGetAPIGuildChannelsResult } from 'discord-api-types/v10';
 import type { RESTGetAPIGuildMemberResult, RESTGetAPIGuildMembersQuery, RESTGetAPIGuildMembersResult, RESTGetAPIGuildResult, RESTGetAPIGuildRoleMemberCountsResult, RESTGetAPIGuildRolesResult } from 'discord-api-types/v10';
 import { decodeReason } from '../audit-log';
+import { auditLogsHandler } from './audit-logs';
 import type { EmulatorState } from '../emulator-state';
 import type { BucketKind } from '../rate-limits';
 import { currentUser, currentUserGuilds } from './current-user';
@@ -65,6 +66,9 @@ export function platformRouter(state: EmulatorState): Router {
     if (!roles) throw unknownMember();
     res.json(renderMember(guild, { id, roles }, state.botUserId) satisfies RESTGetAPIGuildMemberResult);
   });
+
+  // Drift repair reads what changed (issue 22): member role updates, by the bot and by hand.
+  route('get', '/guilds/:guildId/audit-logs', 'route', auditLogsHandler(state));
 
   // Text channels only: the emulator has no voice, category or thread channels.
   route('get', '/guilds/:guildId/channels', 'route', (req, res) => {

@@ -5,7 +5,7 @@ import { workerConnection } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
-import { createBotWorker, type BotWorker } from '../worker';
+import { createBotWorker, type BotWorker, type BotWorkerOptions } from '../worker';
 
 export type InProcessBot = { emulator: RunningEmulator; db: TestDb; prefix: string; client: PlatformClient; bot: BotWorker; close(): Promise<void> };
 
@@ -13,7 +13,7 @@ export type InProcessBot = { emulator: RunningEmulator; db: TestDb; prefix: stri
  * The bot worker in this process over a database and queue prefix of its own, against an emulator whose
  * limits let a test's few hundred changes through quickly; short slices so a test sees many of them.
  */
-export async function startInProcessBot(o: { logger: Logger; concurrency: number; metrics?: Metrics }): Promise<InProcessBot> {
+export async function startInProcessBot(o: { logger: Logger; concurrency: number; metrics?: Metrics; drift?: BotWorkerOptions['drift']; reconcileEveryMs?: number }): Promise<InProcessBot> {
   const emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
   const db = await createTestDb();
   const prefix = testQueuePrefix();
@@ -32,8 +32,9 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
     sliceMs: 500,
     sliceChanges: 40,
     lockDurationMs: 10_000,
-    reconcileEveryMs: null,
+    reconcileEveryMs: o.reconcileEveryMs ?? null,
     rangeSpan: 64,
+    ...(o.drift && { drift: { ...o.drift, globalLoad: o.drift.globalLoad ?? (() => client.limiter.globalLoad()) } }),
   });
   return {
     emulator,

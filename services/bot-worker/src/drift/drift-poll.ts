@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import type { Redis } from 'ioredis';
+import type { API } from '@discordjs/core/http-only';
+import { AuditLogEvent, type APIAuditLogEntry } from 'discord-api-types/v10';
+import { claimDueDriftGuilds, finishDriftPoll, inTransaction, journalRepairs, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db';
+import { classifyPlatformError } from '@rolelink/platform-client';
+import type { Logger } from '@rolelink/runtime';
+import { activeLinks } from '../reconcile/reconcile';
+import { driftFromEntries, newestEntryId } from './audit-drift';
+import type { DriftBudget } from './poll-budget';
+
+/** The platform's largest audit-log page. */
+export const AUDIT_PAGE = 100;
+/**
+ * A guild whose log the bot may not read (View Audit Log missing) is asked again after this long: each
+ * refusal is a 403, which the platform counts toward its invalid-request ban, so 1,000 such guilds cost
+ * ~170 of them per 10 minutes (the limiter stops everything at 1,000).
+ */
+export const NO_PERMISSION_RETRY_MS = 60 * 60_000;
+/** The repairs' time guard, off: every record is older than this (see pollGuild). */
+const LOG_ORDER_DECIDES = new Date(8_640_000_000_000_000);
+/** A claimed guild is not claimed again for this long, should its worker die before it is done. */
+const CLAIM_LEASE_MS = 60_000;
+
+export type DriftPollDeps = {
+  db: Pool;
+  api: API;
+  redis: Redis;
+  /** Redis key prefix (QUEUE_PREFIX). */
+  prefix: string;
+  logger: Logger;
+  jobId?: string;
+  budget: DriftBudget;
+  /** DRIFT_POLL_EVERY_MS: a guild's log is read at most this often. */
+  everyMs: number;
+  /** How often a poll job runs: it claims at most the guilds the budget's ceiling allows in that time. */
+  tickMs: number;
+  /** The bot's own user id: its own entries are not drift. */
+  botUserId(): Promise<string>;
+  enqueueSync(linkId: string): Promise<unknown>;
+};
+
+export type DriftPollResult = { guilds: number; repaired: number; outOfBudget: number };
+
+/**
+ * One tick of drift repair (docs/sync-engine.md, "Drift repair"): reads the audit log of the guilds
+ * with active links that are due, within the poll's budget, and repairs the applied record of exactly
+ * the members it names for linked roles; the repaired users go into the link's journal, so the sync
+ * puts the platform back as for any list change. One tick at a time across all workers (a Redis lock).
+ */
+export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult> {
+  const lockKey = `${deps.prefix}:drift:lock`;
+  const owner = randomUUID();
+  const result: DriftPollResult = { guilds: 0, repaired: 0, outOfBudget: 0 };
+  if (!(await deps.redis.set(lockKey, owner, 'PX', CLAIM_LEASE_MS, 'NX'))) return result;
+  try {
+    const links = await activeLinks(deps.db);
+    const byGuild = new Map<string, Map<string, string>>();
+    for (const l of links) {
+      let roles = byGuild.get(l.guildId);
+      if (!roles) byGuild.set(l.guildId, (roles = new Map<string, string>()));
+      roles.set(l.roleId, l.id);
+    }
+    await syncDriftGuilds(deps.db, [...byGuild.keys()]);
+    const claimLimit = Math.max(1, Math.ceil((deps.budget.o.maxPerSecond * deps.tickMs) / 1_000));
+    const claimed = await claimDueDriftGuilds(deps.db, claimLimit, CLAIM_LEASE_MS);
+    for (const guild of claimed) {
+      const linkOfRole = byGuild.get(guild.guildId);
+      if (!linkOfRole || !(await deps.budget.take())) {
+        // Out of budget (or no active link since the list was read): due again at once, read by a later tick.
+        await releaseDriftGuild(deps.db, guild.guildId);
+        if (linkOfRole) result.outOfBudget++;
+        continue;
+      }
+      result.repaired += await pollGuild(deps, guild, linkOfRole);
+      result.guilds++;
+    }
+    if (result.repaired || result.outOfBudget) deps.logger.info('drift poll', { jobId: deps.jobId, ...result });
+    return result;
+  } finally {
+    if ((await deps.redis.get(lockKey)) === owner) await deps.redis.del(lockKey);
+  }
+}
+
+/** Reads one page of the guild's log after its place, repairs what it names; returns the users repaired. */
+async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: ReadonlyMap<string, string>): Promise<number> {
+  // The log's order decides, not PostgreSQL's time (the reconcile's guard): a hand edit that is the newest
+  // entry for its member came after every bot call in the page, even when the sync wrote that call's record
+  // only after this read began; guarding by time would skip it while the place in the log moves past it.
+  // A bot call made after the read is then repeated once (role calls are idempotent).
+  const seenAt = LOG_ORDER_DECIDES;
+  let entries: APIAuditLogEntry[];
+  try {
+    // The first read takes the newest page: older hand edits are the reconcile's (and repairing them again is harmless).
+    const query = guild.lastEntryId === null ? {} : { after: guild.lastEntryId };
+    entries = (await deps.api.guilds.getAuditLogs(guild.guildId, { action_type: AuditLogEvent.MemberRoleUpdate, limit: AUDIT_PAGE, ...query })).audit_log_entries;
+  } catch (err) {
+    const failure = classifyPlatformError(err);
+    if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') {
+      await releaseDriftGuild(deps.db, guild.guildId);
+      return 0;
+    }
+    const status: DriftPollStatus = failure.kind === 'missing_permission' ? 'no_permission' : 'failed';
+    if (status !== guild.status) {
+      deps.logger.warn(status === 'no_permission' ? 'drift repair cannot read the audit log (the bot lacks View Audit Log): hand edits in this guild wait for the periodic reconcile' : 'drift repair could not read the audit log', {
+        guildId: guild.guildId,
+        failure: failure.kind,
+      });
+    }
+    await finishDriftPoll(deps.db, guild.guildId, { lastEntryId: null, status, repaired: 0, nextInMs: status === 'no_permission' ? NO_PERMISSION_RETRY_MS : deps.everyMs });
+    return 0;
+  }
+  if (guild.status === 'no_permission') deps.logger.info('drift repair reads the audit log again', { guildId: guild.guildId });
+
+  const drift = driftFromEntries(entries, await deps.botUserId(), linkOfRole);
+  // A full page after our place means more is waiting: read on at once (within the budget).
+  const more = guild.lastEntryId !== null && entries.length === AUDIT_PAGE;
+  const repairedLinks = await inTransaction(deps.db, async (c) => {
+    const repaired: { linkId: string; users: string[] }[] = [];
+    for (const [linkId, d] of drift) {
+      const added = await markHandAdded(c, linkId, d.added, seenAt);
+      const removed = await markHandRemovedUsers(c, linkId, d.removed, seenAt);
+      const users = [...added, ...removed];
+      // Into the journal in the same transaction: the sync applies exactly these users.
+      await journalRepairs(c, linkId, users);
+      if (users.length) repaired.push({ linkId, users });
+    }
+    const count = repaired.reduce((n, r) => n + r.users.length, 0);
+    await finishDriftPoll(c, guild.guildId, { lastEntryId: newestEntryId(entries), status: 'ok', repaired: count, nextInMs: more ? 0 : deps.everyMs });
+    return repaired;
+  });
+  for (const r of repairedLinks) {
+    deps.logger.info('drift repair found hand edits', { guildId: guild.guildId, linkId: r.linkId, users: r.users.length });
+    await deps.enqueueSync(r.linkId);
+  }
+  return repairedLinks.reduce((n, r) => n + r.users.length, 0);
+}
