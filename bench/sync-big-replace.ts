@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { removeUser, replaceList } from '@rolelink/db';
+import { removeUser, replaceList } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ROLE } from '../services/bot-worker/src/testing/harness';

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { addUser, replaceList } from '@rolelink/db';
+import { addUser, replaceList } from '@rolelink/db/list';
 import { limitsFor } from '@rolelink/domain';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';

@@ -1,7 +1,8 @@
 // Child process of `pnpm bench sync diff`: N desired ids against N applied records with 1% changed,
 // walked by the worker's own diff (bounded ranges, differences computed in PostgreSQL). Prints one JSON
 // line; its peak RSS is this process's alone.
-import { desiredInRange, diffRange, MAX_USER_ID, nextRangeEnd, toStored } from '@rolelink/db';
+import { MAX_USER_ID, toStored } from '@rolelink/db/client';
+import { desiredInRange, diffRange, nextRangeEnd } from '@rolelink/db/sync';
 import { scratchDb } from './sync-support';
 
 async function main(): Promise<void> {

@@ -2,7 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { REDIS_URL, ROOT, admin, createMigratedDb } from './support/bench-db';
-import { createDb, createUpload, type Db, toStored } from '@rolelink/db';
+import { createDb, type Db, toStored } from '@rolelink/db/client';
+import { createUpload } from '@rolelink/db/list';
 
 export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './support/bench-db';
 

@@ -9,7 +9,7 @@ import { seedLink, type BenchLink } from './api-db';
 import { RssWindow, type RunningApi } from './api-process';
 import { call, expectOk, makeAgent } from './http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
-import { toStored } from '@rolelink/db';
+import { toStored } from '@rolelink/db/client';
 
 export type Verdict = 'PASS' | 'FAIL' | 'info';
 export type Row = { figure: string; measured: string; limit: string; verdict: Verdict };

@@ -10,7 +10,7 @@
 //
 // Route: POST /bare/:linkId/users/:userId → 200 {"data":{"added":…}}; anything else 404.
 import http from 'node:http';
-import { createDb } from '@rolelink/db';
+import { createDb } from '@rolelink/db/client';
 import { limitsFor } from '@rolelink/domain';
 import { AddBatcher } from '../../services/api/src/add-batcher';
 import type { SyncNotifier } from '@rolelink/queue';

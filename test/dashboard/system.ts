@@ -9,7 +9,7 @@ import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pingDatabase } from '@rolelink/db';
+import { pingDatabase } from '@rolelink/db/client';
 import { createPlatformClient } from '@rolelink/platform-client';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createDb, type Db, toStored } from '@rolelink/db';
+import { createDb, type Db, toStored } from '@rolelink/db/client';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { seedGuild, seedLink, userIds, type SeededLink } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';

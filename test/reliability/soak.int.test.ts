@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { createDb, type Db } from '@rolelink/db';
+import { createDb, type Db } from '@rolelink/db/client';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { seedLink, type SeededLink } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';

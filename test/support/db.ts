@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createDb, type Db } from '@rolelink/db';
+import { createDb, type Db } from '@rolelink/db/client';
 import { ADMIN_DATABASE_URL, databaseUrl, stampedName, templateDb } from './env';
 
 export type TestDb = Db & { url: string; name: string; drop(): Promise<void> };

@@ -1,6 +1,6 @@
-import type { Db } from '@rolelink/db';
+import type { Db } from '@rolelink/db/client';
 import { encryptToken, generateToken, hashToken, type Plan } from '@rolelink/domain';
-import { fromStored } from '@rolelink/db';
+import { fromStored } from '@rolelink/db/client';
 
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7);
 

@@ -1,5 +1,6 @@
 import { auditQuery, type AuditAction, type AuditLogView } from '@rolelink/contracts';
-import { listAudit, recordAudit, type Queryable } from '@rolelink/db';
+import { listAudit, recordAudit } from '@rolelink/db/audit';
+import type { Queryable } from '@rolelink/db/client';
 import { AppError } from '@rolelink/runtime';
 import type { AdminActor, AdminDeps } from './deps';
 import { parseSnowflake } from './ids';

@@ -1,4 +1,4 @@
-import type { Db } from '@rolelink/db';
+import type { Db } from '@rolelink/db/client';
 
 /** What the broker must do for link lifecycle (register: @rolelink/broker-client's BrokerClient; deleteConfig: @rolelink/queue's PluginJobs). */
 export type PluginCalls = {

@@ -1,6 +1,6 @@
 import type { PlanName } from '@rolelink/contracts';
 import { slotAllowance } from '@rolelink/domain';
-import { guildLinkRoles, guildPlanRows } from '@rolelink/db';
+import { guildLinkRoles, guildPlanRows } from '@rolelink/db/links';
 import type { AdminDeps } from './deps';
 
 export type GuildPlanView = { plan: PlanName; slots: { used: number; allowed: number } };

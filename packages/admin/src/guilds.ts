@@ -1,6 +1,9 @@
 import type { Plan } from '@rolelink/domain';
 import { isPaused, slotAllowance } from '@rolelink/domain';
-import { inTransaction, journalGuildChange, linkRolesByAge, lockGuildPlan, recordLinkPausedNotifications, upsertGuildPlan } from '@rolelink/db';
+import { inTransaction } from '@rolelink/db/client';
+import { upsertGuildPlan } from '@rolelink/db/links';
+import { journalGuildChange } from '@rolelink/db/list';
+import { linkRolesByAge, lockGuildPlan, recordLinkPausedNotifications } from '@rolelink/db/notifications';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';

@@ -1,5 +1,6 @@
 import { encryptToken, generateToken, hashToken, normalizePluginUrl, syncedLimit } from '@rolelink/domain';
-import { ensureGuild, inTransaction, insertLink, linkExistsForRole, recordHolderPage, removeLinkRows } from '@rolelink/db';
+import { inTransaction } from '@rolelink/db/client';
+import { ensureGuild, insertLink, linkExistsForRole, recordHolderPage, removeLinkRows } from '@rolelink/db/links';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';

@@ -1,5 +1,7 @@
 import type { DeletedLinkView } from '@rolelink/contracts';
-import { deleteLinkAt, findLinkAt, grantedCount, inTransaction, recordPurge } from '@rolelink/db';
+import { inTransaction } from '@rolelink/db/client';
+import { deleteLinkAt, findLinkAt, recordPurge } from '@rolelink/db/links';
+import { grantedCount } from '@rolelink/db/sync';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';

@@ -1,5 +1,6 @@
 import type { ResyncView } from '@rolelink/contracts';
-import { findLinkAt, forceResync, inTransaction } from '@rolelink/db';
+import { inTransaction } from '@rolelink/db/client';
+import { findLinkAt, forceResync } from '@rolelink/db/links';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';

@@ -1,4 +1,5 @@
-import { findLinkAt, latestHeldChange, linkDetails } from '@rolelink/db';
+import { findLinkAt, linkDetails } from '@rolelink/db/links';
+import { latestHeldChange } from '@rolelink/db/list';
 import { isPaused, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';

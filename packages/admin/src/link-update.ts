@@ -1,4 +1,6 @@
-import { inTransaction, journalLinkChange, updateLinkFlags } from '@rolelink/db';
+import { inTransaction } from '@rolelink/db/client';
+import { updateLinkFlags } from '@rolelink/db/links';
+import { journalLinkChange } from '@rolelink/db/list';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';

@@ -1,5 +1,6 @@
 import type { MemberLookup } from '@rolelink/contracts';
-import { appliedOutcome, findLinkAt, isListed, listedBelow, memberHistory } from '@rolelink/db';
+import { findLinkAt } from '@rolelink/db/links';
+import { appliedOutcome, isListed, listedBelow, memberHistory } from '@rolelink/db/sync';
 import { limitsFor } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';

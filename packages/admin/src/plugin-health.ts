@@ -1,5 +1,6 @@
 import type { PluginHealthView } from '@rolelink/contracts';
-import { healthHistory, type Queryable } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db/client';
+import { healthHistory } from '@rolelink/db/health';
 
 export type { PluginHealthView };
 

@@ -1,5 +1,6 @@
 import type { HeldChangePreview, LinkView, StripMember } from '@rolelink/contracts';
-import { confirmLatestHeldChange, findLinkAt, latestHeldChange, type HeldChange } from '@rolelink/db';
+import { findLinkAt } from '@rolelink/db/links';
+import { confirmLatestHeldChange, latestHeldChange, type HeldChange } from '@rolelink/db/list';
 import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';

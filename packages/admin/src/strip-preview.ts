@@ -1,5 +1,6 @@
 import type { StripMember, StripPreviewView } from '@rolelink/contracts';
-import { findLinkAt, grantedAmong, grantedCount, grantedHolders } from '@rolelink/db';
+import { findLinkAt } from '@rolelink/db/links';
+import { grantedAmong, grantedCount, grantedHolders } from '@rolelink/db/sync';
 import { lostManagePermission } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps, MemberFacts } from './deps';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
-import { createDb, type Db } from '@rolelink/db';
+import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
 import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
 import { BrokerClient } from '@rolelink/broker-client';

@@ -3,13 +3,13 @@ import { seedLink } from '../../../test/support/fixtures';
 import { grantedHolders } from './applied-members.repo';
 import { addUser } from './list-single.repo';
 import { readJournal } from './list-changes.repo';
-import { diffRange, listedUserAt, MAX_USER_ID, nextRangeEnd } from './sync-diff.repo';
+import { diffRange, listedUserAt, nextRangeEnd } from './sync-diff.repo';
+import { MAX_USER_ID, toStored } from './user-id';
 import { latestHeldChange, recordHeldChange } from './held-changes.repo';
 import { streamUserIdsCsv } from './list-stream';
 import { removeUser } from './list-single.repo';
 import { journalRepairs } from './list-changes.repo';
 import { MIXED_WIDTH_IDS, TWO_POW_63 } from '../../../test/support/user-id-cases';
-import { toStored } from './user-id';
 
 // Queries hand ids and sequences to JavaScript as text (bigint does not fit a JS number), and PostgreSQL
 // resolves an unqualified ORDER BY name to the output column first: `SELECT user_id::text … ORDER BY

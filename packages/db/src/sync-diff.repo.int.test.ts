@@ -1,7 +1,7 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
-import { desiredInRange, diffRange, listedUserAt, MAX_USER_ID, nextRangeEnd } from './sync-diff.repo';
-import { toStored } from './user-id';
+import { desiredInRange, diffRange, listedUserAt, nextRangeEnd } from './sync-diff.repo';
+import { MAX_USER_ID, toStored } from './user-id';
 
 let db: TestDb;
 beforeAll(async () => {

@@ -5,7 +5,6 @@ import type { Queryable } from './queryable';
 
 import { fromStored, MAX_USER_ID, toStored } from './user-id';
 
-export { MAX_USER_ID };
 
 /**
  * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type UserAddedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { AddBatcher } from './add-batcher';
-import { toStored } from '@rolelink/db';
+import { toStored } from '@rolelink/db/client';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { addUsers, type AddResult } from '@rolelink/db';
+import { addUsers, type AddResult } from '@rolelink/db/list';
 import type { SyncNotifier } from '@rolelink/queue';
 import { LinkBatcher } from './link-batcher';
 

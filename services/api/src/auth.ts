@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { RequestHandler, Response } from 'express';
 import { linkParams } from '@rolelink/contracts';
-import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db';
+import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db/links';
 import { hashToken, isPaused, isWellFormedToken } from '@rolelink/domain';
 import { addRequestLogFields, AppError, handle, zodIssues } from '@rolelink/runtime';
 import { SharedLookup } from './shared-lookup';

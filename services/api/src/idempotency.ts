@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
 import { CONFIRM_HEADER } from '@rolelink/contracts';
-import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '@rolelink/db';
+import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '@rolelink/db/list';
 import { AppError, handle } from '@rolelink/runtime';
 import { currentLink } from './auth';
 

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Pool } from 'pg';
 import { CONFIRM_HEADER, type DryRunResult } from '@rolelink/contracts';
-import { previewReplace, replaceList, type LinkContext, type ReplaceSource } from '@rolelink/db';
+import type { LinkContext } from '@rolelink/db/links';
+import { previewReplace, replaceList, type ReplaceSource } from '@rolelink/db/list';
 import { limitsFor, shrinkMessage, storedLimitMessage } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';

@@ -1,5 +1,9 @@
 import type { Pool } from 'pg';
-import { collectIdempotencyKeys, collectUploadGarbage, linksWantingSync, purgeAudit, purgeDeletedLinks, purgeNotifications, tryLockSweep, unlockSweep } from '@rolelink/db';
+import { purgeAudit } from '@rolelink/db/audit';
+import { purgeDeletedLinks } from '@rolelink/db/links';
+import { collectIdempotencyKeys, collectUploadGarbage } from '@rolelink/db/list';
+import { purgeNotifications } from '@rolelink/db/notifications';
+import { linksWantingSync, tryLockSweep, unlockSweep } from '@rolelink/db/sync';
 import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 

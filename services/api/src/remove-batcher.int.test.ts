@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { RemoveBatcher } from './remove-batcher';
-import { fromStored, toStored } from '@rolelink/db';
+import { fromStored, toStored } from '@rolelink/db/client';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { removeUsers, type RemoveResult } from '@rolelink/db';
+import { removeUsers, type RemoveResult } from '@rolelink/db/list';
 import type { SyncNotifier } from '@rolelink/queue';
 import { LinkBatcher } from './link-batcher';
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type DryRunBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
-import { toStored } from '@rolelink/db';
+import { toStored } from '@rolelink/db/client';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));

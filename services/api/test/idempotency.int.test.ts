@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { collectIdempotencyKeys } from '@rolelink/db';
+import { collectIdempotencyKeys } from '@rolelink/db/list';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 

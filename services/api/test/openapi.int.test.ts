@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import request from 'supertest';
 import type { Express } from 'express';
-import { claimIdempotencyKey } from '@rolelink/db';
+import { claimIdempotencyKey } from '@rolelink/db/list';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../src/app';
 import { auth, startApiHarness, type ApiHarness, bodyOf, type DryRunBody, type UploadCreatedBody } from '../../../test/support/api';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { collectUploadGarbage, replaceList } from '@rolelink/db';
+import { collectUploadGarbage, replaceList } from '@rolelink/db/list';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ChunkAcceptedBody, type ShrinkBody, type UploadCreatedBody, type UserCountBody } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 

@@ -4,7 +4,8 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import request from 'supertest';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
-import { latestHeldChange, toStored } from '@rolelink/db';
+import { toStored } from '@rolelink/db/client';
+import { latestHeldChange } from '@rolelink/db/list';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;

@@ -1,5 +1,6 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import { addUser, journalGuildChange, MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange, removeUser, replaceList } from '@rolelink/db';
+import { addUser, journalGuildChange, removeUser, replaceList } from '@rolelink/db/list';
+import { MEMBER_HISTORY_KEEP, memberHistory, recordMemberChange } from '@rolelink/db/sync';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { deleteLink, stripPreview } from '@rolelink/admin';

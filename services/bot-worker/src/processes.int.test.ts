@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, producerConnection, Producer } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
-import { replaceList } from '@rolelink/db';
+import { replaceList } from '@rolelink/db/list';
 import type { Redis } from 'ioredis';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';

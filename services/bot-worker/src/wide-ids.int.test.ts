@@ -1,5 +1,5 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import { addUser, journalGuildChange, removeUser } from '@rolelink/db';
+import { addUser, journalGuildChange, removeUser } from '@rolelink/db/list';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
-import { readSyncLag } from '@rolelink/db';
+import { readSyncLag } from '@rolelink/db/sync';
 import { Consumer, Producer } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
-import type { Db } from '@rolelink/db';
+import type { Db } from '@rolelink/db/client';
 import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
 import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier } from '@rolelink/queue';

@@ -1,4 +1,4 @@
-import { createDb, pingDatabase } from '@rolelink/db';
+import { createDb, pingDatabase } from '@rolelink/db/client';
 import { producerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, decodeKey, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';

@@ -6,7 +6,7 @@ import { REDIS_URL } from '../../../test/support/redis';
 import { pollHealth } from './health/health-poll';
 import { startHarness, TEST_KEY, type Harness, type SeededLink } from './testing/harness';
 import { json } from './testing/test-plugin';
-import { toStored } from '@rolelink/db';
+import { toStored } from '@rolelink/db/client';
 
 let h: Harness;
 let link: SeededLink;

@@ -1,4 +1,4 @@
-import type { Queryable } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db/client';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import type { ConfigCache } from './config-cache';
 import type { PluginHttp } from '@rolelink/plugin-http';

@@ -7,7 +7,7 @@ import { PluginJobs, producerConnection } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { testQueuePrefix } from '../../../test/support/redis';
 import { pollHealth, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
-import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from '@rolelink/db';
+import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from '@rolelink/db/health';
 import { rejection, startHarness, TEST_KEY, type Harness } from './testing/harness';
 import { json } from './testing/test-plugin';
 

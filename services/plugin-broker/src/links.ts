@@ -1,5 +1,5 @@
 import { decryptToken } from '@rolelink/domain';
-import { findPluginLink } from '@rolelink/db';
+import { findPluginLink } from '@rolelink/db/links';
 import type { BrokerContext } from './context';
 
 /** What a plugin call needs about its link. `token` is the raw API token: never logged, never returned. */

@@ -1,7 +1,9 @@
 import { DelayedError } from 'bullmq';
 import type { QueueName } from '@rolelink/contracts';
 import type { JobHandlers, Producer } from '@rolelink/queue';
-import { findPluginUrl, recordHealth, recordPluginHealthNotifications } from '@rolelink/db';
+import { recordHealth } from '@rolelink/db/health';
+import { findPluginUrl } from '@rolelink/db/links';
+import { recordPluginHealthNotifications } from '@rolelink/db/notifications';
 import { deleteConfig } from './calls/delete-config';
 import type { BrokerContext } from './context';
 import { checkPluginHealth } from './health/check-health';

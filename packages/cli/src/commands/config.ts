@@ -1,7 +1,8 @@
 import { recordConfigSaved, type AdminDeps } from '@rolelink/admin';
 import type { ConfigView } from '@rolelink/contracts';
 import { snowflake } from '@rolelink/contracts';
-import { findLinkPlugin, type Queryable } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db/client';
+import { findLinkPlugin } from '@rolelink/db/links';
 import type { BrokerClient } from '@rolelink/broker-client';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';

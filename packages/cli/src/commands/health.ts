@@ -1,5 +1,5 @@
 import { readPluginHealth, type PluginHealthView } from '@rolelink/admin';
-import type { Queryable } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db/client';
 import type { Command } from '../command';
 import { linkArgs, printable, resolveLink, type LinkArgs, type Printable } from './config';
 

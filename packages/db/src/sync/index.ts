@@ -12,3 +12,4 @@ export * from '../reconcile.repo';
 export * from '../advisory-locks';
 export * from '../outbox.repo';
 export * from '../sync-lag.repo';
+export * from '../drift-poll.repo';

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, uploadParams } from '@rolelink/contracts';
-import { addChunk, cancelUpload, createUpload } from '@rolelink/db';
+import { addChunk, cancelUpload, createUpload } from '@rolelink/db/list';
 import { MAX_CHUNK_USERS, limitsFor } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { currentLink } from '../auth';

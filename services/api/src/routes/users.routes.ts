@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
-import { hasUser, streamUserIdsJson, type LinkContext } from '@rolelink/db';
+import type { LinkContext } from '@rolelink/db/links';
+import { hasUser, streamUserIdsJson } from '@rolelink/db/list';
 import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';

@@ -1,7 +1,8 @@
 import { DiscordAPIError } from '@discordjs/rest';
 import type { API } from '@discordjs/core/http-only';
 import type { Pool } from 'pg';
-import { dueNotifications, getNotifySettings, inTransaction, lockGuildNotifications, markNotificationsDelivered, type NotificationRow } from '@rolelink/db';
+import { inTransaction } from '@rolelink/db/client';
+import { dueNotifications, getNotifySettings, lockGuildNotifications, markNotificationsDelivered, type NotificationRow } from '@rolelink/db/notifications';
 import type { Logger } from '@rolelink/runtime';
 import { notificationMessage } from './notify-message';
 

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { QueueName } from '@rolelink/contracts';
-import { guildsWithDueNotifications } from '@rolelink/db';
+import { guildsWithDueNotifications } from '@rolelink/db/notifications';
 import type { JobHandlers, Producer } from '@rolelink/queue';
 import { deliverGuildNotifications, type NotifyDeliveryOptions } from './notify-delivery';
 

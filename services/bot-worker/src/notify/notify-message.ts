@@ -1,4 +1,4 @@
-import type { NotificationRow } from '@rolelink/db';
+import type { NotificationRow } from '@rolelink/db/notifications';
 
 /** Dashboard links are not known here (the worker has no dashboard URL): the message says where to look. */
 const WHERE = 'Open the Role Link dashboard to act on it.';

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import { putNotifySettings, recordPluginHealthNotifications, replaceList } from '@rolelink/db';
+import { replaceList } from '@rolelink/db/list';
+import { putNotifySettings, recordPluginHealthNotifications } from '@rolelink/db/notifications';
 import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../../test/support/db';
 import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, upsertGuild, waitFor, writeList } from '../testing/harness';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { API } from '@discordjs/core/http-only';
-import { databaseNow, reconcileLinks } from '@rolelink/db';
+import { databaseNow, reconcileLinks } from '@rolelink/db/sync';
 import { isPaused } from '@rolelink/domain';
 import { classifyPlatformError, MEMBERS_PAGE } from '@rolelink/platform-client';
 import type { Logger } from '@rolelink/runtime';

@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
-import { inTransaction, journalRepairs, markEligibleAgain, markHandAdded, markHandRemoved, MAX_USER_ID } from '@rolelink/db';
+import { inTransaction, MAX_USER_ID } from '@rolelink/db/client';
+import { journalRepairs } from '@rolelink/db/list';
+import { markEligibleAgain, markHandAdded, markHandRemoved } from '@rolelink/db/sync';
 import type { APIGuildMember } from 'discord-api-types/v10';
 
 export type RepairResult = { handAdded: number; handRemoved: number; eligibleAgain: number };

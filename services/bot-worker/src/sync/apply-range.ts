@@ -1,7 +1,8 @@
 import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
-import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type Queryable, type UserDiff } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db/client';
+import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db/sync';
 import { auditReason, type ChangeCause, type LinkContext } from './link-context';
 
 export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };

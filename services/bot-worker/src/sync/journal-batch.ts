@@ -1,4 +1,6 @@
-import { countCalls, diffRange, diffUsers, dueRetries, MAX_USER_ID, readJournal, recordJournalApplied, writeJournalProgress, type JournalEntry, type UserDiff } from '@rolelink/db';
+import { MAX_USER_ID } from '@rolelink/db/client';
+import { readJournal, type JournalEntry } from '@rolelink/db/list';
+import { countCalls, diffRange, diffUsers, dueRetries, recordJournalApplied, writeJournalProgress, type UserDiff } from '@rolelink/db/sync';
 import { applyRange, type RangeContext, type SliceResult } from './apply-range';
 import { syncedCutoff } from './link-context';
 

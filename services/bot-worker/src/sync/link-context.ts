@@ -1,5 +1,6 @@
 import { isPaused, syncedLimit, type Plan } from '@rolelink/domain';
-import { findSyncLink, listedUserAt, type Queryable } from '@rolelink/db';
+import type { Queryable } from '@rolelink/db/client';
+import { findSyncLink, listedUserAt } from '@rolelink/db/sync';
 
 export type LinkContext = {
   id: string;

@@ -1,5 +1,5 @@
 import { interimCounts, passRate } from './progress';
-import { retryDelayMs } from '@rolelink/db';
+import { retryDelayMs } from '@rolelink/db/sync';
 import { inactiveReason, type LinkContext } from './link-context';
 
 describe('progress', () => {

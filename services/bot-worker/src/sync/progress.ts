@@ -1,4 +1,4 @@
-import type { PassState } from '@rolelink/db';
+import type { PassState } from '@rolelink/db/sync';
 import type { LinkContext } from './link-context';
 
 /** Changes per second over the pass so far (null before the first call): the ETA is pending ÷ rate. */

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
-import { grantedHolders, finishStrip, recordMemberChange, recordOutcome } from '@rolelink/db';
+import { finishStrip } from '@rolelink/db/links';
+import { grantedHolders, recordMemberChange, recordOutcome } from '@rolelink/db/sync';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import type { SliceResult } from './apply-range';
 

@@ -2,6 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import type { Logger } from '@rolelink/runtime';
 import { applyRange, type ChangeMetrics, type SliceResult } from './apply-range';
+import { MAX_USER_ID } from '@rolelink/db/client';
+import { pendingStrip } from '@rolelink/db/links';
 import {
   abandonPass,
   advancePass,
@@ -14,17 +16,15 @@ import {
   finishPass,
   loadPass,
   markIdle,
-  MAX_USER_ID,
   nextRangeEnd,
   nextRetryInMs,
-  pendingStrip,
   recordJournalApplied,
   startPass,
   tryLockSyncLink,
   unlockSyncLink,
   writeProgress,
   type PassState,
-} from '@rolelink/db';
+} from '@rolelink/db/sync';
 import { stripSlice } from './strip-roles';
 import { consumeJournal } from './journal-batch';
 import { inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
-import { fromStored, toStored } from '@rolelink/db';
+import { fromStored, toStored } from '@rolelink/db/client';
 
 /** Test helpers: rows written with SQL the way the API and link creation leave them (no API needed). */
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { readPluginHealth, recordConfigSaved } from '@rolelink/admin';
-import { findLinkPlugin } from '@rolelink/db';
+import { findLinkPlugin } from '@rolelink/db/links';
 import { linkParams, submitConfigBody, type SubmittedConfig } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import { actingAdmin, type DashboardContext } from '../context';

@@ -15,7 +15,8 @@ import {
   type ResyncView,
   type StripPreviewView,
 } from '@rolelink/contracts';
-import { findLinkAt, streamUserIdsCsv } from '@rolelink/db';
+import { findLinkAt } from '@rolelink/db/links';
+import { streamUserIdsCsv } from '@rolelink/db/list';
 import { limitsFor } from '@rolelink/domain';
 import { AppError, input, sendStream, validate } from '@rolelink/runtime';
 import { actingAdmin, type DashboardContext } from '../context';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { countUnreadNotifications, getNotifySettings, listNotifications, markNotificationsRead, putNotifySettings } from '@rolelink/db';
+import { countUnreadNotifications, getNotifySettings, listNotifications, markNotificationsRead, putNotifySettings } from '@rolelink/db/notifications';
 import { NOTIFY_KINDS, guildParams, notificationsQuery, notificationsReadBody, notifySettingsBody, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import { recordNotifySettingsChanged } from '@rolelink/admin';

@@ -1,7 +1,7 @@
 import { PLUGIN_HEALTH_STATUSES, type QueueName } from '@rolelink/contracts';
 import type { Producer } from '@rolelink/queue';
 import type { BrokerContext } from '../context';
-import { countLinksByHealth, pluginUrlsAfter, pruneUnusedPlugins } from '@rolelink/db';
+import { countLinksByHealth, pluginUrlsAfter, pruneUnusedPlugins } from '@rolelink/db/health';
 
 export const HEALTH_SCHEDULER_ID = 'plugin-health';
 const PAGE = 1000;
