@@ -9,7 +9,7 @@ import { seedLink, type BenchLink } from './api-db';
 import { RssWindow, type RunningApi } from './api-process';
 import { call, expectOk, makeAgent } from './http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
-import { toStored } from '@rolelink/db/client';
+import { fromStored, toStored } from '@rolelink/db/client';
 
 export type Verdict = 'PASS' | 'FAIL' | 'info';
 export type Row = { figure: string; measured: string; limit: string; verdict: Verdict };
@@ -291,7 +291,7 @@ async function streamOnce(ctx: Ctx, link: BenchLink, n: number): Promise<Streame
  * are not counted: they would dominate a small list.
  */
 async function rawCopyOnce(ctx: Ctx, link: BenchLink, n: number): Promise<{ totalMs: number; bytes: number }> {
-  const copy = `COPY (SELECT user_id FROM link_user WHERE link_id = ${link.linkId} ORDER BY user_id) TO STDOUT`;
+  const copy = `COPY (SELECT ${fromStored('user_id')} FROM link_user WHERE link_id = ${link.linkId} ORDER BY link_user.user_id) TO STDOUT`;
   const child = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', ctx.databaseUrl, '-c', '\\timing on', '-c', copy], { stdio: ['ignore', 'pipe', 'pipe'] });
   let bytes = 0;
   let tail = '';
