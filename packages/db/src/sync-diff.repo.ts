@@ -5,7 +5,6 @@ import type { Queryable } from './queryable';
 
 import { fromStored, MAX_USER_ID, toStored } from './user-id';
 
-
 /**
  * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or
  * applied record), whichever comes first, so a range never holds more than 2 × span ids of each.
