@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { guildPath } from '../paths';
+import styles from './Breadcrumbs.module.css';
 
 /**
  * The trail above a page: Servers / <server> / <this page>. The server's own page leaves `guildId` out;
@@ -8,7 +9,7 @@ import { guildPath } from '../paths';
  */
 export function Breadcrumbs({ guildId, guildName, current }: { guildId?: string; guildName?: string | undefined; current: ReactNode }) {
   return (
-    <nav className="breadcrumbs" aria-label="Breadcrumb">
+    <nav className={styles.breadcrumbs} aria-label="Breadcrumb">
       <Link to="/">Servers</Link>
       <span aria-hidden="true"> / </span>
       {guildId !== undefined ? (

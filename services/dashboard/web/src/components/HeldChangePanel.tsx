@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
 import { queries, queryKeys } from '../api/queries';
 import { heldNumbers } from '../format/held-change';
+import styles from './HeldChangePanel.module.css';
 import { useNow } from '../hooks/use-now';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
@@ -41,7 +42,7 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
   const c = preview.change;
   return (
     <>
-      <p className="held-numbers">
+      <p className={styles.numbers}>
         <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong> and {plural(c.additions, 'member gains', 'members gain')} it: {heldNumbers(c)}.
       </p>
       {preview.sample.length ? <p>Left out of the held list: {sampleText(preview)}.</p> : null}
@@ -92,8 +93,8 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
   }
 
   return (
-    <div className="held-panel" role="group" aria-labelledby={titleId}>
-      <p className="held-title" id={titleId}>
+    <div className={styles.panel} role="group" aria-labelledby={titleId}>
+      <p className={styles.title} id={titleId}>
         <span aria-hidden="true">⚠ </span>Removal held: {heldNumbers(held)}
       </p>
       <p>
@@ -146,7 +147,7 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
 /** What the owner is told after applying: the plugin has to send its list again, within the hour. */
 export function AppliedRemovalsNotice({ applied }: { applied: AppliedRemovals }) {
   return (
-    <p className="held-applied" role="status">
+    <p className={styles.applied} role="status">
       Removals confirmed ({applied.removals.toLocaleString()}). The plugin must resend its list within the hour (before <DateTime iso={applied.window_ends_at} relative={false} />) — the list was not stored, so nothing changes until it does.
     </p>
   );

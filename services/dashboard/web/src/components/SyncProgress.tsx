@@ -1,22 +1,23 @@
 import type { LinkView } from '@rolelink/contracts';
 import { syncStatus } from '../format/sync-status';
 import { useNow } from '../hooks/use-now';
+import styles from './SyncProgress.module.css';
 
 /** Synced members against what can be synced, and every change (additions and removals) still to make. */
 export function SyncProgress({ link }: { link: LinkView }) {
   const s = syncStatus(link, useNow());
   const fmt = (n: number) => n.toLocaleString();
   return (
-    <div className="sync">
-      <div className="sync-label">
+    <div className={styles.sync}>
+      <div className={styles.label}>
         <span>
           Synced {fmt(s.done)} of {fmt(s.target)}
           {s.pending > 0 ? ` · ${fmt(s.pending)} ${s.pending === 1 ? 'change' : 'changes'} to make (additions and removals)` : ''}
         </span>
-        <span className={s.tone === 'held' ? 'sync-held' : 'muted'}>{s.text}</span>
+        <span className={s.tone === 'held' ? styles.held : 'muted'}>{s.text}</span>
       </div>
-      <div className="progress" role="progressbar" aria-label="Sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={s.percent} aria-valuetext={`${s.percent}% synced, ${s.text}`}>
-        <div className={`progress-bar${s.tone === 'done' ? ' progress-done' : s.tone === 'held' ? ' progress-held' : ''}`} style={{ width: `${s.percent}%` }} />
+      <div className={styles.progress} role="progressbar" aria-label="Sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={s.percent} aria-valuetext={`${s.percent}% synced, ${s.text}`}>
+        <div className={s.tone === 'done' ? `${styles.bar} ${styles.done}` : s.tone === 'held' ? `${styles.bar} ${styles.barHeld}` : styles.bar} style={{ width: `${s.percent}%` }} />
       </div>
     </div>
   );

@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import styles from './toasts.module.css';
 
 export type ToastKind = 'success' | 'error' | 'info';
 type Toast = { id: number; kind: ToastKind; message: string; detail?: string | undefined };
@@ -44,14 +45,14 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastContext.Provider value={value}>
       {children}
-      <div className="toasts" role="status" aria-live="polite" aria-label="Notifications">
+      <div className={styles.toasts} role="status" aria-live="polite" aria-label="Notifications">
         {toasts.map((t) => (
-          <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : undefined}>
-            <div className="toast-text">
+          <div key={t.id} className={t.kind === 'info' ? styles.toast : `${styles.toast} ${styles[t.kind]}`} role={t.kind === 'error' ? 'alert' : undefined}>
+            <div className={styles.text}>
               <strong>{t.message}</strong>
-              {t.detail ? <span className="toast-detail">{t.detail}</span> : null}
+              {t.detail ? <span className={styles.detail}>{t.detail}</span> : null}
             </div>
-            <button type="button" className="toast-close" aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
+            <button type="button" className={styles.close} aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
               ×
             </button>
           </div>

@@ -12,6 +12,7 @@ import { RoleSwatch } from '../components/RoleName';
 import { useToast } from '../components/toasts';
 import { guildPath, linkPaths } from '../paths';
 import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
+import styles from './CreateLinkPage.module.css';
 
 type FieldKey = 'role_id' | 'plugin_url' | 'existing_members';
 type Failure = { message: string; status: number; fields: Partial<Record<FieldKey, string>> };
@@ -133,7 +134,7 @@ export function CreateLinkPage() {
           <input
             id={`${id}-role-search`}
             type="search"
-            className="role-search"
+            className={styles.roleSearch}
             value={roleQuery}
             onChange={(e) => setRoleQuery(e.target.value)}
             placeholder="Type part of its name"

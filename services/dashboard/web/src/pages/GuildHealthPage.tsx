@@ -10,6 +10,7 @@ import { HealthBadge } from '../components/status-badges';
 import { lastSeen, readHealthDetail, upSummary } from '../health/health-detail';
 import { linkPaths } from '../paths';
 import { PluginUrl } from '../components/PluginUrl';
+import styles from './GuildHealthPage.module.css';
 
 const REFRESH_MS = 30_000;
 
@@ -35,7 +36,7 @@ export function GuildHealthPage() {
       ) : null}
       {data && data.links.length > 0 ? (
         <div className="table-wrap">
-          <table className="status-table">
+          <table className={styles.table}>
             <caption className="visually-hidden">Latest health of every plugin</caption>
             <thead>
               <tr>

@@ -6,6 +6,7 @@ import { useMe } from '../auth/session';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { guildPath } from '../paths';
+import styles from './GuildsPage.module.css';
 
 /** `/`: the guilds the signed-in user may manage. */
 export function GuildsPage() {
@@ -43,17 +44,17 @@ export function GuildsPage() {
         </div>
       ) : null}
       {data && data.guilds.length > 0 ? (
-        <ul className="guild-list">
+        <ul className={styles.list}>
           {data.guilds.map((g) => (
-            <li key={g.guild_id} className="card guild-card">
+            <li key={g.guild_id} className={`card ${styles.card}`}>
               {g.icon_url ? (
-                <img className="guild-icon" src={g.icon_url} alt="" width={48} height={48} />
+                <img className={styles.icon} src={g.icon_url} alt="" width={48} height={48} />
               ) : (
-                <span className="guild-icon guild-icon-fallback" aria-hidden="true">
+                <span className={`${styles.icon} ${styles.iconFallback}`} aria-hidden="true">
                   {g.name.slice(0, 1).toUpperCase()}
                 </span>
               )}
-              <div className="guild-card-body">
+              <div className={styles.body}>
                 <h2 className="card-title">
                   <Link to={guildPath(g.guild_id)}>{g.name}</Link>
                 </h2>

@@ -8,6 +8,7 @@ import { usePageTitle } from '../../components/PageTitle';
 import { roleLabel } from '../../components/RoleName';
 import { linkPaths } from '../../paths';
 import type { LinkContext } from './link-context';
+import styles from './LinkPage.module.css';
 
 const REFRESH_MS = 5_000;
 
@@ -42,7 +43,7 @@ export function LinkPage() {
       <h1 className="visually-hidden">{name} role link</h1>
       <LinkCardView card={card.data} owner={owner} headingLevel="h2" linkToPage={false} />
 
-      <nav className="tabs" aria-label="Link sections">
+      <nav className={styles.tabs} aria-label="Link sections">
         <NavLink to={paths.config} end>
           Configuration
         </NavLink>
@@ -50,7 +51,7 @@ export function LinkPage() {
         <NavLink to={paths.members}>Members</NavLink>
         <NavLink to={paths.health}>Health</NavLink>
       </nav>
-      <section className="tab-panel">
+      <section className={styles.panel}>
         <Outlet context={context} />
       </section>
     </>

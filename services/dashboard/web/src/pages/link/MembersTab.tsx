@@ -7,6 +7,7 @@ import { DateTime } from '../../components/DateTime';
 import { ErrorBanner } from '../../components/ErrorState';
 import { MemberHistory } from './MemberHistory';
 import { useLinkContext } from './link-context';
+import styles from './MembersTab.module.css';
 
 const STATE_TEXT: Record<MemberLookup['state'], string> = {
   synced: 'On the list — synced',
@@ -52,7 +53,7 @@ export function MembersTab() {
   return (
     <div>
       <h2>Members</h2>
-      <p className="export-row">
+      <p className={styles.exportRow}>
         {/* A plain download: the server streams the CSV from PostgreSQL, so a 30-million-member list works too. */}
         <a className="btn" href={dashboardApi.listCsvUrl(guildId, roleId)} download>
           Export the list (CSV)
@@ -90,9 +91,9 @@ export function MembersTab() {
       {error ? <ErrorBanner message={error} /> : null}
       <div role="status" aria-live="polite">
         {result ? (
-          <div className="card member-result">
-            <p className="member-state">
-              <span className={`dot dot-${result.state}`} aria-hidden="true" />
+          <div className={`card ${styles.result}`}>
+            <p className={styles.state}>
+              <span className={result.state === 'not_listed' ? styles.dot : `${styles.dot} ${styles[result.state]}`} aria-hidden="true" />
               {STATE_TEXT[result.state]}
             </p>
             <p className="muted small">
