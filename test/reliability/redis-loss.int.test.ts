@@ -39,7 +39,18 @@ beforeAll(async () => {
   // The sweeper every second: after Redis comes back, what it forgot is re-enqueued within grace + 1 s.
   api = await startApi({ DATABASE_URL: db.url, REDIS_URL: redisUrl, QUEUE_PREFIX: 'rlrel', SWEEP_EVERY_MS: '1000' });
   worker = startWorkerProcess({ databaseUrl: db.url, redisUrl, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken });
-}, 120_000);
+  // The worker must be running before Redis dies: one still starting exits instead (its start-up needs
+  // Redis; an orchestrator restarts it), which is not this test's scenario. Seen on a loaded machine, where
+  // start-up took until the kill at write 850. One synced member shows it is up.
+  const first = ids(CLIENTS * USERS_PER_CLIENT)[0]!;
+  const added = await fetch(`${api.origin}/api/role-link/${link.guildId}/${link.roleId}/users/${first}`, { method: 'POST', headers: { authorization: `Token ${link.token}` } });
+  expect(added.status).toBe(200);
+  await waitFor(
+    () => emulator.state.holders(GUILD_A, ROLE.linked),
+    (h) => h.includes(first),
+    { what: 'the worker syncing a first member', timeoutMs: 120_000 },
+  );
+}, 240_000);
 afterAll(async () => {
   worker?.kill('SIGKILL');
   await api?.stop();
