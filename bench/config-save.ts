@@ -43,7 +43,7 @@ export async function run(args: string[]): Promise<void> {
     h.plugin.on('POST /config', (_req, res) => json(res, 200, { ok: true }));
     const link = await h.seedLink();
     const token = link.token;
-    const viaBroker = () => h.client.submitConfig(link.linkId, { min_level: 5 });
+    const viaBroker = () => h.client.submitConfig(link, { min_level: 5 });
     const direct = () => h.ctx.http.request({ method: 'POST', url: `${link.pluginUrl}/config`, token, json: { guild_id: link.guildId, role_id: link.roleId, config: { min_level: 5 } }, timeoutMs: 10_000 });
     const timed = async (fn: () => Promise<unknown>): Promise<number> => {
       const began = performance.now();

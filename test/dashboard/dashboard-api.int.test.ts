@@ -134,6 +134,17 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(created.body).toMatchObject({ guild_id: G, role_id: R, plugin_url: sys.pluginUrl, member_mode: 'handover' });
     const config = await admin.agent.get(`/dashboard-api/guilds/${G}/links/${R}/config`).expect(200);
     expect(config.body).toMatchObject({ ui_mode: 'schema', schema: { name: 'Demo member list' } });
+    // A save: the dashboard parses the body, the broker reads the link and checks the config against the form.
+    const save = (body: unknown, roleId: string = R) =>
+      admin.agent
+        .post(`/dashboard-api/guilds/${G}/links/${roleId}/config`)
+        .set('X-CSRF-Token', admin.csrf)
+        .send(body as object);
+    expect((await save({ config: 5 }).expect(400)).body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    const refused = await save({ config: { ghost: 1 } }).expect(400);
+    expect(refused.body).toMatchObject({ statusCode: 400, message: 'Invalid configuration' });
+    expect(bodyOf<{ errors: unknown[] }>(refused).errors).toContainEqual({ field: 'ghost', message: 'ghost is not a field of this form' });
+    expect((await save({ config: {} }, '123456789012345678').expect(404)).body).toEqual({ statusCode: 404, message: 'Role link not found' });
     const trusted = await admin.agent.patch(`/dashboard-api/guilds/${G}/links/${R}`).set('X-CSRF-Token', admin.csrf).send({ trusted: true }).expect(403);
     expect(bodyOf<{ message: string }>(trusted).message).toBe('Only the server owner can mark a link as a trusted integration');
     await admin.agent.post(`/dashboard-api/guilds/${G}/links/${R}/apply-removals`).set('X-CSRF-Token', admin.csrf).expect(403);

@@ -129,7 +129,7 @@ describe('token hygiene (issue 13): no raw token in logs, Redis or the database'
     await request(app).get(`/nothing-here/${token}`).set('Authorization', `Token ${other}`).expect(404);
 
     await h.client.fetchConfig(created.link_id, { refresh: true });
-    await h.client.submitConfig(created.link_id, { api_key: 'plugin-secret' });
+    await h.client.submitConfig(one, { api_key: 'plugin-secret' });
     deleted = h.completed('delete-config');
     await deleteLink(deps, one);
   });

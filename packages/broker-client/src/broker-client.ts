@@ -1,4 +1,4 @@
-import { BROKER_ERROR_CODE_HEADER, BrokerRoute, errorBody, PluginCallMessage, type BrokerSubmitResult, type ConfigView } from '@rolelink/contracts';
+import { BROKER_ERROR_CODE_HEADER, BrokerRoute, errorBody, PluginCallMessage, type BrokerLinkRef, type BrokerSubmitResult, type ConfigView } from '@rolelink/contracts';
 import { AppError, createLogger, type Logger } from '@rolelink/runtime';
 
 /**
@@ -53,9 +53,11 @@ export class BrokerClient {
   /**
    * POST {plugin}/config after the broker validates `config` against the form (400 with per-field
    * `errors`). A 4xx from the plugin keeps its status; 5xx, timeout or network give 502 (spec 4.2 rule 5).
+   * The link is named by guild and role and read by the broker alone (404 `Role link not found`), so the
+   * caller need not look it up first.
    */
-  submitConfig(linkId: bigint | string, config: Record<string, unknown>): Promise<BrokerSubmitResult> {
-    return this.call('POST', BrokerRoute.config(String(linkId)), { config }, this.timeouts.submitConfig, PluginCallMessage.submit);
+  submitConfig(link: BrokerLinkRef, config: Record<string, unknown>): Promise<BrokerSubmitResult> {
+    return this.call('POST', BrokerRoute.roleConfig(link.guildId, link.roleId), { config }, this.timeouts.submitConfig, PluginCallMessage.submit);
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, failure: string): Promise<T> {

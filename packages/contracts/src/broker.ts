@@ -9,7 +9,13 @@ import { snowflake } from './snowflake';
 export const BrokerRoute = {
   register: (linkId: string) => `/internal/links/${linkId}/register`,
   config: (linkId: string) => `/internal/links/${linkId}/config`,
+  /** A config save names its link by guild and role, as the admin does: the broker reads the link once, by them. */
+  roleConfig: (guildId: string, roleId: string) => `/internal/guilds/${guildId}/links/${roleId}/config`,
 } as const;
+
+/** The link a config save is for, as its caller knows it. */
+export type BrokerLinkRef = { guildId: string; roleId: string };
+export const brokerRoleParams = z.object({ guildId: snowflake, roleId: snowflake });
 
 /** A role link's id in a route: the decimal string of its bigint primary key. */
 export const brokerLinkParams = z.object({ linkId: z.string().regex(/^\d{1,20}$/) });
@@ -21,8 +27,9 @@ export const brokerFetchConfigQuery = z.object({
     .transform((v) => v === 'true'),
   viewer_id: snowflake.optional(),
 });
-// POST …/config takes the dashboard's own body schema (`submitConfigBody`, dashboard.ts): the same
-// `{config}` the admin sent, validated against the form by the broker.
+// POST …/guilds/:guildId/links/:roleId/config takes `{config}` as its caller parsed it (the dashboard
+// with `submitConfigBody`, the CLI from its JSON argument). The broker checks the config once, against
+// the form (`validateSubmission`, which refuses a config that is not an object too).
 export type BrokerSubmitResult = { status: number; body: unknown };
 
 /**

@@ -2,7 +2,7 @@ import { hashToken } from '@rolelink/domain';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, userIds } from '../../../test/support/fixtures';
 import { recordOutcome } from './applied-outcomes.repo';
-import { findLinkAt, findLinkByTokenHash, findPluginLink, findPluginUrl, lockLink } from './links.repo';
+import { findLinkAt, findLinkByTokenHash, findPluginLink, findPluginLinkByRole, findPluginUrl, lockLink } from './links.repo';
 import { addUsers } from './list-single.repo';
 
 let db: TestDb;
@@ -75,6 +75,8 @@ describe('links repository (role_link read on the request path)', () => {
     expect(Buffer.isBuffer(link!.tokenCiphertext) && link!.tokenCiphertext.length > 0).toBe(true);
     expect(await findPluginUrl(db.pool, linkId)).toBe(PLUGIN);
     expect(await findPluginLink(db.pool, '999999999')).toBeNull();
+    expect(await findPluginLinkByRole(db.pool, guildId, roleId)).toEqual(link);
+    expect(await findPluginLinkByRole(db.pool, guildId, '999999999')).toBeNull();
     expect(await findPluginUrl(db.pool, '999999999')).toBeNull();
   });
 });

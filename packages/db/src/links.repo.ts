@@ -59,11 +59,18 @@ export async function lockLink(db: Queryable, linkId: string): Promise<{ userCou
 }
 
 /** What the plugin broker needs to call a link's plugin: its ids, plugin URL and encrypted token. */
-export async function findPluginLink(db: Queryable, linkId: string): Promise<{ id: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer } | null> {
-  const { rows } = await db.query<{ id: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer }>(
-    'SELECT id::text, guild_id::text AS "guildId", role_id::text AS "roleId", plugin_url AS "pluginUrl", token_ciphertext AS "tokenCiphertext" FROM role_link WHERE id = $1',
-    [linkId],
-  );
+export type PluginLinkRow = { id: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer };
+
+const PLUGIN_LINK_COLUMNS = 'id::text, guild_id::text AS "guildId", role_id::text AS "roleId", plugin_url AS "pluginUrl", token_ciphertext AS "tokenCiphertext"';
+
+export async function findPluginLink(db: Queryable, linkId: string): Promise<PluginLinkRow | null> {
+  const { rows } = await db.query<PluginLinkRow>(`SELECT ${PLUGIN_LINK_COLUMNS} FROM role_link WHERE id = $1`, [linkId]);
+  return rows[0] ?? null;
+}
+
+/** The same by the link's role: a config save names its link as the admin does, so it is read once, here (issue 21). */
+export async function findPluginLinkByRole(db: Queryable, guildId: string, roleId: string): Promise<PluginLinkRow | null> {
+  const { rows } = await db.query<PluginLinkRow>(`SELECT ${PLUGIN_LINK_COLUMNS} FROM role_link WHERE guild_id = $1 AND role_id = $2`, [guildId, roleId]);
   return rows[0] ?? null;
 }
 

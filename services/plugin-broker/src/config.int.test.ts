@@ -169,7 +169,7 @@ describe('submitConfig', () => {
     serveConfig(form());
     h.plugin.on('POST /config', (_req, res) => json(res, 200, { saved: true }));
     const posted = h.plugin.next('POST /config');
-    const result = await h.client.submitConfig(link.linkId, { min_level: 7, advanced: false, api_key: 'hidden', note: 'x' });
+    const result = await h.client.submitConfig(link, { min_level: 7, advanced: false, api_key: 'hidden', note: 'x' });
     expect(result).toEqual({ status: 200, body: { saved: true } });
     const req = await posted;
     expect(JSON.parse(req.body)).toEqual({ guild_id: link.guildId, role_id: link.roleId, config: { min_level: 7, advanced: false } });
@@ -181,7 +181,7 @@ describe('submitConfig', () => {
   it('refuses an invalid submission with 400 and per-field errors, without calling the plugin', async () => {
     serveConfig(form());
     const before = h.plugin.requests.filter((r) => r.method === 'POST').length;
-    const err = await rejection(h.client.submitConfig(link.linkId, { min_level: 500, advanced: true, ghost: 1 }));
+    const err = await rejection(h.client.submitConfig(link, { min_level: 500, advanced: true, ghost: 1 }));
     expect([err.status, err.message, err.code]).toEqual([400, INVALID_CONFIG_MESSAGE, 'invalid_config']);
     expect(err.issues).toEqual(
       expect.arrayContaining([
@@ -193,23 +193,33 @@ describe('submitConfig', () => {
     expect(h.plugin.requests.filter((r) => r.method === 'POST').length).toBe(before);
   });
 
+  it('reads the link by guild and role (404 when there is none) and refuses a config that is not an object, without calling the plugin', async () => {
+    serveConfig(form());
+    const before = h.plugin.requests.filter((r) => r.method === 'POST').length;
+    const missing = await rejection(h.client.submitConfig({ guildId: link.guildId, roleId: '123456789012345678' }, { min_level: 1 }));
+    expect([missing.status, missing.message, missing.code, missing.toBody()]).toEqual([404, 'Role link not found', 'link_not_found', { statusCode: 404, message: 'Role link not found' }]);
+    const notObject = await rejection(h.client.submitConfig(link, [1] as unknown as Record<string, unknown>));
+    expect([notObject.status, notObject.code, notObject.issues]).toEqual([400, 'invalid_config', [{ field: 'config', message: 'config must be a JSON object' }]]);
+    expect(h.plugin.requests.filter((r) => r.method === 'POST').length).toBe(before);
+  });
+
   it('forwards a 4xx with the text of its error or message field', async () => {
     serveConfig(form());
     h.plugin.on('POST /config', (_req, res) => json(res, 422, { error: 'Level too high for this server' }));
-    const a = await rejection(h.client.submitConfig(link.linkId, { min_level: 1 }));
+    const a = await rejection(h.client.submitConfig(link, { min_level: 1 }));
     expect([a.status, a.message]).toEqual([422, 'Failed to submit config to plugin server: Level too high for this server']);
     h.plugin.on('POST /config', (_req, res) => json(res, 409, { message: 'Already configured' }));
-    const b = await rejection(h.client.submitConfig(link.linkId, { min_level: 1 }));
+    const b = await rejection(h.client.submitConfig(link, { min_level: 1 }));
     expect([b.status, b.message]).toEqual([409, 'Failed to submit config to plugin server: Already configured']);
   });
 
   it('answers 502 on a 5xx or a timeout of POST /config', async () => {
     serveConfig(form());
     h.plugin.on('POST /config', (_req, res) => json(res, 503, { error: 'down' }));
-    const a = await rejection(h.client.submitConfig(link.linkId, { min_level: 1 }));
+    const a = await rejection(h.client.submitConfig(link, { min_level: 1 }));
     expect([a.status, a.message]).toEqual([502, PluginCallMessage.submit]);
     h.plugin.on('POST /config', () => undefined);
-    const b = await rejection(h.client.submitConfig(link.linkId, { min_level: 1 }));
+    const b = await rejection(h.client.submitConfig(link, { min_level: 1 }));
     expect([b.status, b.message]).toEqual([502, PluginCallMessage.submit]);
   });
 
@@ -217,7 +227,7 @@ describe('submitConfig', () => {
     serveConfig(iframe());
     await h.client.fetchConfig(link.linkId);
     const before = h.plugin.requests.filter((r) => r.method === 'POST').length;
-    const err = await rejection(h.client.submitConfig(link.linkId, { anything: 1 }));
+    const err = await rejection(h.client.submitConfig(link, { anything: 1 }));
     expect([err.status, err.message]).toEqual([400, IFRAME_SUBMIT_MESSAGE]);
     expect(h.plugin.requests.filter((r) => r.method === 'POST').length).toBe(before);
   });

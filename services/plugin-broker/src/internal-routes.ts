@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { BROKER_ERROR_CODE_HEADER, brokerFetchConfigQuery, brokerLinkParams, submitConfigBody } from '@rolelink/contracts';
+import { BROKER_ERROR_CODE_HEADER, brokerFetchConfigQuery, brokerLinkParams, brokerRoleParams } from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import { fetchConfig } from './calls/fetch-config';
 import { registerLink } from './calls/register';
@@ -34,7 +34,7 @@ const codeHeader: ErrorRequestHandler = (err, _req, res, next) => {
 
 const linkOnly = { params: brokerLinkParams };
 const fetchParts = { params: brokerLinkParams, query: brokerFetchConfigQuery };
-const submitParts = { params: brokerLinkParams, body: submitConfigBody };
+const submitParts = { params: brokerRoleParams };
 
 /**
  * The plugin calls a caller waits for (register, config get and submit), over internal HTTP: reachable
@@ -60,9 +60,12 @@ export function internalRoutes(deps: InternalRoutesDeps): Router {
     res.json(await fetchConfig(ctx, { linkId: params.linkId, refresh: query.refresh, ...(query.viewer_id !== undefined ? { viewerId: query.viewer_id } : {}) }));
   });
 
-  router.post('/internal/links/:linkId/config', validate(submitParts), async (_req, res) => {
-    const { params, body } = input<typeof submitParts>(res);
-    res.json(await submitConfig(ctx, { linkId: params.linkId, config: body.config }));
+  // The body is not parsed again here: its caller did, and submitConfig checks `config` against the form,
+  // once (issue 21: one validation and one link read per save on the server side).
+  router.post('/internal/guilds/:guildId/links/:roleId/config', validate(submitParts), async (req, res) => {
+    const { params } = input<typeof submitParts>(res);
+    const config = typeof req.body === 'object' && req.body !== null ? (req.body as { config?: unknown }).config : undefined;
+    res.json(await submitConfig(ctx, { link: { guildId: params.guildId, roleId: params.roleId }, config }));
   });
 
   router.use('/internal', codeHeader);

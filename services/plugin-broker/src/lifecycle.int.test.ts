@@ -148,7 +148,7 @@ describe('a broker that is down or refuses the caller', () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
     const client = new BrokerClient({ baseUrl: `http://127.0.0.1:${port}`, token: h.brokerToken, logger: silentLogger() });
-    const [reg, fetch, submit] = await Promise.all([rejection(client.register('1')), rejection(client.fetchConfig('1')), rejection(client.submitConfig('1', {}))]);
+    const [reg, fetch, submit] = await Promise.all([rejection(client.register('1')), rejection(client.fetchConfig('1')), rejection(client.submitConfig({ guildId: '1', roleId: '1' }, {}))]);
     expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
     expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);
     expect([submit.status, submit.message]).toEqual([502, PluginCallMessage.submit]);

@@ -75,8 +75,8 @@ export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { co
     throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
-  const link = await resolveLink(ctx.db, args);
-  const result = await ctx.plugins.submitConfig(link.id, config as Record<string, unknown>);
+  // The broker reads the link (404 `Role link not found`) and checks the config against the form.
+  const result = await ctx.plugins.submitConfig({ guildId: args.guildId, roleId: args.roleId }, config as Record<string, unknown>);
   if (ctx.admin) await recordConfigSaved(ctx.admin, { guildId: args.guildId, roleId: args.roleId, config: config as Record<string, unknown>, status: result.status });
   return printable(result, { saved: true, plugin_status: result.status, plugin_answer: result.body === null ? '-' : JSON.stringify(result.body) });
 }

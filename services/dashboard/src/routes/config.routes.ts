@@ -41,8 +41,9 @@ export function configRouter(ctx: DashboardContext): Router {
   router.post(`${base}/config`, validate(submitParts), async (req, res) => {
     const { params, body } = input<typeof submitParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const link = await linkOf(ctx, g.id, params.roleId);
-    const result = await ctx.plugins.submitConfig(link.id, body.config);
+    // The broker reads the link (404 `Role link not found` as before) and checks the config against the
+    // form: one link read and one check of the config per save on the server side (issue 21).
+    const result = await ctx.plugins.submitConfig({ guildId: g.id, roleId: params.roleId }, body.config);
     // Recorded once the plugin has answered, whatever it answered (a refusal is an attempt worth seeing too).
     await recordConfigSaved(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, config: body.config, status: result.status });
     res.json({ ...result, message: pluginMessage(result.body) } satisfies SubmittedConfig);

@@ -1,12 +1,19 @@
-import { PluginCallMessage } from '@rolelink/contracts';
+import { PluginCallMessage, type BrokerLinkRef } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { BrokerContext } from '../context';
-import { loadLink, type PluginLink } from '../links';
+import { loadLink, loadLinkByRole, type PluginLink } from '../links';
 import type { GetConfigResult } from './get-config';
 
 export async function requireLink(ctx: BrokerContext, linkId: string): Promise<PluginLink> {
   const link = await loadLink(ctx, linkId);
   if (!link) throw AppError.notFound('Role link not found');
+  return link;
+}
+
+/** The same 404 (the body the dashboard answered when it looked the link up itself) for a link named by its role. */
+export async function requireLinkByRole(ctx: BrokerContext, ref: BrokerLinkRef): Promise<PluginLink> {
+  const link = await loadLinkByRole(ctx, ref.guildId, ref.roleId);
+  if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
   return link;
 }
 

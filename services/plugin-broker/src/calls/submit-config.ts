@@ -1,10 +1,10 @@
-import { PluginCallMessage, validateSubmission, type BrokerSubmitResult, type PluginConfigSubmitBody } from '@rolelink/contracts';
+import { PluginCallMessage, validateSubmission, type BrokerLinkRef, type BrokerSubmitResult, type PluginConfigSubmitBody } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { CachedConfig } from '../config-cache';
 import type { BrokerContext } from '../context';
 import type { PluginLink } from '../links';
 import { callPlugin, failureDetail, parseJson } from './call-plugin';
-import { fetchFailure, requireLink } from './errors';
+import { fetchFailure, requireLinkByRole } from './errors';
 import { getConfig, structureOf } from './get-config';
 
 export const IFRAME_SUBMIT_MESSAGE = 'This plugin is configured in its embedded page (iframe mode); the form cannot be submitted';
@@ -45,9 +45,12 @@ function forwardedBody(body: Buffer, truncated: boolean): unknown {
  * POST /config (spec 4.2 rule 3 and 5, 6): refused in iframe mode without calling the plugin, validated
  * against the form first, then sent with only the visible, non-display fields. With a stale cache the
  * schema fetch and the POST together take at most 5 s + 10 s, within the caller's 17 s.
+ * This is the one place on the server where a config is checked and its link read (issue 21): the caller
+ * names the link by guild and role and passes the config as it parsed it; `validateSubmission` refuses
+ * anything that is not an object of the form's fields.
  */
-export async function submitConfig(ctx: BrokerContext, data: { linkId: string; config: Record<string, unknown> }): Promise<BrokerSubmitResult> {
-  const link = await requireLink(ctx, data.linkId);
+export async function submitConfig(ctx: BrokerContext, data: { link: BrokerLinkRef; config: unknown }): Promise<BrokerSubmitResult> {
+  const link = await requireLinkByRole(ctx, data.link);
   const entry = await structureFor(ctx, link);
   if (entry.response.ui_mode === 'iframe') throw new AppError(400, IFRAME_SUBMIT_MESSAGE, 'iframe_mode');
   const checked = validateSubmission(entry.response.structure, data.config);
