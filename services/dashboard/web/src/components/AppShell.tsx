@@ -1,7 +1,9 @@
 import { useState } from 'react';
-import { Link, Outlet, ScrollRestoration } from 'react-router';
+import { Outlet, ScrollRestoration } from 'react-router';
 import { useSession } from '../auth/session';
 import { SignInPage } from '../pages/SignInPage';
+import styles from './AppShell.module.css';
+import { Brand } from './Brand';
 import { ErrorState, Loading } from './ErrorState';
 import { useToast } from './toasts';
 
@@ -42,18 +44,15 @@ export function AppShell() {
 
   return (
     <>
-      <a className="skip-link" href="#main">
+      <a className={styles.skipLink} href="#main">
         Skip to content
       </a>
-      <header className="site-header">
-        <div className="site-header-inner">
-          <Link to="/" className="brand">
-            <span className="brand-mark" aria-hidden="true" />
-            Role Link
-          </Link>
-          <div className="user">
-            {user.avatar_url ? <img className="avatar" src={user.avatar_url} alt="" width={28} height={28} /> : null}
-            <span className="user-name">{displayName}</span>
+      <header className={styles.header}>
+        <div className={styles.inner}>
+          <Brand />
+          <div className={styles.user}>
+            {user.avatar_url ? <img className={styles.avatar} src={user.avatar_url} alt="" width={28} height={28} /> : null}
+            <span className={styles.userName}>{displayName}</span>
             <button type="button" className="btn btn-small" onClick={() => void onSignOut()} disabled={signingOut}>
               Sign out
             </button>

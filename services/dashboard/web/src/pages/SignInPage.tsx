@@ -1,4 +1,5 @@
 import { useLocation } from 'react-router';
+import { Brand } from '../components/Brand';
 import { loginHref } from '../paths';
 import styles from './SignInPage.module.css';
 
@@ -21,10 +22,7 @@ export function SignInPage() {
   return (
     <main id="main" className={styles.page}>
       <div className={styles.card}>
-        <p className="brand brand-large">
-          <span className="brand-mark" aria-hidden="true" />
-          Role Link
-        </p>
+        <Brand large />
         {outcome === 'failed' ? (
           <div className="banner banner-error" role="alert">
             <p className="banner-title">Sign-in failed</p>
