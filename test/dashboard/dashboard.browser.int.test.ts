@@ -311,13 +311,13 @@ describe('the dashboard in a real browser', () => {
       await screenshot(page, 'phone-member-lookup');
 
       // The plugin URL's origin is one unbreakable box: one line, whatever the width.
-      const origin = `document.querySelector('.plugin-url .url-origin')`;
+      const origin = `document.querySelector('[aria-label^="Role link "] [data-testid="url-origin"]')`;
       expect(await page.evaluate(`({ text: ${origin}.textContent, lines: ${origin}.getClientRects().length, wrap: getComputedStyle(${origin}).whiteSpace })`)).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
 
       await page.getByRole('link', { name: 'Health' }).click();
       const strip = page.getByRole('list', { name: 'Recent checks (newest first)' });
       await strip.waitFor();
-      const newest = (await page.locator('.history-span time').first().textContent())!;
+      const newest = (await page.getByText('Newest:').locator('time').textContent())!;
       expect(await strip.locator('li').first().getAttribute('title')).toMatch(new RegExp(`^\\w+ at ${newest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
       await page.getByRole('list', { name: 'Legend' }).getByText('Healthy').waitFor();
     } finally {

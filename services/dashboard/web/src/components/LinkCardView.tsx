@@ -3,6 +3,8 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { linkPaths } from '../paths';
 import { Badge } from './Badge';
+import facts from './facts.module.css';
+import styles from './LinkCardView.module.css';
 import { DateTime } from './DateTime';
 import { AppliedRemovalsNotice, HeldChangePanel } from './HeldChangePanel';
 import { RoleName, roleLabel } from './RoleName';
@@ -46,7 +48,7 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
 
   return (
     <article className="card link-card" aria-label={`Role link ${name}`}>
-      <header className="card-header">
+      <header className={styles.header}>
         <Heading className="card-title">
           {linkToPage ? (
             <Link to={linkPaths(card.guild_id, card.role_id).config}>
@@ -67,14 +69,14 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
         </div>
       </header>
 
-      <p className="plugin-url">
+      <p className={styles.pluginUrl}>
         <span className="muted">Plugin URL </span>
         <PluginUrl url={card.plugin_url} />
       </p>
 
       <StateExplanation card={card} />
 
-      <dl className="counts">
+      <dl className={facts.counts}>
         <div>
           <dt>Users</dt>
           <dd>{fmt(card.counts.user_count)}</dd>

@@ -1,3 +1,5 @@
+import styles from './PluginUrl.module.css';
+
 /**
  * A plugin URL that wraps only after its origin: "https://plugin.example.com" stays on one line (it scrolls
  * inside its box on a very narrow screen), and the path may break anywhere. Text only, never a link: the
@@ -8,8 +10,10 @@ export function PluginUrl({ url }: { url: string }) {
   const origin = m?.[1] ?? url;
   const rest = m?.[2] ?? '';
   return (
-    <code className="url" title={url}>
-      <span className="url-origin">{origin}</span>
+    <code className={styles.url} title={url}>
+      <span className={styles.origin} data-testid="url-origin">
+        {origin}
+      </span>
       {rest ? (
         <>
           <wbr />
