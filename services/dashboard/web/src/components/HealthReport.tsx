@@ -2,12 +2,17 @@ import { useId } from 'react';
 import type { PluginHealthCheckView, PluginHealthView } from '@rolelink/contracts';
 import { readHealthDetail, type ServiceRow } from '../health/health-detail';
 import { Badge } from './Badge';
+import facts from './facts.module.css';
+import styles from './HealthReport.module.css';
 import { DateTime, formatDateTime } from './DateTime';
 import { HealthBadge, healthText } from './status-badges';
 
 function UpDown({ status }: { status: 'up' | 'down' | 'unknown' }) {
   return <Badge tone={status === 'up' ? 'success' : status === 'down' ? 'danger' : 'neutral'}>{status === 'unknown' ? '?' : status}</Badge>;
 }
+
+/** A mark coloured by its status (a status without a colour of its own keeps the neutral one). */
+const markClass = (status: string) => [styles.mark, styles[status]].filter(Boolean).join(' ');
 
 const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
 
@@ -59,7 +64,7 @@ export function LatestHealth({ health }: { health: PluginHealthView }) {
   const detail = readHealthDetail(latest.detail);
   return (
     <div className="health-latest">
-      <dl className="facts">
+      <dl className={facts.facts}>
         <div>
           <dt>Status</dt>
           <dd>
@@ -104,20 +109,20 @@ export function HealthHistory({ history }: { history: PluginHealthCheckView[] })
   const seen = [...new Set(history.map((h) => h.status))];
   return (
     <div className="history">
-      <h3 className="small-heading" id={headingId}>
+      <h3 className={styles.heading} id={headingId}>
         Recent checks (newest first)
       </h3>
-      <ol className="history-strip" aria-labelledby={headingId}>
+      <ol className={styles.strip} aria-labelledby={headingId}>
         {history.map((h, i) => {
           const label = `${healthText(h.status)} at ${formatDateTime(h.checked_at)}`;
           return (
-            <li key={i} className={`history-mark health-${h.status}`} title={label}>
+            <li key={i} className={markClass(h.status)} title={label}>
               <span className="visually-hidden">{label}</span>
             </li>
           );
         })}
       </ol>
-      <p className="history-span muted small">
+      <p className={`${styles.span} muted small`}>
         <span>
           Newest: <DateTime iso={history[0]!.checked_at} relative={false} />
         </span>
@@ -125,10 +130,10 @@ export function HealthHistory({ history }: { history: PluginHealthCheckView[] })
           Oldest: <DateTime iso={history[history.length - 1]!.checked_at} relative={false} />
         </span>
       </p>
-      <ul className="history-legend small" aria-label="Legend">
+      <ul className={`${styles.legend} small`} aria-label="Legend">
         {seen.map((status) => (
           <li key={status}>
-            <span className={`history-mark health-${status}`} aria-hidden="true" />
+            <span className={markClass(status)} aria-hidden="true" />
             {healthText(status)}
           </li>
         ))}
