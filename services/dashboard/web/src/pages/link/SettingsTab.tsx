@@ -10,12 +10,13 @@ import { StripPreviewPanel } from '../../components/StripPreviewPanel';
 import { useToast } from '../../components/toasts';
 import { guildPath } from '../../paths';
 import { useLinkContext } from './link-context';
+import styles from './SettingsTab.module.css';
 
 /** One setting as a switch, with its explanation under it (the switch's description). */
 function SettingSwitch(props: { id: string; label: string; checked: boolean; disabled: boolean; onChange: (on: boolean) => void; children: ReactNode }) {
   const { id, label, checked, disabled, onChange, children } = props;
   return (
-    <div className="setting">
+    <div className={styles.setting}>
       <div className="switch-row">
         <input type="checkbox" role="switch" className="switch" id={id} checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-describedby={`${id}-help`} />
         <label htmlFor={id}>{label}</label>
@@ -109,7 +110,7 @@ export function SettingsTab() {
   }
 
   return (
-    <div className="settings">
+    <div className={styles.settings}>
       <h2>Settings</h2>
       {error ? <ErrorBanner message={error} /> : null}
 
@@ -122,7 +123,7 @@ export function SettingsTab() {
         {owner ? '' : ' Only the server owner can change this.'}
       </SettingSwitch>
 
-      <div className="setting">
+      <div className={styles.setting}>
         <h3>Resync now</h3>
         <p className="field-help">Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</p>
         <button type="button" className="btn" onClick={() => resync.mutate()} disabled={pending}>
@@ -130,7 +131,7 @@ export function SettingsTab() {
         </button>
       </div>
 
-      <div className="danger-zone">
+      <div className={styles.dangerZone}>
         <h3>Delete this link</h3>
         <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
         <button type="button" className="btn btn-danger" onClick={openDelete} disabled={pending}>
