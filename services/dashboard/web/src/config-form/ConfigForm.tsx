@@ -12,6 +12,7 @@ import { allFields, initialValues, rangePairs, sameValues, sectionLayout, splitE
 import { FormSection } from './FormSection';
 import { RangePair } from './RangePair';
 import { messageOf, otherErrors, submissionResolver } from './submission-resolver';
+import panel from './config-panel.module.css';
 
 type Props = {
   guildId: string;
@@ -115,10 +116,10 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
   }
 
   return (
-    <form className="config-form" onSubmit={(e) => void form.handleSubmit(submitValid, submitInvalid)(e)} noValidate aria-labelledby={`${formId}-name`}>
-      <div className="config-form-header">
+    <form className={panel.panel} onSubmit={(e) => void form.handleSubmit(submitValid, submitInvalid)(e)} noValidate aria-labelledby={`${formId}-name`}>
+      <div className={panel.header}>
         <h2 id={`${formId}-name`}>{structure.name}</h2>
-        {structure.description ? <p className="section-description">{structure.description}</p> : null}
+        {structure.description ? <p className={panel.description}>{structure.description}</p> : null}
       </div>
 
       {banner ? <ErrorBanner message={banner.message}>{banner.details.length ? <FieldErrorList errors={banner.details} /> : null}</ErrorBanner> : null}
@@ -139,7 +140,7 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
         );
       })}
 
-      <div className="form-actions config-actions">
+      <div className={`form-actions ${panel.actions}`}>
         <button type="submit" className="btn btn-primary" disabled={saving}>
           {saving ? 'Saving…' : 'Save configuration'}
         </button>

@@ -1,6 +1,7 @@
 import type { Field } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
 import { fieldIds, isRequired, joinIds } from './field-props';
+import styles from './FieldShell.module.css';
 
 /** Label, description, the control and its error: the frame of every single-input field. */
 export function FieldShell({ field, id, error, children }: { field: Field; id: string; error: string | undefined; children: ReactNode }) {
@@ -44,7 +45,7 @@ export function FieldGroup({ field, id, error, hint, children }: { field: Field;
 /** The visible label of a single input, with the required mark beside it. */
 export function FieldLabel({ field, htmlFor }: { field: Field; htmlFor: string }) {
   return (
-    <div className="field-label">
+    <div className={styles.label}>
       <label htmlFor={htmlFor}>{field.label}</label>
       {isRequired(field) ? <RequiredMark /> : null}
     </div>
@@ -54,7 +55,7 @@ export function FieldLabel({ field, htmlFor }: { field: Field; htmlFor: string }
 /** Kept outside the <label> and hidden from assistive tech: the input's aria-required says it instead. */
 export function RequiredMark() {
   return (
-    <span className="required-mark" aria-hidden="true" title="Required">
+    <span className={styles.requiredMark} aria-hidden="true" title="Required">
       *
     </span>
   );

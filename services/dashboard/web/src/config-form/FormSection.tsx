@@ -1,5 +1,7 @@
 import type { Section } from '@rolelink/contracts';
 import { useId, type ReactNode } from 'react';
+import panel from './config-panel.module.css';
+import styles from './FormSection.module.css';
 
 type Props = { section: Section; collapsed: boolean; onToggle: () => void; children: ReactNode };
 
@@ -12,11 +14,11 @@ export function FormSection({ section, collapsed, onToggle, children }: Props) {
   const bodyId = `${id}-body`;
   const collapsible = section.collapsible === true;
   return (
-    <section className="form-section" aria-labelledby={`${id}-title`}>
-      <h3 className="form-section-title" id={`${id}-title`}>
+    <section className={styles.section} aria-labelledby={`${id}-title`}>
+      <h3 className={styles.title} id={`${id}-title`}>
         {collapsible ? (
-          <button type="button" className="disclosure" aria-expanded={!collapsed} aria-controls={bodyId} onClick={onToggle}>
-            <span className="disclosure-icon" aria-hidden="true" />
+          <button type="button" className={styles.disclosure} aria-expanded={!collapsed} aria-controls={bodyId} onClick={onToggle}>
+            <span className={styles.icon} aria-hidden="true" />
             {section.title}
           </button>
         ) : (
@@ -24,7 +26,7 @@ export function FormSection({ section, collapsed, onToggle, children }: Props) {
         )}
       </h3>
       <div id={bodyId} hidden={collapsible && collapsed}>
-        {section.description ? <p className="section-description">{section.description}</p> : null}
+        {section.description ? <p className={panel.description}>{section.description}</p> : null}
         {children}
       </div>
     </section>

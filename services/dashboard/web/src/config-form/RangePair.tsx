@@ -3,6 +3,7 @@ import { fieldIds, joinIds } from './field-props';
 import type { FieldBinding } from './FieldRenderer';
 import { renderControl } from './FieldRenderer';
 import { FieldDescription, FieldError, FieldLabel } from './FieldShell';
+import styles from './RangePair.module.css';
 
 /**
  * Spec 2.9: a start field and the field that pairs with it, inline as `<start> to <end>`. The end's
@@ -16,9 +17,9 @@ export function RangePair({ start, end, startBinding, endBinding }: { start: Fie
     <div className={`field range-pair${invalid ? ' field-invalid' : ''}`}>
       <FieldLabel field={start} htmlFor={startBinding.id} />
       <FieldDescription id={s.description} text={start.description} />
-      <div className="range-row">
+      <div className={styles.row}>
         {renderControl(start, startBinding, joinIds(startBinding.error && s.error, start.description && s.description))}
-        <span className="range-to" aria-hidden="true">
+        <span className={styles.to} aria-hidden="true">
           to
         </span>
         {renderControl(end, endBinding, joinIds(endBinding.error && e.error), `${start.label} (end)`)}

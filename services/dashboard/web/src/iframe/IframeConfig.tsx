@@ -4,6 +4,8 @@ import { ErrorBanner } from '../components/ErrorState';
 import { useToast } from '../components/toasts';
 import { embedOrigin, IFRAME_DEFAULT_HEIGHT, parseIframeMessage } from './messages';
 import { useUnsavedChangesPrompt } from './use-unsaved-prompt';
+import panel from '../config-form/config-panel.module.css';
+import styles from './IframeConfig.module.css';
 
 /** Spec 4.3: exactly these sandbox tokens. */
 const SANDBOX = 'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox';
@@ -58,10 +60,10 @@ export function IframeConfig({ view }: { view: IframeConfigView }) {
   }, [origin]);
 
   return (
-    <div className="iframe-config">
-      <div className="config-form-header">
+    <div className={panel.panel}>
+      <div className={panel.header}>
         <h2>{view.name}</h2>
-        {view.description ? <p className="section-description">{view.description}</p> : null}
+        {view.description ? <p className={panel.description}>{view.description}</p> : null}
         {dirty ? (
           <p className="muted small" role="status">
             Unsaved changes in the plugin's page.
@@ -69,7 +71,7 @@ export function IframeConfig({ view }: { view: IframeConfigView }) {
         ) : null}
       </div>
       {origin ? (
-        <iframe ref={frameRef} className="plugin-frame" title={`${view.name} configuration`} src={src} sandbox={SANDBOX} style={{ height: `${height}px` }} />
+        <iframe ref={frameRef} className={styles.frame} title={`${view.name} configuration`} src={src} sandbox={SANDBOX} style={{ height: `${height}px` }} />
       ) : (
         <ErrorBanner message="The plugin's embed URL is not a valid web address." />
       )}

@@ -1,5 +1,6 @@
 import type { ControlProps } from '../field-props';
 import { controlAria, fieldIds } from '../field-props';
+import styles from './SliderControl.module.css';
 
 /** Keys that move a range input (so pressing one "accepts" the shown value); Tab must not. */
 const SLIDER_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'PageUp', 'PageDown']);
@@ -20,7 +21,7 @@ export function SliderControl(props: ControlProps<'slider'>) {
     if (!set) onChange(Number(el.value));
   };
   return (
-    <div className="input-group slider-group">
+    <div className={`input-group ${styles.group}`}>
       <input
         id={id}
         type="range"
@@ -38,7 +39,7 @@ export function SliderControl(props: ControlProps<'slider'>) {
         aria-valuetext={text}
       />
       {showValue ? (
-        <output className="slider-value" id={outputId} htmlFor={id}>
+        <output className={styles.value} id={outputId} htmlFor={id}>
           {text}
         </output>
       ) : null}
