@@ -2,6 +2,7 @@ import type { FieldError } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../api/client';
+import styles from './ErrorState.module.css';
 
 /** What an API failure means to the admin: 403 and 404 get their own words, everything else its message. */
 export function errorTitle(error: Error): string {
@@ -19,7 +20,7 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
     <div className="error-state" role="alert">
       <h2>{title}</h2>
       {detail && detail !== title ? <p>{detail}</p> : null}
-      <div className="error-actions">
+      <div className={styles.actions}>
         {onRetry ? (
           <button type="button" className="btn" onClick={onRetry}>
             Try again
@@ -61,8 +62,8 @@ export function FieldErrorList({ errors }: { errors: readonly FieldError[] }) {
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
-    <p className="loading" role="status">
-      <span className="spinner" aria-hidden="true" />
+    <p className={styles.loading} role="status">
+      <span className={styles.spinner} aria-hidden="true" />
       {label}
     </p>
   );
