@@ -145,7 +145,7 @@ export function CreateLinkPage() {
             {query ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match` : `${sorted.length} roles`}
           </p>
           <label htmlFor={`${id}-role`}>Role</label>
-          <div className="with-swatch">
+          <div className={styles.withSwatch}>
             <RoleSwatch color={selected?.color} />
             <select id={`${id}-role`} value={roleId} onChange={(e) => chooseRole(e.target.value)} aria-invalid={fieldErr.role_id ? true : undefined} aria-describedby={fieldErr.role_id ? roleErrorId : undefined} required>
               <option value="">Choose a role…</option>
