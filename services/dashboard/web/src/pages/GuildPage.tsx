@@ -7,6 +7,7 @@ import { LinkCardView } from '../components/LinkCardView';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { guildAuditPath, guildHealthPath, guildNotificationsPath, newLinkPath } from '../paths';
+import styles from './GuildPage.module.css';
 
 const REFRESH_MS = 5_000;
 
@@ -57,7 +58,7 @@ export function GuildPage() {
           <p>Create a link to let a plugin server decide who holds one of this server's roles.</p>
         </div>
       ) : (
-        <div className="card-grid">
+        <div className={styles.cardGrid}>
           {guild.links.map((card) => (
             <LinkCardView key={card.link_id} card={card} owner={guild.owner} />
           ))}

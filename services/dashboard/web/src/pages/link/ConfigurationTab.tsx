@@ -7,6 +7,7 @@ import { ErrorBanner, FieldErrorList, Loading } from '../../components/ErrorStat
 import { ConfigForm } from '../../config-form/ConfigForm';
 import { IframeConfig } from '../../iframe/IframeConfig';
 import { useLinkContext } from './link-context';
+import styles from './ConfigurationTab.module.css';
 
 function FallbackNotice({ view }: { view: ConfigView }) {
   if (view.source !== 'fallback') return null;
@@ -74,7 +75,7 @@ export function ConfigurationTab() {
       <FallbackNotice view={view} />
       {view.ui_mode === 'schema' ? (
         <>
-          <div className="toolbar">
+          <div className={styles.toolbar}>
             <p className="muted small">
               {view.source === 'cache' ? 'Form cached from ' : 'Form fetched '}
               <DateTime iso={view.fetched_at} />

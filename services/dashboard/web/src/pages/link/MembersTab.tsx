@@ -60,7 +60,7 @@ export function MembersTab() {
         </a>
         <span className="muted small">Every user ID on the list, lowest first, with whether it is in the synced set.</span>
       </p>
-      <form className="inline-form" onSubmit={lookUp} noValidate>
+      <form className={styles.lookUpForm} onSubmit={lookUp} noValidate>
         <div className="field">
           <label htmlFor={`${id}-user`}>User ID</label>
           <div className="input-group">
