@@ -143,7 +143,7 @@ function serve(opts: FastUsersOptions, route: RequestHandler[], req: Request, re
       handler = opts.notFound;
     } else return;
     try {
-      const ret = handler(req, res, next) as unknown;
+      const ret: unknown = handler(req, res, next);
       // Express 5 passes a handler's rejected promise to next(err) as well.
       if (ret instanceof Promise) ret.catch(next);
     } catch (e) {
