@@ -33,7 +33,7 @@ export type FastUsersOptions = {
  * Express route's (fast-users.int.test.ts compares them).
  *
  * Returns false, touching nothing, for every request it does not take; the caller hands those to Express:
- * another method (HEAD, GET, PUT…), a body (content-length other than 0, or transfer-encoding), a query
+ * another method (HEAD, GET, PUT…), a body (content-length other than 0, transfer-encoding, or a content-type), a query
  * string, percent-encoding, a path of another shape or case, a trailing slash, `/users/upload`.
  */
 export function fastUsers(opts: FastUsersOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -44,6 +44,8 @@ export function fastUsers(opts: FastUsersOptions): (req: IncomingMessage, res: S
     if (headers['transfer-encoding'] !== undefined) return false;
     const length = headers['content-length'];
     if (length !== undefined && length !== '0') return false;
+    // A typed empty body is a body to Express's parsers (JSON's `{}` at length 0): theirs to read.
+    if (headers['content-type'] !== undefined) return false;
     const url = req.url;
     if (url === undefined || !url.startsWith(PREFIX)) return false;
     // Express decodes percent-escapes and matches case-insensitively and with a trailing slash: such
