@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Counte
 import { runReadinessChecks, type ReadinessCheck } from './health';
 import { trackRoute } from './route-template';
 
-export { UNMATCHED_ROUTE } from './route-template';
+export { UNMATCHED_ROUTE, presetRoute } from './route-template';
 
 /**
  * Metric names in one place: dashboards and alerts (docs/operations.md) refer to these, so they are

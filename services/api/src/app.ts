@@ -1,7 +1,9 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { Pool } from 'pg';
 import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 import { authenticate } from './auth';
+import { fastUsers } from './fast-users';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { perTokenRateLimit, type RateLimitOptions } from './rate-limit';
 import { uploadsRoutes } from './routes/uploads.routes';
@@ -19,23 +21,42 @@ export type ApiDeps = {
   rateLimit?: Omit<RateLimitOptions, 'logger'>;
 };
 
-/** The User Management API (spec 4.1), built from injected dependencies so tests build the same app. */
+/** The User Management API (spec 4.1) as an Express app alone: tests that are about Express's routes. */
 export function createApp(deps: ApiDeps): Express {
+  return createApi(deps).app;
+}
+
+export type Api = {
+  app: Express;
+  /**
+   * What the server runs (main.ts): POST and DELETE /users/:userId without a body go to the fast path
+   * (fast-users.ts), which runs the same middleware and handler instances as `app`; everything else to `app`.
+   */
+  listener: RequestListener;
+};
+
+/** The User Management API (spec 4.1), built from injected dependencies so tests build the same app. */
+export function createApi(deps: ApiDeps): Api {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId());
-  app.use(requestLog(deps.logger));
-  if (deps.metrics) app.use(deps.metrics.httpMiddleware());
+  // One instance of each, shared by the Express app and the fast path: one token memo and look-up, one
+  // leased rate-limit budget, one batcher per kind (so both paths' writes of a link go in one statement).
+  const before = [requestId(), requestLog(deps.logger), ...(deps.metrics ? [deps.metrics.httpMiddleware()] : [])];
+  const inLink = [authenticate(deps.pool), ...(deps.rateLimit ? [perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger })] : [])];
+  const notFound = notFoundRoute();
+  // The public API's validation errors keep their documented `details` only: its `errors` key is the
+  // shrink hold's object (spec 4.1 rule 6), and plugins decode it as that.
+  const errors = errorHandler(deps.logger, { fieldErrors: false });
+  for (const m of before) app.use(m);
 
   const link = express.Router({ mergeParams: true });
-  link.use(authenticate(deps.pool));
-  // After authentication: the budget belongs to the link the token opened and its plan sets the limit.
-  if (deps.rateLimit) link.use(perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger }));
+  // Authentication, then the rate limit: the budget belongs to the link the token opened and its plan sets the limit.
+  for (const m of inLink) link.use(m);
   // Upload routes first: `/users/upload` must not be read as a user id. Registered on `link` itself, not
   // as nested routers: each nested router a request passes costs a params merge and a restore (issue 24).
   uploadsRoutes(deps, link);
-  usersRoutes(deps, link);
+  const singleUser = usersRoutes(deps, link);
   // First after the per-request middleware: every API call would otherwise walk the routers below (health,
   // metrics, OpenAPI) before reaching it, and none of their paths starts with /api/role-link/.
   app.use('/api/role-link/:guildId/:roleId', link);
@@ -45,9 +66,14 @@ export function createApp(deps: ApiDeps): Express {
   // The API's OpenAPI document and its reference page, unauthenticated like the health routes.
   app.use(openApiRoutes());
 
-  app.use(notFoundRoute());
-  // The public API's validation errors keep their documented `details` only: its `errors` key is the
-  // shrink hold's object (spec 4.1 rule 6), and plugins decode it as that.
-  app.use(errorHandler(deps.logger, { fieldErrors: false }));
-  return app;
+  app.use(notFound);
+  app.use(errors);
+
+  const fast = fastUsers({ before: [...before, ...inLink], routes: singleUser, notFound, errors });
+  return {
+    app,
+    listener: (req, res) => {
+      if (!fast(req, res)) app(req, res);
+    },
+  };
 }

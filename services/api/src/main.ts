@@ -1,7 +1,7 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
-import { createApp } from './app';
+import { createApi } from './app';
 import { loadEnv } from './env';
 import { OutboxSweeper } from './outbox-sweeper';
 
@@ -19,7 +19,7 @@ const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
 
-const app = createApp({
+const api = createApi({
   pool: db.pool,
   sync,
   logger,
@@ -30,7 +30,7 @@ const app = createApp({
 });
 
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
-const server = serve(app, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env) });
+const server = serve(api.listener, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env) });
 sweeper.start();
 
 onShutdown(logger, [

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
 import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
 import type { LinkContext } from '@rolelink/db/links';
@@ -32,8 +32,17 @@ export function listMeta(link: LinkContext): ListMeta {
   };
 }
 
-/** Registers the routes on `r`: the app passes the link router itself, so a request does not enter a nested router per route group. */
-export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true })): Router {
+/**
+ * POST and DELETE /users/:userId's handler chains, as registered on the Express route: the fast path
+ * (fast-users.ts) runs these same chains for the requests it takes, so the route has one home.
+ */
+export type SingleUserRoutes = { POST: RequestHandler[]; DELETE: RequestHandler[] };
+
+/**
+ * Registers the routes on `r`: the app passes the link router itself, so a request does not enter a nested router per route group.
+ * Returns the single-user write chains (SingleUserRoutes) for the fast path.
+ */
+export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true })): SingleUserRoutes {
   const adds = new AddBatcher(deps);
   const removes = new RemoveBatcher(deps);
   const once = idempotent(deps.pool);
@@ -92,8 +101,7 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
     }),
   );
 
-  r.post(
-    '/users/:userId',
+  const postUser: RequestHandler[] = [
     validate({ params: userParams }),
     once,
     handle(async (req, res) => {
@@ -105,10 +113,10 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
       setListVersion(res, link.id, result.listVersion);
       res.json({ data: { added: result.added } });
     }),
-  );
+  ];
+  r.post('/users/:userId', ...postUser);
 
-  r.delete(
-    '/users/:userId',
+  const deleteUser: RequestHandler[] = [
     validate({ params: userParams }),
     once,
     handle(async (req, res) => {
@@ -119,7 +127,8 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
       setListVersion(res, link.id, listVersion);
       res.json({ data: { removed } });
     }),
-  );
+  ];
+  r.delete('/users/:userId', ...deleteUser);
 
-  return r;
+  return { POST: postUser, DELETE: deleteUser };
 }
