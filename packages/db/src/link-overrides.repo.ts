@@ -35,7 +35,8 @@ export async function overrideOf(db: Queryable, linkId: string, userId: string):
   return rows[0]?.kind ?? null;
 }
 
-export type OverrideChange = { always: readonly string[]; never: readonly string[]; remove: readonly string[] };
+/** `replace`: the lists become exactly `always` and `never` (every other entry is removed). */
+export type OverrideChange = { always: readonly string[]; never: readonly string[]; remove: readonly string[]; replace?: boolean };
 
 export type OverrideChangeResult =
   | { kind: 'ok'; added: OverrideIds; removed: OverrideIds; after: OverrideIds }
@@ -54,7 +55,7 @@ export type OverrideChangeResult =
 export async function applyOverrideChange(db: Queryable, linkId: string, change: OverrideChange): Promise<OverrideChangeResult> {
   await db.query('SELECT 1 FROM role_link WHERE id = $1 FOR UPDATE', [linkId]);
   const before = await overrideIds(db, linkId);
-  const removing = new Set(change.remove);
+  const removing = new Set(change.replace ? [...before.always, ...before.never] : change.remove);
   const after: Record<OverrideKind, Set<string>> = {
     always: new Set(before.always.filter((id) => !removing.has(id))),
     never: new Set(before.never.filter((id) => !removing.has(id))),
