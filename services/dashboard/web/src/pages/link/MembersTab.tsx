@@ -6,6 +6,7 @@ import { queries } from '../../api/queries';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner } from '../../components/ErrorState';
 import { MemberHistory } from './MemberHistory';
+import { OverridesSection } from './OverridesSection';
 import { useLinkContext } from './link-context';
 import styles from './MembersTab.module.css';
 
@@ -13,6 +14,15 @@ const STATE_TEXT: Record<MemberLookup['state'], string> = {
   synced: 'On the list — synced',
   held: "On the list — held (beyond the plan's synced limit)",
   not_listed: 'Not on the list',
+};
+
+/** Why the bot gives this member the role or not, admin overrides applied (docs/sync-engine.md, "Admin overrides"). */
+const REASON_TEXT: Record<MemberLookup['reason'], string> = {
+  always_keep: 'Holds the role: on the "Always keep" override list, whatever the plugin lists.',
+  never_give: 'Does not get the role: on the "Never give" override list, even if the plugin lists them.',
+  synced: "Holds the role: on the plugin's list, within the synced limit.",
+  held: "Does not get the role: on the plugin's list, beyond the synced limit.",
+  not_listed: "Does not get the role: not on the plugin's list.",
 };
 
 const OUTCOME_TEXT: Record<string, string> = {
@@ -99,6 +109,7 @@ export function MembersTab() {
             <p className="muted small">
               User <code>{result.user_id}</code>
             </p>
+            {result.reason ? <p data-testid="member-reason">{REASON_TEXT[result.reason]}</p> : null}
             {result.platform ? (
               <p>
                 Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (<DateTime iso={result.platform.updated_at} />)
@@ -110,6 +121,7 @@ export function MembersTab() {
           </div>
         ) : null}
       </div>
+      <OverridesSection />
     </div>
   );
 }
