@@ -203,7 +203,15 @@ const overrideIds = z.array(userId).max(OVERRIDE_LIST_MAX, `at most ${OVERRIDE_L
  * `replace: true` the lists become exactly `always` and `never`. A user in both lists is refused (400).
  */
 export const overridesChangeBody = z
-  .object({ always: overrideIds, never: overrideIds, remove: z.array(userId).max(2 * OVERRIDE_LIST_MAX).default([]), replace: z.boolean().default(false) })
+  .object({
+    always: overrideIds,
+    never: overrideIds,
+    remove: z
+      .array(userId)
+      .max(2 * OVERRIDE_LIST_MAX)
+      .default([]),
+    replace: z.boolean().default(false),
+  })
   .strict()
   .refine((b) => b.replace || b.always.length + b.never.length + b.remove.length > 0, { message: 'Give ids to add or remove (always, never, remove), or replace: true' });
 export type OverridesChangeBody = z.input<typeof overridesChangeBody>;
@@ -212,7 +220,20 @@ export type OverridesChangeBody = z.input<typeof overridesChangeBody>;
 export const guildParams = z.object({ guildId: snowflake });
 
 /** What the admin audit log records (admin_audit; docs/dashboard.md "Audit log"). */
-export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed', 'resync_requested', 'notify_settings_changed', 'overrides_changed'] as const;
+export const AUDIT_ACTIONS = [
+  'link_created',
+  'link_deleted',
+  'config_saved',
+  'removals_applied',
+  'link_enabled',
+  'link_disabled',
+  'trusted_set',
+  'trusted_unset',
+  'plan_changed',
+  'resync_requested',
+  'notify_settings_changed',
+  'overrides_changed',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** GET /dashboard-api/guilds/:guildId/audit (and `rolelink audit`): filters and paging, all optional. */

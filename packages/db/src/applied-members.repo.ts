@@ -24,9 +24,7 @@ export async function diffUsers(db: Queryable, linkId: string, userIds: readonly
                                     AND ($3::numeric IS NULL OR x.user_id <= ${toStored('$3')})`;
   // With admin overrides (docs/sync-engine.md, "Admin overrides"): "always" is desired, "never" is not,
   // whatever the list and the boundary say; one more index probe per user, only on links that have any.
-  const desired = overrides
-    ? `CASE (SELECT o.kind FROM link_override o WHERE o.link_id = $1 AND o.user_id = x.user_id) WHEN 'always' THEN true WHEN 'never' THEN false ELSE ${listed} END`
-    : listed;
+  const desired = overrides ? `CASE (SELECT o.kind FROM link_override o WHERE o.link_id = $1 AND o.user_id = x.user_id) WHEN 'always' THEN true WHEN 'never' THEN false ELSE ${listed} END` : listed;
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>({
     name: overrides ? 'rolelink.diff-users-overrides' : 'rolelink.diff-users',
     text: `SELECT ${fromStored('x.user_id')} AS user_id, s.desired, a.outcome,

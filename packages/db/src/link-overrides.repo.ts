@@ -15,10 +15,7 @@ export const OVERRIDE_LIST_MAX = 1_000;
 
 /** Both lists of a link, each in user-id order. */
 export async function listOverrides(db: Queryable, linkId: string): Promise<OverrideEntry[]> {
-  const { rows } = await db.query<{ user_id: string; kind: OverrideKind; added_at: Date }>(
-    `SELECT ${fromStored('user_id')} AS user_id, kind, added_at FROM link_override WHERE link_id = $1 ORDER BY link_override.user_id`,
-    [linkId],
-  );
+  const { rows } = await db.query<{ user_id: string; kind: OverrideKind; added_at: Date }>(`SELECT ${fromStored('user_id')} AS user_id, kind, added_at FROM link_override WHERE link_id = $1 ORDER BY link_override.user_id`, [linkId]);
   return rows.map((r) => ({ userId: r.user_id, kind: r.kind, addedAt: r.added_at }));
 }
 

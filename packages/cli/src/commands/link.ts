@@ -81,5 +81,10 @@ export const linkCommands: Command[] = [
 
 /** A comma-separated id flag as a list (checked by the admin operation, which names each bad id). */
 function idList(value: string | boolean | undefined): string[] {
-  return typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [];
+  return typeof value === 'string'
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 }

@@ -16,6 +16,11 @@ const STATE_TEXT: Record<MemberLookup['state'], string> = {
   not_listed: 'Not on the list',
 };
 
+const OVERRIDE_TEXT: Record<NonNullable<MemberLookup['override']>, string> = {
+  always: 'Override — always keep',
+  never: 'Override — never give',
+};
+
 /** Why the bot gives this member the role or not, admin overrides applied (docs/sync-engine.md, "Admin overrides"). */
 const REASON_TEXT: Record<MemberLookup['reason'], string> = {
   always_keep: 'Holds the role: on the "Always keep" override list, whatever the plugin lists.',
@@ -104,8 +109,9 @@ export function MembersTab() {
           <div className={`card ${styles.result}`}>
             <p className={styles.state}>
               <span className={result.state === 'not_listed' ? styles.dot : `${styles.dot} ${styles[result.state]}`} aria-hidden="true" />
-              {STATE_TEXT[result.state]}
+              {result.override ? OVERRIDE_TEXT[result.override] : STATE_TEXT[result.state]}
             </p>
+            {result.override ? <p className="muted small">Plugin&apos;s list: {STATE_TEXT[result.state]}</p> : null}
             <p className="muted small">
               User <code>{result.user_id}</code>
             </p>

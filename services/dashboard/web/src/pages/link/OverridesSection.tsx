@@ -49,7 +49,13 @@ export function OverridesSection() {
           {change.error && !(change.error instanceof ApiError && change.error.fieldErrors.length) ? <ErrorBanner message={change.error.message} /> : null}
           <div className={styles.lists}>
             {(['always', 'never'] as const).map((list) => (
-              <OverrideList key={list} list={list} view={overrides.data} busy={change.isPending} onRemove={(userId) => change.mutate({ remove: [userId] }, { onSuccess: () => toast.show('success', `Removed ${userId} from "${LIST_TEXT[list].title}"`) })} />
+              <OverrideList
+                key={list}
+                list={list}
+                view={overrides.data}
+                busy={change.isPending}
+                onRemove={(userId) => change.mutate({ remove: [userId] }, { onSuccess: () => toast.show('success', `Removed ${userId} from "${LIST_TEXT[list].title}"`) })}
+              />
             ))}
           </div>
         </>
@@ -58,7 +64,7 @@ export function OverridesSection() {
   );
 }
 
-function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view: OverridesView; busy: boolean; onRemove(userId: string): void }) {
+function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view: OverridesView; busy: boolean; onRemove: (userId: string) => void }) {
   const entries = view[list];
   const headingId = `overrides-${list}`;
   return (
@@ -88,7 +94,7 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
   );
 }
 
-function AddOverrideForm({ onAdd, onAdded }: { onAdd(values: AddForm): Promise<unknown>; onAdded(values: AddForm): void }) {
+function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promise<unknown>; onAdded: (values: AddForm) => void }) {
   const id = useId();
   const { register, handleSubmit, setError, reset, formState } = useForm<AddForm>({ defaultValues: { userId: '', list: 'always' } });
   const error = formState.errors.userId?.message;
