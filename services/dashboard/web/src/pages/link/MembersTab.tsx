@@ -30,6 +30,13 @@ const REASON_TEXT: Record<MemberLookup['reason'], string> = {
   not_listed: "Does not get the role: not on the plugin's list.",
 };
 
+/** The dot's colour: whether the bot gives the role, an override deciding above the list's state. */
+function dotTone(result: MemberLookup): string {
+  if (result.override === 'always') return styles.synced ?? '';
+  if (result.override === 'never' || result.state === 'not_listed') return '';
+  return styles[result.state] ?? '';
+}
+
 const OUTCOME_TEXT: Record<string, string> = {
   applied: 'Role applied',
   removed: 'Role removed',
@@ -108,7 +115,7 @@ export function MembersTab() {
         {result ? (
           <div className={`card ${styles.result}`}>
             <p className={styles.state}>
-              <span className={result.state === 'not_listed' ? styles.dot : `${styles.dot} ${styles[result.state]}`} aria-hidden="true" />
+              <span className={`${styles.dot} ${dotTone(result)}`} aria-hidden="true" />
               {result.override ? OVERRIDE_TEXT[result.override] : STATE_TEXT[result.state]}
             </p>
             {result.override ? <p className="muted small">Plugin&apos;s list: {STATE_TEXT[result.state]}</p> : null}
