@@ -1,6 +1,7 @@
 import type { MemberLookup } from '@rolelink/contracts';
 import { findLinkAt } from '@rolelink/db/links';
 import { appliedOutcome, isListed, listedBelow, memberHistory } from '@rolelink/db/sync';
+import { overrideIds } from '@rolelink/db/overrides';
 import { limitsFor } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
@@ -17,13 +18,19 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
   const userId = parseUserId(input.userId, 'userId');
   const link = await findLinkAt(deps.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
-  const synced = limitsFor(link.plan).syncedUsers;
+  // Admin overrides decide above the list (docs/sync-engine.md, "Admin overrides"): "always" members take
+  // their synced places first, and listed ids with an override do not count toward the boundary.
+  const overrides = await overrideIds(deps.db.pool, link.id);
+  const withOverrides = overrides.always.length + overrides.never.length > 0;
+  const synced = withOverrides ? Math.max(0, limitsFor(link.plan).syncedUsers - overrides.always.length) : limitsFor(link.plan).syncedUsers;
+  const override = overrides.always.includes(userId) ? 'always' : overrides.never.includes(userId) ? 'never' : null;
   let state: MemberLookup['state'] = 'not_listed';
   if (await isListed(deps.db.pool, link.id, userId)) {
     if (link.userCount <= synced) state = 'synced';
-    else state = (await listedBelow(deps.db.pool, link.id, userId, synced)) < synced ? 'synced' : 'held';
+    else state = (await listedBelow(deps.db.pool, link.id, userId, synced, withOverrides)) < synced ? 'synced' : 'held';
   }
+  const reason: MemberLookup['reason'] = override === 'always' ? 'always_keep' : override === 'never' ? 'never_give' : state;
   const row = await appliedOutcome(deps.db.pool, link.id, userId);
   const history = (await memberHistory(deps.db.pool, link.id, userId)).map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
-  return { user_id: userId, state, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
+  return { user_id: userId, state, override, should_hold: reason === 'always_keep' || reason === 'synced', reason, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
 }

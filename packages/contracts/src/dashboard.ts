@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PluginHealthCheckView, PluginHealthStatus } from './health';
-import { snowflake } from './snowflake';
+import { snowflake, userId } from './snowflake';
 
 /**
  * The dashboard's JSON API (`/dashboard-api`, services/dashboard) as the web app sees it: request bodies
@@ -181,13 +181,59 @@ export type MemberLookup = {
   platform: null | { outcome: string; updated_at: string };
   /** The member's recent role changes on the platform, newest first (bounded; cause: `list change` or `full sync`). */
   history: { at: string; action: 'add' | 'remove'; outcome: string; cause: string }[];
+  /** The admin override on this member (docs/sync-engine.md, "Admin overrides"), or null. */
+  override: OverrideKind | null;
+  /** Whether the sync engine gives this member the role, overrides applied; `reason` says why. */
+  should_hold: boolean;
+  reason: 'always_keep' | 'never_give' | 'synced' | 'held' | 'not_listed';
 };
+
+/** Admin overrides per link: `always` members keep the role whatever the list says, `never` members do not get it. */
+export type OverrideKind = 'always' | 'never';
+/** Entries per list and link (docs/sync-engine.md, "Admin overrides"). */
+export const OVERRIDE_LIST_MAX = 1000;
+export type OverrideEntryView = { user_id: string; added_at: string };
+/** GET /dashboard-api/guilds/:guildId/links/:roleId/overrides (and the answer of a change). */
+export type OverridesView = { always: OverrideEntryView[]; never: OverrideEntryView[]; max_per_list: number };
+
+const overrideIds = z.array(userId).max(OVERRIDE_LIST_MAX, `at most ${OVERRIDE_LIST_MAX} user ids per list`).default([]);
+/**
+ * PATCH /dashboard-api/guilds/:guildId/links/:roleId/overrides: `always` and `never` add ids to those
+ * lists, `remove` takes ids out of either (removals apply first, so moving a member is one change). With
+ * `replace: true` the lists become exactly `always` and `never`. A user in both lists is refused (400).
+ */
+export const overridesChangeBody = z
+  .object({
+    always: overrideIds,
+    never: overrideIds,
+    remove: z
+      .array(userId)
+      .max(2 * OVERRIDE_LIST_MAX)
+      .default([]),
+    replace: z.boolean().default(false),
+  })
+  .strict()
+  .refine((b) => b.replace || b.always.length + b.never.length + b.remove.length > 0, { message: 'Give ids to add or remove (always, never, remove), or replace: true' });
+export type OverridesChangeBody = z.input<typeof overridesChangeBody>;
 
 /** Path parameters of the guild routes (link routes use `linkParams` of ./api). */
 export const guildParams = z.object({ guildId: snowflake });
 
 /** What the admin audit log records (admin_audit; docs/dashboard.md "Audit log"). */
-export const AUDIT_ACTIONS = ['link_created', 'link_deleted', 'config_saved', 'removals_applied', 'link_enabled', 'link_disabled', 'trusted_set', 'trusted_unset', 'plan_changed', 'resync_requested', 'notify_settings_changed'] as const;
+export const AUDIT_ACTIONS = [
+  'link_created',
+  'link_deleted',
+  'config_saved',
+  'removals_applied',
+  'link_enabled',
+  'link_disabled',
+  'trusted_set',
+  'trusted_unset',
+  'plan_changed',
+  'resync_requested',
+  'notify_settings_changed',
+  'overrides_changed',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** GET /dashboard-api/guilds/:guildId/audit (and `rolelink audit`): filters and paging, all optional. */

@@ -18,17 +18,21 @@ export type UserDiff = {
  * order: one index probe into the list and one into the applied record per user, whatever the list's
  * size. Same rule as the range diff of a walk: only users who need something come back.
  */
-export async function diffUsers(db: Queryable, linkId: string, userIds: readonly string[], cutoff: bigint | null): Promise<UserDiff[]> {
+export async function diffUsers(db: Queryable, linkId: string, userIds: readonly string[], cutoff: bigint | null, overrides = false): Promise<UserDiff[]> {
   if (!userIds.length) return [];
+  const listed = `EXISTS (SELECT 1 FROM link_user d WHERE d.link_id = $1 AND d.user_id = x.user_id)
+                                    AND ($3::numeric IS NULL OR x.user_id <= ${toStored('$3')})`;
+  // With admin overrides (docs/sync-engine.md, "Admin overrides"): "always" is desired, "never" is not,
+  // whatever the list and the boundary say; one more index probe per user, only on links that have any.
+  const desired = overrides ? `CASE (SELECT o.kind FROM link_override o WHERE o.link_id = $1 AND o.user_id = x.user_id) WHEN 'always' THEN true WHEN 'never' THEN false ELSE ${listed} END` : listed;
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>({
-    name: 'rolelink.diff-users',
+    name: overrides ? 'rolelink.diff-users-overrides' : 'rolelink.diff-users',
     text: `SELECT ${fromStored('x.user_id')} AS user_id, s.desired, a.outcome,
               (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
               a.last_error IS NOT NULL AS has_error, a.next_retry_at
          FROM (SELECT ${toStored('i')} AS user_id FROM unnest($2::numeric[]) i) x
          LEFT JOIN applied_member a ON a.link_id = $1 AND a.user_id = x.user_id
-         CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM link_user d WHERE d.link_id = $1 AND d.user_id = x.user_id)
-                                    AND ($3::numeric IS NULL OR x.user_id <= ${toStored('$3')}) AS desired) s
+         CROSS JOIN LATERAL (SELECT ${desired} AS desired) s
         WHERE (NOT s.desired AND a.outcome IS NOT NULL AND a.outcome <> 'removed')
            OR (s.desired AND (a.outcome IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))
         ORDER BY x.user_id`,

@@ -10,8 +10,10 @@ export async function isListed(db: Queryable, linkId: string, userId: string): P
 }
 
 /** Listed ids below `userId`, counted up to `limit` only: enough to tell synced from held without walking a long list. */
-export async function listedBelow(db: Queryable, linkId: string, userId: string, limit: number): Promise<number> {
-  const { rows } = await db.query<{ below: string }>(`SELECT count(*)::text AS below FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < ${toStored('$2')} LIMIT $3) s`, [linkId, userId, limit]);
+export async function listedBelow(db: Queryable, linkId: string, userId: string, limit: number, skipOverrides = false): Promise<number> {
+  // skipOverrides: ids with an admin override do not take a listed place (the sync engine's boundary, sync-diff.repo.ts listedUserAt).
+  const skip = skipOverrides ? 'AND NOT EXISTS (SELECT 1 FROM link_override o WHERE o.link_id = $1 AND o.user_id = lu.user_id)' : '';
+  const { rows } = await db.query<{ below: string }>(`SELECT count(*)::text AS below FROM (SELECT 1 FROM link_user lu WHERE link_id = $1 AND user_id < ${toStored('$2')} ${skip} LIMIT $3) s`, [linkId, userId, limit]);
   return Number(rows[0]?.below ?? 0);
 }
 

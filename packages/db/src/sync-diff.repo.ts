@@ -6,6 +6,19 @@ import type { Queryable } from './queryable';
 import { fromStored, MAX_USER_ID, toStored } from './user-id';
 
 /**
+ * The desired set of (from, to] when the link has admin overrides (link_override; docs/sync-engine.md,
+ * "Admin overrides"): listed ids up to `desiredTo` that are not "never", and every "always" id of the
+ * range whatever the list or the boundary says. Without overrides the plain list range is used, so a
+ * link without them runs exactly the queries it ran before. `$1` is the link id.
+ */
+function desiredSql(overrides: boolean, from: string, desiredTo: string, to: string): string {
+  const listed = `SELECT user_id FROM link_user lu WHERE link_id = $1 AND user_id > ${toStored(from)} AND user_id <= ${toStored(desiredTo)}`;
+  if (!overrides) return listed;
+  return `${listed} AND NOT EXISTS (SELECT 1 FROM link_override o WHERE o.link_id = $1 AND o.user_id = lu.user_id AND o.kind = 'never')
+          UNION SELECT user_id FROM link_override WHERE link_id = $1 AND kind = 'always' AND user_id > ${toStored(from)} AND user_id <= ${toStored(to)}`;
+}
+
+/**
  * Upper end of the next range after `cursor`: the `span`-th next id of either ordered stream (list or
  * applied record), whichever comes first, so a range never holds more than 2 × span ids of each.
  * Both are index-only range scans with OFFSET; nothing leaves PostgreSQL but one id.
@@ -25,7 +38,7 @@ export async function nextRangeEnd(db: Queryable, linkId: string, cursor: bigint
  * The differences between desired state and the applied record in (from, to], in user-id order: a
  * merge full join of two index range scans in PostgreSQL, returning only rows that need something.
  */
-export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<UserDiff[]> {
+export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null, overrides = false): Promise<UserDiff[]> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>(
     `SELECT ${fromStored('coalesce(d.user_id, a.user_id)')} AS user_id,
@@ -34,7 +47,7 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
             (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
             a.last_error IS NOT NULL AS has_error,
             a.next_retry_at
-       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$4')}) d
+       FROM (${desiredSql(overrides, '$2', '$4', '$3')}) d
        FULL JOIN (SELECT user_id, outcome, next_retry_at, last_error FROM applied_member
                    WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')}) a ON a.user_id = d.user_id
       WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
@@ -50,22 +63,26 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
  * whole list, counted. Run once per walk, when it starts (a walk reads the whole list anyway; this is one
  * anti-join over the same two indexes), so progress and ETA count removals as well as additions.
  */
-export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | null): Promise<number> {
+export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | null, overrides = false): Promise<number> {
   const desiredTo = cutoff ?? MAX_USER_ID;
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n
-       FROM (SELECT user_id FROM link_user WHERE link_id = $1 AND user_id <= ${toStored('$2')}) d
+       FROM (${overrides ? desiredSql(true, "'0'", '$2', '$3') : `SELECT user_id FROM link_user WHERE link_id = $1 AND user_id <= ${toStored('$2')}`}) d
        FULL JOIN (SELECT user_id, outcome, last_error FROM applied_member WHERE link_id = $1) a ON a.user_id = d.user_id
       WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
          OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))`,
-    [linkId, desiredTo.toString()],
+    overrides ? [linkId, desiredTo.toString(), MAX_USER_ID.toString()] : [linkId, desiredTo.toString()],
   );
   return rows[0]?.n ?? 0;
 }
 
 /** How many ids of the synced set lie in (from, to]: the pass adds these up for the exact applied count. */
-export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null): Promise<number> {
+export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null, overrides = false): Promise<number> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
+  if (overrides) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${desiredSql(true, '$2', '$3', '$4')}) d`, [linkId, from.toString(), (desiredTo < from ? from : desiredTo).toString(), to.toString()]);
+    return rows[0]?.n ?? 0;
+  }
   if (desiredTo <= from) return 0;
   const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')}`, [linkId, from.toString(), desiredTo.toString()]);
   return rows[0]?.n ?? 0;
@@ -73,9 +90,20 @@ export async function desiredInRange(db: Queryable, linkId: string, from: bigint
 
 /**
  * The list's user id at `offset` in user-id order (null when the list is shorter): the first held id
- * when `offset` is the synced limit. One index-only scan with OFFSET.
+ * when `offset` is the synced limit. One index-only scan with OFFSET. With `skipOverrides` the ids with
+ * an override (either list) are not counted: "never" ids free their place, "always" ids hold a slot of
+ * their own (the caller lowers `offset` by them).
  */
-export async function listedUserAt(db: Queryable, linkId: string, offset: number): Promise<bigint | null> {
+export async function listedUserAt(db: Queryable, linkId: string, offset: number, skipOverrides = false): Promise<bigint | null> {
+  if (skipOverrides) {
+    const { rows } = await db.query<{ user_id: string }>(
+      `SELECT ${fromStored('user_id')} AS user_id FROM link_user lu WHERE link_id = $1
+          AND NOT EXISTS (SELECT 1 FROM link_override o WHERE o.link_id = $1 AND o.user_id = lu.user_id)
+        ORDER BY lu.user_id OFFSET $2 LIMIT 1`,
+      [linkId, offset],
+    );
+    return rows[0] ? BigInt(rows[0].user_id) : null;
+  }
   const { rows } = await db.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id OFFSET $2 LIMIT 1`, [linkId, offset]);
   return rows[0] ? BigInt(rows[0].user_id) : null;
 }

@@ -1,4 +1,4 @@
-import { applyRemovals, createLink, deleteLink, lookupMember, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
+import { applyRemovals, changeOverrides, createLink, deleteLink, getOverrides, lookupMember, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
 import { boolFlag, type Command } from '../command';
 
 export const linkCommands: Command[] = [
@@ -57,9 +57,34 @@ export const linkCommands: Command[] = [
     run: (ctx, a) => lookupMember(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, userId: a.userId! }),
   },
   {
+    words: ['link', 'overrides'],
+    args: ['guildId', 'roleId'],
+    options: {
+      keep: { type: 'string', description: 'user ids (comma-separated) who always keep the role, whatever the plugin lists' },
+      never: { type: 'string', description: 'user ids (comma-separated) who never get the role, even when listed' },
+      remove: { type: 'string', description: 'user ids (comma-separated) taken off either override list' },
+    },
+    summary: 'Show or change the admin overrides of a link ("always keep", "never give"); without flags, shows them',
+    example: 'rolelink link overrides <guild> <role> --keep 123456789012345678 --never 223456789012345678,323456789012345678',
+    run: (ctx, a, f) => {
+      if (f.keep === undefined && f.never === undefined && f.remove === undefined) return getOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! });
+      return changeOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, change: { always: idList(f.keep), never: idList(f.never), remove: idList(f.remove) } });
+    },
+  },
+  {
     words: ['removals', 'apply'],
     args: ['guildId', 'roleId'],
     summary: "The owner's confirmation of the latest held removal: the resent list is accepted for one hour",
     run: (ctx, a) => applyRemovals(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
 ];
+
+/** A comma-separated id flag as a list (checked by the admin operation, which names each bad id). */
+function idList(value: string | boolean | undefined): string[] {
+  return typeof value === 'string'
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
+}

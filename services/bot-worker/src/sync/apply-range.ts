@@ -46,9 +46,14 @@ function earliest(a: Date | null, b: Date | null): Date | null {
  * slice if the link was deleted, disabled or changed plan meanwhile (design: sync engine rule 3).
  */
 async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'keep' | 'link_changed'> {
-  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : ctx.link.syncedLimit);
+  const slots = ctx.link.listedSlots;
+  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : slots);
   if (!r || !r.enabled || r.plan !== ctx.link.plan) return 'link_changed';
-  if (r.listed && (ctx.cutoff === null || r.below < ctx.link.syncedLimit)) return 'keep';
+  // Admin overrides decide above the list: a "never" member is removed even when listed (and below counts
+  // listed ids with an override too, so it can only err toward the diff's own answer: remove).
+  if (ctx.link.overrides.never.has(userId)) return 'remove';
+  if (ctx.link.overrides.always.has(userId)) return 'keep';
+  if (r.listed && (ctx.cutoff === null || r.below < slots)) return 'keep';
   return 'remove';
 }
 

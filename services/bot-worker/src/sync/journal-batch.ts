@@ -2,7 +2,7 @@ import { MAX_USER_ID } from '@rolelink/db/client';
 import { readJournal, type JournalEntry } from '@rolelink/db/list';
 import { countCalls, diffRange, diffUsers, dueRetries, recordJournalApplied, writeJournalProgress, type UserDiff } from '@rolelink/db/sync';
 import { applyRange, type RangeContext, type SliceResult } from './apply-range';
-import { syncedCutoff } from './link-context';
+import { hasOverrides, syncedCutoff } from './link-context';
 
 /** What consuming the journal came to: nothing left, a walk is needed, or the slice must stop. */
 export type JournalOutcome = { kind: 'drained'; seq: bigint } | { kind: 'walk' } | { kind: 'stop'; result: SliceResult };
@@ -61,7 +61,8 @@ export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, want
     if (ctx.walking && cutoff !== appliedCutoff) return { kind: 'drained', seq: floor }; // the boundary is the walk's to settle
     const users = [...new Set([...entries.filter((e) => e.userId !== '0').map((e) => e.userId), ...retries])];
     const range = boundaryRange(appliedCutoff, cutoff);
-    const rows = merged(await diffUsers(client, link.id, users, cutoff), range ? await diffRange(client, link.id, range[0], range[1], cutoff) : []);
+    const ov = hasOverrides(link);
+    const rows = merged(await diffUsers(client, link.id, users, cutoff, ov), range ? await diffRange(client, link.id, range[0], range[1], cutoff, ov) : []);
 
     const out = await applyRange({ ...ctx, cutoff }, rows);
     await countCalls(client, link.id, out.changes, out.adds);

@@ -1,6 +1,7 @@
 import { isPaused, syncedLimit, type Plan } from '@rolelink/domain';
 import type { Queryable } from '@rolelink/db/client';
 import { findSyncLink, listedUserAt } from '@rolelink/db/sync';
+import { overrideIds } from '@rolelink/db/overrides';
 
 export type LinkContext = {
   id: string;
@@ -17,7 +18,14 @@ export type LinkContext = {
   syncedLimit: number;
   /** Host of the plugin that keeps the list: named in the platform's audit log. */
   pluginHost: string;
+  /** Admin overrides (docs/sync-engine.md, "Admin overrides"): read once per slice, at most 1,000 ids each. */
+  overrides: { always: ReadonlySet<string>; never: ReadonlySet<string> };
+  /** Places of the synced set left to listed users: the synced limit less the "always" members (never below 0). */
+  listedSlots: number;
 };
+
+/** Whether the link has any override: the diff queries take the override-aware form only then. */
+export const hasOverrides = (link: Pick<LinkContext, 'overrides'>): boolean => link.overrides.always.size + link.overrides.never.size > 0;
 
 /** Why a role moved, as moderators read it in the guild's audit log (X-Audit-Log-Reason, ≤ 512 chars). */
 export type ChangeCause = 'list change' | 'full sync';
@@ -38,6 +46,8 @@ export function inactiveReason(link: LinkContext): 'disabled' | 'paused' | 'awai
 export async function loadLink(db: Queryable, linkId: string): Promise<LinkContext | null> {
   const r = await findSyncLink(db, linkId);
   if (!r) return null;
+  const o = await overrideIds(db, linkId);
+  const limit = syncedLimit(r.plan);
   return {
     id: linkId,
     guildId: r.guild_id,
@@ -49,8 +59,10 @@ export async function loadLink(db: Queryable, linkId: string): Promise<LinkConte
     userCount: r.user_count,
     appliedCount: r.applied_count,
     wantedSeq: BigInt(r.sync_wanted_seq),
-    syncedLimit: syncedLimit(r.plan),
+    syncedLimit: limit,
     pluginHost: hostOf(r.plugin_url),
+    overrides: { always: new Set(o.always), never: new Set(o.never) },
+    listedSlots: Math.max(0, limit - o.always.length),
   };
 }
 
@@ -61,9 +73,13 @@ const CHEAP_CUTOFF_LIMIT = 1_000_000;
  * The highest user id of the synced set (the lowest `syncedLimit` ids), or null when the whole list is
  * synced. Held users are the ids above it: decided by user-id order, so the set is stable (spec 1, 8.3).
  */
-export async function syncedCutoff(db: Queryable, link: Pick<LinkContext, 'id' | 'syncedLimit' | 'userCount'>): Promise<bigint | null> {
-  if (link.syncedLimit > CHEAP_CUTOFF_LIMIT && link.userCount <= link.syncedLimit) return null;
-  const firstHeld = await listedUserAt(db, link.id, link.syncedLimit);
+export async function syncedCutoff(db: Queryable, link: Pick<LinkContext, 'id' | 'syncedLimit' | 'userCount' | 'overrides' | 'listedSlots'>): Promise<bigint | null> {
+  // With overrides, "always" members take their slots first and listed ids with an override are not
+  // counted for the boundary ("never" frees its place for the next lowest listed id).
+  const overrides = hasOverrides(link);
+  const slots = overrides ? link.listedSlots : link.syncedLimit;
+  if (link.syncedLimit > CHEAP_CUTOFF_LIMIT && link.userCount <= slots) return null;
+  const firstHeld = await listedUserAt(db, link.id, slots, overrides);
   // The synced set is everything strictly below the first held id.
   return firstHeld === null ? null : firstHeld - 1n;
 }

@@ -27,7 +27,7 @@ import {
 } from '@rolelink/db/sync';
 import { stripSlice } from './strip-roles';
 import { consumeJournal } from './journal-batch';
-import { inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
+import { hasOverrides, inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
 import { interimCounts, passRate } from './progress';
 import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
 
@@ -147,14 +147,14 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
     if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(client, link, { kind: 'continue' });
     ranges++;
     const to = await nextRangeEnd(client, linkId, cursor, span);
-    const rows = await diffRange(client, linkId, cursor, to, cutoff);
+    const rows = await diffRange(client, linkId, cursor, to, cutoff, hasOverrides(link));
     const outcome = await applyRange(rangeCtx, rows);
     if (outcome.succeeded > 0) await clearBackoff(client, linkId).catch(() => undefined);
     if (outcome.stop) {
       await countCalls(client, linkId, outcome.changes, outcome.adds);
       return await pause(client, link, outcome.stop);
     }
-    const desired = await desiredInRange(client, linkId, cursor, to, cutoff);
+    const desired = await desiredInRange(client, linkId, cursor, to, cutoff, hasOverrides(link));
     await advancePass(client, linkId, {
       cursor: to,
       desired,
@@ -188,7 +188,7 @@ const maxSeq = (a: bigint | null, b: bigint) => (a !== null && a > b ? a : b);
  */
 async function beginWalk(client: PoolClient, link: LinkContext, pass: PassState): Promise<PassState> {
   const cutoff = await syncedCutoff(client, link);
-  const pending = await countDiff(client, link.id, cutoff);
+  const pending = await countDiff(client, link.id, cutoff, hasOverrides(link));
   await startPass(client, link.id, link.wantedSeq, pass.cursor === null ? link.appliedCount : pass.baseApplied, { limit: link.syncedLimit, cutoff }, pending);
   const started = await loadPass(client, link.id);
   await writeProgress(client, link.id, interimCounts(link, started), null);

@@ -18,6 +18,8 @@ import type {
   HeldChangePreview,
   LinkCard,
   MemberLookup,
+  OverridesChangeBody,
+  OverridesView,
   PluginHealthView,
   ResyncView,
   RoleChoices,
@@ -79,4 +81,6 @@ export const dashboardApi = {
 
   linkHealth: (guildId: string, roleId: string, signal?: Signal) => request<PluginHealthView>('GET', `${linkPath(guildId, roleId)}/health`, { signal }),
   member: (guildId: string, roleId: string, userId: string, signal?: Signal) => request<MemberLookup>('GET', `${linkPath(guildId, roleId)}/members/${seg(userId)}`, { signal }),
+  overrides: (guildId: string, roleId: string, signal?: Signal) => request<OverridesView>('GET', `${linkPath(guildId, roleId)}/overrides`, { signal }),
+  changeOverrides: (guildId: string, roleId: string, body: OverridesChangeBody) => request<OverridesView>('PATCH', `${linkPath(guildId, roleId)}/overrides`, { body }),
 };

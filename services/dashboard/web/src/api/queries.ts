@@ -23,6 +23,7 @@ export const queryKeys = {
   stripPreview: (guildId: string, roleId: string) => ['link', guildId, roleId, 'strip-preview'] as const,
   heldChange: (guildId: string, roleId: string) => ['link', guildId, roleId, 'held-change'] as const,
   member: (guildId: string, roleId: string, userId: string) => ['link', guildId, roleId, 'member', userId] as const,
+  overrides: (guildId: string, roleId: string) => ['link', guildId, roleId, 'overrides'] as const,
 };
 
 export type AuditFilters = Pick<AuditQuery, 'action' | 'role_id'>;
@@ -56,6 +57,7 @@ export const queries = {
   stripPreview: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.stripPreview(guildId, roleId), queryFn: ({ signal }) => dashboardApi.stripPreview(guildId, roleId, signal) }),
   heldChange: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.heldChange(guildId, roleId), queryFn: ({ signal }) => dashboardApi.heldChange(guildId, roleId, signal) }),
   member: (guildId: string, roleId: string, userId: string) => queryOptions({ queryKey: queryKeys.member(guildId, roleId, userId), queryFn: ({ signal }) => dashboardApi.member(guildId, roleId, userId, signal) }),
+  overrides: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.overrides(guildId, roleId), queryFn: ({ signal }) => dashboardApi.overrides(guildId, roleId, signal) }),
 };
 
 /** Polls only once a first answer is there (a page showing an error waits for "Try again"); Query pauses it while the tab is hidden. */

@@ -6,6 +6,7 @@ import { queries } from '../../api/queries';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner } from '../../components/ErrorState';
 import { MemberHistory } from './MemberHistory';
+import { OverridesSection } from './OverridesSection';
 import { useLinkContext } from './link-context';
 import styles from './MembersTab.module.css';
 
@@ -14,6 +15,27 @@ const STATE_TEXT: Record<MemberLookup['state'], string> = {
   held: "On the list — held (beyond the plan's synced limit)",
   not_listed: 'Not on the list',
 };
+
+const OVERRIDE_TEXT: Record<NonNullable<MemberLookup['override']>, string> = {
+  always: 'Override — always keep',
+  never: 'Override — never give',
+};
+
+/** Why the bot gives this member the role or not, admin overrides applied (docs/sync-engine.md, "Admin overrides"). */
+const REASON_TEXT: Record<MemberLookup['reason'], string> = {
+  always_keep: 'Holds the role: on the "Always keep" override list, whatever the plugin lists.',
+  never_give: 'Does not get the role: on the "Never give" override list, even if the plugin lists them.',
+  synced: "Holds the role: on the plugin's list, within the synced limit.",
+  held: "Does not get the role: on the plugin's list, beyond the synced limit.",
+  not_listed: "Does not get the role: not on the plugin's list.",
+};
+
+/** The dot's colour: whether the bot gives the role, an override deciding above the list's state. */
+function dotTone(result: MemberLookup): string {
+  if (result.override === 'always') return styles.synced ?? '';
+  if (result.override === 'never' || result.state === 'not_listed') return '';
+  return styles[result.state] ?? '';
+}
 
 const OUTCOME_TEXT: Record<string, string> = {
   applied: 'Role applied',
@@ -93,12 +115,14 @@ export function MembersTab() {
         {result ? (
           <div className={`card ${styles.result}`}>
             <p className={styles.state}>
-              <span className={result.state === 'not_listed' ? styles.dot : `${styles.dot} ${styles[result.state]}`} aria-hidden="true" />
-              {STATE_TEXT[result.state]}
+              <span className={`${styles.dot} ${dotTone(result)}`} aria-hidden="true" />
+              {result.override ? OVERRIDE_TEXT[result.override] : STATE_TEXT[result.state]}
             </p>
+            {result.override ? <p className="muted small">Plugin&apos;s list: {STATE_TEXT[result.state]}</p> : null}
             <p className="muted small">
               User <code>{result.user_id}</code>
             </p>
+            {result.reason ? <p data-testid="member-reason">{REASON_TEXT[result.reason]}</p> : null}
             {result.platform ? (
               <p>
                 Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (<DateTime iso={result.platform.updated_at} />)
@@ -110,6 +134,7 @@ export function MembersTab() {
           </div>
         ) : null}
       </div>
+      <OverridesSection />
     </div>
   );
 }
