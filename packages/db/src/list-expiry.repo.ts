@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { Queryable } from './queryable';
+import { inTransaction, type Queryable } from './queryable';
 import { bigintArrayLiteral } from './uploads.repo';
 import { fromStored, toStored } from './user-id';
 
@@ -29,31 +29,34 @@ export type ExpiredRemoval = { userIds: string[]; listVersion: string | null };
  * Removes up to `limit` of one link's memberships due at `now`, as removeUsers removes a plugin's DELETE:
  * the link row locked first (the order of every list writer: no deadlock with a replace), the rows
  * deleted, the counter, outbox sequence and list version bumped and one `remove` journal entry per user
- * under one sequence, all in one statement. The worker then applies it as any removal, promoting the
+ * under one sequence, in one transaction. The worker then applies it as any removal, promoting the
  * next lowest IDs into the synced set when the list was over the plan's synced limit.
  *
- * Two sweepers on one link: the second waits for the link row, and its DELETE re-checks each row it
- * would delete (READ COMMITTED): rows the first deleted are skipped, so none is removed or journaled
- * twice. A re-add that cleared or extended an expiry meanwhile wins the same way (`expires_at <= now`
- * is false on the row the re-check reads). `listVersion` null: nothing was due any more.
+ * Two sweepers on one link: the second waits for the link row, then reads the rows still due (the first's
+ * are gone), so none is removed or journaled twice. A re-add that cleared or extended an expiry holds the
+ * same lock, so it lands before or after, never between the read and the delete. `listVersion` null: nothing was due any more.
  */
 export async function removeExpired(db: Queryable, linkId: string, now: Date, limit = EXPIRY_BATCH): Promise<ExpiredRemoval> {
-  const { rows } = await db.query<{ user_id: string | null; version: string | null }>({
-    name: 'rolelink.remove-expired-journaled',
-    text: `WITH l AS (SELECT id FROM role_link WHERE id = $1 FOR UPDATE),
-          due AS (SELECT user_id FROM link_user WHERE link_id = $1 AND expires_at <= $2 ORDER BY expires_at LIMIT $3),
-          del AS (DELETE FROM link_user u USING l
-                   WHERE u.link_id = l.id AND u.user_id IN (SELECT user_id FROM due) AND u.expires_at <= $2 RETURNING u.user_id),
-          upd AS (
-            UPDATE role_link SET user_count = user_count - (SELECT count(*) FROM del)::int, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
-            WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING sync_wanted_seq, list_version),
-          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, del.user_id, 'remove' FROM del, upd)
-     SELECT ${fromStored('d.user_id')} AS user_id, (SELECT list_version::text FROM upd) AS version
-     FROM (SELECT NULL::bigint AS user_id) one LEFT JOIN del d ON true`,
-    values: [linkId, now, limit],
+  return inTransaction(db, async (c) => {
+    // The lock first, then the due rows read in a statement of their own: its snapshot is taken after the
+    // lock was granted, so a sweeper that waited here sees what the one before it removed and takes the next rows.
+    const locked = await c.query('SELECT 1 FROM role_link WHERE id = $1 FOR UPDATE', [linkId]);
+    if (!locked.rowCount) return { userIds: [], listVersion: null };
+    const { rows } = await c.query<{ user_id: string | null; version: string | null }>({
+      name: 'rolelink.remove-expired-journaled',
+      text: `WITH due AS (SELECT user_id FROM link_user WHERE link_id = $1 AND expires_at <= $2 ORDER BY expires_at LIMIT $3),
+            del AS (DELETE FROM link_user u WHERE u.link_id = $1 AND u.user_id IN (SELECT user_id FROM due) AND u.expires_at <= $2 RETURNING u.user_id),
+            upd AS (
+              UPDATE role_link SET user_count = user_count - (SELECT count(*) FROM del)::int, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
+              WHERE id = $1 AND EXISTS (SELECT 1 FROM del) RETURNING sync_wanted_seq, list_version),
+            jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, del.user_id, 'remove' FROM del, upd)
+       SELECT ${fromStored('d.user_id')} AS user_id, (SELECT list_version::text FROM upd) AS version
+       FROM (SELECT 1) one LEFT JOIN del d ON true`,
+      values: [linkId, now, limit],
+    });
+    const userIds = rows.flatMap((r) => (r.user_id === null ? [] : [r.user_id]));
+    return { userIds, listVersion: rows[0]?.version ?? null };
   });
-  const userIds = rows.flatMap((r) => (r.user_id === null ? [] : [r.user_id]));
-  return { userIds, listVersion: rows[0]?.version ?? null };
 }
 
 /** One link's memberships that expire, by user id (GET /users?include=expiry). Partial index on link_id. */
