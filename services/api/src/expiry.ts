@@ -8,13 +8,20 @@ import { AppError } from '@rolelink/runtime';
  */
 export const MAX_TTL_SECONDS = 10 * 366 * 24 * 3600;
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** Date.parse rolls 2034-02-31 over to March: each field is checked against its range first. */
+function isRealTime(m: RegExpExecArray): boolean {
+  const [y, mo, d, h, mi, sec, oh, om] = m.slice(1, 9).map((x) => Number(x ?? '0')) as [number, number, number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth && h < 24 && mi < 60 && sec < 60 && oh < 24 && om < 60;
+}
 
 /** Parses `expires_at` (already known present); `field` names it in the 400. */
 export function readExpiresAt(value: unknown, now: number, field: string): Date | null {
   if (value === null) return null;
-  if (typeof value !== 'string' || !RFC3339.test(value)) throw invalid(field, 'must be an RFC 3339 time with a time zone, e.g. 2026-12-24T18:00:00Z');
-  const ms = Date.parse(value);
+  const match = typeof value === 'string' ? RFC3339.exec(value) : null;
+  const ms = match && isRealTime(match) ? Date.parse(value as string) : NaN;
   if (Number.isNaN(ms)) throw invalid(field, 'must be an RFC 3339 time with a time zone, e.g. 2026-12-24T18:00:00Z');
   if (ms <= now) throw invalid(field, 'must be in the future');
   if (ms > now + MAX_TTL_SECONDS * 1000) throw invalid(field, 'must be at most 10 years ahead');
