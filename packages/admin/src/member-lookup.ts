@@ -1,6 +1,7 @@
 import type { MemberLookup } from '@rolelink/contracts';
 import { findLinkAt } from '@rolelink/db/links';
-import { appliedOutcome, isListed, listedBelow, memberHistory } from '@rolelink/db/sync';
+import { userExpiry } from '@rolelink/db/list';
+import { appliedOutcome, listedBelow, memberHistory } from '@rolelink/db/sync';
 import { limitsFor } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
@@ -19,11 +20,13 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
   const synced = limitsFor(link.plan).syncedUsers;
   let state: MemberLookup['state'] = 'not_listed';
-  if (await isListed(deps.db.pool, link.id, userId)) {
+  // Read with the row that says whether they are listed: undefined not listed, null permanent.
+  const expiry = await userExpiry(deps.db.pool, link.id, userId);
+  if (expiry !== undefined) {
     if (link.userCount <= synced) state = 'synced';
     else state = (await listedBelow(deps.db.pool, link.id, userId, synced)) < synced ? 'synced' : 'held';
   }
   const row = await appliedOutcome(deps.db.pool, link.id, userId);
   const history = (await memberHistory(deps.db.pool, link.id, userId)).map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
-  return { user_id: userId, state, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
+  return { user_id: userId, state, expires_at: expiry ? expiry.toISOString() : null, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
 }

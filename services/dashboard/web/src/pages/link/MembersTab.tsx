@@ -99,6 +99,13 @@ export function MembersTab() {
             <p className="muted small">
               User <code>{result.user_id}</code>
             </p>
+            {result.expires_at ? (
+              <p data-testid="member-expiry">
+                Membership expires <DateTime iso={result.expires_at} />: then the user leaves the list, as if the plugin had removed them.
+              </p>
+            ) : result.state !== 'not_listed' ? (
+              <p className="muted small">Permanent membership (no expiry).</p>
+            ) : null}
             {result.platform ? (
               <p>
                 Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (<DateTime iso={result.platform.updated_at} />)
