@@ -94,10 +94,12 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < opts.links; i++) {
       const l = await seedLink(pool, guildId, { trusted: true });
       const first = 100000000000000000n + BigInt(i) * 10_000_000n;
-      await pool.query(
-        `INSERT INTO link_user (link_id, user_id, expires_at) SELECT $1, ${toStored('($2::numeric + g)')}, $3::timestamptz + (g % 60) * interval '1 second' FROM generate_series(0, $4 - 1) g`,
-        [l.linkId, first.toString(), due, perLink],
-      );
+      await pool.query(`INSERT INTO link_user (link_id, user_id, expires_at) SELECT $1, ${toStored('($2::numeric + g)')}, $3::timestamptz + (g % 60) * interval '1 second' FROM generate_series(0, $4 - 1) g`, [
+        l.linkId,
+        first.toString(),
+        due,
+        perLink,
+      ]);
       await pool.query('UPDATE role_link SET user_count = $2 WHERE id = $1', [l.linkId, perLink]);
     }
     const postLink = await seedLink(pool, guildId, { trusted: true });

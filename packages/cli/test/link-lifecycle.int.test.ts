@@ -148,7 +148,10 @@ describe('link delete, set, show and removals apply', () => {
   it('`link member` shows when a membership expires (null when permanent or not listed)', async () => {
     const { g, r, token } = await created();
     const [a, b, c] = userIds(3);
-    const post = (id: string) => request(api).post(`${users(g, r)}/${id}`).set('Authorization', `Token ${token}`);
+    const post = (id: string) =>
+      request(api)
+        .post(`${users(g, r)}/${id}`)
+        .set('Authorization', `Token ${token}`);
     await post(a!).set('Content-Type', 'application/json').send('{"expires_at":"2034-01-02T03:04:05Z"}').expect(200);
     await post(b!).expect(200);
     expect((await cli('link', 'member', g, r, a!)).out).toMatchObject({ user_id: a, state: 'synced', expires_at: '2034-01-02T03:04:05.000Z' });

@@ -69,7 +69,15 @@ describe('list-expiry repository (memberships that end on their own)', () => {
     await removeUsers(db.pool, byDelete.linkId, [ids[1]!, ids[3]!]);
     const expired = await footprint(byExpiry.linkId, seqs[0]!);
     expect(expired).toEqual(await footprint(byDelete.linkId, seqs[1]!));
-    expect(expired).toEqual({ list: [ids[0], ids[2], ids[4]], userCount: 3, sequences: 1, journal: [[ids[1], 'remove'], [ids[3], 'remove']] });
+    expect(expired).toEqual({
+      list: [ids[0], ids[2], ids[4]],
+      userCount: 3,
+      sequences: 1,
+      journal: [
+        [ids[1], 'remove'],
+        [ids[3], 'remove'],
+      ],
+    });
     // Nothing due any more: no write, no version.
     const version = (await linkRow(byExpiry.linkId)).version;
     expect(await removeExpired(db.pool, byExpiry.linkId, NOW)).toEqual({ userIds: [], listVersion: null });
@@ -90,7 +98,13 @@ describe('list-expiry repository (memberships that end on their own)', () => {
   it('two sweepers on the same link remove and journal each user once', async () => {
     const { linkId } = await seedLink(db, { plan: 'premium' });
     const ids = userIds(3_000, 560000000000000000n);
-    await addUsers(db.pool, linkId, ids, 30_000_000, ids.map(() => later(-1)));
+    await addUsers(
+      db.pool,
+      linkId,
+      ids,
+      30_000_000,
+      ids.map(() => later(-1)),
+    );
     const seq = (await linkRow(linkId)).seq;
     const results = await Promise.all([removeExpired(db.pool, linkId, NOW, 1_000), removeExpired(db.pool, linkId, NOW, 1_000), removeExpired(db.pool, linkId, NOW, 1_000), removeExpired(db.pool, linkId, NOW, 1_000)]);
     const all = results.flatMap((r) => r.userIds);

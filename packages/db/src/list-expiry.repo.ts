@@ -16,10 +16,7 @@ export const EXPIRY_BATCH = 10_000;
  * the partial index link_user_expires_at_idx). Reads without locking: removeExpired locks and re-checks.
  */
 export async function linksWithDueExpiries(db: Queryable, now: Date, limit = EXPIRY_BATCH): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT DISTINCT link_id::text AS id FROM (SELECT link_id FROM link_user WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) d`,
-    [now, limit],
-  );
+  const { rows } = await db.query<{ id: string }>(`SELECT DISTINCT link_id::text AS id FROM (SELECT link_id FROM link_user WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) d`, [now, limit]);
   return rows.map((r) => r.id);
 }
 
@@ -61,10 +58,7 @@ export async function removeExpired(db: Queryable, linkId: string, now: Date, li
 
 /** One link's memberships that expire, by user id (GET /users?include=expiry). Partial index on link_id. */
 export async function listExpiries(db: Queryable, linkId: string): Promise<{ userId: string; expiresAt: Date }[]> {
-  const { rows } = await db.query<{ user_id: string; expires_at: Date }>(
-    `SELECT ${fromStored('user_id')} AS user_id, expires_at FROM link_user WHERE link_id = $1 AND expires_at IS NOT NULL ORDER BY user_id`,
-    [linkId],
-  );
+  const { rows } = await db.query<{ user_id: string; expires_at: Date }>(`SELECT ${fromStored('user_id')} AS user_id, expires_at FROM link_user WHERE link_id = $1 AND expires_at IS NOT NULL ORDER BY user_id`, [linkId]);
   return rows.map((r) => ({ userId: r.user_id, expiresAt: r.expires_at }));
 }
 

@@ -25,13 +25,7 @@ export function bigintArrayLiteral(ids: readonly string[]): string {
  * chunk racing a commit or cancel either lands before it or finds the session gone (404).
  * `users` counts IDs before deduplication (spec 2.3).
  */
-export function addChunk(
-  db: Queryable,
-  linkId: string,
-  uploadId: string,
-  ids: readonly string[],
-  expiries?: { ids: readonly string[]; at: readonly string[] } | null,
-): Promise<{ chunks: number; users: number } | null> {
+export function addChunk(db: Queryable, linkId: string, uploadId: string, ids: readonly string[], expiries?: { ids: readonly string[]; at: readonly string[] } | null): Promise<{ chunks: number; users: number } | null> {
   return inTransaction(db, async (c) => {
     const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE', [uploadId, linkId]);
     if (open.rowCount !== 1) return null;

@@ -86,5 +86,4 @@ function readWithExpiries(body: unknown[], from: number, now: number): { ids: st
   return { ids, expiries };
 }
 
-const badId = (i: number, v: unknown) =>
-  AppError.validation([{ field: `body.${i}`, message: (typeof v === 'string' && userIdProblem(v)) || 'must be a 17 to 20 digit snowflake string' }]);
+const badId = (i: number, v: unknown) => AppError.validation([{ field: `body.${i}`, message: (typeof v === 'string' && userIdProblem(v)) || 'must be a 17 to 20 digit snowflake string' }]);

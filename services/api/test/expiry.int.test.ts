@@ -15,14 +15,26 @@ beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const post = (l: SeededLink, id: string, body?: unknown) => {
-  const r = request(h.app).post(`${base(l)}/${id}`).set(auth(l.token));
+  const r = request(h.app)
+    .post(`${base(l)}/${id}`)
+    .set(auth(l.token));
   return body === undefined ? r : r.set('Content-Type', 'application/json').send(JSON.stringify(body));
 };
 const put = (l: SeededLink, body: unknown) => request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
-const expiries = async (l: SeededLink) => bodyOf<UsersListBody>(await request(h.app).get(`${base(l)}?include=expiry`).set(auth(l.token)).expect(200)).meta.expiries;
-const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+const expiries = async (l: SeededLink) =>
+  bodyOf<UsersListBody>(
+    await request(h.app)
+      .get(`${base(l)}?include=expiry`)
+      .set(auth(l.token))
+      .expect(200),
+  ).meta.expiries;
 const sweeperAt = (at: Date, seen: [string, readonly string[]][] = []) =>
-  new ExpirySweeper({ pool: h.db.pool, sync: h.sync, logger: silentLogger() }, 60_000, (linkId, ids) => void seen.push([linkId, ids]), () => at);
+  new ExpirySweeper(
+    { pool: h.db.pool, sync: h.sync, logger: silentLogger() },
+    60_000,
+    (linkId, ids) => void seen.push([linkId, ids]),
+    () => at,
+  );
 
 describe('POST /users/:userId with an expiry', () => {
   it('keeps the empty-body call as it was: 200 {"data":{"added":true}}, permanent', async () => {
@@ -111,14 +123,22 @@ describe('PUT /users and chunks with per-user expiries', () => {
   it('stages a chunk’s expiries and applies them at commit', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const [a, b] = userIds(2);
-    const upload = bodyOf<UploadCreatedBody>(await request(h.app).post(`${base(link)}/upload`).set(auth(link.token)).expect(200)).data.upload_id;
+    const upload = bodyOf<UploadCreatedBody>(
+      await request(h.app)
+        .post(`${base(link)}/upload`)
+        .set(auth(link.token))
+        .expect(200),
+    ).data.upload_id;
     await request(h.app)
       .post(`${base(link)}/upload/${upload}/chunk`)
       .set(auth(link.token))
       .set('Content-Type', 'application/json')
       .send(JSON.stringify([a, { id: b, expires_at: '2033-03-04T05:06:07.089Z' }]))
       .expect(200);
-    await request(h.app).post(`${base(link)}/upload/${upload}/commit`).set(auth(link.token)).expect(200);
+    await request(h.app)
+      .post(`${base(link)}/upload/${upload}/commit`)
+      .set(auth(link.token))
+      .expect(200);
     expect(await expiries(link)).toEqual({ [b!]: '2033-03-04T05:06:07.089Z' });
   });
 });
@@ -138,7 +158,10 @@ describe('the expiry sweeper', () => {
     expect(seen).toEqual([[link.linkId, [a]]]);
     const journal = await readJournal(h.db.pool, link.linkId, BigInt(rows[0]!.seq));
     expect(journal.entries.map((e) => [e.userId, e.op])).toEqual([[a, 'remove']]);
-    const after = await request(h.app).get(`${base(link)}?include=expiry`).set(auth(link.token)).expect(200);
+    const after = await request(h.app)
+      .get(`${base(link)}?include=expiry`)
+      .set(auth(link.token))
+      .expect(200);
     expect(bodyOf<UsersListBody>(after).meta.user_count).toBe(2);
     expect(after.headers.etag).not.toContain(`"${rows[0]!.version}"`);
     const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'prioritized', 'active']);
@@ -152,7 +175,11 @@ describe('the expiry sweeper', () => {
   it('two sweepers over many links remove every due member exactly once', async () => {
     const links = await Promise.all([seedLink(h.db, { plan: 'premium' }), seedLink(h.db, { plan: 'premium' }), seedLink(h.db, { plan: 'premium' })]);
     const ids = userIds(1_500);
-    for (const l of links) await put(l, ids.map((id, i) => (i % 3 === 0 ? id : { id, ttl_seconds: 60 }))).expect(200);
+    for (const l of links)
+      await put(
+        l,
+        ids.map((id, i) => (i % 3 === 0 ? id : { id, ttl_seconds: 60 })),
+      ).expect(200);
     const at = new Date(Date.now() + 120_000);
     const [one, two] = await Promise.all([sweeperAt(at).sweepOnce(), sweeperAt(at).sweepOnce()]);
     expect(one + two).toBe(3 * 1_000);

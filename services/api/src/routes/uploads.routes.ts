@@ -42,12 +42,7 @@ export function uploadsRoutes(deps: Deps, r: Router = Router({ mergeParams: true
     ...listBody(),
     handle(async (req, res) => {
       const { params } = input<Params>(res);
-      const { ids, expiries } = readIdItems(
-        req.body,
-        MAX_CHUNK_USERS,
-        (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]),
-        Date.now(),
-      );
+      const { ids, expiries } = readIdItems(req.body, MAX_CHUNK_USERS, (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]), Date.now());
       const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids, expiries);
       if (!counters) throw notFound();
       res.json({ data: counters });
