@@ -302,7 +302,7 @@ describe('the dashboard in a real browser', () => {
       await page.goto(linkPath(SUPPORTER, '/members'));
       const member = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
       // A membership that expires (issue 22) says when; the time is far enough ahead that no sweep removes it.
-      await sys.db.pool.query(`UPDATE link_user SET expires_at = '2034-01-02T03:04:05Z' WHERE user_id = ${toStored('$1')}`, [member]);
+      await sys.db.pool.query(`UPDATE link_user SET expires_at = '2034-01-02T03:04:05Z' WHERE link_id = (SELECT id FROM role_link WHERE role_id = $2) AND user_id = ${toStored('$1')}`, [member, SUPPORTER]);
       await page.getByLabel('User ID').fill(member);
       await page.getByRole('button', { name: 'Look up' }).click();
       const history = page.getByRole('table', { name: 'Recent role changes' });
