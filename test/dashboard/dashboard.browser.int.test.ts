@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { toStored } from '@rolelink/db/client';
 import { setPlan } from '@rolelink/admin';
 import { DEMO } from '../../scripts/stack/config';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
@@ -299,10 +300,14 @@ describe('the dashboard in a real browser', () => {
     await page.setViewportSize({ width: 360, height: 780 });
     try {
       await page.goto(linkPath(SUPPORTER, '/members'));
-      await page.getByLabel('User ID').fill(sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!);
+      const member = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
+      // A membership that expires (issue 22) says when; the time is far enough ahead that no sweep removes it.
+      await sys.db.pool.query(`UPDATE link_user SET expires_at = '2034-01-02T03:04:05Z' WHERE link_id = (SELECT id FROM role_link WHERE role_id = $2) AND user_id = ${toStored('$1')}`, [member, SUPPORTER]);
+      await page.getByLabel('User ID').fill(member);
       await page.getByRole('button', { name: 'Look up' }).click();
       const history = page.getByRole('table', { name: 'Recent role changes' });
       await history.waitFor();
+      await expect(page.getByTestId('member-expiry').textContent()).resolves.toMatch(/^Membership expires .*2034.*: then the user leaves the list/);
       // The table scrolls inside its box; the page itself never scrolls sideways.
       // (Page-side code as strings: the tests compile without the DOM's types.)
       const box = `document.querySelector('.member-history').parentElement`;

@@ -1,6 +1,7 @@
 import type { MemberLookup } from '@rolelink/contracts';
 import { findLinkAt } from '@rolelink/db/links';
-import { appliedOutcome, isListed, listedBelow, memberHistory } from '@rolelink/db/sync';
+import { userExpiry } from '@rolelink/db/list';
+import { appliedOutcome, listedBelow, memberHistory } from '@rolelink/db/sync';
 import { overrideIds } from '@rolelink/db/overrides';
 import { limitsFor } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
@@ -25,12 +26,23 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
   const synced = withOverrides ? Math.max(0, limitsFor(link.plan).syncedUsers - overrides.always.length) : limitsFor(link.plan).syncedUsers;
   const override = overrides.always.includes(userId) ? 'always' : overrides.never.includes(userId) ? 'never' : null;
   let state: MemberLookup['state'] = 'not_listed';
-  if (await isListed(deps.db.pool, link.id, userId)) {
+  // Read with the row that says whether they are listed: undefined not listed, null permanent.
+  const expiry = await userExpiry(deps.db.pool, link.id, userId);
+  if (expiry !== undefined) {
     if (link.userCount <= synced) state = 'synced';
     else state = (await listedBelow(deps.db.pool, link.id, userId, synced, withOverrides)) < synced ? 'synced' : 'held';
   }
   const reason: MemberLookup['reason'] = override === 'always' ? 'always_keep' : override === 'never' ? 'never_give' : state;
   const row = await appliedOutcome(deps.db.pool, link.id, userId);
   const history = (await memberHistory(deps.db.pool, link.id, userId)).map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
-  return { user_id: userId, state, override, should_hold: reason === 'always_keep' || reason === 'synced', reason, platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null, history };
+  return {
+    user_id: userId,
+    state,
+    override,
+    should_hold: reason === 'always_keep' || reason === 'synced',
+    reason,
+    expires_at: expiry ? expiry.toISOString() : null,
+    platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null,
+    history,
+  };
 }

@@ -145,6 +145,20 @@ describe('link delete, set, show and removals apply', () => {
     expect((await cli('link', 'set', g, r, '--enabled', 'maybe')).out.message).toMatch(/true or false/);
   });
 
+  it('`link member` shows when a membership expires (null when permanent or not listed)', async () => {
+    const { g, r, token } = await created();
+    const [a, b, c] = userIds(3);
+    const post = (id: string) =>
+      request(api)
+        .post(`${users(g, r)}/${id}`)
+        .set('Authorization', `Token ${token}`);
+    await post(a!).set('Content-Type', 'application/json').send('{"expires_at":"2034-01-02T03:04:05Z"}').expect(200);
+    await post(b!).expect(200);
+    expect((await cli('link', 'member', g, r, a!)).out).toMatchObject({ user_id: a, state: 'synced', expires_at: '2034-01-02T03:04:05.000Z' });
+    expect((await cli('link', 'member', g, r, b!)).out).toMatchObject({ user_id: b, state: 'synced', expires_at: null });
+    expect((await cli('link', 'member', g, r, c!)).out).toMatchObject({ state: 'not_listed', expires_at: null });
+  });
+
   it('shows a held change and applies it for the resent list', async () => {
     const { g, r, token } = await created();
     const put = (ids: string[]) => request(api).put(users(g, r)).set('Authorization', `Token ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(ids));

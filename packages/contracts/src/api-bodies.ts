@@ -10,7 +10,14 @@ import { userId } from './snowflake';
  * API's handlers write these shapes; services/api/test/openapi.int.test.ts checks every documented answer.
  */
 
-export const idListBody = z.array(userId).describe('User IDs (17 to 20 digit strings); duplicates are removed');
+export const expiryFields = {
+  expires_at: z.string().nullable().optional().describe('RFC 3339 time with a time zone, in the future, at most 10 years ahead; null: permanent'),
+  ttl_seconds: z.number().int().min(1).max(316_224_000).optional().describe('Seconds from the request (1 to 10 years); not together with expires_at'),
+};
+/** POST /users/:userId's optional body (docs/api.md "Memberships that expire"). */
+export const userExpiryBody = z.object(expiryFields).strict().describe('Optional. Neither field (or no body): the member is permanent, and an earlier expiry is cleared.');
+export const userItem = z.union([userId, z.object({ id: userId, ...expiryFields }).strict()]);
+export const idListBody = z.array(userItem).describe('User IDs (17 to 20 digit strings), or {"id", "expires_at" | "ttl_seconds"} objects for members that expire; duplicates are removed');
 
 export const listMetaSchema = z.object({
   user_count: z.number().int().describe('Unique users stored'),
@@ -25,6 +32,7 @@ export const listMetaSchema = z.object({
   pending_removals: z.number().int().describe('Of pending_count: holders still to lose the role (removed from the list, or moved out of the synced set)'),
   synced_limit: z.number().int().describe('Users synced per link on this plan (the lowest IDs)'),
   user_limit: z.number().int().describe('Users stored per link on this plan'),
+  expiries: z.record(z.string(), z.string()).optional().describe('Only with ?include=expiry: user ID → the RFC 3339 time its membership ends on its own. Users not named are permanent.'),
 });
 
 export const usersListBody = z.object({ meta: listMetaSchema, data: z.array(z.string()) });

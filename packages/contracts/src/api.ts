@@ -11,6 +11,11 @@ export const CONFIRM_HEADER = 'x-rolelink-confirm';
 // The wire shapes (ErrorBody, ShrinkBody, ListMeta, …) are declared once, in @rolelink/wire-types.
 export type { ErrorBody, ListMeta, ShrinkBody } from '@rolelink/wire-types';
 
+/** GET /users: `?include=expiry` adds `meta.expiries` (docs/api.md "Memberships that expire"). */
+export const usersQuery = z.object({
+  include: z.enum(['expiry'], { message: 'must be expiry' }).optional(),
+});
+
 /** `?dry_run=true` on PUT /users and on commit (docs/api.md "Dry run"): answer what would happen, write nothing. */
 export const dryRunQuery = z.object({
   dry_run: z.enum(['true', 'false'], { message: 'must be true or false' }).optional(),

@@ -177,6 +177,8 @@ export type MemberLookup = {
   user_id: string;
   /** `synced`: on the list within the synced limit; `held`: on the list beyond it; `not_listed`: not on the list. */
   state: 'synced' | 'held' | 'not_listed';
+  /** When the membership ends on its own (issue 22; docs/api.md "Memberships that expire"); null: permanent or not listed. */
+  expires_at: string | null;
   /** The bot's last answer from the platform for this member, if it ever acted on them. */
   platform: null | { outcome: string; updated_at: string };
   /** The member's recent role changes on the platform, newest first (bounded; cause: `list change` or `full sync`). */

@@ -25,6 +25,7 @@ export type WireTypesMatchSchemas = [
   Expect<Parses<typeof errorBody, Wire.ServiceErrorBody>>,
   Expect<Parses<typeof api.idListBody, Wire.IdList>>,
   Expect<Parses<typeof api.listMetaSchema, Wire.ListMeta>>,
+  Expect<Parses<typeof api.userExpiryBody, Wire.UserExpiryBody>>,
   Expect<Parses<typeof api.usersListBody, Wire.UsersListBody>>,
   Expect<Parses<typeof api.userCountBody, Wire.UserCountBody>>,
   Expect<Parses<typeof api.uploadCreatedBody, Wire.UploadCreatedBody>>,

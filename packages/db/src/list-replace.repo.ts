@@ -3,11 +3,13 @@ import { isLargeRemoval } from '@rolelink/domain';
 import { findConfirmation, recordHeldChange, REMOVAL_SAMPLE, spendConfirmation, type HeldChange } from './held-changes.repo';
 import { lockLink } from './links.repo';
 import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
+import { setReplaceExpiries, type ItemExpiries } from './list-expiry.repo';
 import { inTransaction, type Queryable } from './queryable';
 import { bigintArrayLiteral } from './uploads.repo';
 import { fromStored, toStored } from './user-id';
 
-export type ReplaceSource = { kind: 'ids'; ids: readonly string[] } | { kind: 'upload'; uploadId: string };
+/** `expiries`: the listed users whose membership ends on its own (list-expiry.repo); every other one is permanent. */
+export type ReplaceSource = { kind: 'ids'; ids: readonly string[]; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
 
 export type ReplaceOutcome =
   | { kind: 'replaced'; userCount: number; listVersion: string }
@@ -95,6 +97,7 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       if (journal === null) await journalAt(c, input.linkId, seq, 'walk');
       else if (listRemovals + listAdds === 0) await journalAt(c, input.linkId, seq, 'link');
     }
+    await setReplaceExpiries(c, input.linkId, input.source);
     if (input.source.kind === 'upload') {
       // Staged rows are deleted later by the GC in batches; closing the session is what makes it 404.
       await c.query('UPDATE upload_session SET closed_at = now() WHERE id = $1', [input.source.uploadId]);

@@ -10,12 +10,16 @@ export type AddResult = { added: boolean; atLimit: boolean; listVersion: string 
  * counter, the outbox marker and the change journal (list_change, one `add` per inserted ID) in the
  * same transaction as the rows. IDs are taken in array order, so
  * when the list is nearly full the earlier ones get the remaining room. `userIds` must be distinct.
+ * `expiresAt` (parallel to userIds, absent or null: permanent) is each user's expiry: set on the new row,
+ * and on a row already listed replaced by it (a re-add without expiry makes the membership permanent).
  *
  * Many single adds of one link share the link row's lock; the API coalesces the concurrent ones into one
  * call of this (services/api add-batcher), so they cost one lock hand-over and one commit instead of one
  * each. A named statement: planned once per pooled connection.
  */
-export async function addUsers(db: Queryable, linkId: string, userIds: readonly string[], storedLimit: number): Promise<AddResult[]> {
+export async function addUsers(db: Queryable, linkId: string, userIds: readonly string[], storedLimit: number, expiresAt?: readonly (Date | null)[]): Promise<AddResult[]> {
+  // No expiry in the batch: a NULL array, which the two-array unnest pads with NULLs (every ID permanent).
+  const expiries = expiresAt?.some((e) => e !== null) ? expiresAt.map((e) => e?.toISOString() ?? null) : null;
   const { rows } = await db.query<{ added: boolean; present: boolean; capped: boolean; version: string }>({
     name: 'rolelink.add-users-journaled',
     // `present` is one index probe per ID: a LATERAL … LIMIT 1 cannot be turned into a join. As an EXISTS
@@ -24,32 +28,36 @@ export async function addUsers(db: Queryable, linkId: string, userIds: readonly 
     // the link for a batch of 32; it grows with the list).
     text: `WITH l AS (SELECT id, user_count, list_version FROM role_link WHERE id = $1 FOR UPDATE),
           req AS (
-            SELECT t.x AS user_id, t.ord, p.hit IS NOT NULL AS present
-            FROM (SELECT ${toStored('i.n')} AS x, i.ord FROM unnest($2::numeric[]) WITH ORDINALITY AS i(n, ord)) t
+            SELECT t.x AS user_id, t.ord, t.exp, p.hit IS NOT NULL AS present
+            FROM (SELECT ${toStored('i.n')} AS x, i.e AS exp, i.ord FROM unnest($2::numeric[], $4::timestamptz[]) WITH ORDINALITY AS i(n, e, ord)) t
             LEFT JOIN LATERAL (SELECT 1 AS hit FROM link_user u WHERE u.link_id = $1 AND u.user_id = t.x LIMIT 1) p ON true),
-          fresh AS (SELECT user_id, row_number() OVER (ORDER BY ord) AS rn FROM req WHERE NOT present),
+          fresh AS (SELECT user_id, exp, row_number() OVER (ORDER BY ord) AS rn FROM req WHERE NOT present),
           ins AS (
-            INSERT INTO link_user (link_id, user_id)
-            SELECT $1, f.user_id FROM fresh f, l WHERE f.rn <= $3::int - l.user_count
+            INSERT INTO link_user (link_id, user_id, expires_at)
+            SELECT $1, f.user_id, f.exp FROM fresh f, l WHERE f.rn <= $3::int - l.user_count
             ON CONFLICT DO NOTHING RETURNING user_id),
           upd AS (
             UPDATE role_link SET user_count = user_count + (SELECT count(*) FROM ins)::int,
               sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1, updated_at = now()
             WHERE id = $1 AND EXISTS (SELECT 1 FROM ins) RETURNING sync_wanted_seq, list_version),
-          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, ins.user_id, 'add' FROM ins, upd)
+          jr AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, upd.sync_wanted_seq, ins.user_id, 'add' FROM ins, upd),
+          -- The latest call wins: a user already listed takes this call's expiry, or none (permanent). Not a
+          -- list change (no journal entry, same version); the row is written only when its expiry differs.
+          ext AS (UPDATE link_user u SET expires_at = r.exp FROM req r
+                   WHERE r.present AND u.link_id = $1 AND u.user_id = r.user_id AND u.expires_at IS DISTINCT FROM r.exp)
      SELECT i.user_id IS NOT NULL AS added, r.present,
             COALESCE(f.rn > $3::int - (SELECT user_count FROM l), false) AS capped,
             COALESCE((SELECT list_version FROM upd), (SELECT list_version FROM l), 0)::text AS version
      FROM req r LEFT JOIN ins i ON i.user_id = r.user_id LEFT JOIN fresh f ON f.user_id = r.user_id
      ORDER BY r.ord`,
-    values: [linkId, userIds, storedLimit],
+    values: [linkId, userIds, storedLimit, expiries],
   });
   return rows.map((r) => ({ added: r.added, atLimit: !r.added && !r.present && r.capped, listVersion: r.version }));
 }
 
-/** Adds one user (see addUsers). */
-export async function addUser(db: Queryable, linkId: string, userId: string, storedLimit: number): Promise<AddResult> {
-  const [result] = await addUsers(db, linkId, [userId], storedLimit);
+/** Adds one user (see addUsers); `expiresAt` null or absent: permanent. */
+export async function addUser(db: Queryable, linkId: string, userId: string, storedLimit: number, expiresAt: Date | null = null): Promise<AddResult> {
+  const [result] = await addUsers(db, linkId, [userId], storedLimit, [expiresAt]);
   return result!;
 }
 

@@ -25,11 +25,19 @@ export function bigintArrayLiteral(ids: readonly string[]): string {
  * chunk racing a commit or cancel either lands before it or finds the session gone (404).
  * `users` counts IDs before deduplication (spec 2.3).
  */
-export function addChunk(db: Queryable, linkId: string, uploadId: string, ids: readonly string[]): Promise<{ chunks: number; users: number } | null> {
+export function addChunk(db: Queryable, linkId: string, uploadId: string, ids: readonly string[], expiries?: { ids: readonly string[]; at: readonly string[] } | null): Promise<{ chunks: number; users: number } | null> {
   return inTransaction(db, async (c) => {
     const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE', [uploadId, linkId]);
     if (open.rowCount !== 1) return null;
-    if (ids.length) await c.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [uploadId, bigintArrayLiteral(ids)]);
+    if (expiries?.ids.length) {
+      // Staged with their expiry (the commit applies it, list-expiry.repo setReplaceExpiries); a plain chunk takes the statement below.
+      await c.query(
+        `INSERT INTO upload_staged (upload_id, user_id, expires_at)
+         SELECT $1, ${toStored('x')}, e.at FROM unnest($2::numeric[]) x
+         LEFT JOIN (SELECT i, max(a) AS at FROM unnest($3::numeric[], $4::timestamptz[]) AS y(i, a) GROUP BY i) e ON e.i = x`,
+        [uploadId, bigintArrayLiteral(ids), bigintArrayLiteral(expiries.ids), expiries.at],
+      );
+    } else if (ids.length) await c.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [uploadId, bigintArrayLiteral(ids)]);
     const { rows } = await c.query<{ chunks: number; users: number }>('UPDATE upload_session SET chunks = chunks + 1, users = users + $2 WHERE id = $1 RETURNING chunks, users', [uploadId, ids.length]);
     return rows[0]!;
   });

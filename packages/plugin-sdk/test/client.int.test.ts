@@ -43,6 +43,23 @@ describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
     expect(await client.hasUser(a!)).toBe(false);
   });
 
+  it('adds a user until an expiry (a time or a TTL), shows it with includeExpiry, and a plain re-add makes it permanent', async () => {
+    const link = await seedLink(api.db);
+    const client = clientFor(link);
+    const [a, b] = userIds(2);
+    expect(await client.addUser(a!, { expiresAt: new Date('2034-05-06T07:08:09.010Z') })).toBe(true);
+    expect(await client.addUser(b!, { ttlSeconds: 3600 })).toBe(true);
+    const { meta } = await client.listUsers({ includeExpiry: true });
+    expect(meta.expiries![a!]).toBe('2034-05-06T07:08:09.010Z');
+    expect(Date.parse(meta.expiries![b!]!)).toBeGreaterThan(Date.now() + 3_500_000);
+    expect((await client.listUsers()).meta.expiries).toBeUndefined();
+    const refused = await client.addUser(a!, { ttlSeconds: 1.5 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RoleLinkApiError);
+    expect((refused as RoleLinkApiError).statusCode).toBe(400);
+    expect(await client.addUser(a!)).toBe(false);
+    expect(Object.keys((await client.listUsers({ includeExpiry: true })).meta.expiries!)).toEqual([b]);
+  });
+
   it("throws RoleLinkApiError with the service's statusCode and message, without retrying a 4xx", async () => {
     const link = await seedLink(api.db);
     const client = clientFor({ ...link, token: tamperedToken(link.token) });

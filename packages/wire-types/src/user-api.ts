@@ -4,7 +4,7 @@
 export type DataBody<T> = { data: T };
 
 /** PUT /users and POST …/chunk: user IDs, 17 to 20 digit strings; duplicates are removed. */
-export type IdList = string[];
+export type IdList = UserItem[];
 
 /** Counters that GET /users reports beside the IDs, in its top-level `meta` (spec 4.1 rule 7). */
 export type ListMeta = {
@@ -22,6 +22,8 @@ export type ListMeta = {
   synced_limit: number;
   /** Users stored per link on this plan. */
   user_limit: number;
+  /** With `?include=expiry` only: user ID → RFC 3339 time its membership ends; users without one are permanent. */
+  expiries?: Record<string, string>;
 };
 
 /** GET /users: every user ID, ascending, with the counters. */
@@ -36,6 +38,10 @@ export type ChunkAcceptedBody = DataBody<{ chunks: number; users: number }>;
 export type UploadCancelledBody = DataBody<{ cancelled: true }>;
 /** GET /users/:userId. */
 export type UserExistsBody = DataBody<{ exists: boolean }>;
+/** POST /users/:userId's optional body: one of the two, or neither (permanent). */
+export type UserExpiryBody = { expires_at?: string | null; ttl_seconds?: number };
+/** An item of PUT /users or of a chunk: an ID string, or an ID with its expiry. */
+export type UserItem = string | ({ id: string } & UserExpiryBody);
 /** POST /users/:userId; `added` is false when the user was already there. */
 export type UserAddedBody = DataBody<{ added: boolean }>;
 /** DELETE /users/:userId; `removed` is false when the user was absent. */

@@ -3,7 +3,8 @@ import { addUsers, type AddResult } from '@rolelink/db/list';
 import type { SyncNotifier } from '@rolelink/queue';
 import { LinkBatcher } from './link-batcher';
 
-type Add = { userId: string; storedLimit: number; requestId?: string };
+/** `expiresAt`: when the membership ends on its own; null: permanent (also clears an earlier expiry). */
+type Add = { userId: string; storedLimit: number; requestId?: string; expiresAt: Date | null };
 
 /**
  * Group commit for POST /users/:userId (link-batcher.ts): a link's concurrent adds go in one db addUsers
@@ -22,6 +23,7 @@ export class AddBatcher {
           linkId,
           batch.map((a) => a.userId),
           batch[0]!.storedLimit,
+          batch.map((a) => a.expiresAt),
         ),
       afterCommit: async (linkId, batch, results) => {
         if (results.some((r) => r.added)) await deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
@@ -32,7 +34,7 @@ export class AddBatcher {
     });
   }
 
-  add(linkId: string, userId: string, storedLimit: number, requestId?: string): Promise<AddResult> {
-    return this.batcher.run(linkId, { userId, storedLimit, requestId });
+  add(linkId: string, userId: string, storedLimit: number, requestId?: string, expiresAt: Date | null = null): Promise<AddResult> {
+    return this.batcher.run(linkId, { userId, storedLimit, requestId, expiresAt });
   }
 }

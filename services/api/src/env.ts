@@ -14,6 +14,8 @@ export const envSchema = z.object({
   QUEUE_PREFIX: envFields.queuePrefix,
   /** How often the outbox sweeper re-enqueues links whose sync request may have been lost, and collects expired uploads. */
   SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How often the expiry sweeper removes memberships whose expiry has passed (docs/api.md "Memberships that expire"). */
+  EXPIRY_SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(5_000),
   /** How long the admin audit log keeps an entry (docs/dashboard.md "Audit log"); the sweeper deletes older ones. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   /** How long a delivered notification stays listed (docs/dashboard.md "Notifications"); the sweeper deletes older ones. */

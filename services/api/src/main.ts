@@ -3,6 +3,7 @@ import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApi } from './app';
 import { loadEnv } from './env';
+import { ExpirySweeper } from './expiry-sweeper';
 import { OutboxSweeper } from './outbox-sweeper';
 
 const env = loadEnv();
@@ -15,6 +16,7 @@ const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
 const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS, env.AUDIT_RETENTION_DAYS, env.NOTIFICATION_RETENTION_DAYS);
+const expiries = new ExpirySweeper({ pool: db.pool, sync, logger }, env.EXPIRY_SWEEP_EVERY_MS);
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
@@ -32,10 +34,12 @@ const api = createApi({
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
 const server = serve(api.listener, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env) });
 sweeper.start();
+expiries.start();
 
 onShutdown(logger, [
   { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },
   { name: 'sweeper', run: () => sweeper.stop() },
+  { name: 'expiry sweeper', run: () => expiries.stop() },
   { name: 'queue', run: () => sync.close() },
   { name: 'redis', run: () => redis.quit() },
   { name: 'rate-limit redis', run: () => limiterRedis.quit() },

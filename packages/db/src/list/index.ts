@@ -5,6 +5,7 @@ export { replaceList, type ReplaceInput, type ReplaceOutcome, type ReplaceSource
 export * from '../list-preview.repo';
 export * from '../list-stream';
 export * from '../list-changes.repo';
+export * from '../list-expiry.repo';
 export * from '../uploads.repo';
 export * from '../held-changes.repo';
 export * from '../idempotency.repo';

@@ -5,7 +5,7 @@ import { HttpClient, type HttpAnswer, type HttpCall } from './http';
 import { replaceUsers, type ReplaceDryRun, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
 import { checkUserId, checkUserIds } from './user-id';
-import type { CallOptions, DryRunResult, IdempotentOptions, ListMeta, ShrinkBody, UploadProgress, WholeListOptions, WriteOutcome } from './types';
+import type { AddUserOptions, CallOptions, DryRunResult, IdempotentOptions, ListMeta, ShrinkBody, UploadProgress, WholeListOptions, WriteOutcome } from './types';
 import type { ChunkAcceptedBody, DataBody, DryRunBody, UploadCancelledBody, UploadCreatedBody, UserAddedBody, UserCountBody, UserExistsBody, UserRemovedBody, UsersListBody } from '@rolelink/wire-types';
 
 export type RoleLinkClientOptions = {
@@ -54,8 +54,10 @@ export class RoleLinkClient {
    * GET /users: every user ID (ascending), the list's counters and its version (`ETag`, to send back as
    * `ifMatch` of a later write). Holds the whole list in memory.
    */
-  async listUsers(options: CallOptions = {}): Promise<{ meta: ListMeta; userIds: string[]; listVersion: string | null }> {
-    const answer = await this.answer({ method: 'GET', path: this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...options });
+  async listUsers(options: CallOptions & { includeExpiry?: boolean } = {}): Promise<{ meta: ListMeta; userIds: string[]; listVersion: string | null }> {
+    // includeExpiry: meta.expiries maps each expiring user ID to the RFC 3339 time its membership ends.
+    const { includeExpiry, ...call } = options;
+    const answer = await this.answer({ method: 'GET', path: includeExpiry ? `${this.base}?include=expiry` : this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...call });
     const body = answer.body as UsersListBody;
     return { meta: body.meta, userIds: body.data, listVersion: answer.etag };
   }
@@ -66,10 +68,19 @@ export class RoleLinkClient {
     return (await this.data<UserExistsBody>({ method: 'GET', path: `${this.base}/${enc(userId)}`, ...options })).exists;
   }
 
-  /** POST /users/:userId: true when added, false when already there (not an error). Sent with an Idempotency-Key. */
-  async addUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
+  /**
+   * POST /users/:userId: true when added, false when already there (not an error). Sent with an
+   * Idempotency-Key. `{ expiresAt }` or `{ ttlSeconds }`: the membership ends on its own then; without
+   * either it is permanent (and an earlier expiry of this user is cleared). No expiry: no body, as before.
+   */
+  async addUser(userId: string, options: AddUserOptions = {}): Promise<boolean> {
     checkUserId(userId, 'POST', this.base);
-    return (await this.data<UserAddedBody>({ method: 'POST', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).added;
+    const { expiresAt, ttlSeconds } = options;
+    const body =
+      expiresAt !== undefined || ttlSeconds !== undefined
+        ? { ...(expiresAt !== undefined ? { expires_at: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt } : {}), ...(ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {}) }
+        : undefined;
+    return (await this.data<UserAddedBody>({ method: 'POST', path: `${this.base}/${enc(userId)}`, body, headers: keyHeader(options), signal: options.signal })).added;
   }
 
   /** DELETE /users/:userId: true when removed, false when absent. Never held. Sent with an Idempotency-Key. */

@@ -45,6 +45,13 @@ export type IdempotentOptions = CallOptions & {
 };
 
 /** Options of the whole-list writes (PUT and commit). */
+/**
+ * addUser's expiry (docs/api.md "Memberships that expire"): the membership ends on its own at `expiresAt`
+ * (a Date or an RFC 3339 string) or `ttlSeconds` from now; one of them. Neither: permanent, and an expiry
+ * set by an earlier add is cleared (the latest call wins).
+ */
+export type AddUserOptions = IdempotentOptions & { expiresAt?: Date | string; ttlSeconds?: number };
+
 export type WholeListOptions = IdempotentOptions & {
   /** A `change_id` from an earlier hold, sent as X-RoleLink-Confirm. */
   confirm?: string;

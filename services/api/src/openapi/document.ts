@@ -3,8 +3,10 @@ import {
   dryRunBody,
   CONFIRM_HEADER,
   dryRunQuery,
+  usersQuery,
   errorBody,
   idListBody,
+  userExpiryBody,
   linkParams,
   listMetaSchema,
   shrinkBodySchema,
@@ -94,6 +96,10 @@ type Route = {
   /** Takes `?dry_run=true`: its 200 is then the DryRun body. */
   dryRun?: boolean;
   body?: Body;
+  /** The body may be left out (POST /users/:userId: without one, a permanent member). */
+  optionalBody?: boolean;
+  /** Takes `?include=expiry` (GET /users). */
+  include?: boolean;
   responses: Record<number, Answer>;
 };
 
@@ -105,6 +111,7 @@ export const ROUTES: Route[] = [
     operationId: 'listUsers',
     summary: 'The list (ascending IDs) and its counters',
     params: linkParams,
+    include: true,
     responses: { 200: ok(usersListBody, 'meta first, then every user ID'), ...COMMON },
   },
   {
@@ -184,9 +191,11 @@ export const ROUTES: Route[] = [
     method: 'post',
     path: `${base}/{userId}`,
     operationId: 'addUser',
-    summary: 'Add one user (idempotent)',
+    summary: 'Add one user (idempotent), permanent or until an expiry',
     params: userParams,
     idempotent: true,
+    body: userExpiryBody,
+    optionalBody: true,
     responses: { 200: written(userAddedBody, 'Added, or already there'), ...COMMON, 400: overLimit, 409: stillRunning, 422: keyReused },
   },
   {
@@ -220,6 +229,15 @@ function operation(route: Route): object {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
+  if (route.include) {
+    parameters.push({
+      name: 'include',
+      in: 'query',
+      required: false,
+      description: '`expiry`: meta also carries `expiries`, user ID → the time its membership ends (docs/api.md "Memberships that expire")',
+      schema: toSchema(usersQuery.shape.include),
+    });
+  }
   if (route.dryRun) {
     parameters.push({
       name: 'dry_run',
@@ -235,7 +253,7 @@ function operation(route: Route): object {
     tags: ['User Management API'],
     security: [{ Token: [] }],
     parameters,
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
     responses: Object.fromEntries(
       Object.entries({ ...route.responses, 429: rateLimited }).map(([status, a]) => [
         status,

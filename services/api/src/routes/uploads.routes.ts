@@ -5,7 +5,7 @@ import { addChunk, cancelUpload, createUpload } from '@rolelink/db/list';
 import { MAX_CHUNK_USERS, limitsFor } from '@rolelink/domain';
 import { AppError, handle, input, validate } from '@rolelink/runtime';
 import { currentLink } from '../auth';
-import { listBody, readIdArray } from '../body';
+import { listBody, readIdItems } from '../body';
 import { previewWholeList, writeWholeList } from '../list-write';
 import { idempotent } from '../idempotency';
 import type { SyncNotifier } from '@rolelink/queue';
@@ -42,8 +42,8 @@ export function uploadsRoutes(deps: Deps, r: Router = Router({ mergeParams: true
     ...listBody(),
     handle(async (req, res) => {
       const { params } = input<Params>(res);
-      const ids = readIdArray(req.body, MAX_CHUNK_USERS, (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]));
-      const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids);
+      const { ids, expiries } = readIdItems(req.body, MAX_CHUNK_USERS, (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]), Date.now());
+      const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids, expiries);
       if (!counters) throw notFound();
       res.json({ data: counters });
     }),

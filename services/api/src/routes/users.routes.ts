@@ -1,13 +1,14 @@
 import { Router, type RequestHandler } from 'express';
 import type { Pool } from 'pg';
-import { dryRunQuery, userParams, type ListMeta } from '@rolelink/contracts';
+import { dryRunQuery, userParams, usersQuery, type ListMeta } from '@rolelink/contracts';
 import type { LinkContext } from '@rolelink/db/links';
-import { hasUser, streamUserIdsJson } from '@rolelink/db/list';
+import { hasUser, listExpiries, streamUserIdsJson } from '@rolelink/db/list';
 import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink } from '../auth';
-import { listBody, readIdArray } from '../body';
+import { listBody, readIdItems } from '../body';
+import { expiryBody, readPostExpiry } from '../expiry';
 import { previewWholeList, writeWholeList } from '../list-write';
 import { RemoveBatcher } from '../remove-batcher';
 import { setListVersion } from '../list-version';
@@ -49,15 +50,20 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
 
   r.get(
     '/users',
+    validate({ query: usersQuery }),
     handle(async (req, res) => {
       const link = currentLink(res);
+      const { query } = input<{ query: typeof usersQuery }>(res);
+      const meta: ListMeta = listMeta(link);
+      // Only on request: the list's answer without it stays as it was (and costs no extra read).
+      if (query.include === 'expiry') meta.expiries = Object.fromEntries((await listExpiries(deps.pool, link.id)).map((e) => [e.userId, e.expiresAt.toISOString()]));
       const { stream, done } = await streamUserIdsJson(deps.pool, link.id);
       // The version read with the link, before the list: never newer than what is sent, so an If-Match
       // built from it can fail spuriously (412) but never let a write over an unseen change through.
       setListVersion(res, link.id, link.listVersion);
       res.status(200).type('application/json');
       // Stopped when the client goes away (sendStream says why that matters: the soak's leaked transactions).
-      await sendStream(req, res, { stream, done }, { head: `{"meta":${JSON.stringify(listMeta(link))},"data":[`, tail: ']}' });
+      await sendStream(req, res, { stream, done }, { head: `{"meta":${JSON.stringify(meta)},"data":[`, tail: ']}' });
     }),
   );
 
@@ -70,7 +76,7 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
       const link = currentLink(res);
       const { query } = input<{ query: typeof dryRunQuery }>(res);
       const cap = limitsFor(link.plan).perPut;
-      const ids = readIdArray(
+      const { ids, expiries } = readIdItems(
         req.body,
         cap,
         (n) =>
@@ -80,12 +86,13 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
               (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
             'too_many_users',
           ),
+        Date.now(),
       );
       if (query.dry_run === 'true') {
         res.json({ data: await previewWholeList(deps, link, { kind: 'ids', ids }, req, res) });
         return;
       }
-      const userCount = await writeWholeList(deps, link, { kind: 'ids', ids }, req, res);
+      const userCount = await writeWholeList(deps, link, { kind: 'ids', ids, expiries }, req, res);
       res.json({ data: { user_count: userCount } });
     }),
   );
@@ -103,12 +110,15 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
 
   const postUser: RequestHandler[] = [
     validate({ params: userParams }),
+    ...expiryBody(),
     once,
     handle(async (req, res) => {
       const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
+      // Optional: without one the member is permanent, and an expiry set earlier is cleared (the latest call wins).
+      const expiresAt = readPostExpiry(req.body, Date.now());
       // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
-      const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers, req.id);
+      const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers, req.id, expiresAt);
       if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
       setListVersion(res, link.id, result.listVersion);
       res.json({ data: { added: result.added } });

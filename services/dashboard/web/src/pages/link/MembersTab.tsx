@@ -123,6 +123,13 @@ export function MembersTab() {
               User <code>{result.user_id}</code>
             </p>
             {result.reason ? <p data-testid="member-reason">{REASON_TEXT[result.reason]}</p> : null}
+            {result.expires_at ? (
+              <p data-testid="member-expiry">
+                Membership expires <DateTime iso={result.expires_at} />: then the user leaves the list, as if the plugin had removed them.
+              </p>
+            ) : result.state !== 'not_listed' ? (
+              <p className="muted small">Permanent membership (no expiry).</p>
+            ) : null}
             {result.platform ? (
               <p>
                 Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (<DateTime iso={result.platform.updated_at} />)
