@@ -23,11 +23,24 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   plan_changed: 'Plan changed',
   resync_requested: 'Resync requested',
   notify_settings_changed: 'Notification settings changed',
+  overrides_changed: 'Overrides changed',
 };
 
 type Entry = DashboardAuditLog['entries'][number];
 
 const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString() : String(v));
+
+const ids = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/** `{added, removed}` per list, then each list's size after (admin's `changeOverrides` audit detail). */
+function overridesText(d: Record<string, unknown>): string {
+  const part = (key: 'added' | 'removed') => {
+    const lists = (d[key] ?? {}) as Record<string, unknown>;
+    return (['always', 'never'] as const).flatMap((k) => (ids(lists[k]).length ? [`${key} ${ids(lists[k]).join(', ')} (${k === 'always' ? 'always keep' : 'never give'})`] : []));
+  };
+  const after = (d.after ?? {}) as Record<string, unknown>;
+  return [...part('added'), ...part('removed'), `now ${n(after.always)} always keep, ${n(after.never)} never give`].join('; ');
+}
 
 /** What changed, in words (every value is text: nothing here is rendered as HTML). */
 function detailText(e: Entry): string {
@@ -46,6 +59,8 @@ function detailText(e: Entry): string {
     }
     case 'notify_settings_changed':
       return `Events: ${Array.isArray(d.events) && d.events.length ? d.events.join(', ') : 'none'}; DM to the owner ${d.dm_owner ? 'on' : 'off'}; channel ${typeof d.channel_id === 'string' ? d.channel_id : 'none'}`;
+    case 'overrides_changed':
+      return overridesText(d);
     case 'resync_requested':
       return `${n(d.retried)} failed ${d.retried === 1 ? 'member' : 'members'} retried at once; whole list walked`;
     case 'plan_changed':
