@@ -37,9 +37,6 @@ export function subscribedKinds(list: readonly string[]): RecordedEventKind[] {
 /** POST /register's answer: any 2xx confirms (spec 4.2); a JSON body may carry `events`. */
 export const registerAnswer = z.object({ events: eventKindsList.optional() });
 
-/** The Standard Webhooks secret of a link is derived from its token with this label (docs/api.md). */
-export const EVENT_SECRET_LABEL = 'rolelink-events-v1';
-
 /** Delivery states of a recorded event. */
 export const EVENT_STATES = ['pending', 'delivered', 'dropped'] as const;
 export type EventState = (typeof EVENT_STATES)[number];
