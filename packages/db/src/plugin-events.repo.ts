@@ -121,12 +121,7 @@ export type AttemptOutcome = { state: 'delivered' } | { state: 'retry'; at: Date
 
 /** Logs one attempt and moves the event on, in one transaction-free statement pair (the lease serialises). */
 export async function recordEventAttempt(db: Queryable, eventId: string, attempt: AttemptInput, outcome: AttemptOutcome): Promise<void> {
-  await db.query(`INSERT INTO plugin_event_attempt (event_id, attempted_at, http_status, error, latency_ms) VALUES ($1, ${NOW}, $2, $3, $4)`, [
-    eventId,
-    attempt.httpStatus,
-    attempt.error?.slice(0, 300) ?? null,
-    attempt.latencyMs,
-  ]);
+  await db.query(`INSERT INTO plugin_event_attempt (event_id, attempted_at, http_status, error, latency_ms) VALUES ($1, ${NOW}, $2, $3, $4)`, [eventId, attempt.httpStatus, attempt.error?.slice(0, 300) ?? null, attempt.latencyMs]);
   if (outcome.state === 'retry') {
     await db.query(`UPDATE plugin_event SET attempt_count = attempt_count + 1, next_attempt_at = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1`, [eventId, outcome.at.toISOString()]);
   } else {
@@ -173,10 +168,7 @@ export async function listEventLog(db: Queryable, linkId: string, limit = 50): P
  * subscriptions of deleted links once nothing of theirs is pending. Returns the events deleted.
  */
 export async function pruneEvents(db: Queryable, retentionDays: number, batch = 10_000): Promise<number> {
-  const r = await db.query(
-    `DELETE FROM plugin_event WHERE id IN (SELECT id FROM plugin_event WHERE state <> 'pending' AND finished_at < ${NOW} - make_interval(days => $1) LIMIT $2)`,
-    [retentionDays, batch],
-  );
+  const r = await db.query(`DELETE FROM plugin_event WHERE id IN (SELECT id FROM plugin_event WHERE state <> 'pending' AND finished_at < ${NOW} - make_interval(days => $1) LIMIT $2)`, [retentionDays, batch]);
   await db.query(`DELETE FROM plugin_event_link s WHERE s.link_deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM plugin_event e WHERE e.link_id = s.link_id AND e.state = 'pending')`);
   return r.rowCount ?? 0;
 }

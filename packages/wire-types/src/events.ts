@@ -12,9 +12,9 @@ export type PluginEventPayloads = {
   /** A listed user's membership expired and they left the list (memberships that expire). */
   'member.expired': { user_id: string; expired_at: string };
   /** A push was held for a mass removal (spec 3.3) and waits for the owner. */
-  'removal.held': { previous: number; next: number; removals: number };
-  /** The owner applied a held removal. */
-  'removal.applied': { removals: number | null };
+  'removal.held': { change_id: string; previous: number; next: number; removals: number };
+  /** The owner applied a held removal: resend the list (PUT or upload) before `window_ends_at` and it goes through. */
+  'removal.applied': { change_id: string; removals: number; window_ends_at: string };
   /** The link was paused (slot allowance) or disabled; or resumed / enabled again; or deleted. */
   'link.paused': { reason: string };
   'link.resumed': { reason: string };
