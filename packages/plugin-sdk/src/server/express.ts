@@ -53,12 +53,8 @@ export function pluginMiddleware(hooks: PluginHooks): PluginMiddleware {
       if (answer) send(res, answer.status, answer.body);
     })().catch((err: unknown) => (next ? next(err) : send(res, 500, { error: 'internal error' })));
   };
-  return Object.assign(middleware, {
-    on: (kind, fn) => {
-      handler.on(kind, fn);
-      return handler;
-    },
-  });
+  const on: PluginHandler['on'] = (kind, fn) => handler.on(kind, fn);
+  return Object.assign(middleware, { on });
 }
 
 function send(res: ServerResponseLike, status: number, body: unknown): void {
