@@ -12,3 +12,4 @@ export * from './plugin-health';
 export * from './strip-preview';
 export * from './audit';
 export * from './link-resync';
+export * from './link-events';
