@@ -45,6 +45,13 @@ export function createPluginApp(deps: PluginDeps): Express {
         return { ok: true, message: `Saved: ${config.data.member_count} members` };
       },
       onDelete: (link) => log(`deleted ${link.guildId}/${link.roleId}`),
+      // Signed events (docs/plugin-quickstart.md "Events"): handling a kind asks the service for it; the SDK
+      // verifies each POST /events with the link's token before calling these.
+      events: {
+        'member.not_in_guild': (e) => log(`${e.guild_id}/${e.role_id}: user ${e.data.user_id} is not in the guild`),
+        'removal.held': (e) => log(`${e.guild_id}/${e.role_id}: a removal of ${e.data.removals} members is held for the owner`),
+        'removal.applied': (e) => log(`${e.guild_id}/${e.role_id}: the owner applied the removal; resend the list before ${e.data.window_ends_at}`),
+      },
     }),
   );
 

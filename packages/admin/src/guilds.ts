@@ -4,6 +4,7 @@ import { inTransaction } from '@rolelink/db/client';
 import { upsertGuildPlan } from '@rolelink/db/links';
 import { journalGuildChange } from '@rolelink/db/list';
 import { linkRolesByAge, lockGuildPlan, recordLinkPausedNotifications } from '@rolelink/db/notifications';
+import { recordGuildLinkEvents } from '@rolelink/db/events';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
@@ -31,6 +32,10 @@ export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: s
     const roles = await linkRolesByAge(c, guildId);
     const paused = roles.filter((_, rank) => isPaused(rank, plan, g.paid_slots) && !(before && isPaused(rank, before.plan, before.paid_slots)));
     await recordLinkPausedNotifications(c, guildId, paused, { plan, slot_allowance: slotAllowance(plan, g.paid_slots) });
+    // Plugins that opted in hear of it too (docs/api.md "Events to plugins").
+    const resumed = before ? roles.filter((_, rank) => isPaused(rank, before.plan, before.paid_slots) && !isPaused(rank, plan, g.paid_slots)) : [];
+    await recordGuildLinkEvents(c, guildId, paused, 'link.paused', { reason: 'slot_allowance' });
+    await recordGuildLinkEvents(c, guildId, resumed, 'link.resumed', { reason: 'slot_allowance' });
     await audit(deps, c, { guildId, roleId: null, action: 'plan_changed', detail: { plan, paid_slots: g.paid_slots, ...(ownerId ? { owner_id: ownerId } : {}) } });
     // Same transaction (outbox + journal): a plan change reaches the bot even if Redis is down now. The
     // journal's `link` entry lets the worker walk only the links whose synced boundary really moved.

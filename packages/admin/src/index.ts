@@ -13,3 +13,4 @@ export * from './strip-preview';
 export * from './audit';
 export * from './link-resync';
 export * from './link-overrides';
+export * from './link-events';

@@ -1,6 +1,7 @@
 import type { DeletedLinkView } from '@rolelink/contracts';
 import { inTransaction } from '@rolelink/db/client';
 import { deleteLinkAt, findLinkAt, recordPurge } from '@rolelink/db/links';
+import { recordLinkDeletedEvent } from '@rolelink/db/events';
 import { grantedCount } from '@rolelink/db/sync';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
@@ -41,6 +42,8 @@ export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promi
     const row = await deleteLinkAt(c, guildId, roleId);
     if (!row) return null;
     await recordPurge(c, { linkId: row.id, guildId, roleId, stripRoles: strip });
+    // The plugin's last event, if it asked for it: delivered after the row is gone (docs/api.md).
+    await recordLinkDeletedEvent(c, row.id);
     // As of the delete: with the link row gone the worker starts no new grant for it.
     const stripCount = strip ? await grantedCount(c, row.id) : null;
     await audit(deps, c, { guildId, roleId, action: 'link_deleted', detail: { strip_roles: strip, strip_count: stripCount, lockout_confirmed: strip && input.confirmLockout === true } });

@@ -1,6 +1,7 @@
 import { inTransaction } from '@rolelink/db/client';
 import { updateLinkFlags } from '@rolelink/db/links';
 import { journalLinkChange } from '@rolelink/db/list';
+import { recordEvent } from '@rolelink/db/events';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
@@ -17,6 +18,7 @@ export async function setLink(deps: AdminDeps, input: { guildId: string; roleId:
     // Enabling resumes syncing, disabling stops it: marked in the same transaction (outbox + journal).
     if (id && input.enabled !== undefined) await journalLinkChange(c, id, 'link');
     if (id && input.enabled !== undefined) await audit(deps, c, { guildId, roleId, action: input.enabled ? 'link_enabled' : 'link_disabled' });
+    if (id && input.enabled !== undefined) await recordEvent(c, id, input.enabled ? 'link.enabled' : 'link.disabled', {});
     if (id && input.trusted !== undefined) await audit(deps, c, { guildId, roleId, action: input.trusted ? 'trusted_set' : 'trusted_unset' });
     return id;
   });

@@ -6,6 +6,7 @@ import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
+import { recordEvent } from '@rolelink/db/events';
 
 /** A held change as the dashboard and the CLI show it. */
 export function heldChangeView(held: HeldChange): NonNullable<LinkView['held_change']> {
@@ -66,6 +67,8 @@ export async function applyRemovals(deps: AdminDeps, input: { guildId: string; r
     }
     throw noHeldChange();
   }
+  const windowEndsAt = new Date(change.confirmedAt.getTime() + CONFIRM_WINDOW_MS).toISOString();
+  await recordEvent(deps.db.pool, link.id, 'removal.applied', { change_id: change.changeId, removals: change.removals, window_ends_at: windowEndsAt });
   await audit(deps, deps.db.pool, { guildId, roleId, action: 'removals_applied', detail: { change_id: change.changeId, previous: change.previous, next: change.next, removals: change.removals, additions: change.additions } });
-  return { change_id: change.changeId, removals: change.removals, window_ends_at: new Date(change.confirmedAt.getTime() + CONFIRM_WINDOW_MS).toISOString() };
+  return { change_id: change.changeId, removals: change.removals, window_ends_at: windowEndsAt };
 }

@@ -76,6 +76,7 @@ describe('rolelink plugin check', () => {
     expect(human.out).toMatch(/GET \/config: ok — .*schema "Demo member list", 6 section\(s\)/);
     expect(human.out).toMatch(/POST \/config: ok — defaults \{"member_count":20,.*answered 200/);
     expect(human.out).toMatch(/GET \/health: ok — answered 200 .*: healthy/);
+    expect(human.out).toMatch(/POST \/events: ok — answered 204 .* to a signed test event \(asks for member.not_in_guild, removal.held, removal.applied\)/);
     expect(human.out).toMatch(/verdict: conformant \(1 warning\)/); // 127.0.0.1 is a private host
     expect(registrations.all()).toEqual([]);
     expect(wanted).toHaveLength(2); // after /register and after the submitted defaults
@@ -83,7 +84,16 @@ describe('rolelink plugin check', () => {
     const json = await check(url, true);
     const report = JSON.parse(json.out) as Report;
     expect(report).toMatchObject({ plugin_url: url, ok: true, ui_mode: 'schema' });
-    expect(report.findings.map((f: { check: string; result: string }) => `${f.check} ${f.result}`)).toEqual(['plugin URL warn', 'POST /register pass', 'GET /config pass', 'POST /config pass', 'GET /health pass', 'DELETE /config pass']);
+    expect(report.findings.map((f: { check: string; result: string }) => `${f.check} ${f.result}`)).toEqual([
+      'plugin URL warn',
+      'POST /register pass',
+      'GET /config pass',
+      'POST /config pass',
+      'GET /health pass',
+      'POST /events pass',
+      'POST /events signature pass',
+      'DELETE /config pass',
+    ]);
   });
 
   it('names every schema rejection by path and exits 1', async () => {
@@ -150,6 +160,18 @@ describe('rolelink plugin check', () => {
     const url = await serve(express(), { cert: pems.cert, key: pems.private });
     const { out } = await check(url, true, named);
     expect((JSON.parse(out) as { findings: { check: string; message: string }[] }).findings[1]?.message).toMatch(/does not name 127\.0\.0\.1: it holds DNS:plugin\.example, DNS:www\.plugin\.example\. Use a URL with one of them/);
+  });
+
+  it('fails a plugin that asks for events but accepts a wrongly signed one', async () => {
+    const app = express();
+    app.use(express.json());
+    app.post('/register', (_req, res) => void res.json({ events: ['link.deleted'] }));
+    app.post('/events', (_req, res) => void res.status(200).end());
+    app.get('/config', (_req, res) => void res.json(configForm({ name: 'X', sections: [section('S', [fields.number('n', 'N')])] }).response({})));
+    app.post('/config', (_req, res) => void res.json({ ok: true }));
+    app.delete('/config', (_req, res) => void res.json({ ok: true }));
+    const report = JSON.parse((await check(await serve(app), true)).out) as Report;
+    expect(report.findings.filter((f) => f.check.startsWith('POST /events')).map((f) => `${f.check} ${f.result}`)).toEqual(['POST /events pass', 'POST /events signature fail']);
   });
 
   it("fails a /health slower than the spec's 5 s health timeout", async () => {

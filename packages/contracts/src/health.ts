@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventKindsList } from './events';
 
 /** Plugin health report, GET {plugin}/health (spec 2.5). A body with only `status` is valid. */
 export const pluginHealthReport = z.object({
@@ -6,6 +7,8 @@ export const pluginHealthReport = z.object({
   timestamp: z.iso.datetime({ offset: true }).optional(),
   checks: z.record(z.string(), z.object({ status: z.enum(['up', 'down']), latency_ms: z.number().optional(), message: z.string().optional() })).optional(),
   services: z.array(z.object({ name: z.string(), status: z.enum(['up', 'down']), latency_ms: z.number().optional() })).optional(),
+  /** Event kinds the plugin wants for all its links (docs/api.md "Events to plugins"); absent leaves them as they are. */
+  events: eventKindsList.optional(),
 });
 export type PluginHealthReport = z.infer<typeof pluginHealthReport>;
 

@@ -8,3 +8,4 @@ export * from './health';
 export * from './dashboard';
 export * from './api-bodies';
 export * from './plugin-calls';
+export * from './events';

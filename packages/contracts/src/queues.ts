@@ -31,6 +31,18 @@ export const jobCatalog = {
     'delete-config': z.object({ pluginUrl: z.string(), guildId: z.string(), roleId: z.string(), tokenCiphertext: z.string().base64() }),
     'health-poll': z.object({}),
     'health-check': z.object({ pluginUrl: z.string() }),
+    // Signed events to plugins (docs/api.md "Events to plugins"): the plugin_event rows are the outbox;
+    // `event-deliver` sends one link's pending events in order, `event-sweep` (scheduled) finds links
+    // with events due (retries, or a recording whose enqueue was lost) and asks for their delivery.
+    // retry: `<event id>.<attempts>` of the failed attempt a delayed job retries (its dedup key).
+    'event-deliver': z.object({
+      linkId,
+      retry: z
+        .string()
+        .regex(/^\d+\.\d+$/)
+        .optional(),
+    }),
+    'event-sweep': z.object({}),
   },
   // Notifications (services/bot-worker): the rows are the outbox; `sweep` (scheduled) finds guilds with
   // pending rows and asks for a `deliver` per guild, which sends at most one message per event kind.
@@ -83,6 +95,15 @@ export const jobDedup = {
     'health-check': {
       /** One waiting check per plugin URL (at most 500 characters), however many polls or registers ask. */
       perUrl: ({ pluginUrl }) => ({ id: `health:${pluginUrl}` }),
+    },
+    'event-deliver': {
+      /** Events were recorded or fell due: one waiting delivery per link (one more may wait while one runs). */
+      due: ({ linkId }) => ({ id: `events-${linkId}`, keepLastIfActive: true }),
+      /**
+       * A failed attempt's retry, delayed by the backoff: one per failed attempt (the retry job itself
+       * asks for the next one, so the id names the attempt), held for the delay.
+       */
+      retry: ({ linkId, retry }, delayMs) => ({ id: `events-retry-${linkId}-${retry ?? ''}`, ttl: Math.max(1_000, delayMs) }),
     },
   },
   [QueueName.notify]: {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
 import { recordRemovalHeldNotification } from './notifications.repo';
+import { recordEvent } from './plugin-events.repo';
 import type { Queryable } from './queryable';
 import { fromStored, toStored } from './user-id';
 
@@ -38,6 +39,8 @@ export async function recordHeldChange(db: Queryable, linkId: string, c: { previ
   );
   // The owner hears of it (issue 20, part 3) in the same transaction: a held write that rolls back notifies nobody.
   await recordRemovalHeldNotification(db, linkId, { previous: c.previous, next: c.next, removals: c.removals });
+  // And the plugin, if it asked for it (docs/api.md "Events to plugins"), in the same transaction.
+  await recordEvent(db, linkId, 'removal.held', { change_id: changeId, previous: c.previous, next: c.next, removals: c.removals });
   return rows[0]!;
 }
 

@@ -13,6 +13,10 @@ export type PluginRequest = {
   /** The link's raw API token, sent as `Authorization: Token …`; omitted on GET /health. */
   token?: string;
   json?: unknown;
+  /** A JSON body already serialised (signed events: the signature covers these exact bytes); not with `json`. */
+  rawJson?: string;
+  /** Extra request headers (the Standard Webhooks headers of POST /events). */
+  headers?: Record<string, string>;
   /** Sends `Accept: application/json` (GET /config). */
   accept?: boolean;
   timeoutMs: number;
@@ -48,9 +52,9 @@ export class PluginHttp {
 
   request(req: PluginRequest): Promise<PluginResponse> {
     if (!req.url.startsWith('https://')) return Promise.reject(new PluginCallFailure('blocked', 'plugin URL must use HTTPS'));
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT };
+    const headers: Record<string, string> = { ...req.headers, 'user-agent': USER_AGENT };
     if (req.token !== undefined) headers.authorization = `Token ${req.token}`;
-    if (req.json !== undefined) headers['content-type'] = 'application/json';
+    if (req.json !== undefined || req.rawJson !== undefined) headers['content-type'] = 'application/json';
     if (req.accept) headers.accept = 'application/json';
     const started = performance.now();
     const maxBodyBytes = req.maxBodyBytes ?? this.maxBodyBytes;
@@ -66,7 +70,7 @@ export class PluginHttp {
       const stream = got.stream(req.url, {
         method: req.method,
         headers,
-        ...(req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
+        ...(req.rawJson !== undefined ? { body: req.rawJson } : req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
         agent: { https: this.agent },
         followRedirect: false,
         decompress: false,

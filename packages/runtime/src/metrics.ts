@@ -63,7 +63,7 @@ export type Metrics = {
   platformRateLimited(): Counter<'scope'>;
   /** rolelink_platform_invalid_requests_total{status}: 401/403/429 answers (count towards the platform's ban threshold). */
   platformInvalidRequests(): Counter<'status'>;
-  /** rolelink_plugin_calls_total{call,outcome}; call: register | fetch-config | submit-config | delete-config | health; outcome: ok | http_4xx | http_5xx | timeout | network | blocked | invalid_response. */
+  /** rolelink_plugin_calls_total{call,outcome}; call: register | fetch-config | submit-config | delete-config | health | events; outcome: ok | http_4xx | http_5xx | timeout | network | blocked | invalid_response. */
   pluginCalls(): Counter<'call' | 'outcome'>;
   /** rolelink_plugin_call_duration_seconds{call}. */
   pluginCallDuration(): Histogram<'call'>;

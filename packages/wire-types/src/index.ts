@@ -8,3 +8,4 @@ export type * from './error-body';
 export type * from './user-api';
 export type * from './plugin-calls';
 export type * from './config-form';
+export type * from './events';

@@ -14,4 +14,6 @@ export type PluginHealthReport = {
   checks?: Record<string, { status: 'up' | 'down'; latency_ms?: number; message?: string }>;
   /** Third-party connectivity. */
   services?: { name: string; status: 'up' | 'down'; latency_ms?: number }[];
+  /** Event kinds the plugin wants for every link it serves (docs/api.md "Events to plugins"); absent: unchanged. */
+  events?: string[];
 };

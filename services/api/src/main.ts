@@ -1,4 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
+import { recordMemberExpiredEvents } from '@rolelink/db/events';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApi } from './app';
@@ -16,7 +17,11 @@ const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
 const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS, env.AUDIT_RETENTION_DAYS, env.NOTIFICATION_RETENTION_DAYS);
-const expiries = new ExpirySweeper({ pool: db.pool, sync, logger }, env.EXPIRY_SWEEP_EVERY_MS);
+// A plugin that asked for `member.expired` gets one event per user (docs/api.md "Events to plugins"); it is
+// recorded after the removal commits, so a crash between the two loses the event, never the removal.
+const expiries = new ExpirySweeper({ pool: db.pool, sync, logger }, env.EXPIRY_SWEEP_EVERY_MS, async (linkId, userIds) => {
+  await recordMemberExpiredEvents(db.pool, linkId, userIds, new Date());
+});
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });

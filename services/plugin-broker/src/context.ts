@@ -7,7 +7,15 @@ import type { PluginHttp } from '@rolelink/plugin-http';
 export type PluginTimeouts = { register: number; fetchConfig: number; submitConfig: number; deleteConfig: number; health: number };
 export const DEFAULT_PLUGIN_TIMEOUTS: PluginTimeouts = { register: 5_000, fetchConfig: 5_000, submitConfig: 10_000, deleteConfig: 5_000, health: 5_000 };
 
-export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'delete-config' | 'health';
+export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'delete-config' | 'health' | 'events';
+
+/**
+ * Event delivery (docs/api.md "Events to plugins"): retry `n` waits min(maxMs, baseMs·2^(n-1)) plus up
+ * to 10 % jitter; an event still failing `windowMs` after it was recorded (or re-sent) is dropped.
+ * Configurable by env (EVENT_RETRY_*) so tests can use milliseconds.
+ */
+export type EventDeliveryOptions = { baseMs: number; maxMs: number; windowMs: number; timeoutMs: number; sweepEveryMs: number; retentionDays: number };
+export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = { baseMs: 10_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000, timeoutMs: 5_000, sweepEveryMs: 5_000, retentionDays: 14 };
 
 /** Everything a broker job needs, built once in main.ts (or by a test) and passed in. */
 export type BrokerContext = {
@@ -20,6 +28,8 @@ export type BrokerContext = {
   /** ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS, also applied to iframe embed URLs. */
   allowHosts: readonly string[];
   timeouts: PluginTimeouts;
+  /** Event delivery's backoff and window; DEFAULT_EVENT_DELIVERY when absent. */
+  events?: EventDeliveryOptions;
   logger: Logger;
   metrics?: Metrics;
   now: () => number;

@@ -22,6 +22,16 @@ export const envSchema = z.object({
   /** Plugin calls in flight per broker process (they are I/O bound). */
   BROKER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(32),
   HEALTH_POLL_EVERY_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Event delivery (docs/api.md "Events to plugins"): first retry after BASE, doubling up to MAX, dropped after WINDOW. */
+  EVENT_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
+  EVENT_RETRY_MAX_MS: z.coerce.number().int().min(1).default(3_600_000),
+  EVENT_RETRY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(24 * 3_600_000),
+  /** How often the broker looks for events due (new ones, retries); each look is one indexed query. */
+  EVENT_SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(5_000),
 });
 
 export type BrokerEnv = z.infer<typeof envSchema>;

@@ -2,7 +2,7 @@ import { createDb, pingDatabase } from '@rolelink/db/client';
 import { producerConnection, workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
-import { DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
+import { DEFAULT_EVENT_DELIVERY, DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
 import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerServer } from './server';
@@ -32,6 +32,7 @@ const ctx: BrokerContext = {
   secretKey: env.ROLELINK_SECRET_KEY,
   allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
   timeouts: DEFAULT_PLUGIN_TIMEOUTS,
+  events: { ...DEFAULT_EVENT_DELIVERY, baseMs: env.EVENT_RETRY_BASE_MS, maxMs: env.EVENT_RETRY_MAX_MS, windowMs: env.EVENT_RETRY_WINDOW_MS, sweepEveryMs: env.EVENT_SWEEP_EVERY_MS },
   logger,
   metrics,
   now: Date.now,
@@ -41,6 +42,7 @@ const broker = createBrokerWorker(ctx, {
   prefix: env.QUEUE_PREFIX,
   concurrency: env.BROKER_CONCURRENCY,
   healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
+  eventSweepEveryMs: env.EVENT_SWEEP_EVERY_MS,
 });
 metrics.queueDepth(async () => {
   const counts = await broker.jobs.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');

@@ -4,7 +4,11 @@ import type { JobHandlers, Producer } from '@rolelink/queue';
 import { recordHealth } from '@rolelink/db/health';
 import { findPluginUrl } from '@rolelink/db/links';
 import { recordPluginHealthNotifications } from '@rolelink/db/notifications';
+import { subscribePluginEvents } from '@rolelink/db/events';
+import { subscribedKinds } from '@rolelink/contracts';
 import { deleteConfig } from './calls/delete-config';
+import { deliverLinkEvents } from './events/deliver-events';
+import { sweepEvents } from './events/event-sweep';
 import type { BrokerContext } from './context';
 import { checkPluginHealth } from './health/check-health';
 import { enqueueHealthChecks, pollHealth } from './health/health-poll';
@@ -28,6 +32,8 @@ export function pluginCallsHandlers(ctx: BrokerContext, jobs: Producer<PluginCal
       return null;
     },
     'health-poll': async () => ({ plugins: await pollHealth(ctx, jobs) }),
+    'event-deliver': async ({ linkId }) => deliverLinkEvents(ctx, jobs, linkId),
+    'event-sweep': async () => ({ links: await sweepEvents(ctx, jobs) }),
     async 'health-check'({ pluginUrl }, job, token) {
       if (healthInFlight >= healthCap) {
         await job.moveToDelayed(ctx.now() + 200 + Math.floor(Math.random() * 300), token);
@@ -37,6 +43,8 @@ export function pluginCallsHandlers(ctx: BrokerContext, jobs: Producer<PluginCal
       try {
         const result = await checkPluginHealth(ctx, pluginUrl);
         await recordHealth(ctx.db, pluginUrl, result, new Date(ctx.now()));
+        // A report listing `events` sets the event kinds of every link the plugin serves (docs/api.md).
+        if (result.events !== undefined) await subscribePluginEvents(ctx.db, pluginUrl, subscribedKinds(result.events));
         // The outcome hook of notifications (issue 20, part 3): a transition notifies each link's owner once.
         await recordPluginHealthNotifications(ctx.db, pluginUrl, result.status);
         return { status: result.status };

@@ -4,6 +4,7 @@ import { QueueName } from '@rolelink/contracts';
 import { Consumer, Producer } from '@rolelink/queue';
 import type { BrokerContext } from './context';
 import { scheduleHealthPolls } from './health/health-poll';
+import { scheduleEventSweep } from './events/event-sweep';
 import { pluginCallsHandlers } from './plugin-calls-handlers';
 
 export type BrokerWorkerOptions = {
@@ -13,6 +14,8 @@ export type BrokerWorkerOptions = {
   concurrency: number;
   /** Period of the health poll; omit to not (re)schedule it (tests drive polls themselves). */
   healthPollEveryMs?: number;
+  /** Period of the event-delivery sweep; omit to not (re)schedule it (tests drive it themselves). */
+  eventSweepEveryMs?: number;
 };
 
 export type BrokerWorker = {
@@ -45,6 +48,7 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
     async ready() {
       await worker.waitUntilReady();
       if (options.healthPollEveryMs !== undefined) await scheduleHealthPolls(jobs, options.healthPollEveryMs);
+      if (options.eventSweepEveryMs !== undefined) await scheduleEventSweep(jobs, options.eventSweepEveryMs);
     },
     close() {
       closing ??= (async () => {

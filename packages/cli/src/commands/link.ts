@@ -1,4 +1,5 @@
-import { applyRemovals, changeOverrides, createLink, deleteLink, getOverrides, lookupMember, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
+import { applyRemovals, changeOverrides, createLink, deleteLink, getOverrides, linkEventLog, lookupMember, resendLinkEvent, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
+import { eventLogPrintable } from './link-events';
 import { boolFlag, type Command } from '../command';
 
 export const linkCommands: Command[] = [
@@ -70,6 +71,14 @@ export const linkCommands: Command[] = [
       if (f.keep === undefined && f.never === undefined && f.remove === undefined) return getOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! });
       return changeOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, change: { always: idList(f.keep), never: idList(f.never), remove: idList(f.remove) } });
     },
+  },
+  {
+    words: ['link', 'events'],
+    args: ['guildId', 'roleId'],
+    summary: 'A link\'s signed events to its plugin (docs/api.md "Events to plugins"): each with its delivery attempts (time, HTTP status or error, latency); `link events resend <eventId>` puts a delivered or dropped one back in the queue',
+    example: 'rolelink link events 1100000000000000001 1200000000000000001   |   rolelink link events resend evt_42',
+    // `resend` sits where the guild id would: a guild id is digits, so the two never clash.
+    run: async (ctx, a) => (a.guildId === 'resend' ? resendLinkEvent(ctx.admin(), { eventId: a.roleId! }) : eventLogPrintable(await linkEventLog(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }))),
   },
   {
     words: ['removals', 'apply'],

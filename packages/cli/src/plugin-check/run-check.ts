@@ -1,8 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { parseConfigResponse, pluginHealthReport, validateSubmission, type ConfigStructure, type PluginConfigSubmitBody, type PluginLinkBody } from '@rolelink/contracts';
+import { parseConfigResponse, pluginHealthReport, registerAnswer, subscribedKinds, validateSubmission, type ConfigStructure, type PluginConfigSubmitBody, type PluginLinkBody } from '@rolelink/contracts';
 import { generateToken, normalizePluginUrl } from '@rolelink/domain';
 import { PluginCallFailure, PluginHttp, type FailureKind, type PluginRequest } from '@rolelink/plugin-http';
 import { mintIframeToken } from '@rolelink/plugin-sdk';
+import { checkEvents } from './check-events';
 import type { CheckReport, Finding } from './report';
 import { tlsHint } from './tls-hint';
 
@@ -93,6 +94,12 @@ async function runCalls(base: string, { token, link, call, add, report, allowHos
   // 1. Register with a throw-away token (as link creation does).
   const registered = await call({ method: 'POST', url: `${base}/register`, token, json: link, timeoutMs: LIMITS.register });
   add({ check: 'POST /register', result: is2xx(registered) ? 'pass' : 'fail', message: `${describe(registered)}${is2xx(registered) ? '' : ' (the service would answer the admin 502 and not create the link)'}` });
+  // The event kinds it asks for, from this answer and (below) its health report.
+  const wanted: string[] = [];
+  if (is2xx(registered)) {
+    const answer = registerAnswer.safeParse(parseOrNull(registered.text));
+    if (answer.success && answer.data.events) wanted.push(...answer.data.events);
+  }
 
   // 2. The configuration answer, validated as the broker validates it.
   const config = await call({ method: 'GET', url: `${base}/config`, token, accept: true, timeoutMs: LIMITS.getConfig });
@@ -178,11 +185,25 @@ async function runCalls(base: string, { token, link, call, add, report, allowHos
     if (health.status !== 200 || !parsed.success) {
       add({ check: 'GET /health', result: 'fail', message: `${describe(health)}, not a health report`, errors: parsed.success ? [] : parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(root)', message: i.message })) });
     } else add({ check: 'GET /health', result: parsed.data.status === 'healthy' ? 'pass' : 'warn', message: `${describe(health)}: ${parsed.data.status}` });
+    if (parsed.success && parsed.data.events) wanted.push(...parsed.data.events);
   }
+
+  // 4b. Events, when the plugin asked for any (docs/api.md "Events to plugins"): a signed test event.
+  const kinds = subscribedKinds(wanted);
+  // A plugin that asks for none gets no finding at all: its report reads as before.
+  if (kinds.length > 0) await checkEvents(base, { token, link, call, add, describe, is2xx, kinds });
 
   // 5. Forget the throw-away link (as link deletion does; the service ignores the answer).
   const deleted = await call({ method: 'DELETE', url: `${base}/config`, token, json: link, timeoutMs: LIMITS.deleteConfig });
   add({ check: 'DELETE /config', result: is2xx(deleted) ? 'pass' : 'warn', message: `${describe(deleted)}${is2xx(deleted) ? '' : ' (the service ignores it, but the plugin keeps a dead token)'}` });
 
   return report(uiMode);
+}
+
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,5 @@
-import type { PluginConfigSubmitBody, PluginHealthReport, PluginLinkBody } from '@rolelink/wire-types';
+import type { PluginConfigSubmitBody, PluginEvent, PluginEventKind, PluginHealthReport, PluginLinkBody } from '@rolelink/wire-types';
+import { EventVerificationError, verifyEvent } from '../event-signature';
 import type { IframeResponse, SchemaResponse } from './config-schema';
 import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
 
@@ -8,7 +9,12 @@ import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
  * `node-http.ts` adapt it; any other framework needs the same ten lines.
  */
 
-export type PluginRequest = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: unknown };
+/** `rawBody`: the body's exact text, which POST /events' signature covers (adapters pass it when they read the body). */
+export type PluginRequest = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: unknown; rawBody?: string };
+
+/** A handler of one event kind: throw (or reject) to answer 500, and the service retries the event. */
+export type EventHandler<K extends PluginEventKind> = (event: PluginEvent<K>, link: RegisteredLink) => void | Promise<void>;
+export type EventHandlers = { [K in PluginEventKind]?: EventHandler<K> };
 export type PluginResponse = { status: number; body: unknown };
 
 /** The GET /health answer (spec 2.5); a body with only `status` is valid. */
@@ -40,6 +46,12 @@ export type PluginHooks = {
   onDelete?(link: RegisteredLink): void | Promise<void>;
   /** GET /health (no Authorization). Default: `{ status: 'healthy' }`. */
   health?(): HealthReport | Promise<HealthReport>;
+  /**
+   * Signed events (docs/api.md "Events to plugins"), by kind; more with `handler.on(kind, fn)`. The kinds
+   * with a handler are asked for in the /register answer and the /health report; each POST /events is
+   * verified (signature, timestamp) before its handler runs.
+   */
+  events?: EventHandlers;
 };
 
 const TOKEN_HEADER = /^Token\s+(rl_\S+)\s*$/;
@@ -61,6 +73,8 @@ const error = (status: number, message: string): PluginResponse => ({ status, bo
 const UNAUTHORIZED = error(401, 'Authorization: Token rl_… of a registered link required');
 
 export type PluginHandler = {
+  /** Handles one event kind (replacing an earlier handler of it); the kind is asked for from then on. */
+  on<K extends PluginEventKind>(kind: K, fn: EventHandler<K>): PluginHandler;
   /** True for the routes of spec 4.2 (adapters read a body only for these). */
   matches(method: string, path: string): boolean;
   /** The answer; null when the request is not one of the contract's routes (let the framework go on). */
@@ -71,6 +85,10 @@ const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${pa
 
 export function createPluginHandler(hooks: PluginHooks): PluginHandler {
   const { store } = hooks;
+  const handlers: EventHandlers = { ...hooks.events };
+  const wanted = () => Object.keys(handlers).filter((k) => handlers[k as PluginEventKind] !== undefined);
+  /** The opt-in: absent when no handler is registered, so such a plugin answers exactly as before. */
+  const optIn = (): { events?: string[] } => (wanted().length > 0 ? { events: wanted() } : {});
 
   /** The registration the request's body names, only when the request carries that link's token. */
   async function authorizedLink(req: PluginRequest): Promise<RegisteredLink | PluginResponse> {
@@ -82,7 +100,7 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
   }
 
   const routes: Record<string, (req: PluginRequest) => Promise<PluginResponse>> = {
-    'GET /health': async () => ({ status: 200, body: hooks.health ? await hooks.health() : { status: 'healthy', timestamp: new Date().toISOString() } }),
+    'GET /health': async () => ({ status: 200, body: { ...optIn(), ...(hooks.health ? await hooks.health() : { status: 'healthy', timestamp: new Date().toISOString() }) } }),
 
     'POST /register': async (req) => {
       const token = tokenOf(req.headers);
@@ -93,7 +111,26 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
       const link = { ...named, token };
       await store.save(link);
       await hooks.onRegister?.(link, previous);
-      return { status: 200, body: { ok: true } };
+      return { status: 200, body: { ok: true, ...optIn() } };
+    },
+
+    'POST /events': async (req) => {
+      const named = linkOf(req.body);
+      const link = named ? await store.get(named.guildId, named.roleId) : undefined;
+      if (!link) return error(401, 'event for a link that is not registered here');
+      let event: PluginEvent;
+      try {
+        // The exact bytes signed; a body parsed by an earlier JSON parser is re-serialised, which the
+        // service's compact JSON survives (docs/plugin-quickstart.md recommends raw bodies anyway).
+        event = verifyEvent(req.headers, req.rawBody ?? JSON.stringify(req.body), link.token);
+      } catch (err) {
+        if (err instanceof EventVerificationError) return error(401, `invalid event signature: ${err.message}`);
+        throw err;
+      }
+      const handler = handlers[event.type] as EventHandler<PluginEventKind> | undefined;
+      // A kind without a handler is acknowledged (2xx): retrying it would not make a handler appear.
+      if (handler) await handler(event, link);
+      return { status: 204, body: null };
     },
 
     'GET /config': async (req) => {
@@ -121,7 +158,11 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
     },
   };
 
-  return {
+  const api: PluginHandler = {
+    on(kind, fn) {
+      (handlers as Record<string, unknown>)[kind] = fn;
+      return api;
+    },
     matches: (method, path) => routeKey(method, path) in routes,
     async handle(req) {
       const route = routes[routeKey(req.method, req.path)];
@@ -134,4 +175,5 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
       }
     },
   };
+  return api;
 }

@@ -11,6 +11,7 @@ import type { Logger } from '@rolelink/runtime';
 import { activeLinks } from '../reconcile/reconcile';
 import { driftFromEntries, newestEntryId } from './audit-drift';
 import type { DriftBudget } from './poll-budget';
+import { recordRoleRestoredEvents } from '@rolelink/db/events';
 
 /** The platform's largest audit-log page. */
 export const AUDIT_PAGE = 100;
@@ -126,6 +127,7 @@ async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: Rea
       const users = [...added, ...removed];
       // Into the journal in the same transaction: the sync applies exactly these users.
       await journalRepairs(c, linkId, users);
+      await recordRoleRestoredEvents(c, linkId, removed, 'drift');
       if (users.length) repaired.push({ linkId, users });
     }
     const count = repaired.reduce((n, r) => n + r.users.length, 0);

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { inTransaction, MAX_USER_ID } from '@rolelink/db/client';
 import { journalRepairs } from '@rolelink/db/list';
 import { markEligibleAgain, markHandAdded, markHandRemoved } from '@rolelink/db/sync';
+import { recordRoleRestoredEvents } from '@rolelink/db/events';
 import type { APIGuildMember } from 'discord-api-types/v10';
 
 export type RepairResult = { handAdded: number; handRemoved: number; eligibleAgain: number };
@@ -26,6 +27,8 @@ export async function repairPage(db: Pool, link: { id: string; roleId: string },
     const eligible = await markEligibleAgain(c, link.id, members);
     // The repaired users go into the journal in the same transaction: the sync applies exactly them.
     await journalRepairs(c, link.id, [...added, ...removed, ...eligible]);
+    // Listed members who lost the role by hand get it back from the sync: their plugin may want to know.
+    await recordRoleRestoredEvents(c, link.id, removed, 'reconcile');
     return { handAdded: added.length, handRemoved: removed.length, eligibleAgain: eligible.length };
   });
 }

@@ -4,6 +4,7 @@ import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-
 import type { Queryable } from '@rolelink/db/client';
 import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db/sync';
 import { auditReason, type ChangeCause, type LinkContext } from './link-context';
+import { recordNotInGuildEvent } from '@rolelink/db/events';
 
 export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };
 
@@ -95,7 +96,11 @@ const ADD: Change = {
   call: (api, link, userId, reason) => api.guilds.addRoleToMember(link.guildId, userId, link.roleId, { reason }),
   accepted: (db, linkId, userId) => recordOutcome.added(db, linkId, userId),
   acceptedAs: 'applied',
-  notInGuild: (db, linkId, userId) => recordOutcome.addFailed(db, linkId, userId, 'not_in_guild'),
+  // A plugin that asked for it hears of it: at most once per retry of the user (a day, or on joining).
+  notInGuild: async (db, linkId, userId) => {
+    await recordNotInGuildEvent(db, linkId, userId);
+    return recordOutcome.addFailed(db, linkId, userId, 'not_in_guild');
+  },
   refused: (db, linkId, userId, error) => recordOutcome.addFailed(db, linkId, userId, error),
   leavesUserShort: true,
 };

@@ -30,6 +30,7 @@ import { consumeJournal } from './journal-batch';
 import { hasOverrides, inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
 import { interimCounts, passRate } from './progress';
 import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
+import { recordFirstSyncCompleted } from '@rolelink/db/events';
 
 export type { SliceResult } from './apply-range';
 
@@ -167,6 +168,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
     if (to !== MAX_USER_ID) continue;
 
     pass = await loadPass(client, linkId);
+    await recordFirstSyncCompleted(client, linkId, pass.appliedSeen);
     await finishPass(client, linkId, pass, passRate(pass, Date.now()));
     // Everything journaled up to the walk's sequence is on the platform now: compacted.
     await recordJournalApplied(client, linkId, { seq: pass.passSeq, cutoff, limit: link.syncedLimit });

@@ -1,8 +1,9 @@
-import { PluginCallMessage, type PluginLinkBody } from '@rolelink/contracts';
+import { PluginCallMessage, registerAnswer, subscribedKinds, type PluginLinkBody } from '@rolelink/contracts';
+import { subscribeLinkEvents } from '@rolelink/db/events';
 import { AppError } from '@rolelink/runtime';
 import type { BrokerContext } from '../context';
 import { loadLink } from '../links';
-import { callPlugin, failureDetail } from './call-plugin';
+import { callPlugin, failureDetail, parseJson } from './call-plugin';
 
 function failed(detail: string): AppError {
   return AppError.pluginFailure(502, PluginCallMessage.register, 'plugin_register_failed', detail);
@@ -13,8 +14,9 @@ export async function registerLink(ctx: BrokerContext, linkId: string): Promise<
   const link = await loadLink(ctx, linkId);
   if (!link) throw failed('role link not found (was its row committed before the call?)');
   let status: number;
+  let body: Buffer;
   try {
-    ({ status } = await callPlugin(ctx, 'register', {
+    ({ status, body } = await callPlugin(ctx, 'register', {
       method: 'POST',
       url: `${link.pluginUrl}/register`,
       token: link.token,
@@ -25,5 +27,16 @@ export async function registerLink(ctx: BrokerContext, linkId: string): Promise<
     throw failed(failureDetail(err));
   }
   if (status < 200 || status >= 300) throw failed(`plugin answered ${status}`);
+  await optIn(ctx, linkId, body);
   return null;
+}
+
+/**
+ * Any 2xx confirms (spec 4.2); a JSON answer with `events` opts the link in to those event kinds
+ * (docs/api.md "Events to plugins"). Any other answer body changes nothing, as before.
+ */
+async function optIn(ctx: BrokerContext, linkId: string, body: Buffer): Promise<void> {
+  const json = parseJson(body);
+  const answer = json.ok ? registerAnswer.safeParse(json.value) : null;
+  if (answer?.success && answer.data.events !== undefined) await subscribeLinkEvents(ctx.db, linkId, subscribedKinds(answer.data.events));
 }

@@ -4,7 +4,8 @@ import type { BrokerContext } from '../context';
 import { PluginCallFailure } from '@rolelink/plugin-http';
 import { callPlugin, parseJson } from '../calls/call-plugin';
 
-export type HealthResult = { status: PluginHealthStatus; latencyMs: number | null; detail: Record<string, unknown> };
+/** `events`: the kinds the report listed (absent when it listed none: subscriptions stay as they are). */
+export type HealthResult = { status: PluginHealthStatus; latencyMs: number | null; detail: Record<string, unknown>; events?: string[] };
 
 const unreachable = (reason: string, extra: Record<string, unknown> = {}): HealthResult => ({ status: 'unreachable', latencyMs: null, detail: { reason, ...extra } });
 
@@ -28,6 +29,6 @@ export async function checkPluginHealth(ctx: BrokerContext, pluginUrl: string): 
   if (!report.success) {
     return unreachable('invalid_report', { errors: report.error.issues.slice(0, 10).map((i) => ({ field: formatPath(i.path), message: i.message })) });
   }
-  const { status, ...rest } = report.data;
-  return { status, latencyMs: Math.round(res.durationMs), detail: rest };
+  const { status, events, ...rest } = report.data;
+  return { status, latencyMs: Math.round(res.durationMs), detail: rest, ...(events !== undefined ? { events } : {}) };
 }

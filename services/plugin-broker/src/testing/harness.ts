@@ -8,7 +8,7 @@ import { AppError, silentLogger, type Logger } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../../test/support/redis';
 import { ConfigCache, type CachedConfig } from '../config-cache';
-import { type BrokerContext, type PluginTimeouts } from '../context';
+import { DEFAULT_EVENT_DELIVERY, type BrokerContext, type EventDeliveryOptions, type PluginTimeouts } from '../context';
 import type { Resolver } from '@rolelink/plugin-http';
 import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerWorker, type BrokerWorker } from '../worker';
@@ -56,7 +56,9 @@ export async function rejection(p: Promise<unknown>): Promise<AppError> {
 let seq = 500000000000000000n;
 const snowflake = (): string => (++seq).toString();
 
-export async function startHarness(options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts>; deadlines?: Partial<typeof TEST_DEADLINES>; logger?: Logger } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts>; deadlines?: Partial<typeof TEST_DEADLINES>; logger?: Logger; events?: Partial<EventDeliveryOptions> } = {},
+): Promise<Harness> {
   const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin()]);
   const prefix = testQueuePrefix();
   const redis = workerConnection(REDIS_URL);
@@ -70,6 +72,7 @@ export async function startHarness(options: { allowHosts?: string[]; resolve?: R
     secretKey: TEST_KEY,
     allowHosts,
     timeouts: { ...TEST_TIMEOUTS, ...options.timeouts },
+    events: { ...DEFAULT_EVENT_DELIVERY, timeoutMs: 400, ...options.events },
     logger: options.logger ?? silentLogger(),
     now: Date.now,
   };

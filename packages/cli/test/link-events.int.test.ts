@@ -1,0 +1,96 @@
+import { sweepEvents } from '../../../services/plugin-broker/src/events/event-sweep';
+import { startHarness, TEST_KEY, type Harness } from '../../../services/plugin-broker/src/testing/harness';
+import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
+import { snowflake } from '../../../test/support/fixtures';
+import { REDIS_URL } from '../../../test/support/redis';
+import { listEventLog } from '@rolelink/db/events';
+import { run } from '../src/main';
+
+let h: Harness;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  h = await startHarness({ events: { baseMs: 10, maxMs: 10 } });
+  Object.assign(process.env, {
+    DATABASE_URL: h.db.url,
+    REDIS_URL,
+    QUEUE_PREFIX: h.prefix,
+    ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
+    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
+    ROLELINK_REGISTER_DEADLINE_MS: '1500',
+    BROKER_URL: h.brokerUrl,
+    BROKER_INTERNAL_TOKEN: h.brokerToken,
+  });
+  delete process.env.PLATFORM_API_URL;
+  delete process.env.PLATFORM_BOT_TOKEN;
+});
+afterAll(async () => {
+  process.env = saved;
+  await h.close();
+});
+
+async function cli(json: boolean, ...args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await run(
+    [...args, ...(json ? ['--json'] : [])],
+    (s) => lines.push(s),
+    (s) => lines.push(s),
+  );
+  return { code, out: lines.join('\n') };
+}
+
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+type Page = { link_id: string; kinds: string[]; events: { id: string; kind: string; state: string; attempts: { http_status: number | null; latency_ms: number | null }[] }[] };
+
+describe('rolelink link events', () => {
+  it('shows each event with its attempts (status, latency), re-sends a delivered one, and refuses bad or pending ids in the error shape', async () => {
+    const [g, r] = [snowflake(), snowflake()];
+    h.plugin.on('POST /register', (_req, res) => json(res, 200, { ok: true, events: ['link.disabled'] }));
+    let answers = [500, 204, 204];
+    h.plugin.on('POST /events', (_req, res) => void res.writeHead(answers.shift() ?? 204).end());
+    expect((await cli(true, 'link', 'create', g, r, '--plugin-url', h.plugin.url)).code).toBe(0);
+    expect((await cli(true, 'link', 'set', g, r, '--enabled', 'false')).code).toBe(0);
+    const none = JSON.parse((await cli(true, 'link', 'events', g, r)).out) as Page;
+    expect(none.kinds).toEqual(['link.disabled']);
+    expect(none.events.map((e) => [e.kind, e.state])).toEqual([['link.disabled', 'pending']]);
+
+    await sweepEvents(h.ctx, h.broker.jobs);
+    const linkId = none.link_id;
+    await until(
+      () => listEventLog(h.db.pool, linkId),
+      (l) => l[0]?.state === 'delivered',
+    );
+    const page = JSON.parse((await cli(true, 'link', 'events', g, r)).out) as Page;
+    const [event] = page.events;
+    expect(event).toMatchObject({ kind: 'link.disabled', state: 'delivered' });
+    expect(event!.attempts.map((a) => a.http_status)).toEqual([500, 204]);
+    expect(event!.attempts.every((a) => typeof a.latency_ms === 'number')).toBe(true);
+    const human = await cli(false, 'link', 'events', g, r);
+    expect(human.out).toMatch(new RegExp(`${event!.id} #1: link.disabled delivered \\(2 attempts\\)`));
+    expect(human.out).toMatch(/attempt 1: \S+ HTTP 500 \d+ ms/);
+
+    const resent = await cli(true, 'link', 'events', 'resend', event!.id);
+    expect(JSON.parse(resent.out)).toEqual({ id: event!.id, state: 'pending' });
+    const again = await cli(true, 'link', 'events', 'resend', event!.id);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.out)).toMatchObject({ statusCode: 409, message: 'Event is still pending delivery' });
+    await sweepEvents(h.ctx, h.broker.jobs);
+    const after = await until(
+      () => listEventLog(h.db.pool, linkId),
+      (l) => l[0]?.state === 'delivered',
+    );
+    expect(after[0]!.attempts.map((a) => a.httpStatus)).toEqual([500, 204, 204]);
+
+    expect(JSON.parse((await cli(true, 'link', 'events', 'resend', 'evt_999999')).out)).toMatchObject({ statusCode: 404, message: 'Event not found' });
+    expect(JSON.parse((await cli(true, 'link', 'events', 'resend', 'nope')).out)).toMatchObject({ statusCode: 400 });
+    answers = [];
+  });
+});
