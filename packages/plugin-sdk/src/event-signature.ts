@@ -34,9 +34,10 @@ export class EventVerificationError extends Error {
 /**
  * Checks an incoming POST /events: signature over the raw body with the link's token, timestamp within
  * 5 minutes (replays of old requests fail), and the body's id equal to `webhook-id`. Returns the event;
- * throws EventVerificationError otherwise. `body` must be the raw bytes, not re-serialised JSON.
+ * throws EventVerificationError otherwise. `body` must be the raw bytes, not re-serialised JSON (a Buffer
+ * is a Uint8Array; the type names no Node type so the SDK's declarations need no @types/node).
  */
-export function verifyEvent(headers: Record<string, string | string[] | undefined>, body: string | Buffer, apiToken: string): PluginEvent {
+export function verifyEvent(headers: Record<string, string | string[] | undefined>, body: string | Uint8Array, apiToken: string): PluginEvent {
   const flat: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     const value = Array.isArray(v) ? v[0] : v;
@@ -44,7 +45,7 @@ export function verifyEvent(headers: Record<string, string | string[] | undefine
   }
   let event: unknown;
   try {
-    event = new Webhook(eventSecret(apiToken)).verify(typeof body === 'string' ? body : body.toString('utf8'), flat);
+    event = new Webhook(eventSecret(apiToken)).verify(typeof body === 'string' ? body : new TextDecoder().decode(body), flat);
   } catch (err) {
     throw new EventVerificationError(err instanceof WebhookVerificationError ? err.message : 'body is not a signed JSON event');
   }

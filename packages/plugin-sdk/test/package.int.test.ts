@@ -81,7 +81,7 @@ test('the tarball holds the compiled dist/, the README, the licence and package.
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
 });
 
-test('package.json points into dist/ (types first) and depends on jsonwebtoken only, no workspace package', async () => {
+test('package.json points into dist/ (types first) and depends on jsonwebtoken and standardwebhooks only, no workspace package', async () => {
   const text = await readFile(path.join(installed, 'package.json'), 'utf8');
   const manifest = JSON.parse(text) as Record<string, unknown>;
   expect(manifest).toMatchObject({ version: '0.1.0', license: 'MIT', main: './dist/index.js', types: './dist/index.d.ts', engines: { node: expect.any(String) } });
@@ -89,7 +89,8 @@ test('package.json points into dist/ (types first) and depends on jsonwebtoken o
   expect(manifest.scripts).toBeUndefined();
   expect(manifest.devDependencies).toBeUndefined();
   expect(Object.keys((manifest.exports as Record<string, Record<string, string>>)['.']!)).toEqual(['types', 'default']);
-  expect(Object.keys(manifest.dependencies as object)).toEqual(['jsonwebtoken']);
+  // jsonwebtoken for iframe tokens, standardwebhooks for signed events (docs/api.md "Events to plugins").
+  expect(Object.keys(manifest.dependencies as object)).toEqual(['jsonwebtoken', 'standardwebhooks']);
   expect(text).not.toContain('workspace:');
   // Neither the JavaScript nor the declarations may load the service's packages.
   for (const file of (await filesUnder(installed, 'dist')).map((f) => path.join(installed, f))) {
