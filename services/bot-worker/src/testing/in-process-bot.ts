@@ -20,7 +20,7 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
   const redis: Redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
   const workerRedis: Redis = workerConnection(REDIS_URL);
   const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
-  const bot = await createBotWorker({
+  const bot = createBotWorker({
     db: db.pool,
     api: client.api,
     workerRedis,
