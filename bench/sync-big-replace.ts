@@ -18,9 +18,8 @@ import { removeUser, replaceList } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ROLE } from '../services/bot-worker/src/testing/harness';
-import { dropPrefix } from '../test/support/redis';
 import { appliedLink, BASE, GUILD, PREMIUM_LIMIT } from './sync-incremental';
-import { REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv } from './sync-support';
+import { REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv, teardownCase } from './sync-support';
 
 /** The single-change goal of the issue (p95 ≤ 2 s): the first call of a replace should come as soon. */
 const FIRST_CALL_GOAL_MS = 2_000;
@@ -143,10 +142,6 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
     );
     out(`- commit (replaceList over the staged upload, + enqueue) ${(commitMs / 1000).toFixed(1)} s; not part of the figures: list generation ${(loadMs / 1000).toFixed(0)} s, staging ${(stageMs / 1000).toFixed(0)} s`);
   } finally {
-    await producer.close();
-    redis.disconnect();
-    await emulator.close();
-    await db.drop();
-    await dropPrefix(prefix, REDIS_URL);
+    await teardownCase({ producer, redis, emulator, db, prefix });
   }
 }

@@ -16,8 +16,7 @@ import { limitsFor } from '@rolelink/domain';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, insertLink, MEMBER_START, ROLE, upsertGuild } from '../services/bot-worker/src/testing/harness';
-import { dropPrefix } from '../test/support/redis';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv } from './sync-support';
+import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv, teardownCase } from './sync-support';
 
 const GUILD = '700000000000000001';
 /** A fresh add not on the platform after this long counts as this long (and is reported). */
@@ -110,10 +109,6 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
       `- role changes by audit-log cause: ${JSON.stringify(causes)}; journal adds not consumed at the end: ${waiting}; 429s ${emulator.state.stats().rateLimited.user} (scope user); first list written in ${(loadMs / 1000).toFixed(0)} s, not part of the figures`,
     );
   } finally {
-    await producer.close();
-    redis.disconnect();
-    await emulator.close();
-    await db.drop();
-    await dropPrefix(prefix, REDIS_URL);
+    await teardownCase({ producer, redis, emulator, db, prefix });
   }
 }

@@ -13,8 +13,7 @@ import { QueueName } from '@rolelink/contracts';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
-import { dropPrefix } from '../test/support/redis';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv } from './sync-support';
+import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, teardownCase } from './sync-support';
 
 const GOAL_MS = 120_000;
 /** An edit not repaired after this long counts as this long (and is reported). */
@@ -139,10 +138,6 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
     );
     out(`- warm-up (first passes, every guild's log read once): ${(warmMs / 1000).toFixed(0)} s`);
   } finally {
-    await producer.close();
-    redis.disconnect();
-    await emulator.close();
-    await db.drop();
-    await dropPrefix(prefix, REDIS_URL);
+    await teardownCase({ producer, redis, emulator, db, prefix });
   }
 }

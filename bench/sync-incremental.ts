@@ -12,8 +12,7 @@ import { addUser, removeUser } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
-import { dropPrefix } from '../test/support/redis';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb, workerEnv } from './sync-support';
+import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb, workerEnv, teardownCase } from './sync-support';
 
 export const GUILD = '700000000000000001';
 export const BASE = 100000000000000000n;
@@ -122,11 +121,7 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       out(`- PostgreSQL rows read per change (API write + worker, index entries + heap rows of the sync tables): **${(reads / times.length).toFixed(1)}**; worker CPU per change **${(cpu / times.length).toFixed(2)} ms**`);
       out(`- journal rows left after the run: ${journalLeft} (compacted); data generation ${(loadMs / 1000).toFixed(0)} s, not part of the figures`);
     } finally {
-      await producer.close();
-      redis.disconnect();
-      await emulator.close();
-      await db.drop();
-      await dropPrefix(prefix, REDIS_URL);
+      await teardownCase({ producer, redis, emulator, db, prefix });
     }
   }
 }

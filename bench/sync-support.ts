@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { REDIS_URL, ROOT, admin, createMigratedDb } from './support/bench-db';
 import { createDb, type Db, toStored } from '@rolelink/db/client';
 import { createUpload } from '@rolelink/db/list';
+import { dropPrefix } from '../test/support/redis';
 
 export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './support/bench-db';
 
@@ -93,4 +94,13 @@ export function percentile(sorted: number[], p: number): number {
 
 export function verdict(ok: boolean): string {
   return ok ? 'PASS' : 'FAIL';
+}
+
+/** The end of one bench case (its `finally`): its queue producer, Redis connection, emulator, scratch database and queue prefix. */
+export async function teardownCase(c: { producer: { close(): Promise<void> }; redis: { disconnect(): void }; emulator: { close(): Promise<void> }; db: ScratchDb; prefix: string }): Promise<void> {
+  await c.producer.close();
+  c.redis.disconnect();
+  await c.emulator.close();
+  await c.db.drop();
+  await dropPrefix(c.prefix, REDIS_URL);
 }

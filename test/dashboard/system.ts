@@ -140,7 +140,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
   if (options.withWorker !== false) {
     const workerBlocking = workerConnection(REDIS_URL);
     const platform = createPlatformClient({ apiUrl: `${emulator.apiBase}/v10`, token: DEMO.botToken, redis: offline, keyPrefix: prefix });
-    const worker: BotWorker = await createBotWorker({
+    const worker: BotWorker = createBotWorker({
       db: db.pool,
       api: platform.api,
       workerRedis: workerBlocking,

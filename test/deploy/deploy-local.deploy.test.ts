@@ -30,20 +30,23 @@ function deployLocal(args: string[], env: NodeJS.ProcessEnv): Promise<number | n
   });
 }
 
-type Container = { service: string; status: string; exitCode: number; health: string | null; startedAt: string; finishedAt: string };
+type Container = { id: string; service: string; status: string; exitCode: number; health: string | null; healthLog: string[]; startedAt: string; finishedAt: string };
 
 async function projectContainers(): Promise<Container[]> {
   const ids = (await docker('ps', '-aq', '--filter', `label=com.docker.compose.project=${PROJECT}`)).split('\n').filter(Boolean);
   if (ids.length === 0) return [];
   const inspected = JSON.parse(await docker('inspect', ...ids)) as {
+    Id: string;
     Config: { Labels: Record<string, string> };
-    State: { Status: string; ExitCode: number; Health?: { Status: string }; StartedAt: string; FinishedAt: string };
+    State: { Status: string; ExitCode: number; Health?: { Status: string; Log?: { ExitCode: number; Output: string }[] }; StartedAt: string; FinishedAt: string };
   }[];
   return inspected.map((c) => ({
+    id: c.Id,
     service: c.Config.Labels['com.docker.compose.service'] ?? '?',
     status: c.State.Status,
     exitCode: c.State.ExitCode,
     health: c.State.Health?.Status ?? null,
+    healthLog: (c.State.Health?.Log ?? []).map((l) => `exit ${l.ExitCode}: ${l.Output.trim()}`),
     startedAt: c.State.StartedAt,
     finishedAt: c.State.FinishedAt,
   }));
@@ -85,6 +88,14 @@ describeDocker('pnpm deploy:local', () => {
     const services = containers.filter((c) => c.service !== 'migrate' && c.service !== 'cli');
     expect(new Set(services.map((c) => c.service))).toEqual(new Set(['postgres', 'redis', 'emulator', 'plugin', 'api', 'plugin-broker', 'bot-worker', 'dashboard']));
     expect(services.filter((c) => c.service === 'bot-worker')).toHaveLength(3);
+    // Why a container is not healthy, for whoever reads a failed run: its probes' answers and its last log lines.
+    for (const c of services.filter((s) => s.health !== 'healthy')) {
+      const logs = await exec(DOCKER, ['logs', '--tail', '40', c.id], { maxBuffer: 16 * 1024 * 1024 }).then(
+        (r) => r.stdout + r.stderr,
+        (err: Error) => err.message,
+      );
+      console.warn(`${c.service} is ${c.status}/${c.health}\nhealth checks:\n${c.healthLog.join('\n')}\nlast log lines:\n${logs}`);
+    }
     for (const c of services) expect({ service: c.service, status: c.status, health: c.health }).toEqual({ service: c.service, status: 'running', health: 'healthy' });
     const migrated = Date.parse(migrate[0]!.finishedAt);
     for (const c of services.filter((s) => ['api', 'plugin-broker', 'bot-worker', 'dashboard'].includes(s.service))) {

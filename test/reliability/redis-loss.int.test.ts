@@ -1,4 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { QueueName } from '@rolelink/contracts';
+import { Producer } from '@rolelink/queue';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
@@ -7,12 +10,16 @@ import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { report } from './figures';
 import { ownRedis, type OwnRedis } from '../support/own-redis';
+import { freePort } from '../../scripts/free-port';
 
 // Issue 13, faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
 // again in the middle of 1,000 single adds and removes from 8 concurrent clients. The API, a bot worker and
 // Redis are real processes; the platform is the emulator. PostgreSQL is the source of truth: every write
 // the API acknowledged must be in the list, and the platform must end matching the list exactly — the
 // outbox (`sync_wanted_seq`) and its sweeper re-enqueue what Redis forgot.
+// Before that, Redis is also killed while the worker is starting (its first connection open): the worker
+// keeps starting (/healthz 200, /readyz 503 until its job schedulers are registered), and once Redis is
+// back it registers them. After the restart in the middle of the writes (an empty Redis) they are back too.
 
 const WRITES = 1_000;
 const CLIENTS = 8;
@@ -28,6 +35,46 @@ let api: RunningApi;
 let worker: ChildProcess;
 let link: SeededLink;
 
+/** The worker's job schedulers in Redis (reconcile, notify sweep, drift poll), or none while Redis is away. */
+async function schedulerIds(url: string): Promise<string[]> {
+  const connection = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  connection.on('error', () => undefined);
+  const producers = [QueueName.roleSync, QueueName.notify, QueueName.drift].map((q) => new Producer(q, connection, 'rlrel'));
+  try {
+    const found = await Promise.all(producers.map((p) => p.queue.getJobSchedulers()));
+    return found
+      .flat()
+      .map((s) => s.key)
+      .sort();
+  } catch {
+    return [];
+  } finally {
+    await Promise.allSettled(producers.map((p) => p.close()));
+    connection.disconnect();
+  }
+}
+const SCHEDULERS = ['drift-poll', 'notify-sweep', 'reconcile'].join();
+
+/** Redis's connected clients other than the one asking. */
+async function clientCount(url: string): Promise<number> {
+  const probe = new Redis(url, { maxRetriesPerRequest: 1 });
+  probe.on('error', () => undefined);
+  try {
+    const list = (await probe.client('LIST')) as string;
+    return list.split('\n').filter((l) => l.trim() && !l.includes('cmd=client|list')).length;
+  } catch {
+    return 0;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const status = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(5_000) }).then(
+    (r) => r.status,
+    () => 0,
+  );
+
 beforeAll(async () => {
   redis = await ownRedis();
   await redis.start();
@@ -36,21 +83,36 @@ beforeAll(async () => {
   await upsertGuild(db.pool, GUILD_A, 'premium');
   link = await seedLink(db, { guildId: GUILD_A, roleId: ROLE.linked });
   const redisUrl = redis.url;
+
+  // Redis dies during the worker's start-up: as soon as the worker has a connection open (nothing else
+  // is connected yet), SIGKILL. It keeps starting and serving /healthz, not ready; ready once Redis is back.
+  const workerPort = await freePort();
+  const health = `http://127.0.0.1:${workerPort}`;
+  worker = startWorkerProcess({ databaseUrl: db.url, redisUrl, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken }, { WORKER_PORT: String(workerPort) });
+  await waitFor(
+    () => clientCount(redisUrl),
+    (n) => n > 0,
+    { what: 'the starting worker connecting to Redis', timeoutMs: 120_000, intervalMs: 20 },
+  );
+  await redis.kill();
+  await waitFor(
+    () => status(`${health}/healthz`),
+    (s) => s === 200,
+    { what: 'the worker serving /healthz with Redis gone', timeoutMs: 120_000 },
+  );
+  expect(await status(`${health}/readyz`)).toBe(503);
+  expect(worker.exitCode).toBeNull();
+  await redis.start();
+  await waitFor(
+    () => status(`${health}/readyz`),
+    (s) => s === 200,
+    { what: 'the worker ready once Redis is back', timeoutMs: 120_000 },
+  );
+  expect((await schedulerIds(redisUrl)).join()).toBe(SCHEDULERS);
+
   // The sweeper every second: after Redis comes back, what it forgot is re-enqueued within grace + 1 s.
   api = await startApi({ DATABASE_URL: db.url, REDIS_URL: redisUrl, QUEUE_PREFIX: 'rlrel', SWEEP_EVERY_MS: '1000' });
-  worker = startWorkerProcess({ databaseUrl: db.url, redisUrl, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken });
-  // The worker must be running before Redis dies: one still starting exits instead (its start-up needs
-  // Redis; an orchestrator restarts it), which is not this test's scenario. Seen on a loaded machine, where
-  // start-up took until the kill at write 850. One synced member shows it is up.
-  const first = ids(CLIENTS * USERS_PER_CLIENT)[0]!;
-  const added = await fetch(`${api.origin}/api/role-link/${link.guildId}/${link.roleId}/users/${first}`, { method: 'POST', headers: { authorization: `Token ${link.token}` } });
-  expect(added.status).toBe(200);
-  await waitFor(
-    () => emulator.state.holders(GUILD_A, ROLE.linked),
-    (h) => h.includes(first),
-    { what: 'the worker syncing a first member', timeoutMs: 120_000 },
-  );
-}, 240_000);
+}, 360_000);
 afterAll(async () => {
   worker?.kill('SIGKILL');
   await api?.stop();
@@ -105,6 +167,12 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
     await Promise.all(owned.map(client));
     await (restart as Promise<void> | null); // assigned in the client callback above, which narrowing does not see
     const writesDone = Date.now();
+    // Redis came back empty: the worker registered its schedulers again on the reconnect.
+    const schedulers = await waitFor(
+      () => schedulerIds(redis.url),
+      (ids) => ids.join() === SCHEDULERS,
+      { what: 'the job schedulers back after the restart', timeoutMs: 60_000 },
+    ).catch(() => schedulerIds(redis.url));
 
     const list = new Set(await listOf(db, link.linkId));
     const lost = [...expected].filter(([user, add]) => add !== 'unknown' && list.has(user) !== add).map(([user]) => user);
@@ -123,10 +191,13 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
       { scenario: 'redis-loss', name: 'acknowledged writes lost', value: lost.length, goal: '0', met: lost.length === 0 },
       { scenario: 'redis-loss', name: 'members not matching the list at the end (syncs lost)', value: mismatched, goal: '0', met: mismatched === 0 },
       { scenario: 'redis-loss', name: 'seconds from the last write to the platform matching', value: ((Date.now() - writesDone) / 1000).toFixed(1) },
+      { scenario: 'redis-loss', name: 'job schedulers after the restart', value: schedulers.join(' '), goal: SCHEDULERS.replaceAll(',', ' '), met: schedulers.join() === SCHEDULERS },
     ]);
     expect(killedAt).toBeGreaterThan(0);
     expect(acknowledged).toBeGreaterThan(WRITES / 2);
     expect(lost).toEqual([]);
     expect(final).toEqual(want);
+    expect(schedulers.join()).toBe(SCHEDULERS);
+    expect(worker.exitCode).toBeNull();
   }, 240_000);
 });

@@ -53,3 +53,9 @@ export async function listOf(db: Db, linkId: string): Promise<string[]> {
   const { rows } = await db.pool.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id`, [linkId]);
   return rows.map((r) => r.user_id);
 }
+
+/** A link's list counters as the list repositories change them: user count, wanted sync sequence, list version. */
+export async function listCounters(db: Db, linkId: string): Promise<{ user_count: number; seq: string; version: string }> {
+  const { rows } = await db.pool.query<{ user_count: number; seq: string; version: string }>('SELECT user_count, sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [linkId]);
+  return rows[0]!;
+}

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * Stored as `id − 2^63` in a signed bigint (packages/db/src/user-id.ts, docs/architecture.md).
  */
 export const USER_ID_PATTERN = /^[1-9]\d{16,19}$/;
-export const MAX_USER_ID = 18446744073709551615n;
+export { MAX_USER_ID } from '@rolelink/wire-types/user-id';
 /**
  * Guild, role and channel ids come from the platform and are stored as they are in signed bigint columns:
  * at most 2^63 − 1. A platform snowflake's top bits are its millisecond timestamp since 2015, so it reaches

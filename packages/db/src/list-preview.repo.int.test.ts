@@ -1,5 +1,5 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { seedLink, userIds } from '../../../test/support/fixtures';
+import { listCounters, seedLink, userIds } from '../../../test/support/fixtures';
 import { latestHeldChange, recordHeldChange } from './held-changes.repo';
 import { previewReplace } from './list-preview.repo';
 import { replaceList } from './list-replace.repo';
@@ -11,10 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-async function linkRow(linkId: string): Promise<{ user_count: number; seq: string; version: string }> {
-  const { rows } = await db.pool.query<{ user_count: number; seq: string; version: string }>('SELECT user_count, sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [linkId]);
-  return rows[0]!;
-}
+const linkRow = (linkId: string) => listCounters(db, linkId);
 
 describe('list-preview repository (a dry run of replaceList)', () => {
   it('tells what a replace would add and remove, and whether the shrink rule holds it, writing nothing', async () => {

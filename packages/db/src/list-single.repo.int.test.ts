@@ -1,5 +1,5 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { seedLink, userIds } from '../../../test/support/fixtures';
+import { listCounters, seedLink, userIds } from '../../../test/support/fixtures';
 import { readJournal } from './list-changes.repo';
 import { addUser, addUsers, hasUser, removeUser } from './list-single.repo';
 
@@ -9,10 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-async function linkRow(linkId: string): Promise<{ user_count: number; seq: string; version: string }> {
-  const { rows } = await db.pool.query<{ user_count: number; seq: string; version: string }>('SELECT user_count, sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [linkId]);
-  return rows[0]!;
-}
+const linkRow = (linkId: string) => listCounters(db, linkId);
 
 describe('list-single repository (single adds and removes of link_user)', () => {
   it('adds users in array order up to the stored limit, in one version and one journal sequence', async () => {

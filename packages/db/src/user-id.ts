@@ -15,7 +15,7 @@ const OFFSET_SQL = '9223372036854775808';
 const OFFSET = 9223372036854775808n;
 
 /** Largest user id (2^64 - 1): the open upper end of the last range of a walk. */
-export const MAX_USER_ID = 18446744073709551615n;
+export { MAX_USER_ID } from '@rolelink/wire-types/user-id';
 
 /** SQL: a user id (a text or numeric expression, e.g. `$2` or an element of `unnest($2::numeric[])`) as stored. */
 export function toStored(idSql: string): string {

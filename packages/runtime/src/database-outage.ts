@@ -5,8 +5,10 @@ export const DATABASE_UNAVAILABLE_MESSAGE = 'Database temporarily unavailable, n
 /** Seconds a client should wait before retrying (a fast restart or a managed failover takes a few). */
 export const DATABASE_RETRY_AFTER_S = 5;
 
-// SQLSTATE class 08 (connection exception) and 57P01–57P03 (admin/crash shutdown, cannot connect now).
-const OUTAGE_SQLSTATE = /^(08|57P0[123])/;
+// SQLSTATE class 08 (connection exception), 57P01–57P03 (admin/crash shutdown, cannot connect now) and
+// 53300 (too_many_connections: max_connections reached, e.g. every replica's pool refilling at once after
+// a restart; no connection for this request, exactly as a refused one, and it passes as others close).
+const OUTAGE_SQLSTATE = /^(08|57P0[123]|53300$)/;
 const OUTAGE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 // node-postgres reports a lost or unobtainable connection with these messages and no code.
 const OUTAGE_MESSAGE = /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed/i;

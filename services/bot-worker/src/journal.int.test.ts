@@ -28,9 +28,7 @@ beforeAll(async () => {
 afterAll(() => harness?.close());
 
 beforeEach(async () => {
-  emulator.state.reset();
-  emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length)] });
-  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge CASCADE');
+  await harness.reset({ guilds: [guildSeed(GUILD_A, members.length)] });
   log.lines.length = 0;
 });
 

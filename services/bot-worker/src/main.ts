@@ -7,7 +7,7 @@ import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
-async function main(): Promise<void> {
+function main(): void {
   const env = loadEnv();
   const logger = createLogger('bot-worker', env.LOG_LEVEL);
   const metrics = createMetrics('bot-worker');
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     },
   });
 
-  const bot = await createBotWorker({
+  const bot = createBotWorker({
     db: db.pool,
     api,
     workerRedis,
@@ -63,8 +63,9 @@ async function main(): Promise<void> {
   // Watched, not part of readiness: the worker waits through an outage by itself and resumes after it.
   metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
   const app = createHttpApp({
-    // The worker is started (createBotWorker resolved) before this listens: ready = not draining.
-    checks: {},
+    // Not ready until the job schedulers are registered (jobs/schedulers.ts retries them while Redis is
+    // away at start; the worker serves /healthz meanwhile). Later Redis outages do not unready it.
+    checks: { schedulers: () => schedulersReady(bot) },
     // Read on each /readyz; `http` is assigned below, before the first request can arrive.
     draining: () => http.draining,
     metrics,
@@ -81,7 +82,13 @@ async function main(): Promise<void> {
   ]);
 }
 
-main().catch((err: unknown) => {
+function schedulersReady(bot: { schedulersRegistered(): boolean }): void {
+  if (!bot.schedulersRegistered()) throw new Error('job schedulers not registered yet (waiting for Redis)');
+}
+
+try {
+  main();
+} catch (err: unknown) {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   process.exit(1);
-});
+}

@@ -33,9 +33,7 @@ beforeAll(async () => {
 afterAll(() => harness?.close());
 
 beforeEach(async () => {
-  emulator.state.reset();
-  emulator.state.seed({ guilds: [{ ...guildSeed(GUILD_A, 0), members: list.map((userId) => ({ userId })) }] });
-  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change CASCADE');
+  await harness.reset({ guilds: [{ ...guildSeed(GUILD_A, 0), members: list.map((userId) => ({ userId })) }] });
 });
 
 const waitDone = (linkId: string, what: string) =>

@@ -8,6 +8,7 @@ import { Consumer, Producer } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
 import { timeJobs } from './jobs/job-timing';
+import { ensureSchedulers, every } from './jobs/schedulers';
 import { ignoreUnknownJob, roleSyncHandlers } from './jobs/role-sync-handlers';
 import { NOTIFY_SWEEP_SCHEDULER_ID, notifyHandlers } from './notify/notify-handlers';
 import { DRIFT_POLL_SCHEDULER_ID, driftHandlers, driftTickMs } from './drift/drift-handlers';
@@ -15,6 +16,9 @@ import { DriftBudget } from './drift/poll-budget';
 
 /** The issue's rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
+
+/** A scheduled job's runs: only the last few are kept. */
+const KEEP = { removeOnComplete: 100, removeOnFail: 100 };
 
 export type BotWorkerOptions = {
   db: Pool;
@@ -49,6 +53,8 @@ export type BotWorker = {
   worker: Worker;
   producer: Producer<typeof QueueName.roleSync>;
   notifyProducer: Producer<typeof QueueName.notify>;
+  /** True once every job scheduler is registered in Redis (readiness; jobs/schedulers.ts keeps them). */
+  schedulersRegistered(): boolean;
   /** Stops taking jobs and waits for the active slices; safe to call twice. */
   close(): Promise<void>;
 };
@@ -57,7 +63,7 @@ export type BotWorker = {
  * The bot worker: drains `role-sync` (`sync` slices per link, `reconcile`) through the catalog's typed
  * consumer. Each step is its own file under jobs/: the handlers, what a job enqueues after it, its timing.
  */
-export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
+export function createBotWorker(o: BotWorkerOptions): BotWorker {
   const producer = new Producer(QueueName.roleSync, o.redis, o.prefix);
   reportQueueDepth(o.metrics, producer);
   // Every replica reports the same figures (they are the database's): dashboards and alerts take max().
@@ -83,27 +89,31 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
   });
   notify.worker.on('error', (err) => o.logger.error('notify worker error', { err }));
   notify.worker.on('failed', (job, err) => o.logger.warn('notify job failed', { jobId: job?.id, name: job?.name, err: err.message }));
-  if (o.notifySweepEveryMs) {
-    await notifyProducer.queue.upsertJobScheduler(NOTIFY_SWEEP_SCHEDULER_ID, { every: o.notifySweepEveryMs }, { name: 'sweep', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
-  }
-  const drift = o.drift?.everyMs ? await startDriftPoll(o, o.drift, producer) : undefined;
+  const drift = o.drift?.everyMs ? startDriftPoll(o, o.drift, producer) : undefined;
   worker.on('error', (err) => o.logger.error('worker error', { err }));
   worker.on('failed', (job, err) => {
     const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
     o.logger.warn('job failed', { jobId: job?.id, name: job?.name, ...(requestId !== undefined && { requestId }), err: err.message });
   });
 
-  if (o.reconcileEveryMs !== null) {
-    await producer.queue.upsertJobScheduler('reconcile', { every: o.reconcileEveryMs }, { name: 'reconcile', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
-  }
+  // Every repeating job, one line each; registered without blocking start-up and again after each Redis
+  // reconnect (a Redis without persistence comes back without them). Absent interval: left alone (tests drive it).
+  const schedulers = [
+    every(o.reconcileEveryMs, 'reconcile', (ms) => producer.schedule('reconcile', ms, 'reconcile', {}, KEEP)),
+    every(o.notifySweepEveryMs, NOTIFY_SWEEP_SCHEDULER_ID, (ms) => notifyProducer.schedule(NOTIFY_SWEEP_SCHEDULER_ID, ms, 'sweep', {}, KEEP)),
+    drift && every(drift.tickMs, DRIFT_POLL_SCHEDULER_ID, (ms) => drift.producer.schedule(DRIFT_POLL_SCHEDULER_ID, ms, 'poll', {}, KEEP)),
+  ];
+  const keeper = ensureSchedulers({ redis: o.redis, schedulers, logger: o.logger });
 
   let closing: Promise<void> | null = null;
   return {
     worker,
     producer,
     notifyProducer,
+    schedulersRegistered: () => keeper.registered(),
     close: () =>
       (closing ??= (async () => {
+        keeper.stop();
         await Promise.all([consumer.close(), notify.close(), drift?.consumer.close()]);
         await Promise.all([producer.close(), notifyProducer.close(), drift?.producer.close()]);
       })()),
@@ -114,7 +124,7 @@ export async function createBotWorker(o: BotWorkerOptions): Promise<BotWorker> {
  * The drift poll on a queue of its own (concurrency 1; one tick at a time anyway, by its lock), so a
  * sync backlog never delays it, scheduled every tick. The bot's user id is asked once per process.
  */
-async function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['drift']>, syncs: Producer<typeof QueueName.roleSync>) {
+function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['drift']>, syncs: Producer<typeof QueueName.roleSync>) {
   const producer = new Producer(QueueName.drift, o.redis, o.prefix);
   let botUserId: Promise<string> | undefined;
   const tickMs = driftTickMs(d.everyMs);
@@ -138,8 +148,7 @@ async function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptio
   const consumer = new Consumer(QueueName.drift, handlers, { connection: o.workerRedis, prefix: o.prefix, concurrency: 1 });
   consumer.worker.on('error', (err) => o.logger.error('drift worker error', { err }));
   consumer.worker.on('failed', (job, err) => o.logger.warn('drift poll failed', { jobId: job?.id, err: err.message }));
-  await producer.queue.upsertJobScheduler(DRIFT_POLL_SCHEDULER_ID, { every: tickMs }, { name: 'poll', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } });
-  return { consumer, producer };
+  return { consumer, producer, tickMs };
 }
 
 /** rolelink_queue_jobs{queue="role-sync",state}, sampled at each scrape. */

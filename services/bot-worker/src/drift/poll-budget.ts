@@ -33,6 +33,11 @@ export class DriftBudget {
     this.windowMs = Math.max(1_000, Math.ceil(1_000 / o.floorPerSecond));
   }
 
+  /** Time until the next window opens (with a new share to spend). */
+  nextWindowInMs(now = Date.now()): number {
+    return this.windowMs - (now % this.windowMs);
+  }
+
   /** One read's worth of budget, or false when the poll has spent its share of this window. */
   async take(): Promise<boolean> {
     const perWindow = (perSecond: number) => Math.max(1, Math.floor((perSecond * this.windowMs) / 1_000));

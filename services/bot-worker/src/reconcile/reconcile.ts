@@ -1,25 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { Redis } from 'ioredis';
-import type { API } from '@discordjs/core/http-only';
 import { databaseNow, reconcileLinks } from '@rolelink/db/sync';
 import { isPaused } from '@rolelink/domain';
 import { classifyPlatformError, MEMBERS_PAGE } from '@rolelink/platform-client';
-import type { Logger } from '@rolelink/runtime';
+import type { RepairDeps } from '../jobs/repair-deps';
 import { repairPage } from './repair';
 
-export type ReconcileDeps = {
-  db: Pool;
-  api: API;
-  redis: Redis;
-  /** Redis key prefix (QUEUE_PREFIX). */
-  prefix: string;
-  logger: Logger;
-  /** The job running this reconcile slice, for its log line. */
-  jobId?: string;
+export type ReconcileDeps = RepairDeps & {
   /** Wall time one reconcile job may take before it re-enqueues itself. */
   budgetMs: number;
-  enqueueSync(linkId: string): Promise<unknown>;
 };
 
 /** One job's share of a reconcile: guilds whose member listing it finished, links it found drifted, pages read. */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { startEmulator, type EmulatorSeed, type RunningEmulator } from '@rolelink/platform-emulator';
 import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
@@ -7,7 +7,16 @@ import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
 import { createBotWorker, type BotWorker, type BotWorkerOptions } from '../worker';
 
-export type InProcessBot = { emulator: RunningEmulator; db: TestDb; prefix: string; client: PlatformClient; bot: BotWorker; close(): Promise<void> };
+export type InProcessBot = {
+  emulator: RunningEmulator;
+  db: TestDb;
+  prefix: string;
+  client: PlatformClient;
+  bot: BotWorker;
+  /** Between tests: the emulator emptied and seeded again, every guild, link and sync table truncated. */
+  reset(seed: EmulatorSeed): Promise<void>;
+  close(): Promise<void>;
+};
 
 /**
  * The bot worker in this process over a database and queue prefix of its own, against an emulator whose
@@ -20,7 +29,7 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
   const redis: Redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
   const workerRedis: Redis = workerConnection(REDIS_URL);
   const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
-  const bot = await createBotWorker({
+  const bot = createBotWorker({
     db: db.pool,
     api: client.api,
     workerRedis,
@@ -42,6 +51,11 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
     prefix,
     client,
     bot,
+    async reset(seed) {
+      emulator.state.reset();
+      emulator.state.seed(seed);
+      await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge CASCADE');
+    },
     async close() {
       await bot.close();
       await emulator.close();

@@ -1,0 +1,20 @@
+import type { Pool } from 'pg';
+import type { Redis } from 'ioredis';
+import type { API } from '@discordjs/core/http-only';
+import type { Logger } from '@rolelink/runtime';
+
+/**
+ * What both repairs of the platform's state need (the periodic reconcile, reconcile/, and the drift
+ * poll, drift/): they read the platform, correct the applied record and enqueue the links' syncs.
+ */
+export type RepairDeps = {
+  db: Pool;
+  api: API;
+  redis: Redis;
+  /** Redis key prefix (QUEUE_PREFIX). */
+  prefix: string;
+  logger: Logger;
+  /** The job running this repair, for its log line. */
+  jobId?: string;
+  enqueueSync(linkId: string): Promise<unknown>;
+};

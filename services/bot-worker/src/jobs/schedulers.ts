@@ -1,0 +1,100 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '@rolelink/runtime';
+
+/**
+ * One repeating job the worker keeps registered. `upsert` must be idempotent (BullMQ's upsertJobScheduler
+ * is: one scheduler per id), as every replica runs it at start and again after each Redis reconnect.
+ */
+export type JobScheduler = { id: string; upsert(): Promise<void> };
+
+/** A scheduler running every `everyMs`, or null (left alone) when the interval is absent or 0. */
+export function every(everyMs: number | null | undefined, id: string, upsert: (everyMs: number) => Promise<void>): JobScheduler | null {
+  return everyMs ? { id, upsert: () => upsert(everyMs) } : null;
+}
+
+export type SchedulerKeeper = {
+  /** True once every scheduler was registered (readiness); stays true through later Redis outages. */
+  registered(): boolean;
+  /** Stops retrying and listening; an upsert in flight may still finish. */
+  stop(): void;
+};
+
+/**
+ * Retry delays, doubling from `firstMs` to `maxMs`, and how long one attempt may take: BullMQ waits for
+ * its connection to be ready before a command and does not give up while Redis refuses connections, so
+ * an attempt that hangs is abandoned (an upsert landing late is harmless) and the next one started.
+ */
+export type Backoff = { firstMs: number; maxMs: number; attemptMs: number };
+const DEFAULT_BACKOFF: Backoff = { firstMs: 250, maxMs: 10_000, attemptMs: 10_000 };
+
+/**
+ * Registers every scheduler now, retrying with backoff until Redis takes them all, and again on every
+ * ioredis 'ready' (a reconnect, maybe to a Redis that restarted empty: without persistence the schedulers
+ * are gone with it). Nothing here throws: the worker keeps starting and serving /healthz while Redis is
+ * away, and says not ready until the first registration succeeded.
+ */
+export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: Backoff }): SchedulerKeeper {
+  const schedulers = o.schedulers.filter((s): s is JobScheduler => !!s);
+  const backoff = o.backoff ?? DEFAULT_BACKOFF;
+  let registered = false;
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  // A 'ready' while an attempt is in flight: that attempt may have written to the Redis that just went away.
+  let again = false;
+  let wake: (() => void) | null = null;
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => (wake = null));
+
+  const attempt = async (): Promise<void> => {
+    let delay = backoff.firstMs;
+    for (let tries = 1; !stopped; tries++) {
+      again = false;
+      try {
+        await withDeadline(Promise.all(schedulers.map((s) => s.upsert())), backoff.attemptMs);
+        o.logger.info('job schedulers registered', { ids: schedulers.map((s) => s.id), tries });
+        registered = true;
+        if (!again) return;
+      } catch (err) {
+        if (stopped) return;
+        o.logger.warn('job schedulers not registered (Redis); retrying', { err: err instanceof Error ? err.message : String(err), retryInMs: delay, tries });
+        await pause(delay);
+        delay = Math.min(delay * 2, backoff.maxMs);
+      }
+    }
+  };
+
+  const run = (): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = attempt().finally(() => (running = null));
+  };
+
+  o.redis.on('ready', run);
+  run();
+  return {
+    registered: () => registered,
+    stop: () => {
+      stopped = true;
+      o.redis.off('ready', run);
+      wake?.();
+    },
+  };
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
