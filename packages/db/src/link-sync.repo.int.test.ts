@@ -74,8 +74,7 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
     const u = userIds(12, 330000000000000000n);
     const listed = u.slice(0, 10);
     await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, listed]);
-    const override = (ids: string[], kind: 'always' | 'never') =>
-      db.pool.query(`INSERT INTO link_override (link_id, user_id, kind) SELECT $1, ${toStored('x')}, $3 FROM unnest($2::numeric[]) x`, [linkId, ids, kind]);
+    const override = (ids: string[], kind: 'always' | 'never') => db.pool.query(`INSERT INTO link_override (link_id, user_id, kind) SELECT $1, ${toStored('x')}, $3 FROM unnest($2::numeric[]) x`, [linkId, ids, kind]);
     await override([u[0]!], 'never');
     expect(await recheckRemoval(db.pool, linkId, u[5]!, 10)).toMatchObject({ listed: true, below: 5 });
     expect(await recheckRemoval(db.pool, linkId, u[5]!, 10, true)).toMatchObject({ listed: true, below: 4 });
