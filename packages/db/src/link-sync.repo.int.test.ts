@@ -68,4 +68,35 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
     await writeJournalProgress(db.pool, linkId, { seq: 10n, adds: 9, removes: 0, limit: 8, left: 0 });
     expect(await counts(linkId)).toMatchObject({ applied_count: 8, pending_count: 0, sync_done_seq: '10' });
   });
+
+  it('with admin overrides, rechecks a removal and moves the counts against the target set (overridden listed ids take no listed place)', async () => {
+    const { linkId } = await seedLink(db, { plan: 'free' });
+    const u = userIds(12, 330000000000000000n);
+    const listed = u.slice(0, 10);
+    await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, listed]);
+    const override = (ids: string[], kind: 'always' | 'never') => db.pool.query(`INSERT INTO link_override (link_id, user_id, kind) SELECT $1, ${toStored('x')}, $3 FROM unnest($2::numeric[]) x`, [linkId, ids, kind]);
+    await override([u[0]!], 'never');
+    expect(await recheckRemoval(db.pool, linkId, u[5]!, 10)).toMatchObject({ listed: true, below: 5 });
+    expect(await recheckRemoval(db.pool, linkId, u[5]!, 10, true)).toMatchObject({ listed: true, below: 4 });
+
+    // A listed member made "never" and removed: 9 to hold, 9 hold (against the list's 10: 1 pending).
+    await db.pool.query('UPDATE role_link SET user_count = 10, applied_count = 10 WHERE id = $1', [linkId]);
+    await writeJournalProgress(db.pool, linkId, { seq: 3n, adds: 0, removes: 1, limit: 100, left: 0 }, true);
+    expect(await counts(linkId)).toMatchObject({ applied_count: 9, pending_count: 0, sync_done_seq: '3' });
+
+    // Never lifted and given back; "always" on a listed and an unlisted member, the unlisted one's add not
+    // landed: 2 + min(100 − 2, 9) = 11 to hold, 10 hold (against the list's 10: nothing pending).
+    await db.pool.query('DELETE FROM link_override WHERE link_id = $1', [linkId]);
+    await override([u[1]!, u[11]!], 'always');
+    expect(await recheckRemoval(db.pool, linkId, u[5]!, 10, true)).toMatchObject({ below: 4 });
+    await writeJournalProgress(db.pool, linkId, { seq: 4n, adds: 1, removes: 0, limit: 100, left: 0 }, true);
+    expect(await counts(linkId)).toMatchObject({ applied_count: 10, pending_count: 1 });
+
+    // More "always" members than the limit: both hold the role, no listed place is left, and the applied
+    // count is not cut at the limit (the plain form stores 1); a stopped batch's changes count as pending.
+    await writeJournalProgress(db.pool, linkId, { seq: 5n, adds: 0, removes: 8, limit: 1, left: 0 }, true);
+    expect(await counts(linkId)).toMatchObject({ applied_count: 2, pending_count: 0 });
+    await writeJournalProgress(db.pool, linkId, { seq: 6n, adds: 0, removes: 0, limit: 1, left: 3 }, true);
+    expect(await counts(linkId)).toMatchObject({ applied_count: 2, pending_count: 3 });
+  });
 });

@@ -37,13 +37,16 @@ export async function findSyncLink(db: Queryable, linkId: string): Promise<SyncL
 /**
  * Right before a removal, the live state: the link's enabled flag and plan, whether the user is listed,
  * and how many listed ids lie below theirs (counted up to `limit` only: enough to place them against the
- * synced boundary; `limit` 0 when the whole list is synced).
+ * synced boundary; `limit` 0 when the whole list is synced). With `overrides` the ids with an override
+ * are not counted, as the boundary does not count them (docs/sync-engine.md, "Admin overrides").
  */
-export async function recheckRemoval(db: Queryable, linkId: string, userId: string, limit: number): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
+export async function recheckRemoval(db: Queryable, linkId: string, userId: string, limit: number, overrides = false): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
+  // With admin overrides, listed ids with an override take no listed place (as listedUserAt(…, true)).
+  const skip = overrides ? ' AND NOT EXISTS (SELECT 1 FROM link_override o WHERE o.link_id = $1 AND o.user_id = link_user.user_id)' : '';
   const { rows } = await db.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
     `SELECT rl.enabled, g.plan,
             EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = ${toStored('$2')}) AS listed,
-            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < ${toStored('$2')} LIMIT $3) x)::int AS below
+            (SELECT count(*) FROM (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id < ${toStored('$2')}${skip} LIMIT $3) x)::int AS below
        FROM role_link rl JOIN guild g ON g.id = rl.guild_id WHERE rl.id = $1`,
     [linkId, userId, limit],
   );
@@ -88,13 +91,41 @@ export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint)
  * show min(applied, synced set); pending is computed capped, as before, and is never less than `left`: the
  * changes of a stopped batch still to make, removals included (issue 20).
  */
-export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number; left: number }): Promise<void> {
+export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number; left: number }, overrides = false): Promise<void> {
+  const args = [linkId, p.seq.toString(), p.adds, p.removes, p.limit, p.left];
+  if (overrides) return writeJournalProgressWithOverrides(db, args);
   await db.query(
     `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
             applied_count = LEAST($5, GREATEST(0, applied_count + $3 - $4)),
             pending_count = GREATEST($6, LEAST(user_count, $5) - LEAST(user_count, $5, GREATEST(0, applied_count + $3 - $4))),
             last_sync_at = clock_timestamp()
       WHERE id = $1`,
-    [linkId, p.seq.toString(), p.adds, p.removes, p.limit, p.left],
+    args,
+  );
+}
+
+/**
+ * The same on a link with admin overrides (docs/sync-engine.md, "Admin overrides"): measured against the
+ * target set, |(list ∖ never) ∪ always| = |always| + min(limit − |always|, listed ids without an
+ * override), instead of the list's size, so the figure is as exact as a walk's. One pass over the small
+ * override table (an index probe into the list per entry), read in the same statement as user_count.
+ * "Always" members hold the role beyond the limit, so the applied count is capped at the larger of the two.
+ */
+async function writeJournalProgressWithOverrides(db: Queryable, args: unknown[]): Promise<void> {
+  // Target and applied as SQL text, read from the row being updated (as the plain form does).
+  const target = `(o.always + LEAST(GREATEST(0, $5 - o.always), GREATEST(0, user_count - o.listed)))`;
+  const applied = `GREATEST(0, applied_count + $3 - $4)`;
+  await db.query(
+    `WITH o AS (
+       SELECT count(*) FILTER (WHERE kind = 'always')::int AS always,
+              count(*) FILTER (WHERE EXISTS (SELECT 1 FROM link_user lu WHERE lu.link_id = $1 AND lu.user_id = lo.user_id))::int AS listed
+         FROM link_override lo WHERE lo.link_id = $1
+     )
+     UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2),
+            applied_count = LEAST(GREATEST($5, ${target}), ${applied}),
+            pending_count = GREATEST($6, ${target} - LEAST(${target}, ${applied})),
+            last_sync_at = clock_timestamp()
+       FROM o WHERE id = $1`,
+    args,
   );
 }

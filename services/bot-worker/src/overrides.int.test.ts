@@ -126,6 +126,27 @@ describe('admin overrides in the sync engine', () => {
     expect(await walks(link)).toBe(1);
   });
 
+  it('a journal batch writes exact counts against the target set: a "never" on a listed member, an "always" on an unlisted one', async () => {
+    const list = members.slice(0, 10); // under the limit: every listed member synced
+    const link = await syncedLink(GUILD_A, list);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 10, pending_count: 0 });
+
+    // Never: 9 to hold, 9 hold. (Measured against the list's 10, this read "1 change to make".)
+    await override(link, { never: [members[4]!] });
+    await waitFor(holders, (h) => !h.includes(members[4]!), { what: 'the never member removed' });
+    await waitDone(link);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 9, pending_count: 0 });
+
+    // Always on an unlisted member who is not in the guild (and the never lifted): 11 to hold, 10 hold, 1 to
+    // make, as a walk says (measured against the list, 0).
+    const stranger = '899999999999999999';
+    await override(link, { remove: [members[4]!], always: [stranger] });
+    await waitFor(holders, (h) => h.includes(members[4]!), { what: 'the never member restored' });
+    await waitDone(link);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 10, pending_count: 1 });
+    expect(await walks(link)).toBe(1);
+  });
+
   it('a first sync (a full walk) applies overrides set before it', async () => {
     const list = members.slice(0, 105);
     const link = await syncedLink(GUILD_A, list, { always: [members[180]!], never: [members[2]!, members[3]!] });

@@ -3,7 +3,7 @@ import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
 import type { Queryable } from '@rolelink/db/client';
 import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db/sync';
-import { auditReason, type ChangeCause, type LinkContext } from './link-context';
+import { auditReason, hasOverrides, type ChangeCause, type LinkContext } from './link-context';
 import { recordNotInGuildEvent } from '@rolelink/db/events';
 
 export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };
@@ -48,10 +48,9 @@ function earliest(a: Date | null, b: Date | null): Date | null {
  */
 async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'keep' | 'link_changed'> {
   const slots = ctx.link.listedSlots;
-  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : slots);
+  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : slots, hasOverrides(ctx.link));
   if (!r || !r.enabled || r.plan !== ctx.link.plan) return 'link_changed';
-  // Admin overrides decide above the list: a "never" member is removed even when listed (and below counts
-  // listed ids with an override too, so it can only err toward the diff's own answer: remove).
+  // Admin overrides decide above the list: a "never" member is removed even when listed.
   if (ctx.link.overrides.never.has(userId)) return 'remove';
   if (ctx.link.overrides.always.has(userId)) return 'keep';
   if (r.listed && (ctx.cutoff === null || r.below < slots)) return 'keep';

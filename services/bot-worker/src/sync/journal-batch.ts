@@ -70,12 +70,12 @@ export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, want
       // The calls made so far are on the platform: the counts move by them now (the outbox stays at the
       // last whole batch, and the next slice reads these entries again and finds nothing left to do).
       // What this batch has still to do counts as pending, removals included (issue 20).
-      if (!ctx.walking) await writeJournalProgress(client, link.id, { seq: floor, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: Math.max(0, rows.length - out.succeeded) });
+      if (!ctx.walking) await writeJournalProgress(client, link.id, { seq: floor, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: Math.max(0, rows.length - out.succeeded) }, ov);
       return { kind: 'stop', result: out.stop };
     }
     const seq = entries.length ? entries[entries.length - 1]!.seq : floor;
     await recordJournalApplied(client, link.id, { seq, cutoff, limit: link.syncedLimit });
-    if (!ctx.walking) await writeJournalProgress(client, link.id, { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: 0 });
+    if (!ctx.walking) await writeJournalProgress(client, link.id, { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: 0 }, ov);
     floor = seq;
     appliedCutoff = cutoff;
     if (!more && !entries.length) return { kind: 'drained', seq: floor };
