@@ -4,3 +4,4 @@ export * from './consumer';
 export * from './role-sync';
 export * from './plugin-jobs';
 export * from './sync-notifier';
+export * from './schedulers';

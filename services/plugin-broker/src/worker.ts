@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { Consumer, Producer } from '@rolelink/queue';
+import { Consumer, ensureSchedulers, every, Producer, type SchedulerKeeper } from '@rolelink/queue';
 import type { BrokerContext } from './context';
 import { scheduleHealthPolls } from './health/health-poll';
 import { scheduleEventSweep } from './events/event-sweep';
@@ -22,7 +22,11 @@ export type BrokerWorker = {
   worker: Worker;
   /** The typed producer of `plugin-calls` (health checks, the scheduler); `jobs.queue` for counts. */
   jobs: Producer<typeof QueueName.pluginCalls>;
-  /** Resolves once the worker takes jobs and the health poll is scheduled. */
+  /**
+   * Resolves once the worker takes jobs and its schedulers (health poll, event sweep) are registered. They
+   * are kept registered as in the bot worker (@rolelink/queue ensureSchedulers): retried while Redis is
+   * away and registered again after every reconnect, since a Redis that restarts empty loses them.
+   */
   ready(): Promise<void>;
   /** Stops taking jobs and waits for running calls (each ends within its plugin timeout). Safe twice. */
   close(): Promise<void>;
@@ -41,17 +45,23 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
   worker.on('error', (err) => ctx.logger.warn('plugin-calls worker error', { error: err.message }));
   worker.on('failed', (job, err) => ctx.logger.warn('plugin-calls job failed', { jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, error: err.message }));
 
+  let keeper: SchedulerKeeper | null = null;
   let closing: Promise<void> | null = null;
   return {
     worker,
     jobs,
     async ready() {
       await worker.waitUntilReady();
-      if (options.healthPollEveryMs !== undefined) await scheduleHealthPolls(jobs, options.healthPollEveryMs);
-      if (options.eventSweepEveryMs !== undefined) await scheduleEventSweep(jobs, options.eventSweepEveryMs);
+      keeper ??= ensureSchedulers({
+        redis: options.connection,
+        logger: ctx.logger,
+        schedulers: [every(options.healthPollEveryMs, 'health-poll', (ms) => scheduleHealthPolls(jobs, ms)), every(options.eventSweepEveryMs, 'event-sweep', (ms) => scheduleEventSweep(jobs, ms))],
+      });
+      await keeper.firstRegistration;
     },
     close() {
       closing ??= (async () => {
+        keeper?.stop();
         await worker.close();
         await jobs.close();
       })();

@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { Producer, workerConnection } from '@rolelink/queue';
+import { ensureSchedulers, every, Producer, workerConnection, type SchedulerKeeper } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { ownRedis, type OwnRedis } from '../../../../test/support/own-redis';
 import { waitFor } from '../testing/harness';
-import { ensureSchedulers, every, type SchedulerKeeper } from './schedulers';
 
 // The worker's job schedulers against a redis-server of this test's own that keeps nothing on disk:
 // absent at start (the keeper retries, never throws), then killed and started empty (the keeper's 'ready'

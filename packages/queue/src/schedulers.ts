@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '@rolelink/runtime';
 
 /**
- * One repeating job the worker keeps registered. `upsert` must be idempotent (BullMQ's upsertJobScheduler
+ * One repeating job a service (bot worker, plugin broker) keeps registered. `upsert` must be idempotent (BullMQ's upsertJobScheduler
  * is: one scheduler per id), as every replica runs it at start and again after each Redis reconnect.
  */
 export type JobScheduler = { id: string; upsert(): Promise<void> };
@@ -15,6 +15,8 @@ export function every(everyMs: number | null | undefined, id: string, upsert: (e
 export type SchedulerKeeper = {
   /** True once every scheduler was registered (readiness); stays true through later Redis outages. */
   registered(): boolean;
+  /** Resolves when `registered()` first becomes true (never rejects; never resolves after stop() if it was not). */
+  firstRegistration: Promise<void>;
   /** Stops retrying and listening; an upsert in flight may still finish. */
   stop(): void;
 };
@@ -30,13 +32,15 @@ const DEFAULT_BACKOFF: Backoff = { firstMs: 250, maxMs: 10_000, attemptMs: 10_00
 /**
  * Registers every scheduler now, retrying with backoff until Redis takes them all, and again on every
  * ioredis 'ready' (a reconnect, maybe to a Redis that restarted empty: without persistence the schedulers
- * are gone with it). Nothing here throws: the worker keeps starting and serving /healthz while Redis is
+ * are gone with it). Nothing here throws: the service keeps starting and serving /healthz while Redis is
  * away, and says not ready until the first registration succeeded.
  */
 export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: Backoff }): SchedulerKeeper {
   const schedulers = o.schedulers.filter((s): s is JobScheduler => !!s);
   const backoff = o.backoff ?? DEFAULT_BACKOFF;
   let registered = false;
+  let markRegistered: () => void = () => undefined;
+  const firstRegistration = new Promise<void>((resolve) => (markRegistered = resolve));
   let stopped = false;
   let running: Promise<void> | null = null;
   // A 'ready' while an attempt is in flight: that attempt may have written to the Redis that just went away.
@@ -60,6 +64,7 @@ export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobSch
         await withDeadline(Promise.all(schedulers.map((s) => s.upsert())), backoff.attemptMs);
         o.logger.info('job schedulers registered', { ids: schedulers.map((s) => s.id), tries });
         registered = true;
+        markRegistered();
         if (!again) return;
       } catch (err) {
         if (stopped) return;
@@ -83,6 +88,7 @@ export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobSch
   run();
   return {
     registered: () => registered,
+    firstRegistration,
     stop: () => {
       stopped = true;
       o.redis.off('ready', run);
