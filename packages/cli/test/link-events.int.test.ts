@@ -1,31 +1,20 @@
 import { sweepEvents } from '../../../services/plugin-broker/src/events/event-sweep';
-import { startHarness, TEST_KEY, type Harness } from '../../../services/plugin-broker/src/testing/harness';
+import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
 import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
 import { snowflake } from '../../../test/support/fixtures';
-import { REDIS_URL } from '../../../test/support/redis';
 import { listEventLog } from '@rolelink/db/events';
 import { run } from '../src/main';
+import { useCliEnv } from './cli-env';
 
 let h: Harness;
-const saved = { ...process.env };
+let restoreEnv: () => void;
 
 beforeAll(async () => {
   h = await startHarness({ events: { baseMs: 10, maxMs: 10 } });
-  Object.assign(process.env, {
-    DATABASE_URL: h.db.url,
-    REDIS_URL,
-    QUEUE_PREFIX: h.prefix,
-    ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
-    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
-    ROLELINK_REGISTER_DEADLINE_MS: '1500',
-    BROKER_URL: h.brokerUrl,
-    BROKER_INTERNAL_TOKEN: h.brokerToken,
-  });
-  delete process.env.PLATFORM_API_URL;
-  delete process.env.PLATFORM_BOT_TOKEN;
+  restoreEnv = useCliEnv(h);
 });
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv();
   await h.close();
 });
 

@@ -3,40 +3,30 @@ import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../../../services/api/src/app';
-import { startHarness, TEST_KEY, type Harness } from '../../../services/plugin-broker/src/testing/harness';
+import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
 import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
 import { truncateAll } from '../../../test/support/db';
 import { snowflake, userIds } from '../../../test/support/fixtures';
 import { REDIS_URL } from '../../../test/support/redis';
 import { run } from '../src/main';
+import { useCliEnv } from './cli-env';
 import { bodyOf, type ApiErrorBody, type ShrinkBody } from '../../../test/support/api';
 
 let h: Harness;
 let api: ReturnType<typeof createApp>;
 let sync: SyncNotifier;
 let redis: ReturnType<typeof producerConnection>;
-const saved = { ...process.env };
+let restoreEnv: () => void;
 
 beforeAll(async () => {
   h = await startHarness();
   redis = producerConnection(REDIS_URL);
   sync = new SyncNotifier(redis, h.prefix, silentLogger());
   api = createApp({ pool: h.db.pool, sync, logger: silentLogger() });
-  Object.assign(process.env, {
-    DATABASE_URL: h.db.url,
-    REDIS_URL,
-    QUEUE_PREFIX: h.prefix,
-    ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
-    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
-    ROLELINK_REGISTER_DEADLINE_MS: '1500',
-    BROKER_URL: h.brokerUrl,
-    BROKER_INTERNAL_TOKEN: h.brokerToken,
-  });
-  delete process.env.PLATFORM_API_URL;
-  delete process.env.PLATFORM_BOT_TOKEN;
+  restoreEnv = useCliEnv(h);
 });
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv();
   await sync.close();
   redis.disconnect();
   await h.close();
