@@ -1,6 +1,6 @@
 // `pnpm bench api [--quick] [--all] [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`:
 // the User Management API's figures (issues 2 and 24), each printed beside its same-run limit: PUT ÷ a
-// raw PostgreSQL load of the same rows, GET ÷ a raw COPY of the same list, POST ÷ a bare node:http server
+// raw PostgreSQL replace of the same list (both tables vacuumed), GET ÷ a raw COPY of the same list, POST ÷ a bare node:http server
 // doing the same write. Default: put, get (3M IDs), post — a few minutes. `--quick`: the same at 300k IDs
 // with shorter rounds. `--all`: also the 30M upload, the SDK upload and the limiter's cost, at 30M IDs
 // (about half an hour). The API runs as a real separate process over a scratch database

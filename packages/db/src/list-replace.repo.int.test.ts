@@ -50,6 +50,35 @@ describe('list-replace repository (PUT and upload commit)', () => {
     ]);
   });
 
+  it("journals a trusted link's diff per user up to the journal's size and as one walk beyond it (removals counted only up to that bound)", async () => {
+    const { linkId } = await seedLink(db, { trusted: true, plan: 'premium' });
+    const base = 1130000000000000000n;
+    const all = userIds(22_002, base); // the list is a window of 12,000 IDs sliding over these
+    const window = (from: number) => ({ kind: 'ids' as const, ids: all.slice(from, from + 12_000) });
+    await replaceList(db.pool, { linkId, source: window(0), storedLimit: 100_000 });
+
+    // 5,000 out and 5,000 in: 10,000 changes, exactly the journal's size, so journaled per user.
+    let before = await linkRow(linkId);
+    expect(await replaceList(db.pool, { linkId, source: window(5_000), storedLimit: 100_000 })).toMatchObject({ kind: 'replaced', userCount: 12_000 });
+    let ops = (await readJournal(db.pool, linkId, BigInt(before.seq), 20_000)).entries.map((e) => e.op);
+    expect(ops.filter((o) => o === 'remove')).toHaveLength(5_000);
+    expect(ops.filter((o) => o === 'add')).toHaveLength(5_000);
+    expect(ops).toHaveLength(10_000);
+
+    // 5,001 out and 5,001 in: one change too many, so one walk; the list is still written exactly.
+    before = await linkRow(linkId);
+    expect(await replaceList(db.pool, { linkId, source: window(10_001), storedLimit: 100_000 })).toMatchObject({ kind: 'replaced', userCount: 12_000 });
+    ops = (await readJournal(db.pool, linkId, BigInt(before.seq), 20_000)).entries.map((e) => e.op);
+    expect(ops).toEqual(['walk']);
+    expect(await listed(linkId)).toEqual(all.slice(10_001, 22_001));
+    expect((await linkRow(linkId)).user_count).toBe(12_000);
+
+    // The same list again: no change, one 'link' entry.
+    before = await linkRow(linkId);
+    await replaceList(db.pool, { linkId, source: window(10_001), storedLimit: 100_000 });
+    expect((await readJournal(db.pool, linkId, BigInt(before.seq))).entries.map((e) => e.op)).toEqual(['link']);
+  });
+
   it('refuses a version the caller does not accept, a list over the limit and an unknown link, writing nothing', async () => {
     const { linkId } = await seedLink(db);
     await replaceList(db.pool, { linkId, source: ids(2, 1130000000000000000n), storedLimit: 100 });

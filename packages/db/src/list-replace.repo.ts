@@ -77,8 +77,12 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
         // Throwing rolls back, which keeps staging untouched (spec 3.2: 400, staging preserved).
         throw new OverLimit(next);
       }
-      const { previous, removals, listRemovals } = await measureRemovals(c, input.linkId, link.userCount, baseline);
-      if (!link.trusted && isLargeRemoval(previous, next, removals)) {
+      // A trusted link is never held, so its removals matter only for the journal choice below: counted up
+      // to the first that makes the diff too large to journal (a 50% replace stops after a few thousand
+      // rows instead of joining the whole list; the DELETE then measures the rest as it writes).
+      const bound = link.trusted && baseline === 0 ? journalBound(firstList, link.userCount, next) : undefined;
+      const { previous, removals, listRemovals } = await measureRemovals(c, input.linkId, link.userCount, baseline, bound);
+      if (!link.trusted && removals !== null && isLargeRemoval(previous, next, removals)) {
         const confirmation = await findConfirmation(c, input.linkId, input.confirm);
         if (!confirmation || 'invalid' in confirmation) {
           // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
@@ -90,12 +94,13 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       }
       const { seq, listVersion: version } = await bumpList(c, input.linkId, next);
       listVersion = version;
-      const listAdds = next - (link.userCount - listRemovals);
+      // listRemovals null: at least `bound` removals, too many to journal (counted no further).
+      const listAdds = listRemovals === null ? null : next - (link.userCount - listRemovals);
       // Small diffs are journaled per user; a large one costs less as one walk than as journal rows.
-      const journal = firstList || listRemovals + listAdds > JOURNAL_MAX_USERS ? null : seq;
-      await writeNewList(c, input.linkId, listRemovals > 0, !empty, journal);
+      const journal = firstList || listRemovals === null || listRemovals + listAdds! > JOURNAL_MAX_USERS ? null : seq;
+      await writeNewList(c, input.linkId, listRemovals !== 0, !empty, journal);
       if (journal === null) await journalAt(c, input.linkId, seq, 'walk');
-      else if (listRemovals + listAdds === 0) await journalAt(c, input.linkId, seq, 'link');
+      else if (listRemovals === 0 && listAdds === 0) await journalAt(c, input.linkId, seq, 'link');
     }
     await setReplaceExpiries(c, input.linkId, input.source);
     if (input.source.kind === 'upload') {
@@ -181,8 +186,22 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
  * current holders (the bot's applied record, snapshotted at creation), not against its empty list.
  */
 export type Removals = { previous: number; removals: number; listRemovals: number };
+/** With a bound: `listRemovals` (and `removals`) null when the list loses at least `bound` rows. */
+export type BoundedRemovals = { previous: number; removals: number | null; listRemovals: number | null };
 
-export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals> {
+/**
+ * The fewest list removals that make a replace of `userCount` rows by `next` too large to journal
+ * (removals + adds > JOURNAL_MAX_USERS, adds = next - userCount + removals); 0 when no count can tell
+ * (a first list is never journaled; a growth beyond the journal's size never is either).
+ */
+export function journalBound(firstList: boolean, userCount: number, next: number): number {
+  if (firstList) return 0;
+  return Math.max(0, Math.floor((JOURNAL_MAX_USERS - next + userCount) / 2) + 1);
+}
+
+export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals>;
+export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number, bound: number | undefined): Promise<BoundedRemovals>;
+export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number, bound?: number): Promise<BoundedRemovals> {
   if (handoverHolderCount > 0) {
     const { rows } = await c.query<{ removals: string }>(
       `SELECT count(*) AS removals FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
@@ -192,6 +211,16 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
     return { previous: handoverHolderCount, removals: Number(rows[0]!.removals), listRemovals: 0 };
   }
   if (userCount === 0) return { previous: 0, removals: 0, listRemovals: 0 };
+  if (bound !== undefined) {
+    if (bound === 0) return { previous: userCount, removals: null, listRemovals: null };
+    const { rows } = await c.query<{ gone: string }>(
+      `SELECT count(*) AS gone FROM (SELECT 1 FROM link_user u WHERE u.link_id = $1
+         AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) LIMIT $2) g`,
+      [linkId, bound],
+    );
+    const gone = Number(rows[0]!.gone);
+    return gone >= bound ? { previous: userCount, removals: null, listRemovals: null } : { previous: userCount, removals: gone, listRemovals: gone };
+  }
   const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM new_list n JOIN link_user u ON u.link_id = $1 AND u.user_id = n.user_id', [linkId]);
   const kept = Number(rows[0]!.kept);
   return { previous: userCount, removals: userCount - kept, listRemovals: userCount - kept };
