@@ -36,6 +36,8 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path:
   { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
   { method: 'get', path: `/guilds/${G}/links/${R}/health` },
   { method: 'get', path: `/guilds/${G}/links/${R}/members/100000000000000005` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/events` },
+  { method: 'post', path: `/guilds/${G}/links/${R}/events/evt_1/resend` },
 ];
 
 describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {

@@ -235,6 +235,7 @@ export const AUDIT_ACTIONS = [
   'resync_requested',
   'notify_settings_changed',
   'overrides_changed',
+  'event_resent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
