@@ -256,7 +256,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const admin = await signIn(sys.url, user('admin'));
     type Settings = { events: string[]; dm_owner: boolean; channel_id: string | null; channels: { id: string; name: string }[] };
     const settings = `/dashboard-api/guilds/${G}/notifications/settings`;
-    // No row yet: every event, DM to the owner, no channel; the picker lists the guild's text channels.
+    // No row yet: every event but events_dropped (off unless turned on), DM to the owner, no channel; the picker lists the guild's text channels.
     expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toEqual({
       events: ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'],
       dm_owner: true,
