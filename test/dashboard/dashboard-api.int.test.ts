@@ -36,6 +36,8 @@ const GUILD_ROUTES: { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path:
   { method: 'post', path: `/guilds/${G}/links/${R}/config`, body: { config: {} } },
   { method: 'get', path: `/guilds/${G}/links/${R}/health` },
   { method: 'get', path: `/guilds/${G}/links/${R}/members/100000000000000005` },
+  { method: 'get', path: `/guilds/${G}/links/${R}/events` },
+  { method: 'post', path: `/guilds/${G}/links/${R}/events/evt_1/resend` },
 ];
 
 describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
@@ -254,7 +256,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const admin = await signIn(sys.url, user('admin'));
     type Settings = { events: string[]; dm_owner: boolean; channel_id: string | null; channels: { id: string; name: string }[] };
     const settings = `/dashboard-api/guilds/${G}/notifications/settings`;
-    // No row yet: every event, DM to the owner, no channel; the picker lists the guild's text channels.
+    // No row yet: every event but events_dropped (off unless turned on), DM to the owner, no channel; the picker lists the guild's text channels.
     expect(bodyOf<Settings>(await owner.agent.get(settings).expect(200))).toEqual({
       events: ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'],
       dm_owner: true,

@@ -141,7 +141,7 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Notifications' }).click();
     const form = page.getByRole('form', { name: 'Notification settings' });
     await form.waitFor();
-    // Defaults: every event, DM on, no channel.
+    // Defaults: every event but events_dropped, DM on, no channel.
     await expect(form.getByRole('checkbox', { name: 'Plugin healthy again' }).isChecked()).resolves.toBe(true);
     await expect(form.getByLabel('Channel').inputValue()).resolves.toBe('');
     await form.getByRole('checkbox', { name: 'Plugin healthy again' }).uncheck();

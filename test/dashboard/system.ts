@@ -66,7 +66,7 @@ const closeServer = (server: http.Server | https.Server) =>
     server.closeAllConnections();
   });
 
-export async function startDashboardSystem(options: { members?: number; withWorker?: boolean } = {}): Promise<DashboardSystem> {
+export async function startDashboardSystem(options: { members?: number; withWorker?: boolean; eventSweepEveryMs?: number } = {}): Promise<DashboardSystem> {
   const logger = silentLogger();
   const db = await createTestDb();
   const prefix = testQueuePrefix();
@@ -127,7 +127,8 @@ export async function startDashboardSystem(options: { members?: number; withWork
   // The plugin broker: the only thing that calls the plugins (it trusts both test certificates).
   const pluginHttp = new PluginHttp({ allowHosts: ['127.0.0.1'], ca: `${tls.cert}\n${hostile.ca}` });
   const brokerCtx: BrokerContext = { db: db.pool, http: pluginHttp, cache: new ConfigCache(producer, prefix), secretKey: SECRET_KEY, allowHosts: ['127.0.0.1'], timeouts: DEFAULT_PLUGIN_TIMEOUTS, logger, now: Date.now };
-  const broker: BrokerWorker = createBrokerWorker(brokerCtx, { connection: blocking, prefix, concurrency: 8 });
+  // Events to plugins are sent only where a test asks for the sweep (the others keep their queues quiet).
+  const broker: BrokerWorker = createBrokerWorker(brokerCtx, { connection: blocking, prefix, concurrency: 8, ...(options.eventSweepEveryMs !== undefined ? { eventSweepEveryMs: options.eventSweepEveryMs } : {}) });
   await broker.ready();
   const brokerServer = await listenBroker(brokerCtx, broker);
   closers.push(async () => {

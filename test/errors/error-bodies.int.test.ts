@@ -92,7 +92,7 @@ describe('error answers of every route of every service', () => {
     const link = await seedLink(sys.db);
     // A plugin that refuses connections at once: the broker's calls fail fast with its 502s.
     await sys.db.pool.query(`UPDATE role_link SET plugin_url = 'https://127.0.0.1:1' WHERE id = $1`, [link.linkId]);
-    const missing = { guildId: '100000000000000099', roleId: '100000000000000098', userId: '100000000000000097', uploadId: randomUUID(), linkId: '999999999' };
+    const missing = { guildId: '100000000000000099', roleId: '100000000000000098', userId: '100000000000000097', uploadId: randomUUID(), linkId: '999999999', eventId: 'evt_999999999' };
     services = [
       {
         name: 'api',
@@ -116,7 +116,7 @@ describe('error answers of every route of every service', () => {
           const owner = await signIn(sys.url, DEMO.users.find((u) => u.role === 'owner')!.id);
           return { agent: owner.agent, send: (req) => req.set('X-CSRF-Token', owner.csrf) };
         },
-        known: { guildId: DEMO.guildId, roleId: DEMO.linkedRoleId, userId: '100000000000000005' },
+        known: { guildId: DEMO.guildId, roleId: DEMO.linkedRoleId, userId: '100000000000000005', eventId: 'evt_1' },
         // A server the owner manages, a role with no link there (a server they do not manage is dashboard-api.int.test.ts's).
         unknown: { ...missing, guildId: DEMO.guildId },
         exempt: {
@@ -133,7 +133,7 @@ describe('error answers of every route of every service', () => {
         routes: listRoutes(sys.apps.broker),
         anonymous: request.agent(sys.brokerUrl),
         credentials: () => Promise.resolve({ agent: request.agent(sys.brokerUrl), send: (req) => req.set('Authorization', `Bearer ${sys.brokerToken}`) }),
-        known: { linkId: link.linkId },
+        known: { linkId: link.linkId, guildId: link.guildId, roleId: link.roleId },
         unknown: missing,
         exempt: {
           'get /healthz': 'liveness: answers 200 while the process runs',

@@ -68,6 +68,27 @@ describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
     expect(await kinds(first.linkId)).toEqual([]);
   });
 
+  it('records link.disabled / link.enabled and their audit entries only when the flag changes', async () => {
+    const link = await seedLink(db);
+    await subscribeLinkEvents(db.pool, link.linkId, all);
+    const syncs: string[] = [];
+    const counting: AdminDeps = { ...deps, requestSync: (id) => Promise.resolve(void syncs.push(id)) };
+    const set = (flags: { enabled?: boolean; trusted?: boolean }) => setLink(counting, { guildId: link.guildId, roleId: link.roleId, ...flags });
+    await set({ enabled: true }); // already enabled
+    await set({ enabled: false });
+    await set({ enabled: false });
+    await set({ enabled: false, trusted: true });
+    await set({ enabled: true, trusted: true });
+    await set({ trusted: true });
+    expect(await kinds(link.linkId)).toEqual([
+      ['1', 'link.disabled'],
+      ['2', 'link.enabled'],
+    ]);
+    const { rows } = await db.pool.query<{ action: string }>('SELECT action FROM admin_audit WHERE role_id = $1 ORDER BY id', [link.roleId]);
+    expect(rows.map((r) => r.action)).toEqual(['link_disabled', 'trusted_set', 'link_enabled']);
+    expect(syncs).toEqual([link.linkId, link.linkId]);
+  });
+
   it('records nothing for a link whose plugin did not opt in', async () => {
     const link = await seedLink(db);
     await setLink(deps, { guildId: link.guildId, roleId: link.roleId, enabled: false });

@@ -13,16 +13,21 @@ export async function setLink(deps: AdminDeps, input: { guildId: string; roleId:
   const guildId = parseSnowflake(input.guildId, 'guildId');
   const roleId = parseSnowflake(input.roleId, 'roleId');
   if (input.enabled === undefined && input.trusted === undefined) throw AppError.validation([{ field: 'enabled', message: 'nothing to set: give enabled and/or trusted' }]);
-  const id = await inTransaction(deps.db.pool, async (c) => {
-    const id = await updateLinkFlags(c, guildId, roleId, { enabled: input.enabled ?? null, trusted: input.trusted ?? null });
-    // Enabling resumes syncing, disabling stops it: marked in the same transaction (outbox + journal).
-    if (id && input.enabled !== undefined) await journalLinkChange(c, id, 'link');
-    if (id && input.enabled !== undefined) await audit(deps, c, { guildId, roleId, action: input.enabled ? 'link_enabled' : 'link_disabled' });
-    if (id && input.enabled !== undefined) await recordEvent(c, id, input.enabled ? 'link.enabled' : 'link.disabled', {});
-    if (id && input.trusted !== undefined) await audit(deps, c, { guildId, roleId, action: input.trusted ? 'trusted_set' : 'trusted_unset' });
-    return id;
+  const updated = await inTransaction(deps.db.pool, async (c) => {
+    const r = await updateLinkFlags(c, guildId, roleId, { enabled: input.enabled ?? null, trusted: input.trusted ?? null });
+    if (!r) return null;
+    // Only a flag that changed is journaled, audited and sent to the plugin: a repeated "disable" (a retried
+    // request, a script that sets the state it wants) records nothing. Marked in the same transaction.
+    if (r.enabledChanged) {
+      // Enabling resumes syncing, disabling stops it (outbox + journal).
+      await journalLinkChange(c, r.id, 'link');
+      await audit(deps, c, { guildId, roleId, action: input.enabled ? 'link_enabled' : 'link_disabled' });
+      await recordEvent(c, r.id, input.enabled ? 'link.enabled' : 'link.disabled', {});
+    }
+    if (r.trustedChanged) await audit(deps, c, { guildId, roleId, action: input.trusted ? 'trusted_set' : 'trusted_unset' });
+    return r;
   });
-  if (!id) throw AppError.notFound('Role link not found', 'link_not_found');
-  if (input.enabled !== undefined) await deps.requestSync(id);
+  if (!updated) throw AppError.notFound('Role link not found', 'link_not_found');
+  if (updated.enabledChanged) await deps.requestSync(updated.id);
   return showLink(deps, { guildId, roleId });
 }

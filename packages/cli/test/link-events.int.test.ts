@@ -40,7 +40,7 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promis
 type Page = { link_id: string; kinds: string[]; events: { id: string; kind: string; state: string; attempts: { http_status: number | null; latency_ms: number | null }[] }[] };
 
 describe('rolelink link events', () => {
-  it('shows each event with its attempts (status, latency), re-sends a delivered one, and refuses bad or pending ids in the error shape', async () => {
+  it('shows each event with its attempts (status, latency), re-sends a delivered one (audited), and refuses bad or pending ids in the error shape', async () => {
     const [g, r] = [snowflake(), snowflake()];
     h.plugin.on('POST /register', (_req, res) => json(res, 200, { ok: true, events: ['link.disabled'] }));
     let answers = [500, 204, 204];
@@ -68,6 +68,9 @@ describe('rolelink link events', () => {
 
     const resent = await cli(true, 'link', 'events', 'resend', event!.id);
     expect(JSON.parse(resent.out)).toEqual({ id: event!.id, state: 'pending' });
+    // Recorded against the event's link, though the command named only the event.
+    const audit = await h.db.pool.query("SELECT guild_id::text, role_id::text, via, detail FROM admin_audit WHERE action = 'event_resent'");
+    expect(audit.rows).toEqual([{ guild_id: g, role_id: r, via: 'cli', detail: { event_id: event!.id, kind: 'link.disabled', seq: 1 } }]);
     const again = await cli(true, 'link', 'events', 'resend', event!.id);
     expect(again.code).toBe(1);
     expect(JSON.parse(again.out)).toMatchObject({ statusCode: 409, message: 'Event is still pending delivery' });

@@ -235,6 +235,7 @@ export const AUDIT_ACTIONS = [
   'resync_requested',
   'notify_settings_changed',
   'overrides_changed',
+  'event_resent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -264,8 +265,12 @@ export type AuditLogView = { entries: AuditEntryView[]; next_before: string | nu
 /** The dashboard's answer adds each entry's role as the platform has it now (null: deleted there). */
 export type DashboardAuditLog = { entries: (AuditEntryView & { role: DashboardRole | null })[]; next_before: string | null };
 
-/** Events that notify the owner (issue 20, part 3; docs/dashboard.md "Notifications"). */
-export const NOTIFY_KINDS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'] as const;
+/**
+ * Events that notify the owner (issue 20, part 3; docs/dashboard.md "Notifications"). `events_dropped`
+ * (a plugin's event given up after 24 h, issue 22 part 1) is off unless a guild turns it on: see
+ * DEFAULT_NOTIFY_EVENTS in @rolelink/db/notifications.
+ */
+export const NOTIFY_KINDS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused', 'events_dropped'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 /** PUT /dashboard-api/guilds/:guildId/notifications/settings. `channel_id` null: no channel message. */

@@ -52,3 +52,6 @@ export type EventLogView = {
   next_attempt_at: string | null;
   attempts: { at: string; http_status: number | null; error: string | null; latency_ms: number | null }[];
 };
+
+/** A link's delivery log (dashboard GET …/links/:roleId/events, `rolelink link events`): the kinds its plugin asked for, newest events first. */
+export type LinkEventLog = { link_id: string; kinds: string[]; events: EventLogView[] };

@@ -60,10 +60,12 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
     expect(rows).toHaveLength(0);
   });
 
-  it('sets the flags it is given and leaves the others', async () => {
+  it('sets the flags it is given, leaves the others, and tells which changed', async () => {
     const { linkId, guildId, roleId } = await seedLink(db);
-    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: null })).toBe(linkId);
-    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: null, trusted: true })).toBe(linkId);
+    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: null })).toEqual({ id: linkId, enabledChanged: true, trustedChanged: false });
+    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: null, trusted: true })).toEqual({ id: linkId, enabledChanged: false, trustedChanged: true });
+    // Setting a flag to the value it has is not a change.
+    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: true })).toEqual({ id: linkId, enabledChanged: false, trustedChanged: false });
     const { rows } = await db.pool.query('SELECT enabled, trusted FROM role_link WHERE id = $1', [linkId]);
     expect(rows[0]).toEqual({ enabled: false, trusted: true });
     expect(await updateLinkFlags(db.pool, guildId, snowflake(), { enabled: true, trusted: null })).toBeNull();

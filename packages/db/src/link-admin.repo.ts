@@ -48,14 +48,17 @@ export async function deleteLinkAt(db: Queryable, guildId: string, roleId: strin
   return rows[0] ?? null;
 }
 
-/** Sets enabled and/or trusted (null leaves a flag as it is); returns the link's id, or null when there is none. */
-export async function updateLinkFlags(db: Queryable, guildId: string, roleId: string, flags: { enabled: boolean | null; trusted: boolean | null }): Promise<string | null> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE role_link SET enabled = COALESCE($3, enabled), trusted = COALESCE($4, trusted), updated_at = now()
-     WHERE guild_id = $1 AND role_id = $2 RETURNING id::text`,
+/** Sets enabled and/or trusted (null leaves a flag as it is); returns the link's id and which flags changed, or null when there is no link. */
+export async function updateLinkFlags(db: Queryable, guildId: string, roleId: string, flags: { enabled: boolean | null; trusted: boolean | null }): Promise<{ id: string; enabledChanged: boolean; trustedChanged: boolean } | null> {
+  // The CTE reads (and locks) the row before the update, so each flag's change is told from its old value.
+  const { rows } = await db.query<{ id: string; enabledChanged: boolean; trustedChanged: boolean }>(
+    `WITH old AS (SELECT id, enabled, trusted FROM role_link WHERE guild_id = $1 AND role_id = $2 FOR UPDATE)
+     UPDATE role_link l SET enabled = COALESCE($3, l.enabled), trusted = COALESCE($4, l.trusted), updated_at = now()
+       FROM old WHERE l.id = old.id
+     RETURNING l.id::text, l.enabled IS DISTINCT FROM old.enabled AS "enabledChanged", l.trusted IS DISTINCT FROM old.trusted AS "trustedChanged"`,
     [guildId, roleId, flags.enabled, flags.trusted],
   );
-  return rows[0]?.id ?? null;
+  return rows[0] ?? null;
 }
 
 /** The columns `link show` adds to the request-path link context. */

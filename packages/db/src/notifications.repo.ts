@@ -18,7 +18,12 @@ export type NotificationRow = {
 
 export type NotifySettingsRow = { events: string[]; dm_owner: boolean; channel_id: string | null };
 
-/** Every kind the repository knows; a guild without a settings row gets all of them, DM on, no channel. */
+/**
+ * What a guild without a settings row gets (DM on, no channel): every kind but `events_dropped`. A drop
+ * is for the plugin's author to fix, not the owner, and a plugin whose /events keeps failing drops an
+ * event an hour per link (recordEventsDroppedNote): messaging that by default would be noise. It is
+ * still listed in the dashboard, and a guild may turn its messages on.
+ */
 export const DEFAULT_NOTIFY_EVENTS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused'];
 
 const COLUMNS = 'id::text, guild_id::text, role_id::text, kind, detail, created_at, delivery, delivered_to, read_at';

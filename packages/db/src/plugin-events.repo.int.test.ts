@@ -90,10 +90,10 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
       [null, 'timeout', null],
     ]);
     expect(log!.attempts[0]!.at.getTime()).toBeGreaterThan(Date.now() - 600_000);
-    expect(await resendEvent(db.pool, link.linkId, id)).toBe(true);
-    expect(await resendEvent(db.pool, link.linkId, id)).toBe(false); // already pending
+    expect(await resendEvent(db.pool, link.linkId, id)).toEqual({ kind: 'link.paused', seq: '1' });
+    expect(await resendEvent(db.pool, link.linkId, id)).toBeNull(); // already pending
     const other = await seedLink(db);
-    expect(await resendEvent(db.pool, other.linkId, id)).toBe(false);
+    expect(await resendEvent(db.pool, other.linkId, id)).toBeNull();
     expect(await nextPendingEvent(db.pool, link.linkId)).toMatchObject({ id, attemptCount: 2 });
     await recordEventAttempt(db.pool, id, { httpStatus: 204, error: null, latencyMs: 3 }, { state: 'delivered' });
     expect(await nextPendingEvent(db.pool, link.linkId)).toBeNull();

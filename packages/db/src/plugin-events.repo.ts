@@ -132,15 +132,16 @@ export async function recordEventAttempt(db: Queryable, eventId: string, attempt
 /**
  * Puts a delivered or dropped event of the link back in its queue, due now, with a fresh retry window
  * (its attempts stay in the log). It goes ahead of the link's later pending events (it has a lower seq).
- * False for an unknown event, another link's, or one still pending.
+ * Its kind and seq (for the audit entry); null for an unknown event, another link's, or one still pending.
  */
-export async function resendEvent(db: Queryable, linkId: string, eventId: string): Promise<boolean> {
-  const r = await db.query(
+export async function resendEvent(db: Queryable, linkId: string, eventId: string): Promise<{ kind: string; seq: string } | null> {
+  const { rows } = await db.query<{ kind: string; seq: string }>(
     `UPDATE plugin_event SET state = 'pending', next_attempt_at = ${NOW}, retry_from = ${NOW}, finished_at = NULL
-      WHERE id = $2 AND link_id = $1 AND state <> 'pending'`,
+      WHERE id = $2 AND link_id = $1 AND state <> 'pending'
+      RETURNING kind, seq::text`,
     [linkId, eventId],
   );
-  return (r.rowCount ?? 0) > 0;
+  return rows[0] ?? null;
 }
 
 /** The link of an event (the CLI's `link events resend <event-id>` names only the event). */

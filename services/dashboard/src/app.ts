@@ -14,6 +14,7 @@ import { linksRouter } from './routes/links.routes';
 import { notificationsRouter } from './routes/notifications.routes';
 import { meRouter } from './routes/me.routes';
 import { overridesRouter } from './routes/overrides.routes';
+import { eventsRouter } from './routes/events.routes';
 import { securityHeaders } from './web-app/security-headers';
 import { staticApp } from './web-app/static-app';
 
@@ -54,7 +55,7 @@ export function createApp(deps: DashboardDeps): Express {
 
   const api = Router();
   api.use(...withSession, requireUser);
-  api.use(meRouter(deps.oauth), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx), notificationsRouter(ctx), overridesRouter(ctx));
+  api.use(meRouter(deps.oauth), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx), notificationsRouter(ctx), overridesRouter(ctx), eventsRouter(ctx));
   api.use(notFoundRoute());
   app.use('/dashboard-api', api);
 

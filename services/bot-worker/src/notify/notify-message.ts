@@ -26,6 +26,8 @@ function heading(kind: string, n: number): string {
       return n === 1 ? 'A plugin server of a role link is healthy again:' : `${n} plugin servers of role links are healthy again:`;
     case 'link_paused':
       return n === 1 ? 'A role link is paused: the server has more links than its plan allows:' : `${n} role links are paused: the server has more links than its plan allows:`;
+    case 'events_dropped':
+      return n === 1 ? 'A plugin server did not take an event for 24 hours; Role Link gave up on it:' : `${n} events to plugin servers were given up after 24 hours of failed deliveries:`;
     default:
       return `Role Link: ${n} notification(s) of kind ${kind}:`;
   }
@@ -36,6 +38,7 @@ function line(kind: string, r: NotificationRow): string {
   if (kind === 'removal_held') return `${role(r)}: ${String(d.previous)} → ${String(d.next)} users (${String(d.removals)} removals)`;
   // The plugin URL is the admin's own configuration; the status is the broker's check.
   if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered') return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
+  if (kind === 'events_dropped') return `${role(r)}: ${String(d.kind)} to ${String(d.plugin_url)} after ${String(d.attempts)} attempts (re-send it from the link's Events tab)`;
   if (kind === 'link_paused') return `${role(r)}: ${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s)`;
   return role(r);
 }

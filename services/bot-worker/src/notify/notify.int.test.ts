@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { RunningEmulator } from '@rolelink/platform-emulator';
+import { recordEventsDroppedNote, subscribeLinkEvents } from '@rolelink/db/events';
 import { replaceList } from '@rolelink/db/list';
 import { putNotifySettings, recordPluginHealthNotifications } from '@rolelink/db/notifications';
 import { memoryLogger } from '@rolelink/runtime';
@@ -142,6 +143,32 @@ describe('notifications delivered by the bot worker', () => {
       { kind: 'removal_held', delivery: 'off', delivered_to: [] },
       { kind: 'plugin_unhealthy', delivery: 'sent', delivered_to: ['channel'] },
       { kind: 'plugin_unhealthy', delivery: 'folded', delivered_to: ['channel'] },
+    ]);
+  });
+
+  it('lists a dropped plugin event without a message by default, and messages the owner once the guild turns events_dropped on', async () => {
+    const dropped = async (roleId: string) => {
+      const link = await insertLink(db.pool, { guildId: GUILD_A, roleId });
+      await subscribeLinkEvents(db.pool, link, ['removal.held']);
+      expect(await recordEventsDroppedNote(db.pool, link, { event_id: 'evt_7', kind: 'removal.held', attempts: 31, plugin_url: PLUGIN })).toBe(true);
+    };
+    await dropped(ROLE.linked);
+    await sweep();
+    await delivered(GUILD_A);
+    expect(dms()).toEqual([]);
+
+    await putNotifySettings(db.pool, GUILD_A, { events: ['events_dropped'], dm_owner: true, channel_id: null });
+    await dropped(ROLE.other);
+    await sweep();
+    await delivered(GUILD_A);
+    expect(await rows(GUILD_A)).toEqual([
+      { kind: 'events_dropped', delivery: 'off', delivered_to: [] },
+      { kind: 'events_dropped', delivery: 'sent', delivered_to: ['dm'] },
+    ]);
+    expect(dms()).toHaveLength(1);
+    expect(dms()[0]!.content.split('\n').slice(0, 2)).toEqual([
+      'A plugin server did not take an event for 24 hours; Role Link gave up on it:',
+      `• <@&${ROLE.other}>: removal.held to ${PLUGIN} after 31 attempts (re-send it from the link's Events tab)`,
     ]);
   });
 

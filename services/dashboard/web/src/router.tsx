@@ -6,6 +6,7 @@ import { GuildPage } from './pages/GuildPage';
 import { GuildsPage } from './pages/GuildsPage';
 import { ConfigurationTab } from './pages/link/ConfigurationTab';
 import { HealthTab } from './pages/link/HealthTab';
+import { EventsTab } from './pages/link/EventsTab';
 import { LinkPage } from './pages/link/LinkPage';
 import { MembersTab } from './pages/link/MembersTab';
 import { SettingsTab } from './pages/link/SettingsTab';
@@ -32,6 +33,7 @@ export const router = createBrowserRouter([
           { path: 'settings', element: <SettingsTab /> },
           { path: 'members', element: <MembersTab /> },
           { path: 'health', element: <HealthTab /> },
+          { path: 'events', element: <EventsTab /> },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

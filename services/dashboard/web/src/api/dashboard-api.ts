@@ -17,6 +17,7 @@ import type {
   GuildHealth,
   HeldChangePreview,
   LinkCard,
+  LinkEventLog,
   MemberLookup,
   OverridesChangeBody,
   OverridesView,
@@ -83,4 +84,6 @@ export const dashboardApi = {
   member: (guildId: string, roleId: string, userId: string, signal?: Signal) => request<MemberLookup>('GET', `${linkPath(guildId, roleId)}/members/${seg(userId)}`, { signal }),
   overrides: (guildId: string, roleId: string, signal?: Signal) => request<OverridesView>('GET', `${linkPath(guildId, roleId)}/overrides`, { signal }),
   changeOverrides: (guildId: string, roleId: string, body: OverridesChangeBody) => request<OverridesView>('PATCH', `${linkPath(guildId, roleId)}/overrides`, { body }),
+  events: (guildId: string, roleId: string, signal?: Signal) => request<LinkEventLog>('GET', `${linkPath(guildId, roleId)}/events`, { signal }),
+  resendEvent: (guildId: string, roleId: string, eventId: string) => request<{ id: string; state: 'pending' }>('POST', `${linkPath(guildId, roleId)}/events/${seg(eventId)}/resend`),
 };

@@ -24,6 +24,7 @@ export const queryKeys = {
   heldChange: (guildId: string, roleId: string) => ['link', guildId, roleId, 'held-change'] as const,
   member: (guildId: string, roleId: string, userId: string) => ['link', guildId, roleId, 'member', userId] as const,
   overrides: (guildId: string, roleId: string) => ['link', guildId, roleId, 'overrides'] as const,
+  events: (guildId: string, roleId: string) => ['link', guildId, roleId, 'events'] as const,
 };
 
 export type AuditFilters = Pick<AuditQuery, 'action' | 'role_id'>;
@@ -58,6 +59,7 @@ export const queries = {
   heldChange: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.heldChange(guildId, roleId), queryFn: ({ signal }) => dashboardApi.heldChange(guildId, roleId, signal) }),
   member: (guildId: string, roleId: string, userId: string) => queryOptions({ queryKey: queryKeys.member(guildId, roleId, userId), queryFn: ({ signal }) => dashboardApi.member(guildId, roleId, userId, signal) }),
   overrides: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.overrides(guildId, roleId), queryFn: ({ signal }) => dashboardApi.overrides(guildId, roleId, signal) }),
+  events: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.events(guildId, roleId), queryFn: ({ signal }) => dashboardApi.events(guildId, roleId, signal) }),
 };
 
 /** Polls only once a first answer is there (a page showing an error waits for "Try again"); Query pauses it while the tab is hidden. */

@@ -24,6 +24,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   resync_requested: 'Resync requested',
   notify_settings_changed: 'Notification settings changed',
   overrides_changed: 'Overrides changed',
+  event_resent: 'Plugin event re-sent',
 };
 
 type Entry = DashboardAuditLog['entries'][number];
@@ -61,6 +62,8 @@ function detailText(e: Entry): string {
       return `Events: ${Array.isArray(d.events) && d.events.length ? d.events.join(', ') : 'none'}; DM to the owner ${d.dm_owner ? 'on' : 'off'}; channel ${typeof d.channel_id === 'string' ? d.channel_id : 'none'}`;
     case 'overrides_changed':
       return overridesText(d);
+    case 'event_resent':
+      return `${String(d.kind)} (#${n(d.seq)}, ${String(d.event_id)}) queued for delivery again`;
     case 'resync_requested':
       return `${n(d.retried)} failed ${d.retried === 1 ? 'member' : 'members'} retried at once; whole list walked`;
     case 'plan_changed':

@@ -18,6 +18,7 @@ const KIND_TEXT: Record<NotifyKind, string> = {
   plugin_unhealthy: 'Plugin unhealthy or unreachable',
   plugin_recovered: 'Plugin healthy again',
   link_paused: 'Link paused by the plan',
+  events_dropped: 'Plugin event dropped',
 };
 
 const DELIVERY_TEXT: Record<string, string> = {
@@ -36,6 +37,7 @@ const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString() : String(v
 function detailText(item: Item): string {
   const d = item.detail ?? {};
   if (item.kind === 'link_paused') return `The ${String(d.plan)} plan allows ${n(d.slot_allowance)} link(s): the newest links beyond that stop syncing until the server upgrades or a link is deleted`;
+  if (item.kind === 'events_dropped') return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} did not take ${String(d.kind)} in 24 hours (${n(d.attempts)} attempts): re-send it from the link's Events tab`;
   if (item.kind === 'removal_held') return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
   return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} is ${String(d.status)}`;
 }

@@ -12,7 +12,7 @@ import styles from './LinkPage.module.css';
 
 const REFRESH_MS = 5_000;
 
-/** `/guilds/:guildId/links/:roleId/*`: the card on top, then the Configuration | Settings | Members | Health tabs. */
+/** `/guilds/:guildId/links/:roleId/*`: the card on top, then the Configuration | Settings | Members | Health | Events tabs. */
 export function LinkPage() {
   const params = useParams();
   const guildId = params.guildId ?? '';
@@ -50,6 +50,7 @@ export function LinkPage() {
         <NavLink to={paths.settings}>Settings</NavLink>
         <NavLink to={paths.members}>Members</NavLink>
         <NavLink to={paths.health}>Health</NavLink>
+        <NavLink to={paths.events}>Events</NavLink>
       </nav>
       <section className={styles.panel}>
         <Outlet context={context} />
