@@ -17,8 +17,10 @@ let db: TestDb;
 let bot: BotWorker;
 
 beforeAll(async () => {
-  // A full reconcile would also repair the hand edits: it is scheduled a day away, so only the poll can.
-  harness = await startInProcessBot({ logger: log.logger, concurrency: 4, reconcileEveryMs: 24 * 3_600_000, drift: { everyMs: 1_000, floorPerSecond: 5, maxPerSecond: 10 } });
+  // A full reconcile would also repair the hand edits, so none is scheduled: only the poll can. (It was
+  // "a day away", yet a reconcile read the member listing during the first test in two busy runs: BullMQ
+  // places `every` jobs on fixed time bins, and the schedulers are now registered after start-up.)
+  harness = await startInProcessBot({ logger: log.logger, concurrency: 4, drift: { everyMs: 1_000, floorPerSecond: 5, maxPerSecond: 10 } });
   ({ emulator, db, bot } = harness);
 });
 afterAll(() => harness?.close());
