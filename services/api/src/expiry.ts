@@ -58,8 +58,7 @@ export function readExpiryOf(obj: Record<string, unknown>, now: number, prefix: 
  */
 export function expiryBody(): RequestHandler[] {
   const json = express.json({ limit: '2kb', strict: false });
-  // The header is read first: the bodyless fast path (fast-users.ts) never has one and lends no `req.is`.
-  return [(req, res, next) => (req.headers['content-type'] !== undefined && req.is('application/json') ? json(req, res, next) : next())];
+  return [(req, res, next) => (req.is('application/json') ? json(req, res, next) : next())];
 }
 
 /** The expiry of POST /users/:userId: null without a body, `{}`, or `{"expires_at": null}`. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import typeis from 'type-is';
 import { presetRoute } from '@rolelink/runtime';
 import type { SingleUserRoutes } from './routes/users.routes';
 
@@ -60,10 +61,11 @@ export function fastUsers(opts: FastUsersOptions): (req: IncomingMessage, res: S
   };
 }
 
-/** The Express request members the chains read: get(), params, query, body, baseUrl, path (and id, set by requestId()). */
+/** The Express request members the chains read: get(), is(), params, query, body, baseUrl, path (and id, set by requestId()). */
 function shimRequest(req: IncomingMessage, guildId: string, roleId: string, userId: string): Request {
   const r = req as IncomingMessage & Record<string, unknown>;
   r.get = getHeader;
+  r.is = is;
   r.params = { guildId, roleId, userId };
   r.query = {};
   r.body = undefined;
@@ -88,6 +90,11 @@ function getHeader(this: IncomingMessage, name: string): string | string[] | und
   const lc = name.toLowerCase();
   if (lc === 'referer' || lc === 'referrer') return this.headers.referrer ?? this.headers.referer;
   return this.headers[lc];
+}
+
+/** Express's req.is(): type-is over the request, with the types as an array or as arguments. */
+function is(this: IncomingMessage, types: string | string[], ...rest: string[]): string | false | null {
+  return typeis(this, Array.isArray(types) ? types : [types, ...rest]);
 }
 
 function status(this: ServerResponse, code: number): ServerResponse {
