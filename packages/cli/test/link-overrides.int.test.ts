@@ -1,23 +1,22 @@
 import request from 'supertest';
 import { startApiHarness, type ApiHarness } from '../../../test/support/api';
 import { seedLink, TEST_SECRET_KEY, userIds } from '../../../test/support/fixtures';
-import { REDIS_URL } from '../../../test/support/redis';
 import { run } from '../src/main';
+import { useCliEnv } from './cli-env';
 
 // `rolelink link overrides` over @rolelink/admin (issue 22, part 3): the same operations as the dashboard's
 // overrides section, on a real database and sync queue.
 
 let h: ApiHarness;
-const saved = { ...process.env };
+let restoreEnv: () => void;
 
 beforeAll(async () => {
   h = await startApiHarness();
-  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_SECRET_KEY.toString('hex'), ROLELINK_OPERATOR: 'ops-alice' });
-  delete process.env.PLATFORM_API_URL;
-  delete process.env.PLATFORM_BOT_TOKEN;
+  // The links here are seeded by test/support/fixtures, under its key.
+  restoreEnv = useCliEnv(h, { ROLELINK_SECRET_KEY: TEST_SECRET_KEY.toString('hex'), ROLELINK_OPERATOR: 'ops-alice' });
 });
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv();
   await h.close();
 });
 beforeEach(() => h.reset());
