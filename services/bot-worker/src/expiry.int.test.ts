@@ -24,11 +24,7 @@ beforeAll(async () => {
   ({ emulator, db, bot } = harness);
 });
 afterAll(() => harness?.close());
-beforeEach(async () => {
-  emulator.state.reset();
-  emulator.state.seed({ guilds: [guildSeed(GUILD_A, members.length)] });
-  await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge CASCADE');
-});
+beforeEach(() => harness.reset({ guilds: [guildSeed(GUILD_A, members.length)] }));
 
 const sync = (linkId: string) => enqueueLinkSync(bot.producer, linkId);
 const waitDone = (linkId: string, what: string) =>
