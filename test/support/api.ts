@@ -1,11 +1,15 @@
 import { Queue } from 'bullmq';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
+import request from 'supertest';
 import { QueueName } from '@rolelink/contracts';
+import type { UploadCreatedBody } from '@rolelink/wire-types';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../../services/api/src/app';
+import { bodyOf } from './body';
 import { createTestDb, truncateAll, type TestDb } from './db';
+import type { SeededLink } from './fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
 
 export type ApiHarness = {
@@ -55,6 +59,39 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
 }
 
 export const auth = (token: string) => ({ Authorization: `Token ${token}` });
+
+type LinkAccess = Pick<SeededLink, 'guildId' | 'roleId' | 'token'>;
+const uploadBase = (l: LinkAccess) => `/api/role-link/${l.guildId}/${l.roleId}/users/upload`;
+
+/** Opens a chunked upload session as a plugin does (answered 200) and returns its id. */
+export async function openUpload(app: Express, link: LinkAccess): Promise<string> {
+  const res = await request(app).post(uploadBase(link)).set(auth(link.token)).expect(200);
+  return bodyOf<UploadCreatedBody>(res).data.upload_id;
+}
+
+/**
+ * A chunked upload as a plugin sends it: opens a session, sends each chunk as JSON, in order (each answered
+ * 200), and with `commit` commits it (answered 200). Returns the session id, for a test that goes on with
+ * the session itself (a dry run, If-Match, an Idempotency-Key).
+ */
+export async function uploadChunks(app: Express, link: LinkAccess, chunks: readonly unknown[], opts: { commit?: boolean } = {}): Promise<string> {
+  const id = await openUpload(app, link);
+  for (const chunk of chunks) {
+    await request(app)
+      .post(`${uploadBase(link)}/${id}/chunk`)
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify(chunk))
+      .expect(200);
+  }
+  if (opts.commit) {
+    await request(app)
+      .post(`${uploadBase(link)}/${id}/commit`)
+      .set(auth(link.token))
+      .expect(200);
+  }
+  return id;
+}
 
 export { bodyOf } from './body';
 /** The API's answers, for bodyOf<T>(): the wire types (contracts' schemas parse to exactly these). */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type DryRunBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type DryRunBody, type ShrinkBody, uploadChunks } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { toStored } from '@rolelink/db/client';
 
@@ -102,18 +102,7 @@ describe('?dry_run=true on commit (issue 11)', () => {
   it('previews the staged list, keeps the session open and writes nothing', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     await put(link, userIds(10)).expect(200);
-    const id = bodyOf<UploadCreatedBody>(
-      await request(h.app)
-        .post(`${base(link)}/upload`)
-        .set(auth(link.token))
-        .expect(200),
-    ).data.upload_id;
-    await request(h.app)
-      .post(`${base(link)}/upload/${id}/chunk`)
-      .set(auth(link.token))
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify([...userIds(8), ...userIds(8)]))
-      .expect(200);
+    const id = await uploadChunks(h.app, link, [[...userIds(8), ...userIds(8)]]);
     await h.syncQueue.obliterate({ force: true });
     const before = await footprint(link.linkId);
 

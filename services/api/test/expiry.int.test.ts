@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { readJournal } from '@rolelink/db/list';
 import { silentLogger } from '@rolelink/runtime';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UploadCreatedBody, type UsersListBody } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody, uploadChunks } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { ExpirySweeper } from '../src/expiry-sweeper';
 
@@ -123,22 +123,7 @@ describe('PUT /users and chunks with per-user expiries', () => {
   it('stages a chunk’s expiries and applies them at commit', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const [a, b] = userIds(2);
-    const upload = bodyOf<UploadCreatedBody>(
-      await request(h.app)
-        .post(`${base(link)}/upload`)
-        .set(auth(link.token))
-        .expect(200),
-    ).data.upload_id;
-    await request(h.app)
-      .post(`${base(link)}/upload/${upload}/chunk`)
-      .set(auth(link.token))
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify([a, { id: b, expires_at: '2033-03-04T05:06:07.089Z' }]))
-      .expect(200);
-    await request(h.app)
-      .post(`${base(link)}/upload/${upload}/commit`)
-      .set(auth(link.token))
-      .expect(200);
+    await uploadChunks(h.app, link, [[a, { id: b, expires_at: '2033-03-04T05:06:07.089Z' }]], { commit: true });
     expect(await expiries(link)).toEqual({ [b!]: '2033-03-04T05:06:07.089Z' });
   });
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { collectIdempotencyKeys } from '@rolelink/db/list';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UploadCreatedBody } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, uploadChunks } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -85,18 +85,7 @@ describe('Idempotency-Key (issue 11)', () => {
 
   it('replays a commit instead of answering 404 for the closed session', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
-    const id = bodyOf<UploadCreatedBody>(
-      await request(h.app)
-        .post(`${base(link)}/upload`)
-        .set(auth(link.token))
-        .expect(200),
-    ).data.upload_id;
-    await request(h.app)
-      .post(`${base(link)}/upload/${id}/chunk`)
-      .set(auth(link.token))
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(userIds(5)))
-      .expect(200);
+    const id = await uploadChunks(h.app, link, [userIds(5)]);
     const commit = () =>
       request(h.app)
         .post(`${base(link)}/upload/${id}/commit`)

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type UploadCreatedBody } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, uploadChunks } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -91,18 +91,7 @@ describe('list version: ETag and If-Match (issue 11)', () => {
   it('checks If-Match on commit under the lock, and keeps the session for a retry after a 412', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const v0 = (await request(h.app).get(base(link)).set(auth(link.token)).expect(200)).headers.etag!;
-    const id = bodyOf<UploadCreatedBody>(
-      await request(h.app)
-        .post(`${base(link)}/upload`)
-        .set(auth(link.token))
-        .expect(200),
-    ).data.upload_id;
-    await request(h.app)
-      .post(`${base(link)}/upload/${id}/chunk`)
-      .set(auth(link.token))
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(userIds(5)))
-      .expect(200);
+    const id = await uploadChunks(h.app, link, [userIds(5)]);
     await request(h.app)
       .post(`${base(link)}/${userIds(1, 300000000000000000n)[0]}`)
       .set(auth(link.token))

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UploadCreatedBody, type UsersListBody } from '../../../test/support/api';
+import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody, openUpload, uploadChunks } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { MIXED_WIDTH_IDS } from '../../../test/support/user-id-cases';
 
@@ -71,28 +71,7 @@ describe('ids of 17 to 20 digits, across 2^63, through the public API', () => {
 
   it('a chunked upload commits them in numeric order', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
-    const upload = bodyOf<UploadCreatedBody>(
-      await request(h.app)
-        .post(`${base(link)}/upload`)
-        .set(auth(link.token))
-        .expect(200),
-    ).data.upload_id;
-    await send(
-      request(h.app)
-        .post(`${base(link)}/upload/${upload}/chunk`)
-        .set(auth(link.token)),
-      ascending.slice(6),
-    ).expect(200);
-    await send(
-      request(h.app)
-        .post(`${base(link)}/upload/${upload}/chunk`)
-        .set(auth(link.token)),
-      ascending.slice(0, 7),
-    ).expect(200);
-    await request(h.app)
-      .post(`${base(link)}/upload/${upload}/commit`)
-      .set(auth(link.token))
-      .expect(200);
+    await uploadChunks(h.app, link, [ascending.slice(6), ascending.slice(0, 7)], { commit: true });
     expect((await list(link)).data).toEqual(ascending);
   });
 
@@ -133,12 +112,7 @@ describe('an id with a leading zero is refused, naming it (it was merged into th
       ['00000000000000042'],
     ).expect(400);
     expect(bodyOf<ApiErrorBody>(dry).details).toEqual([`body.0: ${padded('00000000000000042')}`]);
-    const upload = bodyOf<UploadCreatedBody>(
-      await request(h.app)
-        .post(`${base(link)}/upload`)
-        .set(auth(link.token))
-        .expect(200),
-    ).data.upload_id;
+    const upload = await openUpload(h.app, link);
     const chunk = await send(
       request(h.app)
         .post(`${base(link)}/upload/${upload}/chunk`)
