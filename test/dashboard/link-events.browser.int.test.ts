@@ -3,16 +3,15 @@
 // member.not_in_guild and removal.* when it registers (test/dashboard/system.ts): an event is delivered
 // for real, a dropped one is re-sent from the Events tab and then delivered, the audit log records who
 // re-sent it, and the dashboard API refuses bad ids in the §7 shape. The screenshot in docs/dashboard.md is taken here.
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { inTransaction } from '@rolelink/db/client';
 import { listEventLog, recordEvent, recordEventAttempt, subscribeLinkEvents } from '@rolelink/db/events';
 import { findLinkAt } from '@rolelink/db/links';
 import { DEMO } from '../../scripts/stack/config';
-import { eventually, openBrowser, screenshot, type TestBrowser } from './browser';
+import { eventually, screenshot } from './browser';
+import { signInAndCreateLink, useDashboardBrowser } from './browser-suite';
 import { signIn } from './sign-in';
-import { startDashboardSystem, type DashboardSystem } from './system';
+import type { DashboardSystem } from './system';
 
 const G = DEMO.guildId;
 const SUPPORTER = DEMO.linkedRoleId;
@@ -21,37 +20,15 @@ const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
 jest.setTimeout(120_000);
 
 describe('event deliveries in the dashboard', () => {
+  const suite = useDashboardBrowser({ system: { members: 40, eventSweepEveryMs: 300 }, pageTimeoutMs: 15_000, screenshotName: () => 'rl-dashboard-link-events' });
   let sys: DashboardSystem;
-  let b: TestBrowser;
   let page: Page;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    [sys, b] = await Promise.all([startDashboardSystem({ members: 40, eventSweepEveryMs: 300 }), openBrowser()]);
-    page = b.page;
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-  });
-  afterAll(async () => {
-    await b?.close();
-    await sys?.close();
-  });
-  afterEach(async () => {
-    await page.screenshot({ path: path.join(os.tmpdir(), 'rl-dashboard-link-events.png') });
-    expect(pageErrors).toEqual([]);
+  beforeAll(() => {
+    ({ sys, page } = suite);
   });
 
   it('lists each event with its attempts, re-sends a dropped one that the plugin then takes, and records who re-sent it', async () => {
-    await page.goto(sys.url);
-    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
-    await page.getByRole('button', { name: new RegExp(OWNER.username) }).click();
-    await page.getByRole('link', { name: DEMO.guildName }).click();
-    await page.getByRole('link', { name: 'Create link' }).click();
-    await page.getByLabel('Role', { exact: true }).selectOption(SUPPORTER);
-    await page.getByLabel('Plugin URL').fill(sys.pluginUrl);
-    if (await page.getByLabel('Hand over').count()) await page.getByLabel('Hand over').check();
-    await page.getByRole('button', { name: 'Create link' }).click();
-    await page.waitForURL(`${sys.url}/guilds/${G}/links/${SUPPORTER}`);
+    await signInAndCreateLink(page, sys, SUPPORTER);
     const link = (await findLinkAt(sys.db.pool, G, SUPPORTER))!;
 
     // What the bot records when a listed user is not in the guild; the broker's sweep sends it to the plugin.

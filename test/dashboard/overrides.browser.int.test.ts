@@ -2,12 +2,11 @@
 // broker, bot worker and example plugin (test/dashboard/system.ts): an admin adds an "Always keep" and a
 // "Never give" member, sees a refusal beside the field, looks a member up, and removes an entry; the
 // platform follows and the audit log records each change. The screenshot in docs/dashboard.md is taken here.
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { DEMO } from '../../scripts/stack/config';
-import { eventually, openBrowser, screenshot, type TestBrowser } from './browser';
-import { startDashboardSystem, type DashboardSystem } from './system';
+import { eventually, screenshot } from './browser';
+import { signInAndCreateLink, useDashboardBrowser } from './browser-suite';
+import type { DashboardSystem } from './system';
 
 const G = DEMO.guildId;
 const SUPPORTER = DEMO.linkedRoleId;
@@ -16,39 +15,17 @@ const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
 jest.setTimeout(120_000);
 
 describe('link overrides in the dashboard', () => {
+  const suite = useDashboardBrowser({ system: { members: 60 }, pageTimeoutMs: 15_000, screenshotName: () => 'rl-dashboard-overrides' });
   let sys: DashboardSystem;
-  let b: TestBrowser;
   let page: Page;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    [sys, b] = await Promise.all([startDashboardSystem({ members: 60 }), openBrowser()]);
-    page = b.page;
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-  });
-  afterAll(async () => {
-    await b?.close();
-    await sys?.close();
-  });
-  afterEach(async () => {
-    await page.screenshot({ path: path.join(os.tmpdir(), 'rl-dashboard-overrides.png') });
-    expect(pageErrors).toEqual([]);
+  beforeAll(() => {
+    ({ sys, page } = suite);
   });
 
   const holders = () => sys.emulator.state.holders(G, SUPPORTER);
 
   it('adds and removes overrides on the Members tab; the bot follows and the audit log records each change', async () => {
-    await page.goto(sys.url);
-    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
-    await page.getByRole('button', { name: new RegExp(OWNER.username) }).click();
-    await page.getByRole('link', { name: DEMO.guildName }).click();
-    await page.getByRole('link', { name: 'Create link' }).click();
-    await page.getByLabel('Role', { exact: true }).selectOption(SUPPORTER);
-    await page.getByLabel('Plugin URL').fill(sys.pluginUrl);
-    if (await page.getByLabel('Hand over').count()) await page.getByLabel('Hand over').check();
-    await page.getByRole('button', { name: 'Create link' }).click();
-    await page.waitForURL(`${sys.url}/guilds/${G}/links/${SUPPORTER}`);
+    await signInAndCreateLink(page, sys, SUPPORTER);
     // The example plugin lists its first 20 demo members when it registers.
     await page.getByLabel('How many demo members hold the role').waitFor();
     const listed = await eventually(holders, (h) => h.length === 20);

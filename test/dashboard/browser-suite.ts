@@ -1,0 +1,63 @@
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { DEMO } from '../../scripts/stack/config';
+import { openBrowser, type TestBrowser } from './browser';
+import { startDashboardSystem, type DashboardSystem } from './system';
+
+// Kept apart from browser.ts, which tests outside the dashboard import (the API reference page, the
+// quickstart plugin) without the dashboard system.
+
+export type BrowserSuite = { sys: DashboardSystem; b: TestBrowser; page: Page };
+
+export type BrowserSuiteOptions = {
+  system?: Parameters<typeof startDashboardSystem>[0];
+  /** The page's default timeout for every wait. */
+  pageTimeoutMs: number;
+  /** The file name (in the temp dir, without .png) of the screenshot taken after each test. */
+  screenshotName: () => string;
+  /** A script every page of the context runs first. */
+  initScript?: string;
+};
+
+/**
+ * The set-up every dashboard browser suite shares, as jest hooks of the calling describe: the system and
+ * Chromium started together, the page's default timeout and its script errors collected; after each test
+ * a screenshot of what the page showed (the first thing to look at when one fails), then no script error;
+ * browser and system closed at the end. Returns the suite's handles, filled in once beforeAll has run.
+ */
+export function useDashboardBrowser(o: BrowserSuiteOptions): BrowserSuite {
+  const suite = {} as BrowserSuite;
+  const pageErrors: string[] = [];
+  beforeAll(async () => {
+    const [sys, b] = await Promise.all([startDashboardSystem(o.system), openBrowser()]);
+    Object.assign(suite, { sys, b, page: b.page });
+    b.page.setDefaultTimeout(o.pageTimeoutMs);
+    b.page.on('pageerror', (err) => pageErrors.push(err.message));
+    if (o.initScript) await b.context.addInitScript({ content: o.initScript });
+  });
+  afterAll(async () => {
+    await suite.b?.close();
+    await suite.sys?.close();
+  });
+  afterEach(async () => {
+    await suite.page.screenshot({ path: path.join(os.tmpdir(), `${o.screenshotName()}.png`) });
+    expect(pageErrors).toEqual([]);
+  });
+  return suite;
+}
+
+/** Signs the demo guild's owner in through the platform's OAuth2 page and creates a link for `roleId` to the example plugin (hand-over where offered). */
+export async function signInAndCreateLink(page: Page, sys: DashboardSystem, roleId: string): Promise<void> {
+  const owner = DEMO.users.find((u) => u.role === 'owner')!;
+  await page.goto(sys.url);
+  await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+  await page.getByRole('button', { name: new RegExp(owner.username) }).click();
+  await page.getByRole('link', { name: DEMO.guildName }).click();
+  await page.getByRole('link', { name: 'Create link' }).click();
+  await page.getByLabel('Role', { exact: true }).selectOption(roleId);
+  await page.getByLabel('Plugin URL').fill(sys.pluginUrl);
+  if (await page.getByLabel('Hand over').count()) await page.getByLabel('Hand over').check();
+  await page.getByRole('button', { name: 'Create link' }).click();
+  await page.waitForURL(`${sys.url}/guilds/${DEMO.guildId}/links/${roleId}`);
+}
