@@ -1,16 +1,15 @@
 // The dashboard as an admin uses it: a real Chromium (Debian's), signing in through the emulator's
 // OAuth2 page, against the real dashboard, API, broker, bot worker and example plugin (test/dashboard/
 // system.ts). The screenshots in docs/dashboard.md are taken here.
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { toStored } from '@rolelink/db/client';
 import { setPlan } from '@rolelink/admin';
 import { DEMO } from '../../scripts/stack/config';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { HOSTILE } from './hostile-plugin';
-import { eventually, openBrowser, screenshot, type TestBrowser } from './browser';
-import { startDashboardSystem, type DashboardSystem } from './system';
+import { eventually, screenshot } from './browser';
+import { useDashboardBrowser } from './browser-suite';
+import type { DashboardSystem } from './system';
 
 const G = DEMO.guildId;
 const SUPPORTER = DEMO.linkedRoleId;
@@ -22,27 +21,17 @@ const EARLIER_HOLDER = DEMO.firstMemberId;
 jest.setTimeout(120_000);
 
 describe('the dashboard in a real browser', () => {
-  let sys: DashboardSystem;
-  let b: TestBrowser;
-  let page: Page;
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    [sys, b] = await Promise.all([startDashboardSystem({ members: 300 }), openBrowser()]);
-    page = b.page;
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+  const suite = useDashboardBrowser({
+    system: { members: 300 },
+    pageTimeoutMs: 10_000,
+    screenshotName: () => `rl-dashboard-${expect.getState().currentTestName?.slice(31, 70).replace(/\W+/g, '-')}`,
     // Any script a hostile plugin managed to run would set this.
-    await b.context.addInitScript({ content: `Object.defineProperty(window, '__pwned', { set: (v) => document.documentElement.setAttribute('data-pwned', String(v)) });` });
+    initScript: `Object.defineProperty(window, '__pwned', { set: (v) => document.documentElement.setAttribute('data-pwned', String(v)) });`,
   });
-  afterAll(async () => {
-    await b?.close();
-    await sys?.close();
-  });
-  afterEach(async () => {
-    // What the page showed when each test ended: the first thing to look at when one fails.
-    await page.screenshot({ path: path.join(os.tmpdir(), `rl-dashboard-${expect.getState().currentTestName?.slice(31, 70).replace(/\W+/g, '-')}.png`) });
-    expect(pageErrors).toEqual([]);
+  let sys: DashboardSystem;
+  let page: Page;
+  beforeAll(() => {
+    ({ sys, page } = suite);
   });
 
   const linkPath = (roleId: string, tab = '') => `${sys.url}/guilds/${G}/links/${roleId}${tab}`;
