@@ -19,22 +19,23 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
   const userId = parseUserId(input.userId, 'userId');
   const link = await findLinkAt(deps.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
+  // The four reads after the link's are independent: together, four connections at most (the CLI's whole
+  // pool; a share of the dashboard's). The expiry is read with the row that says whether they are listed:
+  // undefined not listed, null permanent.
+  const pool = deps.db.pool;
+  const [overrides, expiry, row, changes] = await Promise.all([overrideIds(pool, link.id), userExpiry(pool, link.id, userId), appliedOutcome(pool, link.id, userId), memberHistory(pool, link.id, userId)]);
   // Admin overrides decide above the list (docs/sync-engine.md, "Admin overrides"): "always" members take
   // their synced places first, and listed ids with an override do not count toward the boundary.
-  const overrides = await overrideIds(deps.db.pool, link.id);
   const withOverrides = overrides.always.length + overrides.never.length > 0;
   const synced = withOverrides ? Math.max(0, limitsFor(link.plan).syncedUsers - overrides.always.length) : limitsFor(link.plan).syncedUsers;
   const override = overrides.always.includes(userId) ? 'always' : overrides.never.includes(userId) ? 'never' : null;
   let state: MemberLookup['state'] = 'not_listed';
-  // Read with the row that says whether they are listed: undefined not listed, null permanent.
-  const expiry = await userExpiry(deps.db.pool, link.id, userId);
   if (expiry !== undefined) {
     if (link.userCount <= synced) state = 'synced';
-    else state = (await listedBelow(deps.db.pool, link.id, userId, synced, withOverrides)) < synced ? 'synced' : 'held';
+    else state = (await listedBelow(pool, link.id, userId, synced, withOverrides)) < synced ? 'synced' : 'held';
   }
   const reason: MemberLookup['reason'] = override === 'always' ? 'always_keep' : override === 'never' ? 'never_give' : state;
-  const row = await appliedOutcome(deps.db.pool, link.id, userId);
-  const history = (await memberHistory(deps.db.pool, link.id, userId)).map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
+  const history = changes.map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
   return {
     user_id: userId,
     state,
