@@ -8,4 +8,5 @@ export * from './shutdown';
 export * from './health';
 export * from './metrics';
 export * from './request-log';
+export * from './shared-call';
 export * from './stream-response';

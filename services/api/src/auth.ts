@@ -3,8 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { linkParams } from '@rolelink/contracts';
 import { findLinkAt, findLinkByTokenHash, type LinkContext } from '@rolelink/db/links';
 import { hashToken, isPaused, isWellFormedToken } from '@rolelink/domain';
-import { addRequestLogFields, AppError, handle, zodIssues } from '@rolelink/runtime';
-import { SharedLookup } from './shared-lookup';
+import { addRequestLogFields, AppError, handle, SharedCall, zodIssues } from '@rolelink/runtime';
 
 const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
 
@@ -17,8 +16,8 @@ const SCHEME = /^([A-Za-z]+)\s+(\S+)\s*$/;
  */
 export function authenticate(pool: Pool): RequestHandler {
   // Concurrent requests with one token share a look-up that starts after each of them arrived
-  // (shared-lookup.ts): a plugin's burst costs a few reads instead of one per request.
-  const byTokenHash = new SharedLookup((hashHex) => findLinkByTokenHash(pool, Buffer.from(hashHex, 'hex')));
+  // (SharedCall, @rolelink/runtime): a plugin's burst costs a few reads instead of one per request.
+  const byTokenHash = new SharedCall((hashHex: string) => findLinkByTokenHash(pool, Buffer.from(hashHex, 'hex')));
   // A plugin sends the same token on every call: its format check and its hash (two SHA-256, ~5% of the
   // API's CPU on a POST, issue 24) are remembered per well-formed token. Bounded: emptied when full.
   const hashes = new Map<string, string>();

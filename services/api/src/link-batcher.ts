@@ -41,7 +41,7 @@ export class LinkBatcher<I extends { userId: string }, R> {
         queue.push(waiting); // a batch of this link is in flight: this one goes in the next
       else {
         // Written at the end of this event-loop turn: every write of the link the turn brings (one auth
-        // read answers many requests at once, shared-lookup.ts) goes in the same first statement.
+        // read answers many requests at once, SharedCall in @rolelink/runtime) goes in the same first statement.
         this.queues.set(linkId, [waiting]);
         setImmediate(() => void this.drain(linkId));
       }

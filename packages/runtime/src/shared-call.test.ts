@@ -1,4 +1,4 @@
-import { SharedLookup } from './shared-lookup';
+import { SharedCall } from './shared-call';
 
 /** A read whose answers the test releases by hand, in order. */
 function controlledRead() {
@@ -9,10 +9,10 @@ function controlledRead() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-describe('SharedLookup', () => {
+describe('SharedCall', () => {
   it('sends one read at the end of the turn for every caller of that turn', async () => {
     const { calls, read } = controlledRead();
-    const lookup = new SharedLookup(read);
+    const lookup = new SharedCall(read);
     const callers = [lookup.get('k'), lookup.get('k'), lookup.get('k')];
     expect(calls).toHaveLength(0); // not before the turn ends: later callers of the turn join it
     await tick();
@@ -23,7 +23,7 @@ describe('SharedLookup', () => {
 
   it('never joins a read already sent: callers arriving meanwhile share the next read', async () => {
     const { calls, read } = controlledRead();
-    const lookup = new SharedLookup(read);
+    const lookup = new SharedCall(read);
     const first = lookup.get('k');
     await tick();
     expect(calls).toHaveLength(1);
@@ -42,7 +42,7 @@ describe('SharedLookup', () => {
 
   it('reads each key on its own and forgets a key once nobody waits', async () => {
     const { calls, read } = controlledRead();
-    const lookup = new SharedLookup(read);
+    const lookup = new SharedCall(read);
     const a = lookup.get('a');
     const b = lookup.get('b');
     await tick();
@@ -61,7 +61,7 @@ describe('SharedLookup', () => {
 
   it('passes a failed read to the callers that shared it, and the next caller reads again', async () => {
     const { calls, read } = controlledRead();
-    const lookup = new SharedLookup(read);
+    const lookup = new SharedCall(read);
     const first = lookup.get('k');
     await tick();
     const waiting = lookup.get('k');
@@ -76,5 +76,16 @@ describe('SharedLookup', () => {
     expect(calls).toHaveLength(3);
     calls[2]!.resolve('ok');
     await expect(later).resolves.toBe('ok');
+  });
+
+  it("gives a shared call its first caller's argument", async () => {
+    const args: (string | undefined)[] = [];
+    const shared = new SharedCall((key: string, arg: string | undefined) => {
+      args.push(arg);
+      return Promise.resolve(`${key}:${arg}`);
+    });
+    const answers = await Promise.all([shared.get('k', 'first'), shared.get('k', 'second'), shared.get('k')]);
+    expect(args).toEqual(['first']);
+    expect(answers).toEqual(['k:first', 'k:first', 'k:first']);
   });
 });
