@@ -55,7 +55,8 @@ describe('SyncNotifier', () => {
       expect(await enqueues.count()).toBe(2);
       // The shared request carries the first asker's request id to the worker's log lines.
       const waiting = await notifier['producer'].queue.getWaiting();
-      expect(waiting.filter((j) => (j.data as { linkId: string }).linkId === '7').map((j) => j.data)).toEqual([{ linkId: '7', requestId: 'req-0' }]);
+      const data = waiting.map((j) => j.data as { linkId: string; requestId?: string });
+      expect(data.filter((d) => d.linkId === '7')).toEqual([{ linkId: '7', requestId: 'req-0' }]);
     } finally {
       enqueues.stop();
     }
