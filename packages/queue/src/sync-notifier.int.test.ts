@@ -46,13 +46,14 @@ describe('SyncNotifier', () => {
     await dropPrefix(prefix);
   });
 
-  it('queues one sync request for a link however many writes of one turn ask, and one per link', async () => {
+  it('queues two sync requests for a link however many writes ask at once, and one per link', async () => {
     await notifier.notify('1'); // connected and the script loaded: the counts below are the batch's alone
     const enqueues = await watchEnqueues(prefix);
     try {
       const asks = [...Array.from({ length: 20 }, (_, i) => notifier.notify('7', `req-${i}`)), notifier.notify('8')];
       await expect(Promise.all(asks)).resolves.toEqual(asks.map(() => true));
-      expect(await enqueues.count()).toBe(2);
+      // Link 7: the first ask at once, the 19 others share the next; link 8: its own.
+      expect(await enqueues.count()).toBe(3);
       // The shared request carries the first asker's request id to the worker's log lines.
       const waiting = await notifier['producer'].queue.getWaiting();
       const data = waiting.map((j) => j.data as { linkId: string; requestId?: string });

@@ -18,7 +18,7 @@ export class SyncNotifier {
    * single-user writes spent about a fifth of their CPU there (issue 24). Each caller still answers only
    * after a request queued after its own write committed.
    */
-  private readonly perLink = new SharedCall((linkId: string, requestId: string | undefined) => this.enqueue(linkId, requestId));
+  private readonly perLink = new SharedCall((linkId: string, requestId: string | undefined) => this.enqueue(linkId, requestId), { atOnce: true });
 
   constructor(
     private readonly connection: Redis,

@@ -88,4 +88,20 @@ describe('SharedCall', () => {
     expect(args).toEqual(['first']);
     expect(answers).toEqual(['k:first', 'k:first', 'k:first']);
   });
+
+  it('calls a quiet key at once when asked to, and still shares the next call among those who wait', async () => {
+    const { calls, read } = controlledRead();
+    const shared = new SharedCall(read, { atOnce: true });
+    const first = shared.get('k');
+    expect(calls).toHaveLength(1); // no wait for the end of the turn
+    const second = shared.get('k');
+    const third = shared.get('k');
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve('one');
+    await expect(first).resolves.toBe('one');
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve('two');
+    await expect(Promise.all([second, third])).resolves.toEqual(['two', 'two']);
+  });
 });

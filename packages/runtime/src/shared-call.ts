@@ -18,7 +18,14 @@ export class SharedCall<V, A = undefined> {
   /** Per key: the callers waiting for the next call (null: none yet); the entry exists while a call is due or in flight. */
   private readonly pending = new Map<string, { next: Waiting<V, A> | null }>();
 
-  constructor(private readonly call: (key: string, arg: A) => Promise<V>) {}
+  /**
+   * `opts.atOnce`: a quiet key is called at once instead of at the end of the turn, for callers that
+   * come one at a time (a write batch's sync request) and would only pay the wait.
+   */
+  constructor(
+    private readonly call: (key: string, arg: A) => Promise<V>,
+    private readonly opts: { atOnce?: boolean } = {},
+  ) {}
 
   get(key: string, ...[arg]: A extends undefined ? [arg?: A] : [arg: A]): Promise<V> {
     const entry = this.pending.get(key);
@@ -28,8 +35,10 @@ export class SharedCall<V, A = undefined> {
     }
     const fresh = { next: waiting<V, A>(arg as A) };
     this.pending.set(key, fresh);
-    setImmediate(() => this.send(key, fresh));
-    return fresh.next.promise;
+    const { promise } = fresh.next;
+    if (this.opts.atOnce) this.send(key, fresh);
+    else setImmediate(() => this.send(key, fresh));
+    return promise;
   }
 
   /** Sends the call the waiting callers share; when it returns, the next one if callers arrived meanwhile. */
