@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
-import { addUsers, type AddResult } from '@rolelink/db/list';
+import { addUsers, type AddResult, type AuthGuard } from '@rolelink/db/list';
 import type { SyncNotifier } from '@rolelink/queue';
-import { LinkBatcher } from './link-batcher';
+import { LinkBatcher, sameGuard } from './link-batcher';
 
 /** `expiresAt`: when the membership ends on its own; null: permanent (also clears an earlier expiry). */
-type Add = { userId: string; storedLimit: number; requestId?: string; expiresAt: Date | null };
+type Add = { userId: string; storedLimit: number; requestId?: string; expiresAt: Date | null; guard?: AuthGuard };
 
 /**
  * Group commit for POST /users/:userId (link-batcher.ts): a link's concurrent adds go in one db addUsers
@@ -24,17 +24,19 @@ export class AddBatcher {
           batch.map((a) => a.userId),
           batch[0]!.storedLimit,
           batch.map((a) => a.expiresAt),
+          batch[0]!.guard,
         ),
       afterCommit: async (linkId, batch, results) => {
         if (results.some((r) => r.added)) await deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
       },
       // Posted twice at once: the second finds the user present.
       repeated: (r) => (r.added ? { added: false, atLimit: false, listVersion: r.listVersion } : r),
-      sameStatement: (first, a) => a.storedLimit === first.storedLimit,
+      sameStatement: (first, a) => a.storedLimit === first.storedLimit && sameGuard(first.guard, a.guard),
     });
   }
 
-  add(linkId: string, userId: string, storedLimit: number, requestId?: string, expiresAt: Date | null = null): Promise<AddResult> {
-    return this.batcher.run(linkId, { userId, storedLimit, requestId, expiresAt });
+  /** `guard`: checked in the statement (AuthGuard); the whole batch fails with StaleAuthError when it no longer holds. */
+  add(linkId: string, userId: string, storedLimit: number, requestId?: string, expiresAt: Date | null = null, guard?: AuthGuard): Promise<AddResult> {
+    return this.batcher.run(linkId, { userId, storedLimit, requestId, expiresAt, guard });
   }
 }

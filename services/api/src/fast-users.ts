@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import typeis from 'type-is';
 import { presetRoute } from '@rolelink/runtime';
+import { allowRememberedAuth, confirmRememberedAuth } from './auth';
+import { IDEMPOTENCY_HEADER } from './idempotency';
 import type { SingleUserRoutes } from './routes/users.routes';
 
 const PREFIX = '/api/role-link/';
@@ -56,7 +58,10 @@ export function fastUsers(opts: FastUsersOptions): (req: IncomingMessage, res: S
     if (parts.length !== 4 || parts[2] !== 'users') return false;
     const [guildId, roleId, , userId] = parts as [string, string, string, string];
     if (!guildId || !roleId || !userId || userId === 'upload') return false;
-    serve(opts, opts.routes[method], shimRequest(req, guildId, roleId, userId), shimResponse(res));
+    const response = shimResponse(res);
+    // Every success of these chains is a guarded list write (auth.ts), except an idempotent replay.
+    if (headers[IDEMPOTENCY_HEADER] === undefined) allowRememberedAuth(response);
+    serve(opts, opts.routes[method], shimRequest(req, guildId, roleId, userId), response);
     return true;
   };
 }
@@ -124,14 +129,18 @@ function serve(opts: FastUsersOptions, route: RequestHandler[], req: Request, re
   const before = opts.before;
   let i = 0;
   let failed = false;
-  const fail = (err: unknown): void => {
-    if (failed) return; // as Express: one error answer (the error middleware itself never calls next)
-    failed = true;
+  const answer = (err: unknown): void => {
     try {
       opts.errors(err, req, res, () => undefined);
     } catch (e) {
       res.destroy(e as Error);
     }
+  };
+  const fail = (err: unknown): void => {
+    if (failed) return; // as Express: one error answer (the error middleware itself never calls next)
+    failed = true;
+    // A request let through on remembered authentication answers an error only after a fresh check.
+    void confirmRememberedAuth(res, err).then(answer);
   };
   const next: NextFunction = (err?: unknown) => {
     if (failed) return;

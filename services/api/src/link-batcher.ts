@@ -1,3 +1,11 @@
+import type { AuthGuard } from '@rolelink/db/list';
+
+/** Whether two writes may share a statement as far as their guards go (the same checks, or none). */
+export function sameGuard(a: AuthGuard | undefined, b: AuthGuard | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.tokenHash.equals(b.tokenHash) && a.plan === b.plan && a.paidSlots === b.paidSlots && a.rank === b.rank;
+}
+
 type Waiting<I, R> = { item: I; resolve(r: R): void; reject(err: unknown): void };
 
 /** Upper bound of one statement; a burst larger than this is written in several. */

@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
-import { removeUsers, type RemoveResult } from '@rolelink/db/list';
+import { removeUsers, type AuthGuard, type RemoveResult } from '@rolelink/db/list';
 import type { SyncNotifier } from '@rolelink/queue';
-import { LinkBatcher } from './link-batcher';
+import { LinkBatcher, sameGuard } from './link-batcher';
 
-type Remove = { userId: string; requestId?: string };
+type Remove = { userId: string; requestId?: string; guard?: AuthGuard };
 
 /**
  * Group commit for DELETE /users/:userId (link-batcher.ts), as adds have: a link's concurrent removals go
@@ -19,16 +19,19 @@ export class RemoveBatcher {
           deps.pool,
           linkId,
           batch.map((r) => r.userId),
+          batch[0]!.guard,
         ),
       afterCommit: async (linkId, batch, results) => {
         if (results.some((r) => r.removed)) await deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
       },
       // Deleted twice at once: the second finds the user gone.
       repeated: (r) => ({ removed: false, listVersion: r.listVersion }),
+      sameStatement: (first, r) => sameGuard(first.guard, r.guard),
     });
   }
 
-  remove(linkId: string, userId: string, requestId?: string): Promise<RemoveResult> {
-    return this.batcher.run(linkId, { userId, requestId });
+  /** `guard`: as AddBatcher.add's. */
+  remove(linkId: string, userId: string, requestId?: string, guard?: AuthGuard): Promise<RemoveResult> {
+    return this.batcher.run(linkId, { userId, requestId, guard });
   }
 }

@@ -6,7 +6,7 @@ import { hasUser, listExpiries, streamUserIdsJson } from '@rolelink/db/list';
 import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
-import { currentLink } from '../auth';
+import { currentLink, guardedWrite } from '../auth';
 import { listBody, readIdItems } from '../body';
 import { expiryBody, readPostExpiry } from '../expiry';
 import { previewWholeList, writeWholeList } from '../list-write';
@@ -113,12 +113,14 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
     ...expiryBody(),
     once,
     handle(async (req, res) => {
-      const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
       // Optional: without one the member is permanent, and an expiry set earlier is cleared (the latest call wins).
       const expiresAt = readPostExpiry(req.body, Date.now());
       // Batched with the link's concurrent adds; answers after the row is committed and, when it was added, the sync requested.
-      const result = await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers, req.id, expiresAt);
+      const { link, result } = await guardedWrite(res, async (link, guard) => ({
+        link,
+        result: await adds.add(link.id, params.userId, limitsFor(link.plan).storedUsers, req.id, expiresAt, guard),
+      }));
       if (result.atLimit) throw new AppError(400, storedLimitMessage(link.plan), 'stored_limit');
       setListVersion(res, link.id, result.listVersion);
       res.json({ data: { added: result.added } });
@@ -130,10 +132,9 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
     validate({ params: userParams }),
     once,
     handle(async (req, res) => {
-      const link = currentLink(res);
       const { params } = input<{ params: typeof userParams }>(res);
       // Batched with the link's concurrent removals; answers after the removal is committed and, when it removed, the sync requested.
-      const { removed, listVersion } = await removes.remove(link.id, params.userId, req.id);
+      const { link, removed, listVersion } = await guardedWrite(res, async (link, guard) => ({ link, ...(await removes.remove(link.id, params.userId, req.id, guard)) }));
       setListVersion(res, link.id, listVersion);
       res.json({ data: { removed } });
     }),
