@@ -50,8 +50,8 @@ export function authenticate(pool: Pool): RequestHandler {
     }
     return hex;
   };
-  // Per token hash: the link as last read, when that read passed every check (the writes' guard).
-  const remembered = new Map<string, LinkContext>();
+  // Per token hash: the link as last read, when that read passed every check, and the guard its writes carry.
+  const remembered = new Map<string, { link: LinkContext; guard: AuthGuard }>();
 
   /** Checks 4–8 on a fresh read; the link that passed, or the AppError to answer. */
   const check = async (hashHex: string | null, guildId: string, roleId: string): Promise<LinkContext> => {
@@ -69,7 +69,8 @@ export function authenticate(pool: Pool): RequestHandler {
       throw AppError.forbidden('This role link is paused — integration slots quota exceeded', 'link_paused');
     }
     if (remembered.size >= REMEMBERED_MAX) remembered.clear();
-    remembered.set(hashHex!, { ...link });
+    const guard: AuthGuard = { tokenHash: Buffer.from(hashHex!, 'hex'), plan: link.plan, paidSlots: link.paidSlots, rank: link.rank };
+    remembered.set(hashHex!, { link: { ...link }, guard });
     return link;
   };
 
@@ -91,7 +92,7 @@ export function authenticate(pool: Pool): RequestHandler {
     const hashHex = hashOf(match[2]!);
 
     const known = hashHex !== null && res.locals.rememberedAuthAllowed === true ? remembered.get(hashHex) : undefined;
-    if (known && known.guildId === guildId && known.roleId === roleId) {
+    if (known && known.link.guildId === guildId && known.link.roleId === roleId) {
       const confirm = async (): Promise<LinkContext> => {
         res.locals.remembered = undefined; // settled by this read, whatever it finds
         try {
@@ -103,9 +104,8 @@ export function authenticate(pool: Pool): RequestHandler {
           throw err;
         }
       };
-      const guard: AuthGuard = { tokenHash: Buffer.from(hashHex!, 'hex'), plan: known.plan, paidSlots: known.paidSlots, rank: known.rank };
-      res.locals.remembered = { guard, confirm } satisfies Remembered;
-      accept(res, { ...known });
+      res.locals.remembered = { guard: known.guard, confirm } satisfies Remembered;
+      accept(res, { ...known.link });
       return next();
     }
     accept(res, await check(hashHex, guildId, roleId));

@@ -2,7 +2,7 @@ import type { AuthGuard } from '@rolelink/db/list';
 
 /** Whether two writes may share a statement as far as their guards go (the same checks, or none). */
 export function sameGuard(a: AuthGuard | undefined, b: AuthGuard | undefined): boolean {
-  if (!a || !b) return a === b;
+  if (!a || !b || a === b) return a === b; // one remembered link's requests share its guard object
   return a.tokenHash.equals(b.tokenHash) && a.plan === b.plan && a.paidSlots === b.paidSlots && a.rank === b.rank;
 }
 
