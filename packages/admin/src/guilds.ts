@@ -8,7 +8,7 @@ import { recordGuildLinkEvents } from '@rolelink/db/events';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
-import { parsePlatformUserId, parseSnowflake } from './ids';
+import { parseSnowflake, parseUserId } from './ids';
 
 export type GuildView = { guild_id: string; owner_id: string | null; plan: Plan; paid_slots: number; slot_allowance: number; links: number };
 
@@ -23,7 +23,7 @@ export async function setPlan(deps: AdminDeps, input: { guildId: string; plan: s
   if (input.slots !== undefined && (!Number.isInteger(input.slots) || input.slots < 0 || input.slots > 1000)) {
     throw AppError.validation([{ field: 'slots', message: 'must be an integer from 0 to 1000' }]);
   }
-  const ownerId = input.ownerId === undefined ? undefined : parsePlatformUserId(input.ownerId, 'owner');
+  const ownerId = input.ownerId === undefined ? undefined : parseUserId(input.ownerId, 'owner');
   const plan: Plan = input.plan;
   const { g, links } = await inTransaction(deps.db.pool, async (c) => {
     const before = await lockGuildPlan(c, guildId);

@@ -29,6 +29,14 @@ describe('admin-audit repository (admin_audit)', () => {
     expect((await listAudit(db.pool, '410000000000000001', { limit: 2, before: page[1]!.id })).map((r) => r.id)).toEqual(all.slice(2).map((r) => r.id));
   });
 
+  it('stores and reads back an actor id above 2^63 - 1 exactly (user ids are unsigned 64-bit, issue 24)', async () => {
+    for (const id of ['18446744073709551615', '10000000000000000001', '9223372036854775808']) {
+      await recordAudit(db.pool, { guildId: '410000000000000004', roleId: null, actor: { ...actor, id }, action: 'plan_changed', detail: null });
+    }
+    const rows = await listAudit(db.pool, '410000000000000004', { limit: 10 });
+    expect(rows.map((r) => r.actor_id)).toEqual(['9223372036854775808', '10000000000000000001', '18446744073709551615']);
+  });
+
   it('purges entries past the retention in batches and keeps the rest', async () => {
     await recordAudit(db.pool, { guildId: '410000000000000003', roleId: null, actor, action: 'plan_changed', detail: null });
     await db.pool.query(`INSERT INTO admin_audit (guild_id, actor_name, via, action, at) SELECT 410000000000000003, 'old', 'cli', 'plan_changed', now() - interval '400 days' FROM generate_series(1, 5)`);
