@@ -157,9 +157,11 @@ describe('signed events to plugins (docs/api.md "Events to plugins")', () => {
     const result = await checkPluginHealth(h.ctx, h.plugin.url);
     expect(result).toMatchObject({ status: 'healthy', events: ['link.deleted', 'unknown.kind'] });
     expect(result.detail).not.toHaveProperty('events');
-    // The broker's health-check job stores them; drive it through the queue.
+    // The broker's health-check job stores them; drive it through the queue (listening before the add:
+    // a job done before the listener is attached would be waited for until the test's timeout).
+    const done = h.completed('health-check');
     await h.broker.jobs.add('health-check', { pluginUrl: h.plugin.url });
-    await h.completed('health-check');
+    await done;
     const { rows } = await h.db.pool.query<{ link_id: string; kinds: string[] }>('SELECT link_id::text, kinds FROM plugin_event_link WHERE link_id = ANY($1::bigint[]) ORDER BY link_id', [[a.linkId, b.linkId]]);
     expect(rows).toEqual([
       { link_id: a.linkId, kinds: ['link.deleted'] },
