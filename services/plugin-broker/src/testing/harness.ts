@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { encryptToken, generateToken, hashToken } from '@rolelink/domain';
@@ -111,11 +110,17 @@ export async function startHarness(
       const entry = JSON.parse(raw) as CachedConfig;
       await redis.set(cacheKey(linkId), JSON.stringify({ ...entry, fetchedAt: entry.fetchedAt - ms }));
     },
-    async completed(name) {
-      for (;;) {
-        const [job] = (await once(broker.worker, 'completed')) as [Job];
-        if (job.name === name) return job;
-      }
+    completed(name) {
+      // One listener for the whole wait: re-arming `once` after each other job's completion missed a
+      // completion emitted in the same turn (a busy CI run waited out its timeout behind event retries).
+      return new Promise<Job>((resolve) => {
+        const onCompleted = (job: Job) => {
+          if (job.name !== name) return;
+          broker.worker.off('completed', onCompleted);
+          resolve(job);
+        };
+        broker.worker.on('completed', onCompleted);
+      });
     },
     async close() {
       await server.close();
