@@ -1,20 +1,15 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { snowflake, TEST_SECRET_KEY } from '../../../test/support/fixtures';
+import { snowflake } from '../../../test/support/fixtures';
 import { auditLog } from './audit';
 import type { AdminDeps } from './deps';
 import { setPlan } from './guilds';
+import { testAdminDeps } from './testing/deps';
 
 let db: TestDb;
 let deps: AdminDeps;
 beforeAll(async () => {
   db = await createTestDb();
-  deps = {
-    db,
-    secretKey: () => TEST_SECRET_KEY,
-    allowPrivatePluginHosts: [],
-    plugin: { register: () => Promise.resolve(), deleteConfig: () => Promise.resolve() },
-    requestSync: () => Promise.resolve(),
-  };
+  deps = testAdminDeps(db);
 });
 afterAll(() => db.drop());
 

@@ -1,26 +1,21 @@
 import { listEventLog, subscribeLinkEvents } from '@rolelink/db/events';
 import { recordHeldChange } from '@rolelink/db/list';
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { seedGuild, seedLink, TEST_SECRET_KEY } from '../../../test/support/fixtures';
+import { seedGuild, seedLink } from '../../../test/support/fixtures';
 import type { AdminDeps } from './deps';
 import { setPlan } from './guilds';
 import { deleteLink } from './link-delete';
 import { setLink } from './link-update';
 import { applyRemovals } from './removals';
+import { testAdminDeps } from './testing/deps';
 
 let db: TestDb;
 let deps: AdminDeps;
 const deleted: string[] = [];
 beforeAll(async () => {
   db = await createTestDb();
-  deps = {
-    db,
-    secretKey: () => TEST_SECRET_KEY,
-    allowPrivatePluginHosts: [],
-    // The broker's side of deletion is not under test here (services/plugin-broker covers it).
-    plugin: { register: () => Promise.resolve(), deleteConfig: (i) => Promise.resolve(void deleted.push(i.roleId)) },
-    requestSync: () => Promise.resolve(),
-  };
+  // The broker's side of deletion is not under test here (services/plugin-broker covers it).
+  deps = testAdminDeps(db, { deleteConfig: (i) => Promise.resolve(void deleted.push(i.roleId)) });
 });
 afterAll(() => db.drop());
 
