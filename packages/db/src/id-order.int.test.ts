@@ -4,7 +4,8 @@ import { grantedHolders } from './applied-members.repo';
 import { addUser } from './list-single.repo';
 import { readJournal } from './list-changes.repo';
 import { diffRange, listedUserAt, nextRangeEnd } from './sync-diff.repo';
-import { MAX_USER_ID, toStored } from './user-id';
+import { fromStored, idArrayParams, MAX_USER_ID, toStored } from './user-id';
+import { replaceList } from './list-replace.repo';
 import { latestHeldChange, recordHeldChange } from './held-changes.repo';
 import { streamUserIdsCsv } from './list-stream';
 import { removeUser } from './list-single.repo';
@@ -103,5 +104,17 @@ describe('ids of 17 to 20 digits across 2^63 (stored as id - 2^63)', () => {
     await done;
     const remaining = WIDE.filter((u) => u !== '9223372036854775808');
     expect(csv.trim().split('\n')).toEqual(['user_id,synced', ...remaining.map((u, i) => `${u},${i < 6 ? 't' : 'f'}`)]);
+  });
+
+  it('a PUT over a list reads them in two arrays (bigint up to 2^63 - 1, numeric above), deduplicated across both, in numeric order', async () => {
+    const { linkId } = await seedLink(db, { plan: 'premium' });
+    await list(linkId, WIDE.slice(0, 4));
+    const [narrow, wide] = idArrayParams(['9223372036854775808', ...WIDE, '9223372036854775807', '18446744073709551615']);
+    expect(narrow.split(',')).toHaveLength(WIDE.filter((u) => BigInt(u) < TWO_POW_63).length + 1);
+    expect(wide.split(',')).toHaveLength(WIDE.filter((u) => BigInt(u) >= TWO_POW_63).length + 2);
+    const outcome = await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: ['9223372036854775808', ...[...WIDE].reverse(), '9223372036854775807'] }, storedLimit: 1000 });
+    expect(outcome).toMatchObject({ kind: 'replaced', userCount: WIDE.length });
+    const { rows } = await db.pool.query<{ id: string }>(`SELECT ${fromStored('user_id')} AS id FROM link_user WHERE link_id = $1 ORDER BY user_id`, [linkId]);
+    expect(rows.map((r) => r.id)).toEqual(WIDE);
   });
 });

@@ -1,7 +1,6 @@
 import type { PoolClient } from 'pg';
 import { inTransaction, type Queryable } from './queryable';
-import { bigintArrayLiteral } from './uploads.repo';
-import { fromStored, toStored } from './user-id';
+import { bigintArrayLiteral, fromStored, toStored } from './user-id';
 
 // Memberships that end on their own (issue 22, part 2): link_user.expires_at, NULL for a permanent one.
 // Set by adds (list-single.repo addUsers), by a replace (PUT or upload commit, setReplaceExpiries) and

@@ -1,6 +1,7 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
-import { addChunk, bigintArrayLiteral, cancelUpload, collectUploadGarbage, createUpload } from './uploads.repo';
+import { addChunk, cancelUpload, collectUploadGarbage, createUpload } from './uploads.repo';
+import { bigintArrayLiteral } from './user-id';
 
 let db: TestDb;
 beforeAll(async () => {
