@@ -50,7 +50,7 @@ describe('list-replace repository (PUT and upload commit)', () => {
     ]);
   });
 
-  it("journals a trusted link's diff per user up to the journal's size and as one walk beyond it (removals counted only up to that bound)", async () => {
+  it("journals a trusted link's diff per user up to the journal's size and as one walk beyond it (the DELETE counts the removals as it writes them)", async () => {
     const { linkId } = await seedLink(db, { trusted: true, plan: 'premium' });
     const base = 1130000000000000000n;
     const all = userIds(22_002, base); // the list is a window of 12,000 IDs sliding over these

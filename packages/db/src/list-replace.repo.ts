@@ -76,12 +76,12 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
         // Throwing rolls back, which keeps staging untouched (spec 3.2: 400, staging preserved).
         throw new OverLimit(next);
       }
-      // A trusted link is never held, so its removals matter only for the journal choice below: counted up
-      // to the first that makes the diff too large to journal (a 50% replace stops after a few thousand
-      // rows instead of joining the whole list; the DELETE then measures the rest as it writes).
-      const bound = link.trusted && baseline === 0 ? journalBound(firstList, link.userCount, next) : undefined;
-      const { previous, removals, listRemovals } = await measureRemovals(c, input.linkId, link.userCount, baseline, bound);
-      if (!link.trusted && removals !== null && isLargeRemoval(previous, next, removals)) {
+      // An untrusted link's removals are counted first, for the shrink rule (a hand-over's first list's
+      // against the role's holders). A trusted link is never held: its DELETE counts them as it writes,
+      // which spares it a join of the whole list.
+      const measured = link.trusted && baseline === 0 ? null : await measureRemovals(c, input.linkId, link.userCount, baseline);
+      if (!link.trusted && measured && isLargeRemoval(measured.previous, next, measured.removals)) {
+        const { previous, removals } = measured;
         const confirmation = await findConfirmation(c, input.linkId, input.confirm);
         if (!confirmation || 'invalid' in confirmation) {
           // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
@@ -93,13 +93,13 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       }
       const { seq, listVersion: version } = await bumpList(c, input.linkId, next);
       listVersion = version;
-      // listRemovals null: at least `bound` removals, too many to journal (counted no further).
-      const listAdds = listRemovals === null ? null : next - (link.userCount - listRemovals);
       // Small diffs are journaled per user; a large one costs less as one walk than as journal rows.
-      const journal = firstList || listRemovals === null || listRemovals + listAdds! > JOURNAL_MAX_USERS ? null : seq;
-      await writeNewList(c, input.linkId, listRemovals !== 0, !empty, journal);
-      if (journal === null) await journalAt(c, input.linkId, seq, 'walk');
-      else if (listRemovals === 0 && listAdds === 0) await journalAt(c, input.linkId, seq, 'link');
+      const bound = journalBound(firstList, link.userCount, next);
+      const removed = measured?.listRemovals === 0 ? 0 : await deleteLeft(c, input.linkId, seq, bound);
+      const journaled = removed < bound;
+      await insertNew(c, input.linkId, !empty, journaled ? seq : null);
+      if (!journaled) await journalAt(c, input.linkId, seq, 'walk');
+      else if (removed === 0 && next === link.userCount) await journalAt(c, input.linkId, seq, 'link');
     }
     await setReplaceExpiries(c, input.linkId, input.source);
     if (input.source.kind === 'upload') {
@@ -190,8 +190,6 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
  * current holders (the bot's applied record, snapshotted at creation), not against its empty list.
  */
 export type Removals = { previous: number; removals: number; listRemovals: number };
-/** With a bound: `listRemovals` (and `removals`) null when the list loses at least `bound` rows. */
-export type BoundedRemovals = { previous: number; removals: number | null; listRemovals: number | null };
 
 /**
  * The fewest list removals that make a replace of `userCount` rows by `next` too large to journal
@@ -203,9 +201,7 @@ export function journalBound(firstList: boolean, userCount: number, next: number
   return Math.max(0, Math.floor((JOURNAL_MAX_USERS - next + userCount) / 2) + 1);
 }
 
-export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals>;
-export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number, bound: number | undefined): Promise<BoundedRemovals>;
-export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number, bound?: number): Promise<BoundedRemovals> {
+export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals> {
   if (handoverHolderCount > 0) {
     const { rows } = await c.query<{ removals: string }>(
       `SELECT count(*) AS removals FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
@@ -215,16 +211,6 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
     return { previous: handoverHolderCount, removals: Number(rows[0]!.removals), listRemovals: 0 };
   }
   if (userCount === 0) return { previous: 0, removals: 0, listRemovals: 0 };
-  if (bound !== undefined) {
-    if (bound === 0) return { previous: userCount, removals: null, listRemovals: null };
-    const { rows } = await c.query<{ gone: string }>(
-      `SELECT count(*) AS gone FROM (SELECT 1 FROM link_user u WHERE u.link_id = $1
-         AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) LIMIT $2) g`,
-      [linkId, bound],
-    );
-    const gone = Number(rows[0]!.gone);
-    return gone >= bound ? { previous: userCount, removals: null, listRemovals: null } : { previous: userCount, removals: gone, listRemovals: gone };
-  }
   const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM new_list n JOIN link_user u ON u.link_id = $1 AND u.user_id = n.user_id', [linkId]);
   const kept = Number(rows[0]!.kept);
   return { previous: userCount, removals: userCount - kept, listRemovals: userCount - kept };
@@ -271,20 +257,26 @@ async function bumpList(c: PoolClient, linkId: string, next: number): Promise<{ 
 }
 
 /**
- * Deletes the rows that left and inserts the new ones. With `journalSeq`, the same statements journal
- * each changed ID (`remove`/`add` under that sequence): the diff is computed once, here, by the writes
- * that already compute it.
+ * Deletes the list's rows the new list leaves out and returns how many. Fewer than `bound`
+ * (journalBound): the same statement journals each as `remove` under `seq`, the diff computed once by
+ * the write that computes it anyway; otherwise nothing is journaled (the caller journals a walk).
  */
-async function writeNewList(c: PoolClient, linkId: string, removesSome: boolean, hadRows: boolean, journalSeq: string | null): Promise<void> {
-  const journal = (op: 'add' | 'remove', write: string) =>
-    journalSeq === null ? write : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, '${op}' FROM w`;
-  if (removesSome) {
-    await c.query(journal('remove', 'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)'), [linkId]);
-  }
+async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: number): Promise<number> {
+  const { rows } = await c.query<{ removed: number }>(
+    `WITH gone AS (DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) RETURNING u.user_id),
+          journal AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, $2, user_id, 'remove' FROM gone WHERE (SELECT count(*) FROM gone) < $3)
+     SELECT count(*)::int AS removed FROM gone`,
+    [linkId, seq, bound],
+  );
+  return rows[0]!.removed;
+}
+
+/** Inserts the new list's rows the list lacks; with `journalSeq`, journals each as `add` under it in the same statement. */
+async function insertNew(c: PoolClient, linkId: string, hadRows: boolean, journalSeq: string | null): Promise<void> {
+  const journal = (write: string) => (journalSeq === null ? write : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, 'add' FROM w`);
   // Only the new rows, sorted (B-tree inserts in key order); see replaceList on why no ON CONFLICT.
   await c.query(
     journal(
-      'add',
       hadRows
         ? `INSERT INTO link_user (link_id, user_id) SELECT $1, n.user_id FROM new_list n
            WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY n.user_id`
