@@ -4,13 +4,13 @@
 // doing the same write. Default: put, get (3M IDs), post — a few minutes. `--quick`: the same at 300k IDs
 // with shorter rounds. `--all`: also the 30M upload, the SDK upload and the limiter's cost, at 30M IDs
 // (about half an hour). The API runs as a real separate process over a scratch database
-// (`rolelink_bench`, recreated and dropped) and a queue prefix of its own. Exit code 0 whatever the
+// (`rolelink_bench_api_<random>`, created and dropped) and a queue prefix of its own. Exit code 0 whatever the
 // figures say (it is a benchmark); a missed limit prints FAIL.
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'pg';
-import { dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
+import { BENCH_DB, dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
 import { dropPrefix } from '../test/support/redis';
 import { figureGet, figurePut, figureUpload, seedBigList, type Ctx, type Row, type UploadTiming } from './support/api-figures';
 import { figurePost } from './support/api-post';
@@ -117,7 +117,7 @@ export async function run(args: string[]): Promise<void> {
     // (one Redis round trip per request) and none is refused; post-limit compares against it off.
     const apiEnv = { DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix, API_RATE_LIMIT: 'on', API_RATE_LIMIT_PREMIUM: UNREACHED_LIMIT };
     api = await startApi(apiEnv, { cpuProfDir: opts.cpuProfDir });
-    log(`api: pid ${api.pid} on ${api.origin}, database rolelink_bench, queue prefix ${prefix}`);
+    log(`api: pid ${api.pid} on ${api.origin}, database ${BENCH_DB}, queue prefix ${prefix}`);
     const guildId = await seedGuild(pool, 'premium');
     const ctx: Ctx = { api, databaseUrl: url, pool, guildId, rows, log };
     // A figure that breaks is reported as FAIL with its error; the others still run.
@@ -152,7 +152,7 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await api?.stop();
     await pool.end();
-    if (!opts.keepDb) await dropBenchDb().catch((e: unknown) => log(`could not drop rolelink_bench: ${(e as Error).message}`));
+    if (!opts.keepDb) await dropBenchDb().catch((e: unknown) => log(`could not drop ${BENCH_DB}: ${(e as Error).message}`));
     await dropPrefix(prefix, REDIS_URL).catch(() => undefined); // Redis gone: nothing to clean
   }
 

@@ -1,4 +1,5 @@
-// The API benchmark's database: one migrated scratch database (`rolelink_bench`), and link rows seeded
+// The API benchmark's database: one migrated scratch database per run (`rolelink_bench_api_<random>`, so two
+// runs at once never drop each other's), and link rows seeded
 // the way link creation leaves them (guild + role_link with the token's SHA-256 and its ciphertext).
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
@@ -6,9 +7,10 @@ import { admin, createMigratedDb } from './bench-db';
 import { encryptToken, generateToken, hashToken, type Plan } from '@rolelink/domain';
 
 export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './bench-db';
-export const BENCH_DB = 'rolelink_bench';
+/** This run's database: its own name, as the sync benchmarks' (sync-support.ts). */
+export const BENCH_DB = `rolelink_bench_api_${randomBytes(3).toString('hex')}`;
 
-/** Drops and recreates the bench database, then applies the migrations with the project's command. */
+/** Creates the bench database, then applies the migrations with the project's command. */
 export async function recreateBenchDb(): Promise<string> {
   await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
   return createMigratedDb(BENCH_DB);
