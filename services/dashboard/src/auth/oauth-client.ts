@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
 import { OAuth2Scopes, type APIUser, type RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
+import { userIdProblem } from '@rolelink/contracts';
 import { botInviteUrl } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 
@@ -79,13 +80,20 @@ export class OAuthClient {
     }
   }
 
+  /**
+   * The signed-in account. Its ID becomes the session's user and the audit log's actor (a numeric column):
+   * one that is not a user ID is the platform's fault, refused here with the reason, not at the first write.
+   */
   async user(tokens: UserTokens): Promise<SignedInUser> {
+    let u: APIUser;
     try {
-      const u: APIUser = await new API(this.client(tokens.accessToken)).users.getCurrent();
-      return { id: u.id, username: u.username, global_name: u.global_name ?? null, avatar: u.avatar ?? null };
+      u = await new API(this.client(tokens.accessToken)).users.getCurrent();
     } catch (err) {
       throw platformFailure('Could not read your account from the platform', err);
     }
+    const problem = typeof u.id === 'string' ? userIdProblem(u.id) : 'must be a 17 to 20 digit snowflake string';
+    if (problem) throw new AppError(502, `Sign-in failed: the platform answered with an account ID that is not a user ID (${problem})`, 'platform_unavailable');
+    return { id: u.id, username: u.username, global_name: u.global_name ?? null, avatar: u.avatar ?? null };
   }
 
   /** Every guild the user is in (the platform pages by 200). */
