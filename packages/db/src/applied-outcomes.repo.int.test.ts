@@ -88,8 +88,10 @@ describe('applied-outcomes repository (applied_member, one user at a time)', () 
     // The reconcile sees a member with the role the record had as removed: a hand edit, not a grant.
     await recordOutcome.added(db.pool, linkId, handAdded!);
     await recordOutcome.removed(db.pool, linkId, handAdded!);
-    // A member page read after the removal was recorded (updated_at has millisecond precision).
-    const pageReadAt = new Date((await databaseNow(db.pool)).getTime() + 1);
+    // A member page read after the removal was recorded. updated_at keeps milliseconds, rounded (up to 0.5 ms
+    // later than the clock), and the database's now() arrives in a JS Date truncated to the millisecond (up
+    // to 1 ms earlier): 2 ms later is after the record whatever the rounding; 1 ms failed once in CI.
+    const pageReadAt = new Date((await databaseNow(db.pool)).getTime() + 2);
     expect(await markHandAdded(db.pool, linkId, [handAdded!], pageReadAt)).toEqual([handAdded]);
     expect(await grantedHolders(db.pool, linkId, '0', 10)).toEqual([added]);
     expect(await grantedCount(db.pool, linkId)).toBe(1);
