@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'pg';
-import { BENCH_DB, dropBenchDb, recreateBenchDb, REDIS_URL, seedGuild } from './support/api-db';
+import { BENCH_DB, dropBenchDb, createBenchDb, REDIS_URL, seedGuild } from './support/api-db';
 import { dropPrefix } from '../test/support/redis';
 import { figureGet, figurePut, figureUpload, seedBigList, type Ctx, type Row, type UploadTiming } from './support/api-figures';
 import { figurePost } from './support/api-post';
@@ -96,7 +96,7 @@ export async function run(args: string[]): Promise<void> {
   const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
   log(`api bench: figures ${[...opts.only].join(',')}, ${opts.ids.toLocaleString('en-US')} IDs, ${os.cpus().length} cores, load ${load()}`);
 
-  const url = await recreateBenchDb();
+  const url = await createBenchDb();
   const prefix = `rlbench-api-${randomBytes(4).toString('hex')}`;
   const pool = new Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);

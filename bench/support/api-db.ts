@@ -11,8 +11,7 @@ export { ADMIN_URL, REDIS_URL, ROOT, dbUrl } from './bench-db';
 export const BENCH_DB = `rolelink_bench_api_${randomBytes(3).toString('hex')}`;
 
 /** Creates the bench database, then applies the migrations with the project's command. */
-export async function recreateBenchDb(): Promise<string> {
-  await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+export function createBenchDb(): Promise<string> {
   return createMigratedDb(BENCH_DB);
 }
 

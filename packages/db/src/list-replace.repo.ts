@@ -264,8 +264,9 @@ async function bumpList(c: PoolClient, linkId: string, next: number): Promise<{ 
 async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: number): Promise<number> {
   const { rows } = await c.query<{ removed: number }>(
     `WITH gone AS (DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) RETURNING u.user_id),
-          journal AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, $2, user_id, 'remove' FROM gone WHERE (SELECT count(*) FROM gone) < $3)
-     SELECT count(*)::int AS removed FROM gone`,
+          counted AS (SELECT count(*)::int AS removed FROM gone),
+          journal AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, $2, user_id, 'remove' FROM gone, counted WHERE counted.removed < $3)
+     SELECT removed FROM counted`,
     [linkId, seq, bound],
   );
   return rows[0]!.removed;

@@ -91,7 +91,7 @@ export class OAuthClient {
     } catch (err) {
       throw platformFailure('Could not read your account from the platform', err);
     }
-    const problem = typeof u.id === 'string' ? userIdProblem(u.id) : 'must be a 17 to 20 digit snowflake string';
+    const problem = userIdProblem(String(u.id));
     if (problem) throw new AppError(502, `Sign-in failed: the platform answered with an account ID that is not a user ID (${problem})`, 'platform_unavailable');
     return { id: u.id, username: u.username, global_name: u.global_name ?? null, avatar: u.avatar ?? null };
   }
