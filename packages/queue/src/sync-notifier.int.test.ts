@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createLogger } from '@rolelink/runtime';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
@@ -6,32 +5,23 @@ import { producerConnection } from './connection';
 import { SyncNotifier } from './sync-notifier';
 
 /**
- * Counts the role-sync enqueues (BullMQ's addJob script) sent under `prefix`, as Redis MONITOR sees them.
- * `count()` first sends a marker and waits to see it: Redis feeds a monitor in command order, so every
- * command sent before the marker has been counted by then (no waiting on the clock).
+ * Counts the role-sync enqueues under `prefix` from the queue's events stream: BullMQ's add script
+ * writes exactly one `added` (a new job) or `deduplicated`/`duplicated` (an add that rode a waiting
+ * job) entry per add. Read after the adds were answered, so every one of them is in the stream.
+ * (Redis MONITOR counted the scripts before, but ioredis can mistake another client's command for
+ * MONITOR's reply and stall the connection: it failed a CI run once.)
  */
 async function watchEnqueues(prefix: string): Promise<{ count(): Promise<number>; stop(): void }> {
-  const other = new Redis(REDIS_URL);
-  const monitor = await other.monitor(); // a connection of its own, opened from `other`'s options
-  let n = 0;
-  const markers = new Map<string, () => void>();
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    // addStandardJob runs as EVALSHA (or EVAL the first time) with the queue's keys among its arguments.
-    if (/^eval/i.test(args[0] ?? '') && args.some((a) => a.startsWith(`${prefix}:role-sync:`))) n++;
-    if (args[0]?.toLowerCase() === 'echo') markers.get(args[1] ?? '')?.();
-  });
+  const redis = new Redis(REDIS_URL);
+  const stream = `${prefix}:role-sync:events`;
+  const [last] = await redis.xrevrange(stream, '+', '-', 'COUNT', 1);
+  const after = last ? `(${last[0]}` : '-';
   return {
     async count() {
-      const marker = randomUUID();
-      const seen = new Promise<void>((resolve) => markers.set(marker, resolve));
-      await other.echo(marker);
-      await seen;
-      return n;
+      const entries = await redis.xrange(stream, after, '+');
+      return entries.filter(([, fields]) => ['added', 'deduplicated', 'duplicated'].includes(fields[fields.indexOf('event') + 1] ?? '')).length;
     },
-    stop: () => {
-      monitor.disconnect();
-      other.disconnect();
-    },
+    stop: () => redis.disconnect(),
   };
 }
 
