@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type QueueOptions } from 'bullmq';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
@@ -24,6 +24,36 @@ export type ApiHarness = {
   close(): Promise<void>;
 };
 
+/**
+ * The sync queue as a test reads it: every sync request asked so far is sent first. The API answers a
+ * single-user write without waiting for its sync request (SyncNotifier), so a test that reads or empties
+ * the queue right after the answer would otherwise race the request.
+ */
+class SettledQueue extends Queue {
+  constructor(
+    private readonly sync: SyncNotifier,
+    name: string,
+    opts: QueueOptions,
+  ) {
+    super(name, opts);
+  }
+
+  override async getJobs(...args: Parameters<Queue['getJobs']>): ReturnType<Queue['getJobs']> {
+    await this.sync.settled();
+    return super.getJobs(...args);
+  }
+
+  override async getWaitingCount(): Promise<number> {
+    await this.sync.settled();
+    return super.getWaitingCount();
+  }
+
+  override async obliterate(...args: Parameters<Queue['obliterate']>): Promise<void> {
+    await this.sync.settled();
+    return super.obliterate(...args);
+  }
+}
+
 /** The real API app over a database and queue prefix of its own. */
 export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness> {
   const db = await createTestDb();
@@ -35,7 +65,7 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
   const sync = new SyncNotifier(redis, prefix, logger);
   const app = createApp({ pool: db.pool, sync, logger });
   const queueRedis = producerConnection(REDIS_URL);
-  const syncQueue = new Queue(QueueName.roleSync, { connection: queueRedis, prefix });
+  const syncQueue = new SettledQueue(sync, QueueName.roleSync, { connection: queueRedis, prefix });
   return {
     app,
     db,

@@ -66,4 +66,25 @@ describe('SyncNotifier', () => {
       enqueues.stop();
     }
   });
+
+  it('settles the requests nobody waited for: settled() resolves once each one asked for is queued', async () => {
+    const enqueues = await watchEnqueues(prefix);
+    try {
+      // As a single-user write asks: not awaited. The second ask of link 10 is due 10 ms after the first.
+      void notifier.notify('10');
+      void notifier.notify('10');
+      void notifier.notify('11');
+      await notifier.settled();
+      expect(await enqueues.count()).toBe(3);
+      const waiting = await notifier['producer'].queue.getWaiting();
+      expect(
+        waiting
+          .map((j) => (j.data as { linkId: string }).linkId)
+          .filter((id) => id === '10' || id === '11')
+          .sort(),
+      ).toEqual(['10', '11']);
+    } finally {
+      enqueues.stop();
+    }
+  });
 });

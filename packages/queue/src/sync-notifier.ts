@@ -5,20 +5,31 @@ import { Producer } from './producer';
 import { enqueueLinkSync } from './role-sync';
 
 /**
+ * Sync requests of one link start at least this far apart. A sync pass takes far longer than this, so the
+ * bot sees no difference; a plugin's stream of single-user writes asked for one per write batch, several
+ * hundred a second, and those enqueues (and the Redis work and wake-ups they bring) held the API's POST at
+ * about half a bare server's throughput: at most 100 a second per link, it rose by a fifth (issue 24,
+ * docs/benchmarks.md).
+ */
+const SPACING_MS = 10;
+
+/**
  * Tells the bot that a link's list changed. The database write already marked the link "sync wanted"
  * (outbox), so a failure here (Redis down) only delays the sync until the sweeper re-enqueues it: the
- * API answers success either way.
+ * API answers success either way. A single-user write answers without waiting for its request (the
+ * outbox has it); a whole-list write, the CLI and the sweepers wait for theirs.
  */
 export class SyncNotifier {
   private readonly producer: Producer<typeof QueueName.roleSync>;
   /**
-   * One enqueue per link in flight; requests of the link arriving meanwhile share the next one, which
-   * starts after they asked (SharedCall). The job is deduplicated per link anyway (one waiting job, its
-   * `wanted` rule), so a burst of writes asked Redis the same question once per write batch: the API's
-   * single-user writes spent about a fifth of their CPU there (issue 24). Each caller still answers only
-   * after a request queued after its own write committed.
+   * One enqueue per link in flight, and one at most every SPACING_MS; requests of the link arriving
+   * meanwhile share the next one, which starts after they asked (SharedCall). The job is deduplicated per
+   * link anyway (one waiting job, its `wanted` rule), so more enqueues would only ask Redis the same
+   * question again. Each notify() resolves only once a request sent after it asked is queued.
    */
-  private readonly perLink = new SharedCall((linkId: string, requestId: string | undefined) => this.enqueue(linkId, requestId), { atOnce: true });
+  private readonly perLink = new SharedCall((linkId: string, requestId: string | undefined) => this.enqueue(linkId, requestId), { atOnce: true, spacingMs: SPACING_MS });
+  /** The requests asked for and not yet sent or given up: settled() waits for them. */
+  private readonly outstanding = new Set<Promise<boolean>>();
 
   constructor(
     private readonly connection: Redis,
@@ -31,7 +42,17 @@ export class SyncNotifier {
 
   /** `requestId`: the API request whose write asks (it travels in the job to the worker's log lines). */
   notify(linkId: string, requestId?: string): Promise<boolean> {
-    return this.perLink.get(linkId, requestId);
+    const asked = this.perLink.get(linkId, requestId);
+    if (!this.outstanding.has(asked)) {
+      this.outstanding.add(asked);
+      void asked.finally(() => this.outstanding.delete(asked));
+    }
+    return asked;
+  }
+
+  /** Resolves once every request asked for so far has been queued or given up (close(); tests reading the queue). */
+  async settled(): Promise<void> {
+    while (this.outstanding.size) await Promise.allSettled([...this.outstanding]);
   }
 
   private async enqueue(linkId: string, requestId: string | undefined): Promise<boolean> {
@@ -61,7 +82,9 @@ export class SyncNotifier {
     return new Promise((resolve) => this.connection.once('ready', () => resolve()));
   }
 
-  close(): Promise<void> {
-    return this.producer.close();
+  /** Sends what was asked for first: a draining API's last writes get their requests (else the sweeper's). */
+  async close(): Promise<void> {
+    await this.settled();
+    await this.producer.close();
   }
 }

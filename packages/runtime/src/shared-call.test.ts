@@ -104,4 +104,51 @@ describe('SharedCall', () => {
     calls[1]!.resolve('two');
     await expect(Promise.all([second, third])).resolves.toEqual(['two', 'two']);
   });
+
+  describe('with spacingMs', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('starts the calls of one key that far apart, and everyone asking before a call starts shares it', async () => {
+      const { calls, read } = controlledRead();
+      const shared = new SharedCall(read, { atOnce: true, spacingMs: 10 });
+      const first = shared.get('k');
+      expect(calls).toHaveLength(1);
+      calls[0]!.resolve('one');
+      await expect(first).resolves.toBe('one');
+      // Due again only 10 ms after the first started: the callers of the next 10 ms wait together.
+      const second = shared.get('k');
+      await jest.advanceTimersByTimeAsync(4);
+      const third = shared.get('k');
+      await jest.advanceTimersByTimeAsync(5);
+      expect(calls).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(calls).toHaveLength(2);
+      const fourth = shared.get('k'); // after the second call started: it waits for the third
+      calls[1]!.resolve('two');
+      await expect(Promise.all([second, third])).resolves.toEqual(['two', 'two']);
+      await jest.advanceTimersByTimeAsync(9);
+      expect(calls).toHaveLength(2);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(calls).toHaveLength(3);
+      calls[2]!.resolve('three');
+      await expect(fourth).resolves.toBe('three');
+    });
+
+    it('spaces each key on its own, and calls a key that was quiet long enough at once', async () => {
+      const { calls, read } = controlledRead();
+      const shared = new SharedCall(read, { atOnce: true, spacingMs: 10 });
+      const a = shared.get('a');
+      const b = shared.get('b');
+      expect(calls.map((c) => c.key)).toEqual(['a', 'b']);
+      calls[0]!.resolve('A');
+      calls[1]!.resolve('B');
+      await expect(Promise.all([a, b])).resolves.toEqual(['A', 'B']);
+      await jest.advanceTimersByTimeAsync(10);
+      const again = shared.get('a');
+      expect(calls).toHaveLength(3); // no wait: its last call started 10 ms ago
+      calls[2]!.resolve('A2');
+      await expect(again).resolves.toBe('A2');
+    });
+  });
 });

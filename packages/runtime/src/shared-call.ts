@@ -18,13 +18,19 @@ export class SharedCall<V, A = undefined> {
   /** Per key: the callers waiting for the next call (null: none yet); the entry exists while a call is due or in flight. */
   private readonly pending = new Map<string, { next: Waiting<V, A> | null }>();
 
+  /** Per key: when its last call was sent (performance.now()), for `opts.spacingMs`; bounded like a memo. */
+  private readonly lastSent = new Map<string, number>();
+
   /**
    * `opts.atOnce`: a quiet key is called at once instead of at the end of the turn, for callers that
    * come one at a time (a write batch's sync request) and would only pay the wait.
+   * `opts.spacingMs`: calls of one key start at least this far apart; a call due sooner waits, and the
+   * callers arriving while it waits join it (it has not started: it still starts after each of them).
+   * For a call whose answer nobody waits on: it trades that much latency for fewer calls.
    */
   constructor(
     private readonly call: (key: string, arg: A) => Promise<V>,
-    private readonly opts: { atOnce?: boolean } = {},
+    private readonly opts: { atOnce?: boolean; spacingMs?: number } = {},
   ) {}
 
   get(key: string, ...[arg]: A extends undefined ? [arg?: A] : [arg: A]): Promise<V> {
@@ -36,18 +42,36 @@ export class SharedCall<V, A = undefined> {
     const fresh = { next: waiting<V, A>(arg as A) };
     this.pending.set(key, fresh);
     const { promise } = fresh.next;
-    if (this.opts.atOnce) this.send(key, fresh);
+    const wait = this.untilDue(key);
+    if (wait > 0) setTimeout(() => this.send(key, fresh), wait);
+    else if (this.opts.atOnce) this.send(key, fresh);
     else setImmediate(() => this.send(key, fresh));
     return promise;
+  }
+
+  /** How long a call of `key` must still wait for `opts.spacingMs` (0: due now). */
+  private untilDue(key: string): number {
+    const spacing = this.opts.spacingMs;
+    if (!spacing) return 0;
+    const last = this.lastSent.get(key);
+    return last === undefined ? 0 : Math.max(0, last + spacing - performance.now());
   }
 
   /** Sends the call the waiting callers share; when it returns, the next one if callers arrived meanwhile. */
   private send(key: string, entry: { next: Waiting<V, A> | null }): void {
     const group = entry.next!;
     entry.next = null; // callers arriving from now on wait for the call after this one
+    if (this.opts.spacingMs) {
+      if (this.lastSent.size >= 10_000) this.lastSent.clear(); // bounded: a forgotten key is merely due at once
+      this.lastSent.set(key, performance.now());
+    }
     const after = () => {
-      if (entry.next) this.send(key, entry);
-      else this.pending.delete(key);
+      if (!entry.next) this.pending.delete(key);
+      else {
+        const wait = this.untilDue(key);
+        if (wait > 0) setTimeout(() => this.send(key, entry), wait);
+        else this.send(key, entry);
+      }
     };
     // A call that throws instead of rejecting fails its callers the same way.
     const result = new Promise<V>((resolve) => resolve(this.call(key, group.arg)));

@@ -9,7 +9,7 @@ type Add = { userId: string; storedLimit: number; requestId?: string; expiresAt:
 /**
  * Group commit for POST /users/:userId (link-batcher.ts): a link's concurrent adds go in one db addUsers
  * statement, one stored limit per statement (a plan change between two requests is the only way they
- * differ). One sync request per batch that changed the list, carrying the first request's id (a
+ * differ). A sync request asked per batch that changed the list, carrying the first request's id (a
  * deduplicated job carries one).
  */
 export class AddBatcher {
@@ -26,8 +26,9 @@ export class AddBatcher {
           batch.map((a) => a.expiresAt),
           batch[0]!.guard,
         ),
-      afterCommit: async (linkId, batch, results) => {
-        if (results.some((r) => r.added)) await deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
+      // Not awaited: the answer does not wait for the sync request (SyncNotifier); a failure is the outbox's.
+      afterCommit: (linkId, batch, results) => {
+        if (results.some((r) => r.added)) void deps.sync.notify(linkId, batch[0]?.requestId);
       },
       // Posted twice at once: the second finds the user present.
       repeated: (r) => (r.added ? { added: false, atLimit: false, listVersion: r.listVersion } : r),

@@ -14,8 +14,11 @@ const MAX_BATCH = 500;
 export type LinkBatchWriter<I extends { userId: string }, R> = {
   /** Writes one batch of distinct users of one link in one statement: one result per item, in order. */
   write(linkId: string, batch: I[]): Promise<R[]>;
-  /** After the batch committed, before any of its callers is answered (the sync request). Never throws. */
-  afterCommit(linkId: string, batch: I[], results: R[]): Promise<void>;
+  /**
+   * After the batch committed, before any of its callers is answered: asks for the sync request without
+   * waiting for it (the outbox has it; SyncNotifier sends it within 10 ms). Never throws.
+   */
+  afterCommit(linkId: string, batch: I[], results: R[]): void;
   /** The answer to a request for a user already in the same batch, from the first one's. */
   repeated(first: R): R;
   /** Whether an item may share the statement of the queue's first one (default: always). */
@@ -31,8 +34,8 @@ export type LinkBatchWriter<I extends { userId: string }, R> = {
  * statement. A lone write goes at the end of the event-loop turn it arrived in (no timer, no added
  * latency); under load the batch grows with the queue.
  *
- * Each caller still gets its own answer, and only after its row is committed and `afterCommit` (the sync
- * request) is done, as with one statement per request. Two requests for the same user in one batch: the
+ * Each caller still gets its own answer, and only after its row is committed, as with one statement per
+ * request. Two requests for the same user in one batch: the
  * first gets the outcome, the later ones what they would have found right after it (`repeated`). In one
  * process only; replicas each batch their own requests.
  */
@@ -92,12 +95,11 @@ export class LinkBatcher<I extends { userId: string }, R> {
       for (const w of batch) w.reject(err);
       return;
     }
-    // The next batch of this link may start while this one's sync request is on its way.
-    void this.answer(linkId, batch, items, firstOf, results);
+    this.answer(linkId, batch, items, firstOf, results);
   }
 
-  private async answer(linkId: string, batch: Waiting<I, R>[], items: I[], firstOf: Map<string, number>, results: R[]): Promise<void> {
-    await this.writer.afterCommit(linkId, items, results);
+  private answer(linkId: string, batch: Waiting<I, R>[], items: I[], firstOf: Map<string, number>, results: R[]): void {
+    this.writer.afterCommit(linkId, items, results);
     const answered = new Set<string>();
     for (const w of batch) {
       const r = results[firstOf.get(w.item.userId)!]!;

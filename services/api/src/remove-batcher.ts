@@ -7,7 +7,7 @@ type Remove = { userId: string; requestId?: string; guard?: AuthGuard };
 
 /**
  * Group commit for DELETE /users/:userId (link-batcher.ts), as adds have: a link's concurrent removals go
- * in one db removeUsers statement, one sync request per batch that changed the list.
+ * in one db removeUsers statement, a sync request asked per batch that changed the list.
  */
 export class RemoveBatcher {
   private readonly batcher: LinkBatcher<Remove, RemoveResult>;
@@ -21,8 +21,9 @@ export class RemoveBatcher {
           batch.map((r) => r.userId),
           batch[0]!.guard,
         ),
-      afterCommit: async (linkId, batch, results) => {
-        if (results.some((r) => r.removed)) await deps.sync.notify(linkId, batch[0]?.requestId); // never throws: the outbox covers a failure
+      // Not awaited: the answer does not wait for the sync request (SyncNotifier); a failure is the outbox's.
+      afterCommit: (linkId, batch, results) => {
+        if (results.some((r) => r.removed)) void deps.sync.notify(linkId, batch[0]?.requestId);
       },
       // Deleted twice at once: the second finds the user gone.
       repeated: (r) => ({ removed: false, listVersion: r.listVersion }),
