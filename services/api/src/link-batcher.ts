@@ -35,9 +35,9 @@ export type LinkBatchWriter<I extends { userId: string }, R> = {
  * latency); under load the batch grows with the queue.
  *
  * Each caller still gets its own answer, and only after its row is committed, as with one statement per
- * request. Two requests for the same user in one batch: the
- * first gets the outcome, the later ones what they would have found right after it (`repeated`). In one
- * process only; replicas each batch their own requests.
+ * request. Two requests for the same user in one batch: the first gets the outcome, the later ones what
+ * they would have found right after it (`repeated`). In one process only; replicas each batch their own
+ * requests.
  */
 export class LinkBatcher<I extends { userId: string }, R> {
   private readonly queues = new Map<string, Waiting<I, R>[]>();
