@@ -10,6 +10,7 @@ import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { report } from './figures';
 import { ownRedis, type OwnRedis } from '../support/own-redis';
+import { redisGate, type RedisGate } from '../support/redis-gate';
 import { freePort } from '../../scripts/free-port';
 
 // Issue 13, faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
@@ -34,6 +35,7 @@ let redis: OwnRedis;
 let api: RunningApi;
 let worker: ChildProcess;
 let link: SeededLink;
+let gate: RedisGate;
 
 /** The worker's job schedulers in Redis (reconcile, notify sweep, drift poll), or none while Redis is away. */
 async function schedulerIds(url: string): Promise<string[]> {
@@ -55,20 +57,6 @@ async function schedulerIds(url: string): Promise<string[]> {
 }
 const SCHEDULERS = ['drift-poll', 'notify-sweep', 'reconcile'].join();
 
-/** Redis's connected clients other than the one asking. */
-async function clientCount(url: string): Promise<number> {
-  const probe = new Redis(url, { maxRetriesPerRequest: 1 });
-  probe.on('error', () => undefined);
-  try {
-    const list = (await probe.client('LIST')) as string;
-    return list.split('\n').filter((l) => l.trim() && !l.includes('cmd=client|list')).length;
-  } catch {
-    return 0;
-  } finally {
-    probe.disconnect();
-  }
-}
-
 const status = (url: string) =>
   fetch(url, { signal: AbortSignal.timeout(5_000) }).then(
     (r) => r.status,
@@ -84,17 +72,16 @@ beforeAll(async () => {
   link = await seedLink(db, { guildId: GUILD_A, roleId: ROLE.linked });
   const redisUrl = redis.url;
 
-  // Redis dies during the worker's start-up: as soon as the worker has a connection open (nothing else
-  // is connected yet), SIGKILL. It keeps starting and serving /healthz, not ready; ready once Redis is back.
+  // Redis dies during the worker's start-up: the worker reaches Redis through a gate that holds its first
+  // connection (none of its bytes reach Redis), and Redis is SIGKILLed then. It keeps starting and serving
+  // /healthz, not ready; ready once Redis is back.
+  gate = await redisGate(redis.port);
   const workerPort = await freePort();
   const health = `http://127.0.0.1:${workerPort}`;
-  worker = startWorkerProcess({ databaseUrl: db.url, redisUrl, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken }, { WORKER_PORT: String(workerPort) });
-  await waitFor(
-    () => clientCount(redisUrl),
-    (n) => n > 0,
-    { what: 'the starting worker connecting to Redis', timeoutMs: 120_000, intervalMs: 20 },
-  );
+  worker = startWorkerProcess({ databaseUrl: db.url, redisUrl: gate.url, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken }, { WORKER_PORT: String(workerPort) });
+  await gate.firstClient;
   await redis.kill();
+  gate.open();
   await waitFor(
     () => status(`${health}/healthz`),
     (s) => s === 200,
@@ -115,6 +102,7 @@ beforeAll(async () => {
 }, 360_000);
 afterAll(async () => {
   worker?.kill('SIGKILL');
+  await gate?.close();
   await api?.stop();
   await redis?.kill();
   await emulator?.close();
