@@ -42,19 +42,17 @@ export class SharedCall<V, A = undefined> {
     const fresh = { next: waiting<V, A>(arg as A) };
     this.pending.set(key, fresh);
     const { promise } = fresh.next;
-    const wait = this.untilDue(key);
-    if (wait > 0) setTimeout(() => this.send(key, fresh), wait);
-    else if (this.opts.atOnce) this.send(key, fresh);
-    else setImmediate(() => this.send(key, fresh));
+    this.schedule(key, fresh, this.opts.atOnce === true);
     return promise;
   }
 
-  /** How long a call of `key` must still wait for `opts.spacingMs` (0: due now). */
-  private untilDue(key: string): number {
-    const spacing = this.opts.spacingMs;
-    if (!spacing) return 0;
-    const last = this.lastSent.get(key);
-    return last === undefined ? 0 : Math.max(0, last + spacing - performance.now());
+  /** Sends the entry's call when due: `opts.spacingMs` after the key's last one, else at once or at the end of the turn. */
+  private schedule(key: string, entry: { next: Waiting<V, A> | null }, atOnce: boolean): void {
+    const last = this.opts.spacingMs ? this.lastSent.get(key) : undefined;
+    const wait = last === undefined ? 0 : last + this.opts.spacingMs! - performance.now();
+    if (wait > 0) setTimeout(() => this.send(key, entry), wait);
+    else if (atOnce) this.send(key, entry);
+    else setImmediate(() => this.send(key, entry));
   }
 
   /** Sends the call the waiting callers share; when it returns, the next one if callers arrived meanwhile. */
@@ -66,12 +64,8 @@ export class SharedCall<V, A = undefined> {
       this.lastSent.set(key, performance.now());
     }
     const after = () => {
-      if (!entry.next) this.pending.delete(key);
-      else {
-        const wait = this.untilDue(key);
-        if (wait > 0) setTimeout(() => this.send(key, entry), wait);
-        else this.send(key, entry);
-      }
+      if (entry.next) this.schedule(key, entry, true);
+      else this.pending.delete(key);
     };
     // A call that throws instead of rejecting fails its callers the same way.
     const result = new Promise<V>((resolve) => resolve(this.call(key, group.arg)));

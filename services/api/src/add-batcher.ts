@@ -16,7 +16,7 @@ export class AddBatcher {
   private readonly batcher: LinkBatcher<Add, AddResult>;
 
   constructor(deps: { pool: Pool; sync: SyncNotifier }) {
-    this.batcher = new LinkBatcher<Add, AddResult>({
+    this.batcher = new LinkBatcher<Add, AddResult>(deps.sync, {
       write: (linkId, batch) =>
         addUsers(
           deps.pool,
@@ -26,10 +26,7 @@ export class AddBatcher {
           batch.map((a) => a.expiresAt),
           batch[0]!.guard,
         ),
-      // Not awaited: the answer does not wait for the sync request (SyncNotifier); a failure is the outbox's.
-      afterCommit: (linkId, batch, results) => {
-        if (results.some((r) => r.added)) void deps.sync.notify(linkId, batch[0]?.requestId);
-      },
+      changed: (r) => r.added,
       // Posted twice at once: the second finds the user present.
       repeated: (r) => (r.added ? { added: false, atLimit: false, listVersion: r.listVersion } : r),
       sameStatement: (first, a) => a.storedLimit === first.storedLimit && sameGuard(first.guard, a.guard),

@@ -1,4 +1,5 @@
 import type { AuthGuard } from '@rolelink/db/list';
+import type { SyncNotifier } from '@rolelink/queue';
 
 /** Whether two writes may share a statement as far as their guards go (the same checks, or none). */
 export function sameGuard(a: AuthGuard | undefined, b: AuthGuard | undefined): boolean {
@@ -11,14 +12,14 @@ type Waiting<I, R> = { item: I; resolve(r: R): void; reject(err: unknown): void 
 /** Upper bound of one statement; a burst larger than this is written in several. */
 const MAX_BATCH = 500;
 
-export type LinkBatchWriter<I extends { userId: string }, R> = {
+/** A single-user write: its user, and the API request that asked (carried by the batch's sync request). */
+type Item = { userId: string; requestId?: string };
+
+export type LinkBatchWriter<I extends Item, R> = {
   /** Writes one batch of distinct users of one link in one statement: one result per item, in order. */
   write(linkId: string, batch: I[]): Promise<R[]>;
-  /**
-   * After the batch committed, before any of its callers is answered: asks for the sync request without
-   * waiting for it (the outbox has it; SyncNotifier sends it within 10 ms). Never throws.
-   */
-  afterCommit(linkId: string, batch: I[], results: R[]): void;
+  /** Whether this result changed the list (a batch with one such result asks for a sync). */
+  changed(result: R): boolean;
   /** The answer to a request for a user already in the same batch, from the first one's. */
   repeated(first: R): R;
   /** Whether an item may share the statement of the queue's first one (default: always). */
@@ -39,10 +40,13 @@ export type LinkBatchWriter<I extends { userId: string }, R> = {
  * they would have found right after it (`repeated`). In one process only; replicas each batch their own
  * requests.
  */
-export class LinkBatcher<I extends { userId: string }, R> {
+export class LinkBatcher<I extends Item, R> {
   private readonly queues = new Map<string, Waiting<I, R>[]>();
 
-  constructor(private readonly writer: LinkBatchWriter<I, R>) {}
+  constructor(
+    private readonly sync: SyncNotifier,
+    private readonly writer: LinkBatchWriter<I, R>,
+  ) {}
 
   run(linkId: string, item: I): Promise<R> {
     return new Promise<R>((resolve, reject) => {
@@ -99,7 +103,9 @@ export class LinkBatcher<I extends { userId: string }, R> {
   }
 
   private answer(linkId: string, batch: Waiting<I, R>[], items: I[], firstOf: Map<string, number>, results: R[]): void {
-    this.writer.afterCommit(linkId, items, results);
+    // Not awaited: the answers do not wait for the sync request (SyncNotifier sends it within 10 ms); the
+    // outbox mark committed with the rows covers a failure. It carries the batch's first request id.
+    if (results.some((r) => this.writer.changed(r))) void this.sync.notify(linkId, items[0]?.requestId);
     const answered = new Set<string>();
     for (const w of batch) {
       const r = results[firstOf.get(w.item.userId)!]!;

@@ -13,7 +13,7 @@ export class RemoveBatcher {
   private readonly batcher: LinkBatcher<Remove, RemoveResult>;
 
   constructor(deps: { pool: Pool; sync: SyncNotifier }) {
-    this.batcher = new LinkBatcher<Remove, RemoveResult>({
+    this.batcher = new LinkBatcher<Remove, RemoveResult>(deps.sync, {
       write: (linkId, batch) =>
         removeUsers(
           deps.pool,
@@ -21,10 +21,7 @@ export class RemoveBatcher {
           batch.map((r) => r.userId),
           batch[0]!.guard,
         ),
-      // Not awaited: the answer does not wait for the sync request (SyncNotifier); a failure is the outbox's.
-      afterCommit: (linkId, batch, results) => {
-        if (results.some((r) => r.removed)) void deps.sync.notify(linkId, batch[0]?.requestId);
-      },
+      changed: (r) => r.removed,
       // Deleted twice at once: the second finds the user gone.
       repeated: (r) => ({ removed: false, listVersion: r.listVersion }),
       sameStatement: (first, r) => sameGuard(first.guard, r.guard),
