@@ -79,6 +79,31 @@ describe('list-replace repository (PUT and upload commit)', () => {
     expect((await readJournal(db.pool, linkId, BigInt(before.seq))).entries.map((e) => e.op)).toEqual(['link']);
   });
 
+  it('counts an id a body repeats once, whether the new count is taken before the write or after it (trusted link), across 2^63', async () => {
+    const { linkId } = await seedLink(db, { trusted: true, plan: 'premium' });
+    const first = userIds(3, 1135000000000000000n);
+    await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: first }, storedLimit: 100 });
+    const before = await linkRow(linkId);
+    const [b] = userIds(1, 1136000000000000000n);
+    const wide = '18446744073709551000';
+    // 6 ids, 3 distinct, against a limit of 3: counted before the write (the body is longer than the limit).
+    const body = [b!, wide, first[0]!, b!, wide, first[0]!];
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: body }, storedLimit: 3 })).toMatchObject({ kind: 'replaced', userCount: 3 });
+    expect(await listed(linkId)).toEqual([first[0], b, wide]);
+    const journal = await readJournal(db.pool, linkId, BigInt(before.seq));
+    expect(journal.entries.map((e) => [e.userId, e.op]).sort()).toEqual([
+      [first[1], 'remove'],
+      [first[2], 'remove'],
+      [b, 'add'],
+      [wide, 'add'],
+    ]);
+    // The same body within the limit: counted after the write (old count - deleted + inserted).
+    const [c] = userIds(1, 1137000000000000000n);
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: [...body, c!, c!] }, storedLimit: 100 })).toMatchObject({ kind: 'replaced', userCount: 4 });
+    expect(await listed(linkId)).toEqual([first[0], b, c, wide]);
+    expect((await linkRow(linkId)).user_count).toBe(4);
+  });
+
   it('refuses a version the caller does not accept, a list over the limit and an unknown link, writing nothing', async () => {
     const { linkId } = await seedLink(db);
     await replaceList(db.pool, { linkId, source: ids(2, 1130000000000000000n), storedLimit: 100 });

@@ -3,12 +3,12 @@ import { isLargeRemoval } from '@rolelink/domain';
 import { findConfirmation, recordHeldChange, REMOVAL_SAMPLE, spendConfirmation, type HeldChange } from './held-changes.repo';
 import { lockLink } from './links.repo';
 import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
-import { setReplaceExpiries, type ItemExpiries } from './list-expiry.repo';
+import { setReplaceExpiries } from './list-expiry.repo';
+import { buildNewList, newListSize, withoutHashAggregate, type ReplaceSource } from './new-list';
 import { inTransaction, type Queryable } from './queryable';
-import { fromStored, idArrayParams, storedIdRows } from './user-id';
+import { fromStored } from './user-id';
 
-/** `expiries`: the listed users whose membership ends on its own (list-expiry.repo); every other one is permanent. */
-export type ReplaceSource = { kind: 'ids'; ids: readonly string[]; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
+export type { ReplaceSource } from './new-list';
 
 export type ReplaceOutcome =
   | { kind: 'replaced'; userCount: number; listVersion: string }
@@ -21,9 +21,6 @@ export type ReplaceOutcome =
 /** `ifMatch`: the list versions the caller accepts (If-Match); absent, any. */
 export type ReplaceInput = { linkId: string; source: ReplaceSource; storedLimit: number; confirm?: string; ifMatch?: readonly string[] };
 
-/** Bound on one array parameter: a whole premium PUT (100,000 IDs, ~2 MB) travels in one. */
-const BATCH = 100_000;
-
 /**
  * Replaces a link's whole list atomically (PUT and upload commit, spec 4.1 rules 2 and 5, 3.2, 3.3).
  * Every set operation runs in SQL, so Node never holds more than one PUT body; a 30M-ID commit never
@@ -32,12 +29,14 @@ const BATCH = 100_000;
  *
  * Two ways to write, chosen under that lock:
  * - The list is empty and nothing has to be compared (no hand-over baseline; for an upload, the staged
- *   count is within the stored limit, so the deduplicated count is too): one INSERT … SELECT DISTINCT
- *   … ORDER BY straight from the source. This is the first upload of a big list; the staging table is
- *   read once and no copy of the new list is built.
- * - Otherwise the deduplicated new list is built in a temporary table (`new_list`, no index: hash joins
- *   do the set operations), the removals are measured for the shrink rule, then the rows that left are
- *   deleted and only the rows that are new are inserted.
+ *   count is within the stored limit, so the deduplicated count is too): the deduplicated source is
+ *   inserted sorted, a staged upload straight from staging (the first upload of a big list is read once
+ *   and no copy of it is built), a PUT from its new_list.
+ * - Otherwise the new list is built in `new_list` (new-list.ts), the removals are measured for the shrink
+ *   rule, then the rows that left are deleted and only the rows that are new are inserted. The new
+ *   count is taken before the write only where a decision needs it (the stored limit, when the body is
+ *   longer than it; the shrink rule); otherwise it is the old count less the deleted rows plus the
+ *   inserted ones, the counter being kept in step by every writer under the same lock.
  *
  * Rows are inserted without ON CONFLICT: every writer of a link's list (this, single adds) holds the
  * link row's lock, and link creation writes its rows before the token exists, so a row this transaction
@@ -66,41 +65,50 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
     let next: number;
     let listVersion: string;
     if (empty && baseline === 0 && bounded) {
-      next = await insertDistinct(c, input.linkId, input.source);
-      const bumped = await bumpList(c, input.linkId, next);
-      listVersion = bumped.listVersion;
-      await journalAt(c, input.linkId, bumped.seq, 'walk');
+      const { seq, listVersion: version } = await bumpList(c, input.linkId);
+      listVersion = version;
+      next = await insertFirstList(c, input.linkId, input.source);
+      await journalAt(c, input.linkId, seq, 'walk');
     } else {
-      next = await buildNewList(c, input.source);
-      if (next > input.storedLimit) {
+      const built = await buildNewList(c, input.source);
+      // Counted only when the body is longer than the limit: a shorter one cannot exceed it.
+      let size = bounded ? null : await newListSize(c, built);
+      if (size !== null && size > input.storedLimit) {
         // Throwing rolls back, which keeps staging untouched (spec 3.2: 400, staging preserved).
-        throw new OverLimit(next);
+        throw new OverLimit(size);
       }
       // An untrusted link's removals are counted first, for the shrink rule (a hand-over's first list's
       // against the role's holders). A trusted link is never held: its DELETE counts them as it writes,
       // which spares it a join of the whole list.
       const measured = link.trusted && baseline === 0 ? null : await measureRemovals(c, input.linkId, link.userCount, baseline);
-      if (!link.trusted && measured && isLargeRemoval(measured.previous, next, measured.removals)) {
-        const { previous, removals } = measured;
-        const confirmation = await findConfirmation(c, input.linkId, input.confirm);
-        if (!confirmation || 'invalid' in confirmation) {
-          // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
-          const removalSample = await leftOut(c, input.linkId, baseline > 0, REMOVAL_SAMPLE);
-          const change = await recordHeldChange(c, input.linkId, { previous, next, removals, removalSample });
-          return { kind: 'held', change, note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined };
+      if (!link.trusted && measured) {
+        size ??= await newListSize(c, built);
+        if (isLargeRemoval(measured.previous, size, measured.removals)) {
+          const { previous, removals } = measured;
+          const confirmation = await findConfirmation(c, input.linkId, input.confirm);
+          if (!confirmation || 'invalid' in confirmation) {
+            // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
+            const removalSample = await leftOut(c, input.linkId, baseline > 0, REMOVAL_SAMPLE);
+            const change = await recordHeldChange(c, input.linkId, { previous, next: size, removals, removalSample });
+            return { kind: 'held', change, note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined };
+          }
+          await spendConfirmation(c, confirmation.changeId);
         }
-        await spendConfirmation(c, confirmation.changeId);
       }
-      const { seq, listVersion: version } = await bumpList(c, input.linkId, next);
+      const { seq, listVersion: version } = await bumpList(c, input.linkId);
       listVersion = version;
-      // Small diffs are journaled per user; a large one costs less as one walk than as journal rows.
-      const bound = journalBound(firstList, link.userCount, next);
+      // Small diffs are journaled per user; a large one costs less as one walk than as journal rows. The
+      // body's length bounds the new list's size from above, which can only lower the bound: a body with
+      // repeated ids may be walked where its exact size would have been journaled, never the reverse.
+      const bound = journalBound(firstList, link.userCount, size ?? built.rows);
       const removed = measured?.listRemovals === 0 ? 0 : await deleteLeft(c, input.linkId, seq, bound);
       const journaled = removed < bound;
-      await insertNew(c, input.linkId, !empty, journaled ? seq : null);
+      const added = await insertNew(c, input.linkId, !empty, journaled ? seq : null);
       if (!journaled) await journalAt(c, input.linkId, seq, 'walk');
-      else if (removed === 0 && next === link.userCount) await journalAt(c, input.linkId, seq, 'link');
+      else if (removed === 0 && added === 0) await journalAt(c, input.linkId, seq, 'link');
+      next = size ?? link.userCount - removed + added;
     }
+    await c.query('UPDATE role_link SET user_count = $2 WHERE id = $1', [input.linkId, next]);
     await setReplaceExpiries(c, input.linkId, input.source);
     if (input.source.kind === 'upload') {
       // Staged rows are deleted later by the GC in batches; closing the session is what makes it 404.
@@ -130,61 +138,13 @@ export async function hasRows(c: PoolClient, linkId: string): Promise<boolean> {
   return rows[0]!.any;
 }
 
-/**
- * Deduplicating by sorting, with the memory to sort a PUT's list in place. Staged rows were just written
- * and upload_staged has no statistics for them, nor has an array parameter: the planner guesses 200
- * distinct IDs and deduplicates with a hash table sized for them, which for millions of IDs spills to disk
- * in many batches (EXPLAIN ANALYZE, 10M staged IDs: 24 s before the first row came out, against 9 s for
- * sort + unique), and for a PUT's 100,000 grows its table again and again (~50 ms against ~20 ms for an
- * in-memory sort). Sorting is right at any size here, and it also yields the key order the inserts want.
- * 32 MB sorts a 100,000-ID list in memory (PostgreSQL's default 4 MB spilled it to disk); a 30M-ID
- * commit still sorts on disk, in fewer runs. The settings end with the statement.
- */
-async function withoutHashAggregate<T>(c: PoolClient, fn: () => Promise<T>): Promise<T> {
-  await c.query("SET LOCAL enable_hashagg = off; SET LOCAL work_mem = '32MB'");
-  const result = await fn();
-  await c.query('RESET enable_hashagg; RESET work_mem');
-  return result;
-}
-
-/** The fast path's write: the deduplicated source, sorted (B-tree appends), straight into the list. */
-async function insertDistinct(c: PoolClient, linkId: string, source: ReplaceSource): Promise<number> {
-  if (source.kind === 'upload') {
-    const { uploadId } = source;
-    const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE upload_id = $2 ORDER BY 2', [linkId, uploadId]));
-    return r.rowCount ?? 0;
+/** The fast path's write: the deduplicated source, sorted (B-tree appends), into the empty list; returns the rows written. */
+async function insertFirstList(c: PoolClient, linkId: string, source: ReplaceSource): Promise<number> {
+  if (source.kind === 'ids') {
+    await buildNewList(c, source);
+    return insertNew(c, linkId, false, null);
   }
-  if (source.ids.length <= BATCH) {
-    const { ids } = source;
-    const r = await withoutHashAggregate(c, () => c.query(`INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM (${storedIdRows('$2', '$3')}) s ORDER BY 2`, [linkId, ...idArrayParams(ids)]));
-    return r.rowCount ?? 0;
-  }
-  await buildNewList(c, source);
-  const r = await c.query('INSERT INTO link_user (link_id, user_id) SELECT $1, user_id FROM new_list ORDER BY user_id', [linkId]);
-  return r.rowCount ?? 0;
-}
-
-/** Deduplicated new list in `new_list` (temporary, this transaction only); returns its size. */
-export async function buildNewList(c: PoolClient, source: ReplaceSource): Promise<number> {
-  let r;
-  if (source.kind === 'upload') {
-    const { uploadId } = source;
-    r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [uploadId]));
-  } else if (source.ids.length <= BATCH) {
-    const { ids } = source;
-    r = await withoutHashAggregate(c, () => c.query(`CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM (${storedIdRows('$1', '$2')}) s`, idArrayParams(ids)));
-  } else {
-    // Larger than any PUT the API accepts; kept general: batches into a scratch table, then deduplicated.
-    await c.query('CREATE TEMP TABLE new_ids (user_id bigint) ON COMMIT DROP');
-    for (let i = 0; i < source.ids.length; i += BATCH) {
-      await c.query(`INSERT INTO new_ids ${storedIdRows('$1', '$2')}`, idArrayParams(source.ids.slice(i, i + BATCH)));
-    }
-    r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM new_ids'));
-  }
-  // Statistics for the diff's joins, from a small sample: the planner needs the row count and that the IDs
-  // are distinct (n_distinct -1, which a 3,000-row sample of a deduplicated list still shows), not a
-  // 100-bucket histogram. The default target's 30,000-row sample took 15 ms of a 100k PUT, this 3 ms.
-  await c.query('SET LOCAL default_statistics_target = 10; ANALYZE new_list; RESET default_statistics_target');
+  const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE upload_id = $2 ORDER BY 2', [linkId, source.uploadId]));
   return r.rowCount ?? 0;
 }
 
@@ -214,7 +174,8 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
     return { previous: handoverHolderCount, removals: Number(rows[0]!.removals), listRemovals: 0 };
   }
   if (userCount === 0) return { previous: 0, removals: 0, listRemovals: 0 };
-  const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM new_list n JOIN link_user u ON u.link_id = $1 AND u.user_id = n.user_id', [linkId]);
+  // A semi-join: a PUT's new_list may hold an id twice (new-list.ts), which must not count twice.
+  const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM link_user u WHERE u.link_id = $1 AND EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)', [linkId]);
   const kept = Number(rows[0]!.kept);
   return { previous: userCount, removals: userCount - kept, listRemovals: userCount - kept };
 }
@@ -247,14 +208,13 @@ export async function handoverHolders(c: PoolClient, linkId: string): Promise<nu
   return r && r.mode === 'handover' ? Number(r.holders) : 0;
 }
 
-/** Counter, first-list mark and the outbox sequence (returned: the journal entries of this write carry it). */
-/** The write's sequence (for the journal) and the list's new version (the ETag), bumped together. */
-async function bumpList(c: PoolClient, linkId: string, next: number): Promise<{ seq: string; listVersion: string }> {
+/** The write's sequence (for the journal) and the list's new version (the ETag), bumped together; the count is set after the write. */
+async function bumpList(c: PoolClient, linkId: string): Promise<{ seq: string; listVersion: string }> {
   const { rows } = await c.query<{ seq: string; listVersion: string }>(
-    `UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1,
+    `UPDATE role_link SET sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1,
        first_list_at = COALESCE(first_list_at, now()), updated_at = now() WHERE id = $1
      RETURNING sync_wanted_seq::text AS seq, list_version::text AS "listVersion"`,
-    [linkId, next],
+    [linkId],
   );
   return rows[0]!;
 }
@@ -275,17 +235,24 @@ async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: num
   return rows[0]!.removed;
 }
 
-/** Inserts the new list's rows the list lacks; with `journalSeq`, journals each as `add` under it in the same statement. */
-async function insertNew(c: PoolClient, linkId: string, hadRows: boolean, journalSeq: string | null): Promise<void> {
+/**
+ * Inserts the new list's rows the list lacks, each once, and returns how many; with `journalSeq`, journals
+ * each as `add` under it in the same statement. DISTINCT costs nothing here: the rows are sorted anyway
+ * (B-tree inserts in key order), and it keeps an id a PUT body repeats from being inserted twice.
+ * See replaceList on why no ON CONFLICT.
+ */
+async function insertNew(c: PoolClient, linkId: string, hadRows: boolean, journalSeq: string | null): Promise<number> {
   const journal = (write: string) => (journalSeq === null ? write : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, 'add' FROM w`);
-  // Only the new rows, sorted (B-tree inserts in key order); see replaceList on why no ON CONFLICT.
-  await c.query(
-    journal(
-      hadRows
-        ? `INSERT INTO link_user (link_id, user_id) SELECT $1, n.user_id FROM new_list n
-           WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY n.user_id`
-        : 'INSERT INTO link_user (link_id, user_id) SELECT $1, user_id FROM new_list ORDER BY user_id',
+  const r = await withoutHashAggregate(c, () =>
+    c.query(
+      journal(
+        hadRows
+          ? `INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, n.user_id FROM new_list n
+             WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY 2`
+          : 'INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM new_list ORDER BY 2',
+      ),
+      [linkId],
     ),
-    [linkId],
   );
+  return r.rowCount ?? 0;
 }

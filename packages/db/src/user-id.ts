@@ -9,8 +9,8 @@
  * This file is the only place the offset is written (besides the migration that converted old rows,
  * prisma/migrations/20261125190000_user_id_offset). Repositories convert in SQL, so that 100,000 ids of a
  * PUT or 30M rows of a COPY never cross into a JavaScript BigInt: pass ids as text (or `numeric[]` for
- * arrays) through `toStored`, a PUT's or chunk's ids through `idArrayParams`/`storedIdRows`, and read
- * them back through `fromStored` as text.
+ * arrays) through `toStored`, a chunk's ids through `idArrayParams`/`storedIdRows`, a PUT's through
+ * `splitWide`/`narrowToStored` (new-list.ts), and read them back through `fromStored` as text.
  */
 const OFFSET_SQL = '9223372036854775808';
 const OFFSET = 9223372036854775808n;
@@ -42,23 +42,34 @@ export function bigintArrayLiteral(ids: readonly string[]): string {
 const MAX_BIGINT_TEXT = '9223372036854775807';
 
 /**
- * A large id array (a PUT, a chunk: up to 100,000) as the two parameters `storedIdRows` reads: the ids up
- * to 2^63 - 1 (every snowflake issued so far) as a `bigint[]`, the wider ones as a `numeric[]` (usually
- * empty). PostgreSQL reads and offsets a bigint array element several times faster than a numeric one:
- * for 100,000 ids, 37 ms against 55 ms to read and convert them (bench notes, docs/benchmarks.md).
+ * A large id list (a PUT, a chunk: up to 100,000) split by width: the ids up to 2^63 - 1 (every snowflake
+ * issued so far), which PostgreSQL reads as bigint, and the wider ones (usually none), read as numeric.
+ * Reading and offsetting a bigint is several times faster than a numeric: for 100,000 ids in an array,
+ * 37 ms against 55 ms (bench notes, docs/benchmarks.md).
  */
-export function idArrayParams(ids: readonly string[]): [narrow: string, wide: string] {
+export function splitWide(ids: readonly string[]): { narrow: readonly string[]; wide: string[] } {
   let wide: string[] | null = null;
   for (const id of ids) if (id.length > 19 || (id.length === 19 && id > MAX_BIGINT_TEXT)) (wide ??= []).push(id);
-  if (!wide) return [bigintArrayLiteral(ids), '{}'];
+  if (!wide) return { narrow: ids, wide: [] };
   const isWide = new Set(wide);
-  return [bigintArrayLiteral(ids.filter((id) => !isWide.has(id))), bigintArrayLiteral(wide)];
+  return { narrow: ids.filter((id) => !isWide.has(id)), wide };
+}
+
+/** SQL: a bigint expression holding an id up to 2^63 - 1 (splitWide's narrow ones), as stored. */
+export function narrowToStored(bigintSql: string): string {
+  // x - (2^63 - 1) - 1: the offset in bigint arithmetic without its literal, which does not fit a bigint.
+  return `(${bigintSql} - 9223372036854775807 - 1)`;
+}
+
+/** A chunk's ids as the two array parameters `storedIdRows` reads: splitWide's narrow ones as `bigint[]`, the wide ones as `numeric[]`. */
+export function idArrayParams(ids: readonly string[]): [narrow: string, wide: string] {
+  const { narrow, wide } = splitWide(ids);
+  return [bigintArrayLiteral(narrow), bigintArrayLiteral(wide)];
 }
 
 /** SQL: the rows (`user_id`, stored) of the ids that `idArrayParams` split into the parameters `narrow` and `wide`, e.g. `$2`, `$3`. */
 export function storedIdRows(narrow: string, wide: string): string {
-  // x - (2^63 - 1) - 1: the offset in bigint arithmetic without its literal, which does not fit a bigint.
-  return `SELECT x - 9223372036854775807 - 1 AS user_id FROM unnest(${narrow}::bigint[]) x UNION ALL SELECT (x - ${OFFSET_SQL})::bigint FROM unnest(${wide}::numeric[]) x`;
+  return `SELECT ${narrowToStored('x')} AS user_id FROM unnest(${narrow}::bigint[]) x UNION ALL SELECT ${toStored('x')} FROM unnest(${wide}::numeric[]) x`;
 }
 
 /** A user-id position (a cursor, a cutoff) as the text of its stored bigint, for a state column. */
