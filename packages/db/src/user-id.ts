@@ -9,8 +9,8 @@
  * This file is the only place the offset is written (besides the migration that converted old rows,
  * prisma/migrations/20261125190000_user_id_offset). Repositories convert in SQL, so that 100,000 ids of a
  * PUT or 30M rows of a COPY never cross into a JavaScript BigInt: pass ids as text (or `numeric[]` for
- * arrays) through `toStored`, a chunk's ids through `idArrayParams`/`storedIdRows`, a PUT's through
- * `splitWide`/`narrowToStored` (new-list.ts), and read them back through `fromStored` as text.
+ * arrays) through `toStored`, a chunk's ids through `idArrayParams`/`storedIdRows`, a PUT's as a binary
+ * COPY body (`storedIdsCopyBinary`), and read them back through `fromStored` as text.
  */
 const OFFSET_SQL = '9223372036854775808';
 const OFFSET = 9223372036854775808n;
@@ -42,34 +42,23 @@ export function bigintArrayLiteral(ids: readonly string[]): string {
 const MAX_BIGINT_TEXT = '9223372036854775807';
 
 /**
- * A large id list (a PUT, a chunk: up to 100,000) split by width: the ids up to 2^63 - 1 (every snowflake
- * issued so far), which PostgreSQL reads as bigint, and the wider ones (usually none), read as numeric.
- * Reading and offsetting a bigint is several times faster than a numeric: for 100,000 ids in an array,
- * 37 ms against 55 ms (bench notes, docs/benchmarks.md).
+ * A large id array (an upload chunk: up to 100,000) as the two parameters `storedIdRows` reads: the ids up
+ * to 2^63 - 1 (every snowflake issued so far) as a `bigint[]`, the wider ones as a `numeric[]` (usually
+ * empty). PostgreSQL reads and offsets a bigint array element several times faster than a numeric one:
+ * for 100,000 ids, 37 ms against 55 ms to read and convert them (bench notes, docs/benchmarks.md).
  */
-export function splitWide(ids: readonly string[]): { narrow: readonly string[]; wide: string[] } {
+export function idArrayParams(ids: readonly string[]): [narrow: string, wide: string] {
   let wide: string[] | null = null;
   for (const id of ids) if (id.length > 19 || (id.length === 19 && id > MAX_BIGINT_TEXT)) (wide ??= []).push(id);
-  if (!wide) return { narrow: ids, wide: [] };
+  if (!wide) return [bigintArrayLiteral(ids), '{}'];
   const isWide = new Set(wide);
-  return { narrow: ids.filter((id) => !isWide.has(id)), wide };
-}
-
-/** SQL: a bigint expression holding an id up to 2^63 - 1 (splitWide's narrow ones), as stored. */
-export function narrowToStored(bigintSql: string): string {
-  // x - (2^63 - 1) - 1: the offset in bigint arithmetic without its literal, which does not fit a bigint.
-  return `(${bigintSql} - 9223372036854775807 - 1)`;
-}
-
-/** A chunk's ids as the two array parameters `storedIdRows` reads: splitWide's narrow ones as `bigint[]`, the wide ones as `numeric[]`. */
-export function idArrayParams(ids: readonly string[]): [narrow: string, wide: string] {
-  const { narrow, wide } = splitWide(ids);
-  return [bigintArrayLiteral(narrow), bigintArrayLiteral(wide)];
+  return [bigintArrayLiteral(ids.filter((id) => !isWide.has(id))), bigintArrayLiteral(wide)];
 }
 
 /** SQL: the rows (`user_id`, stored) of the ids that `idArrayParams` split into the parameters `narrow` and `wide`, e.g. `$2`, `$3`. */
 export function storedIdRows(narrow: string, wide: string): string {
-  return `SELECT ${narrowToStored('x')} AS user_id FROM unnest(${narrow}::bigint[]) x UNION ALL SELECT ${toStored('x')} FROM unnest(${wide}::numeric[]) x`;
+  // x - (2^63 - 1) - 1: the offset in bigint arithmetic without its literal, which does not fit a bigint.
+  return `SELECT x - 9223372036854775807 - 1 AS user_id FROM unnest(${narrow}::bigint[]) x UNION ALL SELECT (x - ${OFFSET_SQL})::bigint FROM unnest(${wide}::numeric[]) x`;
 }
 
 /** A user-id position (a cursor, a cutoff) as the text of its stored bigint, for a state column. */
@@ -80,4 +69,49 @@ export function storedText(id: bigint): string {
 /** A stored position read back as `bigint::text`, as the id. */
 export function fromStoredText(text: string): bigint {
   return BigInt(text) + OFFSET;
+}
+
+const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
+/**
+ * Ids as the body of `COPY … (user_id) FROM STDIN (FORMAT binary)`: one bigint column, stored. In two's
+ * complement `id - 2^63` is the id's 64 bits with the top bit flipped, so every id up to 2^64 - 1 is
+ * written the same way, without a BigInt and without PostgreSQL parsing text: the id's decimal digits
+ * are read as two exact doubles (all but the last 9 digits, and the last 9) and recombined in 16-bit
+ * steps, each product below 2^53. Ids must be validated digit strings (isStorableUserId); anything else
+ * throws rather than be written as some other number.
+ */
+const notAnId = (id: string) => new Error(`not a user id (17 to 20 digits, at most 2^64 - 1): ${JSON.stringify(id).slice(0, 40)}`);
+
+export function storedIdsCopyBinary(ids: readonly string[]): Buffer {
+  const out = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + ids.length * 14 + 2);
+  let o = COPY_SIGNATURE.copy(out, 0);
+  o = out.writeUInt32BE(0, o); // flags
+  o = out.writeUInt32BE(0, o); // header extension length
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  for (const id of ids) {
+    const n = id.length;
+    if (n < 17 || n > 20 || id.charCodeAt(0) === 48) throw notAnId(id);
+    let hi = 0; // all but the last 9 digits: < 2^35
+    let lo = 0; // the last 9: < 10^9
+    for (let i = 0; i < n; i++) {
+      const d = id.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) throw notAnId(id);
+      if (i < n - 9) hi = hi * 10 + d;
+      else lo = lo * 10 + d;
+    }
+    // id = hi * 10^9 + lo = (a * 10^9) * 2^16 + (b * 10^9 + lo), with hi = a * 2^16 + b.
+    const a = Math.floor(hi / 65536);
+    const x = a * 1e9; // < 2^50
+    const z = (x % 65536) * 65536 + (hi - a * 65536) * 1e9 + lo; // < 2^47
+    const high = Math.floor(x / 65536) + Math.floor(z / 4294967296);
+    if (high > 0xffffffff) throw notAnId(id);
+    view.setInt16(o, 1); // one field
+    view.setInt32(o + 2, 8); // of 8 bytes
+    view.setUint32(o + 6, (high ^ 0x80000000) >>> 0);
+    view.setUint32(o + 10, z % 4294967296);
+    o += 14;
+  }
+  out.writeInt16BE(-1, o); // trailer
+  return out;
 }
