@@ -103,7 +103,7 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       const bound = journalBound(firstList, link.userCount, size ?? built.rows);
       const removed = measured?.listRemovals === 0 ? 0 : await deleteLeft(c, input.linkId, seq, bound);
       const journaled = removed < bound;
-      const added = await insertNew(c, input.linkId, !empty, journaled ? seq : null);
+      const added = await insertNew(c, input.linkId, !empty, journaled ? seq : null, !built.distinct);
       if (!journaled) await journalAt(c, input.linkId, seq, 'walk');
       else if (removed === 0 && added === 0) await journalAt(c, input.linkId, seq, 'link');
       next = size ?? link.userCount - removed + added;
@@ -142,7 +142,7 @@ export async function hasRows(c: PoolClient, linkId: string): Promise<boolean> {
 async function insertFirstList(c: PoolClient, linkId: string, source: ReplaceSource): Promise<number> {
   if (source.kind === 'ids') {
     await buildNewList(c, source);
-    return insertNew(c, linkId, false, null);
+    return insertNew(c, linkId, false, null, true);
   }
   const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE upload_id = $2 ORDER BY 2', [linkId, source.uploadId]));
   return r.rowCount ?? 0;
@@ -236,23 +236,21 @@ async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: num
 }
 
 /**
- * Inserts the new list's rows the list lacks, each once, and returns how many; with `journalSeq`, journals
- * each as `add` under it in the same statement. DISTINCT costs nothing here: the rows are sorted anyway
- * (B-tree inserts in key order), and it keeps an id a PUT body repeats from being inserted twice.
- * See replaceList on why no ON CONFLICT.
+ * Inserts the new list's rows the list lacks and returns how many; with `journalSeq`, journals each as
+ * `add` under it in the same statement. The rows go in sorted (B-tree inserts in key order); see
+ * replaceList on why no ON CONFLICT. `dedupe` (a PUT's new_list may repeat an id): DISTINCT, which costs
+ * a Unique step over the sort already there, and the sort's memory (withoutHashAggregate). A staged
+ * upload's new_list is distinct already, and its statement is left as the 30M-row commit was measured.
  */
-async function insertNew(c: PoolClient, linkId: string, hadRows: boolean, journalSeq: string | null): Promise<number> {
+async function insertNew(c: PoolClient, linkId: string, hadRows: boolean, journalSeq: string | null, dedupe: boolean): Promise<number> {
   const journal = (write: string) => (journalSeq === null ? write : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, 'add' FROM w`);
-  const r = await withoutHashAggregate(c, () =>
-    c.query(
-      journal(
-        hadRows
-          ? `INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, n.user_id FROM new_list n
-             WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY 2`
-          : 'INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM new_list ORDER BY 2',
-      ),
-      [linkId],
-    ),
+  const distinct = dedupe ? 'DISTINCT ' : '';
+  const sql = journal(
+    hadRows
+      ? `INSERT INTO link_user (link_id, user_id) SELECT ${distinct}$1::bigint, n.user_id FROM new_list n
+         WHERE NOT EXISTS (SELECT 1 FROM link_user u WHERE u.link_id = $1 AND u.user_id = n.user_id) ORDER BY 2`
+      : `INSERT INTO link_user (link_id, user_id) SELECT ${distinct}$1::bigint, user_id FROM new_list ORDER BY 2`,
   );
+  const r = dedupe ? await withoutHashAggregate(c, () => c.query(sql, [linkId])) : await c.query(sql, [linkId]);
   return r.rowCount ?? 0;
 }
