@@ -119,29 +119,22 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
     await client.query('COMMIT');
     return performance.now() - t0;
   };
-  /** The goal's baseline: the whole new list loaded into a fresh table with the same PK (an array parameter). */
-  const fresh = async (i: number) => {
-    const t0 = performance.now();
-    await client.query('BEGIN');
-    await client.query('CREATE TABLE bench_raw_put (link_id bigint NOT NULL, user_id bigint NOT NULL, PRIMARY KEY (link_id, user_id))');
-    await client.query('INSERT INTO bench_raw_put SELECT $1::bigint, unnest($2::bigint[])', [link.linkId, arrays[i % 2]!]);
-    await client.query('COMMIT');
-    const t = performance.now() - t0;
-    await client.query('DROP TABLE bench_raw_put');
-    return t;
-  };
-  const copyBodies = arrays.map((a) => storedIdsCopyBinary(a)); // encoded untimed: the load alone is timed
-  /** The same load by binary COPY of the stored values, PostgreSQL's fastest way in. */
-  const freshCopy = async (i: number) => {
+  /** Times one load of the whole new list into a fresh table with the same PK (created and committed with it, dropped untimed). */
+  const freshLoad = async (load: () => Promise<unknown>) => {
     const t0 = performance.now();
     await client.query('BEGIN');
     await client.query(`CREATE TABLE bench_raw_put (link_id bigint NOT NULL DEFAULT ${BigInt(link.linkId)}, user_id bigint NOT NULL, PRIMARY KEY (link_id, user_id))`);
-    await copyIn(client, 'COPY bench_raw_put (user_id) FROM STDIN (FORMAT binary)', copyBodies[i % 2]!);
+    await load();
     await client.query('COMMIT');
     const t = performance.now() - t0;
     await client.query('DROP TABLE bench_raw_put');
     return t;
   };
+  /** The goal's baseline: the load as one array parameter. */
+  const fresh = (i: number) => freshLoad(() => client.query('INSERT INTO bench_raw_put SELECT $1::bigint, unnest($2::bigint[])', [link.linkId, arrays[i % 2]!]));
+  const copyBodies = arrays.map((a) => storedIdsCopyBinary(a)); // encoded untimed: the load alone is timed
+  /** The same load by binary COPY of the stored values, PostgreSQL's fastest way in. */
+  const freshCopy = (i: number) => freshLoad(() => copyIn(client, 'COPY bench_raw_put (user_id) FROM STDIN (FORMAT binary)', copyBodies[i % 2]!));
   // This machine runs PostgreSQL with autovacuum off; production runs it. Without a vacuum the API's
   // link_user would carry every earlier run's dead rows (150,000 index entries for a 100k list after a
   // few runs) while a fresh table would not. Both tables are vacuumed and analyzed before every measured
