@@ -19,7 +19,7 @@ export default defineConfig(
       '**/dist/',
       '**/coverage/',
       '.data/',
-      '.bench/',
+      '**/.bench/',
       // Prisma's generated client (`pnpm db:generate`).
       'packages/db/src/generated/',
       // Consumers of the packed SDK: they import the tarball's dist/ from a scratch project, so only the

@@ -1,9 +1,10 @@
-// `pnpm bench api [--quick] [--all] [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`:
+// `pnpm bench api [--quick] [--all] [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR] [--form compiled|tsx]`:
 // the User Management API's figures (issues 2 and 24), each printed beside its same-run limit: PUT ÷ a
 // raw PostgreSQL replace of the same list (both tables vacuumed), GET ÷ a raw COPY of the same list, POST ÷ a bare node:http server
 // doing the same write. Default: put, get (3M IDs), post — a few minutes. `--quick`: the same at 300k IDs
 // with shorter rounds. `--all`: also the 30M upload, the SDK upload and the limiter's cost, at 30M IDs
-// (about half an hour). The API runs as a real separate process over a scratch database
+// (about half an hour). The API runs as a real separate process, compiled as the image runs it (`--form tsx`:
+// from source; bench/support/api-process.ts), over a scratch database
 // (`rolelink_bench_api_<random>`, created and dropped) and a queue prefix of its own. Exit code 0 whatever the
 // figures say (it is a benchmark); a missed limit prints FAIL.
 import { randomBytes } from 'node:crypto';
@@ -16,20 +17,20 @@ import { figureGet, figurePut, figureUpload, seedBigList, type Ctx, type Row, ty
 import { figurePost } from './support/api-post';
 import { figureSdkUpload } from './support/api-sdk-upload';
 import { figurePostRateLimit, UNREACHED_LIMIT } from './support/api-rate-limit';
-import { startApi, type RunningApi } from './support/api-process';
+import { startApi, type RunForm, type RunningApi } from './support/api-process';
 import type { BenchLink } from './support/api-db';
 
 const FIGURES = ['put', 'upload', 'sdk', 'get', 'post', 'post-limit'] as const;
 type Figure = (typeof FIGURES)[number];
 const ALIASES: Record<string, Figure> = { put: 'put', upload: 'upload', chunks: 'upload', commit: 'upload', sdk: 'sdk', get: 'get', post: 'post', 'post-limit': 'post-limit' };
 
-type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; postLimitControl: boolean; keepDb: boolean; cpuProfDir?: string };
+type Options = { only: Set<Figure>; ids: number; runs: number; postSeconds: number; postLimitControl: boolean; keepDb: boolean; cpuProfDir?: string; form: RunForm };
 
 /** The default run: every figure with a same-run limit, at a scale that finishes in a few minutes. */
 const DEFAULT_FIGURES: Figure[] = ['put', 'get', 'post'];
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { only: new Set(DEFAULT_FIGURES), ids: 3_000_000, runs: 7, postSeconds: 10, postLimitControl: false, keepDb: false };
+  const o: Options = { only: new Set(DEFAULT_FIGURES), ids: 3_000_000, runs: 7, postSeconds: 10, postLimitControl: false, keepDb: false, form: 'compiled' };
   // Presets first, so explicit flags after them win whatever their order on the command line.
   if (args.includes('--all')) Object.assign(o, { only: new Set(FIGURES), ids: 30_000_000 });
   if (args.includes('--quick')) Object.assign(o, { ids: 300_000, runs: 3, postSeconds: 5 });
@@ -61,7 +62,12 @@ function parseArgs(args: string[]): Options {
     else if (flag === '--post-limit-control') o.postLimitControl = true;
     else if (flag === '--keep-db') o.keepDb = true;
     else if (flag === '--api-cpu-prof') o.cpuProfDir = value();
-    else throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--quick] [--all] [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR]`);
+    else if (flag === '--form') {
+      const form = value();
+      if (form !== 'compiled' && form !== 'tsx') throw new Error("--form takes compiled (the image's bundle and node options, the default) or tsx (from source)");
+      o.form = form;
+    } else
+      throw new Error(`unknown argument ${a}\nusage: pnpm bench api [--quick] [--all] [--only ${FIGURES.join(',')}] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR] [--form compiled|tsx]`);
   }
   // The SDK figure is a ratio to the raw upload of the same run.
   if (o.only.has('sdk')) o.only.add('upload');
@@ -116,10 +122,10 @@ export async function run(args: string[]): Promise<void> {
     // The limiter is on, as in production, with a limit no figure reaches: every figure pays its cost
     // (one Redis round trip per request) and none is refused; post-limit compares against it off.
     const apiEnv = { DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix, API_RATE_LIMIT: 'on', API_RATE_LIMIT_PREMIUM: UNREACHED_LIMIT };
-    api = await startApi(apiEnv, { cpuProfDir: opts.cpuProfDir });
-    log(`api: pid ${api.pid} on ${api.origin}, database ${BENCH_DB}, queue prefix ${prefix}`);
+    api = await startApi(apiEnv, { cpuProfDir: opts.cpuProfDir, form: opts.form });
+    log(`api: ${opts.form}, pid ${api.pid} on ${api.origin}, database ${BENCH_DB}, queue prefix ${prefix}`);
     const guildId = await seedGuild(pool, 'premium');
-    const ctx: Ctx = { api, databaseUrl: url, pool, guildId, rows, log };
+    const ctx: Ctx = { api, form: opts.form, databaseUrl: url, pool, guildId, rows, log };
     // A figure that breaks is reported as FAIL with its error; the others still run.
     const attempt = async (name: string, fn: () => Promise<void>) => {
       log(`${name}: start (load ${load()})`);

@@ -95,10 +95,14 @@ function externalPackages(metafile: Metafile): Set<string> {
   return found;
 }
 
-async function buildTarget(t: Target): Promise<string[]> {
-  const outfile = path.join(ROOT, t.pkg, 'dist', t.out);
+/**
+ * One entry compiled into one CommonJS file the way every deployable is: this repository's code bundled,
+ * npm packages external (resolved from the file's directory upwards at run time). Also used by `pnpm bench
+ * api` for its bare baseline server, so that both sides of its ratio run compiled.
+ */
+export async function bundle(entry: string, outfile: string, banner?: string): Promise<Metafile> {
   const result = await build({
-    entryPoints: [path.join(ROOT, t.entry)],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
@@ -110,15 +114,21 @@ async function buildTarget(t: Target): Promise<string[]> {
     sourcesContent: false,
     // Error and class names appear in logs and `instanceof`-free checks; keep them as written.
     keepNames: true,
-    banner: t.bin ? { js: '#!/usr/bin/env node' } : undefined,
+    banner: banner ? { js: banner } : undefined,
     plugins: [externalNpm(path.dirname(outfile))],
     metafile: true,
     logLevel: 'warning',
   });
+  return result.metafile;
+}
+
+async function buildTarget(t: Target): Promise<string[]> {
+  const outfile = path.join(ROOT, t.pkg, 'dist', t.out);
+  const metafile = await bundle(path.join(ROOT, t.entry), outfile, t.bin ? '#!/usr/bin/env node' : undefined);
   // A bin runs as `rolelink …` once installed: executable, with the shebang banner above.
   if (t.bin) chmodSync(outfile, 0o755);
   const declared = productionDependencies(t.pkg);
-  const loaded = externalPackages(result.metafile);
+  const loaded = externalPackages(metafile);
   const missing = [...loaded].filter((name) => !declared.has(name)).sort();
   const problems = missing.map((name) => `${t.pkg}/dist/${t.out} loads ${name}, which is not in ${t.pkg}/package.json dependencies`);
   // A deployable's production dependencies are what its image installs: one its bundle never loads is
@@ -131,13 +141,22 @@ async function buildTarget(t: Target): Promise<string[]> {
   return problems;
 }
 
+/**
+ * Builds the deployables of the given packages (every one by default) into their fresh dist/; throws
+ * naming each problem found. Returns the bundles written.
+ */
+export async function buildDeployables(pkgs?: readonly string[]): Promise<string[]> {
+  const targets = pkgs ? TARGETS.filter((t) => pkgs.includes(t.pkg)) : TARGETS;
+  for (const pkg of new Set(targets.map((t) => t.pkg))) rmSync(path.join(ROOT, pkg, 'dist'), { recursive: true, force: true });
+  const problems = (await Promise.all(targets.map(buildTarget))).flat();
+  if (problems.length) throw new Error(problems.map((p) => `✗ ${p}`).join('\n'));
+  return targets.map((t) => `${t.pkg}/dist/${t.out}`);
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
-  for (const pkg of new Set(TARGETS.map((t) => t.pkg))) rmSync(path.join(ROOT, pkg, 'dist'), { recursive: true, force: true });
-  const problems = (await Promise.all(TARGETS.map(buildTarget))).flat();
-  for (const p of problems) console.error(`✗ ${p}`);
-  if (problems.length) process.exit(1);
-  console.log(`built ${TARGETS.length} bundles in ${Date.now() - started} ms: ${TARGETS.map((t) => `${t.pkg}/dist/${t.out}`).join(', ')}`);
+  const built = await buildDeployables();
+  console.log(`built ${built.length} bundles in ${Date.now() - started} ms: ${built.join(', ')}`);
 }
 
 if (require.main === module) {

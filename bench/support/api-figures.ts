@@ -6,7 +6,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type { Pool } from 'pg';
 import { seedLink, type BenchLink } from './api-db';
-import { RssWindow, type RunningApi } from './api-process';
+import { RssWindow, type RunForm, type RunningApi } from './api-process';
 import { call, expectOk, makeAgent } from './http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
 import { copyIn, fromStored, storedIdsCopyBinary, toStored } from '@rolelink/db/client';
@@ -16,6 +16,8 @@ export type Row = { figure: string; measured: string; limit: string; verdict: Ve
 
 export type Ctx = {
   api: RunningApi;
+  /** How the API runs (compiled, as the image runs it, or from source); the bare POST server runs the same way. */
+  form: RunForm;
   /** The bench database's URL, for the same-run baselines that run outside this process (psql, the bare server). */
   databaseUrl: string;
   pool: Pool;

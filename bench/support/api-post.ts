@@ -51,7 +51,7 @@ function medianRound(rounds: Round[]): Round {
  */
 export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise<void> {
   const { api, pool, log } = ctx;
-  const bare = await startBarePostServer(ctx.databaseUrl);
+  const bare = await startBarePostServer(ctx.databaseUrl, ctx.form);
   try {
     const apiLink = await seedLink(pool, ctx.guildId, { trusted: false });
     const bareLink = await seedLink(pool, ctx.guildId, { trusted: false });

@@ -3,8 +3,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { ROOT } from './api-db';
+import { bundle, buildDeployables } from '../../scripts/build';
 import { freePort } from '../../scripts/free-port';
+import { imageCommand, type Form } from '../../scripts/service-process';
 
 export type RunningApi = { pid: number; port: number; origin: string; child: ChildProcess; stop(): Promise<void> };
 
@@ -20,13 +23,49 @@ function ready(port: number, path: string): Promise<boolean> {
 }
 
 /**
- * `node --import tsx services/api/src/main.ts` (what `tsx services/api/src/main.ts` runs, without tsx's
- * wrapper process in between, so the pid is the API's). The outbox sweeper is slowed to once an hour:
- * its upload-staging GC would otherwise delete the 30M staged rows in the background of later figures.
+ * How a process runs the API and the bare baseline. `compiled` (what `pnpm bench api` uses unless told
+ * otherwise) is what ships: the API's bundle (`pnpm build`'s services/api/dist/main.js, built from the
+ * current sources once per process) with the node options of the image's CMD, and the bare server bundled
+ * the same way and run with the same options. `tsx` (the default here, for the reliability tests, which
+ * run beside other tests and must not rebuild a dist/ another test reads) runs both from source, each
+ * file compiled by tsx into a module of its own; the API spends more CPU per POST that way than as the
+ * bundle (docs/benchmarks.md, 2026-11-26, fifth session).
  */
-export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string } = {}): Promise<RunningApi> {
+export type RunForm = Form;
+
+const API_SOURCE = 'services/api/src/main.ts';
+const API_BUNDLE = 'services/api/dist/main.js';
+const BARE_SOURCE = 'bench/support/bare-post-server.ts';
+// Beside the API's package, so its npm imports (pg, the API's own dependencies) resolve from
+// services/api/node_modules as the API bundle's do; .bench/ is ignored by git and by the image build.
+const BARE_BUNDLE = 'services/api/.bench/bare-post-server.js';
+
+let built: Promise<unknown> | null = null;
+/** The API's bundle and the bare server's, from the current sources, built once per bench process. */
+function buildOnce(): Promise<unknown> {
+  built ??= Promise.all([buildDeployables(['services/api']), bundle(path.join(ROOT, BARE_SOURCE), path.join(ROOT, BARE_BUNDLE))]);
+  return built;
+}
+
+/** node's arguments for a script in a form: the image's options and the bundle, or tsx and the source. */
+async function nodeArgs(form: RunForm, source: string, compiled: string): Promise<{ args: string[]; env: Record<string, string> }> {
+  if (form === 'tsx') return { args: ['--import', 'tsx', source], env: {} };
+  await buildOnce();
+  const image = imageCommand('api');
+  return { args: [...image.nodeArgs, path.join(ROOT, compiled)], env: image.nodeOptions ? { NODE_OPTIONS: image.nodeOptions } : {} };
+}
+
+/**
+ * The API as its own process, so the pid and the RSS are the API's (from source unless `form` says
+ * compiled: RunForm). The
+ * outbox sweeper is slowed to once an hour: its upload-staging GC would otherwise delete the 30M staged
+ * rows in the background of later figures.
+ */
+export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string; form?: RunForm } = {}): Promise<RunningApi> {
   const port = await freePort();
-  return startProcess('services/api/src/main.ts', port, '/readyz', opts.cpuProfDir, {
+  const run = await nodeArgs(opts.form ?? 'tsx', API_SOURCE, API_BUNDLE);
+  return startProcess(run.args, port, '/readyz', opts.cpuProfDir, {
+    ...run.env,
     NODE_ENV: 'production',
     LOG_LEVEL: 'error',
     API_HOST: '127.0.0.1',
@@ -37,19 +76,23 @@ export async function startApi(env: Record<string, string>, opts: { cpuProfDir?:
 }
 
 /** The POST figure's baseline (bare-post-server.ts), a process of its own started the same way as the API. */
-export async function startBarePostServer(databaseUrl: string): Promise<RunningApi> {
+export async function startBarePostServer(databaseUrl: string, form: RunForm): Promise<RunningApi> {
   const port = await freePort();
-  return startProcess('bench/support/bare-post-server.ts', port, '/ready', undefined, { NODE_ENV: 'production', DATABASE_URL: databaseUrl, BARE_PORT: String(port) });
+  const run = await nodeArgs(form, BARE_SOURCE, BARE_BUNDLE);
+  return startProcess(run.args, port, '/ready', undefined, { ...run.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, BARE_PORT: String(port) });
 }
 
-async function startProcess(script: string, port: number, readyPath: string, cpuProfDir: string | undefined, env: Record<string, string>): Promise<RunningApi> {
+async function startProcess(nodeArgv: string[], port: number, readyPath: string, cpuProfDir: string | undefined, env: Record<string, string>): Promise<RunningApi> {
+  const script = nodeArgv.at(-1)!;
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
-  // V8 flags for the API process only (not the load generator), e.g. BENCH_API_NODE_FLAGS=--max-semi-space-size=2
-  // to measure a memory setting's cost in throughput before the images adopt it (docs/benchmarks.md).
+  // V8 flags for the API and the bare server (not the load generator), e.g. BENCH_API_NODE_FLAGS=--max-semi-space-size=2
+  // to measure a memory setting's cost in throughput before the images adopt it (docs/benchmarks.md), or
+  // BENCH_API_NODE_FLAGS='--trace-gc --trace-gc-nvp' with BENCH_API_STDOUT=1, which passes their stdout
+  // through: one line per collection, each prefixed by its process id.
   const flags = (process.env.BENCH_API_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, ...prof, '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...flags, ...prof, ...nodeArgv], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_API_STDOUT ? 'inherit' : 'ignore', 'inherit'],
     env: { ...process.env, ...env },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

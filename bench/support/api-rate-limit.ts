@@ -23,8 +23,8 @@ export const UNREACHED_LIMIT = '1000000000';
 export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>, seconds: number, opts: { rounds?: number; control?: boolean } = {}): Promise<void> {
   const { pool, log } = ctx;
   const rounds = opts.rounds ?? 6;
-  const off = await startApi({ ...env, API_RATE_LIMIT: 'off' });
-  const on = await startApi(opts.control ? { ...env, API_RATE_LIMIT: 'off' } : env);
+  const off = await startApi({ ...env, API_RATE_LIMIT: 'off' }, { form: ctx.form });
+  const on = await startApi(opts.control ? { ...env, API_RATE_LIMIT: 'off' } : env, { form: ctx.form });
   const onName = opts.control ? 'off (control)' : 'on';
   try {
     const sides = [
