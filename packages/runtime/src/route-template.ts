@@ -5,7 +5,10 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 /** Suffix of a mount's template for a request answered inside the mount by middleware, not a route (a 401 of the auth middleware, a static file). */
 const IN_MOUNT = '/*';
 
-const tracked = new WeakMap<Request, () => string>();
+// The reader is kept on the request itself, not in a WeakMap keyed by it: V8 collects a WeakMap's entries
+// of young keys only with its table, which outlives them (the same retention as serve.ts's InFlight notes).
+const TRACKED = Symbol('route template reader');
+type Tracked = { [TRACKED]?: () => string };
 
 function decode(segment: string): string {
   try {
@@ -46,7 +49,7 @@ function templatize(suffix: string, params: Record<string, unknown>, parentTempl
  * before the response finishes.
  */
 export function trackRoute(req: Request): () => string {
-  const known = tracked.get(req);
+  const known = (req as Tracked)[TRACKED];
   if (known) return known;
 
   let baseUrl: string = req.baseUrl ?? '';
@@ -92,7 +95,7 @@ export function trackRoute(req: Request): () => string {
   });
 
   const read = () => pattern ?? (mount ? `${mount}${IN_MOUNT}` : UNMATCHED_ROUTE);
-  tracked.set(req, read);
+  (req as Tracked)[TRACKED] = read;
   return read;
 }
 
@@ -102,5 +105,5 @@ export function trackRoute(req: Request): () => string {
  * route would, without the property hooks above.
  */
 export function presetRoute(req: object, read: () => string): void {
-  tracked.set(req as Request, read);
+  (req as Tracked)[TRACKED] = read;
 }

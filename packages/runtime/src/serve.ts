@@ -45,7 +45,7 @@ export type Serving = {
  */
 export function serve(app: RequestListener, opts: ServeOptions): Serving {
   const { logger, port, host } = opts;
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new InFlight();
   let draining: Promise<void> | null = null;
 
   const closeAfter = (res: ServerResponse) => {
@@ -60,7 +60,6 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
   };
   const server = http.createServer((req, res) => {
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
     if (draining) res.setHeader('Connection', 'close');
     app(req, res);
   });
@@ -76,7 +75,7 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
   const stop = async () => {
     const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
     // A request may still arrive on an open socket meanwhile (each gets `Connection: close`): wait again.
-    while (inFlight.size > 0) await Promise.all([...inFlight].map((res) => new Promise((resolve) => res.once('close', resolve))));
+    while (inFlight.size > 0) await Promise.all(inFlight.list().map((res) => new Promise((resolve) => res.once('close', resolve))));
     // Every request is answered: what is still open is idle (a client that did not hang up after
     // `Connection: close`, or a socket that never sent a request), so nothing is cut short.
     server.closeAllConnections();
@@ -90,7 +89,7 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
     },
     drain() {
       draining ??= (async () => {
-        for (const res of inFlight) closeAfter(res);
+        for (const res of inFlight.list()) closeAfter(res);
         const drainMs = opts.drainMs ?? 0;
         if (drainMs > 0) {
           logger.info('draining: still serving while load balancers take this process out', { drainMs });
@@ -101,4 +100,33 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
       return draining;
     },
   };
+}
+
+/**
+ * The responses in flight, each in a slot of an array that is reused once its response closes. Not a
+ * Set: V8 does not clear the entries of a Set's hash table when it outgrows or rehashes it, and once
+ * such a table has lived long enough to be moved to the old generation, every response it ever held stays
+ * reachable from it for the young-generation collections until the next full one. Adding and deleting
+ * each request's response that way made the API's young collections keep a third of everything it
+ * allocated (docs/benchmarks.md, 2026-11-26, fifth session); with slots, about as little as a bare server.
+ */
+class InFlight {
+  private readonly slots: (ServerResponse | undefined)[] = [];
+  private readonly free: number[] = [];
+  size = 0;
+
+  add(res: ServerResponse): void {
+    const i = this.free.pop() ?? this.slots.length;
+    this.slots[i] = res;
+    this.size++;
+    res.once('close', () => {
+      this.slots[i] = undefined;
+      this.free.push(i);
+      this.size--;
+    });
+  }
+
+  list(): ServerResponse[] {
+    return this.slots.filter((res): res is ServerResponse => res !== undefined);
+  }
 }

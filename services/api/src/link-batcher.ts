@@ -63,21 +63,28 @@ export class LinkBatcher<I extends Item, R> {
     });
   }
 
-  /** Writes the link's queued items batch after batch until none is left; the queue exists while this runs. */
+  /**
+   * Writes the link's queued items batch after batch until none is left; the queue exists while this runs.
+   * Each batch leaves behind a new array for the items it did not take, rather than splicing one array
+   * that lives as long as the load does: once such an array has been moved to V8's old generation, each
+   * backing store it outgrows keeps every request it held reachable for the young-generation collections
+   * until the next full one (the retention serve.ts's InFlight describes).
+   */
   private async drain(linkId: string): Promise<void> {
-    const queue = this.queues.get(linkId)!;
     try {
-      while (queue.length) {
+      for (let queue = this.queues.get(linkId)!; queue.length; queue = this.queues.get(linkId)!) {
         const first = queue[0]!.item;
         const batch: Waiting<I, R>[] = [];
-        for (let i = 0; i < queue.length && batch.length < MAX_BATCH;) {
-          if (!this.writer.sameStatement || this.writer.sameStatement(first, queue[i]!.item)) batch.push(queue.splice(i, 1)[0]!);
-          else i++;
+        const rest: Waiting<I, R>[] = [];
+        for (const w of queue) {
+          const fits = batch.length < MAX_BATCH && (!this.writer.sameStatement || this.writer.sameStatement(first, w.item));
+          (fits ? batch : rest).push(w);
         }
+        this.queues.set(linkId, rest); // writes arriving meanwhile join the rest, in order
         await this.write(linkId, batch);
       }
     } catch (err) {
-      for (const w of queue.splice(0)) w.reject(err); // never leave a caller waiting
+      for (const w of this.queues.get(linkId)!) w.reject(err); // never leave a caller waiting
     } finally {
       this.queues.delete(linkId);
     }
