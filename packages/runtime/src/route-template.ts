@@ -5,8 +5,8 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 /** Suffix of a mount's template for a request answered inside the mount by middleware, not a route (a 401 of the auth middleware, a static file). */
 const IN_MOUNT = '/*';
 
-// The reader is kept on the request itself, not in a WeakMap keyed by it: V8 collects a WeakMap's entries
-// of young keys only with its table, which outlives them (the same retention as serve.ts's InFlight notes).
+// The reader is kept on the request itself, not in a WeakMap keyed by it: one long-lived table that every
+// request passes through kept finished requests through the young-generation collections (serve.ts, InFlight).
 const TRACKED = Symbol('route template reader');
 type Tracked = { [TRACKED]?: () => string };
 

@@ -104,11 +104,12 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
 
 /**
  * The responses in flight, each in a slot of an array that is reused once its response closes. Not a
- * Set: V8 does not clear the entries of a Set's hash table when it outgrows or rehashes it, and once
- * such a table has lived long enough to be moved to the old generation, every response it ever held stays
- * reachable from it for the young-generation collections until the next full one. Adding and deleting
- * each request's response that way made the API's young collections keep a third of everything it
- * allocated (docs/benchmarks.md, 2026-11-26, fifth session); with slots, about as little as a bare server.
+ * Set: adding and deleting each request's response in one long-lived Set made the API's young-generation
+ * collections keep about a third of everything it allocated (measured with --trace-gc-nvp,
+ * docs/benchmarks.md, 2026-11-26, fifth session); a bare server that did the same kept as much, and
+ * with slots as little as without. By all appearances a Set's table, once in the old generation and
+ * then replaced by a rehash, still points at the responses it held, and the scavenger counts an
+ * old-generation object's pointers as live until the next full collection.
  */
 class InFlight {
   private readonly slots: (ServerResponse | undefined)[] = [];
