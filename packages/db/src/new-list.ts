@@ -1,10 +1,10 @@
 import type { PoolClient } from 'pg';
 import { copyIn } from './copy-in';
 import type { ItemExpiries } from './list-expiry.repo';
-import { storedIdsCopyBinary } from './user-id';
+import { storedIdsCopyBinary, type StoredIdsCopy } from './user-id';
 
 /** Where a full-list write's new list comes from: a PUT body's ids (and their expiries), or a staged upload. */
-export type ReplaceSource = { kind: 'ids'; ids: readonly string[]; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
+export type ReplaceSource = { kind: 'ids'; ids: readonly string[] | StoredIdsCopy; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
 
 /** What buildNewList wrote to `new_list`: its rows, and whether they are distinct (a PUT body may repeat an id). */
 export type NewList = { rows: number; distinct: boolean };

@@ -1,6 +1,32 @@
-import { storedIdsCopyBinary } from './user-id';
+import { storedIdsCopyBinary, storedIdsCopyFromJson } from './user-id';
 
 const TWO_POW_63 = 2n ** 63n;
+
+/** Ids of 17 to 20 digits, around 2^63, the 2^32 steps, 2^64 - 1, and 2,000 pseudo-random ones (a fixed LCG). */
+function edgeAndRandomIds(): string[] {
+  const ids = [
+    '10000000000000000',
+    '99999999999999999',
+    '100000000000000000',
+    '4294967295999999999',
+    '4294967296000000000',
+    '9223372036854775806',
+    '9223372036854775807',
+    '9223372036854775808',
+    '9223372036854775809',
+    '9999999999999999999',
+    '10000000000000000000',
+    '18446744069414584319',
+    '18446744069414584320',
+    '18446744073709551615',
+  ];
+  let s = 12345n;
+  for (let i = 0; i < 2_000; i++) {
+    s = (s * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+    ids.push((10n ** 16n + (s % (2n ** 64n - 10n ** 16n))).toString());
+  }
+  return ids;
+}
 
 /** The stored values a COPY body carries, read back as PostgreSQL would (header 19 bytes, rows of 14). */
 function rowsOf(body: Buffer): bigint[] {
@@ -16,29 +42,7 @@ function rowsOf(body: Buffer): bigint[] {
 
 describe('storedIdsCopyBinary (a PUT body as COPY FROM STDIN (FORMAT binary))', () => {
   it('writes id - 2^63 exactly for ids of 17 to 20 digits, around 2^63, the 2^32 steps and 2^64 - 1', () => {
-    const ids = [
-      '10000000000000000',
-      '99999999999999999',
-      '100000000000000000',
-      '4294967295999999999',
-      '4294967296000000000',
-      '9223372036854775806',
-      '9223372036854775807',
-      '9223372036854775808',
-      '9223372036854775809',
-      '9999999999999999999',
-      '10000000000000000000',
-      '18446744069414584319',
-      '18446744069414584320',
-      '18446744073709551615',
-    ];
-    // And 2,000 pseudo-random ones across the whole range (a fixed LCG: the same ids every run).
-    let s = 12345n;
-    for (let i = 0; i < 2_000; i++) {
-      s = (s * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
-      const id = 10n ** 16n + (s % (2n ** 64n - 10n ** 16n));
-      ids.push(id.toString());
-    }
+    const ids = edgeAndRandomIds();
     expect(rowsOf(storedIdsCopyBinary(ids))).toEqual(ids.map((id) => BigInt(id) - TWO_POW_63));
   });
 
@@ -47,5 +51,59 @@ describe('storedIdsCopyBinary (a PUT body as COPY FROM STDIN (FORMAT binary))', 
       expect(() => storedIdsCopyBinary(['100000000000000000', bad])).toThrow('not a user id');
     }
     expect(rowsOf(storedIdsCopyBinary([]))).toEqual([]);
+  });
+});
+
+describe('storedIdsCopyFromJson (a PUT body read straight from its JSON bytes)', () => {
+  const read = (json: string) => storedIdsCopyFromJson(Buffer.from(json, 'utf8'));
+
+  it('reads a JSON array of id strings as the very COPY body storedIdsCopyBinary writes for them, duplicates and all', () => {
+    const ids = edgeAndRandomIds();
+    ids.push(ids[3]!, ids[0]!);
+    const got = read(JSON.stringify(ids));
+    expect(got?.length).toBe(ids.length);
+    expect(got!.body.equals(storedIdsCopyBinary(ids))).toBe(true);
+    // JSON's whitespace anywhere between tokens, and the empty list.
+    expect(read(` \r\n\t[ "100000000000000000" ,\n"18446744073709551615"\t]\n `)!.body.equals(storedIdsCopyBinary(['100000000000000000', '18446744073709551615']))).toBe(true);
+    expect(read('[]')!.body.equals(storedIdsCopyBinary([]))).toBe(true);
+    expect(read(' [ ] ')?.length).toBe(0);
+  });
+
+  it('takes no body JSON.parse would read differently, and none the id checks refuse: those are parsed and refused the usual way', () => {
+    const refused = [
+      '', // express.json reads an empty body as {}
+      '{}',
+      '["100000000000000000",]',
+      '["100000000000000000"]x',
+      '["100000000000000000"],',
+      '["100000000000000000" "100000000000000001"]',
+      '[100000000000000000]',
+      '["100000000000000000", 100000000000000001]',
+      '[{"id":"100000000000000000","ttl_seconds":60}]',
+      '["\\u0031100000000000000000"]', // an escape: a valid id to JSON.parse, not to this reader
+      '\ufeff["100000000000000000"]', // a byte-order mark
+      '["1000000000000000"]', // 16 digits
+      '["100000000000000000000"]', // 21 digits
+      '["0100000000000000000"]', // a leading zero
+      '["18446744073709551616"]', // 2^64
+      '["99999999999999999999"]',
+      '["123456789012345678 "]',
+      '["12345678901234567a"]',
+      '[["100000000000000000"]]',
+      '[',
+      '["100000000000000000"',
+      '["100000000000000000',
+      'null',
+    ];
+    for (const json of refused) expect([json, read(json)]).toEqual([json, null]);
+  });
+
+  it('fingerprints as its count and a digest of its ids (JSON.stringify), not as its bytes', () => {
+    const a = read('["100000000000000000","100000000000000001"]')!;
+    const b = read('[ "100000000000000000" , "100000000000000001" ]')!;
+    const c = read('["100000000000000001","100000000000000000"]')!;
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(JSON.stringify(a)).not.toBe(JSON.stringify(c));
+    expect(JSON.parse(JSON.stringify(a))).toEqual({ ids: 2, sha256: expect.any(String) });
   });
 });

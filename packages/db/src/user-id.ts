@@ -12,6 +12,8 @@
  * arrays) through `toStored`, a chunk's ids through `idArrayParams`/`storedIdRows`, a PUT's as a binary
  * COPY body (`storedIdsCopyBinary`), and read them back through `fromStored` as text.
  */
+import { createHash } from 'node:crypto';
+
 const OFFSET_SQL = '9223372036854775808';
 const OFFSET = 9223372036854775808n;
 
@@ -72,27 +74,52 @@ export function fromStoredText(text: string): bigint {
 }
 
 const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+const COPY_ROW = 14; // field count (2 bytes), field length (4), the bigint (8)
+
+/** The COPY body's header (signature, flags, header extension length) into `out`; returns the offset after it. */
+function copyHeader(out: Buffer): number {
+  let o = COPY_SIGNATURE.copy(out, 0);
+  o = out.writeUInt32BE(0, o); // flags
+  return out.writeUInt32BE(0, o); // header extension length
+}
 
 /**
- * Ids as the body of `COPY … (user_id) FROM STDIN (FORMAT binary)`: one bigint column, stored. In two's
- * complement `id - 2^63` is the id's 64 bits with the top bit flipped, so every id up to 2^64 - 1 is
- * written the same way, without a BigInt and without PostgreSQL parsing text: the id's decimal digits
- * are read as two exact doubles (all but the last 9 digits, and the last 9) and recombined in 16-bit
- * steps, each product below 2^53. Ids must be validated digit strings (isStorableUserId); anything else
- * throws rather than be written as some other number.
+ * One COPY row at `o`: the stored value of the id whose decimal digits were read as `hi` (all but the last
+ * 9) and `lo` (the last 9). In two's complement `id - 2^63` is the id's 64 bits with the top bit flipped;
+ * the bits are recombined in 16-bit steps, each product below 2^53, so the doubles stay exact. False when
+ * the id exceeds 2^64 - 1 (nothing is written).
+ */
+function writeStoredRow(view: DataView, o: number, hi: number, lo: number): boolean {
+  // id = hi * 10^9 + lo = (a * 10^9) * 2^16 + (b * 10^9 + lo), with hi = a * 2^16 + b.
+  const a = Math.floor(hi / 65536);
+  const x = a * 1e9; // < 2^50
+  const z = (x % 65536) * 65536 + (hi - a * 65536) * 1e9 + lo; // < 2^47
+  const high = Math.floor(x / 65536) + Math.floor(z / 4294967296);
+  if (high > 0xffffffff) return false;
+  view.setInt16(o, 1); // one field
+  view.setInt32(o + 2, 8); // of 8 bytes
+  view.setUint32(o + 6, (high ^ 0x80000000) >>> 0);
+  view.setUint32(o + 10, z % 4294967296);
+  return true;
+}
+
+/**
+ * Ids as the body of `COPY … (user_id) FROM STDIN (FORMAT binary)`: one bigint column, stored, every id
+ * up to 2^64 - 1 written the same way (writeStoredRow), without a BigInt and without PostgreSQL parsing
+ * text. Ids must be validated digit strings (isStorableUserId); anything else throws rather than be
+ * written as some other number.
  */
 const notAnId = (id: string) => new Error(`not a user id (17 to 20 digits, at most 2^64 - 1): ${JSON.stringify(id).slice(0, 40)}`);
 
-export function storedIdsCopyBinary(ids: readonly string[]): Buffer {
-  const out = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + ids.length * 14 + 2);
-  let o = COPY_SIGNATURE.copy(out, 0);
-  o = out.writeUInt32BE(0, o); // flags
-  o = out.writeUInt32BE(0, o); // header extension length
+export function storedIdsCopyBinary(ids: readonly string[] | StoredIdsCopy): Buffer {
+  if (ids instanceof StoredIdsCopy) return ids.body;
+  const out = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + ids.length * COPY_ROW + 2);
+  let o = copyHeader(out);
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   for (const id of ids) {
     const n = id.length;
     if (n < 17 || n > 20 || id.charCodeAt(0) === 48) throw notAnId(id);
-    let hi = 0; // all but the last 9 digits: < 2^35
+    let hi = 0; // all but the last 9 digits
     let lo = 0; // the last 9: < 10^9
     for (let i = 0; i < n; i++) {
       const d = id.charCodeAt(i) - 48;
@@ -100,18 +127,91 @@ export function storedIdsCopyBinary(ids: readonly string[]): Buffer {
       if (i < n - 9) hi = hi * 10 + d;
       else lo = lo * 10 + d;
     }
-    // id = hi * 10^9 + lo = (a * 10^9) * 2^16 + (b * 10^9 + lo), with hi = a * 2^16 + b.
-    const a = Math.floor(hi / 65536);
-    const x = a * 1e9; // < 2^50
-    const z = (x % 65536) * 65536 + (hi - a * 65536) * 1e9 + lo; // < 2^47
-    const high = Math.floor(x / 65536) + Math.floor(z / 4294967296);
-    if (high > 0xffffffff) throw notAnId(id);
-    view.setInt16(o, 1); // one field
-    view.setInt32(o + 2, 8); // of 8 bytes
-    view.setUint32(o + 6, (high ^ 0x80000000) >>> 0);
-    view.setUint32(o + 10, z % 4294967296);
-    o += 14;
+    if (!writeStoredRow(view, o, hi, lo)) throw notAnId(id);
+    o += COPY_ROW;
   }
   out.writeInt16BE(-1, o); // trailer
   return out;
+}
+
+/**
+ * A list of ids already in the COPY body storedIdsCopyBinary would write for them, read straight from a
+ * request's JSON bytes by storedIdsCopyFromJson: `length` ids, duplicates and all. A PUT's list travels
+ * this way so that its 100,000 ids never become JavaScript strings.
+ */
+export class StoredIdsCopy {
+  constructor(
+    readonly length: number,
+    readonly body: Buffer,
+  ) {}
+
+  /** What JSON.stringify makes of it (an idempotency fingerprint, a log field): the count and a digest of the ids, not 1.4 MB of bytes. */
+  toJSON(): { ids: number; sha256: string } {
+    return { ids: this.length, sha256: createHash('sha256').update(this.body).digest('base64') };
+  }
+}
+
+const QUOTE = 0x22;
+const isJsonSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+
+/**
+ * A JSON body that is an array of id strings, each 17 to 20 digits without a leading zero and at most
+ * 2^64 - 1 (isStorableUserId's rule), as a StoredIdsCopy, in one pass over its bytes. Null for any other
+ * body, valid JSON or not (an item that is an object, a number, an escape, a refused id, a byte-order
+ * mark, trailing text…): the caller parses those the usual way, which accepts what JSON allows and
+ * refuses the rest with the usual errors. This reader only ever accepts a body JSON.parse reads as the
+ * same ids.
+ *
+ * Why: a 100,000-id PUT spent ~16 ms in JSON.parse, ~11 ms encoding the strings again for the COPY, and
+ * ~35 ms collecting them (they live for the whole request, so the young generation copies them and then
+ * promotes them); this reads the 2.3 MB body in a few milliseconds and allocates one buffer.
+ */
+export function storedIdsCopyFromJson(json: Buffer): StoredIdsCopy | null {
+  const end = json.length;
+  let i = 0;
+  while (isJsonSpace(json[i])) i++;
+  if (json[i] !== 0x5b) return null; // [
+  i++;
+  // Each id takes at least 19 bytes of JSON (17 digits, two quotes), a separator 1 more.
+  const out = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + Math.floor(end / 19 + 1) * COPY_ROW + 2);
+  let o = copyHeader(out);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  let count = 0;
+  while (isJsonSpace(json[i])) i++;
+  if (json[i] === 0x5d)
+    i++; // ] — an empty list
+  else {
+    for (;;) {
+      if (json[i] !== QUOTE) return null;
+      const start = ++i;
+      let hi = 0;
+      let lo = 0;
+      for (let d = json[i]! - 48; i < end && d >= 0 && d <= 9; d = json[++i]! - 48) {
+        // Digits past the 20th make the id refused below; bounded so hi stays an exact double.
+        if (i - start < 20) {
+          hi = hi * 10 + Math.floor(lo / 1e8);
+          lo = (lo % 1e8) * 10 + d;
+        }
+      }
+      const n = i - start;
+      if (json[i] !== QUOTE || n < 17 || n > 20 || json[start] === 0x30) return null;
+      i++;
+      if (!writeStoredRow(view, o, hi, lo)) return null;
+      o += COPY_ROW;
+      count++;
+      while (isJsonSpace(json[i])) i++;
+      if (json[i] === 0x2c) {
+        i++;
+        while (isJsonSpace(json[i])) i++;
+        continue;
+      }
+      if (json[i] !== 0x5d) return null;
+      i++;
+      break;
+    }
+  }
+  while (isJsonSpace(json[i])) i++;
+  if (i !== end) return null;
+  o = out.writeInt16BE(-1, o); // trailer
+  return new StoredIdsCopy(count, out.subarray(0, o));
 }

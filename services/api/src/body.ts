@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { USER_ID_PATTERN, userIdProblem } from '@rolelink/contracts';
+import { StoredIdsCopy, storedIdsCopyFromJson } from '@rolelink/db/list';
 import { AppError } from '@rolelink/runtime';
 import { readExpiryOf } from './expiry';
 
@@ -11,13 +12,53 @@ import { readExpiryOf } from './expiry';
 export const LIST_BODY_LIMIT = '4mb';
 
 export function listBody(): RequestHandler[] {
+  return [jsonOnly, express.json({ limit: LIST_BODY_LIMIT, strict: false })];
+}
+
+const jsonOnly: RequestHandler = (req, _res, next) => {
+  if (!req.is('application/json')) return next(new AppError(415, 'Content-Type must be application/json', 'unsupported_media_type'));
+  next();
+};
+
+/** UTF-8 JSON (the charset absent or utf-8): the bodies idListBody reads itself; any other charset is express.json's. */
+const UTF8_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+/**
+ * listBody for PUT /users: a body that is a plain array of id strings arrives as a StoredIdsCopy (the
+ * ids already in the COPY body the replace sends PostgreSQL, db storedIdsCopyFromJson), never as 100,000
+ * JavaScript strings; every other body as listBody leaves it. Reading (the size limit, inflation, a
+ * client that stops sending) is express.raw's, so its errors are express.json's; a body the reader does
+ * not take is then parsed as express.json parses it (an empty body reads `{}`, a byte-order mark is
+ * dropped, malformed JSON is its 400), so the route's checks and messages are the same either way.
+ */
+export function idListBody(): RequestHandler[] {
+  const json = express.json({ limit: LIST_BODY_LIMIT, strict: false }); // the other charsets
   return [
-    (req, _res, next) => {
-      if (!req.is('application/json')) return next(new AppError(415, 'Content-Type must be application/json', 'unsupported_media_type'));
+    jsonOnly,
+    express.raw({ limit: LIST_BODY_LIMIT, type: (req) => UTF8_JSON.test(req.headers['content-type'] ?? '') }),
+    (req, res, next) => {
+      if (!Buffer.isBuffer(req.body)) return json(req, res, next);
+      const bytes = req.body;
+      try {
+        req.body = storedIdsCopyFromJson(bytes) ?? parseJson(bytes);
+      } catch (err) {
+        return next(err);
+      }
       next();
     },
-    express.json({ limit: LIST_BODY_LIMIT, strict: false }),
   ];
+}
+
+/** body-parser's JSON parse (strict: false) of a UTF-8 body, with the error type the error middleware maps to 400 malformed_json. */
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return {};
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw Object.assign(err as Error, { status: 400, statusCode: 400, expose: true, type: 'entity.parse.failed' });
+  }
 }
 
 const MAX_USER_ID_DIGITS = '18446744073709551615';
@@ -62,6 +103,13 @@ export function readIdItems(body: unknown, max: number, tooMany: (count: number)
     throw badId(i, v);
   }
   return { ids: body as string[], expiries: null };
+}
+
+/** readIdItems for idListBody's bodies: a StoredIdsCopy (already checked id by id as it was read) or a parsed body. */
+export function readIdList(body: unknown, max: number, tooMany: (count: number) => AppError, now: number): { ids: string[] | StoredIdsCopy; expiries: ItemExpiries | null } {
+  if (!(body instanceof StoredIdsCopy)) return readIdItems(body, max, tooMany, now);
+  if (body.length > max) throw tooMany(body.length);
+  return { ids: body, expiries: null };
 }
 
 function readWithExpiries(body: unknown[], from: number, now: number): { ids: string[]; expiries: ItemExpiries } {

@@ -106,6 +106,37 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(2));
   });
 
+  it('stores the same list whatever form JSON and HTTP allow the body in (read straight from its bytes, or parsed)', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const ids = userIds(4);
+    const raw = (body: string, headers: Record<string, string> = {}) =>
+      request(h.app)
+        .put(base(link))
+        .set(auth(link.token))
+        .set({ 'Content-Type': 'application/json', ...headers })
+        .send(body);
+    const forms: [string, request.Test][] = [
+      ['plain', raw(JSON.stringify(ids))],
+      ['whitespace', raw(`\n[ ${ids.map((id) => `"${id}"`).join(' ,\n\t')} ]\r\n`)],
+      ['charset', raw(JSON.stringify(ids), { 'Content-Type': 'application/json; charset=UTF-8' })],
+      ['byte-order mark', raw(`\ufeff${JSON.stringify(ids)}`)],
+      ['an escape', raw(JSON.stringify(ids).replace(`"${ids[0]![0]}`, `"\\u003${ids[0]![0]}`))],
+      ['an object item', raw(JSON.stringify([...ids.slice(1), { id: ids[0] }]))],
+    ];
+    for (const [form, req] of forms) {
+      await put(link, userIds(1)).expect(200);
+      const res = await req;
+      expect([form, res.status, res.body]).toEqual([form, 200, { data: { user_count: 4 } }]);
+      expect([form, await listOf(h.db, link.linkId)]).toEqual([form, ids]);
+    }
+    // Refused ids are refused the usual way, naming them, and the list is left as it was.
+    const padded = await raw(JSON.stringify([ids[0], `0${ids[1]}`]));
+    expect(padded.status).toBe(400);
+    expect(padded.body).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    expect(JSON.stringify(padded.body)).toContain('leading zero');
+    expect(await listOf(h.db, link.linkId)).toEqual(ids);
+  });
+
   it('lets one of two concurrent PUTs win whole', async () => {
     const link = await seedLink(h.db, { plan: 'premium', trusted: true });
     const a = userIds(20_000, 100000000000000000n);

@@ -7,7 +7,7 @@ import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@r
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink, guardedWrite } from '../auth';
-import { listBody, readIdItems } from '../body';
+import { idListBody, readIdList } from '../body';
 import { expiryBody, readPostExpiry } from '../expiry';
 import { previewWholeList, writeWholeList } from '../list-write';
 import { RemoveBatcher } from '../remove-batcher';
@@ -70,13 +70,13 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
   r.put(
     '/users',
     validate({ query: dryRunQuery }),
-    ...listBody(),
+    ...idListBody(),
     once,
     handle(async (req, res) => {
       const link = currentLink(res);
       const { query } = input<{ query: typeof dryRunQuery }>(res);
       const cap = limitsFor(link.plan).perPut;
-      const { ids, expiries } = readIdItems(
+      const { ids, expiries } = readIdList(
         req.body,
         cap,
         (n) =>
