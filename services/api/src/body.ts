@@ -32,12 +32,12 @@ const UTF8_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
  * dropped, malformed JSON is its 400), so the route's checks and messages are the same either way.
  */
 export function idListBody(): RequestHandler[] {
-  const json = express.json({ limit: LIST_BODY_LIMIT, strict: false }); // the other charsets
+  const otherCharsets = express.json({ limit: LIST_BODY_LIMIT, strict: false });
   return [
     jsonOnly,
     express.raw({ limit: LIST_BODY_LIMIT, type: (req) => UTF8_JSON.test(req.headers['content-type'] ?? '') }),
     (req, res, next) => {
-      if (!Buffer.isBuffer(req.body)) return json(req, res, next);
+      if (!Buffer.isBuffer(req.body)) return otherCharsets(req, res, next);
       const bytes = req.body;
       try {
         req.body = storedIdsCopyFromJson(bytes) ?? parseJson(bytes);
