@@ -49,15 +49,15 @@ export function idListBody(): RequestHandler[] {
   ];
 }
 
-/** body-parser's JSON parse (strict: false) of a UTF-8 body, with the error type the error middleware maps to 400 malformed_json. */
+/** body-parser's JSON parse (strict: false) of a UTF-8 body, and the answer the app gives to its failure. */
 function parseJson(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw Object.assign(err as Error, { status: 400, statusCode: 400, expose: true, type: 'entity.parse.failed' });
+  } catch {
+    throw AppError.validation([{ field: 'body', message: 'malformed JSON' }], 'malformed_json'); // what express.json's parse failure maps to
   }
 }
 
