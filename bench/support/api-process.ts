@@ -28,8 +28,8 @@ function ready(port: number, path: string): Promise<boolean> {
  * current sources once per process) with the node options of the image's CMD, and the bare server bundled
  * the same way and run with the same options. `tsx` (the default here, for the reliability tests, which
  * run beside other tests and must not rebuild a dist/ another test reads) runs both from source, each
- * file compiled by tsx into a module of its own; the API spends more CPU per POST that way than as the
- * bundle (docs/benchmarks.md, 2026-11-26, fifth session).
+ * file compiled by tsx into a module of its own. The POST figure read the same either way, within its
+ * noise (docs/benchmarks.md, 2026-11-26, fifth session); compiled is what the figures are judged on.
  */
 export type RunForm = Form;
 
@@ -57,9 +57,8 @@ async function nodeArgs(form: RunForm, source: string, compiled: string): Promis
 
 /**
  * The API as its own process, so the pid and the RSS are the API's (from source unless `form` says
- * compiled: RunForm). The
- * outbox sweeper is slowed to once an hour: its upload-staging GC would otherwise delete the 30M staged
- * rows in the background of later figures.
+ * compiled: RunForm). The outbox sweeper is slowed to once an hour: its upload-staging GC would otherwise
+ * delete the 30M staged rows in the background of later figures.
  */
 export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string; form?: RunForm } = {}): Promise<RunningApi> {
   const port = await freePort();
