@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import { copyIn } from './copy-in';
 import type { ItemExpiries } from './list-expiry.repo';
-import { storedIdsCopyBinary, type StoredIdsCopy } from './user-id';
+import { storedIdsCopyBinary, StoredIdsCopy } from './user-id';
 
 /** Where a full-list write's new list comes from: a PUT body's ids (and their expiries), or a staged upload. */
 export type ReplaceSource = { kind: 'ids'; ids: readonly string[] | StoredIdsCopy; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
@@ -14,7 +14,7 @@ export type NewList = { rows: number; distinct: boolean };
  * transaction with a `user_id` column (stored) and no index: the replace's set operations are hash joins.
  *
  * A PUT's ids are COPYed in, in COPY's binary format, duplicates and all (storedIdsCopyBinary writes
- * each stored bigint's 8 bytes; PostgreSQL parses nothing). That takes about half the time PostgreSQL
+ * each stored bigint's 8 bytes, or the API's body reader already did: StoredIdsCopy; PostgreSQL parses nothing). That takes about half the time PostgreSQL
  * spends reading 100,000 ids as one array parameter, and deduplicating them up front (a sort of the whole
  * list) would cost as much again; the replace's statements do not need distinct rows (its deletes and
  * the removal counts test membership, its insert deduplicates the rows it adds, which it sorts anyway),
@@ -33,7 +33,7 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
     list = { rows: r.rowCount ?? 0, distinct: true };
   } else {
     await c.query('CREATE TEMP TABLE new_list (user_id bigint) ON COMMIT DROP');
-    await copyIn(c, 'COPY new_list FROM STDIN (FORMAT binary)', storedIdsCopyBinary(source.ids));
+    await copyIn(c, 'COPY new_list FROM STDIN (FORMAT binary)', source.ids instanceof StoredIdsCopy ? source.ids.body : storedIdsCopyBinary(source.ids));
     list = { rows: source.ids.length, distinct: false };
   }
   // Statistics for the diff's joins, from a small sample: the planner needs the row count and roughly how

@@ -111,8 +111,7 @@ function writeStoredRow(view: DataView, o: number, hi: number, lo: number): bool
  */
 const notAnId = (id: string) => new Error(`not a user id (17 to 20 digits, at most 2^64 - 1): ${JSON.stringify(id).slice(0, 40)}`);
 
-export function storedIdsCopyBinary(ids: readonly string[] | StoredIdsCopy): Buffer {
-  if (ids instanceof StoredIdsCopy) return ids.body;
+export function storedIdsCopyBinary(ids: readonly string[]): Buffer {
   const out = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + ids.length * COPY_ROW + 2);
   let o = copyHeader(out);
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);

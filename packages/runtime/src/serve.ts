@@ -114,16 +114,20 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
 class InFlight {
   private readonly slots: (ServerResponse | undefined)[] = [];
   private readonly free: number[] = [];
-  size = 0;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
 
   add(res: ServerResponse): void {
     const i = this.free.pop() ?? this.slots.length;
     this.slots[i] = res;
-    this.size++;
+    this.count++;
     res.once('close', () => {
       this.slots[i] = undefined;
       this.free.push(i);
-      this.size--;
+      this.count--;
     });
   }
 

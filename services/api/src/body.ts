@@ -12,8 +12,10 @@ import { readExpiryOf } from './expiry';
 export const LIST_BODY_LIMIT = '4mb';
 
 export function listBody(): RequestHandler[] {
-  return [jsonOnly, express.json({ limit: LIST_BODY_LIMIT, strict: false })];
+  return [jsonOnly, jsonBody()];
 }
+
+const jsonBody = () => express.json({ limit: LIST_BODY_LIMIT, strict: false });
 
 const jsonOnly: RequestHandler = (req, _res, next) => {
   if (!req.is('application/json')) return next(new AppError(415, 'Content-Type must be application/json', 'unsupported_media_type'));
@@ -32,7 +34,7 @@ const UTF8_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
  * dropped, malformed JSON is its 400), so the route's checks and messages are the same either way.
  */
 export function idListBody(): RequestHandler[] {
-  const otherCharsets = express.json({ limit: LIST_BODY_LIMIT, strict: false });
+  const otherCharsets = jsonBody();
   return [
     jsonOnly,
     express.raw({ limit: LIST_BODY_LIMIT, type: (req) => UTF8_JSON.test(req.headers['content-type'] ?? '') }),
