@@ -1,4 +1,4 @@
-import { storedIdsCopyBinary, storedIdsCopyFromJson } from './user-id';
+import { storedIdsCopy, storedIdsCopyFromJson } from './user-id';
 
 const TWO_POW_63 = 2n ** 63n;
 
@@ -40,32 +40,48 @@ function rowsOf(body: Buffer): bigint[] {
   });
 }
 
-describe('storedIdsCopyBinary (a PUT body as COPY FROM STDIN (FORMAT binary))', () => {
-  it('writes id - 2^63 exactly for ids of 17 to 20 digits, around 2^63, the 2^32 steps and 2^64 - 1', () => {
+/** What the COPY body must hold for `ids`: each stored value once, in ascending order. */
+function sortedDistinctStored(ids: readonly string[]): bigint[] {
+  return [...new Set(ids.map((id) => BigInt(id) - TWO_POW_63))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+describe('storedIdsCopy (a PUT body as COPY FROM STDIN (FORMAT binary))', () => {
+  it('writes id - 2^63 exactly for ids of 17 to 20 digits, around 2^63, the 2^32 steps and 2^64 - 1, sorted, each once', () => {
     const ids = edgeAndRandomIds();
-    expect(rowsOf(storedIdsCopyBinary(ids))).toEqual(ids.map((id) => BigInt(id) - TWO_POW_63));
+    ids.push(ids[7]!, ids[8]!, ids[13]!, ids[500]!); // repeats, either side of 2^63 and at 2^64 - 1
+    const copy = storedIdsCopy(ids);
+    const want = sortedDistinctStored(ids);
+    expect(rowsOf(copy.body)).toEqual(want);
+    expect(copy.length).toBe(want.length);
+    expect(copy.length).toBe(ids.length - 4);
+    expect(copy.sent).toBe(ids.length);
+    // Ascending across the 2^63 boundary: the stored values' signed order is the ids' order.
+    const around = storedIdsCopy(['9223372036854775809', '9223372036854775807', '9223372036854775808', '100000000000000000']);
+    expect(rowsOf(around.body)).toEqual([100000000000000000n - TWO_POW_63, -1n, 0n, 1n]);
   });
 
   it('refuses anything that is not a 17 to 20 digit id up to 2^64 - 1, rather than write another number', () => {
     for (const bad of ['18446744073709551616', '99999999999999999999', '1000000000000000', '012345678901234567', '1234567890123456a', '123456789012345678 ', '']) {
-      expect(() => storedIdsCopyBinary(['100000000000000000', bad])).toThrow('not a user id');
+      expect(() => storedIdsCopy(['100000000000000000', bad])).toThrow('not a user id');
     }
-    expect(rowsOf(storedIdsCopyBinary([]))).toEqual([]);
+    expect(rowsOf(storedIdsCopy([]).body)).toEqual([]);
   });
 });
 
 describe('storedIdsCopyFromJson (a PUT body read straight from its JSON bytes)', () => {
   const read = (json: string) => storedIdsCopyFromJson(Buffer.from(json, 'utf8'));
 
-  it('reads a JSON array of id strings as the very COPY body storedIdsCopyBinary writes for them, duplicates and all', () => {
+  it('reads a JSON array of id strings as the very COPY body storedIdsCopy writes for them, sorted, each once', () => {
     const ids = edgeAndRandomIds();
     ids.push(ids[3]!, ids[0]!);
     const got = read(JSON.stringify(ids));
-    expect(got?.length).toBe(ids.length);
-    expect(got!.body.equals(storedIdsCopyBinary(ids))).toBe(true);
+    expect(got?.length).toBe(ids.length - 2);
+    expect(got?.sent).toBe(ids.length); // what a per-request cap counts
+    expect(rowsOf(got!.body)).toEqual(sortedDistinctStored(ids));
+    expect(got!.body.equals(storedIdsCopy(ids).body)).toBe(true);
     // JSON's whitespace anywhere between tokens, and the empty list.
-    expect(read(` \r\n\t[ "100000000000000000" ,\n"18446744073709551615"\t]\n `)!.body.equals(storedIdsCopyBinary(['100000000000000000', '18446744073709551615']))).toBe(true);
-    expect(read('[]')!.body.equals(storedIdsCopyBinary([]))).toBe(true);
+    expect(read(` \r\n\t[ "100000000000000000" ,\n"18446744073709551615"\t]\n `)!.body.equals(storedIdsCopy(['100000000000000000', '18446744073709551615']).body)).toBe(true);
+    expect(read('[]')!.body.equals(storedIdsCopy([]).body)).toBe(true);
     expect(read(' [ ] ')?.length).toBe(0);
   });
 
@@ -98,12 +114,14 @@ describe('storedIdsCopyFromJson (a PUT body read straight from its JSON bytes)',
     for (const json of refused) expect([json, read(json)]).toEqual([json, null]);
   });
 
-  it('fingerprints as its count and a digest of its ids (JSON.stringify), not as its bytes', () => {
+  it('fingerprints as its count and a digest of its set of ids (JSON.stringify), not as its bytes', () => {
     const a = read('["100000000000000000","100000000000000001"]')!;
     const b = read('[ "100000000000000000" , "100000000000000001" ]')!;
-    const c = read('["100000000000000001","100000000000000000"]')!;
+    const c = read('["100000000000000001","100000000000000000","100000000000000001"]')!;
+    const d = read('["100000000000000000","100000000000000002"]')!;
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-    expect(JSON.stringify(a)).not.toBe(JSON.stringify(c));
+    expect(JSON.stringify(a)).toBe(JSON.stringify(c)); // the same list: order and repeats do not count
+    expect(JSON.stringify(a)).not.toBe(JSON.stringify(d));
     expect(JSON.parse(JSON.stringify(a))).toEqual({ ids: 2, sha256: expect.any(String) });
   });
 });

@@ -110,7 +110,7 @@ export function readIdItems(body: unknown, max: number, tooMany: (count: number)
 /** readIdItems for idListBody's bodies: a StoredIdsCopy (already checked id by id as it was read) or a parsed body. */
 export function readIdList(body: unknown, max: number, tooMany: (count: number) => AppError, now: number): { ids: string[] | StoredIdsCopy; expiries: ItemExpiries | null } {
   if (!(body instanceof StoredIdsCopy)) return readIdItems(body, max, tooMany, now);
-  if (body.length > max) throw tooMany(body.length);
+  if (body.sent > max) throw tooMany(body.sent); // the ids sent, repeats too, as readIdItems counts them
   return { ids: body, expiries: null };
 }
 

@@ -54,6 +54,10 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     const big = await put(premium, userIds(100_001));
     expect(big.status).toBe(413);
     expect(bodyOf<ApiErrorBody>(big).message).toMatch(/chunked upload/);
+    // Repeats count: the cap is on the IDs sent, though the API stores each once (StoredIdsCopy).
+    const repeated = await put(free, [...userIds(10_000), userIds(1)[0]!]);
+    expect(repeated.status).toBe(413);
+    expect(bodyOf<ApiErrorBody>(repeated).message).toMatch(/10,001 sent, at most 10,000 per PUT/);
   });
 
   it('accepts 100,000 IDs in one premium PUT', async () => {

@@ -82,7 +82,7 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
         (n) =>
           new AppError(
             413,
-            `Too many users in one request: ${n} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
+            `Too many users in one request: ${n.toLocaleString('en-US')} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
               (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
             'too_many_users',
           ),
