@@ -79,6 +79,33 @@ describe('list-replace repository (PUT and upload commit)', () => {
     expect((await readJournal(db.pool, linkId, BigInt(before.seq))).entries.map((e) => e.op)).toEqual(['link']);
   });
 
+  it("deletes a trusted link's large diff without returning its rows when a sample of the new list says it is large, and journals exactly when the sample was wrong", async () => {
+    const { linkId } = await seedLink(db, { trusted: true, plan: 'premium' });
+    const base = 1138000000000000000n;
+    // 12,800 ids two apart; the sample (256 of them) takes the middle of each run of 50: positions 25, 75, …
+    const even = Array.from({ length: 12_800 }, (_, j) => (base + 2n * BigInt(j)).toString());
+    await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: even }, storedLimit: 100_000 });
+
+    // Exactly the sampled positions replaced by the odd id beside them (same rank): the sample finds none
+    // of them in the list and estimates 12,800 removals, but there are 256 (and 256 adds), within the
+    // journal's 10,000. The delete is tried without journaling, rolled back, and journaled after all.
+    const sampled = new Set(Array.from({ length: 256 }, (_, i) => i * 50 + 25));
+    const shifted = even.map((id, j) => (sampled.has(j) ? (BigInt(id) + 1n).toString() : id));
+    let before = await linkRow(linkId);
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: shifted }, storedLimit: 100_000 })).toMatchObject({ kind: 'replaced', userCount: 12_800 });
+    const journal = (await readJournal(db.pool, linkId, BigInt(before.seq), 20_000)).entries.map((e) => [e.userId, e.op]);
+    expect(journal.sort()).toEqual([...[...sampled].map((j) => [even[j], 'remove']), ...[...sampled].map((j) => [shifted[j], 'add'])].sort());
+    expect(await listed(linkId)).toEqual(shifted);
+
+    // A list that shares nothing: the sample is right, the delete returns nothing, one walk.
+    const fresh = userIds(12_800, 1139000000000000000n);
+    before = await linkRow(linkId);
+    expect(await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: fresh }, storedLimit: 100_000 })).toMatchObject({ kind: 'replaced', userCount: 12_800 });
+    expect((await readJournal(db.pool, linkId, BigInt(before.seq), 20_000)).entries.map((e) => e.op)).toEqual(['walk']);
+    expect(await listed(linkId)).toEqual(fresh);
+    expect((await linkRow(linkId)).user_count).toBe(12_800);
+  });
+
   it('counts an id a body repeats once, whether the new count is taken before the write or after it (trusted link), across 2^63', async () => {
     const { linkId } = await seedLink(db, { trusted: true, plan: 'premium' });
     const first = userIds(3, 1135000000000000000n);

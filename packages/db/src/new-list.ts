@@ -6,8 +6,11 @@ import { storedIdsCopy, StoredIdsCopy } from './user-id';
 /** Where a full-list write's new list comes from: a PUT body's ids (and their expiries), or a staged upload. */
 export type ReplaceSource = { kind: 'ids'; ids: readonly string[] | StoredIdsCopy; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
 
-/** What buildNewList wrote to `new_list`: its rows, each a distinct id, so also the size of the list it makes. */
-export type NewList = { rows: number };
+/**
+ * What buildNewList wrote to `new_list`: its rows, each a distinct id, so also the size of the list it
+ * makes; for a PUT, the same ids in the API's hands too (a sample of them is a cheap estimate).
+ */
+export type NewList = { rows: number; ids: StoredIdsCopy | null };
 
 /**
  * The new list of a replace (PUT, upload commit, their dry runs) in `new_list`, a temporary table of this
@@ -29,12 +32,12 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
   if (source.kind === 'upload') {
     await c.query('DROP TABLE IF EXISTS new_list');
     const r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [source.uploadId]));
-    list = { rows: r.rowCount ?? 0 };
+    list = { rows: r.rowCount ?? 0, ids: null };
   } else {
     const copy = source.ids instanceof StoredIdsCopy ? source.ids : storedIdsCopy(source.ids);
     await c.query('DROP TABLE IF EXISTS new_list; CREATE TEMP TABLE new_list (user_id bigint) ON COMMIT DROP');
     await copyIn(c, 'COPY new_list FROM STDIN (FORMAT binary)', copy.body);
-    list = { rows: copy.length };
+    list = { rows: copy.length, ids: copy };
   }
   // Statistics for the diff's joins, from a small sample: the planner needs the row count and roughly how
   // distinct the ids are, not a 100-bucket histogram. The default target's 30,000-row sample took 15 ms

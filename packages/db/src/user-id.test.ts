@@ -68,6 +68,28 @@ describe('storedIdsCopy (a PUT body as COPY FROM STDIN (FORMAT binary))', () => 
   });
 });
 
+describe('StoredIdsCopy.sample (evenly spaced ids as a binary bigint[] parameter)', () => {
+  /** The elements of a one-dimensional int8[] in PostgreSQL's binary array format. */
+  function elementsOf(array: Buffer): bigint[] {
+    expect([0, 4, 8, 16].map((o) => array.readInt32BE(o))).toEqual([1, 0, 20, 1]); // 1 dimension, no nulls, int8, lower bound 1
+    const n = array.readInt32BE(12);
+    expect(array.length).toBe(20 + n * 12);
+    return Array.from({ length: n }, (_, i) => {
+      expect(array.readInt32BE(20 + i * 12)).toBe(8);
+      return array.readBigInt64BE(24 + i * 12);
+    });
+  }
+
+  it('takes k ids from the middle of k equal parts of the sorted list, or all of a shorter one', () => {
+    const ids = edgeAndRandomIds().slice(0, 1_000);
+    const stored = sortedDistinctStored(ids);
+    const copy = storedIdsCopy(ids);
+    expect(elementsOf(copy.sample(4))).toEqual([125, 375, 625, 875].map((i) => stored[i]));
+    expect(elementsOf(copy.sample(5_000))).toEqual(stored);
+    expect(elementsOf(storedIdsCopy([]).sample(256))).toEqual([]);
+  });
+});
+
 describe('storedIdsCopyFromJson (a PUT body read straight from its JSON bytes)', () => {
   const read = (json: string) => storedIdsCopyFromJson(Buffer.from(json, 'utf8'));
 

@@ -75,6 +75,7 @@ export function fromStoredText(text: string): bigint {
 
 const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const COPY_ROW = 14; // field count (2 bytes), field length (4), the bigint (8)
+const COPY_HEADER = COPY_SIGNATURE.length + 8; // the signature, flags (4 bytes), header extension length (4)
 // Which 32-bit word of a BigInt64Array element holds its high half (the platform's byte order).
 const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 const LOW = 1 - HIGH;
@@ -119,7 +120,7 @@ class StoredIdKeys {
   copy(): StoredIdsCopy {
     // The signed order of the stored values is the ids' order (the offset is monotonic).
     this.keys.subarray(0, this.count).sort();
-    const out = Buffer.allocUnsafe(COPY_SIGNATURE.length + 8 + this.count * COPY_ROW + 2);
+    const out = Buffer.allocUnsafe(COPY_HEADER + this.count * COPY_ROW + 2);
     let o = COPY_SIGNATURE.copy(out, 0);
     o = out.writeUInt32BE(0, o); // flags
     o = out.writeUInt32BE(0, o); // header extension length
@@ -184,6 +185,26 @@ export class StoredIdsCopy {
     readonly body: Buffer,
     readonly sent: number,
   ) {}
+
+  /**
+   * Up to `k` of the ids, evenly spaced through the sorted list, as a binary `bigint[]` parameter (pg sends
+   * a Buffer in binary; array_recv reads it without parsing text): a sample of the list for an estimate.
+   */
+  sample(k: number): Buffer {
+    const n = Math.min(k, this.length);
+    const out = Buffer.allocUnsafe(20 + n * 12);
+    out.writeInt32BE(1, 0); // one dimension
+    out.writeInt32BE(0, 4); // no nulls
+    out.writeInt32BE(20, 8); // element type: int8's oid
+    out.writeInt32BE(n, 12); // its length
+    out.writeInt32BE(1, 16); // its lower bound
+    for (let i = 0; i < n; i++) {
+      const row = COPY_HEADER + Math.floor(((i + 0.5) * this.length) / n) * COPY_ROW;
+      out.writeInt32BE(8, 20 + i * 12);
+      this.body.copy(out, 24 + i * 12, row + 6, row + COPY_ROW);
+    }
+    return out;
+  }
 
   /** What JSON.stringify makes of it (an idempotency fingerprint, a log field): the count and a digest of the ids, not 1.4 MB of bytes. */
   toJSON(): { ids: number; sha256: string } {
