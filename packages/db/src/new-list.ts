@@ -47,14 +47,13 @@ export async function buildNewList(c: PoolClient, source: ReplaceSource): Promis
 }
 
 /**
- * Deduplicating by sorting, with the memory to sort a PUT's list in place. Staged rows were just written
+ * Deduplicating by sorting, with the memory to sort a PUT's rows in place. Staged rows were just written
  * and upload_staged has no statistics for them: the planner guesses 200 distinct ids and deduplicates with
  * a hash table sized for them, which for millions of ids spills to disk in many batches (EXPLAIN ANALYZE,
- * 10M staged ids: 24 s before the first row came out, against 9 s for sort + unique), and for a PUT's
- * 100,000 grows its table again and again (~50 ms against ~20 ms for an in-memory sort). Sorting is right
- * at any size here, and it also yields the key order the inserts want. 32 MB sorts a 100,000-id list in
- * memory (PostgreSQL's default 4 MB spilled it to disk); a 30M-id commit still sorts on disk, in fewer
- * runs. The settings end with the statement.
+ * 10M staged ids: 24 s before the first row came out, against 9 s for sort + unique). Sorting is right at
+ * any size here, and it also yields the key order the inserts want. 32 MB sorts the rows a 100,000-id PUT
+ * adds in memory (PostgreSQL's default 4 MB spilled 50,000 of them to disk); a 30M-id commit still sorts
+ * on disk, in fewer runs. The settings end with the statement.
  */
 export async function withoutHashAggregate<T>(c: PoolClient, fn: () => Promise<T>): Promise<T> {
   await c.query("SET LOCAL enable_hashagg = off; SET LOCAL work_mem = '32MB'");
