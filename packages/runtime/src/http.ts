@@ -65,6 +65,7 @@ export function notFoundRoute(): RequestHandler {
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
+  expose?: boolean;
   limit?: number;
 }
 
@@ -81,7 +82,10 @@ function fromBodyParser(err: BodyParserError): AppError | null {
     case 'request.aborted':
       return new AppError(400, 'Request aborted', 'aborted');
     default:
-      return null;
+      // Any other body it could not read is its 400 without a type (and only "Bad Request" for a message):
+      // a body whose bytes do not match its Content-Encoding, e.g. one that says gzip and is not. A client
+      // error, which used to answer 500.
+      return err.status === 400 && err.expose === true ? new AppError(400, 'Request body could not be read: check that it matches its Content-Encoding', 'unreadable_body') : null;
   }
 }
 

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -107,6 +108,14 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
       .send(`[${' '.repeat(5 * 1024 * 1024)}]`);
     expect(huge.status).toBe(413);
     expect(bodyOf<ApiErrorBody>(huge).statusCode).toBe(413);
+    // A body that says it is gzip and is not: 400 in the error shape (it was a 500).
+    const notGzip = await request(h.app)
+      .put(base(link))
+      .set(auth(link.token))
+      .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+      .send(JSON.stringify(userIds(3)));
+    expect(notGzip.status).toBe(400);
+    expect(notGzip.body).toEqual({ statusCode: 400, message: 'Request body could not be read: check that it matches its Content-Encoding' });
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(2));
   });
 
@@ -126,6 +135,15 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
       ['byte-order mark', raw(`\ufeff${JSON.stringify(ids)}`)],
       ['an escape', raw(JSON.stringify(ids).replace(`"${ids[0]![0]}`, `"\\u003${ids[0]![0]}`))],
       ['an object item', raw(JSON.stringify([...ids.slice(1), { id: ids[0] }]))],
+      [
+        'gzip',
+        request(h.app)
+          .put(base(link))
+          .set(auth(link.token))
+          .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
+          .serialize((bytes: Buffer) => bytes as unknown as string) // sent as they are, not as JSON of a Buffer
+          .send(gzipSync(JSON.stringify(ids))),
+      ],
     ];
     for (const [form, req] of forms) {
       await put(link, userIds(1)).expect(200);
