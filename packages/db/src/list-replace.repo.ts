@@ -232,6 +232,9 @@ async function removalsReach(c: PoolClient, linkId: string, bound: number, userC
   return removals >= 2 * bound ? 'likely' : 'unknown';
 }
 
+/** The list's rows the new list leaves out, deleted (deleteLeft runs it plain or returning them). */
+const DELETE_LEFT = 'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)';
+
 /**
  * Deletes the list's rows the new list leaves out and returns how many; fewer than `bound` (journalBound),
  * journals each as `remove` under `seq` in the same statement, the diff computed once by the write that
@@ -245,7 +248,7 @@ async function removalsReach(c: PoolClient, linkId: string, bound: number, userC
  * all the deleted rows for nothing (8 ms of a 100k replace).
  */
 async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: number, reach: Reach): Promise<number> {
-  const plain = async () => (await c.query('DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)', [linkId])).rowCount ?? 0;
+  const plain = async () => (await c.query(DELETE_LEFT, [linkId])).rowCount ?? 0;
   if (reach === 'known') return plain();
   if (reach === 'likely') {
     await c.query('SAVEPOINT delete_left');
@@ -257,7 +260,7 @@ async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: num
     await c.query('ROLLBACK TO SAVEPOINT delete_left; RELEASE SAVEPOINT delete_left');
   }
   const { rows } = await c.query<{ removed: number }>(
-    `WITH gone AS (DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id) RETURNING u.user_id),
+    `WITH gone AS (${DELETE_LEFT} RETURNING u.user_id),
           counted AS (SELECT count(*)::int AS removed FROM gone),
           journal AS (INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, $2, user_id, 'remove' FROM gone WHERE (SELECT removed FROM counted) < $3)
      SELECT removed FROM counted`,

@@ -58,6 +58,11 @@ export class AppError extends Error {
     return new AppError(400, VALIDATION_MESSAGE, code, { details, issues: formIssues });
   }
 
+  /** A request body that is not JSON: express.json's failure (http.ts) and the API's own body readers answer the same. */
+  static malformedJson(): AppError {
+    return AppError.validation([{ field: 'body', message: 'malformed JSON' }], 'malformed_json');
+  }
+
   /** A refusal whose problems belong next to form fields (a plugin URL, a config the form's rules reject). */
   static fields(status: number, message: string, code: string, issues: readonly ValidationIssue[]): AppError {
     return new AppError(status, message, code, { issues });

@@ -73,7 +73,7 @@ interface BodyParserError extends Error {
 function fromBodyParser(err: BodyParserError): AppError | null {
   switch (err.type) {
     case 'entity.parse.failed':
-      return AppError.validation([{ field: 'body', message: 'malformed JSON' }], 'malformed_json');
+      return AppError.malformedJson();
     case 'entity.too.large':
       return new AppError(413, `Request body too large (limit ${err.limit ?? 'exceeded'} bytes)`, 'body_too_large');
     case 'encoding.unsupported':

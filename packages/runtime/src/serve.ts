@@ -114,20 +114,18 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
 class InFlight {
   private readonly slots: (ServerResponse | undefined)[] = [];
   private readonly free: number[] = [];
-  private count = 0;
 
+  /** Every slot holds a response but the free ones. */
   get size(): number {
-    return this.count;
+    return this.slots.length - this.free.length;
   }
 
   add(res: ServerResponse): void {
     const i = this.free.pop() ?? this.slots.length;
     this.slots[i] = res;
-    this.count++;
     res.once('close', () => {
       this.slots[i] = undefined;
       this.free.push(i);
-      this.count--;
     });
   }
 

@@ -59,7 +59,7 @@ function parseJson(bytes: Buffer): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw AppError.validation([{ field: 'body', message: 'malformed JSON' }], 'malformed_json'); // what express.json's parse failure maps to
+    throw AppError.malformedJson(); // what express.json's parse failure maps to
   }
 }
 
