@@ -24,7 +24,7 @@ export default defineConfig(
       'packages/db/src/generated/',
       // Consumers of the packed SDK: they import the tarball's dist/ from a scratch project, so only the
       // package test's own tsc run (against the packed types) can check them.
-      'packages/plugin-sdk/test/packed-consumer/*.{mts,cts}',
+      'sdk/plugin-sdk/test/packed-consumer/*.{mts,cts}',
     ],
   },
   {
@@ -47,10 +47,10 @@ export default defineConfig(
     // Error bodies are written only by AppError#toBody() (docs/architecture.md, "One error type, one body"):
     // `new AppError(status, message, code)` is a plain error, anything more comes from a factory, and a
     // service never writes a `{ statusCode, … }` literal of its own.
-    files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts'],
+    files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts', 'sdk/*/src/**/*.ts'],
     // The plugin SDK is a client published on its own (no service imports): it refuses a bad id before
     // sending with the same body the service would answer, so it writes that body itself.
-    ignores: ['packages/runtime/src/app-error.ts', 'packages/contracts/src/error-body.ts', 'packages/plugin-sdk/**', '**/*.test.ts', '**/testing/**'],
+    ignores: ['packages/runtime/src/app-error.ts', 'packages/contracts/src/error-body.ts', 'sdk/plugin-sdk/**', '**/*.test.ts', '**/testing/**'],
     rules: {
       'no-restricted-syntax': [
         'error',

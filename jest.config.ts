@@ -10,8 +10,8 @@ const tsxTransform: Config['transform'] = {
 const ignore = ['/node_modules/', '/dist/', '/generated/'];
 // Prisma's generated client imports its own .ts files with .js extensions (ESM style).
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
-// The SDK's staged npm package (packages/plugin-sdk/dist/package, `npm run build`) repeats its package name.
-const modulePathIgnorePatterns = ['<rootDir>/packages/[^/]+/dist/'];
+// The SDK's staged npm package (sdk/plugin-sdk/dist/package, `npm run build`) repeats its package name.
+const modulePathIgnorePatterns = ['<rootDir>/sdk/[^/]+/dist/'];
 
 const config: Config = {
   testTimeout: 60_000,
@@ -22,7 +22,7 @@ const config: Config = {
       moduleNameMapper,
       modulePathIgnorePatterns,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/{packages,services,examples}/**/src/**/*.test.ts'],
+      testMatch: ['<rootDir>/{packages,services,sdk,examples}/**/src/**/*.test.ts'],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
     },
     {
@@ -41,7 +41,7 @@ const config: Config = {
       moduleNameMapper,
       modulePathIgnorePatterns,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/{packages,services,examples}/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
+      testMatch: ['<rootDir>/{packages,services,sdk,examples}/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
       testPathIgnorePatterns: ignore,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,7 +1,7 @@
 // `pnpm build`: compiles every deployable into one JavaScript file with esbuild, written to the dist/ of
 // the package that owns it, so production runs `node dist/main.js` with no TypeScript loader:
 //   services/<name>/dist/main.js      api, plugin-broker, bot-worker, dashboard
-//   packages/cli/dist/main.js         the `rolelink` bin (packages/cli package.json)
+//   services/cli/dist/main.js         the `rolelink` bin (services/cli package.json)
 //   services/migrate/dist/migrate.js  scripts/migrate.ts (finds prisma/ at or above its directory)
 //
 // Why a bundler and not tsc: the @rolelink/* packages are consumed as TypeScript source (package.json
@@ -10,7 +10,7 @@
 // compiled packages would need a second resolution path for every package. npm dependencies stay
 // external (loaded from node_modules), so the bundle holds only this repository's code.
 //
-// Not built here: packages/plugin-sdk, a library published to npm rather than a deployable. Its own
+// Not built here: sdk/plugin-sdk, a library published to npm rather than a deployable. Its own
 // `build` (tsc → CommonJS + .d.ts in its dist/) runs when it is packed or published; every deployable
 // that uses it bundles its source, so neither the images nor `pnpm bench startup` would use that dist/.
 //
@@ -31,7 +31,7 @@ const TARGETS: readonly Target[] = [
   { pkg: 'services/plugin-broker', entry: 'services/plugin-broker/src/main.ts', out: 'main.js' },
   { pkg: 'services/bot-worker', entry: 'services/bot-worker/src/main.ts', out: 'main.js' },
   { pkg: 'services/dashboard', entry: 'services/dashboard/src/main.ts', out: 'main.js' },
-  { pkg: 'packages/cli', entry: 'packages/cli/src/main.ts', out: 'main.js', bin: true },
+  { pkg: 'services/cli', entry: 'services/cli/src/main.ts', out: 'main.js', bin: true },
   { pkg: 'services/migrate', entry: 'scripts/migrate.ts', out: 'migrate.js' },
 ];
 

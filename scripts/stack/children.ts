@@ -29,7 +29,7 @@ export function childSpecs(ports: Record<PortName, number>, files: { seedFile: s
     {
       key: 'emulator',
       label: 'Platform emulator',
-      main: 'packages/platform-emulator/src/main.ts',
+      main: 'services/platform-emulator/src/main.ts',
       port: 'emulator',
       readyPath: '/_emulator/stats',
       env: {

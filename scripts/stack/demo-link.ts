@@ -22,8 +22,8 @@ function lastLine(output: string, max = 300): string {
  * plugin's /register; the plugin then pushes its list through the API.
  */
 export async function registerDemoLink(pluginUrl: string, opts: Omit<StepOptions, 'cwd' | 'timeoutMs'>): Promise<DemoLinkOutcome> {
-  if (!existsSync(path.join(ROOT, 'packages', 'cli', 'src', 'main.ts')) || !existsSync(LAUNCHER)) {
-    return { ok: false, line: 'the rolelink CLI is not built yet (packages/cli/src/main.ts, ./rolelink): demo link not created' };
+  if (!existsSync(path.join(ROOT, 'services', 'cli', 'src', 'main.ts')) || !existsSync(LAUNCHER)) {
+    return { ok: false, line: 'the rolelink CLI is not built yet (services/cli/src/main.ts, ./rolelink): demo link not created' };
   }
   const step = { ...opts, cwd: ROOT, timeoutMs: 60_000, echo: false };
   const plan = await rolelink(['guild', 'set-plan', DEMO.guildId, '--plan', 'premium', '--owner', DEMO.ownerId], step);

@@ -86,7 +86,7 @@ describe('event deliveries in the dashboard', () => {
     await owner.agent.post(`${base}/evt_999999/resend`).set('X-CSRF-Token', owner.csrf).expect(404, { statusCode: 404, message: 'Event not found' });
     await owner.agent.post(`${base}/${log.events[0]!.id}/resend`).expect(403);
     await owner.agent.post(`${base}/${log.events[0]!.id}/resend`).set('X-CSRF-Token', owner.csrf).expect(200, { id: log.events[0]!.id, state: 'pending' });
-    // (A second resend while it is pending is a 409: packages/cli/test/link-events.int.test.ts; the sweep here may beat us to it.)
+    // (A second resend while it is pending is a 409: services/cli/test/link-events.int.test.ts; the sweep here may beat us to it.)
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}/events`).expect(404, { statusCode: 404, message: 'Role link not found' });
   });
 });

@@ -95,7 +95,7 @@ describe('the compiled build (pnpm build)', () => {
   });
 
   it("runs the rolelink bin: --help, and a command that loads Prisma's query compiler from beside the bundle", async () => {
-    const bin = path.join(ROOT, 'packages/cli/dist/main.js');
+    const bin = path.join(ROOT, 'services/cli/dist/main.js');
     expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     const help = await node([bin, '--help']);
     expect(help.code).toBe(0);

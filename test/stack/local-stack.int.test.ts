@@ -28,7 +28,7 @@ const built = {
   api: committed('services/api/src/main.ts'),
   broker: committed('services/plugin-broker/src/main.ts'),
   worker: committed('services/bot-worker/src/main.ts'),
-  cli: committed('packages/cli/src/main.ts'),
+  cli: committed('services/cli/src/main.ts'),
 };
 const linkable = built.api && built.broker && built.cli;
 const missing = (names: (keyof typeof built)[]) => names.filter((n) => !built[n]).join(', ');

@@ -1,5 +1,5 @@
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
-import { startListeningApi } from '../../../packages/plugin-sdk/test/listening-api';
+import { startListeningApi } from '../../../sdk/plugin-sdk/test/listening-api';
 import { pushList } from './push';
 
 let api: Awaited<ReturnType<typeof startListeningApi>>;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { eventually } from '../../../test/dashboard/browser';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
-import { startListeningApi } from '../../../packages/plugin-sdk/test/listening-api';
+import { startListeningApi } from '../../../sdk/plugin-sdk/test/listening-api';
 import { createQuickstartPlugin } from './plugin';
 import { bodyOf } from '../../../test/support/body';
 

@@ -1,7 +1,7 @@
-// `rolelink config get|set`, `iframe-url` and `health` (packages/cli/src/commands) through the CLI's own
+// `rolelink config get|set`, `iframe-url` and `health` (services/cli/src/commands) through the CLI's own
 // runner, against a real broker and HTTPS plugin.
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
-import { run } from '../../../packages/cli/src/main';
+import { run } from '../../../services/cli/src/main';
 import { REDIS_URL } from '../../../test/support/redis';
 import { pollHealth } from './health/health-poll';
 import { startHarness, TEST_KEY, type Harness, type SeededLink } from './testing/harness';
