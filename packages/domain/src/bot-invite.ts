@@ -1,3 +1,5 @@
+import { MANAGE_ROLES } from './permissions';
+
 /**
  * The permissions the bot asks for when it is added to a server, in one place:
  * - Manage Roles (0x10000000): its whole job, adding and removing the linked role. The platform also
@@ -9,7 +11,6 @@
  *   Without it the bot still works: drift then waits for the periodic full reconcile.
  * Nothing more: the bot never needs Administrator, and a smaller grant is what admins expect to approve.
  */
-export const MANAGE_ROLES = 0x10000000n;
 export const VIEW_CHANNEL = 0x400n;
 export const SEND_MESSAGES = 0x800n;
 export const VIEW_AUDIT_LOG = 0x80n;

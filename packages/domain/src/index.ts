@@ -6,3 +6,4 @@ export * from './token';
 export * from './plugin-url';
 export * from './permissions';
 export * from './bot-invite';
+export * from './role-access';

@@ -1,6 +1,7 @@
 /** Permission bits the service reasons about (the platform's values; decimal strings on the wire). */
 export const ADMINISTRATOR = 0x8n;
 export const MANAGE_GUILD = 0x20n;
+export const MANAGE_ROLES = 0x10000000n;
 
 /** What opens the dashboard (and the platform's server settings): Administrator or Manage Server. */
 export function grantsManageServer(permissions: bigint): boolean {
