@@ -22,7 +22,7 @@ const config: Config = {
       moduleNameMapper,
       modulePathIgnorePatterns,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/{packages,services,sdk,examples}/**/src/**/*.test.ts'],
+      testMatch: ['<rootDir>/{packages,services,sdk,examples}/**/src/**/*.test.ts', '<rootDir>/test/docs/*.test.ts'],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
     },
     {
