@@ -9,3 +9,4 @@ export * from './dashboard';
 export * from './api-bodies';
 export * from './plugin-calls';
 export * from './events';
+export * from './setup-check';

@@ -4,3 +4,4 @@ export * from './route';
 export * from './role-holders';
 export * from './rate-limit/shared-limiter';
 export * from './guild-members';
+export * from './setup-check';
