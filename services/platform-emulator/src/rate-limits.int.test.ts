@@ -2,7 +2,7 @@ import type { RESTRateLimit } from 'discord-api-types/v10';
 import type { EmulatorOptions } from './options';
 import type { EmulatorSeed } from './seed';
 import { startEmulator, type RunningEmulator } from './server';
-import { call, control, GUILD, ROLE, smallSeed, USERS } from './testing/fixtures';
+import { call, control, GUILD, ROLE, smallSeed, UNKNOWN_GUILD, USERS } from './testing/fixtures';
 
 const OTHER_GUILD = '122222222222222222';
 const roleRoute = (user: string, role: string = ROLE.linked, guild: string = GUILD) => `/guilds/${guild}/members/${user}/roles/${role}`;
@@ -50,10 +50,12 @@ describe('platform rate limits', () => {
     expect(Number(limited.headers.get('x-ratelimit-reset')) * 1000).toBeGreaterThan(Date.now());
     expect(emulator.state.stats().rateLimited).toEqual({ user: 1, global: 0, shared: 0 });
 
-    // Another guild's role bucket and this guild's read routes are untouched.
+    // Another guild's role bucket (same hash: the hash leaves out the guild, the major parameter) and
+    // this guild's read routes are untouched.
     const other = await call(emulator, 'PUT', roleRoute(USERS[0], ROLE.linked, OTHER_GUILD));
     expect(other.status).toBe(204);
-    expect(other.headers.get('x-ratelimit-bucket')).not.toBe([...hashes][0]);
+    expect(other.headers.get('x-ratelimit-bucket')).toBe([...hashes][0]);
+    expect(other.headers.get('x-ratelimit-remaining')).toBe('9');
     expect((await call(emulator, 'GET', `/guilds/${GUILD}/roles`)).status).toBe(200);
 
     // Honouring retry_after is enough: the next window opens with the first request after it.
@@ -90,13 +92,20 @@ describe('platform rate limits', () => {
     expect((await call(emulator, 'GET', '/users/@me', { token: null })).status).toBe(401);
     expect((await call(emulator, 'PUT', roleRoute(USERS[2]))).status).toBe(429);
 
-    const banned = await call<RESTRateLimit>(emulator, 'GET', '/users/@me');
+    // The edge's ban: 429, an HTML page (Cloudflare's error 1015), Retry-After, and no X-RateLimit-* at all.
+    const banned = await call<string>(emulator, 'GET', '/users/@me');
     expect(banned.status).toBe(429);
-    expect(banned.body.global).toBe(true);
-    expect(banned.body.retry_after).toBeGreaterThan(59);
+    expect(banned.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(banned.body).toContain('1015');
+    expect(() => JSON.parse(banned.body) as unknown).toThrow();
     expect(Number(banned.headers.get('retry-after'))).toBe(60);
+    expect([...banned.headers.keys()].filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
+    const bannedRole = await call<string>(emulator, 'PUT', roleRoute(USERS[3]));
+    expect(bannedRole.status).toBe(429);
+    expect(bannedRole.headers.get('x-ratelimit-bucket')).toBeNull();
     const stats = emulator.state.stats();
-    expect(stats).toMatchObject({ banned: true, invalidRequestsTotal: 5, bannedResponses: 1 });
+    // The ban's own answers are neither invalid requests nor per-scope 429s.
+    expect(stats).toMatchObject({ banned: true, invalidRequestsTotal: 5, bannedResponses: 2, rateLimited: { user: 2, global: 0, shared: 0 } });
     expect(stats.banRemainingMs).toBeGreaterThan(59_000);
 
     // Control routes are neither limited nor banned, and a reset lifts the ban.
@@ -104,6 +113,37 @@ describe('platform rate limits', () => {
     expect((await control(emulator, 'POST', '/reset')).status).toBe(204);
     expect(emulator.state.stats()).toMatchObject({ banned: false, invalidRequests: 0, requests: 0 });
     expect((await call(emulator, 'GET', '/users/@me')).status).toBe(200);
+  });
+
+  it("answers 429 scope shared while a guild's member roles are under a shared limit: retry_after beyond Reset-After, not counted as invalid", async () => {
+    await start({ invalidThreshold: 3, roleBucket: { limit: 10, windowMs: 10_000 } });
+    expect((await call(emulator, 'PUT', roleRoute(USERS[0]))).status).toBe(204);
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: 90_000 })).status).toBe(204);
+
+    for (let i = 0; i < 4; i++) {
+      const res = await call<RESTRateLimit>(emulator, i % 2 ? 'DELETE' : 'PUT', roleRoute(USERS[1]));
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ message: 'The resource is being rate limited.', retry_after: expect.any(Number), global: false });
+      expect(res.headers.get('x-ratelimit-scope')).toBe('shared');
+      expect(res.headers.get('x-ratelimit-global')).toBeNull();
+      // As the docs' example: the bucket itself is not spent (Remaining 9 of 10) and resets long before retry_after.
+      expect(res.headers.get('x-ratelimit-limit')).toBe('10');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('9');
+      const resetAfter = Number(res.headers.get('x-ratelimit-reset-after'));
+      expect(resetAfter).toBeLessThanOrEqual(10);
+      expect(res.body.retry_after).toBeGreaterThan(80);
+      expect(res.body.retry_after).toBeGreaterThan(resetAfter);
+      expect(Number(res.headers.get('retry-after'))).toBe(Math.ceil(res.body.retry_after));
+    }
+    // Another guild and this guild's other routes are not limited.
+    expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked, OTHER_GUILD))).status).toBe(204);
+    expect((await call(emulator, 'GET', `/guilds/${GUILD}/roles`)).status).toBe(200);
+    expect(emulator.state.stats()).toMatchObject({ rateLimited: { user: 0, global: 0, shared: 4 }, invalidRequests: 0, banned: false });
+
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: 0 })).status).toBe(204);
+    expect((await call(emulator, 'PUT', roleRoute(USERS[1]))).status).toBe(204);
+    expect((await control(emulator, 'PUT', `/guilds/${UNKNOWN_GUILD}/shared-limit`, { retryAfterMs: 1 })).status).toBe(404);
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: -1 })).status).toBe(400);
   });
 
   it('applies limits changed through PATCH /_emulator/config from the next request', async () => {

@@ -8,7 +8,10 @@ describe('RateLimits', () => {
     const limits = new RateLimits(() => config({ roleBucket: { limit: 2, windowMs: 1000 } }));
     const a = limits.bucket('roles', 'member-roles', '1', 0);
     expect(limits.bucket('roles', 'member-roles', '1', 0)).toBe(a);
-    expect(limits.bucket('roles', 'member-roles', '2', 0).hash).not.toBe(a.hash);
+    // Another guild: its own window, under the same hash (the hash leaves out the major parameter).
+    expect(limits.bucket('roles', 'member-roles', '2', 0)).not.toBe(a);
+    expect(limits.bucket('roles', 'member-roles', '2', 0).hash).toBe(a.hash);
+    expect(limits.bucket('route', 'GET /guilds/:guild/roles', '1', 0).hash).not.toBe(a.hash);
     expect(limits.admit('t', a, 0).allowed).toBe(true);
     expect(limits.admit('t', a, 1).allowed).toBe(true);
     expect(limits.admit('t', a, 2)).toMatchObject({ allowed: false, scope: 'user', retryAfterMs: 998 });
@@ -23,6 +26,20 @@ describe('RateLimits', () => {
     expect(limits.admit('t', b, 400)).toMatchObject({ allowed: false, scope: 'global', retryAfterMs: 600 });
     expect(b.window.peek(400).remaining).toBe(DEFAULT_CONFIG.routeBucket.limit - 2);
     expect(limits.admit('t', b, 1000).allowed).toBe(true);
+  });
+
+  it('answers scope shared for a resource under a shared limit without spending its bucket, then lets it through', () => {
+    const limits = new RateLimits(() => config({ roleBucket: { limit: 10, windowMs: 10_000 } }));
+    const a = limits.bucket('roles', 'member-roles', '1', 0);
+    const other = limits.bucket('roles', 'member-roles', '2', 0);
+    limits.admit('t', a, 0);
+    limits.limitShared('roles', '1', 60_000, 100);
+    expect(limits.admit('t', a, 200)).toMatchObject({ allowed: false, scope: 'shared', retryAfterMs: 59_900, bucket: { remaining: 9, resetAfterMs: 9_800 } });
+    expect(limits.admit('t', other, 200).allowed).toBe(true);
+    expect(limits.admit('t', a, 60_100)).toMatchObject({ allowed: true, bucket: { remaining: 9 } });
+    limits.limitShared('roles', '2', 5_000, 60_100);
+    limits.limitShared('roles', '2', 0, 60_200);
+    expect(limits.admit('t', other, 60_200).allowed).toBe(true);
   });
 
   it('bans once the invalid requests in the window reach the threshold, for the configured time', () => {

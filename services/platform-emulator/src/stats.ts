@@ -7,9 +7,9 @@ export type EmulatorStats = {
   byRoute: Record<string, number>;
   /** Answers per HTTP status. */
   byStatus: Record<string, number>;
-  /** 429 answers by `X-RateLimit-Scope` (the emulator never answers `shared`; kept for the shape). */
+  /** 429 answers by `X-RateLimit-Scope` (`shared`: while the control API holds a guild's shared limit). */
   rateLimited: { user: number; global: number; shared: number };
-  /** 429 answers given while the invalid-request ban was in force. */
+  /** 429 answers given while the invalid-request ban was in force (the edge's HTML page; not in `rateLimited`). */
   bannedResponses: number;
   /** Invalid requests (401/403/429 except scope shared) in the current 10-minute window. */
   invalidRequests: number;

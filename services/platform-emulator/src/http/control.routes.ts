@@ -13,6 +13,8 @@ const roleParams = z.object({ guildId: snowflake, roleId: snowflake });
 /** `actorId`: the moderator the audit log names for this hand edit (default the guild's owner). */
 const rolesBody = z.object({ roles: z.array(snowflake), actorId: snowflake.optional() });
 const newMemberBody = z.object({ userId: memberId, roles: z.array(snowflake).optional() });
+/** How long the guild's member-role changes answer 429 scope shared (0 lifts it). */
+const sharedLimitBody = z.object({ retryAfterMs: z.number().int().min(0).max(86_400_000) });
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
 
 /**
@@ -74,6 +76,13 @@ export function controlRouter(state: EmulatorState): Router {
     const { params, query } = input<{ params: typeof guildParams; query: typeof auditQuery }>(res);
     state.requireGuild(params.guildId);
     res.json({ entries: state.audit.list(params.guildId, query.limit) });
+  });
+
+  router.put('/guilds/:guildId/shared-limit', validate({ params: guildParams, body: sharedLimitBody }), (_req, res) => {
+    const { params, body } = input<{ params: typeof guildParams; body: typeof sharedLimitBody }>(res);
+    state.requireGuild(params.guildId);
+    state.limits.limitShared('roles', params.guildId, body.retryAfterMs, state.now());
+    res.status(204).end();
   });
 
   return router;

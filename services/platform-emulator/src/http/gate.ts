@@ -4,8 +4,8 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { EmulatorState } from '../emulator-state';
 import type { WindowState } from '../fixed-window';
 import type { OAuthGrant } from '../oauth/oauth-store';
-import type { BucketKind } from '../rate-limits';
-import { rateLimited, unauthorized } from './platform-errors';
+import type { BucketKind, Scope } from '../rate-limits';
+import { edgeBanPage, rateLimited, unauthorized } from './platform-errors';
 
 /** How a caller may authenticate: the bot token (`Bot <token>`) or a user's OAuth2 access token (`Bearer <token>`). */
 export type AuthScheme = 'bot' | 'bearer';
@@ -29,8 +29,8 @@ const BOT_ONLY: readonly AuthScheme[] = ['bot'];
 const ROLE_BUCKET_ROUTE = 'member-roles';
 
 /**
- * Runs before every platform route, in the platform's order: the invalid-request ban, the caller's
- * token, the global per-token window, then the route's bucket. Every answer carries the bucket's headers.
+ * Runs before every platform route, in the platform's order: the invalid-request ban (at the edge), the
+ * caller's token, the global per-token window, a shared limit on the resource, then the route's bucket. Every answer carries the bucket's headers.
  * The bot shares each bucket with nobody; other callers get their own window of it (same hash), as the
  * platform counts a bucket per token, so a signed-in user can never spend the bot's requests.
  */
@@ -46,17 +46,16 @@ export function gate(state: EmulatorState, route: RouteSpec): RequestHandler {
     const now = state.now();
     const caller = identify(state, req, auth);
     const major = route.major ? String(req.params[route.major] ?? '') : '';
+    const ban = state.limits.banRemaining(now);
+    if (ban > 0) {
+      // The edge answers before the API: none of the API's headers, not counted again.
+      state.counters.bannedResponse();
+      sendEdgeBan(res, ban);
+      return;
+    }
     const owner = caller === undefined || caller.kind === 'bot' ? undefined : caller.rateKey;
     const bucket = state.limits.bucket(route.kind, bucketRoute, major, now, owner);
     res.setHeader('X-RateLimit-Bucket', bucket.hash);
-
-    const ban = state.limits.banRemaining(now);
-    if (ban > 0) {
-      writeWindow(res, bucket.window.peek(now), now);
-      res.locals.banned = true;
-      state.counters.bannedResponse();
-      throw limited(res, ban, 'global');
-    }
     if (!caller) {
       writeWindow(res, bucket.window.peek(now), now);
       throw unauthorized();
@@ -94,13 +93,13 @@ function identify(state: EmulatorState, req: Request, auth: readonly AuthScheme[
 
 /**
  * Counts 401/403/429 answers of platform routes toward the invalid-request ban (429s of scope
- * `shared` and answers given during the ban itself excepted), then hands the error on.
+ * `shared` excepted, as the platform's docs say; the ban's own answers never get here), then hands the error on.
  */
 export function countInvalid(state: EmulatorState): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     const status = err instanceof AppError ? err.status : 500;
     const invalid = status === 401 || status === 403 || status === 429;
-    if (invalid && res.getHeader('X-RateLimit-Scope') !== 'shared' && res.locals.banned !== true) {
+    if (invalid && res.getHeader('X-RateLimit-Scope') !== 'shared') {
       state.limits.recordInvalid(state.now());
       state.counters.invalid();
     }
@@ -115,10 +114,24 @@ function writeWindow(res: Response, w: WindowState, now: number): void {
   res.setHeader('X-RateLimit-Reset-After', (w.resetAfterMs / 1000).toFixed(3));
 }
 
-/** Retry-After is whole seconds rounded up, as the platform sends it; the body has the exact value. */
-function limited(res: Response, retryAfterMs: number, scope: 'user' | 'global'): AppError {
+/**
+ * Retry-After is whole seconds rounded up, as the platform sends it; the body has the exact value. For
+ * scope `shared` the bucket's own headers stay (its Reset-After is shorter than retry_after, as in the
+ * docs' example: the resource, not the caller's bucket, is what has to cool down).
+ */
+function limited(res: Response, retryAfterMs: number, scope: Scope): AppError {
   res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
   res.setHeader('X-RateLimit-Scope', scope);
   if (scope === 'global') res.setHeader('X-RateLimit-Global', 'true');
-  return rateLimited(retryAfterMs, scope === 'global');
+  return rateLimited(retryAfterMs, scope);
+}
+
+/**
+ * The invalid-request ban as the platform's edge (Cloudflare) answers it: 429 with an HTML page (error
+ * 1015), a Retry-After in whole seconds, and no X-RateLimit-* header, since the API never saw the request.
+ */
+function sendEdgeBan(res: Response, banMs: number): void {
+  const seconds = Math.max(1, Math.ceil(banMs / 1000));
+  res.status(429).setHeader('Retry-After', String(seconds));
+  res.type('text/html; charset=UTF-8').send(edgeBanPage(seconds));
 }

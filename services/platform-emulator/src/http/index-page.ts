@@ -43,6 +43,7 @@ const CONTROL_CHANGES = [
   'POST /_emulator/guilds/:guild/members',
   'DELETE /_emulator/guilds/:guild/members/:user',
   'PUT /_emulator/guilds/:guild/members/:user/roles',
+  'PUT /_emulator/guilds/:guild/shared-limit',
 ];
 
 const link = (href: string, text = href) => `<a href="${e(href)}">${e(text)}</a>`;

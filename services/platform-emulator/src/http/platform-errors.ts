@@ -34,8 +34,24 @@ export function invalidFormBody(field: string, code: string, message: string): A
   return platformError(400, 'Invalid Form Body', RESTJSONErrorCodes.InvalidFormBodyOrContentType, { [field]: { _errors: [{ code, message }] } });
 }
 
-/** The 429 body; the caller sets Retry-After and the X-RateLimit-* headers. */
-export function rateLimited(retryAfterMs: number, global: boolean): AppError {
-  const body: RESTRateLimit = { message: 'You are being rate limited.', retry_after: Math.ceil(retryAfterMs) / 1000, global };
-  return AppError.prescribed(429, body.message, global ? 'rate_limited_global' : 'rate_limited', body);
+/** The 429 body, worded per scope as the docs' examples; the caller sets Retry-After and the X-RateLimit-* headers. */
+export function rateLimited(retryAfterMs: number, scope: 'user' | 'global' | 'shared'): AppError {
+  const global = scope === 'global';
+  const message = scope === 'shared' ? 'The resource is being rate limited.' : 'You are being rate limited.';
+  const body: RESTRateLimit = { message, retry_after: Math.ceil(retryAfterMs) / 1000, global };
+  return AppError.prescribed(429, body.message, `rate_limited_${scope}`, body);
+}
+
+/**
+ * The body of the edge's ban (Cloudflare error 1015), not JSON: a client that parses every 429 as the
+ * API's JSON fails on it, which is the point of sending it.
+ */
+export function edgeBanPage(retryAfterS: number): string {
+  return `<!DOCTYPE html>
+<html lang="en-US"><head><title>Access denied | discord.com used Cloudflare to restrict access</title></head>
+<body><div id="cf-wrapper"><h1><span>Error</span> <span>1015</span></h1>
+<h2>You are being rate limited</h2>
+<p>The owner of this website (discord.com) has banned you temporarily from accessing this website. Retry in ${retryAfterS} seconds.</p>
+</div></body></html>
+`;
 }

@@ -38,7 +38,9 @@ export async function call<T = unknown>(emulator: RunningEmulator, method: strin
   const headers: Record<string, string> = { ...(token === null ? {} : { Authorization: `Bot ${token}` }), ...options.headers };
   const res = await fetch(`${emulator.apiBase}/v10${path}`, { method, headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
+  // The edge's ban page is HTML: kept as text, for tests to see that it is not JSON.
+  const json = (res.headers.get('content-type') ?? '').includes('json');
+  return { status: res.status, headers: res.headers, body: (text ? (json ? JSON.parse(text) : text) : undefined) as T };
 }
 
 /** Calls the control API (/_emulator) with an optional JSON body. */
