@@ -19,6 +19,7 @@ const OFFSET = 9223372036854775808n;
 
 /** Largest user id (2^64 - 1): the open upper end of the last range of a walk. */
 export { MAX_USER_ID } from '@rolelink/wire-types/user-id';
+import { USER_ID_MAX_DIGITS, USER_ID_MIN_DIGITS } from '@rolelink/wire-types/user-id';
 
 /** SQL: a user id (a text or numeric expression, e.g. `$2` or an element of `unnest($2::numeric[])`) as stored. */
 export function toStored(idSql: string): string {
@@ -151,8 +152,9 @@ class StoredIdKeys {
 /**
  * Ids as the body of `COPY … (user_id) FROM STDIN (FORMAT binary)`: one bigint column, stored, sorted
  * and distinct (StoredIdKeys), every id up to 2^64 - 1 written the same way, without a BigInt and without
- * PostgreSQL parsing text. Ids must be validated digit strings (isStorableUserId); anything else throws
- * rather than be written as some other number.
+ * PostgreSQL parsing text. Ids must be valid user ids (`isUserId`, @rolelink/wire-types/user-id); anything
+ * else throws rather than be written as some other number. The loop checks the rule's bounds as it reads
+ * the digits (the top bound in StoredIdKeys.add) instead of running the rule's regex again per id.
  */
 const notAnId = (id: string) => new Error(`not a user id (17 to 20 digits, at most 2^64 - 1): ${JSON.stringify(id).slice(0, 40)}`);
 
@@ -160,7 +162,7 @@ export function storedIdsCopy(ids: readonly string[]): StoredIdsCopy {
   const keys = new StoredIdKeys(ids.length);
   for (const id of ids) {
     const n = id.length;
-    if (n < 17 || n > 20 || id.charCodeAt(0) === 48) throw notAnId(id);
+    if (n < USER_ID_MIN_DIGITS || n > USER_ID_MAX_DIGITS || id.charCodeAt(0) === 48) throw notAnId(id);
     let hi = 0; // all but the last 9 digits
     let lo = 0; // the last 9: < 10^9
     for (let i = 0; i < n; i++) {
@@ -218,7 +220,7 @@ const isJsonSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b ===
 
 /**
  * A JSON body that is an array of id strings, each 17 to 20 digits without a leading zero and at most
- * 2^64 - 1 (isStorableUserId's rule), as a StoredIdsCopy, in one pass over its bytes. Null for any other
+ * 2^64 - 1 (`isUserId`'s rule, checked byte by byte with its bounds), as a StoredIdsCopy, in one pass over its bytes. Null for any other
  * body, valid JSON or not (an item that is an object, a number, an escape, a refused id, a byte-order
  * mark, trailing text…): the caller parses those the usual way, which accepts what JSON allows and
  * refuses the rest with the usual errors. This reader only ever accepts a body JSON.parse reads as the
@@ -247,7 +249,7 @@ export function storedIdsCopyFromJson(json: Buffer): StoredIdsCopy | null {
       // The closing quote first (a native search), so the digits split into hi and lo as they are read.
       const close = json.indexOf(QUOTE, start);
       const n = close - start;
-      if (close < 0 || n < 17 || n > 20 || json[start] === 0x30) return null;
+      if (close < 0 || n < USER_ID_MIN_DIGITS || n > USER_ID_MAX_DIGITS || json[start] === 0x30) return null;
       const split = close - 9;
       let hi = 0; // all but the last 9 digits
       let lo = 0; // the last 9

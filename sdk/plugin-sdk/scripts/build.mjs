@@ -1,7 +1,8 @@
 // `pnpm --filter @rolelink/plugin-sdk build` (and prepack): the publishable package in dist/, CommonJS
-// JavaScript and .d.ts, compiled by tsc's API with tsconfig.build.json. The SDK's wire types come from the
-// workspace's unpublished @rolelink/wire-types, so the build copies that package into dist/wire-types and
-// points every import of it there: the published package names no workspace package.
+// JavaScript and .d.ts, compiled by tsc's API with tsconfig.build.json. The SDK's wire types, and the one
+// user-id rule beside them (@rolelink/wire-types/user-id), come from the workspace's unpublished
+// @rolelink/wire-types, so the build compiles that package into dist/wire-types and points every import of
+// it there: the published package names no workspace package.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -29,8 +30,9 @@ function emit(rootNames, options, transformers) {
 }
 
 /**
- * Rewrites `@rolelink/wire-types` in the .d.ts (imports, re-exports, `import("…")` types) to dist/wire-types,
- * relative to the output file. The JavaScript never names it: its imports are all type-only.
+ * Rewrites `@rolelink/wire-types` and its subpaths (imports, re-exports, `import("…")` types) to
+ * dist/wire-types, relative to the output file: in the .d.ts, and in the JavaScript, whose only value
+ * import of it is the user-id rule.
  */
 function toCopiedWireTypes(context) {
   const f = context.factory;
@@ -38,13 +40,14 @@ function toCopiedWireTypes(context) {
     if (!ts.isSourceFile(file)) return file;
     const outDir = path.dirname(path.join(DIST, path.relative(SRC, file.fileName)));
     const relative = path.relative(outDir, WIRE_OUT).split(path.sep).join('/');
-    const target = () => f.createStringLiteral(relative.startsWith('.') ? relative : `./${relative}`);
-    const isWire = (node) => node !== undefined && ts.isStringLiteral(node) && node.text === WIRE;
+    const base = relative.startsWith('.') ? relative : `./${relative}`;
+    const target = (literal) => f.createStringLiteral(base + literal.text.slice(WIRE.length));
+    const isWire = (node) => node !== undefined && ts.isStringLiteral(node) && (node.text === WIRE || node.text.startsWith(`${WIRE}/`));
     const visit = (node) => {
-      if (ts.isImportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateImportDeclaration(node, node.modifiers, node.importClause, target(), node.attributes);
-      if (ts.isExportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, target(), node.attributes);
+      if (ts.isImportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateImportDeclaration(node, node.modifiers, node.importClause, target(node.moduleSpecifier), node.attributes);
+      if (ts.isExportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, target(node.moduleSpecifier), node.attributes);
       if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && isWire(node.argument.literal)) {
-        return f.updateImportTypeNode(node, f.createLiteralTypeNode(target()), node.attributes, node.qualifier, node.typeArguments, node.isTypeOf);
+        return f.updateImportTypeNode(node, f.createLiteralTypeNode(target(node.argument.literal)), node.attributes, node.qualifier, node.typeArguments, node.isTypeOf);
       }
       return ts.visitEachChild(node, visit, context);
     };
@@ -58,13 +61,13 @@ if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\
 const build = ts.parseJsonConfigFileContent(config, ts.sys, SDK, undefined, configFile);
 
 rmSync(DIST, { recursive: true, force: true });
-// 1. The wire types' declarations (they are types only, so there is no JavaScript), into dist/wire-types.
+// 1. The wire types and the user-id rule, into dist/wire-types (the types-only files compile to empty modules).
 const wireFiles = readdirSync(WIRE_SRC, { recursive: true })
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
   .map((f) => path.join(WIRE_SRC, f));
-emit(wireFiles, { ...build.options, rootDir: WIRE_SRC, outDir: WIRE_OUT, emitDeclarationOnly: true });
+emit(wireFiles, { ...build.options, rootDir: WIRE_SRC, outDir: WIRE_OUT });
 // 2. The SDK, reading the wire types from what step 1 emitted, its imports of them pointed there.
-emit(build.fileNames, { ...build.options, paths: { [WIRE]: [path.join(WIRE_OUT, 'index.d.ts')] } }, { afterDeclarations: [toCopiedWireTypes] });
+emit(build.fileNames, { ...build.options, paths: { [WIRE]: [path.join(WIRE_OUT, 'index.d.ts')], [`${WIRE}/*`]: [path.join(WIRE_OUT, '*')] } }, { before: [toCopiedWireTypes], afterDeclarations: [toCopiedWireTypes] });
 
 // 3. Nothing published may still load a workspace package (the pack test checks the tarball too).
 const leaks = readdirSync(DIST, { recursive: true })

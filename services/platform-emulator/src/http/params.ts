@@ -1,16 +1,15 @@
+import { MAX_USER_ID } from '@rolelink/wire-types/user-id';
 import type { Request } from 'express';
 import type { EmulatorState } from '../emulator-state';
 import type { GuildState } from '../guild-state';
 import { invalidFormBody, unknownGuild } from './platform-errors';
-
-const MAX_SNOWFLAKE = 18446744073709551615n;
 
 /**
  * Path and query parsing for platform routes. The service's `validate()` answers in our own error
  * shape; the emulator must answer like the platform (400 Invalid Form Body, code 50035), hence these.
  */
 export function snowflake(value: unknown, field: string): string {
-  if (typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) <= MAX_SNOWFLAKE) return value;
+  if (typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) <= MAX_USER_ID) return value;
   throw invalidFormBody(field, 'NUMBER_TYPE_COERCE', `Value "${String(value)}" is not snowflake.`);
 }
 
