@@ -12,6 +12,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { execFileSync } from 'node:child_process';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import { describeStatus, isCurrent, migrationStatus, waitForMigrations } from './migrate-status';
+import { loadEnv } from '../services/migrate/src/env';
 
 /**
  * The nearest directory at or above this file holding prisma/schema.prisma: the repository root when run
@@ -113,12 +114,19 @@ async function status(url: string): Promise<void> {
 
 if (require.main === module) {
   const [cmd = 'deploy', name, ref] = process.argv.slice(2);
-  const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/rolelink';
+  let env: ReturnType<typeof loadEnv>;
+  try {
+    env = loadEnv();
+  } catch (err) {
+    console.error(`migrate ${cmd}: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  const url = env.DATABASE_URL;
   const commands: Record<string, () => Promise<unknown>> = {
     deploy: () => migrate(url),
     diff: () => diff(url, name ?? 'change', ref ?? 'HEAD'),
     status: () => status(url),
-    wait: () => waitForMigrations(url, shipped(), (line) => console.log(line), Number(process.env.MIGRATE_WAIT_POLL_MS ?? 2_000)),
+    wait: () => waitForMigrations(url, shipped(), (line) => console.log(line), env.MIGRATE_WAIT_POLL_MS),
   };
   const run = commands[cmd];
   if (!run) {

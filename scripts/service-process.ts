@@ -8,6 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 export { freePort } from './free-port';
 import { freePort } from './free-port';
+import { LOCAL_CONNECTION_DEFAULTS } from '@rolelink/runtime/src/env';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -46,6 +47,17 @@ export function serviceArgs(name: ServiceName, form: Form, packageDir = path.joi
 }
 
 /**
+ * A connection string production accepts for this machine's servers: production refuses the development
+ * defaults (LOCAL_CONNECTION_DEFAULTS, issue 37 §6) as a process that forgot its setting would have them,
+ * so a test that means this machine's Redis names its database (`/0`, the same one) explicitly.
+ */
+export function spelledOut(url: string): string {
+  const local = Object.values(LOCAL_CONNECTION_DEFAULTS) as string[];
+  if (!local.includes(url.replace(/\/+$/, ''))) return url;
+  return url.startsWith('redis') ? `${url.replace(/\/+$/, '')}/0` : url.replace('@127.0.0.1:', '@localhost:');
+}
+
+/**
  * Settings every service accepts in production mode, with throwaway secrets (long enough for the
  * production rule). The bot worker's platform is a name that never resolves: it is not called before a
  * job arrives, so readiness needs nothing from it. No drain window: tests and benchmarks stop at once.
@@ -54,8 +66,8 @@ export function productionEnv(databaseUrl: string, redisUrl: string, queuePrefix
   return {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
+    DATABASE_URL: spelledOut(databaseUrl),
+    REDIS_URL: spelledOut(redisUrl),
     QUEUE_PREFIX: queuePrefix,
     SHUTDOWN_DRAIN_MS: '0',
     ROLELINK_SECRET_KEY: randomBytes(32).toString('hex'),

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ROOT } from './api-db';
 import { bundle, buildDeployables } from '../../scripts/build';
 import { freePort } from '../../scripts/free-port';
-import { imageCommand, type Form } from '../../scripts/service-process';
+import { imageCommand, spelledOut, type Form } from '../../scripts/service-process';
 
 export type RunningApi = { pid: number; port: number; origin: string; child: ChildProcess; stop(): Promise<void> };
 
@@ -71,6 +71,8 @@ export async function startApi(env: Record<string, string>, opts: { cpuProfDir?:
     API_PORT: String(port),
     SWEEP_EVERY_MS: '3600000',
     ...env,
+    ...(env.REDIS_URL ? { REDIS_URL: spelledOut(env.REDIS_URL) } : {}),
+    ...(env.DATABASE_URL ? { DATABASE_URL: spelledOut(env.DATABASE_URL) } : {}),
   });
 }
 

@@ -52,6 +52,13 @@ describe('parseEnv in production', () => {
     expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: 'emulator-bot-token' })).toMatch(/^ {2}PLATFORM_BOT_TOKEN: is the local platform emulator's/m);
   });
 
+  it('refuses the connection strings unset or at their local development default, naming them', () => {
+    const { DATABASE_URL: _db, ...unset } = production;
+    expect(problemsOf(unset)).toMatch(/^ {2}DATABASE_URL: must be set in production \(its default, "postgresql:\/\/postgres@127.0.0.1:5432\/rolelink", is a local development server's\)$/m);
+    expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/rolelink' })).toMatch(/^ {2}DATABASE_URL: is a local development server's default; production needs its own$/m);
+    expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/rolelink_prod' })).toBe('');
+  });
+
   it('lists the production problems beside the schema problems', () => {
     const message = problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: '', PLATFORM_BOT_TOKEN: 'REPLACE_ME' });
     expect(message).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: /m);

@@ -34,10 +34,29 @@ export const EMULATOR_DEFAULTS = {
   PLATFORM_BOT_TOKEN: 'emulator-bot-token',
 } as const;
 
+/** Development defaults of the connection strings: this machine's PostgreSQL and Redis (README, "What runs locally"). */
+export const LOCAL_CONNECTION_DEFAULTS = {
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/rolelink',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+} as const;
+
+/**
+ * Every development default production must not run on, with whose it is. A production process that
+ * fell back to one would start (and even answer ready, against a local server or the emulator) while
+ * serving nothing real (issue 23 for the platform settings, issue 37 §6 for the connection strings).
+ */
+const LOCAL_DEFAULTS: Record<string, { value: string; whose: string }> = {
+  PLATFORM_API_URL: { value: EMULATOR_DEFAULTS.PLATFORM_API_URL, whose: "the local platform emulator's" },
+  PLATFORM_BOT_TOKEN: { value: EMULATOR_DEFAULTS.PLATFORM_BOT_TOKEN, whose: "the local platform emulator's" },
+  DATABASE_URL: { value: LOCAL_CONNECTION_DEFAULTS.DATABASE_URL, whose: "a local development server's" },
+  REDIS_URL: { value: LOCAL_CONNECTION_DEFAULTS.REDIS_URL, whose: "a local development server's" },
+};
+
 /**
  * The production rule, once for every service: no placeholder in any variable the service reads, no
- * secret shorter than PRODUCTION_SECRET_MIN_LENGTH, and no emulator setting (unset, it would default to
- * the emulator). Each problem names its variable. Checked on the raw values, before defaults apply.
+ * secret shorter than PRODUCTION_SECRET_MIN_LENGTH, and no development default (LOCAL_DEFAULTS: the
+ * emulator's platform settings, the local connection strings), whether unset or spelled out. Each
+ * problem names its variable. Checked on the raw values, before defaults apply.
  */
 export function productionProblems(declared: readonly string[], source: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
@@ -47,10 +66,10 @@ export function productionProblems(declared: readonly string[], source: NodeJS.P
     else if (SECRETS.includes(name) && value !== undefined && value.length < PRODUCTION_SECRET_MIN_LENGTH) {
       problems.push(`${name}: is too short for a secret (${value.length} characters, at least ${PRODUCTION_SECRET_MIN_LENGTH} in production)`);
     }
-    if (name in EMULATOR_DEFAULTS) {
-      const emulator = EMULATOR_DEFAULTS[name as keyof typeof EMULATOR_DEFAULTS];
-      if (value === undefined || value === '') problems.push(`${name}: must be set in production (its default, ${JSON.stringify(emulator)}, is the local platform emulator's)`);
-      else if (value.replace(/\/+$/, '') === emulator) problems.push(`${name}: is the local platform emulator's; production needs the real platform's`);
+    const local = LOCAL_DEFAULTS[name];
+    if (local) {
+      if (value === undefined || value === '') problems.push(`${name}: must be set in production (its default, ${JSON.stringify(local.value)}, is ${local.whose})`);
+      else if (value.replace(/\/+$/, '') === local.value) problems.push(`${name}: is ${local.whose} default; production needs its own`);
     }
   }
   return problems;
@@ -60,8 +79,8 @@ export function productionProblems(declared: readonly string[], source: NodeJS.P
 export const envFields = {
   nodeEnv: z.enum(['development', 'test', 'production']).default('development'),
   logLevel: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
-  databaseUrl: z.string().url().default('postgresql://postgres@127.0.0.1:5432/rolelink'),
-  redisUrl: z.string().url().default('redis://127.0.0.1:6379'),
+  databaseUrl: z.string().url().default(LOCAL_CONNECTION_DEFAULTS.DATABASE_URL),
+  redisUrl: z.string().url().default(LOCAL_CONNECTION_DEFAULTS.REDIS_URL),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /** The platform's REST base (`https://discord.com/api`; REST appends /v10); locally the emulator's. */
   platformApiUrl: z.string().url().default(EMULATOR_DEFAULTS.PLATFORM_API_URL),

@@ -1,0 +1,27 @@
+// For each service's env test (issue 37 §6): its parser in production must refuse DATABASE_URL and
+// REDIS_URL unset, empty or left at the local development default, naming the variable, and accept real ones.
+import { LOCAL_CONNECTION_DEFAULTS } from '@rolelink/runtime/src/env';
+
+type Loader = (source: NodeJS.ProcessEnv) => unknown;
+
+/** The message a loader throws for `source`, '' when it accepts it. */
+export function envProblems(load: Loader, source: NodeJS.ProcessEnv): string {
+  try {
+    load(source);
+    return '';
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Every way a production env can leave `name` on its development default: unset, empty, spelled out. */
+export function connectionDefaultCases(name: keyof typeof LOCAL_CONNECTION_DEFAULTS, valid: NodeJS.ProcessEnv): [string, NodeJS.ProcessEnv, RegExp][] {
+  const { [name]: _real, ...unset } = valid;
+  const must = new RegExp(`^ {2}${name}: must be set in production \\(its default, "${LOCAL_CONNECTION_DEFAULTS[name].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}", is a local development server's\\)$`, 'm');
+  return [
+    ['unset', unset, must],
+    ['empty', { ...valid, [name]: '' }, new RegExp(`^ {2}${name}: `, 'm')],
+    ['the default spelled out', { ...valid, [name]: LOCAL_CONNECTION_DEFAULTS[name] }, new RegExp(`^ {2}${name}: is a local development server's default; production needs its own$`, 'm')],
+    ['the default with a trailing slash', { ...valid, [name]: `${LOCAL_CONNECTION_DEFAULTS[name]}/` }, new RegExp(`^ {2}${name}: is a local development server's default`, 'm')],
+  ];
+}
