@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import { copyIn } from './copy-in';
 import type { ItemExpiries } from './list-expiry.repo';
-import { storedIdsCopy, StoredIdsCopy } from './user-id';
+import { storedIdsCopy, StoredIdsCopy } from './stored-ids-copy';
 
 /** Where a full-list write's new list comes from: a PUT body's ids (and their expiries), or a staged upload. */
 export type ReplaceSource = { kind: 'ids'; ids: readonly string[] | StoredIdsCopy; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };

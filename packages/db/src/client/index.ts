@@ -5,3 +5,4 @@ export * from '../client';
 export * from '../queryable';
 export * from '../copy-in';
 export * from '../user-id';
+export * from '../stored-ids-copy';

@@ -2,7 +2,7 @@
 // change journal every list write appends to (list_change), uploads, the shrink hold and idempotency keys.
 export * from '../list-single.repo';
 export { replaceList, type ReplaceInput, type ReplaceOutcome, type ReplaceSource } from '../list-replace.repo';
-export { StoredIdsCopy, storedIdsCopyFromJson } from '../user-id';
+export { StoredIdsCopy, StoredIdKeys } from '../stored-ids-copy';
 export * from '../list-preview.repo';
 export * from '../list-stream';
 export * from '../list-changes.repo';

@@ -1,6 +1,6 @@
 import { userIdProblem } from '@rolelink/contracts';
-import { INVALID_USER_IDS, VALID_USER_IDS } from '../../../test/support/user-id-cases';
-import { readIdArray } from './body';
+import { INVALID_USER_IDS, VALID_USER_IDS } from '../../../../test/support/user-id-cases';
+import { readIdArray } from './id-items';
 import { AppError } from '@rolelink/runtime';
 
 describe('an id array body', () => {
