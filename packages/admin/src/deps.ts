@@ -3,7 +3,8 @@ import type { Db } from '@rolelink/db/client';
 /** What the broker must do for link lifecycle (register: @rolelink/broker-client's BrokerClient; deleteConfig: @rolelink/queue's PluginJobs). */
 export type PluginCalls = {
   register(linkId: string): Promise<void>;
-  deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer }): Promise<void>;
+  /** `afterEvent`: the link's recorded `link.deleted` event, which DELETE /config must not overtake. */
+  deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer; afterEvent?: string | null }): Promise<void>;
 };
 
 /** Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders). */

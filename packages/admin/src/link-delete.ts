@@ -42,15 +42,16 @@ export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promi
     const row = await deleteLinkAt(c, guildId, roleId);
     if (!row) return null;
     await recordPurge(c, { linkId: row.id, guildId, roleId, stripRoles: strip });
-    // The plugin's last event, if it asked for it: delivered after the row is gone (docs/api.md).
-    await recordLinkDeletedEvent(c, row.id);
+    // The plugin's last event, if it asked for it: delivered after the row is gone, and before
+    // DELETE /config, which makes the plugin forget the token the event is signed with (docs/api.md).
+    const deletedEvent = await recordLinkDeletedEvent(c, row.id);
     // As of the delete: with the link row gone the worker starts no new grant for it.
     const stripCount = strip ? await grantedCount(c, row.id) : null;
     await audit(deps, c, { guildId, roleId, action: 'link_deleted', detail: { strip_roles: strip, strip_count: stripCount, lockout_confirmed: strip && input.confirmLockout === true } });
-    return { ...row, stripCount };
+    return { ...row, stripCount, deletedEvent };
   });
   if (!removed) throw AppError.notFound('Role link not found', 'link_not_found');
   if (strip) await deps.requestSync(removed.id);
-  await deps.plugin.deleteConfig({ pluginUrl: removed.plugin_url, guildId, roleId, tokenCiphertext: removed.token_ciphertext });
+  await deps.plugin.deleteConfig({ pluginUrl: removed.plugin_url, guildId, roleId, tokenCiphertext: removed.token_ciphertext, afterEvent: removed.deletedEvent });
   return { deleted: true, link_id: removed.id, strip_roles: strip, strip_count: removed.stripCount };
 }

@@ -28,7 +28,8 @@ export const jobCatalog = {
   // internal HTTP routes (broker.ts). No raw token ever: delete-config, whose link row is gone, carries
   // the ciphertext.
   [QueueName.pluginCalls]: {
-    'delete-config': z.object({ pluginUrl: z.string(), guildId: z.string(), roleId: z.string(), tokenCiphertext: z.string().base64() }),
+    // afterEvent: the link's `link.deleted` event; DELETE /config waits until it was delivered or dropped.
+    'delete-config': z.object({ pluginUrl: z.string(), guildId: z.string(), roleId: z.string(), tokenCiphertext: z.string().base64(), afterEvent: z.string().regex(/^\d+$/).optional() }),
     'health-poll': z.object({}),
     'health-check': z.object({ pluginUrl: z.string() }),
     // Signed events to plugins (docs/api.md "Events to plugins"): the plugin_event rows are the outbox;

@@ -75,6 +75,12 @@ export async function recordLinkDeletedEvent(db: Queryable, linkId: string): Pro
   return id;
 }
 
+/** True while the event waits to be delivered (false once delivered or dropped, or when unknown). */
+export async function eventPending(db: Queryable, eventId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM plugin_event WHERE id = $1 AND state = $2', [eventId, 'pending']);
+  return rows.length > 0;
+}
+
 /** Links with an event due now, the most overdue first (what the broker's sweep asks to deliver). */
 export async function linksWithDueEvents(db: Queryable, limit = 1000): Promise<string[]> {
   const { rows } = await db.query<{ link_id: string }>(

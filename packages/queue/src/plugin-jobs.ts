@@ -3,6 +3,8 @@ import { QueueName } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
 
+export type DeleteConfigInput = { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer; afterEvent?: string | null };
+
 /**
  * Plugin work nobody waits for, handed to services/plugin-broker through the `plugin-calls` queue (with
  * retries). Calls a caller waits for (register, config) are the broker's HTTP routes: @rolelink/broker-client.
@@ -18,12 +20,23 @@ export class PluginJobs {
     this.producer = new Producer(QueueName.pluginCalls, connection, prefix);
   }
 
-  /** Fire-and-forget DELETE {plugin}/config (spec 3.1): enqueues and returns; never throws. */
-  async deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer }): Promise<void> {
+  /**
+   * Fire-and-forget DELETE {plugin}/config (spec 3.1): enqueues and returns; never throws. `afterEvent`:
+   * the link's `link.deleted` event, when one was recorded; the broker sends DELETE /config only once
+   * that event was delivered or dropped, since a plugin forgets the link's token (its signing secret)
+   * on DELETE /config and could not verify the event afterwards.
+   */
+  async deleteConfig(input: DeleteConfigInput): Promise<void> {
     try {
       await this.producer.add(
         'delete-config',
-        { pluginUrl: input.pluginUrl, guildId: input.guildId, roleId: input.roleId, tokenCiphertext: input.tokenCiphertext.toString('base64') },
+        {
+          pluginUrl: input.pluginUrl,
+          guildId: input.guildId,
+          roleId: input.roleId,
+          tokenCiphertext: input.tokenCiphertext.toString('base64'),
+          ...(input.afterEvent ? { afterEvent: input.afterEvent } : {}),
+        },
         { attempts: 3, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
       );
     } catch (err) {

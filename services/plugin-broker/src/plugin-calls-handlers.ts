@@ -27,8 +27,8 @@ export function pluginCallsHandlers(ctx: BrokerContext, jobs: Producer<PluginCal
   let healthInFlight = 0;
 
   return {
-    async 'delete-config'(data) {
-      await deleteConfig(ctx, data);
+    async 'delete-config'(data, job, token) {
+      await deleteConfig(ctx, data, job, token);
       return null;
     },
     'health-poll': async () => ({ plugins: await pollHealth(ctx, jobs) }),

@@ -42,7 +42,7 @@ export type PluginHooks = {
   saveConfig?(link: RegisteredLink, config: Record<string, unknown>): unknown;
   /** After POST /register stored the token: e.g. push the first list (without blocking the answer). */
   onRegister?(link: RegisteredLink, previous: RegisteredLink | undefined): void | Promise<void>;
-  /** After DELETE /config removed the registration. */
+  /** After DELETE /config removed the registration (the service sends it after the link's `link.deleted` event). */
   onDelete?(link: RegisteredLink): void | Promise<void>;
   /** GET /health (no Authorization). Default: `{ status: 'healthy' }`. */
   health?(): HealthReport | Promise<HealthReport>;

@@ -56,9 +56,18 @@ let seq = 500000000000000000n;
 const snowflake = (): string => (++seq).toString();
 
 export async function startHarness(
-  options: { allowHosts?: string[]; resolve?: Resolver; concurrency?: number; timeouts?: Partial<PluginTimeouts>; deadlines?: Partial<typeof TEST_DEADLINES>; logger?: Logger; events?: Partial<EventDeliveryOptions> } = {},
+  options: {
+    pluginApp?: Parameters<typeof startTestPlugin>[0];
+    allowHosts?: string[];
+    resolve?: Resolver;
+    concurrency?: number;
+    timeouts?: Partial<PluginTimeouts>;
+    deadlines?: Partial<typeof TEST_DEADLINES>;
+    logger?: Logger;
+    events?: Partial<EventDeliveryOptions>;
+  } = {},
 ): Promise<Harness> {
-  const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin()]);
+  const [db, plugin] = await Promise.all([createTestDb(), startTestPlugin(options.pluginApp)]);
   const prefix = testQueuePrefix();
   const redis = workerConnection(REDIS_URL);
   const producer = producerConnection(REDIS_URL);

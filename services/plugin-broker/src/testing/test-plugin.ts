@@ -28,8 +28,11 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-/** A real HTTPS plugin on loopback with a freshly generated self-signed certificate. */
-export async function startTestPlugin(): Promise<TestPlugin> {
+/**
+ * A real HTTPS plugin on loopback with a freshly generated self-signed certificate. `app`: a whole
+ * plugin (e.g. the SDK's pluginMiddleware) answering every request itself, in place of `on` handlers.
+ */
+export async function startTestPlugin(app?: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestPlugin> {
   const pems = await generate([{ name: 'commonName', value: 'plugin.test' }], {
     keyType: 'ec',
     curve: 'P-256',
@@ -48,6 +51,7 @@ export async function startTestPlugin(): Promise<TestPlugin> {
   const requests: RecordedRequest[] = [];
 
   const server = https.createServer({ key: pems.private, cert: pems.cert }, (req: IncomingMessage, res: ServerResponse) => {
+    if (app) return app(req, res);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
