@@ -1,6 +1,6 @@
 import type { PlanName } from '@rolelink/contracts';
 import { slotAllowance } from '@rolelink/domain';
-import { guildLinkRoles, guildPlanRows } from '@rolelink/db/links';
+import { guildLinkRoles, guildPlanRows, linkedGuildIds } from '@rolelink/db/links';
 import type { AdminDeps } from './deps';
 
 export type GuildPlanView = { plan: PlanName; slots: { used: number; allowed: number } };
@@ -19,4 +19,9 @@ export async function guildPlans(deps: AdminDeps, guildIds: readonly string[]): 
 /** Role ids of a guild's links, oldest first (slot order: the newest beyond the allowance are paused). */
 export async function linkedRoles(deps: AdminDeps, guildId: string): Promise<{ roleId: string; pluginUrl: string }[]> {
   return guildLinkRoles(deps.db.pool, guildId);
+}
+
+/** Guilds with at least one link (`rolelink doctor` without a guild). */
+export async function linkedGuilds(deps: AdminDeps): Promise<string[]> {
+  return linkedGuildIds(deps.db.pool);
 }

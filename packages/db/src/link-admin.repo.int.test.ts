@@ -1,7 +1,7 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, snowflake, userIds } from '../../../test/support/fixtures';
 import { inTransaction } from './queryable';
-import { deleteLinkAt, findLinkPlugin, guildLinkRoles, insertLink, linkDetails, linkExistsForRole, recordHolderPage, removeLinkRows, updateLinkFlags } from './link-admin.repo';
+import { deleteLinkAt, findLinkPlugin, guildLinkRoles, insertLink, linkedGuildIds, linkDetails, linkExistsForRole, recordHolderPage, removeLinkRows, updateLinkFlags } from './link-admin.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -80,6 +80,7 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
       { roleId: first.roleId, pluginUrl: 'https://plugin.example.com' },
       { roleId: second.roleId, pluginUrl: 'https://plugin.example.com' },
     ]);
+    expect(await linkedGuildIds(db.pool)).toContain(first.guildId);
   });
 
   it("deletes the link of a role, returning what the plugin's config delete needs", async () => {

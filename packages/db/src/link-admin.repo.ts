@@ -75,6 +75,12 @@ export async function guildLinkRoles(db: Queryable, guildId: string): Promise<{ 
   return rows.map((r) => ({ roleId: r.role_id, pluginUrl: r.plugin_url }));
 }
 
+/** Guilds with at least one link, in id order (`rolelink doctor` without a guild checks each). */
+export async function linkedGuildIds(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ guild_id: string }>('SELECT DISTINCT guild_id::text FROM role_link ORDER BY 1');
+  return rows.map((r) => r.guild_id);
+}
+
 /** The link of a role with its plugin URL (the configuration tab and `rolelink config`), or null. */
 export async function findLinkPlugin(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; pluginUrl: string } | null> {
   const { rows } = await db.query<{ id: string; plugin_url: string }>('SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]);

@@ -28,7 +28,7 @@ const present = (over: Partial<Extract<GuildFacts, { kind: 'present' }>> = {}): 
 const account = (over: Partial<AccountFacts> = {}): AccountFacts => ({
   token: { kind: 'valid', botUserId: '9', botName: 'rolelink' },
   application: { id: '9', owner: 'alice' },
-  invalid: { count: 3, budget: 1000, windowMs: 600_000, heldForMs: 0 },
+  invalid: { count: 3, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 0 },
   ...over,
 });
 
@@ -49,9 +49,16 @@ describe('evaluateAccount', () => {
     expect(c.token!.fix).toContain('PLATFORM_BOT_TOKEN');
   });
 
+  it('still names the token after 401s made the limiter hold its calls', () => {
+    const c = byId(evaluateAccount(account({ token: { kind: 'held', retryAfterMs: 30_000 }, invalid: { count: 1, budget: 1000, windowMs: 600_000, authFailures: 1, heldForMs: 30_000 } })));
+    expect(c.token).toMatchObject({ status: 'fail' });
+    expect(c.token!.detail).toContain('401 Unauthorized 1 time');
+    expect(c.token!.fix).toContain('Bot → Reset Token');
+  });
+
   it('warns at half the invalid-request budget and fails when the limiter holds calls', () => {
-    expect(byId(evaluateAccount(account({ invalid: { count: 500, budget: 1000, windowMs: 600_000, heldForMs: 0 } }))).invalid_requests!.status).toBe('warn');
-    const held = byId(evaluateAccount(account({ invalid: { count: 1000, budget: 1000, windowMs: 600_000, heldForMs: 90_000 } }))).invalid_requests!;
+    expect(byId(evaluateAccount(account({ invalid: { count: 500, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 0 } }))).invalid_requests!.status).toBe('warn');
+    const held = byId(evaluateAccount(account({ invalid: { count: 1000, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 90_000 } }))).invalid_requests!;
     expect(held.status).toBe('fail');
     expect(held.detail).toContain('another 90 s');
     expect(held.fix).toContain('rolelink_platform_invalid_requests_total');

@@ -71,6 +71,8 @@ function isAbsent(f: Failure): f is Extract<Failure, { kind: 'refused' }> {
 export async function readAccountFacts(client: { api: API; limiter: SharedRateLimiter }): Promise<AccountFacts> {
   // Read before any probe of this run, so the count is the services' own.
   const invalid = await client.limiter.invalidBudget();
+  // Held calls would wait for their slot (up to the client's maxWaitMs): report the hold instead.
+  if (invalid.heldForMs > 0) return { token: { kind: 'held', retryAfterMs: invalid.heldForMs }, application: null, invalid };
   const me = await attempt(() => client.api.users.getCurrent());
   if (!me.ok) return { token: me.failure, application: null, invalid };
   const app = await attempt(() => client.api.applications.getCurrent());
@@ -144,15 +146,23 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
       ? check('token', TITLES.token, 'pass', `The platform accepts the token: bot ${t.botName} (${t.botUserId}).`)
       : t.kind === 'refused' && t.status === 401
         ? check('token', TITLES.token, 'fail', 'The platform answers 401 Unauthorized to PLATFORM_BOT_TOKEN: the token is wrong or was reset.', PORTAL_TOKEN_FIX)
-        : t.kind === 'held'
+        : t.kind === 'held' && facts.invalid.authFailures > 0
           ? check(
               'token',
               TITLES.token,
               'fail',
-              `Nothing could be asked: ${describeFailure(t)} (after 401s, a spent invalid-request budget or a global 429).`,
-              `Wait ${Math.ceil(t.retryAfterMs / 1000)} s and run the check again; if it repeats, see the invalid-request budget below.`,
+              `The platform answered 401 Unauthorized ${facts.invalid.authFailures} time${facts.invalid.authFailures > 1 ? 's' : ''} in the last ${Math.round(facts.invalid.windowMs / 60_000)} minutes: the token is wrong or was reset, and the shared limiter holds this token's calls for another ${Math.ceil(t.retryAfterMs / 1000)} s.`,
+              PORTAL_TOKEN_FIX,
             )
-          : check('token', TITLES.token, 'fail', `GET /users/@me failed: ${describeFailure(t)}.`, 'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.');
+          : t.kind === 'held'
+            ? check(
+                'token',
+                TITLES.token,
+                'fail',
+                `Nothing could be asked: ${describeFailure(t)} (after 401s, a spent invalid-request budget or a global 429).`,
+                `Wait ${Math.ceil(t.retryAfterMs / 1000)} s and run the check again; if it repeats, see the invalid-request budget below.`,
+              )
+            : check('token', TITLES.token, 'fail', `GET /users/@me failed: ${describeFailure(t)}.`, 'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.');
 
   const { count, budget, windowMs, heldForMs } = facts.invalid;
   const minutes = Math.round(windowMs / 60_000);
@@ -316,16 +326,21 @@ export class SetupChecker {
     return evaluateAccount(await this.accountFacts());
   }
 
-  async guild(guildId: string, linkedRoleIds: readonly string[]): Promise<GuildSetupReport> {
+  /** One guild's own checks (the account's not included); all `skip` when the token check failed. */
+  async guildChecks(guildId: string, linkedRoleIds: readonly string[]): Promise<SetupCheck[]> {
     const account = await this.accountFacts();
-    const accountChecks = evaluateAccount(account);
     if (account.token.kind !== 'valid') {
       const why = 'Not checked: the token check failed.';
-      const skipped = (['bot_in_guild', 'members_intent', 'manage_roles', 'linked_roles', 'two_factor'] as const).map((id) => check(id, TITLES[id], 'skip', why));
-      return guildReport(guildId, accountChecks, skipped);
+      return (['bot_in_guild', 'members_intent', 'manage_roles', 'linked_roles', 'two_factor'] as const).map((id) => check(id, TITLES[id], 'skip', why));
     }
     const facts = await readGuildFacts(this.client.api, guildId, account.token.botUserId, linkedRoleIds);
     const applicationId = account.application?.id ?? account.token.botUserId;
-    return guildReport(guildId, accountChecks, evaluateGuild(facts, { guildId, linkedRoleIds, inviteUrl: this.invite(guildId, applicationId), owner: account.application?.owner ?? null }));
+    return evaluateGuild(facts, { guildId, linkedRoleIds, inviteUrl: this.invite(guildId, applicationId), owner: account.application?.owner ?? null });
+  }
+
+  /** A guild's whole report, the account's checks first (the dashboard's panel). */
+  async guild(guildId: string, linkedRoleIds: readonly string[]): Promise<GuildSetupReport> {
+    const [account, guild] = [await this.accountChecks(), await this.guildChecks(guildId, linkedRoleIds)];
+    return guildReport(guildId, account, guild);
   }
 }

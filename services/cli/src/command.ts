@@ -7,6 +7,8 @@ export type OptionSpec = Record<string, { type: 'string' | 'boolean'; descriptio
 export type Command = {
   words: [string, string] | [string];
   args: string[];
+  /** Positional arguments after `args` that may be left out (`doctor [guildId]`); absent ones are not in the run's args. */
+  optionalArgs?: string[];
   options?: OptionSpec;
   summary: string;
   /** A worked call shown under the summary in `rolelink help` and with a usage error, where the syntax alone misleads. */

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
-import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
+import { botInviteUrl } from '@rolelink/domain';
+import { createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, type PlatformClient } from '@rolelink/platform-client';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
@@ -32,7 +33,7 @@ export class CliContext {
   private broker?: BrokerClient;
   private jobs?: PluginJobs;
   private sync?: SyncNotifier;
-  private api?: API;
+  private platform?: PlatformClient;
   private readonly closers: (() => Promise<unknown> | void)[] = [];
 
   constructor(readonly env: CliEnv) {}
@@ -103,15 +104,26 @@ export class CliContext {
    * where no platform is configured.
    */
   private platformApi(): API | null {
+    return this.platformClient()?.api ?? null;
+  }
+
+  private platformClient(): PlatformClient | null {
     const { PLATFORM_API_URL: apiUrl, PLATFORM_BOT_TOKEN: token } = this.env;
     if (!apiUrl || !token) return null;
-    if (!this.api) {
+    if (!this.platform) {
       // The shared rate limiter's scripts run as soon as the command starts: queue them until connected.
       const redis = producerConnection(this.env.REDIS_URL, { enableOfflineQueue: true });
       this.closers.push(() => redis.disconnect());
-      this.api = createPlatformClient({ apiUrl, token, redis, keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 }).api;
+      this.platform = createPlatformClient({ apiUrl, token, redis, keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 });
     }
-    return this.api;
+    return this.platform;
+  }
+
+  /** `rolelink doctor`'s checks on the configured platform; the invite it offers uses PLATFORM_OAUTH_* (client id default: the application's). */
+  setupChecker(): SetupChecker {
+    const client = this.platformClient();
+    if (!client) throw new AppError(500, 'PLATFORM_API_URL and PLATFORM_BOT_TOKEN are not set: rolelink doctor checks the platform the bot worker uses, so set them as for the worker', 'config');
+    return new SetupChecker(client, (guildId, applicationId) => botInviteUrl(this.env.PLATFORM_OAUTH_AUTHORIZE_URL, this.env.PLATFORM_OAUTH_CLIENT_ID ?? applicationId, guildId));
   }
 
   private holderReader(): AdminDeps['holders'] {

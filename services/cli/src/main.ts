@@ -10,7 +10,7 @@ import { formatHuman } from './output';
 /** One command's syntax, e.g. `link create <guildId> <roleId> [--plugin-url <value>] [--keep-members]`. */
 function syntax(c: Command): string {
   const opts = Object.keys(c.options ?? {}).map((o) => `[--${o}${c.options![o]!.type === 'string' ? ' <value>' : ''}]`);
-  return [...c.words, ...c.args.map((a) => `<${a}>`), ...opts].join(' ');
+  return [...c.words, ...c.args.map((a) => `<${a}>`), ...(c.optionalArgs ?? []).map((a) => `[${a}]`), ...opts].join(' ');
 }
 
 function usage(): string {
@@ -59,10 +59,11 @@ export async function run(argv: string[], out: (s: string) => void = console.log
   } catch (e) {
     return fail(AppError.badRequest((e as Error).message));
   }
-  if (parsed.positionals.length !== command.args.length) {
+  const optional = command.optionalArgs ?? [];
+  if (parsed.positionals.length < command.args.length || parsed.positionals.length > command.args.length + optional.length) {
     return fail(AppError.badRequest(`usage: rolelink ${syntax(command)}${command.example ? ` (e.g. ${command.example})` : ''}`));
   }
-  const named = Object.fromEntries(command.args.map((name, i) => [name, parsed.positionals[i]!]));
+  const named = Object.fromEntries([...command.args, ...optional].slice(0, parsed.positionals.length).map((name, i) => [name, parsed.positionals[i]!]));
   let ctx: CliContext | null = null;
   try {
     ctx = new CliContext(loadEnv());

@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db/client';
-import { createPlatformClient, guildMemberFacts, readRoleHolders } from '@rolelink/platform-client';
+import { botInviteUrl } from '@rolelink/domain';
+import { createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker } from '@rolelink/platform-client';
 import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
@@ -16,6 +17,8 @@ export type DashboardContext = {
   plugins: Pick<BrokerClient, 'fetchConfig' | 'submitConfig'>;
   reader: GuildReader;
   access: GuildAccess;
+  /** The "Check setup" panel's checks (the same as `rolelink doctor`): a new checker per request, so each run asks the platform afresh. */
+  setupChecker(): SetupChecker;
 };
 
 /** The admin operations as the signed-in user: what they do is recorded under their name (the audit log). */
@@ -63,7 +66,14 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
   const oauth = new OAuthClient(o.oauth);
   const reader = new GuildReader(platform.api);
   return {
-    ctx: { admin, plugins, reader, access: new GuildAccess(oauth, reader) },
+    ctx: {
+      admin,
+      plugins,
+      reader,
+      access: new GuildAccess(oauth, reader),
+      // The invite is the dashboard's own (its authorize page and client id), for this guild.
+      setupChecker: () => new SetupChecker(platform, (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId)),
+    },
     oauth,
     async close() {
       await pluginJobs.close();

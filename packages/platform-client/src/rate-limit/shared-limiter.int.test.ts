@@ -65,7 +65,7 @@ describe('SharedRateLimiter', () => {
     }
     expect(await strict.invalidCount()).toBe(3);
     const budget = await strict.invalidBudget();
-    expect(budget).toMatchObject({ count: 3, budget: 3, windowMs: 10 * 60_000 });
+    expect(budget).toMatchObject({ count: 3, budget: 3, windowMs: 10 * 60_000, authFailures: 0 });
     expect(budget.heldForMs).toBeGreaterThan(60_000);
     const denied = (await strict.acquire({ routeKey: 'PUT:/y', major: '9' }, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
     expect(denied.limitedBy).toBe('block');

@@ -208,13 +208,13 @@ export class SharedRateLimiter {
 
   /**
    * The invalid-request budget as `rolelink doctor` reports it, across all processes: the count in the
-   * current window, the budget at which this limiter holds every call, the window's length, and how long
-   * calls are held now (a 401 back-off, a spent budget or a global 429; 0 when not held).
+   * current window, the budget at which this limiter holds every call, the window's length, the 401s in
+   * it, and how long calls are held now (a 401 back-off, a spent budget or a global 429; 0 when not held).
    */
-  async invalidBudget(): Promise<{ count: number; budget: number; windowMs: number; heldForMs: number }> {
-    const [[sec, micro], count, blockedUntil] = await Promise.all([this.redis.time(), this.invalidCount(), this.redis.get(this.key('block'))]);
+  async invalidBudget(): Promise<{ count: number; budget: number; windowMs: number; authFailures: number; heldForMs: number }> {
+    const [[sec, micro], count, authFailures, blockedUntil] = await Promise.all([this.redis.time(), this.invalidCount(), this.redis.get(this.key('auth-failures')), this.redis.get(this.key('block'))]);
     const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
-    return { count, budget: this.o.invalidBudget, windowMs: this.o.invalidWindowMs, heldForMs: Math.max(0, Number(blockedUntil ?? 0) - now) };
+    return { count, budget: this.o.invalidBudget, windowMs: this.o.invalidWindowMs, authFailures: Number(authFailures ?? 0), heldForMs: Math.max(0, Number(blockedUntil ?? 0) - now) };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { auditCommands } from './audit';
 import { configCommands } from './config';
+import { doctorCommands } from './doctor';
 import { guildCommands } from './guild';
 import { healthCommands } from './health';
 import { iframeCommands } from './iframe';
@@ -8,4 +9,4 @@ import { linkCommands } from './link';
 import { pluginCommands } from './plugin';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
-export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands, ...pluginCommands, ...auditCommands];
+export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands, ...pluginCommands, ...auditCommands, ...doctorCommands];

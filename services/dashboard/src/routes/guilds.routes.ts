@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/admin';
-import { guildParams, type DashboardGuild, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
+import { guildParams, type DashboardGuild, type DashboardSetupCheck, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
 import { limitsFor } from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
 import { BOT_RECHECK_MS } from '../auth/access';
@@ -87,6 +87,16 @@ export function guildsRouter(ctx: DashboardContext): Router {
       links: await Promise.all(links.map(async (l) => ({ role_id: l.roleId, role: dashboardRole(byId.get(l.roleId)), health: await readPluginHealth(ctx.admin.db.pool, l.pluginUrl) }))),
     };
     res.json(out);
+  });
+
+  // The "Check setup" panel: `rolelink doctor`'s checks for this guild, run when the admin asks (each run
+  // calls the platform a handful of times, through the bot's shared rate limits).
+  router.get('/guilds/:guildId/setup-check', guildOnly, async (req, res) => {
+    const { params } = input<typeof guildParts>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    const roleIds = (await linkedRoles(ctx.admin, g.id)).map((l) => l.roleId);
+    const report = await ctx.setupChecker().guild(g.id, roleIds);
+    res.json({ ...report, checked_at: new Date().toISOString() } satisfies DashboardSetupCheck);
   });
 
   return router;

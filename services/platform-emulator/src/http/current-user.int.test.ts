@@ -1,5 +1,6 @@
-import { PermissionFlagsBits, type APIRole, type APIUser, type RESTError, type RESTGetAPICurrentUserGuildsResult, type RESTRateLimit } from 'discord-api-types/v10';
+import { PermissionFlagsBits, type APIRole, type APIUser, type RESTError, type RESTGetAPICurrentUserGuildsResult, type RESTGetCurrentApplicationResult, type RESTRateLimit } from 'discord-api-types/v10';
 import { ALL_PERMISSIONS } from '../permissions';
+import { APPLICATION_OWNER_ID } from './application';
 import { startEmulator, type RunningEmulator } from '../server';
 import { call } from '../testing/fixtures';
 import { ALPHA, ALPHA_ROLE, asUser, BETA, EVERYONE_BITS, oauthSeed, PEOPLE, signIn } from '../testing/oauth-fixtures';
@@ -27,6 +28,12 @@ describe("current user routes with a signed-in user's bearer token", () => {
 
   it('still answers GET /users/@me with the bot for the bot token', async () => {
     expect((await call<APIUser>(emulator, 'GET', '/users/@me')).body).toMatchObject({ id: BOT_USER, bot: true });
+  });
+
+  it('answers GET /applications/@me to the bot token with the OAuth2 client id and the owner', async () => {
+    const res = await call<RESTGetCurrentApplicationResult>(emulator, 'GET', '/applications/@me');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: emulator.state.oauthClient.clientId, owner: { id: APPLICATION_OWNER_ID, username: 'app-owner' }, bot: { id: BOT_USER }, team: null });
   });
 
   it('answers 401 to an unknown bearer token and counts it as an invalid request', async () => {

@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, type RESTGetAPIGuildChannelsResult } from 'discord-api-types/v10';
 import type { RESTGetAPIGuildMemberResult, RESTGetAPIGuildMembersQuery, RESTGetAPIGuildMembersResult, RESTGetAPIGuildResult, RESTGetAPIGuildRoleMemberCountsResult, RESTGetAPIGuildRolesResult } from 'discord-api-types/v10';
 import { decodeReason } from '../audit-log';
+import { currentApplication } from './application';
 import { auditLogsHandler } from './audit-logs';
 import type { EmulatorState } from '../emulator-state';
 import type { BucketKind } from '../rate-limits';
@@ -29,6 +30,7 @@ export function platformRouter(state: EmulatorState): Router {
   // bearer token works here too (OAuth2 sign-in), and is limited on its own windows.
   route('get', '/users/@me', 'route', currentUser(state), { aliases: ['/users/%40me'], auth: BOT_OR_USER });
   route('get', '/users/@me/guilds', 'route', currentUserGuilds(state), { aliases: ['/users/%40me/guilds'], auth: BOT_OR_USER });
+  route('get', '/applications/@me', 'route', currentApplication(state), { aliases: ['/applications/%40me'] });
   // The client authenticates in the body (or HTTP Basic), not with a token.
   route('post', '/oauth2/token', 'route', [express.urlencoded({ extended: false, limit: '16kb' }), tokenHandler(state)], { auth: 'none' });
 

@@ -4,6 +4,7 @@ import type {
   DashboardAuditLog,
   DashboardNotifications,
   DashboardNotifySettings,
+  DashboardSetupCheck,
   NotifySettings,
   AuditQuery,
   ConfigView,
@@ -65,6 +66,7 @@ export const dashboardApi = {
   notifySettings: (guildId: string, signal?: Signal) => request<DashboardNotifySettings>('GET', `${guildPath(guildId)}/notifications/settings`, { signal }),
   saveNotifySettings: (guildId: string, body: NotifySettings) => request<DashboardNotifySettings>('PUT', `${guildPath(guildId)}/notifications/settings`, { body }),
   guildHealth: (guildId: string, signal?: Signal) => request<GuildHealth>('GET', `${guildPath(guildId)}/health`, { signal }),
+  setupCheck: (guildId: string, signal?: Signal) => request<DashboardSetupCheck>('GET', `${guildPath(guildId)}/setup-check`, { signal }),
 
   createLink: (guildId: string, body: CreateLinkBody) => request<CreatedLinkView>('POST', `${guildPath(guildId)}/links`, { body }),
   link: (guildId: string, roleId: string, signal?: Signal) => request<LinkCard>('GET', linkPath(guildId, roleId), { signal }),

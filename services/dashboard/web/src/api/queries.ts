@@ -17,6 +17,7 @@ export const queryKeys = {
   notifications: (guildId: string) => ['guild', guildId, 'notifications'] as const,
   notifySettings: (guildId: string) => ['guild', guildId, 'notify-settings'] as const,
   guildHealth: (guildId: string) => ['guild', guildId, 'health'] as const,
+  setupCheck: (guildId: string) => ['guild', guildId, 'setup-check'] as const,
   link: (guildId: string, roleId: string) => ['link', guildId, roleId] as const,
   config: (guildId: string, roleId: string) => ['link', guildId, roleId, 'config'] as const,
   linkHealth: (guildId: string, roleId: string) => ['link', guildId, roleId, 'health'] as const,
@@ -47,6 +48,8 @@ export const queries = {
   notifications: (guildId: string) => queryOptions({ queryKey: queryKeys.notifications(guildId), queryFn: ({ signal }) => dashboardApi.notifications(guildId, {}, signal) }),
   notifySettings: (guildId: string) => queryOptions({ queryKey: queryKeys.notifySettings(guildId), queryFn: ({ signal }) => dashboardApi.notifySettings(guildId, signal) }),
   guildHealth: (guildId: string) => queryOptions({ queryKey: queryKeys.guildHealth(guildId), queryFn: ({ signal }) => dashboardApi.guildHealth(guildId, signal) }),
+  /** Runs the setup checks on the platform: only when the admin asks (never in the background), kept while the page is open. */
+  setupCheck: (guildId: string) => queryOptions({ queryKey: queryKeys.setupCheck(guildId), queryFn: ({ signal }) => dashboardApi.setupCheck(guildId, signal), staleTime: Infinity, retry: false }),
   link: (guildId: string, roleId: string) => queryOptions({ queryKey: queryKeys.link(guildId, roleId), queryFn: ({ signal }) => dashboardApi.link(guildId, roleId, signal) }),
   /**
    * `refresh` skips the broker's 5-minute schema cache; the answer is the same data, so it lands in the same

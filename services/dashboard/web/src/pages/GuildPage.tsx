@@ -4,6 +4,7 @@ import { pollEvery, queries } from '../api/queries';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { ErrorState, Loading } from '../components/ErrorState';
 import { LinkCardView } from '../components/LinkCardView';
+import { SetupCheckPanel } from '../components/SetupCheckPanel';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { guildAuditPath, guildHealthPath, guildNotificationsPath, newLinkPath } from '../paths';
@@ -52,6 +53,7 @@ export function GuildPage() {
           Could not refresh: {error.message}. Showing the last known state.
         </p>
       ) : null}
+      <SetupCheckPanel guildId={guildId} />
       {guild.links.length === 0 ? (
         <div className="empty-state">
           <h2>No role links yet</h2>

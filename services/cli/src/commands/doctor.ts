@@ -1,0 +1,58 @@
+import { linkedGuilds, linkedRoles } from '@rolelink/admin';
+import { snowflake, type GuildSetupReport, type SetupCheck } from '@rolelink/contracts';
+import { AppError } from '@rolelink/runtime';
+import type { Command } from '../command';
+import { printable } from './config';
+
+/** `rolelink doctor --json`: the bot application's checks once, then each guild's own. */
+export type DoctorReport = { ok: boolean; checks: SetupCheck[]; guilds: GuildSetupReport[] };
+
+const MARK: Record<SetupCheck['status'], string> = { pass: '✓', warn: '!', fail: '✗', skip: '-' };
+
+/** A check as the CLI prints it: `✓ Title: detail` when it passes, else the finding and the fix on their own lines. */
+function humanCheck(c: SetupCheck): [string, unknown] {
+  const key = `${MARK[c.status]} ${c.title}`;
+  if (c.status === 'pass' || c.status === 'skip') return [key, c.detail];
+  const roles = Object.fromEntries((c.roles ?? []).map((r) => [`role ${r.role_name ?? '(deleted)'} (${r.role_id})`, r.fix]));
+  return [key, { found: c.detail, ...roles, fix: c.fix }];
+}
+
+function humanReport(report: DoctorReport, guildNote: string | null): Record<string, unknown> {
+  const human: Record<string, unknown> = { 'bot application': Object.fromEntries(report.checks.map(humanCheck)) };
+  for (const g of report.guilds) human[`server ${g.guild_id}`] = Object.fromEntries(g.checks.map(humanCheck));
+  if (guildNote) human.servers = guildNote;
+  const problems = [...report.checks, ...report.guilds.flatMap((g) => g.checks)].filter((c) => c.status === 'fail').length;
+  human.verdict = report.ok ? 'ready: every check passes' : `NOT ready: ${problems} problem${problems > 1 ? 's' : ''} to fix (each ✗ above says how)`;
+  return human;
+}
+
+export const doctorCommands: Command[] = [
+  {
+    words: ['doctor'],
+    args: [],
+    optionalArgs: ['guildId'],
+    summary:
+      "Check the bot's setup on the configured platform before going live: the token, the invalid-request budget, and for the guild (default: every guild with links) the bot's presence, the Server Members intent, Manage Roles, each linked role below the bot, the 2FA requirement. Each problem with its fix; exit 1 on any",
+    example: 'doctor 123456789012345678',
+    run: async (ctx, a) => {
+      let guildIds: string[];
+      if (a.guildId !== undefined) {
+        const r = snowflake.safeParse(a.guildId);
+        if (!r.success) throw AppError.validation([{ field: 'guildId', message: r.error.issues[0]?.message ?? 'must be a numeric string' }]);
+        guildIds = [r.data];
+      } else guildIds = await linkedGuilds(ctx.admin());
+      const checker = ctx.setupChecker();
+      const checks = await checker.accountChecks();
+      const guilds: GuildSetupReport[] = [];
+      for (const guildId of guildIds) {
+        const roleIds = (await linkedRoles(ctx.admin(), guildId)).map((l) => l.roleId);
+        const own = await checker.guildChecks(guildId, roleIds);
+        guilds.push({ guild_id: guildId, ok: own.every((c) => c.status !== 'fail'), checks: own });
+      }
+      const report: DoctorReport = { ok: [...checks, ...guilds.flatMap((g) => g.checks)].every((c) => c.status !== 'fail'), checks, guilds };
+      const note = a.guildId === undefined && guildIds.length === 0 ? 'no guild has a link yet: run rolelink doctor <guildId> to check a server before linking' : null;
+      return printable(report, humanReport(report, note));
+    },
+    failed: (result) => !(result as { toJSON(): DoctorReport }).toJSON().ok,
+  },
+];
