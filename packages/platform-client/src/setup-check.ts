@@ -168,7 +168,7 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
   const minutes = Math.round(windowMs / 60_000);
   const used = `${count} of the ${budget} invalid requests (401, 403, 429) the shared limiter allows per ${minutes} minutes are spent`;
   const find =
-    'Find what the platform refuses in rolelink_platform_invalid_requests_total by status (401: the token; 403: permissions, the intent or a missing bot; 429: limits) and fix it with the checks here (docs/operations.md, RoleLinkPlatformInvalidRequests).';
+    'Find what the platform refuses in rolelink_platform_invalid_requests_total by status (401: the token; 403: permissions, the intent or a missing bot; 429: limits) and fix it with the checks here (docs/operations.md, RoleLinkNearPlatformBan).';
   const invalid =
     heldForMs > 0 || count >= budget
       ? check('invalid_requests', TITLES.invalid_requests, 'fail', `${used}: the shared limiter holds every platform call for another ${Math.ceil(heldForMs / 1000)} s. The platform bans the IP for an hour at 10,000 in 10 minutes.`, find)
