@@ -34,3 +34,9 @@ export async function guildPlanRows(db: Queryable, guildIds: readonly string[]):
   );
   return rows;
 }
+
+/** The guild's plan before a change, its row locked (setPlan compares which links it pauses); null for a new guild. */
+export async function lockGuildPlan(db: Queryable, guildId: string): Promise<{ plan: 'free' | 'premium'; paid_slots: number } | null> {
+  const { rows } = await db.query<{ plan: 'free' | 'premium'; paid_slots: number }>('SELECT plan::text AS plan, paid_slots FROM guild WHERE id = $1 FOR UPDATE', [guildId]);
+  return rows[0] ?? null;
+}

@@ -99,3 +99,9 @@ export async function forceResync(db: Queryable, linkId: string): Promise<{ retr
   await journalLinkChange(db, linkId, 'walk');
   return { retried: r.rowCount ?? 0 };
 }
+
+/** The guild's links' roles, oldest link first: the order the slot allowance pauses by (newest beyond it). */
+export async function linkRolesByAge(db: Queryable, guildId: string): Promise<string[]> {
+  const { rows } = await db.query<{ role_id: string }>('SELECT role_id::text FROM role_link WHERE guild_id = $1 ORDER BY id', [guildId]);
+  return rows.map((r) => r.role_id);
+}

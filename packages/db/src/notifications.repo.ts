@@ -56,18 +56,6 @@ export async function recordPluginHealthNotifications(db: Queryable, pluginUrl: 
   return r.rowCount ?? 0;
 }
 
-/** The guild's plan before a change, its row locked (setPlan compares which links it pauses); null for a new guild. */
-export async function lockGuildPlan(db: Queryable, guildId: string): Promise<{ plan: 'free' | 'premium'; paid_slots: number } | null> {
-  const { rows } = await db.query<{ plan: 'free' | 'premium'; paid_slots: number }>('SELECT plan::text AS plan, paid_slots FROM guild WHERE id = $1 FOR UPDATE', [guildId]);
-  return rows[0] ?? null;
-}
-
-/** The guild's links' roles, oldest link first: the order the slot allowance pauses by (newest beyond it). */
-export async function linkRolesByAge(db: Queryable, guildId: string): Promise<string[]> {
-  const { rows } = await db.query<{ role_id: string }>('SELECT role_id::text FROM role_link WHERE guild_id = $1 ORDER BY id', [guildId]);
-  return rows.map((r) => r.role_id);
-}
-
 /** Links a plan change paused (slot allowance): one notification per link, in the plan change's transaction. */
 export async function recordLinkPausedNotifications(db: Queryable, guildId: string, roleIds: readonly string[], detail: { plan: string; slot_allowance: number }): Promise<void> {
   if (roleIds.length === 0) return;
@@ -163,4 +151,20 @@ export async function purgeNotifications(db: Queryable, retentionDays: number, b
     deleted += r.rowCount ?? 0;
     if ((r.rowCount ?? 0) < batch) return deleted;
   }
+}
+
+/**
+ * The health note of a drop: a notification (`events_dropped`) to the link's guild, shown in the
+ * dashboard's notifications beside the plugin's health alerts. At most one an hour per link, so a plugin
+ * down for a day with a long queue leaves one note per hour, not one per event.
+ */
+export async function recordEventsDroppedNote(db: Queryable, linkId: string, detail: { event_id: string; kind: string; attempts: number; plugin_url: string }): Promise<boolean> {
+  const r = await db.query(
+    `INSERT INTO notification (guild_id, role_id, kind, dedupe_key, detail)
+     SELECT s.guild_id, s.role_id, 'events_dropped', 'events:' || s.link_id, $2 FROM plugin_event_link s
+      WHERE s.link_id = $1
+        AND NOT EXISTS (SELECT 1 FROM notification n WHERE n.dedupe_key = 'events:' || s.link_id AND n.created_at > (now() AT TIME ZONE 'UTC') - interval '1 hour')`,
+    [linkId, JSON.stringify(detail)],
+  );
+  return (r.rowCount ?? 0) > 0;
 }

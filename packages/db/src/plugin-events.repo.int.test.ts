@@ -9,13 +9,13 @@ import {
   pruneEvents,
   recordEvent,
   recordEventAttempt,
-  recordEventsDroppedNote,
   recordLinkDeletedEvent,
   releaseEventDelivery,
   resendEvent,
   subscribeLinkEvents,
   subscribePluginEvents,
 } from './plugin-events.repo';
+import { recordEventsDroppedNote } from './notifications.repo';
 
 let db: TestDb;
 beforeAll(async () => {

@@ -179,19 +179,3 @@ export async function pruneEvents(db: Queryable, retentionDays: number, batch = 
   await db.query(`DELETE FROM plugin_event_link s WHERE s.link_deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM plugin_event e WHERE e.link_id = s.link_id AND e.state = 'pending')`);
   return r.rowCount ?? 0;
 }
-
-/**
- * The health note of a drop: a notification (`events_dropped`) to the link's guild, shown in the
- * dashboard's notifications beside the plugin's health alerts. At most one an hour per link, so a plugin
- * down for a day with a long queue leaves one note per hour, not one per event.
- */
-export async function recordEventsDroppedNote(db: Queryable, linkId: string, detail: { event_id: string; kind: string; attempts: number; plugin_url: string }): Promise<boolean> {
-  const r = await db.query(
-    `INSERT INTO notification (guild_id, role_id, kind, dedupe_key, detail)
-     SELECT s.guild_id, s.role_id, 'events_dropped', 'events:' || s.link_id, $2 FROM plugin_event_link s
-      WHERE s.link_id = $1
-        AND NOT EXISTS (SELECT 1 FROM notification n WHERE n.dedupe_key = 'events:' || s.link_id AND n.created_at > ${NOW} - interval '1 hour')`,
-    [linkId, JSON.stringify(detail)],
-  );
-  return (r.rowCount ?? 0) > 0;
-}

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import { recordEventsDroppedNote, subscribeLinkEvents } from '@rolelink/db/events';
+import { subscribeLinkEvents } from '@rolelink/db/events';
+import { recordEventsDroppedNote } from '@rolelink/db/notifications';
 import { replaceList } from '@rolelink/db/list';
 import { putNotifySettings, recordPluginHealthNotifications } from '@rolelink/db/notifications';
 import { memoryLogger } from '@rolelink/runtime';

@@ -1,5 +1,6 @@
 import type { PluginEvent, QueueName } from '@rolelink/contracts';
-import { claimEventDelivery, nextPendingEvent, recordEventAttempt, recordEventsDroppedNote, releaseEventDelivery, type AttemptInput, type EventSubscription, type PendingEvent } from '@rolelink/db/events';
+import { claimEventDelivery, nextPendingEvent, recordEventAttempt, releaseEventDelivery, type AttemptInput, type EventSubscription, type PendingEvent } from '@rolelink/db/events';
+import { recordEventsDroppedNote } from '@rolelink/db/notifications';
 import { decryptToken } from '@rolelink/domain';
 import { PluginCallFailure } from '@rolelink/plugin-http';
 import { signEvent } from '@rolelink/plugin-sdk';
