@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { startEmulator } from '@rolelink/platform-emulator';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, teardownCase } from './sync-support';
@@ -43,10 +43,11 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
         id,
         ownerId: '790000000000000001',
         roles: [
-          { id: ROLE.bot, name: 'rolelink', position: 5 },
+          { id: ROLE.bot, name: 'rolelink', position: 5, permissions: CORRECT_BOT_PERMISSIONS },
           { id: ROLE.linked, name: 'linked', position: 3 },
         ],
         botRoleId: ROLE.bot,
+        rules: CORRECT_RULES,
         members: [...listed(g).map((userId) => ({ userId, roles: [ROLE.linked] })), ...unlisted(g).map((userId) => ({ userId, roles: [] }))],
       })),
     },

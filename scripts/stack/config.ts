@@ -40,6 +40,7 @@ const PERMISSION = {
   sendMessages: 0x800n,
   manageMessages: 0x2000n,
   readMessageHistory: 0x10000n,
+  viewAuditLog: 0x80n,
   manageRoles: 0x10000000n,
 } as const;
 const bits = (...flags: bigint[]) => flags.reduce((all, flag) => all | flag, 0n).toString();
@@ -62,7 +63,7 @@ export const DEMO = {
   everyonePermissions: EVERYONE_PERMISSIONS,
   roles: [
     { id: '1100000000000000014', name: 'Administrators', position: 12, permissions: bits(PERMISSION.administrator), color: 0xe74c3c },
-    { id: '1100000000000000010', name: 'Role Link Bot', position: 10, permissions: bits(PERMISSION.manageRoles), color: 0x5865f2 },
+    { id: '1100000000000000010', name: 'Role Link Bot', position: 10, permissions: bits(PERMISSION.manageRoles, PERMISSION.viewAuditLog), color: 0x5865f2 },
     { id: '1100000000000000011', name: 'Supporter', position: 5, permissions: '0', color: 0xf1c40f },
     { id: '1100000000000000012', name: 'Moderator', position: 3, permissions: bits(PERMISSION.manageGuild, PERMISSION.manageMessages), color: 0x3498db },
     { id: '1100000000000000013', name: 'Member', position: 1, permissions: '0', color: 0x95a5a6 },
@@ -92,7 +93,7 @@ export const DEMO = {
     ownerId: '90000000000000004',
     botRoleId: '1200000000000000010',
     roles: [
-      { id: '1200000000000000010', name: 'Role Link Bot', position: 5, permissions: bits(PERMISSION.manageRoles), color: 0x5865f2 },
+      { id: '1200000000000000010', name: 'Role Link Bot', position: 5, permissions: bits(PERMISSION.manageRoles, PERMISSION.viewAuditLog), color: 0x5865f2 },
       { id: '1200000000000000011', name: 'Helper', position: 2, permissions: bits(PERMISSION.manageMessages), color: 0x2ecc71 },
       { id: '1200000000000000012', name: 'Regular', position: 1, permissions: '0', color: 0x95a5a6 },
     ],
@@ -128,7 +129,13 @@ const DEMO_USER_ROLES: Record<DemoUser['role'], string[]> = {
   member: [DEMO.memberRoleId],
 };
 
-/** The emulator seed (`EMULATOR_SEED`): the demo guild with `memberCount` generated members, the small other guild and demo_member's bot-less one. */
+/**
+ * What a correct installation has on the platform beyond roles (the emulator's guild rules): the
+ * application's Server Members intent, switched on in the developer portal. 2FA: no guild requires it.
+ */
+const INSTALLED = { membersIntent: true } as const;
+
+/** The emulator seed (`EMULATOR_SEED`): the demo guild with `memberCount` generated members, the small other guild and demo_member's bot-less one, each installed correctly. */
 export function demoSeed(memberCount: number) {
   const other = DEMO.otherGuild;
   const botless = DEMO.botlessGuild;
@@ -140,6 +147,7 @@ export function demoSeed(memberCount: number) {
         ownerId: DEMO.ownerId,
         roles: [{ id: DEMO.guildId, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...DEMO.roles],
         botRoleId: DEMO.botRoleId,
+        rules: { ...INSTALLED },
         members: DEMO.users.map((u) => ({ userId: u.id, username: u.username, roles: DEMO_USER_ROLES[u.role] })),
         generateMembers: { count: memberCount, startId: DEMO.firstMemberId, roles: [DEMO.memberRoleId] },
         channels: DEMO.channels.map((c) => ({ ...c })),
@@ -150,6 +158,7 @@ export function demoSeed(memberCount: number) {
         ownerId: other.ownerId,
         roles: [{ id: other.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...other.roles],
         botRoleId: other.botRoleId,
+        rules: { ...INSTALLED },
         members: other.members.map((m) => ({ ...m, roles: [...m.roles] })),
       },
       {
@@ -159,6 +168,7 @@ export function demoSeed(memberCount: number) {
         botMember: false,
         roles: [{ id: botless.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...botless.roles],
         botRoleId: botless.botRoleId,
+        rules: { ...INSTALLED },
         members: botless.members.map((m) => ({ ...m, roles: [...m.roles] })),
       },
     ],

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { createPlatformClient, type PlatformClient } from './client';
 import { readRoleHolders } from './role-holders';
@@ -22,10 +22,11 @@ beforeAll(async () => {
           id: GUILD,
           ownerId: '730000000000000001',
           roles: [
-            { id: ROLE.bot, position: 5 },
+            { id: ROLE.bot, position: 5, permissions: CORRECT_BOT_PERMISSIONS },
             { id: ROLE.linked, position: 1 },
           ],
           botRoleId: ROLE.bot,
+          rules: CORRECT_RULES,
           generateMembers: { count: 2_500, startId: '900000000000000000' },
           members: holders,
         },

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../../../services/api/src/app';
@@ -198,10 +198,11 @@ describe('existing role members at creation (spec 1)', () => {
             id: g,
             ownerId: '100000000000000009',
             botRoleId: '700000000000000099',
+            rules: CORRECT_RULES,
             roles: [
               { id: small, position: 1 },
               { id: big, position: 2 },
-              { id: '700000000000000099', position: 10 },
+              { id: '700000000000000099', position: 10, permissions: CORRECT_BOT_PERMISSIONS },
             ],
             members: [...userIds(3).map((u) => ({ userId: u, roles: [small, big] })), ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] }))],
           },

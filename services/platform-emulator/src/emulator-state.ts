@@ -2,6 +2,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { AppError } from '@rolelink/runtime';
 import { AuditLog, type AuditEntry } from './audit-log';
 import { GuildState, type RoleDef } from './guild-state';
+import type { GuildRules } from './guild-rules';
 import { OAuthStore } from './oauth/oauth-store';
 import { guildPermissions } from './permissions';
 import { DEFAULT_OPTIONS, type ConfigPatch, type EmulatorConfig, type OAuthClient } from './options';
@@ -44,6 +45,10 @@ export class EmulatorState {
   /** DM channel id per recipient: POST /users/@me/channels answers the same channel every time, as the platform does. */
   private readonly dmChannels = new Map<string, string>();
   private nextChannelId = 800000000000000000n;
+  /** Accounts that exist without being in a guild now: seeds' `users`, and members who left or were removed. */
+  private readonly knownUsers = new Set<string>();
+  /** Accounts deleted through DELETE /_emulator/users/:u: 404 10013 Unknown User from then on. */
+  private readonly deletedUsers = new Set<string>();
 
   constructor(options: EmulatorStateOptions) {
     this.botToken = options.botToken;
@@ -78,6 +83,12 @@ export class EmulatorState {
     const parsed = parseSeed(seed);
     const built = parsed.guilds.map((g) => new GuildState(g, this.botUserId));
     for (const g of built) this.guilds.set(g.id, g);
+    // A seed describes accounts that exist: one it lists (a deleted one included) exists again.
+    const listed = [...(parsed.users ?? []), ...parsed.guilds.flatMap((g) => [...(g.users ?? []), g.ownerId, ...(g.members ?? []).map((m) => m.userId)])];
+    for (const id of parsed.users ?? []) this.knownUsers.add(id);
+    for (const g of parsed.guilds) for (const id of g.users ?? []) this.knownUsers.add(id);
+    for (const id of listed) this.deletedUsers.delete(id);
+    for (const id of [...this.deletedUsers]) if (built.some((g) => g.members.has(BigInt(id)))) this.deletedUsers.delete(id);
     return built.map((g) => ({ id: g.id, members: g.members.size }));
   }
 
@@ -90,12 +101,56 @@ export class EmulatorState {
     this.audit.clear();
     this.messages.length = 0;
     this.dmChannels.clear();
+    this.knownUsers.clear();
+    this.deletedUsers.clear();
   }
 
-  /** Whether the user is a member of any guild (the platform knows them; a DM can be opened). */
+  /**
+   * Whether the account exists (a DM can be opened, member routes answer 10007 rather than 10013 when
+   * it is not in the guild): the bot, guild owners, members of any guild, seeds' `users`, members who
+   * left; never a deleted account.
+   */
   knowsUser(userId: string): boolean {
+    if (this.deletedUsers.has(userId)) return false;
+    if (userId === this.botUserId || this.knownUsers.has(userId)) return true;
     const id = BigInt(userId);
     return this.allGuilds().some((g) => g.members.has(id) || g.ownerId === userId);
+  }
+
+  /**
+   * Deletes the account: it leaves every guild, and user and member routes answer 404 10013 Unknown
+   * User for it. 404 when no such account exists; 409 for the bot or a guild's owner (the platform
+   * makes an owner transfer their guilds before deleting the account).
+   */
+  deleteUser(userId: string): void {
+    if (!this.knowsUser(userId)) throw AppError.notFound(`Unknown user ${userId}`);
+    if (userId === this.botUserId) throw new AppError(409, 'The bot user cannot be deleted: remove the bot from a guild with PATCH /_emulator/guilds/:g/rules { botInGuild: false }', 'conflict');
+    const owned = this.allGuilds().filter((g) => g.ownerId === userId);
+    if (owned.length) throw new AppError(409, `User ${userId} owns guild(s) ${owned.map((g) => g.id).join(', ')}: the platform deletes no account that owns a guild`, 'conflict');
+    for (const g of this.allGuilds()) g.members.remove(BigInt(userId));
+    this.knownUsers.delete(userId);
+    this.deletedUsers.add(userId);
+  }
+
+  isDeleted(userId: string): boolean {
+    return this.deletedUsers.has(userId);
+  }
+
+  /** The guild's rules (guild-rules.ts); 404 for an unknown guild. */
+  rules(guildId: string): GuildRules {
+    return this.requireGuild(guildId).rules(this.botUserId);
+  }
+
+  /**
+   * Changes a guild's rules. `botInGuild: false` removes the bot as a kick would (its managed role stays
+   * reserved for it); true adds it back holding that role, with the role's permissions as they were.
+   */
+  setRules(guildId: string, patch: Partial<GuildRules>): GuildRules {
+    const guild = this.requireGuild(guildId);
+    guild.setRules(patch);
+    if (patch.botInGuild === false) guild.leaveBot(this.botUserId);
+    if (patch.botInGuild === true) guild.joinBot(this.botUserId);
+    return guild.rules(this.botUserId);
   }
 
   /** The bot's DM channel with the user, opened on first use. */
@@ -177,6 +232,7 @@ export class EmulatorState {
 
   addMember(guildId: string, userId: string, roles: readonly string[] = []): void {
     const guild = this.requireGuild(guildId);
+    if (this.deletedUsers.has(userId)) throw new AppError(409, `User ${userId} was deleted: a deleted account joins no guild`, 'conflict');
     if (!guild.members.insert(BigInt(userId), this.roleIndexes(guild, roles))) throw new AppError(409, `Member ${userId} is already in guild ${guildId}`, 'conflict');
   }
 
@@ -197,6 +253,8 @@ export class EmulatorState {
   removeMember(guildId: string, userId: string): void {
     const guild = this.requireGuild(guildId);
     if (!guild.members.remove(BigInt(userId))) throw AppError.notFound(`Unknown member ${userId} in guild ${guildId}`);
+    // The account still exists after leaving: member routes answer 10007 for it, not 10013.
+    this.knownUsers.add(userId);
   }
 
   /** A member-role change through the platform API (checks done by the caller); undefined = no such member. */

@@ -1,9 +1,13 @@
-import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { DEFAULT_RULES, type GuildRules, type StoredRules } from './guild-rules';
 import { MemberStore } from './member-store';
-import { DEFAULT_GENERATED_START_ID, type SeedChannel, type SeedGuild, type SeedRole } from './seed';
+import { botJoins, DEFAULT_GENERATED_START_ID, type SeedChannel, type SeedGuild, type SeedRole } from './seed';
 
-/** `permissions` is what the platform reports for the role (the bot's role includes Manage Roles, unless the invite that added it left it out). */
-export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number };
+/**
+ * `permissions` is what the platform reports for the role: the seed's, or for the bot's role the
+ * invite's once the bot joined through the authorization page. `managed`: integration roles and the
+ * bot's own (`botId` set), which nobody can add or remove.
+ */
+export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number; managed: boolean; botId?: string };
 /** Names a seed gave a member; members without one are `user_<id>`. */
 export type UserProfile = { username: string; globalName: string | null };
 
@@ -11,7 +15,7 @@ export type UserProfile = { username: string; globalName: string | null };
  * One guild: its roles (with @everyone, whose id is the guild's, added when the seed leaves it out),
  * the bot's highest role, and its members. The bot is itself a member holding `botRoleId`, as on the
  * platform, where a bot acts only in guilds it has joined; a guild seeded with `botMember: false` starts
- * without it (joinBot). The emulator does not refuse the bot's calls on such a guild: nothing sends them.
+ * without it (joinBot), and the routes refuse the bot's calls there (rules.botInGuild).
  */
 export class GuildState {
   readonly id: string;
@@ -19,6 +23,8 @@ export class GuildState {
   readonly ownerId: string;
   readonly roles: readonly RoleDef[];
   readonly botRole: RoleDef;
+  /** The rules of guild-rules.ts but `botInGuild`, which is the bot's membership. */
+  private readonly stored: StoredRules;
   readonly members: MemberStore;
   /** Text channels, in seed order (the platform's old default channel had the guild's id: so does ours). */
   readonly channels: readonly SeedChannel[];
@@ -34,18 +40,22 @@ export class GuildState {
     this.ownerId = seed.ownerId;
     this.channels = seed.channels ?? [{ id: seed.id, name: 'general' }];
     const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
-    // The bot was invited with Manage Roles (it could not do its job otherwise) and View Audit Log (drift
-    // repair reads it); a seed adds to that. A guild seeded without the bot gets its role's permissions
-    // from the invite instead (joinBot).
-    const botRoleGrant = (id: string) => (id === seed.botRoleId && seed.botMember !== false ? PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog : 0n);
+    // The bot's role has exactly the seed's permissions, as on the platform, where it has the invite's:
+    // a correct installation's seed gives it Manage Roles and View Audit Log (CORRECT_BOT_PERMISSIONS).
+    // The platform creates it for the bot as an integration role, so it is managed.
+    const isBotRole = (id: string) => id === seed.botRoleId && id !== seed.id;
     this.roles = [...everyone, ...seed.roles].map((r, index) => ({
       id: r.id,
       name: r.name ?? (r.id === seed.id ? '@everyone' : `role-${r.id}`),
       position: r.position,
       index,
-      permissions: BigInt(r.permissions ?? '0') | botRoleGrant(r.id),
+      permissions: BigInt(r.permissions ?? '0'),
       color: r.color ?? 0,
+      managed: r.managed === true || isBotRole(r.id),
+      ...(isBotRole(r.id) && { botId: botUserId }),
     }));
+    const { botInGuild: _membership, ...stored } = seed.rules ?? {};
+    this.stored = { ...DEFAULT_RULES, ...stored };
     this.roleIndex = new Map(this.roles.map((r) => [r.id, r]));
     this.botRole = this.requireRole(seed.botRoleId);
     this.members = MemberStore.build(this.roles.length, this.explicitMembers(seed, botUserId), this.generatedRange(seed));
@@ -60,14 +70,38 @@ export class GuildState {
     return this.members.has(BigInt(botUserId));
   }
 
+  rules(botUserId: string): GuildRules {
+    return { ...this.stored, botInGuild: this.hasBot(botUserId) };
+  }
+
+  /** Changes the stored rules; `botInGuild` is the caller's (joinBot / leaveBot). */
+  setRules(patch: Partial<StoredRules>): void {
+    for (const key of ['membersIntent', 'mfaRequired', 'ownerMfa'] as const) if (patch[key] !== undefined) this.stored[key] = patch[key];
+  }
+
+  /** The position of the bot's highest role (0, @everyone's, when it holds none or is not a member). */
+  botHighestPosition(botUserId: string): number {
+    const roles = this.members.roles(BigInt(botUserId)) ?? [];
+    return Math.max(0, ...roles.map((i) => this.roles[i]?.position ?? 0));
+  }
+
+  /**
+   * The bot leaves, as a kick does: it is no longer a member. Its managed role stays (the platform
+   * deletes it and makes a new one on the next invite; keeping it keeps `botRoleId` stable for tests),
+   * reserved for the bot. False when it was not a member.
+   */
+  leaveBot(botUserId: string): boolean {
+    return this.members.remove(BigInt(botUserId));
+  }
+
   /**
    * The bot joins (the bot authorization page): it becomes a member holding `botRole`, whose permissions
    * become the invite's, as the managed role the platform creates on join carries them. False when the
    * bot is already a member. The platform would create that role; the seed reserved it (see botMember).
    */
-  joinBot(botUserId: string, permissions: bigint): boolean {
+  joinBot(botUserId: string, permissions?: bigint): boolean {
     if (this.hasBot(botUserId)) return false;
-    if (!this.isEveryone(this.botRole)) this.botRole.permissions = permissions;
+    if (!this.isEveryone(this.botRole) && permissions !== undefined) this.botRole.permissions = permissions;
     return this.members.insert(BigInt(botUserId), this.isEveryone(this.botRole) ? [] : [this.botRole.index]);
   }
 
@@ -100,9 +134,9 @@ export class GuildState {
     return role.id === this.id;
   }
 
-  /** The platform's hierarchy rule: a bot manages only roles strictly below its highest role. */
-  canManage(role: RoleDef): boolean {
-    return role.position < this.botRole.position;
+  /** The platform's hierarchy rule: a bot manages only roles strictly below its highest role, and never a managed one. */
+  canManage(role: RoleDef, botUserId: string): boolean {
+    return !role.managed && role.position < this.botHighestPosition(botUserId);
   }
 
   /** Role indexes for ids, without @everyone (every member holds it implicitly, so it is never stored). */
@@ -127,7 +161,7 @@ export class GuildState {
     const out = new Map<bigint, readonly number[]>();
     for (const m of seed.members ?? []) out.set(BigInt(m.userId), this.roleIndexes(m.roles ?? []));
     const bot = BigInt(botUserId);
-    if (seed.botMember === false) {
+    if (!botJoins(seed)) {
       out.delete(bot);
       return out;
     }

@@ -3,7 +3,10 @@ import { REST } from '@discordjs/rest';
 import type { RESTError } from 'discord-api-types/v10';
 import { startEmulator, type RunningEmulator } from './server';
 import { DEFAULT_CONFIG } from './options';
-import { call, GUILD, NOT_A_MEMBER, OWNER, smallSeed } from './testing/fixtures';
+import { call, GUILD, OWNER, smallSeed } from './testing/fixtures';
+
+/** An id no account has (NOT_A_MEMBER exists, outside the guild). */
+const NEVER_AN_ACCOUNT = '488888888888888888';
 
 // DMs, channel messages and the channel list (issue 20, part 3: the bot's notifications), through
 // @discordjs/core as the bot worker calls them, and raw where the platform's error bodies are checked.
@@ -48,7 +51,7 @@ describe('messages and channels', () => {
     const empty = await post(`/channels/${GUILD}/messages`, {});
     expect(empty).toMatchObject({ status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_REQUIRED' }] } } } });
     expect((await post(`/channels/${GUILD}/messages`, { content: 'x'.repeat(2001) })).body).toMatchObject({ errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } } });
-    expect((await post('/users/@me/channels', { recipient_id: NOT_A_MEMBER })).status).toBe(400);
+    expect((await post('/users/@me/channels', { recipient_id: NEVER_AN_ACCOUNT })).status).toBe(400);
     expect((await post('/users/@me/channels', { recipient_id: 'someone' })).body).toMatchObject({ code: 50035, errors: { recipient_id: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } });
     expect((await call<RESTError>(emulator, 'GET', '/guilds/999999999999999999/channels')).body).toEqual({ message: 'Unknown Guild', code: 10004 });
     expect(emulator.state.messages).toEqual([]);

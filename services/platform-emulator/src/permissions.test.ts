@@ -11,7 +11,7 @@ const guild = new GuildState(
       { id: '510000000000000001', position: 0, permissions: PermissionFlagsBits.ViewChannel.toString() },
       { id: '511000000000000001', position: 1, permissions: PermissionFlagsBits.ManageGuild.toString() },
       { id: '511000000000000002', position: 2, permissions: (PermissionFlagsBits.Administrator | PermissionFlagsBits.KickMembers).toString() },
-      { id: '511000000000000003', position: 3 },
+      { id: '511000000000000003', position: 3, permissions: (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString() },
     ],
     botRoleId: '511000000000000003',
     members: [

@@ -1,5 +1,6 @@
 import { snowflake } from '@rolelink/contracts';
 import { z } from 'zod';
+import { rulesPatchSchema, type GuildRules } from './guild-rules';
 
 export type SeedRole = {
   id: string;
@@ -9,6 +10,11 @@ export type SeedRole = {
   permissions?: string;
   /** RGB colour 0..0xFFFFFF (default 0, no colour). */
   color?: number;
+  /**
+   * Managed by an integration (a bot's own role, a subscription, a booster role): nobody can add or
+   * remove it through the API. The bot's role (`botRoleId`) is always managed, as the platform creates it.
+   */
+  managed?: boolean;
 };
 export type SeedMember = {
   userId: string;
@@ -36,9 +42,21 @@ export type SeedGuild = {
   generateMembers?: { count: number; startId?: string; roles?: string[] };
   /** Text channels (GET /guilds/:id/channels, messages). Default: one `general` whose id is the guild's. */
   channels?: SeedChannel[];
+  /**
+   * The platform's rules for this guild (guild-rules.ts); unset ones keep a new application's defaults:
+   * `membersIntent` false, `mfaRequired` false, `ownerMfa` true, `botInGuild` = `botMember`. A correct
+   * installation sets `membersIntent: true` (`CORRECT_RULES`). `botInGuild: false` is `botMember: false`.
+   */
+  rules?: Partial<GuildRules>;
+  /**
+   * User accounts that exist without being members here (say, a plugin lists them): member routes
+   * answer 404 10007 Unknown Member for them, where an id nobody knows answers 10013 Unknown User.
+   */
+  users?: string[];
 };
 export type SeedChannel = { id: string; name: string };
-export type EmulatorSeed = { guilds: SeedGuild[] };
+/** `users`: accounts that exist outside every guild, as `SeedGuild.users` (the same set: users are platform-wide). */
+export type EmulatorSeed = { guilds: SeedGuild[]; users?: string[] };
 
 export const DEFAULT_GENERATED_START_ID = '100000000000000000';
 /**
@@ -68,6 +86,7 @@ const seedRole = z.object({
   position: z.number().int().min(0),
   permissions: permissions.optional(),
   color: z.number().int().min(0).max(0xffffff).optional(),
+  managed: z.boolean().optional(),
 });
 const seedMember = z.object({ userId: memberId, roles: z.array(snowflake).optional(), username: userName.optional(), globalName: userName.optional() });
 
@@ -79,6 +98,8 @@ export const seedGuildSchema = z
     roles: z.array(seedRole),
     botRoleId: snowflake,
     botMember: z.boolean().optional(),
+    rules: rulesPatchSchema.optional(),
+    users: z.array(memberId).optional(),
     members: z.array(seedMember).optional(),
     channels: z
       .array(z.object({ id: snowflake, name: z.string().min(1).max(100) }))
@@ -105,7 +126,10 @@ export const seedGuildSchema = z
         if (!known(r)) ctx.addIssue({ code: 'custom', path: ['members', i, 'roles', k], message: `unknown role ${r}` });
       }),
     );
-    if (guild.botMember === false) {
+    if (guild.botMember !== undefined && guild.rules?.botInGuild !== undefined && guild.botMember !== guild.rules.botInGuild) {
+      ctx.addIssue({ code: 'custom', path: ['rules', 'botInGuild'], message: 'botMember and rules.botInGuild say different things: give one' });
+    }
+    if (!botJoins(guild)) {
       // The platform creates the managed role as the bot joins, so nobody can hold it before that.
       if (guild.botRoleId === guild.id) ctx.addIssue({ code: 'custom', path: ['botRoleId'], message: 'with botMember false, botRoleId must be a role of its own (the one the bot gets when added), not @everyone' });
       guild.members?.forEach((m, i) => {
@@ -122,7 +146,12 @@ export const seedGuildSchema = z
     }
   }) satisfies z.ZodType<SeedGuild>;
 
-export const seedSchema = z.object({ guilds: z.array(seedGuildSchema) }) satisfies z.ZodType<EmulatorSeed>;
+export const seedSchema = z.object({ guilds: z.array(seedGuildSchema), users: z.array(memberId).optional() }) satisfies z.ZodType<EmulatorSeed>;
+
+/** Whether the bot starts as a member of the seeded guild (`rules.botInGuild`, else `botMember`, default true). */
+export function botJoins(guild: Pick<SeedGuild, 'botMember' | 'rules'>): boolean {
+  return guild.rules?.botInGuild ?? guild.botMember ?? true;
+}
 
 /** Validates a seed (from a file or the control API); throws with every problem listed. */
 export function parseSeed(value: unknown): EmulatorSeed {

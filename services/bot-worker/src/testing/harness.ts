@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { fromStored, toStored } from '@rolelink/db/client';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES } from '@rolelink/platform-emulator';
 
 /** Test helpers: rows written with SQL the way the API and link creation leave them (no API needed). */
 
@@ -14,13 +15,22 @@ export function ids(count: number, start = MEMBER_START): string[] {
   return Array.from({ length: count }, (_, i) => (start + BigInt(i)).toString());
 }
 
+/**
+ * Accounts that exist on the platform without being in the test guilds: the "strangers" tests list
+ * (member routes answer 10007 Unknown Member for them; an id no account has answers 10013 Unknown User).
+ */
+export const STRANGERS = ['899999999999999997', '899999999999999998', '899999999999999999'] as const;
+
+/** A correctly installed guild (the Server Members intent, the bot's role with Manage Roles and View Audit Log). */
 export function guildSeed(id: string, members: number, opts: { holders?: { userIds: string[]; roles: string[] }[] } = {}) {
   return {
     id,
     ownerId: '790000000000000001',
+    rules: CORRECT_RULES,
+    users: [...STRANGERS],
     roles: [
       { id: ROLE.above, name: 'above-bot', position: 10 },
-      { id: ROLE.bot, name: 'rolelink', position: 5 },
+      { id: ROLE.bot, name: 'rolelink', position: 5, permissions: CORRECT_BOT_PERMISSIONS },
       { id: ROLE.linked, name: 'linked', position: 3 },
       { id: ROLE.other, name: 'other', position: 2 },
       { id: ROLE.third, name: 'third', position: 1 },

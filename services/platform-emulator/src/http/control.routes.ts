@@ -3,6 +3,7 @@ import { input, validate } from '@rolelink/runtime';
 import express, { Router } from 'express';
 import { z } from 'zod';
 import type { EmulatorState } from '../emulator-state';
+import { rulesPatchSchema } from '../guild-rules';
 import { configPatchSchema } from '../options';
 import { memberId, seedSchema } from '../seed';
 import { renderMember } from './render';
@@ -15,6 +16,7 @@ const rolesBody = z.object({ roles: z.array(snowflake), actorId: snowflake.optio
 const newMemberBody = z.object({ userId: memberId, roles: z.array(snowflake).optional() });
 /** How long the guild's member-role changes answer 429 scope shared (0 lifts it). */
 const sharedLimitBody = z.object({ retryAfterMs: z.number().int().min(0).max(86_400_000) });
+const userParams = z.object({ userId: memberId });
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
 
 /**
@@ -47,6 +49,24 @@ export function controlRouter(state: EmulatorState): Router {
   router.patch('/config', validate({ body: configPatchSchema }), (_req, res) => {
     const { body } = input<{ body: typeof configPatchSchema }>(res);
     res.json(state.configure(body));
+  });
+
+  // The platform's rules for the guild (guild-rules.ts): what a test switches to show both sides.
+  router.get('/guilds/:guildId/rules', validate({ params: guildParams }), (_req, res) => {
+    const { params } = input<{ params: typeof guildParams }>(res);
+    res.json(state.rules(params.guildId));
+  });
+
+  router.patch('/guilds/:guildId/rules', validate({ params: guildParams, body: rulesPatchSchema }), (_req, res) => {
+    const { params, body } = input<{ params: typeof guildParams; body: typeof rulesPatchSchema }>(res);
+    res.json(state.setRules(params.guildId, body));
+  });
+
+  // The account is deleted: out of every guild, 404 10013 Unknown User on user and member routes.
+  router.delete('/users/:userId', validate({ params: userParams }), (_req, res) => {
+    const { params } = input<{ params: typeof userParams }>(res);
+    state.deleteUser(params.userId);
+    res.status(204).end();
   });
 
   router.post('/guilds/:guildId/members', validate({ params: guildParams, body: newMemberBody }), (_req, res) => {

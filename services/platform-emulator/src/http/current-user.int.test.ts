@@ -97,12 +97,13 @@ describe("current user routes with a signed-in user's bearer token", () => {
     ]);
   });
 
-  it("renders seeded role colours and permissions, the bot's role keeping Manage Roles", async () => {
+  it("renders seeded role colours and permissions, the bot's role managed and tagged with the bot", async () => {
     const res = await call<APIRole[]>(emulator, 'GET', `/guilds/${ALPHA}/roles`);
     const byId = new Map(res.body.map((r) => [r.id, r]));
     expect(byId.get(ALPHA)).toMatchObject({ permissions: EVERYONE_BITS.toString(), color: 0 });
     expect(byId.get(ALPHA_ROLE.mod)).toMatchObject({ permissions: '32', color: 0x3498db, colors: { primary_color: 0x3498db } });
-    expect(byId.get(ALPHA_ROLE.bot)?.permissions).toBe((PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString());
+    expect(byId.get(ALPHA_ROLE.bot)).toMatchObject({ permissions: (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString(), managed: true, tags: { bot_id: BOT_USER } });
+    expect(byId.get(ALPHA_ROLE.mod)).toMatchObject({ managed: false });
     expect(byId.get(ALPHA_ROLE.admin)).toMatchObject({ permissions: '8', color: 0xe74c3c });
   });
 

@@ -44,6 +44,8 @@ const CONTROL_CHANGES = [
   'DELETE /_emulator/guilds/:guild/members/:user',
   'PUT /_emulator/guilds/:guild/members/:user/roles',
   'PUT /_emulator/guilds/:guild/shared-limit',
+  'PATCH /_emulator/guilds/:guild/rules',
+  'DELETE /_emulator/users/:user',
 ];
 
 const link = (href: string, text = href) => `<a href="${e(href)}">${e(text)}</a>`;
@@ -70,7 +72,7 @@ export function indexPage(state: EmulatorState, nonce: string): string {
 
 <h2>What it holds</h2>
 <p>The bot user: <strong>${e(bot.username)}</strong>, id <code>${e(bot.id)}</code>, a member of every guild except those seeded with <code>"botMember": false</code> until it is added (below). Its token is <code>EMULATOR_BOT_TOKEN</code> (the local stack prints it).</p>
-${guilds.length ? shown.map((g) => guildSection(g)).join('\n') + more : '<p>No guilds yet: seed some with <code>POST /_emulator/seed</code> or <code>EMULATOR_SEED</code>.</p>'}
+${guilds.length ? shown.map((g) => guildSection(g, state.botUserId)).join('\n') + more : '<p>No guilds yet: seed some with <code>POST /_emulator/seed</code> or <code>EMULATOR_SEED</code>.</p>'}
 
 <h2>Sign-in (OAuth2)</h2>
 <p>Client <code>${e(client)}</code>. A client such as the dashboard sends people to</p>
@@ -93,19 +95,19 @@ ${codeList(CONTROL_CHANGES)}`,
   );
 }
 
-function guildSection(guild: GuildState): string {
+function guildSection(guild: GuildState, botUserId: string): string {
   const base = `/_emulator/guilds/${guild.id}`;
   const rows = [...guild.roles]
     .sort((a, b) => b.position - a.position)
     .map((role) => {
       const everyone = guild.isEveryone(role);
-      const note = role === guild.botRole ? "the bot's role" : everyone ? 'every member' : guild.canManage(role) ? '' : 'above the bot: it cannot change this role';
+      const note = role === guild.botRole ? "the bot's role" : everyone ? 'every member' : role.managed ? 'managed: nobody can assign it' : guild.canManage(role, botUserId) ? '' : 'above the bot: it cannot change this role';
       // @everyone's holders are every member: a million ids are no page to link to.
       const holders = everyone ? String(guild.members.size) : link(`${base}/roles/${role.id}/holders`, String(guild.members.count(role.index)));
       return `<tr><td>${e(role.name)}</td><td><code>${e(role.id)}</code></td><td>${role.position}</td><td>${holders}</td><td>${e(note)}</td></tr>`;
     })
     .join('');
   return `<h3>${e(guild.name)}</h3>
-<p>Guild <code>${e(guild.id)}</code>, owner <code>${e(guild.ownerId)}</code>, ${guild.members.size.toLocaleString('en')} members (the bot included) · ${link(`${base}/audit-log`, 'audit log')}</p>
+<p>Guild <code>${e(guild.id)}</code>, owner <code>${e(guild.ownerId)}</code>, ${guild.members.size.toLocaleString('en')} members (the bot included) · ${link(`${base}/audit-log`, 'audit log')} · ${link(`${base}/rules`, 'rules')}</p>
 <table><thead><tr><th>Role</th><th>Id</th><th>Position</th><th>Holders</th><th>Note</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -16,8 +16,12 @@ export const unknownGuild = () => platformError(404, 'Unknown Guild', RESTJSONEr
 export const unknownMember = () => platformError(404, 'Unknown Member', RESTJSONErrorCodes.UnknownMember);
 export const unknownChannel = () => platformError(404, 'Unknown Channel', RESTJSONErrorCodes.UnknownChannel);
 export const unknownRole = () => platformError(404, 'Unknown Role', RESTJSONErrorCodes.UnknownRole);
+/** A user id no account has (never existed, or deleted). */
+export const unknownUser = () => platformError(404, 'Unknown User', RESTJSONErrorCodes.UnknownUser);
+/** A moderation action on a guild requiring 2FA, by an application whose owner has none. */
+export const twoFactorRequired = () => platformError(403, 'Two factor is required for this operation', RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired);
 export const missingPermissions = () => platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);
-/** A user token without the scope the route needs (e.g. `guilds` for GET /users/@me/guilds). */
+/** A user token without the scope the route needs (e.g. `guilds` for GET /users/@me/guilds); the bot outside the guild; the member list without the intent. */
 export const missingAccess = () => platformError(403, 'Missing Access', RESTJSONErrorCodes.MissingAccess);
 
 /** The token endpoint's error codes (RFC 6749 §5.2), which the platform answers instead of `{ message, code }`. */

@@ -1,17 +1,27 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, type RESTGetAPIGuildChannelsResult } from 'discord-api-types/v10';
-import type { RESTGetAPIGuildMemberResult, RESTGetAPIGuildMembersQuery, RESTGetAPIGuildMembersResult, RESTGetAPIGuildResult, RESTGetAPIGuildRoleMemberCountsResult, RESTGetAPIGuildRolesResult } from 'discord-api-types/v10';
+import type {
+  RESTGetAPIUserResult,
+  RESTGetAPIGuildMemberResult,
+  RESTGetAPIGuildMembersQuery,
+  RESTGetAPIGuildMembersResult,
+  RESTGetAPIGuildResult,
+  RESTGetAPIGuildRoleMemberCountsResult,
+  RESTGetAPIGuildRolesResult,
+} from 'discord-api-types/v10';
 import { decodeReason } from '../audit-log';
 import { currentApplication } from './application';
 import { auditLogsHandler } from './audit-logs';
 import type { EmulatorState } from '../emulator-state';
 import type { BucketKind } from '../rate-limits';
 import { currentUser, currentUserGuilds } from './current-user';
+import { userProfile } from '../oauth/sign-in-users';
 import { countInvalid, gate, type AuthScheme } from './gate';
 import { tokenHandler } from './oauth-token';
-import { boolQuery, guildOf, intQuery, pathSnowflake, snowflake } from './params';
-import { invalidFormBody, missingPermissions, routeNotFound, unknownChannel, unknownMember, unknownRole } from './platform-errors';
-import { renderGuild, renderMember, renderRole } from './render';
+import { boolQuery, guildOf, intQuery, memberOf, pathSnowflake, snowflake } from './params';
+import { invalidFormBody, missingAccess, routeNotFound, unknownChannel, unknownRole, unknownUser } from './platform-errors';
+import { renderBotUser, renderGuild, renderMember, renderRole, renderUser } from './render';
+import { roleChangeRefusal } from '../role-change-rules';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 type RouteOptions = { aliases?: string[]; auth?: readonly AuthScheme[] | 'none' };
@@ -34,8 +44,15 @@ export function platformRouter(state: EmulatorState): Router {
   // The client authenticates in the body (or HTTP Basic), not with a token.
   route('post', '/oauth2/token', 'route', [express.urlencoded({ extended: false, limit: '16kb' }), tokenHandler(state)], { auth: 'none' });
 
+  // Any account by id; 404 10013 for an id no account has, or a deleted one.
+  route('get', '/users/:userId', 'route', (req, res) => {
+    const userId = pathSnowflake(req, 'userId', 'user_id');
+    if (!state.knowsUser(userId)) throw unknownUser();
+    res.json((userId === state.botUserId ? renderBotUser(userId) : renderUser(userId, userProfile(state, userId))) satisfies RESTGetAPIUserResult);
+  });
+
   route('get', '/guilds/:guildId', 'route', (req, res) => {
-    res.json(renderGuild(guildOf(state, req), boolQuery(req.query.with_counts)) satisfies RESTGetAPIGuildResult);
+    res.json(renderGuild(guildOf(state, req, 'unknown_guild'), boolQuery(req.query.with_counts), state.botUserId) satisfies RESTGetAPIGuildResult);
   });
 
   route('get', '/guilds/:guildId/roles', 'route', (req, res) => {
@@ -51,8 +68,10 @@ export function platformRouter(state: EmulatorState): Router {
   });
 
   // Ordered by user id ascending; `after` is exclusive, as on the platform.
+  // Needs the Server Members privileged intent (docs: resources/guild, List Guild Members).
   route('get', '/guilds/:guildId/members', 'route', (req, res) => {
     const guild = guildOf(state, req);
+    if (!guild.rules(state.botUserId).membersIntent) throw missingAccess();
     const query: RESTGetAPIGuildMembersQuery = {
       limit: intQuery(req.query.limit, 'limit', 1, 1000, 1),
       after: req.query.after === undefined ? '0' : snowflake(req.query.after, 'after'),
@@ -63,10 +82,8 @@ export function platformRouter(state: EmulatorState): Router {
 
   route('get', '/guilds/:guildId/members/:userId', 'route', (req, res) => {
     const guild = guildOf(state, req);
-    const id = BigInt(pathSnowflake(req, 'userId', 'user_id'));
-    const roles = guild.members.roles(id);
-    if (!roles) throw unknownMember();
-    res.json(renderMember(guild, { id, roles }, state.botUserId) satisfies RESTGetAPIGuildMemberResult);
+    const { userId, roles } = memberOf(state, guild, req);
+    res.json(renderMember(guild, { id: BigInt(userId), roles }, state.botUserId) satisfies RESTGetAPIGuildMemberResult);
   });
 
   // Drift repair reads what changed (issue 22): member role updates, by the bot and by hand.
@@ -105,7 +122,10 @@ export function platformRouter(state: EmulatorState): Router {
     express.json({ limit: '64kb' }),
     (req, res) => {
       const channelId = pathSnowflake(req, 'channelId', 'channel_id');
-      if (!state.channel(channelId)) throw unknownChannel();
+      const target = state.channel(channelId);
+      if (!target) throw unknownChannel();
+      if (target.kind === 'guild' && !state.guild(target.guildId)?.hasBot(state.botUserId)) throw missingAccess();
+      if (target.kind === 'dm' && !state.knowsUser(target.recipientId)) throw unknownUser();
       const content = bodyField(req, 'content');
       if (typeof content !== 'string' || content.length === 0) throw invalidFormBody('content', 'BASE_TYPE_REQUIRED', 'This field is required');
       if (content.length > 2000) throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
@@ -126,12 +146,11 @@ export function platformRouter(state: EmulatorState): Router {
     (op: 'add' | 'remove'): RequestHandler =>
     (req, res) => {
       const guild = guildOf(state, req);
-      const userId = pathSnowflake(req, 'userId', 'user_id');
-      const roleId = pathSnowflake(req, 'roleId', 'role_id');
-      if (!guild.members.has(BigInt(userId))) throw unknownMember();
-      const role = guild.role(roleId);
+      const { userId } = memberOf(state, guild, req);
+      const role = guild.role(pathSnowflake(req, 'roleId', 'role_id'));
       if (!role) throw unknownRole();
-      if (!guild.canManage(role)) throw missingPermissions();
+      const refusal = roleChangeRefusal(guild, role, state.botUserId);
+      if (refusal) throw refusal;
       state.changeRole(guild, userId, role, op, decodeReason(req.get('x-audit-log-reason')));
       res.status(204).end();
     };

@@ -43,9 +43,11 @@ export function renderRole(role: RoleDef): APIRole {
     unicode_emoji: null,
     position: role.position,
     permissions: role.permissions.toString(),
-    managed: false,
+    managed: role.managed,
     mentionable: false,
     flags: NO_FLAGS as RoleFlags,
+    // The platform tags a bot's managed role with its bot's id; other managed roles are integrations'.
+    ...(role.botId !== undefined && { tags: { bot_id: role.botId } }),
   };
 }
 
@@ -68,7 +70,7 @@ export function renderMember(guild: GuildState, member: MemberEntry, botUserId: 
   };
 }
 
-export function renderGuild(guild: GuildState, withCounts: boolean): APIGuild {
+export function renderGuild(guild: GuildState, withCounts: boolean, botUserId: string): APIGuild {
   return {
     id: guild.id,
     name: guild.name,
@@ -87,7 +89,7 @@ export function renderGuild(guild: GuildState, withCounts: boolean): APIGuild {
     emojis: [],
     stickers: [],
     features: [],
-    mfa_level: GuildMFALevel.None,
+    mfa_level: guild.rules(botUserId).mfaRequired ? GuildMFALevel.Elevated : GuildMFALevel.None,
     application_id: null,
     system_channel_id: null,
     system_channel_flags: NO_FLAGS as GuildSystemChannelFlags,

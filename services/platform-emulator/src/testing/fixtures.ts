@@ -1,7 +1,12 @@
 import type { RunningEmulator } from '../server';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES } from '../guild-rules';
 import type { EmulatorSeed } from '../seed';
 
-/** A small guild for tests: the bot's role sits between a moderator role above it and two roles below. */
+/**
+ * A small guild for tests, installed correctly (the Server Members intent, the bot's role with Manage
+ * Roles and View Audit Log): the bot's role sits between a moderator role above it and two roles below.
+ * NOT_A_MEMBER is an account that exists outside the guild (10007 Unknown Member, not 10013).
+ */
 export const GUILD = '111111111111111111';
 export const OWNER = '200000000000000001';
 export const ROLE = { moderator: '300000000000000001', bot: '300000000000000002', linked: '300000000000000003', vip: '300000000000000004' } as const;
@@ -19,11 +24,13 @@ export function smallSeed(): EmulatorSeed {
         ownerId: OWNER,
         roles: [
           { id: ROLE.moderator, name: 'moderator', position: 10 },
-          { id: ROLE.bot, name: 'rolelink', position: 5 },
+          { id: ROLE.bot, name: 'rolelink', position: 5, permissions: CORRECT_BOT_PERMISSIONS },
           { id: ROLE.linked, name: 'linked', position: 2 },
           { id: ROLE.vip, name: 'vip', position: 1 },
         ],
         botRoleId: ROLE.bot,
+        rules: CORRECT_RULES,
+        users: [NOT_A_MEMBER],
         members: [{ userId: USERS[2], roles: [ROLE.linked] }, { userId: USERS[0], roles: [ROLE.linked, ROLE.vip] }, { userId: USERS[1] }, { userId: USERS[4], roles: [ROLE.moderator] }, { userId: USERS[3], roles: [ROLE.vip] }],
       },
     ],
@@ -65,9 +72,10 @@ export function largeGuildSeed(extraMembers: { userId: string; roles: string[] }
         ownerId: '200000000000000001',
         roles: [
           { id: g.linked, position: 1 },
-          { id: g.bot, position: 2 },
+          { id: g.bot, position: 2, permissions: CORRECT_BOT_PERMISSIONS },
         ],
         botRoleId: g.bot,
+        rules: CORRECT_RULES,
         generateMembers: { count: g.count, roles: [g.linked] },
         members: extraMembers,
       },

@@ -1,6 +1,7 @@
 import { PermissionFlagsBits, type RESTPostOAuth2AccessTokenResult } from 'discord-api-types/v10';
 import type { RunningEmulator } from '../server';
 import type { EmulatorSeed } from '../seed';
+import { CORRECT_BOT_PERMISSIONS } from '../guild-rules';
 import { call, type Answer } from './fixtures';
 
 /**
@@ -28,7 +29,7 @@ export function oauthSeed(): EmulatorSeed {
         roles: [
           { id: ALPHA, name: '@everyone', position: 0, permissions: EVERYONE_BITS.toString() },
           { id: ALPHA_ROLE.mod, name: 'Moderator', position: 3, permissions: PermissionFlagsBits.ManageGuild.toString(), color: 0x3498db },
-          { id: ALPHA_ROLE.bot, name: 'Role Link', position: 5, permissions: PermissionFlagsBits.ViewChannel.toString() },
+          { id: ALPHA_ROLE.bot, name: 'Role Link', position: 5, permissions: (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString() },
           { id: ALPHA_ROLE.admin, name: 'Administrators', position: 6, permissions: PermissionFlagsBits.Administrator.toString(), color: 0xe74c3c },
         ],
         botRoleId: ALPHA_ROLE.bot,
@@ -44,7 +45,7 @@ export function oauthSeed(): EmulatorSeed {
         id: BETA,
         name: 'Beta',
         ownerId: PEOPLE.plain,
-        roles: [{ id: BETA_BOT_ROLE, name: 'Role Link', position: 1 }],
+        roles: [{ id: BETA_BOT_ROLE, name: 'Role Link', position: 1, permissions: CORRECT_BOT_PERMISSIONS }],
         botRoleId: BETA_BOT_ROLE,
         members: [{ userId: PEOPLE.plain }, { userId: PEOPLE.mod }],
       },
