@@ -1,4 +1,6 @@
 export * from './app-error';
+export * from './bounded-sample';
+export * from './dependency-log';
 export * from './database-outage';
 export * from './env';
 export * from './logger';

@@ -1,6 +1,8 @@
 import express, { Router } from 'express';
 import request from 'supertest';
 import { AppError } from './app-error';
+import { DependencyLog } from './dependency-log';
+import { memoryLogger } from './logger';
 import { createMetrics, MetricName, UNMATCHED_ROUTE } from './metrics';
 
 function buildApp() {
@@ -92,7 +94,7 @@ describe('createMetrics', () => {
     }
   });
 
-  it('reads the sync lag gauges from one sample per scrape, and reports NaN instead of failing the scrape when it cannot read', async () => {
+  it('reads the sync lag gauges from one sample per scrape, and reports the last figures, stale, instead of failing the scrape when it cannot read', async () => {
     const metrics = createMetrics('lag', { defaultMetrics: false });
     const samples = [{ linksBehind: 2, pendingChanges: 250_010, maxLinkPendingChanges: 250_000, oldestUnappliedSeconds: 600 }];
     let reads = 0;
@@ -107,9 +109,43 @@ describe('createMetrics', () => {
     expect(first).toContain(`${MetricName.syncPendingChanges}{service="lag"} 250010`);
     expect(first).toContain(`${MetricName.syncMaxLinkPendingChanges}{service="lag"} 250000`);
     expect(first).toContain(`${MetricName.syncOldestUnapplied}{service="lag"} 600`);
+    expect(first).toContain(`${MetricName.collectorStale}{collector="sync_lag",service="lag"} 0`);
     const second = await metrics.registry.metrics();
     expect(reads).toBe(2);
+    expect(second).toContain(`${MetricName.syncOldestUnapplied}{service="lag"} 600`);
+    expect(second).toContain(`${MetricName.collectorStale}{collector="sync_lag",service="lag"} 1`);
+  });
+
+  it('reports NaN, unknown, while no sync lag read has succeeded yet', async () => {
+    const metrics = createMetrics('lag', { defaultMetrics: false });
+    metrics.syncLag(() => Promise.reject(new Error('database down')));
+    const text = await metrics.registry.metrics();
     // prom-client writes NaN as "Nan"; Prometheus parses the value with Go's ParseFloat, which takes either case.
-    expect(second).toMatch(new RegExp(`^${MetricName.syncOldestUnapplied}\\{service="lag"\\} nan$`, 'im'));
+    expect(text).toMatch(new RegExp(`^${MetricName.syncOldestUnapplied}\\{service="lag"\\} nan$`, 'im'));
+    expect(text).toContain(`${MetricName.collectorStale}{collector="sync_lag",service="lag"} 1`);
+  });
+
+  it('keeps the last queue counts, stale, when the queue cannot be read, instead of failing the scrape', async () => {
+    const metrics = createMetrics('q', { defaultMetrics: false });
+    let up = true;
+    metrics.queueDepth(() => (up ? Promise.resolve([{ queue: 'role-sync', state: 'waiting', count: 12 }]) : Promise.reject(new Error('Connection is closed.'))));
+    expect(await metrics.registry.metrics()).toContain(`${MetricName.queueJobs}{queue="role-sync",state="waiting",service="q"} 12`);
+    up = false;
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(`${MetricName.queueJobs}{queue="role-sync",state="waiting",service="q"} 12`);
+    expect(text).toContain(`${MetricName.collectorStale}{collector="queue_jobs",service="q"} 1`);
+  });
+
+  it('reports a dependency whose probe fails as 0, and logs its change of state once', async () => {
+    const { logger, lines } = memoryLogger();
+    const metrics = createMetrics('d', { defaultMetrics: false });
+    let up = true;
+    metrics.dependencies({ redis: () => (up ? 'PONG' : Promise.reject(new Error('connect ECONNREFUSED'))) }, new DependencyLog(logger));
+    expect(await metrics.registry.metrics()).toContain(`${MetricName.dependencyUp}{dependency="redis",service="d"} 1`);
+    up = false;
+    for (let i = 0; i < 3; i++) expect(await metrics.registry.metrics()).toContain(`${MetricName.dependencyUp}{dependency="redis",service="d"} 0`);
+    up = true;
+    expect(await metrics.registry.metrics()).toContain(`${MetricName.dependencyUp}{dependency="redis",service="d"} 1`);
+    expect(lines.map((l) => l.message)).toEqual(['redis down', 'redis back up']);
   });
 });

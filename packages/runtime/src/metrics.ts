@@ -1,6 +1,8 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
-import { runReadinessChecks, type ReadinessCheck } from './health';
+import { boundedSample, COLLECT_TIMEOUT_MS, joinScrape, type Reading } from './bounded-sample';
+import type { DependencyLog } from './dependency-log';
+import type { ReadinessCheck } from './health';
 import { trackRoute } from './route-template';
 
 export { UNMATCHED_ROUTE, presetRoute } from './route-template';
@@ -25,6 +27,7 @@ export const MetricName = {
   syncPendingChanges: 'rolelink_sync_pending_changes',
   syncMaxLinkPendingChanges: 'rolelink_sync_link_pending_changes_max',
   syncOldestUnapplied: 'rolelink_sync_oldest_unapplied_seconds',
+  collectorStale: 'rolelink_metrics_stale',
 } as const;
 
 /** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
@@ -47,12 +50,17 @@ export type Metrics = {
   httpMiddleware(): RequestHandler;
   /** `GET /metrics` handler in the Prometheus text format. */
   handler(): RequestHandler;
-  /** rolelink_queue_jobs{queue,state}: read at scrape time from `sample` (e.g. BullMQ getJobCounts). */
+  /**
+   * rolelink_queue_jobs{queue,state}: read at scrape time from `sample` (e.g. BullMQ getJobCounts), within
+   * COLLECT_TIMEOUT_MS; when Redis is away, the last counts read, with rolelink_metrics_stale{collector="queue_jobs"} = 1.
+   */
   queueDepth(sample: () => Promise<QueueDepthSample[]>): Gauge<'queue' | 'state'>;
   /**
    * The sync lag gauges, read at scrape time from one `sample` shared by the four (one query per scrape):
    * rolelink_sync_links_behind, rolelink_sync_pending_changes (sum over links),
    * rolelink_sync_link_pending_changes_max, rolelink_sync_oldest_unapplied_seconds. No per-link label.
+   * Within COLLECT_TIMEOUT_MS; when PostgreSQL is away, the last figures (NaN before the first), with
+   * rolelink_metrics_stale{collector="sync_lag"} = 1.
    */
   syncLag(sample: () => Promise<SyncLagSample>): void;
   /** rolelink_job_duration_seconds{queue,job,outcome}; outcome: completed | failed | rate_limited. */
@@ -70,10 +78,12 @@ export type Metrics = {
   /** rolelink_plugin_health_links{status}: how many links' plugins are in each state (healthy | degraded | unhealthy | unreachable). */
   pluginHealth(): Gauge<'status'>;
   /**
-   * rolelink_dependency_up{dependency}: 1 when the probe answers within 2 s, else 0, run at scrape time.
-   * Where shared dependencies (PostgreSQL, Redis) are watched; readiness deliberately ignores them.
+   * rolelink_dependency_up{dependency}: 1 when the probe answers within COLLECT_TIMEOUT_MS, else 0, run at
+   * scrape time (one probe per dependency in flight, however many scrapes wait on it). Where shared
+   * dependencies (PostgreSQL, Redis) are watched; readiness deliberately ignores them. With `log`, each
+   * change of state is one line (DependencyLog).
    */
-  dependencies(probes: Record<string, ReadinessCheck>): Gauge<'dependency'>;
+  dependencies(probes: Record<string, ReadinessCheck>, log?: DependencyLog): Gauge<'dependency'>;
 };
 
 /**
@@ -94,6 +104,22 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
   const histogram = <L extends string>(c: Omit<HistogramConfiguration<L>, 'registers'>) => once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
   const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) => once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
 
+  // rolelink_metrics_stale{collector}: each bounded collector's reading of this scrape, joined (not read
+  // again) by the stale gauge, whose collect prom-client runs concurrently with the collector's own.
+  const readings = new Map<string, () => Promise<Reading<unknown>>>();
+  const scrapeReading = <T>(collector: string, sample: () => Promise<T>): (() => Promise<Reading<T>>) => {
+    const read = joinScrape(boundedSample(sample));
+    readings.set(collector, read);
+    gauge({
+      name: MetricName.collectorStale,
+      help: 'Whether a collector reports its last value because its source (PostgreSQL, Redis) did not answer at scrape time: 1 stale, 0 fresh',
+      labelNames: ['collector'],
+      async collect() {
+        for (const [name, reading] of readings) this.set({ collector: name }, (await reading()).fresh ? 0 : 1);
+      },
+    });
+    return read;
+  };
   const httpRequests = () => counter({ name: MetricName.httpRequests, help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'] });
   const httpDuration = () => histogram({ name: MetricName.httpDuration, help: 'HTTP request duration by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS });
 
@@ -124,32 +150,32 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       };
     },
     queueDepth(sample) {
+      const read = scrapeReading('queue_jobs', sample);
       return gauge({
         name: MetricName.queueJobs,
-        help: 'Jobs in each queue by state (waiting, active, delayed, failed, prioritized)',
+        help: 'Jobs in each queue by state (waiting, active, delayed, failed, prioritized); the last counts read while Redis is away (rolelink_metrics_stale)',
         labelNames: ['queue', 'state'],
         async collect() {
+          const { value, fresh } = await read();
+          if (!fresh) return; // the last counts stay
           this.reset();
-          for (const { queue, state, count } of await sample()) this.set({ queue, state }, count);
+          for (const { queue, state, count } of value ?? []) this.set({ queue, state }, count);
         },
       });
     },
     syncLag(sample) {
-      // prom-client collects the metrics of one scrape concurrently: the four share the scrape's one query.
-      // A failed read (PostgreSQL down) reports NaN, unknown, rather than failing the whole scrape: the
-      // process's other metrics still go out, and no alert compares NaN as above its threshold.
+      // prom-client collects the metrics of one scrape concurrently: the four share the scrape's one query
+      // (boundedSample keeps one in flight). A failed or late read (PostgreSQL down) keeps the last figures,
+      // marked stale, rather than failing or holding the whole scrape; NaN (unknown, which no alert
+      // compares as above its threshold) until a first read succeeds.
       const UNKNOWN: SyncLagSample = { linksBehind: NaN, pendingChanges: NaN, maxLinkPendingChanges: NaN, oldestUnappliedSeconds: NaN };
-      let inflight: Promise<SyncLagSample> | null = null;
-      const shared = () =>
-        (inflight ??= sample()
-          .catch(() => UNKNOWN)
-          .finally(() => (inflight = null)));
+      const read = scrapeReading('sync_lag', sample);
       const lagGauge = (name: string, help: string, pick: (s: SyncLagSample) => number) =>
         gauge({
           name,
           help,
           async collect() {
-            this.set(pick(await shared()));
+            this.set(pick((await read()).value ?? UNKNOWN));
           },
         });
       lagGauge(MetricName.syncLinksBehind, 'Links with list changes the bot worker has not finished applying', (s) => s.linksBehind);
@@ -164,14 +190,34 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
     pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
     pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
-    dependencies(probes) {
+    dependencies(probes, log) {
+      const readers = Object.entries(probes).map(([dependency, probe]) => {
+        // Why it is down, for the log: the probe's own error, or its silence.
+        const silent = new Error(`no answer within ${COLLECT_TIMEOUT_MS} ms`);
+        let error: unknown = silent;
+        const read = boundedSample(() =>
+          Promise.resolve()
+            .then(probe)
+            .then(
+              () => void (error = silent),
+              (err: unknown) => {
+                error = err;
+                throw err;
+              },
+            ),
+        );
+        return async (): Promise<[string, boolean, unknown]> => [dependency, (await read()).fresh, error];
+      });
       return gauge({
         name: MetricName.dependencyUp,
         help: 'Whether a shared dependency (db, redis) answered its probe at scrape time: 1 up, 0 down',
         labelNames: ['dependency'],
         async collect() {
-          const report = await runReadinessChecks(probes);
-          for (const [dependency, result] of Object.entries(report.checks)) this.set({ dependency }, result.status === 'up' ? 1 : 0);
+          for (const [dependency, up, error] of await Promise.all(readers.map((r) => r()))) {
+            this.set({ dependency }, up ? 1 : 0);
+            if (up) log?.up(dependency);
+            else log?.down(dependency, error);
+          }
         },
       });
     },

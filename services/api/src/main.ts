@@ -1,7 +1,7 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { recordMemberExpiredEvents } from '@rolelink/db/events';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
-import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApi } from './app';
 import { loadEnv } from './env';
 import { ExpirySweeper } from './expiry-sweeper';
@@ -24,7 +24,11 @@ const expiries = new ExpirySweeper({ pool: db.pool, sync, logger }, env.EXPIRY_S
 });
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
-metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
+// One line per change of PostgreSQL's or Redis's state (issue 37 §2).
+const dependencies = new DependencyLog(logger);
+redis.on('error', dependencies.listener('redis', 'redis error'));
+redis.on('ready', () => dependencies.up('redis'));
+metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
 
 const api = createApi({
   pool: db.pool,

@@ -1,7 +1,7 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { createPlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
@@ -14,6 +14,10 @@ function main(): void {
   const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
   const workerRedis = workerConnection(env.REDIS_URL);
   const redis = workerConnection(env.REDIS_URL, { maxRetriesPerRequest: 3 });
+  // One line per change of PostgreSQL's or Redis's state, whoever notices it (issue 37 §2).
+  const dependencies = new DependencyLog(logger);
+  redis.on('error', dependencies.listener('redis', 'redis error'));
+  redis.on('ready', () => dependencies.up('redis'));
 
   const rateLimited = metrics.platformRateLimited();
   const invalid = metrics.platformInvalidRequests();
@@ -44,6 +48,7 @@ function main(): void {
     redis,
     prefix: env.QUEUE_PREFIX,
     logger,
+    dependencies,
     metrics,
     concurrency: env.WORKER_CONCURRENCY,
     sliceMs: env.SLICE_MS,
@@ -61,7 +66,7 @@ function main(): void {
   });
 
   // Watched, not part of readiness: the worker waits through an outage by itself and resumes after it.
-  metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
+  metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
   const app = createHttpApp({
     // Not ready until the job schedulers are registered (jobs/schedulers.ts retries them while Redis is
     // away at start; the worker serves /healthz meanwhile). Later Redis outages do not unready it.

@@ -5,7 +5,7 @@ import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
 import { readSyncLag } from '@rolelink/db/sync';
 import { Consumer, ensureSchedulers, every, Producer } from '@rolelink/queue';
-import type { Logger, Metrics } from '@rolelink/runtime';
+import { DependencyLog, type Logger, type Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
 import { timeJobs } from './jobs/job-timing';
 import { ignoreUnknownJob, roleSyncHandlers } from './jobs/role-sync-handlers';
@@ -28,6 +28,8 @@ export type BotWorkerOptions = {
   redis: Redis;
   prefix: string;
   logger: Logger;
+  /** Where the BullMQ workers' lost-connection errors go: one line per Redis outage, not one per attempt (default: a log of its own). */
+  dependencies?: DependencyLog;
   metrics?: Metrics;
   concurrency: number;
   sliceMs: number;
@@ -86,10 +88,10 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
     prefix: o.prefix,
     concurrency: 2,
   });
-  notify.worker.on('error', (err) => o.logger.error('notify worker error', { err }));
+  notify.worker.on('error', redisErrors(o)('notify worker error'));
   notify.worker.on('failed', (job, err) => o.logger.warn('notify job failed', { jobId: job?.id, name: job?.name, err: err.message }));
   const drift = o.drift?.everyMs ? startDriftPoll(o, o.drift, producer) : undefined;
-  worker.on('error', (err) => o.logger.error('worker error', { err }));
+  worker.on('error', redisErrors(o)('worker error'));
   worker.on('failed', (job, err) => {
     const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
     o.logger.warn('job failed', { jobId: job?.id, name: job?.name, ...(requestId !== undefined && { requestId }), err: err.message });
@@ -145,9 +147,17 @@ function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['dr
     enqueueSync: (linkId) => syncs.add('sync', { linkId }, { dedup: 'wanted' }),
   });
   const consumer = new Consumer(QueueName.drift, handlers, { connection: o.workerRedis, prefix: o.prefix, concurrency: 1 });
-  consumer.worker.on('error', (err) => o.logger.error('drift worker error', { err }));
+  consumer.worker.on('error', redisErrors(o)('drift worker error'));
   consumer.worker.on('failed', (job, err) => o.logger.warn('drift poll failed', { jobId: job?.id, err: err.message }));
   return { consumer, producer, tickMs };
+}
+
+const ownLogs = new WeakMap<Logger, DependencyLog>();
+/** The 'error' listener of this worker's BullMQ workers (DependencyLog.listener for Redis). */
+function redisErrors(o: Pick<BotWorkerOptions, 'dependencies' | 'logger'>): (what: string) => (err: Error) => void {
+  let log = o.dependencies ?? ownLogs.get(o.logger);
+  if (!log) ownLogs.set(o.logger, (log = new DependencyLog(o.logger)));
+  return (what) => log.listener('redis', what);
 }
 
 /** rolelink_queue_jobs{queue="role-sync",state}, sampled at each scrape. */

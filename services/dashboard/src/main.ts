@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { producerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, decodeKey, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, decodeKey, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
 import { buildContext } from './context';
 import { loadEnv } from './env';
@@ -35,7 +35,11 @@ const wired = buildContext({
 });
 const metrics = createMetrics('dashboard');
 // Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
-metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
+// One line per change of PostgreSQL's or Redis's state (issue 37 §2).
+const dependencies = new DependencyLog(logger);
+redis.on('error', dependencies.listener('redis', 'redis error'));
+redis.on('ready', () => dependencies.up('redis'));
+metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
 
 const app = createApp({
   logger,

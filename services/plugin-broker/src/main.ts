@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { producerConnection, workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
 import { DEFAULT_EVENT_DELIVERY, DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
@@ -23,6 +23,10 @@ const redis = workerConnection(env.REDIS_URL);
 // The schema cache is best effort: its reads must fail fast when Redis is away, not wait like the worker's.
 const cacheRedis = producerConnection(env.REDIS_URL);
 const metrics = createMetrics('plugin-broker');
+// One line per change of PostgreSQL's or Redis's state, whoever notices it (issue 37 §2).
+const dependencies = new DependencyLog(logger);
+redis.on('error', dependencies.listener('redis', 'redis error'));
+redis.on('ready', () => dependencies.up('redis'));
 // Production trusts the system CA store plus NODE_EXTRA_CA_CERTS (read by Node itself at start).
 const http = new PluginHttp({ allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
 const ctx: BrokerContext = {
@@ -43,6 +47,7 @@ const broker = createBrokerWorker(ctx, {
   concurrency: env.BROKER_CONCURRENCY,
   healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
   eventSweepEveryMs: env.EVENT_SWEEP_EVERY_MS,
+  dependencies,
 });
 metrics.queueDepth(async () => {
   const counts = await broker.jobs.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
@@ -50,7 +55,7 @@ metrics.queueDepth(async () => {
 });
 
 // Watched, not part of readiness: an outage of a shared dependency is no reason to replace every broker.
-metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() });
+metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
 const app = createBrokerServer({
   logger,
   metrics,

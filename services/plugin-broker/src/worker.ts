@@ -2,6 +2,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { Consumer, ensureSchedulers, every, Producer, type SchedulerKeeper } from '@rolelink/queue';
+import { DependencyLog } from '@rolelink/runtime';
 import type { BrokerContext } from './context';
 import { scheduleHealthPolls } from './health/health-poll';
 import { scheduleEventSweep } from './events/event-sweep';
@@ -16,6 +17,8 @@ export type BrokerWorkerOptions = {
   healthPollEveryMs?: number;
   /** Period of the event-delivery sweep; omit to not (re)schedule it (tests drive it themselves). */
   eventSweepEveryMs?: number;
+  /** Where lost-connection errors go: one line per Redis outage, not one per reconnect attempt (default: a log of its own). */
+  dependencies?: DependencyLog;
 };
 
 export type BrokerWorker = {
@@ -36,13 +39,14 @@ export type BrokerWorker = {
 export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOptions): BrokerWorker {
   // Shared with the worker for plain commands; BullMQ opens its own blocking connection from it.
   const jobs = new Producer(QueueName.pluginCalls, options.connection, options.prefix);
-  jobs.queue.on('error', (err) => ctx.logger.warn('plugin-calls queue error', { error: err.message }));
+  const dependencies = options.dependencies ?? new DependencyLog(ctx.logger);
+  jobs.queue.on('error', dependencies.listener('redis', 'plugin-calls queue error'));
   const { worker } = new Consumer(QueueName.pluginCalls, pluginCallsHandlers(ctx, jobs, options.concurrency), {
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
   });
-  worker.on('error', (err) => ctx.logger.warn('plugin-calls worker error', { error: err.message }));
+  worker.on('error', dependencies.listener('redis', 'plugin-calls worker error'));
   worker.on('failed', (job, err) => ctx.logger.warn('plugin-calls job failed', { jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, error: err.message }));
 
   let keeper: SchedulerKeeper | null = null;
