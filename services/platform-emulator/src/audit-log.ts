@@ -45,16 +45,16 @@ export class AuditLog {
 
   /**
    * The platform's page of a guild's log: changes only (an idempotent repeat changed nothing, so the
-   * platform logs nothing), newest first. With `after` (and no `before`) it is the `limit` entries right
-   * after that id — the page a poller reads next — still newest first; otherwise the newest `limit`
-   * entries below `before` (or of all).
+   * platform logs nothing). With `after` it is the `limit` entries right after that id — the page a
+   * poller reads next — in ascending order (oldest first), as the docs say ("if `after` is used, the list
+   * is reversed"); otherwise the newest `limit` entries below `before` (or of all), newest first.
    */
   page(q: AuditPageQuery): AuditEntry[] {
     const matching = this.entries.filter(
       (e) => e.guildId === q.guildId && e.changed && (q.actorId === undefined || e.actorId === q.actorId) && (q.before === undefined || BigInt(e.id) < q.before) && (q.after === undefined || BigInt(e.id) > q.after),
     );
-    const picked = q.after !== undefined && q.before === undefined ? matching.slice(0, q.limit) : matching.slice(-q.limit);
-    return picked.reverse();
+    if (q.after !== undefined) return matching.slice(0, q.limit);
+    return matching.slice(-q.limit).reverse();
   }
 
   clear(): void {

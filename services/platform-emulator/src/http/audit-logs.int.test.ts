@@ -41,10 +41,12 @@ describe('GET /guilds/:g/audit-logs (member role updates)', () => {
     expect(res.body.users.map((u) => u.id).sort()).toEqual([BOT_USER, MOD, OWNER, USERS[1], USERS[2]].sort());
   });
 
-  it('pages forward with after (the next entries, newest first), back with before, and filters by actor and action type', async () => {
+  it('pages forward with after (the next entries, oldest first, as the docs say), back with before, and filters by actor and action type', async () => {
     const all = (await log()).body.audit_log_entries.map((e) => e.id); // newest first: [e3, e2, e1, e0]
     const after = await log(`?after=${all[3]}&limit=2`);
-    expect(after.body.audit_log_entries.map((e) => e.id)).toEqual([all[1], all[2]]);
+    expect(after.body.audit_log_entries.map((e) => e.id)).toEqual([all[2], all[1]]);
+    // after=0: the log from its start, ascending.
+    expect((await log('?after=0')).body.audit_log_entries.map((e) => e.id)).toEqual([...all].reverse());
     const before = await log(`?before=${all[1]}&limit=1`);
     expect(before.body.audit_log_entries.map((e) => e.id)).toEqual([all[2]]);
     expect((await log(`?after=${all[0]}`)).body.audit_log_entries).toEqual([]);

@@ -10,7 +10,7 @@ import { missingPermissions } from './platform-errors';
  * GET /guilds/{guild.id}/audit-logs, the subset the emulator records: member role updates
  * (MEMBER_ROLE_UPDATE = 25), the bot's own calls and moderators' hand edits. Query as on the platform:
  * `action_type`, `user_id` (the actor), `before`/`after` (entry ids), `limit` 1–100 (default 50); entries
- * newest first. The caller needs View Audit Log (403 Missing Permissions, 50013, otherwise). Each entry
+ * newest first, or oldest first with `after` (docs: resources/audit-log). The caller needs View Audit Log (403 Missing Permissions, 50013, otherwise). Each entry
  * carries one role in `$add` or `$remove`; the platform may group several roles of one edit in one entry,
  * so a reader must take every role of both lists.
  */
@@ -27,7 +27,7 @@ export function auditLogsHandler(state: EmulatorState): RequestHandler {
     // Only member role updates are recorded: any other action type has no entries.
     const entries = actionType === undefined || actionType === Number(AuditLogEvent.MemberRoleUpdate) ? state.audit.page({ guildId: guild.id, before, after, actorId, limit }) : [];
     const userIds = [...new Set(entries.flatMap((e) => [e.actorId, e.userId]))];
-    const body: RESTGetAPIAuditLogResult = {
+    const body = {
       audit_log_entries: entries.map((e) => renderEntry(e, guild.role(e.roleId)?.name ?? '')),
       users: userIds.map((id) => ({ id, username: guild.profile(id)?.username ?? `user_${id}`, discriminator: '0', global_name: guild.profile(id)?.globalName ?? null, avatar: null, ...(id === state.botUserId && { bot: true }) })),
       integrations: [],
@@ -36,7 +36,7 @@ export function auditLogsHandler(state: EmulatorState): RequestHandler {
       threads: [],
       application_commands: [],
       auto_moderation_rules: [],
-    };
+    } satisfies RESTGetAPIAuditLogResult;
     res.json(body);
   };
 }

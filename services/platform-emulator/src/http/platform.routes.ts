@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, type RESTGetAPIGuildChannelsResult } from 'discord-api-types/v10';
 import type {
   RESTGetAPIUserResult,
+  RESTPostAPICurrentUserCreateDMChannelResult,
   RESTGetAPIGuildMemberResult,
   RESTGetAPIGuildMembersQuery,
   RESTGetAPIGuildMembersResult,
@@ -64,7 +65,7 @@ export function platformRouter(state: EmulatorState): Router {
     const guild = guildOf(state, req);
     const counts: RESTGetAPIGuildRoleMemberCountsResult = {};
     for (const role of guild.roles) if (!guild.isEveryone(role)) counts[role.id] = guild.members.count(role.index);
-    res.json(counts);
+    res.json(counts satisfies RESTGetAPIGuildRoleMemberCountsResult);
   });
 
   // Ordered by user id ascending; `after` is exclusive, as on the platform.
@@ -112,7 +113,7 @@ export function platformRouter(state: EmulatorState): Router {
           last_message_id: null,
           recipients: [{ id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null }],
         };
-        res.json(dm);
+        res.json(dm satisfies RESTPostAPICurrentUserCreateDMChannelResult);
       },
     ],
     { aliases: ['/users/%40me/channels'] },
