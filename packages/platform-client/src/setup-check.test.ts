@@ -110,7 +110,7 @@ describe('evaluateGuild', () => {
       expect.objectContaining({ role_id: '77', role_name: null, problem: 'unknown_role' }),
     ]);
     expect(c.linked_roles!.roles![1]!.fix).toContain('rolelink link delete 100 30');
-    expect(c.linked_roles!.detail).toContain('3 of the 4');
+    expect(c.linked_roles!.detail).toContain('3 of 4 linked roles');
   });
 
   it('fails on 60003 with the owner fix, and warns when no change could be tried', () => {

@@ -260,7 +260,7 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
               'linked_roles',
               TITLES.linked_roles,
               'fail',
-              `The bot cannot add or remove ${problems.length} of the ${n} linked role${n > 1 ? 's' : ''}: the platform refuses each change with 403 50013.`,
+              `The bot cannot add or remove ${problems.length} of ${n} linked role${n > 1 ? 's' : ''}: the platform refuses each change with 403 50013.`,
               [...new Set(problems.map((p) => p.fix))].join(' '),
             ),
             roles: problems,

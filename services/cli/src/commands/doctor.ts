@@ -14,7 +14,8 @@ function humanCheck(c: SetupCheck): [string, unknown] {
   const key = `${MARK[c.status]} ${c.title}`;
   if (c.status === 'pass' || c.status === 'skip') return [key, c.detail];
   const roles = Object.fromEntries((c.roles ?? []).map((r) => [`role ${r.role_name ?? '(deleted)'} (${r.role_id})`, r.fix]));
-  return [key, { found: c.detail, ...roles, fix: c.fix }];
+  // Each role's line carries its own fix; the check's fix would repeat them.
+  return [key, c.roles?.length ? { found: c.detail, ...roles } : { found: c.detail, fix: c.fix }];
 }
 
 function humanReport(report: DoctorReport, guildNote: string | null): Record<string, unknown> {

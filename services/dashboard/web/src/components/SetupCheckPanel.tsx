@@ -51,7 +51,7 @@ function CheckRow({ check }: { check: SetupCheck }) {
             ))}
           </ul>
         ) : null}
-        {check.fix && check.status !== 'pass' ? (
+        {check.fix && check.status !== 'pass' && !check.roles?.length ? (
           <p className={styles.fix}>
             <strong>Fix: </strong>
             <FixText text={check.fix} />
