@@ -14,6 +14,7 @@ import { DEMO, ROOT, demoSeed, readPorts } from './stack/config';
 import { appDatabaseUrl, ensureDatabase, migrate } from './stack/database';
 import { registerDemoLink, waitForDemoSync, type DemoSync } from './stack/demo-link';
 import { forgetChildren, instanceSuffix, pidsFile, recordChildren, stopLeftovers, type Recorded } from './stack/leftovers';
+import { forgetStackEnv, writeStackEnv } from './stack/cli-env';
 import { checkPortsFree } from './stack/ports';
 import { answers200 } from './stack/probes';
 import { summary } from './stack/summary';
@@ -22,6 +23,8 @@ const log = (m: string): void => {
   process.stdout.write(`› ${m}\n`);
 };
 const DATA = path.join(ROOT, '.data');
+/** The settings `./rolelink` from this checkout reads to reach this stack (scripts/stack/cli-env.ts). */
+const STACK_ENV = path.join(DATA, 'stack.env');
 // This stack instance's own files, named from its ports in main() (instanceSuffix): a second stack
 // from this checkout on other ports neither kills this one's processes nor writes into its logs.
 let LOGS = path.join(DATA, 'logs');
@@ -56,6 +59,7 @@ function shutdown(code: number): Promise<never> {
     for (const s of [...infra].reverse()) await s.stop().catch((err: unknown) => log(`stopping failed: ${String(err)}`));
     // Only a file this run wrote: a start refused because its ports' stack still runs leaves that one's file.
     if (recorded.length) forgetChildren(PIDS);
+    forgetStackEnv(STACK_ENV, process.pid);
     if (anything) log('stopped');
     process.exit(code);
   })();
@@ -283,6 +287,7 @@ async function main(): Promise<void> {
   const memberCount = Number(process.env.DEMO_MEMBERS ?? 3000);
   const files = stackFiles(instance, memberCount);
   const baseEnv = childEnv(ports, db.url, redis.url);
+  writeStackEnv(STACK_ENV, baseEnv, process.pid);
   const { started, skipped } = await startChildren(ports, instance, files, baseEnv, memberCount);
 
   // The emulator keeps roles in memory: after a restart it has forgotten what the bot applied in an

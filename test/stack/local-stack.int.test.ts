@@ -222,6 +222,18 @@ describe("the local stack started by README's first command", () => {
     90_000,
   );
 
+  (linkable ? it : it.skip)(
+    `./rolelink from the checkout reaches this stack on its own ports with nothing exported${linkable ? '' : ` (skipped: not built yet: ${missing(['api', 'broker', 'cli'])})`}`,
+    () => {
+      // A user's shell: no DATABASE_URL, no BROKER_URL; the stack's ports are not the defaults.
+      const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp };
+      // config get goes database → broker (BROKER_URL) → plugin: it works only with the stack's addresses.
+      const got = execFileSync(path.join(clone, 'rolelink'), ['config', 'get', GUILD, ROLE, '--json'], { cwd: tmp, env, encoding: 'utf8', timeout: 60_000 });
+      expect(JSON.parse(got.trim().split('\n').at(-1)!)).toMatchObject({ plugin: expect.any(String), mode: expect.stringMatching(/^(schema|iframe)$/) });
+    },
+    90_000,
+  );
+
   it('stops everything it started on SIGTERM, leaving no process behind', async () => {
     expect(stack?.pid).toBeDefined();
     stack?.kill('SIGTERM');
@@ -229,5 +241,7 @@ describe("the local stack started by README's first command", () => {
     expect(output).toMatch(/^› stopped$/m);
     expect(code).toBe(0);
     expect(processesUnder(clone)).toEqual([]);
+    // ./rolelink no longer points at a stack that is gone.
+    expect(existsSync(path.join(clone, '.data', 'stack.env'))).toBe(false);
   }, 60_000);
 });

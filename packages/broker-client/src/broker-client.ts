@@ -19,11 +19,62 @@ export type BrokerClientOptions = {
 };
 
 /**
+ * The call failed at the broker, not at the plugin: nothing answered at BROKER_URL (refused, reset,
+ * timed out), or what answered is not the broker, or the broker refused our bearer. Its message and
+ * body are the call's §7 502 (the dashboard shows them to a guild admin, who cannot fix the broker);
+ * `brokerUrl` and `reason` are for operators: the CLI prints them (forOperator()) so nobody goes
+ * looking for the fault in a plugin that was never called.
+ */
+export class BrokerUnavailableError extends AppError {
+  constructor(
+    failure: string,
+    code: 'broker_unreachable' | 'broker_error',
+    readonly brokerUrl: string,
+    /** What happened, e.g. `connect ECONNREFUSED 127.0.0.1:3002` or `answered 401 (broker_unauthorized)`. */
+    readonly reason: string,
+  ) {
+    super(502, failure, code);
+  }
+
+  /**
+   * The error an operator's tool shows: where it looked for the broker (`source`: where that address came
+   * from, e.g. "BROKER_URL"), why it failed, that the plugin was not called, and what to check.
+   */
+  forOperator(source = 'BROKER_URL'): AppError {
+    const at = `${this.brokerUrl} (${source})`;
+    const what =
+      this.code === 'broker_unreachable'
+        ? `the plugin broker did not answer at ${at}: ${this.reason}. The plugin was not called. Is the broker running there? Otherwise set BROKER_URL to its address`
+        : `the plugin broker at ${at} could not be used: it ${this.reason}. The plugin was not called. ${this.reason.includes('broker_unauthorized') ? 'BROKER_INTERNAL_TOKEN must be the broker’s own value' : 'Is BROKER_URL the plugin broker’s address?'}`;
+    return AppError.pluginFailure(502, what, this.code, this.reason);
+  }
+}
+
+type ErrorLike = { name?: string; message?: string; code?: string; cause?: unknown; errors?: unknown[] };
+const errorLike = (v: unknown): ErrorLike | null => (typeof v === 'object' && v !== null && 'message' in v ? (v as ErrorLike) : null);
+
+/**
+ * The cause of a failed fetch: undici hides the socket error (`connect ECONNREFUSED …`) in `cause`, an
+ * AggregateError with an empty message when every address of a name refused. Duck-typed: the cause may
+ * come from another realm (instanceof Error fails there).
+ */
+function causeOf(err: unknown): string {
+  const e = errorLike(err);
+  if (!e) return String(err);
+  if (e.name === 'TimeoutError') return `no answer within the deadline (${e.message})`;
+  const inner = errorLike(e.cause);
+  if (!inner) return `${e.name}: ${e.message}`;
+  if (inner.message) return inner.message;
+  const each = (inner.errors ?? []).map((x) => errorLike(x)?.message).filter(Boolean);
+  return each.length ? each.join('; ') : (inner.code ?? inner.name ?? 'no answer');
+}
+
+/**
  * The one typed client of services/plugin-broker's internal HTTP routes: the plugin calls a caller waits
  * for (design: the broker alone opens connections to plugins). Resolves with the broker's answer or
  * rejects with the AppError the broker raised (spec 7: status, message, code and body as the dashboard
- * and the CLI show them); no broker, a refused connection or a passed timeout give the same 502 as an
- * unreachable plugin.
+ * and the CLI show them); no broker, a refused connection or a passed timeout give the call's 502 as a
+ * BrokerUnavailableError (`broker_unreachable`), which says where and why for the CLI.
  */
 export class BrokerClient {
   private readonly baseUrl: string;
@@ -61,9 +112,9 @@ export class BrokerClient {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, failure: string): Promise<T> {
-    const unavailable = (reason: string, code = 'plugin_unreachable'): AppError => {
+    const unavailable = (reason: string, code: 'broker_unreachable' | 'broker_error' = 'broker_unreachable'): AppError => {
       this.logger.warn(`plugin broker call ${method} ${path.split('?')[0]} failed: ${reason}`);
-      return new AppError(502, failure, code);
+      return new BrokerUnavailableError(failure, code, this.baseUrl, reason);
     };
     let status: number;
     let code: string | null;
@@ -80,17 +131,17 @@ export class BrokerClient {
       code = res.headers.get(BROKER_ERROR_CODE_HEADER);
       text = await res.text();
     } catch (err) {
-      throw unavailable(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      throw unavailable(causeOf(err));
     }
     if (status >= 200 && status < 300) {
       if (!text) return null as T;
       const parsed = parseJson(text);
-      if (parsed === undefined) throw unavailable(`broker answered ${status} with a body that is not JSON`, 'broker_error');
+      if (parsed === undefined) throw unavailable(`answered ${status} with a body that is not JSON`, 'broker_error');
       return parsed as T;
     }
     // Only the broker's own AppErrors (they name their code) reach the caller as they are. A refused
     // bearer, a draining broker or anything else in between is "the broker could not make the call".
-    if (code === null || code === 'broker_unauthorized') throw unavailable(`broker answered ${status}${code ? ` (${code})` : ''}`, 'broker_error');
+    if (code === null || code === 'broker_unauthorized') throw unavailable(`answered ${status}${code ? ` (${code})` : ' without the broker’s error code'}`, 'broker_error');
     const parsed = errorBody.safeParse(parseJson(text));
     throw parsed.success ? AppError.fromBody(status, code, parsed.data) : new AppError(status, failure, code);
   }

@@ -8,7 +8,7 @@ import { createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, 
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
-import type { CliEnv } from './env';
+import { DEFAULT_BROKER_URL, type CliEnv } from './env';
 
 /**
  * Who runs the command, for the audit log: ROLELINK_OPERATOR when set (e.g. the on-call engineer's name in a
@@ -62,7 +62,7 @@ export class CliContext {
       const token = this.env.BROKER_INTERNAL_TOKEN;
       if (!token) throw new AppError(500, "BROKER_INTERNAL_TOKEN is not set (the plugin broker's internal token, the same value as the broker's)", 'config');
       const register = this.env.ROLELINK_REGISTER_DEADLINE_MS;
-      this.broker = new BrokerClient({ baseUrl: this.env.BROKER_URL, token, ...(register ? { timeoutsMs: { register } } : {}), logger: silentLogger() });
+      this.broker = new BrokerClient({ baseUrl: this.env.BROKER_URL ?? DEFAULT_BROKER_URL, token, ...(register ? { timeoutsMs: { register } } : {}), logger: silentLogger() });
     }
     return this.broker;
   }

@@ -16,14 +16,31 @@ const schema = z.object({
   PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().default('https://discord.com/oauth2/authorize'),
   PLATFORM_OAUTH_CLIENT_ID: z.string().min(1).optional(),
   /** The plugin broker's internal routes (link create, config get/set, iframe-url); its NetworkPolicy admits the CLI. */
-  BROKER_URL: z.string().url().default('http://127.0.0.1:3002'),
+  BROKER_URL: z.string().url().optional(),
   /** The broker's internal bearer; needed only by the commands that call a plugin. */
   BROKER_INTERNAL_TOKEN: brokerInternalToken.optional(),
   /** How long the CLI waits for the plugin broker to answer a register call. */
   ROLELINK_REGISTER_DEADLINE_MS: z.coerce.number().int().positive().optional(),
+  /**
+   * Set by `./rolelink`: the file of the local stack (scripts/start.sh writes .data/stack.env) it took
+   * settings from, and their names, so an error can say where an address came from.
+   */
+  ROLELINK_STACK_FILE: z.string().optional(),
+  ROLELINK_STACK_VARS: z.string().optional(),
   /** Who the audit log records for this command's admin actions (default: the OS user and host). */
   ROLELINK_OPERATOR: z.string().min(1).max(100).optional(),
 });
 
 export type CliEnv = z.infer<typeof schema>;
+
+/** The broker's address when BROKER_URL is not set: the local stack's default port. */
+export const DEFAULT_BROKER_URL = 'http://127.0.0.1:3002';
+
+/** Where BROKER_URL came from, for the error of a broker that does not answer. */
+export function brokerUrlSource(env: CliEnv): string {
+  if (env.ROLELINK_STACK_FILE && (env.ROLELINK_STACK_VARS ?? '').split(' ').includes('BROKER_URL')) {
+    return `BROKER_URL from ${env.ROLELINK_STACK_FILE}, which scripts/start.sh wrote for the stack it started; is that stack still running?`;
+  }
+  return env.BROKER_URL ? 'BROKER_URL' : 'BROKER_URL is not set, so the local default; set BROKER_URL, or start the stack with scripts/start.sh';
+}
 export const loadEnv = (): CliEnv => parseEnv(schema);

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
+import { BrokerUnavailableError } from '@rolelink/broker-client';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from './command';
 import { commands } from './commands';
 import { CONFIG_SET_EXAMPLE } from './commands/config';
 import { CliContext } from './context';
-import { loadEnv } from './env';
+import { brokerUrlSource, loadEnv } from './env';
 import { formatHuman } from './output';
 
 /** One command's syntax, e.g. `link create <guildId> <roleId> [--plugin-url <value>] [--keep-members]`. */
@@ -74,6 +75,8 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     out(json ? JSON.stringify(result) : formatHuman(result));
     return command.failed?.(result) ? 1 : 0;
   } catch (e) {
+    // A broker that did not answer is named with BROKER_URL and the cause, not as the plugin's failure.
+    if (e instanceof BrokerUnavailableError) return fail(e.forOperator(ctx ? brokerUrlSource(ctx.env) : undefined));
     return fail(e instanceof AppError ? e : new AppError(500, (e as Error).message));
   } finally {
     await ctx?.close();

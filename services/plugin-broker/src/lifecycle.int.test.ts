@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
-import { BrokerClient } from '@rolelink/broker-client';
+import { BrokerClient, BrokerUnavailableError } from '@rolelink/broker-client';
 import { BrokerRoute, PluginCallMessage } from '@rolelink/contracts';
 import { encryptToken } from '@rolelink/domain';
 import { PluginJobs, producerConnection } from '@rolelink/queue';
@@ -152,6 +152,11 @@ describe('a broker that is down or refuses the caller', () => {
     expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
     expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);
     expect([submit.status, submit.message]).toEqual([502, PluginCallMessage.submit]);
+    // The same 502 body for the dashboard; for an operator (the CLI) the broker, not the plugin, is named.
+    expect(reg).toBeInstanceOf(BrokerUnavailableError);
+    expect((reg as BrokerUnavailableError).forOperator().message).toBe(
+      `the plugin broker did not answer at http://127.0.0.1:${port} (BROKER_URL): connect ECONNREFUSED 127.0.0.1:${port}. The plugin was not called. Is the broker running there? Otherwise set BROKER_URL to its address`,
+    );
   });
 
   it('answers a call without the internal token 401 and never calls the plugin; the client shows the 502', async () => {
@@ -166,6 +171,7 @@ describe('a broker that is down or refuses the caller', () => {
     const wrong = new BrokerClient({ baseUrl: h.brokerUrl, token: 'x'.repeat(64), logger: silentLogger() });
     const err = await rejection(wrong.register(link.linkId));
     expect([err.status, err.message, err.code]).toEqual([502, PluginCallMessage.register, 'broker_error']);
+    expect((err as BrokerUnavailableError).forOperator().message).toContain('it answered 401 (broker_unauthorized). The plugin was not called. BROKER_INTERNAL_TOKEN must be the broker’s own value');
     expect(calls).toBe(0);
   });
 });
