@@ -107,7 +107,9 @@ export const DEMO = {
   /**
    * demo_member's own server, without the bot (seed `botMember: false`): the dashboard does not list it
    * until demo_member adds the bot through "Add the bot to a server" (the emulator's scope=bot page).
-   * The bot's role is placed above Fans, as an owner would drag it, so the bot can manage Fans once in.
+   * As on the platform, the bot's role goes to the bottom of the list when the bot joins, so Fans is above
+   * it (the dashboard's "Check setup" says so) until the owner drags it up: on the emulator,
+   * `PATCH /_emulator/guilds/1300000000000000001/roles/1300000000000000010 {"position": 2}`.
    */
   botlessGuild: {
     id: '1300000000000000001',

@@ -230,6 +230,14 @@ export class EmulatorState {
     for (const i of before) if (!after.has(i)) this.audit.record({ ...entry, action: 'member_role_remove', roleId: guild.roles[i]!.id });
   }
 
+  /** An admin drags the role to `position` in Server Settings → Roles (no hierarchy check: the owner's drag). 404 unknown guild or role, 400 for @everyone. */
+  moveRole(guildId: string, roleId: string, position: number): void {
+    const guild = this.requireGuild(guildId);
+    const role = this.requireRole(guild, roleId);
+    if (guild.isEveryone(role)) throw AppError.badRequest('@everyone stays at position 0', 'everyone_position');
+    guild.moveRole(role, position);
+  }
+
   addMember(guildId: string, userId: string, roles: readonly string[] = []): void {
     const guild = this.requireGuild(guildId);
     if (this.deletedUsers.has(userId)) throw new AppError(409, `User ${userId} was deleted: a deleted account joins no guild`, 'conflict');

@@ -95,14 +95,27 @@ export class GuildState {
   }
 
   /**
-   * The bot joins (the bot authorization page): it becomes a member holding `botRole`, whose permissions
-   * become the invite's, as the managed role the platform creates on join carries them. False when the
-   * bot is already a member. The platform would create that role; the seed reserved it (see botMember).
+   * The bot joins: it becomes a member holding `botRole`. Through an invite (`permissions` given, the
+   * bot authorization page) the role is the managed role the platform creates on join: the invite's
+   * permissions, and a new role's place, the bottom of the list (position 1, just above @everyone; the
+   * roles from 1 up move up one), so a freshly added bot manages no role until an admin drags its role
+   * above the ones it should manage (moveRole). Without `permissions` (the control API putting a removed
+   * bot back) the role keeps its permissions and place. False when the bot is already a member.
    */
   joinBot(botUserId: string, permissions?: bigint): boolean {
     if (this.hasBot(botUserId)) return false;
-    if (!this.isEveryone(this.botRole) && permissions !== undefined) this.botRole.permissions = permissions;
+    if (!this.isEveryone(this.botRole) && permissions !== undefined) {
+      this.botRole.permissions = permissions;
+      for (const r of this.roles) if (r !== this.botRole && !this.isEveryone(r) && r.position >= 1) r.position += 1;
+      this.botRole.position = 1;
+    }
     return this.members.insert(BigInt(botUserId), this.isEveryone(this.botRole) ? [] : [this.botRole.index]);
+  }
+
+  /** An admin drags a role in Server Settings → Roles: its new position (equal positions sort by id, as on the platform). */
+  moveRole(role: RoleDef, position: number): void {
+    if (this.isEveryone(role)) throw new Error('@everyone stays at position 0');
+    role.position = position;
   }
 
   /** The seeded names of a user, if the seed gave any. */

@@ -1,6 +1,6 @@
 import { PermissionFlagsBits, type APIGuild, type APIRole, type RESTError, type RESTGetAPICurrentUserGuildsResult } from 'discord-api-types/v10';
 import type { ErrorBody } from '@rolelink/wire-types';
-import type { GuildRules } from './guild-rules';
+import { CORRECT_BOT_PERMISSIONS, type GuildRules } from './guild-rules';
 import type { EmulatorSeed, SeedGuild } from './seed';
 import { startEmulator, type RunningEmulator } from './server';
 import { call, control, GUILD, NOT_A_MEMBER, OWNER, ROLE, smallSeed, UNKNOWN_GUILD, USERS } from './testing/fixtures';
@@ -161,6 +161,29 @@ describe('platform rules', () => {
         }),
       );
       expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.moderator))).status).toBe(204);
+    });
+  });
+
+  describe("the bot's role when the bot joins", () => {
+    it('is placed at the bottom through an invite, so the bot manages nothing until an admin drags it up', async () => {
+      emulator.state.seed(seedWith((g) => (g.rules = { membersIntent: true, botInGuild: false })));
+      emulator.state.addBot(GUILD, OWNER, BigInt(CORRECT_BOT_PERMISSIONS));
+      const positions = async () => Object.fromEntries((await call<APIRole[]>(emulator, 'GET', `/guilds/${GUILD}/roles`)).body.map((r) => [r.id, r.position]));
+      expect(await positions()).toEqual({ [GUILD]: 0, [ROLE.bot]: 1, [ROLE.vip]: 2, [ROLE.linked]: 3, [ROLE.moderator]: 11 });
+      expect(await answer('PUT', roleRoute(USERS[1], ROLE.linked))).toEqual([403, MISSING_PERMISSIONS]);
+
+      const dragged = await control<APIRole>(emulator, 'PATCH', `/guilds/${GUILD}/roles/${ROLE.bot}`, { position: 5 });
+      expect([dragged.status, dragged.body.position]).toEqual([200, 5]);
+      expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked))).status).toBe(204);
+      expect((await control(emulator, 'PATCH', `/guilds/${GUILD}/roles/${GUILD}`, { position: 3 })).status).toBe(400);
+      expect((await control(emulator, 'PATCH', `/guilds/${GUILD}/roles/${ROLE.bot}`, { position: 0 })).status).toBe(400);
+    });
+
+    it('keeps its place and permissions when the control API puts a removed bot back', async () => {
+      await patchRules({ botInGuild: false });
+      await patchRules({ botInGuild: true });
+      const bot = (await call<APIRole[]>(emulator, 'GET', `/guilds/${GUILD}/roles`)).body.find((r) => r.id === ROLE.bot);
+      expect(bot).toMatchObject({ position: 5, permissions: CORRECT_BOT_PERMISSIONS, managed: true });
     });
   });
 

@@ -6,7 +6,7 @@ import type { EmulatorState } from '../emulator-state';
 import { rulesPatchSchema } from '../guild-rules';
 import { configPatchSchema } from '../options';
 import { memberId, seedSchema } from '../seed';
-import { renderMember } from './render';
+import { renderMember, renderRole } from './render';
 
 const guildParams = z.object({ guildId: snowflake });
 const memberParams = z.object({ guildId: snowflake, userId: memberId });
@@ -17,6 +17,8 @@ const newMemberBody = z.object({ userId: memberId, roles: z.array(snowflake).opt
 /** How long the guild's member-role changes answer 429 scope shared (0 lifts it). */
 const sharedLimitBody = z.object({ retryAfterMs: z.number().int().min(0).max(86_400_000) });
 const userParams = z.object({ userId: memberId });
+/** The platform allows 250 roles a guild; position 0 is @everyone's. */
+const rolePositionBody = z.strictObject({ position: z.number().int().min(1).max(250) });
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
 
 /**
@@ -60,6 +62,14 @@ export function controlRouter(state: EmulatorState): Router {
   router.patch('/guilds/:guildId/rules', validate({ params: guildParams, body: rulesPatchSchema }), (_req, res) => {
     const { params, body } = input<{ params: typeof guildParams; body: typeof rulesPatchSchema }>(res);
     res.json(state.setRules(params.guildId, body));
+  });
+
+  // An admin drags a role (Server Settings → Roles): how a test or the demo puts the bot's role above others.
+  router.patch('/guilds/:guildId/roles/:roleId', validate({ params: roleParams, body: rolePositionBody }), (_req, res) => {
+    const { params, body } = input<{ params: typeof roleParams; body: typeof rolePositionBody }>(res);
+    state.moveRole(params.guildId, params.roleId, body.position);
+    const guild = state.requireGuild(params.guildId);
+    res.json(renderRole(guild.role(params.roleId)!));
   });
 
   // The account is deleted: out of every guild, 404 10013 Unknown User on user and member routes.

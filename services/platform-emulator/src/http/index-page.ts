@@ -45,6 +45,7 @@ const CONTROL_CHANGES = [
   'PUT /_emulator/guilds/:guild/members/:user/roles',
   'PUT /_emulator/guilds/:guild/shared-limit',
   'PATCH /_emulator/guilds/:guild/rules',
+  'PATCH /_emulator/guilds/:guild/roles/:role',
   'DELETE /_emulator/users/:user',
 ];
 
