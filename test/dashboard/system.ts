@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pingDatabase } from '@rolelink/db/client';
-import { createPlatformClient } from '@rolelink/platform-client';
+import { applicationKey, createPlatformClient } from '@rolelink/platform-client';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
 import { createMetrics, silentLogger } from '@rolelink/runtime';
@@ -147,6 +147,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
       workerRedis: workerBlocking,
       redis: producer,
       prefix,
+      appKey: applicationKey(DEMO.botToken),
       logger,
       concurrency: 2,
       sliceMs: 2_000,

@@ -2,7 +2,7 @@ import type { Queryable } from './queryable';
 import { toStored } from './user-id';
 
 /** Outcomes recorded per user (design: sync engine rule 4). `removed` is the tombstone of a removal. */
-export type Outcome = 'applied' | 'removed' | 'not_in_guild' | 'missing_permission' | 'failed';
+export type Outcome = 'applied' | 'removed' | 'not_in_guild' | 'missing_permission' | 'failed' | 'unknown_user';
 
 /** Back-off of a failed call: 30 s doubling per attempt, capped at an hour. */
 export function retryDelayMs(attempts: number): number {
@@ -62,6 +62,21 @@ export const recordOutcome = {
       [linkId, userId, error],
     );
     return rows[0]?.next_retry_at ?? null;
+  },
+
+  /**
+   * 10013 Unknown User: the account is deleted, which is permanent. Recorded without a retry time (the
+   * partial retry index never lists it, and the worker skips the outcome), so the user is never asked
+   * for again; only a list that drops the user forgets the record.
+   */
+  async unknownUser(db: Queryable, linkId: string, userId: string): Promise<void> {
+    await db.query(
+      `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
+       VALUES ($1, ${toStored('$2')}, 'unknown_user', clock_timestamp(), 1, NULL, NULL)
+       ON CONFLICT (link_id, user_id) DO UPDATE
+         SET outcome = 'unknown_user', updated_at = clock_timestamp(), attempts = m.attempts + 1, next_retry_at = NULL, last_error = NULL, granted = false`,
+      [linkId, userId],
+    );
   },
 
   /** A desired user who holds the role after all (an old removal error): clear the error, no call. */

@@ -105,3 +105,9 @@ export async function linkRolesByAge(db: Queryable, guildId: string): Promise<st
   const { rows } = await db.query<{ role_id: string }>('SELECT role_id::text FROM role_link WHERE guild_id = $1 ORDER BY id', [guildId]);
   return rows.map((r) => r.role_id);
 }
+
+/** Enabled links of a guild, oldest first: the ones a guild outage pauses and its end wakes (issue 34). */
+export async function enabledLinksOfGuild(db: Queryable, guildId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id::text FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id', [guildId]);
+  return rows.map((r) => r.id);
+}

@@ -1,5 +1,6 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { purgeNotifications } from './notifications.repo';
+import { seedLink } from '../../../test/support/fixtures';
+import { purgeNotifications, recordGuildOutageNotifications, recordLinkBlockedNotification } from './notifications.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -24,6 +25,21 @@ describe('notifications repository (notification)', () => {
       { kind: 'removal_held', delivery: 'pending' },
       { kind: 'plugin_recovered', delivery: 'sent' },
       { kind: 'removal_held', delivery: 'sent' },
+    ]);
+  });
+
+  it('tells the owner why a link paused: the bot out of the server (each enabled link) or a role it may not change', async () => {
+    await db.pool.query('TRUNCATE notification, guild, role_link CASCADE');
+    const a = await seedLink(db);
+    const b = await seedLink(db, { guildId: a.guildId });
+    await seedLink(db, { guildId: a.guildId, enabled: false });
+    await recordGuildOutageNotifications(db.pool, a.guildId);
+    await recordLinkBlockedNotification(db.pool, b.linkId, 'mfa_required');
+    const { rows } = await db.pool.query('SELECT role_id::text, kind, detail FROM notification ORDER BY id');
+    expect(rows).toEqual([
+      { role_id: a.roleId, kind: 'link_paused', detail: { reason: 'bot_not_in_guild' } },
+      { role_id: b.roleId, kind: 'link_paused', detail: { reason: 'bot_not_in_guild' } },
+      { role_id: b.roleId, kind: 'link_paused', detail: { reason: 'role_unmanageable', problem: 'mfa_required' } },
     ]);
   });
 });

@@ -62,6 +62,23 @@ export async function recordLinkPausedNotifications(db: Queryable, guildId: stri
   await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT $1, r, 'link_paused', $3 FROM unnest($2::bigint[]) r`, [guildId, roleIds, JSON.stringify(detail)]);
 }
 
+/**
+ * The bot cannot reach the guild (issue 34): one `link_paused` notification (reason `bot_not_in_guild`)
+ * per enabled link, once per outage (the caller won `markOutageAnnounced`).
+ */
+export async function recordGuildOutageNotifications(db: Queryable, guildId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO notification (guild_id, role_id, kind, detail)
+     SELECT guild_id, role_id, 'link_paused', jsonb_build_object('reason', 'bot_not_in_guild') FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id`,
+    [guildId],
+  );
+}
+
+/** The bot may not change the link's role (issue 34): one `link_paused` notification, reason `role_unmanageable` and the problem. */
+export async function recordLinkBlockedNotification(db: Queryable, linkId: string, problem: string): Promise<void> {
+  await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'link_paused', jsonb_build_object('reason', 'role_unmanageable', 'problem', $2::text) FROM role_link WHERE id = $1`, [linkId, problem]);
+}
+
 /** A guild's notifications, newest first, one page (ids below `before`). */
 export async function listNotifications(db: Queryable, guildId: string, f: { before?: string; limit: number }): Promise<NotificationRow[]> {
   const { rows } = await db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notification WHERE guild_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`, [guildId, f.before ?? null, f.limit]);

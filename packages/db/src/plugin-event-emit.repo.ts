@@ -40,9 +40,18 @@ export async function recordFirstSyncCompleted(db: Queryable, linkId: string, ap
   return rows.length > 0 ? recordEvent(db, linkId, 'sync.first_completed', { applied }) : null;
 }
 
-/** A listed user the platform says is not in the guild (an add answered Unknown Member). */
-export function recordNotInGuildEvent(db: Queryable, linkId: string, userId: string): Promise<string | null> {
-  return recordEvent(db, linkId, 'member.not_in_guild', { user_id: userId });
+/**
+ * A listed user the platform says is not in the guild: `reason` `not_a_member` (an add answered 10007
+ * Unknown Member: retried a day later or when they join) or `account_deleted` (10013 Unknown User: the
+ * account is gone, never retried).
+ */
+export function recordNotInGuildEvent(db: Queryable, linkId: string, userId: string, reason: 'not_a_member' | 'account_deleted' = 'not_a_member'): Promise<string | null> {
+  return recordEvent(db, linkId, 'member.not_in_guild', { user_id: userId, reason });
+}
+
+/** `link.paused` / `link.resumed` for one link, with why (docs/api.md "Events to plugins"). */
+export function recordLinkStateEvent(db: Queryable, linkId: string, kind: 'link.paused' | 'link.resumed', payload: { reason: string; problem?: string }): Promise<string | null> {
+  return recordEvent(db, linkId, kind, payload);
 }
 
 /**

@@ -7,3 +7,4 @@ export * from './plugin-url';
 export * from './permissions';
 export * from './bot-invite';
 export * from './role-access';
+export * from './platform-refusals';

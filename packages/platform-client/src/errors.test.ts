@@ -9,9 +9,11 @@ test.each([
   [404, 10007, 'Unknown Member', { kind: 'not_in_guild' }],
   [404, 10011, 'Unknown Role', { kind: 'unknown_role' }],
   [403, 50013, 'Missing Permissions', { kind: 'missing_permission' }],
-  [403, 50001, 'Missing Access', { kind: 'missing_permission' }],
+  [403, 50001, 'Missing Access', { kind: 'guild_unavailable', code: 50001 }],
+  [404, 10013, 'Unknown User', { kind: 'unknown_user' }],
+  [403, 60003, 'Two factor is required for this operation', { kind: 'mfa_required' }],
   [401, 0, '401: Unauthorized', { kind: 'unauthorized' }],
-  [404, 10004, 'Unknown Guild', { kind: 'failed', status: 404, message: 'Unknown Guild' }],
+  [404, 10004, 'Unknown Guild', { kind: 'guild_unavailable', code: 10004 }],
 ])('a %i with JSON code %i (%s) is classified by what the caller must do', (status, code, message, expected) => {
   expect(classifyPlatformError(answered(status, code, message))).toEqual(expected);
 });

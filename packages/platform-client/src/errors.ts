@@ -1,4 +1,5 @@
 import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
+import type { API } from '@discordjs/core/http-only';
 import { RESTJSONErrorCodes } from 'discord-api-types/v10';
 
 /**
@@ -35,6 +36,17 @@ export type PlatformFailure =
   | { kind: 'rate_limited'; retryAfterMs: number }
   | { kind: 'limiter_unavailable'; retryAfterMs: number }
   | { kind: 'not_in_guild' }
+  /** 10013 Unknown User: the account no longer exists (deleted). Permanent for that user: never retried. */
+  | { kind: 'unknown_user' }
+  /**
+   * The bot cannot reach the guild at all: 10004 Unknown Guild (the guild is gone, or the bot was removed:
+   * the platform answers the same), or 50001 Missing Access on a guild route. Stops everything for the
+   * guild, not only the user. On GET /guilds/{id}/members, 50001 also means the Server Members intent is
+   * off: callers of the listing tell the two apart with `listingRefusal`.
+   */
+  | { kind: 'guild_unavailable'; code: number }
+  /** 60003: the guild requires 2FA for moderation and the bot application's owner has none. */
+  | { kind: 'mfa_required' }
   | { kind: 'missing_permission' }
   | { kind: 'unknown_role' }
   | { kind: 'unauthorized' }
@@ -51,10 +63,28 @@ export function classifyPlatformError(err: unknown): PlatformFailure {
   if (err instanceof DiscordAPIError) {
     if (err.code === RESTJSONErrorCodes.UnknownMember) return { kind: 'not_in_guild' };
     if (err.code === RESTJSONErrorCodes.UnknownRole) return { kind: 'unknown_role' };
+    if (err.code === RESTJSONErrorCodes.UnknownUser) return { kind: 'unknown_user' };
+    if (err.code === RESTJSONErrorCodes.UnknownGuild || err.code === RESTJSONErrorCodes.MissingAccess) return { kind: 'guild_unavailable', code: Number(err.code) };
+    if (err.code === RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired) return { kind: 'mfa_required' };
     if (err.status === 403) return { kind: 'missing_permission' };
     if (err.status === 401) return { kind: 'unauthorized' };
     return { kind: 'failed', status: err.status, message: err.message };
   }
   if (err instanceof HTTPError) return { kind: 'failed', status: err.status, message: err.message };
   return { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Why GET /guilds/{id}/members was refused with 403 50001 (Missing Access): the platform gives the same
+ * answer when the application lacks the Server Members intent and when the bot is not in the guild. One
+ * GET /guilds/{id} tells them apart: it needs no intent, so it succeeds only while the bot is in the guild.
+ */
+export async function listingRefusal(api: API, guildId: string): Promise<'members_intent' | 'guild_unavailable'> {
+  try {
+    await api.guilds.get(guildId);
+    return 'members_intent';
+  } catch (err) {
+    if (classifyPlatformError(err).kind === 'guild_unavailable') return 'guild_unavailable';
+    throw err;
+  }
 }

@@ -5,3 +5,4 @@ export * from './role-holders';
 export * from './rate-limit/shared-limiter';
 export * from './guild-members';
 export * from './setup-check';
+export * from './application-key';

@@ -28,6 +28,10 @@ export const MetricName = {
   syncMaxLinkPendingChanges: 'rolelink_sync_link_pending_changes_max',
   syncOldestUnapplied: 'rolelink_sync_oldest_unapplied_seconds',
   collectorStale: 'rolelink_metrics_stale',
+  membersListingBlocked: 'rolelink_members_listing_blocked',
+  guildsUnavailable: 'rolelink_guilds_unavailable',
+  linksBlocked: 'rolelink_links_blocked',
+  repairBlocked: 'rolelink_repair_blocked_total',
 } as const;
 
 /** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
@@ -38,6 +42,8 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type QueueDepthSample = { queue: string; state: string; count: number };
+/** What the platform refuses for a whole application, guild or link (issue 34), read from PostgreSQL at scrape time. */
+export type RefusalSample = { membersListingBlocked: number; guildsUnavailable: number; linksBlocked: { reason: string; count: number }[] };
 type SyncLagSample = { linksBehind: number; pendingChanges: number; maxLinkPendingChanges: number; oldestUnappliedSeconds: number };
 
 export type Metrics = {
@@ -63,6 +69,16 @@ export type Metrics = {
    * rolelink_metrics_stale{collector="sync_lag"} = 1.
    */
   syncLag(sample: () => Promise<SyncLagSample>): void;
+  /**
+   * The platform's standing refusals (docs/sync-engine.md "When the platform refuses"), read at scrape
+   * time from one `sample`: rolelink_members_listing_blocked (1 while the bot application lacks the Server
+   * Members intent), rolelink_guilds_unavailable (guilds with enabled links the bot is out of) and
+   * rolelink_links_blocked{reason} (links whose role the bot may not change). Within COLLECT_TIMEOUT_MS,
+   * as syncLag: the last figures, with rolelink_metrics_stale{collector="refusals"} = 1, while PostgreSQL is away.
+   */
+  refusals(sample: () => Promise<RefusalSample>): void;
+  /** rolelink_repair_blocked_total{job,reason}: a reconcile or drift poll that could not read a guild; job: reconcile | drift; reason: members_intent | guild_unavailable. */
+  repairBlocked(): Counter<'job' | 'reason'>;
   /** rolelink_job_duration_seconds{queue,job,outcome}; outcome: completed | failed | rate_limited. */
   jobDuration(): Histogram<'queue' | 'job' | 'outcome'>;
   /** rolelink_role_changes_total{action,result}; action: add | remove; result: applied | not_in_guild | missing_permission | failed. */
@@ -183,6 +199,37 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       lagGauge(MetricName.syncMaxLinkPendingChanges, 'Role changes still to make on the link with the most', (s) => s.maxLinkPendingChanges);
       lagGauge(MetricName.syncOldestUnapplied, 'Age in seconds of the oldest list change not yet applied to the platform (0: none waiting)', (s) => s.oldestUnappliedSeconds);
     },
+    refusals(sample) {
+      // Three small counts read together, bounded like the sync lag: the last figures, marked stale
+      // (rolelink_metrics_stale{collector="refusals"}), while PostgreSQL does not answer; NaN before the first.
+      const read = scrapeReading('refusals', sample);
+      gauge({
+        name: MetricName.membersListingBlocked,
+        help: 'The bot application cannot list guild members (Server Members intent off): 1, else 0',
+        async collect() {
+          this.set((await read()).value?.membersListingBlocked ?? NaN);
+        },
+      });
+      gauge({
+        name: MetricName.guildsUnavailable,
+        help: 'Guilds with enabled role links that the bot cannot reach (removed from the guild, or the guild is gone)',
+        async collect() {
+          this.set((await read()).value?.guildsUnavailable ?? NaN);
+        },
+      });
+      gauge({
+        name: MetricName.linksBlocked,
+        help: 'Role links whose role the bot may not change, by reason (no_manage_roles, above_bot, managed, unknown_role, mfa_required, refused)',
+        labelNames: ['reason'],
+        async collect() {
+          const { value, fresh } = await read();
+          if (!fresh && value) return; // the last counts stay
+          this.reset();
+          for (const r of value?.linksBlocked ?? []) this.set({ reason: r.reason }, r.count);
+        },
+      });
+    },
+    repairBlocked: () => counter({ name: MetricName.repairBlocked, help: 'Reconcile or drift-poll reads of a guild that the platform refused, by job and reason', labelNames: ['job', 'reason'] }),
     jobDuration: () => histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
     roleChanges: () => counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
     platformRateLimited: () => counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),

@@ -5,8 +5,12 @@
 
 /** Each event kind and its `data`. User and guild ids are decimal strings, as everywhere on the wire. */
 export type PluginEventPayloads = {
-  /** A listed user is not a member of the guild: the role cannot be given (the bot does not retry on every pass). */
-  'member.not_in_guild': { user_id: string };
+  /**
+   * A listed user cannot be given the role. `reason`: `not_a_member` (not in the guild; the bot retries a
+   * day later, or when the reconcile sees them join) or `account_deleted` (the platform says the account
+   * no longer exists, 10013: permanent, never retried; drop the user from the list).
+   */
+  'member.not_in_guild': { user_id: string; reason: 'not_a_member' | 'account_deleted' };
   /** Someone removed the role by hand and the bot put it back (drift repair or the reconcile). */
   'member.role_restored': { user_id: string; source: 'drift' | 'reconcile' };
   /** A listed user's membership expired and they left the list (memberships that expire). */
@@ -15,8 +19,13 @@ export type PluginEventPayloads = {
   'removal.held': { change_id: string; previous: number; next: number; removals: number };
   /** The owner applied a held removal: resend the list (PUT or upload) before `window_ends_at` and it goes through. */
   'removal.applied': { change_id: string; removals: number; window_ends_at: string };
-  /** The link was paused (slot allowance) or disabled; or resumed / enabled again; or deleted. */
-  'link.paused': { reason: string };
+  /**
+   * The link stopped syncing, and why (`reason`): `slot_allowance` (a plan change), `bot_not_in_guild`
+   * (the bot was removed from the guild, or the guild is gone), `role_unmanageable` (the bot may not
+   * change the role; `problem` says why: no_manage_roles, above_bot, managed, unknown_role, mfa_required,
+   * refused). `link.resumed` carries the reason that ended (`slot_allowance`, `bot_back`, `role_manageable`).
+   */
+  'link.paused': { reason: string; problem?: string };
   'link.resumed': { reason: string };
   'link.disabled': Record<string, never>;
   'link.enabled': Record<string, never>;

@@ -1,5 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
-import { createPlatformClient } from '@rolelink/platform-client';
+import { applicationKey, createPlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
@@ -47,6 +47,7 @@ function main(): void {
     workerRedis,
     redis,
     prefix: env.QUEUE_PREFIX,
+    appKey: applicationKey(env.PLATFORM_BOT_TOKEN),
     logger,
     dependencies,
     metrics,

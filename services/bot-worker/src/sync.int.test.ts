@@ -213,7 +213,8 @@ describe('sync engine against the platform emulator', () => {
     await db.pool.query(`INSERT INTO link_user (link_id, user_id) VALUES ($1, ${toStored('$2')})`, [link, keepMe]);
     const c = await db.pool.connect();
     try {
-      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, cause: 'full sync', exhausted: () => false, spend: () => undefined }, rows);
+      const refusal = { db: db.pool, client: c, api: client.api, link: ctx!, blockPending: false };
+      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, cause: 'full sync', exhausted: () => false, spend: () => undefined, refusal }, rows);
     } finally {
       c.release();
     }
@@ -243,24 +244,19 @@ describe('sync engine against the platform emulator', () => {
     expect(emulator.state.stats().requests - requests).toBe(1); // only the new user's PUT, no retry of the stranger
   });
 
-  it('records missing permission on a role above the bot and stops calling for that link', async () => {
+  it('stops a link whose role is above the bot on the first refusal, says why, and makes no per-user failures', async () => {
     await upsertGuild(db.pool, GUILD_B, 'premium');
     const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.above });
     await writeList(db.pool, link, ids(10));
     await sync(link);
+    // The reason comes from the guild's roles (packages/domain role-access.ts), and the link backs off.
     await waitFor(
-      () => outcomes(db.pool, link),
-      (o) => Object.values(o).includes('missing_permission'),
-      { what: 'the 403 recorded' },
+      async () => (await db.pool.query<{ blocked_reason: string | null; backoff_until: Date | null }>('SELECT blocked_reason, backoff_until FROM link_sync_state WHERE link_id = $1', [link])).rows[0] ?? null,
+      (r) => r?.blocked_reason === 'above_bot' && r.backoff_until !== null,
+      { what: 'the link blocked as above_bot' },
     );
-    // The outcome is written right after the answer, the link's back-off right after that: wait for both.
-    await waitFor(
-      async () => (await db.pool.query<{ backoff_until: Date | null }>('SELECT backoff_until FROM link_sync_state WHERE link_id = $1', [link])).rows[0]?.backoff_until ?? null,
-      (until) => until !== null,
-      { what: 'the link backed off' },
-    );
-    const puts = emulator.state.stats().byStatus['403'];
-    expect(puts).toBe(1);
+    expect(emulator.state.stats().byStatus['403']).toBe(1);
+    expect(await outcomes(db.pool, link)).toEqual({}); // the refusal is the link's, not ten users'
     await sync(link); // a new write does not make the worker hammer the role during the back-off
     await waitFor(
       () => bot.producer.queue.getJobCounts('active', 'waiting'),

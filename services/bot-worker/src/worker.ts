@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
 import { readSyncLag } from '@rolelink/db/sync';
+import { readRefusals } from './sync/refusal-figures';
 import { Consumer, ensureSchedulers, every, Producer } from '@rolelink/queue';
 import { DependencyLog, type Logger, type Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
@@ -27,6 +28,8 @@ export type BotWorkerOptions = {
   /** Connection for re-enqueues, the job scheduler and the reconcile's state. */
   redis: Redis;
   prefix: string;
+  /** The bot application's key (`applicationKey(token)` of @rolelink/platform-client): its bot_application row. */
+  appKey: string;
   logger: Logger;
   /** Where the BullMQ workers' lost-connection errors go: one line per Redis outage, not one per attempt (default: a log of its own). */
   dependencies?: DependencyLog;
@@ -69,6 +72,7 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
   reportQueueDepth(o.metrics, producer);
   // Every replica reports the same figures (they are the database's): dashboards and alerts take max().
   o.metrics?.syncLag(() => readSyncLag(o.db));
+  o.metrics?.refusals(() => readRefusals(o.db, o.appKey));
   const consumer = new Consumer(QueueName.roleSync, roleSyncHandlers(o, followUps(producer)), {
     connection: o.workerRedis,
     prefix: o.prefix,
@@ -135,7 +139,9 @@ function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['dr
     api: o.api,
     redis: o.redis,
     prefix: o.prefix,
+    appKey: o.appKey,
     logger: o.logger,
+    blocked: repairBlocked(o.metrics),
     budget,
     everyMs: d.everyMs,
     tickMs,
@@ -166,4 +172,10 @@ function reportQueueDepth(metrics: Metrics | undefined, producer: Producer<typeo
     const counts = await producer.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
     return Object.entries(counts).map(([state, count]) => ({ queue: QueueName.roleSync, state, count }));
   });
+}
+
+/** rolelink_repair_blocked_total{job,reason}: one per guild read a repair could not make. */
+export function repairBlocked(metrics: Metrics | undefined): ((job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable') => void) | undefined {
+  const counter = metrics?.repairBlocked();
+  return counter && ((job, reason) => counter.inc({ job, reason }));
 }

@@ -13,3 +13,6 @@ export * from '../advisory-locks';
 export * from '../outbox.repo';
 export * from '../sync-lag.repo';
 export * from '../drift-poll.repo';
+export * from '../bot-application.repo';
+export * from '../guild-outage.repo';
+export * from '../link-blocks.repo';

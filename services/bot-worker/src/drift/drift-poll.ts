@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { AuditLogEvent, type APIAuditLogEntry } from 'discord-api-types/v10';
 import { inTransaction } from '@rolelink/db/client';
 import { journalRepairs } from '@rolelink/db/list';
-import { claimDueDriftGuilds, finishDriftPoll, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db/sync';
+import { claimDueDriftGuilds, finishDriftPoll, guildOutages, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db/sync';
+import { openOutage } from '../sync/refusals';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import { activeLinks } from '../reconcile/reconcile';
 import { driftFromEntries, newestEntryId } from './audit-drift';
@@ -61,6 +62,9 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
       if (!roles) byGuild.set(l.guildId, (roles = new Map<string, string>()));
       roles.set(l.roleId, l.id);
     }
+    // Guilds the bot is out of are not read (their outage is the sync's and the reconcile's to end): the
+    // poll forgets its place there and starts from the newest page when the bot is back.
+    for (const g of (await guildOutages(deps.db, [...byGuild.keys()])).keys()) byGuild.delete(g);
     await syncDriftGuilds(deps.db, [...byGuild.keys()]);
     const claimLimit = Math.max(1, Math.ceil((deps.budget.o.maxPerSecond * deps.tickMs) / 1_000));
     const claimed = await claimDueDriftGuilds(deps.db, claimLimit, CLAIM_LEASE_MS);
@@ -125,6 +129,13 @@ async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: Rea
     const failure = classifyPlatformError(err);
     if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') {
       await releaseDriftGuild(deps.db, guild.guildId);
+      return 0;
+    }
+    if (failure.kind === 'guild_unavailable') {
+      // Blocked, never a quiet skip: the guild's outage opens (links stop, the owner hears of it) and it is counted.
+      await openOutage(deps, guild.guildId, failure.code);
+      deps.blocked?.('drift', 'guild_unavailable');
+      await finishDriftPoll(deps.db, guild.guildId, { lastEntryId: null, status: 'failed', repaired: 0, nextInMs: deps.everyMs });
       return 0;
     }
     const status: DriftPollStatus = failure.kind === 'missing_permission' ? 'no_permission' : 'failed';

@@ -17,4 +17,8 @@ export type RepairDeps = {
   /** The job running this repair, for its log line. */
   jobId?: string;
   enqueueSync(linkId: string): Promise<unknown>;
+  /** The bot application's key (`applicationKey` of the token): its `bot_application` row. */
+  appKey: string;
+  /** Counts a guild the repair could not read (rolelink_repair_blocked_total). */
+  blocked?(job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable'): void;
 };

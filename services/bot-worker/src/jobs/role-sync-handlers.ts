@@ -4,7 +4,7 @@ import type { JobHandlers } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
 import { runReconcile } from '../reconcile/reconcile';
 import { syncLinkSlice, type SyncDeps } from '../sync/sync-link';
-import type { BotWorkerOptions } from '../worker';
+import { repairBlocked, type BotWorkerOptions } from '../worker';
 import type { FollowUps } from './follow-up';
 
 /**
@@ -14,11 +14,12 @@ import type { FollowUps } from './follow-up';
 export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandlers<typeof QueueName.roleSync> {
   const changes = o.metrics?.roleChanges();
   const metrics: SyncDeps['metrics'] = changes && { change: (action, result) => changes.inc({ action, result }) };
+  const blocked = repairBlocked(o.metrics);
   return {
     async sync({ linkId, requestId }, job) {
       // Every line this slice writes names the API request that queued the job, when one did.
       const logger = requestId === undefined ? o.logger : o.logger.child({ requestId });
-      const deps: SyncDeps = { db: o.db, api: o.api, logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics };
+      const deps: SyncDeps = { db: o.db, api: o.api, logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics, wake: next.syncNow };
       const result = await syncLinkSlice(deps, linkId);
       await next.afterSlice(linkId, result, requestId);
       return result.kind;
@@ -29,7 +30,9 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
         api: o.api,
         redis: o.redis,
         prefix: o.prefix,
+        appKey: o.appKey,
         logger: o.logger,
+        blocked,
         jobId: job.id,
         budgetMs: Math.max(o.sliceMs, 10_000),
         enqueueSync: next.syncNow,

@@ -1,4 +1,5 @@
 import type { NotificationRow } from '@rolelink/db/notifications';
+import { BOT_NOT_IN_GUILD_MESSAGE, LINK_BLOCK_MESSAGES, type LinkBlockReason } from '@rolelink/domain';
 
 /** Dashboard links are not known here (the worker has no dashboard URL): the message says where to look. */
 const WHERE = 'Open the Role Link dashboard to act on it.';
@@ -25,7 +26,7 @@ function heading(kind: string, n: number): string {
     case 'plugin_recovered':
       return n === 1 ? 'A plugin server of a role link is healthy again:' : `${n} plugin servers of role links are healthy again:`;
     case 'link_paused':
-      return n === 1 ? 'A role link is paused: the server has more links than its plan allows:' : `${n} role links are paused: the server has more links than its plan allows:`;
+      return n === 1 ? 'A role link is paused:' : `${n} role links are paused:`;
     case 'events_dropped':
       return n === 1 ? 'A plugin server did not take an event for 24 hours; Role Link gave up on it:' : `${n} events to plugin servers were given up after 24 hours of failed deliveries:`;
     default:
@@ -39,6 +40,9 @@ function line(kind: string, r: NotificationRow): string {
   // The plugin URL is the admin's own configuration; the status is the broker's check.
   if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered') return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
   if (kind === 'events_dropped') return `${role(r)}: ${String(d.kind)} to ${String(d.plugin_url)} after ${String(d.attempts)} attempts (re-send it from the link's Events tab)`;
-  if (kind === 'link_paused') return `${role(r)}: ${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s)`;
+  // Why it paused: the plan's slots, the bot out of the server, or a role the bot may not change (issue 34).
+  if (kind === 'link_paused' && d.reason === 'bot_not_in_guild') return `${role(r)}: ${BOT_NOT_IN_GUILD_MESSAGE}`;
+  if (kind === 'link_paused' && d.reason === 'role_unmanageable') return `${role(r)}: ${LINK_BLOCK_MESSAGES[d.problem as LinkBlockReason] ?? 'the bot may not change this role.'}`;
+  if (kind === 'link_paused') return `${role(r)}: the server has more links than its plan allows (${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s))`;
   return role(r);
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { databaseNow, reconcileLinks } from '@rolelink/db/sync';
-import { isPaused } from '@rolelink/domain';
-import { classifyPlatformError, MEMBERS_PAGE } from '@rolelink/platform-client';
+import { clearMembersListingBlocked, databaseNow, guildOutages, markMembersListingBlocked, reconcileLinks } from '@rolelink/db/sync';
+import { isPaused, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
+import { classifyPlatformError, listingRefusal, MEMBERS_PAGE } from '@rolelink/platform-client';
+import { guildBack, openOutage } from '../sync/refusals';
 import type { RepairDeps } from '../jobs/repair-deps';
 import { repairPage } from './repair';
 
@@ -11,8 +12,12 @@ export type ReconcileDeps = RepairDeps & {
   budgetMs: number;
 };
 
-/** One job's share of a reconcile: guilds whose member listing it finished, links it found drifted, pages read. */
-type ReconcileCounts = { guilds: number; drifted: number; pages: number };
+/**
+ * One job's share of a reconcile: guilds whose member listing it finished, links it found drifted, pages
+ * read; `blocked`: guilds it could not read (the bot is out of them, or the application cannot list
+ * members at all: then the run stops at its first guild, `reason` says so).
+ */
+type ReconcileCounts = { guilds: number; drifted: number; pages: number; blocked: number; reason?: 'members_intent' };
 export type ReconcileResult = ReconcileCounts & ({ kind: 'done' } | { kind: 'continue'; delayMs: number });
 
 type ActiveLink = { id: string; guildId: string; roleId: string; behind: boolean };
@@ -39,7 +44,7 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileResult
   const locked = await deps.redis.set(lockKey, owner, 'PX', deps.budgetMs + 60_000, 'NX');
   if (!locked) {
     deps.logger.debug('reconcile run', { jobId: deps.jobId, result: 'busy' });
-    return { kind: 'done', guilds: 0, drifted: 0, pages: 0 };
+    return { kind: 'done', guilds: 0, drifted: 0, pages: 0, blocked: 0 };
   }
   try {
     const result = await reconcileSlice(deps, stateKey);
@@ -50,6 +55,8 @@ export async function runReconcile(deps: ReconcileDeps): Promise<ReconcileResult
       guilds: result.guilds,
       drifted: result.drifted,
       pages: result.pages,
+      ...(result.blocked > 0 && { blocked: result.blocked }),
+      ...(result.reason && { reason: result.reason }),
       ...(result.kind === 'continue' && { delay_ms: Math.round(result.delayMs) }),
       duration_ms: Math.round(performance.now() - started),
     });
@@ -63,14 +70,23 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
   const started = Date.now();
   const raw = await deps.redis.get(stateKey);
   let state: State;
+  let blockedAtStart = 0;
   if (raw) {
     state = JSON.parse(raw) as State;
   } else {
     const links = await activeLinks(deps.db);
     for (const l of links) if (l.behind) await deps.enqueueSync(l.id);
-    state = { guilds: [...new Set(links.map((l) => l.guildId))], after: '0' };
+    const guilds = [...new Set(links.map((l) => l.guildId))];
+    // Guilds the bot is out of: is it back (one look at its guild list)? The rest are not read.
+    const out = await returnedGuilds(deps, guilds);
+    if (out === null) return { kind: 'continue', delayMs: 1_000, guilds: 0, drifted: 0, pages: 0, blocked: 0 };
+    state = { guilds: guilds.filter((g) => !out.has(g)), after: '0' };
+    for (const _ of out) deps.blocked?.('reconcile', 'guild_unavailable');
+    if (out.size) deps.logger.warn('reconcile blocked: the bot is not in these guilds', { guilds: [...out] });
+    blockedAtStart = out.size;
   }
-  const counts: ReconcileCounts = { guilds: 0, drifted: 0, pages: 0 };
+  const counts: ReconcileCounts = { guilds: 0, drifted: 0, pages: 0, blocked: blockedAtStart };
+  let listed = false;
   const save = () => deps.redis.set(stateKey, JSON.stringify(state), 'PX', 24 * 3_600_000);
 
   while (state.guilds.length) {
@@ -95,10 +111,29 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
         await save();
         return { ...counts, kind: 'continue', delayMs: failure.retryAfterMs };
       }
-      deps.logger.warn('reconcile cannot read the member listing; guild skipped', { guildId, failure: failure.kind });
+      const refusal = failure.kind === 'guild_unavailable' ? (failure.code === 50001 ? await listingRefusal(deps.api, guildId).catch(() => 'guild_unavailable' as const) : 'guild_unavailable') : null;
+      if (refusal === 'members_intent') {
+        // The intent is the application's: no guild can be listed. Never a quiet skip: persisted (the
+        // dashboard's banner), counted and logged; the next run tries again (one refusal per interval).
+        if (await markMembersListingBlocked(deps.db, deps.appKey)) deps.logger.error(`reconcile blocked: the bot application cannot list guild members; turn on ${MEMBERS_INTENT_SETTING}`, { guildId });
+        deps.blocked?.('reconcile', 'members_intent');
+        await deps.redis.del(stateKey);
+        return { ...counts, blocked: counts.blocked + state.guilds.length, reason: 'members_intent', kind: 'done' };
+      }
+      if (refusal === 'guild_unavailable') {
+        await openOutage(deps, guildId, failure.kind === 'guild_unavailable' ? failure.code : 10004);
+        deps.blocked?.('reconcile', 'guild_unavailable');
+        counts.blocked++;
+      } else {
+        deps.logger.warn('reconcile cannot read the member listing; guild skipped', { guildId, failure: failure.kind });
+      }
       state.guilds.shift();
       state.after = '0';
       continue;
+    }
+    if (!listed) {
+      listed = true;
+      if (await clearMembersListingBlocked(deps.db, deps.appKey)) deps.logger.info('the bot application can list guild members again: the reconcile runs');
     }
     counts.pages++;
     const last = members[members.length - 1]?.user.id ?? null;
@@ -122,4 +157,36 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
   }
   await deps.redis.del(stateKey);
   return { ...counts, kind: 'done' };
+}
+
+/**
+ * The guilds among `guilds` the bot is still out of. Guilds with an outage are looked up in the bot's own
+ * guild list (GET /users/@me/guilds, 200 a page: a handful of calls per run for the whole application,
+ * whatever the number of guilds): one found there is back (its outage ends and its links wake). Null when
+ * the platform did not answer (rate limit): the run starts again shortly.
+ */
+async function returnedGuilds(deps: ReconcileDeps, guilds: readonly string[]): Promise<Set<string> | null> {
+  const outages = await guildOutages(deps.db, guilds);
+  if (outages.size === 0) return new Set();
+  const present = new Set<string>();
+  try {
+    let after: string | undefined;
+    for (;;) {
+      const page = await deps.api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) });
+      for (const g of page) present.add(g.id);
+      if (page.length < 200) break;
+      after = page[page.length - 1]!.id;
+    }
+  } catch (err) {
+    const failure = classifyPlatformError(err);
+    if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') return null;
+    deps.logger.warn("reconcile could not read the bot's guild list", { failure: failure.kind });
+    return new Set(outages.keys());
+  }
+  const still = new Set<string>();
+  for (const id of outages.keys()) {
+    if (present.has(id)) await guildBack(deps.db, id, deps.logger, (linkId) => deps.enqueueSync(linkId));
+    else still.add(id);
+  }
+  return still;
 }

@@ -2,9 +2,10 @@ import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
 import type { Queryable } from '@rolelink/db/client';
-import { backOffLink, recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db/sync';
+import { recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db/sync';
 import { auditReason, hasOverrides, type ChangeCause, type LinkContext } from './link-context';
 import { recordNotInGuildEvent } from '@rolelink/db/events';
+import { guildUnavailable, linkManageable, linkRefused, type RefusalContext } from './refusals';
 
 export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };
 
@@ -22,6 +23,11 @@ export type RangeContext = {
   /** Counts one platform call against the slice's budget. */
   spend(): void;
   metrics?: ChangeMetrics;
+  /**
+   * For refusals that stop the whole link or guild (refusals.ts). `blockPending`: the link is blocked for
+   * a cause the guild's roles cannot show (2FA, an unexplained 50013): the first accepted call ends it.
+   */
+  refusal: RefusalContext & { blockPending: boolean };
 };
 
 export type RangeOutcome = {
@@ -57,7 +63,10 @@ async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'k
   return 'remove';
 }
 
-/** A failure that concerns the whole link or token, not the one user: the slice stops. */
+/**
+ * A failure that concerns the whole guild, link or token, not the one user: the slice stops at once, and
+ * the user's record is left as it was (the refusal is not theirs; they are asked again when the link resumes).
+ */
 async function stopFor(ctx: RangeContext, failure: PlatformFailure): Promise<SliceResult | null> {
   switch (failure.kind) {
     case 'rate_limited':
@@ -65,15 +74,18 @@ async function stopFor(ctx: RangeContext, failure: PlatformFailure): Promise<Sli
       return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
     case 'unauthorized':
       return { kind: 'yield', delayMs: 30_000, reason: 'unauthorized' };
+    case 'guild_unavailable':
+      return guildUnavailable(ctx.refusal, failure.code);
     case 'missing_permission':
     case 'unknown_role':
-      return { kind: 'yield', delayMs: await backOffLink(ctx.client, ctx.link.id), reason: failure.kind };
+    case 'mfa_required':
+      return linkRefused(ctx.refusal, failure.kind);
     default:
       return null;
   }
 }
 
-type Refusal = 'missing_permission' | 'failed';
+type Refusal = 'failed';
 
 /** What differs between granting and taking the role; everything else about a change is one path. */
 type Change = {
@@ -86,6 +98,8 @@ type Change = {
   notInGuild(db: Queryable, linkId: string, userId: string): Promise<unknown>;
   /** The platform refused: returns when to retry. */
   refused(db: Queryable, linkId: string, userId: string, error: Refusal): Promise<Date | null>;
+  /** 10013: the account is deleted. An add is recorded for good (never retried) and the plugin told; a removal is done. */
+  unknownUser(db: Queryable, linkId: string, userId: string): Promise<unknown>;
   /** An add that did not land leaves a desired user without the role; a failed removal leaves nobody short. */
   leavesUserShort: boolean;
 };
@@ -101,6 +115,10 @@ const ADD: Change = {
     return recordOutcome.addFailed(db, linkId, userId, 'not_in_guild');
   },
   refused: (db, linkId, userId, error) => recordOutcome.addFailed(db, linkId, userId, error),
+  unknownUser: async (db, linkId, userId) => {
+    await recordNotInGuildEvent(db, linkId, userId, 'account_deleted');
+    await recordOutcome.unknownUser(db, linkId, userId);
+  },
   leavesUserShort: true,
 };
 
@@ -111,6 +129,7 @@ const REMOVE: Change = {
   acceptedAs: 'removed',
   notInGuild: (db, linkId, userId) => recordOutcome.removed(db, linkId, userId),
   refused: (db, linkId, userId, error) => recordOutcome.removeFailed(db, linkId, userId, error),
+  unknownUser: (db, linkId, userId) => recordOutcome.removed(db, linkId, userId),
   leavesUserShort: false,
 };
 
@@ -126,6 +145,11 @@ async function needsCall(ctx: RangeContext, row: UserDiff, out: RangeOutcome, fo
   }
   if (!row.desired && row.outcome !== 'applied') {
     forget.push(row.userId);
+    return 'skip';
+  }
+  // A deleted account (10013) is permanent: never asked for again (the plugin was told once).
+  if (row.outcome === 'unknown_user') {
+    out.desiredNotHolding++;
     return 'skip';
   }
   if (!row.due) {
@@ -163,6 +187,10 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
         if (change === ADD) out.adds++;
         out.succeeded++;
         ctx.metrics?.change(change.action, 'applied');
+        if (ctx.refusal.blockPending) {
+          ctx.refusal.blockPending = false;
+          await linkManageable(ctx.refusal);
+        }
       } catch (err) {
         const failure = classifyPlatformError(err);
         if (failure.kind !== 'rate_limited' && failure.kind !== 'limiter_unavailable') out.changes++; // not sent
@@ -173,15 +201,25 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
           ctx.metrics?.change(change.action, 'not_in_guild');
           continue;
         }
-        if (failure.kind === 'missing_permission' || failure.kind === 'unknown_role' || failure.kind === 'failed') {
-          const error: Refusal = failure.kind === 'missing_permission' ? 'missing_permission' : 'failed';
+        if (failure.kind === 'unknown_user') {
+          await change.unknownUser(client, link.id, row.userId);
+          await history(row.userId, change.action, 'unknown_user');
+          if (change.leavesUserShort) out.desiredNotHolding++;
+          ctx.metrics?.change(change.action, 'unknown_user');
+          continue;
+        }
+        const stop = await stopFor(ctx, failure);
+        if (stop) {
+          if (failure.kind !== 'rate_limited' && failure.kind !== 'limiter_unavailable' && failure.kind !== 'unauthorized') ctx.metrics?.change(change.action, failure.kind);
+          return { ...out, stop };
+        }
+        if (failure.kind === 'failed') {
+          const error: Refusal = 'failed';
           const retryAt = await change.refused(client, link.id, row.userId, error);
           await history(row.userId, change.action, error);
           ctx.metrics?.change(change.action, error);
           out.nextRetryAt = earliest(out.nextRetryAt, retryAt);
         }
-        const stop = await stopFor(ctx, failure);
-        if (stop) return { ...out, stop };
         if (change.leavesUserShort) out.desiredNotHolding++;
       }
     }

@@ -26,6 +26,7 @@ import {
   type PassState,
 } from '@rolelink/db/sync';
 import { stripSlice } from './strip-roles';
+import { guildGate, linkGate } from './refusals';
 import { consumeJournal } from './journal-batch';
 import { hasOverrides, inactiveReason, loadLink, syncedCutoff, type LinkContext } from './link-context';
 import { interimCounts, passRate } from './progress';
@@ -46,6 +47,8 @@ export type SyncDeps = {
   sliceChanges: number;
   /** Ids of each stream per diff range (memory per range: at most 2 × span rows, only differences leave PostgreSQL). */
   rangeSpan?: number;
+  /** Enqueues a link's sync now: the other links of a guild the bot is back in (refusals.ts). */
+  wake?: (linkId: string) => Promise<unknown>;
 };
 
 /** A retry further away than this is left to the reconcile rather than scheduled. */
@@ -116,9 +119,16 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
     return { kind: 'done' };
   }
 
+  // The platform's refusals for the whole guild or link (refusals.ts): no per-user call while they hold.
+  const refusal = { db: deps.db, client, api: deps.api, link, logger: deps.logger, wake: deps.wake, blockPending: false };
+  const outage = await guildGate(refusal);
+  if (outage) return outage;
   let pass = await loadPass(client, linkId);
   if (pass.backoffLeftMs > 0) return { kind: 'yield', delayMs: pass.backoffLeftMs, reason: 'link_backoff' };
-  const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, cause: 'list change' as const };
+  const blocked = await linkGate(refusal);
+  if (blocked === 'until_success') refusal.blockPending = true;
+  else if (blocked) return blocked;
+  const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, cause: 'list change' as const, refusal };
 
   if (pass.cursor !== null && pass.appliedLimit !== link.syncedLimit) pass = await beginWalk(client, link, pass); // plan changed mid-walk
   if (pass.cursor === null) {

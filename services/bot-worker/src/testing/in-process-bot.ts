@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { startEmulator, type EmulatorSeed, type RunningEmulator } from '@rolelink/platform-emulator';
-import { createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
+import { applicationKey, createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
@@ -35,6 +35,7 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
     workerRedis,
     redis,
     prefix,
+    appKey: applicationKey(emulator.botToken),
     logger: o.logger,
     metrics: o.metrics,
     concurrency: o.concurrency,
@@ -54,7 +55,7 @@ export async function startInProcessBot(o: { logger: Logger; concurrency: number
     async reset(seed) {
       emulator.state.reset();
       emulator.state.seed(seed);
-      await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge CASCADE');
+      await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge, guild_outage, bot_application CASCADE');
     },
     async close() {
       await bot.close();
