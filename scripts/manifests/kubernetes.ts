@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
 import { ingressChecks } from './ingress';
 import { migrationGateProblems, renderKustomization } from './kustomize';
+import { namespaceRenameProblems, trapChecks } from './traps';
 import { monitoringChecks } from './monitoring';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
@@ -156,6 +157,7 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   conventionChecks(all, dir, problems);
   networkPolicyChecks(all, problems);
   ingressChecks(all, problems);
+  trapChecks(all, problems);
   problems.push(...migrationGateProblems(all, { exact: false }));
   // The same objects as kubectl apply -k sends them (images, namespaces set by the kustomization).
   const render = renderKustomization(dir, problems);
@@ -163,6 +165,8 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   for (const m of render.rendered) await schemaCheck(m, problems);
   problems.push(...migrationGateProblems(render.rendered, { exact: true }));
   const notes = [`kubectl kustomize: ${render.rendered.length} rendered object(s) valid`];
+  const rename = namespaceRenameProblems(dir, problems);
+  if (rename) notes.push(rename);
   // k8s/monitoring: its own kustomization (the Prometheus Operator's kinds are checked by monitoringChecks).
   const monitoringDir = path.join(dir, 'monitoring');
   const monitoring = renderKustomization(monitoringDir, problems);

@@ -4,7 +4,8 @@
 //     `promtool test rules`;
 //   - every query of the dashboard, as recording rules through `promtool check rules` (PromQL syntax);
 //   - every metric of ours they name exists (MetricName in packages/runtime), and every alert has a runbook
-//     section in docs/operations.md that its runbook_url points at.
+//     section in docs/operations.md that its runbook_url points at;
+//   - every series an alert reads has an absent() alert (absentCoverage).
 // Without promtool, says so and checks only the last point.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,47 @@ function promtool(args: string[], cwd: string): { ok: true } | { ok: false; out:
   }
 }
 
+/**
+ * Series an alert may read without an absent() rule of their own: the event counters, which appear with
+ * their first event (a fresh install has none, and absent() would page it). Their owner's always-present
+ * rolelink_dependency_up{service} stands for them: it must have its absent() rule.
+ */
+const EVENT_SERIES: Record<string, string[]> = {
+  rolelink_role_changes_total: ['bot-worker'],
+  rolelink_platform_invalid_requests_total: ['bot-worker'],
+  rolelink_platform_rate_limited_total: ['bot-worker'],
+  rolelink_job_duration_seconds: ['bot-worker', 'plugin-broker'],
+  rolelink_plugin_calls_total: ['plugin-broker'],
+};
+
+/** Series names in a PromQL expression: ours, Node's defaults, up, and the cluster's (cAdvisor, kube-state-metrics). */
+function seriesNames(expr: string): string[] {
+  return [...expr.matchAll(/\b(up|(?:rolelink|http|nodejs|container|kube)_[a-z0-9_]+)\b/g)].map((m) => (m[1] as string).replace(HISTOGRAM_SUFFIX, ''));
+}
+
+/**
+ * Issue 37 §3, no silent alerts: every series an alert reads has an absent() rule (or, for an event
+ * counter, its owner's rolelink_dependency_up has one), so a missing series pages instead of leaving its
+ * alert quietly green.
+ */
+function absentCoverage(rules: unknown[], fail: (where: string, message: string) => void): void {
+  const absentExprs = rules.map((r) => String(get(r, 'expr'))).filter((e) => /^absent\(/.test(e));
+  const covered = new Set(absentExprs.flatMap(seriesNames));
+  const ownerCovered = (service: string) => absentExprs.some((e) => e.includes('rolelink_dependency_up') && e.includes(`service="${service}"`));
+  for (const rule of rules) {
+    const expr = String(get(rule, 'expr'));
+    if (get(rule, 'alert') === undefined || /^absent\(/.test(expr)) continue;
+    for (const name of new Set(seriesNames(expr))) {
+      const owners = EVENT_SERIES[name];
+      if (owners ? owners.every(ownerCovered) : covered.has(name)) continue;
+      fail(
+        String(get(rule, 'alert')),
+        owners ? `reads ${name}, whose owners' rolelink_dependency_up{service=…} need an absent() rule (${owners.join(', ')})` : `reads ${name}, which has no absent() rule: the alert would stay silent without it`,
+      );
+    }
+  }
+}
+
 /** `dir` is k8s/monitoring; `rendered` its objects as kubectl kustomize renders them. Returns what was checked. */
 export function monitoringChecks(dir: string, rendered: Manifest[], problems: Problem[]): string {
   const rules = rendered.filter((m) => m.doc.kind === 'PrometheusRule');
@@ -49,8 +91,17 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
     for (const m of unknownMetrics(String(get(rule, 'expr')))) fail(`expression names ${m}, which no service registers (packages/runtime/src/metrics.ts)`);
     if (get(rule, 'alert') === undefined) continue;
     if (get(rule, 'annotations', 'runbook_url') !== `docs/operations.md#${name.toLowerCase()}`) fail(`runbook_url must be docs/operations.md#${name.toLowerCase()}`);
-    if (!new RegExp(`^#+ ${name}$`, 'm').test(runbooks)) fail(`docs/operations.md has no runbook section "${name}"`);
+    const section = new RegExp(`^#+ ${name}\\n([\\s\\S]*?)(?=\\n#+ |$(?![\\s\\S]))`, 'm').exec(runbooks)?.[1];
+    if (section === undefined) fail(`docs/operations.md has no runbook section "${name}"`);
+    // Issue 37 §3: what the operator cannot see meanwhile, and where to start on either platform.
+    else if (!/\*\*Blind while it fires:\*\*/.test(section) || !/Compose: .*`docker compose /.test(section) || !/Kubernetes: .*`kubectl /.test(section)) {
+      fail(`its runbook section must say what is blind while it fires (**Blind while it fires:**) and give first steps for Compose and for kubectl`);
+    }
   }
+  absentCoverage(
+    alerts.map((a) => a.rule),
+    (where, message) => problems.push({ file: 'monitoring', where, message }),
+  );
   const queries = dashboards.flatMap((d) =>
     Object.values((get(d.doc, 'data') ?? {}) as Record<string, string>).flatMap((json) => {
       const panels = asArray((JSON.parse(json) as { panels?: unknown }).panels);

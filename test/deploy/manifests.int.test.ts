@@ -54,7 +54,7 @@ describe('deployment manifests', () => {
     // promtool (Debian's prometheus package) runs the alerts' unit tests; the validator says when it is absent.
     expect(out).toMatch(/promtool: \d+ rule\(s\) checked and unit-tested, \d+ dashboard quer\(ies\) parsed|skipped: (kubectl|promtool) not found/);
     expect(code).toBe(0);
-  });
+  }, 300_000);
 
   // One broken copy carrying every kind of mistake (one validator run keeps the test fast); each must be named.
   it('reject a broken copy and name every problem in it', async () => {
@@ -84,7 +84,15 @@ describe('deployment manifests', () => {
     // and one that is not PromQL.
     copy.edit('k8s/monitoring/prometheus-rule.yaml', 'max(rolelink_sync_oldest_unapplied_seconds) > 3600', 'max(rolelink_sync_oldest_unapplied_seconds) > 36000');
     copy.edit('k8s/monitoring/grafana-dashboard.json', '"max(rolelink_sync_links_behind)"', '"max(rolelink_sync_link_behind)"');
+    // No silent alerts (issue 37 §3): the sync lag's absent() rule watching another series instead.
+    copy.edit('k8s/monitoring/prometheus-rule.yaml', 'expr: absent(rolelink_sync_oldest_unapplied_seconds)', 'expr: absent(rolelink_sync_links_behind)');
     copy.edit('k8s/monitoring/grafana-dashboard.json', '"max(rolelink_sync_pending_changes)"', '"max(rolelink_sync_pending_changes"');
+    // Kubernetes traps (issue 37 §7): an image without its registry, the namespace no longer named once by
+    // the kustomization, DNS egress without NodeLocal DNSCache, the migrate Job's old 15-minute deadline.
+    copy.edit('k8s/kustomization.yaml', '    newName: rolelink/bot-worker\n', '');
+    copy.edit('k8s/kustomization.yaml', /^namespace: rolelink\n/m, '');
+    copy.edit('k8s/network-policies.yaml', '        - ipBlock:\n            cidr: 169.254.20.10/32\n', '');
+    copy.edit('k8s/migrate-job.yaml', 'activeDeadlineSeconds: 14400', 'activeDeadlineSeconds: 900');
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
     copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
@@ -108,10 +116,17 @@ describe('deployment manifests', () => {
     expect(out).toContain('/reference/ is not routed to rolelink-api');
     expect(out).toContain('plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required');
     expect(out).toContain('dashboard panel "Links behind": query names rolelink_sync_link_behind, which no service registers');
+    expect(out).toMatch(/RoleLinkSyncStalled: reads rolelink_sync_oldest_unapplied_seconds, which has no absent\(\) rule/);
+    expect(out).toMatch(/RoleLinkSyncLagging: reads rolelink_sync_oldest_unapplied_seconds, which has no absent\(\) rule/);
     if (!out.includes('skipped: promtool not found')) {
       expect(out).toMatch(/alerts\.test\.yaml: promtool test rules: [\s\S]*alertname: RoleLinkSyncLagging/);
       expect(out).toContain('grafana-dashboard.json: a query is not valid PromQL');
     }
     expect(out).toMatch(/\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/);
-  });
+    // Issue 37 §7: the Kubernetes traps.
+    expect(out).toContain('images: rolelink/bot-worker needs newName');
+    expect(out).toContain('DNS egress must admit NodeLocal DNSCache (ipBlock 169.254.20.10/32)');
+    expect(out).toContain('activeDeadlineSeconds 900 would kill the wide-ID migration');
+    expect(out).toContain("namespace: must be set once here, so an overlay renames every object's namespace with one setting");
+  }, 300_000);
 });

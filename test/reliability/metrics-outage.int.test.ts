@@ -83,6 +83,10 @@ describe('every /metrics with Redis and PostgreSQL stopped', () => {
       expect({ name, status: up.status }).toEqual({ name, status: 200 });
       expect({ name, db: sample(up.body, 'rolelink_dependency_up', { dependency: 'db' }), redis: sample(up.body, 'rolelink_dependency_up', { dependency: 'redis' }) }).toEqual({ name, db: 1, redis: 1 });
     }
+    // Issue 37 §3: the API reports the outbox's age too, so the sync alerts see it with no worker running.
+    const api = (await scrape(running.get('api')!.port)).body;
+    expect(sample(api, 'rolelink_sync_oldest_unapplied_seconds')).toBe(0);
+    expect(sample(api, 'rolelink_metrics_stale', { collector: 'sync_lag' })).toBe(0);
     const worker = (await scrape(running.get('bot-worker')!.port)).body;
     expect(sample(worker, 'rolelink_queue_jobs', { queue: 'role-sync', state: 'waiting' })).toBe(0);
     expect(sample(worker, 'rolelink_metrics_stale', { collector: 'queue_jobs' })).toBe(0);

@@ -1,5 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { recordMemberExpiredEvents } from '@rolelink/db/events';
+import { readSyncLag } from '@rolelink/db/sync';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApi } from './app';
@@ -29,6 +30,10 @@ const dependencies = new DependencyLog(logger);
 redis.on('error', dependencies.listener('redis', 'redis error'));
 redis.on('ready', () => dependencies.up('redis'));
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
+// The sync lag gauges, read from PostgreSQL as the bot worker reads them: with no bot worker running the
+// outbox still ages where the sync alerts see it (issue 37 §3: 99 changes waited 13 minutes, no sync
+// alert fired). The rules take max() over every process that reports them.
+metrics.syncLag(() => readSyncLag(db.pool));
 
 const api = createApi({
   pool: db.pool,

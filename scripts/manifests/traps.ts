@@ -1,0 +1,84 @@
+// The Kubernetes traps an SRE fell into on a first deployment (issue 37 §7), each checked so it cannot come
+// back:
+//   - images resolving to Docker Hub: every `images:` entry of the kustomization sets newName and newTag;
+//   - a namespace hard-coded across objects: the kustomization's `namespace:` names it once, and an overlay
+//     that sets another leaves no object (the Namespace included) in the old one (rendered with kubectl);
+//   - the docs creating the Secret before its namespace exists: the namespace step comes first;
+//   - DNS egress that blocks NodeLocal DNSCache: the policy giving every pod port 53 admits 169.254.20.10;
+//   - a migrate Job deadline that kills the slowest measured migration on a large database.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { asArray, at, get, type Manifest, type Problem } from './types';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+/** NodeLocal DNSCache's default address (its `__PILLAR__LOCAL__DNS__`). */
+export const NODE_LOCAL_DNS = '169.254.20.10';
+/**
+ * The slowest migration measured, the wide-ID rewrite: 375 s per 30M rows (docs/benchmarks.md). The Job's
+ * deadline must let it rewrite at least 300M rows at that rate, with a factor 2 for a busier server.
+ */
+export const MIGRATE_MIN_DEADLINE_S = Math.ceil((375 / 30e6) * 300e6 * 2);
+
+export function trapChecks(all: Manifest[], problems: Problem[]): void {
+  const kustomization = all.find((m) => m.doc.kind === 'Kustomization');
+  if (kustomization) {
+    const fail = (message: string) => problems.push({ file: kustomization.file, where: 'Kustomization', message });
+    for (const image of asArray(kustomization.doc.images)) {
+      const name = String(get(image, 'name'));
+      if (get(image, 'newName') === undefined || get(image, 'newTag') === undefined) fail(`images: ${name} needs newName (your registry's repository) and newTag: without newName it resolves to Docker Hub`);
+    }
+    if (typeof kustomization.doc.namespace !== 'string') fail("namespace: must be set once here, so an overlay renames every object's namespace with one setting");
+  }
+
+  for (const p of all.filter((m) => m.doc.kind === 'NetworkPolicy')) {
+    const dns = asArray(get(p.doc, 'spec', 'egress')).filter((rule) => asArray(get(rule, 'ports')).some((port) => Number(get(port, 'port')) === 53));
+    if (!dns.length) continue;
+    const cidrs = dns.flatMap((rule) => asArray(get(rule, 'to')).map((peer) => get(peer, 'ipBlock', 'cidr')));
+    if (!cidrs.some((c) => c === `${NODE_LOCAL_DNS}/32`))
+      problems.push({ file: p.file, where: at(p), message: `DNS egress must admit NodeLocal DNSCache (ipBlock ${NODE_LOCAL_DNS}/32), or pods of clusters that run it cannot resolve names` });
+  }
+
+  for (const job of all.filter((m) => m.doc.kind === 'Job')) {
+    const deadline = get(job.doc, 'spec', 'activeDeadlineSeconds');
+    if (deadline !== undefined && Number(deadline) < MIGRATE_MIN_DEADLINE_S) {
+      problems.push({ file: job.file, where: at(job), message: `activeDeadlineSeconds ${Number(deadline)} would kill the wide-ID migration on a large database (375 s per 30M rows measured): at least ${MIGRATE_MIN_DEADLINE_S}, or none` });
+    }
+  }
+
+  const docs = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const section = /^### Kubernetes\n([\s\S]*?)^#### /m.exec(docs)?.[1] ?? '';
+  const namespaceStep = section.indexOf('kubectl apply -f k8s/namespace.yaml');
+  const secretStep = section.search(/create (the )?Secret|create secret/);
+  if (namespaceStep < 0 || secretStep < 0 || namespaceStep > secretStep) {
+    problems.push({ file: 'docs/operations.md', where: '### Kubernetes', message: 'the steps must create the namespace (kubectl apply -f k8s/namespace.yaml) before the Secret' });
+  }
+}
+
+/** Renders the kustomization under an overlay that sets another namespace: nothing may stay in the old one. */
+export function namespaceRenameProblems(dir: string, problems: Problem[]): string | null {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-ns-'));
+  try {
+    cpSync(dir, path.join(tmp, 'base'), { recursive: true });
+    const overlay = path.join(tmp, 'overlay');
+    cpSync(path.join(ROOT, 'scripts', 'manifests', 'namespace-overlay'), overlay, { recursive: true });
+    const text = execFileSync('kubectl', ['kustomize', overlay], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024 });
+    const docs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
+    const renamed = readFileSync(path.join(overlay, 'kustomization.yaml'), 'utf8').match(/^namespace: (\S+)$/m)?.[1];
+    for (const d of docs) {
+      const ns = d.kind === 'Namespace' ? get(d, 'metadata', 'name') : get(d, 'metadata', 'namespace');
+      if (ns !== undefined && ns !== renamed)
+        problems.push({ file: 'kustomization.yaml', where: `${String(d.kind)}/${String(get(d, 'metadata', 'name'))}`, message: `stays in namespace ${JSON.stringify(ns)} when an overlay sets namespace: ${renamed}` });
+    }
+    return `namespace rename: ${docs.length} object(s) follow an overlay's namespace`;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { stderr?: string };
+    if (e.code === 'ENOENT') return 'skipped: kubectl not found: the namespace rename was not checked';
+    problems.push({ file: 'kustomization.yaml', where: 'namespace overlay', message: (e.stderr ?? e.message).trim() });
+    return null;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
