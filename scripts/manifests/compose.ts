@@ -39,6 +39,12 @@ export function validateCompose(file: string): { problems: Problem[] } {
     if (!s) continue;
     const test = asArray(get(s, 'healthcheck', 'test')).join(' ');
     if (!test.includes('/readyz')) fail(`services.${svc}.healthcheck`, 'must probe /readyz');
+    // Issue 37 §1: a check that starts Node took 4–20 s at load 17–28 and was killed at its timeout.
+    if (/\bnode\b/.test(test)) fail(`services.${svc}.healthcheck`, 'must not start a Node process per check (bash /dev/tcp, as the others)');
+    const seconds = (v: unknown) => Number(/^(\d+)s$/.exec(String(v))?.[1] ?? NaN);
+    if (!(seconds(get(s, 'healthcheck', 'timeout')) >= 10) || !(seconds(get(s, 'healthcheck', 'start_period')) >= 60)) {
+      fail(`services.${svc}.healthcheck`, 'timeout at least 10s and start_period at least 60s: sized for a busy 2-core host');
+    }
     if (get(s, 'depends_on', 'migrate', 'condition') !== 'service_completed_successfully') fail(`services.${svc}.depends_on`, 'must wait for migrate: service_completed_successfully');
     for (const dep of ['postgres', 'redis']) if (get(s, 'depends_on', dep, 'condition') !== 'service_healthy') fail(`services.${svc}.depends_on`, `must wait for ${dep}: service_healthy`);
     for (const [key, value] of Object.entries(asRecord(get(s, 'environment')))) {

@@ -72,6 +72,8 @@ describe('deployment manifests', () => {
     copy.edit('docker-compose.yml', 'condition: service_completed_successfully', 'condition: service_completed');
     copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
     copy.edit('docker-compose.yml', 'target: dashboard', 'target: dashbaord');
+    // Health checks (issue 37 §1): one that starts Node again.
+    copy.edit('docker-compose.yml', '["CMD", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3001', '["CMD", "node", "-e", "exec 3<>/dev/tcp/127.0.0.1/3001');
     // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
     copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
     copy.edit('k8s/network-policies.yaml', / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
@@ -109,6 +111,7 @@ describe('deployment manifests', () => {
     expect(out).toMatch(/depends_on.*must be equal to one of the allowed values/);
     expect(out).toContain('Redis needs --appendonly yes');
     expect(out).toContain('dashbaord is not a stage of the Dockerfile');
+    expect(out).toContain('services.dashboard.healthcheck: must not start a Node process per check');
     expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);
     expect(out).toContain('a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required');
     expect(out).toContain('images run node dist/…, not TypeScript through tsx');
