@@ -67,6 +67,12 @@ export async function readRoleAccess(api: API, guildId: string, roleId: string):
 }
 
 const untilMs = (at: Date) => Math.max(1_000, at.getTime() - Date.now());
+/**
+ * Waiting for a guild's probe: the slice ends as done with a scheduled retry (its own dedup id), not as a
+ * delayed 'wanted' job, so a wake-up (a write, the bot's return found by the reconcile or the dashboard)
+ * is not swallowed by the long wait; each such wake costs no platform call until the probe is due.
+ */
+const untilProbe = (at: Date): SliceResult => ({ kind: 'done', retryInMs: untilMs(at) });
 
 /**
  * The guild's outage, checked before a slice makes any call. Null: the bot reaches the guild (or a probe
@@ -77,9 +83,9 @@ export async function guildGate(ctx: RefusalContext): Promise<SliceResult | null
   const outage = await findGuildOutage(ctx.client, ctx.link.guildId);
   if (!outage) return null;
   if (outage.nextProbeAt === null) return { kind: 'done' };
-  if (outage.nextProbeAt.getTime() > Date.now()) return { kind: 'yield', delayMs: untilMs(outage.nextProbeAt), reason: 'guild_unavailable' };
+  if (outage.nextProbeAt.getTime() > Date.now()) return untilProbe(outage.nextProbeAt);
   // One link of the guild probes; the others wait for its answer.
-  if (!(await claimGuildProbe(ctx.client, ctx.link.guildId))) return { kind: 'yield', delayMs: 60_000, reason: 'guild_unavailable' };
+  if (!(await claimGuildProbe(ctx.client, ctx.link.guildId))) return { kind: 'done', retryInMs: 60_000 };
   try {
     await ctx.api.guilds.get(ctx.link.guildId);
   } catch (err) {
@@ -90,7 +96,7 @@ export async function guildGate(ctx: RefusalContext): Promise<SliceResult | null
     }
     const next = await probeFailed(ctx.client, ctx.link.guildId);
     ctx.logger?.info('guild still unavailable', { guildId: ctx.link.guildId, probes: next?.probes, failure: failure.kind });
-    return next?.nextProbeAt ? { kind: 'yield', delayMs: untilMs(next.nextProbeAt), reason: 'guild_unavailable' } : { kind: 'done' };
+    return next?.nextProbeAt ? untilProbe(next.nextProbeAt) : { kind: 'done' };
   }
   await guildBack(ctx.db, ctx.link.guildId, ctx.logger, ctx.wake, ctx.link.id);
   return null;
@@ -134,7 +140,7 @@ export async function openOutage(deps: { db: Pool; logger?: Logger }, guildId: s
 /** A slice's call met the outage: the slice stops, with no further per-user call, until the first probe. */
 export async function guildUnavailable(ctx: RefusalContext, code: number): Promise<SliceResult> {
   const outage = await openOutage(ctx, ctx.link.guildId, code);
-  return { kind: 'yield', delayMs: outage.nextProbeAt ? untilMs(outage.nextProbeAt) : 60_000, reason: 'guild_unavailable' };
+  return outage.nextProbeAt ? untilProbe(outage.nextProbeAt) : { kind: 'done' };
 }
 
 /**

@@ -122,7 +122,10 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   // The platform's refusals for the whole guild or link (refusals.ts): no per-user call while they hold.
   const refusal = { db: deps.db, client, api: deps.api, link, logger: deps.logger, wake: deps.wake, blockPending: false };
   const outage = await guildGate(refusal);
-  if (outage) return outage;
+  if (outage) {
+    tally.skipped = { result: 'inactive', reason: 'guild_unavailable' };
+    return outage;
+  }
   let pass = await loadPass(client, linkId);
   if (pass.backoffLeftMs > 0) return { kind: 'yield', delayMs: pass.backoffLeftMs, reason: 'link_backoff' };
   const blocked = await linkGate(refusal);
