@@ -11,7 +11,7 @@ import { ensurePostgres, ensureRedis, type Started } from './local-services';
 import { spawnGroup, waitUntil, type ManagedProcess } from './local/process-group';
 import { PLUGIN_HOST, allowedPluginHosts, childSpecs, extraCaCerts, isBuilt, type ChildSpec } from './stack/children';
 import { DEMO, ROOT, demoSeed, readPorts } from './stack/config';
-import { appDatabaseUrl, ensureDatabase, migrate } from './stack/database';
+import { appDatabaseUrl, checkoutTag, ensureDatabase, migrate, stackQueuePrefix } from './stack/database';
 import { registerDemoLink, waitForDemoSync, type DemoSync } from './stack/demo-link';
 import { forgetChildren, instanceSuffix, pidsFile, recordChildren, stopLeftovers, type Recorded } from './stack/leftovers';
 import { forgetStackEnv, writeStackEnv } from './stack/cli-env';
@@ -164,7 +164,8 @@ async function startDatabases() {
   const redis = await ensureRedis({ log });
   infra.push(redis);
   record('redis', redis.pid, `127.0.0.1:${new URL(redis.url).port}`);
-  const db = appDatabaseUrl(pg.adminUrl, process.env.DATABASE_URL);
+  // The embedded server is this checkout's own (.data/postgres); any other may be another checkout's too.
+  const db = appDatabaseUrl(pg.adminUrl, process.env.DATABASE_URL, pg.embedded ? null : checkoutTag(ROOT));
   await ensureDatabase(pg.adminUrl, db.name, log);
   await migrate(db.url, ROOT, log, track);
   return { pg, redis, db };
@@ -184,7 +185,7 @@ function stackFiles(instance: string, memberCount: number): StackFiles {
 }
 
 /** The environment every child starts with. */
-function childEnv(ports: Ports, databaseUrl: string, redisUrl: string): NodeJS.ProcessEnv {
+function childEnv(ports: Ports, databaseUrl: string, redis: { url: string; embedded: boolean }): NodeJS.ProcessEnv {
   // Added to what the caller set, never instead of it.
   const givenHosts = process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
   const allowedHosts = allowedPluginHosts(givenHosts);
@@ -195,8 +196,8 @@ function childEnv(ports: Ports, databaseUrl: string, redisUrl: string): NodeJS.P
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    QUEUE_PREFIX: process.env.QUEUE_PREFIX ?? 'rolelink',
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: stackQueuePrefix(process.env.QUEUE_PREFIX, redis.embedded ? null : checkoutTag(ROOT)),
     ROLELINK_SECRET_KEY: devSecret('ROLELINK_SECRET_KEY', 'secret-key'),
     DASHBOARD_SESSION_SECRET: devSecret('DASHBOARD_SESSION_SECRET', 'session-secret'),
     // The broker's internal routes and their callers (dashboard; the CLI with the same value from .data).
@@ -286,7 +287,7 @@ async function main(): Promise<void> {
   const { pg, redis, db } = await startDatabases();
   const memberCount = Number(process.env.DEMO_MEMBERS ?? 3000);
   const files = stackFiles(instance, memberCount);
-  const baseEnv = childEnv(ports, db.url, redis.url);
+  const baseEnv = childEnv(ports, db.url, redis);
   writeStackEnv(STACK_ENV, baseEnv, process.pid);
   const { started, skipped } = await startChildren(ports, instance, files, baseEnv, memberCount);
 

@@ -1,16 +1,33 @@
+import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { runStep } from './steps';
 
 /**
- * The application database: the one named in DATABASE_URL when it names one, else `rolelink` on the
- * same server (DATABASE_URL may point at the admin database `postgres`, as the embedded one does).
+ * What a checkout's stack calls its own on a PostgreSQL or Redis it shares (issue 34): `<base>_<hash>`
+ * of the checkout's path. Two checkouts on one server used to share the database `rolelink` and the
+ * queue prefix `rolelink`, so the second adopted the first's demo link (whose token its plugin never
+ * received, at the first one's plugin URL) and its workers took the other's jobs.
  */
-export function appDatabaseUrl(adminUrl: string, given: string | undefined): { url: string; name: string } {
+export function checkoutTag(root: string): string {
+  return createHash('sha256').update(root).digest('hex').slice(0, 8);
+}
+
+/**
+ * The application database: the one named in DATABASE_URL when it names one (not the admin database
+ * `postgres`); else `rolelink` on the checkout's own embedded server, and `rolelink_<checkoutTag>` on a
+ * server that others may use too (`shared`: the tag).
+ */
+export function appDatabaseUrl(adminUrl: string, given: string | undefined, shared: string | null = null): { url: string; name: string } {
   const url = new URL(adminUrl);
   const givenName = given ? decodeURIComponent(new URL(given).pathname.replace(/^\//, '')) : '';
-  const name = givenName && givenName !== 'postgres' ? givenName : 'rolelink';
+  const name = givenName && givenName !== 'postgres' ? givenName : shared ? `rolelink_${shared}` : 'rolelink';
   url.pathname = `/${encodeURIComponent(name)}`;
   return { url: url.toString(), name };
+}
+
+/** The queue prefix: QUEUE_PREFIX when set; else `rolelink` on the stack's own Redis, `rolelink-<checkoutTag>` on a shared one. */
+export function stackQueuePrefix(given: string | undefined, shared: string | null): string {
+  return given || (shared ? `rolelink-${shared}` : 'rolelink');
 }
 
 export async function ensureDatabase(adminUrl: string, name: string, log: (m: string) => void): Promise<void> {

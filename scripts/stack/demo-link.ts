@@ -31,8 +31,32 @@ export async function registerDemoLink(pluginUrl: string, opts: Omit<StepOptions
   const link = await rolelink(['link', 'create', DEMO.guildId, DEMO.linkedRoleId, '--plugin-url', pluginUrl], step);
   if (link.code === 0) return { ok: true, line: `created with the rolelink CLI; the example plugin registered and pushes its list` };
   const why = lastLine(link.output);
-  if (/already exists/i.test(why)) return { ok: true, line: `already exists (kept from an earlier run): ${why}` };
+  if (/already exists/i.test(why)) return keepOrReplace(pluginUrl, step);
   return { ok: false, line: `./rolelink link create failed (the stack keeps running): ${why || `exit ${link.code}`}` };
+}
+
+/**
+ * The demo link exists already: kept when it is this stack's plugin's (an earlier run of this stack).
+ * One at another plugin URL (this checkout on other ports, or another checkout's stack on a database
+ * named in DATABASE_URL) is never adopted: its token went to that plugin, which this stack's plugin
+ * never received, so the list would never arrive. It is deleted (the roles it gave stay) and created
+ * again, so this stack's plugin registers and pushes its list.
+ */
+async function keepOrReplace(pluginUrl: string, step: StepOptions): Promise<DemoLinkOutcome> {
+  const shown = await rolelink(['link', 'show', DEMO.guildId, DEMO.linkedRoleId, '--json'], step);
+  let current: string | undefined;
+  try {
+    current = (JSON.parse(lastLine(shown.output, Infinity)) as { plugin_url?: string }).plugin_url;
+  } catch {
+    current = undefined;
+  }
+  if (current === pluginUrl) return { ok: true, line: 'already exists (kept from an earlier run of this stack)' };
+  step.log(`the demo link's plugin is ${current ?? 'unknown'}, not this stack's ${pluginUrl}: registering it again with this stack's plugin`);
+  const removed = await rolelink(['link', 'delete', DEMO.guildId, DEMO.linkedRoleId], step);
+  if (removed.code !== 0) return { ok: false, line: `./rolelink link delete failed (the demo link stays at ${current ?? 'another plugin'}): ${lastLine(removed.output)}` };
+  const again = await rolelink(['link', 'create', DEMO.guildId, DEMO.linkedRoleId, '--plugin-url', pluginUrl], step);
+  if (again.code === 0) return { ok: true, line: `registered again with this stack's plugin (it was at ${current ?? 'another plugin URL'})` };
+  return { ok: false, line: `./rolelink link create failed (the stack keeps running): ${lastLine(again.output) || `exit ${again.code}`}` };
 }
 
 /** `synced`: the platform's holders match the list. `members`: the list's size when last read (null: never read). */

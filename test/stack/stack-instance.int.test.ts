@@ -4,6 +4,7 @@ import path from 'node:path';
 import { groupAlive, spawnGroup, type ManagedProcess } from '../../scripts/local/process-group';
 import { allowedPluginHosts, childSpecs, extraCaCerts } from '../../scripts/stack/children';
 import { readPorts } from '../../scripts/stack/config';
+import { appDatabaseUrl, checkoutTag, stackQueuePrefix } from '../../scripts/stack/database';
 import { instanceSuffix, pidsFile, recordChildren, stopLeftovers } from '../../scripts/stack/leftovers';
 import { summary, type SummaryInput } from '../../scripts/stack/summary';
 
@@ -134,5 +135,28 @@ describe("the stack summary's plugin certificate", () => {
     const text = summary(input(OTHER, instance));
     expect(text).toContain(`Plugin certificate   .data/plugin-tls${instance}/cert.pem`);
     expect(text).toContain(`QUICKSTART_TLS_CERT=.data/plugin-tls${instance}/cert.pem QUICKSTART_TLS_KEY=.data/plugin-tls${instance}/key.pem ROLELINK_API_URL=http://127.0.0.1:4100 node --import tsx examples/quickstart-plugin/src/main.ts`);
+  });
+});
+
+describe('a checkout on a shared PostgreSQL and Redis (issue 34)', () => {
+  const admin = 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const a = checkoutTag('/home/ana/role-link');
+  const b = checkoutTag('/home/ana/role-link-review');
+
+  it("uses a database and a queue prefix of its own, named from the checkout's path, where the server is not its own", () => {
+    expect(a).toMatch(/^[0-9a-f]{8}$/);
+    expect(b).not.toBe(a);
+    expect(checkoutTag('/home/ana/role-link')).toBe(a);
+    expect(appDatabaseUrl(admin, undefined, a)).toEqual({ name: `rolelink_${a}`, url: `postgresql://postgres@127.0.0.1:5432/rolelink_${a}` });
+    expect(appDatabaseUrl(admin, admin, b).name).toBe(`rolelink_${b}`);
+    expect(stackQueuePrefix(undefined, a)).toBe(`rolelink-${a}`);
+    expect(stackQueuePrefix('', b)).toBe(`rolelink-${b}`);
+  });
+
+  it('keeps `rolelink` on its own embedded server and Redis, and what the caller names anywhere', () => {
+    expect(appDatabaseUrl(admin, undefined, null).name).toBe('rolelink');
+    expect(appDatabaseUrl(admin, 'postgresql://postgres@127.0.0.1:5432/mine', a).name).toBe('mine');
+    expect(stackQueuePrefix(undefined, null)).toBe('rolelink');
+    expect(stackQueuePrefix('ci-7', a)).toBe('ci-7');
   });
 });
