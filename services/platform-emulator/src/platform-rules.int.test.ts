@@ -149,6 +149,32 @@ describe('platform rules', () => {
       expect(await answer('PUT', roleRoute(USERS[1], ROLE.bot))).toEqual([403, MISSING_PERMISSIONS]);
     });
 
+    it('checks every role a PATCH of the member adds or removes, and changes nothing when one is refused', async () => {
+      emulator.state.seed(
+        seedWith((g) => {
+          g.roles.push({ id: '300000000000000009', name: 'Server Booster', position: 3, managed: true });
+          g.members!.find((m) => m.userId === USERS[3])!.roles!.push('300000000000000009');
+        }),
+      );
+      const patch = async (user: string, roles: string[]) => {
+        const res = await fetch(`${emulator.apiBase}/v10/guilds/${GUILD}/members/${user}`, {
+          method: 'PATCH',
+          headers: { Authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ roles }),
+        });
+        return [res.status, (await res.json()) as { roles?: string[] }] as const;
+      };
+      // USERS[3] holds vip and the managed booster role.
+      const ok = await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009']);
+      expect([ok[0], [...ok[1].roles!].sort()]).toEqual([200, [ROLE.linked, ROLE.vip, '300000000000000009'].sort()]);
+      expect(await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009', ROLE.moderator])).toEqual([403, MISSING_PERMISSIONS]);
+      // Leaving the managed role out would remove it.
+      expect(await patch(USERS[3], [ROLE.vip])).toEqual([403, MISSING_PERMISSIONS]);
+      expect([...emulator.state.memberRoles(GUILD, USERS[3])!].sort()).toEqual([ROLE.linked, ROLE.vip, '300000000000000009'].sort());
+      await patchRules({ mfaRequired: true, ownerMfa: false });
+      expect((await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009']))[1]).toEqual({ message: 'Two factor is required for this operation', code: 60003 });
+    });
+
     it("takes the highest of the bot's roles for the hierarchy, and refuses a role at or above it", async () => {
       expect(await answer('PUT', roleRoute(USERS[1], ROLE.moderator))).toEqual([403, MISSING_PERMISSIONS]);
       emulator.state.seed(seedWith((g) => g.members!.push({ userId: BOT_USER, roles: ['300000000000000001'] })));

@@ -16,9 +16,13 @@ import { guildPermissions } from './permissions';
  * product's own reading of these rules is tested against, so it must not share that code.
  */
 export function roleChangeRefusal(guild: GuildState, role: RoleDef, botUserId: string): AppError | undefined {
+  return memberRolesRefusal(guild, botUserId) ?? (guild.canManage(role, botUserId) ? undefined : missingPermissions());
+}
+
+/** The checks that do not depend on the role (Manage Roles, then 2FA): a PATCH of a member's `roles` meets them even when it changes nothing. */
+export function memberRolesRefusal(guild: GuildState, botUserId: string): AppError | undefined {
   const held = guildPermissions(guild, botUserId) ?? 0n;
   if ((held & PermissionFlagsBits.ManageRoles) === 0n) return missingPermissions();
   if (mfaRefuses(guild.rules(botUserId), PermissionFlagsBits.ManageRoles)) return twoFactorRequired();
-  if (!guild.canManage(role, botUserId)) return missingPermissions();
   return undefined;
 }

@@ -3,6 +3,7 @@ import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, t
 import type {
   RESTGetAPIUserResult,
   RESTPostAPICurrentUserCreateDMChannelResult,
+  RESTPatchAPIGuildMemberResult,
   RESTGetAPIGuildMemberResult,
   RESTGetAPIGuildMembersQuery,
   RESTGetAPIGuildMembersResult,
@@ -14,6 +15,7 @@ import { decodeReason } from '../audit-log';
 import { currentApplication } from './application';
 import { auditLogsHandler } from './audit-logs';
 import type { EmulatorState } from '../emulator-state';
+import type { RoleDef } from '../guild-state';
 import type { BucketKind } from '../rate-limits';
 import { currentUser, currentUserGuilds } from './current-user';
 import { userProfile } from '../oauth/sign-in-users';
@@ -22,9 +24,9 @@ import { tokenHandler } from './oauth-token';
 import { boolQuery, guildOf, intQuery, memberOf, pathSnowflake, snowflake } from './params';
 import { invalidFormBody, missingAccess, routeNotFound, unknownChannel, unknownRole, unknownUser } from './platform-errors';
 import { renderBotUser, renderGuild, renderMember, renderRole, renderUser } from './render';
-import { roleChangeRefusal } from '../role-change-rules';
+import { memberRolesRefusal, roleChangeRefusal } from '../role-change-rules';
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type RouteOptions = { aliases?: string[]; auth?: readonly AuthScheme[] | 'none' };
 const BOT_OR_USER: readonly AuthScheme[] = ['bot', 'bearer'];
 
@@ -155,6 +157,33 @@ export function platformRouter(state: EmulatorState): Router {
       state.changeRole(guild, userId, role, op, decodeReason(req.get('x-audit-log-reason')));
       res.status(204).end();
     };
+  // Modify Guild Member, its `roles` only (the other fields are not modelled): the whole list at once. Every
+  // role it adds or removes meets the checks of the single-role routes; nothing changes when one fails.
+  route('patch', '/guilds/:guildId/members/:userId', 'route', [
+    express.json({ limit: '64kb' }),
+    (req, res) => {
+      const guild = guildOf(state, req);
+      const { userId, roles: held } = memberOf(state, guild, req);
+      const raw = bodyField(req, 'roles');
+      if (raw !== undefined) {
+        if (!Array.isArray(raw)) throw invalidFormBody('roles', 'BASE_TYPE_ARRAY', 'Must be an array.');
+        const wanted = new Set(raw.map((id, i) => snowflake(id, `roles.${i}`)).filter((id) => id !== guild.id));
+        const roles = [...wanted].map((id) => guild.role(id));
+        if (roles.some((r) => r === undefined)) throw unknownRole();
+        const before = new Set(guild.roleIds(held));
+        const added = roles.filter((r): r is RoleDef => r !== undefined && !before.has(r.id));
+        const removed = [...before].filter((id) => !wanted.has(id)).map((id) => guild.role(id)!);
+        const refusal = memberRolesRefusal(guild, state.botUserId) ?? [...added, ...removed].map((r) => roleChangeRefusal(guild, r, state.botUserId)).find((e) => e !== undefined);
+        if (refusal) throw refusal;
+        const reason = decodeReason(req.get('x-audit-log-reason'));
+        for (const r of added) state.changeRole(guild, userId, r, 'add', reason);
+        for (const r of removed) state.changeRole(guild, userId, r, 'remove', reason);
+      }
+      const roles = guild.members.roles(BigInt(userId)) ?? [];
+      res.json(renderMember(guild, { id: BigInt(userId), roles }, state.botUserId) satisfies RESTPatchAPIGuildMemberResult);
+    },
+  ]);
+
   route('put', '/guilds/:guildId/members/:userId/roles/:roleId', 'roles', roleChange('add'));
   route('delete', '/guilds/:guildId/members/:userId/roles/:roleId', 'roles', roleChange('remove'));
 
