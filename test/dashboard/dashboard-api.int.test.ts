@@ -116,11 +116,48 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const internal = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: R, plugin_url: 'https://10.0.0.8/hook' }).expect(400);
     expect(bodyOf<{ errors: { field: string; message: string }[] }>(internal).errors[0]!.field).toBe('plugin_url');
     const above = DEMO.roles.find((r) => r.position > 10)!;
-    const unusable = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: above.id, plugin_url: sys.pluginUrl }).expect(400);
-    expect(bodyOf<{ errors: { field: string; message: string }[] }>(unusable).errors[0]!.field).toBe('role_id');
+    // Decided on the platform's facts as they are now (issue 34): 403, the reason and its fix on the field.
+    const unusable = await owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: above.id, plugin_url: sys.pluginUrl }).expect(403);
+    expect(bodyOf<{ errors: { field: string; message: string }[] }>(unusable).errors).toEqual([{ field: 'role_id', message: expect.stringMatching(/^The bot cannot manage this role\. The role is not below the bot's highest role/) }]);
     const roles = bodyOf<{ roles: { id: string }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200));
-    expect(roles.roles.find((r: { id: string }) => r.id === above.id)).toMatchObject({ usable: false, reason: expect.stringMatching(/Above the bot/) });
+    expect(roles.roles.find((r: { id: string }) => r.id === above.id)).toMatchObject({ usable: false, problem: 'above_bot', reason: expect.stringMatching(/drag the bot's role above it/), privileged: ['Administrator'] });
     expect(roles.roles.find((r: { id: string }) => r.id === R)).toMatchObject({ usable: true, member_count_exact: true });
+  });
+
+  it("links a privileged role only with the owner's typed consent, flags it, and records who consented", async () => {
+    const MOD = DEMO.moderatorRoleId;
+    const create = (who: Awaited<ReturnType<typeof signIn>>, extra: object) =>
+      who.agent
+        .post(`/dashboard-api/guilds/${G}/links`)
+        .set('X-CSRF-Token', who.csrf)
+        .send({ role_id: MOD, plugin_url: sys.pluginUrl, existing_members: 'handover', ...extra });
+    const owner = await signIn(sys.url, user('owner'));
+    const admin = await signIn(sys.url, user('admin'));
+    const roles = bodyOf<{ roles: { id: string; usable: boolean; privileged: string[] }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200)).roles;
+    expect(roles.find((r) => r.id === MOD)).toMatchObject({ usable: true, problem: null, privileged: ['Manage Server', 'Manage Messages'] });
+    expect(roles.find((r) => r.id === R)).toMatchObject({ usable: true, privileged: [] });
+
+    // A Manage Server admin cannot consent, whatever they type; the owner must type the name exactly.
+    const byAdmin = await create(admin, { owner_consent: 'Moderator' }).expect(403);
+    expect(bodyOf<{ statusCode: number; message: string; errors: unknown[] }>(byAdmin)).toEqual({
+      statusCode: 403,
+      message: '"Moderator" is a privileged role (it carries Manage Server, Manage Messages): only the server owner can link it. Ask the owner to create this link.',
+      errors: [{ field: 'owner_consent', message: expect.any(String) }],
+    });
+    expect(bodyOf<{ message: string }>(await create(owner, {}).expect(403)).message).toMatch(/needs the server owner's consent, typed as the role's name \(no consent was given\)/);
+    expect(bodyOf<{ message: string }>(await create(owner, { owner_consent: 'moderator' }).expect(403)).message).toMatch(/does not match the role name/);
+    await owner.agent.get(`/dashboard-api/guilds/${G}/links/${MOD}`).expect(404);
+
+    await create(owner, { owner_consent: 'Moderator' }).expect(201);
+    const card = bodyOf<{ privileged: string[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/links/${MOD}`).expect(200));
+    expect(card.privileged).toEqual(['Manage Server', 'Manage Messages']);
+    const plain = bodyOf<{ links: { role_id: string; privileged: string[] }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}`).expect(200));
+    expect(plain.links.find((l) => l.role_id === MOD)!.privileged).toEqual(['Manage Server', 'Manage Messages']);
+    const audit = bodyOf<{ entries: { action: string; actor: { id: string | null; via: string }; at: string; detail: Record<string, unknown> }[] }>(
+      await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=privileged_consent`).expect(200),
+    );
+    expect(audit.entries).toEqual([expect.objectContaining({ action: 'privileged_consent', actor: expect.objectContaining({ id: user('owner'), via: 'dashboard' }), detail: { role_name: 'Moderator', permissions: ['Manage Server', 'Manage Messages'] } })]);
+    await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${MOD}`).set('X-CSRF-Token', owner.csrf).expect(200);
   });
 
   it('answers 502 "Failed to register with plugin server" when the plugin does not answer, and creates nothing', async () => {

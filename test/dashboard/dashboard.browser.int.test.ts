@@ -57,7 +57,7 @@ describe('the dashboard in a real browser', () => {
     await role.waitFor();
     const administrators = role.locator('option', { hasText: 'Administrators' });
     await expect(administrators.isDisabled()).resolves.toBe(true);
-    await expect(administrators.textContent()).resolves.toMatch(/Above the bot/);
+    await expect(administrators.textContent()).resolves.toMatch(/not below the bot's highest role/);
     // The searchable picker: typing narrows the roles to those whose name matches.
     await page.getByLabel('Find a role').fill('mod');
     await page.getByText(/1 of \d+ roles match/).waitFor();
@@ -384,6 +384,8 @@ describe('the dashboard in a real browser', () => {
     await page.getByLabel('Role', { exact: true }).selectOption(MODERATOR);
     await page.getByLabel('Plugin URL').fill(sys.hostile.url);
     await page.getByLabel('Hand over').check();
+    // Moderator carries Manage Server: the owner's typed consent (link-guard.browser.int.test.ts covers it).
+    await page.getByLabel(/to consent as the server owner/).fill('Moderator');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.waitForURL(linkPath(MODERATOR));
     await page.locator('label', { hasText: `Label ${HOSTILE.script}` }).waitFor();
@@ -398,7 +400,7 @@ describe('the dashboard in a real browser', () => {
     await expect(page.locator('#root script, #root img[src="x"]').count()).resolves.toBe(0);
   });
 
-  it('deletes a link after a confirmation, and asks twice before a strip would lock the owner out', async () => {
+  it('deletes a link after a confirmation, and never names the owner as locked out (the owner keeps every permission)', async () => {
     // Moderator carries Manage Server. The link gives it to the owner, whose other roles do not. (Premium:
     // the free plan's one slot is Supporter's, so this second link would be paused.)
     await setPlan({ db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: async () => {} }, { guildId: G, plan: 'premium' });
@@ -419,21 +421,13 @@ describe('the dashboard in a real browser', () => {
     const strip = dialog.getByRole('checkbox', { name: /Also remove the role/ });
     await strip.check();
     await dialog.getByText(/1 member loses the role/).waitFor();
-    await dialog.getByText(/demo_owner \(you, the server owner\) would lose Manage Server/).waitFor();
+    // The owner loses Moderator's Manage Server on paper only: the platform gives the owner every
+    // permission, so no lock-out is named and no second confirmation is asked (issue 34).
     const confirm = dialog.getByRole('button', { name: 'Delete permanently' });
-    await expect(confirm.isDisabled()).resolves.toBe(true);
-    await dialog.getByRole('checkbox', { name: 'I understand: remove the role anyway' }).check();
     await expect(confirm.isDisabled()).resolves.toBe(false);
-    await screenshot(page, 'delete-link-lockout');
-    // The server refuses the strip without that second confirmation, whatever the page sends.
-    const refused = await page.evaluate(async (url) => {
-      const csrf = (await (await fetch('/dashboard-api/me')).json()) as { csrf_token?: string };
-      const r = await fetch(url, { method: 'DELETE', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf.csrf_token ?? '' }, body: JSON.stringify({ strip_roles: true }) });
-      return { status: r.status, body: (await r.json()) as { message: string } };
-    }, `/dashboard-api/guilds/${G}/links/${MODERATOR}`);
-    expect(refused.status).toBe(409);
-    expect(refused.body.message).toMatch(/would lose Manage Server/);
-    // Unticking the strip resets the second confirmation: this delete keeps the role.
+    await expect(dialog.getByText(/would lose Manage Server/).count()).resolves.toBe(0);
+    await expect(dialog.getByRole('checkbox', { name: 'I understand: remove the role anyway' }).count()).resolves.toBe(0);
+    // This delete keeps the role.
     await strip.uncheck();
     await dialog.getByRole('button', { name: 'Delete permanently' }).click();
     await page.waitForURL(`${sys.url}/guilds/${G}`);

@@ -1,4 +1,5 @@
 import type { Db } from '@rolelink/db/client';
+import type { BotFacts, GuildRoleFacts } from '@rolelink/domain';
 
 /** What the broker must do for link lifecycle (register: @rolelink/broker-client's BrokerClient; deleteConfig: @rolelink/queue's PluginJobs). */
 export type PluginCalls = {
@@ -9,6 +10,13 @@ export type PluginCalls = {
 
 /** Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders). */
 export type HolderReader = (guildId: string, roleId: string) => Promise<{ exact: boolean; count: number; pages(): AsyncIterable<string[]> }>;
+
+/**
+ * The bot's effective permissions and hierarchy in a guild, read from the platform now (implemented by
+ * @rolelink/platform-client's botGuildFacts): what link creation checks with `roleAccessProblem` and
+ * `privilegedPermissions`. Each role carries its name, which a privileged role's consent must repeat.
+ */
+export type BotFactsReader = (guildId: string) => Promise<Omit<BotFacts, 'roles'> & { roles: readonly (GuildRoleFacts & { name: string })[] }>;
 
 /** What a strip's preview reads from the platform (implemented by @rolelink/platform-client's guildMemberFacts). */
 export type MemberFacts = {
@@ -33,6 +41,11 @@ export type AdminDeps = {
   requestSync(linkId: string): Promise<unknown>;
   /** Absent where no platform is configured: then existing holders are unknown (treated as none). */
   holders?: HolderReader;
+  /**
+   * Absent where no platform is configured (a CLI without PLATFORM_*): link creation then cannot check
+   * whether the bot can manage the role or whether it is privileged (docs/cli.md says so).
+   */
+  botFacts?: BotFactsReader;
   /** Absent where no platform is configured: a strip's names and lock-out check are then unknown. */
   members?: MemberFacts;
   /** Who acts, for the audit log (the dashboard's signed-in user per request; the CLI's operator). */

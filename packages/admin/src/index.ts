@@ -14,3 +14,4 @@ export * from './audit';
 export * from './link-resync';
 export * from './link-overrides';
 export * from './link-events';
+export * from './link-access';

@@ -5,12 +5,13 @@ import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
+import { checkRoleForLink, type OwnerConsent } from './link-access';
 
 /**
  * `askedMembers`: the caller must have answered the existing-members question (spec 1: the dashboard asks
  * it); a role with members and no answer (`keepMembers` undefined) is refused rather than handed over.
  */
-export type CreateLinkInput = { guildId: string; roleId: string; pluginUrl: string; keepMembers?: boolean; askedMembers?: boolean };
+export type CreateLinkInput = { guildId: string; roleId: string; pluginUrl: string; keepMembers?: boolean; askedMembers?: boolean } & OwnerConsent;
 export type CreatedLink = { link_id: string; guild_id: string; role_id: string; plugin_url: string; member_mode: 'handover' | 'keep'; existing_members: number };
 
 /**
@@ -26,8 +27,9 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   const url = normalizePluginUrl(input.pluginUrl, deps.allowPrivatePluginHosts);
   if (!url.ok) throw new AppError(400, `Invalid plugin URL: ${url.reason}`, 'invalid_plugin_url');
 
-  const plan = await ensureGuild(deps.db.pool, guildId);
   if (await linkExistsForRole(deps.db.pool, guildId, roleId)) throw new AppError(409, 'A role link already exists for this role', 'link_exists');
+  const role = await checkRoleForLink(deps, guildId, roleId, input);
+  const plan = await ensureGuild(deps.db.pool, guildId);
 
   const holders = deps.holders ? await deps.holders(guildId, roleId) : null;
   const keep = input.keepMembers === true;
@@ -57,7 +59,9 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
     await undoCreation(deps, linkId);
     throw err instanceof AppError ? err : new AppError(502, 'Failed to register with plugin server', 'register_failed');
   }
-  await audit(deps, deps.db.pool, { guildId, roleId, action: 'link_created', detail: { plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded } });
+  await audit(deps, deps.db.pool, { guildId, roleId, action: 'link_created', detail: { plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded, ...(role ? { role_name: role.name, privileged: role.privileged } : {}) } });
+  // Who consented, and when (the entry's actor and time): its own entry, so the log can be filtered for it.
+  if (role && role.privileged.length > 0) await audit(deps, deps.db.pool, { guildId, roleId, action: 'privileged_consent', detail: { role_name: role.name, permissions: role.privileged } });
   return { link_id: linkId, guild_id: guildId, role_id: roleId, plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded };
 }
 

@@ -25,7 +25,7 @@ export type DeleteLinkInput = {
  * broker and never blocks deletion. Role assignments already made on the platform are left as they are,
  * unless `stripRoles`: then the bot removes the role from the members this link's own add calls gave it
  * to (never from members who held it before or got it by hand; same rate-limited engine, resumable), and
- * the purge waits for that. A strip that would lock the acting admin or the owner out (or whose lock-out
+ * the purge waits for that. A strip that would lock any admin out (or whose lock-out
  * cannot be checked) is refused with 409 `strip_lockout` unless `confirmLockout`.
  */
 export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promise<DeletedLinkView> {

@@ -1,6 +1,6 @@
 import type { StripMember, StripPreviewView } from '@rolelink/contracts';
 import { findLinkAt } from '@rolelink/db/links';
-import { grantedAmong, grantedCount, grantedHolders } from '@rolelink/db/sync';
+import { grantedCount, grantedHolders } from '@rolelink/db/sync';
 import { lostManagePermission } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps, MemberFacts } from './deps';
@@ -11,8 +11,8 @@ export const STRIP_SAMPLE = 5;
 
 /**
  * What `link delete --strip-roles` would do now (issue 20): exactly the members this link's own add calls
- * gave the role to, a sample of them by name, and whether the acting admin or the owner would lose
- * Administrator or Manage Server with it (the role their only source of it). The dashboard shows this
+ * gave the role to, a sample of them by name, and every admin who would lose Administrator or Manage Server
+ * with it (the role their only source of it; never the owner, who keeps every permission). The dashboard shows this
  * before the admin confirms; deleteLink checks the lock-out again on the server.
  */
 export async function stripPreview(deps: AdminDeps, input: { guildId: string; roleId: string; actingUserId?: string }): Promise<StripPreviewView> {
@@ -28,7 +28,7 @@ export async function stripPreview(deps: AdminDeps, input: { guildId: string; ro
       Promise.all(sampleIds.map(async (id): Promise<StripMember> => ({ user_id: id, name: (await facts.member(guildId, id))?.name ?? null }))),
       lockoutOf(deps, facts, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId }),
     ]);
-    return { count, sample, lockout, lockout_checked: true };
+    return { count, sample, lockout: lockout ?? [], lockout_checked: lockout !== null };
   });
 }
 
@@ -39,7 +39,8 @@ export async function stripPreview(deps: AdminDeps, input: { guildId: string; ro
 export async function stripLockout(deps: AdminDeps, l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined }): Promise<Pick<StripPreviewView, 'lockout' | 'lockout_checked'>> {
   const facts = deps.members;
   if (!facts) return { lockout: [], lockout_checked: false };
-  return { lockout: await platformRead(() => lockoutOf(deps, facts, l)), lockout_checked: true };
+  const lockout = await platformRead(() => lockoutOf(deps, facts, l));
+  return { lockout: lockout ?? [], lockout_checked: lockout !== null };
 }
 
 /** A platform that does not answer is a 502 to retry, never a strip without its lock-out check. */
@@ -52,34 +53,46 @@ async function platformRead<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The acting admin and the owner, where the strip takes the role from them and with it their only Administrator or Manage Server. */
-async function lockoutOf(deps: AdminDeps, facts: MemberFacts, l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined }): Promise<StripPreviewView['lockout']> {
+/**
+ * How many of the members a strip takes the role from are asked about one by one (a platform call
+ * each) when the role carries Administrator or Manage Server. Such a role's link rarely gives it to more;
+ * past this the lock-out counts as not checked, so the strip needs the second confirmation.
+ */
+export const LOCKOUT_CHECK_LIMIT = 100;
+
+/**
+ * Every admin the strip would lock out (issue 34): each member it takes the role from whose only source of
+ * Administrator or Manage Server it is, the acting admin first. Never the guild's owner: the platform
+ * gives the owner every permission whatever their roles. Null when there are more members than are checked.
+ */
+async function lockoutOf(deps: AdminDeps, facts: MemberFacts, l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined }): Promise<StripPreviewView['lockout'] | null> {
   const [permissions, ownerId] = await Promise.all([facts.rolePermissions(l.guildId), facts.ownerId(l.guildId)]);
   const rolePermissions = permissions.get(l.roleId) ?? 0n;
   if (lostManagePermission(rolePermissions, 0n) === null) return [];
-  const people = [...new Set([l.actingUserId, ownerId].filter((id): id is string => id !== undefined))];
-  const stripped = await grantedAmong(deps.db.pool, l.linkId, people);
-  const out: StripPreviewView['lockout'] = [];
-  for (const userId of stripped) {
-    const member = await facts.member(l.guildId, userId);
-    if (!member) continue;
-    // What they keep: every other role of theirs, and the @everyone role (whose id is the guild's).
-    const others = [l.guildId, ...member.roles.filter((r) => r !== l.roleId)].reduce((all, r) => all | (permissions.get(r) ?? 0n), 0n);
-    const permission = lostManagePermission(rolePermissions, others);
-    if (!permission) continue;
-    const you = userId === l.actingUserId;
-    const owner = userId === ownerId;
-    out.push({ user_id: userId, name: member.name, who: you && owner ? 'you_owner' : you ? 'you' : 'owner', permission });
-  }
-  return out;
+  const stripped = await grantedHolders(deps.db.pool, l.linkId, '0', LOCKOUT_CHECK_LIMIT + 1);
+  if (stripped.length > LOCKOUT_CHECK_LIMIT) return null;
+  const checked = await Promise.all(
+    stripped
+      .filter((userId) => userId !== ownerId)
+      .map(async (userId) => {
+        const member = await facts.member(l.guildId, userId);
+        if (!member) return null;
+        // What they keep: every other role of theirs, and the @everyone role (whose id is the guild's).
+        const others = [l.guildId, ...member.roles.filter((r) => r !== l.roleId)].reduce((all, r) => all | (permissions.get(r) ?? 0n), 0n);
+        const permission = lostManagePermission(rolePermissions, others);
+        return permission ? { user_id: userId, name: member.name, who: userId === l.actingUserId ? ('you' as const) : ('admin' as const), permission } : null;
+      }),
+  );
+  const out = checked.filter((p) => p !== null);
+  return [...out.filter((p) => p.who === 'you'), ...out.filter((p) => p.who !== 'you')];
 }
 
-/** The 409 of a strip that would lock the acting admin or the owner out, naming who and what. */
+/** The 409 of a strip that would lock admins out, naming who and what. */
 export function lockoutError(preview: Pick<StripPreviewView, 'lockout' | 'lockout_checked'>): AppError {
-  const who = preview.lockout.map((p) => `${p.who === 'owner' ? 'the owner' : 'you'} (${p.name ?? p.user_id}) would lose ${p.permission}`);
+  const who = preview.lockout.map((p) => `${p.who === 'you' ? 'you' : 'admin'} ${p.name ?? p.user_id} would lose ${p.permission}`);
   const message = preview.lockout_checked
-    ? `Removing this role would lock an admin out: ${who.join('; ')}. Confirm the lock-out explicitly to go ahead.`
-    : 'Whether removing this role locks an admin out cannot be checked: no platform is configured. Confirm the lock-out explicitly to go ahead.';
+    ? `Removing this role would lock ${preview.lockout.length === 1 ? 'an admin' : `${preview.lockout.length} admins`} out: ${who.join('; ')}. Confirm the lock-out explicitly to go ahead.`
+    : `Whether removing this role locks an admin out cannot be checked: no platform is configured, or it would take the role from more than ${LOCKOUT_CHECK_LIMIT} members. Confirm the lock-out explicitly to go ahead.`;
   // Pointed at the confirmation the admin must give; the list itself is GET …/strip-preview's.
   return AppError.field(409, 'confirm_lockout', message, 'strip_lockout');
 }

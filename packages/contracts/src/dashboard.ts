@@ -64,16 +64,26 @@ export type DashboardRole = { id: string; name: string; color: string | null; po
 /** The latest health of a link's plugin; `unknown` before the first poll. */
 export type LinkHealthSummary = { status: PluginHealthStatus | 'unknown'; checked_at: string | null };
 
-/** A role link card: the link, its role on the platform (null when the role was deleted there) and plugin health. */
-export type LinkCard = LinkView & { role: DashboardRole | null; health: LinkHealthSummary };
+/**
+ * A role link card: the link, its role on the platform (null when the role was deleted there) and plugin
+ * health. `privileged`: the privileged permissions the role carries now (issue 34; empty when none), read
+ * from the platform on every view, so a role given Administrator after it was linked is flagged too.
+ */
+export type LinkCard = LinkView & { role: DashboardRole | null; health: LinkHealthSummary; privileged: string[] };
 
 /** GET /dashboard-api/guilds/:guildId */
 export type DashboardGuild = DashboardGuildSummary & { member_count: number | null; links: LinkCard[] };
 
-/** A role in the create-link picker: `usable` false with the `reason` shown next to it. */
+/**
+ * A role in the create-link picker: `usable` false with the `reason` shown next to it (the bot cannot
+ * manage it: `problem` says which rule, or it is @everyone or already linked). `privileged`: the
+ * privileged permissions it carries; linking one needs the owner's typed consent (issue 34).
+ */
 export type RoleChoice = DashboardRole & {
   usable: boolean;
   reason: string | null;
+  problem: 'no_manage_roles' | 'above_bot' | 'managed' | null;
+  privileged: string[];
   /** Members holding the role now, and whether that number is exact (only an exact count offers "Keep current members"). */
   member_count: number | null;
   member_count_exact: boolean;
@@ -92,6 +102,8 @@ export const createLinkBody = z
     role_id: snowflake,
     plugin_url: z.string().min(1, 'Enter the plugin server URL').max(2_000),
     existing_members: z.enum(['handover', 'keep']).optional(),
+    /** A privileged role's consent: its name as the owner typed it (403 `owner_consent_required` without it, `owner_only` for anyone but the owner). */
+    owner_consent: z.string().max(200).optional(),
   })
   .strict();
 export type CreateLinkBody = z.input<typeof createLinkBody>;
@@ -109,7 +121,7 @@ export type UpdateLinkBody = z.infer<typeof updateLinkBody>;
  * documented default (members keep the role). `strip_roles` asks the bot to take the role back from the
  * members this link's own add calls gave it to (admin `deleteLink`'s stripRoles); never from members who
  * held it before the link or got it by hand. `confirm_lockout` is the second, explicit confirmation a
- * strip needs when it would take Administrator or Manage Server from the acting admin or the owner
+ * strip needs when it would take the last Administrator or Manage Server from any admin
  * (otherwise 409 `strip_lockout`, its message naming who loses what, with `errors` on field `confirm_lockout`).
  */
 export const deleteLinkBody = z
@@ -125,14 +137,16 @@ export type StripMember = { user_id: string; name: string | null };
 /**
  * GET /dashboard-api/guilds/:guildId/links/:roleId/strip-preview: what "also remove the role" would do now.
  * `count` is exact (the members this link granted the role to); `sample` the first few by id. `lockout`
- * lists the acting admin (`you`) and the owner when the role is their only source of Administrator or
- * Manage Server; `lockout_checked` is false where the platform could not be asked (the CLI without
- * platform settings), and then a strip needs the second confirmation too.
+ * lists every admin the strip takes the role from whose only source of Administrator or Manage Server it
+ * is, the acting admin (`you`) first, then the others (`admin`); never the owner, who keeps every
+ * permission (issue 34). `lockout_checked` is false where the platform could not be asked (the CLI without
+ * platform settings) or the strip takes the role from more members than are checked (admin's
+ * LOCKOUT_CHECK_LIMIT), and then a strip needs the second confirmation too.
  */
 export type StripPreviewView = {
   count: number;
   sample: StripMember[];
-  lockout: (StripMember & { who: 'you' | 'owner' | 'you_owner'; permission: 'Administrator' | 'Manage Server' })[];
+  lockout: (StripMember & { who: 'you' | 'admin'; permission: 'Administrator' | 'Manage Server' })[];
   lockout_checked: boolean;
 };
 
@@ -236,6 +250,7 @@ export const AUDIT_ACTIONS = [
   'notify_settings_changed',
   'overrides_changed',
   'event_resent',
+  'privileged_consent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

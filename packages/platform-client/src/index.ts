@@ -6,3 +6,4 @@ export * from './rate-limit/shared-limiter';
 export * from './guild-members';
 export * from './setup-check';
 export * from './application-key';
+export * from './bot-facts';

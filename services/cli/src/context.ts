@@ -4,7 +4,7 @@ import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
 import { botInviteUrl } from '@rolelink/domain';
-import { createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, type PlatformClient } from '@rolelink/platform-client';
+import { botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, type PlatformClient } from '@rolelink/platform-client';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
@@ -94,6 +94,7 @@ export class CliContext {
       },
       requestSync: (linkId) => this.syncNotifier().notify(linkId),
       holders: this.holderReader(),
+      botFacts: this.botFactsReader(),
       members: this.memberFacts(),
       actor: { id: null, name: operatorName(this.env), via: 'cli' },
     };
@@ -129,6 +130,13 @@ export class CliContext {
   private holderReader(): AdminDeps['holders'] {
     if (!this.env.PLATFORM_API_URL || !this.env.PLATFORM_BOT_TOKEN) return undefined;
     return (guildId, roleId) => readRoleHolders(this.platformApi()!, guildId, roleId);
+  }
+
+  /** The bot's access to the role and its privileges, checked by `link create` (read only by that command). */
+  private botFactsReader(): AdminDeps['botFacts'] {
+    if (!this.env.PLATFORM_API_URL || !this.env.PLATFORM_BOT_TOKEN) return undefined;
+    let read: AdminDeps['botFacts'];
+    return (guildId) => (read ??= botGuildFacts(this.platformApi()!))(guildId);
   }
 
   /** A strip's names and lock-out check; facts are read lazily, so a command that never strips opens nothing. */

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db/client';
 import { botInviteUrl } from '@rolelink/domain';
-import { createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker } from '@rolelink/platform-client';
+import { botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker } from '@rolelink/platform-client';
 import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
@@ -61,6 +61,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     plugin: { register: (linkId) => plugins.register(linkId), deleteConfig: (input) => pluginJobs.deleteConfig(input) },
     requestSync: (linkId) => sync.notify(linkId),
     holders: (guildId, roleId) => readRoleHolders(platform.api, guildId, roleId),
+    botFacts: botGuildFacts(platform.api),
     members: guildMemberFacts(platform.api),
   };
   const oauth = new OAuthClient(o.oauth);

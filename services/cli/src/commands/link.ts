@@ -9,16 +9,24 @@ export const linkCommands: Command[] = [
     options: {
       'plugin-url': { type: 'string', description: "the plugin's HTTPS URL" },
       'keep-members': { type: 'boolean', description: "keep the role's current holders on the list (default: hand over)" },
+      'owner-consent': { type: 'string', description: "a privileged role's name, typed: the server owner's consent to link it (Administrator, Manage Server, … ; see docs/cli.md)" },
     },
     summary: 'Create a link: register with the plugin (POST /register) and hand it its token',
-    run: (ctx, a, f) => createLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, pluginUrl: String(f['plugin-url'] ?? ''), keepMembers: f['keep-members'] === true }),
+    run: (ctx, a, f) =>
+      createLink(ctx.admin(), {
+        guildId: a.guildId!,
+        roleId: a.roleId!,
+        pluginUrl: String(f['plugin-url'] ?? ''),
+        keepMembers: f['keep-members'] === true,
+        ...(typeof f['owner-consent'] === 'string' ? { ownerConsent: f['owner-consent'] } : {}),
+      }),
   },
   {
     words: ['link', 'delete'],
     args: ['guildId', 'roleId'],
     options: {
       'strip-roles': { type: 'boolean', description: "also remove the role from the members this link's add calls gave it to, never from earlier holders (default: leave them; see `link strip-preview`)" },
-      'confirm-lockout': { type: 'boolean', description: 'strip even when the owner would lose Administrator or Manage Server with the role (or that cannot be checked)' },
+      'confirm-lockout': { type: 'boolean', description: 'strip even when an admin would lose their last Administrator or Manage Server with the role (or that cannot be checked)' },
     },
     summary: 'Delete a link: its token stops working at once; DELETE /config is sent to the plugin',
     run: (ctx, a, f) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, stripRoles: f['strip-roles'] === true, confirmLockout: f['confirm-lockout'] === true }),
@@ -26,7 +34,7 @@ export const linkCommands: Command[] = [
   {
     words: ['link', 'strip-preview'],
     args: ['guildId', 'roleId'],
-    summary: 'What `link delete --strip-roles` would do now: how many members lose the role, a sample by name, and whether the owner would be locked out',
+    summary: 'What `link delete --strip-roles` would do now: how many members lose the role, a sample by name, and every admin it would lock out (never the owner, who keeps every permission)',
     run: (ctx, a) => stripPreview(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
   {

@@ -1,10 +1,12 @@
 import type { API } from '@discordjs/core/http-only';
 import { ChannelType, type APIGuildChannel, type APINewsChannel, type APIRole, type APITextChannel, type GuildChannelType } from 'discord-api-types/v10';
 import type { DashboardRole } from '@rolelink/contracts';
+import type { BotFacts } from '@rolelink/domain';
 import { readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
 
-export type PlatformRole = DashboardRole & { managed: boolean; everyone: boolean };
+/** A role as the dashboard reads it: `permissions` parsed, for the bot's access (roleAccessProblem) and the privileged flag. */
+export type PlatformRole = DashboardRole & { managed: boolean; everyone: boolean; permissions: bigint };
 
 /** Short-lived memo per key, so a page polled every few seconds does not spend the bot's rate limits. */
 class Memo<T> {
@@ -38,7 +40,7 @@ export function roleColor(role: Pick<APIRole, 'color'>): string | null {
 export class GuildReader {
   private readonly botGuilds = new Memo<Set<string>>(60_000);
   private readonly roleLists = new Memo<PlatformRole[]>(20_000);
-  private readonly botTop = new Memo<number>(20_000);
+  private readonly botRoles = new Memo<string[]>(20_000);
   private readonly memberCounts = new Memo<number | null>(60_000);
   private readonly channelLists = new Memo<{ id: string; name: string }[]>(20_000);
   private botUserId: Promise<string> | null = null;
@@ -69,18 +71,23 @@ export class GuildReader {
   roles(guildId: string): Promise<PlatformRole[]> {
     return this.roleLists.get(guildId, async () => {
       const roles = await this.platform(() => this.api.guilds.getRoles(guildId));
-      return roles.map((r) => ({ id: r.id, name: r.name, color: roleColor(r), position: r.position, managed: r.managed, everyone: r.id === guildId })).sort((a, b) => b.position - a.position);
+      return roles.map((r) => ({ id: r.id, name: r.name, color: roleColor(r), position: r.position, managed: r.managed, everyone: r.id === guildId, permissions: BigInt(r.permissions) })).sort((a, b) => b.position - a.position);
     });
   }
 
-  /** Position of the bot's highest role: it can grant only roles strictly below it. */
-  botTopPosition(guildId: string): Promise<number> {
-    return this.botTop.get(guildId, async () => {
-      this.botUserId ??= this.platform(() => this.api.users.getCurrent()).then((u) => u.id);
-      const [member, roles] = await Promise.all([this.platform(async () => this.api.guilds.getMember(guildId, await this.botUserId!)), this.roles(guildId)]);
-      const held = new Set(member.roles);
-      return Math.max(0, ...roles.filter((r) => held.has(r.id)).map((r) => r.position));
-    });
+  /**
+   * The bot's roles and the guild's, as @rolelink/domain's roleAccessProblem reads them (the picker's
+   * reasons). Memoised like the roles: link creation itself reads them afresh (@rolelink/admin's botFacts).
+   */
+  async botFacts(guildId: string): Promise<BotFacts> {
+    const [roles, botRoleIds] = await Promise.all([
+      this.roles(guildId),
+      this.botRoles.get(guildId, async () => {
+        this.botUserId ??= this.platform(() => this.api.users.getCurrent()).then((u) => u.id);
+        return (await this.platform(async () => this.api.guilds.getMember(guildId, await this.botUserId!))).roles;
+      }),
+    ]);
+    return { guildId, roles, botRoleIds };
   }
 
   /** The guild's text channels, in the platform's order: where notifications may be posted. */

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/admin';
 import { guildParams, type DashboardGuild, type DashboardSetupCheck, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
-import { limitsFor } from '@rolelink/domain';
+import { limitsFor, privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES, type BotFacts } from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
 import { BOT_RECHECK_MS } from '../auth/access';
 import type { UserGuild } from '../auth/oauth-client';
@@ -27,22 +27,29 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
       .filter((l) => onlyRoleId === undefined || l.roleId === onlyRoleId)
       .map(async ({ roleId, pluginUrl }) => {
         const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.pool, pluginUrl)]);
-        return { ...view, role: dashboardRole(byId.get(roleId)), health: { status: health.status, checked_at: health.latest?.checked_at ?? null } };
+        const role = byId.get(roleId);
+        return { ...view, role: dashboardRole(role), health: { status: health.status, checked_at: health.latest?.checked_at ?? null }, privileged: role ? privilegedPermissions(role.permissions) : [] };
       }),
   );
 }
 
-function roleChoice(role: PlatformRole, botTop: number, linked: Map<string, string>, counts: { exact: boolean; counts: Record<string, number> }): RoleChoice {
-  const reason = role.everyone
-    ? 'Every member holds @everyone; it cannot be linked'
-    : role.managed
-      ? 'Managed by an integration or bot; the platform does not let the bot assign it'
-      : role.position >= botTop
-        ? "Above the bot's highest role: move the bot's role above it in the server's role settings"
-        : linked.has(role.id)
-          ? `Already linked to ${linked.get(role.id)}`
-          : null;
-  return { ...dashboardRole(role)!, usable: reason === null, reason, member_count: role.everyone ? null : (counts.counts[role.id] ?? 0), member_count_exact: counts.exact };
+/**
+ * A role of the picker, with why it cannot be linked: the bot's access by the platform's rules
+ * (roleAccessProblem, with its one fix), @everyone, or an existing link.
+ */
+function roleChoice(role: PlatformRole, facts: BotFacts, linked: Map<string, string>, counts: { exact: boolean; counts: Record<string, number> }): RoleChoice {
+  const found = role.everyone ? null : roleAccessProblem(facts, role.id);
+  const problem = found === 'unknown_role' ? null : found;
+  const reason = role.everyone ? 'Every member holds @everyone; it cannot be linked' : problem ? ROLE_ACCESS_MESSAGES[problem] : linked.has(role.id) ? `Already linked to ${linked.get(role.id)}` : null;
+  return {
+    ...dashboardRole(role)!,
+    usable: reason === null,
+    reason,
+    problem,
+    privileged: privilegedPermissions(role.permissions),
+    member_count: role.everyone ? null : (counts.counts[role.id] ?? 0),
+    member_count_exact: counts.exact,
+  };
 }
 
 /** Guilds list, guild page, the create-link role picker and the plugin status page. */
@@ -72,10 +79,10 @@ export function guildsRouter(ctx: DashboardContext): Router {
   router.get('/guilds/:guildId/roles', guildOnly, async (req, res) => {
     const { params } = input<typeof guildParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const [roles, botTop, links, counts, plans] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botTopPosition(g.id), linkedRoles(ctx.admin, g.id), ctx.reader.roleCounts(g.id), guildPlans(ctx.admin, [g.id])]);
+    const [roles, facts, links, counts, plans] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botFacts(g.id), linkedRoles(ctx.admin, g.id), ctx.reader.roleCounts(g.id), guildPlans(ctx.admin, [g.id])]);
     const linked = new Map(links.map((l) => [l.roleId, l.pluginUrl]));
     const plan = plans.get(g.id)!.plan;
-    res.json({ roles: roles.map((r) => roleChoice(r, botTop, linked, counts)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);
+    res.json({ roles: roles.map((r) => roleChoice(r, facts, linked, counts)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);
   });
 
   router.get('/guilds/:guildId/health', guildOnly, async (req, res) => {

@@ -52,14 +52,20 @@ export function linksRouter(ctx: DashboardContext): Router {
   router.post('/guilds/:guildId/links', validate(createParts), async (req, res) => {
     const { params, body } = input<typeof createParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    // The picker's rules, enforced here too: a role the bot cannot assign would never sync.
-    const [roles, botTop] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botTopPosition(g.id)]);
-    const role = roles.find((r) => r.id === body.role_id);
-    if (!role) throw AppError.field(400, 'role_id', 'This role does not exist on the server (any more)', 'unknown_role');
-    if (role.everyone || role.managed || role.position >= botTop) throw AppError.field(400, 'role_id', 'The bot cannot assign this role; pick a role below its highest role', 'role_unusable');
+    // The picker's rules are enforced by createLink on a fresh read of the platform (the bot's access, the
+    // owner's consent to a privileged role); @everyone is refused here, as the platform has no such rule.
+    if (body.role_id === g.id) throw AppError.field(400, 'role_id', 'Every member holds @everyone; it cannot be linked', 'role_everyone');
     let created;
     try {
-      created = await createLink(actingAdmin(ctx, req), { guildId: g.id, roleId: role.id, pluginUrl: body.plugin_url, keepMembers: body.existing_members === undefined ? undefined : body.existing_members === 'keep', askedMembers: true });
+      created = await createLink(actingAdmin(ctx, req), {
+        guildId: g.id,
+        roleId: body.role_id,
+        pluginUrl: body.plugin_url,
+        keepMembers: body.existing_members === undefined ? undefined : body.existing_members === 'keep',
+        askedMembers: true,
+        ownerConsent: body.owner_consent,
+        actingIsOwner: g.owner,
+      });
     } catch (err) {
       throw toFieldError(err);
     }

@@ -39,6 +39,16 @@ function StateExplanation({ card }: { card: LinkCard }) {
   return null;
 }
 
+/** The link page's word on a privileged role (issue 34): what it carries and what the service does about it. */
+function PrivilegedNote({ card }: { card: LinkCard }) {
+  return (
+    <p className="note note-danger" role="note" aria-label="Privileged role">
+      Privileged role: it carries {card.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, so the server owner consented to this link by typing the role's name. A list that would take the role from a
+      member whose only Administrator or Manage Server it is waits for the owner to apply it.
+    </p>
+  );
+}
+
 /** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
 export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
   const [applied, setApplied] = useState<AppliedRemovals | null>(null);
@@ -60,6 +70,11 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
         </Heading>
         <div className="badges">
           <LinkStateBadge state={card.state} />
+          {card.privileged.length > 0 ? (
+            <Badge tone="danger" title={`Privileged role: it carries ${card.privileged.join(', ')}`}>
+              Privileged
+            </Badge>
+          ) : null}
           {card.trusted ? (
             <Badge tone="info" title="Never subject to the large-removal hold">
               Trusted
@@ -75,6 +90,7 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
       </p>
 
       <StateExplanation card={card} />
+      {card.privileged.length > 0 && !linkToPage ? <PrivilegedNote card={card} /> : null}
 
       <dl className={facts.counts}>
         <div>

@@ -1,7 +1,7 @@
 import type { StripPreviewView } from '@rolelink/contracts';
 import styles from './StripPreviewPanel.module.css';
 
-const PERSON = { you: 'you', owner: 'the server owner', you_owner: 'you, the server owner' } as const;
+const PERSON = { you: 'you', admin: 'an admin' } as const;
 
 /** "a, b, c and 12 more": the sample by name (or id where the platform had no name), then the rest as a count. */
 function sampleText(p: StripPreviewView): string {
@@ -13,7 +13,8 @@ function sampleText(p: StripPreviewView): string {
 /**
  * What "also remove the role" will do, inside the delete dialog: the exact number of members who lose the
  * role (only those this link gave it to), a sample by name, and the lock-out warning with its own
- * confirmation when the acting admin or the owner would lose Administrator or Manage Server.
+ * confirmation when any admin (the acting one first) would lose Administrator or Manage Server. The owner is
+ * never among them: the platform gives the owner every permission whatever their roles.
  */
 export function StripPreviewPanel(props: { preview: StripPreviewView | null; error: string | null; lockoutConfirmed: boolean; onLockoutConfirmed: (on: boolean) => void; checkboxId: string; disabled: boolean }) {
   const { preview: p, error } = props;
@@ -35,10 +36,10 @@ export function StripPreviewPanel(props: { preview: StripPreviewView | null; err
         <div className={styles.lockout} role="alert">
           {p.lockout.map((l) => (
             <p key={l.user_id}>
-              ⚠ {l.name ?? l.user_id} ({PERSON[l.who]}) would lose <strong>{l.permission}</strong>: this role is the only one that gives it. {l.who === 'owner' ? 'The owner' : 'You'} could no longer manage this server here.
+              ⚠ {l.name ?? l.user_id} ({PERSON[l.who]}) would lose <strong>{l.permission}</strong>: this role is the only one that gives it. {l.who === 'you' ? 'You' : 'They'} could no longer manage this server here.
             </p>
           ))}
-          {p.lockout_checked ? null : <p>⚠ Whether this locks an admin out could not be checked.</p>}
+          {p.lockout_checked ? null : <p>⚠ Whether this locks an admin out could not be checked (the platform could not be asked, or the role goes from too many members to check each).</p>}
           <div className="checkbox-row">
             <input type="checkbox" id={props.checkboxId} checked={props.lockoutConfirmed} disabled={props.disabled} onChange={(e) => props.onLockoutConfirmed(e.target.checked)} />
             <label htmlFor={props.checkboxId}>I understand: remove the role anyway</label>

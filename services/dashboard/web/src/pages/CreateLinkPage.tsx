@@ -14,18 +14,20 @@ import { guildPath, linkPaths } from '../paths';
 import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
 import styles from './CreateLinkPage.module.css';
 
-type FieldKey = 'role_id' | 'plugin_url' | 'existing_members';
+type FieldKey = 'role_id' | 'plugin_url' | 'existing_members' | 'owner_consent';
+const FIELD_KEYS: readonly string[] = ['role_id', 'plugin_url', 'existing_members', 'owner_consent'] satisfies FieldKey[];
 type Failure = { message: string; status: number; fields: Partial<Record<FieldKey, string>> };
 
 function optionText(role: RoleChoice, linked: boolean): string {
   if (linked) return `${role.name} — already linked`;
   if (!role.usable) return `${role.name} — ${role.reason ?? 'cannot be used'}`;
+  if (role.privileged.length > 0) return `${role.name} — privileged (${role.privileged.join(', ')})`;
   return role.name;
 }
 
 function fieldMap(errors: readonly FieldError[]): Partial<Record<FieldKey, string>> {
   const out: Partial<Record<FieldKey, string>> = {};
-  for (const e of errors) if ((e.field === 'role_id' || e.field === 'plugin_url' || e.field === 'existing_members') && !out[e.field]) out[e.field] = e.message;
+  for (const e of errors) if (FIELD_KEYS.includes(e.field) && !out[e.field as FieldKey]) out[e.field as FieldKey] = e.message;
   return out;
 }
 
@@ -46,6 +48,8 @@ export function CreateLinkPage() {
   const [roleQuery, setRoleQuery] = useState('');
   // No answer until the admin gives one (spec 1: the dashboard asks; issue 20: never preselected).
   const [mode, setMode] = useState<MemberMode | null>(null);
+  // A privileged role's consent: the owner types its name (issue 34).
+  const [consent, setConsent] = useState('');
   const [failure, setFailure] = useState<Failure | null>(null);
   const create = useMutation({
     mutationFn: (body: CreateLinkBody) => dashboardApi.createLink(guildId, body),
@@ -77,10 +81,16 @@ export function CreateLinkPage() {
   if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.refetch()} /> : null;
   const syncedLimit = roles.data.synced_limit;
   const askMembers = selected !== undefined && roleHasMembers(selected);
+  const privileged = selected !== undefined && selected.privileged.length > 0;
+  // Only the owner may consent; an admin is told why before they fill anything in (the server refuses too).
+  const ownerOnly = privileged && guild.data?.owner === false;
 
   function chooseRole(next: string) {
     // A new role is a new question: an answer given for another role's members does not carry over.
-    if (next !== roleId) setMode(null);
+    if (next !== roleId) {
+      setMode(null);
+      setConsent('');
+    }
     setRoleId(next);
     setFailure((f) => (f ? { ...f, fields: { ...f.fields, role_id: undefined, existing_members: undefined } } : f));
   }
@@ -92,12 +102,13 @@ export function CreateLinkPage() {
     const url = createLinkBody.shape.plugin_url.safeParse(pluginUrl.trim());
     if (!url.success) fields.plugin_url = url.error.issues[0]?.message ?? 'Enter the plugin server URL';
     if (selected && askMembers && mode === null) fields.existing_members = choiceRequiredMessage(selected);
+    if (selected && privileged && consent.trim() !== selected.name) fields.owner_consent = `Type the role's name, ${selected.name}, exactly as shown to consent`;
     if (Object.keys(fields).length > 0) {
       setFailure({ message: 'Please correct the fields below.', status: 0, fields });
       return;
     }
     setFailure(null);
-    create.mutate({ role_id: roleId, plugin_url: pluginUrl.trim(), ...(askMembers && mode !== null ? { existing_members: mode } : {}) });
+    create.mutate({ role_id: roleId, plugin_url: pluginUrl.trim(), ...(askMembers && mode !== null ? { existing_members: mode } : {}), ...(privileged ? { owner_consent: consent.trim() } : {}) });
   }
 
   const urlHelpId = `${id}-url-help`;
@@ -166,6 +177,8 @@ export function CreateLinkPage() {
           ) : null}
         </div>
 
+        {selected && privileged ? <PrivilegedConsent role={selected} ownerOnly={ownerOnly} value={consent} onChange={setConsent} error={fieldErr.owner_consent} /> : null}
+
         {selected && askMembers ? (
           <ExistingMembersChoice
             role={selected}
@@ -207,7 +220,7 @@ export function CreateLinkPage() {
         <p className="muted small">Synced limit on this server's plan: {syncedLimit.toLocaleString()} members per link.</p>
 
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy}>
+          <button type="submit" className="btn btn-primary" disabled={busy || ownerOnly}>
             {busy ? 'Creating…' : 'Create link'}
           </button>
           <Link className="btn btn-ghost" to={guildPath(guildId)}>
@@ -216,5 +229,48 @@ export function CreateLinkPage() {
         </div>
       </form>
     </>
+  );
+}
+
+/**
+ * A privileged role (issue 34): what it carries, and the owner's consent typed as its name. An admin who
+ * is not the owner sees why they cannot link it instead of the field.
+ */
+function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: RoleChoice; ownerOnly: boolean; value: string; onChange(v: string): void; error: string | undefined }) {
+  const id = useId();
+  return (
+    <fieldset className={`field ${styles.privileged}`} aria-describedby={`${id}-why`}>
+      <legend>Privileged role</legend>
+      <p className="note note-danger" id={`${id}-why`}>
+        {role.name} carries {role.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, and a list that leaves someone out takes it from them. Linking it needs the server owner's consent.
+      </p>
+      {ownerOnly ? (
+        <p className="field-error" role="alert">
+          Only the server owner can link a privileged role. Ask the owner to create this link.
+        </p>
+      ) : (
+        <>
+          <label htmlFor={`${id}-consent`}>
+            Type <strong>{role.name}</strong> to consent as the server owner
+          </label>
+          <input
+            id={`${id}-consent`}
+            type="text"
+            autoComplete="off"
+            spellCheck={false}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${id}-consent-error` : undefined}
+          />
+          <p className="field-help">Your consent is recorded in the audit log, with your name and the time.</p>
+          {error ? (
+            <p className="field-error" id={`${id}-consent-error`}>
+              {error}
+            </p>
+          ) : null}
+        </>
+      )}
+    </fieldset>
   );
 }

@@ -25,6 +25,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   notify_settings_changed: 'Notification settings changed',
   overrides_changed: 'Overrides changed',
   event_resent: 'Plugin event re-sent',
+  privileged_consent: 'Owner consented to a privileged role',
 };
 
 type Entry = DashboardAuditLog['entries'][number];
@@ -62,6 +63,8 @@ function detailText(e: Entry): string {
       return `Events: ${Array.isArray(d.events) && d.events.length ? d.events.join(', ') : 'none'}; DM to the owner ${d.dm_owner ? 'on' : 'off'}; channel ${typeof d.channel_id === 'string' ? d.channel_id : 'none'}`;
     case 'overrides_changed':
       return overridesText(d);
+    case 'privileged_consent':
+      return `Linked "${String(d.role_name)}", which carries ${ids(d.permissions).join(', ')}`;
     case 'event_resent':
       return `${String(d.kind)} (#${n(d.seq)}, ${String(d.event_id)}) queued for delivery again`;
     case 'resync_requested':

@@ -1,0 +1,39 @@
+import { privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES } from '@rolelink/domain';
+import { AppError } from '@rolelink/runtime';
+import type { AdminDeps } from './deps';
+
+/**
+ * The owner's consent to link a privileged role (issue 34): the role's name, typed. `actingIsOwner`
+ * false (a dashboard admin who is not the owner) refuses whatever was typed: only the owner may give it.
+ * The CLI leaves it undefined: its operator attests the owner's consent with `--owner-consent`.
+ */
+export type OwnerConsent = { ownerConsent?: string; actingIsOwner?: boolean };
+
+/** What link creation learned about the role: recorded with the link's audit entry. */
+export type RoleChecked = { name: string; privileged: string[] } | null;
+
+/**
+ * Before any link (issue 34): the bot must be able to manage the role now, by the platform's rules read
+ * from the platform (403 naming the one fix otherwise), and a privileged role needs the owner's typed
+ * consent (403 `owner_consent_required` / `owner_only`). Null where no platform is configured: nothing
+ * could be checked.
+ */
+export async function checkRoleForLink(deps: Pick<AdminDeps, 'botFacts'>, guildId: string, roleId: string, consent: OwnerConsent): Promise<RoleChecked> {
+  if (!deps.botFacts) return null;
+  const facts = await deps.botFacts(guildId).catch((err: unknown) => {
+    throw err instanceof AppError ? err : new AppError(502, 'The chat platform did not answer, so whether the bot can manage this role cannot be checked; try again in a moment', 'platform_unavailable');
+  });
+  const problem = roleAccessProblem(facts, roleId);
+  if (problem === 'unknown_role') throw AppError.field(400, 'role_id', ROLE_ACCESS_MESSAGES.unknown_role, 'unknown_role');
+  if (problem) throw AppError.field(403, 'role_id', `The bot cannot manage this role. ${ROLE_ACCESS_MESSAGES[problem]}`, `role_${problem}`);
+  const role = facts.roles.find((r) => r.id === roleId)!;
+  const privileged = privilegedPermissions(role.permissions);
+  if (privileged.length === 0) return { name: role.name, privileged };
+  const carries = `"${role.name}" is a privileged role (it carries ${privileged.join(', ')})`;
+  if (consent.actingIsOwner === false) throw AppError.field(403, 'owner_consent', `${carries}: only the server owner can link it. Ask the owner to create this link.`, 'owner_only');
+  if (consent.ownerConsent?.trim() !== role.name) {
+    const typed = consent.ownerConsent === undefined ? 'no consent was given' : 'the consent given does not match the role name';
+    throw AppError.field(403, 'owner_consent', `${carries}: linking it needs the server owner's consent, typed as the role's name (${typed}).`, 'owner_consent_required');
+  }
+  return { name: role.name, privileged };
+}

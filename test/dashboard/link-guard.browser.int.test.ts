@@ -1,0 +1,117 @@
+// Issue 34 in a real browser: a privileged role is linked only with the owner's typed consent (an admin is
+// told why they cannot), the card and the link page flag it, and the strip lock-out dialog names every
+// admin who would lose their last Manage Server, never the owner. Screenshots for docs/dashboard.md.
+import type { Page } from 'playwright-core';
+import { setPlan } from '@rolelink/admin';
+import { DEMO } from '../../scripts/stack/config';
+import { eventually, screenshot } from './browser';
+import { useDashboardBrowser } from './browser-suite';
+import type { DashboardSystem } from './system';
+
+const G = DEMO.guildId;
+const MODERATOR = DEMO.moderatorRoleId;
+const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
+const ADMIN = DEMO.users.find((u) => u.role === 'admin')!;
+/** A generated member with no admin rights of their own: Moderator from the link makes them an admin. */
+const SECOND_ADMIN = (BigInt(DEMO.firstMemberId) + 7n).toString();
+
+jest.setTimeout(120_000);
+
+describe('privileged roles and the lock-out guard in a real browser', () => {
+  const suite = useDashboardBrowser({
+    system: { members: 50 },
+    pageTimeoutMs: 10_000,
+    screenshotName: () => `rl-link-guard-${expect.getState().currentTestName?.slice(48, 90).replace(/\W+/g, '-')}`,
+  });
+  let sys: DashboardSystem;
+  let page: Page;
+  beforeAll(() => {
+    ({ sys, page } = suite);
+  });
+
+  async function signInAs(username: string) {
+    await page.goto(sys.url);
+    if (await page.getByRole('button', { name: 'Sign out' }).count()) await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+    await page.getByRole('button', { name: new RegExp(username) }).click();
+    await page.getByRole('link', { name: DEMO.guildName }).waitFor();
+  }
+
+  async function openCreate() {
+    await page.goto(`${sys.url}/guilds/${G}/links/new`);
+    await page.getByLabel('Role', { exact: true }).selectOption(MODERATOR);
+    await page.getByLabel('Plugin URL').fill(sys.pluginUrl);
+    await page.getByLabel('Hand over').check();
+  }
+
+  it('shows a Manage Server admin why only the owner can link a privileged role', async () => {
+    await signInAs(ADMIN.username);
+    await openCreate();
+    await expect(page.getByLabel('Role', { exact: true }).locator('option', { hasText: 'Moderator' }).textContent()).resolves.toBe('Moderator — privileged (Manage Server, Manage Messages)');
+    await page.getByText('Moderator carries Manage Server, Manage Messages.', { exact: false }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Only the server owner can link a privileged role. Ask the owner to create this link.' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Create link' }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByLabel(/to consent as the server owner/).count()).resolves.toBe(0);
+    await screenshot(page, 'create-link-privileged-admin');
+  });
+
+  it('links a privileged role once the owner types its name, and flags it on the card and the link page', async () => {
+    await signInAs(OWNER.username);
+    await openCreate();
+    const consent = page.getByLabel(/to consent as the server owner/);
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.getByText("Type the role's name, Moderator, exactly as shown to consent").waitFor();
+    await consent.fill('moderator');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.getByText("Type the role's name, Moderator, exactly as shown to consent").waitFor();
+    await consent.fill('Moderator');
+    await screenshot(page, 'create-link-privileged');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.waitForURL(`${sys.url}/guilds/${G}/links/${MODERATOR}`);
+    const card = page.getByRole('article', { name: 'Role link Moderator' });
+    await card.getByText('Privileged', { exact: true }).waitFor();
+    await page.getByRole('note', { name: 'Privileged role' }).getByText(/it carries Manage Server, Manage Messages/).waitFor();
+    await screenshot(page, 'link-privileged');
+    await page.goto(`${sys.url}/guilds/${G}`);
+    await page.getByRole('article', { name: 'Role link Moderator' }).getByText('Privileged', { exact: true }).waitFor();
+    // The consent is in the audit log, under the owner's name.
+    await page.goto(`${sys.url}/guilds/${G}/audit`);
+    const row = page.getByRole('table', { name: 'Admin actions, newest first' }).locator('tbody tr').filter({ hasText: 'Owner consented to a privileged role' });
+    await row.getByText('Linked "Moderator", which carries Manage Server, Manage Messages').waitFor();
+    await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe(`${OWNER.username}dashboard`);
+  });
+
+  it('names every admin a strip would lock out, never the owner, and asks twice', async () => {
+    // The plugin lists the owner and a second member: the link gives both Manage Server through Moderator.
+    const register = sys.registrations.all().find((r) => r.roleId === MODERATOR)!;
+    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, { method: 'PUT', headers: { Authorization: `Token ${register.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify([OWNER.id, SECOND_ADMIN]) });
+    expect(put.status).toBe(200);
+    // Premium: the free plan's one slot would leave a second link paused; here Moderator is the only link.
+    await setPlan({ db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: async () => {} }, { guildId: G, plan: 'premium' });
+    const holds = () => sys.emulator.state.holders(G, MODERATOR);
+    expect(await eventually(holds, (h) => h.includes(OWNER.id) && h.includes(SECOND_ADMIN), 60_000)).toEqual(expect.arrayContaining([OWNER.id, SECOND_ADMIN]));
+
+    await page.goto(`${sys.url}/guilds/${G}/links/${MODERATOR}/settings`);
+    await page.getByRole('button', { name: 'Delete link' }).click();
+    const dialog = page.getByRole('alertdialog', { name: /Delete the link for Moderator/ });
+    await dialog.getByRole('checkbox', { name: /Also remove the role/ }).check();
+    await dialog.getByText(/2 members lose the role/).waitFor();
+    await dialog.getByText(`user_${SECOND_ADMIN} (an admin) would lose Manage Server`, { exact: false }).waitFor();
+    await expect(dialog.getByText(new RegExp(`${OWNER.username} \\(`)).count()).resolves.toBe(0);
+    const confirm = dialog.getByRole('button', { name: 'Delete permanently' });
+    await expect(confirm.isDisabled()).resolves.toBe(true);
+    await dialog.getByRole('checkbox', { name: 'I understand: remove the role anyway' }).check();
+    await expect(confirm.isDisabled()).resolves.toBe(false);
+    await screenshot(page, 'delete-link-lockout');
+    // The server refuses the strip without the second confirmation, naming the admin and not the owner.
+    const refused = await page.evaluate(async (url) => {
+      const csrf = (await (await fetch('/dashboard-api/me')).json()) as { csrf_token?: string };
+      const r = await fetch(url, { method: 'DELETE', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf.csrf_token ?? '' }, body: JSON.stringify({ strip_roles: true }) });
+      return { status: r.status, body: (await r.json()) as { message: string } };
+    }, `/dashboard-api/guilds/${G}/links/${MODERATOR}`);
+    expect(refused).toEqual({ status: 409, body: expect.objectContaining({ message: `Removing this role would lock an admin out: admin user_${SECOND_ADMIN} would lose Manage Server. Confirm the lock-out explicitly to go ahead.` }) });
+    await confirm.click();
+    await page.waitForURL(`${sys.url}/guilds/${G}`);
+    expect(await eventually(holds, (h) => !h.includes(SECOND_ADMIN), 60_000)).not.toContain(SECOND_ADMIN);
+  });
+});
