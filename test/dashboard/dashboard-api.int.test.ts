@@ -156,7 +156,9 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     const audit = bodyOf<{ entries: { action: string; actor: { id: string | null; via: string }; at: string; detail: Record<string, unknown> }[] }>(
       await owner.agent.get(`/dashboard-api/guilds/${G}/audit?action=privileged_consent`).expect(200),
     );
-    expect(audit.entries).toEqual([expect.objectContaining({ action: 'privileged_consent', actor: expect.objectContaining({ id: user('owner'), via: 'dashboard' }), detail: { role_name: 'Moderator', permissions: ['Manage Server', 'Manage Messages'] } })]);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'privileged_consent', actor: expect.objectContaining({ id: user('owner'), via: 'dashboard' }), detail: { role_name: 'Moderator', permissions: ['Manage Server', 'Manage Messages'] } }),
+    ]);
     await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${MOD}`).set('X-CSRF-Token', owner.csrf).expect(200);
   });
 

@@ -70,7 +70,10 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     await page.waitForURL(`${sys.url}/guilds/${G}/links/${MODERATOR}`);
     const card = page.getByRole('article', { name: 'Role link Moderator' });
     await card.getByText('Privileged', { exact: true }).waitFor();
-    await page.getByRole('note', { name: 'Privileged role' }).getByText(/it carries Manage Server, Manage Messages/).waitFor();
+    await page
+      .getByRole('note', { name: 'Privileged role' })
+      .getByText(/it carries Manage Server, Manage Messages/)
+      .waitFor();
     await screenshot(page, 'link-privileged');
     await page.goto(`${sys.url}/guilds/${G}`);
     await page.getByRole('article', { name: 'Role link Moderator' }).getByText('Privileged', { exact: true }).waitFor();
@@ -84,7 +87,11 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
   it('names every admin a strip would lock out, never the owner, and asks twice', async () => {
     // The plugin lists the owner and a second member: the link gives both Manage Server through Moderator.
     const register = sys.registrations.all().find((r) => r.roleId === MODERATOR)!;
-    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, { method: 'PUT', headers: { Authorization: `Token ${register.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify([OWNER.id, SECOND_ADMIN]) });
+    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, {
+      method: 'PUT',
+      headers: { Authorization: `Token ${register.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify([OWNER.id, SECOND_ADMIN]),
+    });
     expect(put.status).toBe(200);
     // Premium: the free plan's one slot would leave a second link paused; here Moderator is the only link.
     await setPlan({ db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: async () => {} }, { guildId: G, plan: 'premium' });

@@ -5,7 +5,8 @@ import { checkRoleForLink } from './link-access';
 
 const G = '100000000000000001';
 // The bot's role (managed, Manage Roles) at 5; a plain role and a Manage Server role below it; one above.
-const facts = (botBits = MANAGE_ROLES): BotFactsReader =>
+const facts =
+  (botBits = MANAGE_ROLES): BotFactsReader =>
   () =>
     Promise.resolve({
       guildId: G,

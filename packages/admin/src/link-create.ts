@@ -59,7 +59,12 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
     await undoCreation(deps, linkId);
     throw err instanceof AppError ? err : new AppError(502, 'Failed to register with plugin server', 'register_failed');
   }
-  await audit(deps, deps.db.pool, { guildId, roleId, action: 'link_created', detail: { plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded, ...(role ? { role_name: role.name, privileged: role.privileged } : {}) } });
+  await audit(deps, deps.db.pool, {
+    guildId,
+    roleId,
+    action: 'link_created',
+    detail: { plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded, ...(role ? { role_name: role.name, privileged: role.privileged } : {}) },
+  });
   // Who consented, and when (the entry's actor and time): its own entry, so the log can be filtered for it.
   if (role && role.privileged.length > 0) await audit(deps, deps.db.pool, { guildId, roleId, action: 'privileged_consent', detail: { role_name: role.name, permissions: role.privileged } });
   return { link_id: linkId, guild_id: guildId, role_id: roleId, plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded };

@@ -236,7 +236,7 @@ export function CreateLinkPage() {
  * A privileged role (issue 34): what it carries, and the owner's consent typed as its name. An admin who
  * is not the owner sees why they cannot link it instead of the field.
  */
-function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: RoleChoice; ownerOnly: boolean; value: string; onChange(v: string): void; error: string | undefined }) {
+function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: RoleChoice; ownerOnly: boolean; value: string; onChange: (v: string) => void; error: string | undefined }) {
   const id = useId();
   return (
     <fieldset className={`field ${styles.privileged}`} aria-describedby={`${id}-why`}>
