@@ -2,7 +2,6 @@
 // told why they cannot), the card and the link page flag it, and the strip lock-out dialog names every
 // admin who would lose their last Manage Server, never the owner. Screenshots for docs/dashboard.md.
 import type { Page } from 'playwright-core';
-import { setPlan } from '@rolelink/admin';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually, screenshot } from './browser';
 import { useDashboardBrowser } from './browser-suite';
@@ -84,26 +83,60 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe(`${OWNER.username}dashboard`);
   });
 
-  it('names every admin a strip would lock out, never the owner, and asks twice', async () => {
-    // The plugin lists the owner and a second member: the link gives both Manage Server through Moderator.
+  it('holds a push that would take members’ only Manage Server until the owner applies it (issue 34)', async () => {
+    // The example plugin pushed its 20 demo members on registration: Moderator gave each Manage Server,
+    // and its hand-over took it from demo_admin, whose only source it was: held, not removed.
     const register = sys.registrations.all().find((r) => r.roleId === MODERATOR)!;
-    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, {
-      method: 'PUT',
-      headers: { Authorization: `Token ${register.token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify([OWNER.id, SECOND_ADMIN]),
-    });
-    expect(put.status).toBe(200);
-    // Premium: the free plan's one slot would leave a second link paused; here Moderator is the only link.
-    await setPlan({ db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: async () => {} }, { guildId: G, plan: 'premium' });
+    const put = (confirm?: string) =>
+      fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, {
+        method: 'PUT',
+        headers: { Authorization: `Token ${register.token}`, 'Content-Type': 'application/json', ...(confirm ? { 'X-RoleLink-Confirm': confirm } : {}) },
+        body: JSON.stringify([OWNER.id, SECOND_ADMIN]),
+      });
     const holds = () => sys.emulator.state.holders(G, MODERATOR);
+    const demo = Array.from({ length: 20 }, (_, i) => (BigInt(DEMO.firstMemberId) + BigInt(i)).toString());
+    await eventually(holds, (h) => demo.every((id) => h.includes(id)), 60_000);
+    // The plugin now lists the owner and one demo member: a large removal, which it confirms itself.
+    const first = await put();
+    expect(first.status).toBe(409);
+    const hold = ((await first.json()) as { errors: { change_id: string } }).errors.change_id;
+    expect((await put(hold)).status).toBe(200);
     expect(await eventually(holds, (h) => h.includes(OWNER.id) && h.includes(SECOND_ADMIN), 60_000)).toEqual(expect.arrayContaining([OWNER.id, SECOND_ADMIN]));
 
+    // 19 demo members and demo_admin would lose their only Manage Server: the bot keeps it on them.
+    await page.goto(`${sys.url}/guilds/${G}/links/${MODERATOR}`);
+    const panel = page.getByRole('group', { name: /Removal held: 20 members would lose their only Administrator or Manage Server/ });
+    expect(
+      await eventually(
+        async () => {
+          await page.reload();
+          return panel.count();
+        },
+        (n) => n === 1,
+        60_000,
+      ),
+    ).toBe(1);
+    expect(holds()).toEqual(expect.arrayContaining([ADMIN.id, (BigInt(DEMO.firstMemberId) + 1n).toString()]));
+    await screenshot(page, 'held-admin-source');
+    await panel.getByRole('button', { name: 'Apply removals…' }).click();
+    const dialog = page.getByRole('alertdialog', { name: /Apply the held removal for Moderator/ });
+    await dialog.getByText(/20 members lose the role/).waitFor();
+    await dialog.getByText(new RegExp(ADMIN.username)).waitFor();
+    await screenshot(page, 'apply-admin-source');
+    await dialog.getByRole('button', { name: 'Apply 20 removals' }).click();
+    await page.getByText(/the bot removes the role from those members now/).waitFor();
+    expect((await eventually(holds, (h) => h.length === 2, 60_000)).sort()).toEqual([OWNER.id, SECOND_ADMIN].sort());
+  });
+
+  it('names every admin a strip would lock out, never the owner, and asks twice', async () => {
+    // The link gave Moderator (Manage Server) to the owner and to SECOND_ADMIN, whose only source it is.
+    const holds = () => sys.emulator.state.holders(G, MODERATOR);
     await page.goto(`${sys.url}/guilds/${G}/links/${MODERATOR}/settings`);
     await page.getByRole('button', { name: 'Delete link' }).click();
     const dialog = page.getByRole('alertdialog', { name: /Delete the link for Moderator/ });
     await dialog.getByRole('checkbox', { name: /Also remove the role/ }).check();
     await dialog.getByText(/2 members lose the role/).waitFor();
-    await dialog.getByText(`user_${SECOND_ADMIN} (an admin) would lose Manage Server`, { exact: false }).waitFor();
+    await dialog.getByText(`user_${SECOND_ADMIN} (an admin) would lose`, { exact: false }).waitFor();
     await expect(dialog.getByText(new RegExp(`${OWNER.username} \\(`)).count()).resolves.toBe(0);
     const confirm = dialog.getByRole('button', { name: 'Delete permanently' });
     await expect(confirm.isDisabled()).resolves.toBe(true);

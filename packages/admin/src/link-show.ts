@@ -1,11 +1,10 @@
 import { findLinkAt, linkDetails } from '@rolelink/db/links';
-import { latestHeldChange } from '@rolelink/db/list';
 import { isPaused, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
-import { heldChangeView } from './removals';
+import { heldChangeView, pendingHeldChange } from './removals';
 
 /** Defined with the dashboard's contracts, which render it; re-exported for the CLI. */
 export type { LinkView };
@@ -19,7 +18,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const extra = (await linkDetails(deps.db.pool, link.id))!;
   const limits = limitsFor(link.plan);
   const paused = isPaused(link.rank, link.plan, link.paidSlots);
-  const held = await latestHeldChange(deps.db.pool, link.id);
+  const held = await pendingHeldChange(deps, link.id);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const rate = extra.sync_rate_per_sec;
   const pending = reportedPending(link, desired);
@@ -43,7 +42,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
       eta_seconds: rate && rate > 0 && pending > 0 ? Math.ceil(pending / rate) : pending === 0 ? 0 : null,
       last_sync_at: extra.last_sync_at?.toISOString() ?? null,
     },
-    held_change: held && held.usedAt === null ? heldChangeView(held) : null,
+    held_change: held ? heldChangeView(held) : null,
     created_at: extra.created_at.toISOString(),
   };
 }

@@ -1,5 +1,5 @@
-import type { HeldChangePreview, LinkView, StripMember } from '@rolelink/contracts';
-import { findLinkAt } from '@rolelink/db/links';
+import type { AppliedRemovals, HeldChangePreview, LinkView, StripMember } from '@rolelink/contracts';
+import { findLinkAt, forceResync } from '@rolelink/db/links';
 import { confirmLatestHeldChange, latestHeldChange, type HeldChange } from '@rolelink/db/list';
 import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
@@ -12,6 +12,7 @@ import { recordEvent } from '@rolelink/db/events';
 export function heldChangeView(held: HeldChange): NonNullable<LinkView['held_change']> {
   return {
     change_id: held.changeId,
+    kind: held.kind,
     previous: held.previous,
     next: held.next,
     removals: held.removals,
@@ -19,6 +20,16 @@ export function heldChangeView(held: HeldChange): NonNullable<LinkView['held_cha
     created_at: held.createdAt.toISOString(),
     confirmed_at: held.confirmedAt?.toISOString() ?? null,
   };
+}
+
+/**
+ * The hold the owner has to decide on: the latest unspent one of either kind (a bot's admin-source hold
+ * stays shown when a plugin's shrink hold came before it was applied, and the other way round).
+ */
+export async function pendingHeldChange(deps: Pick<AdminDeps, 'db'>, linkId: string): Promise<(HeldChange & { usedAt: Date | null }) | null> {
+  const both = await Promise.all([latestHeldChange(deps.db.pool, linkId, 'shrink'), latestHeldChange(deps.db.pool, linkId, 'admin_source')]);
+  const pending = both.filter((h) => h !== null && h.usedAt === null) as (HeldChange & { usedAt: Date | null })[];
+  return pending.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0] ?? null;
 }
 
 async function linkAt(deps: AdminDeps, input: { guildId: string; roleId: string }) {
@@ -39,8 +50,8 @@ const noHeldChange = () => AppError.notFound('No held change to apply for this r
  */
 export async function heldChangePreview(deps: AdminDeps, input: { guildId: string; roleId: string }): Promise<HeldChangePreview> {
   const { guildId, link } = await linkAt(deps, input);
-  const held = await latestHeldChange(deps.db.pool, link.id);
-  if (!held || held.usedAt !== null) throw noHeldChange();
+  const held = await pendingHeldChange(deps, link.id);
+  if (!held) throw noHeldChange();
   const facts = deps.members;
   const named = async (id: string): Promise<StripMember> => {
     if (!facts) return { user_id: id, name: null };
@@ -57,7 +68,7 @@ export async function heldChangePreview(deps: AdminDeps, input: { guildId: strin
  * stored, so the plugin must resend it. With `changeId` (what the owner's dialog showed), a newer hold
  * held since is refused (409) rather than confirmed unseen.
  */
-export async function applyRemovals(deps: AdminDeps, input: { guildId: string; roleId: string; changeId?: string }): Promise<{ change_id: string; removals: number; window_ends_at: string }> {
+export async function applyRemovals(deps: AdminDeps, input: { guildId: string; roleId: string; changeId?: string }): Promise<AppliedRemovals> {
   const { guildId, roleId, link } = await linkAt(deps, input);
   const change = await confirmLatestHeldChange(deps.db.pool, link.id, input.changeId);
   if (!change || !change.confirmedAt) {
@@ -69,6 +80,17 @@ export async function applyRemovals(deps: AdminDeps, input: { guildId: string; r
   }
   const windowEndsAt = new Date(change.confirmedAt.getTime() + CONFIRM_WINDOW_MS).toISOString();
   await recordEvent(deps.db.pool, link.id, 'removal.applied', { change_id: change.changeId, removals: change.removals, window_ends_at: windowEndsAt });
-  await audit(deps, deps.db.pool, { guildId, roleId, action: 'removals_applied', detail: { change_id: change.changeId, previous: change.previous, next: change.next, removals: change.removals, additions: change.additions } });
-  return { change_id: change.changeId, removals: change.removals, window_ends_at: windowEndsAt };
+  await audit(deps, deps.db.pool, {
+    guildId,
+    roleId,
+    action: 'removals_applied',
+    detail: { change_id: change.changeId, kind: change.kind, previous: change.previous, next: change.next, removals: change.removals, additions: change.additions },
+  });
+  if (change.kind === 'admin_source') {
+    // The list was written and its change consumed: a walk finds the held members again, and the bot
+    // removes them under this confirmation (bot worker's admin-guard.ts).
+    await forceResync(deps.db.pool, link.id);
+    await deps.requestSync(link.id);
+  }
+  return { change_id: change.changeId, kind: change.kind, removals: change.removals, window_ends_at: windowEndsAt };
 }

@@ -53,8 +53,11 @@ export type LinkView = {
   /**
    * The latest large removal the service held (spec 3.3), until a write spends its confirmation.
    * `additions`: members of the held list who are not among `previous`, so previous − removals + additions = next.
+   * `kind`: `shrink` (a large removal held at the API, spec 4.1) or `admin_source` (removals the bot held
+   * because the role is those members' only Administrator or Manage Server, issue 34: previous = removals,
+   * next 0, and the dialog's sample names every one of them).
    */
-  held_change: null | { change_id: string; previous: number; next: number; removals: number; additions: number; created_at: string; confirmed_at: string | null };
+  held_change: null | { change_id: string; kind: 'shrink' | 'admin_source'; previous: number; next: number; removals: number; additions: number; created_at: string; confirmed_at: string | null };
   created_at: string;
 };
 
@@ -166,7 +169,8 @@ export type HeldChangePreview = { change: NonNullable<LinkView['held_change']>; 
  */
 export const applyRemovalsBody = z.object({ change_id: z.string().uuid().optional() }).strict().default({});
 export type ApplyRemovalsBody = z.input<typeof applyRemovalsBody>;
-export type AppliedRemovals = { change_id: string; removals: number; window_ends_at: string };
+/** `kind` as the held change's: an `admin_source` hold is removed by the bot at once, a `shrink` hold waits for the plugin's resent list. */
+export type AppliedRemovals = { change_id: string; kind: 'shrink' | 'admin_source'; removals: number; window_ends_at: string };
 
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/config (schema mode only; iframe mode answers 400). */
 export const submitConfigBody = z.object({ config: z.record(z.string(), z.unknown()) }).strict();

@@ -29,7 +29,7 @@ export const DEFAULT_NOTIFY_EVENTS = ['removal_held', 'plugin_unhealthy', 'plugi
 const COLUMNS = 'id::text, guild_id::text, role_id::text, kind, detail, created_at, delivery, delivered_to, read_at';
 
 /** A held removal (spec 3.3): called by recordHeldChange, in the transaction that records the hold. */
-export async function recordRemovalHeldNotification(db: Queryable, linkId: string, detail: { previous: number; next: number; removals: number }): Promise<void> {
+export async function recordRemovalHeldNotification(db: Queryable, linkId: string, detail: { previous: number; next: number; removals: number; kind?: 'admin_source' }): Promise<void> {
   await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'removal_held', $2 FROM role_link WHERE id = $1`, [linkId, JSON.stringify(detail)]);
 }
 

@@ -189,6 +189,8 @@ describe('existing role members at creation (spec 1)', () => {
   const g = '700000000000000001';
   const small = '700000000000000010';
   const big = '700000000000000011';
+  const mods = '700000000000000012';
+  const top = '700000000000000013';
   beforeAll(async () => {
     emu = await startEmulator({
       port: 0,
@@ -202,7 +204,9 @@ describe('existing role members at creation (spec 1)', () => {
             roles: [
               { id: small, position: 1 },
               { id: big, position: 2 },
+              { id: mods, name: 'Mods', position: 3, permissions: String(0x20n | 0x2000n) },
               { id: '700000000000000099', position: 10, permissions: CORRECT_BOT_PERMISSIONS },
+              { id: top, name: 'Top', position: 11 },
             ],
             members: [...userIds(3).map((u) => ({ userId: u, roles: [small, big] })), ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] }))],
           },
@@ -245,5 +249,29 @@ describe('existing role members at creation (spec 1)', () => {
     expect(shown.out).toMatchObject({ counts: { user_count: 0 }, awaiting_first_list: true });
     const { rows } = await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'");
     expect(rows[0]!.n).toBe(153);
+  });
+
+  it('refuses a role above the bot with 403 and the fix, before the plugin hears of it', async () => {
+    const registered = jest.fn();
+    h.plugin.on('POST /register', (_req, res) => {
+      registered();
+      json(res, 200, {});
+    });
+    const res = await cli('link', 'create', g, top, '--plugin-url', h.plugin.url);
+    expect(res).toEqual({
+      code: 1,
+      out: { statusCode: 403, message: "The bot cannot manage this role. The role is not below the bot's highest role: drag the bot's role above it in Server Settings → Roles.", errors: [{ field: 'role_id', message: expect.any(String) }] },
+    });
+    expect(registered).not.toHaveBeenCalled();
+  });
+
+  it('links a privileged role only with --owner-consent naming it, and audits the consent (issue 34)', async () => {
+    const none = await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url);
+    expect(none.out).toMatchObject({ statusCode: 403, message: '"Mods" is a privileged role (it carries Manage Server, Manage Messages): linking it needs the server owner\'s consent, typed as the role\'s name (no consent was given).' });
+    expect((await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url, '--owner-consent', 'Moderators')).out.statusCode).toBe(403);
+    const made = await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url, '--owner-consent', 'Mods');
+    expect(made).toMatchObject({ code: 0, out: { role_id: mods } });
+    const { rows } = await h.db.pool.query<{ action: string; via: string; detail: unknown }>("SELECT action, via, detail FROM admin_audit WHERE role_id = $1 AND action = 'privileged_consent'", [mods]);
+    expect(rows).toEqual([{ action: 'privileged_consent', via: 'cli', detail: { role_name: 'Mods', permissions: ['Manage Server', 'Manage Messages'] } }]);
   });
 });

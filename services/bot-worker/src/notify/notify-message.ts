@@ -36,6 +36,7 @@ function heading(kind: string, n: number): string {
 
 function line(kind: string, r: NotificationRow): string {
   const d = r.detail ?? {};
+  if (kind === 'removal_held' && d.kind === 'admin_source') return `${role(r)}: ${String(d.removals)} member(s) would lose their only Administrator or Manage Server (held until you apply it)`;
   if (kind === 'removal_held') return `${role(r)}: ${String(d.previous)} → ${String(d.next)} users (${String(d.removals)} removals)`;
   // The plugin URL is the admin's own configuration; the status is the broker's check.
   if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered') return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;

@@ -6,6 +6,7 @@ import { recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from
 import { auditReason, hasOverrides, type ChangeCause, type LinkContext } from './link-context';
 import { recordNotInGuildEvent } from '@rolelink/db/events';
 import { guildUnavailable, linkManageable, linkRefused, type RefusalContext } from './refusals';
+import { guardRemoval } from './admin-guard';
 
 export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };
 
@@ -138,7 +139,7 @@ const REMOVE: Change = {
  * role (an old removal error is cleared), an undesired one who never got it (forgotten at the end), a
  * user still in back-off, and a removal the live list no longer wants. 'stop' ends the slice.
  */
-async function needsCall(ctx: RangeContext, row: UserDiff, out: RangeOutcome, forget: string[]): Promise<'call' | 'skip' | 'stop'> {
+async function needsCall(ctx: RangeContext, row: UserDiff, out: RangeOutcome, forget: string[]): Promise<'call' | 'skip' | 'stop' | { stop: SliceResult }> {
   if (row.desired && row.outcome === 'applied') {
     await recordOutcome.clearError(ctx.client, ctx.link.id, row.userId);
     return 'skip';
@@ -161,7 +162,10 @@ async function needsCall(ctx: RangeContext, row: UserDiff, out: RangeOutcome, fo
   if (ctx.exhausted()) return 'stop';
   if (row.desired) return 'call';
   const check = await recheck(ctx, row.userId);
-  return check === 'link_changed' ? 'stop' : check === 'keep' ? 'skip' : 'call';
+  if (check !== 'remove') return check === 'link_changed' ? 'stop' : 'skip';
+  // A removal that would take a member's only Administrator or Manage Server waits for the owner (issue 34).
+  const guard = await guardRemoval(ctx, row.userId);
+  return guard === 'remove' ? 'call' : guard === 'held' ? 'skip' : guard;
 }
 
 /** Sends the adds and removes of one range, in user-id order, recording each answer as it comes. */
@@ -176,6 +180,7 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
     for (const row of rows) {
       const next = await needsCall(ctx, row, out, forget);
       if (next === 'stop') return { ...out, stop: { kind: 'continue' } };
+      if (typeof next === 'object') return { ...out, stop: next.stop };
       if (next === 'skip') continue;
       const change = row.desired ? ADD : REMOVE;
       ctx.spend();

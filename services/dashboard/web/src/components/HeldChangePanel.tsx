@@ -40,6 +40,19 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
   if (error) return <p className="field-error">The held change could not be loaded: {error}</p>;
   if (!preview) return <p aria-busy="true">Loading the held change…</p>;
   const c = preview.change;
+  if (c.kind === 'admin_source') {
+    return (
+      <>
+        <p className={styles.numbers}>
+          <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong>, and with it their only Administrator or Manage Server: {sampleText(preview)}.
+        </p>
+        <ul>
+          <li>The plugin's list already left them out; the bot kept the role on them and applied everything else.</li>
+          <li>Confirming lets the bot remove it now, from these members only. They can no longer manage this server unless another role gives them the permission.</li>
+        </ul>
+      </>
+    );
+  }
   return (
     <>
       <p className={styles.numbers}>
@@ -77,7 +90,7 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
   const apply = useMutation({
     mutationFn: (changeId: string) => dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId }),
     onSuccess: (result) => {
-      toast.show('success', 'Removals confirmed', 'The plugin must resend its list within the hour.');
+      toast.show('success', 'Removals confirmed', result.kind === 'admin_source' ? 'The bot removes the role from them now.' : 'The plugin must resend its list within the hour.');
       onApplied(result);
       // The card only (exact): the config form under the same key keeps its unsaved edits.
       void client.invalidateQueries({ queryKey: queryKeys.link(guildId, roleId), exact: true });
@@ -95,11 +108,18 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
   return (
     <div className={styles.panel} role="group" aria-labelledby={titleId}>
       <p className={styles.title} id={titleId}>
-        <span aria-hidden="true">⚠ </span>Removal held: {heldNumbers(held)}
+        <span aria-hidden="true">⚠ </span>Removal held: {held.kind === 'admin_source' ? `${plural(held.removals, 'member', 'members')} would lose their only Administrator or Manage Server` : heldNumbers(held)}
       </p>
-      <p>
-        The plugin sent a list that would remove many members at once, so nothing was changed. Held <DateTime iso={held.created_at} />.
-      </p>
+      {held.kind === 'admin_source' ? (
+        <p>
+          The plugin's list leaves out {held.removals === 1 ? 'a member whose only' : 'members whose only'} Administrator or Manage Server is this role, so the bot kept it on them until the owner applies the removal; the rest of the list
+          was applied. Held <DateTime iso={held.created_at} />.
+        </p>
+      ) : (
+        <p>
+          The plugin sent a list that would remove many members at once, so nothing was changed. Held <DateTime iso={held.created_at} />.
+        </p>
+      )}
       {held.confirmed_at && windowEnd ? (
         <p>
           Confirmed <DateTime iso={held.confirmed_at} />.{' '}
@@ -146,6 +166,13 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
 
 /** What the owner is told after applying: the plugin has to send its list again, within the hour. */
 export function AppliedRemovalsNotice({ applied }: { applied: AppliedRemovals }) {
+  if (applied.kind === 'admin_source') {
+    return (
+      <p className={styles.applied} role="status">
+        Removals confirmed ({applied.removals.toLocaleString()}): the bot removes the role from {applied.removals === 1 ? 'that member' : 'those members'} now.
+      </p>
+    );
+  }
   return (
     <p className={styles.applied} role="status">
       Removals confirmed ({applied.removals.toLocaleString()}). The plugin must resend its list within the hour (before <DateTime iso={applied.window_ends_at} relative={false} />) — the list was not stored, so nothing changes until it does.

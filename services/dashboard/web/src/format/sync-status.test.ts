@@ -12,7 +12,16 @@ function link(counts: Partial<LinkView['counts']>, more: { eta?: number | null; 
   } as LinkView;
 }
 
-const held = (confirmedAt: string | null): NonNullable<LinkView['held_change']> => ({ change_id: 'c', previous: 3_003, next: 20, removals: 2_983, additions: 0, created_at: '2026-11-25T11:00:00Z', confirmed_at: confirmedAt });
+const held = (confirmedAt: string | null): NonNullable<LinkView['held_change']> => ({
+  kind: 'shrink',
+  change_id: 'c',
+  previous: 3_003,
+  next: 20,
+  removals: 2_983,
+  additions: 0,
+  created_at: '2026-11-25T11:00:00Z',
+  confirmed_at: confirmedAt,
+});
 
 describe('syncStatus', () => {
   it('is up to date, full and green only with nothing pending and no hold', () => {

@@ -38,6 +38,8 @@ function detailText(item: Item): string {
   const d = item.detail ?? {};
   if (item.kind === 'link_paused') return `The ${String(d.plan)} plan allows ${n(d.slot_allowance)} link(s): the newest links beyond that stop syncing until the server upgrades or a link is deleted`;
   if (item.kind === 'events_dropped') return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} did not take ${String(d.kind)} in 24 hours (${n(d.attempts)} attempts): re-send it from the link's Events tab`;
+  if (item.kind === 'removal_held' && d.kind === 'admin_source')
+    return `${n(d.removals)} ${d.removals === 1 ? 'member' : 'members'} would lose their only Administrator or Manage Server with this role: the bot holds the removal until the owner applies it on the link's page`;
   if (item.kind === 'removal_held') return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
   return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} is ${String(d.status)}`;
 }
