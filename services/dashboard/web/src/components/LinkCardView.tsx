@@ -43,8 +43,8 @@ function StateExplanation({ card }: { card: LinkCard }) {
 function PrivilegedNote({ card }: { card: LinkCard }) {
   return (
     <p className="note note-danger" role="note" aria-label="Privileged role">
-      Privileged role: it carries {card.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, so the server owner consented to this link by typing the role's name. A list that would take the role from a member
-      whose only Administrator or Manage Server it is waits for the owner to apply it.
+      Privileged role: it carries {card.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, so the server owner consented to this link by typing the role's name. When the plugin's list leaves out a member for
+      whom it is the only source of Administrator or Manage Server, the bot keeps it on them until the owner applies the removal.
     </p>
   );
 }
