@@ -115,7 +115,7 @@ export async function run(args: string[]): Promise<void> {
     await loadUntil(origin, postLink, getLink, 'warm-up', sleep(2000), ids);
     const before = await loadUntil(origin, postLink, getLink, 'without sweep (before)', sleep(opts.seconds * 1000), ids);
     log(`${before.name}: done (load ${load()})`);
-    const sweeper = new ExpirySweeper({ pool: sweepPool, sync, logger: silentLogger() }, 3_600_000, undefined, () => new Date(due.getTime() + 61_000));
+    const sweeper = new ExpirySweeper({ pool: sweepPool, sync, logger: silentLogger() }, () => new Date(due.getTime() + 61_000));
     const t0 = performance.now();
     let sweepMs = 0;
     let removed = 0;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { jobCatalog } from '@rolelink/contracts';
+import { jobCatalog, schedulerCatalog } from '@rolelink/contracts';
 
-// docs/architecture.md is the map a newcomer reads first; this keeps its tables of tables, db subpaths
-// and queues equal to what the tree declares (issue 35 §6), so adding a table, a subpath or a job without
+// docs/architecture.md is the map a newcomer reads first; this keeps its tables of tables, db subpaths,
+// queues and schedulers equal to what the tree declares (issue 35 §6), so adding a table, a subpath or a job without
 // its line in the map fails here.
 const root = path.resolve(__dirname, '..', '..');
 const doc = readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');
@@ -51,5 +51,26 @@ describe('docs/architecture.md', () => {
     for (const [queue, jobs] of Object.entries(jobCatalog)) {
       for (const job of Object.keys(jobs)) expect({ queue, job, documented: (documented.get(queue) ?? '').includes(`\`${job}`) }).toEqual({ queue, job, documented: true });
     }
+  });
+
+  it('lists every scheduler of the catalog with its queue and job, and no other', () => {
+    const rows = section('### Periodic work')
+      .split('\n')
+      .filter((l) => l.startsWith('|') && !/^\|\s*-/.test(l))
+      .slice(1);
+    const documented = rows.map(
+      (l) =>
+        [...(l.split('|')[1] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1])[0] +
+        ' ' +
+        [...(l.split('|')[2] ?? '').matchAll(/`([^`]+)`/g)]
+          .map((m) => m[1])
+          .slice(0, 2)
+          .join(' '),
+    );
+    expect(documented.sort()).toEqual(
+      Object.entries(schedulerCatalog)
+        .map(([id, s]) => `${id} ${s.queue} ${s.job}`)
+        .sort(),
+    );
   });
 });

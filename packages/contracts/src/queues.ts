@@ -7,6 +7,7 @@ export const QueueName = {
   pluginCalls: 'plugin-calls',
   notify: 'notify',
   drift: 'drift',
+  maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -55,6 +56,13 @@ export const jobCatalog = {
   // are due, within the poll's share of the platform budget. Its own queue: never behind a sync backlog.
   [QueueName.drift]: {
     poll: z.object({}),
+  },
+  // The API's own periodic work (services/api/src/maintenance.ts), one job per sweep: `outbox-sweep`
+  // re-enqueues links whose sync request was lost and collects garbage and rows past their retention,
+  // `expiry-sweep` removes memberships whose time has come. Scheduled only (schedulerCatalog below).
+  [QueueName.maintenance]: {
+    'outbox-sweep': z.object({}),
+    'expiry-sweep': z.object({}),
   },
 } as const;
 
@@ -118,3 +126,25 @@ export const jobDedup = {
 export type JobDedup = typeof jobDedup;
 /** The dedup reasons of one job (never for a job without rules). */
 export type DedupReason<Q extends QueueName, N extends JobName<Q>> = Q extends keyof JobDedup ? (N extends keyof JobDedup[Q] ? keyof JobDedup[Q][N] & string : never) : never;
+
+/**
+ * Every periodic job, one place (issue 35 §2): a BullMQ job scheduler per id, upserted by every replica of
+ * the service that consumes its queue (packages/queue `scheduled` and `ensureSchedulers`), so however many
+ * replicas run, each job runs once per interval, and its jobs show in `rolelink_queue_jobs`. `everyEnv` is
+ * the variable of the owning service that sets the interval. Ids are never renamed: a renamed scheduler
+ * would leave the old one repeating in Redis.
+ */
+export const schedulerCatalog = {
+  reconcile: { queue: QueueName.roleSync, job: 'reconcile', owner: 'bot-worker', everyEnv: 'RECONCILE_EVERY_MS' },
+  'notify-sweep': { queue: QueueName.notify, job: 'sweep', owner: 'bot-worker', everyEnv: 'NOTIFY_SWEEP_MS' },
+  // Its tick is derived from the per-guild period (driftTickMs), not the period itself.
+  'drift-poll': { queue: QueueName.drift, job: 'poll', owner: 'bot-worker', everyEnv: 'DRIFT_POLL_EVERY_MS' },
+  'plugin-health': { queue: QueueName.pluginCalls, job: 'health-poll', owner: 'plugin-broker', everyEnv: 'HEALTH_POLL_EVERY_MS' },
+  'plugin-events-sweep': { queue: QueueName.pluginCalls, job: 'event-sweep', owner: 'plugin-broker', everyEnv: 'EVENT_SWEEP_EVERY_MS' },
+  'outbox-sweep': { queue: QueueName.maintenance, job: 'outbox-sweep', owner: 'api', everyEnv: 'SWEEP_EVERY_MS' },
+  'expiry-sweep': { queue: QueueName.maintenance, job: 'expiry-sweep', owner: 'api', everyEnv: 'EXPIRY_SWEEP_EVERY_MS' },
+} as const satisfies Record<string, { [Q in QueueName]: { queue: Q; job: JobName<Q>; owner: string; everyEnv: string } }[QueueName]>;
+
+export type SchedulerId = keyof typeof schedulerCatalog;
+/** The ids of the schedulers on queue `Q`. */
+export type SchedulerOf<Q extends QueueName> = { [I in SchedulerId]: (typeof schedulerCatalog)[I]['queue'] extends Q ? I : never }[SchedulerId];

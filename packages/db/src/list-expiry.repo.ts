@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { inTransaction, type Queryable } from './queryable';
+import { recordMemberExpiredEvents } from './plugin-event-emit.repo';
 import { bigintArrayLiteral, fromStored, toStored } from './user-id';
 
 // Memberships that end on their own (issue 22, part 2): link_user.expires_at, NULL for a permanent one.
@@ -25,7 +26,7 @@ export type ExpiredRemoval = { userIds: string[]; listVersion: string | null };
  * Removes up to `limit` of one link's memberships due at `now`, as removeUsers removes a plugin's DELETE:
  * the link row locked first (the order of every list writer: no deadlock with a replace), the rows
  * deleted, the counter, outbox sequence and list version bumped and one `remove` journal entry per user
- * under one sequence, in one transaction. The worker then applies it as any removal, promoting the
+ * under one sequence, and the `member.expired` events of the plugins that asked for them, in one transaction. The worker then applies it as any removal, promoting the
  * next lowest IDs into the synced set when the list was over the plan's synced limit.
  *
  * Two sweepers on one link: the second waits for the link row, then reads the rows still due (the first's
@@ -51,6 +52,9 @@ export async function removeExpired(db: Queryable, linkId: string, now: Date, li
       values: [linkId, now, limit],
     });
     const userIds = rows.flatMap((r) => (r.user_id === null ? [] : [r.user_id]));
+    // Its `member.expired` events in the same transaction, as every other event is recorded with the write
+    // that causes it: the removal and the plugin's notice of it commit together or not at all.
+    await recordMemberExpiredEvents(c, linkId, userIds, now);
     return { userIds, listVersion: rows[0]?.version ?? null };
   });
 }

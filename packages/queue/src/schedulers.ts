@@ -1,15 +1,26 @@
 import type { Redis } from 'ioredis';
+import { schedulerCatalog, type JobData, type JobName, type QueueName, type SchedulerOf } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
+import type { Producer } from './producer';
 
 /**
- * One repeating job a service (bot worker, plugin broker) keeps registered. `upsert` must be idempotent (BullMQ's upsertJobScheduler
+ * One repeating job of the catalog a service (api, bot worker, plugin broker) keeps registered. `upsert` must be idempotent (BullMQ's upsertJobScheduler
  * is: one scheduler per id), as every replica runs it at start and again after each Redis reconnect.
  */
 export type JobScheduler = { id: string; upsert(): Promise<void> };
 
-/** A scheduler running every `everyMs`, or null (left alone) when the interval is absent or 0. */
-export function every(everyMs: number | null | undefined, id: string, upsert: (everyMs: number) => Promise<void>): JobScheduler | null {
-  return everyMs ? { id, upsert: () => upsert(everyMs) } : null;
+/** What a scheduled job leaves behind: its last runs, for `rolelink_queue_jobs` and for a look in Redis. */
+const SCHEDULED_JOB_RETENTION = { removeOnComplete: 100, removeOnFail: 100 };
+
+/**
+ * The catalog's scheduler `id` (contracts' schedulerCatalog) on its queue's producer, running every
+ * `everyMs`; null (left alone) when the interval is absent or 0 (tests drive the job themselves).
+ */
+export function scheduled<Q extends QueueName>(producer: Producer<Q>, id: SchedulerOf<Q>, everyMs: number | null | undefined): JobScheduler | null {
+  const { job } = schedulerCatalog[id];
+  if (!everyMs) return null;
+  // Every scheduled job's payload is {} (the catalog's schemas say so; schedule() parses it).
+  return { id, upsert: () => producer.schedule(id, everyMs, job as JobName<Q>, {} as JobData<Q, JobName<Q>>, SCHEDULED_JOB_RETENTION) };
 }
 
 export type SchedulerKeeper = {

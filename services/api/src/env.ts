@@ -20,6 +20,8 @@ export const envSchema = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   /** How long a delivered notification stays listed (docs/dashboard.md "Notifications"); the sweeper deletes older ones. */
   NOTIFICATION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** How long a delivered or dropped plugin event and its attempts stay (docs/api.md "Events to plugins"); the sweeper deletes older ones. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   /** Per-token rate limit of the User Management API (docs/api.md "Rate limits"); `off` only for benchmarks and emergencies. */
   API_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),

@@ -3,35 +3,25 @@ import { EXPIRY_BATCH, linksWithDueExpiries, removeExpired } from '@rolelink/db/
 import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 
-/** Called once per removal statement with the users whose membership just ended (after the commit). */
-export type ExpiredHook = (linkId: string, userIds: readonly string[]) => Promise<void> | void;
-
 /**
  * Removes memberships whose time has come (issue 22, part 2), exactly as a plugin's DELETE would: db
- * removeExpired writes the same rows, counter, version and journal, and the sync request follows. It runs
+ * removeExpired writes the same rows, counter, version and journal (and the plugin's `member.expired`
+ * events, in the same transaction), and the sync request follows. Run by the `expiry-sweep` job
+ * (maintenance.ts). It runs
  * in the API (ours, so expiry does not depend on the plugin being up), on one pooled connection at a time,
  * one link and at most EXPIRY_BATCH rows per statement: a million expiries due in the same minute become
  * a hundred short transactions in a row, never a long lock on a link the API is writing to.
  *
- * Every replica runs one; two on the same link serialize on the link row and never remove a user twice
+ * One job runs at a time per interval whatever the replicas; should two ever overlap, two on the same link serialize on the link row and never remove a user twice
  * (removeExpired says why), so no lock between them is needed. `now` is injectable for tests.
  */
 export class ExpirySweeper {
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
 
   constructor(
     private readonly deps: { pool: Pool; sync: SyncNotifier; logger: Logger },
-    private readonly everyMs: number,
-    /** Where a `member.expired` event to the plugin belongs (plugin events, issue 22 part 1). */
-    private readonly onExpired: ExpiredHook = () => undefined,
     private readonly now: () => Date = () => new Date(),
   ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.sweepOnce(), this.everyMs);
-    this.timer.unref();
-  }
 
   /** One pass: until nothing is due at the pass's start time. Returns the memberships removed. */
   sweepOnce(): Promise<number> {
@@ -52,7 +42,6 @@ export class ExpirySweeper {
           if (!result.userIds.length) continue;
           removed += result.userIds.length;
           await this.deps.sync.notify(linkId); // never throws: the outbox covers a failure
-          await this.onExpired(linkId, result.userIds);
         }
         if (removed === before) break; // due rows of a link row that is gone: nothing this pass can remove
       }
@@ -63,8 +52,8 @@ export class ExpirySweeper {
     return removed;
   }
 
+  /** Waits for a sweep in progress (shutdown). */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
     await this.running;
   }
 }

@@ -1,11 +1,11 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
-import { recordMemberExpiredEvents } from '@rolelink/db/events';
 import { readSyncLag } from '@rolelink/db/sync';
-import { producerConnection, SyncNotifier } from '@rolelink/queue';
+import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApi } from './app';
 import { loadEnv } from './env';
 import { ExpirySweeper } from './expiry-sweeper';
+import { startMaintenance } from './maintenance';
 import { OutboxSweeper } from './outbox-sweeper';
 
 const env = loadEnv();
@@ -17,12 +17,8 @@ const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
-const sweeper = new OutboxSweeper(db.pool, sync, logger, env.SWEEP_EVERY_MS, env.AUDIT_RETENTION_DAYS, env.NOTIFICATION_RETENTION_DAYS);
-// A plugin that asked for `member.expired` gets one event per user (docs/api.md "Events to plugins"); it is
-// recorded after the removal commits, so a crash between the two loses the event, never the removal.
-const expiries = new ExpirySweeper({ pool: db.pool, sync, logger }, env.EXPIRY_SWEEP_EVERY_MS, async (linkId, userIds) => {
-  await recordMemberExpiredEvents(db.pool, linkId, userIds, new Date());
-});
+const sweeper = new OutboxSweeper(db.pool, sync, logger, env.AUDIT_RETENTION_DAYS, env.NOTIFICATION_RETENTION_DAYS, env.EVENT_RETENTION_DAYS);
+const expiries = new ExpirySweeper({ pool: db.pool, sync, logger });
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
 // One line per change of PostgreSQL's or Redis's state (issue 37 §2).
@@ -30,6 +26,9 @@ const dependencies = new DependencyLog(logger);
 redis.on('error', dependencies.listener('redis', 'redis error'));
 redis.on('ready', () => dependencies.up('redis'));
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
+// The sweeps' jobs and schedulers (maintenance.ts): BullMQ's blocking reads need a connection of their own.
+const maintenanceRedis = workerConnection(env.REDIS_URL);
+const maintenance = startMaintenance({ connection: maintenanceRedis, prefix: env.QUEUE_PREFIX, logger, dependencies, sweeper, expiries, sweepEveryMs: env.SWEEP_EVERY_MS, expirySweepEveryMs: env.EXPIRY_SWEEP_EVERY_MS });
 // The sync lag gauges, read from PostgreSQL as the bot worker reads them: with no bot worker running the
 // outbox still ages where the sync alerts see it (issue 37 §3: 99 changes waited 13 minutes, no sync
 // alert fired). The rules take max() over every process that reports them.
@@ -47,13 +46,13 @@ const api = createApi({
 
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
 const server = serve(api.listener, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env) });
-sweeper.start();
-expiries.start();
 
 onShutdown(logger, [
   { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },
+  { name: 'maintenance jobs (the sweeps)', run: () => maintenance.close() },
   { name: 'sweeper', run: () => sweeper.stop() },
   { name: 'expiry sweeper', run: () => expiries.stop() },
+  { name: 'maintenance redis', run: () => maintenanceRedis.quit() },
   { name: 'queue', run: () => sync.close() },
   { name: 'redis', run: () => redis.quit() },
   { name: 'rate-limit redis', run: () => limiterRedis.quit() },

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { purgeAudit } from '@rolelink/db/audit';
+import { pruneEvents } from '@rolelink/db/events';
 import { purgeDeletedLinks } from '@rolelink/db/links';
 import { collectIdempotencyKeys, collectUploadGarbage } from '@rolelink/db/list';
 import { purgeNotifications } from '@rolelink/db/notifications';
@@ -12,28 +13,25 @@ const GRACE_MS = 10_000;
 
 /**
  * Re-enqueues links marked "sync wanted" whose request may have been lost (Redis was down when they were
- * written), garbage-collects closed or expired upload staging, expired idempotency keys, and audit entries and notifications past their retention, and purges the rows of deleted links. Deduplicated enqueueing makes a
+ * written), garbage-collects closed or expired upload staging, expired idempotency keys, and audit entries,
+ * notifications and plugin events past their retention (every retention of the service, here), and purges
+ * the rows of deleted links. Run by the `outbox-sweep` job (maintenance.ts). Deduplicated enqueueing makes a
  * repeat harmless; the advisory lock keeps replicas from doing the same sweep at once.
  */
 export class OutboxSweeper {
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
 
   constructor(
     private readonly pool: Pool,
     private readonly sync: SyncNotifier,
     private readonly logger: Logger,
-    private readonly everyMs: number,
     /** Admin audit entries older than this many days are deleted (AUDIT_RETENTION_DAYS). */
     private readonly auditRetentionDays = 365,
     /** Delivered notifications older than this many days are deleted (NOTIFICATION_RETENTION_DAYS). */
     private readonly notificationRetentionDays = 90,
+    /** Finished plugin events older than this many days are deleted (EVENT_RETENTION_DAYS). */
+    private readonly eventRetentionDays = 14,
   ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.sweepOnce(), this.everyMs);
-    this.timer.unref();
-  }
 
   sweepOnce(graceMs = GRACE_MS): Promise<void> {
     this.running ??= this.sweep(graceMs).finally(() => (this.running = null));
@@ -60,6 +58,8 @@ export class OutboxSweeper {
         if (audit) this.logger.info('audit entries past retention deleted', { rows: audit });
         const notifications = await purgeNotifications(client, this.notificationRetentionDays);
         if (notifications) this.logger.info('notifications past retention deleted', { rows: notifications });
+        const events = await pruneEvents(client, this.eventRetentionDays);
+        if (events) this.logger.info('plugin events past retention deleted', { rows: events });
       } finally {
         await unlockSweep(client);
       }
@@ -70,8 +70,8 @@ export class OutboxSweeper {
     }
   }
 
+  /** Waits for a sweep in progress (shutdown). */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
     await this.running;
   }
 }

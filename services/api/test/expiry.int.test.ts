@@ -3,6 +3,7 @@ import { readJournal } from '@rolelink/db/list';
 import { silentLogger } from '@rolelink/runtime';
 import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody, uploadChunks } from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
+import { subscribeLinkEvents } from '@rolelink/db/events';
 import { ExpirySweeper } from '../src/expiry-sweeper';
 
 // Memberships that expire on their own (issue 22, part 2) through the public API, and the sweeper that
@@ -28,13 +29,7 @@ const expiries = async (l: SeededLink) =>
       .set(auth(l.token))
       .expect(200),
   ).meta.expiries;
-const sweeperAt = (at: Date, seen: [string, readonly string[]][] = []) =>
-  new ExpirySweeper(
-    { pool: h.db.pool, sync: h.sync, logger: silentLogger() },
-    60_000,
-    (linkId, ids) => void seen.push([linkId, ids]),
-    () => at,
-  );
+const sweeperAt = (at: Date) => new ExpirySweeper({ pool: h.db.pool, sync: h.sync, logger: silentLogger() }, () => at);
 
 describe('POST /users/:userId with an expiry', () => {
   it('keeps the empty-body call as it was: 200 {"data":{"added":true}}, permanent', async () => {
@@ -129,18 +124,21 @@ describe('PUT /users and chunks with per-user expiries', () => {
 });
 
 describe('the expiry sweeper', () => {
-  it('removes due members as a DELETE would: list, counter, journal, version, a sync request and the hook', async () => {
+  it("removes due members as a DELETE would: list, counter, journal, version, a sync request, and the plugin's member.expired event with them", async () => {
     const link = await seedLink(h.db);
+    await subscribeLinkEvents(h.db.pool, link.linkId, ['member.expired']);
     const [a, b, c] = userIds(3);
     await post(link, a!, { ttl_seconds: 60 }).expect(200);
     await post(link, b!, { ttl_seconds: 7200 }).expect(200);
     await post(link, c!).expect(200);
     const { rows } = await h.db.pool.query<{ seq: string; version: string }>('SELECT sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [link.linkId]);
     await h.syncQueue.obliterate({ force: true });
-    const seen: [string, readonly string[]][] = [];
-    expect(await sweeperAt(new Date(Date.now() + 120_000), seen).sweepOnce()).toBe(1);
+    const at = new Date(Date.now() + 120_000);
+    expect(await sweeperAt(at).sweepOnce()).toBe(1);
     expect(await listOf(h.db, link.linkId)).toEqual([b, c]);
-    expect(seen).toEqual([[link.linkId, [a]]]);
+    // Recorded in removeExpired's transaction (db list-expiry.repo.ts), not by the sweeper after it.
+    const events = await h.db.pool.query<{ kind: string; payload: unknown }>('SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq', [link.linkId]);
+    expect(events.rows).toEqual([{ kind: 'member.expired', payload: { user_id: a, expired_at: at.toISOString() } }]);
     const journal = await readJournal(h.db.pool, link.linkId, BigInt(rows[0]!.seq));
     expect(journal.entries.map((e) => [e.userId, e.op])).toEqual([[a, 'remove']]);
     const after = await request(h.app)

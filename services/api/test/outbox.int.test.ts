@@ -34,7 +34,7 @@ describe('writes while Redis is down (design: outbox)', () => {
     const redis = producerConnection(REDIS_URL);
     await new Promise((resolve) => redis.once('ready', resolve));
     const sync = new SyncNotifier(redis, h.prefix, silentLogger());
-    const sweeper = new OutboxSweeper(h.db.pool, sync, silentLogger(), 60_000);
+    const sweeper = new OutboxSweeper(h.db.pool, sync, silentLogger());
     await sweeper.sweepOnce(0);
     const jobs = await h.syncQueue.getJobs(['waiting']);
     expect(jobs.map((j): unknown => j.data)).toEqual([{ linkId: link.linkId }]);

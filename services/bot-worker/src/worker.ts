@@ -5,20 +5,19 @@ import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
 import { readSyncLag } from '@rolelink/db/sync';
 import { readRefusals } from './sync/refusal-figures';
-import { Consumer, ensureSchedulers, every, Producer } from '@rolelink/queue';
+import { Consumer, ensureSchedulers, Producer, scheduled } from '@rolelink/queue';
 import { DependencyLog, type Logger, type Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
 import { timeJobs } from './jobs/job-timing';
 import { ignoreUnknownJob, roleSyncHandlers } from './jobs/role-sync-handlers';
-import { NOTIFY_SWEEP_SCHEDULER_ID, notifyHandlers } from './notify/notify-handlers';
-import { DRIFT_POLL_SCHEDULER_ID, driftHandlers, driftTickMs } from './drift/drift-handlers';
+import { notifyHandlers } from './notify/notify-handlers';
+import { driftHandlers, driftTickMs } from './drift/drift-handlers';
 import { DriftBudget } from './drift/poll-budget';
 
 /** The rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
 
 /** A scheduled job's runs: only the last few are kept. */
-const KEEP = { removeOnComplete: 100, removeOnFail: 100 };
 
 export type BotWorkerOptions = {
   db: Pool;
@@ -103,11 +102,7 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
 
   // Every repeating job, one line each; registered without blocking start-up and again after each Redis
   // reconnect (a Redis without persistence comes back without them). Absent interval: left alone (tests drive it).
-  const schedulers = [
-    every(o.reconcileEveryMs, 'reconcile', (ms) => producer.schedule('reconcile', ms, 'reconcile', {}, KEEP)),
-    every(o.notifySweepEveryMs, NOTIFY_SWEEP_SCHEDULER_ID, (ms) => notifyProducer.schedule(NOTIFY_SWEEP_SCHEDULER_ID, ms, 'sweep', {}, KEEP)),
-    drift && every(drift.tickMs, DRIFT_POLL_SCHEDULER_ID, (ms) => drift.producer.schedule(DRIFT_POLL_SCHEDULER_ID, ms, 'poll', {}, KEEP)),
-  ];
+  const schedulers = [scheduled(producer, 'reconcile', o.reconcileEveryMs), scheduled(notifyProducer, 'notify-sweep', o.notifySweepEveryMs), drift && scheduled(drift.producer, 'drift-poll', drift.tickMs)];
   const keeper = ensureSchedulers({ redis: o.redis, schedulers, logger: o.logger });
 
   let closing: Promise<void> | null = null;

@@ -14,8 +14,8 @@ export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'de
  * to 10 % jitter; an event still failing `windowMs` after it was recorded (or re-sent) is dropped.
  * Configurable by env (EVENT_RETRY_*) so tests can use milliseconds.
  */
-export type EventDeliveryOptions = { baseMs: number; maxMs: number; windowMs: number; timeoutMs: number; sweepEveryMs: number; retentionDays: number };
-export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = { baseMs: 10_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000, timeoutMs: 5_000, sweepEveryMs: 5_000, retentionDays: 14 };
+export type EventDeliveryOptions = { baseMs: number; maxMs: number; windowMs: number; timeoutMs: number; sweepEveryMs: number };
+export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = { baseMs: 10_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000, timeoutMs: 5_000, sweepEveryMs: 5_000 };
 
 /** Everything a broker job needs, built once in main.ts (or by a test) and passed in. */
 export type BrokerContext = {

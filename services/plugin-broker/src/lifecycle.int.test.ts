@@ -6,7 +6,8 @@ import { encryptToken } from '@rolelink/domain';
 import { PluginJobs, producerConnection } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { testQueuePrefix } from '../../../test/support/redis';
-import { pollHealth, scheduleHealthPolls, HEALTH_SCHEDULER_ID } from './health/health-poll';
+import { scheduled } from '@rolelink/queue';
+import { pollHealth } from './health/health-poll';
 import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from '@rolelink/db/health';
 import { rejection, startHarness, TEST_KEY, type Harness } from './testing/harness';
 import { json } from './testing/test-plugin';
@@ -262,12 +263,12 @@ describe('health polling (spec 2.5, 6.1)', () => {
     const a = await h.seedLink();
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'unhealthy' }));
     const done = h.completed('health-check');
-    await scheduleHealthPolls(h.broker.jobs, 1000);
+    await scheduled(h.broker.jobs, 'plugin-health', 1000)!.upsert();
     try {
       await done;
       expect((await latest(a.pluginUrl))?.status).toBe('unhealthy');
     } finally {
-      await h.broker.jobs.queue.removeJobScheduler(HEALTH_SCHEDULER_ID);
+      await h.broker.jobs.queue.removeJobScheduler('plugin-health');
     }
   });
 });

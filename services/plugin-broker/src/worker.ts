@@ -1,11 +1,9 @@
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { Consumer, ensureSchedulers, every, Producer, type SchedulerKeeper } from '@rolelink/queue';
+import { Consumer, ensureSchedulers, Producer, scheduled, type SchedulerKeeper } from '@rolelink/queue';
 import { DependencyLog } from '@rolelink/runtime';
 import type { BrokerContext } from './context';
-import { scheduleHealthPolls } from './health/health-poll';
-import { scheduleEventSweep } from './events/event-sweep';
 import { pluginCallsHandlers } from './plugin-calls-handlers';
 
 export type BrokerWorkerOptions = {
@@ -59,7 +57,7 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
       keeper ??= ensureSchedulers({
         redis: options.connection,
         logger: ctx.logger,
-        schedulers: [every(options.healthPollEveryMs, 'health-poll', (ms) => scheduleHealthPolls(jobs, ms)), every(options.eventSweepEveryMs, 'event-sweep', (ms) => scheduleEventSweep(jobs, ms))],
+        schedulers: [scheduled(jobs, 'plugin-health', options.healthPollEveryMs), scheduled(jobs, 'plugin-events-sweep', options.eventSweepEveryMs)],
       });
       await keeper.firstRegistration;
     },

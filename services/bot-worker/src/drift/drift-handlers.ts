@@ -2,9 +2,6 @@ import type { QueueName } from '@rolelink/contracts';
 import type { JobHandlers } from '@rolelink/queue';
 import { runDriftPoll, type DriftPollDeps } from './drift-poll';
 
-/** The scheduler of the drift poll (one per deployment: BullMQ keeps one scheduler per id). */
-export const DRIFT_POLL_SCHEDULER_ID = 'drift-poll';
-
 /** How often the poll job runs for a guild read interval: a few ticks per interval, between 250 ms and 2 s. */
 export function driftTickMs(everyMs: number): number {
   return Math.min(2_000, Math.max(250, Math.round(everyMs / 4)));

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
-import { ensureSchedulers, every, Producer, workerConnection, type SchedulerKeeper } from '@rolelink/queue';
+import { ensureSchedulers, Producer, scheduled, workerConnection, type SchedulerKeeper } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { ownRedis, type OwnRedis } from '../../../../test/support/own-redis';
 import { waitFor } from '../testing/harness';
@@ -41,12 +41,10 @@ describe('ensureSchedulers', () => {
   it('waits out a Redis absent at start, then registers them again after Redis restarts empty', async () => {
     const { logger, lines } = memoryLogger('bot-worker', 'info');
     let upserts = 0;
-    const schedulers = [
-      every(60_000, 'reconcile', (ms) => syncs.schedule('reconcile', ms, 'reconcile', {}).then(() => void upserts++)),
-      every(5_000, 'notify-sweep', (ms) => notify.schedule('notify-sweep', ms, 'sweep', {})),
-      every(0, 'off', () => Promise.reject(new Error('an interval of 0 is never scheduled'))),
-      every(null, 'absent', () => Promise.reject(new Error('an absent interval is never scheduled'))),
-    ];
+    const reconcile = scheduled(syncs, 'reconcile', 60_000)!;
+    const schedulers = [{ id: reconcile.id, upsert: () => reconcile.upsert().then(() => void upserts++) }, scheduled(notify, 'notify-sweep', 5_000)];
+    // An interval of 0 or none is never scheduled (tests drive those jobs themselves).
+    expect([scheduled(syncs, 'reconcile', 0), scheduled(notify, 'notify-sweep', null)]).toEqual([null, null]);
     keeper = ensureSchedulers({ redis: client, schedulers, logger, backoff: { firstMs: 50, maxMs: 400, attemptMs: 500 } });
 
     // No Redis yet: the keeper does not throw, says not registered and logs its retries.

@@ -4,9 +4,6 @@ import { guildsWithDueNotifications } from '@rolelink/db/notifications';
 import type { JobHandlers, Producer } from '@rolelink/queue';
 import { deliverGuildNotifications, type NotifyDeliveryOptions } from './notify-delivery';
 
-/** The scheduler that looks for pending notifications (the outbox's only path to the queue). */
-export const NOTIFY_SWEEP_SCHEDULER_ID = 'notify-sweep';
-
 /**
  * `sweep` asks for one `deliver` per guild with a notification due (deduplicated per guild, so a slow
  * delivery never stacks); `deliver` sends that guild's messages. Events only write rows: nothing on their

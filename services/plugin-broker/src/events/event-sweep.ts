@@ -1,20 +1,14 @@
 import type { QueueName } from '@rolelink/contracts';
-import { linksWithDueEvents, pruneEvents } from '@rolelink/db/events';
+import { linksWithDueEvents } from '@rolelink/db/events';
 import type { Producer } from '@rolelink/queue';
-import { DEFAULT_EVENT_DELIVERY, type BrokerContext } from '../context';
-
-export const EVENT_SWEEP_SCHEDULER_ID = 'plugin-events-sweep';
+import type { BrokerContext } from '../context';
 
 type PluginCalls = Producer<typeof QueueName.pluginCalls>;
 
-/** The repeating sweep (idempotent across replicas: one scheduler per id). */
-export async function scheduleEventSweep(jobs: PluginCalls, everyMs: number): Promise<void> {
-  await jobs.schedule(EVENT_SWEEP_SCHEDULER_ID, everyMs, 'event-sweep', {}, { removeOnComplete: true, removeOnFail: 100 });
-}
-
 /**
  * The safety net of delivery: a `event-deliver` for every link with an event due (a recording whose
- * enqueue was lost to a Redis outage, a retry whose delayed job was lost), and the housekeeping.
+ * enqueue was lost to a Redis outage, a retry whose delayed job was lost). Finished events past their
+ * retention are the API's outbox sweep's (services/api/src/outbox-sweeper.ts), with every other retention.
  */
 export async function sweepEvents(ctx: BrokerContext, jobs: PluginCalls): Promise<number> {
   const links = await linksWithDueEvents(ctx.db);
@@ -24,6 +18,5 @@ export async function sweepEvents(ctx: BrokerContext, jobs: PluginCalls): Promis
       links.map((linkId) => ({ linkId })),
       { dedup: 'due', removeOnComplete: true, removeOnFail: 100 },
     );
-  await pruneEvents(ctx.db, (ctx.events ?? DEFAULT_EVENT_DELIVERY).retentionDays);
   return links.length;
 }

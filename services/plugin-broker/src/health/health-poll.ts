@@ -3,18 +3,9 @@ import type { Producer } from '@rolelink/queue';
 import type { BrokerContext } from '../context';
 import { countLinksByHealth, pluginUrlsAfter, pruneUnusedPlugins } from '@rolelink/db/health';
 
-export const HEALTH_SCHEDULER_ID = 'plugin-health';
 const PAGE = 1000;
 
 type PluginCalls = Producer<typeof QueueName.pluginCalls>;
-
-/**
- * Registers (or updates) the repeating poll. Idempotent across replicas and restarts: BullMQ keeps one
- * scheduler per id, so every broker may call it at start.
- */
-export async function scheduleHealthPolls(jobs: PluginCalls, everyMs: number): Promise<void> {
-  await jobs.schedule(HEALTH_SCHEDULER_ID, everyMs, 'health-poll', {}, { removeOnComplete: true, removeOnFail: 100 });
-}
 
 /**
  * `health-check` jobs, deduplicated per URL by the catalog's rule (a slow plugin never piles up checks)
