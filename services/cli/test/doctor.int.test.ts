@@ -1,5 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { SharedRateLimiter } from '@rolelink/platform-client';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { producerConnection } from '@rolelink/queue';
 import type { SetupCheck } from '@rolelink/contracts';
 import { ROLE_ACCESS_MESSAGES } from '@rolelink/domain';
 import { createTestDb, type TestDb } from '../../../test/support/db';
@@ -7,6 +9,7 @@ import { seedGuild, seedLink } from '../../../test/support/fixtures';
 import type { DoctorReport } from '../src/commands/doctor';
 import { run } from '../src/main';
 import { useCliEnv } from './cli-env';
+import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 
 /**
  * `rolelink doctor` against the emulator (issue 34): one guild per broken platform rule, each set up as the
@@ -44,6 +47,7 @@ function guild(id: string, opts: { botPermissions?: string; rules?: Record<strin
 let emu: RunningEmulator;
 let db: TestDb;
 let restoreEnv: () => void;
+const prefix = testQueuePrefix();
 
 beforeAll(async () => {
   emu = await startEmulator({
@@ -65,7 +69,7 @@ beforeAll(async () => {
     await seedGuild(db, { id: g });
     await seedLink(db, { guildId: g, roleId: role(g, g === G.aboveBot ? 'high' : 'linked') });
   }
-  restoreEnv = useCliEnv({ db, prefix: `doctor-${randomUUID()}` });
+  restoreEnv = useCliEnv({ db, prefix });
   process.env.PLATFORM_API_URL = `${emu.apiBase}/v10`;
   process.env.PLATFORM_BOT_TOKEN = emu.botToken;
   process.env.PLATFORM_OAUTH_AUTHORIZE_URL = `${emu.url}/oauth2/authorize`;
@@ -74,6 +78,7 @@ afterAll(async () => {
   restoreEnv();
   await db.drop();
   await emu.close();
+  await dropPrefix(prefix);
 });
 
 /** Runs `rolelink doctor …` twice in-process: as JSON (the report) and as a person reads it (the text). */
@@ -154,6 +159,43 @@ describe('rolelink doctor', () => {
     const { code, report } = await doctor();
     expect(report.guilds.map((g) => [g.guild_id, g.ok])).toEqual(Object.values(G).map((g) => [g, g === G.correct || g === G.mfaOk]));
     expect(code).toBe(1);
+  });
+
+  it('refuses a malformed guild id, and says which variables to set without a platform', async () => {
+    const bad = await doctor('12ab');
+    expect(bad.code).toBe(1);
+    expect(bad.report).toMatchObject({ statusCode: 400, errors: [{ field: 'guildId' }] });
+    delete process.env.PLATFORM_API_URL;
+    try {
+      const unset = await doctor(G.correct);
+      expect(unset.code).toBe(1);
+      expect(unset.text).toContain('PLATFORM_API_URL and PLATFORM_BOT_TOKEN are not set');
+    } finally {
+      process.env.PLATFORM_API_URL = `${emu.apiBase}/v10`;
+    }
+  });
+
+  it('fails when the invalid-request budget is spent: the shared limiter holds every call', async () => {
+    // The services' limiter for this token, under its own queue prefix so the other tests keep theirs.
+    const spent = testQueuePrefix();
+    const redis = producerConnection(REDIS_URL, { enableOfflineQueue: true });
+    const tokenId = createHash('sha256').update(emu.botToken).digest('hex').slice(0, 12);
+    const limiter = new SharedRateLimiter({ redis, prefix: `${spent}:platform:${tokenId}`, invalidBudget: 1000 });
+    const route = { routeKey: 'PUT:/guilds/:id/members/:id/roles/:id', major: G.correct };
+    const none = { get: () => null };
+    for (let i = 0; i < 1000; i++) await limiter.observe(route, { bucketKey: `${spent}:b`, kind: 'token', waitMs: 0 }, 403, none);
+    process.env.QUEUE_PREFIX = spent;
+    try {
+      const { code, report, text } = await doctor(G.correct);
+      expect(code).toBe(1);
+      expect(report.checks.find((c) => c.id === 'invalid_requests')).toMatchObject({ status: 'fail' });
+      expect(report.checks.find((c) => c.id === 'invalid_requests')!.detail).toContain('1000 of the 1000 invalid requests');
+      expect(text).toContain('rolelink_platform_invalid_requests_total');
+    } finally {
+      process.env.QUEUE_PREFIX = prefix;
+      redis.disconnect();
+      await dropPrefix(spent);
+    }
   });
 
   it('names the portal step for a token the platform refuses', async () => {
