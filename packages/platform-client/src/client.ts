@@ -4,7 +4,7 @@ import { DefaultRestOptions, REST, type RESTOptions, type ResponseLike } from '@
 import type { Redis } from 'ioredis';
 import { PlatformLimiterUnavailableError, PlatformRateLimitedError } from './errors';
 import { routeOf } from './route';
-import { SharedRateLimiter, type LimiterEvents, type SharedLimiterOptions } from './rate-limit/shared-limiter';
+import { SharedRateLimiter, type LimiterEvents, type Observation, type SharedLimiterOptions } from './rate-limit/shared-limiter';
 
 export type PlatformClientOptions = {
   /** Base URL of the platform's REST API including the version, e.g. `http://127.0.0.1:4010/api/v10`. */
@@ -73,7 +73,11 @@ function splitApiUrl(apiUrl: string): { api: string; version: string } {
  * - REST's own global counter is disabled (`globalRequestsPerSecond` huge) and `rejectOnRateLimit` is
  *   on, so REST never sleeps in-process on a limit: a 429 or a locally known empty bucket surfaces as
  *   RateLimitError to the caller, which yields;
- * - `retries` only covers network errors and 5xx, each retry again passing through the limiter.
+ * - `retries` only covers network errors and 5xx, each retry again passing through the limiter;
+ * - a 429 from the platform's edge (the invalid-request ban: no X-RateLimit-* header, an HTML body) never
+ *   reaches REST, which has no notion of it: the limiter blocks the whole token and the call throws
+ *   PlatformRateLimitedError (`edge`) with the block's length. An API 429 goes on to REST, whose
+ *   RateLimitError carries Retry-After and the bucket's reset (`classifyPlatformError` waits the larger).
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const tokenId = createHash('sha256').update(options.token).digest('hex').slice(0, 12);
@@ -99,10 +103,17 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     // The platform has answered: a limiter that cannot record the answer must not turn it into a failure.
     // An add the platform made but the caller recorded as failed is never taken back when the user leaves
     // the list (the record says the role was never granted). The limiter misses one answer's headers.
-    await limiter.observe(route, grant, res.status, res.headers).catch((err: unknown) => {
+    const seen = await limiter.observe(route, grant, res.status, res.headers).catch((err: unknown): Observation => {
       options.events?.limiterUnavailable?.({ stage: 'observe', routeKey: route.routeKey, message: String(err) });
+      return {};
     });
     options.events?.response?.({ method, routeKey: route.routeKey, status: res.status });
+    if (seen.edgeBan) {
+      // REST would take the edge's ban for a bucket's 429 and report only its Retry-After; the caller
+      // must learn that every request is held, and for how long the limiter holds them (it escalates).
+      await res.arrayBuffer().catch(() => undefined);
+      throw new PlatformRateLimitedError(seen.edgeBan.blockedMs, 'edge', route.routeKey, route.major);
+    }
     return res.status === 429 ? res : withoutBucketHeaders(res);
   };
 

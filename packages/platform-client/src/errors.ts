@@ -10,8 +10,11 @@ export class PlatformRateLimitedError extends Error {
   override readonly name = 'PlatformRateLimitedError';
   constructor(
     readonly retryAfterMs: number,
-    /** What is exhausted: the guild's `bucket`, the token's `global` limit, or a `block` (429 global, auth or invalid-request back-off). */
-    readonly limitedBy: 'bucket' | 'global' | 'block' | 'probe',
+    /**
+     * What is exhausted: the guild's `bucket`, the token's `global` limit, a `block` (429 global, an edge
+     * ban, auth or invalid-request back-off), or `edge`: this very call met the platform's edge ban.
+     */
+    readonly limitedBy: 'bucket' | 'global' | 'block' | 'probe' | 'edge',
     readonly routeKey: string,
     readonly major: string,
   ) {

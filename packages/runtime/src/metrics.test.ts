@@ -85,13 +85,26 @@ describe('createMetrics', () => {
     metrics.roleChanges().inc({ action: 'add', result: 'applied' });
     metrics.platformRateLimited().inc({ scope: 'user' });
     metrics.platformInvalidRequests().inc({ status: '403' });
+    metrics.platformEdgeBans().inc();
+    metrics.platformEdgeBanSeconds(() => Promise.resolve(42));
     metrics.pluginCalls().inc({ call: 'register', outcome: 'ok' });
     metrics.pluginCallDuration().observe({ call: 'register' }, 0.1);
     metrics.pluginHealth().set({ status: 'healthy' }, 4);
     const text = await metrics.registry.metrics();
-    for (const name of [MetricName.jobDuration, MetricName.roleChanges, MetricName.platformRateLimited, MetricName.platformInvalidRequests, MetricName.pluginCalls, MetricName.pluginCallDuration, MetricName.pluginHealth]) {
+    for (const name of [
+      MetricName.jobDuration,
+      MetricName.roleChanges,
+      MetricName.platformRateLimited,
+      MetricName.platformInvalidRequests,
+      MetricName.platformEdgeBans,
+      MetricName.platformEdgeBanSeconds,
+      MetricName.pluginCalls,
+      MetricName.pluginCallDuration,
+      MetricName.pluginHealth,
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
+    expect(text).toContain(`${MetricName.platformEdgeBanSeconds}{service="all"} 42`);
   });
 
   it('reads the sync lag gauges from one sample per scrape, and reports the last figures, stale, instead of failing the scrape when it cannot read', async () => {

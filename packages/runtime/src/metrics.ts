@@ -19,6 +19,8 @@ export const MetricName = {
   roleChanges: 'rolelink_role_changes_total',
   platformRateLimited: 'rolelink_platform_rate_limited_total',
   platformInvalidRequests: 'rolelink_platform_invalid_requests_total',
+  platformEdgeBans: 'rolelink_platform_edge_bans_total',
+  platformEdgeBanSeconds: 'rolelink_platform_edge_ban_seconds',
   pluginCalls: 'rolelink_plugin_calls_total',
   pluginCallDuration: 'rolelink_plugin_call_duration_seconds',
   pluginHealth: 'rolelink_plugin_health_links',
@@ -87,6 +89,13 @@ export type Metrics = {
   platformRateLimited(): Counter<'scope'>;
   /** rolelink_platform_invalid_requests_total{status}: 401/403/429 answers (count towards the platform's ban threshold). */
   platformInvalidRequests(): Counter<'status'>;
+  /**
+   * rolelink_platform_edge_bans_total: bans by the platform's edge (429 without rate-limit headers), each
+   * counted once by the process whose answer began it; every request of the application then waits.
+   */
+  platformEdgeBans(): Counter;
+  /** rolelink_platform_edge_ban_seconds: seconds of edge ban left (0: none), read at scrape time from the shared limiter. */
+  platformEdgeBanSeconds(sample: () => Promise<number>): Gauge;
   /** rolelink_plugin_calls_total{call,outcome}; call: register | fetch-config | submit-config | delete-config | health | events; outcome: ok | http_4xx | http_5xx | timeout | network | blocked | invalid_response. */
   pluginCalls(): Counter<'call' | 'outcome'>;
   /** rolelink_plugin_call_duration_seconds{call}. */
@@ -234,6 +243,16 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     roleChanges: () => counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
     platformRateLimited: () => counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
     platformInvalidRequests: () => counter({ name: MetricName.platformInvalidRequests, help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)', labelNames: ['status'] }),
+    platformEdgeBans: () => counter({ name: MetricName.platformEdgeBans, help: "Bans by the platform's edge (429 without rate-limit headers): every platform request waits" }),
+    platformEdgeBanSeconds: (sample) =>
+      gauge({
+        name: MetricName.platformEdgeBanSeconds,
+        help: 'Seconds left of the platform edge ban holding every platform request (0: none)',
+        async collect() {
+          // Redis away: unknown (NaN), not a failed scrape.
+          this.set(await sample().catch(() => NaN));
+        },
+      }),
     pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
     pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
     pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),

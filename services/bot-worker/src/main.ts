@@ -21,6 +21,7 @@ function main(): void {
 
   const rateLimited = metrics.platformRateLimited();
   const invalid = metrics.platformInvalidRequests();
+  const edgeBans = metrics.platformEdgeBans();
   const { api, limiter } = createPlatformClient({
     apiUrl: env.PLATFORM_API_URL,
     token: env.PLATFORM_BOT_TOKEN,
@@ -32,6 +33,11 @@ function main(): void {
         rateLimited.inc({ scope: i.scope });
         noteRateLimited(i.retryAfterMs);
         logger.warn('platform answered 429', { scope: i.scope, retryAfterMs: i.retryAfterMs, route: i.routeKey, major: i.major });
+      },
+      edgeBan: (i) => {
+        if (!i.began) return;
+        edgeBans.inc();
+        logger.error('platform edge ban: every platform request paused (429 without rate-limit headers)', { blockedMs: i.blockedMs, retryAfterMs: i.retryAfterMs, inARow: i.inARow, route: i.routeKey, major: i.major });
       },
       limiterUnavailable: (i) => logger.warn('platform rate limiter unavailable (Redis)', i),
       invalidRequest: (i) => {
@@ -66,6 +72,7 @@ function main(): void {
     },
   });
 
+  metrics.platformEdgeBanSeconds(async () => (await limiter.edgeBanRemaining()) / 1000);
   // Watched, not part of readiness: the worker waits through an outage by itself and resumes after it.
   metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
   const app = createHttpApp({

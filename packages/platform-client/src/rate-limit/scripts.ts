@@ -30,10 +30,11 @@ local ttl = tonumber(ARGV[4])
 local blocked = tonumber(redis.call('GET', KEYS[3]) or '0')
 if blocked > now then return {0, blocked - now, 'block'} end
 
-local b = redis.call('HMGET', KEYS[1], 'limit', 'remaining', 'reset', 'probe')
-local limit, remaining, reset, probe = tonumber(b[1]), tonumber(b[2]), tonumber(b[3]), tonumber(b[4])
+local b = redis.call('HMGET', KEYS[1], 'remaining', 'reset', 'probe')
+local remaining, reset, probe = tonumber(b[1]), tonumber(b[2]), tonumber(b[3])
 local kind
-if limit == nil or reset == nil or now >= reset then
+-- A bucket known only from a 429 (no window seen yet) has a reset and nothing remaining: it waits too.
+if reset == nil or now >= reset then
   if probe ~= nil and probe > now then return {0, math.min(probe - now, 25), 'probe'} end
   kind = 'probe'
 else
@@ -62,11 +63,13 @@ return {1, 0, kind}
 `;
 
 /**
- * KEYS: bucket. ARGV: wasProbe (1|0), limit, remaining, resetAfterMs, offsetMs, ttlMs.
+ * KEYS: bucket, edge-ban streak. ARGV: wasProbe (1|0), limit, remaining, resetAfterMs, offsetMs, ttlMs.
  * A probe's answer opens the window as the platform reports it; any other answer can only lower the
- * remaining count (answers of one window arrive out of order) or push the reset later.
+ * remaining count (answers of one window arrive out of order) or push the reset later. An answer from
+ * the API itself (it has bucket headers) ends a run of edge bans.
  */
 export const OBSERVE = `${NOW}
+redis.call('DEL', KEYS[2])
 local wasProbe = ARGV[1] == '1'
 local limit = tonumber(ARGV[2])
 local remaining = tonumber(ARGV[3])
@@ -139,4 +142,35 @@ if blockMs > 0 then
   if untilMs > cur then redis.call('SET', KEYS[2], tostring(untilMs), 'PX', math.ceil(blockMs + 1000)) end
 end
 return {count, blockMs}
+`;
+
+/**
+ * A 429 from the platform's edge (no X-RateLimit-* header: the invalid-request ban). KEYS: block-until,
+ * edge-ban-until, edge-ban streak. ARGV: retryAfterMs, offsetMs, maxMs, streakTtlMs.
+ * Blocks every request of the token. A ban met after the previous one's block ended (the first request
+ * let through was banned again) is the next of a run: the block doubles, Retry-After × 2^(n-1), capped at
+ * max(Retry-After, maxMs). Answers to requests already in flight when the block began (many processes
+ * meet one ban at once) only make sure the block covers their Retry-After: one ban, one step.
+ * Returns { 1 when this answer began a new ban | 0, ms blocked from now, n (the run's length) }.
+ */
+export const EDGE_BAN = `${NOW}
+local retry = tonumber(ARGV[1])
+local offset = tonumber(ARGV[2])
+local edgeUntil = tonumber(redis.call('GET', KEYS[2]) or '0')
+local fresh = 0
+local n = tonumber(redis.call('GET', KEYS[3]) or '0')
+local untilMs
+if edgeUntil <= now then
+  fresh = 1
+  n = redis.call('INCR', KEYS[3])
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[4]))
+  local wait = math.min(retry * math.pow(2, n - 1), math.max(retry, tonumber(ARGV[3])))
+  untilMs = now + wait + offset
+else
+  untilMs = math.max(edgeUntil, now + retry + offset)
+end
+redis.call('SET', KEYS[2], tostring(untilMs), 'PX', math.ceil(untilMs - now + 1000))
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilMs > cur then redis.call('SET', KEYS[1], tostring(untilMs), 'PX', math.ceil(untilMs - now + 1000)) end
+return {fresh, untilMs - now, n}
 `;

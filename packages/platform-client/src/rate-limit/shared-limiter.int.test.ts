@@ -57,6 +57,59 @@ describe('SharedRateLimiter', () => {
     expect(denied.retryAfterMs).toBeGreaterThan(1_500);
   });
 
+  it('waits max(retry_after, reset_after) on a shared 429, on that bucket only, without counting it as invalid', async () => {
+    const probe = await limiter.acquire(route, 0);
+    await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+    const g = await limiter.acquire(route, 0);
+    // The docs' example: Reset-After 64.57 s, retry_after 1336.57 s (Retry-After 1337).
+    await limiter.observe(route, g, 429, headers({ 'retry-after': '1337', 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset-after': '64.57', 'x-ratelimit-bucket': 'abc', 'x-ratelimit-scope': 'shared' }));
+    const denied = (await limiter.acquire(route, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    expect(denied.limitedBy).toBe('bucket');
+    expect(denied.retryAfterMs).toBeGreaterThan(1_336_000);
+    expect((await limiter.acquire({ ...route, major: '43' }, 0)).kind).toBe('probe');
+    expect(await limiter.invalidCount()).toBe(0);
+  });
+
+  it('takes a 429 without rate-limit headers for the edge ban: every route blocked, doubling per ban in a row, reset by an API answer', async () => {
+    const bans: { began: boolean; blockedMs: number; inARow: number }[] = [];
+    const edge = new SharedRateLimiter({ redis, prefix, globalPerSecond: 1_000, offsetMs: 0, edgeBanMaxMs: 3_000 }, { edgeBan: (i) => bans.push(i) });
+    const ban = headers({ 'retry-after': '1', 'content-type': 'text/html' });
+    const other = { routeKey: 'GET:/guilds/:id/members', major: '7' };
+
+    const first = await edge.acquire(route, 0);
+    const inFlight = await edge.acquire(other, 0);
+    expect(await edge.observe(route, first, 429, ban)).toEqual({ edgeBan: { blockedMs: expect.any(Number) } });
+    // A second answer of the same ban (a request already in flight) is the same ban, not the next one.
+    await edge.observe(other, inFlight, 429, ban);
+    expect(bans.map((b) => [b.began, b.inARow])).toEqual([
+      [true, 1],
+      [false, 1],
+    ]);
+    expect(bans[0]!.blockedMs).toBeGreaterThan(900);
+    const denied = (await edge.acquire({ routeKey: 'GET:/users/@me', major: 'global' }, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    expect(denied.limitedBy).toBe('block');
+    expect(await edge.edgeBanRemaining()).toBeGreaterThan(0);
+    // Not one of the API's invalid requests: the edge answered it.
+    expect(await edge.invalidCount()).toBe(0);
+
+    // The first request after the block is banned again: twice as long, then capped at edgeBanMaxMs.
+    const again = await edge.acquire(route, 1_500);
+    await edge.observe(route, again, 429, ban);
+    expect(bans[2]).toMatchObject({ began: true, inARow: 2 });
+    expect(bans[2]!.blockedMs).toBeGreaterThan(1_900);
+    const third = await edge.acquire(route, 2_500);
+    await edge.observe(route, third, 429, ban);
+    expect(bans[3]).toMatchObject({ began: true, inARow: 3, blockedMs: 3_000 });
+
+    // An answer from the API ends the run: the next ban starts again from Retry-After.
+    const ok = await edge.acquire(other, 3_500);
+    await edge.observe(other, ok, 200, headers({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset-after': '1', 'x-ratelimit-bucket': 'def' }));
+    const later = await edge.acquire(route, 0);
+    await edge.observe(route, later, 429, ban);
+    expect(bans[4]).toMatchObject({ began: true, inARow: 1 });
+    expect(bans[4]!.blockedMs).toBeLessThanOrEqual(1_000);
+  });
+
   it('stops all requests once invalid answers reach the budget', async () => {
     const strict = new SharedRateLimiter({ redis, prefix, globalPerSecond: 1_000, invalidBudget: 3 });
     for (let i = 0; i < 3; i++) {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { PlatformRateLimitedError } from '../errors';
 import type { RouteId } from '../route';
-import { ACQUIRE, INVALID, OBSERVE, RATE_LIMITED, RELEASE_PROBE } from './scripts';
+import { ACQUIRE, EDGE_BAN, INVALID, OBSERVE, RATE_LIMITED, RELEASE_PROBE } from './scripts';
 
 export type SharedLimiterOptions = {
   redis: Redis;
@@ -23,6 +23,12 @@ export type SharedLimiterOptions = {
   /** Back-off after a 401, doubling per repeat within the window, capped. */
   authBackoffBaseMs: number;
   authBackoffMaxMs: number;
+  /**
+   * An edge ban (429 without X-RateLimit-* headers) blocks every request for its Retry-After, doubled for
+   * each ban in a row, up to max(Retry-After, this). `edgeBanDefaultMs` when the edge sends no Retry-After.
+   */
+  edgeBanMaxMs: number;
+  edgeBanDefaultMs: number;
 };
 
 export const DefaultLimiterOptions = {
@@ -35,12 +41,23 @@ export const DefaultLimiterOptions = {
   invalidBudget: 1_000,
   authBackoffBaseMs: 30_000,
   authBackoffMaxMs: 10 * 60_000,
+  edgeBanMaxMs: 6 * 3600_000,
+  edgeBanDefaultMs: 60_000,
 } as const satisfies Omit<SharedLimiterOptions, 'redis' | 'prefix'>;
 
 export type Grant = { bucketKey: string; kind: 'probe' | 'token'; waitMs: number };
 
+/** What an answer means for the whole token, beyond its bucket: an edge ban blocks every request for `blockedMs`. */
+export type Observation = { edgeBan?: { blockedMs: number } };
+
 export type LimiterEvents = {
   rateLimited?(info: { scope: string; global: boolean; retryAfterMs: number; routeKey: string; major: string }): void;
+  /**
+   * The platform's edge answered 429 without rate-limit headers (the invalid-request ban): every request
+   * of the token, in every process, waits `blockedMs`. `began`: this answer started the ban (once per ban,
+   * across processes); `inARow`: how many bans came one right after another (the block doubles each time).
+   */
+  edgeBan?(info: { began: boolean; blockedMs: number; retryAfterMs: number; inARow: number; routeKey: string; major: string }): void;
   invalidRequest?(info: { status: number; countInWindow: number; blockMs: number }): void;
 };
 
@@ -48,20 +65,22 @@ type HeaderBag = { get(name: string): string | null };
 
 type LimiterRedis = Redis & {
   rlAcquire(b: string, g: string, blk: string, seq: string, window: number, limit: number, lease: number, ttl: number): Promise<[number, number, string]>;
-  rlObserve(b: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
+  rlObserve(b: string, streak: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
   rlReleaseProbe(b: string): Promise<number>;
   rlRateLimited(b: string, blk: string, global: string, retryAfter: number, offset: number, ttl: number): Promise<number>;
   rlInvalid(w: string, blk: string, auth: string, status: string, windowMs: number, budget: number, base: number, max: number): Promise<[number, number]>;
+  rlEdgeBan(blk: string, edge: string, streak: string, retryAfter: number, offset: number, max: number, streakTtl: number): Promise<[number, number, number]>;
 };
 
 function defineScripts(redis: Redis): LimiterRedis {
   const r = redis as LimiterRedis;
   if (typeof r.rlAcquire !== 'function') {
     redis.defineCommand('rlAcquire', { numberOfKeys: 4, lua: ACQUIRE });
-    redis.defineCommand('rlObserve', { numberOfKeys: 1, lua: OBSERVE });
+    redis.defineCommand('rlObserve', { numberOfKeys: 2, lua: OBSERVE });
     redis.defineCommand('rlReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
     redis.defineCommand('rlRateLimited', { numberOfKeys: 2, lua: RATE_LIMITED });
     redis.defineCommand('rlInvalid', { numberOfKeys: 3, lua: INVALID });
+    redis.defineCommand('rlEdgeBan', { numberOfKeys: 3, lua: EDGE_BAN });
   }
   return r;
 }
@@ -143,8 +162,9 @@ export class SharedRateLimiter {
     if (grant.kind === 'probe') await this.redis.rlReleaseProbe(grant.bucketKey);
   }
 
-  /** Learns from one answer: bucket headers, 429s, invalid requests. */
-  async observe(route: RouteId, grant: Grant, status: number, headers: HeaderBag): Promise<void> {
+  /** Learns from one answer: bucket headers, 429s, invalid requests, edge bans. */
+  async observe(route: RouteId, grant: Grant, status: number, headers: HeaderBag): Promise<Observation> {
+    if (status === 429 && isEdgeAnswer(headers)) return { edgeBan: await this.edgeBan(route, grant, headers) };
     const hash = headers.get('x-ratelimit-bucket');
     const id = `${route.routeKey}:${route.major}`;
     if (hash && this.hashes.get(id)?.hash !== hash) {
@@ -168,19 +188,39 @@ export class SharedRateLimiter {
     if (status === 429) {
       const scope = headers.get('x-ratelimit-scope') ?? 'user';
       const global = headers.get('x-ratelimit-global') === 'true' || scope === 'global';
-      // A bucket's own Reset-After is exact; Retry-After is whole seconds rounded up (and the only one for global).
-      const retryAfterMs = ((global ? null : resetAfter) ?? num(headers.get('retry-after')) ?? 1) * 1000;
+      const retryAfterMs = rateLimitWaitS(scope, global, resetAfter, num(headers.get('retry-after'))) * 1000;
       await this.redis.rlRateLimited(bucketKey, this.key('block'), global ? '1' : '0', retryAfterMs, this.o.offsetMs, this.o.bucketTtlMs);
       this.events.rateLimited?.({ scope, global, retryAfterMs, routeKey: route.routeKey, major: route.major });
       if (scope !== 'shared') await this.invalid(status);
-      return;
+      return {};
     }
     if (status === 401 || status === 403) await this.invalid(status);
     if (limit !== null && remaining !== null && resetAfter !== null) {
-      await this.redis.rlObserve(bucketKey, grant.kind === 'probe' ? '1' : '0', limit, remaining, resetAfter * 1000, this.o.offsetMs, this.o.bucketTtlMs);
+      await this.redis.rlObserve(bucketKey, this.key('edge-streak'), grant.kind === 'probe' ? '1' : '0', limit, remaining, resetAfter * 1000, this.o.offsetMs, this.o.bucketTtlMs);
     } else {
       await this.abandon({ ...grant, bucketKey });
     }
+    return {};
+  }
+
+  /**
+   * The edge's ban: the API never saw the request, so nothing is learned about its bucket (the probe is
+   * given back) and it is not one of the API's invalid requests; the whole token is blocked instead.
+   */
+  private async edgeBan(route: RouteId, grant: Grant, headers: HeaderBag): Promise<{ blockedMs: number }> {
+    await this.abandon(grant);
+    const retryAfterS = num(headers.get('retry-after'));
+    const retryAfterMs = retryAfterS !== null && retryAfterS > 0 ? retryAfterS * 1000 : this.o.edgeBanDefaultMs;
+    const [began, blockedMs, inARow] = await this.redis.rlEdgeBan(this.key('block'), this.key('edge-ban'), this.key('edge-streak'), retryAfterMs, this.o.offsetMs, this.o.edgeBanMaxMs, 24 * 3600_000);
+    this.events.edgeBan?.({ began: began === 1, blockedMs, retryAfterMs, inARow, routeKey: route.routeKey, major: route.major });
+    return { blockedMs };
+  }
+
+  /** How long every request is still held by an edge ban (0 when none), across all processes. */
+  async edgeBanRemaining(): Promise<number> {
+    const [[sec, micro], until] = await Promise.all([this.redis.time(), this.redis.get(this.key('edge-ban'))]);
+    const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+    return Math.max(0, Number(until ?? 0) - now);
   }
 
   private async invalid(status: number): Promise<void> {
@@ -216,6 +256,28 @@ export class SharedRateLimiter {
     const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
     return { count, budget: this.o.invalidBudget, windowMs: this.o.invalidWindowMs, authFailures: Number(authFailures ?? 0), heldForMs: Math.max(0, Number(blockedUntil ?? 0) - now) };
   }
+}
+
+const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket', 'x-ratelimit-global', 'x-ratelimit-scope'];
+
+/**
+ * A 429 the API would have sent carries X-RateLimit-* headers (at least its scope); the edge's ban
+ * (Cloudflare's error 1015, an HTML page) carries none of them, only Retry-After.
+ */
+export function isEdgeAnswer(headers: HeaderBag): boolean {
+  return RATE_LIMIT_HEADERS.every((h) => headers.get(h) === null);
+}
+
+/**
+ * Seconds to keep away after an API 429. A bucket's own Reset-After is exact; Retry-After is whole seconds
+ * rounded up (and the only one for global). For scope `shared` the resource, not the bucket, is limited:
+ * retry_after can be far beyond Reset-After (the docs' example: 1336.57 s against 64.57 s), so the larger
+ * wins. Retry-After is retry_after rounded up, read from the header since the body is REST's to read.
+ */
+function rateLimitWaitS(scope: string, global: boolean, resetAfter: number | null, retryAfter: number | null): number {
+  if (global) return retryAfter ?? 1;
+  if (scope === 'shared') return Math.max(retryAfter ?? 0, resetAfter ?? 0) || 1;
+  return resetAfter ?? retryAfter ?? 1;
 }
 
 function num(v: string | null): number | null {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { startEmulator, type EmulatorSeed, type RunningEmulator } from '@rolelink/platform-emulator';
-import { applicationKey, createPlatformClient, type PlatformClient } from '@rolelink/platform-client';
+import { applicationKey, createPlatformClient, type PlatformClient, type PlatformClientOptions } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
@@ -22,13 +22,21 @@ export type InProcessBot = {
  * The bot worker in this process over a database and queue prefix of its own, against an emulator whose
  * limits let a test's few hundred changes through quickly; short slices so a test sees many of them.
  */
-export async function startInProcessBot(o: { logger: Logger; concurrency: number; metrics?: Metrics; drift?: BotWorkerOptions['drift']; reconcileEveryMs?: number }): Promise<InProcessBot> {
+export async function startInProcessBot(o: {
+  logger: Logger;
+  concurrency: number;
+  metrics?: Metrics;
+  drift?: BotWorkerOptions['drift'];
+  reconcileEveryMs?: number;
+  /** The platform client's events, as main.ts wires them to metrics and logs. */
+  clientEvents?: PlatformClientOptions['events'];
+}): Promise<InProcessBot> {
   const emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
   const db = await createTestDb();
   const prefix = testQueuePrefix();
   const redis: Redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
   const workerRedis: Redis = workerConnection(REDIS_URL);
-  const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 } });
+  const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 }, ...(o.clientEvents && { events: o.clientEvents }) });
   const bot = createBotWorker({
     db: db.pool,
     api: client.api,
