@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimitError } from '@discordjs/rest';
-import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { createPlatformClient, type PlatformClient } from './client';
 import { classifyPlatformError, PlatformRateLimitedError } from './errors';
@@ -18,10 +18,11 @@ const guild = (id: string) => ({
   id,
   ownerId: '730000000000000001',
   roles: [
-    { id: ROLE.bot, position: 5 },
+    { id: ROLE.bot, position: 5, permissions: CORRECT_BOT_PERMISSIONS },
     { id: ROLE.linked, position: 1 },
   ],
   botRoleId: ROLE.bot,
+  rules: CORRECT_RULES,
   members: [{ userId: USER, roles: [] }],
 });
 

@@ -244,15 +244,18 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     platformRateLimited: () => counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
     platformInvalidRequests: () => counter({ name: MetricName.platformInvalidRequests, help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)', labelNames: ['status'] }),
     platformEdgeBans: () => counter({ name: MetricName.platformEdgeBans, help: "Bans by the platform's edge (429 without rate-limit headers): every platform request waits" }),
-    platformEdgeBanSeconds: (sample) =>
-      gauge({
+    platformEdgeBanSeconds(sample) {
+      // Bounded like the other scrape-time reads: the last value, marked stale
+      // (rolelink_metrics_stale{collector="edge_ban"}), while Redis does not answer; NaN before the first.
+      const read = scrapeReading('edge_ban', sample);
+      return gauge({
         name: MetricName.platformEdgeBanSeconds,
         help: 'Seconds left of the platform edge ban holding every platform request (0: none)',
         async collect() {
-          // Redis away: unknown (NaN), not a failed scrape.
-          this.set(await sample().catch(() => NaN));
+          this.set((await read()).value ?? NaN);
         },
-      }),
+      });
+    },
     pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
     pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
     pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
