@@ -44,6 +44,10 @@ const EVENT_SERIES: Record<string, string[]> = {
   rolelink_role_changes_total: ['bot-worker'],
   rolelink_platform_invalid_requests_total: ['bot-worker'],
   rolelink_platform_rate_limited_total: ['bot-worker'],
+  // Registered by the bot worker at start (a counter without labels, a gauge read at scrape time): present
+  // whenever the worker is scraped, so its rolelink_dependency_up stands for them too.
+  rolelink_platform_edge_bans_total: ['bot-worker'],
+  rolelink_platform_edge_ban_seconds: ['bot-worker'],
   rolelink_job_duration_seconds: ['bot-worker', 'plugin-broker'],
   rolelink_plugin_calls_total: ['plugin-broker'],
 };
