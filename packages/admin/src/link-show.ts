@@ -1,5 +1,6 @@
 import { findLinkAt, linkDetails } from '@rolelink/db/links';
-import { isPaused, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
+import { findGuildOutage, findLinkBlock } from '@rolelink/db/sync';
+import { BOT_NOT_IN_GUILD_MESSAGE, isPaused, LINK_BLOCK_MESSAGES, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
@@ -19,6 +20,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const limits = limitsFor(link.plan);
   const paused = isPaused(link.rank, link.plan, link.paidSlots);
   const held = await pendingHeldChange(deps, link.id);
+  const [outage, block] = await Promise.all([findGuildOutage(deps.db.pool, guildId), findLinkBlock(deps.db.pool, link.id)]);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const rate = extra.sync_rate_per_sec;
   const pending = reportedPending(link, desired);
@@ -43,6 +45,12 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
       last_sync_at: extra.last_sync_at?.toISOString() ?? null,
     },
     held_change: held ? heldChangeView(held) : null,
+    // The guild first: while the bot is out of it, nothing about the role can be known or changed.
+    blocked: outage
+      ? { reason: 'bot_not_in_guild', message: BOT_NOT_IN_GUILD_MESSAGE, since: outage.since.toISOString() }
+      : block
+        ? { reason: block.reason, message: LINK_BLOCK_MESSAGES[block.reason], since: block.since.toISOString() }
+        : null,
     created_at: extra.created_at.toISOString(),
   };
 }

@@ -33,6 +33,18 @@ export type DashboardGuildSummary = {
 /** GET /dashboard-api/guilds */
 export type DashboardGuildList = { guilds: DashboardGuildSummary[] };
 
+/**
+ * Why the bot makes no change on a link (issue 34; docs/sync-engine.md "When the platform refuses"):
+ * `bot_not_in_guild` (the bot was removed, or the server is gone), or why the bot may not change the role
+ * (packages/domain LINK_BLOCK_MESSAGES). `message` names the fix; `invite_url` (dashboard only) adds the bot back.
+ */
+export type LinkBlockedView = {
+  reason: 'bot_not_in_guild' | 'no_manage_roles' | 'above_bot' | 'managed' | 'unknown_role' | 'mfa_required' | 'refused';
+  message: string;
+  since: string;
+  invite_url?: string;
+};
+
 /** A link as an owner or SRE sees it (also what `rolelink link show` prints). */
 export type LinkView = {
   link_id: string;
@@ -58,6 +70,8 @@ export type LinkView = {
    * next 0, and the dialog's sample names every one of them).
    */
   held_change: null | { change_id: string; kind: 'shrink' | 'admin_source'; previous: number; next: number; removals: number; additions: number; created_at: string; confirmed_at: string | null };
+  /** Null while the bot can sync the link; otherwise why it cannot, instead of a stream of per-user failures. */
+  blocked: LinkBlockedView | null;
   created_at: string;
 };
 
@@ -75,7 +89,16 @@ export type LinkHealthSummary = { status: PluginHealthStatus | 'unknown'; checke
 export type LinkCard = LinkView & { role: DashboardRole | null; health: LinkHealthSummary; privileged: string[] };
 
 /** GET /dashboard-api/guilds/:guildId */
-export type DashboardGuild = DashboardGuildSummary & { member_count: number | null; links: LinkCard[] };
+export type DashboardGuild = DashboardGuildSummary & {
+  member_count: number | null;
+  links: LinkCard[];
+  /**
+   * What the bot can do here (issue 34): `in_guild` false shows "the bot is not in this server" with
+   * `invite_url`; `members_listing_blocked` shows the banner naming the Server Members intent setting
+   * (`members_intent_message`), and counts that need the member listing are not offered.
+   */
+  bot: { in_guild: boolean; invite_url: string; members_listing_blocked: boolean; members_intent_message: string | null };
+};
 
 /**
  * A role in the create-link picker: `usable` false with the `reason` shown next to it (the bot cannot

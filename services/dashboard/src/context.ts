@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db/client';
 import { botInviteUrl } from '@rolelink/domain';
-import { botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker } from '@rolelink/platform-client';
+import { guildOutages } from '@rolelink/db/sync';
+import { applicationKey, botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker } from '@rolelink/platform-client';
 import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
@@ -19,6 +20,10 @@ export type DashboardContext = {
   access: GuildAccess;
   /** The "Check setup" panel's checks (the same as `rolelink doctor`): a new checker per request, so each run asks the platform afresh. */
   setupChecker(): SetupChecker;
+  /** The bot's invite for one guild (its authorize page and client id): offered where the bot is not in the server. */
+  botInvite(guildId: string): string;
+  /** The bot application's key (`applicationKey` of its token): its bot_application row ("cannot list members"). */
+  appKey: string;
 };
 
 /** The admin operations as the signed-in user: what they do is recorded under their name (the audit log). */
@@ -71,9 +76,12 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
       admin,
       plugins,
       reader,
-      access: new GuildAccess(oauth, reader),
+      // Guilds the bot is out of stay manageable where they have links: their page says so (issue 34).
+      access: new GuildAccess(oauth, reader, async (ids) => new Set((await guildOutages(o.db.pool, ids)).keys())),
       // The invite is the dashboard's own (its authorize page and client id), for this guild.
       setupChecker: () => new SetupChecker(platform, (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId)),
+      botInvite: (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId),
+      appKey: applicationKey(o.platform.botToken),
     },
     oauth,
     async close() {

@@ -23,8 +23,9 @@ export const requireUser: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * Who may do what, decided server-side on every call: a user manages a guild when the bot is in it and
- * the platform says they own it or hold Manage Server (or Administrator). Everything else about that
+ * Who may do what, decided server-side on every call: a user manages a guild when the bot is in it (or
+ * was, and the guild still has links: its page shows the bot is missing, issue 34) and the platform says
+ * they own it or hold Manage Server (or Administrator). Everything else about that
  * guild is 403, whether or not it exists here, so nothing leaks about other guilds. Owner-only actions
  * (Apply removals, the trusted flag; spec 5.8) check the platform's `owner` flag.
  */
@@ -32,6 +33,8 @@ export class GuildAccess {
   constructor(
     private readonly oauth: OAuthClient,
     private readonly reader: GuildReader,
+    /** Of these guilds, the ones the bot is known to be out of with links here (guild_outage): still manageable, to show that. */
+    private readonly unreachable: (guildIds: string[]) => Promise<Set<string>> = () => Promise.resolve(new Set()),
   ) {}
 
   /**
@@ -44,7 +47,10 @@ export class GuildAccess {
     const [guilds, memoised] = await Promise.all([this.userGuilds(req), this.reader.botGuildIds()]);
     const waiting = recheckMs !== undefined && guilds.some((g) => holdsManageServer(g) && !memoised.has(g.id));
     const bot = waiting ? await this.reader.botGuildIds(recheckMs) : memoised;
-    return guilds.filter((g) => bot.has(g.id) && holdsManageServer(g));
+    const managed = guilds.filter(holdsManageServer);
+    const missing = managed.filter((g) => !bot.has(g.id)).map((g) => g.id);
+    const out = missing.length ? await this.unreachable(missing) : new Set<string>();
+    return managed.filter((g) => bot.has(g.id) || out.has(g.id));
   }
 
   async guild(req: Request, guildId: string): Promise<UserGuild> {

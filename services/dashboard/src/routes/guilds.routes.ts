@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/admin';
 import { guildParams, type DashboardGuild, type DashboardSetupCheck, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
-import { limitsFor, privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES, type BotFacts } from '@rolelink/domain';
+import { enabledLinksOfGuild } from '@rolelink/db/links';
+import { findGuildOutage, membersListingBlockedSince, releaseGuildProbe } from '@rolelink/db/sync';
+import { limitsFor, MEMBERS_INTENT_MESSAGE, privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES, type BotFacts } from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
 import { BOT_RECHECK_MS } from '../auth/access';
 import type { UserGuild } from '../auth/oauth-client';
@@ -18,9 +20,14 @@ function iconUrl(g: UserGuild): string | null {
 
 const dashboardRole = (r: PlatformRole | undefined) => (r ? { id: r.id, name: r.name, color: r.color, position: r.position } : null);
 
-/** Link cards of one guild (or of one of its roles): the link's view, its platform role and its plugin's latest health. */
+/**
+ * Link cards of one guild (or of one of its roles): the link's view, its platform role and its plugin's
+ * latest health. While the bot is out of the guild its roles cannot be read: the cards show ids, and
+ * why nothing syncs with the invite that fixes it.
+ */
 export async function linkCards(ctx: DashboardContext, guildId: string, onlyRoleId?: string): Promise<LinkCard[]> {
-  const [links, roles] = await Promise.all([linkedRoles(ctx.admin, guildId), ctx.reader.roles(guildId)]);
+  const botIn = (await ctx.reader.botGuildIds()).has(guildId);
+  const [links, roles] = await Promise.all([linkedRoles(ctx.admin, guildId), botIn ? ctx.reader.roles(guildId) : Promise.resolve([])]);
   const byId = new Map(roles.map((r) => [r.id, r]));
   return Promise.all(
     links
@@ -28,9 +35,35 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
       .map(async ({ roleId, pluginUrl }) => {
         const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.pool, pluginUrl)]);
         const role = byId.get(roleId);
-        return { ...view, role: dashboardRole(role), health: { status: health.status, checked_at: health.latest?.checked_at ?? null }, privileged: role ? privilegedPermissions(role.permissions) : [] };
+        return {
+          ...view,
+          blocked: blockedNow(ctx, view.blocked, botIn, guildId),
+          role: dashboardRole(role),
+          health: { status: health.status, checked_at: health.latest?.checked_at ?? null },
+          privileged: role ? privilegedPermissions(role.permissions) : [],
+        };
       }),
   );
+}
+
+/**
+ * The worker's record, as the platform stands now: "not in this server" carries the invite; an outage the
+ * bot's guild list already contradicts (the bot was just added back) is not shown, its probe is due now.
+ */
+function blockedNow(ctx: DashboardContext, blocked: LinkCard['blocked'], botIn: boolean, guildId: string): LinkCard['blocked'] {
+  if (blocked?.reason !== 'bot_not_in_guild') return blocked;
+  return botIn ? null : { ...blocked, invite_url: ctx.botInvite(guildId) };
+}
+
+/**
+ * The bot is in a guild the worker still holds an outage for (added back through the invite): the guild's
+ * probe is made due and its links asked to sync, so the worker finds the bot back at once and resumes them
+ * (one way to end an outage: the worker's probe, docs/sync-engine.md).
+ */
+async function probeNowIfBack(ctx: DashboardContext, guildId: string, botIn: boolean, outage: boolean): Promise<void> {
+  if (!botIn || !outage) return;
+  await releaseGuildProbe(ctx.admin.db.pool, guildId);
+  for (const linkId of await enabledLinksOfGuild(ctx.admin.db.pool, guildId)) await ctx.admin.requestSync(linkId);
 }
 
 /**
@@ -72,8 +105,14 @@ export function guildsRouter(ctx: DashboardContext): Router {
   router.get('/guilds/:guildId', guildOnly, async (req, res) => {
     const { params } = input<typeof guildParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const [[summary], memberCount, links] = await Promise.all([summaries([g]), ctx.reader.memberCount(g.id), linkCards(ctx, g.id)]);
-    res.json({ ...summary!, member_count: memberCount, links } satisfies DashboardGuild);
+    // While the worker holds an outage for the guild, the bot's guild list is read afresh (at most once a
+    // second, shared): the page says whether the bot is there now, not a minute ago.
+    const outage = await findGuildOutage(ctx.admin.db.pool, g.id);
+    const botIn = (await ctx.reader.botGuildIds(outage ? BOT_RECHECK_MS : undefined)).has(g.id);
+    await probeNowIfBack(ctx, g.id, botIn, outage !== null);
+    const [[summary], memberCount, links, listingBlocked] = await Promise.all([summaries([g]), botIn ? ctx.reader.memberCount(g.id) : Promise.resolve(null), linkCards(ctx, g.id), membersListingBlockedSince(ctx.admin.db.pool, ctx.appKey)]);
+    const bot = { in_guild: botIn, invite_url: ctx.botInvite(g.id), members_listing_blocked: listingBlocked !== null, members_intent_message: listingBlocked ? MEMBERS_INTENT_MESSAGE : null };
+    res.json({ ...summary!, member_count: memberCount, links, bot } satisfies DashboardGuild);
   });
 
   router.get('/guilds/:guildId/roles', guildOnly, async (req, res) => {

@@ -22,6 +22,23 @@ type Props = {
 };
 
 function StateExplanation({ card }: { card: LinkCard }) {
+  // The platform refuses the bot for the whole link (issue 34): said once, with the fix, before the rest.
+  if (card.blocked) {
+    return (
+      <p className="note note-danger" role="status">
+        {card.blocked.reason === 'bot_not_in_guild' ? 'The bot is not in this server. ' : 'The bot cannot change this role. '}
+        {card.blocked.message}
+        {card.blocked.invite_url ? (
+          <>
+            {' '}
+            <a href={card.blocked.invite_url} target="_blank" rel="noopener noreferrer">
+              Add the bot back
+            </a>
+          </>
+        ) : null}
+      </p>
+    );
+  }
   if (card.state === 'paused') {
     return (
       <p className="note note-warning">

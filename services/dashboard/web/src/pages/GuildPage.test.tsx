@@ -8,6 +8,7 @@ const G = '100000000000000001';
 const guildPath = `/dashboard-api/guilds/${G}`;
 
 const guild: DashboardGuild = {
+  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
   guild_id: G,
   name: 'Demo Guild',
   icon_url: null,

@@ -47,6 +47,19 @@ export function GuildPage() {
           </Link>
         </div>
       </div>
+      {!guild.bot.in_guild ? (
+        <p className="note note-danger" role="alert">
+          The bot is not in this server: it was removed, or the server is gone. Nothing is synced until it is back; every list is kept and syncing resumes on its own.{' '}
+          <a href={guild.bot.invite_url} target="_blank" rel="noopener noreferrer">
+            Add the bot back
+          </a>
+        </p>
+      ) : null}
+      {guild.bot.members_listing_blocked ? (
+        <p className="note note-warning" role="alert">
+          {guild.bot.members_intent_message}
+        </p>
+      ) : null}
       {full ? <p className="note note-warning">All {guild.slots.allowed} integration slots of this server are in use. Links beyond the allowance are paused until the server upgrades or another link is deleted.</p> : null}
       {error ? (
         <p className="note note-danger" role="status">
