@@ -1,5 +1,5 @@
 import { findLinkAt, linkDetails } from '@rolelink/db/links';
-import { findGuildOutage, findLinkBlock } from '@rolelink/db/sync';
+import { findGuildOutage, findLinkBlock, listedNotInServer } from '@rolelink/db/sync';
 import { BOT_NOT_IN_GUILD_MESSAGE, isPaused, LINK_BLOCK_MESSAGES, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
@@ -23,7 +23,10 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const [outage, block] = await Promise.all([findGuildOutage(deps.db.pool, guildId), findLinkBlock(deps.db.pool, link.id)]);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const rate = extra.sync_rate_per_sec;
-  const pending = reportedPending(link, desired);
+  const notInServer = await listedNotInServer(deps.db.pool, link.id);
+  // The worker's pending counts every listed user not holding the role; those not in the server are no
+  // change it can make now: counted apart, so a list with absent users still reaches "up to date".
+  const pending = Math.max(0, reportedPending(link, desired) - notInServer);
   return {
     link_id: link.id,
     guild_id: guildId,
@@ -37,7 +40,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
     awaiting_first_list: link.memberMode === 'handover' && link.firstListAt === null,
     plan: link.plan,
     slot: { position: link.rank + 1, allowance: slotAllowance(link.plan, link.paidSlots) },
-    counts: { user_count: link.userCount, synced_count: Math.min(link.appliedCount, desired), pending_count: pending, held_count: link.userCount - desired },
+    counts: { user_count: link.userCount, synced_count: Math.min(link.appliedCount, desired), pending_count: pending, held_count: link.userCount - desired, not_in_server_count: notInServer },
     limits: { synced_limit: limits.syncedUsers, user_limit: limits.storedUsers, per_put: limits.perPut },
     sync: {
       rate_per_sec: rate,

@@ -34,13 +34,16 @@ export async function lookupMember(deps: AdminDeps, input: { guildId: string; ro
     if (link.userCount <= synced) state = 'synced';
     else state = (await listedBelow(pool, link.id, userId, synced, withOverrides)) < synced ? 'synced' : 'held';
   }
-  const reason: MemberLookup['reason'] = override === 'always' ? 'always_keep' : override === 'never' ? 'never_give' : state;
+  const intended: MemberLookup['reason'] = override === 'always' ? 'always_keep' : override === 'never' ? 'never_give' : state;
+  // The platform's last answer wins over the intention: a listed user who is not in the server holds
+  // nothing, and is never shown as holding the role (issue 34).
+  const reason: MemberLookup['reason'] = (intended === 'always_keep' || intended === 'synced') && row?.outcome === 'not_in_guild' ? 'not_in_server' : intended;
   const history = changes.map((h) => ({ at: h.at.toISOString(), action: h.action, outcome: h.outcome, cause: h.cause }));
   return {
     user_id: userId,
     state,
     override,
-    should_hold: reason === 'always_keep' || reason === 'synced',
+    should_hold: intended === 'always_keep' || intended === 'synced',
     reason,
     expires_at: expiry ? expiry.toISOString() : null,
     platform: row ? { outcome: row.outcome, updated_at: row.updated_at.toISOString() } : null,

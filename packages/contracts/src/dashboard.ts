@@ -59,7 +59,12 @@ export type LinkView = {
   awaiting_first_list: boolean;
   plan: string;
   slot: { position: number; allowance: number };
-  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number };
+  /**
+   * `not_in_server_count`: listed users the platform answered Unknown Member for (issue 34). They are not
+   * in `synced_count` (they hold nothing) nor in `pending_count` (no call can give them the role until
+   * they join), so progress reaches "up to date" with them counted apart.
+   */
+  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number; not_in_server_count: number };
   limits: { synced_limit: number; user_limit: number; per_put: number };
   sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
   /**
@@ -228,7 +233,8 @@ export type MemberLookup = {
   override: OverrideKind | null;
   /** Whether the sync engine gives this member the role, overrides applied; `reason` says why. */
   should_hold: boolean;
-  reason: 'always_keep' | 'never_give' | 'synced' | 'held' | 'not_listed';
+  /** `not_in_server`: the engine would give the role (listed and synced, or "always"), but the platform said they are not in the server. */
+  reason: 'always_keep' | 'never_give' | 'synced' | 'held' | 'not_listed' | 'not_in_server';
 };
 
 /** Admin overrides per link: `always` members keep the role whatever the list says, `never` members do not get it. */

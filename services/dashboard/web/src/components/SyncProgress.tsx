@@ -16,6 +16,11 @@ export function SyncProgress({ link }: { link: LinkView }) {
         </span>
         <span className={s.tone === 'held' ? styles.held : 'muted'}>{s.text}</span>
       </div>
+      {s.notInServer > 0 ? (
+        <p className="muted small" data-testid="not-in-server">
+          {fmt(s.notInServer)} listed {s.notInServer === 1 ? 'user is' : 'users are'} not in the server: they get the role when they join.
+        </p>
+      ) : null}
       <div className={styles.progress} role="progressbar" aria-label="Sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={s.percent} aria-valuetext={`${s.percent}% synced, ${s.text}`}>
         <div className={s.tone === 'done' ? `${styles.bar} ${styles.done}` : s.tone === 'held' ? `${styles.bar} ${styles.barHeld}` : styles.bar} style={{ width: `${s.percent}%` }} />
       </div>

@@ -5,7 +5,7 @@ const NOW = Date.parse('2026-11-25T12:00:00Z');
 
 function link(counts: Partial<LinkView['counts']>, more: { eta?: number | null; held?: LinkView['held_change'] } = {}): LinkView {
   return {
-    counts: { user_count: 20, synced_count: 20, pending_count: 0, held_count: 0, ...counts },
+    counts: { user_count: 20, synced_count: 20, pending_count: 0, held_count: 0, not_in_server_count: 0, ...counts },
     limits: { synced_limit: 100, user_limit: 10_000, per_put: 10_000 },
     sync: { rate_per_sec: 10, eta_seconds: more.eta ?? 0, last_sync_at: null },
     held_change: more.held ?? null,
@@ -40,5 +40,10 @@ describe('syncStatus', () => {
     const s = syncStatus(link({ pending_count: 2_983 }, { eta: 300 }), NOW);
     expect(s).toMatchObject({ pending: 2_983, tone: 'progress', text: 'ETA about 5 min' });
     expect(s.percent).toBeLessThan(1);
+  });
+
+  it('reaches up to date with listed users who are not in the server counted apart (issue 34)', () => {
+    const s = syncStatus(link({ user_count: 10, synced_count: 7, not_in_server_count: 3 }), NOW);
+    expect(s).toMatchObject({ done: 7, target: 7, pending: 0, notInServer: 3, text: 'up to date', tone: 'done', percent: 100 });
   });
 });

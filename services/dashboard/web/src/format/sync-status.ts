@@ -4,7 +4,7 @@ import { humanizeEta } from './duration';
 const WINDOW_MS = 60 * 60 * 1000;
 
 /** What a card's progress line says: `tone` colours the bar (`done` is the green one). */
-export type SyncStatus = { done: number; target: number; pending: number; percent: number; tone: 'progress' | 'done' | 'held'; text: string };
+export type SyncStatus = { done: number; target: number; pending: number; notInServer: number; percent: number; tone: 'progress' | 'done' | 'held'; text: string };
 
 /**
  * The card's sync progress (issue 20). `pending` is every change the bot still has to make, additions
@@ -14,7 +14,10 @@ export type SyncStatus = { done: number; target: number; pending: number; percen
  * and its bar is never the finished green one.
  */
 export function syncStatus(link: LinkView, nowMs: number): SyncStatus {
-  const target = Math.min(link.counts.user_count, link.limits.synced_limit);
+  // Listed users not in the server (issue 34) are out of the bar: nothing the bot can do for them until
+  // they join, so they are neither synced nor pending, and the card names them apart.
+  const notInServer = link.counts.not_in_server_count;
+  const target = Math.max(0, Math.min(link.counts.user_count, link.limits.synced_limit) - notInServer);
   const done = Math.min(link.counts.synced_count, target);
   const pending = link.counts.pending_count;
   const total = done + pending;
@@ -23,10 +26,10 @@ export function syncStatus(link: LinkView, nowMs: number): SyncStatus {
   if (held) {
     const confirmedUntil = held.confirmed_at === null ? null : Date.parse(held.confirmed_at) + WINDOW_MS;
     const text = confirmedUntil !== null && confirmedUntil > nowMs ? 'removal confirmed: waiting for the plugin to resend its list' : 'removal held: waiting for the server owner';
-    return { done, target, pending, percent, tone: 'held', text };
+    return { done, target, pending, notInServer, percent, tone: 'held', text };
   }
   const eta = link.sync.eta_seconds;
   const upToDate = pending === 0 && (eta === null ? done >= target : eta <= 0);
   const text = upToDate ? 'up to date' : eta === null || eta <= 0 ? 'ETA unknown' : `ETA ${humanizeEta(eta)}`;
-  return { done, target, pending, percent: upToDate ? 100 : Math.min(percent, 99.9), tone: upToDate ? 'done' : 'progress', text };
+  return { done, target, pending, notInServer, percent: upToDate ? 100 : Math.min(percent, 99.9), tone: upToDate ? 'done' : 'progress', text };
 }

@@ -28,12 +28,16 @@ const REASON_TEXT: Record<MemberLookup['reason'], string> = {
   synced: "Holds the role: on the plugin's list, within the synced limit.",
   held: "Does not get the role: on the plugin's list, beyond the synced limit.",
   not_listed: "Does not get the role: not on the plugin's list.",
+  not_in_server: 'Listed, not in the server: the platform says this user is not a member, so nobody holds the role for them. The bot gives it when they join.',
 };
+
+/** The list state as shown: a synced listed user the platform does not know in the server is "listed, not in the server", never "synced" (issue 34). */
+const stateText = (result: MemberLookup) => (result.reason === 'not_in_server' && result.state === 'synced' ? 'On the list — listed, not in the server' : STATE_TEXT[result.state]);
 
 /** The dot's colour: whether the bot gives the role, an override deciding above the list's state. */
 function dotTone(result: MemberLookup): string {
-  if (result.override === 'always') return styles.synced ?? '';
-  if (result.override === 'never' || result.state === 'not_listed') return '';
+  if (result.override === 'always' && result.reason !== 'not_in_server') return styles.synced ?? '';
+  if (result.override === 'never' || result.state === 'not_listed' || result.reason === 'not_in_server') return '';
   return styles[result.state] ?? '';
 }
 
@@ -116,9 +120,9 @@ export function MembersTab() {
           <div className={`card ${styles.result}`}>
             <p className={styles.state}>
               <span className={`${styles.dot} ${dotTone(result)}`} aria-hidden="true" />
-              {result.override ? OVERRIDE_TEXT[result.override] : STATE_TEXT[result.state]}
+              {result.override ? OVERRIDE_TEXT[result.override] : stateText(result)}
             </p>
-            {result.override ? <p className="muted small">Plugin&apos;s list: {STATE_TEXT[result.state]}</p> : null}
+            {result.override ? <p className="muted small">Plugin&apos;s list: {stateText(result)}</p> : null}
             <p className="muted small">
               User <code>{result.user_id}</code>
             </p>
