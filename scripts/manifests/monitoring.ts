@@ -50,6 +50,10 @@ const EVENT_SERIES: Record<string, string[]> = {
   rolelink_platform_edge_ban_seconds: ['bot-worker'],
   rolelink_job_duration_seconds: ['bot-worker', 'plugin-broker'],
   rolelink_plugin_calls_total: ['plugin-broker'],
+  // Issue 34: a counter of refused repair reads, and a gauge with one series per reason of a blocked link
+  // (none while no link is blocked): both empty on a healthy install.
+  rolelink_repair_blocked_total: ['bot-worker'],
+  rolelink_links_blocked: ['bot-worker'],
 };
 
 /** Series names in a PromQL expression: ours, Node's defaults, up, and the cluster's (cAdvisor, kube-state-metrics). */
