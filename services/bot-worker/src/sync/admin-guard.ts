@@ -7,7 +7,8 @@ import type { RangeContext, SliceResult } from './apply-range';
 /** How long a guild's role permissions and owner are trusted (a role edited meanwhile counts after this). */
 const GUILD_FACTS_TTL_MS = 60_000;
 
-type GuildFacts = { permissions: Map<string, bigint>; ownerId: string };
+/** A guild's role permissions, and its owner: read only for a role that carries either permission. */
+type GuildFacts = { permissions: Map<string, bigint>; ownerId(): Promise<string> };
 const cache = new WeakMap<API, Map<string, { at: number; facts: Promise<GuildFacts> }>>();
 
 function guildFacts(api: API, guildId: string): Promise<GuildFacts> {
@@ -18,9 +19,21 @@ function guildFacts(api: API, guildId: string): Promise<GuildFacts> {
   }
   const hit = byGuild.get(guildId);
   if (hit && Date.now() - hit.at < GUILD_FACTS_TTL_MS) return hit.facts;
-  const facts = Promise.all([api.guilds.getRoles(guildId), api.guilds.get(guildId)]).then(([roles, guild]) => ({ permissions: new Map(roles.map((r) => [r.id, BigInt(r.permissions)])), ownerId: guild.owner_id }));
+  let owner: Promise<string> | null = null;
+  const facts = api.guilds.getRoles(guildId).then((roles) => ({
+    permissions: new Map(roles.map((r) => [r.id, BigInt(r.permissions)])),
+    ownerId: () =>
+      (owner ??= api.guilds.get(guildId).then(
+        (g) => g.owner_id,
+        (err: unknown) => {
+          owner = null;
+          throw err;
+        },
+      )),
+  }));
   byGuild.set(guildId, { at: Date.now(), facts });
-  facts.catch(() => byGuild.delete(guildId));
+  const entries = byGuild;
+  facts.catch(() => entries.delete(guildId));
   return facts;
 }
 
@@ -32,7 +45,7 @@ export type GuardVerdict = 'remove' | 'held' | { stop: SliceResult };
  * other roles and @everyone give neither), the removal is held like a large removal until the owner
  * applies it. Never for the guild's owner (the platform gives the owner every permission) nor for a
  * member the admins themselves set to "never". Costs nothing for other roles beyond the guild's roles and
- * owner, read once a minute; one member read per removal for a role that carries either permission.
+ * owner, read once a minute (the owner only for such a role); one member read per removal for a role that carries either permission.
  */
 export async function guardRemoval(ctx: RangeContext, userId: string): Promise<GuardVerdict> {
   const { link } = ctx;
@@ -40,7 +53,7 @@ export async function guardRemoval(ctx: RangeContext, userId: string): Promise<G
   try {
     const facts = await guildFacts(ctx.api, link.guildId);
     const role = facts.permissions.get(link.roleId) ?? 0n;
-    if (lostManagePermission(role, 0n) === null || userId === facts.ownerId) return 'remove';
+    if (lostManagePermission(role, 0n) === null || userId === (await facts.ownerId())) return 'remove';
     ctx.spend();
     const member = await ctx.api.guilds.getMember(link.guildId, userId).catch((err: unknown) => {
       if (classifyPlatformError(err).kind === 'not_in_guild') return null;
