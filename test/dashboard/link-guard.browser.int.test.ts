@@ -30,8 +30,13 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
 
   async function signInAs(username: string) {
     await page.goto(sys.url);
-    if (await page.getByRole('button', { name: 'Sign out' }).count()) await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('link', { name: 'Sign in with the platform' }).click();
+    // Wait for the page to say who is signed in before asking: counting the button at once raced the
+    // front end's first render, missed a session still open and then waited for a sign-in link in vain.
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    const signIn = page.getByRole('link', { name: 'Sign in with the platform' });
+    await signOut.or(signIn).first().waitFor();
+    if (await signOut.count()) await signOut.click();
+    await signIn.click();
     await page.getByRole('button', { name: new RegExp(username) }).click();
     await page.getByRole('link', { name: DEMO.guildName }).waitFor();
   }
