@@ -1,4 +1,4 @@
-import type { FieldError } from '@rolelink/contracts';
+import { errorBody, type FieldError } from '@rolelink/contracts';
 
 /**
  * The one place the web app talks HTTP. Every call is same-origin with the session cookie; every
@@ -6,15 +6,27 @@ import type { FieldError } from '@rolelink/contracts';
  * A 401 from any call means the session is gone: the registered handler shows the sign-in screen.
  */
 
-/** An error answer `{ statusCode, message, errors? }`, or a network failure (status 0). */
+/**
+ * An error answer, read with the one error schema (`errorBody`, packages/contracts/src/error-body.ts), or a
+ * network failure (status 0). Every part of the answer is kept, for the screen to show: `fieldErrors`
+ * (the form's `errors`), `details` (a validation error's `<field>: <message>` lines) and `detail` (why a
+ * plugin call failed, on a 502).
+ */
 export class ApiError extends Error {
+  readonly fieldErrors: readonly FieldError[];
+  readonly details: readonly string[];
+  readonly detail: string | undefined;
+
   constructor(
     readonly status: number,
     message: string,
-    readonly fieldErrors: FieldError[] = [],
+    parts: { fieldErrors?: readonly FieldError[]; details?: readonly string[]; detail?: string | undefined } = {},
   ) {
     super(message);
     this.name = 'ApiError';
+    this.fieldErrors = parts.fieldErrors ?? [];
+    this.details = parts.details ?? [];
+    this.detail = parts.detail;
   }
 }
 
@@ -33,10 +45,6 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-function isFieldErrors(value: unknown): value is FieldError[] {
-  return Array.isArray(value) && value.every((e) => typeof e === 'object' && e !== null && typeof (e as FieldError).field === 'string' && typeof (e as FieldError).message === 'string');
-}
-
 async function readBody(res: Response): Promise<unknown> {
   if (res.status === 204) return undefined;
   const text = await res.text();
@@ -49,12 +57,13 @@ async function readBody(res: Response): Promise<unknown> {
 }
 
 function errorFrom(res: Response, body: unknown): ApiError {
-  if (typeof body === 'object' && body !== null) {
-    const b = body as { message?: unknown; errors?: unknown };
-    const message = typeof b.message === 'string' && b.message !== '' ? b.message : `Request failed (${res.status})`;
-    return new ApiError(res.status, message, isFieldErrors(b.errors) ? b.errors : []);
+  const parsed = errorBody.safeParse(body);
+  if (parsed.success) {
+    const { message, errors, details, detail } = parsed.data;
+    return new ApiError(res.status, message, { fieldErrors: errors, details, detail });
   }
-  return new ApiError(res.status, `Request failed (${res.status} ${res.statusText})`.trim());
+  // Not the service's error body (a proxy's HTML page, an empty 504): the status is all there is to say.
+  return new ApiError(res.status, `Request failed (${[res.status, res.statusText].filter(Boolean).join(' ')})`);
 }
 
 export type RequestOptions = { body?: unknown; signal?: AbortSignal | undefined };

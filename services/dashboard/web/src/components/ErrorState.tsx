@@ -20,6 +20,7 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
     <div className="error-state" role="alert">
       <h2>{title}</h2>
       {detail && detail !== title ? <p>{detail}</p> : null}
+      <ErrorParts error={error} />
       <div className={styles.actions}>
         {onRetry ? (
           <button type="button" className="btn" onClick={onRetry}>
@@ -37,11 +38,41 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
   );
 }
 
-/** A one-line error banner for failed actions; the server's message is shown verbatim. */
-export function ErrorBanner({ message, children }: { message: string; children?: ReactNode }) {
+/**
+ * The parts of an error answer beyond its message (client.ts keeps them all): why a plugin call failed
+ * (`detail`, on a 502), a validation error's lines (`details`) and, unless the form shows them beside its
+ * fields, the per-field problems (`errors`). Nothing for an error that is not an ApiError.
+ */
+export function ErrorParts({ error, fieldErrors = true }: { error: Error; fieldErrors?: boolean }) {
+  if (!(error instanceof ApiError)) return null;
+  return (
+    <>
+      {error.detail ? (
+        <p className={styles.detail}>
+          Plugin server: <code>{error.detail}</code>
+        </p>
+      ) : null}
+      {error.details.length > 0 ? (
+        <ul>
+          {error.details.map((line, i) => (
+            <li key={i}>{line}</li>
+          ))}
+        </ul>
+      ) : null}
+      {fieldErrors && error.fieldErrors.length > 0 ? <FieldErrorList errors={error.fieldErrors} /> : null}
+    </>
+  );
+}
+
+/**
+ * An error banner for failed actions: the server's message verbatim as its title, then every other part
+ * of the answer (`error`), then what the page adds (`children`). `message` replaces the title.
+ */
+export function ErrorBanner({ message, error, fieldErrors, children }: { message?: string; error?: Error; fieldErrors?: boolean; children?: ReactNode }) {
   return (
     <div className="banner banner-error" role="alert">
-      <p className="banner-title">{message}</p>
+      <p className="banner-title">{message ?? error?.message}</p>
+      {error ? <ErrorParts error={error} fieldErrors={fieldErrors} /> : null}
       {children}
     </div>
   );

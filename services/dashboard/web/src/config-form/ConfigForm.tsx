@@ -23,7 +23,8 @@ type Props = {
   onSaved: () => void;
 };
 
-type Banner = { message: string; details: FieldError[] };
+// `error`: the failed save's answer, whose other parts (a plugin's 502 `detail`) the banner shows too.
+type Banner = { message: string; details: FieldError[]; error?: Error };
 
 /**
  * The schema-mode form (spec 2.6–2.10). Values and errors live in react-hook-form; its resolver is the
@@ -96,7 +97,7 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
         // Errors for fields hidden by their conditions cannot be shown beside them: the banner lists them.
         const { byField, other } = splitErrors(err.fieldErrors, visible);
         for (const [key, message] of Object.entries(byField)) setError(key, { type: 'server', message });
-        setBanner({ message: err.message, details: other });
+        setBanner({ message: err.message, details: other, error: err });
         revealErrors(Object.fromEntries(Object.keys(byField).map((k) => [k, {}])));
       } else {
         setBanner({ message: err instanceof Error ? err.message : String(err), details: [] });
@@ -122,7 +123,11 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
         {structure.description ? <p className={panel.description}>{structure.description}</p> : null}
       </div>
 
-      {banner ? <ErrorBanner message={banner.message}>{banner.details.length ? <FieldErrorList errors={banner.details} /> : null}</ErrorBanner> : null}
+      {banner ? (
+        <ErrorBanner message={banner.message} error={banner.error} fieldErrors={false}>
+          {banner.details.length ? <FieldErrorList errors={banner.details} /> : null}
+        </ErrorBanner>
+      ) : null}
 
       {structure.sections.map((section, si) => {
         const items = sectionLayout(section, visible, pairs);

@@ -56,7 +56,7 @@ export function ConfigurationTab() {
     if (config.isPending && !error) return <Loading label="Loading the plugin's configuration…" />;
     return (
       <>
-        <ErrorBanner message={error?.message ?? 'The configuration could not be loaded.'} />
+        {error ? <ErrorBanner error={error} /> : <ErrorBanner message="The configuration could not be loaded." />}
         <div className="form-actions">
           <button type="button" className="btn" onClick={() => void config.refetch()} disabled={busy}>
             Try again
@@ -71,7 +71,7 @@ export function ConfigurationTab() {
 
   return (
     <>
-      {error ? <ErrorBanner message={error.message} /> : null}
+      {error ? <ErrorBanner error={error} /> : null}
       <FallbackNotice view={view} />
       {view.ui_mode === 'schema' ? (
         <>

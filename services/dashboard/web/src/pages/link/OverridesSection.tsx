@@ -46,7 +46,7 @@ export function OverridesSection() {
       {overrides.data ? (
         <>
           <AddOverrideForm onAdd={(values) => change.mutateAsync({ [values.list]: [values.userId] })} onAdded={(v) => toast.show('success', `Added to "${LIST_TEXT[v.list].title}"`)} />
-          {change.error && !(change.error instanceof ApiError && change.error.fieldErrors.length) ? <ErrorBanner message={change.error.message} /> : null}
+          {change.error && !(change.error instanceof ApiError && change.error.fieldErrors.length) ? <ErrorBanner error={change.error} /> : null}
           <div className={styles.lists}>
             {(['always', 'never'] as const).map((list) => (
               <OverrideList
