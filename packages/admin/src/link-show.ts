@@ -1,11 +1,11 @@
 import { findLinkAt, linkDetails } from '@rolelink/db/links';
 import { findGuildOutage, findLinkBlock, listedNotInServer } from '@rolelink/db/sync';
-import { BOT_NOT_IN_GUILD_MESSAGE, isPaused, LINK_BLOCK_MESSAGES, limitsFor, reportedPending, slotAllowance } from '@rolelink/domain';
+import { BOT_NOT_IN_GUILD_MESSAGE, isPaused, LINK_BLOCK_MESSAGES, limitsFor, reportedPending, slotAllowance, splitPending } from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
-import { heldChangeView, pendingHeldChange } from './removals';
+import { heldChangeView, pendingHeldChange, removalProgress } from './removals';
 
 /** Defined with the dashboard's contracts, which render it; re-exported for the CLI. */
 export type { LinkView };
@@ -27,6 +27,8 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   // The worker's pending counts every listed user not holding the role; those not in the server are no
   // change it can make now: counted apart, so a list with absent users still reaches "up to date".
   const pending = Math.max(0, reportedPending(link, desired) - notInServer);
+  // An applied removal is under way while the worker has not caught up with the list, or has removals left.
+  const removal = await removalProgress(deps, link.id, { removalsOutstanding: link.syncBehind || splitPending(pending, desired, link.appliedCount).removals > 0 });
   return {
     link_id: link.id,
     guild_id: guildId,
@@ -48,6 +50,7 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
       last_sync_at: extra.last_sync_at?.toISOString() ?? null,
     },
     held_change: held ? heldChangeView(held) : null,
+    removal,
     // The guild first: while the bot is out of it, nothing about the role can be known or changed.
     blocked: outage
       ? { reason: 'bot_not_in_guild', message: BOT_NOT_IN_GUILD_MESSAGE, since: outage.since.toISOString() }

@@ -1,12 +1,13 @@
-import type { AppliedRemovals, HeldChangePreview, LinkView, StripMember } from '@rolelink/contracts';
+import type { AppliedRemovals, HeldChangePreview, LinkView, RemovalProgressView, ResendRequestView, StripMember } from '@rolelink/contracts';
+import { inTransaction } from '@rolelink/db/client';
+import { linkEventKinds, recordEvent, recordResendRequestedEvent } from '@rolelink/db/events';
 import { findLinkAt, forceResync } from '@rolelink/db/links';
-import { confirmLatestHeldChange, latestHeldChange, type HeldChange } from '@rolelink/db/list';
-import { CONFIRM_WINDOW_MS } from '@rolelink/domain';
+import { confirmLatestHeldChange, latestConfirmedHeldChange, latestHeldChange, markResendRequested, type HeldChange } from '@rolelink/db/list';
+import { CONFIRM_WINDOW_MS, RESEND_REQUEST_INTERVAL_MS } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
-import { recordEvent } from '@rolelink/db/events';
 
 /** A held change as the dashboard and the CLI show it. */
 export function heldChangeView(held: HeldChange): NonNullable<LinkView['held_change']> {
@@ -93,4 +94,71 @@ export async function applyRemovals(deps: AdminDeps, input: { guildId: string; r
     await deps.requestSync(link.id);
   }
   return { change_id: change.changeId, kind: change.kind, removals: change.removals, window_ends_at: windowEndsAt };
+}
+
+/** How long a finished removal (applied, or its window ended) stays on the card. */
+const SHOWN_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Where the link's latest applied removal stands (issue 34), for the card and `link show`: the truth the
+ * server has, so the "nothing changes until the plugin resends" note goes once the list arrived.
+ * `sync`: whether the bot still has removals to make on the link (its journal behind, or pending removals).
+ */
+export async function removalProgress(deps: Pick<AdminDeps, 'db'>, linkId: string, sync: { removalsOutstanding: boolean }, now = new Date()): Promise<RemovalProgressView | null> {
+  const applied = await latestConfirmedHeldChange(deps.db.pool, linkId);
+  if (!applied) return null;
+  const windowEnds = applied.confirmedAt.getTime() + CONFIRM_WINDOW_MS;
+  const waiting = applied.kind === 'shrink' && applied.usedAt === null;
+  const state: RemovalProgressView['state'] = waiting ? (now.getTime() < windowEnds ? 'awaiting_list' : 'window_ended') : sync.removalsOutstanding ? 'removing' : 'applied';
+  if ((state === 'applied' || state === 'window_ended') && now.getTime() - applied.confirmedAt.getTime() > SHOWN_AFTER_MS) return null;
+  const requested = applied.resendRequestedAt;
+  const availableAt = requested && requested.getTime() + RESEND_REQUEST_INTERVAL_MS > now.getTime() ? new Date(requested.getTime() + RESEND_REQUEST_INTERVAL_MS).toISOString() : null;
+  return {
+    change_id: applied.changeId,
+    kind: applied.kind,
+    removals: applied.removals,
+    confirmed_at: applied.confirmedAt.toISOString(),
+    window_ends_at: new Date(windowEnds).toISOString(),
+    state,
+    list_resent_at: applied.kind === 'shrink' ? (applied.usedAt?.toISOString() ?? null) : null,
+    resend: { listening: (await linkEventKinds(deps.db.pool, linkId)).includes('list.resend_requested'), requested_at: requested?.toISOString() ?? null, available_at: availableAt },
+  };
+}
+
+/**
+ * The owner's "Ask the plugin to resend" (issue 34): a `list.resend_requested` event for the applied
+ * removal whose window is open, signed and delivered as every event is, and an audit entry
+ * (`list_resend_requested`), in one transaction. A second request within five minutes of the last one
+ * queues nothing and answers the standing request (`queued: false`), so a double click or a retried
+ * command never sends the plugin two events. Refused (409, with a code) when no applied removal waits
+ * for the list, the window ended, the list already arrived, a newer hold came since, or the plugin did
+ * not ask for the kind (nothing could reach it).
+ */
+export async function requestListResend(deps: AdminDeps, input: { guildId: string; roleId: string }): Promise<ResendRequestView> {
+  const { guildId, roleId, link } = await linkAt(deps, input);
+  return inTransaction(deps.db.pool, async (c) => {
+    const applied = await latestConfirmedHeldChange(c, link.id, 'shrink');
+    if (!applied) throw new AppError(409, "No applied removal waits for the plugin's list: apply the held removal first", 'no_applied_removal');
+    const latest = await latestHeldChange(c, link.id, 'shrink');
+    if (latest && latest.changeId !== applied.changeId && latest.usedAt === null) {
+      throw new AppError(409, 'A newer large removal was held since this one was applied; review it before asking for the list', 'held_change_superseded');
+    }
+    if (applied.usedAt !== null) throw new AppError(409, `The plugin already resent its list (${applied.usedAt.toISOString()}); the bot makes the removals`, 'list_already_resent');
+    const windowEndsAt = new Date(applied.confirmedAt.getTime() + CONFIRM_WINDOW_MS);
+    if (windowEndsAt.getTime() <= Date.now()) throw new AppError(409, `The one-hour window ended at ${windowEndsAt.toISOString()}; apply the removal again to reopen it`, 'confirm_window_ended');
+    const notListening = () => new AppError(409, 'The plugin did not ask for list.resend_requested events, so it cannot be asked; it must resend its list (PUT or upload) before the window ends', 'plugin_not_listening');
+    if (!(await linkEventKinds(c, link.id)).includes('list.resend_requested')) throw notListening();
+    const request = await markResendRequested(c, applied.changeId, RESEND_REQUEST_INTERVAL_MS);
+    const view = {
+      change_id: applied.changeId,
+      window_ends_at: windowEndsAt.toISOString(),
+      requested_at: request.requestedAt.toISOString(),
+      next_request_at: new Date(request.requestedAt.getTime() + RESEND_REQUEST_INTERVAL_MS).toISOString(),
+    };
+    if (!request.fresh) return { ...view, queued: false, event_id: null };
+    const eventId = await recordResendRequestedEvent(c, link.id, { change_id: applied.changeId, window_ends_at: view.window_ends_at });
+    if (eventId === null) throw notListening();
+    await audit(deps, c, { guildId, roleId, action: 'list_resend_requested', detail: { change_id: applied.changeId, event_id: `evt_${eventId}`, window_ends_at: view.window_ends_at } });
+    return { ...view, queued: true, event_id: `evt_${eventId}` };
+  });
 }

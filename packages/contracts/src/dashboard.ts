@@ -75,10 +75,42 @@ export type LinkView = {
    * next 0, and the dialog's sample names every one of them).
    */
   held_change: null | { change_id: string; kind: 'shrink' | 'admin_source'; previous: number; next: number; removals: number; additions: number; created_at: string; confirmed_at: string | null };
+  /** The latest removal the owner applied, and where it stands (null when none was applied, or it finished over a day ago). */
+  removal: RemovalProgressView | null;
   /** Null while the bot can sync the link; otherwise why it cannot, instead of a stream of per-user failures. */
   blocked: LinkBlockedView | null;
   created_at: string;
 };
+
+/**
+ * An applied removal as it stands, read from the server (issue 34), so the card never claims what it cannot know:
+ * - `awaiting_list`: a `shrink` hold was applied and the window is open; the list was not stored, so nothing
+ *   changes until the plugin resends it (PUT or upload) before `window_ends_at`;
+ * - `window_ended`: the window closed without the list; applying again reopens it;
+ * - `removing`: the list arrived (`list_resent_at`), or an `admin_source` hold was applied, and the bot is
+ *   still removing the role;
+ * - `applied`: the bot made every removal.
+ * `resend`: "Ask the plugin to resend" (`list.resend_requested`). `listening`: the plugin asked for that
+ * kind (otherwise nothing can reach it); `requested_at`: the owner's last request; `available_at`: when a
+ * new request can queue an event (null: now).
+ */
+export type RemovalProgressView = {
+  change_id: string;
+  kind: 'shrink' | 'admin_source';
+  removals: number;
+  confirmed_at: string;
+  window_ends_at: string;
+  state: 'awaiting_list' | 'window_ended' | 'removing' | 'applied';
+  list_resent_at: string | null;
+  resend: { listening: boolean; requested_at: string | null; available_at: string | null };
+};
+
+/**
+ * POST /dashboard-api/guilds/:guildId/links/:roleId/request-resend (owner only) and `rolelink removals
+ * request-resend`: the plugin is asked to resend its list (`list.resend_requested`). `queued` false: an
+ * earlier request less than five minutes old stands (`requested_at`), and no second event was queued.
+ */
+export type ResendRequestView = { change_id: string; window_ends_at: string; requested_at: string; queued: boolean; event_id: string | null; next_request_at: string };
 
 /** A platform role as the dashboard shows it. `color` is `#rrggbb`, or null for the platform's default (no colour). */
 export type DashboardRole = { id: string; name: string; color: string | null; position: number };
@@ -274,6 +306,7 @@ export const AUDIT_ACTIONS = [
   'link_deleted',
   'config_saved',
   'removals_applied',
+  'list_resend_requested',
   'link_enabled',
   'link_disabled',
   'trusted_set',

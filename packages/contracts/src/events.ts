@@ -10,6 +10,7 @@ export const PLUGIN_EVENT_KINDS = [
   'member.expired',
   'removal.held',
   'removal.applied',
+  'list.resend_requested',
   'link.paused',
   'link.resumed',
   'link.disabled',

@@ -127,3 +127,37 @@ export async function confirmLatestHeldChange(db: Queryable, linkId: string, cha
   );
   return rows[0] ?? null;
 }
+
+/** A confirmed hold with what happened since: the resent list (`usedAt`) and the owner's last resend request. */
+export type ConfirmedHeldChange = HeldChange & { confirmedAt: Date; usedAt: Date | null; resendRequestedAt: Date | null };
+
+/**
+ * The link's latest hold the owner applied, of either kind unless `kind` names one (what "Removals in
+ * progress" and "Ask the plugin to resend" are about), or null when none was ever applied.
+ */
+export async function latestConfirmedHeldChange(db: Queryable, linkId: string, kind?: HeldKind): Promise<ConfirmedHeldChange | null> {
+  const { rows } = await db.query<ConfirmedHeldChange>(
+    `SELECT ${COLUMNS}, used_at AS "usedAt", resend_requested_at AS "resendRequestedAt"
+     FROM held_change WHERE link_id = $1 AND confirmed_at IS NOT NULL AND ($2::text IS NULL OR kind = $2)
+     ORDER BY confirmed_at DESC, change_id DESC LIMIT 1`,
+    [linkId, kind ?? null],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Takes the owner's "Ask the plugin to resend" for a hold: sets `resend_requested_at` unless an earlier
+ * request is less than `minIntervalMs` old. The row lock serialises two requests at once, so only one
+ * of them is `fresh` (and queues an event). Returns the request that stands.
+ */
+export async function markResendRequested(db: Queryable, changeId: string, minIntervalMs: number): Promise<{ fresh: boolean; requestedAt: Date }> {
+  const taken = await db.query<{ requestedAt: Date }>(
+    `UPDATE held_change SET resend_requested_at = now()
+      WHERE change_id = $1 AND (resend_requested_at IS NULL OR resend_requested_at <= now() - make_interval(secs => $2::double precision / 1000))
+      RETURNING resend_requested_at AS "requestedAt"`,
+    [changeId, minIntervalMs],
+  );
+  if (taken.rows[0]) return { fresh: true, requestedAt: taken.rows[0].requestedAt };
+  const { rows } = await db.query<{ requestedAt: Date }>('SELECT resend_requested_at AS "requestedAt" FROM held_change WHERE change_id = $1', [changeId]);
+  return { fresh: false, requestedAt: rows[0]!.requestedAt };
+}

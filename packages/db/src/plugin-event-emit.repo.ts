@@ -1,3 +1,4 @@
+import type { PluginEventPayloads } from '@rolelink/wire-types';
 import { linkEventKinds, recordEvent } from './plugin-events.repo';
 import type { Queryable } from './queryable';
 import { fromStored, toStored } from './user-id';
@@ -71,4 +72,12 @@ export async function recordMemberExpiredEvents(db: Queryable, linkId: string, u
     [linkId, userIds, expiredAt.toISOString()],
   );
   return rowCount ?? 0;
+}
+
+/**
+ * The owner asks the plugin to resend its list for an applied removal (`list.resend_requested`, issue 34).
+ * Null when the plugin did not ask for the kind (nothing is recorded).
+ */
+export function recordResendRequestedEvent(db: Queryable, linkId: string, data: PluginEventPayloads['list.resend_requested']): Promise<string | null> {
+  return recordEvent(db, linkId, 'list.resend_requested', data);
 }

@@ -9,6 +9,8 @@ export const PLAN_LIMITS = {
 export const MAX_CHUNK_USERS = 100_000;
 export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 export const CONFIRM_WINDOW_MS = 60 * 60 * 1000;
+/** The owner's "Ask the plugin to resend": at most one list.resend_requested per applied removal in this time. */
+export const RESEND_REQUEST_INTERVAL_MS = 5 * 60 * 1000;
 
 export function limitsFor(plan: Plan) {
   return PLAN_LIMITS[plan];

@@ -20,6 +20,12 @@ export type PluginEventPayloads = {
   /** The owner applied a held removal: resend the list (PUT or upload) before `window_ends_at` and it goes through. */
   'removal.applied': { change_id: string; removals: number; window_ends_at: string };
   /**
+   * The server owner asks the plugin to resend its list (PUT or upload) for the applied removal
+   * `change_id`: the list was not stored, so nothing changes until it arrives. Sent only while the
+   * confirmation window is open: a list resent before `window_ends_at` goes through without a new hold.
+   */
+  'list.resend_requested': { change_id: string; window_ends_at: string };
+  /**
    * The link stopped syncing, and why (`reason`): `slot_allowance` (a plan change), `bot_not_in_guild`
    * (the bot was removed from the guild, or the guild is gone), `role_unmanageable` (the bot may not
    * change the role; `problem` says why: no_manage_roles, above_bot, managed, unknown_role, mfa_required,

@@ -1,4 +1,4 @@
-import { applyRemovals, changeOverrides, createLink, deleteLink, getOverrides, linkEventLog, lookupMember, resendLinkEvent, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
+import { applyRemovals, changeOverrides, createLink, deleteLink, getOverrides, linkEventLog, lookupMember, requestListResend, resendLinkEvent, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
 import { eventLogPrintable } from './link-events';
 import { boolFlag, type Command } from '../command';
 
@@ -93,6 +93,12 @@ export const linkCommands: Command[] = [
     args: ['guildId', 'roleId'],
     summary: "The owner's confirmation of the latest held removal: the resent list is accepted for one hour",
     run: (ctx, a) => applyRemovals(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
+  },
+  {
+    words: ['removals', 'request-resend'],
+    args: ['guildId', 'roleId'],
+    summary: 'Ask the plugin to resend its list for the applied removal (event list.resend_requested), while the one-hour window is open; a repeat within five minutes queues no second event',
+    run: (ctx, a) => requestListResend(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
 ];
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { applyRemovals, createLink, deleteLink, heldChangePreview, lookupMember, resyncLink, setLink, stripPreview } from '@rolelink/admin';
+import { applyRemovals, createLink, deleteLink, heldChangePreview, lookupMember, requestListResend, resyncLink, setLink, stripPreview } from '@rolelink/admin';
 import {
   applyRemovalsBody,
   createLinkBody,
@@ -12,6 +12,7 @@ import {
   type DeletedLinkView,
   type HeldChangePreview,
   type LinkCard,
+  type ResendRequestView,
   type ResyncView,
   type StripPreviewView,
 } from '@rolelink/contracts';
@@ -130,6 +131,15 @@ export function linksRouter(ctx: DashboardContext): Router {
     const g = await ctx.access.guild(req, params.guildId);
     ctx.access.requireOwner(g, 'apply held removals');
     res.json((await applyRemovals(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, changeId: body.change_id })) satisfies AppliedRemovals);
+  });
+
+  // "Ask the plugin to resend": list.resend_requested for the applied removal whose window is open (owner only,
+  // as applying is); a repeat within five minutes answers the standing request and queues nothing.
+  router.post(`${base}/request-resend`, validate(linkOnly), async (req, res) => {
+    const { params } = input<typeof linkOnly>(res);
+    const g = await ctx.access.guild(req, params.guildId);
+    ctx.access.requireOwner(g, 'ask the plugin to resend its list');
+    res.json((await requestListResend(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId })) satisfies ResendRequestView);
   });
 
   router.get(`${base}/members/:userId`, validate(memberParts), async (req, res) => {

@@ -17,6 +17,7 @@ import type {
   DeleteLinkBody,
   GuildHealth,
   HeldChangePreview,
+  ResendRequestView,
   LinkCard,
   LinkEventLog,
   MemberLookup,
@@ -78,6 +79,7 @@ export const dashboardApi = {
   stripPreview: (guildId: string, roleId: string, signal?: Signal) => request<StripPreviewView>('GET', `${linkPath(guildId, roleId)}/strip-preview`, { signal }),
   heldChange: (guildId: string, roleId: string, signal?: Signal) => request<HeldChangePreview>('GET', `${linkPath(guildId, roleId)}/held-change`, { signal }),
   applyRemovals: (guildId: string, roleId: string, body: ApplyRemovalsBody) => request<AppliedRemovals>('POST', `${linkPath(guildId, roleId)}/apply-removals`, { body }),
+  requestResend: (guildId: string, roleId: string) => request<ResendRequestView>('POST', `${linkPath(guildId, roleId)}/request-resend`),
 
   config: (guildId: string, roleId: string, options: { refresh?: boolean; signal?: Signal } = {}) => request<ConfigView>('GET', `${linkPath(guildId, roleId)}/config${options.refresh ? '?refresh=true' : ''}`, { signal: options.signal }),
   submitConfig: (guildId: string, roleId: string, config: Record<string, unknown>) => request<SubmittedConfig>('POST', `${linkPath(guildId, roleId)}/config`, { body: { config } }),

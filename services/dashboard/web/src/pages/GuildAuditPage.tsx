@@ -16,6 +16,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   link_deleted: 'Link deleted',
   config_saved: 'Configuration saved',
   removals_applied: 'Removals applied',
+  list_resend_requested: 'Plugin asked to resend its list',
   link_enabled: 'Link enabled',
   link_disabled: 'Link disabled',
   trusted_set: 'Marked trusted',
@@ -65,6 +66,8 @@ function detailText(e: Entry): string {
       return overridesText(d);
     case 'privileged_consent':
       return `Linked "${String(d.role_name)}", which carries ${ids(d.permissions).join(', ')}`;
+    case 'list_resend_requested':
+      return `list.resend_requested (${String(d.event_id)}) for the removal applied as ${String(d.change_id)}; the window ends ${String(d.window_ends_at)}`;
     case 'event_resent':
       return `${String(d.kind)} (#${n(d.seq)}, ${String(d.event_id)}) queued for delivery again`;
     case 'resync_requested':
