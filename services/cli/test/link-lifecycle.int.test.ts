@@ -165,6 +165,33 @@ describe('link delete, set, show and removals apply', () => {
     expect((await cli('removals', 'apply', g, r)).out).toEqual({ statusCode: 404, message: 'No held change to apply for this role link' });
   });
 
+  it('asks the plugin to resend its list after an apply (removals request-resend): one event per five minutes, refused once the list arrived', async () => {
+    // A plugin that asked for list.resend_requested in its /register answer.
+    h.plugin.on('POST /register', (_req, res) => json(res, 200, { ok: true, events: ['list.resend_requested'] }));
+    const { g, r, token } = await created();
+    const put = (ids: string[]) => request(api).put(users(g, r)).set('Authorization', `Token ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(ids));
+    await put(userIds(50)).expect(200);
+    await put(userIds(5)).expect(409);
+    expect(await cli('removals', 'request-resend', g, r)).toEqual({ code: 1, out: { statusCode: 409, message: "No applied removal waits for the plugin's list: apply the held removal first" } });
+    const applied = await cli('removals', 'apply', g, r);
+    expect((await cli('link', 'show', g, r)).out).toMatchObject({ removal: { state: 'awaiting_list', list_resent_at: null, resend: { listening: true, requested_at: null } } });
+
+    const asked = await cli('removals', 'request-resend', g, r);
+    expect(asked).toMatchObject({ code: 0, out: { change_id: applied.out.change_id, window_ends_at: applied.out.window_ends_at, queued: true, event_id: expect.stringMatching(/^evt_/) } });
+    expect((await cli('removals', 'request-resend', g, r)).out).toMatchObject({ queued: false, event_id: null, requested_at: asked.out.requested_at });
+    const events = await h.db.pool.query<{ payload: unknown }>("SELECT payload FROM plugin_event WHERE kind = 'list.resend_requested'");
+    expect(events.rows).toEqual([{ payload: { change_id: applied.out.change_id, window_ends_at: applied.out.window_ends_at } }]);
+    const audit = await h.db.pool.query("SELECT via, detail->>'event_id' AS event_id FROM admin_audit WHERE guild_id = $1 AND action = 'list_resend_requested'", [g]);
+    expect(audit.rows).toEqual([{ via: 'cli', event_id: asked.out.event_id }]);
+
+    // The plugin resends: the removals start, and the note about waiting for the list no longer applies.
+    await put(userIds(5)).expect(200);
+    expect((await cli('link', 'show', g, r)).out).toMatchObject({ held_change: null, removal: { state: 'removing', list_resent_at: expect.any(String) } });
+    const late = await cli('removals', 'request-resend', g, r);
+    expect(late.code).toBe(1);
+    expect(late.out).toMatchObject({ statusCode: 409, message: expect.stringMatching(/^The plugin already resent its list/) });
+  });
+
   it('pauses links beyond the allowance when a guild downgrades, and resumes them on upgrade', async () => {
     const g = snowflake();
     expect((await cli('guild', 'set-plan', g, '--plan', 'premium', '--owner', '100000000000000009')).out).toMatchObject({ plan: 'premium', slot_allowance: 210 });
