@@ -1,3 +1,4 @@
+import { backoffExpression, backoffMs, type Backoff } from '@rolelink/wire-types/backoff';
 import type { Queryable } from './queryable';
 import { toStored } from './user-id';
 
@@ -5,9 +6,15 @@ import { toStored } from './user-id';
 export type Outcome = 'applied' | 'removed' | 'not_in_guild' | 'missing_permission' | 'failed' | 'unknown_user';
 
 /** Back-off of a failed call: 30 s doubling per attempt, capped at an hour. */
+export const FAILED_CALL_BACKOFF: Backoff = { firstMs: 30_000, maxMs: 3_600_000 };
+
+/** The wait after the `attempts`-th failed call (1 = the first). */
 export function retryDelayMs(attempts: number): number {
-  return Math.min(3_600_000, 30_000 * 2 ** Math.max(0, attempts - 1));
+  return backoffMs(FAILED_CALL_BACKOFF, attempts - 1);
 }
+
+/** The same wait in SQL, after the row's `attempts` so far plus the one failing now. */
+const retryDelaySql = (attemptsSoFar: string) => backoffExpression('sql', FAILED_CALL_BACKOFF, attemptsSoFar);
 
 /** A user who is not in the guild waits for the reconcile (which sees them join) or a day. */
 export const NOT_IN_GUILD_RETRY_MS = 24 * 3_600_000;
@@ -37,7 +44,7 @@ export const recordOutcome = {
        ON CONFLICT (link_id, user_id) DO UPDATE
          SET outcome = $3, updated_at = clock_timestamp(), attempts = m.attempts + 1, last_error = NULL,
              next_retry_at = localtimestamp + make_interval(secs => (CASE WHEN $3 = 'not_in_guild' THEN $4::double precision
-                                                                  ELSE LEAST(3600000, 30000 * power(2, m.attempts)) END) / 1000)
+                                                                  ELSE ${retryDelaySql('m.attempts')} END) / 1000)
        RETURNING next_retry_at`,
       [linkId, userId, outcome, outcome === 'not_in_guild' ? NOT_IN_GUILD_RETRY_MS : retryDelayMs(1)],
     );
@@ -56,7 +63,7 @@ export const recordOutcome = {
   async removeFailed(db: Queryable, linkId: string, userId: string, error: 'missing_permission' | 'failed'): Promise<Date | null> {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `UPDATE applied_member SET last_error = $3, updated_at = clock_timestamp(), attempts = attempts + 1,
-              next_retry_at = localtimestamp + make_interval(secs => LEAST(3600000, 30000 * power(2, attempts)) / 1000)
+              next_retry_at = localtimestamp + make_interval(secs => ${retryDelaySql('attempts')} / 1000)
         WHERE link_id = $1 AND user_id = ${toStored('$2')}
         RETURNING next_retry_at`,
       [linkId, userId, error],

@@ -1,3 +1,4 @@
+import { backoffExpression, backoffMs, type Backoff } from '@rolelink/wire-types/backoff';
 import type { Queryable } from './queryable';
 
 // Guilds the bot cannot reach (`guild_outage`, issue 34; docs/sync-engine.md "Bot removed from a guild,
@@ -9,7 +10,8 @@ import type { Queryable } from './queryable';
 /** Probes of an unreachable guild before only the bot's guild list can bring it back: 1, 2, 4 … 60, 60 min. */
 export const GUILD_PROBES = 8;
 /** The delay before probe `n` (0-based): 1 min doubling, capped at 1 h. */
-export const probeDelayMs = (n: number): number => Math.min(3_600_000, 60_000 * 2 ** n);
+export const PROBE_BACKOFF: Backoff = { firstMs: 60_000, maxMs: 3_600_000 };
+export const probeDelayMs = (n: number): number => backoffMs(PROBE_BACKOFF, n);
 
 export type GuildOutage = { guildId: string; since: Date; code: number; probes: number; nextProbeAt: Date | null; notified: boolean };
 
@@ -56,7 +58,7 @@ export async function claimGuildProbe(db: Queryable, guildId: string): Promise<b
 export async function probeFailed(db: Queryable, guildId: string): Promise<GuildOutage | null> {
   const { rows } = await db.query<Row>(
     `UPDATE guild_outage SET probes = probes + 1,
-            next_probe_at = CASE WHEN probes + 1 >= $2 THEN NULL ELSE localtimestamp + make_interval(secs => LEAST(3600, 60 * power(2, probes + 1))) END
+            next_probe_at = CASE WHEN probes + 1 >= $2 THEN NULL ELSE localtimestamp + make_interval(secs => ${backoffExpression('sql', PROBE_BACKOFF, 'probes + 1')} / 1000) END
       WHERE guild_id = $1 RETURNING ${COLUMNS}`,
     [guildId, GUILD_PROBES],
   );

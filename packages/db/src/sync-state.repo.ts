@@ -1,3 +1,4 @@
+import { backoffExpression, type Backoff } from '@rolelink/wire-types/backoff';
 import { compactJournal } from './list-changes.repo';
 import type { Queryable } from './queryable';
 import { fromStoredText, storedText, toStored } from './user-id';
@@ -134,17 +135,21 @@ export async function abandonPass(db: Queryable, linkId: string): Promise<void> 
   );
 }
 
-/** Missing permissions on the role: stop hammering it, 1 min doubling to 1 h. Returns the back-off in ms. */
+/** Missing permissions on the role: stop hammering it, 1 min doubling to 1 h. */
+export const LINK_BACKOFF: Backoff = { firstMs: 60_000, maxMs: 3_600_000 };
+
+/** Counts one more back-off of the link and sets its end. Returns the back-off in ms. */
 export async function backOffLink(db: Queryable, linkId: string): Promise<number> {
+  // SET reads the count before this back-off (step 0 for the first); RETURNING reads it after.
   const { rows } = await db.query<{ ms: number }>(
     `UPDATE link_sync_state SET backoff_count = backoff_count + 1,
-            backoff_until = localtimestamp + make_interval(secs => LEAST(3600, 60 * power(2, backoff_count))),
+            backoff_until = localtimestamp + make_interval(secs => ${backoffExpression('sql', LINK_BACKOFF, 'backoff_count')} / 1000),
             updated_at = clock_timestamp()
       WHERE link_id = $1
-      RETURNING (LEAST(3600, 60 * power(2, backoff_count - 1)) * 1000)::float8 AS ms`,
+      RETURNING (${backoffExpression('sql', LINK_BACKOFF, 'backoff_count - 1')})::float8 AS ms`,
     [linkId],
   );
-  return rows[0]?.ms ?? 60_000;
+  return rows[0]?.ms ?? LINK_BACKOFF.firstMs;
 }
 
 export async function clearBackoff(db: Queryable, linkId: string): Promise<void> {

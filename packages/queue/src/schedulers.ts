@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { schedulerCatalog, type JobData, type JobName, type QueueName, type SchedulerOf } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
+import { backoffMs, type Backoff } from '@rolelink/wire-types/backoff';
 import type { Producer } from './producer';
 
 /**
@@ -37,8 +38,8 @@ export type SchedulerKeeper = {
  * its connection to be ready before a command and does not give up while Redis refuses connections, so
  * an attempt that hangs is abandoned (an upsert landing late is harmless) and the next one started.
  */
-export type Backoff = { firstMs: number; maxMs: number; attemptMs: number };
-const DEFAULT_BACKOFF: Backoff = { firstMs: 250, maxMs: 10_000, attemptMs: 10_000 };
+export type RegistrationBackoff = Backoff & { attemptMs: number };
+const DEFAULT_BACKOFF: RegistrationBackoff = { firstMs: 250, maxMs: 10_000, attemptMs: 10_000 };
 
 /**
  * Registers every scheduler now, retrying with backoff until Redis takes them all, and again on every
@@ -46,7 +47,7 @@ const DEFAULT_BACKOFF: Backoff = { firstMs: 250, maxMs: 10_000, attemptMs: 10_00
  * are gone with it). Nothing here throws: the service keeps starting and serving /healthz while Redis is
  * away, and says not ready until the first registration succeeded.
  */
-export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: Backoff }): SchedulerKeeper {
+export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: RegistrationBackoff }): SchedulerKeeper {
   const schedulers = o.schedulers.filter((s): s is JobScheduler => !!s);
   const backoff = o.backoff ?? DEFAULT_BACKOFF;
   let registered = false;
@@ -68,7 +69,6 @@ export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobSch
     }).finally(() => (wake = null));
 
   const attempt = async (): Promise<void> => {
-    let delay = backoff.firstMs;
     for (let tries = 1; !stopped; tries++) {
       again = false;
       try {
@@ -79,9 +79,9 @@ export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobSch
         if (!again) return;
       } catch (err) {
         if (stopped) return;
+        const delay = backoffMs(backoff, tries - 1);
         o.logger.warn('job schedulers not registered (Redis); retrying', { err: err instanceof Error ? err.message : String(err), retryInMs: delay, tries });
         await pause(delay);
-        delay = Math.min(delay * 2, backoff.maxMs);
       }
     }
   };

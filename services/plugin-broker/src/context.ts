@@ -1,5 +1,6 @@
 import type { Queryable } from '@rolelink/db/client';
 import type { Logger, Metrics } from '@rolelink/runtime';
+import type { Backoff } from '@rolelink/wire-types/backoff';
 import type { ConfigCache } from './config-cache';
 import type { PluginHttp } from '@rolelink/plugin-http';
 
@@ -16,6 +17,8 @@ export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'de
  */
 export type EventDeliveryOptions = { baseMs: number; maxMs: number; windowMs: number; timeoutMs: number; sweepEveryMs: number };
 export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = { baseMs: 10_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000, timeoutMs: 5_000, sweepEveryMs: 5_000 };
+/** Event delivery's backoff (retry `n` is its step n-1): the jitter spreads the retries of events that failed together. */
+export const eventBackoff = (o: Pick<EventDeliveryOptions, 'baseMs' | 'maxMs'>): Backoff => ({ firstMs: o.baseMs, maxMs: o.maxMs, jitter: 0.1 });
 
 /** Everything a broker job needs, built once in main.ts (or by a test) and passed in. */
 export type BrokerContext = {

@@ -8,6 +8,7 @@
  * exactly one request (the probe) may go, and its answer's headers open the window for the others.
  * This is conservative until discovery and never assumes a window shape (fixed or sliding).
  */
+import { backoffExpression } from '@rolelink/wire-types/backoff';
 
 const NOW = `
 local t = redis.call('TIME')
@@ -133,7 +134,7 @@ end
 if ARGV[1] == '401' then
   local n = redis.call('INCR', KEYS[3])
   redis.call('PEXPIRE', KEYS[3], windowMs)
-  local backoff = math.min(tonumber(ARGV[4]) * math.pow(2, n - 1), tonumber(ARGV[5]))
+  local backoff = ${backoffExpression('lua', { firstMs: 'tonumber(ARGV[4])', maxMs: 'tonumber(ARGV[5])' }, 'n - 1')}
   if backoff > blockMs then blockMs = backoff end
 end
 if blockMs > 0 then

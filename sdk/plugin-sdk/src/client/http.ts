@@ -1,6 +1,7 @@
+import { backoffMs } from '@rolelink/wire-types/backoff';
 import { RoleLinkApiError, RoleLinkNetworkError } from './errors';
 import type { AbortSignalLike, FetchAnswer, FetchLike } from '../host-types';
-import { backoffMs, parseRetryAfter, sleep, type RetryOptions } from './retry';
+import { parseRetryAfter, retryBackoff, sleep, type RetryOptions } from './retry';
 
 /**
  * Which failures a call may be repeated after:
@@ -81,7 +82,7 @@ export class HttpClient {
         const { error } = outcome;
         const retryable = !error.timedOut && (call.retry === 'idempotent' || CONNECTION_REFUSED.has(errorCode(error.cause) ?? ''));
         if (last || !retryable) throw error;
-        await sleep(backoffMs(attempt, retry), call.signal);
+        await sleep(backoffMs(retryBackoff(retry), attempt), call.signal);
       }
     }
   }
@@ -92,7 +93,7 @@ export class HttpClient {
     const throttled = answer.status === 429 || answer.status === 503 || answer.status === 409;
     if (!throttled && !(policy === 'idempotent' && answer.status >= 500)) return null;
     if (retryAfter !== null) return retryAfter <= this.options.retry.maxRetryAfterMs ? retryAfter : null;
-    return backoffMs(attempt, this.options.retry);
+    return backoffMs(retryBackoff(this.options.retry), attempt);
   }
 
   private async attempt(url: string, call: HttpCall): Promise<{ answer: HttpAnswer; retryAfter: number | null } | { error: RoleLinkNetworkError }> {

@@ -1,4 +1,5 @@
-import { backoffMs, DEFAULT_RETRY, parseRetryAfter } from './retry';
+import { backoffMs } from '@rolelink/wire-types/backoff';
+import { DEFAULT_RETRY, parseRetryAfter, retryBackoff } from './retry';
 
 describe('Retry-After and backoff', () => {
   it('reads Retry-After as seconds or as an HTTP date, and nothing else', () => {
@@ -10,11 +11,12 @@ describe('Retry-After and backoff', () => {
     expect(parseRetryAfter('soon', now)).toBeNull();
   });
 
-  it('doubles the backoff ceiling per attempt up to maxDelayMs (full jitter below it)', () => {
+  it('doubles the backoff ceiling per attempt from baseDelayMs up to maxDelayMs (full jitter below it)', () => {
     const top = () => 0.999999;
-    expect(backoffMs(0, DEFAULT_RETRY, top)).toBe(249);
-    expect(backoffMs(2, DEFAULT_RETRY, top)).toBe(999);
-    expect(backoffMs(10, DEFAULT_RETRY, top)).toBe(7999);
-    expect(backoffMs(3, DEFAULT_RETRY, () => 0)).toBe(0);
+    const backoff = retryBackoff(DEFAULT_RETRY);
+    expect(backoffMs(backoff, 0, top)).toBe(249);
+    expect(backoffMs(backoff, 2, top)).toBe(999);
+    expect(backoffMs(backoff, 10, top)).toBe(7999);
+    expect(backoffMs(backoff, 3, () => 0)).toBe(0);
   });
 });

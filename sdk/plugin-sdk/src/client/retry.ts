@@ -1,4 +1,6 @@
+import type { Backoff } from '@rolelink/wire-types/backoff';
 import type { AbortSignalLike } from '../host-types';
+
 /** When and how long to wait before trying a call again. */
 
 export type RetryOptions = {
@@ -14,9 +16,13 @@ export type RetryOptions = {
 
 export const DEFAULT_RETRY = { retries: 4, baseDelayMs: 250, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 } as const satisfies RetryOptions;
 
-/** Full-jitter exponential backoff: spreads retries of many plugins instead of synchronising them. */
-export function backoffMs(attempt: number, options: RetryOptions, random = Math.random): number {
-  return Math.floor(random() * Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt));
+/**
+ * The options as the service's one backoff rule (@rolelink/wire-types/backoff, compiled into the package):
+ * full jitter spreads the retries of many plugins instead of synchronising them. Retry after attempt `n`
+ * (0 = the first call) waits step `n` of it.
+ */
+export function retryBackoff(options: RetryOptions): Backoff {
+  return { firstMs: options.baseDelayMs, maxMs: options.maxDelayMs, jitter: 'full' };
 }
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */

@@ -5,9 +5,9 @@ import { decryptToken } from '@rolelink/domain';
 import { PluginCallFailure } from '@rolelink/plugin-http';
 import { signEvent } from '@rolelink/plugin-sdk';
 import type { Producer } from '@rolelink/queue';
+import { backoffMs } from '@rolelink/wire-types/backoff';
 import { callPlugin } from '../calls/call-plugin';
-import { DEFAULT_EVENT_DELIVERY, type BrokerContext } from '../context';
-import { retryDelayMs } from './backoff';
+import { DEFAULT_EVENT_DELIVERY, eventBackoff, type BrokerContext } from '../context';
 
 type PluginCalls = Producer<typeof QueueName.pluginCalls>;
 
@@ -52,7 +52,7 @@ export async function deliverLinkEvents(ctx: BrokerContext, jobs: PluginCalls, l
         run.delivered++;
         continue;
       }
-      const nextAt = ctx.now() + retryDelayMs(opts, event.attemptCount + 1);
+      const nextAt = ctx.now() + backoffMs(eventBackoff(opts), event.attemptCount);
       if (nextAt > event.retryFrom.getTime() + opts.windowMs) {
         await recordEventAttempt(ctx.db, event.id, attempt, { state: 'dropped' });
         await recordEventsDroppedNote(ctx.db, linkId, { event_id: event.id, kind: event.kind, attempts: event.attemptCount + 1, plugin_url: sub.pluginUrl });
