@@ -165,7 +165,7 @@ if edgeUntil <= now then
   fresh = 1
   n = redis.call('INCR', KEYS[3])
   redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[4]))
-  local wait = math.min(retry * math.pow(2, n - 1), math.max(retry, tonumber(ARGV[3])))
+  local wait = ${backoffExpression('lua', { firstMs: 'retry', maxMs: 'math.max(retry, tonumber(ARGV[3]))' }, 'n - 1')}
   untilMs = now + wait + offset
 else
   untilMs = math.max(edgeUntil, now + retry + offset)
