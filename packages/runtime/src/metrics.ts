@@ -34,6 +34,9 @@ export const MetricName = {
   guildsUnavailable: 'rolelink_guilds_unavailable',
   linksBlocked: 'rolelink_links_blocked',
   repairBlocked: 'rolelink_repair_blocked_total',
+  driftPollAge: 'rolelink_drift_poll_age_seconds',
+  driftPollCoverage: 'rolelink_drift_poll_coverage_ratio',
+  driftPollGuilds: 'rolelink_drift_poll_guilds',
 } as const;
 
 /** Up to 2 minutes: a 100,000-ID PUT may legitimately take that long (spec 8.5). */
@@ -46,6 +49,9 @@ const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 type QueueDepthSample = { queue: string; state: string; count: number };
 /** What the platform refuses for a whole application, guild or link (issue 34), read from PostgreSQL at scrape time. */
 export type RefusalSample = { membersListingBlocked: number; guildsUnavailable: number; linksBlocked: { reason: string; count: number }[] };
+/** The drift poll's coverage, over all guilds it may read and over the changed ones (packages/db readDriftCoverage). */
+type DriftCoverageFigures = { guilds: number; oldestAgeSeconds: number; shareWithin: number };
+export type DriftCoverageSample = { all: DriftCoverageFigures; changed: DriftCoverageFigures };
 type SyncLagSample = { linksBehind: number; pendingChanges: number; maxLinkPendingChanges: number; oldestUnappliedSeconds: number };
 
 export type Metrics = {
@@ -79,6 +85,15 @@ export type Metrics = {
    * as syncLag: the last figures, with rolelink_metrics_stale{collector="refusals"} = 1, while PostgreSQL is away.
    */
   refusals(sample: () => Promise<RefusalSample>): void;
+  /**
+   * The drift poll's coverage (docs/sync-engine.md "Which guild next"), read at scrape time from one
+   * `sample`, each with guilds="all" (every guild with active links whose audit log the bot may read) and
+   * guilds="changed" (those with a linked role changed or a hand edit seen within the hour):
+   * rolelink_drift_poll_age_seconds (since the least recently read one was read; 0 with none),
+   * rolelink_drift_poll_coverage_ratio (the share read within the last 2 minutes; 1 with none) and
+   * rolelink_drift_poll_guilds. Bounded as syncLag (rolelink_metrics_stale{collector="drift_poll"}).
+   */
+  driftCoverage(sample: () => Promise<DriftCoverageSample>): void;
   /** rolelink_repair_blocked_total{job,reason}: a reconcile or drift poll that could not read a guild; job: reconcile | drift; reason: members_intent | guild_unavailable. */
   repairBlocked(): Counter<'job' | 'reason'>;
   /** rolelink_job_duration_seconds{queue,job,outcome}; outcome: completed | failed | rate_limited. */
@@ -237,6 +252,24 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
           for (const r of value?.linksBlocked ?? []) this.set({ reason: r.reason }, r.count);
         },
       });
+    },
+    driftCoverage(sample) {
+      // One query per scrape for the three gauges; the last figures, marked stale, while PostgreSQL does
+      // not answer; NaN (which no alert compares as above its threshold) before the first.
+      const read = scrapeReading('drift_poll', sample);
+      const coverageGauge = (name: string, help: string, pick: (f: DriftCoverageFigures) => number) =>
+        gauge({
+          name,
+          help,
+          labelNames: ['guilds'],
+          async collect() {
+            const value = (await read()).value;
+            for (const guilds of ['all', 'changed'] as const) this.set({ guilds }, value ? pick(value[guilds]) : NaN);
+          },
+        });
+      coverageGauge(MetricName.driftPollAge, 'Seconds since the drift poll last read the audit log of its least recently read guild (guilds: all | changed within the hour)', (f) => f.oldestAgeSeconds);
+      coverageGauge(MetricName.driftPollCoverage, 'Share of guilds whose audit log the drift poll read within the last 2 minutes (guilds: all | changed within the hour)', (f) => f.shareWithin);
+      coverageGauge(MetricName.driftPollGuilds, 'Guilds with active links whose audit log the drift poll may read (guilds: all | changed within the hour)', (f) => f.guilds);
     },
     repairBlocked: () => counter({ name: MetricName.repairBlocked, help: 'Reconcile or drift-poll reads of a guild that the platform refused, by job and reason', labelNames: ['job', 'reason'] }),
     jobDuration: () => histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),

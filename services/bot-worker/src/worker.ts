@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
-import { readSyncLag } from '@rolelink/db/sync';
+import { readDriftCoverage, readSyncLag } from '@rolelink/db/sync';
 import { readRefusals } from './sync/refusal-figures';
 import { Consumer, ensureSchedulers, Producer, scheduled } from '@rolelink/queue';
 import { DependencyLog, type Logger, type Metrics } from '@rolelink/runtime';
@@ -126,6 +126,8 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
  */
 function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['drift']>, syncs: Producer<typeof QueueName.roleSync>) {
   const producer = new Producer(QueueName.drift, o.redis, o.prefix);
+  // Like the sync lag, the database's figures: every replica reports the same, alerts take max().
+  o.metrics?.driftCoverage(() => readDriftCoverage(o.db));
   let botUserId: Promise<string> | undefined;
   const tickMs = driftTickMs(d.everyMs);
   const budget = new DriftBudget(o.redis, `${o.prefix}:drift:budget`, { floorPerSecond: d.floorPerSecond, maxPerSecond: d.maxPerSecond, globalLoad: d.globalLoad });

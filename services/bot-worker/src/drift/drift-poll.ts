@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AuditLogEvent, type APIAuditLogEntry } from 'discord-api-types/v10';
 import { inTransaction } from '@rolelink/db/client';
 import { journalRepairs } from '@rolelink/db/list';
-import { claimDueDriftGuilds, finishDriftPoll, guildOutages, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db/sync';
+import { claimDueDriftGuilds, DRIFT_PRIORITY, finishDriftPoll, guildOutages, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db/sync';
 import { openOutage } from '../sync/refusals';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import { activeLinks } from '../reconcile/reconcile';
@@ -67,8 +67,13 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
     for (const g of (await guildOutages(deps.db, [...byGuild.keys()])).keys()) byGuild.delete(g);
     await syncDriftGuilds(deps.db, [...byGuild.keys()]);
     const claimLimit = Math.max(1, Math.ceil((deps.budget.o.maxPerSecond * deps.tickMs) / 1_000));
-    const claimed = await claimDueDriftGuilds(deps.db, claimLimit, CLAIM_LEASE_MS);
-    // Claimed oldest-due first, so every guild has its turn (a guild given back is due again at once).
+    // Turns are counted across ticks (and workers: one tick at a time), so quiet guilds get their share
+    // even when a tick has budget for one read; a lost count only starts the turns over.
+    const turnKey = `${deps.prefix}:drift:turn`;
+    const firstTurn = Number((await deps.redis.get(turnKey)) ?? 0) || 0;
+    const claimed = await claimDueDriftGuilds(deps.db, claimLimit, CLAIM_LEASE_MS, { ...DRIFT_PRIORITY, firstTurn });
+    // Claimed in priority order (changed guilds ahead, quiet ones in every fifth turn, each the longest
+    // unread first: DRIFT_PRIORITY), so the budget goes to them in that order; a guild given back is due again at once.
     const tickEnds = Date.now() + deps.tickMs;
     await eachAtOnce(claimed, READS_AT_ONCE, async (guild) => {
       const linkOfRole = byGuild.get(guild.guildId);
@@ -81,6 +86,8 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
       result.repaired += await pollGuild(deps, guild, linkOfRole);
       result.guilds++;
     });
+    // Only reads made use up turns: claims given back unread keep their place in the order.
+    if (result.guilds) await deps.redis.incrby(turnKey, result.guilds);
     if (result.repaired || result.outOfBudget) deps.logger.info('drift poll', { jobId: deps.jobId, ...result });
     return result;
   } finally {
@@ -165,7 +172,8 @@ async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: Rea
       if (users.length) repaired.push({ linkId, users });
     }
     const count = repaired.reduce((n, r) => n + r.users.length, 0);
-    await finishDriftPoll(c, guild.guildId, { lastEntryId: newestEntryId(entries), status: 'ok', repaired: count, nextInMs: more ? 0 : deps.everyMs });
+    // A hand edit of a linked role (repaired or not) makes the guild `changed`: read ahead of quiet ones for a while.
+    await finishDriftPoll(c, guild.guildId, { lastEntryId: newestEntryId(entries), status: 'ok', repaired: count, nextInMs: more ? 0 : deps.everyMs, handEdit: drift.size > 0 });
     return repaired;
   });
   for (const r of repairedLinks) {

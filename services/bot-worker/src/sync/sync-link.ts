@@ -18,6 +18,7 @@ import {
   markIdle,
   nextRangeEnd,
   nextRetryInMs,
+  noteLinkChanged,
   recordJournalApplied,
   startPass,
   tryLockSyncLink,
@@ -65,6 +66,11 @@ export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<Sli
   let result: SliceResult | undefined;
   try {
     result = await withSliceTally(tally, () => lockedSlice(deps, linkId, tally));
+    // The bot changed the role: the drift poll reads this guild's log ahead of quiet guilds' for a while
+    // (docs/sync-engine.md "Which guild next"). A failure here only costs that priority, never the slice.
+    if (tally.guildId && tally.adds + tally.removes > 0) {
+      await noteLinkChanged(deps.db, tally.guildId).catch((err: unknown) => deps.logger.warn('drift priority not recorded', { linkId, err: err instanceof Error ? err.message : String(err) }));
+    }
     return result;
   } finally {
     writeSliceLine(deps.logger, { jobId: deps.jobId, linkId }, tally, result, performance.now() - started);
