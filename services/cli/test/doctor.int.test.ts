@@ -183,7 +183,7 @@ describe('rolelink doctor', () => {
     const limiter = new SharedRateLimiter({ redis, prefix: `${spent}:platform:${tokenId}`, invalidBudget: 1000 });
     const route = { routeKey: 'PUT:/guilds/:id/members/:id/roles/:id', major: G.correct };
     const none = { get: () => null };
-    for (let i = 0; i < 1000; i++) await limiter.observe(route, { bucketKey: `${spent}:b`, kind: 'token', waitMs: 0 }, 403, none);
+    for (let i = 0; i < 1000; i++) await limiter.observe(route, { bucketKey: `${spent}:b`, kind: 'token', waitMs: 0, slot: String(i) }, 403, none);
     process.env.QUEUE_PREFIX = spent;
     try {
       const { code, report, text } = await doctor(G.correct);

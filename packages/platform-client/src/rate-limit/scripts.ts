@@ -16,43 +16,52 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
 /**
- * KEYS: bucket, global send log (sorted set of grant times), block-until, global sequence.
- * ARGV: global window ms, global limit, probe lease ms, bucket ttl ms.
- * Returns { granted (1|0), waitMs, kind } — kind: probe|token when granted; block|bucket|probe|global when not.
- * The global limit is a sliding log of actual grants: at most `limit` in any `window` (1 s ÷ safety),
- * and nothing is reserved ahead, so a process that stalls cannot release a burst of queued slots later.
+ * KEYS: bucket, global log (sorted set: one member per request, scored by its answer's time), block-until,
+ * global sequence. ARGV: global window ms, global limit, probe lease ms, bucket ttl ms, in-flight lease ms.
+ * Returns { granted (1|0), waitMs, kind, slot } — kind: probe|token when granted; block|bucket|probe|global
+ * when not; slot: the request's member of the global log (ANSWERED scores it when the answer is back).
+ * The global limit counts a request from its grant until `window` after its answer: a granted request is
+ * scored `now + in-flight lease` (counted whatever happens) until ANSWERED re-scores it with the answer's
+ * time. A request reaches the platform somewhere between its grant and its answer, so this bounds what
+ * any platform window of that length can see, however long the request took to get there (docs/sync-
+ * engine.md, "Global limit"). Nothing is reserved ahead, so a process that stalls cannot release a burst
+ * of queued slots later.
  */
 export const ACQUIRE = `${NOW}
 local window = tonumber(ARGV[1])
 local globalLimit = tonumber(ARGV[2])
 local probeLease = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[4])
+local inFlightLease = tonumber(ARGV[5])
 
 local blocked = tonumber(redis.call('GET', KEYS[3]) or '0')
-if blocked > now then return {0, blocked - now, 'block'} end
+if blocked > now then return {0, blocked - now, 'block', ''} end
 
 local b = redis.call('HMGET', KEYS[1], 'remaining', 'reset', 'probe')
 local remaining, reset, probe = tonumber(b[1]), tonumber(b[2]), tonumber(b[3])
 local kind
 -- A bucket known only from a 429 (no window seen yet) has a reset and nothing remaining: it waits too.
 if reset == nil or now >= reset then
-  if probe ~= nil and probe > now then return {0, math.min(probe - now, 25), 'probe'} end
+  if probe ~= nil and probe > now then return {0, math.min(probe - now, 25), 'probe', ''} end
   kind = 'probe'
 else
-  if remaining == nil or remaining <= 0 then return {0, reset - now, 'bucket'} end
+  if remaining == nil or remaining <= 0 then return {0, reset - now, 'bucket', ''} end
   kind = 'token'
 end
 
+-- Answered more than a window ago: the platform has counted it in a window that is over.
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
 if redis.call('ZCARD', KEYS[2]) >= globalLimit then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  local wait = math.ceil(tonumber(oldest[2]) + window - now)
+  local oldest = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
+  -- Every counted request still in flight: the first answer frees nothing for a window, but look again soon.
+  if oldest > now then return {0, 25, 'global', ''} end
+  local wait = math.ceil(oldest + window - now)
   if wait < 1 then wait = 1 end
-  return {0, wait, 'global'}
+  return {0, wait, 'global', ''}
 end
-local seq = redis.call('INCR', KEYS[4])
-redis.call('ZADD', KEYS[2], now, tostring(now) .. ':' .. tostring(seq))
-redis.call('PEXPIRE', KEYS[2], math.ceil(window) + 1000)
+local slot = tostring(redis.call('INCR', KEYS[4]))
+redis.call('ZADD', KEYS[2], now + inFlightLease, slot)
+redis.call('PEXPIRE', KEYS[2], math.ceil(window + inFlightLease) + 1000)
 
 if kind == 'probe' then
   redis.call('HSET', KEYS[1], 'probe', tostring(now + probeLease))
@@ -60,7 +69,16 @@ else
   redis.call('HINCRBY', KEYS[1], 'remaining', -1)
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
-return {1, 0, kind}
+return {1, 0, kind, slot}
+`;
+
+/**
+ * KEYS: global log. ARGV: slot. The request's answer is back (or it failed to send): from now it counts
+ * for one window more, instead of the in-flight lease. XX: a slot already swept away stays away.
+ */
+export const ANSWERED = `${NOW}
+redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1])
+return 1
 `;
 
 /**

@@ -125,17 +125,38 @@ describe('SharedRateLimiter', () => {
   });
 
   it('lets no more than the global limit through in any window, across callers', async () => {
-    const paced = new SharedRateLimiter({ redis, prefix, globalPerSecond: 5, globalSafety: 1 });
+    const paced = new SharedRateLimiter({ redis, prefix, globalPerSecond: 5 });
     const started = performance.now();
-    // Distinct routes: only the global limit applies. Five go at once, the sixth waits for the window.
+    // Distinct routes: only the global limit applies. Five go at once (each answered at once), the sixth
+    // waits for the window that follows the first answers.
     const times = await Promise.all(
       Array.from({ length: 6 }, async (_, i) => {
-        await paced.acquire({ routeKey: 'GET:/r', major: String(i) }, 2_000);
-        return performance.now() - started;
+        const r = { routeKey: 'GET:/r', major: String(i) };
+        const grant = await paced.acquire(r, 2_000);
+        const at = performance.now() - started;
+        await paced.observe(r, grant, 200, headers({}));
+        return at;
       }),
     );
     times.sort((a, b) => a - b);
     // A lower bound only, which load cannot break: the sixth waited for the next one-second window.
     expect(times[5]! - times[0]!).toBeGreaterThanOrEqual(950);
+  });
+
+  it('counts a request still in flight toward the global limit until its answer, then for one window', async () => {
+    const paced = new SharedRateLimiter({ redis, prefix, globalPerSecond: 2 });
+    const r = (i: number) => ({ routeKey: 'GET:/r', major: String(i) });
+    const slow = await paced.acquire(r(1), 0);
+    const answered = await paced.acquire(r(2), 0);
+    await paced.observe(r(2), answered, 200, headers({}));
+    // The slow request has not answered: however long it takes, it still holds its place.
+    const denied = (await paced.acquire(r(3), 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    expect(denied).toBeInstanceOf(PlatformRateLimitedError);
+    expect(denied.limitedBy).toBe('global');
+    expect(await paced.globalLoad()).toBe(1);
+    // Its answer comes: it counts for one more window from now, like the other, and no longer for the
+    // 15 s in-flight lease (the wait allowed here is shorter than the lease).
+    await paced.observe(r(1), slow, 200, headers({}));
+    expect((await paced.acquire(r(3), 10_000)).kind).toBe('probe');
   });
 });

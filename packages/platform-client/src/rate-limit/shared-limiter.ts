@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { PlatformRateLimitedError } from '../errors';
 import type { RouteId } from '../route';
-import { ACQUIRE, EDGE_BAN, INVALID, OBSERVE, RATE_LIMITED, RELEASE_PROBE } from './scripts';
+import { ACQUIRE, ANSWERED, EDGE_BAN, INVALID, OBSERVE, RATE_LIMITED, RELEASE_PROBE } from './scripts';
 
 export type SharedLimiterOptions = {
   redis: Redis;
@@ -9,8 +9,17 @@ export type SharedLimiterOptions = {
   prefix: string;
   /** The platform's global per-token limit (requests per second). */
   globalPerSecond: number;
-  /** Fraction of the global limit actually used (the window is stretched by its inverse): slack for network jitter. */
-  globalSafety: number;
+  /**
+   * Added to the platform's 1 s global window: Redis' TIME is read to the whole millisecond (floored) at a
+   * grant and at its answer. Jitter needs no margin: a request counts from its grant until a window after
+   * its answer (docs/sync-engine.md, "Global limit").
+   */
+  globalMarginMs: number;
+  /**
+   * How long a granted request whose answer is never reported (its process died mid-call) counts toward
+   * the global limit: as long as the HTTP client's timeout (REST's 15 s), after which it cannot answer.
+   */
+  inFlightLeaseMs: number;
   /** Added to every reset the platform announces (clock and network slack), like @discordjs/rest's `offset`. */
   offsetMs: number;
   /** How long one probe owns an unknown window before another request may try. */
@@ -33,7 +42,8 @@ export type SharedLimiterOptions = {
 
 export const DefaultLimiterOptions = {
   globalPerSecond: 50,
-  globalSafety: 0.96,
+  globalMarginMs: 2,
+  inFlightLeaseMs: 15_000,
   offsetMs: 50,
   probeLeaseMs: 5_000,
   bucketTtlMs: 10 * 60_000,
@@ -45,7 +55,8 @@ export const DefaultLimiterOptions = {
   edgeBanDefaultMs: 60_000,
 } as const satisfies Omit<SharedLimiterOptions, 'redis' | 'prefix'>;
 
-export type Grant = { bucketKey: string; kind: 'probe' | 'token'; waitMs: number };
+/** `slot`: the request's entry in the global log, scored with its answer's time by `observe` or `abandon`. */
+export type Grant = { bucketKey: string; kind: 'probe' | 'token'; waitMs: number; slot: string };
 
 /** What an answer means for the whole token, beyond its bucket: an edge ban blocks every request for `blockedMs`. */
 export type Observation = { edgeBan?: { blockedMs: number } };
@@ -64,7 +75,8 @@ export type LimiterEvents = {
 type HeaderBag = { get(name: string): string | null };
 
 type LimiterRedis = Redis & {
-  rlAcquire(b: string, g: string, blk: string, seq: string, window: number, limit: number, lease: number, ttl: number): Promise<[number, number, string]>;
+  rlAcquire(b: string, g: string, blk: string, seq: string, window: number, limit: number, lease: number, ttl: number, inFlightLease: number): Promise<[number, number, string, string]>;
+  rlAnswered(g: string, slot: string): Promise<number>;
   rlObserve(b: string, streak: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
   rlReleaseProbe(b: string): Promise<number>;
   rlRateLimited(b: string, blk: string, global: string, retryAfter: number, offset: number, ttl: number): Promise<number>;
@@ -78,6 +90,7 @@ function defineScripts(redis: Redis): LimiterRedis {
     redis.defineCommand('rlAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('rlObserve', { numberOfKeys: 2, lua: OBSERVE });
     redis.defineCommand('rlReleaseProbe', { numberOfKeys: 1, lua: RELEASE_PROBE });
+    redis.defineCommand('rlAnswered', { numberOfKeys: 1, lua: ANSWERED });
     redis.defineCommand('rlRateLimited', { numberOfKeys: 2, lua: RATE_LIMITED });
     redis.defineCommand('rlInvalid', { numberOfKeys: 3, lua: INVALID });
     redis.defineCommand('rlEdgeBan', { numberOfKeys: 3, lua: EDGE_BAN });
@@ -92,12 +105,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Per-route buckets are learned from `X-RateLimit-*` headers (never hard-coded): a bucket is probed with
  * one request until its first answer, then spent down to the `remaining` the platform reported and
  * refilled when its announced reset passes (by probing again). The global per-token limit is a sliding
- * log of grants (at most the limit per 1 s ÷ `globalSafety`), so any number of workers together stay under it.
+ * log of requests, each counted from its grant until 1 s after its answer, so that any number of workers
+ * together never put more than the limit into one of the platform's 1 s windows, whatever the delay
+ * between a grant and the platform counting the request.
  */
 export class SharedRateLimiter {
   private readonly redis: LimiterRedis;
   private readonly o: SharedLimiterOptions;
-  /** The global window: 1 s stretched by the safety factor (50/s at 0.96 → 50 per 1,042 ms). */
+  /** The global window: the platform's 1 s, plus the margin for TIME's whole milliseconds. */
   private readonly window: number;
   /**
    * Learned (route, major parameter) → bucket hash (X-RateLimit-Bucket), mirrored in Redis so all
@@ -112,7 +127,7 @@ export class SharedRateLimiter {
   ) {
     this.o = { ...DefaultLimiterOptions, ...options };
     this.redis = defineScripts(this.o.redis);
-    this.window = 1000 / this.o.globalSafety;
+    this.window = 1000 + this.o.globalMarginMs;
   }
 
   private key(...parts: string[]): string {
@@ -139,7 +154,7 @@ export class SharedRateLimiter {
     const bucketDeadline = Date.now() + Math.min(maxWaitMs, maxBucketWaitMs);
     const bucketKey = await this.bucketKey(route);
     for (;;) {
-      const [granted, waitMs, kind] = await this.redis.rlAcquire(
+      const [granted, waitMs, kind, slot] = await this.redis.rlAcquire(
         bucketKey,
         this.key('global'),
         this.key('block'),
@@ -148,8 +163,9 @@ export class SharedRateLimiter {
         Math.max(1, Math.floor(this.o.globalPerSecond)),
         this.o.probeLeaseMs,
         this.o.bucketTtlMs,
+        this.o.inFlightLeaseMs,
       );
-      if (granted === 1) return { bucketKey, kind: kind as Grant['kind'], waitMs };
+      if (granted === 1) return { bucketKey, kind: kind as Grant['kind'], waitMs, slot };
       if (waitMs > (kind === 'bucket' ? bucketDeadline : deadline) - Date.now()) {
         throw new PlatformRateLimitedError(waitMs, kind as PlatformRateLimitedError['limitedBy'], route.routeKey, route.major);
       }
@@ -157,13 +173,23 @@ export class SharedRateLimiter {
     }
   }
 
-  /** The request could not be sent: give an unknown window back to the next prober. */
+  /**
+   * The request could not be sent, or its answer taught nothing: give an unknown window back to the next
+   * prober. It may still have reached the platform, so it counts toward the global limit for a window from now.
+   */
   async abandon(grant: Grant): Promise<void> {
-    if (grant.kind === 'probe') await this.redis.rlReleaseProbe(grant.bucketKey);
+    await Promise.all([this.answered(grant), grant.kind === 'probe' ? this.redis.rlReleaseProbe(grant.bucketKey) : null]);
+  }
+
+  /** The request's answer is back: it counts toward the global limit for one window from now (no longer in flight). */
+  private async answered(grant: Grant): Promise<void> {
+    await this.redis.rlAnswered(this.key('global'), grant.slot);
   }
 
   /** Learns from one answer: bucket headers, 429s, invalid requests, edge bans. */
   async observe(route: RouteId, grant: Grant, status: number, headers: HeaderBag): Promise<Observation> {
+    // First, before anything that could fail: a request left "in flight" holds a global slot for the lease.
+    await this.answered(grant);
     if (status === 429 && isEdgeAnswer(headers)) return { edgeBan: await this.edgeBan(route, grant, headers) };
     const hash = headers.get('x-ratelimit-bucket');
     const id = `${route.routeKey}:${route.major}`;
@@ -197,8 +223,8 @@ export class SharedRateLimiter {
     if (status === 401 || status === 403) await this.invalid(status);
     if (limit !== null && remaining !== null && resetAfter !== null) {
       await this.redis.rlObserve(bucketKey, this.key('edge-streak'), grant.kind === 'probe' ? '1' : '0', limit, remaining, resetAfter * 1000, this.o.offsetMs, this.o.bucketTtlMs);
-    } else {
-      await this.abandon({ ...grant, bucketKey });
+    } else if (grant.kind === 'probe') {
+      await this.redis.rlReleaseProbe(bucketKey);
     }
     return {};
   }
@@ -208,7 +234,7 @@ export class SharedRateLimiter {
    * given back) and it is not one of the API's invalid requests; the whole token is blocked instead.
    */
   private async edgeBan(route: RouteId, grant: Grant, headers: HeaderBag): Promise<{ blockedMs: number }> {
-    await this.abandon(grant);
+    if (grant.kind === 'probe') await this.redis.rlReleaseProbe(grant.bucketKey);
     const retryAfterS = num(headers.get('retry-after'));
     const retryAfterMs = retryAfterS !== null && retryAfterS > 0 ? retryAfterS * 1000 : this.o.edgeBanDefaultMs;
     const [began, blockedMs, inARow] = await this.redis.rlEdgeBan(this.key('block'), this.key('edge-ban'), this.key('edge-streak'), retryAfterMs, this.o.offsetMs, this.o.edgeBanMaxMs, 24 * 3600_000);
@@ -230,8 +256,8 @@ export class SharedRateLimiter {
   }
 
   /**
-   * Share of the global limit granted in the last window (0–1), across all processes, by Redis' clock
-   * like the grants. Low-priority callers (drift repair's audit-log reads) look at it to take only
+   * Share of the global limit in use (0–1): requests in flight or answered within the last window, across
+   * all processes, by Redis' clock like the grants. Low-priority callers (drift repair's audit-log reads) look at it to take only
    * what the syncs leave.
    */
   async globalLoad(): Promise<number> {
