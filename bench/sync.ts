@@ -1,9 +1,11 @@
-// `pnpm bench sync [rate|global|latency|diff|incremental|busy-bucket|drift|big-replace …] [--quick]`: the sync
+// `pnpm bench sync [rate|global|saturated|latency|diff|incremental|busy-bucket|drift|big-replace|outage …] [--quick]`: the sync
 // engine's figures (issues 3 and 10), each printed beside the limit it is measured against, against the
 // platform emulator with real PostgreSQL, Redis and worker processes. --quick shrinks every count tenfold
 // (a smoke run, not the figures). With no scenario named, all run except big-replace (a 30M list generated
-// twice and committed: 15 min or more), which runs only when named. --users=N sets the list size of
-// busy-bucket (default 1,000,000) and big-replace (default 30,000,000).
+// twice and committed: 15 min or more) and outage (an hour by default, bench/sync-outage.ts), which run only
+// when named. --users=N sets the list size of busy-bucket (default 1,000,000), big-replace (default
+// 30,000,000), outage (default 10,000) and, per guild, saturated (default 3,000: four first syncs asking
+// 100/s of the 50/s global limit; --processes=N worker processes, default 1).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -18,6 +20,8 @@ import { benchBigReplace } from './sync-big-replace';
 import { benchBusyBucket } from './sync-busy-bucket';
 import { benchDrift } from './sync-drift';
 import { benchIncremental } from './sync-incremental';
+import { benchOutage } from './sync-outage';
+import { benchSaturated } from './sync-saturated';
 import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, type ScratchDb } from './sync-support';
 
 const quick = process.argv.includes('--quick');
@@ -170,7 +174,9 @@ export async function run(args: string[]): Promise<void> {
   const all = wanted.length === 0;
   const unknown = wanted.filter((w) => !SCENARIOS.includes(w));
   if (unknown.length) {
-    console.error(`unknown scenario(s): ${unknown.join(', ')}\nusage: pnpm bench sync [${SCENARIOS.join('|')} …] [--quick] [--users=N] [--adds=N] [--changes=N] [--sizes=N,N] [--guilds=N,N]\n(no scenario: all but big-replace)`);
+    console.error(
+      `unknown scenario(s): ${unknown.join(', ')}\nusage: pnpm bench sync [${SCENARIOS.join('|')} …] [--quick] [--users=N] [--processes=N] [--adds=N] [--changes=N] [--sizes=N,N] [--guilds=N,N] [--minutes=N] [--no-return]\n(no scenario: all but big-replace and outage)`,
+    );
     process.exit(2);
   }
   out(`## Sync engine benchmark (${new Date().toISOString()}${quick ? ', --quick' : ''})`);
@@ -180,9 +186,10 @@ export async function run(args: string[]): Promise<void> {
     await benchGlobal(1);
     await benchGlobal(3);
   }
+  const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  if (all || wanted.includes('saturated')) await benchSaturated(out, scale(Number(opt('users') ?? 3_000)), Number(opt('processes') ?? 1));
   if (all || wanted.includes('latency')) await benchLatency();
   if (all || wanted.includes('diff')) benchDiff();
-  const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   if (all || wanted.includes('incremental')) {
     const sizes = (opt('sizes') ?? '100000,30000000').split(',').map(Number).map(scale);
     await benchIncremental(out, sizes, scale(Number(opt('changes') ?? 200)));
@@ -193,6 +200,7 @@ export async function run(args: string[]): Promise<void> {
     await benchDrift(out, guilds, (n) => (quick ? 10 : n === 1 ? 40 : 60));
   }
   if (wanted.includes('big-replace')) await benchBigReplace(out, scale(Number(opt('users') ?? 30_000_000)), scale(Number(opt('changes') ?? 1_000)));
+  if (wanted.includes('outage')) await benchOutage(out, { users: scale(Number(opt('users') ?? 10_000)), minutes: Number(opt('minutes') ?? 60), measureReturn: !args.includes('--no-return') });
 }
 
-const SCENARIOS = ['rate', 'global', 'latency', 'diff', 'incremental', 'busy-bucket', 'drift', 'big-replace'];
+const SCENARIOS = ['rate', 'global', 'saturated', 'latency', 'diff', 'incremental', 'busy-bucket', 'drift', 'big-replace', 'outage'];
