@@ -7,12 +7,21 @@
 // in random guilds: a listed member loses the role, or an unlisted member gets it, alternately. Each is
 // timed from the edit until the emulator shows the member as the list wants again. Printed: p50/p95/max
 // beside the 2-minute goal, and the poll's audit-log reads per second as a share of the global limit.
+//
+// `pnpm bench sync drift-priority [--guilds=2000] [--changed=100,300]` (issue 36 part 3): the poll at its
+// DRIFT_POLL_SHARE floor only (DRIFT_POLL_MAX_SHARE set equal: the budget a busy sync engine leaves it,
+// 2 reads/s of 50/s), `--guilds` linked guilds of which `--changed` had a hand edit seen within the hour
+// (drift_poll.hand_edit_at set before the measurement, as the poll sets it), and hand edits only in those.
+// Printed beside the 2-minute goal: p95 edit → repaired, the coverage (the share of all guilds and of the
+// changed ones read within 2 minutes, the least recently read guild's age: readDriftCoverage, the figures
+// of rolelink_drift_poll_*), and the changed-guild count the arithmetic says 2 minutes hold up to.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
+import { DRIFT_PRIORITY, readDriftCoverage, type DriftCoverage } from '@rolelink/db/sync';
 import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, teardownCase } from './sync-support';
 
 const GOAL_MS = 120_000;
@@ -23,11 +32,23 @@ const GLOBAL_PER_SECOND = 50;
 
 type Sample = { guild: string; user: string; wantsRole: boolean; at: number; repairedMs?: number };
 
+/** DRIFT_POLL_SHARE's default: the floor the poll keeps while syncs are busy. */
+const FLOOR_SHARE = 0.04;
+
 export async function benchDrift(out: (s: string) => void, guildCounts: number[], samples: (guilds: number) => number): Promise<void> {
   for (const n of guildCounts) await one(out, n, samples(n));
 }
 
-async function one(out: (s: string) => void, guildCount: number, sampleCount: number): Promise<void> {
+/** Priority: `guildCount` guilds, hand edits only in the first `changed` of them, the poll at its floor share. */
+export async function benchDriftPriority(out: (s: string) => void, guildCount: number, changedCounts: number[], samples: number): Promise<void> {
+  // 2 minutes hold while every changed guild is read within 120 s on the changed guilds' share of the floor.
+  const holdsUpTo = Math.floor(GLOBAL_PER_SECOND * FLOOR_SHARE * DRIFT_PRIORITY.changedShare * 120);
+  for (const changed of changedCounts) await one(out, guildCount, samples, { changed, holdsUpTo });
+}
+
+type Priority = { changed: number; holdsUpTo: number };
+
+async function one(out: (s: string) => void, guildCount: number, sampleCount: number, priority?: Priority): Promise<void> {
   const guilds = Array.from({ length: guildCount }, (_, i) => (700000000000100000n + BigInt(i)).toString());
   // One guild gets more members, so that its edits rarely wait for a member whose last edit is pending.
   const [nListed, nUnlisted] = guildCount === 1 ? [50, 50] : [2, 4];
@@ -66,12 +87,21 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
       links.push(link);
     }
     // The reconcile off: it would repair the edits too, and this figure is the poll's.
-    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '8', RECONCILE_EVERY_MS: '0', PLATFORM_GLOBAL_PER_SECOND: String(GLOBAL_PER_SECOND) }));
+    // Priority: the poll held to its floor (the share a busy sync engine leaves it).
+    const floorOnly: Record<string, string> = priority ? { DRIFT_POLL_SHARE: String(FLOOR_SHARE), DRIFT_POLL_MAX_SHARE: String(FLOOR_SHARE) } : {};
+    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '8', RECONCILE_EVERY_MS: '0', PLATFORM_GLOBAL_PER_SECOND: String(GLOBAL_PER_SECOND), ...floorOnly }));
     for (const l of links) await enqueueLinkSync(producer, l);
     // Warm: every link's first pass done and every guild's log read once.
     const count = async (sql: string) => Number((await db.pool.query<{ n: string }>(sql)).rows[0]!.n);
     const warmStarted = performance.now();
-    while ((await count('SELECT count(*) AS n FROM role_link WHERE sync_done_seq < sync_wanted_seq')) > 0 || (await count('SELECT count(*) AS n FROM drift_poll WHERE polled_at IS NOT NULL')) < guildCount) {
+    // Priority: the changed guilds read once, their hand edit seen within the hour (as the poll records one);
+    // the quiet ones are read as their turns come (at the floor a round of 2,000 takes over an hour).
+    const edited = priority ? guilds.slice(0, priority.changed) : guilds;
+    while (
+      (await count('SELECT count(*) AS n FROM role_link WHERE sync_done_seq < sync_wanted_seq')) > 0 ||
+      (await count(`SELECT count(*) AS n FROM drift_poll WHERE polled_at IS NOT NULL AND guild_id = ANY('{${edited.join(',')}}'::bigint[])`)) < edited.length
+    ) {
+      if (priority) await db.pool.query('UPDATE drift_poll SET hand_edit_at = localtimestamp WHERE guild_id = ANY($1::bigint[]) AND hand_edit_at IS NULL', [edited]);
       if (performance.now() - warmStarted > 10 * 60_000) throw new Error('warm-up did not finish in 10 minutes');
       await sleep(500);
     }
@@ -105,7 +135,7 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
       const wantsRole = k % 2 === 0;
       let pick: { g: number; who: string } | undefined;
       while (!pick) {
-        const g = Math.floor(Math.random() * guildCount);
+        const g = Math.floor(Math.random() * edited.length);
         const free = (wantsRole ? listed(g) : unlisted(g)).filter((u) => !busy.has(u));
         if (free.length) pick = { g, who: free[Math.floor(Math.random() * free.length)]! };
         else await sleep(100);
@@ -116,6 +146,8 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
       pending.add(s);
       await sleep(meanGapMs * (0.5 + Math.random()));
     }
+    // Coverage as rolelink_drift_poll_* reports it, at the end of the edits (the worst of the run is later).
+    const coverage = priority ? await readDriftCoverage(db.pool) : undefined;
     checking = false;
     await checker;
     const elapsedS = (performance.now() - started) / 1000;
@@ -130,15 +162,25 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
     const requests = after.requests - before.requests;
     const readsPerS = reads / elapsedS;
     const p95 = percentile(times, 95);
-    out(`### Drift repair: ${guildCount.toLocaleString('en-US')} linked guild${guildCount > 1 ? 's' : ''}, ${sampleCount} hand edits`);
+    out(
+      priority
+        ? `### Drift priority: ${guildCount.toLocaleString('en-US')} linked guilds, ${priority.changed} changed within the hour (2 minutes hold up to ${priority.holdsUpTo}), ${sampleCount} hand edits in those, poll at its ${FLOOR_SHARE * 100}% floor`
+        : `### Drift repair: ${guildCount.toLocaleString('en-US')} linked guild${guildCount > 1 ? 's' : ''}, ${sampleCount} hand edits`,
+    );
     out(
       `- edit → repaired: p50 ${(percentile(times, 50) / 1000).toFixed(1)} s, **p95 ${(p95 / 1000).toFixed(1)} s** (goal < ${GOAL_MS / 1000} s) ${verdict(p95 < GOAL_MS)}, max ${(times[times.length - 1]! / 1000).toFixed(1)} s; not repaired in ${REPAIR_TIMEOUT_MS / 60_000} min: ${missed}`,
     );
     out(
       `- poll's spend: ${reads} audit-log reads in ${elapsedS.toFixed(0)} s = ${readsPerS.toFixed(2)}/s = **${((100 * readsPerS) / GLOBAL_PER_SECOND).toFixed(1)}% of the global limit** (${GLOBAL_PER_SECOND}/s; DRIFT_POLL_SHARE 4% floor, DRIFT_POLL_MAX_SHARE 30% ceiling); all requests ${requests} (${(requests / elapsedS).toFixed(2)}/s), 429s ${after.rateLimited.user + after.rateLimited.global - before.rateLimited.user - before.rateLimited.global}`,
     );
-    out(`- warm-up (first passes, every guild's log read once): ${(warmMs / 1000).toFixed(0)} s`);
+    if (coverage) out(`- coverage: ${coverageLine(coverage)}`);
+    out(`- warm-up (first passes, ${priority ? "the changed guilds'" : "every guild's"} log read once): ${(warmMs / 1000).toFixed(0)} s`);
   } finally {
     await teardownCase({ producer, redis, emulator, db, prefix });
   }
+}
+
+function coverageLine(c: DriftCoverage): string {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return `read within 2 min: changed guilds **${pct(c.changed.shareWithin)}** of ${c.changed.guilds} (least recently read ${c.changed.oldestAgeSeconds.toFixed(0)} s ago), all guilds ${pct(c.all.shareWithin)} of ${c.all.guilds} (least recently read ${c.all.oldestAgeSeconds.toFixed(0)} s ago)`;
 }

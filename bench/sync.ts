@@ -1,11 +1,12 @@
-// `pnpm bench sync [rate|global|saturated|latency|diff|incremental|busy-bucket|drift|big-replace|outage …] [--quick]`: the sync
+// `pnpm bench sync [rate|global|saturated|latency|diff|incremental|busy-bucket|drift|drift-priority|big-replace|outage …] [--quick]`: the sync
 // engine's figures (issues 3 and 10), each printed beside the limit it is measured against, against the
 // platform emulator with real PostgreSQL, Redis and worker processes. --quick shrinks every count tenfold
 // (a smoke run, not the figures). With no scenario named, all run except big-replace (a 30M list generated
-// twice and committed: 15 min or more) and outage (an hour by default, bench/sync-outage.ts), which run only
-// when named. --users=N sets the list size of busy-bucket (default 1,000,000), big-replace (default
-// 30,000,000), outage (default 10,000) and, per guild, saturated (default 3,000: four first syncs asking
-// 100/s of the 50/s global limit; --processes=N worker processes, default 1).
+// twice and committed: 15 min or more), outage (an hour by default, bench/sync-outage.ts) and drift-priority
+// (2,000 guilds, once per --changed count), which run only when named. --users=N sets the list size of
+// busy-bucket (default 1,000,000), big-replace (default 30,000,000), outage (default 10,000) and, per guild,
+// saturated (default 3,000: four first syncs asking 100/s of the 50/s global limit; --processes=N worker
+// processes, default 1); drift-priority takes --guilds=N (default 2,000) and --changed=N,N (default 100,300).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../ser
 import { dropPrefix } from '../test/support/redis';
 import { benchBigReplace } from './sync-big-replace';
 import { benchBusyBucket } from './sync-busy-bucket';
-import { benchDrift } from './sync-drift';
+import { benchDrift, benchDriftPriority } from './sync-drift';
 import { benchIncremental } from './sync-incremental';
 import { benchOutage } from './sync-outage';
 import { benchSaturated } from './sync-saturated';
@@ -199,8 +200,12 @@ export async function run(args: string[]): Promise<void> {
     const guilds = (opt('guilds') ?? '1,1000').split(',').map(Number).map(scale);
     await benchDrift(out, guilds, (n) => (quick ? 10 : n === 1 ? 40 : 60));
   }
+  if (wanted.includes('drift-priority')) {
+    const changed = (opt('changed') ?? '100,300').split(',').map(Number).map(scale);
+    await benchDriftPriority(out, scale(Number(opt('guilds') ?? 2_000)), changed, quick ? 10 : 60);
+  }
   if (wanted.includes('big-replace')) await benchBigReplace(out, scale(Number(opt('users') ?? 30_000_000)), scale(Number(opt('changes') ?? 1_000)));
   if (wanted.includes('outage')) await benchOutage(out, { users: scale(Number(opt('users') ?? 10_000)), minutes: Number(opt('minutes') ?? 60), measureReturn: !args.includes('--no-return') });
 }
 
-const SCENARIOS = ['rate', 'global', 'saturated', 'latency', 'diff', 'incremental', 'busy-bucket', 'drift', 'big-replace', 'outage'];
+const SCENARIOS = ['rate', 'global', 'saturated', 'latency', 'diff', 'incremental', 'busy-bucket', 'drift', 'drift-priority', 'big-replace', 'outage'];
