@@ -6,6 +6,7 @@ import styles from './AppShell.module.css';
 import { Brand } from './Brand';
 import { ErrorState, Loading } from './ErrorState';
 import { useToast } from './toasts';
+import { Button } from './Button';
 
 /** The root route: nothing but the sign-in screen until GET /me answers with a user. */
 export function AppShell() {
@@ -53,9 +54,9 @@ export function AppShell() {
           <div className={styles.user}>
             {user.avatar_url ? <img className={styles.avatar} src={user.avatar_url} alt="" width={28} height={28} /> : null}
             <span className={styles.userName}>{displayName}</span>
-            <button type="button" className="btn btn-small" onClick={() => void onSignOut()} disabled={signingOut}>
+            <Button size="small" onClick={() => void onSignOut()} disabled={signingOut}>
               Sign out
-            </button>
+            </Button>
           </div>
         </div>
       </header>

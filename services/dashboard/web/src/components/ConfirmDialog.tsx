@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import styles from './ConfirmDialog.module.css';
+import { Button } from './Button';
 
 type Props = {
   open: boolean;
@@ -52,12 +53,12 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
         {children}
       </div>
       <div className={styles.actions}>
-        <button ref={cancelRef} type="button" className="btn" onClick={onCancel} disabled={busy}>
+        <Button ref={cancelRef} type="button" onClick={onCancel} disabled={busy}>
           {cancelLabel}
-        </button>
-        <button type="button" className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} disabled={busy || confirmDisabled}>
+        </Button>
+        <Button tone={danger ? 'danger' : 'primary'} onClick={onConfirm} disabled={busy || confirmDisabled}>
           {confirmLabel}
-        </button>
+        </Button>
       </div>
     </dialog>
   );

@@ -1,8 +1,8 @@
 import type { FieldError } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
-import { Link } from 'react-router';
 import { ApiError } from '../api/client';
 import styles from './ErrorState.module.css';
+import { Button, ButtonLink } from './Button';
 
 /** What an API failure means to the admin: 403 and 404 get their own words, everything else its message. */
 export function errorTitle(error: Error): string {
@@ -22,17 +22,9 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
       {detail && detail !== title ? <p>{detail}</p> : null}
       <ErrorParts error={error} />
       <div className={styles.actions}>
-        {onRetry ? (
-          <button type="button" className="btn" onClick={onRetry}>
-            Try again
-          </button>
-        ) : null}
+        {onRetry ? <Button onClick={onRetry}>Try again</Button> : null}
         {/* A way out of a page one cannot use: back to the list of servers one may manage. */}
-        {error instanceof ApiError && (error.status === 403 || error.status === 404) ? (
-          <Link className="btn" to="/">
-            Back to your servers
-          </Link>
-        ) : null}
+        {error instanceof ApiError && (error.status === 403 || error.status === 404) ? <ButtonLink to="/">Back to your servers</ButtonLink> : null}
       </div>
     </div>
   );

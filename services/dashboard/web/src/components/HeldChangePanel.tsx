@@ -9,6 +9,7 @@ import { useNow } from '../hooks/use-now';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
+import { Button } from './Button';
 
 const WINDOW_MS = 60 * 60 * 1000;
 
@@ -141,9 +142,9 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
       ) : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
-          <button type="button" className="btn btn-warning" onClick={open} disabled={busy}>
+          <Button tone="warning" onClick={open} disabled={busy}>
             Apply removals…
-          </button>
+          </Button>
         )
       ) : (
         <p className="muted">Only the server owner can apply removals.</p>

@@ -5,6 +5,7 @@ import { queries } from '../api/queries';
 import { Badge, type BadgeTone } from './Badge';
 import { DateTime } from './DateTime';
 import styles from './SetupCheckPanel.module.css';
+import { Button } from './Button';
 
 const MARK: Record<SetupCheck['status'], { sign: string; tone: BadgeTone; label: string }> = {
   pass: { sign: '✓', tone: 'success', label: 'OK' },
@@ -81,9 +82,9 @@ export function SetupCheckPanel({ guildId }: { guildId: string }) {
           </h2>
           <p className="muted small">Whether the platform lets the bot do its job in this server, and how to fix what it does not.</p>
         </div>
-        <button type="button" className="btn" disabled={isFetching} onClick={() => (asked ? void refetch() : setAsked(true))}>
+        <Button disabled={isFetching} onClick={() => (asked ? void refetch() : setAsked(true))}>
           {isFetching ? 'Checking…' : data ? 'Check again' : 'Check setup'}
-        </button>
+        </Button>
       </div>
       {error ? (
         <p className="note note-danger" role="status">

@@ -13,6 +13,7 @@ import { FormSection } from './FormSection';
 import { RangePair } from './RangePair';
 import { messageOf, otherErrors, submissionResolver } from './submission-resolver';
 import panel from './config-panel.module.css';
+import { Button } from '../components/Button';
 
 type Props = {
   guildId: string;
@@ -146,12 +147,12 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
       })}
 
       <div className={`form-actions ${panel.actions}`}>
-        <button type="submit" className="btn btn-primary" disabled={saving}>
+        <Button type="submit" tone="primary" disabled={saving}>
           {saving ? 'Saving…' : 'Save configuration'}
-        </button>
-        <button type="button" className="btn btn-ghost" onClick={discard} disabled={!dirty || saving}>
+        </Button>
+        <Button tone="ghost" onClick={discard} disabled={!dirty || saving}>
           Discard changes
-        </button>
+        </Button>
         {dirty ? <span className="muted small">Unsaved changes</span> : null}
       </div>
     </form>

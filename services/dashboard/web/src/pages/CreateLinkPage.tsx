@@ -13,6 +13,7 @@ import { useToast } from '../components/toasts';
 import { guildPath, linkPaths } from '../paths';
 import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
 import styles from './CreateLinkPage.module.css';
+import { Button, ButtonLink } from '../components/Button';
 
 type FieldKey = 'role_id' | 'plugin_url' | 'existing_members' | 'owner_consent';
 const FIELD_KEYS: readonly string[] = ['role_id', 'plugin_url', 'existing_members', 'owner_consent'] satisfies FieldKey[];
@@ -220,12 +221,12 @@ export function CreateLinkPage() {
         <p className="muted small">Synced limit on this server's plan: {syncedLimit.toLocaleString()} members per link.</p>
 
         <div className="form-actions">
-          <button type="submit" className="btn btn-primary" disabled={busy || ownerOnly}>
+          <Button type="submit" tone="primary" disabled={busy || ownerOnly}>
             {busy ? 'Creating…' : 'Create link'}
-          </button>
-          <Link className="btn btn-ghost" to={guildPath(guildId)}>
+          </Button>
+          <ButtonLink tone="ghost" to={guildPath(guildId)}>
             Cancel
-          </Link>
+          </ButtonLink>
         </div>
       </form>
     </>

@@ -10,6 +10,7 @@ import { ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import styles from './GuildAuditPage.module.css';
+import { Button } from '../components/Button';
 
 const ACTION_TEXT: Record<AuditAction, string> = {
   link_created: 'Link created',
@@ -160,9 +161,9 @@ export function GuildAuditPage() {
         </div>
       ) : null}
       {page.hasNextPage ? (
-        <button type="button" className="btn" onClick={() => void page.fetchNextPage()} disabled={page.isFetchingNextPage}>
+        <Button onClick={() => void page.fetchNextPage()} disabled={page.isFetchingNextPage}>
           {page.isFetchingNextPage ? 'Loading…' : 'Show older'}
-        </button>
+        </Button>
       ) : null}
     </>
   );

@@ -12,6 +12,7 @@ import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import { useToast } from '../components/toasts';
 import styles from './GuildNotificationsPage.module.css';
+import { Button } from '../components/Button';
 
 const KIND_TEXT: Record<NotifyKind, string> = {
   removal_held: 'Large removal held',
@@ -70,9 +71,7 @@ export function GuildNotificationsPage() {
         <h1>Notifications</h1>
         {list.data && list.data.unread > 0 ? (
           <div className="actions">
-            <button type="button" className="btn" onClick={() => markAllRead.mutate()}>
-              Mark all read ({list.data.unread})
-            </button>
+            <Button onClick={() => markAllRead.mutate()}>Mark all read ({list.data.unread})</Button>
           </div>
         ) : null}
       </div>
@@ -170,9 +169,9 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
           {error}
         </p>
       ) : null}
-      <button type="submit" className="btn btn-primary" disabled={saving}>
+      <Button type="submit" tone="primary" disabled={saving}>
         {saving ? 'Saving…' : 'Save notification settings'}
-      </button>
+      </Button>
     </form>
   );
 }

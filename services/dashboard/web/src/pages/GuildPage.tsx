@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { pollEvery, queries } from '../api/queries';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { ErrorState, Loading } from '../components/ErrorState';
@@ -9,6 +9,7 @@ import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { guildAuditPath, guildHealthPath, guildNotificationsPath, newLinkPath } from '../paths';
 import styles from './GuildPage.module.css';
+import { ButtonLink } from '../components/Button';
 
 const REFRESH_MS = 5_000;
 
@@ -33,18 +34,12 @@ export function GuildPage() {
           {guild.member_count !== null ? <p className="muted small">{guild.member_count.toLocaleString()} members</p> : null}
         </div>
         <div className="actions">
-          <Link className="btn" to={guildHealthPath(guildId)}>
-            Plugin status
-          </Link>
-          <Link className="btn" to={guildAuditPath(guildId)}>
-            Audit log
-          </Link>
-          <Link className="btn" to={guildNotificationsPath(guildId)}>
-            Notifications
-          </Link>
-          <Link className="btn btn-primary" to={newLinkPath(guildId)}>
+          <ButtonLink to={guildHealthPath(guildId)}>Plugin status</ButtonLink>
+          <ButtonLink to={guildAuditPath(guildId)}>Audit log</ButtonLink>
+          <ButtonLink to={guildNotificationsPath(guildId)}>Notifications</ButtonLink>
+          <ButtonLink tone="primary" to={newLinkPath(guildId)}>
             Create link
-          </Link>
+          </ButtonLink>
         </div>
       </div>
       {!guild.bot.in_guild ? (

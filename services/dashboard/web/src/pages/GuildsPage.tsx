@@ -7,6 +7,7 @@ import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
 import { guildPath } from '../paths';
 import styles from './GuildsPage.module.css';
+import { Button, buttonClass } from '../components/Button';
 
 /** `/`: the guilds the signed-in user may manage. */
 export function GuildsPage() {
@@ -19,7 +20,7 @@ export function GuildsPage() {
       <div className="page-header">
         <h1>Your servers</h1>
         {data && data.guilds.length > 0 ? (
-          <a className="btn" href={addBotUrl}>
+          <a className={buttonClass()} href={addBotUrl}>
             Add the bot to a server
           </a>
         ) : null}
@@ -34,12 +35,10 @@ export function GuildsPage() {
             and shows the permissions the bot needs (Manage Roles, View Channels, Send Messages). Otherwise ask the server&apos;s owner for Manage Server. Then come back to this page.
           </p>
           <p className="actions">
-            <a className="btn btn-primary" href={addBotUrl}>
+            <a className={buttonClass({ tone: 'primary' })} href={addBotUrl}>
               Add the bot to a server
             </a>
-            <button type="button" className="btn" onClick={() => void refetch()}>
-              Check again
-            </button>
+            <Button onClick={() => void refetch()}>Check again</Button>
           </p>
         </div>
       ) : null}

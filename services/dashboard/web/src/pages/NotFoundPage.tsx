@@ -1,13 +1,11 @@
-import { Link } from 'react-router';
+import { ButtonLink } from '../components/Button';
 
 export function NotFoundPage() {
   return (
     <div className="empty-state">
       <h1>Page not found</h1>
       <p>There is nothing at this address.</p>
-      <Link className="btn" to="/">
-        Back to your servers
-      </Link>
+      <ButtonLink to="/">Back to your servers</ButtonLink>
     </div>
   );
 }

@@ -1,4 +1,5 @@
-import { Link, useRouteError } from 'react-router';
+import { useRouteError } from 'react-router';
+import { ButtonLink } from '../components/Button';
 
 /** Last resort for a render error: say so and offer a way back, instead of a blank page. */
 export function RouteErrorPage() {
@@ -9,9 +10,7 @@ export function RouteErrorPage() {
       <div className="error-state" role="alert">
         <h1>Something went wrong</h1>
         <p>{message}</p>
-        <Link className="btn" to="/">
-          Back to your servers
-        </Link>
+        <ButtonLink to="/">Back to your servers</ButtonLink>
       </div>
     </main>
   );

@@ -2,6 +2,7 @@ import { useLocation } from 'react-router';
 import { Brand } from '../components/Brand';
 import { loginHref } from '../paths';
 import styles from './SignInPage.module.css';
+import { buttonClass } from '../components/Button';
 
 /** What each failure code of /auth/callback means to the person signing in (auth.routes.ts signInFailedPath). */
 const SIGN_IN_FAILURES: Record<string, string> = {
@@ -37,7 +38,7 @@ export function SignInPage() {
         <h1>Sign in to manage your role links</h1>
         <p className="muted">Connect roles on your servers to plugin servers that decide who holds them. Sign in with the platform account that manages your server.</p>
         {/* A full-page navigation: the server starts the platform's OAuth2 sign-in and comes back to `next`. */}
-        <a className="btn btn-primary btn-large" href={loginHref(next)}>
+        <a className={buttonClass({ tone: 'primary', size: 'large' })} href={loginHref(next)}>
           {outcome === 'failed' ? 'Try again' : 'Sign in with the platform'}
         </a>
       </div>

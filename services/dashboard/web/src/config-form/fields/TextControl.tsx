@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ControlProps } from '../field-props';
 import { controlAria } from '../field-props';
+import { Button } from '../../components/Button';
 
 /** text, url and secret (masked, with a show/hide toggle): one line of text. */
 export function TextControl(props: ControlProps<'text' | 'url' | 'secret'>) {
@@ -27,9 +28,9 @@ export function TextControl(props: ControlProps<'text' | 'url' | 'secret'>) {
   return (
     <div className="input-group">
       {input}
-      <button type="button" className="btn btn-small" aria-controls={id} aria-label={`${revealed ? 'Hide' : 'Show'} ${name}`} onClick={() => setRevealed((r) => !r)}>
+      <Button size="small" aria-controls={id} aria-label={`${revealed ? 'Hide' : 'Show'} ${name}`} onClick={() => setRevealed((r) => !r)}>
         {revealed ? 'Hide' : 'Show'}
-      </button>
+      </Button>
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { ConfigForm } from '../../config-form/ConfigForm';
 import { IframeConfig } from '../../iframe/IframeConfig';
 import { useLinkContext } from './link-context';
 import styles from './ConfigurationTab.module.css';
+import { Button } from '../../components/Button';
 
 function FallbackNotice({ view }: { view: ConfigView }) {
   if (view.source !== 'fallback') return null;
@@ -58,12 +59,12 @@ export function ConfigurationTab() {
       <>
         {error ? <ErrorBanner error={error} /> : <ErrorBanner message="The configuration could not be loaded." />}
         <div className="form-actions">
-          <button type="button" className="btn" onClick={() => void config.refetch()} disabled={busy}>
+          <Button onClick={() => void config.refetch()} disabled={busy}>
             Try again
-          </button>
-          <button type="button" className="btn" onClick={refresh} disabled={busy}>
+          </Button>
+          <Button onClick={refresh} disabled={busy}>
             Refresh schema
-          </button>
+          </Button>
         </div>
       </>
     );
@@ -80,9 +81,9 @@ export function ConfigurationTab() {
               {view.source === 'cache' ? 'Form cached from ' : 'Form fetched '}
               <DateTime iso={view.fetched_at} />
             </p>
-            <button type="button" className="btn btn-small" onClick={refresh} disabled={busy}>
+            <Button size="small" onClick={refresh} disabled={busy}>
               {refreshing ? 'Refreshing…' : 'Refresh schema'}
-            </button>
+            </Button>
           </div>
           <ConfigForm key={config.dataUpdatedAt} guildId={guildId} roleId={roleId} structure={view.schema} values={view.values} onSaved={() => void client.invalidateQueries({ queryKey: queryKeys.config(guildId, roleId) })} />
         </>

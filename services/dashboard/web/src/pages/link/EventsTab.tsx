@@ -8,6 +8,7 @@ import { ErrorState, Loading } from '../../components/ErrorState';
 import { useToast } from '../../components/toasts';
 import { useLinkContext } from './link-context';
 import styles from './EventsTab.module.css';
+import { Button } from '../../components/Button';
 
 /** While an event waits for delivery the broker's sweep sends it within seconds: look often. */
 const PENDING_REFRESH_MS = 3_000;
@@ -111,9 +112,9 @@ export function EventsTab() {
                   </td>
                   <td>
                     {e.state !== 'pending' && (
-                      <button type="button" className="btn btn-small" disabled={resend.isPending && resend.variables === e.id} onClick={() => resend.mutate(e.id)} aria-label={`Resend event ${e.seq}`}>
+                      <Button size="small" disabled={resend.isPending && resend.variables === e.id} onClick={() => resend.mutate(e.id)} aria-label={`Resend event ${e.seq}`}>
                         Resend
-                      </button>
+                      </Button>
                     )}
                   </td>
                 </tr>

@@ -9,6 +9,7 @@ import { MemberHistory } from './MemberHistory';
 import { OverridesSection } from './OverridesSection';
 import { useLinkContext } from './link-context';
 import styles from './MembersTab.module.css';
+import { Button, buttonClass } from '../../components/Button';
 
 const STATE_TEXT: Record<MemberLookup['state'], string> = {
   synced: 'On the list — synced',
@@ -81,7 +82,7 @@ export function MembersTab() {
       <h2>Members</h2>
       <p className={styles.exportRow}>
         {/* A plain download: the server streams the CSV from PostgreSQL, so a 30-million-member list works too. */}
-        <a className="btn" href={dashboardApi.listCsvUrl(guildId, roleId)} download>
+        <a className={buttonClass()} href={dashboardApi.listCsvUrl(guildId, roleId)} download>
           Export the list (CSV)
         </a>
         <span className="muted small">Every user ID on the list, lowest first, with whether it is in the synced set.</span>
@@ -100,9 +101,9 @@ export function MembersTab() {
               aria-invalid={fieldError ? true : undefined}
               aria-describedby={fieldError ? `${id}-error ${id}-help` : `${id}-help`}
             />
-            <button type="submit" className="btn btn-primary" disabled={busy}>
+            <Button type="submit" tone="primary" disabled={busy}>
               Look up
-            </button>
+            </Button>
           </div>
           <p className="field-help" id={`${id}-help`}>
             The member's platform user ID (17 to 20 digits).

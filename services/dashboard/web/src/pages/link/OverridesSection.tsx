@@ -10,6 +10,7 @@ import { ErrorBanner, ErrorState, Loading } from '../../components/ErrorState';
 import { useToast } from '../../components/toasts';
 import { useLinkContext } from './link-context';
 import styles from './OverridesSection.module.css';
+import { Button } from '../../components/Button';
 
 const LIST_TEXT: Record<OverrideKind, { title: string; help: string; empty: string }> = {
   always: { title: 'Always keep', help: "Hold the role whatever the plugin's list says (they take synced places first).", empty: 'Nobody is always kept.' },
@@ -83,9 +84,9 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
               <span className="muted small">
                 <DateTime iso={e.added_at} />
               </span>
-              <button type="button" className="btn btn-small" disabled={busy} onClick={() => onRemove(e.user_id)} aria-label={`Remove ${e.user_id} from ${LIST_TEXT[list].title}`}>
+              <Button size="small" disabled={busy} onClick={() => onRemove(e.user_id)} aria-label={`Remove ${e.user_id} from ${LIST_TEXT[list].title}`}>
                 Remove
-              </button>
+              </Button>
             </li>
           ))}
         </ul>
@@ -149,9 +150,9 @@ function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promi
           <input type="radio" value="never" {...register('list')} /> Never give
         </label>
       </fieldset>
-      <button type="submit" className="btn btn-primary" disabled={formState.isSubmitting}>
+      <Button type="submit" tone="primary" disabled={formState.isSubmitting}>
         Add override
-      </button>
+      </Button>
     </form>
   );
 }

@@ -11,6 +11,7 @@ import { useToast } from '../../components/toasts';
 import { guildPath } from '../../paths';
 import { useLinkContext } from './link-context';
 import styles from './SettingsTab.module.css';
+import { Button } from '../../components/Button';
 
 /** One setting as a switch, with its explanation under it (the switch's description). */
 function SettingSwitch(props: { id: string; label: string; checked: boolean; disabled: boolean; onChange: (on: boolean) => void; children: ReactNode }) {
@@ -126,17 +127,17 @@ export function SettingsTab() {
       <div className={styles.setting}>
         <h3>Resync now</h3>
         <p className="field-help">Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</p>
-        <button type="button" className="btn" onClick={() => resync.mutate()} disabled={pending}>
+        <Button onClick={() => resync.mutate()} disabled={pending}>
           {resync.isPending ? 'Resyncing…' : 'Resync now'}
-        </button>
+        </Button>
       </div>
 
       <div className={styles.dangerZone}>
         <h3>Delete this link</h3>
         <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
-        <button type="button" className="btn btn-danger" onClick={openDelete} disabled={pending}>
+        <Button tone="danger" onClick={openDelete} disabled={pending}>
           Delete link
-        </button>
+        </Button>
       </div>
 
       <ConfirmDialog
