@@ -8,12 +8,15 @@ export function Field({ as = 'div', className, ...rest }: { as?: 'div' | 'fields
   return createElement(as, { className: join(styles.field, className), ...rest });
 }
 
-/** A field's explanation; `indent` lines it up with a switch's or a checkbox's label. */
-export function FieldHelp({ indent, className, ...rest }: { indent?: 'switch' | 'check' | undefined } & ComponentProps<'p'>) {
-  return <p className={join(styles.help, indent === 'switch' && styles.indentSwitch, indent === 'check' && styles.indentCheck, className)} {...rest} />;
+/**
+ * A field's explanation (a `<p>`, or a `<label>` when the small words name an input); `indent` lines it
+ * up with a switch's or a checkbox's label.
+ */
+export function FieldHelp({ as = 'p', indent, className, ...rest }: { as?: 'p' | 'label'; indent?: 'switch' | 'check' | undefined } & ComponentPropsWithoutRef<'label'>) {
+  return createElement(as, { className: join(styles.help, indent === 'switch' && styles.indentSwitch, indent === 'check' && styles.indentCheck, className), ...rest });
 }
 
 /** What is wrong with a field's value, in words (the input points at it with aria-describedby). */
-export function FieldError({ className, ...rest }: ComponentProps<'p'>) {
+export function FieldErrorText({ className, ...rest }: ComponentProps<'p'>) {
   return <p className={join(styles.error, className)} {...rest} />;
 }

@@ -10,6 +10,7 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
 import { useToast } from './toasts';
 import { Button } from './Button';
+import { FieldErrorText } from './Field';
 
 const WINDOW_MS = 60 * 60 * 1000;
 
@@ -38,7 +39,7 @@ function sampleText(p: HeldChangePreview): string {
 
 /** The Apply removals dialog's body: what the held list does, who it leaves out, and what confirming does. */
 function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; error: string | null }) {
-  if (error) return <p className="field-error">The held change could not be loaded: {error}</p>;
+  if (error) return <FieldErrorText>The held change could not be loaded: {error}</FieldErrorText>;
   if (!preview) return <p aria-busy="true">Loading the held change…</p>;
   const c = preview.change;
   if (c.kind === 'admin_source') {
@@ -135,11 +136,7 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
           )}
         </p>
       ) : null}
-      {apply.error ? (
-        <p className="field-error" role="alert">
-          {apply.error.message}
-        </p>
-      ) : null}
+      {apply.error ? <FieldErrorText role="alert">{apply.error.message}</FieldErrorText> : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
           <Button tone="warning" onClick={open} disabled={busy}>

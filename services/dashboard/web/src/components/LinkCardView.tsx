@@ -2,7 +2,7 @@ import type { AppliedRemovals, LinkCard } from '@rolelink/contracts';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { linkPaths } from '../paths';
-import { Badge } from './Badge';
+import { Badge, BadgeRow } from './Badge';
 import facts from './facts.module.css';
 import styles from './LinkCardView.module.css';
 import { DateTime } from './DateTime';
@@ -11,6 +11,7 @@ import { RoleName, roleLabel } from './RoleName';
 import { HealthBadge, LinkStateBadge } from './status-badges';
 import { SyncProgress } from './SyncProgress';
 import { PluginUrl } from './PluginUrl';
+import { Card, CardTitle } from './Card';
 
 type Props = {
   card: LinkCard;
@@ -69,14 +70,13 @@ function PrivilegedNote({ card }: { card: LinkCard }) {
 /** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
 export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
   const [applied, setApplied] = useState<AppliedRemovals | null>(null);
-  const Heading = headingLevel;
   const fmt = (n: number) => n.toLocaleString();
   const name = roleLabel(card.role, card.role_id);
 
   return (
-    <article className="card link-card" aria-label={`Role link ${name}`}>
+    <Card as="article" aria-label={`Role link ${name}`}>
       <header className={styles.header}>
-        <Heading className="card-title">
+        <CardTitle as={headingLevel}>
           {linkToPage ? (
             <Link to={linkPaths(card.guild_id, card.role_id).config}>
               <RoleName role={card.role} roleId={card.role_id} />
@@ -84,8 +84,8 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
           ) : (
             <RoleName role={card.role} roleId={card.role_id} />
           )}
-        </Heading>
-        <div className="badges">
+        </CardTitle>
+        <BadgeRow>
           <LinkStateBadge state={card.state} />
           {card.privileged.length > 0 ? (
             <Badge tone="danger" title={`Privileged role: it carries ${card.privileged.join(', ')}`}>
@@ -98,7 +98,7 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
             </Badge>
           ) : null}
           <HealthBadge status={card.health.status} />
-        </div>
+        </BadgeRow>
       </header>
 
       <p className={styles.pluginUrl}>
@@ -142,6 +142,6 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
 
       {card.held_change ? <HeldChangePanel guildId={card.guild_id} roleId={card.role_id} roleName={name} held={card.held_change} owner={owner} onApplied={setApplied} /> : null}
       {applied ? <AppliedRemovalsNotice applied={applied} /> : null}
-    </article>
+    </Card>
   );
 }

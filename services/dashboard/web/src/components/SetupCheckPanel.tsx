@@ -6,6 +6,7 @@ import { Badge, type BadgeTone } from './Badge';
 import { DateTime } from './DateTime';
 import styles from './SetupCheckPanel.module.css';
 import { Button } from './Button';
+import { Card, CardTitle } from './Card';
 
 const MARK: Record<SetupCheck['status'], { sign: string; tone: BadgeTone; label: string }> = {
   pass: { sign: '✓', tone: 'success', label: 'OK' },
@@ -74,12 +75,10 @@ export function SetupCheckPanel({ guildId }: { guildId: string }) {
   const { data, error, isFetching, refetch } = useQuery({ ...queries.setupCheck(guildId), enabled: asked });
   const problems = data?.checks.filter((c) => c.status === 'fail').length ?? 0;
   return (
-    <section className={`card ${styles.panel}`} aria-labelledby="setup-check-title">
+    <Card as="section" className={styles.panel} aria-labelledby="setup-check-title">
       <div className={styles.head}>
         <div>
-          <h2 id="setup-check-title" className="card-title">
-            Check setup
-          </h2>
+          <CardTitle id="setup-check-title">Check setup</CardTitle>
           <p className="muted small">Whether the platform lets the bot do its job in this server, and how to fix what it does not.</p>
         </div>
         <Button disabled={isFetching} onClick={() => (asked ? void refetch() : setAsked(true))}>
@@ -103,6 +102,6 @@ export function SetupCheckPanel({ guildId }: { guildId: string }) {
           </ul>
         </>
       ) : null}
-    </section>
+    </Card>
   );
 }

@@ -1,5 +1,5 @@
 import type { DashboardGuildSummary } from '@rolelink/contracts';
-import { Badge } from './Badge';
+import { Badge, BadgeRow } from './Badge';
 import { PlanBadge } from './status-badges';
 
 /** Plan, slots used/allowed and the owner badge, as a guild's header shows them. */
@@ -7,12 +7,12 @@ export function SlotsSummary({ guild }: { guild: DashboardGuildSummary }) {
   const { used, allowed } = guild.slots;
   const over = used > allowed;
   return (
-    <div className="badges">
+    <BadgeRow>
       <PlanBadge plan={guild.plan} />
       <Badge tone={over ? 'warning' : used === allowed ? 'info' : 'neutral'} title="Role links use the server's integration slots">
         {used} of {allowed} slots used
       </Badge>
       {guild.owner ? <Badge tone="accent">Owner</Badge> : null}
-    </div>
+    </BadgeRow>
   );
 }

@@ -1,5 +1,6 @@
 import type { StripPreviewView } from '@rolelink/contracts';
 import styles from './StripPreviewPanel.module.css';
+import { FieldErrorText } from './Field';
 
 const PERSON = { you: 'you', admin: 'an admin' } as const;
 
@@ -18,7 +19,7 @@ function sampleText(p: StripPreviewView): string {
  */
 export function StripPreviewPanel(props: { preview: StripPreviewView | null; error: string | null; lockoutConfirmed: boolean; onLockoutConfirmed: (on: boolean) => void; checkboxId: string; disabled: boolean }) {
   const { preview: p, error } = props;
-  if (error) return <p className="field-error">Who would lose the role could not be loaded: {error}</p>;
+  if (error) return <FieldErrorText>Who would lose the role could not be loaded: {error}</FieldErrorText>;
   if (!p) return <p aria-busy="true">Counting the members this link gave the role to…</p>;
   return (
     <div className={styles.preview}>

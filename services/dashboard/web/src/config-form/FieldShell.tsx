@@ -2,17 +2,19 @@ import type { Field } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
 import { fieldIds, isRequired, joinIds } from './field-props';
 import styles from './FieldShell.module.css';
+// The shared field parts; `Field` is the plugin's field type here, so the box is FieldBox.
+import { Field as FieldBox, FieldErrorText as ErrorText, FieldHelp } from '../components/Field';
 
 /** Label, description, the control and its error: the frame of every single-input field. */
 export function FieldShell({ field, id, error, children }: { field: Field; id: string; error: string | undefined; children: ReactNode }) {
   const ids = fieldIds(id);
   return (
-    <div className={`field${error ? ' field-invalid' : ''}`}>
+    <FieldBox>
       <FieldLabel field={field} htmlFor={id} />
       <FieldDescription id={ids.description} text={field.description} />
       {children}
-      <FieldError id={ids.error} error={error} />
-    </div>
+      <FieldProblem id={ids.error} error={error} />
+    </FieldBox>
   );
 }
 
@@ -24,12 +26,7 @@ export function FieldShell({ field, id, error, children }: { field: Field; id: s
 export function FieldGroup({ field, id, error, hint, children }: { field: Field; id: string; error: string | undefined; hint?: ReactNode; children: ReactNode }) {
   const ids = fieldIds(id);
   return (
-    <fieldset
-      className={`field${error ? ' field-invalid' : ''}`}
-      aria-describedby={joinIds(field.description && ids.description, hint != null && ids.hint, error && ids.error)}
-      aria-invalid={error ? true : undefined}
-      aria-required={isRequired(field) || undefined}
-    >
+    <FieldBox as="fieldset" aria-describedby={joinIds(field.description && ids.description, hint != null && ids.hint, error && ids.error)} aria-invalid={error ? true : undefined} aria-required={isRequired(field) || undefined}>
       <legend>
         {field.label}
         {isRequired(field) ? <RequiredMark /> : null}
@@ -37,8 +34,8 @@ export function FieldGroup({ field, id, error, hint, children }: { field: Field;
       <FieldDescription id={ids.description} text={field.description} />
       {hint}
       <div className="options">{children}</div>
-      <FieldError id={ids.error} error={error} />
-    </fieldset>
+      <FieldProblem id={ids.error} error={error} />
+    </FieldBox>
   );
 }
 
@@ -64,18 +61,11 @@ export function RequiredMark() {
 /** The plugin's help text under the label; the input's aria-describedby points at `id`. */
 export function FieldDescription({ id, text }: { id: string; text: string | undefined }) {
   if (!text) return null;
-  return (
-    <p className="field-help" id={id}>
-      {text}
-    </p>
-  );
+  return <FieldHelp id={id}>{text}</FieldHelp>;
 }
 
-export function FieldError({ id, error }: { id: string; error: string | undefined }) {
+/** The field's problem, if it has one; the input's aria-describedby points at `id`. */
+export function FieldProblem({ id, error }: { id: string; error: string | undefined }) {
   if (!error) return null;
-  return (
-    <p className="field-error" id={id}>
-      {error}
-    </p>
-  );
+  return <ErrorText id={id}>{error}</ErrorText>;
 }

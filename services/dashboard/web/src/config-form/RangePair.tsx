@@ -2,7 +2,8 @@ import type { Field } from '@rolelink/contracts';
 import { fieldIds, joinIds } from './field-props';
 import type { FieldBinding } from './FieldRenderer';
 import { renderControl } from './FieldRenderer';
-import { FieldDescription, FieldError, FieldLabel } from './FieldShell';
+import { Field as FieldBox } from '../components/Field';
+import { FieldDescription, FieldLabel, FieldProblem } from './FieldShell';
 import styles from './RangePair.module.css';
 
 /**
@@ -12,9 +13,8 @@ import styles from './RangePair.module.css';
 export function RangePair({ start, end, startBinding, endBinding }: { start: Field; end: Field; startBinding: FieldBinding; endBinding: FieldBinding }) {
   const s = fieldIds(startBinding.id);
   const e = fieldIds(endBinding.id);
-  const invalid = Boolean(startBinding.error || endBinding.error);
   return (
-    <div className={`field range-pair${invalid ? ' field-invalid' : ''}`}>
+    <FieldBox>
       <FieldLabel field={start} htmlFor={startBinding.id} />
       <FieldDescription id={s.description} text={start.description} />
       <div className={styles.row}>
@@ -24,8 +24,8 @@ export function RangePair({ start, end, startBinding, endBinding }: { start: Fie
         </span>
         {renderControl(end, endBinding, joinIds(endBinding.error && e.error), `${start.label} (end)`)}
       </div>
-      <FieldError id={s.error} error={startBinding.error} />
-      <FieldError id={e.error} error={endBinding.error} />
-    </div>
+      <FieldProblem id={s.error} error={startBinding.error} />
+      <FieldProblem id={e.error} error={endBinding.error} />
+    </FieldBox>
   );
 }

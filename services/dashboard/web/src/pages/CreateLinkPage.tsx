@@ -14,6 +14,8 @@ import { guildPath, linkPaths } from '../paths';
 import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
 import styles from './CreateLinkPage.module.css';
 import { Button, ButtonLink } from '../components/Button';
+import { Field, FieldErrorText, FieldHelp } from '../components/Field';
+import { Card } from '../components/Card';
 
 type FieldKey = 'role_id' | 'plugin_url' | 'existing_members' | 'owner_consent';
 const FIELD_KEYS: readonly string[] = ['role_id', 'plugin_url', 'existing_members', 'owner_consent'] satisfies FieldKey[];
@@ -138,11 +140,11 @@ export function CreateLinkPage() {
         <ErrorBanner message={failure.message} />
       ) : null}
 
-      <form className="card form" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={`${id}-role-search`} className="field-help">
+      <Card as="form" className="form" onSubmit={submit} noValidate>
+        <Field>
+          <FieldHelp as="label" htmlFor={`${id}-role-search`}>
             Find a role
-          </label>
+          </FieldHelp>
           <input
             id={`${id}-role-search`}
             type="search"
@@ -153,9 +155,9 @@ export function CreateLinkPage() {
             aria-controls={`${id}-role`}
             aria-describedby={`${id}-role-count`}
           />
-          <p className="field-help" id={`${id}-role-count`} aria-live="polite">
+          <FieldHelp id={`${id}-role-count`} aria-live="polite">
             {query ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match` : `${sorted.length} roles`}
-          </p>
+          </FieldHelp>
           <label htmlFor={`${id}-role`}>Role</label>
           <div className={styles.withSwatch}>
             <RoleSwatch color={selected?.color} />
@@ -171,12 +173,8 @@ export function CreateLinkPage() {
               })}
             </select>
           </div>
-          {fieldErr.role_id ? (
-            <p className="field-error" id={roleErrorId}>
-              {fieldErr.role_id}
-            </p>
-          ) : null}
-        </div>
+          {fieldErr.role_id ? <FieldErrorText id={roleErrorId}>{fieldErr.role_id}</FieldErrorText> : null}
+        </Field>
 
         {selected && privileged ? <PrivilegedConsent role={selected} ownerOnly={ownerOnly} value={consent} onChange={setConsent} error={fieldErr.owner_consent} /> : null}
 
@@ -193,7 +191,7 @@ export function CreateLinkPage() {
           />
         ) : null}
 
-        <div className="field">
+        <Field>
           <label htmlFor={`${id}-url`}>Plugin URL</label>
           <input
             id={`${id}-url`}
@@ -208,15 +206,9 @@ export function CreateLinkPage() {
             aria-describedby={fieldErr.plugin_url ? `${urlErrorId} ${urlHelpId}` : urlHelpId}
             required
           />
-          <p className="field-help" id={urlHelpId}>
-            HTTPS only, on a public host (no localhost or private network addresses), at most 500 characters. The service registers the link with the plugin right away.
-          </p>
-          {fieldErr.plugin_url ? (
-            <p className="field-error" id={urlErrorId}>
-              {fieldErr.plugin_url}
-            </p>
-          ) : null}
-        </div>
+          <FieldHelp id={urlHelpId}>HTTPS only, on a public host (no localhost or private network addresses), at most 500 characters. The service registers the link with the plugin right away.</FieldHelp>
+          {fieldErr.plugin_url ? <FieldErrorText id={urlErrorId}>{fieldErr.plugin_url}</FieldErrorText> : null}
+        </Field>
 
         <p className="muted small">Synced limit on this server's plan: {syncedLimit.toLocaleString()} members per link.</p>
 
@@ -228,7 +220,7 @@ export function CreateLinkPage() {
             Cancel
           </ButtonLink>
         </div>
-      </form>
+      </Card>
     </>
   );
 }
@@ -240,15 +232,13 @@ export function CreateLinkPage() {
 function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: RoleChoice; ownerOnly: boolean; value: string; onChange: (v: string) => void; error: string | undefined }) {
   const id = useId();
   return (
-    <fieldset className={`field ${styles.privileged}`} aria-describedby={`${id}-why`}>
+    <Field as="fieldset" className={styles.privileged} aria-describedby={`${id}-why`}>
       <legend>Privileged role</legend>
       <p className="note note-danger" id={`${id}-why`}>
         {role.name} carries {role.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, and a list that leaves someone out takes it from them. Linking it needs the server owner's consent.
       </p>
       {ownerOnly ? (
-        <p className="field-error" role="alert">
-          Only the server owner can link a privileged role. Ask the owner to create this link.
-        </p>
+        <FieldErrorText role="alert">Only the server owner can link a privileged role. Ask the owner to create this link.</FieldErrorText>
       ) : (
         <>
           <label htmlFor={`${id}-consent`}>
@@ -264,14 +254,10 @@ function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: 
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? `${id}-consent-error` : undefined}
           />
-          <p className="field-help">Your consent is recorded in the audit log, with your name and the time.</p>
-          {error ? (
-            <p className="field-error" id={`${id}-consent-error`}>
-              {error}
-            </p>
-          ) : null}
+          <FieldHelp>Your consent is recorded in the audit log, with your name and the time.</FieldHelp>
+          {error ? <FieldErrorText id={`${id}-consent-error`}>{error}</FieldErrorText> : null}
         </>
       )}
-    </fieldset>
+    </Field>
   );
 }

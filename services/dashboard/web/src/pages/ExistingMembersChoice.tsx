@@ -1,5 +1,6 @@
 import type { RoleChoice } from '@rolelink/contracts';
 import { useId } from 'react';
+import { Field, FieldErrorText, FieldHelp } from '../components/Field';
 
 export type MemberMode = 'handover' | 'keep';
 
@@ -46,34 +47,30 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
   const id = useId();
   const keepReason = keepUnavailableReason(role, syncedLimit);
   return (
-    <fieldset className="field" aria-describedby={error ? `${id}-error` : undefined}>
+    <Field as="fieldset" aria-describedby={error ? `${id}-error` : undefined}>
       <legend>Existing members</legend>
-      <p className="field-help">{countText(role)} What should happen to them?</p>
+      <FieldHelp>{countText(role)} What should happen to them?</FieldHelp>
       <div className="choice">
         <input type="radio" id={`${id}-handover`} name="existing_members" value="handover" checked={value === 'handover'} onChange={() => onChange('handover')} aria-describedby={`${id}-handover-help`} />
         <div>
           <label htmlFor={`${id}-handover`}>Hand over</label>
-          <p className="field-help" id={`${id}-handover-help`}>
+          <FieldHelp id={`${id}-handover-help`}>
             Nothing changes until the plugin's first list arrives. Then {role.member_count === 1 ? 'the member who holds' : `${lower(membersText(role))} who hold`} the role now {role.member_count === 1 ? 'loses' : 'lose'} it unless on that
             list. If that takes it from many (a quarter or more, and at least 10), the removal is held until the server owner confirms it.
-          </p>
+          </FieldHelp>
         </div>
       </div>
       <div className="choice">
         <input type="radio" id={`${id}-keep`} name="existing_members" value="keep" checked={value === 'keep'} disabled={keepReason !== null} onChange={() => onChange('keep')} aria-describedby={`${id}-keep-help`} />
         <div>
           <label htmlFor={`${id}-keep`}>Keep current members</label>
-          <p className="field-help" id={`${id}-keep-help`}>
+          <FieldHelp id={`${id}-keep-help`}>
             {keepReason ??
               `${membersText(role)} ${role.member_count === 1 ? 'is' : 'are'} added to the link’s list before the plugin is registered, so the first sync changes nothing. They keep the role until the plugin removes them or replaces its list.`}
-          </p>
+          </FieldHelp>
         </div>
       </div>
-      {error ? (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : null}
-    </fieldset>
+      {error ? <FieldErrorText id={`${id}-error`}>{error}</FieldErrorText> : null}
+    </Field>
   );
 }

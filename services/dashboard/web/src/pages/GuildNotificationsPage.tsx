@@ -13,6 +13,7 @@ import { RoleName } from '../components/RoleName';
 import { useToast } from '../components/toasts';
 import styles from './GuildNotificationsPage.module.css';
 import { Button } from '../components/Button';
+import { Card } from '../components/Card';
 
 const KIND_TEXT: Record<NotifyKind, string> = {
   removal_held: 'Large removal held',
@@ -138,7 +139,7 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
   }
 
   return (
-    <form className={`card ${styles.settings}`} onSubmit={submit} aria-label="Notification settings">
+    <Card as="form" className={styles.settings} onSubmit={submit} aria-label="Notification settings">
       <h2>Notification settings</h2>
       <p className="muted small">Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a message. At most one message per event kind every 10 minutes: a burst arrives as one message.</p>
       <fieldset>
@@ -172,6 +173,6 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
       <Button type="submit" tone="primary" disabled={saving}>
         {saving ? 'Saving…' : 'Save notification settings'}
       </Button>
-    </form>
+    </Card>
   );
 }

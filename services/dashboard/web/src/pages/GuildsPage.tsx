@@ -8,6 +8,7 @@ import { SlotsSummary } from '../components/SlotsSummary';
 import { guildPath } from '../paths';
 import styles from './GuildsPage.module.css';
 import { Button, buttonClass } from '../components/Button';
+import { Card, CardTitle } from '../components/Card';
 
 /** `/`: the guilds the signed-in user may manage. */
 export function GuildsPage() {
@@ -45,7 +46,7 @@ export function GuildsPage() {
       {data && data.guilds.length > 0 ? (
         <ul className={styles.list}>
           {data.guilds.map((g) => (
-            <li key={g.guild_id} className={`card ${styles.card}`}>
+            <Card as="li" key={g.guild_id} className={styles.card}>
               {g.icon_url ? (
                 <img className={styles.icon} src={g.icon_url} alt="" width={48} height={48} />
               ) : (
@@ -54,12 +55,12 @@ export function GuildsPage() {
                 </span>
               )}
               <div className={styles.body}>
-                <h2 className="card-title">
+                <CardTitle>
                   <Link to={guildPath(g.guild_id)}>{g.name}</Link>
-                </h2>
+                </CardTitle>
                 <SlotsSummary guild={g} />
               </div>
-            </li>
+            </Card>
           ))}
         </ul>
       ) : null}

@@ -1,13 +1,14 @@
 import type { ControlProps } from '../field-props';
 import { fieldIds, joinIds } from '../field-props';
-import { FieldError } from '../FieldShell';
+import { Field as FieldBox, FieldHelp } from '../../components/Field';
+import { FieldProblem } from '../FieldShell';
 
 /** checkbox, and toggle: the same boolean shown as a switch (`role="switch"`). */
 export function BooleanField({ field, id, value, error, onChange, onBlur }: ControlProps<'checkbox' | 'toggle'>) {
   const ids = fieldIds(id);
   const isSwitch = field.type === 'toggle';
   return (
-    <div className={`field${error ? ' field-invalid' : ''}`}>
+    <FieldBox>
       <div className={isSwitch ? 'switch-row' : 'choice'}>
         <input
           type="checkbox"
@@ -23,11 +24,11 @@ export function BooleanField({ field, id, value, error, onChange, onBlur }: Cont
         <label htmlFor={id}>{field.label}</label>
       </div>
       {field.description ? (
-        <p className={`field-help ${isSwitch ? 'field-help-indent' : 'field-help-indent-check'}`} id={ids.description}>
+        <FieldHelp indent={isSwitch ? 'switch' : 'check'} id={ids.description}>
           {field.description}
-        </p>
+        </FieldHelp>
       ) : null}
-      <FieldError id={ids.error} error={error} />
-    </div>
+      <FieldProblem id={ids.error} error={error} />
+    </FieldBox>
   );
 }

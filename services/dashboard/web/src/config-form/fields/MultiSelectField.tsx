@@ -2,6 +2,7 @@ import type { ControlProps } from '../field-props';
 import { fieldIds } from '../field-props';
 import { FieldGroup } from '../FieldShell';
 import styles from './MultiSelectField.module.css';
+import { FieldHelp } from '../../components/Field';
 
 /**
  * Several options as a checkbox group. Once max_selections are chosen the others are disabled and the
@@ -19,9 +20,9 @@ export function MultiSelectField({ field, id, value, error, onChange, onBlur }: 
 
   const hint =
     max !== undefined ? (
-      <p className={`field-help${full ? ` ${styles.limit}` : ''}`} id={fieldIds(id).hint} aria-live="polite">
+      <FieldHelp className={full ? styles.limit : undefined} id={fieldIds(id).hint} aria-live="polite">
         {full ? `Maximum reached: you can choose at most ${max}. Unselect one to choose another.` : `Choose up to ${max}.`}
-      </p>
+      </FieldHelp>
     ) : null;
 
   return (

@@ -10,6 +10,8 @@ import { OverridesSection } from './OverridesSection';
 import { useLinkContext } from './link-context';
 import styles from './MembersTab.module.css';
 import { Button, buttonClass } from '../../components/Button';
+import { Field, FieldErrorText, FieldHelp } from '../../components/Field';
+import { Card } from '../../components/Card';
 
 const STATE_TEXT: Record<MemberLookup['state'], string> = {
   synced: 'On the list — synced',
@@ -88,7 +90,7 @@ export function MembersTab() {
         <span className="muted small">Every user ID on the list, lowest first, with whether it is in the synced set.</span>
       </p>
       <form className={styles.lookUpForm} onSubmit={lookUp} noValidate>
-        <div className="field">
+        <Field>
           <label htmlFor={`${id}-user`}>User ID</label>
           <div className="input-group">
             <input
@@ -105,20 +107,14 @@ export function MembersTab() {
               Look up
             </Button>
           </div>
-          <p className="field-help" id={`${id}-help`}>
-            The member's platform user ID (17 to 20 digits).
-          </p>
-          {fieldError ? (
-            <p className="field-error" id={`${id}-error`}>
-              {fieldError}
-            </p>
-          ) : null}
-        </div>
+          <FieldHelp id={`${id}-help`}>The member's platform user ID (17 to 20 digits).</FieldHelp>
+          {fieldError ? <FieldErrorText id={`${id}-error`}>{fieldError}</FieldErrorText> : null}
+        </Field>
       </form>
       {error ? <ErrorBanner message={error} /> : null}
       <div role="status" aria-live="polite">
         {result ? (
-          <div className={`card ${styles.result}`}>
+          <Card className={styles.result}>
             <p className={styles.state}>
               <span className={`${styles.dot} ${dotTone(result)}`} aria-hidden="true" />
               {result.override ? OVERRIDE_TEXT[result.override] : stateText(result)}
@@ -143,7 +139,7 @@ export function MembersTab() {
               <p>The bot has not acted on this member yet.</p>
             )}
             <MemberHistory history={result.history} outcomeText={outcomeText} />
-          </div>
+          </Card>
         ) : null}
       </div>
       <OverridesSection />

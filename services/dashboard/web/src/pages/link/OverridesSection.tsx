@@ -11,6 +11,8 @@ import { useToast } from '../../components/toasts';
 import { useLinkContext } from './link-context';
 import styles from './OverridesSection.module.css';
 import { Button } from '../../components/Button';
+import { Field, FieldErrorText, FieldHelp } from '../../components/Field';
+import { Card } from '../../components/Card';
 
 const LIST_TEXT: Record<OverrideKind, { title: string; help: string; empty: string }> = {
   always: { title: 'Always keep', help: "Hold the role whatever the plugin's list says (they take synced places first).", empty: 'Nobody is always kept.' },
@@ -69,7 +71,7 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
   const entries = view[list];
   const headingId = `overrides-${list}`;
   return (
-    <div className={`card ${styles.list}`}>
+    <Card className={styles.list}>
       <h3 id={headingId}>
         {LIST_TEXT[list].title} <span className="muted small">({entries.length})</span>
       </h3>
@@ -91,7 +93,7 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
           ))}
         </ul>
       )}
-    </div>
+    </Card>
   );
 }
 
@@ -115,7 +117,7 @@ function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promi
 
   return (
     <form className={`inline-form ${styles.add}`} onSubmit={(e) => void handleSubmit(submit)(e)} noValidate aria-label="Add an override">
-      <div className="field">
+      <Field className={styles.userField}>
         {/* Not "User ID": the look-up above has that label. */}
         <label htmlFor={`${id}-user`}>Member ID</label>
         <input
@@ -132,15 +134,13 @@ function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promi
             },
           })}
         />
-        <p className="field-help" id={`${id}-help`}>
-          Their platform user ID (17 to 20 digits).
-        </p>
+        <FieldHelp id={`${id}-help`}>Their platform user ID (17 to 20 digits).</FieldHelp>
         {error ? (
-          <p className="field-error" id={`${id}-error`} role="alert">
+          <FieldErrorText id={`${id}-error`} role="alert">
             {error}
-          </p>
+          </FieldErrorText>
         ) : null}
-      </div>
+      </Field>
       <fieldset className={styles.choice}>
         <legend>List</legend>
         <label>

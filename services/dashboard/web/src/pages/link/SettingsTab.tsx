@@ -12,6 +12,7 @@ import { guildPath } from '../../paths';
 import { useLinkContext } from './link-context';
 import styles from './SettingsTab.module.css';
 import { Button } from '../../components/Button';
+import { FieldHelp } from '../../components/Field';
 
 /** One setting as a switch, with its explanation under it (the switch's description). */
 function SettingSwitch(props: { id: string; label: string; checked: boolean; disabled: boolean; onChange: (on: boolean) => void; children: ReactNode }) {
@@ -22,9 +23,9 @@ function SettingSwitch(props: { id: string; label: string; checked: boolean; dis
         <input type="checkbox" role="switch" className="switch" id={id} checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-describedby={`${id}-help`} />
         <label htmlFor={id}>{label}</label>
       </div>
-      <p className="field-help field-help-indent" id={`${id}-help`}>
+      <FieldHelp indent="switch" id={`${id}-help`}>
         {children}
-      </p>
+      </FieldHelp>
     </div>
   );
 }
@@ -126,7 +127,7 @@ export function SettingsTab() {
 
       <div className={styles.setting}>
         <h3>Resync now</h3>
-        <p className="field-help">Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</p>
+        <FieldHelp>Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</FieldHelp>
         <Button onClick={() => resync.mutate()} disabled={pending}>
           {resync.isPending ? 'Resyncing…' : 'Resync now'}
         </Button>
@@ -163,9 +164,9 @@ export function SettingsTab() {
           <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={deleting} onChange={(e) => chooseStrip(e.target.checked)} aria-describedby={`${id}-strip-help`} />
           <label htmlFor={`${id}-strip`}>Also remove the role from the members this link gave it to</label>
         </div>
-        <p className="field-help field-help-indent-check" id={`${id}-strip-help`}>
+        <FieldHelp indent="check" id={`${id}-strip-help`}>
           Off by default. Only members the bot gave the role to through this link lose it.
-        </p>
+        </FieldHelp>
         {stripRoles ? <StripPreviewPanel preview={previewView} error={preview.error?.message ?? null} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={setLockoutConfirmed} checkboxId={`${id}-lockout`} disabled={deleting} /> : null}
         <p>This cannot be undone.</p>
       </ConfirmDialog>
