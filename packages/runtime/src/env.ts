@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clusterPrefixProblem, parseRedisUrl } from './redis-url';
 
 /**
  * Parses a service's environment once, at start (design: only a service's env.ts reads process.env).
@@ -11,9 +12,16 @@ export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessE
   const problems = [
     ...(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
     ...(declared.includes('NODE_ENV') && source.NODE_ENV === 'production' ? productionProblems(declared, source) : []),
+    ...(result.success && declared.includes('REDIS_URL') && declared.includes('QUEUE_PREFIX') ? clusterProblems(result.data as Record<string, unknown>) : []),
   ];
   if (problems.length > 0 || !result.success) throw new Error(`Invalid environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return result.data;
+}
+
+/** REDIS_URL and QUEUE_PREFIX together: a cluster needs a hash-tagged prefix (redis-url.ts). */
+function clusterProblems(env: Record<string, unknown>): string[] {
+  const problem = clusterPrefixProblem(String(env.REDIS_URL), String(env.QUEUE_PREFIX));
+  return problem === null ? [] : [problem];
 }
 
 /**
@@ -80,7 +88,17 @@ export const envFields = {
   nodeEnv: z.enum(['development', 'test', 'production']).default('development'),
   logLevel: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   databaseUrl: z.string().url().default(LOCAL_CONNECTION_DEFAULTS.DATABASE_URL),
-  redisUrl: z.string().url().default(LOCAL_CONNECTION_DEFAULTS.REDIS_URL),
+  /** One Redis (redis://, rediss://) or a Redis Cluster (redis+cluster://host:port,…; redis-url.ts). */
+  redisUrl: z
+    .string()
+    .default(LOCAL_CONNECTION_DEFAULTS.REDIS_URL)
+    .superRefine((value, ctx) => {
+      try {
+        parseRedisUrl(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   /** The platform's REST base (`https://discord.com/api`; REST appends /v10); locally the emulator's. */
   platformApiUrl: z.string().url().default(EMULATOR_DEFAULTS.PLATFORM_API_URL),

@@ -3,6 +3,7 @@ export * from './bounded-sample';
 export * from './dependency-log';
 export * from './database-outage';
 export * from './env';
+export * from './redis-url';
 export * from './logger';
 export * from './http';
 export * from './serve';
