@@ -1,9 +1,8 @@
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Pool } from 'pg';
-import type { API } from '@discordjs/core/http-only';
 import { QueueName } from '@rolelink/contracts';
 import { readDriftCoverage, readSyncLag } from '@rolelink/db/sync';
+import { repairBlocked } from './repair-deps';
+import type { BotWorkerOptions } from './worker-options';
 import { readRefusals } from './sync/refusal-figures';
 import { Consumer, ensureSchedulers, Producer, scheduled } from '@rolelink/queue';
 import { DependencyLog, type Logger, type Metrics } from '@rolelink/runtime';
@@ -16,41 +15,6 @@ import { DriftBudget } from './drift/poll-budget';
 
 /** The issue's rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
-
-/** A scheduled job's runs: only the last few are kept. */
-
-export type BotWorkerOptions = {
-  db: Pool;
-  api: API;
-  /** Blocking connection for the BullMQ worker (maxRetriesPerRequest: null). */
-  workerRedis: Redis;
-  /** Connection for re-enqueues, the job scheduler and the reconcile's state. */
-  redis: Redis;
-  prefix: string;
-  /** The bot application's key (`applicationKey(token)` of @rolelink/platform-client): its bot_application row. */
-  appKey: string;
-  logger: Logger;
-  /** Where the BullMQ workers' lost-connection errors go: one line per Redis outage, not one per attempt (default: a log of its own). */
-  dependencies?: DependencyLog;
-  metrics?: Metrics;
-  concurrency: number;
-  sliceMs: number;
-  sliceChanges: number;
-  lockDurationMs: number;
-  /** Interval of the reconcile job scheduler; null leaves the scheduler alone (tests drive it). */
-  reconcileEveryMs: number | null;
-  rangeSpan?: number;
-  /** Notifications: at most one message per guild per event kind in this window (default 10 minutes). */
-  notifyWindowMs?: number;
-  /** Interval of the notify sweep scheduler; null or absent leaves it alone (tests add `sweep` jobs). */
-  notifySweepEveryMs?: number | null;
-  /**
-   * Drift repair (docs/sync-engine.md "Drift repair"): each guild's audit log is read at most every
-   * `everyMs`, within `floorPerSecond` (always) to `maxPerSecond` (while the global budget has room) reads
-   * per second across all workers. Absent or `everyMs` 0: no poll (the reconcile alone repairs drift).
-   */
-  drift?: { everyMs: number; floorPerSecond: number; maxPerSecond: number; globalLoad?: () => Promise<number> };
-};
 
 export type BotWorker = {
   worker: Worker;
@@ -169,10 +133,4 @@ function reportQueueDepth(metrics: Metrics | undefined, producer: Producer<typeo
     const counts = await producer.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
     return Object.entries(counts).map(([state, count]) => ({ queue: QueueName.roleSync, state, count }));
   });
-}
-
-/** rolelink_repair_blocked_total{job,reason}: one per guild read a repair could not make. */
-export function repairBlocked(metrics: Metrics | undefined): ((job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable') => void) | undefined {
-  const counter = metrics?.repairBlocked();
-  return counter && ((job, reason) => counter.inc({ job, reason }));
 }

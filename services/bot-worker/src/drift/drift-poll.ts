@@ -7,7 +7,7 @@ import { openOutage } from '../sync/refusals';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import { activeLinks } from '../reconcile/reconcile';
 import { driftFromEntries, newestEntryId } from './audit-drift';
-import type { RepairDeps } from '../jobs/repair-deps';
+import type { RepairDeps } from '../repair-deps';
 import type { DriftBudget } from './poll-budget';
 import { recordRoleRestoredEvents } from '@rolelink/db/events';
 

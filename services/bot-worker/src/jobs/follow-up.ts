@@ -1,7 +1,7 @@
 import type { QueueName } from '@rolelink/contracts';
 import type { Producer } from '@rolelink/queue';
 import type { ReconcileResult } from '../reconcile/reconcile';
-import type { SliceResult } from '../sync/sync-link';
+import type { SliceResult } from '../sync/slice-result';
 
 /** Wake a yielding job this much before the platform's reset: the limiter waits out the rest inline. */
 const EARLY_WAKE_MS = 100;

@@ -4,7 +4,8 @@ import type { JobHandlers } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
 import { runReconcile } from '../reconcile/reconcile';
 import { syncLinkSlice, type SyncDeps } from '../sync/sync-link';
-import { repairBlocked, type BotWorkerOptions } from '../worker';
+import { repairBlocked } from '../repair-deps';
+import type { BotWorkerOptions } from '../worker-options';
 import type { FollowUps } from './follow-up';
 
 /**

@@ -4,7 +4,7 @@ import { clearMembersListingBlocked, databaseNow, guildOutages, markMembersListi
 import { isPaused, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
 import { classifyPlatformError, listingRefusal, MEMBERS_PAGE } from '@rolelink/platform-client';
 import { guildBack, openOutage } from '../sync/refusals';
-import type { RepairDeps } from '../jobs/repair-deps';
+import type { RepairDeps } from '../repair-deps';
 import { repairPage } from './repair';
 
 export type ReconcileDeps = RepairDeps & {

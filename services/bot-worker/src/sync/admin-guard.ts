@@ -2,7 +2,8 @@ import type { API } from '@discordjs/core/http-only';
 import { holdAdminRemoval, latestHeldChange } from '@rolelink/db/list';
 import { CONFIRM_WINDOW_MS, lostManagePermission } from '@rolelink/domain';
 import { classifyPlatformError } from '@rolelink/platform-client';
-import type { RangeContext, SliceResult } from './apply-range';
+import type { RangeContext } from './range-context';
+import type { SliceResult } from './slice-result';
 
 /** How long a guild's role permissions and owner are trusted (a role edited meanwhile counts after this). */
 const GUILD_FACTS_TTL_MS = 60_000;

@@ -1,35 +1,13 @@
-import type { PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import { classifyPlatformError, type PlatformFailure } from '@rolelink/platform-client';
 import type { Queryable } from '@rolelink/db/client';
 import { recheckRemoval, recordMemberChange, recordOutcome, type UserDiff } from '@rolelink/db/sync';
-import { auditReason, hasOverrides, type ChangeCause, type LinkContext } from './link-context';
+import { auditReason, hasOverrides, type LinkContext } from './link-context';
 import { recordNotInGuildEvent } from '@rolelink/db/events';
-import { guildUnavailable, linkManageable, linkRefused, type RefusalContext } from './refusals';
+import { guildUnavailable, linkManageable, linkRefused } from './refusals';
 import { guardRemoval } from './admin-guard';
-
-export type SliceResult = { kind: 'done'; retryInMs?: number } | { kind: 'continue' } | { kind: 'yield'; delayMs: number; reason: string };
-
-export type ChangeMetrics = { change(action: 'add' | 'remove', result: string): void };
-
-export type RangeContext = {
-  client: PoolClient;
-  api: API;
-  link: LinkContext;
-  cutoff: bigint | null;
-  /** Why these calls are made: the audit-log reason and each member's change history say so. */
-  cause: ChangeCause;
-  /** True once the slice has used its time or change budget. */
-  exhausted(): boolean;
-  /** Counts one platform call against the slice's budget. */
-  spend(): void;
-  metrics?: ChangeMetrics;
-  /**
-   * For refusals that stop the whole link or guild (refusals.ts). `blockPending`: the link is blocked for
-   * a cause the guild's roles cannot show (2FA, an unexplained 50013): the first accepted call ends it.
-   */
-  refusal: RefusalContext & { blockPending: boolean };
-};
+import type { RangeContext } from './range-context';
+import type { SliceResult } from './slice-result';
 
 export type RangeOutcome = {
   /** Set when the slice must stop inside this range (the range is scanned again next time). */

@@ -1,7 +1,9 @@
 import { MAX_USER_ID } from '@rolelink/db/client';
 import { readJournal, type JournalEntry } from '@rolelink/db/list';
 import { countCalls, diffRange, diffUsers, dueRetries, recordJournalApplied, writeJournalProgress, type UserDiff } from '@rolelink/db/sync';
-import { applyRange, type RangeContext, type SliceResult } from './apply-range';
+import { applyRange } from './apply-range';
+import type { RangeContext } from './range-context';
+import type { SliceResult } from './slice-result';
 import { hasOverrides, syncedCutoff } from './link-context';
 
 /** What consuming the journal came to: nothing left, a walk is needed, or the slice must stop. */

@@ -23,7 +23,7 @@ import { roleAccessProblem, type LinkBlockReason as DomainBlockReason } from '@r
 import { classifyPlatformError } from '@rolelink/platform-client';
 import type { Logger } from '@rolelink/runtime';
 import type { Pool, PoolClient } from 'pg';
-import type { SliceResult } from './apply-range';
+import type { SliceResult } from './slice-result';
 
 // The platform's refusals that concern a whole guild or a whole link, not one user (issue 34;
 // docs/sync-engine.md "When the platform refuses"): the first one stops the slice, is recorded once, and

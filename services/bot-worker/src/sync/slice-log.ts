@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@rolelink/runtime';
-import type { ChangeMetrics, SliceResult } from './apply-range';
+import type { ChangeMetrics, SliceResult } from './slice-result';
 
 type Failure = 'not_in_guild' | 'missing_permission' | 'failed';
 

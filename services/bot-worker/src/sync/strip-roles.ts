@@ -3,7 +3,7 @@ import type { API } from '@discordjs/core/http-only';
 import { finishStrip } from '@rolelink/db/links';
 import { grantedHolders, recordMemberChange, recordOutcome } from '@rolelink/db/sync';
 import { classifyPlatformError } from '@rolelink/platform-client';
-import type { SliceResult } from './apply-range';
+import type { SliceResult } from './slice-result';
 
 const PAGE = 500;
 const REASON = 'Role link deleted: role removed from the members it granted';

@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import type { Logger } from '@rolelink/runtime';
-import { applyRange, type ChangeMetrics, type SliceResult } from './apply-range';
+import { applyRange } from './apply-range';
+import type { ChangeMetrics, SliceResult } from './slice-result';
 import { MAX_USER_ID } from '@rolelink/db/client';
 import { pendingStrip } from '@rolelink/db/links';
 import {
@@ -33,8 +34,6 @@ import { hasOverrides, inactiveReason, loadLink, syncedCutoff, type LinkContext 
 import { interimCounts, passRate } from './progress';
 import { countingChanges, newSliceTally, withSliceTally, writeSliceLine, type SliceTally } from './slice-log';
 import { recordFirstSyncCompleted } from '@rolelink/db/events';
-
-export type { SliceResult } from './apply-range';
 
 export type SyncDeps = {
   db: Pool;

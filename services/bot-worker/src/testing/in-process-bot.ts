@@ -5,7 +5,8 @@ import { workerConnection } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
-import { createBotWorker, type BotWorker, type BotWorkerOptions } from '../worker';
+import { createBotWorker, type BotWorker } from '../worker';
+import type { BotWorkerOptions } from '../worker-options';
 
 export type InProcessBot = {
   emulator: RunningEmulator;

@@ -1,11 +1,12 @@
 import type { Pool } from 'pg';
 import type { Redis } from 'ioredis';
 import type { API } from '@discordjs/core/http-only';
-import type { Logger } from '@rolelink/runtime';
+import type { Logger, Metrics } from '@rolelink/runtime';
 
 /**
  * What both repairs of the platform's state need (the periodic reconcile, reconcile/, and the drift
- * poll, drift/): they read the platform, correct the applied record and enqueue the links' syncs.
+ * poll, drift/): they read the platform, correct the applied record and enqueue the links' syncs. Beside
+ * both rather than in jobs/, which runs them: a repair depends on what it is given, not on who runs it.
  */
 export type RepairDeps = {
   db: Pool;
@@ -22,3 +23,9 @@ export type RepairDeps = {
   /** Counts a guild the repair could not read (rolelink_repair_blocked_total). */
   blocked?(job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable'): void;
 };
+
+/** rolelink_repair_blocked_total{job,reason}: one per guild read a repair could not make. */
+export function repairBlocked(metrics: Metrics | undefined): ((job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable') => void) | undefined {
+  const counter = metrics?.repairBlocked();
+  return counter && ((job, reason) => counter.inc({ job, reason }));
+}

@@ -1,0 +1,38 @@
+import type { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import type { API } from '@discordjs/core/http-only';
+import type { DependencyLog, Logger, Metrics } from '@rolelink/runtime';
+
+/** What the bot worker is started with (main.ts from the environment, or a test), read by worker.ts and the job handlers. */
+export type BotWorkerOptions = {
+  db: Pool;
+  api: API;
+  /** Blocking connection for the BullMQ worker (maxRetriesPerRequest: null). */
+  workerRedis: Redis;
+  /** Connection for re-enqueues, the job scheduler and the reconcile's state. */
+  redis: Redis;
+  prefix: string;
+  /** The bot application's key (`applicationKey(token)` of @rolelink/platform-client): its bot_application row. */
+  appKey: string;
+  logger: Logger;
+  /** Where the BullMQ workers' lost-connection errors go: one line per Redis outage, not one per attempt (default: a log of its own). */
+  dependencies?: DependencyLog;
+  metrics?: Metrics;
+  concurrency: number;
+  sliceMs: number;
+  sliceChanges: number;
+  lockDurationMs: number;
+  /** Interval of the reconcile job scheduler; null leaves the scheduler alone (tests drive it). */
+  reconcileEveryMs: number | null;
+  rangeSpan?: number;
+  /** Notifications: at most one message per guild per event kind in this window (default 10 minutes). */
+  notifyWindowMs?: number;
+  /** Interval of the notify sweep scheduler; null or absent leaves it alone (tests add `sweep` jobs). */
+  notifySweepEveryMs?: number | null;
+  /**
+   * Drift repair (docs/sync-engine.md "Drift repair"): each guild's audit log is read at most every
+   * `everyMs`, within `floorPerSecond` (always) to `maxPerSecond` (while the global budget has room) reads
+   * per second across all workers. Absent or `everyMs` 0: no poll (the reconcile alone repairs drift).
+   */
+  drift?: { everyMs: number; floorPerSecond: number; maxPerSecond: number; globalLoad?: () => Promise<number> };
+};
