@@ -12,11 +12,10 @@
 // until all the changes are applied; printed beside the bucket rate and the least time the bucket
 // allows (changes ÷ rate).
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { removeUser, replaceList } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
-import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
+import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { guildSeed, ROLE } from '../services/bot-worker/src/testing/harness';
 import { appliedLink, BASE, GUILD, PREMIUM_LIMIT } from './sync-incremental';
 import { REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv, teardownCase } from './sync-support';
@@ -50,7 +49,7 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
   const bucket = emulator.state.config.roleBucket;
   const db = await scratchDb(`replace${n}`);
   const prefix = `rlbench-${randomBytes(4).toString('hex')}`;
-  const redis: Redis = producerConnection(REDIS_URL);
+  const redis: RedisClient = producerConnection(REDIS_URL);
   const producer = new Producer(QueueName.roleSync, redis, prefix);
   try {
     const loadStarted = performance.now();

@@ -9,12 +9,11 @@
 // interval (the window of the role bucket the emulator is configured with), with how far the first sync
 // got meanwhile. The fresh ids are above every listed id, so the walk alone would reach them last.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { addUser, replaceList } from '@rolelink/db/list';
 import { limitsFor } from '@rolelink/domain';
 import { startEmulator } from '@rolelink/platform-emulator';
-import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
+import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { guildSeed, insertLink, MEMBER_START, ROLE, upsertGuild } from '../services/bot-worker/src/testing/harness';
 import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv, teardownCase } from './sync-support';
 
@@ -34,7 +33,7 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
   const bucket = emulator.state.config.roleBucket;
   const db = await scratchDb('busy');
   const prefix = `rlbench-${randomBytes(4).toString('hex')}`;
-  const redis: Redis = producerConnection(REDIS_URL);
+  const redis: RedisClient = producerConnection(REDIS_URL);
   const producer = new Producer(QueueName.roleSync, redis, prefix);
   const storedLimit = limitsFor('premium').storedUsers;
   try {

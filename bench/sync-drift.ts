@@ -16,10 +16,9 @@
 // changed ones read within 2 minutes, the least recently read guild's age: readDriftCoverage, the figures
 // of rolelink_drift_poll_*), and the changed-guild count the arithmetic says 2 minutes hold up to.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator } from '@rolelink/platform-emulator';
-import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
+import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { DRIFT_PRIORITY, readDriftCoverage, type DriftCoverage } from '@rolelink/db/sync';
 import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, teardownCase } from './sync-support';
@@ -75,7 +74,7 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
   });
   const db = await scratchDb('drift');
   const prefix = `rlbench-${randomBytes(4).toString('hex')}`;
-  const redis: Redis = producerConnection(REDIS_URL);
+  const redis: RedisClient = producerConnection(REDIS_URL);
   const producer = new Producer(QueueName.roleSync, redis, prefix);
   try {
     const links: string[] = [];

@@ -5,12 +5,11 @@
 // CPU per change at each size (goal: independent of the list's size).
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { toStored } from '@rolelink/db/client';
 import { addUser, removeUser } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
-import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
+import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
 import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb, workerEnv, teardownCase } from './sync-support';
 
@@ -77,7 +76,7 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
     });
     const db = await scratchDb(`incr${n}`);
     const prefix = `rlbench-${randomBytes(4).toString('hex')}`;
-    const redis: Redis = producerConnection(REDIS_URL);
+    const redis: RedisClient = producerConnection(REDIS_URL);
     const producer = new Producer(QueueName.roleSync, redis, prefix);
     try {
       const loadStarted = performance.now();

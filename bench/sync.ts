@@ -10,11 +10,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { QueueName } from '@rolelink/contracts';
 import { addUser } from '@rolelink/db/list';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
-import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
+import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { dropPrefix } from '../test/support/redis';
 import { benchBigReplace } from './sync-big-replace';
@@ -33,7 +32,7 @@ const out = (s: string) => {
   lines.push(s);
 };
 
-type Setup = { emulator: RunningEmulator; db: ScratchDb; prefix: string; producer: Producer<typeof QueueName.roleSync>; redis: Redis };
+type Setup = { emulator: RunningEmulator; db: ScratchDb; prefix: string; producer: Producer<typeof QueueName.roleSync>; redis: RedisClient };
 
 async function setup(tag: string, emulatorOptions: Parameters<typeof startEmulator>[0]): Promise<Setup> {
   const emulator = await startEmulator({ port: 0, ...emulatorOptions });

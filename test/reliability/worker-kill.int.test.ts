@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
@@ -23,7 +23,7 @@ const BAN_THRESHOLD = 10_000;
 let emulator: RunningEmulator;
 let db: TestDb;
 let prefix: string;
-let redis: Redis;
+let redis: RedisClient;
 let producer: Producer<typeof QueueName.roleSync>;
 const workers = new Set<ChildProcess>();
 

@@ -1,6 +1,6 @@
 import { Queue, type QueueOptions } from 'bullmq';
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import request from 'supertest';
 import { QueueName } from '@rolelink/contracts';
 import type { UploadCreatedBody } from '@rolelink/wire-types';
@@ -16,7 +16,7 @@ export type ApiHarness = {
   app: Express;
   db: TestDb;
   prefix: string;
-  redis: Redis;
+  redis: RedisClient;
   sync: SyncNotifier;
   syncQueue: Queue;
   /** Empties the database and the sync queue between tests. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { API } from '@discordjs/core/http-only';
 import { DefaultRestOptions, REST, type RESTOptions, type ResponseLike } from '@discordjs/rest';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { PlatformLimiterUnavailableError, PlatformRateLimitedError } from './errors';
 import { routeOf } from './route';
 import { SharedRateLimiter, type LimiterEvents, type Observation, type SharedLimiterOptions } from './rate-limit/shared-limiter';
@@ -10,7 +10,7 @@ export type PlatformClientOptions = {
   /** Base URL of the platform's REST API including the version, e.g. `http://127.0.0.1:4010/api/v10`. */
   apiUrl: string;
   token: string;
-  redis: Redis;
+  redis: Redis | Cluster;
   /** Redis key prefix (the service's QUEUE_PREFIX); keys are further scoped by a hash of the token. */
   keyPrefix: string;
   /**

@@ -1,5 +1,6 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { VerbatimString } from 'ioredis/built/resp/verbatim-string';
+import { parseRedisUrl } from '@rolelink/runtime';
 
 /**
  * ioredis 6 defines `class VerbatimString extends String` (RESP3's verbatim strings) as it loads. In V8
@@ -12,17 +13,48 @@ import { VerbatimString } from 'ioredis/built/resp/verbatim-string';
 new VerbatimString('txt', '');
 
 /**
+ * A connection to REDIS_URL: one Redis, or a Redis Cluster (redis+cluster://, packages/runtime/src/redis-url.ts).
+ * BullMQ, the shared limiter and every other user take either; on a cluster every multi-key command stays
+ * in one slot because QUEUE_PREFIX carries a hash tag (parseEnv refuses a cluster without one).
+ */
+export type RedisClient = Redis | Cluster;
+
+/**
  * Producers fail fast when Redis is down (the outbox sweeper retries later); workers wait forever
  * (BullMQ requires maxRetriesPerRequest: null for blocking commands). notes/platform-limits.md.
  */
-export function producerConnection(url: string, extra: RedisOptions = {}): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, ...extra });
+export function producerConnection(url: string, extra: RedisOptions = {}): RedisClient {
+  const redis = connect(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false, ...extra });
   redis.on('error', () => undefined); // surfaced through failed commands; the listener stops crash-on-error
   return redis;
 }
 
-export function workerConnection(url: string, extra: RedisOptions = {}): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, ...extra });
+export function workerConnection(url: string, extra: RedisOptions = {}): RedisClient {
+  const redis = connect(url, { maxRetriesPerRequest: null, ...extra });
   redis.on('error', () => undefined);
   return redis;
+}
+
+/** Options that belong to the cluster client as a whole; the rest apply to each node's connection. */
+const CLUSTER_LEVEL = ['enableOfflineQueue', 'lazyConnect', 'enableAutoPipelining', 'enableReadyCheck'] as const;
+
+function connect(url: string, options: RedisOptions): RedisClient {
+  const target = parseRedisUrl(url);
+  if (target.kind === 'single') return new Redis(url, options);
+  const perNode: RedisOptions = { ...options };
+  const clusterOptions: ClusterOptions = {};
+  for (const name of CLUSTER_LEVEL) {
+    // Only options set: ioredis spreads these over its defaults, where an explicit undefined would win.
+    if (options[name] !== undefined) Object.assign(clusterOptions, { [name]: options[name] });
+    delete perNode[name];
+  }
+  if (target.username !== undefined) perNode.username = target.username;
+  if (target.password !== undefined) perNode.password = target.password;
+  if (target.tls) {
+    perNode.tls = {};
+    // The nodes' certificates name the hosts the cluster announces (ElastiCache's TLS clusters announce host
+    // names): connect by that name, not by an address looked up first, or the certificate check fails.
+    clusterOptions.dnsLookup = (address, callback) => callback(null, address);
+  }
+  return new Cluster(target.nodes, { ...clusterOptions, redisOptions: perNode });
 }

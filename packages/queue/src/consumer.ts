@@ -1,5 +1,5 @@
 import { Worker, type Job, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { jobCatalog, type JobData, type JobName, type QueueName } from '@rolelink/contracts';
 
 /** One handler per job name of the queue, each given its payload parsed by the catalog's schema. */
@@ -9,7 +9,7 @@ export type JobHandlers<Q extends QueueName> = {
 
 export type ConsumerOptions = Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'> & {
   /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   /** A job whose name the catalog does not know (left by an older or newer release); throws by default. */
   unknownJob?: (job: Job) => Promise<unknown>;

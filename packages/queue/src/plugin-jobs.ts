@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { QueueName } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
@@ -13,7 +13,7 @@ export class PluginJobs {
   private readonly producer: Producer<typeof QueueName.pluginCalls>;
 
   constructor(
-    connection: Redis,
+    connection: RedisClient,
     prefix: string,
     private readonly logger: Logger,
   ) {

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { jobCatalog, jobDedup, type Dedup, type DedupReason, type JobData, type JobName, type QueueName } from '@rolelink/contracts';
 
 /** Options of one add: BullMQ's, except that deduplication is named by its reason in the catalog (jobDedup). */
@@ -11,7 +11,7 @@ export class Producer<Q extends QueueName> {
 
   constructor(
     readonly name: Q,
-    connection: Redis,
+    connection: RedisClient,
     prefix: string,
   ) {
     this.queue = new Queue(name, { connection, prefix });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { schedulerCatalog, type JobData, type JobName, type QueueName, type SchedulerOf } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
 import { backoffMs, type Backoff } from '@rolelink/wire-types/backoff';
@@ -47,7 +47,7 @@ const DEFAULT_BACKOFF: RegistrationBackoff = { firstMs: 250, maxMs: 10_000, atte
  * are gone with it). Nothing here throws: the service keeps starting and serving /healthz while Redis is
  * away, and says not ready until the first registration succeeded.
  */
-export function ensureSchedulers(o: { redis: Redis; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: RegistrationBackoff }): SchedulerKeeper {
+export function ensureSchedulers(o: { redis: RedisClient; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: RegistrationBackoff }): SchedulerKeeper {
   const schedulers = o.schedulers.filter((s): s is JobScheduler => !!s);
   const backoff = o.backoff ?? DEFAULT_BACKOFF;
   let registered = false;

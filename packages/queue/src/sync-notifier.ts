@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { QueueName } from '@rolelink/contracts';
 import { SharedCall, type Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
@@ -32,7 +32,7 @@ export class SyncNotifier {
   private readonly outstanding = new Set<Promise<boolean>>();
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     prefix: string,
     private readonly logger: Logger,
     private readonly timeoutMs = 1_000,

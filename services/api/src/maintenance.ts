@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import { Consumer, ensureSchedulers, Producer, scheduled, type SchedulerKeeper } from '@rolelink/queue';
 import { DependencyLog, type Logger } from '@rolelink/runtime';
@@ -7,7 +7,7 @@ import type { OutboxSweeper } from './outbox-sweeper';
 
 export type MaintenanceOptions = {
   /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
   /** The service's one log of Redis's state (one line per change, not per attempt); a new one by default. */

@@ -1,5 +1,5 @@
 import type { IncrementResponse, Store } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 
 /**
  * Takes `n` hits of a fixed window at once: the counter starts its window (PEXPIRE) on its first hit, as
@@ -40,7 +40,7 @@ type Lease = {
 export type LocalHit = { totalHits: number; resetAt: number };
 
 export type LeasedStoreOptions = {
-  redis: Redis;
+  redis: RedisClient;
   /** Key prefix in Redis; replicas of one deployment share it, so they share the budget. */
   prefix: string;
   windowMs: number;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { Plan } from '@rolelink/domain';
 import { AppError, type Logger } from '@rolelink/runtime';
 import { currentLink } from './auth';
@@ -8,7 +8,7 @@ import { LeasedRedisStore, type LocalHit } from './rate-limit-store';
 
 export type RateLimitOptions = {
   /** A producer connection: no offline queue, so while Redis is down a request fails fast and is let through. */
-  redis: Redis;
+  redis: RedisClient;
   /** Key prefix in Redis; replicas of one deployment must share it so they share the budget. */
   prefix: string;
   windowMs: number;
@@ -79,7 +79,7 @@ export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
     store.increment(link.id).then(
       (hit) => decide(res, next, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime!.getTime() }),
       (err: unknown) => {
-        opts.logger.warn('rate limiter: Redis failed, request let through without a limit', { err });
+        opts.logger.warn('rate limiter: RedisClient failed, request let through without a limit', { err });
         next();
       },
     );

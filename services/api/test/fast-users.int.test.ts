@@ -1,6 +1,6 @@
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { producerConnection } from '@rolelink/queue';
 import { createMetrics, memoryLogger, serve, type Serving } from '@rolelink/runtime';
 import { createApi, type Api } from '../src/app';
@@ -13,7 +13,7 @@ import { listOf, seedGuild, seedLink, type SeededLink } from '../../../test/supp
 // Express app alone, over the same database state, and every answer, log line and metric must match.
 
 let h: ApiHarness;
-let redis: Redis;
+let redis: RedisClient;
 const prefixes: string[] = [];
 beforeAll(async () => {
   h = await startApiHarness();

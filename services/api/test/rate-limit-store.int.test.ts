@@ -1,11 +1,10 @@
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
-import { producerConnection } from '@rolelink/queue';
+import { producerConnection, type RedisClient } from '@rolelink/queue';
 import { LeasedRedisStore, MAX_LEASE } from '../src/rate-limit-store';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 
 const prefix = testQueuePrefix();
-let redis: Redis;
+let redis: RedisClient;
 let key = 0;
 beforeAll(async () => {
   redis = producerConnection(REDIS_URL);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { producerConnection } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApp } from '../src/app';
@@ -9,7 +9,7 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/re
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
-const connections: Redis[] = [];
+const connections: RedisClient[] = [];
 const prefixes: string[] = [];
 beforeAll(async () => (h = await startApiHarness()));
 afterAll(async () => {

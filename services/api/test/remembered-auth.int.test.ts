@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { hashToken, generateToken } from '@rolelink/domain';
 import { producerConnection } from '@rolelink/queue';
 import { memoryLogger, serve, type Serving } from '@rolelink/runtime';
@@ -15,7 +15,7 @@ import { listOf, seedGuild, seedLink, type SeededLink } from '../../../test/supp
 // between a request that was answered and the next, and the next must see the change.
 
 let h: ApiHarness;
-let redis: Redis;
+let redis: RedisClient;
 const prefixes: string[] = [];
 beforeAll(async () => {
   h = await startApiHarness();

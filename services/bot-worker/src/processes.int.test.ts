@@ -3,7 +3,7 @@ import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator
 import { enqueueLinkSync, producerConnection, Producer } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import { replaceList } from '@rolelink/db/list';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { startWorkerProcess } from './testing/worker-process';
@@ -12,7 +12,7 @@ import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild
 let emulator: RunningEmulator;
 let db: TestDb;
 let prefix: string;
-let redis: Redis;
+let redis: RedisClient;
 let producer: Producer<typeof QueueName.roleSync>;
 const children = new Set<ChildProcess>();
 

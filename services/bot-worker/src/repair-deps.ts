@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { API } from '@discordjs/core/http-only';
 import type { Logger, Metrics } from '@rolelink/runtime';
 
@@ -11,7 +11,7 @@ import type { Logger, Metrics } from '@rolelink/runtime';
 export type RepairDeps = {
   db: Pool;
   api: API;
-  redis: Redis;
+  redis: RedisClient;
   /** Redis key prefix (QUEUE_PREFIX). */
   prefix: string;
   logger: Logger;

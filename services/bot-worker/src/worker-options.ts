@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import type { DependencyLog, Logger, Metrics } from '@rolelink/runtime';
@@ -8,9 +8,9 @@ export type BotWorkerOptions = {
   db: Pool;
   api: API;
   /** Blocking connection for the BullMQ worker (maxRetriesPerRequest: null). */
-  workerRedis: Redis;
+  workerRedis: RedisClient;
   /** Connection for re-enqueues, the job scheduler and the reconcile's state. */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   /** The bot application's key (`applicationKey(token)` of @rolelink/platform-client): its bot_application row. */
   appKey: string;

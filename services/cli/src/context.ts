@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
@@ -29,7 +29,7 @@ function operatorName(env: CliEnv): string {
  */
 export class CliContext {
   private db?: Db;
-  private redis?: Redis;
+  private redis?: RedisClient;
   private broker?: BrokerClient;
   private jobs?: PluginJobs;
   private sync?: SyncNotifier;
@@ -47,7 +47,7 @@ export class CliContext {
     return this.db;
   }
 
-  redisConnection(): Redis {
+  redisConnection(): RedisClient {
     if (!this.redis) {
       this.redis = producerConnection(this.env.REDIS_URL);
       const redis = this.redis;

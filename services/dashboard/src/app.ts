@@ -1,5 +1,5 @@
 import express, { Router, type Express, type RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
 import { requireUser } from './auth/access';
 import { authRouter } from './auth/auth.routes';
@@ -28,7 +28,7 @@ export type DashboardDeps = {
   ctx: DashboardContext;
   oauth: OAuthClient;
   /** Session store connection and key prefix (the service's QUEUE_PREFIX). */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   sessionSecret: string;
   /** The origin admins open (DASHBOARD_PUBLIC_URL); https makes cookies Secure and adds HSTS. */

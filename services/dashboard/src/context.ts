@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db/client';
 import { botInviteUrl } from '@rolelink/domain';
@@ -35,9 +35,9 @@ export function actingAdmin(ctx: DashboardContext, req: Request): AdminDeps {
 export type ContextOptions = {
   db: Db;
   /** Producer connection: sessions, plugin jobs and sync requests fail fast while Redis is away. */
-  redis: Redis;
+  redis: RedisClient;
   /** Offline-queueing connection for the shared rate limiter (its scripts wait for Redis at start). */
-  limiterRedis: Redis;
+  limiterRedis: RedisClient;
   prefix: string;
   secretKey: Buffer;
   allowPrivatePluginHosts: readonly string[];

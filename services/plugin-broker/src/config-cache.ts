@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { ConfigStructure, IframeResponse } from '@rolelink/contracts';
 
 /** A form structure (never `values`) as last fetched from the plugin. */
@@ -18,7 +18,7 @@ export const CONFIG_CACHE_KEEP_MS = 24 * 3600_000;
  */
 export class ConfigCache {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import { Consumer, ensureSchedulers, Producer, scheduled, type SchedulerKeeper } from '@rolelink/queue';
 import { DependencyLog } from '@rolelink/runtime';
@@ -8,7 +8,7 @@ import { pluginCallsHandlers } from './plugin-calls-handlers';
 
 export type BrokerWorkerOptions = {
   /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   concurrency: number;
   /** Period of the health poll; omit to not (re)schedule it (tests drive polls themselves). */

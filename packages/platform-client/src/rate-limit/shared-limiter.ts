@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { PlatformRateLimitedError } from '../errors';
 import type { RouteId } from '../route';
 import { ACQUIRE, ANSWERED, EDGE_BAN, INVALID, OBSERVE, RATE_LIMITED, RELEASE_PROBE } from './scripts';
 
 export type SharedLimiterOptions = {
-  redis: Redis;
+  redis: Redis | Cluster;
   /** Key prefix shared by every process using the same bot token, e.g. `rolelink:platform:<token id>`. */
   prefix: string;
   /** The platform's global per-token limit (requests per second). */
@@ -74,7 +74,7 @@ export type LimiterEvents = {
 
 type HeaderBag = { get(name: string): string | null };
 
-type LimiterRedis = Redis & {
+type LimiterRedis = (Redis | Cluster) & {
   rlAcquire(b: string, g: string, blk: string, seq: string, window: number, limit: number, lease: number, ttl: number, inFlightLease: number): Promise<[number, number, string, string]>;
   rlAnswered(g: string, slot: string): Promise<number>;
   rlObserve(b: string, streak: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
@@ -84,7 +84,7 @@ type LimiterRedis = Redis & {
   rlEdgeBan(blk: string, edge: string, streak: string, retryAfter: number, offset: number, max: number, streakTtl: number): Promise<[number, number, number]>;
 };
 
-function defineScripts(redis: Redis): LimiterRedis {
+function defineScripts(redis: Redis | Cluster): LimiterRedis {
   const r = redis as LimiterRedis;
   if (typeof r.rlAcquire !== 'function') {
     redis.defineCommand('rlAcquire', { numberOfKeys: 4, lua: ACQUIRE });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 
 /**
  * The syncs may use the global budget beyond the poll's floor only while it is at most this full:
@@ -26,7 +26,7 @@ export class DriftBudget {
   readonly windowMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     readonly o: DriftBudgetOptions,
   ) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import { ensureSchedulers, Producer, scheduled, workerConnection, type SchedulerKeeper } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
@@ -10,7 +10,7 @@ import { waitFor } from '../testing/harness';
 // listener registers them again, with nobody calling it).
 
 let redis: OwnRedis;
-let client: Redis;
+let client: RedisClient;
 let keeper: SchedulerKeeper | undefined;
 let syncs: Producer<typeof QueueName.roleSync>;
 let notify: Producer<typeof QueueName.notify>;

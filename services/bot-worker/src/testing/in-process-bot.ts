@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { startEmulator, type EmulatorSeed, type RunningEmulator } from '@rolelink/platform-emulator';
 import { applicationKey, createPlatformClient, type PlatformClient, type PlatformClientOptions } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
@@ -35,8 +35,8 @@ export async function startInProcessBot(o: {
   const emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
   const db = await createTestDb();
   const prefix = testQueuePrefix();
-  const redis: Redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
-  const workerRedis: Redis = workerConnection(REDIS_URL);
+  const redis: RedisClient = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const workerRedis: RedisClient = workerConnection(REDIS_URL);
   const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 }, ...(o.clientEvents && { events: o.clientEvents }) });
   const bot = createBotWorker({
     db: db.pool,

@@ -1,7 +1,7 @@
 import RedisStore from 'connect-redis';
 import session from 'express-session';
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import type { SignedInUser, UserGuild, UserTokens } from './oauth-client';
 
 /** What a signed-in session holds. Tokens stay server-side (Redis); the browser holds only the session id. */
@@ -26,7 +26,7 @@ export const SESSION_TTL_S = 12 * 3600;
  * Server-side sessions in Redis: the cookie is httpOnly, SameSite=Lax (sent on the platform's redirect
  * back, never on cross-site POSTs) and Secure whenever the dashboard is served over https.
  */
-export function sessions(opts: { redis: Redis; prefix: string; secret: string; secure: boolean }): RequestHandler {
+export function sessions(opts: { redis: RedisClient; prefix: string; secret: string; secure: boolean }): RequestHandler {
   return session({
     name: SESSION_COOKIE,
     secret: opts.secret,

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@rolelink/queue';
 import { encryptToken, generateToken, hashToken } from '@rolelink/domain';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, producerConnection, workerConnection } from '@rolelink/queue';
@@ -25,7 +25,7 @@ export type Harness = {
   db: TestDb;
   prefix: string;
   plugin: TestPlugin;
-  redis: Redis;
+  redis: RedisClient;
   ctx: BrokerContext;
   broker: BrokerWorker;
   /** The broker's internal base URL and bearer (BROKER_URL, BROKER_INTERNAL_TOKEN for a CLI under test). */
