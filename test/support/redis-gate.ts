@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { relaySocket } from './tcp-relay';
 
 export type RedisGate = {
   /** The gate's URL: give it to the process under test instead of Redis's own. */
@@ -15,8 +16,7 @@ export type RedisGate = {
  * makes "Redis dies while the process is starting" deterministic: with the first connection held, the
  * process cannot have finished any Redis work of its start-up when the test kills Redis, however loaded
  * the machine (polling Redis for the first client raced a worker that finished its start-up in between).
- * Open, each client socket is paired with a fresh connection to Redis; either side's end ends both, so a
- * killed Redis looks to the client as it would without the gate.
+ * Open, each client socket is relayed as tcp-relay.ts relays one (`relaySocket`).
  */
 export async function redisGate(redisPort: number): Promise<RedisGate> {
   let opened = false;
@@ -25,20 +25,7 @@ export async function redisGate(redisPort: number): Promise<RedisGate> {
   let firstSeen!: () => void;
   const firstClient = new Promise<void>((resolve) => (firstSeen = resolve));
 
-  const relay = (client: net.Socket): void => {
-    const upstream = net.connect(redisPort, '127.0.0.1');
-    live.add(upstream);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      live.delete(client);
-      live.delete(upstream);
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  };
+  const relay = (client: net.Socket): void => relaySocket(client, redisPort, '127.0.0.1', live);
 
   const server = net.createServer((client) => {
     live.add(client);

@@ -19,20 +19,7 @@ export type TcpRelay = {
  */
 export async function tcpRelay(upstreamPort: number, upstreamHost = '127.0.0.1'): Promise<TcpRelay> {
   const live = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(upstreamPort, upstreamHost);
-    live.add(client).add(upstream);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      live.delete(client);
-      live.delete(upstream);
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
+  const server = net.createServer((client) => relaySocket(client, upstreamPort, upstreamHost, live));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
@@ -49,4 +36,24 @@ export async function tcpRelay(upstreamPort: number, upstreamHost = '127.0.0.1')
       await closed;
     },
   };
+}
+
+/**
+ * Pairs `client` with a fresh connection to the upstream server, both kept in `live` (to be destroyed
+ * when the relay stops); either side's end ends both, so a server that dies looks to the client as it
+ * would without the relay.
+ */
+export function relaySocket(client: net.Socket, upstreamPort: number, upstreamHost: string, live: Set<net.Socket>): void {
+  const upstream = net.connect(upstreamPort, upstreamHost);
+  live.add(client).add(upstream);
+  const end = () => {
+    client.destroy();
+    upstream.destroy();
+    live.delete(client);
+    live.delete(upstream);
+  };
+  client.on('error', end).on('close', end);
+  upstream.on('error', end).on('close', end);
+  client.pipe(upstream);
+  upstream.pipe(client);
 }
