@@ -214,7 +214,10 @@ done_step
 prove_main_job
 
 if [ "$mode" = keep ]; then
-  say "kept running (project $project): api http://127.0.0.1:$API_PORT, dashboard http://127.0.0.1:$DASHBOARD_PORT, emulator http://127.0.0.1:$EMULATOR_PORT"
+  # API_PORT may be HOST:PORT, or HOST: for an ephemeral port (scripts/deploy/rolling-restart.sh's replicas).
+  api_addr=$API_PORT
+  [[ $api_addr == *: ]] && api_addr=$(compose port api 3000)
+  say "kept running (project $project): api $(host_url "$api_addr"), dashboard $(host_url "$DASHBOARD_PORT"), emulator $(host_url "$EMULATOR_PORT")"
   say "take it down with: bash scripts/deploy-local.sh --down"
 else
   down

@@ -17,3 +17,13 @@ step() {
 }
 done_step() { say "$step_name: done in $(($(date +%s) - step_started)) s"; }
 have_image() { "$DOCKER" image inspect "$1" >/dev/null 2>&1; }
+# host_url SPEC: where this host reaches a port Compose publishes as SPEC, the host side of a `ports:`
+# entry: PORT, or HOST:PORT (0.0.0.0, every address, is reached on the loopback). `HOST:` alone asks
+# Docker for an ephemeral port: the caller passes what `docker-compose port` reports instead.
+host_url() {
+  local addr=$1
+  [[ $addr == *:* ]] || addr=127.0.0.1:$addr
+  [[ $addr == 0.0.0.0:* ]] && addr=127.0.0.1:${addr#0.0.0.0:}
+  [[ $addr == *: ]] && fail "host_url: $1 has no port (an ephemeral one: ask docker-compose port)"
+  echo "http://$addr"
+}
