@@ -1,9 +1,10 @@
 // docker-compose.yml against the Compose Specification JSON schema (the copy the maintained Compose
 // linter dclint ships on npm), validated with ajv, then the conventions this service relies on.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
+import { contextAdmits } from './docker-context';
 import { asArray, asRecord, get, type Problem } from './types';
 
 const APP_SERVICES = ['api', 'plugin-broker', 'dashboard', 'bot-worker'];
@@ -67,6 +68,13 @@ export function validateCompose(file: string): { problems: Problem[] } {
     const target = get(s, 'build', 'target');
     if (typeof target === 'string' && !stages.includes(target)) fail(`services.${svc}.build.target`, `${target} is not a stage of the Dockerfile`);
   }
+  // The build stage copies the whole context (COPY . .), so every file the context admits is an input of
+  // `pnpm install` and `pnpm build`: editing a compose file rebuilt them (issue 37 §8). The files that only
+  // say how images are built and run stay out of it (.dockerignore); the Dockerfile reaches the builder
+  // anyway, which never copies it.
+  const dir = path.dirname(file);
+  const deployOnly = readdirSync(dir).filter((f) => /^docker-compose.*\.ya?ml$/.test(f) || f === 'Dockerfile' || f === '.dockerignore');
+  for (const f of deployOnly) if (contextAdmits(dir, f)) fail('.dockerignore', `${f} is in the build context: editing it would rebuild the build stage (COPY . .)`);
   const envExample = path.join(path.dirname(file), '.env.example');
   if (!existsSync(envExample)) fail('.env.example', 'missing (the compose file reads it)');
   else {

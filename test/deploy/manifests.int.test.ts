@@ -18,13 +18,14 @@ async function validate(args: string[] = []): Promise<{ code: number; out: strin
   }
 }
 
-/** A copy of k8s/, docker-compose.yml and .env.example in a temp dir, for breaking on purpose. */
+/** A copy of k8s/, docker-compose.yml, .env.example, the Dockerfile and .dockerignore in a temp dir, for breaking on purpose. */
 function copyManifests(): { dir: string; k8s: string; compose: string; edit(file: string, from: string | RegExp, to: string): void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rolelink-manifests-'));
   cpSync(path.join(ROOT, 'k8s'), path.join(dir, 'k8s'), { recursive: true });
   cpSync(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
   cpSync(path.join(ROOT, '.env.example'), path.join(dir, '.env.example'));
   cpSync(path.join(ROOT, 'Dockerfile'), path.join(dir, 'Dockerfile'));
+  cpSync(path.join(ROOT, '.dockerignore'), path.join(dir, '.dockerignore'));
   return {
     dir,
     k8s: path.join(dir, 'k8s'),
@@ -98,6 +99,8 @@ describe('deployment manifests', () => {
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
     copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
+    // Issue 37 §8: a compose file in the build context made every edit of it rebuild the build stage.
+    copy.edit('.dockerignore', /^docker-compose\*\.yml\n/m, '');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
     expect(code).toBe(1);
@@ -115,6 +118,7 @@ describe('deployment manifests', () => {
     expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);
     expect(out).toContain('a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required');
     expect(out).toContain('images run node dist/…, not TypeScript through tsx');
+    expect(out).toContain('.dockerignore: docker-compose.yml is in the build context: editing it would rebuild the build stage (COPY . .)');
     expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
     expect(out).toContain('/reference/ is not routed to rolelink-api');
     expect(out).toContain('plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required');
