@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { QueueName } from '@rolelink/contracts';
+import { QueueName, schedulerCatalog } from '@rolelink/contracts';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { freePort } from '../../scripts/free-port';
+import { productionEnv, startService, type RunningService } from '../../scripts/service-process';
 import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
 import { GUILD_A, ROLE, guildSeed, ids, sorted, upsertGuild, waitFor } from '../../services/bot-worker/src/testing/harness';
 import { createTestDb, type TestDb } from '../support/db';
@@ -38,6 +39,7 @@ let cluster: OwnCluster;
 let db: TestDb;
 let emulator: RunningEmulator;
 let api: RunningApi;
+let broker: RunningService;
 let link: SeededLink;
 let others: SeededLink[];
 let redis: RedisClient;
@@ -80,7 +82,7 @@ function peakPerSecond(): number {
 const botChanges = () => emulator.state.audit.list(GUILD_A).filter((e) => e.actorId === emulator.state.botUserId && e.changed);
 
 async function schedulerIds(): Promise<string[]> {
-  const producers = [QueueName.roleSync, QueueName.notify, QueueName.drift, QueueName.maintenance].map((q) => new Producer(q, redis, PREFIX));
+  const producers = [QueueName.roleSync, QueueName.notify, QueueName.drift, QueueName.maintenance, QueueName.pluginCalls].map((q) => new Producer(q, redis, PREFIX));
   try {
     return (await Promise.all(producers.map((p) => p.queue.getJobSchedulers())))
       .flat()
@@ -117,12 +119,15 @@ beforeAll(async () => {
       (s) => s === 200,
       { what: 'a worker ready on the cluster', timeoutMs: 120_000 },
     );
+  // The plugin broker too, for its queue and job schedulers (no plugin is called here).
+  broker = await startService('plugin-broker', 'tsx', productionEnv(db.url, cluster.url, PREFIX), { timeoutMs: 120_000 });
   redis = producerConnection(cluster.url, { enableOfflineQueue: true });
 }, 360_000);
 
 afterAll(async () => {
   for (const w of workers) w.child.kill('SIGKILL');
   await api?.stop();
+  await broker?.stop();
   redis?.disconnect();
   await emulator?.close();
   await db?.drop();
@@ -177,10 +182,9 @@ describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
   }, 240_000);
 
   it('keeps the job schedulers, and a scheduled drift poll repairs a hand edit', async () => {
-    await waitFor(schedulerIds, (s) => s.includes('drift-poll') && s.includes('reconcile') && s.includes('notify-sweep'), { what: 'the worker schedulers', timeoutMs: 60_000 });
-    const ids = await schedulerIds();
-    expect(ids).toEqual(expect.arrayContaining(['drift-poll', 'notify-sweep', 'reconcile']));
-    expect(ids.length).toBeGreaterThan(3); // and the API's maintenance schedulers
+    // Every service's schedulers (worker, API, broker), each once, on the cluster.
+    const all = Object.keys(schedulerCatalog).sort();
+    expect(await waitFor(schedulerIds, (ids) => ids.join() === all.join(), { what: 'every job scheduler', timeoutMs: 60_000 })).toEqual(all);
 
     const edited = FIRST[5]!;
     emulator.state.setMemberRoles(GUILD_A, edited, []);
@@ -217,7 +221,8 @@ describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
     expect(emulator.state.stats().rateLimited.global).toBe(0);
 
     // The promoted replica serves the schedulers and the workers carry on.
-    expect(await schedulerIds()).toEqual(expect.arrayContaining(['drift-poll', 'notify-sweep', 'reconcile']));
+    expect(await schedulerIds()).toEqual(Object.keys(schedulerCatalog).sort());
+    expect(broker.output()).not.toMatch(/CROSSSLOT/);
     for (const w of workers) {
       expect(w.child.exitCode).toBeNull();
       expect(
