@@ -6,7 +6,8 @@ import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import request from 'supertest';
 import { demoMemberIds } from './push';
-import { buildApp as build, link, PUBLIC_URL, register, TOKEN } from './test-support';
+import { signEvent } from '@rolelink/plugin-sdk';
+import { buildApp as build, link, OTHER_TOKEN, PUBLIC_URL, register, TOKEN } from './test-support';
 import { writeSelfSignedCert } from './tls';
 import { bodyOf } from '../../../test/support/body';
 
@@ -16,6 +17,38 @@ describe('example plugin server', () => {
     await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
     expect(registrations.get('1000', '2000')?.token).toBe(TOKEN);
     expect(wanted).toEqual([{ guildId: '1000', count: 5 }]);
+  });
+
+  it('asks for list.resend_requested and answers a signed one by pushing its list again, with the saved count', async () => {
+    const { app, wanted } = build();
+    const registered = await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
+    expect(bodyOf<{ events: string[] }>(registered).events).toContain('list.resend_requested');
+    await request(app)
+      .post('/config')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, config: { member_count: 7 } })
+      .expect(200);
+    const event = { id: 'evt_9', type: 'list.resend_requested', timestamp: new Date().toISOString(), ...link, seq: 1, data: { change_id: '00000000-0000-4000-8000-000000000000', window_ends_at: new Date().toISOString() } };
+    const body = JSON.stringify(event);
+    // A forged event (another token's signature) pushes nothing.
+    await request(app)
+      .post('/events')
+      .set(signEvent(OTHER_TOKEN, event.id, body))
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(401);
+    expect(wanted).toEqual([
+      { guildId: '1000', count: 5 },
+      { guildId: '1000', count: 7 },
+    ]);
+    await request(app)
+      .post('/events')
+      .set(signEvent(TOKEN, event.id, body))
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(204);
+    expect(wanted.at(-1)).toEqual({ guildId: '1000', count: 7 });
+    expect(wanted).toHaveLength(3);
   });
 
   it('refuses /register without a token', async () => {

@@ -51,6 +51,11 @@ export function createPluginApp(deps: PluginDeps): Express {
         'member.not_in_guild': (e) => log(`${e.guild_id}/${e.role_id}: user ${e.data.user_id} is not in the guild`),
         'removal.held': (e) => log(`${e.guild_id}/${e.role_id}: a removal of ${e.data.removals} members is held for the owner`),
         'removal.applied': (e) => log(`${e.guild_id}/${e.role_id}: the owner applied the removal; resend the list before ${e.data.window_ends_at}`),
+        // The owner pressed "Ask the plugin to resend": the list was not stored, so push it again (within the window it goes through).
+        'list.resend_requested': (e, link) => {
+          log(`${e.guild_id}/${e.role_id}: the owner asked for the list again (before ${e.data.window_ends_at}); resending it`);
+          onListWanted(link, Number(registrations.get(link.guildId, link.roleId)?.config.member_count ?? defaultCount));
+        },
       },
     }),
   );

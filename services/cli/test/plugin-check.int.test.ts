@@ -76,7 +76,7 @@ describe('rolelink plugin check', () => {
     expect(human.out).toMatch(/GET \/config: ok — .*schema "Demo member list", 6 section\(s\)/);
     expect(human.out).toMatch(/POST \/config: ok — defaults \{"member_count":20,.*answered 200/);
     expect(human.out).toMatch(/GET \/health: ok — answered 200 .*: healthy/);
-    expect(human.out).toMatch(/POST \/events: ok — answered 204 .* to a signed test event \(asks for member.not_in_guild, removal.held, removal.applied\)/);
+    expect(human.out).toMatch(/POST \/events: ok — answered 204 .* to a signed test event \(asks for member.not_in_guild, removal.held, removal.applied, list.resend_requested\)/);
     expect(human.out).toMatch(/verdict: conformant \(1 warning\)/); // 127.0.0.1 is a private host
     expect(registrations.all()).toEqual([]);
     expect(wanted).toHaveLength(2); // after /register and after the submitted defaults
