@@ -1,18 +1,16 @@
-import type { AppliedRemovals, HeldChangePreview, LinkView } from '@rolelink/contracts';
+import type { AppliedRemovals, HeldChangePreview, LinkView, RemovalProgressView } from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
 import { queries, queryKeys } from '../api/queries';
 import { heldNumbers } from '../format/held-change';
 import styles from './HeldChangePanel.module.css';
-import { useNow } from '../hooks/use-now';
 import { ConfirmDialog } from './ConfirmDialog';
 import { DateTime } from './DateTime';
+import { ResendRequest } from './RemovalProgress';
 import { useToast } from './toasts';
 import { Button } from './Button';
 import { FieldErrorText } from './Field';
-
-const WINDOW_MS = 60 * 60 * 1000;
 
 type Held = NonNullable<LinkView['held_change']>;
 
@@ -21,10 +19,12 @@ type Props = {
   roleId: string;
   roleName: string;
   held: Held;
+  /** Where this hold stands once applied, as the server says (the link's `removal` when it is this hold's). */
+  removal: RemovalProgressView | null;
   /** Undefined while the guild is still loading: no owner-only control or notice is shown yet. */
   owner: boolean | undefined;
-  /** Called with the confirmation (the link and its guild are refetched too); the card keeps showing it even when the refreshed link drops the hold. */
-  onApplied: (applied: AppliedRemovals) => void;
+  /** Called with the confirmation (the link and its guild are refetched too). */
+  onApplied?: (applied: AppliedRemovals) => void;
 };
 
 const fmt = (n: number) => n.toLocaleString();
@@ -75,15 +75,15 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
  * in a dialog that shows the counts and who the held list leaves out, opens a one-hour window in which
  * the plugin's resent list is accepted; the list itself was never stored.
  */
-export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onApplied }: Props) {
+export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owner, onApplied }: Props) {
   const toast = useToast();
   const client = useQueryClient();
   const titleId = useId();
   const [confirming, setConfirming] = useState(false);
 
-  const windowEnd = held.confirmed_at ? new Date(Date.parse(held.confirmed_at) + WINDOW_MS).toISOString() : null;
-  const now = useNow();
-  const windowOpen = windowEnd !== null && Date.parse(windowEnd) > now;
+  // The server says whether the window is open (the card refreshes every few seconds): no guess from this clock.
+  const windowEnd = held.confirmed_at && removal ? removal.window_ends_at : null;
+  const windowOpen = removal?.state === 'awaiting_list';
 
   // Loaded each time the dialog opens (open() drops the last answer), as the delete dialog's strip preview is.
   const preview = useQuery({ ...queries.heldChange(guildId, roleId), enabled: confirming });
@@ -93,7 +93,7 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
     mutationFn: (changeId: string) => dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId }),
     onSuccess: (result) => {
       toast.show('success', 'Removals confirmed', result.kind === 'admin_source' ? 'The bot removes the role from them now.' : 'The plugin must resend its list within the hour.');
-      onApplied(result);
+      onApplied?.(result);
       // The card only (exact): the config form under the same key keeps its unsaved edits.
       void client.invalidateQueries({ queryKey: queryKeys.link(guildId, roleId), exact: true });
       void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
@@ -127,7 +127,7 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
           Confirmed <DateTime iso={held.confirmed_at} />.{' '}
           {windowOpen ? (
             <>
-              The plugin's resent list is accepted until <DateTime iso={windowEnd} />.
+              The held list was not stored, so nothing changes until the plugin resends it; its list is accepted without another hold until <DateTime iso={windowEnd} />.
             </>
           ) : (
             <>
@@ -136,6 +136,7 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
           )}
         </p>
       ) : null}
+      {windowOpen && removal ? <ResendRequest guildId={guildId} roleId={roleId} removal={removal} owner={owner} /> : null}
       {apply.error ? <FieldErrorText role="alert">{apply.error.message}</FieldErrorText> : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
@@ -159,21 +160,5 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, owner, onAppl
         <HeldPreview preview={view} error={preview.error?.message ?? null} />
       </ConfirmDialog>
     </div>
-  );
-}
-
-/** What the owner is told after applying: the plugin has to send its list again, within the hour. */
-export function AppliedRemovalsNotice({ applied }: { applied: AppliedRemovals }) {
-  if (applied.kind === 'admin_source') {
-    return (
-      <p className={styles.applied} role="status">
-        Removals confirmed ({applied.removals.toLocaleString()}): the bot removes the role from {applied.removals === 1 ? 'that member' : 'those members'} now.
-      </p>
-    );
-  }
-  return (
-    <p className={styles.applied} role="status">
-      Removals confirmed ({applied.removals.toLocaleString()}). The plugin must resend its list within the hour (before <DateTime iso={applied.window_ends_at} relative={false} />) — the list was not stored, so nothing changes until it does.
-    </p>
   );
 }

@@ -1,12 +1,12 @@
-import type { AppliedRemovals, LinkCard } from '@rolelink/contracts';
-import { useState } from 'react';
+import type { LinkCard } from '@rolelink/contracts';
 import { Link } from 'react-router';
 import { linkPaths } from '../paths';
 import { Badge, BadgeRow } from './Badge';
 import facts from './facts.module.css';
 import styles from './LinkCardView.module.css';
 import { DateTime } from './DateTime';
-import { AppliedRemovalsNotice, HeldChangePanel } from './HeldChangePanel';
+import { HeldChangePanel } from './HeldChangePanel';
+import { RemovalProgressNotice } from './RemovalProgress';
 import { RoleName, roleLabel } from './RoleName';
 import { HealthBadge, LinkStateBadge } from './status-badges';
 import { SyncProgress } from './SyncProgress';
@@ -69,7 +69,6 @@ function PrivilegedNote({ card }: { card: LinkCard }) {
 
 /** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
 export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
-  const [applied, setApplied] = useState<AppliedRemovals | null>(null);
   const fmt = (n: number) => n.toLocaleString();
   const name = roleLabel(card.role, card.role_id);
 
@@ -140,8 +139,9 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
         </p>
       ) : null}
 
-      {card.held_change ? <HeldChangePanel guildId={card.guild_id} roleId={card.role_id} roleName={name} held={card.held_change} owner={owner} onApplied={setApplied} /> : null}
-      {applied ? <AppliedRemovalsNotice applied={applied} /> : null}
+      {card.held_change ? <HeldChangePanel guildId={card.guild_id} roleId={card.role_id} roleName={name} held={card.held_change} removal={card.removal?.change_id === card.held_change.change_id ? card.removal : null} owner={owner} /> : null}
+      {/* Once nothing of it is held (the list arrived, or an admin-source hold was applied), where the removal stands, from the server. */}
+      {card.removal && card.removal.change_id !== card.held_change?.change_id ? <RemovalProgressNotice removal={card.removal} /> : null}
     </Card>
   );
 }
