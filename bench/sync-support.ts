@@ -80,7 +80,7 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
  */
 export async function stagedUpload(db: ScratchDb, linkId: string, select: string): Promise<string> {
   const uploadId = await createUpload(db.pool, linkId);
-  const r = await db.pool.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1::uuid, ${toStored('user_id')} FROM (${select}) s`, [uploadId]);
+  const r = await db.pool.query(`INSERT INTO upload_staged (link_id, upload_id, user_id) SELECT $2, $1::uuid, ${toStored('user_id')} FROM (${select}) s`, [uploadId, linkId]);
   const users = r.rowCount ?? 0;
   await db.pool.query('UPDATE upload_session SET chunks = $2, users = $3 WHERE id = $1', [uploadId, Math.ceil(users / 100_000), users]);
   return uploadId;

@@ -11,10 +11,10 @@ export async function purgeDeletedLinks(db: Queryable, maxRows = 1_000_000): Pro
   const { rows } = await db.query<{ id: string }>('SELECT link_id::text AS id FROM link_purge WHERE NOT strip_roles OR stripped_at IS NOT NULL ORDER BY deleted_at LIMIT 100');
   let deleted = 0;
   for (const { id } of rows) {
-    for (const table of ['link_user', 'applied_member', 'list_change', 'member_change', 'link_override']) {
+    for (const table of ['link_user', 'upload_staged', 'applied_member', 'list_change', 'member_change', 'link_override']) {
       for (;;) {
         if (deleted >= maxRows) return deleted;
-        const r = await db.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE link_id = $1 LIMIT $2))`, [id, PURGE_BATCH]);
+        const r = await db.query(`DELETE FROM ${table} WHERE link_id = $1 AND ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE link_id = $1 LIMIT $2))`, [id, PURGE_BATCH]);
         deleted += r.rowCount ?? 0;
         if ((r.rowCount ?? 0) < PURGE_BATCH) break;
       }

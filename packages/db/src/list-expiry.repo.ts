@@ -14,9 +14,11 @@ export const EXPIRY_BATCH = 10_000;
 /**
  * Links with memberships due at `now`, from the first `limit` due rows in expiry order (a range scan of
  * the partial index link_user_expires_at_idx). Reads without locking: removeExpired locks and re-checks.
+ * The sweep spans links by nature; joined to role_link on link_id, it stays a co-located join when both
+ * tables are distributed by link (issue 36: every list statement carries link_id in its WHERE or join).
  */
 export async function linksWithDueExpiries(db: Queryable, now: Date, limit = EXPIRY_BATCH): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(`SELECT DISTINCT link_id::text AS id FROM (SELECT link_id FROM link_user WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) d`, [now, limit]);
+  const { rows } = await db.query<{ id: string }>(`SELECT DISTINCT d.id::text AS id FROM (SELECT l.id FROM link_user u JOIN role_link l ON l.id = u.link_id WHERE u.expires_at <= $1 ORDER BY u.expires_at LIMIT $2) d`, [now, limit]);
   return rows.map((r) => r.id);
 }
 
@@ -93,7 +95,7 @@ export async function setReplaceExpiries(c: PoolClient, linkId: string, source: 
     return;
   }
   await c.query(
-    `UPDATE link_user u SET expires_at = e.at FROM (SELECT user_id, max(expires_at) AS at FROM upload_staged WHERE upload_id = $2 AND expires_at IS NOT NULL GROUP BY 1) e
+    `UPDATE link_user u SET expires_at = e.at FROM (SELECT user_id, max(expires_at) AS at FROM upload_staged WHERE link_id = $1 AND upload_id = $2 AND expires_at IS NOT NULL GROUP BY 1) e
      WHERE u.link_id = $1 AND u.user_id = e.user_id`,
     [linkId, source.uploadId],
   );

@@ -49,7 +49,7 @@ async function preview(c: PoolClient, input: PreviewInput): Promise<ReplacePrevi
   }
   const empty = link.userCount === 0 && !(await hasRows(c, input.linkId));
   const baseline = link.firstListAt === null && link.userCount === 0 ? await handoverHolders(c, input.linkId) : 0;
-  const next = (await buildNewList(c, input.source)).rows;
+  const next = (await buildNewList(c, input.linkId, input.source)).rows;
   const measured = await measureRemovals(c, input.linkId, empty ? 0 : link.userCount, baseline);
   const kept = (empty ? 0 : link.userCount) - measured.listRemovals;
   const large = isLargeRemoval(measured.previous, next, measured.removals);

@@ -68,7 +68,7 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       next = await insertFirstList(c, input.linkId, input.source);
       await journalAt(c, input.linkId, seq, 'walk');
     } else {
-      const built = await buildNewList(c, input.source);
+      const built = await buildNewList(c, input.linkId, input.source);
       const size = built.rows;
       // Throwing rolls back, which keeps staging untouched (spec 3.2: 400, staging preserved).
       if (size > input.storedLimit) throw new OverLimit(size);
@@ -133,10 +133,10 @@ export async function hasRows(c: PoolClient, linkId: string): Promise<boolean> {
 /** The fast path's write: the deduplicated source, sorted (B-tree appends), into the empty list; returns the rows written. */
 async function insertFirstList(c: PoolClient, linkId: string, source: ReplaceSource): Promise<number> {
   if (source.kind === 'ids') {
-    await buildNewList(c, source);
+    await buildNewList(c, linkId, source);
     return insertNew(c, linkId, false, null, true);
   }
-  const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE upload_id = $2 ORDER BY 2', [linkId, source.uploadId]));
+  const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE link_id = $1 AND upload_id = $2 ORDER BY 2', [linkId, source.uploadId]));
   return r.rowCount ?? 0;
 }
 

@@ -25,13 +25,13 @@ export type NewList = { rows: number; ids: StoredIdsCopy | null };
  * A staged upload is already in PostgreSQL: its deduplicated rows are selected in (a 30M-row commit
  * needs its count, and staged rows repeat whenever a chunk was resent).
  */
-export async function buildNewList(c: PoolClient, source: ReplaceSource): Promise<NewList> {
+export async function buildNewList(c: PoolClient, linkId: string, source: ReplaceSource): Promise<NewList> {
   let list: NewList;
   // ON COMMIT DROP ends the table with the transaction; inside a caller's transaction (a savepoint) an
   // earlier replace's table would still be there.
   if (source.kind === 'upload') {
     await c.query('DROP TABLE IF EXISTS new_list');
-    const r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE upload_id = $1', [source.uploadId]));
+    const r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE link_id = $1 AND upload_id = $2', [linkId, source.uploadId]));
     list = { rows: r.rowCount ?? 0, ids: null };
   } else {
     const copy = source.ids instanceof StoredIdsCopy ? source.ids : storedIdsCopy(source.ids);

@@ -21,12 +21,12 @@ export function addChunk(db: Queryable, linkId: string, uploadId: string, ids: r
     if (expiries?.ids.length) {
       // Staged with their expiry (the commit applies it, list-expiry.repo setReplaceExpiries); a plain chunk takes the statement below.
       await c.query(
-        `INSERT INTO upload_staged (upload_id, user_id, expires_at)
-         SELECT $1, ${toStored('x')}, e.at FROM unnest($2::numeric[]) x
+        `INSERT INTO upload_staged (link_id, upload_id, user_id, expires_at)
+         SELECT $5, $1, ${toStored('x')}, e.at FROM unnest($2::numeric[]) x
          LEFT JOIN (SELECT i, max(a) AS at FROM unnest($3::numeric[], $4::timestamptz[]) AS y(i, a) GROUP BY i) e ON e.i = x`,
-        [uploadId, bigintArrayLiteral(ids), bigintArrayLiteral(expiries.ids), expiries.at],
+        [uploadId, bigintArrayLiteral(ids), bigintArrayLiteral(expiries.ids), expiries.at, linkId],
       );
-    } else if (ids.length) await c.query(`INSERT INTO upload_staged (upload_id, user_id) SELECT $1, user_id FROM (${storedIdRows('$2', '$3')}) s`, [uploadId, ...idArrayParams(ids)]);
+    } else if (ids.length) await c.query(`INSERT INTO upload_staged (link_id, upload_id, user_id) SELECT $4, $1, user_id FROM (${storedIdRows('$2', '$3')}) s`, [uploadId, ...idArrayParams(ids), linkId]);
     const { rows } = await c.query<{ chunks: number; users: number }>('UPDATE upload_session SET chunks = chunks + 1, users = users + $2 WHERE id = $1 RETURNING chunks, users', [uploadId, ids.length]);
     return rows[0]!;
   });
@@ -41,33 +41,24 @@ export async function cancelUpload(db: Queryable, linkId: string, uploadId: stri
 const GC_BATCH = 50_000;
 
 /**
- * Deletes staged rows of closed, expired or vanished sessions in bounded batches (a 30M-row staging set
- * must not become one giant transaction), then the session rows themselves. Returns rows deleted.
+ * Deletes staged rows of closed or expired sessions in bounded batches (a 30M-row staging set must not
+ * become one giant transaction), then the session rows themselves. Returns rows deleted. A deleted link's
+ * staged rows go with its other list rows (link-purge.repo.ts), so every delete here names its link.
  */
 export async function collectUploadGarbage(db: Queryable, maxRows = 1_000_000): Promise<number> {
-  // Loose index scan: one index probe per distinct upload id instead of reading every staged row.
-  const { rows } = await db.query<{ upload_id: string }>(
-    `WITH RECURSIVE ids AS (
-       (SELECT upload_id FROM upload_staged ORDER BY upload_id LIMIT 1)
-       UNION ALL
-       SELECT (SELECT s.upload_id FROM upload_staged s WHERE s.upload_id > ids.upload_id ORDER BY s.upload_id LIMIT 1)
-       FROM ids WHERE ids.upload_id IS NOT NULL)
-     SELECT ids.upload_id FROM ids
-     LEFT JOIN upload_session u ON u.id = ids.upload_id
-     WHERE ids.upload_id IS NOT NULL AND (u.id IS NULL OR u.closed_at IS NOT NULL OR u.expires_at <= now())`,
-  );
+  const { rows } = await db.query<{ id: string; link_id: string }>('SELECT id, link_id::text FROM upload_session WHERE closed_at IS NOT NULL OR expires_at <= now()');
   let deleted = 0;
-  for (const { upload_id } of rows) {
+  for (const { id, link_id } of rows) {
     for (;;) {
       if (deleted >= maxRows) return deleted;
-      const r = await db.query('DELETE FROM upload_staged WHERE ctid = ANY(ARRAY(SELECT ctid FROM upload_staged WHERE upload_id = $1 LIMIT $2))', [upload_id, GC_BATCH]);
+      const r = await db.query('DELETE FROM upload_staged WHERE link_id = $1 AND ctid = ANY(ARRAY(SELECT ctid FROM upload_staged WHERE link_id = $1 AND upload_id = $2 LIMIT $3))', [link_id, id, GC_BATCH]);
       deleted += r.rowCount ?? 0;
       if ((r.rowCount ?? 0) < GC_BATCH) break;
     }
   }
   await db.query(
     `DELETE FROM upload_session u WHERE (u.closed_at IS NOT NULL OR u.expires_at <= now())
-       AND NOT EXISTS (SELECT 1 FROM upload_staged s WHERE s.upload_id = u.id)`,
+       AND NOT EXISTS (SELECT 1 FROM upload_staged s WHERE s.link_id = u.link_id AND s.upload_id = u.id)`,
   );
   return deleted;
 }
