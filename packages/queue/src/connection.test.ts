@@ -23,7 +23,7 @@ describe('connections', () => {
       expect(options).toMatchObject({ enableOfflineQueue: false, lazyConnect: true });
       expect(options.redisOptions).toEqual({ maxRetriesPerRequest: 1, username: 'rolelink', password: 'p@ss', tls: {} });
       // TLS: the announced host name is connected to as it is, so the certificate names it.
-      const looked: [Error | null, string][] = [];
+      const looked: [Error | null | undefined, string][] = [];
       options.dnsLookup!('clustercfg.example.cache.amazonaws.com', (err, address) => looked.push([err, address]));
       expect(looked).toEqual([[null, 'clustercfg.example.cache.amazonaws.com']]);
     } finally {
