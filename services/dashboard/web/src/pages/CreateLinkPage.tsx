@@ -1,6 +1,8 @@
-import { createLinkBody, type CreateLinkBody, type FieldError, type RoleChoice } from '@rolelink/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import type { CreateLinkBody, RoleChoice } from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useMemo, useState, type FormEvent } from 'react';
+import { useId, useMemo, useState, type ChangeEvent } from 'react';
+import { useForm, useWatch, type UseFormRegisterReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { dashboardApi } from '../api/dashboard-api';
@@ -11,27 +13,18 @@ import { usePageTitle } from '../components/PageTitle';
 import { RoleSwatch } from '../components/RoleName';
 import { useToast } from '../components/toasts';
 import { guildPath, linkPaths } from '../paths';
-import { choiceRequiredMessage, ExistingMembersChoice, roleHasMembers, type MemberMode } from './ExistingMembersChoice';
+import { CREATE_LINK_FIELDS, createLinkForm, emptyCreateLink, roleAsks, type CreateLinkValues } from './create-link-form';
+import { ExistingMembersChoice } from './ExistingMembersChoice';
 import styles from './CreateLinkPage.module.css';
 import { Button, ButtonLink } from '../components/Button';
 import { Field, FieldErrorText, FieldHelp } from '../components/Field';
 import { Card } from '../components/Card';
-
-type FieldKey = 'role_id' | 'plugin_url' | 'existing_members' | 'owner_consent';
-const FIELD_KEYS: readonly string[] = ['role_id', 'plugin_url', 'existing_members', 'owner_consent'] satisfies FieldKey[];
-type Failure = { message: string; status: number; fields: Partial<Record<FieldKey, string>> };
 
 function optionText(role: RoleChoice, linked: boolean): string {
   if (linked) return `${role.name} — already linked`;
   if (!role.usable) return `${role.name} — ${role.reason ?? 'cannot be used'}`;
   if (role.privileged.length > 0) return `${role.name} — privileged (${role.privileged.join(', ')})`;
   return role.name;
-}
-
-function fieldMap(errors: readonly FieldError[]): Partial<Record<FieldKey, string>> {
-  const out: Partial<Record<FieldKey, string>> = {};
-  for (const e of errors) if (FIELD_KEYS.includes(e.field) && !out[e.field as FieldKey]) out[e.field as FieldKey] = e.message;
-  return out;
 }
 
 /** `/guilds/:guildId/links/new`: pick a role, give the plugin's URL, answer the existing-members question. */
@@ -45,15 +38,14 @@ export function CreateLinkPage() {
   const roles = useQuery(queries.roles(guildId));
   const guild = useQuery(queries.guild(guildId));
 
-  const [roleId, setRoleId] = useState('');
-  const [pluginUrl, setPluginUrl] = useState('');
-  // The role picker's search: a server may have hundreds of roles (the platform allows 250).
-  const [roleQuery, setRoleQuery] = useState('');
-  // No answer until the admin gives one (spec 1: the dashboard asks; issue 20: never preselected).
-  const [mode, setMode] = useState<MemberMode | null>(null);
-  // A privileged role's consent: the owner types its name (issue 34).
-  const [consent, setConsent] = useState('');
-  const [failure, setFailure] = useState<Failure | null>(null);
+  // Every input is the form's (react-hook-form), checked by createLinkForm for the role chosen at the time.
+  const [selectedRole, setSelectedRole] = useState<RoleChoice | undefined>(undefined);
+  const { control, register, handleSubmit, setValue, setError, clearErrors, formState } = useForm<CreateLinkValues, unknown, CreateLinkBody>({
+    resolver: zodResolver(createLinkForm(selectedRole)),
+    defaultValues: emptyCreateLink,
+  });
+  const errors = formState.errors;
+  const [roleId, roleQuery, mode] = useWatch({ control, name: ['role_id', 'role_query', 'existing_members'] });
   const create = useMutation({
     mutationFn: (body: CreateLinkBody) => dashboardApi.createLink(guildId, body),
     onSuccess: async (created) => {
@@ -67,10 +59,11 @@ export function CreateLinkPage() {
       void navigate(linkPaths(guildId, created.role_id).config);
     },
     onError: (err) => {
-      if (err instanceof ApiError) setFailure({ message: err.message, status: err.status, fields: fieldMap(err.fieldErrors) });
-      else setFailure({ message: err.message, status: 0, fields: {} });
+      // The server's problems with a field are shown beside it, as the form's own are.
+      if (err instanceof ApiError) for (const e of err.fieldErrors) if ((CREATE_LINK_FIELDS as readonly string[]).includes(e.field)) setError(e.field as (typeof CREATE_LINK_FIELDS)[number], { type: 'server', message: e.message });
     },
   });
+  const failure = create.error;
   const busy = create.isPending || create.isSuccess;
 
   const linkedRoles = useMemo(() => new Set(guild.data?.links.map((l) => l.role_id) ?? []), [guild.data]);
@@ -83,41 +76,25 @@ export function CreateLinkPage() {
   if (roles.isPending) return <Loading />;
   if (!roles.data) return roles.error ? <ErrorState error={roles.error} onRetry={() => void roles.refetch()} /> : null;
   const syncedLimit = roles.data.synced_limit;
-  const askMembers = selected !== undefined && roleHasMembers(selected);
-  const privileged = selected !== undefined && selected.privileged.length > 0;
+  const { members: askMembers, consent: privileged } = roleAsks(selected);
   // Only the owner may consent; an admin is told why before they fill anything in (the server refuses too).
   const ownerOnly = privileged && guild.data?.owner === false;
 
   function chooseRole(next: string) {
     // A new role is a new question: an answer given for another role's members does not carry over.
     if (next !== roleId) {
-      setMode(null);
-      setConsent('');
+      setValue('existing_members', null);
+      setValue('owner_consent', '');
     }
-    setRoleId(next);
-    setFailure((f) => (f ? { ...f, fields: { ...f.fields, role_id: undefined, existing_members: undefined } } : f));
-  }
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    const fields: Failure['fields'] = {};
-    if (!roleId) fields.role_id = 'Choose a role';
-    const url = createLinkBody.shape.plugin_url.safeParse(pluginUrl.trim());
-    if (!url.success) fields.plugin_url = url.error.issues[0]?.message ?? 'Enter the plugin server URL';
-    if (selected && askMembers && mode === null) fields.existing_members = choiceRequiredMessage(selected);
-    if (selected && privileged && consent.trim() !== selected.name) fields.owner_consent = `Type the role's name, ${selected.name}, exactly as shown to consent`;
-    if (Object.keys(fields).length > 0) {
-      setFailure({ message: 'Please correct the fields below.', status: 0, fields });
-      return;
-    }
-    setFailure(null);
-    create.mutate({ role_id: roleId, plugin_url: pluginUrl.trim(), ...(askMembers && mode !== null ? { existing_members: mode } : {}), ...(privileged ? { owner_consent: consent.trim() } : {}) });
+    setSelectedRole(sorted.find((r) => r.id === next));
+    clearErrors(['role_id', 'existing_members', 'owner_consent']);
   }
 
   const urlHelpId = `${id}-url-help`;
   const urlErrorId = `${id}-url-error`;
   const roleErrorId = `${id}-role-error`;
-  const fieldErr = failure?.fields ?? {};
+  const fieldErr = { role_id: errors.role_id?.message, plugin_url: errors.plugin_url?.message, existing_members: errors.existing_members?.message, owner_consent: errors.owner_consent?.message };
+  const invalid = Object.values(fieldErr).some(Boolean);
 
   return (
     <>
@@ -126,42 +103,41 @@ export function CreateLinkPage() {
         <h1>Create a role link</h1>
       </div>
 
-      {failure && failure.status === 502 ? (
-        <ErrorBanner message={failure.message}>
+      {failure instanceof ApiError && failure.status === 502 ? (
+        <ErrorBanner error={failure} fieldErrors={false}>
           <p>The plugin server did not confirm the registration (it was unreachable or answered with an error), so the link was not created. Check that the plugin is running at that URL and try again.</p>
         </ErrorBanner>
-      ) : failure && failure.status === 409 ? (
-        <ErrorBanner message={failure.message}>
+      ) : failure instanceof ApiError && failure.status === 409 ? (
+        <ErrorBanner error={failure} fieldErrors={false}>
           <p>
             This role already has a link. <Link to={linkPaths(guildId, roleId).config}>Open the existing link</Link>.
           </p>
         </ErrorBanner>
       ) : failure ? (
-        <ErrorBanner message={failure.message} />
+        <ErrorBanner error={failure} fieldErrors={false} />
+      ) : invalid ? (
+        <ErrorBanner message="Please correct the fields below." />
       ) : null}
 
-      <Card as="form" className="form" onSubmit={submit} noValidate>
+      <Card as="form" className="form" onSubmit={(e) => void handleSubmit((body) => create.mutate(body))(e)} noValidate>
         <Field>
           <FieldHelp as="label" htmlFor={`${id}-role-search`}>
             Find a role
           </FieldHelp>
-          <input
-            id={`${id}-role-search`}
-            type="search"
-            className={styles.roleSearch}
-            value={roleQuery}
-            onChange={(e) => setRoleQuery(e.target.value)}
-            placeholder="Type part of its name"
-            aria-controls={`${id}-role`}
-            aria-describedby={`${id}-role-count`}
-          />
+          <input id={`${id}-role-search`} type="search" className={styles.roleSearch} {...register('role_query')} placeholder="Type part of its name" aria-controls={`${id}-role`} aria-describedby={`${id}-role-count`} />
           <FieldHelp id={`${id}-role-count`} aria-live="polite">
             {query ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match` : `${sorted.length} roles`}
           </FieldHelp>
           <label htmlFor={`${id}-role`}>Role</label>
           <div className={styles.withSwatch}>
             <RoleSwatch color={selected?.color} />
-            <select id={`${id}-role`} value={roleId} onChange={(e) => chooseRole(e.target.value)} aria-invalid={fieldErr.role_id ? true : undefined} aria-describedby={fieldErr.role_id ? roleErrorId : undefined} required>
+            <select
+              id={`${id}-role`}
+              {...register('role_id', { onChange: (e: ChangeEvent<HTMLSelectElement>) => chooseRole(e.target.value) })}
+              aria-invalid={fieldErr.role_id ? true : undefined}
+              aria-describedby={fieldErr.role_id ? roleErrorId : undefined}
+              required
+            >
               <option value="">Choose a role…</option>
               {shown.map((r) => {
                 const linked = linkedRoles.has(r.id);
@@ -176,19 +152,10 @@ export function CreateLinkPage() {
           {fieldErr.role_id ? <FieldErrorText id={roleErrorId}>{fieldErr.role_id}</FieldErrorText> : null}
         </Field>
 
-        {selected && privileged ? <PrivilegedConsent role={selected} ownerOnly={ownerOnly} value={consent} onChange={setConsent} error={fieldErr.owner_consent} /> : null}
+        {selected && privileged ? <PrivilegedConsent role={selected} ownerOnly={ownerOnly} input={register('owner_consent')} error={fieldErr.owner_consent} /> : null}
 
         {selected && askMembers ? (
-          <ExistingMembersChoice
-            role={selected}
-            syncedLimit={syncedLimit}
-            value={mode}
-            onChange={(m) => {
-              setMode(m);
-              setFailure((f) => (f ? { ...f, fields: { ...f.fields, existing_members: undefined } } : f));
-            }}
-            error={fieldErr.existing_members}
-          />
+          <ExistingMembersChoice role={selected} syncedLimit={syncedLimit} value={mode} onChange={(m) => setValue('existing_members', m, { shouldValidate: formState.isSubmitted })} error={fieldErr.existing_members} />
         ) : null}
 
         <Field>
@@ -200,8 +167,7 @@ export function CreateLinkPage() {
             autoComplete="url"
             spellCheck={false}
             placeholder="https://plugin.example.com"
-            value={pluginUrl}
-            onChange={(e) => setPluginUrl(e.target.value)}
+            {...register('plugin_url')}
             aria-invalid={fieldErr.plugin_url ? true : undefined}
             aria-describedby={fieldErr.plugin_url ? `${urlErrorId} ${urlHelpId}` : urlHelpId}
             required
@@ -229,7 +195,7 @@ export function CreateLinkPage() {
  * A privileged role (issue 34): what it carries, and the owner's consent typed as its name. An admin who
  * is not the owner sees why they cannot link it instead of the field.
  */
-function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: RoleChoice; ownerOnly: boolean; value: string; onChange: (v: string) => void; error: string | undefined }) {
+function PrivilegedConsent({ role, ownerOnly, input, error }: { role: RoleChoice; ownerOnly: boolean; input: UseFormRegisterReturn<'owner_consent'>; error: string | undefined }) {
   const id = useId();
   return (
     <Field as="fieldset" className={styles.privileged} aria-describedby={`${id}-why`}>
@@ -244,16 +210,7 @@ function PrivilegedConsent({ role, ownerOnly, value, onChange, error }: { role: 
           <label htmlFor={`${id}-consent`}>
             Type <strong>{role.name}</strong> to consent as the server owner
           </label>
-          <input
-            id={`${id}-consent`}
-            type="text"
-            autoComplete="off"
-            spellCheck={false}
-            value={value}
-            onChange={(e) => onChange(e.target.value)}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? `${id}-consent-error` : undefined}
-          />
+          <input id={`${id}-consent`} type="text" autoComplete="off" spellCheck={false} {...input} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-consent-error` : undefined} />
           <FieldHelp>Your consent is recorded in the audit log, with your name and the time.</FieldHelp>
           {error ? <FieldErrorText id={`${id}-consent-error`}>{error}</FieldErrorText> : null}
         </>

@@ -1,13 +1,16 @@
-import { NOTIFY_KINDS, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind, type NotifySettings } from '@rolelink/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { NOTIFY_KINDS, notifySettingsBody, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind, type NotifySettings } from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId } from 'react';
+import { useForm } from 'react-hook-form';
 import { useParams } from 'react-router';
+import type { z } from 'zod';
 import { dashboardApi } from '../api/dashboard-api';
 import { queries, queryKeys } from '../api/queries';
 import { Badge } from '../components/Badge';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { DateTime } from '../components/DateTime';
-import { ErrorState, Loading } from '../components/ErrorState';
+import { ErrorBanner, ErrorState, Loading } from '../components/ErrorState';
 import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import { useToast } from '../components/toasts';
@@ -119,57 +122,55 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
   const id = useId();
   const toast = useToast();
   const client = useQueryClient();
-  const [form, setForm] = useState(initial);
+  // The contract's own body schema checks the form; the channel picker's "No channel" ('') is null.
+  const { register, handleSubmit, reset, formState } = useForm<z.input<typeof notifySettingsBody>, unknown, NotifySettings>({
+    resolver: zodResolver(notifySettingsBody),
+    defaultValues: { events: initial.events, dm_owner: initial.dm_owner, channel_id: initial.channel_id },
+  });
   const save = useMutation({
     mutationFn: (body: NotifySettings) => dashboardApi.saveNotifySettings(guildId, body),
     onSuccess: (saved) => {
       client.setQueryData(queryKeys.notifySettings(guildId), saved);
-      setForm(saved);
+      reset({ events: saved.events, dm_owner: saved.dm_owner, channel_id: saved.channel_id });
       toast.show('success', 'Notification settings saved');
     },
   });
   const saving = save.isPending;
-  const error = save.error?.message ?? null;
-
-  const toggle = (kind: NotifyKind, on: boolean) => setForm({ ...form, events: on ? NOTIFY_KINDS.filter((k) => k === kind || form.events.includes(k)) : form.events.filter((k) => k !== kind) });
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    save.mutate({ events: form.events, dm_owner: form.dm_owner, channel_id: form.channel_id });
-  }
+  const problems = Object.values(formState.errors).flatMap((e) => (e?.message ? [e.message] : []));
 
   return (
-    <Card as="form" className={styles.settings} onSubmit={submit} aria-label="Notification settings">
+    <Card as="form" className={styles.settings} onSubmit={(e) => void handleSubmit((body) => save.mutate(body))(e)} noValidate aria-label="Notification settings">
       <h2>Notification settings</h2>
       <p className="muted small">Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a message. At most one message per event kind every 10 minutes: a burst arrives as one message.</p>
       <fieldset>
         <legend>Events that send a message</legend>
         {NOTIFY_KINDS.map((kind) => (
           <label key={kind} className={styles.checkbox}>
-            <input type="checkbox" checked={form.events.includes(kind)} onChange={(e) => toggle(kind, e.target.checked)} /> {KIND_TEXT[kind]}
+            <input type="checkbox" value={kind} {...register('events')} /> {KIND_TEXT[kind]}
           </label>
         ))}
       </fieldset>
       <fieldset>
         <legend>Where</legend>
         <label className={styles.checkbox}>
-          <input type="checkbox" checked={form.dm_owner} onChange={(e) => setForm({ ...form, dm_owner: e.target.checked })} /> Direct message to the server owner
+          <input type="checkbox" {...register('dm_owner')} /> Direct message to the server owner
         </label>
         <label htmlFor={`${id}-channel`}>Channel</label>
-        <select id={`${id}-channel`} value={form.channel_id ?? ''} onChange={(e) => setForm({ ...form, channel_id: e.target.value || null })}>
+        <select id={`${id}-channel`} {...register('channel_id', { setValueAs: (v: string | null) => v || null })}>
           <option value="">No channel</option>
-          {form.channels.map((c) => (
+          {initial.channels.map((c) => (
             <option key={c.id} value={c.id}>
               #{c.name}
             </option>
           ))}
         </select>
       </fieldset>
-      {error ? (
+      {problems.length > 0 ? (
         <p className="note note-danger" role="alert">
-          {error}
+          {problems.join(' ')}
         </p>
       ) : null}
+      {save.error ? <ErrorBanner error={save.error} /> : null}
       <Button type="submit" tone="primary" disabled={saving}>
         {saving ? 'Saving…' : 'Save notification settings'}
       </Button>

@@ -1,10 +1,14 @@
-import { userIdProblem, type MemberLookup } from '@rolelink/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import type { MemberLookup } from '@rolelink/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
 import { dashboardApi } from '../../api/dashboard-api';
 import { queries } from '../../api/queries';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner } from '../../components/ErrorState';
+import { userIdField } from '../../forms/user-id-field';
 import { MemberHistory } from './MemberHistory';
 import { OverridesSection } from './OverridesSection';
 import { useLinkContext } from './link-context';
@@ -12,6 +16,10 @@ import styles from './MembersTab.module.css';
 import { Button, buttonClass } from '../../components/Button';
 import { Field, FieldErrorText, FieldHelp } from '../../components/Field';
 import { Card } from '../../components/Card';
+
+/** The look-up: one user ID, by the contract's rule. */
+const lookUpForm = z.object({ user_id: userIdField });
+type LookUpForm = z.input<typeof lookUpForm>;
 
 const STATE_TEXT: Record<MemberLookup['state'], string> = {
   synced: 'On the list — synced',
@@ -57,26 +65,19 @@ const outcomeText = (outcome: string) => OUTCOME_TEXT[outcome] ?? outcome;
 export function MembersTab() {
   const { guildId, roleId } = useLinkContext();
   const id = useId();
-  const [userId, setUserId] = useState('');
-  const [fieldError, setFieldError] = useState<string | null>(null);
+  // The contract's user-ID schema checks the field; the message says what an ID looks like.
+  const { register, handleSubmit, formState } = useForm<LookUpForm>({ resolver: zodResolver(lookUpForm), defaultValues: { user_id: '' } });
+  const fieldError = formState.errors.user_id?.message ?? null;
   // The user ID last looked up: the query reads that member; looking the same one up again refetches it.
   const [asked, setAsked] = useState<string | null>(null);
   const lookup = useQuery({ ...queries.member(guildId, roleId, asked ?? ''), enabled: asked !== null });
   const busy = lookup.isFetching;
-  const error = lookup.error?.message ?? null;
+  const error = lookup.error ?? null;
   const result = error ? null : (lookup.data ?? null);
 
-  function lookUp(event: FormEvent) {
-    event.preventDefault();
-    const value = userId.trim();
-    const problem = userIdProblem(value);
-    if (problem) {
-      setFieldError(`Enter a user ID of 17 to 20 digits: ${problem}.`);
-      return;
-    }
-    setFieldError(null);
-    if (value === asked) void lookup.refetch();
-    else setAsked(value);
+  function lookUp({ user_id }: { user_id: string }) {
+    if (user_id === asked) void lookup.refetch();
+    else setAsked(user_id);
   }
 
   return (
@@ -89,20 +90,11 @@ export function MembersTab() {
         </a>
         <span className="muted small">Every user ID on the list, lowest first, with whether it is in the synced set.</span>
       </p>
-      <form className={styles.lookUpForm} onSubmit={lookUp} noValidate>
+      <form className={styles.lookUpForm} onSubmit={(e) => void handleSubmit(lookUp)(e)} noValidate>
         <Field>
           <label htmlFor={`${id}-user`}>User ID</label>
           <div className="input-group">
-            <input
-              id={`${id}-user`}
-              inputMode="numeric"
-              autoComplete="off"
-              spellCheck={false}
-              value={userId}
-              onChange={(e) => setUserId(e.target.value)}
-              aria-invalid={fieldError ? true : undefined}
-              aria-describedby={fieldError ? `${id}-error ${id}-help` : `${id}-help`}
-            />
+            <input id={`${id}-user`} inputMode="numeric" autoComplete="off" spellCheck={false} {...register('user_id')} aria-invalid={fieldError ? true : undefined} aria-describedby={fieldError ? `${id}-error ${id}-help` : `${id}-help`} />
             <Button type="submit" tone="primary" disabled={busy}>
               Look up
             </Button>
@@ -111,7 +103,7 @@ export function MembersTab() {
           {fieldError ? <FieldErrorText id={`${id}-error`}>{fieldError}</FieldErrorText> : null}
         </Field>
       </form>
-      {error ? <ErrorBanner message={error} /> : null}
+      {error ? <ErrorBanner error={error} /> : null}
       <div role="status" aria-live="polite">
         {result ? (
           <Card className={styles.result}>

@@ -1,13 +1,16 @@
-import { userIdProblem, type OverrideKind, type OverridesChangeBody, type OverridesView } from '@rolelink/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { type OverrideKind, type OverridesChangeBody, type OverridesView } from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm } from 'react-hook-form';
+import { z } from 'zod';
 import { ApiError } from '../../api/client';
 import { dashboardApi } from '../../api/dashboard-api';
 import { queries, queryKeys } from '../../api/queries';
 import { DateTime } from '../../components/DateTime';
 import { ErrorBanner, ErrorState, Loading } from '../../components/ErrorState';
 import { useToast } from '../../components/toasts';
+import { userIdField } from '../../forms/user-id-field';
 import { useLinkContext } from './link-context';
 import styles from './OverridesSection.module.css';
 import { Button } from '../../components/Button';
@@ -19,7 +22,9 @@ const LIST_TEXT: Record<OverrideKind, { title: string; help: string; empty: stri
   never: { title: 'Never give', help: 'Never get the role, even when the plugin lists them (their place goes to the next listed member).', empty: 'Nobody is excluded.' },
 };
 
-type AddForm = { userId: string; list: OverrideKind };
+/** Add an override: a user ID by the contract's rule, and which list. */
+const addForm = z.object({ userId: userIdField, list: z.enum(['always', 'never']) });
+type AddForm = z.output<typeof addForm>;
 
 /**
  * Admin overrides of the link (docs/dashboard.md, "Overrides"): two small lists the sync engine applies
@@ -99,11 +104,11 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
 
 function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promise<unknown>; onAdded: (values: AddForm) => void }) {
   const id = useId();
-  const { register, handleSubmit, setError, reset, formState } = useForm<AddForm>({ defaultValues: { userId: '', list: 'always' } });
+  const { register, handleSubmit, setError, reset, formState } = useForm<z.input<typeof addForm>, unknown, AddForm>({ resolver: zodResolver(addForm), defaultValues: { userId: '', list: 'always' } });
   const error = formState.errors.userId?.message;
 
   async function submit(values: AddForm) {
-    const value = { ...values, userId: values.userId.trim() };
+    const value = values;
     try {
       await onAdd(value);
       reset({ userId: '', list: value.list });
@@ -120,20 +125,7 @@ function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promi
       <Field className={styles.userField}>
         {/* Not "User ID": the look-up above has that label. */}
         <label htmlFor={`${id}-user`}>Member ID</label>
-        <input
-          id={`${id}-user`}
-          inputMode="numeric"
-          autoComplete="off"
-          spellCheck={false}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${id}-error ${id}-help` : `${id}-help`}
-          {...register('userId', {
-            validate: (v) => {
-              const problem = userIdProblem(v.trim());
-              return problem ? `Enter a user ID of 17 to 20 digits: ${problem}.` : true;
-            },
-          })}
-        />
+        <input id={`${id}-user`} inputMode="numeric" autoComplete="off" spellCheck={false} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error ${id}-help` : `${id}-help`} {...register('userId')} />
         <FieldHelp id={`${id}-help`}>Their platform user ID (17 to 20 digits).</FieldHelp>
         {error ? (
           <FieldErrorText id={`${id}-error`} role="alert">

@@ -1,7 +1,10 @@
-import type { UpdateLinkBody } from '@rolelink/contracts';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { deleteLinkBody, type UpdateLinkBody } from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
+import { useForm, useWatch } from 'react-hook-form';
 import { useNavigate } from 'react-router';
+import { z } from 'zod';
 import { dashboardApi } from '../../api/dashboard-api';
 import { queries, queryKeys } from '../../api/queries';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -13,6 +16,11 @@ import { useLinkContext } from './link-context';
 import styles from './SettingsTab.module.css';
 import { Button } from '../../components/Button';
 import { FieldHelp } from '../../components/Field';
+
+/** The delete dialog's choices: the contract's body (without its bare-DELETE default), a lock-out confirmation sent only with a strip. */
+const deleteLinkChoice = deleteLinkBody.unwrap().transform((b) => ({ strip_roles: b.strip_roles, confirm_lockout: b.strip_roles && b.confirm_lockout }));
+type DeleteLinkChoice = z.output<typeof deleteLinkChoice>;
+type DeleteLinkForm = z.input<typeof deleteLinkChoice>;
 
 /** One setting as a switch, with its explanation under it (the switch's description). */
 function SettingSwitch(props: { id: string; label: string; checked: boolean; disabled: boolean; onChange: (on: boolean) => void; children: ReactNode }) {
@@ -37,17 +45,20 @@ export function SettingsTab() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const id = useId();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Error | null>(null);
   const [confirming, setConfirming] = useState(false);
-  // Off by default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
-  const [stripRoles, setStripRoles] = useState(false);
+  // The delete dialog's choices are a form over the contract's `deleteLinkBody`. Stripping is off by
+  // default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
+  const { control, setValue, reset, handleSubmit } = useForm<DeleteLinkForm, unknown, DeleteLinkChoice>({ resolver: zodResolver(deleteLinkChoice), defaultValues: { strip_roles: false, confirm_lockout: false } });
+  const [strip, lockout] = useWatch({ control, name: ['strip_roles', 'confirm_lockout'] });
+  const stripRoles = strip === true;
+  const lockoutConfirmed = lockout === true;
   // What the strip would do, loaded when the box is ticked (each tick loads it afresh); a lock-out needs its own second tick.
   const preview = useQuery({ ...queries.stripPreview(guildId, roleId), enabled: confirming && stripRoles });
   const previewView = preview.data ?? null;
-  const [lockoutConfirmed, setLockoutConfirmed] = useState(false);
   const needsLockoutTick = previewView !== null && (previewView.lockout.length > 0 || !previewView.lockout_checked);
   const canConfirm = !stripRoles || (previewView !== null && (!needsLockoutTick || lockoutConfirmed));
-  const fail = (err: Error) => setError(err.message);
+  const fail = (err: Error) => setError(err);
 
   const update = useMutation({
     mutationFn: (body: UpdateLinkBody) => dashboardApi.updateLink(guildId, roleId, body),
@@ -71,7 +82,7 @@ export function SettingsTab() {
     onError: fail,
   });
   const remove = useMutation({
-    mutationFn: () => dashboardApi.deleteLink(guildId, roleId, { strip_roles: stripRoles, confirm_lockout: stripRoles && lockoutConfirmed }),
+    mutationFn: (body: DeleteLinkChoice) => dashboardApi.deleteLink(guildId, roleId, body),
     onSuccess: async (deleted) => {
       // The server's page must not show the deleted card: its guild is read again before going there.
       void client.invalidateQueries({ queryKey: queryKeys.guilds });
@@ -81,7 +92,9 @@ export function SettingsTab() {
       toast.show(
         'success',
         'Link deleted',
-        stripRoles ? `${roleName} is no longer linked; the bot is removing it from the ${stripping.toLocaleString()} ${stripping === 1 ? 'member' : 'members'} this link gave it to.` : `${roleName} is no longer linked to its plugin.`,
+        deleted.strip_roles
+          ? `${roleName} is no longer linked; the bot is removing it from the ${stripping.toLocaleString()} ${stripping === 1 ? 'member' : 'members'} this link gave it to.`
+          : `${roleName} is no longer linked to its plugin.`,
       );
       // Once off the link's page, nothing of the deleted link stays cached (a new link may take the role).
       void Promise.resolve(navigate(guildPath(guildId))).then(() => client.removeQueries({ queryKey: queryKeys.link(guildId, roleId) }));
@@ -101,20 +114,21 @@ export function SettingsTab() {
   /** The strip preview is loaded afresh for each tick of the box: the last answer is dropped first. */
   function chooseStrip(on: boolean) {
     client.removeQueries({ queryKey: queryKeys.stripPreview(guildId, roleId) });
-    setStripRoles(on);
-    setLockoutConfirmed(false);
+    setValue('strip_roles', on);
+    setValue('confirm_lockout', false);
   }
 
   function openDelete() {
     // Each opening starts unticked, whatever an earlier (cancelled or failed) attempt chose.
-    chooseStrip(false);
+    client.removeQueries({ queryKey: queryKeys.stripPreview(guildId, roleId) });
+    reset();
     setConfirming(true);
   }
 
   return (
     <div className={styles.settings}>
       <h2>Settings</h2>
-      {error ? <ErrorBanner message={error} /> : null}
+      {error ? <ErrorBanner error={error} /> : null}
 
       <SettingSwitch id={`${id}-enabled`} label="Enabled" checked={enabled} disabled={pending} onChange={(on) => update.mutate({ enabled: on })}>
         A disabled link refuses every call the plugin makes to the User Management API and the bot stops syncing it. The stored list is kept.
@@ -148,7 +162,7 @@ export function SettingsTab() {
         danger
         busy={deleting}
         confirmDisabled={!canConfirm}
-        onConfirm={() => remove.mutate()}
+        onConfirm={() => void handleSubmit((body) => remove.mutate(body))()}
         onCancel={() => setConfirming(false)}
       >
         <ul>
@@ -167,7 +181,9 @@ export function SettingsTab() {
         <FieldHelp indent="check" id={`${id}-strip-help`}>
           Off by default. Only members the bot gave the role to through this link lose it.
         </FieldHelp>
-        {stripRoles ? <StripPreviewPanel preview={previewView} error={preview.error?.message ?? null} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={setLockoutConfirmed} checkboxId={`${id}-lockout`} disabled={deleting} /> : null}
+        {stripRoles ? (
+          <StripPreviewPanel preview={previewView} error={preview.error?.message ?? null} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={(on) => setValue('confirm_lockout', on)} checkboxId={`${id}-lockout`} disabled={deleting} />
+        ) : null}
         <p>This cannot be undone.</p>
       </ConfirmDialog>
     </div>
