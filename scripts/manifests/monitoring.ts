@@ -11,11 +11,13 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { MetricName } from '../../packages/runtime/src/metrics';
 import { asArray, at, get, type Manifest, type Problem } from './types';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** The Compose stack's Prometheus: its scrape config, loading the same rules. */
+const COMPOSE_PROMETHEUS = path.join(ROOT, 'scripts', 'deploy', 'prometheus.yml');
 const OURS = new Set<string>(Object.values(MetricName));
 const HISTOGRAM_SUFFIX = /_(bucket|count|sum)$/;
 
@@ -91,6 +93,19 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
   if (!rules.length) problems.push({ file: 'monitoring', where: 'PrometheusRule', message: 'k8s/monitoring renders no PrometheusRule' });
   if (!dashboards.length) problems.push({ file: 'monitoring', where: 'ConfigMap', message: 'k8s/monitoring renders no Grafana dashboard ConfigMap (label grafana_dashboard)' });
 
+  // The alerts select Role Link targets by `system="rolelink"` (not Kubernetes' namespace label): both
+  // scrape configs, the PodMonitor's and the Compose stack's Prometheus's, must set it.
+  const setsSystem = (relabels: unknown[], key: string) => relabels.some((r) => get(r, key) === 'system' && get(r, 'replacement') === 'rolelink');
+  for (const m of rendered.filter((x) => x.doc.kind === 'PodMonitor')) {
+    if (!asArray(get(m.doc, 'spec', 'podMetricsEndpoints')).every((e) => setsSystem(asArray(get(e, 'relabelings')), 'targetLabel'))) {
+      problems.push({ file: 'monitoring', where: at(m), message: 'every podMetricsEndpoint must set system="rolelink" (relabelings), the label the alerts select targets by' });
+    }
+  }
+  const composeConfig = parse(readFileSync(COMPOSE_PROMETHEUS, 'utf8')) as unknown;
+  if (!asArray(get(composeConfig, 'scrape_configs')).every((c) => setsSystem(asArray(get(c, 'relabel_configs')), 'target_label'))) {
+    problems.push({ file: 'monitoring', where: 'scripts/deploy/prometheus.yml', message: 'every scrape config must set system="rolelink" (relabel_configs), the label the alerts select targets by' });
+  }
+
   const runbooks = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
   const alerts = rules.flatMap((r) => asArray(get(r.doc, 'spec', 'groups')).flatMap((g) => asArray(get(g, 'rules')).map((rule) => ({ r, rule }))));
   for (const { r, rule } of alerts) {
@@ -131,6 +146,10 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
       const tested = promtool(['test', 'rules', 'alerts.test.yaml'], tmp);
       if (tested && !tested.ok) problems.push({ file: 'monitoring', where: 'alerts.test.yaml', message: `promtool test rules: ${tested.out}` });
     }
+    // The Compose stack's Prometheus config, loading these rules as rules.yaml beside it.
+    copyFileSync(COMPOSE_PROMETHEUS, path.join(tmp, 'prometheus.yml'));
+    const config = promtool(['check', 'config', 'prometheus.yml'], tmp);
+    if (config && !config.ok) problems.push({ file: 'monitoring', where: 'scripts/deploy/prometheus.yml', message: `promtool check config: ${config.out}` });
     // Each dashboard query as a recording rule: promtool parses it as PromQL.
     writeFileSync(path.join(tmp, 'dashboard.yaml'), stringify({ groups: [{ name: 'dashboard', rules: queries.map((q, i) => ({ record: `dashboard_query_${i}`, expr: q.expr })) }] }));
     const parsed = promtool(['check', 'rules', 'dashboard.yaml'], tmp);
