@@ -1,6 +1,6 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
-import { confirmLatestHeldChange, findConfirmation, latestHeldChange, recordHeldChange, spendConfirmation } from './held-changes.repo';
+import { confirmLatestHeldChange, findConfirmation, latestConfirmedHeldChange, latestHeldChange, markResendRequested, recordHeldChange, spendConfirmation } from './held-changes.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -61,5 +61,35 @@ describe('held-changes repository (held_change, the shrink hold of spec 3.3)', (
     await spendConfirmation(db.pool, latest.changeId);
     expect(await findConfirmation(db.pool, linkId, undefined)).toBeNull();
     expect(await confirmLatestHeldChange(db.pool, linkId)).toBeNull();
+  });
+
+  it('finds the latest applied hold (of a kind, if named) with when the list arrived and when a resend was asked', async () => {
+    const { linkId } = await seedLink(db);
+    const first = await recordHeldChange(db.pool, linkId, hold());
+    expect(await latestConfirmedHeldChange(db.pool, linkId)).toBeNull();
+    await confirmLatestHeldChange(db.pool, linkId);
+    expect(await latestConfirmedHeldChange(db.pool, linkId)).toMatchObject({ changeId: first.changeId, kind: 'shrink', confirmedAt: expect.any(Date), usedAt: null, resendRequestedAt: null });
+    await spendConfirmation(db.pool, first.changeId);
+    expect((await latestConfirmedHeldChange(db.pool, linkId))!.usedAt).toBeInstanceOf(Date);
+    // A newer hold that nobody applied is not an applied one; an applied admin-source hold is, unless shrink is asked for.
+    await recordHeldChange(db.pool, linkId, hold());
+    expect((await latestConfirmedHeldChange(db.pool, linkId))!.changeId).toBe(first.changeId);
+    const admin = await recordHeldChange(db.pool, linkId, { ...hold(), kind: 'admin_source' });
+    await confirmLatestHeldChange(db.pool, linkId, admin.changeId);
+    expect((await latestConfirmedHeldChange(db.pool, linkId))!.changeId).toBe(admin.changeId);
+    expect((await latestConfirmedHeldChange(db.pool, linkId, 'shrink'))!.changeId).toBe(first.changeId);
+  });
+
+  it('takes one resend request per interval, also when two arrive at once', async () => {
+    const { linkId } = await seedLink(db);
+    const change = await recordHeldChange(db.pool, linkId, hold());
+    const both = await Promise.all([markResendRequested(db.pool, change.changeId, 5 * 60_000), markResendRequested(db.pool, change.changeId, 5 * 60_000)]);
+    expect(both.map((r) => r.fresh).sort()).toEqual([false, true]);
+    expect(both[0].requestedAt).toEqual(both[1].requestedAt);
+    expect((await latestHeldChange(db.pool, linkId))!.changeId).toBe(change.changeId);
+    // Once the interval has passed, the next request is taken again.
+    await db.pool.query("UPDATE held_change SET resend_requested_at = resend_requested_at - interval '5 minutes' WHERE change_id = $1", [change.changeId]);
+    expect(await markResendRequested(db.pool, change.changeId, 5 * 60_000)).toMatchObject({ fresh: true });
+    expect(await markResendRequested(db.pool, change.changeId, 5 * 60_000)).toMatchObject({ fresh: false });
   });
 });
