@@ -1,11 +1,10 @@
 import type { LinkView } from '@rolelink/contracts';
 import { syncStatus } from '../format/sync-status';
-import { useNow } from '../hooks/use-now';
 import styles from './SyncProgress.module.css';
 
 /** Synced members against what can be synced, and every change (additions and removals) still to make. */
 export function SyncProgress({ link }: { link: LinkView }) {
-  const s = syncStatus(link, useNow());
+  const s = syncStatus(link);
   const fmt = (n: number) => n.toLocaleString();
   return (
     <div className={styles.sync}>

@@ -1,8 +1,6 @@
 import type { LinkView } from '@rolelink/contracts';
 import { humanizeEta } from './duration';
 
-const WINDOW_MS = 60 * 60 * 1000;
-
 /** What a card's progress line says: `tone` colours the bar (`done` is the green one). */
 export type SyncStatus = { done: number; target: number; pending: number; notInServer: number; percent: number; tone: 'progress' | 'done' | 'held'; text: string };
 
@@ -13,7 +11,7 @@ export type SyncStatus = { done: number; target: number; pending: number; notInS
  * removal means the role does not match the plugin's latest list: such a card never says "up to date"
  * and its bar is never the finished green one.
  */
-export function syncStatus(link: LinkView, nowMs: number): SyncStatus {
+export function syncStatus(link: LinkView): SyncStatus {
   // Listed users not in the server (issue 34) are out of the bar: nothing the bot can do for them until
   // they join, so they are neither synced nor pending, and the card names them apart.
   const notInServer = link.counts.not_in_server_count;
@@ -24,8 +22,10 @@ export function syncStatus(link: LinkView, nowMs: number): SyncStatus {
   const percent = total === 0 ? 100 : Math.floor((done / total) * 1000) / 10;
   const held = link.held_change;
   if (held) {
-    const confirmedUntil = held.confirmed_at === null ? null : Date.parse(held.confirmed_at) + WINDOW_MS;
-    const text = confirmedUntil !== null && confirmedUntil > nowMs ? 'removal confirmed: waiting for the plugin to resend its list' : 'removal held: waiting for the server owner';
+    // Whether the applied removal still waits for the plugin's list is the server's word (the link's
+    // `removal`, issue 34), refreshed with the card: never this browser's clock against the window.
+    const waiting = link.removal?.change_id === held.change_id && link.removal.state === 'awaiting_list';
+    const text = waiting ? 'removal confirmed: waiting for the plugin to resend its list' : 'removal held: waiting for the server owner';
     return { done, target, pending, notInServer, percent, tone: 'held', text };
   }
   const eta = link.sync.eta_seconds;
