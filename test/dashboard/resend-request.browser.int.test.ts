@@ -55,6 +55,7 @@ describe('asking the plugin to resend its list after Apply removals', () => {
 
     const note = panel.getByText(/nothing changes until the plugin resends it/);
     await note.waitFor();
+    await card.getByText('removal confirmed: waiting for the plugin to resend its list').waitFor();
     const ask = panel.getByRole('button', { name: 'Ask the plugin to resend' });
     await ask.waitFor();
     await screenshot(page, 'resend-request');
@@ -70,7 +71,7 @@ describe('asking the plugin to resend its list after Apply removals', () => {
     await card.getByText(/^Removals (in progress|applied) \(15 removals confirmed\): the plugin resent its list/).waitFor({ timeout: 60_000 });
     await expect(note.count()).resolves.toBe(0);
     await expect(card.getByRole('button', { name: 'Ask the plugin to resend' }).count()).resolves.toBe(0);
-    await expect(card.getByText(/nothing changes until/).count()).resolves.toBe(0);
+    await expect(card.getByText(/nothing changes until|waiting for the plugin to resend/).count()).resolves.toBe(0);
     // One event for the one click, answered 2xx (the broker records the answer as the plugin's push runs).
     const states = () => listEventLog(sys.db.pool, link.id).then((l) => l.filter((e) => e.kind === 'list.resend_requested').map((e) => e.state));
     expect(await eventually(states, (s) => s.length === 1 && s[0] !== 'pending')).toEqual(['delivered']);
