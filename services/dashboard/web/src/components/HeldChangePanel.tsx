@@ -1,4 +1,4 @@
-import type { AppliedRemovals, HeldChangePreview, LinkView, RemovalProgressView } from '@rolelink/contracts';
+import type { HeldChangePreview, LinkView, RemovalProgressView } from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dashboardApi } from '../api/dashboard-api';
@@ -23,8 +23,6 @@ type Props = {
   removal: RemovalProgressView | null;
   /** Undefined while the guild is still loading: no owner-only control or notice is shown yet. */
   owner: boolean | undefined;
-  /** Called with the confirmation (the link and its guild are refetched too). */
-  onApplied?: (applied: AppliedRemovals) => void;
 };
 
 const fmt = (n: number) => n.toLocaleString();
@@ -75,7 +73,7 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
  * in a dialog that shows the counts and who the held list leaves out, opens a one-hour window in which
  * the plugin's resent list is accepted; the list itself was never stored.
  */
-export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owner, onApplied }: Props) {
+export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owner }: Props) {
   const toast = useToast();
   const client = useQueryClient();
   const titleId = useId();
@@ -93,7 +91,6 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owne
     mutationFn: (changeId: string) => dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId }),
     onSuccess: (result) => {
       toast.show('success', 'Removals confirmed', result.kind === 'admin_source' ? 'The bot removes the role from them now.' : 'The plugin must resend its list within the hour.');
-      onApplied?.(result);
       // The card only (exact): the config form under the same key keeps its unsaved edits.
       void client.invalidateQueries({ queryKey: queryKeys.link(guildId, roleId), exact: true });
       void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
