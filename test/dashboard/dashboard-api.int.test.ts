@@ -1,6 +1,9 @@
 import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
-import { BOT_PERMISSIONS, botInviteUrl } from '@rolelink/domain';
+import type { RoleChoices } from '@rolelink/contracts';
+import { clearMembersListingBlocked, markMembersListingBlocked } from '@rolelink/db/sync';
+import { BOT_PERMISSIONS, botInviteUrl, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
+import { applicationKey } from '@rolelink/platform-client';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually } from './browser';
 import { signIn } from './sign-in';
@@ -121,7 +124,21 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(bodyOf<{ errors: { field: string; message: string }[] }>(unusable).errors).toEqual([{ field: 'role_id', message: expect.stringMatching(/^The bot cannot manage this role\. The role is not below the bot's highest role/) }]);
     const roles = bodyOf<{ roles: { id: string }[] }>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200));
     expect(roles.roles.find((r: { id: string }) => r.id === above.id)).toMatchObject({ usable: false, problem: 'above_bot', reason: expect.stringMatching(/drag the bot's role above it/), privileged: ['Administrator'] });
-    expect(roles.roles.find((r: { id: string }) => r.id === R)).toMatchObject({ usable: true, member_count_exact: true });
+    expect(roles.roles.find((r: { id: string }) => r.id === R)).toMatchObject({ usable: true, member_count_exact: true, member_count_unavailable: null });
+  });
+
+  it('says why the exact holder counts are unavailable while the bot cannot list members, naming the portal setting (issue 34)', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    // What the reconcile's first 403 50001 on the member listing records for the application.
+    await markMembersListingBlocked(sys.db.pool, applicationKey(DEMO.botToken));
+    try {
+      const roles = bodyOf<RoleChoices>(await owner.agent.get(`/dashboard-api/guilds/${G}/roles`).expect(200));
+      const role = roles.roles.find((r) => r.id === R)!;
+      expect(role.member_count_exact).toBe(false);
+      expect(role.member_count_unavailable).toContain(MEMBERS_INTENT_SETTING);
+    } finally {
+      await clearMembersListingBlocked(sys.db.pool, applicationKey(DEMO.botToken));
+    }
   });
 
   it("links a privileged role only with the owner's typed consent, flags it, and records who consented", async () => {

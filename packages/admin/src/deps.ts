@@ -48,6 +48,12 @@ export type AdminDeps = {
   botFacts?: BotFactsReader;
   /** Absent where no platform is configured: a strip's names and lock-out check are then unknown. */
   members?: MemberFacts;
+  /**
+   * The bot application's key (`applicationKey` of its token): its bot_application row says whether it
+   * can list guild members, which some counts need (issue 34). Absent where no platform is configured:
+   * those counts are then shown as measured.
+   */
+  appKey?: string;
   /** Who acts, for the audit log (the dashboard's signed-in user per request; the CLI's operator). */
   actor?: AdminActor;
 };

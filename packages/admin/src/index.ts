@@ -15,3 +15,4 @@ export * from './link-resync';
 export * from './link-overrides';
 export * from './link-events';
 export * from './link-access';
+export * from './member-listing';

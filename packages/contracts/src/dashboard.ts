@@ -60,11 +60,21 @@ export type LinkView = {
   plan: string;
   slot: { position: number; allowance: number };
   /**
-   * `not_in_server_count`: listed users the platform answered Unknown Member for (issue 34). They are not
-   * in `synced_count` (they hold nothing) nor in `pending_count` (no call can give them the role until
-   * they join), so progress reaches "up to date" with them counted apart.
+   * Listed users no call can reach are counted apart (issue 34): they are not in `synced_count` (they hold
+   * nothing) nor in `pending_count` (no call can give them the role), so progress reaches "up to date"
+   * with them named.
+   * - `not_in_server_count`: the platform answered Unknown Member (10007); they get the role when they
+   *   join. Null while the bot cannot list the server's members (`listing_unavailable` says why): who has
+   *   joined since is then unknown, and a number would only look exact.
+   * - `deleted_count`: the platform answered Unknown User (10013): the account no longer exists, for good.
    */
-  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number; not_in_server_count: number };
+  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number; not_in_server_count: number | null; deleted_count: number };
+  /**
+   * Null while every count is available. Otherwise the counts that need the guild's member listing are
+   * null and this says why, with the fix: `members_intent`, the bot application lacks the Server Members
+   * intent (the message names the developer portal's setting).
+   */
+  listing_unavailable: { reason: 'members_intent'; message: string } | null;
   limits: { synced_limit: number; user_limit: number; per_put: number };
   sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
   /**
@@ -150,6 +160,12 @@ export type RoleChoice = DashboardRole & {
   /** Members holding the role now, and whether that number is exact (only an exact count offers "Keep current members"). */
   member_count: number | null;
   member_count_exact: boolean;
+  /**
+   * Why the exact count is unavailable when the member listing is (issue 34): the bot application lacks
+   * the Server Members intent, and the message names the portal setting. `member_count` is then the
+   * platform's quick count, never a smaller number counted from a listing the bot cannot read. Null otherwise.
+   */
+  member_count_unavailable: string | null;
 };
 
 /** GET /dashboard-api/guilds/:guildId/roles */

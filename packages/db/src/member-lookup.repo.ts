@@ -21,19 +21,3 @@ export async function appliedOutcome(db: Queryable, linkId: string, userId: stri
   const { rows } = await db.query<{ outcome: string; updated_at: Date }>(`SELECT outcome, updated_at FROM applied_member WHERE link_id = $1 AND user_id = ${toStored('$2')}`, [linkId, userId]);
   return rows[0] ?? null;
 }
-
-/**
- * Listed users the platform answered Unknown Member for (outcome `not_in_guild`): on the list, not in the
- * server, so they cannot hold the role until they join. Progress counts them apart (issue 34): they are
- * neither synced nor a change the bot can make now. The partial index applied_member_not_in_guild_idx
- * keeps this a look at those few rows, not a walk of the link's applied record.
- */
-export async function listedNotInServer(db: Queryable, linkId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM applied_member am
-      WHERE am.link_id = $1 AND am.outcome = 'not_in_guild'
-        AND EXISTS (SELECT 1 FROM link_user lu WHERE lu.link_id = am.link_id AND lu.user_id = am.user_id)`,
-    [linkId],
-  );
-  return rows[0]?.n ?? 0;
-}

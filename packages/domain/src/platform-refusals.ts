@@ -20,4 +20,7 @@ export const MEMBERS_INTENT_SETTING = 'Developer Portal → Applications → you
 
 export const MEMBERS_INTENT_MESSAGE = `The bot cannot list this server's members: the Server Members intent is off. Turn it on in ${MEMBERS_INTENT_SETTING}. Until then the periodic reconcile is blocked and member counts that need the listing are unavailable.`;
 
+/** Why a count that needs the member listing is not shown (a link's `listing_unavailable`), with the fix: shorter than the banner, it stands beside the count. */
+export const MEMBERS_LISTING_COUNT_MESSAGE = `The bot cannot list this server's members: turn on ${MEMBERS_INTENT_SETTING}.`;
+
 export const BOT_NOT_IN_GUILD_MESSAGE = 'The bot is not in this server (it was removed, or the server is gone): nothing is synced until it is added back. The list is kept and syncing resumes when the bot returns.';

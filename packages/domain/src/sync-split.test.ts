@@ -2,7 +2,7 @@ import { reportedPending, splitPending } from './sync-split';
 
 describe('splitPending', () => {
   it('reads a confirmed replace from 250,000 holders to 30 members as removals still to make', () => {
-    const pending = reportedPending({ syncBehind: true, pendingCount: 0, appliedCount: 250_000 }, 30);
+    const pending = reportedPending({ syncBehind: true, pendingCount: 0, appliedCount: 250_000 }, 30, 0);
     expect(pending).toBe(249_970);
     expect(splitPending(pending, 30, 250_000)).toEqual({ adds: 0, removals: 249_970 });
   });
@@ -22,5 +22,15 @@ describe('splitPending', () => {
     const odd = splitPending(249_981, 30, 250_000);
     expect(odd.adds + odd.removals).toBe(249_981);
     expect(odd.removals).toBeGreaterThan(249_970);
+  });
+});
+
+describe('reportedPending', () => {
+  it('leaves out listed users no call can reach (not in the server, deleted accounts), never below 0 (issue 34)', () => {
+    // 10 listed, 5 hold the role; 2 are not in the server and 1 account is deleted: 2 changes left.
+    expect(reportedPending({ syncBehind: false, pendingCount: 5, appliedCount: 5 }, 10, 3)).toBe(2);
+    expect(reportedPending({ syncBehind: true, pendingCount: 0, appliedCount: 5 }, 10, 3)).toBe(2);
+    expect(reportedPending({ syncBehind: false, pendingCount: 3, appliedCount: 7 }, 10, 3)).toBe(0);
+    expect(reportedPending({ syncBehind: false, pendingCount: 1, appliedCount: 9 }, 10, 3)).toBe(0);
   });
 });

@@ -17,9 +17,14 @@ export function splitCounts(userCount: number, plan: Plan): { synced: number; he
  * The pending count a reader reports (GET /users, the dashboard's card, `rolelink link show`): the
  * worker's count (every change still to make, removals included), and until the worker has picked up the
  * latest write (`syncBehind`) at least the distance between the synced set and what it last applied.
+ * `unreachable`: listed users no call can give the role to now, by the platform's last answer (not in the
+ * server, 10007; a deleted account, 10013: `listedUnreachable` in @rolelink/db/sync). The worker counts
+ * them among the users still without the role; they are no change it can make, so they are left out here
+ * and every reader counts them apart (issue 34): a list that names them still reaches "up to date".
  */
-export function reportedPending(link: { syncBehind: boolean; pendingCount: number; appliedCount: number }, desired: number): number {
-  return link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
+export function reportedPending(link: { syncBehind: boolean; pendingCount: number; appliedCount: number }, desired: number, unreachable: number): number {
+  const measured = link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
+  return Math.max(0, measured - unreachable);
 }
 
 /**

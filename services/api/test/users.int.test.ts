@@ -304,6 +304,18 @@ describe('single users and reads (spec 4.1)', () => {
     expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 30, synced_count: 30, pending_count: 970, pending_adds: 0, pending_removals: 970, synced_limit: 30_000_000, user_limit: 30_000_000 });
   });
 
+  it('leaves listed users no call can reach out of pending: not in the server (10007), deleted accounts (10013) (issue 34)', async () => {
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const ids = userIds(10);
+    await put(link, ids).expect(200);
+    // What the worker records: 6 hold the role, 2 are not in the server, 1 account is deleted, 1 add is still to make.
+    const outcome = (i: number) => (i < 6 ? 'applied' : i < 8 ? 'not_in_guild' : i === 8 ? 'unknown_user' : null);
+    for (const [i, id] of ids.entries()) if (outcome(i)) await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, $3)`, [link.linkId, id, outcome(i)]);
+    await h.db.pool.query('UPDATE role_link SET applied_count = 6, pending_count = 4, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
+    const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 10, synced_count: 6, pending_count: 1, pending_adds: 1, pending_removals: 0, synced_limit: 30_000_000, user_limit: 30_000_000 });
+  });
+
   it('answers an empty data array for an empty list', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);

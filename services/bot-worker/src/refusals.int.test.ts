@@ -1,8 +1,10 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
+import { showLink } from '@rolelink/admin';
 import { subscribeLinkEvents } from '@rolelink/db/events';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { createMetrics, memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
+import { testAdminDeps } from '../../../packages/admin/src/testing/deps';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
 import { GUILD_A, GUILD_B, ROLE, STRANGERS, guildSeed, ids, insertLink, linkRow, outcomes, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
@@ -182,6 +184,10 @@ describe('a deleted account (10013)', () => {
     expect(await outcomes(db.pool, link)).toEqual({ [ids(1)[0]!]: 'applied', [gone]: 'unknown_user' });
     const events = await db.pool.query('SELECT kind, payload FROM plugin_event WHERE link_id = $1', [link]);
     expect(events.rows).toEqual([{ kind: 'member.not_in_guild', payload: { user_id: gone, reason: 'account_deleted' } }]);
+    // Permanent, so never pending: the link is up to date with the deleted account counted apart.
+    const view = await showLink(testAdminDeps(db), { guildId: GUILD_B, roleId: ROLE.linked });
+    expect(view.counts).toMatchObject({ user_count: 2, synced_count: 1, pending_count: 0, not_in_server_count: 0, deleted_count: 1 });
+    expect(view.sync.eta_seconds).toBe(0);
 
     // Never retried: not a day later, not when the list changes, not after a reconcile.
     await db.pool.query("UPDATE applied_member SET updated_at = updated_at - interval '2 days' WHERE link_id = $1", [link]);

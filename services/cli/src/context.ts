@@ -4,7 +4,7 @@ import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
 import { botInviteUrl } from '@rolelink/domain';
-import { botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, type PlatformClient } from '@rolelink/platform-client';
+import { applicationKey, botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, type PlatformClient } from '@rolelink/platform-client';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
@@ -96,6 +96,7 @@ export class CliContext {
       holders: this.holderReader(),
       botFacts: this.botFactsReader(),
       members: this.memberFacts(),
+      ...(this.env.PLATFORM_BOT_TOKEN ? { appKey: applicationKey(this.env.PLATFORM_BOT_TOKEN) } : {}),
       actor: { id: null, name: operatorName(this.env), via: 'cli' },
     };
   }

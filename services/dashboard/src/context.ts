@@ -22,8 +22,6 @@ export type DashboardContext = {
   setupChecker(): SetupChecker;
   /** The bot's invite for one guild (its authorize page and client id): offered where the bot is not in the server. */
   botInvite(guildId: string): string;
-  /** The bot application's key (`applicationKey` of its token): its bot_application row ("cannot list members"). */
-  appKey: string;
 };
 
 /** The admin operations as the signed-in user: what they do is recorded under their name (the audit log). */
@@ -68,6 +66,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     holders: (guildId, roleId) => readRoleHolders(platform.api, guildId, roleId),
     botFacts: botGuildFacts(platform.api),
     members: guildMemberFacts(platform.api),
+    appKey: applicationKey(o.platform.botToken),
   };
   const oauth = new OAuthClient(o.oauth);
   const reader = new GuildReader(platform.api);
@@ -81,7 +80,6 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
       // The invite is the dashboard's own (its authorize page and client id), for this guild.
       setupChecker: () => new SetupChecker(platform, (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId)),
       botInvite: (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId),
-      appKey: applicationKey(o.platform.botToken),
     },
     oauth,
     async close() {

@@ -8,6 +8,7 @@ export * from '../applied-members.repo';
 export * from '../applied-outcomes.repo';
 export * from '../member-changes.repo';
 export * from '../member-lookup.repo';
+export * from '../listed-unreachable.repo';
 export * from '../reconcile.repo';
 export * from '../advisory-locks';
 export * from '../outbox.repo';

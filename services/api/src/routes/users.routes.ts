@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { dryRunQuery, userParams, usersQuery, type ListMeta } from '@rolelink/contracts';
 import type { LinkContext } from '@rolelink/db/links';
 import { hasUser, listExpiries, streamUserIdsJson } from '@rolelink/db/list';
+import { listedUnreachable } from '@rolelink/db/sync';
 import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
@@ -17,11 +18,18 @@ import type { SyncNotifier } from '@rolelink/queue';
 
 type Deps = { pool: Pool; sync: SyncNotifier };
 
-export function listMeta(link: LinkContext): ListMeta {
+/**
+ * The list's counts. Listed users no call can reach (not in the server, deleted accounts: the platform's
+ * last answer) are left out of pending, as on the dashboard (issue 34): no call can give them the role, so
+ * the bot's holders will number the synced set less them.
+ */
+export async function listMeta(pool: Pool, link: LinkContext): Promise<ListMeta> {
   const limits = limitsFor(link.plan);
   const desired = Math.min(link.userCount, limits.syncedUsers);
-  const pending = reportedPending(link, desired);
-  const split = splitPending(pending, desired, link.appliedCount);
+  const unreachable = await listedUnreachable(pool, link.id);
+  const out = unreachable.notInServer + unreachable.deleted;
+  const pending = reportedPending(link, desired, out);
+  const split = splitPending(pending, Math.max(0, desired - out), link.appliedCount);
   return {
     user_count: link.userCount,
     synced_count: Math.min(link.appliedCount, desired),
@@ -54,7 +62,7 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
     handle(async (req, res) => {
       const link = currentLink(res);
       const { query } = input<{ query: typeof usersQuery }>(res);
-      const meta: ListMeta = listMeta(link);
+      const meta: ListMeta = await listMeta(deps.pool, link);
       // Only on request: the list's answer without it stays as it was (and costs no extra read).
       if (query.include === 'expiry') meta.expiries = Object.fromEntries((await listExpiries(deps.pool, link.id)).map((e) => [e.userId, e.expiresAt.toISOString()]));
       const { stream, done } = await streamUserIdsJson(deps.pool, link.id);

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { guildPlans, linkedRoles, readPluginHealth, showLink } from '@rolelink/admin';
-import { guildParams, type DashboardGuild, type DashboardSetupCheck, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
+import { guildPlans, linkedRoles, memberListingUnavailable, readPluginHealth, showLink } from '@rolelink/admin';
+import { guildParams, type DashboardGuild, type DashboardSetupCheck, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type LinkView, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
 import { enabledLinksOfGuild } from '@rolelink/db/links';
-import { findGuildOutage, membersListingBlockedSince, releaseGuildProbe } from '@rolelink/db/sync';
+import { findGuildOutage, releaseGuildProbe } from '@rolelink/db/sync';
 import { limitsFor, MEMBERS_INTENT_MESSAGE, privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES, type BotFacts } from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
 import { BOT_RECHECK_MS } from '../auth/access';
@@ -70,7 +70,7 @@ async function probeNowIfBack(ctx: DashboardContext, guildId: string, botIn: boo
  * A role of the picker, with why it cannot be linked: the bot's access by the platform's rules
  * (roleAccessProblem, with its one fix), @everyone, or an existing link.
  */
-function roleChoice(role: PlatformRole, facts: BotFacts, linked: Map<string, string>, counts: { exact: boolean; counts: Record<string, number> }): RoleChoice {
+function roleChoice(role: PlatformRole, facts: BotFacts, linked: Map<string, string>, counts: { exact: boolean; counts: Record<string, number> }, listing: LinkView['listing_unavailable']): RoleChoice {
   const found = role.everyone ? null : roleAccessProblem(facts, role.id);
   const problem = found === 'unknown_role' ? null : found;
   const reason = role.everyone ? 'Every member holds @everyone; it cannot be linked' : problem ? ROLE_ACCESS_MESSAGES[problem] : linked.has(role.id) ? `Already linked to ${linked.get(role.id)}` : null;
@@ -81,7 +81,8 @@ function roleChoice(role: PlatformRole, facts: BotFacts, linked: Map<string, str
     problem,
     privileged: privilegedPermissions(role.permissions),
     member_count: role.everyone ? null : (counts.counts[role.id] ?? 0),
-    member_count_exact: counts.exact,
+    member_count_exact: counts.exact && listing === null,
+    member_count_unavailable: listing?.message ?? null,
   };
 }
 
@@ -110,18 +111,25 @@ export function guildsRouter(ctx: DashboardContext): Router {
     const outage = await findGuildOutage(ctx.admin.db.pool, g.id);
     const botIn = (await ctx.reader.botGuildIds(outage ? BOT_RECHECK_MS : undefined)).has(g.id);
     await probeNowIfBack(ctx, g.id, botIn, outage !== null);
-    const [[summary], memberCount, links, listingBlocked] = await Promise.all([summaries([g]), botIn ? ctx.reader.memberCount(g.id) : Promise.resolve(null), linkCards(ctx, g.id), membersListingBlockedSince(ctx.admin.db.pool, ctx.appKey)]);
-    const bot = { in_guild: botIn, invite_url: ctx.botInvite(g.id), members_listing_blocked: listingBlocked !== null, members_intent_message: listingBlocked ? MEMBERS_INTENT_MESSAGE : null };
+    const [[summary], memberCount, links, listing] = await Promise.all([summaries([g]), botIn ? ctx.reader.memberCount(g.id) : Promise.resolve(null), linkCards(ctx, g.id), memberListingUnavailable(ctx.admin)]);
+    const bot = { in_guild: botIn, invite_url: ctx.botInvite(g.id), members_listing_blocked: listing !== null, members_intent_message: listing ? MEMBERS_INTENT_MESSAGE : null };
     res.json({ ...summary!, member_count: memberCount, links, bot } satisfies DashboardGuild);
   });
 
   router.get('/guilds/:guildId/roles', guildOnly, async (req, res) => {
     const { params } = input<typeof guildParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const [roles, facts, links, counts, plans] = await Promise.all([ctx.reader.roles(g.id), ctx.reader.botFacts(g.id), linkedRoles(ctx.admin, g.id), ctx.reader.roleCounts(g.id), guildPlans(ctx.admin, [g.id])]);
+    const [roles, facts, links, counts, plans, listing] = await Promise.all([
+      ctx.reader.roles(g.id),
+      ctx.reader.botFacts(g.id),
+      linkedRoles(ctx.admin, g.id),
+      ctx.reader.roleCounts(g.id),
+      guildPlans(ctx.admin, [g.id]),
+      memberListingUnavailable(ctx.admin),
+    ]);
     const linked = new Map(links.map((l) => [l.roleId, l.pluginUrl]));
     const plan = plans.get(g.id)!.plan;
-    res.json({ roles: roles.map((r) => roleChoice(r, facts, linked, counts)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);
+    res.json({ roles: roles.map((r) => roleChoice(r, facts, linked, counts, listing)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);
   });
 
   router.get('/guilds/:guildId/health', guildOnly, async (req, res) => {

@@ -6,6 +6,7 @@ export type MemberMode = 'handover' | 'keep';
 
 /** Spec 1: "Keep current members" only with an exact count that fits the plan's synced limit. */
 export function keepUnavailableReason(role: RoleChoice, syncedLimit: number): string | null {
+  if (role.member_count_unavailable) return `Not available: ${role.member_count_unavailable}`;
   if (!role.member_count_exact || role.member_count === null) return 'Not available: the service could not count the members of this role exactly.';
   if (role.member_count > syncedLimit) return `Not available: ${role.member_count.toLocaleString()} members is more than the plan's synced limit of ${syncedLimit.toLocaleString()}.`;
   return null;
