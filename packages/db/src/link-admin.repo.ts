@@ -25,14 +25,15 @@ export async function insertLink(db: Queryable, l: { guildId: string; roleId: st
 
 /**
  * One page of the role's current holders at creation: the bot's applied record (they hold the role
- * now) and, in keep mode, the link's list too, with its counts. Run inside the caller's transaction.
+ * now) with the link's holder count, and in keep mode the link's list too. Run inside the caller's
+ * transaction. The holder count is kept in hand-over mode as well (issue 34): "synced" counts the members
+ * who already hold the role as soon as a first list names them, not only once the bot's walk has seen
+ * them (readers show min(applied, synced set), so before that list it reads 0 of 0).
  */
 export async function recordHolderPage(db: Queryable, linkId: string, ids: readonly string[], keep: boolean): Promise<void> {
-  await db.query(`INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, ${toStored('x')}, 'applied', now() FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
-  if (keep) {
-    const r = await db.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
-    await db.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $2 WHERE id = $1', [linkId, r.rowCount ?? 0]);
-  }
+  const held = await db.query(`INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, ${toStored('x')}, 'applied', now() FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
+  const listed = keep ? await db.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]) : null;
+  await db.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $3 WHERE id = $1', [linkId, listed?.rowCount ?? 0, held.rowCount ?? 0]);
 }
 
 /** Undoes a creation whose register failed: the link and what it recorded, at once (no purge). Run inside a transaction. */

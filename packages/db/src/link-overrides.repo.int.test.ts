@@ -79,7 +79,7 @@ describe('link-overrides repository (admin "always keep" and "never give" lists)
     ]);
     // Without the override form the list alone decides (u0 stays, u5 is not wanted).
     expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, cutoff)).map((r) => r.userId)).toEqual([u[1]]);
-    expect(await countDiff(db.pool, linkId, cutoff, true)).toBe(3);
+    expect((await countDiff(db.pool, linkId, cutoff, true)).changes).toBe(3);
     expect(await desiredInRange(db.pool, linkId, 0n, MAX_USER_ID, cutoff, true)).toBe(2);
     expect(await desiredInRange(db.pool, linkId, BigInt(u[4]!), MAX_USER_ID, cutoff, true)).toBe(1);
     expect((await diffUsers(db.pool, linkId, [u[0]!, u[3]!, u[5]!], cutoff, true)).map((r) => [r.userId, r.desired])).toEqual([

@@ -59,21 +59,24 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
 }
 
 /**
- * Every change a walk from scratch would make now, additions and removals: diffRange's rows over the
- * whole list, counted. Run once per walk, when it starts (a walk reads the whole list anyway; this is one
- * anti-join over the same two indexes), so progress and ETA count removals as well as additions.
+ * What a walk from scratch faces now, in one full join of the two indexes (run once per walk, when it
+ * starts; a walk reads the whole list anyway):
+ * - `changes`: every change it would make, additions and removals (diffRange's rows over the whole
+ *   list, counted), so progress and ETA count removals as well as additions;
+ * - `holding`: users of the synced set who hold the role already, so "synced" counts them from the
+ *   walk's start: after a hand-over, the members who held the role before the link (issue 34).
  */
-export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | null, overrides = false): Promise<number> {
+export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | null, overrides = false): Promise<{ changes: number; holding: number }> {
   const desiredTo = cutoff ?? MAX_USER_ID;
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n
+  const { rows } = await db.query<{ changes: number; holding: number }>(
+    `SELECT count(*) FILTER (WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
+                                OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL)))::int AS changes,
+            count(*) FILTER (WHERE d.user_id IS NOT NULL AND a.outcome = 'applied')::int AS holding
        FROM (${overrides ? desiredSql(true, "'0'", '$2', '$3') : `SELECT user_id FROM link_user WHERE link_id = $1 AND user_id <= ${toStored('$2')}`}) d
-       FULL JOIN (SELECT user_id, outcome, last_error FROM applied_member WHERE link_id = $1) a ON a.user_id = d.user_id
-      WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
-         OR (d.user_id IS NOT NULL AND (a.user_id IS NULL OR a.outcome <> 'applied' OR a.last_error IS NOT NULL))`,
+       FULL JOIN (SELECT user_id, outcome, last_error FROM applied_member WHERE link_id = $1) a ON a.user_id = d.user_id`,
     overrides ? [linkId, desiredTo.toString(), MAX_USER_ID.toString()] : [linkId, desiredTo.toString()],
   );
-  return rows[0]?.n ?? 0;
+  return rows[0] ?? { changes: 0, holding: 0 };
 }
 
 /** How many ids of the synced set lie in (from, to]: the pass adds these up for the exact applied count. */

@@ -1,8 +1,10 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import type { PlatformClient } from '@rolelink/platform-client';
+import { readRoleHolders, type PlatformClient } from '@rolelink/platform-client';
+import { createLink, showLink } from '@rolelink/admin';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { createMetrics, memoryLogger, type LogLine } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
+import { testAdminDeps } from '../../../packages/admin/src/testing/deps';
 import { applyRange } from './sync/apply-range';
 import { toStored } from '@rolelink/db/client';
 import { diffRange } from '@rolelink/db/sync';
@@ -179,6 +181,37 @@ describe('sync engine against the platform emulator', () => {
     );
     await waitDone(link);
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 2, pending_count: 0 });
+  });
+
+  it('counts the members who already hold the role as synced after a hand-over, from the first list on (issue 34)', async () => {
+    const current = members.slice(0, 100);
+    for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
+    await upsertGuild(db.pool, GUILD_A, 'premium');
+    // Created as the dashboard and the CLI create it: the role's holders read from the platform and recorded.
+    const deps = { ...testAdminDeps(db), holders: (g: string, r: string) => readRoleHolders(client.api, g, r) };
+    const created = await createLink(deps, { guildId: GUILD_A, roleId: ROLE.linked, pluginUrl: 'https://plugin.example.com', askedMembers: true, keepMembers: false });
+    expect(created).toMatchObject({ member_mode: 'handover', existing_members: 100 });
+    const counts = async () => (await showLink(deps, { guildId: GUILD_A, roleId: ROLE.linked })).counts;
+    expect(await counts()).toMatchObject({ user_count: 0, synced_count: 0, pending_count: 0 });
+
+    // The plugin's first list names the 100 holders and 60 members who do not hold the role yet. Before
+    // the bot has run, the holders already count as synced and only the 60 additions as pending.
+    await writeList(db.pool, created.link_id, members);
+    expect(await counts()).toMatchObject({ user_count: 160, synced_count: 100, pending_count: 60 });
+    // While the walk makes the additions (slices of 40 calls), synced never drops below the holders.
+    await sync(created.link_id);
+    const seen: { synced: number; pending: number }[] = [];
+    await waitFor(
+      async () => {
+        const c = await counts();
+        seen.push({ synced: c.synced_count, pending: c.pending_count });
+        return c;
+      },
+      (c) => c.synced_count === 160 && c.pending_count === 0,
+      { what: 'the first list synced' },
+    );
+    for (const s of seen) expect([s.synced >= 100, s.synced + s.pending]).toEqual([true, 160]);
+    expect(emulator.state.stats().roleChangesApplied).toMatchObject({ added: 60, removed: 0 });
   });
 
   it('keeps current members in keep mode without a single role change on the first sync', async () => {

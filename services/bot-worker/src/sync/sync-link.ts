@@ -138,7 +138,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   else if (blocked) return blocked;
   const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, cause: 'list change' as const, refusal };
 
-  if (pass.cursor !== null && pass.appliedLimit !== link.syncedLimit) pass = await beginWalk(client, link, pass); // plan changed mid-walk
+  if (pass.cursor !== null && pass.appliedLimit !== link.syncedLimit) pass = await beginWalk(client, link); // plan changed mid-walk
   if (pass.cursor === null) {
     // No walk under way: the journal says what changed since the last applied sequence.
     const floor = pass.journalSeq;
@@ -150,7 +150,7 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
       if (j.kind === 'stop') return j.result;
       if (j.kind === 'drained') return await idle(client, link, j.seq);
     }
-    pass = await beginWalk(client, link, pass); // first sync, moved boundary, or a change the journal cannot describe
+    pass = await beginWalk(client, link); // first sync, moved boundary, or a change the journal cannot describe
   } else if (pass.appliedCutoff === null && link.userCount <= link.syncedLimit) {
     // Fresh changes go ahead of the walk's backlog (design rule 7): while the whole list is synced, a
     // journaled change is exact on its own, so it need not wait for the walk to reach its id.
@@ -204,12 +204,15 @@ const maxSeq = (a: bigint | null, b: bigint) => (a !== null && a > b ? a : b);
 /**
  * Starts a full walk answering the link's current sequence, with the boundary that holds now. Every
  * change it has to make (removals too) is counted first and shown at once: a walk of thousands of
- * removals must not read as "up to date" (issue 20).
+ * removals must not read as "up to date" (issue 20); so are the members who hold the role already.
  */
-async function beginWalk(client: PoolClient, link: LinkContext, pass: PassState): Promise<PassState> {
+async function beginWalk(client: PoolClient, link: LinkContext): Promise<PassState> {
   const cutoff = await syncedCutoff(client, link);
-  const pending = await countDiff(client, link.id, cutoff, hasOverrides(link));
-  await startPass(client, link.id, link.wantedSeq, pass.cursor === null ? link.appliedCount : pass.baseApplied, { limit: link.syncedLimit, cutoff }, pending);
+  const { changes, holding } = await countDiff(client, link.id, cutoff, hasOverrides(link));
+  // The walk's base is who of the synced set holds the role now, measured, not the last walk's figure: a
+  // hand-over's first walk starts from the members who held the role before the link (issue 34), and a
+  // walk restarted by a plan change from what the calls so far did.
+  await startPass(client, link.id, link.wantedSeq, holding, { limit: link.syncedLimit, cutoff }, changes);
   const started = await loadPass(client, link.id);
   await writeProgress(client, link.id, interimCounts(link, started), null);
   return started;
