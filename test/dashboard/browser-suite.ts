@@ -47,12 +47,27 @@ export function useDashboardBrowser(o: BrowserSuiteOptions): BrowserSuite {
   return suite;
 }
 
+/**
+ * Signs `username` (one of DEMO.users) in through the platform's OAuth2 page, signing whoever is signed
+ * in out first, and waits for the guild list. It waits for the page to say who is signed in before
+ * choosing: counting the Sign out button at once raced the front end's first render, missed a session
+ * still open and then waited for a sign-in link in vain (the link-guard suite, in the full run).
+ */
+export async function signInAs(page: Page, sys: DashboardSystem, username: string): Promise<void> {
+  await page.goto(sys.url);
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  const signIn = page.getByRole('link', { name: 'Sign in with the platform' });
+  await signOut.or(signIn).first().waitFor();
+  if (await signOut.count()) await signOut.click();
+  await signIn.click();
+  await page.getByRole('button', { name: new RegExp(username) }).click();
+  await page.getByRole('link', { name: DEMO.guildName }).waitFor();
+}
+
 /** Signs the demo guild's owner in through the platform's OAuth2 page and creates a link for `roleId` to the example plugin (hand-over where offered). */
 export async function signInAndCreateLink(page: Page, sys: DashboardSystem, roleId: string): Promise<void> {
   const owner = DEMO.users.find((u) => u.role === 'owner')!;
-  await page.goto(sys.url);
-  await page.getByRole('link', { name: 'Sign in with the platform' }).click();
-  await page.getByRole('button', { name: new RegExp(owner.username) }).click();
+  await signInAs(page, sys, owner.username);
   await page.getByRole('link', { name: DEMO.guildName }).click();
   await page.getByRole('link', { name: 'Create link' }).click();
   await page.getByLabel('Role', { exact: true }).selectOption(roleId);

@@ -468,6 +468,10 @@ describe('the dashboard in a real browser', () => {
   });
 
   it('deletes a link with "also remove the role" ticked: the members it gave the role to lose it, an earlier holder keeps it', async () => {
+    // The iframe's save above changed the list: the holders are read once the bot has made those changes
+    // (read at once, a busy machine's sync still under way counted a member it was about to remove).
+    const settled = async () => (await sys.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM role_link WHERE role_id = $1 AND sync_done_seq >= sync_wanted_seq AND pending_count = 0', [SUPPORTER])).rows[0]!.n;
+    expect(await eventually(settled, (n) => n === 1, 120_000)).toBe(1);
     const holders = sys.emulator.state.holders(G, SUPPORTER);
     expect(holders).toContain(EARLIER_HOLDER);
     const granted = holders.length - 1;

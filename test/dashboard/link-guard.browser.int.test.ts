@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually, screenshot } from './browser';
-import { useDashboardBrowser } from './browser-suite';
+import { signInAs, useDashboardBrowser } from './browser-suite';
 import type { DashboardSystem } from './system';
 
 const G = DEMO.guildId;
@@ -28,19 +28,6 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     ({ sys, page } = suite);
   });
 
-  async function signInAs(username: string) {
-    await page.goto(sys.url);
-    // Wait for the page to say who is signed in before asking: counting the button at once raced the
-    // front end's first render, missed a session still open and then waited for a sign-in link in vain.
-    const signOut = page.getByRole('button', { name: 'Sign out' });
-    const signIn = page.getByRole('link', { name: 'Sign in with the platform' });
-    await signOut.or(signIn).first().waitFor();
-    if (await signOut.count()) await signOut.click();
-    await signIn.click();
-    await page.getByRole('button', { name: new RegExp(username) }).click();
-    await page.getByRole('link', { name: DEMO.guildName }).waitFor();
-  }
-
   async function openCreate() {
     await page.goto(`${sys.url}/guilds/${G}/links/new`);
     await page.getByLabel('Role', { exact: true }).selectOption(MODERATOR);
@@ -49,7 +36,7 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
   }
 
   it('shows a Manage Server admin why only the owner can link a privileged role', async () => {
-    await signInAs(ADMIN.username);
+    await signInAs(page, sys, ADMIN.username);
     await openCreate();
     await expect(page.getByLabel('Role', { exact: true }).locator('option', { hasText: 'Moderator' }).textContent()).resolves.toBe('Moderator — privileged (Manage Server, Manage Messages)');
     await page.getByText('Moderator carries Manage Server, Manage Messages.', { exact: false }).waitFor();
@@ -60,7 +47,7 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
   });
 
   it('links a privileged role once the owner types its name, and flags it on the card and the link page', async () => {
-    await signInAs(OWNER.username);
+    await signInAs(page, sys, OWNER.username);
     await openCreate();
     const consent = page.getByLabel(/to consent as the server owner/);
     await page.getByRole('button', { name: 'Create link' }).click();
