@@ -26,7 +26,7 @@ export const listMetaSchema = z.object({
     .number()
     .int()
     .describe(
-      'Role changes the bot still has to make on the platform, adds and removals together (pending_adds + pending_removals). Not a count of list members: right after a replace from 250,000 members to 30 it is about 249,970, the holders still to lose the role. 0 when the platform matches the synced set.',
+      'Role changes the bot still has to make on the platform, adds and removals together (pending_adds + pending_removals). Not a count of list members: right after a replace from 250,000 members to 30 it is about 249,970, the holders still to lose the role. 0 when the platform matches the synced set. Listed users no call can reach are not counted: those not in the server (they get the role when they join) and deleted accounts.',
     ),
   pending_adds: z.number().int().describe('Of pending_count: members of the synced set still to get the role'),
   pending_removals: z.number().int().describe('Of pending_count: holders still to lose the role (removed from the list, or moved out of the synced set)'),

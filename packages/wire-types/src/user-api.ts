@@ -12,7 +12,7 @@ export type ListMeta = {
   user_count: number;
   /** Users of the synced set the bot has applied. */
   synced_count: number;
-  /** Role changes the bot still has to make, adds and removals together (docs/api.md, "Reading pending"). */
+  /** Role changes the bot still has to make, adds and removals together; not listed users no call can reach, such as those not in the server (docs/api.md, "Reading pending"). */
   pending_count: number;
   /** Of pending_count: members of the synced set still to get the role. */
   pending_adds: number;
