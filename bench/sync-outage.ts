@@ -2,8 +2,8 @@
 // of. A premium link lists --users members of one guild (all of them in the guild); the bot is removed
 // from the guild before the first sync, then one worker process (the service's defaults: reconcile every
 // 15 min, drift poll every 30 s) runs for --minutes while the emulator counts every platform call it receives, by
-// route and status: the calls per hour while the bot is out (measured over the whole window; the count ×
-// 60 ÷ minutes when shorter than an hour). Then the bot is added back and the bench does what the
+// route and status: the calls per hour while the bot is out (a figure per hour only for a window of an hour
+// or more). Then the bot is added back and the bench does what the
 // dashboard does when it sees the bot in the guild list again (the guild's probe made due, the links asked
 // to sync: services/dashboard/src/routes/guilds.routes.ts probeNowIfBack), and times the bot's return →
 // every listed member holding the role, beside the platform's lower bound for it (the list's size at the
@@ -46,9 +46,10 @@ export async function benchOutage(out: (s: string) => void, o: { users: number; 
       }
     }
     const during = emulator.state.stats();
-    const perHour = (during.requests * 60) / o.minutes;
+    // The first minutes hold the calls that open the outage: only a whole hour is a figure per hour.
+    const perHour = o.minutes >= 60 ? ` = **${((during.requests * 60) / o.minutes).toFixed(1)} per hour**` : ' (not scaled to an hour: the first minutes hold the calls that open the outage)';
     out(`### Bot out of a guild with a ${o.users.toLocaleString('en-US')}-member list, ${o.minutes} min`);
-    out(`- platform calls while the bot is out: **${during.requests}** in ${o.minutes} min = **${perHour.toFixed(1)} per hour** (${o.users.toLocaleString('en-US')} listed users)`);
+    out(`- platform calls while the bot is out: **${during.requests}** in ${o.minutes} min${perHour} (${o.users.toLocaleString('en-US')} listed users)`);
     out(`- by route ${JSON.stringify(during.byRoute)}; by status ${JSON.stringify(during.byStatus)}; invalid requests ${during.invalidRequestsTotal}`);
     out(`- cumulative calls over time: ${timeline.join('; ') || 'none'}`);
     if (!o.measureReturn) return void (await stopWorkers([worker!]));
