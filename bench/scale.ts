@@ -275,6 +275,12 @@ export async function run(args: string[]): Promise<void> {
     out(
       `- global budget: ${requests} requests in ${elapsedS.toFixed(0)} s = ${(requests / elapsedS).toFixed(1)}/s = **${((100 * requests) / elapsedS / GLOBAL_PER_SECOND).toFixed(0)}% of ${GLOBAL_PER_SECOND}/s**; role changes applied ${changes} (${(changes / elapsedS).toFixed(1)}/s); audit-log reads ${(after.byRoute['GET /guilds/:guildId/audit-logs'] ?? 0) - (before.byRoute['GET /guilds/:guildId/audit-logs'] ?? 0)}`,
     );
+    // Where the budget went: the routes by requests in the window, most first.
+    const routes = Object.entries(after.byRoute)
+      .map(([route, c]) => [route, c - (before.byRoute[route] ?? 0)] as const)
+      .filter(([, c]) => c > 0)
+      .sort((a, b) => b[1] - a[1]);
+    out(`- requests by route: ${routes.map(([route, c]) => `${route} ${c}`).join(', ')}`);
     out(`- 429s: **${r429}** (goal 0) ${r429 === 0 ? 'PASS' : 'FAIL'}`);
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
     out(
