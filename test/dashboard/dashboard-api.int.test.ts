@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import type { RoleChoices } from '@rolelink/contracts';
-import { clearMembersListingBlocked, markMembersListingBlocked } from '@rolelink/db/sync';
-import { BOT_PERMISSIONS, botInviteUrl, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
+import { clearMembersListingBlocked, markMembersListingBlocked, membersListingBlockedSince } from '@rolelink/db/sync';
+import { BOT_PERMISSIONS, botInviteUrl, MEMBERS_INTENT_MESSAGE, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
 import { applicationKey } from '@rolelink/platform-client';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually } from './browser';
@@ -245,6 +245,30 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     expect(unanswered.body).toEqual({ statusCode: 400, message, errors: [{ field: 'existing_members', message }] });
     expect((await create({ existing_members: 'maybe' }).expect(400)).body).toMatchObject({ statusCode: 400, message: 'Validation error' });
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}`).expect(404);
+  });
+
+  it('refuses a link on a role with members while the Server Members intent is off, naming the portal setting (issue 34 §2)', async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    const appKey = applicationKey(DEMO.botToken);
+    const create = (mode: 'handover' | 'keep') => owner.agent.post(`/dashboard-api/guilds/${G}/links`).set('X-CSRF-Token', owner.csrf).send({ role_id: DEMO.memberRoleId, plugin_url: sys.pluginUrl, existing_members: mode });
+    sys.emulator.state.setRules(G, { membersIntent: false });
+    try {
+      for (const mode of ['handover', 'keep'] as const) {
+        const refused = await create(mode).expect(409);
+        expect(refused.body).toEqual({ statusCode: 409, message: `The role's current members must be read to create this link. ${MEMBERS_INTENT_MESSAGE}` });
+        expect(bodyOf<{ message: string }>(refused).message).toContain(MEMBERS_INTENT_SETTING);
+      }
+      await owner.agent.get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}`).expect(404);
+      // Marked as the reconcile marks it, so the guild's banner says so too.
+      expect(await membersListingBlockedSince(sys.db.pool, appKey)).not.toBeNull();
+    } finally {
+      sys.emulator.state.setRules(G, { membersIntent: true });
+      await clearMembersListingBlocked(sys.db.pool, appKey);
+    }
+    const created = await create('handover').expect(201);
+    expect(bodyOf<{ member_mode: string; existing_members: number }>(created)).toMatchObject({ member_mode: 'handover', existing_members: expect.any(Number) });
+    expect(bodyOf<{ existing_members: number }>(created).existing_members).toBeGreaterThan(0);
+    await owner.agent.delete(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}`).set('X-CSRF-Token', owner.csrf).expect(200);
   });
 
   it('previews a held removal with removals, additions and who the held list left out, and applies only the change the owner saw', async () => {

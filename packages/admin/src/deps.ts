@@ -8,8 +8,11 @@ export type PluginCalls = {
   deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer; afterEvent?: string | null }): Promise<void>;
 };
 
-/** Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders). */
-export type HolderReader = (guildId: string, roleId: string) => Promise<{ exact: boolean; count: number; pages(): AsyncIterable<string[]> }>;
+/**
+ * Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders).
+ * `membersIntentMissing`: the member listing was refused for want of the Server Members intent.
+ */
+export type HolderReader = (guildId: string, roleId: string) => Promise<{ exact: boolean; count: number; membersIntentMissing?: boolean; pages(): AsyncIterable<string[]> }>;
 
 /**
  * The bot's effective permissions and hierarchy in a guild, read from the platform now (implemented by

@@ -1,6 +1,7 @@
-import { encryptToken, generateToken, hashToken, normalizePluginUrl, syncedLimit } from '@rolelink/domain';
+import { encryptToken, generateToken, hashToken, MEMBERS_INTENT_MESSAGE, normalizePluginUrl, syncedLimit } from '@rolelink/domain';
 import { inTransaction } from '@rolelink/db/client';
 import { ensureGuild, insertLink, linkExistsForRole, recordHolderPage, removeLinkRows } from '@rolelink/db/links';
+import { markMembersListingBlocked } from '@rolelink/db/sync';
 import { AppError } from '@rolelink/runtime';
 import { audit } from './audit';
 import type { AdminDeps } from './deps';
@@ -33,6 +34,9 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
 
   const holders = deps.holders ? await deps.holders(guildId, roleId) : null;
   const keep = input.keepMembers === true;
+  // Neither choice works without the member listing when the role has holders (or keep is asked): say
+  // which portal setting is off, never a bare 502 (issue 34 §2).
+  if (holders?.membersIntentMissing && (keep || holders.count > 0)) await refuseForMembersIntent(deps);
   if (input.askedMembers && input.keepMembers === undefined && holders && holders.count > 0) {
     const n = holders.count.toLocaleString('en-US');
     throw new AppError(400, `${n} ${holders.count === 1 ? 'member holds' : 'members hold'} this role now: choose Hand over or Keep current members`, 'existing_members_required');
@@ -68,6 +72,15 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   // Who consented, and when (the entry's actor and time): its own entry, so the log can be filtered for it.
   if (role && role.privileged.length > 0) await audit(deps, deps.db.pool, { guildId, roleId, action: 'privileged_consent', detail: { role_name: role.name, permissions: role.privileged } });
   return { link_id: linkId, guild_id: guildId, role_id: roleId, plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded };
+}
+
+/**
+ * 409 `members_intent_missing` with the banner's own wording, after marking the application as unable to
+ * list members as the reconcile does, so the dashboard's banner and counts say so too.
+ */
+async function refuseForMembersIntent(deps: AdminDeps): Promise<never> {
+  if (deps.appKey) await markMembersListingBlocked(deps.db.pool, deps.appKey);
+  throw new AppError(409, `The role's current members must be read to create this link. ${MEMBERS_INTENT_MESSAGE}`, 'members_intent_missing');
 }
 
 /** The link row, or 409 when the role got a link meanwhile (the unique index on guild and role). */

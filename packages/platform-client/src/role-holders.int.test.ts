@@ -55,6 +55,16 @@ describe('readRoleHolders', () => {
 
   it('falls back to the quick count, not exact, when the listing is longer than it may read', async () => {
     const result = await readRoleHolders(client.api, GUILD, ROLE.linked, { maxMembers: 1_000 });
-    expect(result).toMatchObject({ exact: false, count: 30 });
+    expect(result).toMatchObject({ exact: false, count: 30, membersIntentMissing: false });
+  });
+
+  it('says the Server Members intent is missing when the listing is refused with 403 50001 (issue 34)', async () => {
+    emulator.state.setRules(GUILD, { membersIntent: false });
+    try {
+      expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({ exact: false, count: 30, membersIntentMissing: true });
+    } finally {
+      emulator.state.setRules(GUILD, { membersIntent: true });
+    }
+    expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({ exact: true, membersIntentMissing: false });
   });
 });

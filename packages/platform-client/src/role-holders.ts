@@ -1,5 +1,6 @@
 import type { API } from '@discordjs/core/http-only';
 import type { APIGuildMember } from 'discord-api-types/v10';
+import { classifyPlatformError, listingRefusal } from './errors';
 
 export const MEMBERS_PAGE = 1000;
 
@@ -30,6 +31,11 @@ export type RoleHolders = {
   exact: boolean;
   /** Exact holder count when `exact`, otherwise the platform's quick count (role member counts). */
   count: number;
+  /**
+   * The listing was refused because the application lacks the Server Members intent (403 50001 while the
+   * bot is in the guild): the holders cannot be read until an admin switches it on (issue 34).
+   */
+  membersIntentMissing: boolean;
   /** The holders' user ids, read again from the platform, one page of members at a time. */
   pages(): AsyncIterable<string[]>;
 };
@@ -46,6 +52,7 @@ export async function readRoleHolders(api: API, guildId: string, roleId: string,
   const quick = (counts as Record<string, number>)[roleId] ?? 0;
   let exact = false;
   let counted = 0;
+  let membersIntentMissing = false;
   try {
     let seen = 0;
     for await (const page of memberPages(api, guildId)) {
@@ -60,9 +67,12 @@ export async function readRoleHolders(api: API, guildId: string, roleId: string,
   } catch (err) {
     // No access to the member listing (403) or a failed read: the quick count is all we have.
     if (!(err instanceof Error) || !('status' in err) || (err as { status: number }).status !== 403) throw err;
+    const failure = classifyPlatformError(err);
+    membersIntentMissing = failure.kind === 'guild_unavailable' && failure.code === 50001 && (await listingRefusal(api, guildId).catch(() => 'guild_unavailable' as const)) === 'members_intent';
   }
   return {
     exact,
+    membersIntentMissing,
     count: exact ? counted : quick,
     async *pages() {
       for await (const page of memberPages(api, guildId)) {
