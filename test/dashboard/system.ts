@@ -14,7 +14,7 @@ import { applicationKey, createPlatformClient } from '@rolelink/platform-client'
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
 import { createMetrics, silentLogger } from '@rolelink/runtime';
-import { createApp as createApiApp } from '../../services/api/src/app';
+import { createApi } from '../../services/api/src/app';
 import { createBotWorker, type BotWorker } from '../../services/bot-worker/src/worker';
 import { createApp as createDashboardApp } from '../../services/dashboard/src/app';
 import { buildContext } from '../../services/dashboard/src/context';
@@ -48,7 +48,7 @@ export type DashboardSystem = {
   registrations: Registrations;
   /** A second plugin whose every string carries markup (XSS checks). */
   hostile: TestPlugin;
-  /** The Express apps behind the URLs (their routers list the routes, test/errors walks them), and the broker's internal token. */
+  /** The Express apps behind the URLs (their routers list the routes, test/errors walks them; the API is served through its fast path first), and the broker's internal token. */
   apps: { api: Express; broker: Express; dashboard: Express };
   brokerUrl: string;
   brokerToken: string;
@@ -87,8 +87,9 @@ export async function startDashboardSystem(options: { members?: number; withWork
   // The User Management API, where the example plugin pushes its list.
   const sync = new SyncNotifier(producer, prefix, logger);
   closers.push(() => sync.close());
-  const apiApp = createApiApp({ pool: db.pool, sync, logger });
-  const apiServer = http.createServer(apiApp);
+  // Served as main.ts serves it (the fast path, then Express); its Express app only lists the routes.
+  const api = createApi({ pool: db.pool, sync, logger });
+  const apiServer = http.createServer(api.listener);
   const apiUrl = `http://127.0.0.1:${await listen(apiServer)}`;
   closers.push(() => closeServer(apiServer));
 
@@ -200,7 +201,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
     prefix,
     registrations,
     hostile,
-    apps: { api: apiApp, broker: brokerServer.app, dashboard: dashboardApp },
+    apps: { api: api.app, broker: brokerServer.app, dashboard: dashboardApp },
     brokerUrl: brokerServer.url,
     brokerToken: brokerServer.token,
     async close() {

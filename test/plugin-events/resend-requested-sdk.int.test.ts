@@ -11,7 +11,7 @@ import { configForm, fields, MemoryTokenStore, pluginMiddleware, RoleLinkClient,
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { testAdminDeps } from '../../packages/admin/src/testing/deps';
-import { createApp } from '../../services/api/src/app';
+import { createApi } from '../../services/api/src/app';
 import { DEFAULT_PLUGIN_TIMEOUTS } from '../../services/plugin-broker/src/context';
 import { sweepEvents } from '../../services/plugin-broker/src/events/event-sweep';
 import { startHarness, type Harness } from '../../services/plugin-broker/src/testing/harness';
@@ -53,7 +53,7 @@ beforeAll(async () => {
   });
   redis = producerConnection(REDIS_URL);
   sync = new SyncNotifier(redis, h.prefix, silentLogger());
-  api = http.createServer(createApp({ pool: h.db.pool, sync, logger: silentLogger() }));
+  api = http.createServer(createApi({ pool: h.db.pool, sync, logger: silentLogger() }).listener);
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 }, 60_000);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createLink, deleteLink, type AdminDeps } from '@rolelink/admin';
 import { SyncNotifier } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
-import { createApp } from '../../services/api/src/app';
+import { createApi } from '../../services/api/src/app';
 import { startHarness, TEST_KEY, type Harness } from '../../services/plugin-broker/src/testing/harness';
 import { json } from '../../services/plugin-broker/src/testing/test-plugin';
 import { listOf, seedGuild, seedLink, snowflake, userIds } from '../support/fixtures';
@@ -23,7 +24,7 @@ const apiLog = memoryLogger('api', 'debug');
 const brokerLog = memoryLogger('plugin-broker', 'debug');
 let h: Harness;
 let sync: SyncNotifier;
-let app: ReturnType<typeof createApp>;
+let app: RequestListener;
 let deps: AdminDeps;
 const tokens: string[] = [];
 
@@ -36,7 +37,7 @@ beforeAll(async () => {
     deadlines: { register: 20_000, fetchConfig: 20_000, submitConfig: 20_000 },
   });
   sync = new SyncNotifier(h.redis, h.prefix, apiLog.logger);
-  app = createApp({ pool: h.db.pool, sync, logger: apiLog.logger });
+  app = createApi({ pool: h.db.pool, sync, logger: apiLog.logger }).listener;
   deps = { db: h.db, secretKey: () => TEST_KEY, allowPrivatePluginHosts: ['127.0.0.1'], plugin: { register: (id) => h.client.register(id), deleteConfig: (input) => h.pluginJobs.deleteConfig(input) }, requestSync: (id) => sync.notify(id) };
   // The plugin keeps every token it is given, as a real plugin would.
   h.plugin.on('POST /register', (req, res) => {

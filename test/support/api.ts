@@ -1,19 +1,20 @@
 import { Queue, type QueueOptions } from 'bullmq';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { RedisClient } from '@rolelink/queue';
 import request from 'supertest';
 import { QueueName } from '@rolelink/contracts';
 import type { UploadCreatedBody } from '@rolelink/wire-types';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
-import { createApp } from '../../services/api/src/app';
+import { createApi } from '../../services/api/src/app';
 import { bodyOf } from './body';
 import { createTestDb, truncateAll, type TestDb } from './db';
 import type { SeededLink } from './fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
 
 export type ApiHarness = {
-  app: Express;
+  /** What the API's server runs (main.ts): the fast path for the single-user writes it takes, Express for the rest. */
+  app: RequestListener;
   db: TestDb;
   prefix: string;
   redis: RedisClient;
@@ -54,7 +55,7 @@ class SettledQueue extends Queue {
   }
 }
 
-/** The real API app over a database and queue prefix of its own. */
+/** The real API, as its server runs it (createApi's listener), over a database and queue prefix of its own. */
 export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness> {
   const db = await createTestDb();
   const prefix = testQueuePrefix();
@@ -63,7 +64,7 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
   const redis = producerConnection(redisUrl, { disconnectTimeout: 50 });
   const logger = silentLogger();
   const sync = new SyncNotifier(redis, prefix, logger);
-  const app = createApp({ pool: db.pool, sync, logger });
+  const app = createApi({ pool: db.pool, sync, logger }).listener;
   const queueRedis = producerConnection(REDIS_URL);
   const syncQueue = new SettledQueue(sync, QueueName.roleSync, { connection: queueRedis, prefix });
   return {
@@ -94,7 +95,7 @@ type LinkAccess = Pick<SeededLink, 'guildId' | 'roleId' | 'token'>;
 const uploadBase = (l: LinkAccess) => `/api/role-link/${l.guildId}/${l.roleId}/users/upload`;
 
 /** Opens a chunked upload session as a plugin does (answered 200) and returns its id. */
-export async function openUpload(app: Express, link: LinkAccess): Promise<string> {
+export async function openUpload(app: RequestListener, link: LinkAccess): Promise<string> {
   const res = await request(app).post(uploadBase(link)).set(auth(link.token)).expect(200);
   return bodyOf<UploadCreatedBody>(res).data.upload_id;
 }
@@ -104,7 +105,7 @@ export async function openUpload(app: Express, link: LinkAccess): Promise<string
  * 200), and with `commit` commits it (answered 200). Returns the session id, for a test that goes on with
  * the session itself (a dry run, If-Match, an Idempotency-Key).
  */
-export async function uploadChunks(app: Express, link: LinkAccess, chunks: readonly unknown[], opts: { commit?: boolean } = {}): Promise<string> {
+export async function uploadChunks(app: RequestListener, link: LinkAccess, chunks: readonly unknown[], opts: { commit?: boolean } = {}): Promise<string> {
   const id = await openUpload(app, link);
   for (const chunk of chunks) {
     await request(app)

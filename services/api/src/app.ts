@@ -21,16 +21,13 @@ export type ApiDeps = {
   rateLimit?: Omit<RateLimitOptions, 'logger'>;
 };
 
-/** The User Management API (spec 4.1) as an Express app alone: tests that are about Express's routes. */
-export function createApp(deps: ApiDeps): Express {
-  return createApi(deps).app;
-}
-
 export type Api = {
+  /** The routes (listed from its router by test/support/routes.ts) and every request the fast path does not take. */
   app: Express;
   /**
    * What the server runs (main.ts): POST and DELETE /users/:userId without a body go to the fast path
    * (fast-users.ts), which runs the same middleware and handler instances as `app`; everything else to `app`.
+   * Every test serves this too (test/support/api.ts), so tests take the path production takes.
    */
   listener: RequestListener;
 };

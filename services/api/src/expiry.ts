@@ -53,12 +53,12 @@ export function readExpiryOf(obj: Record<string, unknown>, now: number, prefix: 
 }
 
 /**
- * POST /users/:userId's optional body. Parsed only when it is sent as JSON: a request without a body (or
- * with another type, which the API has always ignored here) adds a permanent member, as before.
+ * POST /users/:userId's optional body. Parsed only when it is sent as JSON (express.json's own type check):
+ * a request without a body (or with another type, which the API has always ignored here) leaves req.body
+ * undefined and adds a permanent member, as before.
  */
-export function expiryBody(): RequestHandler[] {
-  const json = express.json({ limit: '2kb', strict: false });
-  return [(req, res, next) => (req.is('application/json') ? json(req, res, next) : next())];
+export function expiryBody(): RequestHandler {
+  return express.json({ limit: '2kb', strict: false });
 }
 
 /** The expiry of POST /users/:userId: null without a body, `{}`, or `{"expires_at": null}`. */

@@ -2,17 +2,17 @@ import request from 'supertest';
 import { memoryLogger } from '@rolelink/runtime';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { seedLink } from '../../../test/support/fixtures';
-import { createApp } from './app';
+import { createApi } from './app';
 
 let h: ApiHarness;
 beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-/** The API app as main.ts builds it, logging into memory. */
+/** The API as main.ts serves it (fast path, then Express), logging into memory. */
 function loggedApp(level = 'info') {
   const { logger, lines } = memoryLogger('api', level);
-  return { app: createApp({ pool: h.db.pool, sync: h.sync, logger }), lines: lines };
+  return { app: createApi({ pool: h.db.pool, sync: h.sync, logger }).listener, lines: lines };
 }
 
 describe('User Management API request log', () => {

@@ -1,9 +1,9 @@
 import Ajv2020 from 'ajv/dist/2020';
 import request from 'supertest';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import { claimIdempotencyKey } from '@rolelink/db/list';
 import { silentLogger } from '@rolelink/runtime';
-import { createApp } from '../src/app';
+import { createApi } from '../src/app';
 import { auth, startApiHarness, type ApiHarness, bodyOf, type DryRunBody, type UploadCreatedBody } from '../../../test/support/api';
 import { seedLink, snowflake, tamperedToken, userIds, type SeededLink } from '../../../test/support/fixtures';
 
@@ -24,11 +24,11 @@ const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true
 const seen = new Set<string>();
 
 /** The harness's app with a per-token limit of one request a minute, so the second request is a 429. */
-let limited: Express;
+let limited: RequestListener;
 
 beforeAll(async () => {
   h = await startApiHarness();
-  limited = createApp({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis: h.redis, prefix: h.prefix, windowMs: 60_000, perPlan: { free: 1, premium: 1 } } });
+  limited = createApi({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis: h.redis, prefix: h.prefix, windowMs: 60_000, perPlan: { free: 1, premium: 1 } } }).listener;
   doc = (await request(h.app).get('/openapi.json').expect(200).expect('Content-Type', /json/)).body as Doc;
   ajv.addSchema({ $id: 'doc', components: doc.components });
 });
@@ -72,7 +72,7 @@ const CALLS: Call[] = [
   { id: 'removeUser', method: 'delete', path: (l) => `${base(l)}/${userIds(1)[0]}` },
 ];
 
-function send(call: Call, link: SeededLink, headers: Record<string, string>, pathOf = call.path, app: Express = h.app): request.Test {
+function send(call: Call, link: SeededLink, headers: Record<string, string>, pathOf = call.path, app: RequestListener = h.app): request.Test {
   const r = request(app)[call.method](pathOf(link)).set(headers);
   return call.body === undefined ? r : json(r, call.body);
 }

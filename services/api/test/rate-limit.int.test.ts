@@ -1,9 +1,9 @@
 import request from 'supertest';
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { RedisClient } from '@rolelink/queue';
 import { producerConnection } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
-import { createApp } from '../src/app';
+import { createApi } from '../src/app';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
@@ -27,14 +27,14 @@ beforeEach(async () => {
  * One API replica: its own Redis connection, opened right here, so the limiter is built before the
  * socket is ready, as at every process start. Replicas of one test share its prefix.
  */
-function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL): Express {
+function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL): RequestListener {
   const redis = producerConnection(redisUrl, { disconnectTimeout: 50, enableAutoPipelining: true }); // as main.ts opens it
   connections.push(redis);
-  return createApp({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan } });
+  return createApi({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan } }).listener;
 }
 
 const users = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
-const get = (app: Express, l: SeededLink) => request(app).get(users(l)).set(auth(l.token));
+const get = (app: RequestListener, l: SeededLink) => request(app).get(users(l)).set(auth(l.token));
 
 describe('per-token rate limit (issue 11)', () => {
   it('shares one budget between two replicas through Redis and answers 429 in the error shape with Retry-After', async () => {

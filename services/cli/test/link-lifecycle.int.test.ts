@@ -1,8 +1,9 @@
+import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
-import { createApp } from '../../../services/api/src/app';
+import { createApi } from '../../../services/api/src/app';
 import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
 import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
 import { truncateAll } from '../../../test/support/db';
@@ -13,7 +14,7 @@ import { useCliEnv } from './cli-env';
 import { bodyOf, type ApiErrorBody, type ShrinkBody } from '../../../test/support/api';
 
 let h: Harness;
-let api: ReturnType<typeof createApp>;
+let api: RequestListener;
 let sync: SyncNotifier;
 let redis: ReturnType<typeof producerConnection>;
 let restoreEnv: () => void;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   h = await startHarness();
   redis = producerConnection(REDIS_URL);
   sync = new SyncNotifier(redis, h.prefix, silentLogger());
-  api = createApp({ pool: h.db.pool, sync, logger: silentLogger() });
+  api = createApi({ pool: h.db.pool, sync, logger: silentLogger() }).listener;
   restoreEnv = useCliEnv(h);
 });
 afterAll(async () => {

@@ -118,7 +118,7 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
 
   const postUser: RequestHandler[] = [
     validate({ params: userParams }),
-    ...expiryBody(),
+    expiryBody(),
     once,
     handle(async (req, res) => {
       const { params } = input<{ params: typeof userParams }>(res);
