@@ -19,3 +19,19 @@ if (typeof HTMLDialogElement !== 'undefined' && !HTMLDialogElement.prototype.sho
     this.dispatchEvent(new Event('close'));
   };
 }
+
+// react-router's data router builds a Request for every navigation (a page's `navigate(...)` after a save);
+// jest's jsdom has none. No route here has a loader, so the router reads only its url, method and signal.
+if (typeof globalThis.Request === 'undefined') {
+  class NavigationRequest {
+    readonly url: string;
+    readonly method: string;
+    readonly signal: AbortSignal | null;
+    constructor(input: string | URL, init: { method?: string; signal?: AbortSignal | null } = {}) {
+      this.url = String(input);
+      this.method = init.method ?? 'GET';
+      this.signal = init.signal ?? null;
+    }
+  }
+  Object.assign(globalThis, { Request: NavigationRequest });
+}

@@ -3,10 +3,10 @@ import { Outlet, ScrollRestoration } from 'react-router';
 import { useSession } from '../auth/session';
 import { SignInPage } from '../pages/SignInPage';
 import styles from './AppShell.module.css';
-import { Brand } from './Brand';
-import { ErrorState, Loading } from './ErrorState';
-import { useToast } from './toasts';
-import { Button } from './Button';
+import { Brand } from '../components/Brand';
+import { ErrorState, Loading } from '../components/ErrorState';
+import { useToast } from '../components/toasts';
+import { Button } from '../components/Button';
 
 /** The root route: nothing but the sign-in screen until GET /me answers with a user. */
 export function AppShell() {

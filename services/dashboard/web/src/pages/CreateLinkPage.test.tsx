@@ -1,0 +1,91 @@
+import type { DashboardGuild, RoleChoice, RoleChoices } from '@rolelink/contracts';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fakeApi, renderPage } from '../../test/render';
+import { CreateLinkPage } from './CreateLinkPage';
+
+const G = '100000000000000001';
+const base = `/dashboard-api/guilds/${G}`;
+const role = (over: Partial<RoleChoice>): RoleChoice => ({
+  id: '200000000000000001',
+  name: 'Members',
+  color: null,
+  position: 1,
+  usable: true,
+  reason: null,
+  problem: null,
+  privileged: [],
+  member_count: 0,
+  member_count_exact: true,
+  ...over,
+});
+const roles: RoleChoices = {
+  plan: 'free',
+  synced_limit: 1000,
+  roles: [role({}), role({ id: '200000000000000002', name: 'Moderator', position: 2, privileged: ['Manage Server'], member_count: 3 })],
+};
+const guild: DashboardGuild = {
+  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
+  guild_id: G,
+  name: 'Demo Guild',
+  icon_url: null,
+  owner: true,
+  member_count: 300,
+  plan: 'free',
+  slots: { used: 0, allowed: 1 },
+  links: [],
+};
+
+function setUp() {
+  const api = fakeApi();
+  api.on('GET', `${base}/roles`, () => ({ status: 200, body: roles }));
+  api.on('GET', base, () => ({ status: 200, body: guild }));
+  const view = renderPage(<CreateLinkPage />, { route: '/guilds/:guildId/links/new', path: `/guilds/${G}/links/new` });
+  return { api, view, user: userEvent.setup() };
+}
+
+describe('CreateLinkPage (react-hook-form over createLinkBody)', () => {
+  it('checks every field before sending anything, each message beside its field', async () => {
+    const { api, user } = setUp();
+    await user.click(await screen.findByRole('button', { name: 'Create link' }));
+    expect(await screen.findByText('Choose a role')).toBeInTheDocument();
+    expect(screen.getByText('Enter the plugin server URL')).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent('Please correct the fields below.');
+    expect(screen.getByLabelText('Role')).toHaveAttribute('aria-invalid', 'true');
+    expect(api.calls.filter((c) => c.method === 'POST')).toHaveLength(0);
+  });
+
+  it("asks a privileged role's members question and the owner's consent, then sends the contract's body", async () => {
+    const { api, user, view } = setUp();
+    api.on('POST', `${base}/links`, () => ({ status: 201, body: { link_id: 'l1', guild_id: G, role_id: '200000000000000002', plugin_url: 'https://plugin.example.com', member_mode: 'handover', existing_members: 3 } }));
+    await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000002');
+    await user.type(screen.getByLabelText('Plugin URL'), '  https://plugin.example.com ');
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    expect(await screen.findByText('3 members hold this role now: choose Hand over or Keep current members')).toBeInTheDocument();
+    expect(screen.getByText("Type the role's name, Moderator, exactly as shown to consent")).toBeInTheDocument();
+
+    await user.click(screen.getByLabelText('Hand over'));
+    await user.type(screen.getByLabelText(/to consent as the server owner/), 'Moderator');
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    expect(await screen.findByText('Link created')).toBeInTheDocument();
+    await waitFor(() => expect(view.router.state.location.pathname).toBe(`/guilds/${G}/links/200000000000000002`));
+    const post = api.calls.find((c) => c.method === 'POST');
+    expect(post?.body).toEqual({ role_id: '200000000000000002', plugin_url: 'https://plugin.example.com', existing_members: 'handover', owner_consent: 'Moderator' });
+  });
+
+  it("shows a 502's message and the plugin server's detail, and puts the server's field errors beside the field", async () => {
+    const { api, user } = setUp();
+    api.on('POST', `${base}/links`, () => ({ status: 502, body: { statusCode: 502, message: 'Failed to register with plugin server', detail: 'connect ECONNREFUSED 203.0.113.9:443' } }));
+    await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000001');
+    await user.type(screen.getByLabelText('Plugin URL'), 'https://plugin.example.com');
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    const banner = await screen.findByRole('alert');
+    expect(banner).toHaveTextContent('Failed to register with plugin server');
+    expect(within(banner).getByText('connect ECONNREFUSED 203.0.113.9:443')).toBeInTheDocument();
+
+    api.on('POST', `${base}/links`, () => ({ status: 400, body: { statusCode: 400, message: 'Validation failed', errors: [{ field: 'plugin_url', message: 'Use https' }] } }));
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    expect(await screen.findByText('Use https')).toBeInTheDocument();
+    expect(screen.getByLabelText('Plugin URL')).toHaveAttribute('aria-invalid', 'true');
+  });
+});
