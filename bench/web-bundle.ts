@@ -29,7 +29,7 @@ function staticImports(file: string): string[] {
   return [...code.matchAll(/\bimport\s*(?:[\w$*{}\s,]+?\s*from\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g)].map((m) => path.posix.join(dir, m[1]!));
 }
 
-export async function run(args: string[]): Promise<void> {
+export function run(args: string[]): Promise<void> {
   if (!args.includes('--no-build')) execFileSync('pnpm', ['--filter', '@rolelink/dashboard-web', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
   const initial = new Set<string>();
   const queue = linked(readFileSync(path.join(DIST, 'index.html'), 'utf8'));
@@ -54,4 +54,5 @@ export async function run(args: string[]): Promise<void> {
     .sort((a, b) => b.size - a.size);
   console.log(`loaded on demand: ${later.length} chunks, ${kB(later.reduce((n, c) => n + c.size, 0))} gzip in all; largest:`);
   for (const c of later.slice(0, 5)) console.log(`  ${c.f.padEnd(44)} ${kB(c.size).padStart(9)} gzip`);
+  return Promise.resolve();
 }
