@@ -3,8 +3,10 @@
 // `fetch` answering per method and path; everything above it (client.ts, the queries, the components) is real.
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
+import type { LinkCard } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter, Outlet, RouterProvider } from 'react-router';
+import type { LinkContext } from '../src/pages/link/link-context';
 import { createQueryClient } from '../src/api/query-client';
 import { ToastProvider } from '../src/components/toasts';
 
@@ -53,4 +55,54 @@ export function renderPage(element: ReactNode, { route = '/', path = '/' }: { ro
     </QueryClientProvider>,
   );
   return { ...view, client, router };
+}
+
+/** Renders one of the link page's tabs under an Outlet that hands it `context`, as LinkPage does. */
+export function renderTab(element: ReactNode, context: LinkContext) {
+  const client = createQueryClient();
+  const path = `/guilds/${context.guildId}/links/${context.roleId}`;
+  const router = createMemoryRouter(
+    [
+      { path: '/guilds/:guildId/links/:roleId', element: <Outlet context={context} />, children: [{ index: true, element }] },
+      { path: '*', element: null },
+    ],
+    { initialEntries: [path] },
+  );
+  const view = render(
+    <QueryClientProvider client={client}>
+      <ToastProvider>
+        <RouterProvider router={router} />
+      </ToastProvider>
+    </QueryClientProvider>,
+  );
+  return { ...view, client, router };
+}
+
+/** A link card as GET …/links/:roleId answers it: an active, synced link; `over` changes parts of it. */
+export function linkCard(over: Partial<LinkCard> = {}): LinkCard {
+  return {
+    link_id: 'link-1',
+    guild_id: '100000000000000001',
+    role_id: '200000000000000001',
+    plugin_url: 'https://plugin.example.com',
+    state: 'active',
+    enabled: true,
+    paused: false,
+    trusted: false,
+    member_mode: 'handover',
+    awaiting_first_list: false,
+    plan: 'free',
+    slot: { position: 1, allowance: 1 },
+    counts: { user_count: 2, synced_count: 2, pending_count: 0, held_count: 0, not_in_server_count: 0 },
+    limits: { synced_limit: 1000, user_limit: 100000, per_put: 10000 },
+    sync: { rate_per_sec: null, eta_seconds: null, last_sync_at: null },
+    held_change: null,
+    removal: null,
+    blocked: null,
+    created_at: '2026-11-01T00:00:00.000Z',
+    role: { id: '200000000000000001', name: 'Members', color: null, position: 1 },
+    health: { status: 'healthy', checked_at: null },
+    privileged: [],
+    ...over,
+  };
 }
