@@ -304,6 +304,9 @@ describe('the dashboard in a real browser', () => {
       const box = `document.querySelector('.member-history').parentElement`;
       expect(await page.evaluate<boolean>(`${box}.scrollWidth > ${box}.clientWidth && getComputedStyle(${box}).overflowX === 'auto'`)).toBe(true);
       expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      // Where the columns do not fit, the box says so: a line above it and a shadow on the edge with more beyond.
+      await page.getByText('Scroll sideways for more columns →').waitFor();
+      await expect(page.locator('[data-more-right] > [role="region"][aria-label="Recent role changes table"]').count()).resolves.toBe(1);
       await screenshot(page, 'phone-member-lookup');
 
       // The plugin URL's origin is one unbreakable box: one line, whatever the width.

@@ -6,6 +6,7 @@ import facts from './facts.module.css';
 import styles from './HealthReport.module.css';
 import { DateTime, formatDateTime } from './DateTime';
 import { HealthBadge, healthText } from './status-badges';
+import { ScrollTable } from './ScrollTable';
 
 function UpDown({ status }: { status: 'up' | 'down' | 'unknown' }) {
   return <Badge tone={status === 'up' ? 'success' : status === 'down' ? 'danger' : 'neutral'}>{status === 'unknown' ? '?' : status}</Badge>;
@@ -20,7 +21,7 @@ const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
 function ProbeTable({ caption, rows, withMessage }: { caption: string; rows: readonly (ServiceRow & { message?: string | null })[]; withMessage: boolean }) {
   if (rows.length === 0) return null;
   return (
-    <div className="table-wrap">
+    <ScrollTable label={`${caption}, table`}>
       <table>
         <caption>{caption}</caption>
         <thead>
@@ -44,7 +45,7 @@ function ProbeTable({ caption, rows, withMessage }: { caption: string; rows: rea
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
 

@@ -11,6 +11,7 @@ import { usePageTitle } from '../components/PageTitle';
 import { RoleName } from '../components/RoleName';
 import styles from './GuildAuditPage.module.css';
 import { Button } from '../components/Button';
+import { ScrollTable } from '../components/ScrollTable';
 
 const ACTION_TEXT: Record<AuditAction, string> = {
   link_created: 'Link created',
@@ -129,7 +130,7 @@ export function GuildAuditPage() {
         </div>
       ) : null}
       {entries.length > 0 ? (
-        <div className="table-wrap">
+        <ScrollTable label="Audit log table">
           <table className={styles.table}>
             <caption className="visually-hidden">Admin actions, newest first</caption>
             <thead>
@@ -158,7 +159,7 @@ export function GuildAuditPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       ) : null}
       {page.hasNextPage ? (
         <Button onClick={() => void page.fetchNextPage()} disabled={page.isFetchingNextPage}>

@@ -11,6 +11,7 @@ import { lastSeen, readHealthDetail, upSummary } from '../health/health-detail';
 import { linkPaths } from '../paths';
 import { PluginUrl } from '../components/PluginUrl';
 import styles from './GuildHealthPage.module.css';
+import { ScrollTable } from '../components/ScrollTable';
 
 const REFRESH_MS = 30_000;
 
@@ -35,7 +36,7 @@ export function GuildHealthPage() {
         </div>
       ) : null}
       {data && data.links.length > 0 ? (
-        <div className="table-wrap">
+        <ScrollTable label="Plugin status table">
           <table className={styles.table}>
             <caption className="visually-hidden">Latest health of every plugin</caption>
             <thead>
@@ -79,7 +80,7 @@ export function GuildHealthPage() {
               })}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       ) : null}
     </>
   );

@@ -9,6 +9,7 @@ import { useToast } from '../../components/toasts';
 import { useLinkContext } from './link-context';
 import styles from './EventsTab.module.css';
 import { Button } from '../../components/Button';
+import { ScrollTable } from '../../components/ScrollTable';
 
 /** While an event waits for delivery the broker's sweep sends it within seconds: look often. */
 const PENDING_REFRESH_MS = 3_000;
@@ -65,7 +66,7 @@ export function EventsTab() {
       {events.length === 0 ? (
         kinds.length > 0 && <p className="muted">No events yet.</p>
       ) : (
-        <div className="table-wrap">
+        <ScrollTable label="Event deliveries table">
           <table aria-label="Event deliveries">
             <thead>
               <tr>
@@ -121,7 +122,7 @@ export function EventsTab() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
     </div>
   );

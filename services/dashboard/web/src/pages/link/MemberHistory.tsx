@@ -1,6 +1,7 @@
 import type { MemberLookup } from '@rolelink/contracts';
 import { DateTime } from '../../components/DateTime';
 import styles from './MemberHistory.module.css';
+import { ScrollTable } from '../../components/ScrollTable';
 
 const ACTION_TEXT: Record<MemberLookup['history'][number]['action'], string> = { add: 'Add', remove: 'Remove' };
 
@@ -12,7 +13,7 @@ export function MemberHistory({ history, outcomeText }: { history: MemberLookup[
   if (history.length === 0) return <p className="muted small">No role changes recorded for this member.</p>;
   // Wrapped so a phone scrolls the table sideways instead of cutting its columns off.
   return (
-    <div className="table-wrap">
+    <ScrollTable label="Recent role changes table">
       {/* `member-history` stays as a plain name: the browser test finds the table's scrolling box by it. */}
       <table className={`member-history ${styles.history}`}>
         <caption>Recent role changes</caption>
@@ -37,6 +38,6 @@ export function MemberHistory({ history, outcomeText }: { history: MemberLookup[
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollTable>
   );
 }
