@@ -17,6 +17,7 @@ const role = (over: Partial<RoleChoice>): RoleChoice => ({
   privileged: [],
   member_count: 0,
   member_count_exact: true,
+  member_count_unavailable: null,
   ...over,
 });
 const roles: RoleChoices = {
