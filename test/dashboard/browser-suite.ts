@@ -1,7 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { QueueName } from '@rolelink/contracts';
+import { Producer, workerConnection } from '@rolelink/queue';
 import { DEMO } from '../../scripts/stack/config';
+import { REDIS_URL } from '../support/redis';
 import { openBrowser, type TestBrowser } from './browser';
 import { startDashboardSystem, type DashboardSystem } from './system';
 
@@ -45,6 +48,24 @@ export function useDashboardBrowser(o: BrowserSuiteOptions): BrowserSuite {
     expect(pageErrors).toEqual([]);
   });
   return suite;
+}
+
+/**
+ * A producer on the suite system's role-sync queue, for tests that start a link's sync or the reconcile
+ * themselves (as the platform's events and the scheduler would), opened once the system runs and closed
+ * at the end. Call it after useDashboardBrowser, in the same describe.
+ */
+export function useRoleSyncProducer(suite: BrowserSuite): { producer: Producer<typeof QueueName.roleSync> } {
+  const handle = {} as { producer: Producer<typeof QueueName.roleSync> };
+  const redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
+  beforeAll(() => {
+    handle.producer = new Producer(QueueName.roleSync, redis, suite.sys.prefix);
+  });
+  afterAll(async () => {
+    await handle.producer?.close();
+    redis.disconnect();
+  });
+  return handle;
 }
 
 /**

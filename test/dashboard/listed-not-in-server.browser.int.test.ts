@@ -5,14 +5,11 @@
 // the role. While the bot cannot list members (the Server Members intent off), the not-in-server count
 // is shown as unavailable with the portal setting, never as a smaller number. Screenshots for docs/dashboard.md.
 import type { Page } from 'playwright-core';
-import { QueueName } from '@rolelink/contracts';
 import { MEMBERS_INTENT_SETTING } from '@rolelink/domain';
-import { Producer, workerConnection } from '@rolelink/queue';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { DEMO } from '../../scripts/stack/config';
-import { REDIS_URL } from '../support/redis';
 import { eventually, screenshot } from './browser';
-import { signInAndCreateLink, useDashboardBrowser } from './browser-suite';
+import { signInAndCreateLink, useDashboardBrowser, useRoleSyncProducer } from './browser-suite';
 import type { DashboardSystem } from './system';
 
 const G = DEMO.guildId;
@@ -28,16 +25,10 @@ describe('listed users who are not in the server, in a real browser', () => {
   const suite = useDashboardBrowser({ system: { members: 20 }, pageTimeoutMs: 30_000, screenshotName: () => 'rl-dashboard-listed-not-in-server' });
   let sys: DashboardSystem;
   let page: Page;
-  let producer: Producer<typeof QueueName.roleSync>;
-  const redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
   const card = () => page.getByRole('article', { name: 'Role link Supporter' });
+  const sync = useRoleSyncProducer(suite);
   beforeAll(() => {
     ({ sys, page } = suite);
-    producer = new Producer(QueueName.roleSync, redis, sys.prefix);
-  });
-  afterAll(async () => {
-    await producer.close();
-    redis.disconnect();
   });
 
   it('counts them apart, reaches "up to date", and never shows them as holding the role', async () => {
@@ -77,7 +68,7 @@ describe('listed users who are not in the server, in a real browser', () => {
 
   it('shows the not-in-server count as unavailable, naming the portal setting, while the bot cannot list members', async () => {
     sys.emulator.state.setRules(G, { membersIntent: false });
-    await producer.add('reconcile', {});
+    await sync.producer.add('reconcile', {});
     await eventually(
       async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 1,
@@ -99,7 +90,7 @@ describe('listed users who are not in the server, in a real browser', () => {
 
     // The intent back on: the next reconcile's listing clears the mark and the count is back.
     sys.emulator.state.setRules(G, { membersIntent: true });
-    await producer.add('reconcile', {});
+    await sync.producer.add('reconcile', {});
     await eventually(
       async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 0,

@@ -4,14 +4,12 @@
 // with the invite), and the Server Members intent off (the reconcile marks the application; the server
 // page's banner names the developer portal's setting). Both clear when the platform allows again.
 import type { Page } from 'playwright-core';
-import { QueueName } from '@rolelink/contracts';
 import { findLinkAt } from '@rolelink/db/links';
 import { MEMBERS_INTENT_SETTING } from '@rolelink/domain';
-import { enqueueLinkSync, Producer, workerConnection } from '@rolelink/queue';
+import { enqueueLinkSync } from '@rolelink/queue';
 import { DEMO } from '../../scripts/stack/config';
-import { REDIS_URL } from '../support/redis';
 import { eventually, screenshot } from './browser';
-import { signInAndCreateLink, useDashboardBrowser } from './browser-suite';
+import { signInAndCreateLink, useDashboardBrowser, useRoleSyncProducer } from './browser-suite';
 import type { DashboardSystem } from './system';
 
 const G = DEMO.guildId;
@@ -23,22 +21,16 @@ describe('the platform refuses the bot: banners in the dashboard', () => {
   const suite = useDashboardBrowser({ system: { members: 20 }, pageTimeoutMs: 15_000, screenshotName: () => 'rl-dashboard-platform-refusals' });
   let sys: DashboardSystem;
   let page: Page;
-  let producer: Producer<typeof QueueName.roleSync>;
-  const redis = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
+  const sync = useRoleSyncProducer(suite);
   beforeAll(() => {
     ({ sys, page } = suite);
-    producer = new Producer(QueueName.roleSync, redis, sys.prefix);
-  });
-  afterAll(async () => {
-    await producer.close();
-    redis.disconnect();
   });
 
   it('shows "the bot is not in this server" with the invite on the server page and the card, and clears it when the bot is back', async () => {
     await signInAndCreateLink(page, sys, SUPPORTER);
     const link = (await findLinkAt(sys.db.pool, G, SUPPORTER))!;
     sys.emulator.state.setRules(G, { botInGuild: false });
-    await enqueueLinkSync(producer, link.id); // the worker's next call meets 10004 / 50001
+    await enqueueLinkSync(sync.producer, link.id); // the worker's next call meets 10004 / 50001
     await eventually(
       async () => (await sys.db.pool.query('SELECT 1 FROM guild_outage WHERE guild_id = $1', [G])).rowCount,
       (n) => n === 1,
@@ -69,7 +61,7 @@ describe('the platform refuses the bot: banners in the dashboard', () => {
 
   it('shows the Server Members intent banner, naming the portal setting, while the reconcile cannot list members', async () => {
     sys.emulator.state.setRules(G, { membersIntent: false });
-    await producer.add('reconcile', {});
+    await sync.producer.add('reconcile', {});
     await eventually(
       async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 1,
@@ -81,7 +73,7 @@ describe('the platform refuses the bot: banners in the dashboard', () => {
     await screenshot(page, 'members-intent-missing');
 
     sys.emulator.state.setRules(G, { membersIntent: true });
-    await producer.add('reconcile', {});
+    await sync.producer.add('reconcile', {});
     await eventually(
       async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 0,
