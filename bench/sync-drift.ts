@@ -17,7 +17,7 @@
 // of rolelink_drift_poll_*), and the changed-guild count the arithmetic says 2 minutes hold up to.
 import { randomBytes } from 'node:crypto';
 import { QueueName } from '@rolelink/contracts';
-import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator } from '@rolelink/platform-emulator';
+import { correctlyInstalledGuild, startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { DRIFT_PRIORITY, readDriftCoverage, type DriftCoverage } from '@rolelink/db/sync';
@@ -59,17 +59,14 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
     roleBucket: { limit: 10, windowMs: 1_000 },
     globalPerSecond: GLOBAL_PER_SECOND,
     seed: {
-      guilds: guilds.map((id, g) => ({
-        id,
-        ownerId: '790000000000000001',
-        roles: [
-          { id: ROLE.bot, name: 'rolelink', position: 5, permissions: CORRECT_BOT_PERMISSIONS },
-          { id: ROLE.linked, name: 'linked', position: 3 },
-        ],
-        botRoleId: ROLE.bot,
-        rules: CORRECT_RULES,
-        members: [...listed(g).map((userId) => ({ userId, roles: [ROLE.linked] })), ...unlisted(g).map((userId) => ({ userId, roles: [] }))],
-      })),
+      guilds: guilds.map((id, g) =>
+        correctlyInstalledGuild({
+          id,
+          botRoleId: ROLE.bot,
+          linkedRoleId: ROLE.linked,
+          members: [...listed(g).map((userId) => ({ userId, roles: [ROLE.linked] })), ...unlisted(g).map((userId) => ({ userId, roles: [] }))],
+        }),
+      ),
     },
   });
   const db = await scratchDb('drift');

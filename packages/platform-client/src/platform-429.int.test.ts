@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimitError } from '@discordjs/rest';
-import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { correctlyInstalledGuild, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { createPlatformClient, type PlatformClient } from './client';
 import { classifyPlatformError, PlatformRateLimitedError } from './errors';
@@ -14,17 +14,7 @@ const OTHER_GUILD = '710000000000000011';
 const ROLE = { bot: '720000000000000001', linked: '720000000000000002' };
 const USER = '900000000000000001';
 
-const guild = (id: string) => ({
-  id,
-  ownerId: '730000000000000001',
-  roles: [
-    { id: ROLE.bot, position: 5, permissions: CORRECT_BOT_PERMISSIONS },
-    { id: ROLE.linked, position: 1 },
-  ],
-  botRoleId: ROLE.bot,
-  rules: CORRECT_RULES,
-  members: [{ userId: USER, roles: [] }],
-});
+const guild = (id: string) => correctlyInstalledGuild({ id, botRoleId: ROLE.bot, linkedRoleId: ROLE.linked, members: [{ userId: USER, roles: [] }] });
 
 let emulator: RunningEmulator;
 let redis: Redis;

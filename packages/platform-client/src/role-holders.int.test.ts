@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { correctlyInstalledGuild, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { createPlatformClient, type PlatformClient } from './client';
 import { readRoleHolders } from './role-holders';
@@ -17,20 +17,7 @@ beforeAll(async () => {
   emulator = await startEmulator({
     port: 0,
     seed: {
-      guilds: [
-        {
-          id: GUILD,
-          ownerId: '730000000000000001',
-          roles: [
-            { id: ROLE.bot, position: 5, permissions: CORRECT_BOT_PERMISSIONS },
-            { id: ROLE.linked, position: 1 },
-          ],
-          botRoleId: ROLE.bot,
-          rules: CORRECT_RULES,
-          generateMembers: { count: 2_500, startId: '900000000000000000' },
-          members: holders,
-        },
-      ],
+      guilds: [correctlyInstalledGuild({ id: GUILD, botRoleId: ROLE.bot, linkedRoleId: ROLE.linked, generateMembers: { count: 2_500, startId: '900000000000000000' }, members: holders })],
     },
   });
   redis = new Redis(REDIS_URL);

@@ -1,6 +1,6 @@
 import { snowflake } from '@rolelink/contracts';
 import { z } from 'zod';
-import { rulesPatchSchema, type GuildRules } from './guild-rules';
+import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, rulesPatchSchema, type GuildRules } from './guild-rules';
 
 export type SeedRole = {
   id: string;
@@ -57,6 +57,24 @@ export type SeedGuild = {
 export type SeedChannel = { id: string; name: string };
 /** `users`: accounts that exist outside every guild, as `SeedGuild.users` (the same set: users are platform-wide). */
 export type EmulatorSeed = { guilds: SeedGuild[]; users?: string[] };
+
+/**
+ * A guild as a correct installation has it (the Server Members intent; the bot's role, with Manage Roles
+ * and View Audit Log, above the role a test links), for tests and benches that need one linkable role and
+ * set nothing else of the guild's rules. `rest` adds members, generated members, accounts or a name.
+ */
+export function correctlyInstalledGuild(g: { id: string; ownerId?: string; botRoleId: string; linkedRoleId: string } & Omit<Partial<SeedGuild>, 'roles' | 'rules'>): SeedGuild {
+  const { linkedRoleId, ...rest } = g;
+  return {
+    ownerId: '790000000000000001',
+    ...rest,
+    roles: [
+      { id: g.botRoleId, name: 'rolelink', position: 5, permissions: CORRECT_BOT_PERMISSIONS },
+      { id: linkedRoleId, name: 'linked', position: 3 },
+    ],
+    rules: CORRECT_RULES,
+  };
+}
 
 export const DEFAULT_GENERATED_START_ID = '100000000000000000';
 /**

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import { correctlyInstalledGuild, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support/redis';
 import { routeOf } from '../route';
 import { SharedRateLimiter } from './shared-limiter';
@@ -32,19 +32,7 @@ beforeEach(async () => {
     // The guild's bucket far above the global limit: only the global limit binds.
     roleBucket: { limit: 10_000, windowMs: 1_000 },
     seed: {
-      guilds: [
-        {
-          id: GUILD,
-          ownerId: '730000000000000001',
-          roles: [
-            { id: ROLE.bot, position: 5, permissions: CORRECT_BOT_PERMISSIONS },
-            { id: ROLE.linked, position: 1 },
-          ],
-          botRoleId: ROLE.bot,
-          rules: CORRECT_RULES,
-          members: [{ userId: USER, roles: [] }],
-        },
-      ],
+      guilds: [correctlyInstalledGuild({ id: GUILD, botRoleId: ROLE.bot, linkedRoleId: ROLE.linked, members: [{ userId: USER, roles: [] }] })],
     },
   });
   connections = Array.from({ length: PROCESSES }, () => new Redis(REDIS_URL));
