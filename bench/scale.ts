@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { QueueName } from '@rolelink/contracts';
 import { readDriftCoverage } from '@rolelink/db/sync';
 import { generateToken, hashToken } from '@rolelink/domain';
-import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator } from '@rolelink/platform-emulator';
+import { correctlyInstalledGuild, startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { toStored } from '@rolelink/db/client';
 import { ROLE } from '../services/bot-worker/src/testing/harness';
@@ -99,17 +99,14 @@ export async function run(args: string[]): Promise<void> {
     roleBucket: { limit: 25, windowMs: 1_000 },
     globalPerSecond: GLOBAL_PER_SECOND,
     seed: {
-      guilds: sizes.map((size, g) => ({
-        id: guildId(g),
-        ownerId: '790000000000000001',
-        roles: [
-          { id: ROLE.bot, name: 'rolelink', position: 5, permissions: CORRECT_BOT_PERMISSIONS },
-          { id: ROLE.linked, name: 'linked', position: 3 },
-        ],
-        botRoleId: ROLE.bot,
-        rules: CORRECT_RULES,
-        members: Array.from({ length: size + extras(g) }, (_, i) => ({ userId: user(g, i), roles: i < size && !isLarge(g) ? [ROLE.linked] : [] })),
-      })),
+      guilds: sizes.map((size, g) =>
+        correctlyInstalledGuild({
+          id: guildId(g),
+          botRoleId: ROLE.bot,
+          linkedRoleId: ROLE.linked,
+          members: Array.from({ length: size + extras(g) }, (_, i) => ({ userId: user(g, i), roles: i < size && !isLarge(g) ? [ROLE.linked] : [] })),
+        }),
+      ),
     },
   });
   const db = await scratchDb('scale');
