@@ -1,0 +1,81 @@
+import type { DashboardGuild } from '@rolelink/contracts';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fakeApi, linkCard, renderPage } from '../../../test/render';
+import { LinkPage } from './LinkPage';
+
+const G = '100000000000000001';
+const R = '200000000000000001';
+const linkPath = `/dashboard-api/guilds/${G}/links/${R}`;
+const route = { route: '/guilds/:guildId/links/:roleId', path: `/guilds/${G}/links/${R}` };
+
+const guild: DashboardGuild = {
+  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
+  guild_id: G,
+  name: 'Demo Guild',
+  icon_url: null,
+  owner: true,
+  member_count: 300,
+  plan: 'free',
+  slots: { used: 2, allowed: 1 },
+  links: [],
+};
+
+describe('LinkPage', () => {
+  it('shows the link card from GET …/links/:roleId, the breadcrumb to its server and the five tabs', async () => {
+    const api = fakeApi();
+    const card = linkCard({
+      state: 'paused',
+      paused: true,
+      slot: { position: 2, allowance: 1 },
+      counts: { user_count: 1234, synced_count: 1000, pending_count: 0, held_count: 234, not_in_server_count: 0, deleted_count: 0 },
+      role: { id: R, name: 'Patrons', color: null, position: 3 },
+    });
+    api.on('GET', linkPath, () => ({ status: 200, body: card }));
+    api.on('GET', `/dashboard-api/guilds/${G}`, () => ({ status: 200, body: guild }));
+    renderPage(<LinkPage />, route);
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'Patrons role link' })).toBeInTheDocument();
+    const article = screen.getByRole('article', { name: 'Role link Patrons' });
+    expect(within(article).getByRole('heading', { level: 2, name: 'Patrons' })).toBeInTheDocument();
+    expect(within(article).getByText('Integration paused')).toBeInTheDocument();
+    expect(within(article).getByText(/this link is number 2; 1 allowed/)).toBeInTheDocument();
+    expect(within(article).getByText('1,234')).toBeInTheDocument();
+    expect(within(article).getByText("234 users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.")).toBeInTheDocument();
+
+    const tabs = screen.getByRole('navigation', { name: 'Link sections' });
+    const base = `/guilds/${G}/links/${R}`;
+    expect(
+      within(tabs)
+        .getAllByRole('link')
+        .map((a) => [a.textContent, a.getAttribute('href')]),
+    ).toEqual([
+      ['Configuration', base],
+      ['Settings', `${base}/settings`],
+      ['Members', `${base}/members`],
+      ['Health', `${base}/health`],
+      ['Events', `${base}/events`],
+    ]);
+    // On the link's own path the Configuration tab is the current one.
+    expect(within(tabs).getByRole('link', { name: 'Configuration' })).toHaveAttribute('aria-current', 'page');
+
+    const crumbs = screen.getByRole('navigation', { name: 'Breadcrumb' });
+    expect(await within(crumbs).findByRole('link', { name: 'Demo Guild' })).toHaveAttribute('href', `/guilds/${G}`);
+    expect(within(crumbs).getByText('Patrons')).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('explains a 404 for a role with no link, and loads again on "Try again"', async () => {
+    const api = fakeApi();
+    api.on('GET', linkPath, () => ({ status: 404, body: { statusCode: 404, message: 'This role has no link' } }));
+    api.on('GET', `/dashboard-api/guilds/${G}`, () => ({ status: 200, body: guild }));
+    const user = userEvent.setup();
+    renderPage(<LinkPage />, route);
+    expect(await screen.findByRole('alert')).toHaveTextContent('This role has no link');
+    expect(screen.queryByRole('navigation', { name: 'Link sections' })).toBeNull();
+
+    api.on('GET', linkPath, () => ({ status: 200, body: linkCard() }));
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Members role link' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
