@@ -50,7 +50,10 @@ export async function guildOutages(db: Queryable, guildIds?: readonly string[]):
  * `closeGuildOutage`.
  */
 export async function claimGuildProbe(db: Queryable, guildId: string): Promise<boolean> {
-  const { rowCount } = await db.query(`UPDATE guild_outage SET next_probe_at = localtimestamp + interval '1 hour' WHERE guild_id = $1 AND next_probe_at <= localtimestamp`, [guildId]);
+  // next_probe_at is a timestamp(3), which PostgreSQL rounds: a probe made due (release, or a test) less
+  // than half a millisecond before this statement would be stored later than the plain localtimestamp it
+  // is compared with. localtimestamp(3) rounds the same way, and rounding keeps order.
+  const { rowCount } = await db.query(`UPDATE guild_outage SET next_probe_at = localtimestamp + interval '1 hour' WHERE guild_id = $1 AND next_probe_at <= localtimestamp(3)`, [guildId]);
   return (rowCount ?? 0) > 0;
 }
 
