@@ -3,7 +3,7 @@
 // `fetch` answering per method and path; everything above it (client.ts, the queries, the components) is real.
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
-import type { LinkCard } from '@rolelink/contracts';
+import type { DashboardGuild, LinkCard } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
 import { createMemoryRouter, Outlet, RouterProvider } from 'react-router';
 import type { LinkContext } from '../src/pages/link/link-context';
@@ -76,6 +76,22 @@ export function renderTab(element: ReactNode, context: LinkContext) {
     </QueryClientProvider>,
   );
   return { ...view, client, router };
+}
+
+/** The demo guild as GET /dashboard-api/guilds/:guildId answers it to its owner, the bot in it; `over` changes parts of it. */
+export function guildView(over: Partial<DashboardGuild> = {}): DashboardGuild {
+  return {
+    bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
+    guild_id: '100000000000000001',
+    name: 'Demo Guild',
+    icon_url: null,
+    owner: true,
+    member_count: 300,
+    plan: 'free',
+    slots: { used: 0, allowed: 1 },
+    links: [],
+    ...over,
+  };
 }
 
 /** A link card as GET …/links/:roleId answers it: an active, synced link; `over` changes parts of it. */

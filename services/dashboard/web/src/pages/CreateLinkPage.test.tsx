@@ -1,7 +1,7 @@
-import type { DashboardGuild, RoleChoice, RoleChoices } from '@rolelink/contracts';
+import type { RoleChoice, RoleChoices } from '@rolelink/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeApi, renderPage } from '../../test/render';
+import { fakeApi, guildView, renderPage } from '../../test/render';
 import { CreateLinkPage } from './CreateLinkPage';
 
 const G = '100000000000000001';
@@ -25,17 +25,7 @@ const roles: RoleChoices = {
   synced_limit: 1000,
   roles: [role({}), role({ id: '200000000000000002', name: 'Moderator', position: 2, privileged: ['Manage Server'], member_count: 3 })],
 };
-const guild: DashboardGuild = {
-  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
-  guild_id: G,
-  name: 'Demo Guild',
-  icon_url: null,
-  owner: true,
-  member_count: 300,
-  plan: 'free',
-  slots: { used: 0, allowed: 1 },
-  links: [],
-};
+const guild = guildView();
 
 function setUp() {
   const api = fakeApi();

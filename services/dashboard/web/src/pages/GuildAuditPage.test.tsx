@@ -1,7 +1,7 @@
-import type { DashboardAuditLog, DashboardGuild } from '@rolelink/contracts';
+import type { DashboardAuditLog } from '@rolelink/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeApi, linkCard, renderPage } from '../../test/render';
+import { fakeApi, guildView, linkCard, renderPage } from '../../test/render';
 import { GuildAuditPage } from './GuildAuditPage';
 
 const G = '100000000000000001';
@@ -9,17 +9,7 @@ const R = '200000000000000001';
 const auditPath = `/dashboard-api/guilds/${G}/audit`;
 const route = { route: '/guilds/:guildId/audit', path: `/guilds/${G}/audit` };
 
-const guild: DashboardGuild = {
-  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
-  guild_id: G,
-  name: 'Demo Guild',
-  icon_url: null,
-  owner: true,
-  member_count: 300,
-  plan: 'free',
-  slots: { used: 1, allowed: 1 },
-  links: [linkCard()],
-};
+const guild = guildView({ slots: { used: 1, allowed: 1 }, links: [linkCard()] });
 
 const members = { id: R, name: 'Members', color: null, position: 1 };
 

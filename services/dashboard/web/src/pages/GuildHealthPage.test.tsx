@@ -1,24 +1,14 @@
-import type { DashboardGuild, GuildHealth } from '@rolelink/contracts';
+import type { GuildHealth } from '@rolelink/contracts';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeApi, renderPage } from '../../test/render';
+import { fakeApi, guildView, renderPage } from '../../test/render';
 import { GuildHealthPage } from './GuildHealthPage';
 
 const G = '100000000000000001';
 const healthPath = `/dashboard-api/guilds/${G}/health`;
 const route = { route: '/guilds/:guildId/health', path: `/guilds/${G}/health` };
 
-const guild: DashboardGuild = {
-  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
-  guild_id: G,
-  name: 'Demo Guild',
-  icon_url: null,
-  owner: true,
-  member_count: 300,
-  plan: 'free',
-  slots: { used: 2, allowed: 2 },
-  links: [],
-};
+const guild = guildView({ slots: { used: 2, allowed: 2 } });
 
 // Two links as the server records them: one plugin answering with a report, one that stopped answering
 // after it was last seen healthy, and a third whose role was deleted and whose plugin was never polled.

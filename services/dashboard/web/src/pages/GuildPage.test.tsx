@@ -1,23 +1,12 @@
-import type { DashboardGuild } from '@rolelink/contracts';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeApi, renderPage, type Answer } from '../../test/render';
+import { fakeApi, guildView, renderPage, type Answer } from '../../test/render';
 import { GuildPage } from './GuildPage';
 
 const G = '100000000000000001';
 const guildPath = `/dashboard-api/guilds/${G}`;
 
-const guild: DashboardGuild = {
-  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
-  guild_id: G,
-  name: 'Demo Guild',
-  icon_url: null,
-  owner: true,
-  member_count: 300,
-  plan: 'free',
-  slots: { used: 0, allowed: 1 },
-  links: [],
-};
+const guild = guildView();
 
 function later() {
   let answer!: (a: Awaited<Answer>) => void;

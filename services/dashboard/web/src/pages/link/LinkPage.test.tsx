@@ -1,7 +1,6 @@
-import type { DashboardGuild } from '@rolelink/contracts';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { fakeApi, linkCard, renderPage } from '../../../test/render';
+import { fakeApi, guildView, linkCard, renderPage } from '../../../test/render';
 import { LinkPage } from './LinkPage';
 
 const G = '100000000000000001';
@@ -9,17 +8,7 @@ const R = '200000000000000001';
 const linkPath = `/dashboard-api/guilds/${G}/links/${R}`;
 const route = { route: '/guilds/:guildId/links/:roleId', path: `/guilds/${G}/links/${R}` };
 
-const guild: DashboardGuild = {
-  bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
-  guild_id: G,
-  name: 'Demo Guild',
-  icon_url: null,
-  owner: true,
-  member_count: 300,
-  plan: 'free',
-  slots: { used: 2, allowed: 1 },
-  links: [],
-};
+const guild = guildView({ slots: { used: 2, allowed: 1 } });
 
 describe('LinkPage', () => {
   it('shows the link card from GET …/links/:roleId, the breadcrumb to its server and the five tabs', async () => {
