@@ -5,7 +5,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { DashboardGuild, LinkCard } from '@rolelink/contracts';
 import type { ReactNode } from 'react';
-import { createMemoryRouter, Outlet, RouterProvider } from 'react-router';
+import { createMemoryRouter, Outlet, RouterProvider, type RouteObject } from 'react-router';
 import type { LinkContext } from '../src/pages/link/link-context';
 import { createQueryClient } from '../src/api/query-client';
 import { ToastProvider } from '../src/components/toasts';
@@ -37,16 +37,10 @@ export function fakeApi() {
   };
 }
 
-/** Renders `element` at `path`, matched by the route pattern `route` (so useParams works). */
-export function renderPage(element: ReactNode, { route = '/', path = '/' }: { route?: string; path?: string } = {}) {
+/** Renders `routes` (plus a catch-all) at `path` inside the providers main.tsx gives the app. */
+function renderRoutes(routes: RouteObject[], path: string) {
   const client = createQueryClient();
-  const router = createMemoryRouter(
-    [
-      { path: route, element },
-      { path: '*', element: null },
-    ],
-    { initialEntries: [path] },
-  );
+  const router = createMemoryRouter([...routes, { path: '*', element: null }], { initialEntries: [path] });
   const view = render(
     <QueryClientProvider client={client}>
       <ToastProvider>
@@ -57,25 +51,14 @@ export function renderPage(element: ReactNode, { route = '/', path = '/' }: { ro
   return { ...view, client, router };
 }
 
+/** Renders `element` at `path`, matched by the route pattern `route` (so useParams works). */
+export function renderPage(element: ReactNode, { route = '/', path = '/' }: { route?: string; path?: string } = {}) {
+  return renderRoutes([{ path: route, element }], path);
+}
+
 /** Renders one of the link page's tabs under an Outlet that hands it `context`, as LinkPage does. */
 export function renderTab(element: ReactNode, context: LinkContext) {
-  const client = createQueryClient();
-  const path = `/guilds/${context.guildId}/links/${context.roleId}`;
-  const router = createMemoryRouter(
-    [
-      { path: '/guilds/:guildId/links/:roleId', element: <Outlet context={context} />, children: [{ index: true, element }] },
-      { path: '*', element: null },
-    ],
-    { initialEntries: [path] },
-  );
-  const view = render(
-    <QueryClientProvider client={client}>
-      <ToastProvider>
-        <RouterProvider router={router} />
-      </ToastProvider>
-    </QueryClientProvider>,
-  );
-  return { ...view, client, router };
+  return renderRoutes([{ path: '/guilds/:guildId/links/:roleId', element: <Outlet context={context} />, children: [{ index: true, element }] }], `/guilds/${context.guildId}/links/${context.roleId}`);
 }
 
 /** The demo guild as GET /dashboard-api/guilds/:guildId answers it to its owner, the bot in it; `over` changes parts of it. */
