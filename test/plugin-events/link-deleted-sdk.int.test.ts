@@ -9,6 +9,7 @@ import { testAdminDeps } from '../../packages/admin/src/testing/deps';
 import { DEFAULT_PLUGIN_TIMEOUTS } from '../../services/plugin-broker/src/context';
 import { sweepEvents } from '../../services/plugin-broker/src/events/event-sweep';
 import { startHarness, type Harness, type SeededLink } from '../../services/plugin-broker/src/testing/harness';
+import { until as pollUntil } from '../support/until';
 
 const form = configForm({ name: 'SDK plugin', sections: [section('S', [fields.text('name', 'Name')])] });
 const store = new MemoryTokenStore();
@@ -41,15 +42,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function until<T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls until `done`, for at most 30 s unless told otherwise. */
+const until = <T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 30_000) => pollUntil(read, done, what, timeoutMs);
 
 /** A link registered with the SDK plugin, which opted in to `link.deleted` on /register. */
 async function registered(): Promise<SeededLink> {

@@ -17,6 +17,7 @@ import { sweepEvents } from '../../services/plugin-broker/src/events/event-sweep
 import { startHarness, type Harness } from '../../services/plugin-broker/src/testing/harness';
 import { userIds } from '../support/fixtures';
 import { REDIS_URL } from '../support/redis';
+import { until as pollUntil } from '../support/until';
 
 const form = configForm({ name: 'SDK plugin', sections: [section('S', [fields.text('name', 'Name')])] });
 const store = new MemoryTokenStore();
@@ -65,15 +66,8 @@ afterAll(async () => {
   await h.close();
 });
 
-async function until<T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls until `done`, for at most 60 s unless told otherwise. */
+const until = <T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 60_000) => pollUntil(read, done, what, timeoutMs);
 
 describe('list.resend_requested to an SDK plugin', () => {
   it('is asked for on /register, delivered, verified, and answered by a resent list that the applied removal lets through', async () => {
