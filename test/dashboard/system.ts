@@ -89,7 +89,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
   closers.push(() => sync.close());
   // Served as main.ts serves it (the fast path, then Express); its Express app only lists the routes.
   const api = createApi({ pool: db.pool, sync, logger });
-  const apiServer = http.createServer(api.listener);
+  const apiServer = http.createServer(api.serverOptions, api.listener);
   const apiUrl = `http://127.0.0.1:${await listen(apiServer)}`;
   closers.push(() => closeServer(apiServer));
 

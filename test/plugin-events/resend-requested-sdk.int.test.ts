@@ -54,7 +54,8 @@ beforeAll(async () => {
   });
   redis = producerConnection(REDIS_URL);
   sync = new SyncNotifier(redis, h.prefix, silentLogger());
-  api = http.createServer(createApi({ pool: h.db.pool, sync, logger: silentLogger() }).listener);
+  const served = createApi({ pool: h.db.pool, sync, logger: silentLogger() });
+  api = http.createServer(served.serverOptions, served.listener);
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 }, 60_000);

@@ -1,5 +1,5 @@
 import { Queue, type QueueOptions } from 'bullmq';
-import type { RequestListener } from 'node:http';
+import type { RequestListener, ServerOptions } from 'node:http';
 import type { RedisClient } from '@rolelink/queue';
 import request from 'supertest';
 import { QueueName } from '@rolelink/contracts';
@@ -15,6 +15,8 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
 export type ApiHarness = {
   /** What the API's server runs (main.ts): the fast path for the single-user writes it takes, Express for the rest. */
   app: RequestListener;
+  /** createApi's request and response classes, for a harness that builds its own server as main.ts does: `http.createServer(h.serverOptions, h.app)`. */
+  serverOptions: ServerOptions;
   db: TestDb;
   prefix: string;
   redis: RedisClient;
@@ -64,11 +66,12 @@ export async function startApiHarness(redisUrl = REDIS_URL): Promise<ApiHarness>
   const redis = producerConnection(redisUrl, { disconnectTimeout: 50 });
   const logger = silentLogger();
   const sync = new SyncNotifier(redis, prefix, logger);
-  const app = createApi({ pool: db.pool, sync, logger }).listener;
+  const { listener: app, serverOptions } = createApi({ pool: db.pool, sync, logger });
   const queueRedis = producerConnection(REDIS_URL);
   const syncQueue = new SettledQueue(sync, QueueName.roleSync, { connection: queueRedis, prefix });
   return {
     app,
+    serverOptions,
     db,
     prefix,
     redis,

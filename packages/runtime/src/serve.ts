@@ -1,4 +1,4 @@
-import http, { type RequestListener, type Server, type ServerResponse } from 'node:http';
+import http, { type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Logger } from './logger';
 
 export type ServeOptions = {
@@ -16,6 +16,8 @@ export type ServeOptions = {
    * load balancers need to see /readyz answer 503 and stop sending new connections. 0 closes at once.
    */
   drainMs?: number;
+  /** Node's server options, e.g. the request and response classes the API's app builds (createApi's serverOptions). */
+  serverOptions?: ServerOptions;
 };
 
 export type Serving = {
@@ -58,7 +60,7 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
     const socket = res.socket;
     res.once('finish', () => socket?.end());
   };
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(opts.serverOptions ?? {}, (req, res) => {
     inFlight.add(res);
     if (draining) res.setHeader('Connection', 'close');
     app(req, res);

@@ -1,4 +1,4 @@
-import type { RequestListener } from 'node:http';
+import http, { type RequestListener, type ServerOptions } from 'node:http';
 import express, { type Express } from 'express';
 import type { Pool } from 'pg';
 import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
@@ -30,6 +30,12 @@ export type Api = {
    * Every test serves this too (test/support/api.ts), so tests take the path production takes.
    */
   listener: RequestListener;
+  /**
+   * For the server that serves `listener` (main.ts): requests and responses constructed with Express's
+   * members already inherited, so neither path swaps prototypes per request. Optional for correctness
+   * (without them both paths swap, as Express does); V8 keeps its optimized shapes only with them.
+   */
+  serverOptions: ServerOptions;
 };
 
 /** The User Management API (spec 4.1), built from injected dependencies so tests build the same app. */
@@ -66,11 +72,21 @@ export function createApi(deps: ApiDeps): Api {
   app.use(notFound);
   app.use(errors);
 
-  const fast = fastUsers({ before: [...before, ...inLink], routes: singleUser, notFound, errors });
+  const fast = fastUsers({ app, before: [...before, ...inLink], routes: singleUser, notFound, errors });
   return {
     app,
+    serverOptions: expressServerOptions(app),
     listener: (req, res) => {
       if (!fast(req, res)) app(req, res);
     },
   };
+}
+
+/** Node's request and response classes, extended to inherit the app's `request` and `response` (what app.handle swaps in). */
+function expressServerOptions(app: Express): ServerOptions {
+  class ExpressRequest extends http.IncomingMessage {}
+  class ExpressResponse<Req extends http.IncomingMessage = http.IncomingMessage> extends http.ServerResponse<Req> {}
+  Object.setPrototypeOf(ExpressRequest.prototype, app.request);
+  Object.setPrototypeOf(ExpressResponse.prototype, app.response);
+  return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
 }

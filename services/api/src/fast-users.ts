@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import typeis from 'type-is';
+import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { presetRoute } from '@rolelink/runtime';
 import { allowRememberedAuth, confirmRememberedAuth } from './auth';
 import { IDEMPOTENCY_HEADER } from './idempotency';
@@ -13,6 +12,8 @@ const ROUTE_TEMPLATE = `${MOUNT_TEMPLATE}/users/:userId`;
 const IN_MOUNT_TEMPLATE = `${MOUNT_TEMPLATE}/*`;
 
 export type FastUsersOptions = {
+  /** The Express app whose request and response prototypes (app.request, app.response) the fast path uses. */
+  app: Express;
   /** The app's own middleware instances, in the app's order: request id, request log, metrics, authentication, rate limit. */
   before: RequestHandler[];
   /** The users route's chains (users.routes.ts), the same instances the Express route runs. */
@@ -24,22 +25,25 @@ export type FastUsersOptions = {
 };
 
 /**
- * POST and DELETE /api/role-link/:guildId/:roleId/users/:userId without a body, served before Express
- * (issue 24): a plugin's single-user writes are the API's hottest calls, and Express's per-request work
- * (prototype swaps, the router's layer walk and params merges, res.send's content negotiation, the
- * route tracker's property hooks) and its garbage were most of their CPU once the rest was cut.
+ * POST and DELETE /api/role-link/:guildId/:roleId/users/:userId without a body, dispatched before
+ * Express's router (issue 24): a plugin's single-user writes are the API's hottest calls, and the
+ * router's per-request work (its layer walk over every mount, params merges and restores, the route
+ * tracker's property hooks) and its garbage were most of their CPU once the rest was cut.
  *
- * Only the framework differs: the request runs the very middleware and handler instances the Express app
- * runs for it (the same request id, log line, metrics, token look-up and memo, leased rate limiter,
- * idempotency, validation, batchers and error serializer), in the same order, over the node:http request
- * and response with the handful of Express members they use (below). Answers are byte for byte the
- * Express route's (fast-users.int.test.ts compares them).
+ * Only the dispatch differs. The request and response are Express's own: they inherit `app.request` and
+ * `app.response`, either from the server's classes (apiServerOptions(), which main.ts serves: no swap per
+ * request) or by the prototype swap Express's app.handle does (any other server, e.g. supertest's). The
+ * request runs the very middleware and handler instances the Express route runs (request id, log line,
+ * metrics, token look-up and memo, leased rate limiter, idempotency, validation, batchers, error
+ * serializer), in the same order, with `req.url`, `baseUrl`, `originalUrl` and `params` as Express's
+ * router sets them inside the link mount. fast-users.int.test.ts compares both paths' answers byte for byte.
  *
  * Returns false, touching nothing, for every request it does not take; the caller hands those to Express:
  * another method (HEAD, GET, PUT…), a body (content-length other than 0, transfer-encoding, or a content-type), a query
  * string, percent-encoding, a path of another shape or case, a trailing slash, `/users/upload`.
  */
 export function fastUsers(opts: FastUsersOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { request, response } = opts.app;
   return (req, res) => {
     const method = req.method;
     if (method !== 'POST' && method !== 'DELETE') return false;
@@ -58,68 +62,24 @@ export function fastUsers(opts: FastUsersOptions): (req: IncomingMessage, res: S
     if (parts.length !== 4 || parts[2] !== 'users') return false;
     const [guildId, roleId, , userId] = parts as [string, string, string, string];
     if (!guildId || !roleId || !userId || userId === 'upload') return false;
-    const response = shimResponse(res);
+    // What app.handle does first: Express's members by inheritance (a no-op for apiServerOptions()' classes).
+    if (!Object.prototype.isPrototypeOf.call(request, req)) Object.setPrototypeOf(req, request);
+    if (!Object.prototype.isPrototypeOf.call(response, res)) Object.setPrototypeOf(res, response);
+    const q = req as Request;
+    const r = res as Response;
+    q.res = r;
+    r.req = q;
+    r.locals = Object.create(null) as Record<string, unknown>;
+    // Inside the link mount, as Express's router leaves them: the mount's matched text in baseUrl, the rest in url.
+    q.originalUrl = url;
+    q.baseUrl = `${PREFIX}${guildId}/${roleId}`;
+    q.url = `/users/${userId}`;
+    q.params = { guildId, roleId, userId };
     // Every success of these chains is a guarded list write (auth.ts), except an idempotent replay.
-    if (headers[IDEMPOTENCY_HEADER] === undefined) allowRememberedAuth(response);
-    serve(opts, opts.routes[method], shimRequest(req, guildId, roleId, userId), response);
+    if (headers[IDEMPOTENCY_HEADER] === undefined) allowRememberedAuth(r);
+    serve(opts, opts.routes[method], q, r);
     return true;
   };
-}
-
-/** The Express request members the chains read: get(), is(), params, query, body, baseUrl, path (and id, set by requestId()). */
-function shimRequest(req: IncomingMessage, guildId: string, roleId: string, userId: string): Request {
-  const r = req as IncomingMessage & Record<string, unknown>;
-  r.get = getHeader;
-  r.is = is;
-  r.params = { guildId, roleId, userId };
-  r.query = {};
-  r.body = undefined;
-  // Inside the link router, as Express sets them: the mount's matched text and the rest.
-  r.baseUrl = `${PREFIX}${guildId}/${roleId}`;
-  r.path = `/users/${userId}`;
-  return r as unknown as Request;
-}
-
-/** The Express response members the chains use: locals, status(), set(), json(). */
-function shimResponse(res: ServerResponse): Response {
-  const r = res as ServerResponse & Record<string, unknown>;
-  r.locals = Object.create(null) as Record<string, unknown>;
-  r.status = status;
-  r.set = set;
-  r.json = json;
-  return r as unknown as Response;
-}
-
-/** Express's req.get(). */
-function getHeader(this: IncomingMessage, name: string): string | string[] | undefined {
-  const lc = name.toLowerCase();
-  if (lc === 'referer' || lc === 'referrer') return this.headers.referrer ?? this.headers.referer;
-  return this.headers[lc];
-}
-
-/** Express's req.is(): type-is over the request, with the types as an array or as arguments. */
-function is(this: IncomingMessage, types: string | string[], ...rest: string[]): string | false | null {
-  return typeis(this, Array.isArray(types) ? types : [types, ...rest]);
-}
-
-function status(this: ServerResponse, code: number): ServerResponse {
-  this.statusCode = code;
-  return this;
-}
-
-/** Express's res.set(field, value) for the headers these chains set (never Content-Type). */
-function set(this: ServerResponse, field: string, value: unknown): ServerResponse {
-  this.setHeader(field, Array.isArray(value) ? value.map(String) : String(value));
-  return this;
-}
-
-/** Express's res.json() as it answers these routes: the same headers, in the same order, and body. */
-function json(this: ServerResponse, body: unknown): ServerResponse {
-  const text = JSON.stringify(body);
-  if (this.getHeader('Content-Type') === undefined) this.setHeader('Content-Type', 'application/json; charset=utf-8');
-  this.setHeader('Content-Length', String(Buffer.byteLength(text, 'utf8')));
-  this.end(text, 'utf8');
-  return this;
 }
 
 /** Runs `before`, then the route's chain, as Express's router would: next(err) goes to the error middleware. */
@@ -139,6 +99,9 @@ function serve(opts: FastUsersOptions, route: RequestHandler[], req: Request, re
   const fail = (err: unknown): void => {
     if (failed) return; // as Express: one error answer (the error middleware itself never calls next)
     failed = true;
+    // Leaving the link mount, Express's router restores the whole URL before the app's error middleware.
+    req.baseUrl = '';
+    req.url = req.originalUrl;
     // A request let through on remembered authentication answers an error only after a fresh check.
     void confirmRememberedAuth(res, err).then(answer);
   };
@@ -153,11 +116,10 @@ function serve(opts: FastUsersOptions, route: RequestHandler[], req: Request, re
       dispatched = true;
       handler = route[i++ - before.length]!;
     } else if (i === before.length + route.length) {
-      // Left the router unanswered, as Express would reach the app's 404: the app-level path is the whole one.
+      // Left the router unanswered, as Express would reach the app's 404: the router restores the whole URL.
       i++;
-      const r = req as unknown as Record<string, unknown>;
-      r.baseUrl = '';
-      r.path = req.url;
+      req.baseUrl = '';
+      req.url = req.originalUrl;
       handler = opts.notFound;
     } else return;
     try {

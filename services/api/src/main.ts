@@ -45,7 +45,7 @@ const api = createApi({
 });
 
 // Commits of 30M IDs may take up to 30 minutes (spec 4.1 rule 4); PUT up to 2.
-const server = serve(api.listener, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env) });
+const server = serve(api.listener, { name: 'api', port: env.API_PORT, host: env.API_HOST, portVar: 'API_PORT', logger, requestTimeoutMs: 31 * 60_000, drainMs: drainMs(env), serverOptions: api.serverOptions });
 
 onShutdown(logger, [
   { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },

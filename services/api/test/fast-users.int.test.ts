@@ -1,4 +1,4 @@
-import http, { type RequestListener } from 'node:http';
+import http, { type RequestListener, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisClient } from '@rolelink/queue';
 import { producerConnection } from '@rolelink/queue';
@@ -56,9 +56,9 @@ function built(limit: number): { api: Api; lines: ReturnType<typeof memoryLogger
   return { api, lines, metrics };
 }
 
-async function listen(listener: RequestListener, drainMs: number): Promise<{ serving: Serving; port: number }> {
+async function listen(listener: RequestListener, drainMs: number, serverOptions?: ServerOptions): Promise<{ serving: Serving; port: number }> {
   const { logger } = memoryLogger('api', 'error');
-  const serving = serve(listener, { name: 'api', port: 0, host: '127.0.0.1', portVar: 'API_PORT', logger, drainMs });
+  const serving = serve(listener, { name: 'api', port: 0, host: '127.0.0.1', portVar: 'API_PORT', logger, drainMs, serverOptions });
   if (!serving.server.listening) await new Promise((resolve) => serving.server.once('listening', resolve));
   return { serving, port: (serving.server.address() as AddressInfo).port };
 }
@@ -79,13 +79,16 @@ async function seedSide(): Promise<SeededLink> {
 
 type Run = { answers: Answer[]; log: object[]; metrics: string; expressCalls: number[]; list: string[] };
 
-/** The sequence of the comparison; `expressCalls[i]` counts the Express app's calls after request i. */
-async function runSequence(listener: (api: Api) => RequestListener): Promise<Run> {
+/**
+ * The sequence of the comparison; `expressCalls[i]` counts the Express app's calls after request i.
+ * `classes`: served as main.ts serves it, with createApi's request and response classes (no prototype swap).
+ */
+async function runSequence(listener: (api: Api) => RequestListener, classes = false): Promise<Run> {
   const link = await seedSide();
   // 10 counted requests (those that pass authentication); the 11th is rate limited.
   const { api, lines, metrics } = built(10);
   const handle = spyOnExpress(api);
-  const { serving, port } = await listen(listener(api), 5_000);
+  const { serving, port } = await listen(listener(api), 5_000, classes ? api.serverOptions : undefined);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const userPath = (u: string, guild = GUILD) => `/api/role-link/${guild}/${ROLE}/users/${u}`;
   const token = { Authorization: `Token ${link.token}` };
@@ -135,12 +138,17 @@ function comparable(a: Answer): Answer {
 
 describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
   it('answers, logs and counts every case byte for byte as the Express route does', async () => {
-    const fast = await runSequence((api) => api.listener);
+    const fast = await runSequence((api) => api.listener, true);
+    // On a server without those classes (supertest's), the fast path swaps the prototypes as app.handle does.
+    const swapped = await runSequence((api) => api.listener);
     const viaExpress = await runSequence((api) => api.app);
 
     // The fast path served them all: Express was never called.
     expect(fast.expressCalls.every((c) => c === 0)).toBe(true);
+    expect(swapped.expressCalls.every((c) => c === 0)).toBe(true);
     expect(viaExpress.expressCalls).toEqual(viaExpress.answers.map((_a, i) => i + 1));
+    expect(swapped.answers.map(comparable)).toEqual(viaExpress.answers.map(comparable));
+    expect([swapped.log, swapped.metrics, swapped.list]).toEqual([viaExpress.log, viaExpress.metrics, viaExpress.list]);
 
     expect(fast.answers.map((a) => a.status)).toEqual([200, 200, 400, 403, 401, 401, 404, 400, 200, 200, 200, 200, 400, 400, 200, 429]);
     expect(fast.answers.map(comparable)).toEqual(viaExpress.answers.map(comparable));
@@ -171,7 +179,7 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
     const link = await seedSide();
     const { api } = built(100);
     const handle = spyOnExpress(api);
-    const { serving, port } = await listen(api.listener, 0);
+    const { serving, port } = await listen(api.listener, 0, api.serverOptions);
     const agent = new http.Agent({ keepAlive: false });
     const path = `/api/role-link/${GUILD}/${ROLE}/users/${U1}`;
     const token = { Authorization: `Token ${link.token}` };

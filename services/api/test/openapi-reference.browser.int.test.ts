@@ -12,7 +12,7 @@ let server: http.Server;
 let b: TestBrowser;
 beforeAll(async () => {
   h = await startApiHarness();
-  server = http.createServer(h.app).listen(0, '127.0.0.1');
+  server = http.createServer(h.serverOptions, h.app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   b = await openBrowser();
 });

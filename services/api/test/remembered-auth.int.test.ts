@@ -39,7 +39,7 @@ async function start(rateLimit?: number): Promise<Server> {
   const prefix = testQueuePrefix();
   prefixes.push(prefix);
   const api = createApi({ pool: h.db.pool, sync: h.sync, logger, ...(rateLimit ? { rateLimit: { redis, prefix, windowMs: 60_000, perPlan: { free: rateLimit, premium: rateLimit } } } : {}) });
-  const serving = serve(api.listener, { name: 'api', port: 0, host: '127.0.0.1', portVar: 'API_PORT', logger, drainMs: 0 });
+  const serving = serve(api.listener, { name: 'api', port: 0, host: '127.0.0.1', portVar: 'API_PORT', logger, drainMs: 0, serverOptions: api.serverOptions });
   if (!serving.server.listening) await new Promise((resolve) => serving.server.once('listening', resolve));
   return { serving, port: (serving.server.address() as AddressInfo).port, lines };
 }

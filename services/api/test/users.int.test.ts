@@ -359,7 +359,7 @@ describe('GET /users when clients go away', () => {
   beforeEach(async () => {
     link = await seedLink(h.db, { plan: 'premium' });
     await put(link, userIds(2_000)).expect(200);
-    server = http.createServer(h.app).listen(0, '127.0.0.1');
+    server = http.createServer(h.serverOptions, h.app).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     port = (server.address() as AddressInfo).port;
     // Its own connection: the app's pool is the one that runs dry when the bug is back.
