@@ -15,11 +15,17 @@
 // Printed, each beside its limit or baseline: small-guild latency p50/p95 by kind while the large syncs
 // run; the global budget used and by route; 429s; drift coverage and p95 repair beside the 2-minute goal;
 // RSS and CPU per change of each process (/proc); Redis memory per guild and link (MEMORY USAGE of this
-// run's keys, and the INFO used_memory delta, which other users of the shared Redis also move);
-// PostgreSQL bytes per listed user (pg_total_relation_size of the list tables ÷ rows).
+// run's keys, and the INFO used_memory delta); Redis ops/s and CPU (INFO commandstats and cpu deltas over
+// the run: the run has a redis-server of its own, so every command counted is the run's); PostgreSQL
+// bytes per listed user (pg_total_relation_size of the list tables ÷ rows) and its I/O over the run
+// (pg_stat_database of the run's scratch database: blocks read and hit, transactions; PostgreSQL 15 has no
+// pg_stat_io, so writes are pg_stat_bgwriter's, which counts the whole shared server); notification DMs
+// and their requests. Each guild has an owner of its own (owners are people: a notification burst reaches
+// as many DM channels as guilds).
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import type { Pool } from 'pg';
 import { QueueName } from '@rolelink/contracts';
 import { readDriftCoverage } from '@rolelink/db/sync';
 import { generateToken, hashToken } from '@rolelink/domain';
@@ -29,7 +35,8 @@ import { toStored } from '@rolelink/db/client';
 import { ROLE } from '../services/bot-worker/src/testing/harness';
 import { productionEnv, startService, type RunningService } from '../scripts/service-process';
 import { cpuMs } from './support/api-process';
-import { percentile, REDIS_URL, scratchDb, sleep, teardownCase } from './sync-support';
+import { ownRedis } from '../test/support/own-redis';
+import { percentile, scratchDb, sleep, teardownCase } from './sync-support';
 
 const GLOBAL_PER_SECOND = 50;
 const GOAL_MS = 120_000;
@@ -37,6 +44,7 @@ const GOAL_MS = 120_000;
 const CHANGE_TIMEOUT_MS = 5 * 60_000;
 const USER_BASE = 800000000000000000n;
 const GUILD_BASE = 700000000000000000n;
+const OWNER_BASE = 600000000000000000n;
 const EXTRAS = 3; // members of each small guild who start off the list (the adds' candidates)
 
 type Kind = 'add' | 'remove' | 'put' | 'hand edit';
@@ -44,6 +52,9 @@ type Sample = { kind: Kind; guild: number; at: number; want: Map<string, boolean
 
 const user = (g: number, i: number) => (USER_BASE + BigInt(g) * 1_000_000n + BigInt(i)).toString();
 const guildId = (g: number) => (GUILD_BASE + 1000n + BigInt(g)).toString();
+const ownerOf = (g: number) => (OWNER_BASE + BigInt(g)).toString();
+/** The routes of a notification (docs/sync-engine.md "Requests per message"); GET /guilds/:guildId also serves a sync's refusal check. */
+const NOTIFY_ROUTES = ['GET /guilds/:guildId', 'POST /users/@me/channels', 'POST /channels/:channelId/messages'];
 
 /** A seeded generator (mulberry32), so a size list is the same from run to run. */
 function rng(seed: number): () => number {
@@ -85,6 +96,8 @@ export async function run(args: string[]): Promise<void> {
   }
   const out = (s: string) => console.log(s);
   out(`pnpm bench scale --guilds ${n} --seconds ${seconds} --top ${top} --large ${large} --driven ${drivenCount} on ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}, ${new Date().toISOString()}`);
+  const shares = ['DRIFT_POLL_SHARE', 'DRIFT_POLL_MAX_SHARE', 'NOTIFY_SHARE', 'NOTIFY_MAX_SHARE'].filter((k) => process.env[k] !== undefined);
+  if (shares.length) out(`- the workers' budget shares from the environment: ${shares.map((k) => `${k}=${process.env[k]}`).join(', ')} (the rest default)`);
 
   const sizes = listSizes(n, top, large);
   const listed = sizes.reduce((a, b) => a + b, 0);
@@ -102,6 +115,7 @@ export async function run(args: string[]): Promise<void> {
       guilds: sizes.map((size, g) =>
         correctlyInstalledGuild({
           id: guildId(g),
+          ownerId: ownerOf(g),
           botRoleId: ROLE.bot,
           linkedRoleId: ROLE.linked,
           members: Array.from({ length: size + extras(g) }, (_, i) => ({ userId: user(g, i), roles: i < size && !isLarge(g) ? [ROLE.linked] : [] })),
@@ -111,6 +125,10 @@ export async function run(args: string[]): Promise<void> {
   });
   const db = await scratchDb('scale');
   const prefix = `rlbench-scale-${randomBytes(4).toString('hex')}`;
+  // A redis-server of the run's own: its INFO counts only the run's commands and memory.
+  const ownedRedis = await ownRedis();
+  await ownedRedis.start();
+  const REDIS_URL = ownedRedis.url;
   const redis = producerConnection(REDIS_URL);
   const producer = new Producer(QueueName.roleSync, redis, prefix);
   const services: RunningService[] = [];
@@ -196,7 +214,10 @@ export async function run(args: string[]): Promise<void> {
     };
 
     const before = emulator.state.stats();
+    const messagesBefore = emulator.state.messages.length;
     const cpu0 = services.map((s) => cpuMs(s.pid));
+    const redisStats0 = await redisStats(redis);
+    const pg0 = await pgStats(db.pool);
     const started = performance.now();
     for (let g = 0; g < large; g++) await enqueueLinkSync(producer, linkOf.get(guildId(g))!);
     const mix: Kind[] = ['add', 'add', 'remove', 'remove', 'put', 'hand edit'];
@@ -253,6 +274,9 @@ export async function run(args: string[]): Promise<void> {
     }
     const elapsedS = (performance.now() - started) / 1000;
     const after = emulator.state.stats();
+    const dmsSent = emulator.state.messages.slice(messagesBefore).filter((m) => m.recipientId !== null).length;
+    const redisStats1 = await redisStats(redis);
+    const pg1 = await pgStats(db.pool);
     const cpu = services.map((s, i) => cpuMs(s.pid) - cpu0[i]!);
     const rss = services.map((s) => s.rss());
     const coverage = await readDriftCoverage(db.pool);
@@ -287,6 +311,11 @@ export async function run(args: string[]): Promise<void> {
       .sort((a, b) => b[1] - a[1]);
     out(`- requests by route: ${routes.map(([route, c]) => `${route} ${c}`).join(', ')}`);
     out(`- 429s: **${r429}** (goal 0) ${r429 === 0 ? 'PASS' : 'FAIL'}`);
+    const notes = await db.pool.query<{ kind: string; delivery: string; n: number }>('SELECT kind, delivery, count(*)::int AS n FROM notification GROUP BY 1, 2 ORDER BY 1, 2');
+    const notifyRequests = NOTIFY_ROUTES.reduce((a, r) => a + (after.byRoute[r] ?? 0) - (before.byRoute[r] ?? 0), 0);
+    out(
+      `- notifications: ${dmsSent} DMs sent to owners; their routes (${NOTIFY_ROUTES.join(', ')}) ${notifyRequests} requests = ${(notifyRequests / elapsedS).toFixed(1)}/s = **${((100 * notifyRequests) / elapsedS / GLOBAL_PER_SECOND).toFixed(0)}% of ${GLOBAL_PER_SECOND}/s** (NOTIFY_SHARE ${process.env.NOTIFY_SHARE ?? '0.1'} = ${(Number(process.env.NOTIFY_SHARE ?? 0.1) * GLOBAL_PER_SECOND).toFixed(0)}/s under load), ${(notifyRequests / Math.max(1, dmsSent)).toFixed(2)} requests per DM; notification rows at the end by kind and delivery: ${notes.rows.map((r) => `${r.kind} ${r.delivery} ${r.n}`).join(', ') || 'none'}`,
+    );
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
     out(
       `- drift coverage at the end: changed guilds read within 2 min **${pct(coverage.changed.shareWithin)}** of ${coverage.changed.guilds} (oldest ${coverage.changed.oldestAgeSeconds.toFixed(0)} s), all guilds ${pct(coverage.all.shareWithin)} of ${coverage.all.guilds} (oldest ${coverage.all.oldestAgeSeconds.toFixed(0)} s); the full reconcile off`,
@@ -296,7 +325,7 @@ export async function run(args: string[]): Promise<void> {
       `- processes (RSS at the end; CPU over the run ÷ ${changes} changes applied): ${names.map((nm, i) => `${nm} ${(rss[i]! / 2 ** 20).toFixed(0)} MiB, ${cpu[i]} ms CPU = ${(cpu[i]! / Math.max(1, changes)).toFixed(2)} ms/change`).join('; ')}`,
     );
     out(
-      `- Redis: this run's keys ${redisKeys.keys} holding ${(redisKeys.bytes / 1024).toFixed(0)} KiB (MEMORY USAGE) = **${(redisKeys.bytes / n).toFixed(0)} B per guild and per link** (one link each); INFO used_memory delta ${((redisAfter - redisBefore) / 1024).toFixed(0)} KiB (the shared Redis: others move it too)`,
+      `- Redis: this run's keys ${redisKeys.keys} holding ${(redisKeys.bytes / 1024).toFixed(0)} KiB (MEMORY USAGE) = **${(redisKeys.bytes / n).toFixed(0)} B per guild and per link** (one link each); INFO used_memory delta ${((redisAfter - redisBefore) / 1024).toFixed(0)} KiB (the run's own redis-server, from before the services' start)`,
     );
     const pg = await db.pool.query<{ rel: string; bytes: string; rows: string }>(
       `SELECT rel, pg_total_relation_size(rel)::text AS bytes, (xpath('/row/n/text()', query_to_xml('SELECT count(*) AS n FROM ' || rel, false, true, '')))[1]::text AS rows
@@ -307,11 +336,48 @@ export async function run(args: string[]): Promise<void> {
     out(
       `- PostgreSQL: list tables ${(total / 2 ** 20).toFixed(0)} MiB for ${listRows.toLocaleString('en-US')} listed users = **${(total / listRows).toFixed(0)} B per listed user** (${pg.rows.map((r) => `${r.rel} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB/${Number(r.rows).toLocaleString('en-US')} rows`).join(', ')})`,
     );
+    const calls = [...redisStats1.calls].map(([cmd, c]) => [cmd, c - (redisStats0.calls.get(cmd) ?? 0)] as const).filter(([, c]) => c > 0);
+    const totalCalls = calls.reduce((a, [, c]) => a + c, 0);
+    const redisCpuMs = redisStats1.cpuMs - redisStats0.cpuMs;
+    out(
+      `- Redis ops (the run's own redis-server, INFO commandstats over the ${elapsedS.toFixed(0)} s): ${totalCalls} commands = **${(totalCalls / elapsedS).toFixed(0)} ops/s** = ${(totalCalls / Math.max(1, changes)).toFixed(1)} per change applied, ${(totalCalls / Math.max(1, requests)).toFixed(1)} per platform request; Redis CPU ${redisCpuMs.toFixed(0)} ms = ${((100 * redisCpuMs) / 1000 / elapsedS).toFixed(1)}% of a core; top: ${calls
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([cmd, c]) => `${cmd} ${c}`)
+        .join(', ')}`,
+    );
+    const d = (k: keyof PgStats) => pg1[k] - pg0[k];
+    out(
+      `- PostgreSQL I/O (pg_stat_database of the run's database over the ${elapsedS.toFixed(0)} s): blocks read ${d('blksRead')} = **${(d('blksRead') / elapsedS).toFixed(0)}/s** (8 KiB, from the OS: the IOPS bound), hit ${d('blksHit')} = ${(d('blksHit') / elapsedS).toFixed(0)}/s, transactions ${d('xacts')} = **${(d('xacts') / elapsedS).toFixed(0)}/s** = ${(d('xacts') / Math.max(1, changes)).toFixed(1)} per change applied, rows written ${d('rowsWritten')} = ${(d('rowsWritten') / elapsedS).toFixed(0)}/s; buffers written (pg_stat_bgwriter, the whole shared server: others' work included) ${d('buffersWritten')} = ${(d('buffersWritten') / elapsedS).toFixed(0)}/s`,
+    );
     out(`- load at the end ${os.loadavg()[0]!.toFixed(2)}`);
   } finally {
     for (const s of services.reverse()) await s.stop();
-    await teardownCase({ producer, redis, emulator, db, prefix });
+    await teardownCase({ producer, redis, emulator, db, prefix, redisUrl: REDIS_URL });
+    await ownedRedis.kill();
   }
+}
+
+/** INFO commandstats (calls per command) and the server's CPU (user + sys, ms). */
+async function redisStats(redis: ReturnType<typeof producerConnection>): Promise<{ calls: Map<string, number>; cpuMs: number }> {
+  const calls = new Map<string, number>();
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  const cpu = await redis.info('cpu');
+  const sec = (k: string) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? NaN);
+  return { calls, cpuMs: (sec('used_cpu_user') + sec('used_cpu_sys')) * 1000 };
+}
+
+type PgStats = { blksRead: number; blksHit: number; xacts: number; rowsWritten: number; buffersWritten: number };
+/** This database's counters (pg_stat_database) and the server's buffer writes (pg_stat_bgwriter: PostgreSQL 15 has no pg_stat_io). */
+async function pgStats(pool: Pool): Promise<PgStats> {
+  await pool.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await pool.query<Record<string, string>>(
+    `SELECT d.blks_read::text, d.blks_hit::text, (d.xact_commit + d.xact_rollback)::text AS xacts, (d.tup_inserted + d.tup_updated + d.tup_deleted)::text AS rows_written,
+            (b.buffers_checkpoint + b.buffers_clean + b.buffers_backend)::text AS buffers_written
+       FROM pg_stat_database d, pg_stat_bgwriter b WHERE d.datname = current_database()`,
+  );
+  const r = rows[0]!;
+  return { blksRead: Number(r.blks_read), blksHit: Number(r.blks_hit), xacts: Number(r.xacts), rowsWritten: Number(r.rows_written), buffersWritten: Number(r.buffers_written) };
 }
 
 async function usedMemory(redis: ReturnType<typeof producerConnection>): Promise<number> {

@@ -97,10 +97,10 @@ export function verdict(ok: boolean): string {
 }
 
 /** The end of one bench case (its `finally`): its queue producer, Redis connection, emulator, scratch database and queue prefix. */
-export async function teardownCase(c: { producer: { close(): Promise<void> }; redis: { disconnect(): void }; emulator: { close(): Promise<void> }; db: ScratchDb; prefix: string }): Promise<void> {
+export async function teardownCase(c: { producer: { close(): Promise<void> }; redis: { disconnect(): void }; emulator: { close(): Promise<void> }; db: ScratchDb; prefix: string; redisUrl?: string }): Promise<void> {
   await c.producer.close();
   c.redis.disconnect();
   await c.emulator.close();
   await c.db.drop();
-  await dropPrefix(c.prefix, REDIS_URL);
+  await dropPrefix(c.prefix, c.redisUrl ?? REDIS_URL);
 }

@@ -21,4 +21,13 @@ describe('the drift poll settings', () => {
   });
 });
 
+describe('the notifications’ budget share', () => {
+  it('defaults to 10% that may grow to 30%, refuses a ceiling below the floor, and floors that leave the syncs under half', () => {
+    expect(loadEnv({})).toMatchObject({ NOTIFY_SHARE: 0.1, NOTIFY_MAX_SHARE: 0.3 });
+    expect(() => loadEnv({ NOTIFY_SHARE: '0.2', NOTIFY_MAX_SHARE: '0.1' })).toThrow(/NOTIFY_MAX_SHARE: must be at least NOTIFY_SHARE \(0.2\)/);
+    expect(() => loadEnv({ NOTIFY_SHARE: '0.3', DRIFT_POLL_SHARE: '0.25', DRIFT_POLL_MAX_SHARE: '0.3', NOTIFY_MAX_SHARE: '0.3' })).toThrow(/NOTIFY_SHARE: DRIFT_POLL_SHARE \+ NOTIFY_SHARE must be at most 0.5/);
+    expect(loadEnv({ NOTIFY_SHARE: '0.25', DRIFT_POLL_SHARE: '0.25', DRIFT_POLL_MAX_SHARE: '0.3' })).toMatchObject({ NOTIFY_SHARE: 0.25 });
+  });
+});
+
 describeProductionConnections('the bot worker', loadEnv);

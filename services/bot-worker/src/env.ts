@@ -51,9 +51,18 @@ export const envSchema = z
       .default(10 * 60_000),
     /** How often the worker looks for notifications to deliver (the latency of a notification). */
     NOTIFY_SWEEP_MS: z.coerce.number().int().min(500).default(5_000),
+    /** The notifications' share of PLATFORM_GLOBAL_PER_SECOND while the syncs keep it busy (5/s of 50/s: DMs and channel posts). */
+    NOTIFY_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.1),
+    /** The most they may take, only while the syncs leave the global budget at least half unused (15/s of 50/s). */
+    NOTIFY_MAX_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.3),
   })
   .superRefine((env, ctx) => {
     if (env.DRIFT_POLL_MAX_SHARE < env.DRIFT_POLL_SHARE) ctx.addIssue({ code: 'custom', path: ['DRIFT_POLL_MAX_SHARE'], message: `must be at least DRIFT_POLL_SHARE (${env.DRIFT_POLL_SHARE})` });
+    if (env.NOTIFY_MAX_SHARE < env.NOTIFY_SHARE) ctx.addIssue({ code: 'custom', path: ['NOTIFY_MAX_SHARE'], message: `must be at least NOTIFY_SHARE (${env.NOTIFY_SHARE})` });
+    // Under load the shares take their floors: the syncs must keep at least half the global limit.
+    if (env.DRIFT_POLL_SHARE + env.NOTIFY_SHARE > 0.5) {
+      ctx.addIssue({ code: 'custom', path: ['NOTIFY_SHARE'], message: `DRIFT_POLL_SHARE + NOTIFY_SHARE must be at most 0.5 (the syncs keep at least half the global limit), got ${env.DRIFT_POLL_SHARE} + ${env.NOTIFY_SHARE}` });
+    }
   });
 
 export type Env = z.infer<typeof envSchema>;

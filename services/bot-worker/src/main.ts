@@ -64,6 +64,11 @@ function main(): void {
     reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
     notifyWindowMs: env.NOTIFY_WINDOW_MS,
     notifySweepEveryMs: env.NOTIFY_SWEEP_MS,
+    notifyBudget: {
+      floorPerSecond: env.NOTIFY_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
+      maxPerSecond: env.NOTIFY_MAX_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
+      globalLoad: () => limiter.globalLoad(),
+    },
     drift: {
       everyMs: env.DRIFT_POLL_EVERY_MS,
       floorPerSecond: env.DRIFT_POLL_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,

@@ -2,6 +2,7 @@ import type { RedisClient } from '@rolelink/queue';
 import type { Pool } from 'pg';
 import type { API } from '@discordjs/core/http-only';
 import type { DependencyLog, Logger, Metrics } from '@rolelink/runtime';
+import type { BudgetShareOptions } from './budget-share';
 
 /** What the bot worker is started with (main.ts from the environment, or a test), read by worker.ts and the job handlers. */
 export type BotWorkerOptions = {
@@ -29,6 +30,12 @@ export type BotWorkerOptions = {
   notifyWindowMs?: number;
   /** Interval of the notify sweep scheduler; null or absent leaves it alone (tests add `sweep` jobs). */
   notifySweepEveryMs?: number | null;
+  /**
+   * The notifications' share of the global budget across all workers (NOTIFY_SHARE always, up to
+   * NOTIFY_MAX_SHARE while the budget has room): each of their platform requests waits for it. Absent:
+   * not capped (tests).
+   */
+  notifyBudget?: BudgetShareOptions;
   /**
    * Drift repair (docs/sync-engine.md "Drift repair"): each guild's audit log is read at most every
    * `everyMs`, within `floorPerSecond` (always) to `maxPerSecond` (while the global budget has room) reads

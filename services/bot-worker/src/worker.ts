@@ -9,9 +9,10 @@ import { DependencyLog, type Logger, type Metrics } from '@rolelink/runtime';
 import { followUps } from './jobs/follow-up';
 import { timeJobs } from './jobs/job-timing';
 import { ignoreUnknownJob, roleSyncHandlers } from './jobs/role-sync-handlers';
+import { DmChannels } from './notify/dm-channels';
 import { notifyHandlers } from './notify/notify-handlers';
 import { driftHandlers, driftTickMs } from './drift/drift-handlers';
-import { DriftBudget } from './drift/poll-budget';
+import { BudgetShare } from './budget-share';
 
 /** The issue's rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
@@ -48,7 +49,12 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
   });
   const { worker } = consumer;
   const notifyProducer = new Producer(QueueName.notify, o.redis, o.prefix);
-  const notifyOptions = { db: o.db, api: o.api, logger: o.logger, windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS };
+  // Every notification request waits for the notifications' share of the global budget, so a burst of them
+  // (a plugin host down for thousands of guilds) never starves the syncs and the drift poll.
+  const notifyBudget = o.notifyBudget && new BudgetShare(o.redis, `${o.prefix}:notify:budget`, o.notifyBudget);
+  const spend = notifyBudget ? () => notifyBudget.acquire() : () => Promise.resolve();
+  const dms = new DmChannels({ api: o.api, redis: o.redis, prefix: o.prefix, appKey: o.appKey, spend });
+  const notifyOptions = { db: o.db, api: o.api, logger: o.logger, windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS, dms, spend };
   // Its own queue and a small concurrency: notifications never take a slot from role syncs.
   const notify = new Consumer(QueueName.notify, notifyHandlers(notifyOptions, notifyProducer), {
     connection: o.workerRedis,
@@ -94,7 +100,7 @@ function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['dr
   o.metrics?.driftCoverage(() => readDriftCoverage(o.db));
   let botUserId: Promise<string> | undefined;
   const tickMs = driftTickMs(d.everyMs);
-  const budget = new DriftBudget(o.redis, `${o.prefix}:drift:budget`, { floorPerSecond: d.floorPerSecond, maxPerSecond: d.maxPerSecond, globalLoad: d.globalLoad });
+  const budget = new BudgetShare(o.redis, `${o.prefix}:drift:budget`, { floorPerSecond: d.floorPerSecond, maxPerSecond: d.maxPerSecond, globalLoad: d.globalLoad });
   const handlers = driftHandlers({
     db: o.db,
     api: o.api,

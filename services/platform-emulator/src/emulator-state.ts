@@ -44,6 +44,10 @@ export class EmulatorState {
   readonly messages: SentMessage[] = [];
   /** DM channel id per recipient: POST /users/@me/channels answers the same channel every time, as the platform does. */
   private readonly dmChannels = new Map<string, string>();
+  /** The other way round (channel id → recipient), so a post finds its channel without a scan. */
+  private readonly dmRecipients = new Map<string, string>();
+  /** Users who turned DMs off (the platform's privacy setting): posts to their DM channel answer 403 50007. */
+  private readonly dmsClosed = new Set<string>();
   private nextChannelId = 800000000000000000n;
   /** Accounts that exist without being in a guild now: seeds' `users`, and members who left or were removed. */
   private readonly knownUsers = new Set<string>();
@@ -101,6 +105,8 @@ export class EmulatorState {
     this.audit.clear();
     this.messages.length = 0;
     this.dmChannels.clear();
+    this.dmRecipients.clear();
+    this.dmsClosed.clear();
     this.knownUsers.clear();
     this.deletedUsers.clear();
   }
@@ -159,15 +165,48 @@ export class EmulatorState {
     if (id === undefined) {
       id = String(this.nextChannelId++);
       this.dmChannels.set(recipientId, id);
+      this.dmRecipients.set(id, recipientId);
     }
     return id;
   }
 
   /** Where a channel id leads: a DM (its recipient) or a guild's text channel; undefined when unknown. */
   channel(channelId: string): { kind: 'dm'; recipientId: string } | { kind: 'guild'; guildId: string } | undefined {
-    for (const [recipientId, id] of this.dmChannels) if (id === channelId) return { kind: 'dm', recipientId };
+    const recipientId = this.dmRecipients.get(channelId);
+    if (recipientId !== undefined) return { kind: 'dm', recipientId };
     const guild = this.allGuilds().find((g) => g.channels.some((c) => c.id === channelId));
     return guild && { kind: 'guild', guildId: guild.id };
+  }
+
+  /**
+   * Why the platform would refuse a post to the user's DM channel: 'no mutual guild' when the user is in
+   * no guild the bot is in (50278; the owner counts as in the guild), 'closed' when the user turned DMs
+   * off (50007); undefined when it would take it.
+   */
+  dmRefusal(recipientId: string): 'no mutual guild' | 'closed' | undefined {
+    const id = BigInt(recipientId);
+    if (!this.allGuilds().some((g) => (g.ownerId === recipientId || g.members.has(id)) && g.hasBot(this.botUserId))) return 'no mutual guild';
+    return this.dmsClosed.has(recipientId) ? 'closed' : undefined;
+  }
+
+  /** The user's privacy setting "allow direct messages": off, posts to their DMs answer 403 50007. 404 for an unknown user. */
+  setDmsOpen(userId: string, open: boolean): void {
+    if (!this.knowsUser(userId)) throw AppError.notFound(`Unknown user ${userId}`);
+    if (open) this.dmsClosed.delete(userId);
+    else this.dmsClosed.add(userId);
+  }
+
+  /**
+   * The owner hands the guild to a member (the platform's ownership transfer): GET /guilds/:g names the new
+   * owner from then on; the previous owner stays in the guild, as a member without roles when the seed had
+   * not listed them. 404 for an unknown guild; 409 when the new owner is not a member, or already owns it.
+   */
+  transferOwnership(guildId: string, newOwnerId: string): void {
+    const guild = this.requireGuild(guildId);
+    if (guild.ownerId === newOwnerId) throw new AppError(409, `User ${newOwnerId} already owns guild ${guildId}`, 'conflict');
+    if (!guild.members.has(BigInt(newOwnerId))) throw new AppError(409, `User ${newOwnerId} is not a member of guild ${guildId}: ownership goes only to a member`, 'conflict');
+    guild.members.insert(BigInt(guild.ownerId), this.roleIndexes(guild, []));
+    guild.ownerId = newOwnerId;
   }
 
   postMessage(channelId: string, content: string): SentMessage {

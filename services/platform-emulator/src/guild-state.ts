@@ -20,7 +20,8 @@ export type UserProfile = { username: string; globalName: string | null };
 export class GuildState {
   readonly id: string;
   readonly name: string;
-  readonly ownerId: string;
+  /** Changes only by a transfer (EmulatorState.transferOwnership), as on the platform. */
+  ownerId: string;
   readonly roles: readonly RoleDef[];
   readonly botRole: RoleDef;
   /** The rules of guild-rules.ts but `botInGuild`, which is the bot's membership. */

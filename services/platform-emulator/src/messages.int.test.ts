@@ -3,7 +3,7 @@ import { REST } from '@discordjs/rest';
 import type { RESTError } from 'discord-api-types/v10';
 import { startEmulator, type RunningEmulator } from './server';
 import { DEFAULT_CONFIG } from './options';
-import { call, GUILD, OWNER, smallSeed } from './testing/fixtures';
+import { call, control, GUILD, NOT_A_MEMBER, OWNER, smallSeed, USERS } from './testing/fixtures';
 
 /** An id no account has (NOT_A_MEMBER exists, outside the guild). */
 const NEVER_AN_ACCOUNT = '488888888888888888';
@@ -55,6 +55,35 @@ describe('messages and channels', () => {
     expect((await post('/users/@me/channels', { recipient_id: 'someone' })).body).toMatchObject({ code: 50035, errors: { recipient_id: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } });
     expect((await call<RESTError>(emulator, 'GET', '/guilds/999999999999999999/channels')).body).toEqual({ message: 'Unknown Guild', code: 10004 });
     expect(emulator.state.messages).toEqual([]);
+  });
+
+  it('refuses a DM to a user who shares no guild with the bot (50278) or turned DMs off (50007), as the platform does', async () => {
+    // Create DM answers for any account; the post is what the platform refuses.
+    const outside = (await api.users.createDM(NOT_A_MEMBER)).id;
+    expect(await post(`/channels/${outside}/messages`, { content: 'x' })).toMatchObject({ status: 403, body: { message: 'Cannot send messages to this user due to having no mutual guilds', code: 50278 } });
+
+    const member = (await api.users.createDM(USERS[0])).id;
+    expect((await control(emulator, 'PUT', `/users/${USERS[0]}/dms`, { open: false })).status).toBe(204);
+    expect(await post(`/channels/${member}/messages`, { content: 'x' })).toMatchObject({ status: 403, body: { message: 'Cannot send messages to this user', code: 50007 } });
+    await control(emulator, 'PUT', `/users/${USERS[0]}/dms`, { open: true });
+    expect((await post(`/channels/${member}/messages`, { content: 'y' })).status).toBe(200);
+
+    // The bot leaves the only guild they shared: the owner's DMs refuse it too.
+    const owner = (await api.users.createDM(OWNER)).id;
+    emulator.state.setRules(GUILD, { botInGuild: false });
+    expect((await post(`/channels/${owner}/messages`, { content: 'z' })).body).toMatchObject({ code: 50278 });
+    expect(emulator.state.messages.map((m) => [m.recipientId, m.content])).toEqual([[USERS[0], 'y']]);
+    expect((await control(emulator, 'PUT', '/users/488888888888888888/dms', { open: false })).status).toBe(404);
+  });
+
+  it('transfers a guild to a member: GET /guilds names the new owner; refuses a non-member', async () => {
+    expect((await api.guilds.get(GUILD)).owner_id).toBe(OWNER);
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/owner`, { userId: NOT_A_MEMBER })).status).toBe(409);
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/owner`, { userId: USERS[1] })).status).toBe(204);
+    expect((await api.guilds.get(GUILD)).owner_id).toBe(USERS[1]);
+    // The previous owner stays in the guild (the seed had not listed them as a member).
+    expect((await api.guilds.getMember(GUILD, OWNER)).roles).toEqual([]);
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/owner`, { userId: USERS[1] })).status).toBe(409);
   });
 
   it('limits messages per channel with the platform’s headers and 429 body', async () => {

@@ -8,7 +8,7 @@ import { classifyPlatformError } from '@rolelink/platform-client';
 import { activeLinks } from '../reconcile/reconcile';
 import { driftFromEntries, newestEntryId } from './audit-drift';
 import type { RepairDeps } from '../repair-deps';
-import type { DriftBudget } from './poll-budget';
+import type { BudgetShare } from '../budget-share';
 import { recordRoleRestoredEvents } from '@rolelink/db/events';
 
 /** The platform's largest audit-log page. */
@@ -32,7 +32,7 @@ const CLAIM_LEASE_MS = 60_000;
 export const READS_AT_ONCE = 6;
 
 export type DriftPollDeps = RepairDeps & {
-  budget: DriftBudget;
+  budget: BudgetShare;
   /** DRIFT_POLL_EVERY_MS: a guild's log is read at most this often. */
   everyMs: number;
   /** How often a poll job runs: it claims at most the guilds the budget's ceiling allows in that time. */
@@ -100,7 +100,7 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
  * covers the ceiling for a whole tick (several windows); giving back what one window could not grant
  * halved the poll's rate (15 reads per 2 s tick at a ceiling of 15/s).
  */
-async function budgetWithin(budget: DriftBudget, tickEnds: number): Promise<boolean> {
+async function budgetWithin(budget: BudgetShare, tickEnds: number): Promise<boolean> {
   for (;;) {
     if (await budget.take()) return true;
     const wait = budget.nextWindowInMs();

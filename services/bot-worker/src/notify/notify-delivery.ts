@@ -4,9 +4,19 @@ import type { Pool } from 'pg';
 import { inTransaction } from '@rolelink/db/client';
 import { dueNotifications, getNotifySettings, lockGuildNotifications, markNotificationsDelivered, type NotificationRow } from '@rolelink/db/notifications';
 import type { Logger } from '@rolelink/runtime';
+import type { DmChannels } from './dm-channels';
 import { notificationMessage } from './notify-message';
 
-export type NotifyDeliveryOptions = { db: Pool; api: API; logger: Logger; windowMs: number };
+export type NotifyDeliveryOptions = {
+  db: Pool;
+  api: API;
+  logger: Logger;
+  windowMs: number;
+  /** The owners' DMs, their channel ids cached per recipient. */
+  dms: DmChannels;
+  /** Waits for one platform request's worth of the notifications' share of the global budget (NOTIFY_SHARE). */
+  spend: () => Promise<void>;
+};
 export type DeliveryResult = { messages: number; folded: number; off: number; failed: number };
 
 /**
@@ -19,9 +29,20 @@ export type DeliveryResult = { messages: number; folded: number; off: number; fa
  * the row says where the message did go (`failed` when nowhere). A rate limit, a 5xx or an unreachable
  * limiter throws: the rows stay pending and the job's retry, or the next sweep, sends them. Delivery is at
  * least once: a crash between the platform's answer and the commit sends that message again.
+ *
+ * The owner is asked of the platform once per delivery (however many kinds it sends), never kept longer:
+ * ownership can be transferred, the bot hears of it no other way, and a stale owner would send the
+ * guild's notifications to someone who no longer runs it. guild.owner_id is the operator's record (set by
+ * `rolelink guild set-plan --owner`), not the platform's, so it is not used here either.
  */
 export async function deliverGuildNotifications(o: NotifyDeliveryOptions, guildId: string): Promise<DeliveryResult> {
   const result: DeliveryResult = { messages: 0, folded: 0, off: 0, failed: 0 };
+  let owner: Promise<string> | undefined;
+  const ownerId = () =>
+    (owner ??= (async () => {
+      await o.spend();
+      return (await o.api.guilds.get(guildId)).owner_id;
+    })());
   const kinds = [...new Set((await dueNotifications(o.db, guildId, o.windowMs)).map((r) => r.kind))];
   for (const kind of kinds) {
     await inTransaction(o.db, async (c) => {
@@ -36,7 +57,7 @@ export async function deliverGuildNotifications(o: NotifyDeliveryOptions, guildI
         result.off += rows.length;
         return;
       }
-      const to = await send(o, guildId, settings, rows);
+      const to = await send(o, guildId, ownerId, settings, rows);
       if (to.length === 0) {
         await markNotificationsDelivered(c, ids, 'failed', []);
         result.failed += rows.length;
@@ -52,21 +73,20 @@ export async function deliverGuildNotifications(o: NotifyDeliveryOptions, guildI
   return result;
 }
 
-async function send(o: NotifyDeliveryOptions, guildId: string, settings: { dm_owner: boolean; channel_id: string | null }, rows: NotificationRow[]): Promise<string[]> {
+async function send(o: NotifyDeliveryOptions, guildId: string, ownerId: () => Promise<string>, settings: { dm_owner: boolean; channel_id: string | null }, rows: NotificationRow[]): Promise<string[]> {
   const body = { content: notificationMessage(rows[0]!.kind, rows), allowed_mentions: { parse: [] } };
   const to: string[] = [];
   if (settings.dm_owner) {
-    const sent = await refusedIsFalse(o, guildId, 'dm', async () => {
-      // The owner as the platform has it now (ownership can be transferred).
-      const guild = await o.api.guilds.get(guildId);
-      const dm = await o.api.users.createDM(guild.owner_id);
-      await o.api.channels.createMessage(dm.id, body);
-    });
+    const sent = await refusedIsFalse(o, guildId, 'dm', async () => o.dms.send(await ownerId(), body));
     if (sent) to.push('dm');
   }
   if (settings.channel_id !== null) {
     const channelId = settings.channel_id;
-    if (await refusedIsFalse(o, guildId, 'channel', () => o.api.channels.createMessage(channelId, body))) to.push('channel');
+    const post = async () => {
+      await o.spend();
+      await o.api.channels.createMessage(channelId, body);
+    };
+    if (await refusedIsFalse(o, guildId, 'channel', post)) to.push('channel');
   }
   return to;
 }

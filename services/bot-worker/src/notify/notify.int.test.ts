@@ -4,11 +4,13 @@ import { subscribeLinkEvents } from '@rolelink/db/events';
 import { recordEventsDroppedNote } from '@rolelink/db/notifications';
 import { replaceList } from '@rolelink/db/list';
 import { putNotifySettings, recordPluginHealthNotifications } from '@rolelink/db/notifications';
+import { applicationKey } from '@rolelink/platform-client';
 import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../../test/support/db';
 import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, upsertGuild, waitFor, writeList } from '../testing/harness';
 import { startInProcessBot, type InProcessBot } from '../testing/in-process-bot';
 import type { BotWorker } from '../worker';
+import { dmChannelKey } from './dm-channels';
 
 // Notifications end to end (issue 20, part 3): rows written as the events write them, the bot worker's
 // notify queue (real Redis) delivering them to the platform emulator, read back from its state.
@@ -33,6 +35,8 @@ beforeEach(async () => {
   emulator.state.seed({ guilds: [{ ...guildSeed(GUILD_A, 50), channels: [{ id: CHANNEL, name: 'admins' }] }, guildSeed(GUILD_B, 5)] });
   await db.pool.query('TRUNCATE guild, role_link, link_user, held_change, notification, guild_notify_settings CASCADE');
   await upsertGuild(db.pool, GUILD_A);
+  // The emulator's DM channels went with its reset: so do the worker's cached ids of them.
+  await harness.redis.del(dmKey(OWNER), dmKey(NEW_OWNER));
 });
 
 /** A sweep job run to its end: its return value says how many guilds it found due. */
@@ -54,6 +58,19 @@ const delivered = (guildId: string) =>
   );
 const rows = async (guildId: string) => (await db.pool.query<{ kind: string; delivery: string; delivered_to: string[] }>('SELECT kind, delivery, delivered_to FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
 const dms = () => emulator.state.messages.filter((m) => m.recipientId === OWNER);
+/** A member of GUILD_A (the first generated one), to whom the owner transfers the guild. */
+const NEW_OWNER = ids(1)[0]!;
+const dmKey = (userId: string) => dmChannelKey(harness.prefix, applicationKey(emulator.botToken), userId);
+/** The three routes a DM may take: the guild (its owner), Create DM, the post. */
+const DM_ROUTES = ['GET /guilds/:guildId', 'POST /users/@me/channels', 'POST /channels/:channelId/messages'];
+/** A sweep and the guild's delivery, with the requests it made on each of DM_ROUTES. */
+async function deliverCounting(guildId: string): Promise<number[]> {
+  const before = emulator.state.stats().byRoute;
+  await sweep();
+  await delivered(guildId);
+  const after = emulator.state.stats().byRoute;
+  return DM_ROUTES.map((r) => (after[r] ?? 0) - (before[r] ?? 0));
+}
 
 /** A list of 40 replaced by one of 5, as a plugin's PUT: the shrink check holds it and records the notification. */
 async function heldRemoval(roleId: string = ROLE.linked): Promise<string> {
@@ -180,5 +197,62 @@ describe('notifications delivered by the bot worker', () => {
     await delivered(GUILD_A);
     expect(emulator.state.messages).toEqual([]);
     expect(await rows(GUILD_A)).toEqual([{ kind: 'removal_held', delivery: 'failed', delivered_to: [] }]);
+  });
+});
+
+describe('the owner’s DM channel, kept per recipient in Redis (issue 36)', () => {
+  it('posts a later DM to the same owner without Create DM: the channel id comes from the cache', async () => {
+    await heldRemoval();
+    expect(await deliverCounting(GUILD_A)).toEqual([1, 1, 1]);
+    expect(await harness.redis.get(dmKey(OWNER))).toBe(dms()[0]!.channelId);
+
+    // Another kind, another delivery: the owner is asked again, the channel is not.
+    await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable');
+    expect(await deliverCounting(GUILD_A)).toEqual([1, 0, 1]);
+    expect(dms().map((m) => m.content.split('\n')[0])).toEqual(['Role Link held a large removal until you confirm it:', 'A plugin server of a role link is unhealthy or unreachable:']);
+    expect(new Set(dms().map((m) => m.channelId)).size).toBe(1);
+  });
+
+  it('asks for the owner once per delivery, however many kinds it sends', async () => {
+    await heldRemoval();
+    await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable');
+    expect(await deliverCounting(GUILD_A)).toEqual([1, 1, 2]);
+    expect(dms()).toHaveLength(2);
+  });
+
+  it('drops a cached channel the platform does not know (10003), opens the DM again once, and caches the right one', async () => {
+    await harness.redis.set(dmKey(OWNER), '899999999999999990');
+    await heldRemoval();
+    expect(await deliverCounting(GUILD_A)).toEqual([1, 1, 2]);
+    expect(dms()).toHaveLength(1);
+    expect(await rows(GUILD_A)).toEqual([{ kind: 'removal_held', delivery: 'sent', delivered_to: ['dm'] }]);
+    expect(await harness.redis.get(dmKey(OWNER))).toBe(dms()[0]!.channelId);
+  });
+
+  it('gives up on an owner who turned DMs off (50007) after opening the DM again once: the row is failed', async () => {
+    await heldRemoval();
+    await deliverCounting(GUILD_A);
+    emulator.state.setDmsOpen(OWNER, false);
+    await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable');
+    expect(await deliverCounting(GUILD_A)).toEqual([1, 1, 2]);
+    expect(dms()).toHaveLength(1);
+    expect((await rows(GUILD_A)).map((r) => [r.kind, r.delivery])).toEqual([
+      ['removal_held', 'sent'],
+      ['plugin_unhealthy', 'failed'],
+    ]);
+  });
+
+  it('writes to whoever owns the guild now: after a transfer the new owner gets the DM, not the cached channel of the old one', async () => {
+    await heldRemoval();
+    await deliverCounting(GUILD_A);
+    const oldChannel = dms()[0]!.channelId;
+    emulator.state.transferOwnership(GUILD_A, NEW_OWNER);
+
+    await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable');
+    expect(await deliverCounting(GUILD_A)).toEqual([1, 1, 1]);
+    expect(emulator.state.messages.map((m) => m.recipientId)).toEqual([OWNER, NEW_OWNER]);
+    expect(emulator.state.messages[1]!.channelId).not.toBe(oldChannel);
+    expect(await harness.redis.get(dmKey(NEW_OWNER))).toBe(emulator.state.messages[1]!.channelId);
+    expect(await harness.redis.get(dmKey(OWNER))).toBe(oldChannel);
   });
 });

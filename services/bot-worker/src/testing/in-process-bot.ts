@@ -12,6 +12,8 @@ export type InProcessBot = {
   emulator: RunningEmulator;
   db: TestDb;
   prefix: string;
+  /** The worker's own connection (not its blocking one): what a test reads the worker's keys with. */
+  redis: RedisClient;
   client: PlatformClient;
   bot: BotWorker;
   /** Between tests: the emulator emptied and seeded again, every guild, link and sync table truncated. */
@@ -28,6 +30,7 @@ export async function startInProcessBot(o: {
   concurrency: number;
   metrics?: Metrics;
   drift?: BotWorkerOptions['drift'];
+  notifyBudget?: BotWorkerOptions['notifyBudget'];
   reconcileEveryMs?: number;
   /** The platform client's events, as main.ts wires them to metrics and logs. */
   clientEvents?: PlatformClientOptions['events'];
@@ -54,11 +57,13 @@ export async function startInProcessBot(o: {
     reconcileEveryMs: o.reconcileEveryMs ?? null,
     rangeSpan: 64,
     ...(o.drift && { drift: { ...o.drift, globalLoad: o.drift.globalLoad ?? (() => client.limiter.globalLoad()) } }),
+    ...(o.notifyBudget && { notifyBudget: o.notifyBudget }),
   });
   return {
     emulator,
     db,
     prefix,
+    redis,
     client,
     bot,
     async reset(seed) {

@@ -17,6 +17,8 @@ const newMemberBody = z.object({ userId: memberId, roles: z.array(snowflake).opt
 /** How long the guild's member-role changes answer 429 scope shared (0 lifts it). */
 const sharedLimitBody = z.object({ retryAfterMs: z.number().int().min(0).max(86_400_000) });
 const userParams = z.object({ userId: memberId });
+const dmsBody = z.strictObject({ open: z.boolean() });
+const ownerBody = z.strictObject({ userId: memberId });
 /** The platform allows 250 roles a guild; position 0 is @everyone's. */
 const rolePositionBody = z.strictObject({ position: z.number().int().min(1).max(250) });
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(10_000).default(100) });
@@ -76,6 +78,20 @@ export function controlRouter(state: EmulatorState): Router {
   router.delete('/users/:userId', validate({ params: userParams }), (_req, res) => {
     const { params } = input<{ params: typeof userParams }>(res);
     state.deleteUser(params.userId);
+    res.status(204).end();
+  });
+
+  // The user's privacy setting "allow direct messages": off, posts to their DMs answer 403 50007.
+  router.put('/users/:userId/dms', validate({ params: userParams, body: dmsBody }), (_req, res) => {
+    const { params, body } = input<{ params: typeof userParams; body: typeof dmsBody }>(res);
+    state.setDmsOpen(params.userId, body.open);
+    res.status(204).end();
+  });
+
+  // The owner hands the guild to a member: GET /guilds/:g names the new owner from then on.
+  router.put('/guilds/:guildId/owner', validate({ params: guildParams, body: ownerBody }), (_req, res) => {
+    const { params, body } = input<{ params: typeof guildParams; body: typeof ownerBody }>(res);
+    state.transferOwnership(params.guildId, body.userId);
     res.status(204).end();
   });
 

@@ -18,6 +18,10 @@ export const unknownChannel = () => platformError(404, 'Unknown Channel', RESTJS
 export const unknownRole = () => platformError(404, 'Unknown Role', RESTJSONErrorCodes.UnknownRole);
 /** A user id no account has (never existed, or deleted). */
 export const unknownUser = () => platformError(404, 'Unknown User', RESTJSONErrorCodes.UnknownUser);
+/** A post to the DMs of a user who turned DMs off. */
+export const cannotSendToUser = () => platformError(403, 'Cannot send messages to this user', RESTJSONErrorCodes.CannotSendMessagesToThisUser);
+/** A post to the DMs of a user who shares no guild with the bot. */
+export const noMutualGuilds = () => platformError(403, 'Cannot send messages to this user due to having no mutual guilds', RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds);
 /** A moderation action on a guild requiring 2FA, by an application whose owner has none. */
 export const twoFactorRequired = () => platformError(403, 'Two factor is required for this operation', RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired);
 export const missingPermissions = () => platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);

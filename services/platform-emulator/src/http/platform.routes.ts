@@ -22,7 +22,7 @@ import { userProfile } from '../oauth/sign-in-users';
 import { countInvalid, gate, type AuthScheme } from './gate';
 import { tokenHandler } from './oauth-token';
 import { boolQuery, guildOf, intQuery, memberOf, pathSnowflake, snowflake } from './params';
-import { invalidFormBody, missingAccess, routeNotFound, unknownChannel, unknownRole, unknownUser } from './platform-errors';
+import { cannotSendToUser, invalidFormBody, missingAccess, noMutualGuilds, routeNotFound, unknownChannel, unknownRole, unknownUser } from './platform-errors';
 import { renderBotUser, renderGuild, renderMember, renderRole, renderUser } from './render';
 import { memberRolesRefusal, roleChangeRefusal } from '../role-change-rules';
 
@@ -129,6 +129,9 @@ export function platformRouter(state: EmulatorState): Router {
       if (!target) throw unknownChannel();
       if (target.kind === 'guild' && !state.guild(target.guildId)?.hasBot(state.botUserId)) throw missingAccess();
       if (target.kind === 'dm' && !state.knowsUser(target.recipientId)) throw unknownUser();
+      const refusal = target.kind === 'dm' ? state.dmRefusal(target.recipientId) : undefined;
+      if (refusal === 'no mutual guild') throw noMutualGuilds();
+      if (refusal === 'closed') throw cannotSendToUser();
       const content = bodyField(req, 'content');
       if (typeof content !== 'string' || content.length === 0) throw invalidFormBody('content', 'BASE_TYPE_REQUIRED', 'This field is required');
       if (content.length > 2000) throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
