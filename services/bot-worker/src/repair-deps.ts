@@ -29,3 +29,10 @@ export function repairBlocked(metrics: Metrics | undefined): ((job: 'reconcile' 
   const counter = metrics?.repairBlocked();
   return counter && ((job, reason) => counter.inc({ job, reason }));
 }
+
+type Shared = Pick<RepairDeps, 'db' | 'api' | 'redis' | 'prefix' | 'appKey' | 'logger' | 'blocked'>;
+
+/** What every repair takes as it is from the worker's options (BotWorkerOptions), its blocked counter made once. */
+export function sharedRepairDeps(o: Omit<Shared, 'blocked'> & { metrics?: Metrics }): Shared {
+  return { db: o.db, api: o.api, redis: o.redis, prefix: o.prefix, appKey: o.appKey, logger: o.logger, blocked: repairBlocked(o.metrics) };
+}

@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import { QueueName } from '@rolelink/contracts';
 import { readDriftCoverage, readSyncLag } from '@rolelink/db/sync';
-import { repairBlocked } from './repair-deps';
+import { sharedRepairDeps } from './repair-deps';
 import type { BotWorkerOptions } from './worker-options';
 import { readRefusals } from './sync/refusal-figures';
 import { Consumer, ensureSchedulers, Producer, scheduled } from '@rolelink/queue';
@@ -102,13 +102,7 @@ function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['dr
   const tickMs = driftTickMs(d.everyMs);
   const budget = new BudgetShare(o.redis, `${o.prefix}:drift:budget`, { floorPerSecond: d.floorPerSecond, maxPerSecond: d.maxPerSecond, globalLoad: d.globalLoad });
   const handlers = driftHandlers({
-    db: o.db,
-    api: o.api,
-    redis: o.redis,
-    prefix: o.prefix,
-    appKey: o.appKey,
-    logger: o.logger,
-    blocked: repairBlocked(o.metrics),
+    ...sharedRepairDeps(o),
     budget,
     everyMs: d.everyMs,
     tickMs,

@@ -4,7 +4,7 @@ import type { JobHandlers } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
 import { runReconcile } from '../reconcile/reconcile';
 import { syncLinkSlice, type SyncDeps } from '../sync/sync-link';
-import { repairBlocked } from '../repair-deps';
+import { sharedRepairDeps } from '../repair-deps';
 import type { BotWorkerOptions } from '../worker-options';
 import type { FollowUps } from './follow-up';
 
@@ -15,7 +15,7 @@ import type { FollowUps } from './follow-up';
 export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandlers<typeof QueueName.roleSync> {
   const changes = o.metrics?.roleChanges();
   const metrics: SyncDeps['metrics'] = changes && { change: (action, result) => changes.inc({ action, result }) };
-  const blocked = repairBlocked(o.metrics);
+  const repair = sharedRepairDeps(o);
   return {
     async sync({ linkId, requestId }, job) {
       // Every line this slice writes names the API request that queued the job, when one did.
@@ -27,13 +27,7 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
     },
     async reconcile(_data, job) {
       const result = await runReconcile({
-        db: o.db,
-        api: o.api,
-        redis: o.redis,
-        prefix: o.prefix,
-        appKey: o.appKey,
-        logger: o.logger,
-        blocked,
+        ...repair,
         jobId: job.id,
         budgetMs: Math.max(o.sliceMs, 10_000),
         enqueueSync: next.syncNow,
