@@ -4,6 +4,7 @@ import { auth } from '../support/api';
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedGuild, seedLink, userIds, type SeededLink } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
+import { until as pollUntil } from '../support/until';
 
 // Issue 23 item 6: a rollout (or an OOM kill) ends the API process in the middle of a commit, which may run
 // far longer than the pods' 35 s grace period. The commit's transaction must roll back cleanly (old list,
@@ -31,16 +32,8 @@ const call = (a: RunningApi, method: string, path: string, body?: unknown, heade
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-/** Polls a query until `done` holds for its rows (a condition, not a fixed sleep). */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Polls a query until `done` holds for its rows (a condition, not a fixed sleep), for at most 60 s. */
+const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string) => pollUntil(read, done, what, 60_000);
 
 /** Backends of this test's database with a statement waiting for a lock: the commit, held by the test. */
 const waitingOnLock = () => db.pool.query<{ pid: number; query: string }>("SELECT pid, query FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'").then((r) => r.rows);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env';
 import { REDIS_URL, dropPrefix } from '../support/redis';
+import { until } from '../support/until';
 import { freePort } from '../../scripts/free-port';
 
 // README's first command, run in a fresh clone of the committed tree with its own ports, sharing this
@@ -81,23 +82,10 @@ function whenWritten<T>(dir: string, read: () => T | undefined, timeoutMs: numbe
 }
 
 /**
- * Asks the API or the emulator until `probe` answers: they have no change notification to wait on, so
- * this is a poll of the condition itself, each probe one request.
+ * How often the API or the emulator is asked while waiting (each ask one request): the API's asks count
+ * against the link's rate limit (600 a minute on the free plan), and the test's own PUT must not meet a 429.
  */
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${String(last)}` : last ? `: ${JSON.stringify(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
+const ASK_EVERY_MS = 300;
 
 describe("the local stack started by README's first command", () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-stack-'));
@@ -198,11 +186,12 @@ describe("the local stack started by README's first command", () => {
       await until(
         async () => {
           const res = await fetch(url, { headers: { Authorization: `Token ${token}` } });
-          const body = (await res.json()) as { data?: string[] };
-          return res.status === 200 && body.data?.length === 3 ? true : undefined;
+          return { status: res.status, users: ((await res.json()) as { data?: string[] }).data?.length };
         },
-        30_000,
+        (a) => a.status === 200 && a.users === 3,
         "the plugin's first list",
+        30_000,
+        ASK_EVERY_MS,
       );
       const list = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
       const res = await fetch(url, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
@@ -218,13 +207,11 @@ describe("the local stack started by README's first command", () => {
       const want = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
       const holdersUrl = `http://127.0.0.1:${ports.EMULATOR_PORT}/_emulator/guilds/${GUILD}/roles/${ROLE}/holders`;
       const holders = await until(
-        async () => {
-          const body = (await (await fetch(holdersUrl)).json()) as { holders: string[] };
-          const got = [...body.holders].sort();
-          return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
-        },
-        60_000,
+        async () => [...((await (await fetch(holdersUrl)).json()) as { holders: string[] }).holders].sort(),
+        (got) => JSON.stringify(got) === JSON.stringify(want),
         'the emulator role holders to match',
+        60_000,
+        ASK_EVERY_MS,
       );
       expect(holders).toEqual(want);
     },

@@ -2,6 +2,7 @@ import { sweepEvents } from '../../../services/plugin-broker/src/events/event-sw
 import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
 import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
 import { snowflake } from '../../../test/support/fixtures';
+import { until as pollUntil } from '../../../test/support/until';
 import { listEventLog } from '@rolelink/db/events';
 import { run } from '../src/main';
 import { useCliEnv } from './cli-env';
@@ -28,14 +29,8 @@ async function cli(json: boolean, ...args: string[]): Promise<{ code: number; ou
   return { code, out: lines.join('\n') };
 }
 
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls `read` until `done` holds (state the broker writes), for at most 20 s. */
+const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string) => pollUntil(read, done, what, 20_000);
 
 type Page = { link_id: string; kinds: string[]; events: { id: string; kind: string; state: string; attempts: { http_status: number | null; latency_ms: number | null }[] }[] };
 
@@ -56,6 +51,7 @@ describe('rolelink link events', () => {
     await until(
       () => listEventLog(h.db.pool, linkId),
       (l) => l[0]?.state === 'delivered',
+      'the first delivery',
     );
     const page = JSON.parse((await cli(true, 'link', 'events', g, r)).out) as Page;
     const [event] = page.events;
@@ -78,6 +74,7 @@ describe('rolelink link events', () => {
     const after = await until(
       () => listEventLog(h.db.pool, linkId),
       (l) => l[0]?.state === 'delivered',
+      'the resent delivery',
     );
     expect(after[0]!.attempts.map((a) => a.httpStatus)).toEqual([500, 204, 204]);
 

@@ -5,6 +5,7 @@ import { sweepEvents } from './events/event-sweep';
 import { checkPluginHealth } from './health/check-health';
 import { startHarness, type Harness } from './testing/harness';
 import { json, type RecordedRequest } from './testing/test-plugin';
+import { until as pollUntil } from '../../../test/support/until';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,16 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-/** Polls `read` until `done` holds (state the broker writes); fails after a generous deadline. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls `read` until `done` holds (state the broker writes), for at most 20 s. */
+const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string) => pollUntil(read, done, what, 20_000);
 
 const log = (linkId: string) => listEventLog(h.db.pool, linkId);
 
