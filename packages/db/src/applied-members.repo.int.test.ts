@@ -1,8 +1,9 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
+import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { diffUsers, dueRetries, grantedAmong, grantedCount, grantedHolders, nextRetryInMs } from './applied-members.repo';
 import { recordOutcome } from './applied-outcomes.repo';
-import { recordHolderPage } from './link-admin.repo';
+import { forceResync, recordHolderPage } from './link-admin.repo';
 import { addUsers } from './list-single.repo';
 
 let db: TestDb;
@@ -54,6 +55,19 @@ describe('applied-members repository (applied_member read for a pass and a strip
     expect((await dueRetries(db.pool, linkId)).sort()).toEqual([a, b]);
     expect(await dueRetries(db.pool, linkId, 1)).toHaveLength(1);
     expect(await nextRetryInMs(db.pool, linkId)).toBeLessThanOrEqual(0);
+  });
+
+  it('takes a back-off ended now (Resync now) as due at once, though the column rounds the time up', async () => {
+    const { linkId } = await seedLink(db);
+    const [u] = userIds(1, 925000000000000000n);
+    await addUsers(db.pool, linkId, [u!], 100);
+    await recordOutcome.addFailed(db.pool, linkId, u!, 'failed');
+    await inLateHalfMillisecond(db.pool, async (c) => {
+      expect(await forceResync(c, linkId)).toEqual({ retried: 1 });
+      expect(await dueRetries(c, linkId)).toEqual([u]);
+      expect((await diffUsers(c, linkId, [u!], null)).map((d) => d.due)).toEqual([true]);
+      expect(await nextRetryInMs(c, linkId)).toBeLessThanOrEqual(0);
+    });
   });
 
   it('counts and pages the holders this link granted the role to, never those found holding it', async () => {

@@ -28,7 +28,7 @@ export async function diffUsers(db: Queryable, linkId: string, userIds: readonly
   const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>({
     name: overrides ? 'rolelink.diff-users-overrides' : 'rolelink.diff-users',
     text: `SELECT ${fromStored('x.user_id')} AS user_id, s.desired, a.outcome,
-              (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
+              (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp(3)) AS due,
               a.last_error IS NOT NULL AS has_error, a.next_retry_at
          FROM (SELECT ${toStored('i')} AS user_id FROM unnest($2::numeric[]) i) x
          LEFT JOIN applied_member a ON a.link_id = $1 AND a.user_id = x.user_id
@@ -44,7 +44,7 @@ export async function diffUsers(db: Queryable, linkId: string, userIds: readonly
 /** Users whose back-off has passed (partial index applied_member_retry_idx): retried with the next journal batch. */
 export async function dueRetries(db: Queryable, linkId: string, limit = 1000): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
-    `SELECT ${fromStored('user_id')} AS user_id FROM applied_member WHERE link_id = $1 AND next_retry_at IS NOT NULL AND next_retry_at <= localtimestamp
+    `SELECT ${fromStored('user_id')} AS user_id FROM applied_member WHERE link_id = $1 AND next_retry_at IS NOT NULL AND next_retry_at <= localtimestamp(3)
       ORDER BY next_retry_at LIMIT $2`,
     [linkId, limit],
   );
@@ -54,7 +54,7 @@ export async function dueRetries(db: Queryable, linkId: string, limit = 1000): P
 /** Milliseconds until the link's earliest back-off ends (null: nobody waits), per PostgreSQL's clock. */
 export async function nextRetryInMs(db: Queryable, linkId: string): Promise<number | null> {
   const { rows } = await db.query<{ ms: number | null }>(
-    `SELECT (EXTRACT(EPOCH FROM (min(next_retry_at) - localtimestamp)) * 1000)::float8 AS ms
+    `SELECT (EXTRACT(EPOCH FROM (min(next_retry_at) - localtimestamp(3))) * 1000)::float8 AS ms
        FROM applied_member WHERE link_id = $1 AND next_retry_at IS NOT NULL`,
     [linkId],
   );

@@ -92,8 +92,8 @@ describe('applied-outcomes repository (applied_member, one user at a time)', () 
     await recordOutcome.added(db.pool, linkId, handAdded!);
     await recordOutcome.removed(db.pool, linkId, handAdded!);
     // A member page read after the removal was recorded. updated_at keeps milliseconds, rounded (up to 0.5 ms
-    // later than the clock), and the database's now() arrives in a JS Date truncated to the millisecond (up
-    // to 1 ms earlier): 2 ms later is after the record whatever the rounding; 1 ms failed once in CI.
+    // later than the clock), and databaseNow() rounds alike, so it may equal the record's time, which the
+    // guard (strictly after) does not take: 2 ms later is after the record whatever the rounding.
     const pageReadAt = new Date((await databaseNow(db.pool)).getTime() + 2);
     expect(await markHandAdded(db.pool, linkId, [handAdded!], pageReadAt)).toEqual([handAdded]);
     expect(await grantedHolders(db.pool, linkId, '0', 10)).toEqual([added]);

@@ -40,10 +40,10 @@ export const recordOutcome = {
   async addFailed(db: Queryable, linkId: string, userId: string, outcome: Exclude<Outcome, 'applied' | 'removed'>): Promise<Date> {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
-       VALUES ($1, ${toStored('$2')}, $3, clock_timestamp(), 1, localtimestamp + make_interval(secs => $4::double precision / 1000), NULL)
+       VALUES ($1, ${toStored('$2')}, $3, clock_timestamp(), 1, localtimestamp(3) + make_interval(secs => $4::double precision / 1000), NULL)
        ON CONFLICT (link_id, user_id) DO UPDATE
          SET outcome = $3, updated_at = clock_timestamp(), attempts = m.attempts + 1, last_error = NULL,
-             next_retry_at = localtimestamp + make_interval(secs => (CASE WHEN $3 = 'not_in_guild' THEN $4::double precision
+             next_retry_at = localtimestamp(3) + make_interval(secs => (CASE WHEN $3 = 'not_in_guild' THEN $4::double precision
                                                                   ELSE ${retryDelaySql('m.attempts')} END) / 1000)
        RETURNING next_retry_at`,
       [linkId, userId, outcome, outcome === 'not_in_guild' ? NOT_IN_GUILD_RETRY_MS : retryDelayMs(1)],
@@ -63,7 +63,7 @@ export const recordOutcome = {
   async removeFailed(db: Queryable, linkId: string, userId: string, error: 'missing_permission' | 'failed'): Promise<Date | null> {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `UPDATE applied_member SET last_error = $3, updated_at = clock_timestamp(), attempts = attempts + 1,
-              next_retry_at = localtimestamp + make_interval(secs => ${retryDelaySql('attempts')} / 1000)
+              next_retry_at = localtimestamp(3) + make_interval(secs => ${retryDelaySql('attempts')} / 1000)
         WHERE link_id = $1 AND user_id = ${toStored('$2')}
         RETURNING next_retry_at`,
       [linkId, userId, error],

@@ -11,8 +11,8 @@ import type { Queryable } from './queryable';
 export async function markMembersListingBlocked(db: Queryable, appKey: string): Promise<boolean> {
   const { rows } = await db.query<{ fresh: boolean }>(
     `WITH old AS (SELECT members_blocked_at FROM bot_application WHERE app_key = $1)
-     INSERT INTO bot_application AS a (app_key, members_blocked_at, updated_at) VALUES ($1, localtimestamp, localtimestamp)
-     ON CONFLICT (app_key) DO UPDATE SET members_blocked_at = COALESCE(a.members_blocked_at, localtimestamp), updated_at = localtimestamp
+     INSERT INTO bot_application AS a (app_key, members_blocked_at, updated_at) VALUES ($1, localtimestamp(3), localtimestamp(3))
+     ON CONFLICT (app_key) DO UPDATE SET members_blocked_at = COALESCE(a.members_blocked_at, localtimestamp(3)), updated_at = localtimestamp(3)
      RETURNING NOT EXISTS (SELECT 1 FROM old WHERE old.members_blocked_at IS NOT NULL) AS fresh`,
     [appKey],
   );
@@ -21,7 +21,7 @@ export async function markMembersListingBlocked(db: Queryable, appKey: string): 
 
 /** A listing succeeded: the intent is on (again). Returns true when it had been marked blocked. */
 export async function clearMembersListingBlocked(db: Queryable, appKey: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE bot_application SET members_blocked_at = NULL, updated_at = localtimestamp WHERE app_key = $1 AND members_blocked_at IS NOT NULL', [appKey]);
+  const { rowCount } = await db.query('UPDATE bot_application SET members_blocked_at = NULL, updated_at = localtimestamp(3) WHERE app_key = $1 AND members_blocked_at IS NOT NULL', [appKey]);
   return (rowCount ?? 0) > 0;
 }
 

@@ -1,4 +1,5 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
+import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { fromStored, toStored } from './user-id';
 import { claimDueDriftGuilds, countDriftGuilds, DRIFT_PRIORITY, finishDriftPoll, isQuietTurn, markHandRemovedUsers, noteLinkChanged, readDriftCoverage, releaseDriftGuild, syncDriftGuilds } from './drift-poll.repo';
@@ -40,6 +41,17 @@ describe('drift poll repository (drift_poll, per-user repairs)', () => {
     await finishDriftPoll(db.pool, G[0]!, { lastEntryId: null, status: 'no_permission', repaired: 0, nextInMs: 3_600_000 });
     expect((await claimDueDriftGuilds(db.pool, 5, 60_000)).map((g) => g.guildId).sort()).toEqual([G[1], G[2]]);
     expect(await countDriftGuilds(db.pool)).toEqual({ ok: 2, no_permission: 1 });
+  });
+
+  it('takes a guild new, given back, or finished with more to read as due at once, though the column rounds the time up', async () => {
+    await syncDriftGuilds(db.pool, [G[1]!, G[2]!]);
+    for (const g of [G[1]!, G[2]!]) await finishDriftPoll(db.pool, g, { lastEntryId: '7', status: 'ok', repaired: 0, nextInMs: 60_000 });
+    await inLateHalfMillisecond(db.pool, async (c) => {
+      await syncDriftGuilds(c, G);
+      await releaseDriftGuild(c, G[1]!);
+      await finishDriftPoll(c, G[2]!, { lastEntryId: '77', status: 'ok', repaired: 0, nextInMs: 0 });
+      expect((await claimDueDriftGuilds(c, 5, 60_000)).map((g) => g.guildId).sort()).toEqual(G);
+    });
   });
 
   // Ten guilds: 0-4 quiet, unread longest; 5-9 read just now, three of them changed.

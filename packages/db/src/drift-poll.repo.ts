@@ -54,8 +54,8 @@ export async function claimDueDriftGuilds(db: Queryable, limit: number, leaseMs:
   // Each kind's candidates are a top-N of its own (no sort of every due row), merged here by turn.
   const { rows } = await db.query<{ guild_id: string; changed: boolean }>(
     `WITH due AS (
-       SELECT guild_id, polled_at, GREATEST(link_changed_at, hand_edit_at) > localtimestamp - make_interval(secs => $2::double precision / 1000) IS TRUE AS changed
-         FROM drift_poll WHERE next_poll_at <= localtimestamp
+       SELECT guild_id, polled_at, GREATEST(link_changed_at, hand_edit_at) > localtimestamp(3) - make_interval(secs => $2::double precision / 1000) IS TRUE AS changed
+         FROM drift_poll WHERE next_poll_at <= localtimestamp(3)
      )
      (SELECT guild_id::text, true AS changed FROM due WHERE changed ORDER BY polled_at NULLS FIRST, guild_id LIMIT $1)
      UNION ALL
@@ -70,8 +70,8 @@ export async function claimDueDriftGuilds(db: Queryable, limit: number, leaseMs:
   }
   if (!order.length) return [];
   const { rows: claimed } = await db.query<{ guild_id: string; last_entry_id: string | null; status: DriftPollStatus }>(
-    `UPDATE drift_poll SET next_poll_at = localtimestamp + make_interval(secs => $2::double precision / 1000)
-      WHERE guild_id = ANY($1::bigint[]) AND next_poll_at <= localtimestamp
+    `UPDATE drift_poll SET next_poll_at = localtimestamp(3) + make_interval(secs => $2::double precision / 1000)
+      WHERE guild_id = ANY($1::bigint[]) AND next_poll_at <= localtimestamp(3)
       RETURNING guild_id::text, last_entry_id::text, status`,
     [order.map((g) => g.guild_id), leaseMs],
   );
@@ -89,9 +89,9 @@ export async function claimDueDriftGuilds(db: Queryable, limit: number, leaseMs:
  */
 export async function finishDriftPoll(db: Queryable, guildId: string, r: { lastEntryId: string | null; status: DriftPollStatus; repaired: number; nextInMs: number; handEdit?: boolean }): Promise<void> {
   await db.query(
-    `UPDATE drift_poll SET last_entry_id = COALESCE($2::bigint, last_entry_id), status = $3, repaired = repaired + $4, polled_at = localtimestamp,
-            next_poll_at = localtimestamp + make_interval(secs => $5::double precision / 1000),
-            hand_edit_at = CASE WHEN $6::boolean THEN localtimestamp ELSE hand_edit_at END
+    `UPDATE drift_poll SET last_entry_id = COALESCE($2::bigint, last_entry_id), status = $3, repaired = repaired + $4, polled_at = localtimestamp(3),
+            next_poll_at = localtimestamp(3) + make_interval(secs => $5::double precision / 1000),
+            hand_edit_at = CASE WHEN $6::boolean THEN localtimestamp(3) ELSE hand_edit_at END
       WHERE guild_id = $1`,
     [guildId, r.lastEntryId, r.status, r.repaired, r.nextInMs, r.handEdit ?? false],
   );
@@ -104,7 +104,7 @@ export async function finishDriftPoll(db: Queryable, guildId: string, r: { lastE
  * unread, which puts it first among its kind.
  */
 export async function noteLinkChanged(db: Queryable, guildId: string): Promise<void> {
-  await db.query('UPDATE drift_poll SET link_changed_at = localtimestamp WHERE guild_id = $1', [guildId]);
+  await db.query('UPDATE drift_poll SET link_changed_at = localtimestamp(3) WHERE guild_id = $1', [guildId]);
 }
 
 /** Coverage of one kind of guild: how many, the age of the least recently read (0: none), the share read within `withinMs` (1: none). */
@@ -118,9 +118,9 @@ export type DriftCoverage = { all: DriftCoverageFigures; changed: DriftCoverageF
  */
 export async function readDriftCoverage(db: Queryable, withinMs = 120_000, changedForMs = DRIFT_PRIORITY.changedForMs): Promise<DriftCoverage> {
   const { rows } = await db.query<{ changed: boolean; guilds: number; oldest: number | null; within: number }>(
-    `SELECT GREATEST(link_changed_at, hand_edit_at) > localtimestamp - make_interval(secs => $2::double precision / 1000) IS TRUE AS changed, count(*)::int AS guilds,
-            extract(epoch FROM localtimestamp - min(COALESCE(polled_at, created_at)))::float8 AS oldest,
-            count(*) FILTER (WHERE polled_at >= localtimestamp - make_interval(secs => $1::double precision / 1000))::int AS within
+    `SELECT GREATEST(link_changed_at, hand_edit_at) > localtimestamp(3) - make_interval(secs => $2::double precision / 1000) IS TRUE AS changed, count(*)::int AS guilds,
+            extract(epoch FROM localtimestamp(3) - min(COALESCE(polled_at, created_at)))::float8 AS oldest,
+            count(*) FILTER (WHERE polled_at >= localtimestamp(3) - make_interval(secs => $1::double precision / 1000))::int AS within
        FROM drift_poll WHERE status <> 'no_permission' GROUP BY 1`,
     [withinMs, changedForMs],
   );
@@ -135,7 +135,7 @@ export async function readDriftCoverage(db: Queryable, withinMs = 120_000, chang
 
 /** Gives a claimed guild back unread (the poll's budget ran out): due again at once. */
 export async function releaseDriftGuild(db: Queryable, guildId: string): Promise<void> {
-  await db.query('UPDATE drift_poll SET next_poll_at = localtimestamp WHERE guild_id = $1', [guildId]);
+  await db.query('UPDATE drift_poll SET next_poll_at = localtimestamp(3) WHERE guild_id = $1', [guildId]);
 }
 
 /** Guilds per status, for the poll's log line (how many cannot be read for want of View Audit Log). */

@@ -25,7 +25,7 @@ const view = (r: Row): GuildOutage => ({ guildId: r.guild_id, since: r.since, co
  */
 export async function openGuildOutage(db: Queryable, guildId: string, code: number): Promise<{ outage: GuildOutage; opened: boolean }> {
   const { rows } = await db.query<Row & { opened: boolean }>(
-    `INSERT INTO guild_outage AS o (guild_id, code, next_probe_at) VALUES ($1, $2, localtimestamp + make_interval(secs => $3::double precision / 1000))
+    `INSERT INTO guild_outage AS o (guild_id, code, next_probe_at) VALUES ($1, $2, localtimestamp(3) + make_interval(secs => $3::double precision / 1000))
      ON CONFLICT (guild_id) DO UPDATE SET code = o.code
      RETURNING ${COLUMNS}, (xmax = 0) AS opened`,
     [guildId, code, probeDelayMs(0)],
@@ -50,10 +50,9 @@ export async function guildOutages(db: Queryable, guildIds?: readonly string[]):
  * `closeGuildOutage`.
  */
 export async function claimGuildProbe(db: Queryable, guildId: string): Promise<boolean> {
-  // next_probe_at is a timestamp(3), which PostgreSQL rounds: a probe made due (release, or a test) less
-  // than half a millisecond before this statement would be stored later than the plain localtimestamp it
-  // is compared with. localtimestamp(3) rounds the same way, and rounding keeps order.
-  const { rowCount } = await db.query(`UPDATE guild_outage SET next_probe_at = localtimestamp + interval '1 hour' WHERE guild_id = $1 AND next_probe_at <= localtimestamp(3)`, [guildId]);
+  // localtimestamp(3), as every clock in packages/db: a probe made due (release, or a test) is due at once
+  // (docs/architecture.md, "The clock in SQL").
+  const { rowCount } = await db.query(`UPDATE guild_outage SET next_probe_at = localtimestamp(3) + interval '1 hour' WHERE guild_id = $1 AND next_probe_at <= localtimestamp(3)`, [guildId]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -61,7 +60,7 @@ export async function claimGuildProbe(db: Queryable, guildId: string): Promise<b
 export async function probeFailed(db: Queryable, guildId: string): Promise<GuildOutage | null> {
   const { rows } = await db.query<Row>(
     `UPDATE guild_outage SET probes = probes + 1,
-            next_probe_at = CASE WHEN probes + 1 >= $2 THEN NULL ELSE localtimestamp + make_interval(secs => ${backoffExpression('sql', PROBE_BACKOFF, 'probes + 1')} / 1000) END
+            next_probe_at = CASE WHEN probes + 1 >= $2 THEN NULL ELSE localtimestamp(3) + make_interval(secs => ${backoffExpression('sql', PROBE_BACKOFF, 'probes + 1')} / 1000) END
       WHERE guild_id = $1 RETURNING ${COLUMNS}`,
     [guildId, GUILD_PROBES],
   );
@@ -91,5 +90,5 @@ export async function countGuildOutages(db: Queryable): Promise<number> {
 
 /** A claimed probe that could not be sent (rate limit): due again at once. */
 export async function releaseGuildProbe(db: Queryable, guildId: string): Promise<void> {
-  await db.query('UPDATE guild_outage SET next_probe_at = localtimestamp WHERE guild_id = $1 AND next_probe_at IS NOT NULL', [guildId]);
+  await db.query('UPDATE guild_outage SET next_probe_at = localtimestamp(3) WHERE guild_id = $1 AND next_probe_at IS NOT NULL', [guildId]);
 }

@@ -95,7 +95,7 @@ export async function findLinkPlugin(db: Queryable, guildId: string, roleId: str
  * against the applied record and retries what failed. Run inside the caller's transaction.
  */
 export async function forceResync(db: Queryable, linkId: string): Promise<{ retried: number }> {
-  const r = await db.query('UPDATE applied_member SET next_retry_at = localtimestamp WHERE link_id = $1 AND next_retry_at > localtimestamp', [linkId]);
+  const r = await db.query('UPDATE applied_member SET next_retry_at = localtimestamp(3) WHERE link_id = $1 AND next_retry_at > localtimestamp(3)', [linkId]);
   await db.query('UPDATE link_sync_state SET backoff_until = NULL WHERE link_id = $1 AND backoff_until IS NOT NULL', [linkId]);
   await journalLinkChange(db, linkId, 'walk');
   return { retried: r.rowCount ?? 0 };

@@ -20,8 +20,8 @@ export type LinkBlock = { reason: LinkBlockReason; since: Date };
 export async function blockLink(db: Queryable, linkId: string, reason: LinkBlockReason): Promise<boolean> {
   const { rows } = await db.query<{ fresh: boolean }>(
     `WITH old AS (SELECT blocked_reason FROM link_sync_state WHERE link_id = $1)
-     INSERT INTO link_sync_state AS s (link_id, blocked_reason, blocked_since) VALUES ($1, $2, localtimestamp)
-     ON CONFLICT (link_id) DO UPDATE SET blocked_reason = $2, blocked_since = COALESCE(s.blocked_since, localtimestamp)
+     INSERT INTO link_sync_state AS s (link_id, blocked_reason, blocked_since) VALUES ($1, $2, localtimestamp(3))
+     ON CONFLICT (link_id) DO UPDATE SET blocked_reason = $2, blocked_since = COALESCE(s.blocked_since, localtimestamp(3))
      RETURNING NOT EXISTS (SELECT 1 FROM old WHERE old.blocked_reason IS NOT NULL) AS fresh`,
     [linkId, reason],
   );

@@ -1,4 +1,5 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
+import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink } from '../../../test/support/fixtures';
 import { inTransaction } from './queryable';
 import {
@@ -50,6 +51,18 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
     ]);
     expect((await nextPendingEvent(db.pool, link.linkId))?.id).toBe(a);
     expect(await linksWithDueEvents(db.pool)).toContain(link.linkId);
+  });
+
+  it('takes an event recorded or resent now as due at once, though the column rounds the time up', async () => {
+    const [fresh, resent] = [await seedLink(db), await seedLink(db)];
+    for (const l of [fresh, resent]) await subscribeLinkEvents(db.pool, l.linkId, ['link.paused']);
+    const id = (await recordEvent(db.pool, resent.linkId, 'link.paused', { reason: 'slots' }))!;
+    await recordEventAttempt(db.pool, id, { httpStatus: 204, error: null, latencyMs: 3 }, { state: 'delivered' });
+    await inLateHalfMillisecond(db.pool, async (c) => {
+      await recordEvent(c, fresh.linkId, 'link.paused', { reason: 'slots' });
+      await resendEvent(c, resent.linkId, id);
+      expect(await linksWithDueEvents(c)).toEqual(expect.arrayContaining([fresh.linkId, resent.linkId]));
+    });
   });
 
   it('rolls the event back with its caller’s transaction (the row is the outbox)', async () => {

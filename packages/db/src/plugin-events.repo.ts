@@ -3,9 +3,10 @@ import type { Queryable } from './queryable';
 // Signed events to plugins (plugin_event_link, plugin_event, plugin_event_attempt; issue 22, part 1).
 // recordEvent writes in its caller's transaction where it has one (the row is the outbox); the plugin
 // broker delivers pending rows in per-link order. Timestamps are `timestamp(3)` holding UTC (Prisma's
-// convention): compared with now() AT TIME ZONE 'UTC'.
+// convention): compared with now() AT TIME ZONE 'UTC', rounded to the columns' milliseconds as every clock
+// in packages/db (docs/architecture.md, "The clock in SQL"): an event made due now is due at once.
 
-const NOW = `(now() AT TIME ZONE 'UTC')`;
+const NOW = `((now() AT TIME ZONE 'UTC')::timestamp(3))`;
 
 export type EventSubscription = { linkId: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer; linkDeleted: boolean };
 

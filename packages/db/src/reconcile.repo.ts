@@ -35,7 +35,7 @@ export async function reconcileLinks(db: Queryable, guildId?: string): Promise<R
 
 /** PostgreSQL's clock, the one every applied_member.updated_at is written with. */
 export async function databaseNow(db: Queryable): Promise<Date> {
-  const { rows } = await db.query<{ t: Date }>('SELECT localtimestamp AS t');
+  const { rows } = await db.query<{ t: Date }>('SELECT localtimestamp(3) AS t');
   return rows[0]!.t;
 }
 

@@ -1,4 +1,5 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
+import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { desiredInRange, diffRange, listedUserAt, nextRangeEnd } from './sync-diff.repo';
 import { MAX_USER_ID, toStored } from './user-id';
@@ -58,6 +59,17 @@ describe('sync-diff repository (link_user against applied_member)', () => {
       [waiting, true, 'failed', false, false],
     ]);
     expect(rows[4]!.nextRetryAt).toBeInstanceOf(Date);
+  });
+
+  it('takes a retry made due now as due, though the column rounds the time up', async () => {
+    const { linkId } = await seedLink(db);
+    const [u] = userIds(1, 300000000000000000n);
+    await list(linkId, [u!]);
+    await applied(linkId, [{ userId: u!, outcome: 'failed', retryInSec: 600 }]);
+    await inLateHalfMillisecond(db.pool, async (c) => {
+      await c.query('UPDATE applied_member SET next_retry_at = localtimestamp WHERE link_id = $1', [linkId]);
+      expect((await diffRange(c, linkId, 0n, MAX_USER_ID, null)).map((r) => [r.userId, r.due])).toEqual([[u, true]]);
+    });
   });
 
   it('limits a range to (from, to] and treats ids above the cutoff as not desired', async () => {

@@ -44,7 +44,7 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
     `SELECT ${fromStored('coalesce(d.user_id, a.user_id)')} AS user_id,
             d.user_id IS NOT NULL AS desired,
             a.outcome,
-            (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp) AS due,
+            (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp(3)) AS due,
             a.last_error IS NOT NULL AS has_error,
             a.next_retry_at
        FROM (${desiredSql(overrides, '$2', '$4', '$3')}) d

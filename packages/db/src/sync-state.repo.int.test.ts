@@ -1,4 +1,5 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
+import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink } from '../../../test/support/fixtures';
 import { abandonPass, advancePass, backOffLink, clearBackoff, clearPassCursor, countCalls, deleteSyncState, loadPass, recordJournalApplied, startPass } from './sync-state.repo';
 
@@ -78,6 +79,16 @@ describe('sync-state repository (link_sync_state)', () => {
     await clearBackoff(db.pool, linkId);
     pass = await loadPass(db.pool, linkId);
     expect(pass).toMatchObject({ backoffCount: 0, backoffUntil: null, backoffLeftMs: 0 });
+  });
+
+  it('has no back-off left once it ended now, though the column rounds the time up', async () => {
+    const { linkId } = await seedLink(db);
+    await loadPass(db.pool, linkId);
+    await backOffLink(db.pool, linkId);
+    await inLateHalfMillisecond(db.pool, async (c) => {
+      await c.query('UPDATE link_sync_state SET backoff_until = localtimestamp WHERE link_id = $1', [linkId]);
+      expect((await loadPass(c, linkId)).backoffLeftMs).toBe(0);
+    });
   });
 
   it('caps the link back-off at an hour', async () => {

@@ -65,7 +65,7 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
   }>(
     `SELECT pass_seq::text, cursor::text, pass_started_at, desired_seen, applied_seen, changes, adds, pass_pending, base_applied,
             next_retry_at, backoff_until, backoff_count, journal_seq::text, applied_limit, applied_cutoff::text,
-            GREATEST(0, EXTRACT(EPOCH FROM (backoff_until - localtimestamp)) * 1000)::float8 AS backoff_left_ms
+            GREATEST(0, EXTRACT(EPOCH FROM (backoff_until - localtimestamp(3))) * 1000)::float8 AS backoff_left_ms
        FROM link_sync_state WHERE link_id = $1`,
     [linkId],
   );
@@ -143,7 +143,7 @@ export async function backOffLink(db: Queryable, linkId: string): Promise<number
   // SET reads the count before this back-off (step 0 for the first); RETURNING reads it after.
   const { rows } = await db.query<{ ms: number }>(
     `UPDATE link_sync_state SET backoff_count = backoff_count + 1,
-            backoff_until = localtimestamp + make_interval(secs => ${backoffExpression('sql', LINK_BACKOFF, 'backoff_count')} / 1000),
+            backoff_until = localtimestamp(3) + make_interval(secs => ${backoffExpression('sql', LINK_BACKOFF, 'backoff_count')} / 1000),
             updated_at = clock_timestamp()
       WHERE link_id = $1
       RETURNING (${backoffExpression('sql', LINK_BACKOFF, 'backoff_count - 1')})::float8 AS ms`,
