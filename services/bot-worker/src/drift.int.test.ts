@@ -117,6 +117,27 @@ describe('drift repair by polling the audit log', () => {
     expect(holders(GUILD_A)).toEqual(sorted(list));
   });
 
+  it('says once that the bot cannot reach a guild when the poll opens its outage, and once that it is back when the outage closes', async () => {
+    await syncedLink(GUILD_B, members.slice(0, 5));
+    await withinReads(
+      () => pollRow(GUILD_B),
+      (r) => r?.last_entry_id != null,
+      10,
+      'a first read of the log',
+    );
+    emulator.state.setRules(GUILD_B, { botInGuild: false });
+    const outage = () => db.pool.query<{ code: number }>('SELECT code FROM guild_outage WHERE guild_id = $1', [GUILD_B]).then((r) => r.rows[0] ?? null);
+    await withinReads(outage, (o) => o !== null, 10, 'the outage opened by the poll');
+    const said = (level: string, text: string) => log.lines.filter((l) => l.level === level && String(l.message).includes(text) && l.guildId === GUILD_B);
+    expect(said('warn', 'the bot cannot reach the guild')).toEqual([expect.objectContaining({ code: (await outage())!.code })]);
+
+    emulator.state.setRules(GUILD_B, { botInGuild: true });
+    await bot.producer.add('reconcile', {});
+    await waitFor(outage, (o) => o === null, { what: 'the outage closed by the reconcile' });
+    expect(said('info', 'guild available again')).toHaveLength(1);
+    expect(said('warn', 'the bot cannot reach the guild')).toHaveLength(1);
+  });
+
   it('without View Audit Log, notes it and leaves the guild to the reconcile, while syncs go on', async () => {
     const botRole = emulator.state.guild(GUILD_B)!.botRole;
     botRole.permissions &= ~0x80n;
