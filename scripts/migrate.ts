@@ -8,9 +8,8 @@
 //   migrate.ts wait            poll until it holds all of it, then exit 0 (the Deployments' init container)
 import { readFileSync, readdirSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { execFileSync } from 'node:child_process';
-import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import { migrationAdapter } from './migrate-adapter';
 import { describeStatus, isCurrent, migrationStatus, waitForMigrations } from './migrate-status';
 import { loadEnv } from '../services/migrate/src/env';
 
@@ -30,36 +29,37 @@ const schemaPath = path.join(root, 'prisma', 'schema.prisma');
 const baseDir = path.join(root, 'prisma', 'migrations');
 const filters = { externalTables: [], externalEnums: [] };
 
-function migrationsList() {
-  const dirs = existsSync(baseDir)
-    ? readdirSync(baseDir, { withFileTypes: true })
+function migrationsList(dir = baseDir) {
+  const dirs = existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
         .filter((d) => d.isDirectory())
         .map((d) => d.name)
         .sort()
     : [];
-  const lockPath = path.join(baseDir, 'migration_lock.toml');
+  const lockPath = path.join(dir, 'migration_lock.toml');
   return {
-    baseDir,
+    baseDir: dir,
     lockfile: { path: 'migration_lock.toml', content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null },
     shadowDbInitScript: '',
     migrationDirectories: dirs.map((name) => ({
       path: name,
       migrationFile: {
         path: 'migration.sql',
-        content: { tag: 'ok' as const, value: readFileSync(path.join(baseDir, name, 'migration.sql'), 'utf8') },
+        content: { tag: 'ok' as const, value: readFileSync(path.join(dir, name, 'migration.sql'), 'utf8') },
       },
     })),
   };
 }
 
-export async function migrate(connectionString: string, log: (line: string) => void = console.log): Promise<string[]> {
+/** Applies the pending migrations of `dir` (prisma/migrations; a test passes a folder of its own). */
+export async function migrate(connectionString: string, log: (line: string) => void = console.log, dir = baseDir): Promise<string[]> {
   // Imported lazily: the engine's ESM entry loads a .wasm module (needs --experimental-wasm-modules on Node 20).
   const { SchemaEngine } = await import('@prisma/schema-engine-wasm');
   const schemaText = readFileSync(schemaPath, 'utf8');
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString }));
+  const adapter = migrationAdapter(connectionString);
   const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schemaText]] }, () => undefined, adapter);
   try {
-    const list = migrationsList();
+    const list = migrationsList(dir);
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: list, filters });
     for (const name of appliedMigrationNames) log(`applied migration ${name}`);
     log(appliedMigrationNames.length ? `${appliedMigrationNames.length} migration(s) applied` : 'database is up to date');
@@ -74,7 +74,7 @@ export async function migrate(connectionString: string, log: (line: string) => v
 async function diff(connectionString: string, name: string, fromRef: string): Promise<void> {
   const { SchemaEngine } = await import('@prisma/schema-engine-wasm');
   const schemaText = readFileSync(schemaPath, 'utf8');
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString }));
+  const adapter = migrationAdapter(connectionString);
   const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schemaText]] }, () => undefined, adapter);
   try {
     const hasMigrations = migrationsList().migrationDirectories.length > 0;
