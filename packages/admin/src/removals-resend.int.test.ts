@@ -1,5 +1,6 @@
 import { listEventLog, subscribeLinkEvents } from '@rolelink/db/events';
 import { replaceList } from '@rolelink/db/list';
+import type { AppError } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import type { AdminDeps } from './deps';
@@ -83,13 +84,22 @@ describe('requestListResend: "Ask the plugin to resend" (issue 34)', () => {
     expect((await showLink(deps, link.at)).removal).toMatchObject({ state: 'applied' });
   });
 
-  it('refuses in the error shape when nothing waits for the list, the window ended, or the plugin cannot hear it', async () => {
+  it('refuses in the error shape when nothing waits for the list, the window ended, a newer hold waits, or the plugin cannot hear it', async () => {
     const link = await heldLink();
     await expect(requestListResend(deps, link.at)).rejects.toMatchObject({ status: 409, code: 'no_applied_removal' });
     const applied = await applyRemovals(deps, link.at);
-    await db.pool.query("UPDATE held_change SET confirmed_at = confirmed_at - interval '61 minutes' WHERE change_id = $1", [applied.change_id]);
+    await db.pool.query("UPDATE held_change SET created_at = created_at - interval '61 minutes', confirmed_at = confirmed_at - interval '61 minutes' WHERE change_id = $1", [applied.change_id]);
     await expect(requestListResend(deps, link.at)).rejects.toMatchObject({ status: 409, code: 'confirm_window_ended' });
     expect((await showLink(deps, link.at)).removal).toMatchObject({ state: 'window_ended' });
+    // The plugin sends the short list again after the window: a newer hold, which the owner must see first.
+    expect((await replaceList(db.pool, { linkId: link.linkId, source: { kind: 'ids', ids: link.five }, storedLimit: 10_000 })).kind).toBe('held');
+    const superseded = await requestListResend(deps, link.at).then(
+      () => null,
+      (err: AppError) => err,
+    );
+    expect(superseded).toMatchObject({ status: 409, code: 'held_change_superseded' });
+    // The body is the error shape (no code): the message says which refusal it is.
+    expect(superseded?.toBody()).toEqual({ statusCode: 409, message: 'A newer large removal was held since this one was applied; review it before asking for the list' });
 
     const deaf = await heldLink([]);
     await applyRemovals(deps, deaf.at);
