@@ -37,9 +37,19 @@ export async function openBrowser(): Promise<TestBrowser> {
 }
 
 /** A full-page screenshot for the docs, named for the page it shows. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * The page as a picture for docs/dashboard.md. With a dialog open, the viewport only: the dialog's backdrop
+ * covers the viewport, and a full-page picture showed the rest of the page undimmed below it.
+ * `dismissToasts`: close the notifications earlier steps left, when they are not what the picture shows.
+ */
+export async function screenshot(page: Page, name: string, opts: { dismissToasts?: boolean } = {}): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (opts.dismissToasts) {
+    const close = page.getByRole('button', { name: 'Dismiss notification' });
+    while ((await close.count()) > 0) await close.first().click();
+  }
+  const dialogOpen = (await page.locator('[role="dialog"], [role="alertdialog"]').count()) > 0;
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: !dialogOpen });
 }
 
 /**

@@ -277,7 +277,7 @@ describe('the dashboard in a real browser', () => {
     await history.getByRole('cell', { name: 'Add', exact: true }).first().waitFor();
     await history.getByRole('cell', { name: 'Role applied' }).first().waitFor();
     await expect(history.locator('tbody tr').count()).resolves.toBeGreaterThan(0);
-    await screenshot(page, 'member-lookup');
+    await screenshot(page, 'member-lookup', { dismissToasts: true });
 
     await page.getByRole('link', { name: 'Health' }).click();
     await page.getByRole('heading').first().waitFor();
