@@ -31,23 +31,7 @@ import type { SyncNotifier } from '@rolelink/queue';
 import { AddBatcher } from '../services/api/src/add-batcher';
 import { admin, dbUrl } from './support/bench-db';
 import { idArray } from './support/ids';
-import {
-  buildKeys,
-  LAYOUT_NAMES,
-  LAYOUTS,
-  layoutUrl,
-  listSizes,
-  loadLists,
-  migrateInto,
-  partitionOf,
-  partitionSpread,
-  prepareForLoad,
-  readKeys,
-  seedLinks,
-  sizes,
-  type Layout,
-  type Sizes,
-} from './support/partition-layouts';
+import { buildKeys, LAYOUT_NAMES, LAYOUTS, layoutUrl, listSizes, loadLists, migrateInto, partitionOf, partitionSpread, prepareForLoad, readKeys, seedLinks, sizes, type Layout, type Sizes } from './support/partition-layouts';
 
 const STORED_LIMIT = limitsFor('premium').storedUsers;
 const POST_CONNECTIONS = 32;
@@ -57,7 +41,7 @@ const load = () =>
     .map((n) => n.toFixed(2))
     .join(' / ');
 const ms = (n: number) => `${n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US')} ms`;
-const mb = (bytes: number) => `${Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
+const mb = (bytes: number) => `${bytes < 10e6 ? (bytes / 1e6).toFixed(2) : Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function median(xs: number[]): number {
@@ -267,7 +251,7 @@ export async function run(args: string[]): Promise<void> {
     console.log('| --- | --- | --- | --- |');
     for (const r of rows) console.log(`| ${r.figure} | ${r.flat} | ${r.part} | ${r.ratio} |`);
   } finally {
-    for (const db of Object.values(pools)) await db.close();
+    for (const layout of LAYOUTS) await pools[layout]?.close();
     await c.end();
     if (values['keep-db']) console.log(`kept database ${database}`);
     else await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);

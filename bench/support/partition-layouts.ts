@@ -123,8 +123,7 @@ export type Sizes = { heap: number; primaryKey: number; otherIndexes: number; to
 
 /** link_user's bytes in `layout`: on `part`, summed over its partitions (the parent holds none). */
 export async function sizes(c: Client, layout: Layout): Promise<Sizes> {
-  const relations =
-    layout === 'flat' ? `SELECT 'flat.link_user'::regclass AS oid` : `SELECT inhrelid AS oid FROM pg_inherits WHERE inhparent = 'part.link_user'::regclass`;
+  const relations = layout === 'flat' ? `SELECT 'flat.link_user'::regclass AS oid` : `SELECT inhrelid AS oid FROM pg_inherits WHERE inhparent = 'part.link_user'::regclass`;
   const { rows } = await c.query<{ heap: string; pk: string; idx: string; total: string }>(
     `SELECT sum(pg_relation_size(t.oid))::text AS heap,
             sum((SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i WHERE i.indrelid = t.oid AND i.indisprimary))::text AS pk,
