@@ -1,8 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { freePort } from '../../scripts/free-port';
+import { deployLocal, describeDocker, docker, DOCKER, exec, PROJECT, projectContainers, STATE } from './deploy-local';
 import { imageHygiene } from './image-hygiene';
 
 // `pnpm deploy:local` end to end, on a real Docker engine (installed and started by the script when none
@@ -10,53 +9,10 @@ import { imageHygiene } from './image-hygiene';
 // the example plugin's list on the emulator's role, and nothing left after the final down. The script
 // checks these itself; this test checks them again from outside, on the stack it keeps (--keep), then
 // takes it down (--down) and looks for leftovers.
-const ROOT = path.resolve(__dirname, '..', '..');
-const SCRIPT = path.join(ROOT, 'scripts', 'deploy-local.sh');
-const PROJECT = 'rolelink-local';
-const STATE = path.join(ROOT, '.data', 'deploy-local');
-const DOCKER = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
 const GUILD = '1100000000000000001';
 const ROLE = '1100000000000000011';
 // The example plugin's demo list: 20 consecutive ids from the emulator's first generated member.
 const LISTED = Array.from({ length: 20 }, (_, i) => String(100000000000000000n + BigInt(i)));
-
-const exec = promisify(execFile);
-const docker = async (...args: string[]): Promise<string> => (await exec(DOCKER, args, { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
-
-/** Runs the script with its output shown live; resolves with its exit code. */
-function deployLocal(args: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [SCRIPT, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.once('error', reject).once('exit', (code) => resolve(code));
-  });
-}
-
-type Container = { id: string; service: string; status: string; exitCode: number; health: string | null; healthLog: string[]; startedAt: string; finishedAt: string };
-
-async function projectContainers(): Promise<Container[]> {
-  const ids = (await docker('ps', '-aq', '--filter', `label=com.docker.compose.project=${PROJECT}`)).split('\n').filter(Boolean);
-  if (ids.length === 0) return [];
-  const inspected = JSON.parse(await docker('inspect', ...ids)) as {
-    Id: string;
-    Config: { Labels: Record<string, string> };
-    State: { Status: string; ExitCode: number; Health?: { Status: string; Log?: { ExitCode: number; Output: string }[] }; StartedAt: string; FinishedAt: string };
-  }[];
-  return inspected.map((c) => ({
-    id: c.Id,
-    service: c.Config.Labels['com.docker.compose.service'] ?? '?',
-    status: c.State.Status,
-    exitCode: c.State.ExitCode,
-    health: c.State.Health?.Status ?? null,
-    healthLog: (c.State.Health?.Log ?? []).map((l) => `exit ${l.ExitCode}: ${l.Output.trim()}`),
-    startedAt: c.State.StartedAt,
-    finishedAt: c.State.FinishedAt,
-  }));
-}
-
-// Root can install docker.io; anyone else needs an engine that already answers. Said, not silently passed.
-const canInstall = process.getuid?.() === 0;
-const describeDocker = canInstall || existsSync('/var/run/docker.sock') ? describe : describe.skip;
-if (describeDocker === describe.skip) console.warn('deploy test skipped: not root (cannot install Docker) and no Docker engine socket at /var/run/docker.sock');
 
 describeDocker('pnpm deploy:local', () => {
   const ports = { API_PORT: '', DASHBOARD_PORT: '', EMULATOR_PORT: '' };

@@ -1,8 +1,9 @@
 import type { Config } from 'jest';
 
-// `pnpm test:deploy` only: the Docker deployment test (deploy-local.deploy.test.ts) builds every image and
-// runs the Compose stack, far beyond the README test command's 15-minute budget, so the main jest config's
-// patterns (*.test.ts beside code, test/**/*.int.test.ts) never match it.
+// `pnpm test:deploy` only: the Docker tests build every image and run the Compose stack (deploy-local.deploy.test.ts),
+// and watch the shipped alerts fire on a live Prometheus (live-alerts.deploy.test.ts, alone: `pnpm test:alerts`),
+// far beyond the README test command's 15-minute budget, so the main jest config's patterns (*.test.ts beside
+// code, test/**/*.int.test.ts) never match them.
 const config: Config = {
   rootDir: '../..',
   testMatch: ['<rootDir>/test/deploy/*.deploy.test.ts'],
