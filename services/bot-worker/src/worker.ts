@@ -91,8 +91,10 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
 }
 
 /**
- * The drift poll on a queue of its own (concurrency 1; one tick at a time anyway, by its lock), so a
- * sync backlog never delays it, scheduled every tick. The bot's user id is asked once per process.
+ * The drift poll on a queue of its own, so a sync backlog never delays it, scheduled every tick. Two at
+ * once: a tick's lock covers its grants, not its reads' round trips, so the next tick starts granting
+ * while the last reads of the one before are still out (one worker alone included). The bot's user id is
+ * asked once per process.
  */
 function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['drift']>, syncs: Producer<typeof QueueName.roleSync>) {
   const producer = new Producer(QueueName.drift, o.redis, o.prefix);
@@ -113,7 +115,7 @@ function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['dr
       }),
     enqueueSync: (linkId) => syncs.add('sync', { linkId }, { dedup: 'wanted' }),
   });
-  const consumer = new Consumer(QueueName.drift, handlers, { connection: o.workerRedis, prefix: o.prefix, concurrency: 1 });
+  const consumer = new Consumer(QueueName.drift, handlers, { connection: o.workerRedis, prefix: o.prefix, concurrency: 2 });
   consumer.worker.on('error', redisErrors(o)('drift worker error'));
   consumer.worker.on('failed', (job, err) => o.logger.warn('drift poll failed', { jobId: job?.id, err: err.message }));
   return { consumer, producer, tickMs };

@@ -30,6 +30,8 @@ const CLAIM_LEASE_MS = 60_000;
  * suffice to fill a share of 15/s, and each holds a database connection only for its short repair.
  */
 export const READS_AT_ONCE = 6;
+/** How often a tick looks again for the lock the previous tick still holds. */
+const LOCK_RETRY_MS = 50;
 
 export type DriftPollDeps = RepairDeps & {
   budget: BudgetShare;
@@ -47,13 +49,14 @@ export type DriftPollResult = { guilds: number; repaired: number; outOfBudget: n
  * One tick of drift repair (docs/sync-engine.md, "Drift repair"): reads the audit log of the guilds
  * with active links that are due, within the poll's budget, and repairs the applied record of exactly
  * the members it names for linked roles; the repaired users go into the link's journal, so the sync
- * puts the platform back as for any list change. One tick at a time across all workers (a Redis lock).
+ * puts the platform back as for any list change. One tick spends the budget at a time across all
+ * workers (a Redis lock); the lock covers the claim and the grants, not the reads' round trips.
  */
 export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult> {
-  const lockKey = `${deps.prefix}:drift:lock`;
-  const owner = randomUUID();
   const result: DriftPollResult = { guilds: 0, repaired: 0, outOfBudget: 0 };
-  if (!(await deps.redis.set(lockKey, owner, 'PX', CLAIM_LEASE_MS, 'NX'))) return result;
+  const lock = await tickLock(deps);
+  if (!lock) return result;
+  const reads: Promise<void>[] = [];
   try {
     const links = await activeLinks(deps.db);
     const byGuild = new Map<string, Map<string, string>>();
@@ -75,24 +78,74 @@ export async function runDriftPoll(deps: DriftPollDeps): Promise<DriftPollResult
     // Claimed in priority order (changed guilds ahead, quiet ones in every fifth turn, each the longest
     // unread first: DRIFT_PRIORITY), so the budget goes to them in that order; a guild given back is due again at once.
     const tickEnds = Date.now() + deps.tickMs;
-    await eachAtOnce(claimed, READS_AT_ONCE, async (guild) => {
+    const inFlight = new Set<Promise<void>>();
+    let granted = 0;
+    for (const [i, guild] of claimed.entries()) {
       const linkOfRole = byGuild.get(guild.guildId);
-      if (!linkOfRole || !(await budgetWithin(deps.budget, tickEnds))) {
-        // Out of budget (or no active link since the list was read): due again at once, read by a later tick.
-        await releaseDriftGuild(deps.db, guild.guildId);
-        if (linkOfRole) result.outOfBudget++;
-        return;
+      if (!linkOfRole) {
+        await releaseDriftGuild(deps.db, guild.guildId); // no active link since the list was read
+        continue;
       }
-      result.repaired += await pollGuild(deps, guild, linkOfRole);
-      result.guilds++;
-    });
-    // Only reads made use up turns: claims given back unread keep their place in the order.
-    if (result.guilds) await deps.redis.incrby(turnKey, result.guilds);
-    if (result.repaired || result.outOfBudget) deps.logger.info('drift poll', { jobId: deps.jobId, ...result });
-    return result;
+      while (inFlight.size >= READS_AT_ONCE) await Promise.race(inFlight);
+      if (!(await budgetWithin(deps.budget, tickEnds))) {
+        // Out of budget: the rest are due again at once, read by a later tick.
+        for (const rest of claimed.slice(i)) {
+          await releaseDriftGuild(deps.db, rest.guildId);
+          if (byGuild.has(rest.guildId)) result.outOfBudget++;
+        }
+        break;
+      }
+      granted++;
+      const read = pollGuild(deps, guild, linkOfRole).then((repaired) => {
+        result.repaired += repaired;
+        result.guilds++;
+      });
+      reads.push(read);
+      const lane: Promise<void> = read
+        .catch(() => undefined)
+        .then(() => {
+          inFlight.delete(lane);
+        });
+      inFlight.add(lane);
+    }
+    // Only reads granted use up turns (claims given back unread keep their place in the order), counted
+    // before the lock goes so the next tick claims in the right turn.
+    if (granted) await deps.redis.incrby(turnKey, granted);
+  } catch (err) {
+    await Promise.allSettled(reads); // none left running behind a failed tick
+    throw err;
   } finally {
-    if ((await deps.redis.get(lockKey)) === owner) await deps.redis.del(lockKey);
+    await lock.release();
   }
+  // The granted reads end outside the lock, and the next tick waits for it (tickLock). A tick lasts its
+  // start-up, tickMs of grants and its last reads' round trips (slow while they wait at the global limiter
+  // behind the syncs): longer than a tick, so the next scheduled tick found the lock taken and was skipped,
+  // and the budget's windows until the one after went unspent: 6 reads per 4 s, 1.5 of the floor's 2/s
+  // (docs/benchmarks.md, "The whole system at 10,000 guilds").
+  const failed = (await Promise.allSettled(reads)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (result.repaired || result.outOfBudget) deps.logger.info('drift poll', { jobId: deps.jobId, ...result });
+  if (failed) throw failed.reason;
+  return result;
+}
+
+/**
+ * The tick's lock, waiting while the previous tick is still granting (its end is set after its own
+ * start-up, so it runs into the next tick's start: skipping that tick left the budget's windows until
+ * the one after unspent); null when it stays taken for two ticks (a tick that waited already holds it).
+ */
+async function tickLock(deps: DriftPollDeps): Promise<{ release(): Promise<void> } | null> {
+  const key = `${deps.prefix}:drift:lock`;
+  const owner = randomUUID();
+  const giveUpAt = Date.now() + 2 * deps.tickMs;
+  while (!(await deps.redis.set(key, owner, 'PX', CLAIM_LEASE_MS, 'NX'))) {
+    if (Date.now() >= giveUpAt) return null;
+    await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+  }
+  return {
+    release: async () => {
+      if ((await deps.redis.get(key)) === owner) await deps.redis.del(key);
+    },
+  };
 }
 
 /**
@@ -107,17 +160,6 @@ async function budgetWithin(budget: BudgetShare, tickEnds: number): Promise<bool
     if (Date.now() + wait >= tickEnds) return false;
     await new Promise((r) => setTimeout(r, wait));
   }
-}
-
-/** Runs `work` on every item, at most `atOnce` at a time; rejects with the first failure once all have ended. */
-async function eachAtOnce<T>(items: readonly T[], atOnce: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  const lanes = await Promise.allSettled(Array.from({ length: Math.min(atOnce, items.length) }, lane));
-  const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
 /** Reads one page of the guild's log after its place, repairs what it names; returns the users repaired. */
