@@ -3,6 +3,7 @@ import request from 'supertest';
 import { AppError } from './app-error';
 import { DependencyLog } from './dependency-log';
 import { memoryLogger } from './logger';
+import { COLLECT_TIMEOUT_MS } from './bounded-sample';
 import { createMetrics, MetricName, UNMATCHED_ROUTE } from './metrics';
 
 function buildApp() {
@@ -127,6 +128,34 @@ describe('createMetrics', () => {
     expect(reads).toBe(2);
     expect(second).toContain(`${MetricName.syncOldestUnapplied}{service="lag"} 600`);
     expect(second).toContain(`${MetricName.collectorStale}{collector="sync_lag",service="lag"} 1`);
+  });
+
+  it('answers a scrape within one collect timeout when Redis hangs and PostgreSQL refuses, however the collectors are ordered', async () => {
+    // As in the bot worker with both down: Redis commands wait in ioredis's offline queue (never settle), a
+    // PostgreSQL read is refused after an I/O turn (setImmediate, left real). The stale gauge once asked its
+    // collectors one by one: a refused read asked again took that I/O turn, meanwhile the next hanging
+    // collector's timeout ended its scrape's join, and asking it then began a second wait (1.4 s scrapes).
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    try {
+      const metrics = createMetrics('hang', { defaultMetrics: false });
+      const hang = () => new Promise<never>(() => undefined);
+      const refused = () => new Promise<never>((_resolve, reject) => setImmediate(() => reject(new Error('connect ECONNREFUSED'))));
+      metrics.platformEdgeBanSeconds(hang);
+      metrics.syncLag(refused);
+      metrics.driftCoverage(refused);
+      metrics.queueDepth(hang);
+      let text: string | undefined;
+      const scrape = metrics.registry.metrics().then((t) => (text = t));
+      // Logical time, not the wall clock: one timeout's worth, and the refusals' I/O turns, settle the scrape.
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      await jest.advanceTimersByTimeAsync(COLLECT_TIMEOUT_MS);
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(text).toBeDefined();
+      for (const collector of ['edge_ban', 'sync_lag', 'drift_poll', 'queue_jobs']) expect(text).toContain(`${MetricName.collectorStale}{collector="${collector}",service="hang"} 1`);
+      await scrape;
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('reports NaN, unknown, while no sync lag read has succeeded yet', async () => {

@@ -155,7 +155,11 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       help: 'Whether a collector reports its last value because its source (PostgreSQL, Redis) did not answer at scrape time: 1 stale, 0 fresh',
       labelNames: ['collector'],
       async collect() {
-        for (const [name, reading] of readings) this.set({ collector: name }, (await reading()).fresh ? 0 : 1);
+        // All at once, in this tick: each joins its collector's reading of this scrape. Awaited one by one,
+        // a reading asked after an earlier one's timeout found its scrape's join over and started a second
+        // bounded wait (the worker's /metrics took 2 × COLLECT_TIMEOUT_MS with PostgreSQL and Redis down).
+        const fresh = await Promise.all([...readings].map(async ([name, reading]) => [name, (await reading()).fresh] as const));
+        for (const [name, ok] of fresh) this.set({ collector: name }, ok ? 0 : 1);
       },
     });
     return read;
