@@ -25,12 +25,16 @@ beforeEach(async () => {
 
 /**
  * One API replica: its own Redis connection, opened right here, so the limiter is built before the
- * socket is ready, as at every process start. Replicas of one test share its prefix.
+ * socket is ready, as at every process start. Replicas of one test share its prefix. Requests wait for
+ * the connection (unless Redis is meant to be unreachable): before it is ready the limiter lets requests
+ * through uncounted (enableOfflineQueue is off), which on a loaded host let a refused request through.
  */
-function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL): RequestListener {
+async function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL): Promise<RequestListener> {
   const redis = producerConnection(redisUrl, { disconnectTimeout: 50, enableAutoPipelining: true }); // as main.ts opens it
   connections.push(redis);
-  return createApi({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan } }).listener;
+  const listener = createApi({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan } }).listener;
+  if (redisUrl === REDIS_URL && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  return listener;
 }
 
 const users = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
@@ -38,7 +42,7 @@ const get = (app: RequestListener, l: SeededLink) => request(app).get(users(l)).
 
 describe('per-token rate limit (issue 11)', () => {
   it('shares one budget between two replicas through Redis and answers 429 in the error shape with Retry-After', async () => {
-    const [a, b] = [replica(), replica()];
+    const [a, b] = await Promise.all([replica(), replica()]);
     const link = await seedLink(h.db, { plan: 'free' });
     const first = await get(a, link).expect(200);
     // Draft 8: the policy named after the plan; pk is a hash of the partition key (the link), never the token.
@@ -58,7 +62,7 @@ describe('per-token rate limit (issue 11)', () => {
   });
 
   it('keeps budgets per token and sets the limit by plan', async () => {
-    const app = replica();
+    const app = await replica();
     const free = await seedLink(h.db, { plan: 'free' });
     const premium = await seedLink(h.db, { plan: 'premium' });
     for (let i = 0; i < 3; i++) await get(app, free).expect(200);
@@ -71,7 +75,7 @@ describe('per-token rate limit (issue 11)', () => {
   });
 
   it('writes nothing for a refused request', async () => {
-    const app = replica({ free: 1, premium: 1 });
+    const app = await replica({ free: 1, premium: 1 });
     const link = await seedLink(h.db, { plan: 'free' });
     const [first, second] = userIds(2);
     await request(app)
@@ -86,7 +90,7 @@ describe('per-token rate limit (issue 11)', () => {
   });
 
   it('does not count requests the authentication refused against anyone', async () => {
-    const app = replica({ free: 1, premium: 1 });
+    const app = await replica({ free: 1, premium: 1 });
     const link = await seedLink(h.db, { plan: 'free' });
     const bad = await request(app)
       .get(users(link))
@@ -97,7 +101,7 @@ describe('per-token rate limit (issue 11)', () => {
   });
 
   it('lets requests through without headers while Redis is unreachable', async () => {
-    const app = replica({ free: 1, premium: 1 }, 'redis://127.0.0.1:1');
+    const app = await replica({ free: 1, premium: 1 }, 'redis://127.0.0.1:1');
     const link = await seedLink(h.db, { plan: 'free' });
     for (let i = 0; i < 3; i++) {
       const res = await get(app, link).expect(200);
