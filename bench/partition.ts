@@ -31,6 +31,7 @@ import { limitsFor } from '@rolelink/domain';
 import type { SyncNotifier } from '@rolelink/queue';
 import { AddBatcher } from '../services/api/src/add-batcher';
 import { admin, dbUrl } from './support/bench-db';
+import { median, percentile } from './support/api-figures';
 import { idArray } from './support/ids';
 import { buildKeys, LAYOUT_NAMES, LAYOUTS, layoutUrl, listSizes, loadLists, migrateInto, partitionOf, partitionSpread, prepareForLoad, readKeys, seedLinks, sizes, type Layout, type Sizes } from './support/partition-layouts';
 
@@ -44,17 +45,6 @@ const load = () =>
 const ms = (n: number) => `${n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US')} ms`;
 const mb = (bytes: number) => `${bytes < 10e6 ? (bytes / 1e6).toFixed(2) : Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
-
-function median(xs: number[]): number {
-  const a = [...xs].sort((x, y) => x - y);
-  const m = a.length >> 1;
-  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
-}
-
-function percentile(xs: number[], p: number): number {
-  const a = [...xs].sort((x, y) => x - y);
-  return a[Math.min(a.length - 1, Math.max(0, Math.ceil((p / 100) * a.length) - 1))] ?? NaN;
-}
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();

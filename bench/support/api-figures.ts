@@ -43,7 +43,7 @@ export function median(xs: number[]): number {
   return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
 }
 
-function percentile(xs: number[], p: number): number {
+export function percentile(xs: number[], p: number): number {
   const a = [...xs].sort((x, y) => x - y);
   return a[Math.min(a.length - 1, Math.max(0, Math.ceil((p / 100) * a.length) - 1))] ?? NaN;
 }
