@@ -70,7 +70,7 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
         side.rounds.push(r);
         log(
           `post ${i + 1}/${rounds} ${side.name}: ${int(r.rps)} req/s, latency p50 ${r.p50} ms p99 ${r.p99} ms max ${r.max} ms; errors/timeouts/non-2xx ${r.bad}; ` +
-            `CPU per request: server ${r.apiMsPerReq.toFixed(2)} ms, PostgreSQL transactions per request ${r.xactPerReq.toFixed(2)}, load generator ${r.genMsPerReq.toFixed(2)} ms; RSS peak ${r.peakMiB.toFixed(0)} MiB (load ${loadavg()})`,
+            `CPU per request: server ${r.apiMsPerReq.toFixed(3)} ms, PostgreSQL transactions per request ${r.xactPerReq.toFixed(2)}, load generator ${r.genMsPerReq.toFixed(3)} ms; RSS peak ${r.peakMiB.toFixed(0)} MiB (load ${loadavg()})`,
         );
       }
     }
@@ -93,7 +93,7 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
       },
       {
         figure: 'CPU per POST: API process ÷ bare server process (median rounds)',
-        measured: `API ${a.apiMsPerReq.toFixed(2)} ms, bare ${b.apiMsPerReq.toFixed(2)} ms (load generator ${a.genMsPerReq.toFixed(2)} ms)`,
+        measured: `API ${a.apiMsPerReq.toFixed(3)} ms, bare ${b.apiMsPerReq.toFixed(3)} ms (load generator ${a.genMsPerReq.toFixed(3)} ms)`,
         limit: 'reported',
         verdict: 'info',
       },

@@ -33,15 +33,17 @@ export type ParsedRequest<P extends Partial<Record<Part, z.ZodType>>> = { [K in 
  * the typed result on `res.locals.input`. Failures answer AppError.validation() (at most 5 issues per part).
  */
 export function validate<P extends Partial<Record<Part, z.ZodType>>>(parts: P): RequestHandler {
+  // Listed once: this runs on every request of its routes.
+  const entries = Object.entries(parts) as [Part, z.ZodType][];
   return (req, res, next) => {
     const input: Record<string, unknown> = {};
-    const issues: ValidationIssue[] = [];
-    for (const [part, schema] of Object.entries(parts) as [Part, z.ZodType][]) {
+    let issues: ValidationIssue[] | undefined;
+    for (const [part, schema] of entries) {
       const result = schema.safeParse(req[part]);
       if (result.success) input[part] = result.data;
-      else issues.push(...zodIssues(result.error, part).slice(0, 5));
+      else (issues ??= []).push(...zodIssues(result.error, part).slice(0, 5));
     }
-    if (issues.length) return next(AppError.validation(issues));
+    if (issues) return next(AppError.validation(issues));
     res.locals.input = input;
     next();
   };

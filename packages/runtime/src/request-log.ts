@@ -24,10 +24,10 @@ export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const routeOf = trackRoute(req);
-    let logged = false;
-    const write = () => {
-      if (logged) return;
-      logged = true;
+    // 'close' alone: Node emits it for every response, after 'finish' when the answer was sent and on its
+    // own when the client left first, so one listener serves both (a second 'finish' listener cost every
+    // request an emitter wrapper and its removal).
+    res.once('close', () => {
       const route = routeOf();
       const status = res.statusCode;
       const level = PROBE_ROUTES.has(route) ? 'debug' : status >= 500 ? 'warn' : 'info';
@@ -42,9 +42,7 @@ export function requestLog(logger: Logger): RequestHandler {
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         ...(res.writableFinished ? {} : { aborted: true }),
       });
-    };
-    res.once('finish', write);
-    res.once('close', write);
+    });
     next();
   };
 }
