@@ -113,8 +113,8 @@ export async function bundle(entry: string, outfile: string, banner?: string): P
     // Line mapping only: the map need not carry the sources (the wasm compiler alone is 4 MB of text).
     sourcesContent: false,
     // No keepNames: it wraps every named function and closure in `__name()`, an Object.defineProperty run
-    // each time a closure is created, i.e. several times per request on the API's hot path (issue 35: with
-    // it the POST cost 0.072-0.079 ms of CPU against 0.057-0.063 without, docs/benchmarks.md). Nothing reads
+    // each time a closure is created, i.e. several times per request on the API's hot path (2.2% of its busy
+    // time under POST load; issue 35, docs/benchmarks.md "The POST figure won back"). Nothing reads
     // a function's name: our errors set `this.name` themselves, and where esbuild renames a clash (`serve2`)
     // the source map beside the bundle gives the place.
     keepNames: false,
