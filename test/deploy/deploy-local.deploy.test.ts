@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../../scripts/free-port';
+import { freePorts } from '../../scripts/free-port';
 import { deployLocal, describeDocker, docker, DOCKER, exec, PROJECT, projectContainers, STATE } from './deploy-local';
 import { imageHygiene } from './image-hygiene';
 
@@ -19,7 +19,9 @@ describeDocker('pnpm deploy:local', () => {
   let keptCode: number | null = null;
 
   beforeAll(async () => {
-    for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = String(await freePort());
+    const keys = Object.keys(ports) as (keyof typeof ports)[];
+    const picked = await freePorts(keys.length);
+    keys.forEach((key, i) => (ports[key] = String(picked[i])));
     keptCode = await deployLocal(['--keep'], ports);
   });
 

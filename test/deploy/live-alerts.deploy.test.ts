@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { freePort } from '../../scripts/free-port';
+import { freePorts } from '../../scripts/free-port';
 import { until } from '../support/until';
 import { deployLocal, describeDocker, docker, projectContainers, ROOT, runScript, type Container } from './deploy-local';
 
@@ -140,8 +140,10 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
   }
 
   beforeAll(async () => {
-    for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = String(await freePort());
-    prometheusPort = String(await freePort());
+    const keys = Object.keys(ports) as (keyof typeof ports)[];
+    const picked = await freePorts(keys.length + 1);
+    keys.forEach((key, i) => (ports[key] = String(picked[i])));
+    prometheusPort = String(picked[keys.length]);
     keptCode = await deployLocal(['--keep'], ports);
     if (keptCode === 0) prometheusCode = await runScript('scripts/deploy/prometheus.sh', ['up'], { PROMETHEUS_PORT: prometheusPort });
   });

@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env';
 import { REDIS_URL, dropPrefix } from '../support/redis';
 import { until } from '../support/until';
-import { freePort } from '../../scripts/free-port';
+import { freePorts } from '../../scripts/free-port';
 
 // README's first command, run in a fresh clone of the committed tree with its own ports, sharing this
 // machine's PostgreSQL and Redis (own database, own queue prefix) so no embedded server is needed.
@@ -101,8 +101,9 @@ describe("the local stack started by README's first command", () => {
     execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'pipe' });
     // From the store this machine already has: no registry needed.
     execFileSync('pnpm', ['install', '--frozen-lockfile', '--offline', '--reporter=silent'], { cwd: clone, stdio: 'pipe', env: { ...process.env, CI: 'true' } });
-    ports = {};
-    for (const v of ['API_PORT', 'DASHBOARD_PORT', 'BROKER_PORT', 'WORKER_PORT', 'EMULATOR_PORT', 'PLUGIN_PORT']) ports[v] = await freePort();
+    const names = ['API_PORT', 'DASHBOARD_PORT', 'BROKER_PORT', 'WORKER_PORT', 'EMULATOR_PORT', 'PLUGIN_PORT'];
+    const picked = await freePorts(names.length);
+    ports = Object.fromEntries(names.map((v, i) => [v, picked[i]!]));
   }, 600_000);
 
   afterAll(async () => {
