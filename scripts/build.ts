@@ -114,7 +114,7 @@ export async function bundle(entry: string, outfile: string, banner?: string): P
     sourcesContent: false,
     // No keepNames: it wraps every named function and closure in `__name()`, an Object.defineProperty run
     // each time a closure is created, i.e. several times per request on the API's hot path (2.2% of its busy
-    // time under POST load; issue 35, docs/benchmarks.md "The POST figure won back"). Nothing reads
+    // time under POST load; issue 35, docs/benchmarks.md "The POST figure, most of the way back"). Nothing reads
     // a function's name: our errors set `this.name` themselves, and where esbuild renames a clash (`serve2`)
     // the source map beside the bundle gives the place.
     keepNames: false,
