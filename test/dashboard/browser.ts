@@ -64,21 +64,3 @@ export async function eventually<T>(read: () => T | Promise<T>, done: (value: T)
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-
-/**
- * eventually() for work whose pace is the machine's (a sync under the platform's rate limits): the
- * time is up only once `read` has answered the same for `stallMs`, however long the work keeps moving.
- * Returns the last answer, as eventually() does.
- */
-export async function eventuallyProgressing<T>(read: () => T | Promise<T>, done: (value: T) => boolean, stallMs = 30_000): Promise<T> {
-  let last = '';
-  let stalledAt = Date.now() + stallMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    const seen = JSON.stringify(value);
-    if (seen !== last) [last, stalledAt] = [seen, Date.now() + stallMs];
-    else if (Date.now() > stalledAt) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

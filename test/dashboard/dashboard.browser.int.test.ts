@@ -7,7 +7,8 @@ import { setPlan } from '@rolelink/admin';
 import { DEMO } from '../../scripts/stack/config';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { HOSTILE } from './hostile-plugin';
-import { eventually, eventuallyProgressing, screenshot } from './browser';
+import { waitFor } from '../support/until';
+import { eventually, screenshot } from './browser';
 import { useDashboardBrowser } from './browser-suite';
 import type { DashboardSystem } from './system';
 
@@ -477,7 +478,7 @@ describe('the dashboard in a real browser', () => {
     const syncState = async () =>
       (await sys.db.pool.query<{ done: string; wanted: string; pending: number }>('SELECT sync_done_seq::text AS done, sync_wanted_seq::text AS wanted, pending_count AS pending FROM role_link WHERE role_id = $1', [SUPPORTER])).rows[0];
     const settled = (s: Awaited<ReturnType<typeof syncState>>) => s !== undefined && BigInt(s.done) >= BigInt(s.wanted) && s.pending === 0;
-    const state = await eventuallyProgressing(syncState, settled);
+    const state = await waitFor(syncState, settled, { timeoutMs: 30_000, intervalMs: 100, what: 'the link to settle' });
     expect({ ...state, settled: settled(state) }).toMatchObject({ settled: true });
     const holders = sys.emulator.state.holders(G, SUPPORTER);
     expect(holders).toContain(EARLIER_HOLDER);

@@ -3,6 +3,7 @@ import { startService, type RunningService } from '../../../scripts/service-proc
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { ownRedis, type OwnRedis } from '../../../test/support/own-redis';
 import { testQueuePrefix } from '../../../test/support/redis';
+import { until } from '../../../test/support/until';
 
 // Issue 23, item 5: readiness means "this process can take traffic", not "PostgreSQL and Redis answer".
 // A shared outage fails every replica at once; had readiness followed it, the load balancer would be left
@@ -39,15 +40,15 @@ describe('API readiness during a Redis outage', () => {
 
   it('stays ready while Redis is down, and /metrics reports the dependency down', async () => {
     api = await startService('api', 'tsx', { DATABASE_URL: db.url, REDIS_URL: redis.url, QUEUE_PREFIX: testQueuePrefix(), API_RATE_LIMIT: 'off' });
+    const metrics = () => get(api!.port, '/metrics');
     // Ready does not wait for Redis (the point of this test), so a first scrape can come before the API's
     // Redis connection is (its probe fails at once then: no offline queue). Ask until it reports Redis up.
-    let up = await get(api.port, '/metrics');
-    while (!/^rolelink_dependency_up\{dependency="redis",service="api"\} 1$/m.test(up.body)) up = await get(api.port, '/metrics');
+    const up = await until(metrics, (r) => /^rolelink_dependency_up\{dependency="redis",service="api"\} 1$/m.test(r.body), 'the API to report Redis up', 60_000);
     expect(up.body).toMatch(/^rolelink_dependency_up\{dependency="db",service="api"\} 1$/m);
 
     await redis.kill();
     // Wait until the process itself has seen the outage (the probe at scrape time fails)...
-    while (!/^rolelink_dependency_up\{dependency="redis",service="api"\} 0$/m.test((await get(api.port, '/metrics')).body));
+    await until(metrics, (r) => /^rolelink_dependency_up\{dependency="redis",service="api"\} 0$/m.test(r.body), 'the API to report Redis down', 60_000);
     // ...and it still takes traffic.
     const ready = await get(api.port, '/readyz');
     expect(ready.status).toBe(200);
