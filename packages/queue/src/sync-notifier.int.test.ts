@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import { createLogger } from '@rolelink/runtime';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
-import { producerConnection } from './connection';
+import { QueueName } from '@rolelink/contracts';
+import { waitFor } from '../../../test/support/until';
+import { Consumer } from './consumer';
+import { producerConnection, workerConnection } from './connection';
+import { enqueueLinkSync } from './role-sync';
+import { Producer } from './producer';
 import { SyncNotifier } from './sync-notifier';
 
 /**
@@ -85,6 +90,64 @@ describe('SyncNotifier', () => {
       ).toEqual(['10', '11']);
     } finally {
       enqueues.stop();
+    }
+  });
+
+  it("gives every write a pass that sees it: a request arriving while the link's job runs is kept for after it", async () => {
+    // The bot's contract with the notifier, under a stream of writes: a pass reads how far the list got
+    // ("wanted") when it starts and marks that done when it ends; a request that meets the link's job
+    // running is kept by BullMQ's keepLastIfActive for after that job (jobDedup's `wanted` rule), and
+    // one that meets it waiting rides it. Any request lost on the way leaves a link behind for good
+    // here: no sweeper runs. Writes come 0-30 ms apart, so they land before, during and after the
+    // spacing wait and the jobs (0-20 ms each) alike; four links at once, four jobs at a time.
+    const wanted = new Map<string, number>();
+    const done = new Map<string, number>();
+    let passes = 0;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const worker = workerConnection(REDIS_URL);
+    const asking = producerConnection(REDIS_URL);
+    const followUps = new Producer(QueueName.roleSync, asking, prefix);
+    const consumer = new Consumer(
+      QueueName.roleSync,
+      {
+        async sync({ linkId }) {
+          const seen = wanted.get(linkId) ?? 0;
+          await sleep(Math.random() * 20);
+          done.set(linkId, Math.max(done.get(linkId) ?? 0, seen));
+          passes++;
+          // As the bot's pass: writes journaled while it ran are the next pass's, asked from inside the job.
+          if ((wanted.get(linkId) ?? 0) > seen) await enqueueLinkSync(followUps, linkId);
+          return 'done';
+        },
+        reconcile: () => Promise.resolve('done'),
+      },
+      { connection: worker, prefix, concurrency: 4 },
+    );
+    try {
+      const links = ['21', '22', '23', '24'];
+      await Promise.all(
+        links.map(async (linkId) => {
+          for (let i = 0; i < 80; i++) {
+            wanted.set(linkId, (wanted.get(linkId) ?? 0) + 1); // the write commits, then asks
+            void notifier.notify(linkId);
+            await sleep(Math.random() * 30);
+          }
+        }),
+      );
+      await notifier.settled();
+      const behind = () => links.filter((l) => (done.get(l) ?? 0) < wanted.get(l)!).map((l) => `${l}: done ${done.get(l) ?? 0} of ${wanted.get(l)}`);
+      // Waits while passes keep running; a lost request shows as a link behind with no pass coming.
+      await waitFor(
+        () => ({ behind: behind(), passes }),
+        (v) => v.behind.length === 0,
+        { what: 'every link synced to its last write', timeoutMs: 15_000, progress: (v) => v.passes },
+      );
+      expect(behind()).toEqual([]);
+    } finally {
+      await consumer.close();
+      await followUps.close();
+      asking.disconnect();
+      worker.disconnect();
     }
   });
 });
