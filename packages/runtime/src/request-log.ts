@@ -10,7 +10,10 @@ export type RequestLogFields = Record<string, string | number | boolean | undefi
 
 /** Adds fields to this request's log line, e.g. the API's authenticated link id. */
 export function addRequestLogFields(res: Response, fields: RequestLogFields): void {
-  res.locals.requestLog = { ...(res.locals.requestLog as RequestLogFields | undefined), ...fields };
+  const own = res.locals.requestLog as RequestLogFields | undefined;
+  // The request's own object, filled in place: a copy per call was garbage on every authenticated request.
+  if (own) Object.assign(own, fields);
+  else res.locals.requestLog = { ...fields };
 }
 
 /**

@@ -81,18 +81,18 @@ export function authenticate(pool: Pool): RequestHandler {
   };
 
   return handle(async (req, res, next) => {
-    const header = req.get('authorization');
-    if (!header || !header.trim()) throw AppError.unauthorized('Authorization header required');
-    const match = SCHEME.exec(header.trim());
+    const header = req.get('authorization')?.trim();
+    if (!header) throw AppError.unauthorized('Authorization header required');
+    const match = SCHEME.exec(header);
     if (!match || match[1]!.toLowerCase() !== 'token') throw AppError.unauthorized('Invalid authorization scheme. Use: Token <token>');
-    const params = linkParams.safeParse(req.params);
-    if (!params.success) throw AppError.validation(zodIssues(params.error, 'params'));
-    const guildId = BigInt(params.data.guildId).toString();
-    const roleId = BigInt(params.data.roleId).toString();
     const hashHex = hashOf(match[2]!);
 
     const known = hashHex !== null && res.locals.rememberedAuthAllowed === true ? remembered.get(hashHex) : undefined;
-    if (known && known.link.guildId === guildId && known.link.roleId === roleId) {
+    // The remembered link's IDs are in their canonical form: a path that spells them exactly is valid
+    // (check 3) and names that link, with no schema run or BigInt round trip (issue 35: a POST's CPU).
+    // Any other spelling (leading zeros, say) takes the full path below.
+    if (known && req.params.guildId === known.link.guildId && req.params.roleId === known.link.roleId) {
+      const { guildId, roleId } = known.link;
       const confirm = async (): Promise<LinkContext> => {
         res.locals.remembered = undefined; // settled by this read, whatever it finds
         try {
@@ -108,6 +108,10 @@ export function authenticate(pool: Pool): RequestHandler {
       accept(res, { ...known.link });
       return next();
     }
+    const params = linkParams.safeParse(req.params);
+    if (!params.success) throw AppError.validation(zodIssues(params.error, 'params'));
+    const guildId = BigInt(params.data.guildId).toString();
+    const roleId = BigInt(params.data.roleId).toString();
     accept(res, await check(hashHex, guildId, roleId));
     next();
   });
