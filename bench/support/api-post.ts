@@ -82,8 +82,9 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
       {
         figure: `POST /users/:userId ÷ bare node:http server doing the same write, same run, 32 connections, median of ${rounds} × ${seconds} s each, order alternated${bad ? ` (${bad} errors/non-2xx!)` : ''}`,
         measured: `${ratio.toFixed(2)} (API ${int(a.rps)} req/s, rounds ${list(sides[1]!, (r) => int(r.rps))}; ` + `bare ${int(b.rps)} req/s, rounds ${list(sides[0]!, (r) => int(r.rps))})`,
-        limit: '≥ 0.6 (goal)',
-        verdict: judge(ratio >= 0.6 && bad === 0),
+        // Issue 35's goal; the product's own (issue 24) was 0.6. One run spreads about ±0.07 on a 2-core VM.
+        limit: '≥ 0.79 (goal)',
+        verdict: judge(ratio >= 0.79 && bad === 0),
       },
       {
         figure: 'POST /users/:userId latency p99 of the API’s median round (p50, max; the bare server’s beside it)',
