@@ -407,7 +407,13 @@ describe('the dashboard in a real browser', () => {
   it('deletes a link after a confirmation, and never names the owner as locked out (the owner keeps every permission)', async () => {
     // Moderator carries Manage Server. The link gives it to the owner, whose other roles do not. (Premium:
     // the free plan's one slot is Supporter's, so this second link would be paused.)
-    await setPlan({ db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: async () => {} }, { guildId: G, plan: 'premium' });
+    // The plan change marks every link of the guild (Supporter's too) for a sync: the sync is asked for as
+    // the dashboard and the CLI ask for it. A no-op here left Supporter marked with no job coming whenever
+    // its last job had ended first, and the strip-roles test below waited on it in vain.
+    await setPlan(
+      { db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: (linkId) => sys.requestSync(linkId) },
+      { guildId: G, plan: 'premium' },
+    );
     const register = sys.hostile.requests.find((r) => r.method === 'POST' && r.path === '/register')!;
     // The plugin received the link's token with its registration (spec 4.2: the Authorization header).
     const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, { method: 'PUT', headers: { Authorization: String(register.headers.authorization), 'Content-Type': 'application/json' }, body: JSON.stringify([OWNER.id]) });

@@ -52,6 +52,11 @@ export type DashboardSystem = {
   apps: { api: Express; broker: Express; dashboard: Express };
   brokerUrl: string;
   brokerToken: string;
+  /**
+   * Asks for a link's sync as the dashboard's own actions do (its SyncNotifier). An admin call a test makes
+   * directly (setPlan, say) passes it: with a no-op the links it marked wait for whatever job comes next.
+   */
+  requestSync(linkId: string): Promise<unknown>;
   close(): Promise<void>;
 };
 
@@ -204,6 +209,7 @@ export async function startDashboardSystem(options: { members?: number; withWork
     apps: { api: api.app, broker: brokerServer.app, dashboard: dashboardApp },
     brokerUrl: brokerServer.url,
     brokerToken: brokerServer.token,
+    requestSync: (linkId) => wired.ctx.admin.requestSync(linkId),
     async close() {
       for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
       await dropPrefix(prefix);
