@@ -75,7 +75,7 @@ describe('SyncNotifier', () => {
   it('settles the requests nobody waited for: settled() resolves once each one asked for is queued', async () => {
     const enqueues = await watchEnqueues(prefix);
     try {
-      // As a single-user write asks: not awaited. The second ask of link 10 is due 10 ms after the first.
+      // As a single-user write asks: not awaited. The second ask of link 10 is due 50 ms after the first.
       void notifier.notify('10');
       void notifier.notify('10');
       void notifier.notify('11');

@@ -110,7 +110,7 @@ export class LinkBatcher<I extends Item, R> {
   }
 
   private answer(linkId: string, batch: Waiting<I, R>[], items: I[], firstOf: Map<string, number>, results: R[]): void {
-    // Not awaited: the answers do not wait for the sync request (SyncNotifier sends it within 10 ms); the
+    // Not awaited: the answers do not wait for the sync request (SyncNotifier sends it within 50 ms); the
     // outbox mark committed with the rows covers a failure. It carries the batch's first request id.
     if (results.some((r) => this.writer.changed(r))) void this.sync.notify(linkId, items[0]?.requestId);
     const answered = new Set<string>();
