@@ -4,6 +4,7 @@
 import type { Page } from 'playwright-core';
 import { toStored } from '@rolelink/db/client';
 import { setPlan } from '@rolelink/admin';
+import { testAdminDeps } from '../../packages/admin/src/testing/deps';
 import { DEMO } from '../../scripts/stack/config';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { HOSTILE } from './hostile-plugin';
@@ -410,10 +411,7 @@ describe('the dashboard in a real browser', () => {
     // The plan change marks every link of the guild (Supporter's too) for a sync: the sync is asked for as
     // the dashboard and the CLI ask for it. A no-op here left Supporter marked with no job coming whenever
     // its last job had ended first, and the strip-roles test below waited on it in vain.
-    await setPlan(
-      { db: sys.db, secretKey: () => Buffer.alloc(32), allowPrivatePluginHosts: [], plugin: { register: async () => {}, deleteConfig: async () => {} }, requestSync: (linkId) => sys.requestSync(linkId) },
-      { guildId: G, plan: 'premium' },
-    );
+    await setPlan({ ...testAdminDeps(sys.db), requestSync: sys.requestSync }, { guildId: G, plan: 'premium' });
     const register = sys.hostile.requests.find((r) => r.method === 'POST' && r.path === '/register')!;
     // The plugin received the link's token with its registration (spec 4.2: the Authorization header).
     const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, { method: 'PUT', headers: { Authorization: String(register.headers.authorization), 'Content-Type': 'application/json' }, body: JSON.stringify([OWNER.id]) });

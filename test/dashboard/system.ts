@@ -56,7 +56,7 @@ export type DashboardSystem = {
    * Asks for a link's sync as the dashboard's own actions do (its SyncNotifier). An admin call a test makes
    * directly (setPlan, say) passes it: with a no-op the links it marked wait for whatever job comes next.
    */
-  requestSync(linkId: string): Promise<unknown>;
+  requestSync: (linkId: string) => Promise<unknown>;
   close(): Promise<void>;
 };
 

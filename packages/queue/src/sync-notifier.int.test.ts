@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createLogger } from '@rolelink/runtime';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
@@ -103,7 +104,6 @@ describe('SyncNotifier', () => {
     const wanted = new Map<string, number>();
     const done = new Map<string, number>();
     let passes = 0;
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const worker = workerConnection(REDIS_URL);
     const asking = producerConnection(REDIS_URL);
     const followUps = new Producer(QueueName.roleSync, asking, prefix);
