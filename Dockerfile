@@ -10,7 +10,7 @@
 
 # The base of every stage. NODE_IMAGE names another (a mirror, or scripts/deploy/base-images.sh's local
 # rolelink-local/node:<version> where no registry is reachable); never a local build under an official name.
-ARG NODE_VERSION=20.19
+ARG NODE_VERSION=24.22
 ARG NODE_IMAGE=node:${NODE_VERSION}-bookworm-slim
 FROM ${NODE_IMAGE} AS base
 ENV PNPM_HOME=/pnpm \

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes `pnpm` (the version pinned in package.json) available on a machine that has only Node 20 + npm.
+# Makes `pnpm` (the version pinned in package.json) available on a machine that has only Node + npm
+# (scripts/ensure-node.sh runs first and puts the pinned Node on PATH).
 # Installs into ~/.local (the callers put ~/.local/bin first on PATH): no root needed, and no corepack —
 # corepack verifies registry signatures that a mirror may not carry, and when that fails it leaves a
 # broken `pnpm` shim on PATH behind.

@@ -4,10 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.local/bin:$PATH"
-if ! command -v node >/dev/null 2>&1; then
-  echo "✗ Node.js 20 is required (https://nodejs.org or your package manager), then run this again." >&2
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "✗ Node.js with npm (any version from 20) is required to start: it installs the pinned Node.js (.node-version)." >&2
   exit 1
 fi
+echo "› checking Node.js $(cat .node-version)"
+bash scripts/ensure-node.sh
 echo "› checking pnpm"
 bash scripts/ensure-pnpm.sh
 echo "› installing dependencies (pnpm install --frozen-lockfile)…"

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.local/bin:$PATH"
+# The pinned Node.js (.node-version) first on PATH, whatever the machine's own Node is.
+bash scripts/ensure-node.sh
 bash scripts/ensure-pnpm.sh
 pnpm install --frozen-lockfile --reporter=append-only
 pnpm typecheck

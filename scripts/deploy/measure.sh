@@ -18,7 +18,7 @@ echo "|---|---|"
 for t in api plugin-broker bot-worker dashboard migrate cli local-tools; do
   echo "| rolelink/$t:local | $("$DOCKER" image inspect --format '{{.Size}}' "rolelink/$t:local" | awk '{printf "%.0f MB", $1/1e6}') |"
 done
-for i in "${NODE_IMAGE:-rolelink-local/node:20.19}" "${POSTGRES_IMAGE:-rolelink-local/postgres:15}" "${REDIS_IMAGE:-rolelink-local/redis:7.0}"; do
+for i in "${NODE_IMAGE:-rolelink-local/node:24.22}" "${POSTGRES_IMAGE:-rolelink-local/postgres:15}" "${REDIS_IMAGE:-rolelink-local/redis:7.0}"; do
   echo "| $i (base, built locally) | $("$DOCKER" image inspect --format '{{.Size}}' "$i" | awk '{printf "%.0f MB", $1/1e6}') |"
 done
 
