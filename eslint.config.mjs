@@ -40,7 +40,10 @@ export default defineConfig(
     rules: {
       // A leading underscore marks a binding kept on purpose: an Express error handler's fourth parameter
       // (Express tells error handlers by their arity), or a property left out of a rest object.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {
@@ -50,13 +53,24 @@ export default defineConfig(
     files: ['packages/*/src/**/*.ts', 'services/*/src/**/*.ts', 'sdk/*/src/**/*.ts'],
     // The plugin SDK is a client published on its own (no service imports): it refuses a bad id before
     // sending with the same body the service would answer, so it writes that body itself.
-    ignores: ['packages/runtime/src/app-error.ts', 'packages/contracts/src/error-body.ts', 'sdk/plugin-sdk/**', '**/*.test.ts', '**/testing/**'],
+    ignores: [
+      'packages/runtime/src/app-error.ts',
+      'packages/contracts/src/error-body.ts',
+      'sdk/plugin-sdk/**',
+      '**/*.test.ts',
+      '**/testing/**',
+    ],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "NewExpression[callee.name='AppError'][arguments.length>3]", message: 'A body beyond statusCode and message comes from an AppError factory (validation, field, fields, pluginFailure, prescribed).' },
         {
-          selector: "ObjectExpression > Property[key.name='statusCode'][value.type!='Literal'], ObjectExpression > Property[key.name='statusCode'][value.value>=100]",
+          selector: "NewExpression[callee.name='AppError'][arguments.length>3]",
+          message:
+            'A body beyond statusCode and message comes from an AppError factory (validation, field, fields, pluginFailure, prescribed).',
+        },
+        {
+          selector:
+            "ObjectExpression > Property[key.name='statusCode'][value.type!='Literal'], ObjectExpression > Property[key.name='statusCode'][value.value>=100]",
           message: 'Error bodies are written by AppError#toBody(): throw or next() an AppError instead.',
         },
       ],

@@ -5,7 +5,16 @@ import type { Config } from 'jest';
 // All use swc to strip types; `pnpm typecheck` checks them with tsc.
 const transform: Config['transform'] = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const tsxTransform: Config['transform'] = {
-  '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } } } }],
+  '^.+\\.tsx?$': [
+    '@swc/jest',
+    {
+      jsc: {
+        target: 'es2022',
+        parser: { syntax: 'typescript', tsx: true },
+        transform: { react: { runtime: 'automatic' } },
+      },
+    },
+  ],
 };
 const ignore = ['/node_modules/', '/dist/', '/generated/'];
 // Prisma's generated client imports its own .ts files with .js extensions (ESM style).

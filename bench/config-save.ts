@@ -16,7 +16,14 @@ import { json } from '../services/plugin-broker/src/testing/test-plugin';
 const FORM = {
   version: 1,
   name: 'Levels',
-  sections: [{ title: 'Main', fields: [{ type: 'number', key: 'min_level', label: 'Minimum level', validation: { required: true, min: 0, max: 100 } }] }],
+  sections: [
+    {
+      title: 'Main',
+      fields: [
+        { type: 'number', key: 'min_level', label: 'Minimum level', validation: { required: true, min: 0, max: 100 } },
+      ],
+    },
+  ],
 };
 
 function parseSaves(args: string[]): number {
@@ -39,14 +46,24 @@ export async function run(args: string[]): Promise<void> {
     .join(' ');
   console.log(`load average ${load}, ${os.cpus().length} cores, ${saves} saves each way after 20 warm-up pairs`);
   await globalSetup();
-  const h = await startHarness({ timeouts: DEFAULT_PLUGIN_TIMEOUTS, deadlines: { register: 7_000, fetchConfig: 7_000, submitConfig: 17_000 } });
+  const h = await startHarness({
+    timeouts: DEFAULT_PLUGIN_TIMEOUTS,
+    deadlines: { register: 7_000, fetchConfig: 7_000, submitConfig: 17_000 },
+  });
   try {
     h.plugin.on('GET /config', (_req, res) => json(res, 200, { ...FORM, values: { min_level: 1 } }));
     h.plugin.on('POST /config', (_req, res) => json(res, 200, { ok: true }));
     const link = await h.seedLink();
     const token = link.token;
     const viaBroker = () => h.client.submitConfig(link, { min_level: 5 });
-    const direct = () => h.ctx.http.request({ method: 'POST', url: `${link.pluginUrl}/config`, token, json: { guild_id: link.guildId, role_id: link.roleId, config: { min_level: 5 } }, timeoutMs: 10_000 });
+    const direct = () =>
+      h.ctx.http.request({
+        method: 'POST',
+        url: `${link.pluginUrl}/config`,
+        token,
+        json: { guild_id: link.guildId, role_id: link.roleId, config: { min_level: 5 } },
+        timeoutMs: 10_000,
+      });
     const timed = async (fn: () => Promise<unknown>): Promise<number> => {
       const began = performance.now();
       await fn();

@@ -32,7 +32,11 @@ export async function run(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')}, ${os.cpus().length} cores`,
   );
-  const emulator = await startEmulator({ port: 0, globalPerSecond: 10_000, routeBucket: { limit: 10_000, windowMs: 1000 } });
+  const emulator = await startEmulator({
+    port: 0,
+    globalPerSecond: 10_000,
+    routeBucket: { limit: 10_000, windowMs: 1000 },
+  });
   const began = performance.now();
   emulator.state.seed(largeGuildSeed());
   const seedMs = performance.now() - began;
@@ -64,9 +68,13 @@ export async function run(): Promise<void> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`| figure | measured | limit | verdict |`);
   console.log(`| --- | --- | --- | --- |`);
-  console.log(`| seed ${COUNT.toLocaleString('en-US')} generated members | ${Math.round(seedMs).toLocaleString('en-US')} ms | ≤ ${SEED_LIMIT_MS.toLocaleString('en-US')} ms | ${seedMs <= SEED_LIMIT_MS ? 'PASS' : 'FAIL'} |`);
+  console.log(
+    `| seed ${COUNT.toLocaleString('en-US')} generated members | ${Math.round(seedMs).toLocaleString('en-US')} ms | ≤ ${SEED_LIMIT_MS.toLocaleString('en-US')} ms | ${seedMs <= SEED_LIMIT_MS ? 'PASS' : 'FAIL'} |`,
+  );
   const ratio = median(emu) / median(raw);
-  console.log(`| ${PAGES} member pages of 1,000 (median of 4) | ${Math.round(median(emu))} ms (bare node:http: ${Math.round(median(raw))} ms) | — | ${ratio.toFixed(2)}× the bare server |`);
+  console.log(
+    `| ${PAGES} member pages of 1,000 (median of 4) | ${Math.round(median(emu))} ms (bare node:http: ${Math.round(median(raw))} ms) | — | ${ratio.toFixed(2)}× the bare server |`,
+  );
   bare.close();
   await emulator.close();
 }

@@ -23,11 +23,14 @@ import { call, makeAgent } from './support/http';
 type Options = { rows: number; links: number; seconds: number };
 
 function parseArgs(args: string[]): Options {
-  const o: Options = args.includes('--quick') ? { rows: 100_000, links: 20, seconds: 5 } : { rows: 1_000_000, links: 100, seconds: 15 };
+  const o: Options = args.includes('--quick')
+    ? { rows: 100_000, links: 20, seconds: 5 }
+    : { rows: 1_000_000, links: 100, seconds: 15 };
   for (let i = 0; i < args.length; i++) {
     const [flag, n] = [args[i]!, Number(args[i + 1]?.replaceAll('_', ''))];
     if (flag === '--quick') continue;
-    if (!['--rows', '--links', '--seconds'].includes(flag) || !Number.isInteger(n) || n < 1) throw new Error(`usage: pnpm bench expiry [--quick] [--rows N] [--links N] [--seconds S] (at ${flag})`);
+    if (!['--rows', '--links', '--seconds'].includes(flag) || !Number.isInteger(n) || n < 1)
+      throw new Error(`usage: pnpm bench expiry [--quick] [--rows N] [--links N] [--seconds S] (at ${flag})`);
     o[flag.slice(2) as keyof Options] = n;
     i++;
   }
@@ -47,7 +50,14 @@ const pct = (xs: number[], p: number) => {
 type Phase = { name: string; seconds: number; posts: number[]; gets: number[]; errors: number };
 
 /** POST (32 loops, distinct new users) and GET /users (2 loops) until `until` resolves; every latency kept. */
-async function loadUntil(origin: string, post: BenchLink, get: BenchLink, name: string, until: Promise<unknown>, firstId: { n: bigint }): Promise<Phase> {
+async function loadUntil(
+  origin: string,
+  post: BenchLink,
+  get: BenchLink,
+  name: string,
+  until: Promise<unknown>,
+  firstId: { n: bigint },
+): Promise<Phase> {
   const agent = makeAgent(40);
   const phase: Phase = { name, seconds: 0, posts: [], gets: [], errors: 0 };
   let stop = false;
@@ -62,8 +72,19 @@ async function loadUntil(origin: string, post: BenchLink, get: BenchLink, name: 
   };
   const headers = (l: BenchLink) => ({ authorization: `Token ${l.token}` });
   await Promise.all([
-    ...Array.from({ length: 32 }, () => loop(() => call(agent, `${origin}${post.base}/users/${(firstId.n++).toString()}`, { method: 'POST', headers: headers(post) }), phase.posts)),
-    ...Array.from({ length: 2 }, () => loop(() => call(agent, `${origin}${get.base}/users`, { method: 'GET', headers: headers(get) }), phase.gets)),
+    ...Array.from({ length: 32 }, () =>
+      loop(
+        () =>
+          call(agent, `${origin}${post.base}/users/${(firstId.n++).toString()}`, {
+            method: 'POST',
+            headers: headers(post),
+          }),
+        phase.posts,
+      ),
+    ),
+    ...Array.from({ length: 2 }, () =>
+      loop(() => call(agent, `${origin}${get.base}/users`, { method: 'GET', headers: headers(get) }), phase.gets),
+    ),
   ]);
   phase.seconds = (performance.now() - started) / 1000;
   agent.destroy();
@@ -76,7 +97,9 @@ export async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
   const started = new Date();
-  log(`expiry bench: ${opts.rows.toLocaleString('en-US')} expiries on ${opts.links} links, ${os.cpus().length} cores, load ${load()}`);
+  log(
+    `expiry bench: ${opts.rows.toLocaleString('en-US')} expiries on ${opts.links} links, ${os.cpus().length} cores, load ${load()}`,
+  );
   const dbName = `rolelink_bench_expiry_${randomBytes(4).toString('hex')}`;
   const prefix = `rlbench-expiry-${randomBytes(4).toString('hex')}`;
   const url = await createMigratedDb(dbName);
@@ -84,7 +107,13 @@ export async function run(args: string[]): Promise<void> {
   const sweepPool = new Pool({ connectionString: url, max: 2 });
   const redis = producerConnection(REDIS_URL);
   const sync = new SyncNotifier(redis, prefix, silentLogger());
-  const api = await startApi({ DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix, API_RATE_LIMIT: 'off', EXPIRY_SWEEP_EVERY_MS: '3600000' });
+  const api = await startApi({
+    DATABASE_URL: url,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    API_RATE_LIMIT: 'off',
+    EXPIRY_SWEEP_EVERY_MS: '3600000',
+  });
   const lines: string[] = [];
   try {
     const guildId = await seedGuild(pool, 'premium');
@@ -94,17 +123,18 @@ export async function run(args: string[]): Promise<void> {
     for (let i = 0; i < opts.links; i++) {
       const l = await seedLink(pool, guildId, { trusted: true });
       const first = 100000000000000000n + BigInt(i) * 10_000_000n;
-      await pool.query(`INSERT INTO link_user (link_id, user_id, expires_at) SELECT $1, ${toStored('($2::numeric + g)')}, $3::timestamptz + (g % 60) * interval '1 second' FROM generate_series(0, $4 - 1) g`, [
-        l.linkId,
-        first.toString(),
-        due,
-        perLink,
-      ]);
+      await pool.query(
+        `INSERT INTO link_user (link_id, user_id, expires_at) SELECT $1, ${toStored('($2::numeric + g)')}, $3::timestamptz + (g % 60) * interval '1 second' FROM generate_series(0, $4 - 1) g`,
+        [l.linkId, first.toString(), due, perLink],
+      );
       await pool.query('UPDATE role_link SET user_count = $2 WHERE id = $1', [l.linkId, perLink]);
     }
     const postLink = await seedLink(pool, guildId, { trusted: true });
     const getLink = await seedLink(pool, guildId, { trusted: true });
-    await pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('(300000000000000000::numeric + g)')} FROM generate_series(1, 10000) g`, [getLink.linkId]);
+    await pool.query(
+      `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('(300000000000000000::numeric + g)')} FROM generate_series(1, 10000) g`,
+      [getLink.linkId],
+    );
     await pool.query('UPDATE role_link SET user_count = 10000 WHERE id = $1', [getLink.linkId]);
     await pool.query('VACUUM ANALYZE link_user');
     await pool.query('CHECKPOINT');
@@ -113,9 +143,19 @@ export async function run(args: string[]): Promise<void> {
     const ids = { n: 400000000000000000n };
     const origin = api.origin;
     await loadUntil(origin, postLink, getLink, 'warm-up', sleep(2000), ids);
-    const before = await loadUntil(origin, postLink, getLink, 'without sweep (before)', sleep(opts.seconds * 1000), ids);
+    const before = await loadUntil(
+      origin,
+      postLink,
+      getLink,
+      'without sweep (before)',
+      sleep(opts.seconds * 1000),
+      ids,
+    );
     log(`${before.name}: done (load ${load()})`);
-    const sweeper = new ExpirySweeper({ pool: sweepPool, sync, logger: silentLogger() }, () => new Date(due.getTime() + 61_000));
+    const sweeper = new ExpirySweeper(
+      { pool: sweepPool, sync, logger: silentLogger() },
+      () => new Date(due.getTime() + 61_000),
+    );
     const t0 = performance.now();
     let sweepMs = 0;
     let removed = 0;
@@ -124,15 +164,23 @@ export async function run(args: string[]): Promise<void> {
       sweepMs = performance.now() - t0;
     });
     const during = await loadUntil(origin, postLink, getLink, 'during sweep', sweep, ids);
-    log(`${during.name}: ${removed.toLocaleString('en-US')} removed in ${(sweepMs / 1000).toFixed(1)} s (load ${load()})`);
+    log(
+      `${during.name}: ${removed.toLocaleString('en-US')} removed in ${(sweepMs / 1000).toFixed(1)} s (load ${load()})`,
+    );
     const after = await loadUntil(origin, postLink, getLink, 'without sweep (after)', sleep(opts.seconds * 1000), ids);
-    const left = await pool.query<{ n: string }>('SELECT count(*)::text AS n FROM link_user WHERE expires_at IS NOT NULL');
+    const left = await pool.query<{ n: string }>(
+      'SELECT count(*)::text AS n FROM link_user WHERE expires_at IS NOT NULL',
+    );
     const journal = await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM list_change WHERE op = 'remove'");
 
     const rate = (p: Phase) => p.posts.length / p.seconds;
     const row = (p: Phase) =>
       `| ${p.name} | ${p.seconds.toFixed(1)} | ${rate(p).toFixed(0)} | ${pct(p.posts, 50).toFixed(1)} | ${pct(p.posts, 99).toFixed(1)} | ${(p.gets.length / p.seconds).toFixed(1)} | ${pct(p.gets, 99).toFixed(1)} | ${p.errors} |`;
-    const base = { rps: (rate(before) + rate(after)) / 2, p99: (pct(before.posts, 99) + pct(after.posts, 99)) / 2, get99: (pct(before.gets, 99) + pct(after.gets, 99)) / 2 };
+    const base = {
+      rps: (rate(before) + rate(after)) / 2,
+      p99: (pct(before.posts, 99) + pct(after.posts, 99)) / 2,
+      get99: (pct(before.gets, 99) + pct(after.gets, 99)) / 2,
+    };
     lines.push(
       '',
       `pnpm bench expiry ${args.join(' ')}`.trim(),
@@ -154,7 +202,9 @@ export async function run(args: string[]): Promise<void> {
     await sweepPool.end();
     await sync.close();
     redis.disconnect();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e: unknown) => log(`could not drop ${dbName}: ${(e as Error).message}`));
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((e: unknown) =>
+      log(`could not drop ${dbName}: ${(e as Error).message}`),
+    );
     await dropPrefix(prefix, REDIS_URL).catch(() => undefined);
   }
   console.log(lines.join('\n'));

@@ -77,12 +77,19 @@ async function loadList(c: Client, rows: number): Promise<void> {
 async function baseline(c: Client, shift: '-' | '+'): Promise<number> {
   let ms = 0;
   for (const table of BIG) {
-    const { rows: cols } = await c.query<{ name: string }>(`SELECT attname AS name FROM pg_attribute WHERE attrelid = '${table}'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`);
-    const select = cols.map((col) => (col.name === 'user_id' ? `user_id ${shift} 9223372036854775807 ${shift} 1 AS user_id` : col.name)).join(', ');
-    const { rows: indexes } = await c.query<{ def: string }>(`SELECT indexdef AS def FROM pg_indexes WHERE tablename = '${table}'`);
+    const { rows: cols } = await c.query<{ name: string }>(
+      `SELECT attname AS name FROM pg_attribute WHERE attrelid = '${table}'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+    );
+    const select = cols
+      .map((col) => (col.name === 'user_id' ? `user_id ${shift} 9223372036854775807 ${shift} 1 AS user_id` : col.name))
+      .join(', ');
+    const { rows: indexes } = await c.query<{ def: string }>(
+      `SELECT indexdef AS def FROM pg_indexes WHERE tablename = '${table}'`,
+    );
     const copy = `bench_${table}`;
     ms += await timed(c, `CREATE TABLE ${copy} AS SELECT ${select} FROM ${table}`);
-    for (const { def } of indexes) ms += await timed(c, def.replace(/INDEX (\S+) ON public\.\S+/, `INDEX bench_$1 ON ${copy}`));
+    for (const { def } of indexes)
+      ms += await timed(c, def.replace(/INDEX (\S+) ON public\.\S+/, `INDEX bench_$1 ON ${copy}`));
     await c.query(`DROP TABLE ${copy}`);
   }
   await c.query('CHECKPOINT');
@@ -92,7 +99,9 @@ async function baseline(c: Client, shift: '-' | '+'): Promise<number> {
 export async function run(): Promise<void> {
   const rows = arg('rows', 30_000_000);
   const name = `rolelink_bench_migration_${process.pid}`;
-  console.log(`user-id migration at ${rows.toLocaleString('en-US')} rows per table (link_user, applied_member); load average ${load()} (1 / 5 / 15 min)`);
+  console.log(
+    `user-id migration at ${rows.toLocaleString('en-US')} rows per table (link_user, applied_member); load average ${load()} (1 / 5 / 15 min)`,
+  );
   await admin(`CREATE DATABASE ${name}`);
   const c = new Client({ connectionString: dbUrl(name) });
   await c.connect();
@@ -101,7 +110,9 @@ export async function run(): Promise<void> {
     await migrateBefore(c);
     const loadStarted = performance.now();
     await loadList(c, rows);
-    const { rows: size } = await c.query<{ mb: number }>(`SELECT (pg_total_relation_size('link_user') + pg_total_relation_size('applied_member')) / 1048576 AS mb`);
+    const { rows: size } = await c.query<{ mb: number }>(
+      `SELECT (pg_total_relation_size('link_user') + pg_total_relation_size('applied_member')) / 1048576 AS mb`,
+    );
     console.log(`loaded in ${seconds(performance.now() - loadStarted)}: ${size[0]!.mb} MB (tables and indexes)`);
 
     const before = await baseline(c, '-');
@@ -121,10 +132,18 @@ export async function run(): Promise<void> {
               (SELECT (cursor::numeric + 9223372036854775808)::text FROM link_sync_state) AS cursor,
               (SELECT array_to_string(removal_sample, ',') FROM held_change) AS sample`,
     );
-    const expected = { lo: '1000000000000000037', hi: (1000000000000000000n + BigInt(rows) * 37n).toString(), op: '0', cursor: '1000000000000000037' };
+    const expected = {
+      lo: '1000000000000000037',
+      hi: (1000000000000000000n + BigInt(rows) * 37n).toString(),
+      op: '0',
+      cursor: '1000000000000000037',
+    };
     const got = check[0]!;
-    if (got.lo !== expected.lo || got.hi !== expected.hi || got.op !== expected.op || got.cursor !== expected.cursor) throw new Error(`migrated rows do not decode: ${JSON.stringify(got)}`);
-    console.log(`checked: lowest ${got.lo}, highest ${got.hi}, link op ${got.op}, cursor ${got.cursor}; load average ${load()}`);
+    if (got.lo !== expected.lo || got.hi !== expected.hi || got.op !== expected.op || got.cursor !== expected.cursor)
+      throw new Error(`migrated rows do not decode: ${JSON.stringify(got)}`);
+    console.log(
+      `checked: lowest ${got.lo}, highest ${got.hi}, link op ${got.op}, cursor ${got.cursor}; load average ${load()}`,
+    );
   } finally {
     await c.end();
     await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -33,7 +33,23 @@ import { AddBatcher } from '../services/api/src/add-batcher';
 import { admin, dbUrl } from './support/bench-db';
 import { median, percentile } from './support/api-figures';
 import { idArray } from './support/ids';
-import { buildKeys, LAYOUT_NAMES, LAYOUTS, layoutUrl, listSizes, loadLists, migrateInto, partitionOf, partitionSpread, prepareForLoad, readKeys, seedLinks, sizes, type Layout, type Sizes } from './support/partition-layouts';
+import {
+  buildKeys,
+  LAYOUT_NAMES,
+  LAYOUTS,
+  layoutUrl,
+  listSizes,
+  loadLists,
+  migrateInto,
+  partitionOf,
+  partitionSpread,
+  prepareForLoad,
+  readKeys,
+  seedLinks,
+  sizes,
+  type Layout,
+  type Sizes,
+} from './support/partition-layouts';
 
 const STORED_LIMIT = limitsFor('premium').storedUsers;
 const POST_CONNECTIONS = 32;
@@ -43,7 +59,8 @@ const load = () =>
     .map((n) => n.toFixed(2))
     .join(' / ');
 const ms = (n: number) => `${n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US')} ms`;
-const mb = (bytes: number) => `${bytes < 10e6 ? (bytes / 1e6).toFixed(2) : Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
+const mb = (bytes: number) =>
+  `${bytes < 10e6 ? (bytes / 1e6).toFixed(2) : Math.round(bytes / 1e6).toLocaleString('en-US')} MB`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -58,10 +75,19 @@ const order = (i: number): readonly Layout[] => (i % 2 === 0 ? LAYOUTS : [...LAY
 type Row = { figure: string; flat: string; part: string; ratio: string };
 
 /** One figure of each layout, printed beside each other with their ratio (partitioned ÷ today's). */
-function report(rows: Row[], figure: string, flat: number, part: number, format: (n: number) => string, detail = ''): void {
+function report(
+  rows: Row[],
+  figure: string,
+  flat: number,
+  part: number,
+  format: (n: number) => string,
+  detail = '',
+): void {
   const row = { figure, flat: format(flat), part: format(part), ratio: `${(part / flat).toFixed(2)}×` };
   rows.push(row);
-  console.log(`${figure}: ${LAYOUT_NAMES.flat} ${row.flat}, ${LAYOUT_NAMES.part} ${row.part}, partitioned ÷ today ${row.ratio}${detail ? ` (${detail})` : ''}`);
+  console.log(
+    `${figure}: ${LAYOUT_NAMES.flat} ${row.flat}, ${LAYOUT_NAMES.part} ${row.part}, partitioned ÷ today ${row.ratio}${detail ? ` (${detail})` : ''}`,
+  );
 }
 
 function reportSizes(rows: Row[], when: string, s: Record<Layout, Sizes>): void {
@@ -87,10 +113,16 @@ export async function run(args: string[]): Promise<void> {
   const runs = Number(values.runs);
   const postSeconds = Number(values['post-seconds']);
   const vacuumRounds = Number(values['vacuum-rounds']);
-  for (const [name, n] of Object.entries({ rows: rowsWanted, runs, 'post-seconds': postSeconds, 'vacuum-rounds': vacuumRounds })) {
+  for (const [name, n] of Object.entries({
+    rows: rowsWanted,
+    runs,
+    'post-seconds': postSeconds,
+    'vacuum-rounds': vacuumRounds,
+  })) {
     if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${String(n)}`);
   }
-  if (rowsWanted < 1_000_000) throw new Error('--rows must be at least 1,000,000 (the power law needs room beside the big list)');
+  if (rowsWanted < 1_000_000)
+    throw new Error('--rows must be at least 1,000,000 (the power law needs room beside the big list)');
 
   const lists = listSizes(rowsWanted);
   const loaded = lists.reduce((a, b) => a + b, 0);
@@ -120,7 +152,9 @@ export async function run(args: string[]): Promise<void> {
       keysMs[layout] = await timed(() => buildKeys(c, layout, keys));
       await c.query(`VACUUM (ANALYZE) ${layout}.link_user`);
       await c.query('CHECKPOINT');
-      console.log(`${LAYOUT_NAMES[layout]}: loaded in ${ms(loadMs[layout])}, key and indexes built in ${ms(keysMs[layout])} (load ${load()})`);
+      console.log(
+        `${LAYOUT_NAMES[layout]}: loaded in ${ms(loadMs[layout])}, key and indexes built in ${ms(keysMs[layout])} (load ${load()})`,
+      );
     }
     report(rows, 'load (one INSERT … SELECT, no index)', loadMs.flat, loadMs.part, ms);
     report(rows, 'primary key and indexes built', keysMs.flat, keysMs.part, ms);
@@ -145,10 +179,18 @@ export async function run(args: string[]): Promise<void> {
     const putLists = [storedIdsCopy(idArray(0, 100_000, 150_000)), storedIdsCopy(idArray(50_000, 150_000, 150_000))];
     const puts = { flat: 0, part: 0 };
     const put = async (layout: Layout) => {
-      const outcome = await replaceList(pool(layout), { linkId: String(PUT), source: { kind: 'ids', ids: putLists[puts[layout]++ % 2]! }, storedLimit: STORED_LIMIT });
-      if (outcome.kind !== 'replaced' || outcome.userCount !== 100_000) throw new Error(`PUT on ${layout}: ${JSON.stringify(outcome)}`);
+      const outcome = await replaceList(pool(layout), {
+        linkId: String(PUT),
+        source: { kind: 'ids', ids: putLists[puts[layout]++ % 2]! },
+        storedLimit: STORED_LIMIT,
+      });
+      if (outcome.kind !== 'replaced' || outcome.userCount !== 100_000)
+        throw new Error(`PUT on ${layout}: ${JSON.stringify(outcome)}`);
     };
-    for (const layout of LAYOUTS) console.log(`put on ${LAYOUT_NAMES[layout]}: first list ${ms(await timed(() => put(layout)))}, warm-up replace ${ms(await timed(() => put(layout)))} (untimed)`);
+    for (const layout of LAYOUTS)
+      console.log(
+        `put on ${LAYOUT_NAMES[layout]}: first list ${ms(await timed(() => put(layout)))}, warm-up replace ${ms(await timed(() => put(layout)))} (untimed)`,
+      );
     const putVacuum = values['index-cleanup'] ? 'VACUUM (INDEX_CLEANUP ON) link_user' : 'VACUUM link_user';
     const putMs: Record<Layout, number[]> = { flat: [], part: [] };
     const vacuumMs: Record<Layout, number[]> = { flat: [], part: [] };
@@ -158,10 +200,25 @@ export async function run(args: string[]): Promise<void> {
         await pool(layout).query('CHECKPOINT');
         putMs[layout].push(await timed(() => put(layout)));
       }
-      console.log(`put run ${i + 1}/${runs}: VACUUM then PUT, ${LAYOUTS.map((l) => `${l} ${ms(vacuumMs[l].at(-1)!)} + ${ms(putMs[l].at(-1)!)}`).join(', ')} (load ${load()})`);
+      console.log(
+        `put run ${i + 1}/${runs}: VACUUM then PUT, ${LAYOUTS.map((l) => `${l} ${ms(vacuumMs[l].at(-1)!)} + ${ms(putMs[l].at(-1)!)}`).join(', ')} (load ${load()})`,
+      );
     }
-    report(rows, `PUT 100k over 100k, 50% changed (replaceList, median of ${runs})`, median(putMs.flat), median(putMs.part), ms, `min ${ms(Math.min(...putMs.flat))} / ${ms(Math.min(...putMs.part))}`);
-    report(rows, `${putVacuum} after one PUT (50,000 dead rows, median of ${runs})`, median(vacuumMs.flat), median(vacuumMs.part), ms);
+    report(
+      rows,
+      `PUT 100k over 100k, 50% changed (replaceList, median of ${runs})`,
+      median(putMs.flat),
+      median(putMs.part),
+      ms,
+      `min ${ms(Math.min(...putMs.flat))} / ${ms(Math.min(...putMs.part))}`,
+    );
+    report(
+      rows,
+      `${putVacuum} after one PUT (50,000 dead rows, median of ${runs})`,
+      median(vacuumMs.flat),
+      median(vacuumMs.part),
+      ms,
+    );
 
     // GET: the list streamed as the API streams it, read to the end.
     const getRows = lists[GET - 1]!;
@@ -170,17 +227,29 @@ export async function run(args: string[]): Promise<void> {
       let bytes = 0;
       for await (const chunk of stream) bytes += (chunk as Buffer).length;
       await done;
-      if (bytes !== getRows * 22 - 1) throw new Error(`GET on ${layout}: ${bytes} bytes, expected ${getRows * 22 - 1} ("19 digits", comma-separated)`);
+      if (bytes !== getRows * 22 - 1)
+        throw new Error(
+          `GET on ${layout}: ${bytes} bytes, expected ${getRows * 22 - 1} ("19 digits", comma-separated)`,
+        );
     };
     for (const layout of LAYOUTS) await get(layout); // warm-up, untimed
     const getMs: Record<Layout, number[]> = { flat: [], part: [] };
     for (let i = 0; i < runs; i++) for (const layout of order(i)) getMs[layout].push(await timed(() => get(layout)));
     console.log(`get: ${LAYOUTS.map((l) => `${l} ${getMs[l].map(ms).join(', ')}`).join('; ')} (load ${load()})`);
-    report(rows, `GET ${int(getRows)} ids (streamUserIdsJson, median of ${runs})`, median(getMs.flat), median(getMs.part), ms);
+    report(
+      rows,
+      `GET ${int(getRows)} ids (streamUserIdsJson, median of ${runs})`,
+      median(getMs.flat),
+      median(getMs.part),
+      ms,
+    );
 
     // POST: the API's group commit over addUsers, 32 adds in flight, a distinct new user each.
     const noQueue = { notify: () => Promise.resolve() } as unknown as SyncNotifier;
-    const batchers = { flat: new AddBatcher({ pool: pool('flat'), sync: noQueue }), part: new AddBatcher({ pool: pool('part'), sync: noQueue }) };
+    const batchers = {
+      flat: new AddBatcher({ pool: pool('flat'), sync: noQueue }),
+      part: new AddBatcher({ pool: pool('part'), sync: noQueue }),
+    };
     const nextUser = { flat: 0, part: 0 };
     const postRound = async (layout: Layout) => {
       const latencies: number[] = [];
@@ -207,9 +276,17 @@ export async function run(args: string[]): Promise<void> {
         perSecond[layout].push(r.perSecond);
         for (const l of r.latencies) latencies[layout].push(l); // not push(...): a round can hold 100,000+
       }
-      console.log(`post round ${i + 1}/${runs}: ${LAYOUTS.map((l) => `${l} ${int(perSecond[l].at(-1)!)}/s`).join(', ')} (load ${load()})`);
+      console.log(
+        `post round ${i + 1}/${runs}: ${LAYOUTS.map((l) => `${l} ${int(perSecond[l].at(-1)!)}/s`).join(', ')} (load ${load()})`,
+      );
     }
-    report(rows, `POST adds/s (addUsers via AddBatcher, ${POST_CONNECTIONS} in flight, median of ${runs} × ${postSeconds} s)`, median(perSecond.flat), median(perSecond.part), int);
+    report(
+      rows,
+      `POST adds/s (addUsers via AddBatcher, ${POST_CONNECTIONS} in flight, median of ${runs} × ${postSeconds} s)`,
+      median(perSecond.flat),
+      median(perSecond.part),
+      int,
+    );
     report(rows, 'POST p50 latency', percentile(latencies.flat, 50), percentile(latencies.part, 50), ms);
     report(rows, 'POST p99 latency', percentile(latencies.flat, 99), percentile(latencies.part, 99), ms);
 
@@ -217,8 +294,15 @@ export async function run(args: string[]): Promise<void> {
     const now = new Date();
     for (const layout of LAYOUTS) await linksWithDueExpiries(pool(layout), now); // warm-up
     const sweepMs: Record<Layout, number[]> = { flat: [], part: [] };
-    for (let i = 0; i < runs; i++) for (const layout of order(i)) sweepMs[layout].push(await timed(() => linksWithDueExpiries(pool(layout), now)));
-    report(rows, `expiry sweep: due links of the first 10,000 due rows (linksWithDueExpiries, median of ${runs})`, median(sweepMs.flat), median(sweepMs.part), ms);
+    for (let i = 0; i < runs; i++)
+      for (const layout of order(i)) sweepMs[layout].push(await timed(() => linksWithDueExpiries(pool(layout), now)));
+    report(
+      rows,
+      `expiry sweep: due links of the first 10,000 due rows (linksWithDueExpiries, median of ${runs})`,
+      median(sweepMs.flat),
+      median(sweepMs.part),
+      ms,
+    );
 
     // VACUUM of the whole table after 1% of every list was deleted (a different 1% each round).
     const spreadMs: Record<Layout, number[]> = { flat: [], part: [] };
@@ -227,16 +311,30 @@ export async function run(args: string[]): Promise<void> {
         const { rowCount } = await pool(layout).query(`DELETE FROM link_user WHERE abs(user_id % 100) = ${11 + i}`);
         await pool(layout).query('CHECKPOINT');
         spreadMs[layout].push(await timed(() => pool(layout).query('VACUUM link_user')));
-        console.log(`vacuum round ${i + 1}/${vacuumRounds} on ${layout}: ${int(rowCount ?? 0)} rows deleted, VACUUM ${ms(spreadMs[layout].at(-1)!)} (load ${load()})`);
+        console.log(
+          `vacuum round ${i + 1}/${vacuumRounds} on ${layout}: ${int(rowCount ?? 0)} rows deleted, VACUUM ${ms(spreadMs[layout].at(-1)!)} (load ${load()})`,
+        );
       }
     }
-    report(rows, `VACUUM link_user after 1% of every list deleted (median of ${vacuumRounds})`, median(spreadMs.flat), median(spreadMs.part), ms);
+    report(
+      rows,
+      `VACUUM link_user after 1% of every list deleted (median of ${vacuumRounds})`,
+      median(spreadMs.flat),
+      median(spreadMs.part),
+      ms,
+    );
     const freezeMs = { flat: 0, part: 0 };
     for (const layout of LAYOUTS) {
       await pool(layout).query('CHECKPOINT');
       freezeMs[layout] = await timed(() => pool(layout).query('VACUUM (FREEZE) link_user'));
     }
-    report(rows, 'VACUUM (FREEZE) link_user (every page; today first, then partitioned)', freezeMs.flat, freezeMs.part, ms);
+    report(
+      rows,
+      'VACUUM (FREEZE) link_user (every page; today first, then partitioned)',
+      freezeMs.flat,
+      freezeMs.part,
+      ms,
+    );
     reportSizes(rows, 'at the end', { flat: await sizes(c, 'flat'), part: await sizes(c, 'part') });
 
     console.log(`\nload average at the end ${load()}\n`);

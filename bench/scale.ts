@@ -92,12 +92,20 @@ export async function run(args: string[]): Promise<void> {
   const large = Number(values.large);
   const drivenCount = Math.min(Number(values.driven), n - large);
   for (const [k, v] of Object.entries({ guilds: n, seconds, top, large, driven: drivenCount })) {
-    if (!Number.isInteger(v) || v < (k === 'large' ? 0 : 1)) throw new Error(`--${k} must be a positive integer, got ${String(values[k as keyof typeof values])}`);
+    if (!Number.isInteger(v) || v < (k === 'large' ? 0 : 1))
+      throw new Error(`--${k} must be a positive integer, got ${String(values[k as keyof typeof values])}`);
   }
   const out = (s: string) => console.log(s);
-  out(`pnpm bench scale --guilds ${n} --seconds ${seconds} --top ${top} --large ${large} --driven ${drivenCount} on ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}, ${new Date().toISOString()}`);
-  const shares = ['DRIFT_POLL_SHARE', 'DRIFT_POLL_MAX_SHARE', 'NOTIFY_SHARE', 'NOTIFY_MAX_SHARE'].filter((k) => process.env[k] !== undefined);
-  if (shares.length) out(`- the workers' budget shares from the environment: ${shares.map((k) => `${k}=${process.env[k]}`).join(', ')} (the rest default)`);
+  out(
+    `pnpm bench scale --guilds ${n} --seconds ${seconds} --top ${top} --large ${large} --driven ${drivenCount} on ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}, ${new Date().toISOString()}`,
+  );
+  const shares = ['DRIFT_POLL_SHARE', 'DRIFT_POLL_MAX_SHARE', 'NOTIFY_SHARE', 'NOTIFY_MAX_SHARE'].filter(
+    (k) => process.env[k] !== undefined,
+  );
+  if (shares.length)
+    out(
+      `- the workers' budget shares from the environment: ${shares.map((k) => `${k}=${process.env[k]}`).join(', ')} (the rest default)`,
+    );
 
   const sizes = listSizes(n, top, large);
   const listed = sizes.reduce((a, b) => a + b, 0);
@@ -118,7 +126,10 @@ export async function run(args: string[]): Promise<void> {
           ownerId: ownerOf(g),
           botRoleId: ROLE.bot,
           linkedRoleId: ROLE.linked,
-          members: Array.from({ length: size + extras(g) }, (_, i) => ({ userId: user(g, i), roles: i < size && !isLarge(g) ? [ROLE.linked] : [] })),
+          members: Array.from({ length: size + extras(g) }, (_, i) => ({
+            userId: user(g, i),
+            roles: i < size && !isLarge(g) ? [ROLE.linked] : [],
+          })),
         }),
       ),
     },
@@ -138,7 +149,10 @@ export async function run(args: string[]): Promise<void> {
     for (const g of driven) tokens.set(g, generateToken());
     const hashes = sizes.map((_, g) => (tokens.has(g) ? hashToken(tokens.get(g)!) : randomBytes(32)).toString('hex'));
     const gs = sizes.map((_, g) => g);
-    await db.pool.query(`INSERT INTO guild (id, plan, paid_slots, updated_at) SELECT ${GUILD_BASE + 1000n} + g, 'premium', 0, now() FROM unnest($1::int[]) g`, [gs]);
+    await db.pool.query(
+      `INSERT INTO guild (id, plan, paid_slots, updated_at) SELECT ${GUILD_BASE + 1000n} + g, 'premium', 0, now() FROM unnest($1::int[]) g`,
+      [gs],
+    );
     // Small links start in sync (list = holders = applied, seqs equal); the large ones wait for their first pass.
     await db.pool.query(
       `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, enabled, member_mode, first_list_at, updated_at, sync_wanted_seq, sync_done_seq)
@@ -153,10 +167,18 @@ export async function run(args: string[]): Promise<void> {
          FROM role_link l JOIN unnest($1::int[], $2::int[]) s(g, size) ON l.guild_id = ${GUILD_BASE + 1000n} + s.g, generate_series(0, s.size - 1) i`,
       [gs, sizes],
     );
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT l.id, lu.user_id, 'applied' FROM role_link l JOIN link_user lu ON lu.link_id = l.id WHERE l.member_mode = 'keep'`);
-    await db.pool.query('UPDATE role_link l SET user_count = (SELECT count(*) FROM link_user u WHERE u.link_id = l.id)');
+    await db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) SELECT l.id, lu.user_id, 'applied' FROM role_link l JOIN link_user lu ON lu.link_id = l.id WHERE l.member_mode = 'keep'`,
+    );
+    await db.pool.query(
+      'UPDATE role_link l SET user_count = (SELECT count(*) FROM link_user u WHERE u.link_id = l.id)',
+    );
     await db.pool.query('ANALYZE');
-    const linkOf = new Map((await db.pool.query<{ guild: string; id: string }>('SELECT guild_id::text AS guild, id::text FROM role_link')).rows.map((r) => [r.guild, r.id]));
+    const linkOf = new Map(
+      (
+        await db.pool.query<{ guild: string; id: string }>('SELECT guild_id::text AS guild, id::text FROM role_link')
+      ).rows.map((r) => [r.guild, r.id]),
+    );
     out(
       `- seeded ${n.toLocaleString('en-US')} guilds, one link each, ${listed.toLocaleString('en-US')} listed users (sizes: max ${sizes[0]}, median ${sizes[n >> 1]}, min ${sizes[n - 1]}) in ${((performance.now() - seedStarted) / 1000).toFixed(0)} s`,
     );
@@ -171,7 +193,8 @@ export async function run(args: string[]): Promise<void> {
       LOG_LEVEL: 'error',
     };
     // One after the other: five tsx start-ups at once on a busy machine take longer than in turn.
-    for (const name of ['api', 'plugin-broker', 'bot-worker', 'bot-worker', 'bot-worker'] as const) services.push(await startService(name, 'tsx', env, { timeoutMs: 180_000 }));
+    for (const name of ['api', 'plugin-broker', 'bot-worker', 'bot-worker', 'bot-worker'] as const)
+      services.push(await startService(name, 'tsx', env, { timeoutMs: 180_000 }));
     const api = services[0]!;
     const origin = `http://127.0.0.1:${api.port}`;
 
@@ -201,7 +224,8 @@ export async function run(args: string[]): Promise<void> {
 
     // Each driven guild's list as the bench last set it.
     const lists = new Map(driven.map((g) => [g, new Set(Array.from({ length: sizes[g]! }, (_, i) => user(g, i)))]));
-    const offList = (g: number) => Array.from({ length: sizes[g]! + EXTRAS }, (_, i) => user(g, i)).filter((u) => !lists.get(g)!.has(u));
+    const offList = (g: number) =>
+      Array.from({ length: sizes[g]! + EXTRAS }, (_, i) => user(g, i)).filter((u) => !lists.get(g)!.has(u));
     const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
     const call = async (g: number, method: string, path: string, body?: string) => {
       const gid = guildId(g);
@@ -287,11 +311,23 @@ export async function run(args: string[]): Promise<void> {
     await checker;
     for (const s of services.splice(0).reverse()) await s.stop();
 
-    const changes = after.roleChangesApplied.added + after.roleChangesApplied.removed - before.roleChangesApplied.added - before.roleChangesApplied.removed;
+    const changes =
+      after.roleChangesApplied.added +
+      after.roleChangesApplied.removed -
+      before.roleChangesApplied.added -
+      before.roleChangesApplied.removed;
     const requests = after.requests - before.requests;
-    const r429 = after.rateLimited.user + after.rateLimited.global + after.rateLimited.shared - before.rateLimited.user - before.rateLimited.global - before.rateLimited.shared;
+    const r429 =
+      after.rateLimited.user +
+      after.rateLimited.global +
+      after.rateLimited.shared -
+      before.rateLimited.user -
+      before.rateLimited.global -
+      before.rateLimited.shared;
     const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    out(`- measured ${elapsedS.toFixed(0)} s; ${done.length} driven operations (${errors} refused), ${large} large first syncs of ${top.toLocaleString('en-US')} running`);
+    out(
+      `- measured ${elapsedS.toFixed(0)} s; ${done.length} driven operations (${errors} refused), ${large} large first syncs of ${top.toLocaleString('en-US')} running`,
+    );
     for (const kind of ['add', 'remove', 'put', 'hand edit'] as Kind[]) {
       const of = done.filter((s) => s.kind === kind);
       const times = of.map((s) => s.ms ?? CHANGE_TIMEOUT_MS).sort((a, b) => a - b);
@@ -311,7 +347,9 @@ export async function run(args: string[]): Promise<void> {
       .sort((a, b) => b[1] - a[1]);
     out(`- requests by route: ${routes.map(([route, c]) => `${route} ${c}`).join(', ')}`);
     out(`- 429s: **${r429}** (goal 0) ${r429 === 0 ? 'PASS' : 'FAIL'}`);
-    const notes = await db.pool.query<{ kind: string; delivery: string; n: number }>('SELECT kind, delivery, count(*)::int AS n FROM notification GROUP BY 1, 2 ORDER BY 1, 2');
+    const notes = await db.pool.query<{ kind: string; delivery: string; n: number }>(
+      'SELECT kind, delivery, count(*)::int AS n FROM notification GROUP BY 1, 2 ORDER BY 1, 2',
+    );
     const notifyRequests = NOTIFY_ROUTES.reduce((a, r) => a + (after.byRoute[r] ?? 0) - (before.byRoute[r] ?? 0), 0);
     out(
       `- notifications: ${dmsSent} DMs sent to owners; their routes (${NOTIFY_ROUTES.join(', ')}) ${notifyRequests} requests = ${(notifyRequests / elapsedS).toFixed(1)}/s = **${((100 * notifyRequests) / elapsedS / GLOBAL_PER_SECOND).toFixed(0)}% of ${GLOBAL_PER_SECOND}/s** (NOTIFY_SHARE ${process.env.NOTIFY_SHARE ?? '0.1'} = ${(Number(process.env.NOTIFY_SHARE ?? 0.1) * GLOBAL_PER_SECOND).toFixed(0)}/s under load), ${(notifyRequests / Math.max(1, dmsSent)).toFixed(2)} requests per DM; notification rows at the end by kind and delivery: ${notes.rows.map((r) => `${r.kind} ${r.delivery} ${r.n}`).join(', ') || 'none'}`,
@@ -336,7 +374,9 @@ export async function run(args: string[]): Promise<void> {
     out(
       `- PostgreSQL: list tables ${(total / 2 ** 20).toFixed(0)} MiB for ${listRows.toLocaleString('en-US')} listed users = **${(total / listRows).toFixed(0)} B per listed user** (${pg.rows.map((r) => `${r.rel} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB/${Number(r.rows).toLocaleString('en-US')} rows`).join(', ')})`,
     );
-    const calls = [...redisStats1.calls].map(([cmd, c]) => [cmd, c - (redisStats0.calls.get(cmd) ?? 0)] as const).filter(([, c]) => c > 0);
+    const calls = [...redisStats1.calls]
+      .map(([cmd, c]) => [cmd, c - (redisStats0.calls.get(cmd) ?? 0)] as const)
+      .filter(([, c]) => c > 0);
     const totalCalls = calls.reduce((a, [, c]) => a + c, 0);
     const redisCpuMs = redisStats1.cpuMs - redisStats0.cpuMs;
     out(
@@ -359,9 +399,12 @@ export async function run(args: string[]): Promise<void> {
 }
 
 /** INFO commandstats (calls per command) and the server's CPU (user + sys, ms). */
-async function redisStats(redis: ReturnType<typeof producerConnection>): Promise<{ calls: Map<string, number>; cpuMs: number }> {
+async function redisStats(
+  redis: ReturnType<typeof producerConnection>,
+): Promise<{ calls: Map<string, number>; cpuMs: number }> {
   const calls = new Map<string, number>();
-  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    calls.set(m[1]!, Number(m[2]));
   const cpu = await redis.info('cpu');
   const sec = (k: string) => Number(new RegExp(`^${k}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? NaN);
   return { calls, cpuMs: (sec('used_cpu_user') + sec('used_cpu_sys')) * 1000 };
@@ -377,7 +420,13 @@ async function pgStats(pool: Pool): Promise<PgStats> {
        FROM pg_stat_database d, pg_stat_bgwriter b WHERE d.datname = current_database()`,
   );
   const r = rows[0]!;
-  return { blksRead: Number(r.blks_read), blksHit: Number(r.blks_hit), xacts: Number(r.xacts), rowsWritten: Number(r.rows_written), buffersWritten: Number(r.buffers_written) };
+  return {
+    blksRead: Number(r.blks_read),
+    blksHit: Number(r.blks_hit),
+    xacts: Number(r.xacts),
+    rowsWritten: Number(r.rows_written),
+    buffersWritten: Number(r.buffers_written),
+  };
 }
 
 async function usedMemory(redis: ReturnType<typeof producerConnection>): Promise<number> {
@@ -385,7 +434,10 @@ async function usedMemory(redis: ReturnType<typeof producerConnection>): Promise
 }
 
 /** MEMORY USAGE summed over this run's keys (SCAN of the prefix): the shared Redis's other users leave it alone. */
-async function prefixMemory(redis: ReturnType<typeof producerConnection>, prefix: string): Promise<{ keys: number; bytes: number }> {
+async function prefixMemory(
+  redis: ReturnType<typeof producerConnection>,
+  prefix: string,
+): Promise<{ keys: number; bytes: number }> {
   let cursor = '0';
   let keys = 0;
   let bytes = 0;

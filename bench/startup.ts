@@ -23,7 +23,8 @@ type Row = { figure: string; measured: string; goal: string; verdict: 'PASS' | '
 
 function printRows(rows: Row[]): void {
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => [r.figure, r.measured, r.goal][i]!.length)));
-  for (const r of rows) console.log(`${r.figure.padEnd(w[0]!)}  ${r.measured.padEnd(w[1]!)}  ${r.goal.padEnd(w[2]!)}  ${r.verdict}`);
+  for (const r of rows)
+    console.log(`${r.figure.padEnd(w[0]!)}  ${r.measured.padEnd(w[1]!)}  ${r.goal.padEnd(w[2]!)}  ${r.verdict}`);
 }
 
 /** Each round starts every service in both forms one after the other (alternating, so load hits both). */
@@ -41,7 +42,12 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
       for (const name of names) {
         const forms: Form[] = round % 2 ? ['tsx', 'compiled'] : ['compiled', 'tsx'];
         for (const form of forms) {
-          const s = await startService(name, form, env, form === 'compiled' ? { packageDir: path.join(trees, name) } : {});
+          const s = await startService(
+            name,
+            form,
+            env,
+            form === 'compiled' ? { packageDir: path.join(trees, name) } : {},
+          );
           // Idle RSS: after start-up work settles (connections open, first timers run).
           await new Promise((r) => setTimeout(r, idleMs));
           const rss = s.rss();
@@ -52,7 +58,9 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
           got.cpu.push(s.startCpuMs);
           got.rss.push(rss);
           samples.set(key, got);
-          console.log(`round ${round} ${key.padEnd(22)} ready in ${s.startMs.toFixed(0).padStart(5)} ms (CPU ${s.startCpuMs.toFixed(0).padStart(4)} ms), idle RSS ${(rss / MiB).toFixed(1)} MiB (load ${load()})`);
+          console.log(
+            `round ${round} ${key.padEnd(22)} ready in ${s.startMs.toFixed(0).padStart(5)} ms (CPU ${s.startCpuMs.toFixed(0).padStart(4)} ms), idle RSS ${(rss / MiB).toFixed(1)} MiB (load ${load()})`,
+          );
         }
       }
     }
@@ -125,7 +133,12 @@ function sizeFigures(): Row[] {
       imageTree(d.filter, out);
       const deps = duBytes(path.join(out, 'node_modules'));
       const total = duBytes(out) + (d.extra ? duBytes(path.join(ROOT, d.extra)) : 0);
-      rows.push({ figure: `image ${d.image}: production dependencies + dist/`, measured: `${(total / 1e6).toFixed(1)} MB (node_modules ${(deps / 1e6).toFixed(1)} MB)`, goal: 'reported', verdict: 'info' });
+      rows.push({
+        figure: `image ${d.image}: production dependencies + dist/`,
+        measured: `${(total / 1e6).toFixed(1)} MB (node_modules ${(deps / 1e6).toFixed(1)} MB)`,
+        goal: 'reported',
+        verdict: 'info',
+      });
       console.log(`deployed ${d.filter} to measure it (load ${load()})`);
     }
   } finally {
@@ -134,12 +147,24 @@ function sizeFigures(): Row[] {
   // What every image copied before this build: the whole workspace install (development dependencies
   // included) and the sources, less what the old Dockerfile removed.
   const before = duBytes(ROOT, ['.git', '.data', '.bench', 'dist', 'test', 'bench', 'docs', 'k8s']);
-  rows.push({ figure: 'before: the whole workspace install each tsx image copied', measured: `${(before / 1e6).toFixed(1)} MB`, goal: 'reported', verdict: 'info' });
+  rows.push({
+    figure: 'before: the whole workspace install each tsx image copied',
+    measured: `${(before / 1e6).toFixed(1)} MB`,
+    goal: 'reported',
+    verdict: 'info',
+  });
   return rows;
 }
 
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { rounds: { type: 'string', default: '5' }, 'idle-ms': { type: 'string', default: '3000' }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      rounds: { type: 'string', default: '5' },
+      'idle-ms': { type: 'string', default: '3000' },
+      only: { type: 'string' },
+    },
+  });
   console.log(`pnpm bench startup on ${os.cpus().length} cores, load ${load()}, ${new Date().toISOString()}`);
   // Figures are for the current sources: build first (seconds); the dashboard image holds web/dist too.
   execFileSync('pnpm', ['build'], { cwd: ROOT, stdio: 'inherit' });

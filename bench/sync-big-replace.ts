@@ -18,7 +18,18 @@ import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { guildSeed, ROLE } from '../services/bot-worker/src/testing/harness';
 import { appliedLink, BASE, GUILD, PREMIUM_LIMIT } from './sync-incremental';
-import { REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv, teardownCase } from './sync-support';
+import {
+  REDIS_URL,
+  scratchDb,
+  sleep,
+  spawnWorkers,
+  stagedUpload,
+  stopWorkers,
+  verdict,
+  waitFor,
+  workerEnv,
+  teardownCase,
+} from './sync-support';
 
 /** The single-change goal of the issue (p95 ≤ 2 s): the first call of a replace should come as soon. */
 const FIRST_CALL_GOAL_MS = 2_000;
@@ -41,7 +52,9 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
       guilds: [
         {
           ...guildSeed(GUILD, 0),
-          members: [warm, ...removes].map((userId) => ({ userId, roles: [ROLE.linked] })).concat(adds.map((userId) => ({ userId, roles: [] }))),
+          members: [warm, ...removes]
+            .map((userId) => ({ userId, roles: [ROLE.linked] }))
+            .concat(adds.map((userId) => ({ userId, roles: [] }))),
         },
       ],
     },
@@ -56,7 +69,10 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
     const link = await appliedLink(db, n);
     const loadMs = performance.now() - loadStarted;
     // Off: the applied records are generated in SQL, and the emulator does not know those users hold the role.
-    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }));
+    const [worker] = spawnWorkers(
+      1,
+      workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }),
+    );
     const has = (u: string) => (emulator.state.memberRoles(GUILD, u) ?? []).includes(ROLE.linked);
     // Warm-up: the worker's start-up and the bucket's discovery are not part of the figure.
     await removeUser(db.pool, link, warm);
@@ -91,7 +107,11 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
       }
     })();
     const commitStarted = performance.now();
-    const committed = await replaceList(db.pool, { linkId: link, source: { kind: 'upload', uploadId: upload }, storedLimit: PREMIUM_LIMIT });
+    const committed = await replaceList(db.pool, {
+      linkId: link,
+      source: { kind: 'upload', uploadId: upload },
+      storedLimit: PREMIUM_LIMIT,
+    });
     if (committed.kind !== 'replaced') throw new Error(`replace not written: ${committed.kind}`);
     await enqueueLinkSync(producer, link);
     const answeredAt = performance.now(); // the commit's answer
@@ -116,7 +136,8 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
       }, {});
     const stats = emulator.state.stats();
     // The batch is compacted once its last call is answered: give the worker a moment to record it.
-    const journalRows = async () => Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM list_change')).rows[0]!.n);
+    const journalRows = async () =>
+      Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM list_change')).rows[0]!.n);
     let journalLeft = await journalRows();
     for (let i = 0; i < 50 && journalLeft > 0; i++) {
       await sleep(200);
@@ -139,7 +160,9 @@ export async function benchBigReplace(out: (s: string) => void, size: number, ch
     out(
       `- users in the wrong state afterwards: ${wrong}; role changes by audit-log cause: ${JSON.stringify(causes)}; requests ${stats.requests - requests0}, 429s ${stats.rateLimited.user} (scope user, whole run); journal rows left ${journalLeft} (compacted)`,
     );
-    out(`- commit (replaceList over the staged upload, + enqueue) ${(commitMs / 1000).toFixed(1)} s; not part of the figures: list generation ${(loadMs / 1000).toFixed(0)} s, staging ${(stageMs / 1000).toFixed(0)} s`);
+    out(
+      `- commit (replaceList over the staged upload, + enqueue) ${(commitMs / 1000).toFixed(1)} s; not part of the figures: list generation ${(loadMs / 1000).toFixed(0)} s, staging ${(stageMs / 1000).toFixed(0)} s`,
+    );
   } finally {
     await teardownCase({ producer, redis, emulator, db, prefix });
   }

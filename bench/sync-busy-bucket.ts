@@ -15,7 +15,19 @@ import { limitsFor } from '@rolelink/domain';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { guildSeed, insertLink, MEMBER_START, ROLE, upsertGuild } from '../services/bot-worker/src/testing/harness';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stagedUpload, stopWorkers, verdict, waitFor, workerEnv, teardownCase } from './sync-support';
+import {
+  percentile,
+  REDIS_URL,
+  scratchDb,
+  sleep,
+  spawnWorkers,
+  stagedUpload,
+  stopWorkers,
+  verdict,
+  waitFor,
+  workerEnv,
+  teardownCase,
+} from './sync-support';
 
 const GUILD = '700000000000000001';
 /** A fresh add not on the platform after this long counts as this long (and is reported). */
@@ -39,14 +51,30 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
   try {
     const loadStarted = performance.now();
     await upsertGuild(db.pool, GUILD, 'premium');
-    const link = await insertLink(db.pool, { guildId: GUILD, roleId: ROLE.linked, memberMode: 'keep', firstList: false });
-    const upload = await stagedUpload(db, link, `SELECT ${MEMBER_START} + g AS user_id FROM generate_series(0, ${users - 1}) g`);
-    const committed = await replaceList(db.pool, { linkId: link, source: { kind: 'upload', uploadId: upload }, storedLimit });
+    const link = await insertLink(db.pool, {
+      guildId: GUILD,
+      roleId: ROLE.linked,
+      memberMode: 'keep',
+      firstList: false,
+    });
+    const upload = await stagedUpload(
+      db,
+      link,
+      `SELECT ${MEMBER_START} + g AS user_id FROM generate_series(0, ${users - 1}) g`,
+    );
+    const committed = await replaceList(db.pool, {
+      linkId: link,
+      source: { kind: 'upload', uploadId: upload },
+      storedLimit,
+    });
     if (committed.kind !== 'replaced') throw new Error(`first list not written: ${committed.kind}`);
     const loadMs = performance.now() - loadStarted;
 
     // Off: a reconcile would page through the whole generated guild; not part of this figure.
-    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }));
+    const [worker] = spawnWorkers(
+      1,
+      workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }),
+    );
     const added = () => emulator.state.stats().roleChangesApplied.added;
     await enqueueLinkSync(producer, link);
     // Under way: the worker has started and the walk has used the bucket for two windows.
@@ -84,7 +112,8 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
     }, {});
     // Fresh adds still journaled but not consumed when the adds ended (a stall shows here).
     // (A batch is compacted once its last call is answered: a moment is given for that.)
-    const journalAdds = async () => Number((await db.pool.query<{ n: string }>("SELECT count(*) AS n FROM list_change WHERE op = 'add'")).rows[0]!.n);
+    const journalAdds = async () =>
+      Number((await db.pool.query<{ n: string }>("SELECT count(*) AS n FROM list_change WHERE op = 'add'")).rows[0]!.n);
     let waiting = await journalAdds();
     for (let i = 0; i < 25 && waiting > 0; i++) {
       await sleep(200);
@@ -97,7 +126,9 @@ export async function benchBusyBucket(out: (s: string) => void, users: number, a
     const p95 = percentile(times, 95);
     const p99 = percentile(times, 99);
     const bucketRate = bucket.limit / (bucket.windowMs / 1000);
-    out(`### Busy bucket: ${adds} fresh adds at random moments on a premium link whose first sync of ${users.toLocaleString('en-US')} users is under way (role bucket ${bucket.limit} per ${bucket.windowMs / 1000} s)`);
+    out(
+      `### Busy bucket: ${adds} fresh adds at random moments on a premium link whose first sync of ${users.toLocaleString('en-US')} users is under way (role bucket ${bucket.limit} per ${bucket.windowMs / 1000} s)`,
+    );
     out(
       `- POST answered → role in the emulator: p50 ${percentile(times, 50).toFixed(0)} ms, **p95 ${p95.toFixed(0)} ms** (goal ≤ 2 × refill interval = ${goal} ms) ${verdict(p95 <= goal)}, **p99 ${p99.toFixed(0)} ms** (beside the same ${goal} ms, no goal of its own: ${p99 <= goal ? 'within' : 'above'}), max ${times[times.length - 1]!.toFixed(0)} ms${timeouts ? `; ${timeouts} not on the platform after ${ADD_TIMEOUT_MS / 1000} s` : ''}`,
     );

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
     const diffMs = performance.now() - started;
     if (desired !== n) throw new Error(`desired count ${desired} != ${n}`);
     const changed = Math.floor(n / 200) * 2;
-    console.log(JSON.stringify({ n, changed, loadMs, diffMs, diffs, ranges, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+    console.log(
+      JSON.stringify({ n, changed, loadMs, diffMs, diffs, ranges, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+    );
   } finally {
     await db.drop();
   }

@@ -21,7 +21,17 @@ import { correctlyInstalledGuild, startEmulator } from '@rolelink/platform-emula
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
 import { DRIFT_PRIORITY, readDriftCoverage, type DriftCoverage } from '@rolelink/db/sync';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, teardownCase } from './sync-support';
+import {
+  percentile,
+  REDIS_URL,
+  scratchDb,
+  sleep,
+  spawnWorkers,
+  stopWorkers,
+  verdict,
+  workerEnv,
+  teardownCase,
+} from './sync-support';
 
 const GOAL_MS = 120_000;
 /** An edit not repaired after this long counts as this long (and is reported). */
@@ -34,12 +44,21 @@ type Sample = { guild: string; user: string; wantsRole: boolean; at: number; rep
 /** DRIFT_POLL_SHARE's default: the floor the poll keeps while syncs are busy. */
 const FLOOR_SHARE = 0.04;
 
-export async function benchDrift(out: (s: string) => void, guildCounts: number[], samples: (guilds: number) => number): Promise<void> {
+export async function benchDrift(
+  out: (s: string) => void,
+  guildCounts: number[],
+  samples: (guilds: number) => number,
+): Promise<void> {
   for (const n of guildCounts) await one(out, n, samples(n));
 }
 
 /** Priority: `guildCount` guilds, hand edits only in the first `changed` of them, the poll at its floor share. */
-export async function benchDriftPriority(out: (s: string) => void, guildCount: number, changedCounts: number[], samples: number): Promise<void> {
+export async function benchDriftPriority(
+  out: (s: string) => void,
+  guildCount: number,
+  changedCounts: number[],
+  samples: number,
+): Promise<void> {
   // 2 minutes hold while every changed guild is read within 120 s on the changed guilds' share of the floor.
   const holdsUpTo = Math.floor(GLOBAL_PER_SECOND * FLOOR_SHARE * DRIFT_PRIORITY.changedShare * 120);
   for (const changed of changedCounts) await one(out, guildCount, samples, { changed, holdsUpTo });
@@ -47,7 +66,12 @@ export async function benchDriftPriority(out: (s: string) => void, guildCount: n
 
 type Priority = { changed: number; holdsUpTo: number };
 
-async function one(out: (s: string) => void, guildCount: number, sampleCount: number, priority?: Priority): Promise<void> {
+async function one(
+  out: (s: string) => void,
+  guildCount: number,
+  sampleCount: number,
+  priority?: Priority,
+): Promise<void> {
   const guilds = Array.from({ length: guildCount }, (_, i) => (700000000000100000n + BigInt(i)).toString());
   // One guild gets more members, so that its edits rarely wait for a member whose last edit is pending.
   const [nListed, nUnlisted] = guildCount === 1 ? [50, 50] : [2, 4];
@@ -64,7 +88,10 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
           id,
           botRoleId: ROLE.bot,
           linkedRoleId: ROLE.linked,
-          members: [...listed(g).map((userId) => ({ userId, roles: [ROLE.linked] })), ...unlisted(g).map((userId) => ({ userId, roles: [] }))],
+          members: [
+            ...listed(g).map((userId) => ({ userId, roles: [ROLE.linked] })),
+            ...unlisted(g).map((userId) => ({ userId, roles: [] })),
+          ],
         }),
       ),
     },
@@ -84,8 +111,21 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
     }
     // The reconcile off: it would repair the edits too, and this figure is the poll's.
     // Priority: the poll held to its floor (the share a busy sync engine leaves it).
-    const floorOnly: Record<string, string> = priority ? { DRIFT_POLL_SHARE: String(FLOOR_SHARE), DRIFT_POLL_MAX_SHARE: String(FLOOR_SHARE) } : {};
-    const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '8', RECONCILE_EVERY_MS: '0', PLATFORM_GLOBAL_PER_SECOND: String(GLOBAL_PER_SECOND), ...floorOnly }));
+    const floorOnly: Record<string, string> = priority
+      ? { DRIFT_POLL_SHARE: String(FLOOR_SHARE), DRIFT_POLL_MAX_SHARE: String(FLOOR_SHARE) }
+      : {};
+    const [worker] = spawnWorkers(
+      1,
+      workerEnv(
+        { db, prefix, emulator },
+        {
+          WORKER_CONCURRENCY: '8',
+          RECONCILE_EVERY_MS: '0',
+          PLATFORM_GLOBAL_PER_SECOND: String(GLOBAL_PER_SECOND),
+          ...floorOnly,
+        },
+      ),
+    );
     for (const l of links) await enqueueLinkSync(producer, l);
     // Warm: every link's first pass done and every guild's log read once.
     const count = async (sql: string) => Number((await db.pool.query<{ n: string }>(sql)).rows[0]!.n);
@@ -95,9 +135,15 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
     const edited = priority ? guilds.slice(0, priority.changed) : guilds;
     while (
       (await count('SELECT count(*) AS n FROM role_link WHERE sync_done_seq < sync_wanted_seq')) > 0 ||
-      (await count(`SELECT count(*) AS n FROM drift_poll WHERE polled_at IS NOT NULL AND guild_id = ANY('{${edited.join(',')}}'::bigint[])`)) < edited.length
+      (await count(
+        `SELECT count(*) AS n FROM drift_poll WHERE polled_at IS NOT NULL AND guild_id = ANY('{${edited.join(',')}}'::bigint[])`,
+      )) < edited.length
     ) {
-      if (priority) await db.pool.query('UPDATE drift_poll SET hand_edit_at = localtimestamp WHERE guild_id = ANY($1::bigint[]) AND hand_edit_at IS NULL', [edited]);
+      if (priority)
+        await db.pool.query(
+          'UPDATE drift_poll SET hand_edit_at = localtimestamp WHERE guild_id = ANY($1::bigint[]) AND hand_edit_at IS NULL',
+          [edited],
+        );
       if (performance.now() - warmStarted > 10 * 60_000) throw new Error('warm-up did not finish in 10 minutes');
       await sleep(500);
     }
@@ -170,7 +216,9 @@ async function one(out: (s: string) => void, guildCount: number, sampleCount: nu
       `- poll's spend: ${reads} audit-log reads in ${elapsedS.toFixed(0)} s = ${readsPerS.toFixed(2)}/s = **${((100 * readsPerS) / GLOBAL_PER_SECOND).toFixed(1)}% of the global limit** (${GLOBAL_PER_SECOND}/s; DRIFT_POLL_SHARE 4% floor, DRIFT_POLL_MAX_SHARE 30% ceiling); all requests ${requests} (${(requests / elapsedS).toFixed(2)}/s), 429s ${after.rateLimited.user + after.rateLimited.global - before.rateLimited.user - before.rateLimited.global}`,
     );
     if (coverage) out(`- coverage: ${coverageLine(coverage)}`);
-    out(`- warm-up (first passes, ${priority ? "the changed guilds'" : "every guild's"} log read once): ${(warmMs / 1000).toFixed(0)} s`);
+    out(
+      `- warm-up (first passes, ${priority ? "the changed guilds'" : "every guild's"} log read once): ${(warmMs / 1000).toFixed(0)} s`,
+    );
   } finally {
     await teardownCase({ producer, redis, emulator, db, prefix });
   }

@@ -11,7 +11,19 @@ import { addUser, removeUser } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
 import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
-import { percentile, REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, waitFor, type ScratchDb, workerEnv, teardownCase } from './sync-support';
+import {
+  percentile,
+  REDIS_URL,
+  scratchDb,
+  sleep,
+  spawnWorkers,
+  stopWorkers,
+  verdict,
+  waitFor,
+  type ScratchDb,
+  workerEnv,
+  teardownCase,
+} from './sync-support';
 
 export const GUILD = '700000000000000001';
 export const BASE = 100000000000000000n;
@@ -71,7 +83,15 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       roleBucket: { limit: 10, windowMs: 1_000 },
       globalPerSecond: 50,
       seed: {
-        guilds: [{ ...guildSeed(GUILD, 0), members: [...adds.map((userId) => ({ userId, roles: [] })), ...removes.map((userId) => ({ userId, roles: [ROLE.linked] }))] }],
+        guilds: [
+          {
+            ...guildSeed(GUILD, 0),
+            members: [
+              ...adds.map((userId) => ({ userId, roles: [] })),
+              ...removes.map((userId) => ({ userId, roles: [ROLE.linked] })),
+            ],
+          },
+        ],
       },
     });
     const db = await scratchDb(`incr${n}`);
@@ -83,16 +103,25 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       const link = await appliedLink(db, n);
       const loadMs = performance.now() - loadStarted;
       // Off: the applied records are generated in SQL, and the emulator does not know those users hold the role.
-      const [worker] = spawnWorkers(1, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }));
+      const [worker] = spawnWorkers(
+        1,
+        workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '4', RECONCILE_EVERY_MS: '0' }),
+      );
       // Warm-up: the worker's start-up and the bucket's discovery are not part of the figure.
       await removeUser(db.pool, link, (BASE + 1n).toString());
       await enqueueLinkSync(producer, link);
-      await waitFor(() => !(emulator.state.memberRoles(GUILD, (BASE + 1n).toString()) ?? []).includes(ROLE.linked), 60_000).catch(() => undefined);
+      await waitFor(
+        () => !(emulator.state.memberRoles(GUILD, (BASE + 1n).toString()) ?? []).includes(ROLE.linked),
+        60_000,
+      ).catch(() => undefined);
       await sleep(11_000); // statistics of idle backends are flushed within 10 s
       const reads0 = await rowsRead(db);
       const cpu0 = cpuMs(worker!.pid!);
 
-      const order = [...adds.map((u) => ({ u, op: 'add' as const })), ...removes.map((u) => ({ u, op: 'remove' as const }))].sort(() => Math.random() - 0.5);
+      const order = [
+        ...adds.map((u) => ({ u, op: 'add' as const })),
+        ...removes.map((u) => ({ u, op: 'remove' as const })),
+      ].sort(() => Math.random() - 0.5);
       const times: number[] = [];
       for (const { u, op } of order) {
         await sleep(20 + Math.random() * 180); // a random moment
@@ -107,18 +136,26 @@ export async function benchIncremental(out: (s: string) => void, sizes: number[]
       const cpu = cpuMs(worker!.pid!) - cpu0;
       await sleep(11_000);
       const reads = (await rowsRead(db)) - reads0;
-      const journalLeft = Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM list_change')).rows[0]!.n);
+      const journalLeft = Number(
+        (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM list_change')).rows[0]!.n,
+      );
       await stopWorkers([worker!]);
 
       times.sort((a, b) => a - b);
       const p95 = percentile(times, 95);
       const p99 = percentile(times, 99);
-      out(`### Incremental: ${changes} adds + ${changes} removals at random moments on a premium link with ${n.toLocaleString('en-US')} listed and applied users`);
+      out(
+        `### Incremental: ${changes} adds + ${changes} removals at random moments on a premium link with ${n.toLocaleString('en-US')} listed and applied users`,
+      );
       out(
         `- write → role changed in the emulator: p50 ${percentile(times, 50).toFixed(0)} ms, **p95 ${p95.toFixed(0)} ms** (goal ≤ 2000 ms) ${verdict(p95 <= 2000)}, **p99 ${p99.toFixed(0)} ms** (goal ≤ 5000 ms) ${verdict(p99 <= 5000)}, max ${times[times.length - 1]!.toFixed(0)} ms`,
       );
-      out(`- PostgreSQL rows read per change (API write + worker, index entries + heap rows of the sync tables): **${(reads / times.length).toFixed(1)}**; worker CPU per change **${(cpu / times.length).toFixed(2)} ms**`);
-      out(`- journal rows left after the run: ${journalLeft} (compacted); data generation ${(loadMs / 1000).toFixed(0)} s, not part of the figures`);
+      out(
+        `- PostgreSQL rows read per change (API write + worker, index entries + heap rows of the sync tables): **${(reads / times.length).toFixed(1)}**; worker CPU per change **${(cpu / times.length).toFixed(2)} ms**`,
+      );
+      out(
+        `- journal rows left after the run: ${journalLeft} (compacted); data generation ${(loadMs / 1000).toFixed(0)} s, not part of the figures`,
+      );
     } finally {
       await teardownCase({ producer, redis, emulator, db, prefix });
     }

@@ -19,8 +19,16 @@ const GUILD = '700000000000000301';
 /** Above the global limit's share a single guild would get: the role bucket alone bounds the return's sync. */
 const BUCKET = { limit: 40, windowMs: 1_000 };
 
-export async function benchOutage(out: (s: string) => void, o: { users: number; minutes: number; measureReturn: boolean }): Promise<void> {
-  const emulator = await startEmulator({ port: 0, roleBucket: BUCKET, globalPerSecond: 50, seed: { guilds: [guildSeed(GUILD, o.users)] } });
+export async function benchOutage(
+  out: (s: string) => void,
+  o: { users: number; minutes: number; measureReturn: boolean },
+): Promise<void> {
+  const emulator = await startEmulator({
+    port: 0,
+    roleBucket: BUCKET,
+    globalPerSecond: 50,
+    seed: { guilds: [guildSeed(GUILD, o.users)] },
+  });
   const db = await scratchDb('outage');
   const prefix = `rlbench-${randomBytes(4).toString('hex')}`;
   const redis = producerConnection(REDIS_URL);
@@ -47,10 +55,17 @@ export async function benchOutage(out: (s: string) => void, o: { users: number; 
     }
     const during = emulator.state.stats();
     // The first minutes hold the calls that open the outage: only a whole hour is a figure per hour.
-    const perHour = o.minutes >= 60 ? ` = **${((during.requests * 60) / o.minutes).toFixed(1)} per hour**` : ' (not scaled to an hour: the first minutes hold the calls that open the outage)';
+    const perHour =
+      o.minutes >= 60
+        ? ` = **${((during.requests * 60) / o.minutes).toFixed(1)} per hour**`
+        : ' (not scaled to an hour: the first minutes hold the calls that open the outage)';
     out(`### Bot out of a guild with a ${o.users.toLocaleString('en-US')}-member list, ${o.minutes} min`);
-    out(`- platform calls while the bot is out: **${during.requests}** in ${o.minutes} min${perHour} (${o.users.toLocaleString('en-US')} listed users)`);
-    out(`- by route ${JSON.stringify(during.byRoute)}; by status ${JSON.stringify(during.byStatus)}; invalid requests ${during.invalidRequestsTotal}`);
+    out(
+      `- platform calls while the bot is out: **${during.requests}** in ${o.minutes} min${perHour} (${o.users.toLocaleString('en-US')} listed users)`,
+    );
+    out(
+      `- by route ${JSON.stringify(during.byRoute)}; by status ${JSON.stringify(during.byStatus)}; invalid requests ${during.invalidRequestsTotal}`,
+    );
     out(`- cumulative calls over time: ${timeline.join('; ') || 'none'}`);
     if (!o.measureReturn) return void (await stopWorkers([worker!]));
 

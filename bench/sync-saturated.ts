@@ -9,7 +9,16 @@ import { QueueName } from '@rolelink/contracts';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
-import { REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, teardownCase, verdict, workerEnv } from './sync-support';
+import {
+  REDIS_URL,
+  scratchDb,
+  sleep,
+  spawnWorkers,
+  stopWorkers,
+  teardownCase,
+  verdict,
+  workerEnv,
+} from './sync-support';
 
 const GUILDS = 4;
 const GLOBAL_PER_SECOND = 50;
@@ -17,7 +26,12 @@ const BUCKET = { limit: 25, windowMs: 1_000 };
 
 export async function benchSaturated(out: (s: string) => void, perGuild: number, processes: number): Promise<void> {
   const guildIds = Array.from({ length: GUILDS }, (_, i) => (700000000000000200n + BigInt(i)).toString());
-  const emulator = await startEmulator({ port: 0, roleBucket: BUCKET, globalPerSecond: GLOBAL_PER_SECOND, seed: { guilds: guildIds.map((g) => guildSeed(g, perGuild)) } });
+  const emulator = await startEmulator({
+    port: 0,
+    roleBucket: BUCKET,
+    globalPerSecond: GLOBAL_PER_SECOND,
+    seed: { guilds: guildIds.map((g) => guildSeed(g, perGuild)) },
+  });
   const db = await scratchDb('saturated');
   const prefix = `rlbench-${randomBytes(4).toString('hex')}`;
   const redis = producerConnection(REDIS_URL);
@@ -31,7 +45,13 @@ export async function benchSaturated(out: (s: string) => void, perGuild: number,
       links.push(link);
     }
     // The reconcile off: its member listings are not part of the figure (they would share the budget).
-    const workers = spawnWorkers(processes, workerEnv({ db, prefix, emulator }, { WORKER_CONCURRENCY: '16', PLATFORM_GLOBAL_PER_SECOND: String(GLOBAL_PER_SECOND), RECONCILE_EVERY_MS: '0' }));
+    const workers = spawnWorkers(
+      processes,
+      workerEnv(
+        { db, prefix, emulator },
+        { WORKER_CONCURRENCY: '16', PLATFORM_GLOBAL_PER_SECOND: String(GLOBAL_PER_SECOND), RECONCILE_EVERY_MS: '0' },
+      ),
+    );
     for (const l of links) await enqueueLinkSync(producer, l);
     const total = GUILDS * perGuild;
     const applied = () => {
@@ -58,7 +78,9 @@ export async function benchSaturated(out: (s: string) => void, perGuild: number,
     out(
       `- budget used: ${rate.toFixed(2)} changes/s ÷ ${GLOBAL_PER_SECOND}/s = **${used.toFixed(3)}** (goal ≥ 0.9) ${verdict(used >= 0.9)} | 429s: **${r429}** of ${stats.requests} requests (goal 0) ${verdict(r429 === 0)} — global ${stats.rateLimited.global}, user ${stats.rateLimited.user}, shared ${stats.rateLimited.shared}`,
     );
-    out(`- applied ${done}/${total}, elapsed ${((lastAt - firstAt) / 1000).toFixed(1)} s; answers by status ${JSON.stringify(stats.byStatus)}`);
+    out(
+      `- applied ${done}/${total}, elapsed ${((lastAt - firstAt) / 1000).toFixed(1)} s; answers by status ${JSON.stringify(stats.byStatus)}`,
+    );
   } finally {
     await teardownCase({ producer, redis, emulator, db, prefix });
   }

@@ -31,14 +31,24 @@ export function spawnWorkers(n: number, env: Record<string, string>): ChildProce
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/bot-worker/src/main.ts'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, LOG_LEVEL: 'error', WORKER_PORT: '0', WORKER_HOST: '127.0.0.1', RECONCILE_EVERY_MS: '3600000', ...env },
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'error',
+        WORKER_PORT: '0',
+        WORKER_HOST: '127.0.0.1',
+        RECONCILE_EVERY_MS: '3600000',
+        ...env,
+      },
     });
     return child;
   });
 }
 
 /** A bench worker's settings: its scratch database, the shared Redis under the run's prefix, the in-process emulator. */
-export function workerEnv(s: { db: { url: string }; prefix: string; emulator: { apiBase: string; botToken: string } }, extra: Record<string, string> = {}): Record<string, string> {
+export function workerEnv(
+  s: { db: { url: string }; prefix: string; emulator: { apiBase: string; botToken: string } },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     DATABASE_URL: s.db.url,
     REDIS_URL,
@@ -80,9 +90,16 @@ export async function waitFor(check: () => boolean, timeoutMs: number): Promise<
  */
 export async function stagedUpload(db: ScratchDb, linkId: string, select: string): Promise<string> {
   const uploadId = await createUpload(db.pool, linkId);
-  const r = await db.pool.query(`INSERT INTO upload_staged (link_id, upload_id, user_id) SELECT $2, $1::uuid, ${toStored('user_id')} FROM (${select}) s`, [uploadId, linkId]);
+  const r = await db.pool.query(
+    `INSERT INTO upload_staged (link_id, upload_id, user_id) SELECT $2, $1::uuid, ${toStored('user_id')} FROM (${select}) s`,
+    [uploadId, linkId],
+  );
   const users = r.rowCount ?? 0;
-  await db.pool.query('UPDATE upload_session SET chunks = $2, users = $3 WHERE id = $1', [uploadId, Math.ceil(users / 100_000), users]);
+  await db.pool.query('UPDATE upload_session SET chunks = $2, users = $3 WHERE id = $1', [
+    uploadId,
+    Math.ceil(users / 100_000),
+    users,
+  ]);
   return uploadId;
 }
 
@@ -97,7 +114,14 @@ export function verdict(ok: boolean): string {
 }
 
 /** The end of one bench case (its `finally`): its queue producer, Redis connection, emulator, scratch database and queue prefix. */
-export async function teardownCase(c: { producer: { close(): Promise<void> }; redis: { disconnect(): void }; emulator: { close(): Promise<void> }; db: ScratchDb; prefix: string; redisUrl?: string }): Promise<void> {
+export async function teardownCase(c: {
+  producer: { close(): Promise<void> };
+  redis: { disconnect(): void };
+  emulator: { close(): Promise<void> };
+  db: ScratchDb;
+  prefix: string;
+  redisUrl?: string;
+}): Promise<void> {
   await c.producer.close();
   c.redis.disconnect();
   await c.emulator.close();

@@ -22,7 +22,18 @@ import { benchDrift, benchDriftPriority } from './sync-drift';
 import { benchIncremental } from './sync-incremental';
 import { benchOutage } from './sync-outage';
 import { benchSaturated } from './sync-saturated';
-import { percentile, REDIS_URL, ROOT, scratchDb, sleep, spawnWorkers, stopWorkers, verdict, workerEnv, type ScratchDb } from './sync-support';
+import {
+  percentile,
+  REDIS_URL,
+  ROOT,
+  scratchDb,
+  sleep,
+  spawnWorkers,
+  stopWorkers,
+  verdict,
+  workerEnv,
+  type ScratchDb,
+} from './sync-support';
 
 const quick = process.argv.includes('--quick');
 const scale = (n: number) => (quick ? Math.max(1, Math.round(n / 10)) : n);
@@ -32,7 +43,13 @@ const out = (s: string) => {
   lines.push(s);
 };
 
-type Setup = { emulator: RunningEmulator; db: ScratchDb; prefix: string; producer: Producer<typeof QueueName.roleSync>; redis: RedisClient };
+type Setup = {
+  emulator: RunningEmulator;
+  db: ScratchDb;
+  prefix: string;
+  producer: Producer<typeof QueueName.roleSync>;
+  redis: RedisClient;
+};
 
 async function setup(tag: string, emulatorOptions: Parameters<typeof startEmulator>[0]): Promise<Setup> {
   const emulator = await startEmulator({ port: 0, ...emulatorOptions });
@@ -51,7 +68,11 @@ async function teardown(s: Setup): Promise<void> {
 }
 
 /** Polls the emulator until `target` role changes are applied: times of the first and the last. */
-async function timeChanges(s: Setup, target: number, timeoutMs: number): Promise<{ firstAt: number; lastAt: number; done: number }> {
+async function timeChanges(
+  s: Setup,
+  target: number,
+  timeoutMs: number,
+): Promise<{ firstAt: number; lastAt: number; done: number }> {
   let firstAt = 0;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -67,7 +88,11 @@ async function timeChanges(s: Setup, target: number, timeoutMs: number): Promise
 async function benchRate(): Promise<void> {
   const n = scale(5_000);
   const bucket = { limit: 10, windowMs: 1_000 };
-  const s = await setup('rate', { roleBucket: bucket, globalPerSecond: 50, seed: { guilds: [guildSeed('700000000000000001', n)] } });
+  const s = await setup('rate', {
+    roleBucket: bucket,
+    globalPerSecond: 50,
+    seed: { guilds: [guildSeed('700000000000000001', n)] },
+  });
   try {
     await upsertGuild(s.db.pool, '700000000000000001', 'premium');
     const link = await insertLink(s.db.pool, { guildId: '700000000000000001', roleId: ROLE.linked });
@@ -80,10 +105,18 @@ async function benchRate(): Promise<void> {
     const rate = (t.done - 1) / ((t.lastAt - t.firstAt) / 1000);
     const bucketRate = bucket.limit / (bucket.windowMs / 1000);
     const r429 = stats.rateLimited.user + stats.rateLimited.global + stats.rateLimited.shared;
-    out(`### One guild, ${n.toLocaleString('en-US')} adds, role bucket ${bucket.limit} per ${bucket.windowMs / 1000} s`);
-    out(`- achieved ${rate.toFixed(2)} changes/s ÷ bucket ${bucketRate}/s = **${(rate / bucketRate).toFixed(3)}** (limit ≥ 0.9) ${verdict(rate / bucketRate >= 0.9)}`);
-    out(`- 429s ${r429} of ${stats.requests} requests = **${((100 * r429) / stats.requests).toFixed(2)}%** (limit ≤ 1%) ${verdict(r429 / stats.requests <= 0.01)}`);
-    out(`- applied ${t.done}/${n}, elapsed ${((t.lastAt - t.firstAt) / 1000).toFixed(1)} s; answers by status ${JSON.stringify(stats.byStatus)}`);
+    out(
+      `### One guild, ${n.toLocaleString('en-US')} adds, role bucket ${bucket.limit} per ${bucket.windowMs / 1000} s`,
+    );
+    out(
+      `- achieved ${rate.toFixed(2)} changes/s ÷ bucket ${bucketRate}/s = **${(rate / bucketRate).toFixed(3)}** (limit ≥ 0.9) ${verdict(rate / bucketRate >= 0.9)}`,
+    );
+    out(
+      `- 429s ${r429} of ${stats.requests} requests = **${((100 * r429) / stats.requests).toFixed(2)}%** (limit ≤ 1%) ${verdict(r429 / stats.requests <= 0.01)}`,
+    );
+    out(
+      `- applied ${t.done}/${n}, elapsed ${((t.lastAt - t.firstAt) / 1000).toFixed(1)} s; answers by status ${JSON.stringify(stats.byStatus)}`,
+    );
   } finally {
     await teardown(s);
   }
@@ -107,17 +140,28 @@ async function benchGlobal(processes: number): Promise<void> {
       await writeList(s.db.pool, link, ids(perGuild));
       links.push(link);
     }
-    const workers = spawnWorkers(processes, workerEnv(s, { WORKER_CONCURRENCY: '16', PLATFORM_GLOBAL_PER_SECOND: String(globalPerSecond) }));
+    const workers = spawnWorkers(
+      processes,
+      workerEnv(s, { WORKER_CONCURRENCY: '16', PLATFORM_GLOBAL_PER_SECOND: String(globalPerSecond) }),
+    );
     for (const l of links) await enqueueLinkSync(s.producer, l);
     const total = guilds * perGuild;
     const t = await timeChanges(s, total, total * 100 + 60_000);
     await stopWorkers(workers);
     const stats = s.emulator.state.stats();
     const rate = (t.done - 1) / ((t.lastAt - t.firstAt) / 1000);
-    out(`### ${guilds} guilds × ${perGuild.toLocaleString('en-US')} changes, global ${globalPerSecond}/s, ${processes} worker process${processes > 1 ? 'es' : ''}`);
-    out(`- achieved ${rate.toFixed(2)} req/s ÷ global ${globalPerSecond}/s = **${(rate / globalPerSecond).toFixed(3)}** (limit ≥ 0.9) ${verdict(rate / globalPerSecond >= 0.9)}`);
-    out(`- 429s scope user: **${stats.rateLimited.user}** (limit 0 after discovery) ${verdict(stats.rateLimited.user === 0)}; global: ${stats.rateLimited.global}; requests ${stats.requests}`);
-    out(`- applied ${t.done}/${total}, elapsed ${((t.lastAt - t.firstAt) / 1000).toFixed(1)} s; answers by status ${JSON.stringify(stats.byStatus)}`);
+    out(
+      `### ${guilds} guilds × ${perGuild.toLocaleString('en-US')} changes, global ${globalPerSecond}/s, ${processes} worker process${processes > 1 ? 'es' : ''}`,
+    );
+    out(
+      `- achieved ${rate.toFixed(2)} req/s ÷ global ${globalPerSecond}/s = **${(rate / globalPerSecond).toFixed(3)}** (limit ≥ 0.9) ${verdict(rate / globalPerSecond >= 0.9)}`,
+    );
+    out(
+      `- 429s scope user: **${stats.rateLimited.user}** (limit 0 after discovery) ${verdict(stats.rateLimited.user === 0)}; global: ${stats.rateLimited.global}; requests ${stats.requests}`,
+    );
+    out(
+      `- applied ${t.done}/${total}, elapsed ${((t.lastAt - t.firstAt) / 1000).toFixed(1)} s; answers by status ${JSON.stringify(stats.byStatus)}`,
+    );
   } finally {
     await teardown(s);
   }
@@ -126,7 +170,11 @@ async function benchGlobal(processes: number): Promise<void> {
 async function benchLatency(): Promise<void> {
   const samples = quick ? 10 : 40;
   const guild = '700000000000000001';
-  const s = await setup('latency', { roleBucket: { limit: 10, windowMs: 1_000 }, globalPerSecond: 50, seed: { guilds: [guildSeed(guild, samples + 1)] } });
+  const s = await setup('latency', {
+    roleBucket: { limit: 10, windowMs: 1_000 },
+    globalPerSecond: 50,
+    seed: { guilds: [guildSeed(guild, samples + 1)] },
+  });
   try {
     await upsertGuild(s.db.pool, guild, 'premium');
     const link = await insertLink(s.db.pool, { guildId: guild, roleId: ROLE.linked });
@@ -140,15 +188,20 @@ async function benchLatency(): Promise<void> {
       await addUser(s.db.pool, link, user, 30_000_000);
       await enqueueLinkSync(s.producer, link);
       const deadline = Date.now() + 30_000;
-      while (!(s.emulator.state.memberRoles(guild, user) ?? []).includes(ROLE.linked) && Date.now() < deadline) await sleep(2);
+      while (!(s.emulator.state.memberRoles(guild, user) ?? []).includes(ROLE.linked) && Date.now() < deadline)
+        await sleep(2);
       if (i > 0) times.push(performance.now() - t0); // the first sample includes the worker's start-up
       await sleep(250); // idle between posts
     }
     await stopWorkers(workers);
     times.sort((a, b) => a - b);
     const p95 = percentile(times, 95);
-    out(`### Latency: one POST /users/:userId on an idle system → role visible in the emulator (${times.length} samples)`);
-    out(`- p50 ${percentile(times, 50).toFixed(0)} ms, **p95 ${p95.toFixed(0)} ms** (limit ≤ 2000 ms) ${verdict(p95 <= 2000)}, max ${times[times.length - 1]!.toFixed(0)} ms`);
+    out(
+      `### Latency: one POST /users/:userId on an idle system → role visible in the emulator (${times.length} samples)`,
+    );
+    out(
+      `- p50 ${percentile(times, 50).toFixed(0)} ms, **p95 ${p95.toFixed(0)} ms** (limit ≤ 2000 ms) ${verdict(p95 <= 2000)}, max ${times[times.length - 1]!.toFixed(0)} ms`,
+    );
   } finally {
     await teardown(s);
   }
@@ -156,16 +209,34 @@ async function benchLatency(): Promise<void> {
 
 function benchDiff(): void {
   const n = scale(30_000_000);
-  const json = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'sync-diff.ts'), String(n)], {
-    cwd: ROOT,
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 20,
-  }).toString();
-  const r = JSON.parse(json.trim().split('\n').pop()!) as { n: number; changed: number; loadMs: number; diffMs: number; diffs: number; ranges: number; maxRssMb: number };
-  out(`### Diff: ${r.n.toLocaleString('en-US')} desired against ${r.n.toLocaleString('en-US')} applied, 1% changed (diff only, no platform calls)`);
-  out(`- diff walk **${(r.diffMs / 1000).toFixed(1)} s** over ${r.ranges} ranges, ${r.diffs.toLocaleString('en-US')} differences found (expected ${r.changed.toLocaleString('en-US')})`);
-  out(`- peak RSS of the diffing process **${r.maxRssMb.toFixed(0)} MB** (limit ≤ 512 MB) ${verdict(r.maxRssMb <= 512)}`);
+  const json = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench', 'sync-diff.ts'), String(n)],
+    {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    },
+  ).toString();
+  const r = JSON.parse(json.trim().split('\n').pop()!) as {
+    n: number;
+    changed: number;
+    loadMs: number;
+    diffMs: number;
+    diffs: number;
+    ranges: number;
+    maxRssMb: number;
+  };
+  out(
+    `### Diff: ${r.n.toLocaleString('en-US')} desired against ${r.n.toLocaleString('en-US')} applied, 1% changed (diff only, no platform calls)`,
+  );
+  out(
+    `- diff walk **${(r.diffMs / 1000).toFixed(1)} s** over ${r.ranges} ranges, ${r.diffs.toLocaleString('en-US')} differences found (expected ${r.changed.toLocaleString('en-US')})`,
+  );
+  out(
+    `- peak RSS of the diffing process **${r.maxRssMb.toFixed(0)} MB** (limit ≤ 512 MB) ${verdict(r.maxRssMb <= 512)}`,
+  );
   out(`- (data generation in PostgreSQL, not part of the figure: ${(r.loadMs / 1000).toFixed(0)} s)`);
 }
 
@@ -187,14 +258,16 @@ export async function run(args: string[]): Promise<void> {
     await benchGlobal(3);
   }
   const opt = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  if (all || wanted.includes('saturated')) await benchSaturated(out, scale(Number(opt('users') ?? 3_000)), Number(opt('processes') ?? 1));
+  if (all || wanted.includes('saturated'))
+    await benchSaturated(out, scale(Number(opt('users') ?? 3_000)), Number(opt('processes') ?? 1));
   if (all || wanted.includes('latency')) await benchLatency();
   if (all || wanted.includes('diff')) benchDiff();
   if (all || wanted.includes('incremental')) {
     const sizes = (opt('sizes') ?? '100000,30000000').split(',').map(Number).map(scale);
     await benchIncremental(out, sizes, scale(Number(opt('changes') ?? 200)));
   }
-  if (all || wanted.includes('busy-bucket')) await benchBusyBucket(out, scale(Number(opt('users') ?? 1_000_000)), scale(Number(opt('adds') ?? 150)));
+  if (all || wanted.includes('busy-bucket'))
+    await benchBusyBucket(out, scale(Number(opt('users') ?? 1_000_000)), scale(Number(opt('adds') ?? 150)));
   if (all || wanted.includes('drift')) {
     const guilds = (opt('guilds') ?? '1,1000').split(',').map(Number).map(scale);
     await benchDrift(out, guilds, (n) => (quick ? 10 : n === 1 ? 40 : 60));
@@ -203,8 +276,26 @@ export async function run(args: string[]): Promise<void> {
     const changed = (opt('changed') ?? '100,300').split(',').map(Number).map(scale);
     await benchDriftPriority(out, scale(Number(opt('guilds') ?? 2_000)), changed, quick ? 10 : 60);
   }
-  if (wanted.includes('big-replace')) await benchBigReplace(out, scale(Number(opt('users') ?? 30_000_000)), scale(Number(opt('changes') ?? 1_000)));
-  if (wanted.includes('outage')) await benchOutage(out, { users: scale(Number(opt('users') ?? 10_000)), minutes: Number(opt('minutes') ?? 60), measureReturn: !args.includes('--no-return') });
+  if (wanted.includes('big-replace'))
+    await benchBigReplace(out, scale(Number(opt('users') ?? 30_000_000)), scale(Number(opt('changes') ?? 1_000)));
+  if (wanted.includes('outage'))
+    await benchOutage(out, {
+      users: scale(Number(opt('users') ?? 10_000)),
+      minutes: Number(opt('minutes') ?? 60),
+      measureReturn: !args.includes('--no-return'),
+    });
 }
 
-const SCENARIOS = ['rate', 'global', 'saturated', 'latency', 'diff', 'incremental', 'busy-bucket', 'drift', 'drift-priority', 'big-replace', 'outage'];
+const SCENARIOS = [
+  'rate',
+  'global',
+  'saturated',
+  'latency',
+  'diff',
+  'incremental',
+  'busy-bucket',
+  'drift',
+  'drift-priority',
+  'big-replace',
+  'outage',
+];

@@ -26,11 +26,14 @@ function linked(html: string): string[] {
 function staticImports(file: string): string[] {
   const code = readFileSync(path.join(DIST, file), 'utf8');
   const dir = path.posix.dirname(file);
-  return [...code.matchAll(/\bimport\s*(?:[\w$*{}\s,]+?\s*from\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g)].map((m) => path.posix.join(dir, m[1]!));
+  return [...code.matchAll(/\bimport\s*(?:[\w$*{}\s,]+?\s*from\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g)].map((m) =>
+    path.posix.join(dir, m[1]!),
+  );
 }
 
 export function run(args: string[]): Promise<void> {
-  if (!args.includes('--no-build')) execFileSync('pnpm', ['--filter', '@rolelink/dashboard-web', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  if (!args.includes('--no-build'))
+    execFileSync('pnpm', ['--filter', '@rolelink/dashboard-web', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
   const initial = new Set<string>();
   const queue = linked(readFileSync(path.join(DIST, 'index.html'), 'utf8'));
   while (queue.length > 0) {
@@ -52,7 +55,9 @@ export function run(args: string[]): Promise<void> {
     .filter((f) => f.endsWith('.js') && !initial.has(f))
     .map((f) => ({ f, size: gz(f) }))
     .sort((a, b) => b.size - a.size);
-  console.log(`loaded on demand: ${later.length} chunks, ${kB(later.reduce((n, c) => n + c.size, 0))} gzip in all; largest:`);
+  console.log(
+    `loaded on demand: ${later.length} chunks, ${kB(later.reduce((n, c) => n + c.size, 0))} gzip in all; largest:`,
+  );
   for (const c of later.slice(0, 5)) console.log(`  ${c.f.padEnd(44)} ${kB(c.size).padStart(9)} gzip`);
   return Promise.resolve();
 }

@@ -72,14 +72,17 @@ const externalNpm = (outdir: string): Plugin => ({
       return { path: `./${path.basename(source)}`, external: true };
     });
     b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (builtins.has(args.path) || args.path.startsWith('@rolelink/') || BUNDLED_NPM.has(packageName(args.path))) return undefined;
+      if (builtins.has(args.path) || args.path.startsWith('@rolelink/') || BUNDLED_NPM.has(packageName(args.path)))
+        return undefined;
       return { path: args.path, external: true };
     });
   },
 });
 
 function productionDependencies(pkgDir: string): Set<string> {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, pkgDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, pkgDir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
   return new Set(Object.keys(pkg.dependencies ?? {}));
 }
 
@@ -134,12 +137,16 @@ async function buildTarget(t: Target): Promise<string[]> {
   const declared = productionDependencies(t.pkg);
   const loaded = externalPackages(metafile);
   const missing = [...loaded].filter((name) => !declared.has(name)).sort();
-  const problems = missing.map((name) => `${t.pkg}/dist/${t.out} loads ${name}, which is not in ${t.pkg}/package.json dependencies`);
+  const problems = missing.map(
+    (name) => `${t.pkg}/dist/${t.out} loads ${name}, which is not in ${t.pkg}/package.json dependencies`,
+  );
   // A deployable's production dependencies are what its image installs: one its bundle never loads is
   // dead weight there (types and bundled workspace packages belong in devDependencies).
   {
     for (const name of [...declared].filter((n) => !loaded.has(n)).sort()) {
-      problems.push(`${t.pkg}/package.json lists ${name} in dependencies, but ${t.pkg}/dist/${t.out} never loads it (move it to devDependencies)`);
+      problems.push(
+        `${t.pkg}/package.json lists ${name} in dependencies, but ${t.pkg}/dist/${t.out} never loads it (move it to devDependencies)`,
+      );
     }
   }
   return problems;
@@ -151,7 +158,8 @@ async function buildTarget(t: Target): Promise<string[]> {
  */
 export async function buildDeployables(pkgs?: readonly string[]): Promise<string[]> {
   const targets = pkgs ? TARGETS.filter((t) => pkgs.includes(t.pkg)) : TARGETS;
-  for (const pkg of new Set(targets.map((t) => t.pkg))) rmSync(path.join(ROOT, pkg, 'dist'), { recursive: true, force: true });
+  for (const pkg of new Set(targets.map((t) => t.pkg)))
+    rmSync(path.join(ROOT, pkg, 'dist'), { recursive: true, force: true });
   const problems = (await Promise.all(targets.map(buildTarget))).flat();
   if (problems.length) throw new Error(problems.map((p) => `✗ ${p}`).join('\n'));
   return targets.map((t) => `${t.pkg}/dist/${t.out}`);

@@ -54,7 +54,9 @@ export async function ensurePostgres(opts: Opts): Promise<Pg> {
     return { adminUrl: url.toString(), embedded: false, stop: () => Promise.resolve() };
   }
   if (given && !LOOPBACK.has(url.hostname)) {
-    throw new Error(`PostgreSQL does not answer at ${url.host} (DATABASE_URL); start it or unset DATABASE_URL to use an embedded one`);
+    throw new Error(
+      `PostgreSQL does not answer at ${url.host} (DATABASE_URL); start it or unset DATABASE_URL to use an embedded one`,
+    );
   }
   const embeddedPort = given ? port : await freePort();
   log(`no PostgreSQL answers at ${url.host}: starting an embedded PostgreSQL on 127.0.0.1:${embeddedPort}`);
@@ -75,7 +77,9 @@ export async function ensureRedis(opts: Opts): Promise<RedisService> {
     return { url: url.toString(), embedded: false, stop: () => Promise.resolve() };
   }
   if (given && !LOOPBACK.has(url.hostname)) {
-    throw new Error(`Redis does not answer at ${url.host} (REDIS_URL); start it or unset REDIS_URL to use a local redis-server`);
+    throw new Error(
+      `Redis does not answer at ${url.host} (REDIS_URL); start it or unset REDIS_URL to use a local redis-server`,
+    );
   }
   const localPort = given ? port : await freePort();
   log(`no Redis answers at ${url.host}: starting redis-server on 127.0.0.1:${localPort}`);

@@ -1,7 +1,11 @@
 // The database connection the schema engine migrates through (scripts/migrate.ts): Prisma's pg driver
 // adapter, except that a migration file goes to PostgreSQL whole.
 import { PrismaPg } from '@prisma/adapter-pg';
-import { bindMigrationAwareSqlAdapterFactory, DriverAdapterError, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  DriverAdapterError,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import { DatabaseError, Pool } from 'pg';
 
 /**
@@ -20,7 +24,8 @@ export function migrationAdapter(connectionString: string) {
   const factory: SqlMigrationAwareDriverAdapterFactory = {
     provider: prismaPg.provider,
     adapterName: prismaPg.adapterName,
-    connect: async () => Object.assign(await prismaPg.connect(), { executeScript: (script: string) => runScript(pool, script) }),
+    connect: async () =>
+      Object.assign(await prismaPg.connect(), { executeScript: (script: string) => runScript(pool, script) }),
     // deploy and diff (from schema files) need no shadow database.
     connectToShadowDb: () => prismaPg.connectToShadowDb(),
   };
@@ -33,6 +38,14 @@ async function runScript(pool: Pool, script: string): Promise<void> {
     await pool.query(script);
   } catch (err) {
     if (!(err instanceof DatabaseError)) throw err;
-    throw new DriverAdapterError({ kind: 'postgres', code: err.code ?? 'N/A', severity: err.severity ?? 'N/A', message: err.message, detail: err.detail, column: err.column, hint: err.hint });
+    throw new DriverAdapterError({
+      kind: 'postgres',
+      code: err.code ?? 'N/A',
+      severity: err.severity ?? 'N/A',
+      message: err.message,
+      detail: err.detail,
+      column: err.column,
+      hint: err.hint,
+    });
   }
 }

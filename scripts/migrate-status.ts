@@ -23,7 +23,9 @@ export async function migrationStatus(connectionString: string, shipped: readonl
   await client.connect();
   try {
     const { rows } = await client
-      .query<{ name: string; finished: boolean; rolled_back: boolean }>('SELECT migration_name AS name, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations')
+      .query<{ name: string; finished: boolean; rolled_back: boolean }>(
+        'SELECT migration_name AS name, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations',
+      )
       // 42P01: no such table. A database no migration has touched yet: everything is pending.
       .catch((err: { code?: string }) => (err.code === '42P01' ? { rows: [] } : Promise.reject(err as Error)));
     const finished = new Set(rows.filter((r) => r.finished && !r.rolled_back).map((r) => r.name));
@@ -43,8 +45,12 @@ export async function migrationStatus(connectionString: string, shipped: readonl
 export function describeStatus(s: MigrationStatus): string[] {
   const lines = [`${s.applied.length} migration(s) of this image applied`];
   for (const n of s.pending) lines.push(`pending: ${n}`);
-  for (const n of s.unfinished) lines.push(`started, not finished (running, or failed: see the migrate Job's log): ${n}`);
-  for (const n of s.ahead) lines.push(`applied, not shipped by this image (the database is ahead; fine for a rollback, docs/operations.md): ${n}`);
+  for (const n of s.unfinished)
+    lines.push(`started, not finished (running, or failed: see the migrate Job's log): ${n}`);
+  for (const n of s.ahead)
+    lines.push(
+      `applied, not shipped by this image (the database is ahead; fine for a rollback, docs/operations.md): ${n}`,
+    );
   lines.push(isCurrent(s) ? 'schema is current for this image' : 'schema is behind this image');
   return lines;
 }
@@ -53,14 +59,21 @@ export function describeStatus(s: MigrationStatus): string[] {
  * Polls until every shipped migration is applied. Logs when what it waits for changes (not on every
  * poll), and keeps polling through connection errors: the database may be restarting too.
  */
-export async function waitForMigrations(connectionString: string, shipped: readonly string[], log: (line: string) => void, pollMs = 2_000): Promise<void> {
+export async function waitForMigrations(
+  connectionString: string,
+  shipped: readonly string[],
+  log: (line: string) => void,
+  pollMs = 2_000,
+): Promise<void> {
   let last = '';
   for (;;) {
     let said: string;
     try {
       const s = await migrationStatus(connectionString, shipped);
       if (isCurrent(s)) {
-        log(`schema is current: ${s.applied.length} migration(s) applied${s.ahead.length ? `, ${s.ahead.length} newer one(s) too` : ''}`);
+        log(
+          `schema is current: ${s.applied.length} migration(s) applied${s.ahead.length ? `, ${s.ahead.length} newer one(s) too` : ''}`,
+        );
         return;
       }
       said = `waiting for ${s.pending.length + s.unfinished.length} migration(s): ${[...s.unfinished.map((n) => `${n} (started, not finished)`), ...s.pending].join(', ')}`;

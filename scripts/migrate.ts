@@ -52,7 +52,11 @@ function migrationsList(dir = baseDir) {
 }
 
 /** Applies the pending migrations of `dir` (prisma/migrations; a test passes a folder of its own). */
-export async function migrate(connectionString: string, log: (line: string) => void = console.log, dir = baseDir): Promise<string[]> {
+export async function migrate(
+  connectionString: string,
+  log: (line: string) => void = console.log,
+  dir = baseDir,
+): Promise<string[]> {
   // Imported lazily: the engine's ESM entry loads a .wasm module (needs --experimental-wasm-modules on Node 20).
   const { SchemaEngine } = await import('@prisma/schema-engine-wasm');
   const schemaText = readFileSync(schemaPath, 'utf8');
@@ -62,7 +66,9 @@ export async function migrate(connectionString: string, log: (line: string) => v
     const list = migrationsList(dir);
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList: list, filters });
     for (const name of appliedMigrationNames) log(`applied migration ${name}`);
-    log(appliedMigrationNames.length ? `${appliedMigrationNames.length} migration(s) applied` : 'database is up to date');
+    log(
+      appliedMigrationNames.length ? `${appliedMigrationNames.length} migration(s) applied` : 'database is up to date',
+    );
     return appliedMigrationNames;
   } finally {
     engine.free();
@@ -78,8 +84,13 @@ async function diff(connectionString: string, name: string, fromRef: string): Pr
   const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schemaText]] }, () => undefined, adapter);
   try {
     const hasMigrations = migrationsList().migrationDirectories.length > 0;
-    const previous = hasMigrations ? execFileSync('git', ['show', `${fromRef}:prisma/schema.prisma`], { cwd: root, encoding: 'utf8' }) : null;
-    const from = previous === null ? { tag: 'empty' } : { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: previous }] };
+    const previous = hasMigrations
+      ? execFileSync('git', ['show', `${fromRef}:prisma/schema.prisma`], { cwd: root, encoding: 'utf8' })
+      : null;
+    const from =
+      previous === null
+        ? { tag: 'empty' }
+        : { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: previous }] };
     const result = await engine.diff({
       from: from as never,
       to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schemaText }] },

@@ -6,6 +6,10 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const cli = path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'index.js');
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' };
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+};
 const r = spawnSync(process.execPath, [cli, 'generate'], { stdio: 'inherit', env });
 process.exit(r.status ?? 1);

@@ -29,12 +29,16 @@ export const SERVICES: Record<ServiceName, { portVar: string; hostVar: string }>
  */
 export function imageCommand(name: ServiceName): { nodeArgs: string[]; nodeOptions: string } {
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-  const stage = (s: string) => new RegExp(`^FROM \\S+ AS ${s}$([\\s\\S]*?)(?=^FROM |(?![\\s\\S]))`, 'm').exec(dockerfile)?.[1] ?? '';
+  const stage = (s: string) =>
+    new RegExp(`^FROM \\S+ AS ${s}$([\\s\\S]*?)(?=^FROM |(?![\\s\\S]))`, 'm').exec(dockerfile)?.[1] ?? '';
   const cmd = /^CMD (\[.*\])$/m.exec(stage(name))?.[1];
   if (!cmd) throw new Error(`Dockerfile: no CMD in stage ${name}`);
   const argv = JSON.parse(cmd) as string[];
   // ["node", ...options, "dist/main.js"]
-  return { nodeArgs: argv.slice(1, -1), nodeOptions: /^\s*(?:ENV\s+)?NODE_OPTIONS=(\S+)/m.exec(stage('runtime'))?.[1] ?? '' };
+  return {
+    nodeArgs: argv.slice(1, -1),
+    nodeOptions: /^\s*(?:ENV\s+)?NODE_OPTIONS=(\S+)/m.exec(stage('runtime'))?.[1] ?? '',
+  };
 }
 
 /**
@@ -43,7 +47,9 @@ export function imageCommand(name: ServiceName): { nodeArgs: string[]; nodeOptio
  * `compiled` is the image's command (imageCommand), with NODE_OPTIONS set by startService.
  */
 export function serviceArgs(name: ServiceName, form: Form, packageDir = path.join(ROOT, 'services', name)): string[] {
-  return form === 'tsx' ? ['--enable-source-maps', '--import', 'tsx', path.join(packageDir, 'src', 'main.ts')] : [...imageCommand(name).nodeArgs, path.join(packageDir, 'dist', 'main.js')];
+  return form === 'tsx'
+    ? ['--enable-source-maps', '--import', 'tsx', path.join(packageDir, 'src', 'main.ts')]
+    : [...imageCommand(name).nodeArgs, path.join(packageDir, 'dist', 'main.js')];
 }
 
 /**
@@ -115,7 +121,12 @@ export type RunningService = {
  * Starts `name` and resolves once /readyz answers 200. `packageDir` runs another copy of the service's
  * package, e.g. a `pnpm deploy --prod` output (what an image holds), from its own directory.
  */
-export async function startService(name: ServiceName, form: Form, env: Record<string, string>, opts: { packageDir?: string; timeoutMs?: number } = {}): Promise<RunningService> {
+export async function startService(
+  name: ServiceName,
+  form: Form,
+  env: Record<string, string>,
+  opts: { packageDir?: string; timeoutMs?: number } = {},
+): Promise<RunningService> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const port = await freePort();
   const { portVar, hostVar } = SERVICES[name];
@@ -123,7 +134,13 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
   const child: ChildProcess = spawn(process.execPath, serviceArgs(name, form, opts.packageDir), {
     cwd: opts.packageDir ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...(form === 'compiled' ? { NODE_OPTIONS: imageCommand(name).nodeOptions } : {}), ...env, [portVar]: String(port), [hostVar]: '127.0.0.1' },
+    env: {
+      ...process.env,
+      ...(form === 'compiled' ? { NODE_OPTIONS: imageCommand(name).nodeOptions } : {}),
+      ...env,
+      [portVar]: String(port),
+      [hostVar]: '127.0.0.1',
+    },
   });
   let out = '';
   const waiting = new Set<{ pattern: RegExp; resolve: () => void }>();
@@ -146,7 +163,8 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
     clearTimeout(t);
   };
   while ((await readyz(port)) !== 200) {
-    if (child.exitCode !== null) throw new Error(`${name} (${form}) exited during start-up with code ${child.exitCode}:\n${out}`);
+    if (child.exitCode !== null)
+      throw new Error(`${name} (${form}) exited during start-up with code ${child.exitCode}:\n${out}`);
     if (performance.now() - started > timeoutMs) {
       await stop();
       throw new Error(`${name} (${form}) was not ready within ${timeoutMs} ms:\n${out}`);
@@ -164,7 +182,8 @@ export async function startService(name: ServiceName, form: Form, env: Record<st
     startCpuMs,
     rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
     output: () => out,
-    logged: (pattern) => (pattern.test(out) ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ pattern, resolve }))),
+    logged: (pattern) =>
+      pattern.test(out) ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ pattern, resolve })),
     exited,
     stop,
   };

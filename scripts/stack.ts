@@ -13,7 +13,14 @@ import { PLUGIN_HOST, allowedPluginHosts, childSpecs, extraCaCerts, isBuilt, typ
 import { DEMO, ROOT, demoSeed, readPorts } from './stack/config';
 import { appDatabaseUrl, checkoutTag, ensureDatabase, migrate, stackQueuePrefix } from './stack/database';
 import { registerDemoLink, waitForDemoSync, type DemoSync } from './stack/demo-link';
-import { forgetChildren, instanceSuffix, pidsFile, recordChildren, stopLeftovers, type Recorded } from './stack/leftovers';
+import {
+  forgetChildren,
+  instanceSuffix,
+  pidsFile,
+  recordChildren,
+  stopLeftovers,
+  type Recorded,
+} from './stack/leftovers';
 import { forgetStackEnv, writeStackEnv } from './stack/cli-env';
 import { checkPortsFree } from './stack/ports';
 import { answers200 } from './stack/probes';
@@ -56,7 +63,8 @@ function shutdown(code: number): Promise<never> {
     await Promise.all([...transient].map((t) => t.stop().catch(() => undefined)));
     await Promise.all(services.map((p) => p.stop('SIGTERM', 30_000)));
     await Promise.all(support.map((p) => p.stop('SIGTERM', 10_000)));
-    for (const s of [...infra].reverse()) await s.stop().catch((err: unknown) => log(`stopping failed: ${String(err)}`));
+    for (const s of [...infra].reverse())
+      await s.stop().catch((err: unknown) => log(`stopping failed: ${String(err)}`));
     // Only a file this run wrote: a start refused because its ports' stack still runs leaves that one's file.
     if (recorded.length) forgetChildren(PIDS);
     forgetStackEnv(STACK_ENV, process.pid);
@@ -120,7 +128,9 @@ function startChild(spec: ChildSpec, env: NodeJS.ProcessEnv): ManagedProcess {
   });
   void proc.exited.then((exit) => {
     if (stopping) return;
-    log(`✗ ${spec.label} (${spec.key}) exited unexpectedly (${exit.signal ?? `code ${exit.code}`}); last lines of ${path.relative(process.cwd(), logFile)}:\n${tail(logFile)}`);
+    log(
+      `✗ ${spec.label} (${spec.key}) exited unexpectedly (${exit.signal ?? `code ${exit.code}`}); last lines of ${path.relative(process.cwd(), logFile)}:\n${tail(logFile)}`,
+    );
     void shutdown(1);
   });
   return proc;
@@ -189,8 +199,14 @@ function childEnv(ports: Ports, databaseUrl: string, redis: { url: string; embed
   // Added to what the caller set, never instead of it.
   const givenHosts = process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
   const allowedHosts = allowedPluginHosts(givenHosts);
-  const combinedHosts = givenHosts ? (allowedHosts.added ? ` (${PLUGIN_HOST} added to yours: ${givenHosts})` : ` (yours, which has ${PLUGIN_HOST} already)`) : '';
-  log(`warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS=${allowedHosts.value}${combinedHosts} so the services accept the example plugin on loopback; never set it in production`);
+  const combinedHosts = givenHosts
+    ? allowedHosts.added
+      ? ` (${PLUGIN_HOST} added to yours: ${givenHosts})`
+      : ` (yours, which has ${PLUGIN_HOST} already)`
+    : '';
+  log(
+    `warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS=${allowedHosts.value}${combinedHosts} so the services accept the example plugin on loopback; never set it in production`,
+  );
   return {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
@@ -212,7 +228,9 @@ function childEnv(ports: Ports, databaseUrl: string, redis: { url: string; embed
 /** Resolves once the child answers its readiness check; rejects if it exits or the stack stops first. */
 function readiness(spec: ChildSpec, proc: ManagedProcess, ports: Ports, files: StackFiles): Promise<void> {
   const scheme = spec.https ? 'https' : 'http';
-  const ca = spec.https ? () => (existsSync(files.certFile) ? readFileSync(files.certFile, 'utf8') : undefined) : () => undefined;
+  const ca = spec.https
+    ? () => (existsSync(files.certFile) ? readFileSync(files.certFile, 'utf8') : undefined)
+    : () => undefined;
   return waitUntil(() => answers200(`${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}`, ca())(), {
     timeoutMs: 120_000,
     intervalMs: 250,
@@ -220,13 +238,21 @@ function readiness(spec: ChildSpec, proc: ManagedProcess, ports: Ports, files: S
   }).then(
     () => log(`${spec.label} ready on ${scheme}://127.0.0.1:${ports[spec.port]}`),
     (err: Error) => {
-      throw new Error(`${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see ${path.relative(ROOT, LOGS)}/${spec.key}.log`);
+      throw new Error(
+        `${spec.label} did not become ready (${scheme}://127.0.0.1:${ports[spec.port]}${spec.readyPath}): ${err.message}; see ${path.relative(ROOT, LOGS)}/${spec.key}.log`,
+      );
     },
   );
 }
 
 /** Emulator, plugin, then the services (in childSpecs' order); resolves when every started one is ready. */
-async function startChildren(ports: Ports, instance: string, files: StackFiles, baseEnv: NodeJS.ProcessEnv, memberCount: number) {
+async function startChildren(
+  ports: Ports,
+  instance: string,
+  files: StackFiles,
+  baseEnv: NodeJS.ProcessEnv,
+  memberCount: number,
+) {
   const started = new Set<string>();
   const skipped: string[] = [];
   const waits: Promise<void>[] = [];
@@ -237,7 +263,11 @@ async function startChildren(ports: Ports, instance: string, files: StackFiles, 
   const envFor = (spec: ChildSpec): NodeJS.ProcessEnv => {
     if (!spec.trustsPlugin || !started.has('plugin')) return baseEnv;
     if (!pluginTrustEnv) {
-      const ca = extraCaCerts(process.env.NODE_EXTRA_CA_CERTS, files.certFile, path.join(DATA, `extra-ca-certs${instance}.pem`));
+      const ca = extraCaCerts(
+        process.env.NODE_EXTRA_CA_CERTS,
+        files.certFile,
+        path.join(DATA, `extra-ca-certs${instance}.pem`),
+      );
       log(ca.note);
       pluginTrustEnv = { ...baseEnv, NODE_EXTRA_CA_CERTS: ca.file };
     }
@@ -249,7 +279,10 @@ async function startChildren(ports: Ports, instance: string, files: StackFiles, 
       log(`${spec.label}: not built yet (${spec.main} does not exist), skipped`);
       continue;
     }
-    if (spec.key === 'emulator') log(`seeding the platform emulator: demo guild ${DEMO.guildId} with ${memberCount.toLocaleString('en')} members…`);
+    if (spec.key === 'emulator')
+      log(
+        `seeding the platform emulator: demo guild ${DEMO.guildId} with ${memberCount.toLocaleString('en')} members…`,
+      );
     const proc = startChild(spec, envFor(spec));
     record(spec.key, proc.pid, spec.main);
     (spec.key === 'emulator' || spec.key === 'plugin' ? support : services).push(proc);
@@ -265,7 +298,11 @@ async function startChildren(ports: Ports, instance: string, files: StackFiles, 
 }
 
 /** Registers the demo link with the CLI and, when the bot worker runs, waits for its first sync. */
-async function demoLinkStep(ports: Ports, started: Set<string>, baseEnv: NodeJS.ProcessEnv): Promise<{ demoLink: string; demoSync: DemoSync | null }> {
+async function demoLinkStep(
+  ports: Ports,
+  started: Set<string>,
+  baseEnv: NodeJS.ProcessEnv,
+): Promise<{ demoLink: string; demoSync: DemoSync | null }> {
   if (!(started.has('plugin') && started.has('api') && started.has('plugin-broker'))) {
     return { demoLink: 'not created: the plugin broker or api is not built yet', demoSync: null };
   }
@@ -277,7 +314,13 @@ async function demoLinkStep(ports: Ports, started: Set<string>, baseEnv: NodeJS.
   // `ready` means the demo list is on the role, so the summary's first GET and holders call show it.
   else if (started.has('bot-worker') && started.has('emulator')) {
     log("waiting for the demo list's first sync (up to 60 s)…");
-    demoSync = await waitForDemoSync(`http://127.0.0.1:${ports.emulator}`, { env: baseEnv, log, track, since, stopped: () => stopping !== null });
+    demoSync = await waitForDemoSync(`http://127.0.0.1:${ports.emulator}`, {
+      env: baseEnv,
+      log,
+      track,
+      since,
+      stopped: () => stopping !== null,
+    });
   }
   return { demoLink: outcome.line, demoSync };
 }
@@ -293,7 +336,8 @@ async function main(): Promise<void> {
 
   // The emulator keeps roles in memory: after a restart it has forgotten what the bot applied in an
   // earlier run (the database remembers). A reconcile now makes the platform match the lists again.
-  if (started.has('bot-worker') && started.has('emulator')) await requestReconcile(redis.url, baseEnv.QUEUE_PREFIX ?? 'rolelink');
+  if (started.has('bot-worker') && started.has('emulator'))
+    await requestReconcile(redis.url, baseEnv.QUEUE_PREFIX ?? 'rolelink');
   const { demoLink, demoSync } = await demoLinkStep(ports, started, baseEnv);
 
   process.stdout.write(

@@ -30,7 +30,9 @@ async function main(): Promise<void> {
     console.error(`${problems.length} problem(s) in the deployment manifests`);
     process.exit(1);
   }
-  console.log(`manifests valid: ${k8s.checked} Kubernetes object(s) in ${path.relative(process.cwd(), k8sDir) || '.'}, ${path.relative(process.cwd(), composeFile)}`);
+  console.log(
+    `manifests valid: ${k8s.checked} Kubernetes object(s) in ${path.relative(process.cwd(), k8sDir) || '.'}, ${path.relative(process.cwd(), composeFile)}`,
+  );
   for (const note of k8s.notes) console.log(note);
 }
 

@@ -32,7 +32,10 @@ async function main(): Promise<void> {
     const redis = await ensureRedis({ log });
     started.push(redis);
     if (stopping) return;
-    child = spawn(cmd, args, { stdio: 'inherit', env: { ...process.env, DATABASE_URL: pg.adminUrl, REDIS_URL: redis.url } });
+    child = spawn(cmd, args, {
+      stdio: 'inherit',
+      env: { ...process.env, DATABASE_URL: pg.adminUrl, REDIS_URL: redis.url },
+    });
     const code: number = await new Promise((resolve) => {
       child?.once('error', (err) => {
         log(`${cmd}: ${err.message}`);

@@ -29,7 +29,11 @@ export function snowflake(): string {
 
 export async function seedGuild(pool: Pool, plan: Plan): Promise<string> {
   const id = snowflake();
-  await pool.query(`INSERT INTO guild (id, owner_id, plan, paid_slots, updated_at) VALUES ($1, $2, $3, 0, now())`, [id, snowflake(), plan]);
+  await pool.query(`INSERT INTO guild (id, owner_id, plan, paid_slots, updated_at) VALUES ($1, $2, $3, 0, now())`, [
+    id,
+    snowflake(),
+    plan,
+  ]);
   return id;
 }
 

@@ -54,12 +54,21 @@ export const auth = (l: BenchLink) => ({ authorization: `Token ${l.token}` });
  * POST /users/:userId at 32 connections for `duration` seconds, each request a distinct new user: 19-digit
  * IDs starting with `firstDigit`, so figures sharing a database never collide.
  */
-export function postLoad(api: RunningApi, link: BenchLink, firstDigit: string): (duration: number) => PromiseLike<autocannon.Result> {
+export function postLoad(
+  api: RunningApi,
+  link: BenchLink,
+  firstDigit: string,
+): (duration: number) => PromiseLike<autocannon.Result> {
   return postLoadAt(api.origin, `${link.base}/users/`, auth(link), firstDigit);
 }
 
 /** The same load against any server: `prefix` + a new user ID per request (the baseline uses it too). */
-export function postLoadAt(origin: string, prefix: string, headers: Record<string, string>, firstDigit: string): (duration: number) => PromiseLike<autocannon.Result> {
+export function postLoadAt(
+  origin: string,
+  prefix: string,
+  headers: Record<string, string>,
+  firstDigit: string,
+): (duration: number) => PromiseLike<autocannon.Result> {
   let counter = 0;
   const nextPath = () => `${prefix}${firstDigit}${String(counter++).padStart(ID_DIGITS - 1, '0')}`;
   return (duration) =>
@@ -92,7 +101,14 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
   const arrays = [idArray(0, 100_000, U), idArray(50_000, 150_000, U)];
   const agent = makeAgent(1);
   const put = async (i: number) => {
-    const r = expectOk(await call(agent, `${api.origin}${link.base}/users`, { method: 'PUT', headers: auth(link), body: bodies[i % 2]! }), 'PUT /users');
+    const r = expectOk(
+      await call(agent, `${api.origin}${link.base}/users`, {
+        method: 'PUT',
+        headers: auth(link),
+        body: bodies[i % 2]!,
+      }),
+      'PUT /users',
+    );
     const count = (JSON.parse(r.body) as { data: { user_count: number } }).data.user_count;
     if (count !== 100_000) throw new Error(`PUT /users answered user_count ${count}, expected 100000`);
     return r.ms;
@@ -104,20 +120,30 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
   // INCLUDING ALL: same columns, primary key and partial expiry indexes) holding the same 100k-row list,
   // replaced by the minimal SQL a person would write knowing the diff in advance: DELETE the 50,000 rows
   // that left, INSERT the 50,000 new ones (pre-sorted), in one transaction (`raw`).
-  const stored = (ids: string[]) => ids.map((id) => (BigInt(id) - 2n ** 63n).toString()).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  const stored = (ids: string[]) =>
+    ids.map((id) => (BigInt(id) - 2n ** 63n).toString()).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
   const onlyA = `{${stored(idArray(0, 50_000, U)).join(',')}}`;
   const onlyB = `{${stored(idArray(100_000, 150_000, U)).join(',')}}`;
   const client = await pool.connect();
   await client.query('DROP TABLE IF EXISTS bench_raw_list');
   await client.query('CREATE TABLE bench_raw_list (LIKE link_user INCLUDING ALL)');
-  await client.query(`INSERT INTO bench_raw_list (link_id, user_id) SELECT $1::bigint, x FROM unnest($2::bigint[]) x ORDER BY 2`, [link.linkId, `{${stored(arrays[0]!).join(',')}}`]);
+  await client.query(
+    `INSERT INTO bench_raw_list (link_id, user_id) SELECT $1::bigint, x FROM unnest($2::bigint[]) x ORDER BY 2`,
+    [link.linkId, `{${stored(arrays[0]!).join(',')}}`],
+  );
   /** Replaces the raw list by list i % 2 (A when even, B when odd), as put(i) does. */
   const raw = async (i: number) => {
     const [gone, added] = i % 2 === 0 ? [onlyB, onlyA] : [onlyA, onlyB];
     const t0 = performance.now();
     await client.query('BEGIN');
-    await client.query('DELETE FROM bench_raw_list r USING unnest($2::bigint[]) x WHERE r.link_id = $1 AND r.user_id = x', [link.linkId, gone]);
-    await client.query('INSERT INTO bench_raw_list (link_id, user_id) SELECT $1::bigint, x FROM unnest($2::bigint[]) x', [link.linkId, added]);
+    await client.query(
+      'DELETE FROM bench_raw_list r USING unnest($2::bigint[]) x WHERE r.link_id = $1 AND r.user_id = x',
+      [link.linkId, gone],
+    );
+    await client.query(
+      'INSERT INTO bench_raw_list (link_id, user_id) SELECT $1::bigint, x FROM unnest($2::bigint[]) x',
+      [link.linkId, added],
+    );
     await client.query('COMMIT');
     return performance.now() - t0;
   };
@@ -125,7 +151,9 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
   const freshLoad = async (load: () => Promise<unknown>) => {
     const t0 = performance.now();
     await client.query('BEGIN');
-    await client.query(`CREATE TABLE bench_raw_put (link_id bigint NOT NULL DEFAULT ${BigInt(link.linkId)}, user_id bigint NOT NULL, PRIMARY KEY (link_id, user_id))`);
+    await client.query(
+      `CREATE TABLE bench_raw_put (link_id bigint NOT NULL DEFAULT ${BigInt(link.linkId)}, user_id bigint NOT NULL, PRIMARY KEY (link_id, user_id))`,
+    );
     await load();
     await client.query('COMMIT');
     const t = performance.now() - t0;
@@ -136,10 +164,17 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
   // is. Passed as a JavaScript array, node-postgres's serializer quoted and escaped 100,000 strings inside
   // the timing (~35 ms of a ~200 ms load in the statement log, until 2026-11-26's sixth session).
   const literals = arrays.map((a) => `{${a.join(',')}}`);
-  const fresh = (i: number) => freshLoad(() => client.query('INSERT INTO bench_raw_put SELECT $1::bigint, unnest($2::bigint[])', [link.linkId, literals[i % 2]!]));
+  const fresh = (i: number) =>
+    freshLoad(() =>
+      client.query('INSERT INTO bench_raw_put SELECT $1::bigint, unnest($2::bigint[])', [
+        link.linkId,
+        literals[i % 2]!,
+      ]),
+    );
   const copyBodies = arrays.map((a) => storedIdsCopy(a).body); // encoded untimed (sorted, as the API sends its list): the load alone is timed
   /** The same load by binary COPY of the stored values, PostgreSQL's fastest way in. */
-  const freshCopy = (i: number) => freshLoad(() => copyIn(client, 'COPY bench_raw_put (user_id) FROM STDIN (FORMAT binary)', copyBodies[i % 2]!));
+  const freshCopy = (i: number) =>
+    freshLoad(() => copyIn(client, 'COPY bench_raw_put (user_id) FROM STDIN (FORMAT binary)', copyBodies[i % 2]!));
   // This machine runs PostgreSQL with autovacuum off; production runs it. Without a vacuum the API's
   // link_user would carry every earlier run's dead rows (150,000 index entries for a 100k list after a
   // few runs) while a fresh table would not. Both tables are vacuumed and analyzed before every measured
@@ -149,8 +184,12 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
     await pool.query('CHECKPOINT');
   };
   try {
-    log(`put: initial list (untimed) ${ms(await put(0))}, warm-up replace (untimed) ${ms(await put(1))}, warm-up raw ${ms(await raw(1))}`);
-    log('put: VACUUM (ANALYZE) link_user and bench_raw_list + CHECKPOINT before every measured run, both sides (autovacuum is off here)');
+    log(
+      `put: initial list (untimed) ${ms(await put(0))}, warm-up replace (untimed) ${ms(await put(1))}, warm-up raw ${ms(await raw(1))}`,
+    );
+    log(
+      'put: VACUUM (ANALYZE) link_user and bench_raw_list + CHECKPOINT before every measured run, both sides (autovacuum is off here)',
+    );
     await settle(pool);
     const apiMs: number[] = [];
     const rawMs: number[] = [];
@@ -164,7 +203,9 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
       rawMs.push(await raw(i));
       freshMs.push(await fresh(i));
       copyMs.push(await freshCopy(i));
-      log(`put: run ${i + 1}/${runs}: PUT ${ms(apiMs.at(-1)!)}, raw replace ${ms(rawMs.at(-1)!)}, fresh 100k load ${ms(freshMs.at(-1)!)}, by COPY ${ms(copyMs.at(-1)!)} (load ${loadavg()})`);
+      log(
+        `put: run ${i + 1}/${runs}: PUT ${ms(apiMs.at(-1)!)}, raw replace ${ms(rawMs.at(-1)!)}, fresh 100k load ${ms(freshMs.at(-1)!)}, by COPY ${ms(copyMs.at(-1)!)} (load ${loadavg()})`,
+      );
     }
     const m = median(apiMs);
     const r = median(rawMs);
@@ -178,7 +219,8 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
     // The issue's limit is against "a raw PostgreSQL load of the same rows" (docs/benchmarks.md reads it
     // so since 2026-11-25); the hand-written replace that already knows the diff is printed beside it.
     ctx.rows.push({
-      figure: 'PUT ÷ raw PostgreSQL load of the same rows, same run (the whole new 100k list into a fresh table: CREATE TABLE + INSERT … unnest, same PK, median)',
+      figure:
+        'PUT ÷ raw PostgreSQL load of the same rows, same run (the whole new 100k list into a fresh table: CREATE TABLE + INSERT … unnest, same PK, median)',
       measured: `${(m / f).toFixed(2)}× (PUT ${ms(m)}, raw ${ms(f)}; per run ${apiMs.map((a, i) => (a / freshMs[i]!).toFixed(2)).join(', ')})`,
       limit: '≤ 1.25× (goal)',
       verdict: judge(m / f <= 1.25),
@@ -191,7 +233,8 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
       verdict: 'info',
     });
     ctx.rows.push({
-      figure: 'PUT ÷ raw replace of the same list by hand, same run (stricter: DELETE 50k + INSERT 50k that already know the diff, same indexes, both vacuumed, median)',
+      figure:
+        'PUT ÷ raw replace of the same list by hand, same run (stricter: DELETE 50k + INSERT 50k that already know the diff, same indexes, both vacuumed, median)',
       measured: `${(m / r).toFixed(2)}× (raw ${ms(r)}; per run ${apiMs.map((a, i) => (a / rawMs[i]!).toFixed(2)).join(', ')})`,
       limit: 'reference',
       verdict: 'info',
@@ -215,7 +258,10 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
   const agent = makeAgent(4);
   const url = (p: string) => `${api.origin}${link.base}${p}`;
   try {
-    const created = expectOk(await call(agent, url('/users/upload'), { method: 'POST', headers: auth(link) }), 'POST /users/upload');
+    const created = expectOk(
+      await call(agent, url('/users/upload'), { method: 'POST', headers: auth(link) }),
+      'POST /users/upload',
+    );
     const uploadId = (JSON.parse(created.body) as { data: { upload_id: string } }).data.upload_id;
     const chunks = Math.ceil(n / CHUNK);
     await settle(pool);
@@ -231,7 +277,10 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
         if (k >= chunks) return;
         const body = jsonIds(k * CHUNK, Math.min(n, (k + 1) * CHUNK), n); // built on the fly, ~2 MB
         bytes += Buffer.byteLength(body);
-        const r = expectOk(await call(agent, url(`/users/upload/${uploadId}/chunk`), { method: 'POST', headers: auth(link), body }), `chunk ${k}`);
+        const r = expectOk(
+          await call(agent, url(`/users/upload/${uploadId}/chunk`), { method: 'POST', headers: auth(link), body }),
+          `chunk ${k}`,
+        );
         lat.push(r.ms);
         const c = (JSON.parse(r.body) as { data: { chunks: number; users: number } }).data;
         if (c.chunks > last.chunks) last = c;
@@ -241,12 +290,22 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
     await Promise.all([sender(), sender(), sender(), sender()]);
     const chunkMs = performance.now() - t0;
     const chunkRss = rss.stop();
-    if (last.chunks !== chunks || last.users !== n) throw new Error(`upload counters ${JSON.stringify(last)}, expected ${chunks} chunks and ${n} users`);
-    log(`upload: ${chunks} chunks in ${s(chunkMs)}; chunk latency p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}; API RSS peak ${chunkRss.peakMiB.toFixed(0)} MiB`);
+    if (last.chunks !== chunks || last.users !== n)
+      throw new Error(`upload counters ${JSON.stringify(last)}, expected ${chunks} chunks and ${n} users`);
+    log(
+      `upload: ${chunks} chunks in ${s(chunkMs)}; chunk latency p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}; API RSS peak ${chunkRss.peakMiB.toFixed(0)} MiB`,
+    );
 
     await settle(pool);
     const rssCommit = new RssWindow(api.pid);
-    const commit = expectOk(await call(agent, url(`/users/upload/${uploadId}/commit`), { method: 'POST', headers: auth(link), timeoutMs: 35 * 60_000 }), 'commit');
+    const commit = expectOk(
+      await call(agent, url(`/users/upload/${uploadId}/commit`), {
+        method: 'POST',
+        headers: auth(link),
+        timeoutMs: 35 * 60_000,
+      }),
+      'commit',
+    );
     const commitRss = rssCommit.stop();
     const count = (JSON.parse(commit.body) as { data: { user_count: number } }).data.user_count;
     if (count !== n) throw new Error(`commit answered user_count ${count}, expected ${n}`);
@@ -262,7 +321,9 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
       await c.query('DROP TABLE IF EXISTS bench_raw_bulk');
       const r0 = performance.now();
       await c.query('CREATE TABLE bench_raw_bulk (link_id bigint NOT NULL, user_id bigint NOT NULL)');
-      await c.query(`INSERT INTO bench_raw_bulk SELECT ${link.linkId}, ${idSql('j', n)} FROM generate_series(0, ${n - 1}) j`);
+      await c.query(
+        `INSERT INTO bench_raw_bulk SELECT ${link.linkId}, ${idSql('j', n)} FROM generate_series(0, ${n - 1}) j`,
+      );
       rawInsert = performance.now() - r0;
       const r1 = performance.now();
       await c.query('ALTER TABLE bench_raw_bulk ADD PRIMARY KEY (link_id, user_id)');
@@ -305,8 +366,13 @@ export async function figureUpload(ctx: Ctx, n: number): Promise<UploadTiming> {
 /** For `--only get` without an upload: the list written straight by SQL, counters as a commit leaves them. */
 export async function seedBigList(ctx: Ctx, n: number): Promise<BenchLink> {
   const link = await seedLink(ctx.pool, ctx.guildId, { trusted: true });
-  await ctx.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT ${link.linkId}, ${toStored(idSql('j', n))} FROM generate_series(0, ${n - 1}) j ORDER BY 2`);
-  await ctx.pool.query('UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1', [link.linkId, n]);
+  await ctx.pool.query(
+    `INSERT INTO link_user (link_id, user_id) SELECT ${link.linkId}, ${toStored(idSql('j', n))} FROM generate_series(0, ${n - 1}) j ORDER BY 2`,
+  );
+  await ctx.pool.query('UPDATE role_link SET user_count = $2, sync_wanted_seq = sync_wanted_seq + 1 WHERE id = $1', [
+    link.linkId,
+    n,
+  ]);
   return link;
 }
 
@@ -320,7 +386,13 @@ async function streamOnce(ctx: Ctx, link: BenchLink, n: number): Promise<Streame
   const { api } = ctx;
   const rss = new RssWindow(api.pid);
   const t0 = performance.now();
-  const { bytes, ttfb, head, tail, status } = await new Promise<{ bytes: number; ttfb: number; head: string; tail: string; status: number }>((resolve, reject) => {
+  const { bytes, ttfb, head, tail, status } = await new Promise<{
+    bytes: number;
+    ttfb: number;
+    head: string;
+    tail: string;
+    status: number;
+  }>((resolve, reject) => {
     const req = http.get(`${api.origin}${link.base}/users`, { headers: auth(link), timeout: 30 * 60_000 }, (res) => {
       let bytes = 0;
       let ttfb = 0;
@@ -345,9 +417,18 @@ async function streamOnce(ctx: Ctx, link: BenchLink, n: number): Promise<Streame
   const prefix = head.indexOf('"data":[') + '"data":['.length;
   const expected = prefix + n * (ID_DIGITS + 2) + (n - 1) + 2;
   if (!head.startsWith('{"meta":') || !tail.endsWith('"]}') || bytes !== expected) {
-    throw new Error(`GET /users body is not the expected ${n}-ID list (${bytes} bytes, expected ${expected}; ends ${JSON.stringify(tail.slice(-20))})`);
+    throw new Error(
+      `GET /users body is not the expected ${n}-ID list (${bytes} bytes, expected ${expected}; ends ${JSON.stringify(tail.slice(-20))})`,
+    );
   }
-  return { mbps: bytes / 1e6 / (totalMs / 1000), totalMs, ttfbMs: ttfb, bytes, peakMiB: r.peakMiB, startMiB: r.startMiB };
+  return {
+    mbps: bytes / 1e6 / (totalMs / 1000),
+    totalMs,
+    ttfbMs: ttfb,
+    bytes,
+    peakMiB: r.peakMiB,
+    startMiB: r.startMiB,
+  };
 }
 
 /**
@@ -358,7 +439,11 @@ async function streamOnce(ctx: Ctx, link: BenchLink, n: number): Promise<Streame
  */
 async function rawCopyOnce(ctx: Ctx, link: BenchLink, n: number): Promise<{ totalMs: number; bytes: number }> {
   const copy = `COPY (SELECT ${fromStored('user_id')} FROM link_user WHERE link_id = ${link.linkId} ORDER BY link_user.user_id) TO STDOUT`;
-  const child = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', ctx.databaseUrl, '-c', '\\timing on', '-c', copy], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'psql',
+    ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', ctx.databaseUrl, '-c', '\\timing on', '-c', copy],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let bytes = 0;
   let tail = '';
   let err = '';
@@ -374,7 +459,10 @@ async function rawCopyOnce(ctx: Ctx, link: BenchLink, n: number): Promise<{ tota
   // One line per ID (the digits and a newline), then psql's `Time: 1234.567 ms` line.
   const timing = /\nTime: ([\d.]+) ms[^\n]*\n$/.exec(tail);
   const rows = timing ? bytes - (timing[0].length - 1) : -1;
-  if (code !== 0 || !timing || rows !== n * (ID_DIGITS + 1)) throw new Error(`psql COPY: exit ${code}, ${bytes} bytes (expected ${n * (ID_DIGITS + 1)} and a timing line) ${err.slice(0, 300)}`);
+  if (code !== 0 || !timing || rows !== n * (ID_DIGITS + 1))
+    throw new Error(
+      `psql COPY: exit ${code}, ${bytes} bytes (expected ${n * (ID_DIGITS + 1)} and a timing line) ${err.slice(0, 300)}`,
+    );
   return { totalMs: Number(timing[1]), bytes: rows };
 }
 
@@ -389,7 +477,12 @@ const GET_RATIO_GOAL = 0.8;
  * work on the machine shows. `fresh`: right after the commit, before VACUUM has set the visibility map:
  * one GET, reported, not judged.
  */
-export async function figureGet(ctx: Ctx, link: BenchLink, n: number, opts: { fresh?: boolean; rounds?: number } = {}): Promise<void> {
+export async function figureGet(
+  ctx: Ctx,
+  link: BenchLink,
+  n: number,
+  opts: { fresh?: boolean; rounds?: number } = {},
+): Promise<void> {
   const { log } = ctx;
   if (opts.fresh) {
     const g = await streamOnce(ctx, link, n);

@@ -10,12 +10,29 @@ import { cpuMs, RssWindow, startBarePostServer, type RunningApi } from './api-pr
 /** Issue 35's goal (issue 24's was 0.6). One run spreads about ±0.07 on a 2-core VM: judge the mean of several. */
 const POST_RATIO_GOAL = 0.79;
 
-type Round = { xactPerReq: number; rps: number; p50: number; p99: number; max: number; bad: number; apiMsPerReq: number; genMsPerReq: number; peakMiB: number };
-type Side = { name: string; server: RunningApi; cannon: (duration: number) => PromiseLike<autocannon.Result>; rounds: Round[] };
+type Round = {
+  xactPerReq: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  bad: number;
+  apiMsPerReq: number;
+  genMsPerReq: number;
+  peakMiB: number;
+};
+type Side = {
+  name: string;
+  server: RunningApi;
+  cannon: (duration: number) => PromiseLike<autocannon.Result>;
+  rounds: Round[];
+};
 
 /** Transactions committed in the bench database so far (statistics, flushed within about a second). */
 async function commits(pool: Pool): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>('SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()');
+  const { rows } = await pool.query<{ n: string }>(
+    'SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
   return Number(rows[0]!.n);
 }
 
@@ -60,8 +77,18 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
     const bareLink = await seedLink(pool, ctx.guildId, { trusted: false });
     // 19-digit IDs starting with 2 (API) and 5 (bare): distinct from every other figure's lists.
     const sides: Side[] = [
-      { name: 'bare', server: bare, cannon: postLoadAt(bare.origin, `/bare/${bareLink.linkId}/users/`, {}, '5'), rounds: [] },
-      { name: 'API', server: api, cannon: postLoadAt(api.origin, `${apiLink.base}/users/`, auth(apiLink), '2'), rounds: [] },
+      {
+        name: 'bare',
+        server: bare,
+        cannon: postLoadAt(bare.origin, `/bare/${bareLink.linkId}/users/`, {}, '5'),
+        rounds: [],
+      },
+      {
+        name: 'API',
+        server: api,
+        cannon: postLoadAt(api.origin, `${apiLink.base}/users/`, auth(apiLink), '2'),
+        rounds: [],
+      },
     ];
     for (const side of sides) {
       const warm = await side.cannon(3);
@@ -84,7 +111,9 @@ export async function figurePost(ctx: Ctx, seconds: number, rounds = 3): Promise
     ctx.rows.push(
       {
         figure: `POST /users/:userId ÷ bare node:http server doing the same write, same run, 32 connections, median of ${rounds} × ${seconds} s each, order alternated${bad ? ` (${bad} errors/non-2xx!)` : ''}`,
-        measured: `${ratio.toFixed(2)} (API ${int(a.rps)} req/s, rounds ${list(sides[1]!, (r) => int(r.rps))}; ` + `bare ${int(b.rps)} req/s, rounds ${list(sides[0]!, (r) => int(r.rps))})`,
+        measured:
+          `${ratio.toFixed(2)} (API ${int(a.rps)} req/s, rounds ${list(sides[1]!, (r) => int(r.rps))}; ` +
+          `bare ${int(b.rps)} req/s, rounds ${list(sides[0]!, (r) => int(r.rps))})`,
         limit: `≥ ${POST_RATIO_GOAL} (goal)`,
         verdict: judge(ratio >= POST_RATIO_GOAL && bad === 0),
       },

@@ -43,16 +43,26 @@ const BARE_BUNDLE = 'services/api/.bench/bare-post-server.js';
 let built: Promise<unknown> | null = null;
 /** The API's bundle and the bare server's, from the current sources, built once per bench process. */
 function buildOnce(): Promise<unknown> {
-  built ??= Promise.all([buildDeployables(['services/api']), bundle(path.join(ROOT, BARE_SOURCE), path.join(ROOT, BARE_BUNDLE))]);
+  built ??= Promise.all([
+    buildDeployables(['services/api']),
+    bundle(path.join(ROOT, BARE_SOURCE), path.join(ROOT, BARE_BUNDLE)),
+  ]);
   return built;
 }
 
 /** node's arguments for a script in a form: the image's options and the bundle, or tsx and the source. */
-async function nodeArgs(form: RunForm, source: string, compiled: string): Promise<{ args: string[]; env: Record<string, string> }> {
+async function nodeArgs(
+  form: RunForm,
+  source: string,
+  compiled: string,
+): Promise<{ args: string[]; env: Record<string, string> }> {
   if (form === 'tsx') return { args: ['--import', 'tsx', source], env: {} };
   await buildOnce();
   const image = imageCommand('api');
-  return { args: [...image.nodeArgs, path.join(ROOT, compiled)], env: image.nodeOptions ? { NODE_OPTIONS: image.nodeOptions } : {} };
+  return {
+    args: [...image.nodeArgs, path.join(ROOT, compiled)],
+    env: image.nodeOptions ? { NODE_OPTIONS: image.nodeOptions } : {},
+  };
 }
 
 /**
@@ -60,7 +70,10 @@ async function nodeArgs(form: RunForm, source: string, compiled: string): Promis
  * compiled: RunForm). The outbox sweeper is slowed to once an hour: its upload-staging GC would otherwise
  * delete the 30M staged rows in the background of later figures.
  */
-export async function startApi(env: Record<string, string>, opts: { cpuProfDir?: string; form?: RunForm } = {}): Promise<RunningApi> {
+export async function startApi(
+  env: Record<string, string>,
+  opts: { cpuProfDir?: string; form?: RunForm } = {},
+): Promise<RunningApi> {
   const port = await freePort();
   const run = await nodeArgs(opts.form ?? 'tsx', API_SOURCE, API_BUNDLE);
   return startProcess(run.args, port, '/readyz', opts.cpuProfDir, {
@@ -80,10 +93,21 @@ export async function startApi(env: Record<string, string>, opts: { cpuProfDir?:
 export async function startBarePostServer(databaseUrl: string, form: RunForm): Promise<RunningApi> {
   const port = await freePort();
   const run = await nodeArgs(form, BARE_SOURCE, BARE_BUNDLE);
-  return startProcess(run.args, port, '/ready', undefined, { ...run.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, BARE_PORT: String(port) });
+  return startProcess(run.args, port, '/ready', undefined, {
+    ...run.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    BARE_PORT: String(port),
+  });
 }
 
-async function startProcess(nodeArgv: string[], port: number, readyPath: string, cpuProfDir: string | undefined, env: Record<string, string>): Promise<RunningApi> {
+async function startProcess(
+  nodeArgv: string[],
+  port: number,
+  readyPath: string,
+  cpuProfDir: string | undefined,
+  env: Record<string, string>,
+): Promise<RunningApi> {
   const script = nodeArgv.at(-1)!;
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   // V8 flags for the API and the bare server (not the load generator), e.g. BENCH_API_NODE_FLAGS=--max-semi-space-size=2
@@ -115,7 +139,9 @@ async function startProcess(nodeArgv: string[], port: number, readyPath: string,
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${script} did not become ready (${Math.round((Date.now() - begun) / 1000)} s, ${cpu} ms of CPU)`);
+      throw new Error(
+        `${script} did not become ready (${Math.round((Date.now() - begun) / 1000)} s, ${cpu} ms of CPU)`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -199,6 +225,11 @@ export class RssWindow {
       /* gone */
     }
     const peakKb = Math.max(this.maxPolledKb, this.hwmReset && Number.isFinite(hwm) ? hwm : 0);
-    return { peakMiB: peakKb / 1024, startMiB: this.startKb / 1024, endMiB: end / 1024, source: this.hwmReset ? 'VmHWM+poll' : 'poll' };
+    return {
+      peakMiB: peakKb / 1024,
+      startMiB: this.startKb / 1024,
+      endMiB: end / 1024,
+      source: this.hwmReset ? 'VmHWM+poll' : 'poll',
+    };
   }
 }

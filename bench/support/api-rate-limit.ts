@@ -20,7 +20,12 @@ export const UNREACHED_LIMIT = '1000000000';
  * order reversed: the order and the warming, not the limiter, set that figure. `control` runs that A/A
  * check: both sides without the limiter, which shows the noise floor of the figure on this machine.
  */
-export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>, seconds: number, opts: { rounds?: number; control?: boolean } = {}): Promise<void> {
+export async function figurePostRateLimit(
+  ctx: Ctx,
+  env: Record<string, string>,
+  seconds: number,
+  opts: { rounds?: number; control?: boolean } = {},
+): Promise<void> {
   const { pool, log } = ctx;
   const rounds = opts.rounds ?? 6;
   const off = await startApi({ ...env, API_RATE_LIMIT: 'off' }, { form: ctx.form });
@@ -28,8 +33,22 @@ export async function figurePostRateLimit(ctx: Ctx, env: Record<string, string>,
   const onName = opts.control ? 'off (control)' : 'on';
   try {
     const sides = [
-      { name: 'off', api: off, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
-      { name: onName, api: on, link: await seedLink(pool, ctx.guildId, { trusted: false }), rps: [] as number[], cpu: [] as number[], bad: 0 },
+      {
+        name: 'off',
+        api: off,
+        link: await seedLink(pool, ctx.guildId, { trusted: false }),
+        rps: [] as number[],
+        cpu: [] as number[],
+        bad: 0,
+      },
+      {
+        name: onName,
+        api: on,
+        link: await seedLink(pool, ctx.guildId, { trusted: false }),
+        rps: [] as number[],
+        cpu: [] as number[],
+        bad: 0,
+      },
     ];
     // 19-digit IDs starting with 3 (off) and 4 (on): distinct from the other figures' lists (1…) and the
     // POST figure's (2…).

@@ -21,7 +21,12 @@ export async function figureSdkUpload(ctx: Ctx, n: number, raw: UploadTiming): P
   const { api, pool, log } = ctx;
   // A link of its own, empty like the upload figure's was, on the same trusted premium guild.
   const link = await seedLink(pool, ctx.guildId, { trusted: true });
-  const client = new RoleLinkClient({ baseUrl: api.origin, token: link.token, guildId: link.guildId, roleId: link.roleId });
+  const client = new RoleLinkClient({
+    baseUrl: api.origin,
+    token: link.token,
+    guildId: link.guildId,
+    roleId: link.roleId,
+  });
   await pool.query('CHECKPOINT'); // the same clean WAL state the raw figure starts from (untimed)
   const apiRss = new RssWindow(api.pid);
   const clientStart = rssMiB();
@@ -37,10 +42,15 @@ export async function figureSdkUpload(ctx: Ctx, n: number, raw: UploadTiming): P
   const sdkMs = performance.now() - t0;
   const apiPeak = apiRss.stop();
   if (outcome.held !== null) throw new Error(`SDK replaceUsers was held: ${JSON.stringify(outcome.held)}`);
-  if (outcome.userCount !== n || outcome.via !== 'upload') throw new Error(`SDK replaceUsers answered ${outcome.userCount} users via ${outcome.via}, expected ${n} via upload`);
+  if (outcome.userCount !== n || outcome.via !== 'upload')
+    throw new Error(
+      `SDK replaceUsers answered ${outcome.userCount} users via ${outcome.via}, expected ${n} via upload`,
+    );
   const rawMs = raw.chunkMs + raw.commitMs;
   const ratio = sdkMs / rawMs;
-  log(`sdk: replaceUsers of ${int(n)} IDs in ${s(sdkMs)} (raw chunks ${s(raw.chunkMs)} + commit ${s(raw.commitMs)} = ${s(rawMs)}), ${ratio.toFixed(2)}×`);
+  log(
+    `sdk: replaceUsers of ${int(n)} IDs in ${s(sdkMs)} (raw chunks ${s(raw.chunkMs)} + commit ${s(raw.commitMs)} = ${s(rawMs)}), ${ratio.toFixed(2)}×`,
+  );
   ctx.rows.push(
     {
       figure: `SDK replaceUsers(iterable of ${int(n)} IDs): chunks + commit, ÷ the raw upload's chunks + commit in this run`,

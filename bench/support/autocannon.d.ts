@@ -17,7 +17,19 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       requests?: Request[];
     };
-    type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p97_5: number; p99: number; p99_9: number; total: number };
+    type Histogram = {
+      average: number;
+      mean: number;
+      stddev: number;
+      min: number;
+      max: number;
+      p50: number;
+      p90: number;
+      p97_5: number;
+      p99: number;
+      p99_9: number;
+      total: number;
+    };
     type Result = {
       duration: number;
       errors: number;

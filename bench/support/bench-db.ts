@@ -28,10 +28,14 @@ export async function admin(sql: string): Promise<void> {
 export async function createMigratedDb(name: string): Promise<string> {
   await admin(`CREATE DATABASE ${name}`);
   const url = dbUrl(name);
-  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: 'pipe',
+    },
+  );
   return url;
 }

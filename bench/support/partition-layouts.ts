@@ -39,8 +39,12 @@ export async function migrateInto(c: Client, layout: Layout): Promise<void> {
 export type Keys = { primaryKey: string; indexes: string[] };
 
 export async function readKeys(c: Client): Promise<Keys> {
-  const { rows: pk } = await c.query<{ def: string }>(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'flat.link_user'::regclass AND contype = 'p'`);
-  const { rows: ix } = await c.query<{ def: string }>(`SELECT indexdef AS def FROM pg_indexes WHERE schemaname = 'flat' AND tablename = 'link_user' AND indexname <> 'link_user_pkey' ORDER BY indexname`);
+  const { rows: pk } = await c.query<{ def: string }>(
+    `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'flat.link_user'::regclass AND contype = 'p'`,
+  );
+  const { rows: ix } = await c.query<{ def: string }>(
+    `SELECT indexdef AS def FROM pg_indexes WHERE schemaname = 'flat' AND tablename = 'link_user' AND indexname <> 'link_user_pkey' ORDER BY indexname`,
+  );
   if (pk.length !== 1) throw new Error('flat.link_user has no primary key');
   return { primaryKey: pk[0]!.def, indexes: ix.map((r) => r.def) };
 }
@@ -54,8 +58,13 @@ export async function prepareForLoad(c: Client, keys: Keys): Promise<void> {
   await c.query('ALTER TABLE flat.link_user DROP CONSTRAINT link_user_pkey');
   for (const def of keys.indexes) await c.query(`DROP INDEX flat.${/INDEX (\S+) ON/.exec(def)![1]}`);
   await c.query('DROP TABLE part.link_user');
-  await c.query('CREATE TABLE part.link_user (LIKE flat.link_user INCLUDING DEFAULTS INCLUDING CONSTRAINTS) PARTITION BY HASH (link_id)');
-  for (let r = 0; r < PARTITIONS; r++) await c.query(`CREATE TABLE part.${partitionName(r)} PARTITION OF part.link_user FOR VALUES WITH (MODULUS ${PARTITIONS}, REMAINDER ${r})`);
+  await c.query(
+    'CREATE TABLE part.link_user (LIKE flat.link_user INCLUDING DEFAULTS INCLUDING CONSTRAINTS) PARTITION BY HASH (link_id)',
+  );
+  for (let r = 0; r < PARTITIONS; r++)
+    await c.query(
+      `CREATE TABLE part.${partitionName(r)} PARTITION OF part.link_user FOR VALUES WITH (MODULUS ${PARTITIONS}, REMAINDER ${r})`,
+    );
 }
 
 export const partitionName = (remainder: number) => `link_user_p${String(remainder).padStart(2, '0')}`;
@@ -106,7 +115,9 @@ export async function loadLists(c: Client, layout: Layout, lists: Lists): Promis
  * simulation seeds them): the API's writes lock the link row, and the expiry sweep joins it.
  */
 export async function seedLinks(c: Client, layout: Layout, n: number): Promise<void> {
-  await c.query(`INSERT INTO ${layout}.guild (id, owner_id, plan, paid_slots, updated_at) SELECT g, g, 'premium', 0, now() FROM generate_series(1, ${n}) g`);
+  await c.query(
+    `INSERT INTO ${layout}.guild (id, owner_id, plan, paid_slots, updated_at) SELECT g, g, 'premium', 0, now() FROM generate_series(1, ${n}) g`,
+  );
   await c.query(
     `INSERT INTO ${layout}.role_link (id, guild_id, role_id, token_hash, token_ciphertext, plugin_url, enabled, trusted, member_mode, first_list_at, updated_at)
      SELECT g, g, g, decode(md5(g::text), 'hex'), '\\x01', 'https://plugin.example.com', true, true, 'keep', now(), now() FROM generate_series(1, ${n}) g`,
@@ -115,7 +126,10 @@ export async function seedLinks(c: Client, layout: Layout, n: number): Promise<v
 
 /** The partition (remainder) PostgreSQL routes a link's rows to. */
 export async function partitionOf(c: Client, linkId: number): Promise<string> {
-  const { rows } = await c.query<{ r: number }>(`SELECT r FROM generate_series(0, ${PARTITIONS - 1}) r WHERE satisfies_hash_partition('part.link_user'::regclass, ${PARTITIONS}, r, $1::bigint)`, [linkId]);
+  const { rows } = await c.query<{ r: number }>(
+    `SELECT r FROM generate_series(0, ${PARTITIONS - 1}) r WHERE satisfies_hash_partition('part.link_user'::regclass, ${PARTITIONS}, r, $1::bigint)`,
+    [linkId],
+  );
   return partitionName(rows[0]!.r);
 }
 
@@ -123,7 +137,10 @@ export type Sizes = { heap: number; primaryKey: number; otherIndexes: number; to
 
 /** link_user's bytes in `layout`: on `part`, summed over its partitions (the parent holds none). */
 export async function sizes(c: Client, layout: Layout): Promise<Sizes> {
-  const relations = layout === 'flat' ? `SELECT 'flat.link_user'::regclass AS oid` : `SELECT inhrelid AS oid FROM pg_inherits WHERE inhparent = 'part.link_user'::regclass`;
+  const relations =
+    layout === 'flat'
+      ? `SELECT 'flat.link_user'::regclass AS oid`
+      : `SELECT inhrelid AS oid FROM pg_inherits WHERE inhparent = 'part.link_user'::regclass`;
   const { rows } = await c.query<{ heap: string; pk: string; idx: string; total: string }>(
     `SELECT sum(pg_relation_size(t.oid))::text AS heap,
             sum((SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i WHERE i.indrelid = t.oid AND i.indisprimary))::text AS pk,
@@ -132,7 +149,12 @@ export async function sizes(c: Client, layout: Layout): Promise<Sizes> {
      FROM (${relations}) t`,
   );
   const r = rows[0]!;
-  return { heap: Number(r.heap), primaryKey: Number(r.pk), otherIndexes: Number(r.idx) - Number(r.pk), total: Number(r.total) };
+  return {
+    heap: Number(r.heap),
+    primaryKey: Number(r.pk),
+    otherIndexes: Number(r.idx) - Number(r.pk),
+    total: Number(r.total),
+  };
 }
 
 export type PartitionSpread = { name: string; rows: number; bytes: number }[];

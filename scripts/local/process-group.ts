@@ -39,7 +39,12 @@ export function groupAlive(pid: number): boolean {
   return signalGroup(pid, 0 as unknown as NodeJS.Signals);
 }
 
-export function spawnGroup(name: string, command: string, args: string[], options: SpawnGroupOptions = {}): ManagedProcess {
+export function spawnGroup(
+  name: string,
+  command: string,
+  args: string[],
+  options: SpawnGroupOptions = {},
+): ManagedProcess {
   const { logFile, onOutput, ...spawnOptions } = options;
   const fd = logFile ? openSync(logFile, 'a') : undefined;
   const child = spawn(command, args, {
@@ -97,7 +102,10 @@ export function spawnGroup(name: string, command: string, args: string[], option
 }
 
 /** Polls `probe` until it resolves true, the deadline passes, or `abort` says to give up. */
-export async function waitUntil(probe: () => Promise<boolean>, { timeoutMs, intervalMs = 200, abort }: { timeoutMs: number; intervalMs?: number; abort?: () => string | null }): Promise<void> {
+export async function waitUntil(
+  probe: () => Promise<boolean>,
+  { timeoutMs, intervalMs = 200, abort }: { timeoutMs: number; intervalMs?: number; abort?: () => string | null },
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reason = abort?.();

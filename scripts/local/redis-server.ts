@@ -20,13 +20,18 @@ function which(bin: string): string | null {
   const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
   const found = r.status === 0 ? r.stdout.trim() : '';
   if (found) return found;
-  for (const dir of ['/usr/bin', '/usr/sbin', '/usr/local/bin']) if (existsSync(path.join(dir, bin))) return path.join(dir, bin);
+  for (const dir of ['/usr/bin', '/usr/sbin', '/usr/local/bin'])
+    if (existsSync(path.join(dir, bin))) return path.join(dir, bin);
   return null;
 }
 
 function installWithApt(log: (m: string) => void): void {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], { env, stdio: ['ignore', 'inherit', 'inherit'] }).status === 0;
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }).status === 0;
   log("redis-server is missing: installing Debian's redis-server package (apt-get)…");
   if (install()) return;
   log('apt-get install failed; refreshing package lists (apt-get update) and trying again…');
@@ -72,11 +77,31 @@ export type LocalRedisOptions = { port: number; dataDir: string; log: (m: string
  * Starts redis-server on 127.0.0.1:`port` with nothing kept on disk (the outbox in PostgreSQL re-creates
  * any lost sync job) and `noeviction`, which BullMQ requires.
  */
-export async function startLocalRedis({ port, dataDir, log, allowInstall = true }: LocalRedisOptions): Promise<LocalRedis> {
+export async function startLocalRedis({
+  port,
+  dataDir,
+  log,
+  allowInstall = true,
+}: LocalRedisOptions): Promise<LocalRedis> {
   const bin = findRedisServer(log, allowInstall);
   mkdirSync(dataDir, { recursive: true });
   const logFile = `${dataDir}.log`;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dataDir, '--maxmemory-policy', 'noeviction'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--dir',
+    dataDir,
+    '--maxmemory-policy',
+    'noeviction',
+  ];
   const proc = spawnGroup('redis', bin, args, { logFile });
   try {
     await waitUntil(() => redisPings('127.0.0.1', port), {

@@ -31,12 +31,15 @@ export function ingressChecks(all: Manifest[], problems: Problem[]): void {
       .flatMap((rule) => asArray(get(rule, 'http', 'paths')))
       .filter((p) => get(p, 'backend', 'service', 'name') === 'rolelink-api');
     if (!apiPaths.length) continue;
-    for (const want of API_PATHS) if (!apiPaths.some((p) => routes(p, want))) fail(`${want} is not routed to rolelink-api`);
+    for (const want of API_PATHS)
+      if (!apiPaths.some((p) => routes(p, want))) fail(`${want} is not routed to rolelink-api`);
     const annotated = get(i.doc, 'metadata', 'annotations', BODY_SIZE);
     // nginx's default is 1m when the annotation is absent.
     const size = typeof annotated === 'string' ? annotated : '1m';
     if (sizeInBytes(size) <= sizeInBytes(LIST_BODY_LIMIT)) {
-      fail(`${BODY_SIZE} (${size}) must exceed the API's body limit (${LIST_BODY_LIMIT}), or nginx answers 413 in HTML`);
+      fail(
+        `${BODY_SIZE} (${size}) must exceed the API's body limit (${LIST_BODY_LIMIT}), or nginx answers 413 in HTML`,
+      );
     }
   }
 }

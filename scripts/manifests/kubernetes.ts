@@ -65,7 +65,8 @@ async function schemaCheck(m: Manifest, problems: Problem[]): Promise<void> {
   }
 }
 
-const labelsMatch = (selector: Record<string, unknown>, labels: Record<string, unknown>) => Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+const labelsMatch = (selector: Record<string, unknown>, labels: Record<string, unknown>) =>
+  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 
 function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { service }: { service: boolean }): void {
   const fail = (message: string) => problems.push({ file: m.file, where: at(m), message });
@@ -73,17 +74,26 @@ function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { 
   for (const c of asArray(get(podSpec, 'containers'))) {
     const name = String(get(c, 'name'));
     for (const kindOf of ['requests', 'limits'] as const) {
-      for (const r of ['cpu', 'memory']) if (get(c, 'resources', kindOf, r) === undefined) fail(`container ${name}: resources.${kindOf}.${r} is required`);
+      for (const r of ['cpu', 'memory'])
+        if (get(c, 'resources', kindOf, r) === undefined)
+          fail(`container ${name}: resources.${kindOf}.${r} is required`);
     }
-    if (get(c, 'securityContext', 'allowPrivilegeEscalation') !== false) fail(`container ${name}: securityContext.allowPrivilegeEscalation must be false`);
+    if (get(c, 'securityContext', 'allowPrivilegeEscalation') !== false)
+      fail(`container ${name}: securityContext.allowPrivilegeEscalation must be false`);
     if (!service) continue;
-    if (get(c, 'readinessProbe', 'httpGet', 'path') !== '/readyz') fail(`container ${name}: readinessProbe must GET /readyz`);
-    if (get(c, 'livenessProbe', 'httpGet', 'path') !== '/healthz') fail(`container ${name}: livenessProbe must GET /healthz`);
-    if (get(c, 'lifecycle', 'preStop') === undefined) fail(`container ${name}: a preStop hook is required (endpoints drop the pod before SIGTERM)`);
+    if (get(c, 'readinessProbe', 'httpGet', 'path') !== '/readyz')
+      fail(`container ${name}: readinessProbe must GET /readyz`);
+    if (get(c, 'livenessProbe', 'httpGet', 'path') !== '/healthz')
+      fail(`container ${name}: livenessProbe must GET /healthz`);
+    if (get(c, 'lifecycle', 'preStop') === undefined)
+      fail(`container ${name}: a preStop hook is required (endpoints drop the pod before SIGTERM)`);
   }
   if (service) {
     const grace = Number(get(podSpec, 'terminationGracePeriodSeconds') ?? 30);
-    if (grace <= SHUTDOWN_DEADLINE_S) fail(`terminationGracePeriodSeconds (${grace}) must exceed the services' ${SHUTDOWN_DEADLINE_S} s shutdown deadline`);
+    if (grace <= SHUTDOWN_DEADLINE_S)
+      fail(
+        `terminationGracePeriodSeconds (${grace}) must exceed the services' ${SHUTDOWN_DEADLINE_S} s shutdown deadline`,
+      );
   }
 }
 
@@ -96,12 +106,16 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
   const fail = (m: Manifest, message: string) => problems.push({ file: m.file, where: at(m), message });
 
   for (const d of deployments) {
-    if (!labelsMatch(asRecord(get(d.doc, 'spec', 'selector', 'matchLabels')), podLabels(d))) fail(d, 'spec.selector.matchLabels must match the pod template labels');
+    if (!labelsMatch(asRecord(get(d.doc, 'spec', 'selector', 'matchLabels')), podLabels(d)))
+      fail(d, 'spec.selector.matchLabels must match the pod template labels');
     checkWorkloadPod(d, get(d.doc, 'spec', 'template', 'spec'), problems, { service: true });
-    const protectedBy = byKind('PodDisruptionBudget').some((p) => labelsMatch(asRecord(get(p.doc, 'spec', 'selector', 'matchLabels')), podLabels(d)));
+    const protectedBy = byKind('PodDisruptionBudget').some((p) =>
+      labelsMatch(asRecord(get(p.doc, 'spec', 'selector', 'matchLabels')), podLabels(d)),
+    );
     if (!protectedBy) fail(d, 'no PodDisruptionBudget selects this Deployment');
   }
-  for (const j of byKind('Job')) checkWorkloadPod(j, get(j.doc, 'spec', 'template', 'spec'), problems, { service: false });
+  for (const j of byKind('Job'))
+    checkWorkloadPod(j, get(j.doc, 'spec', 'template', 'spec'), problems, { service: false });
   for (const s of byKind('Service')) {
     const selector = asRecord(get(s.doc, 'spec', 'selector'));
     const target = deployments.find((d) => labelsMatch(selector, podLabels(d)));
@@ -109,14 +123,18 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
       fail(s, 'spec.selector matches no Deployment');
       continue;
     }
-    const portNames = asArray(get(target.doc, 'spec', 'template', 'spec', 'containers')).flatMap((c) => asArray(get(c, 'ports')).map((p) => get(p, 'name')));
+    const portNames = asArray(get(target.doc, 'spec', 'template', 'spec', 'containers')).flatMap((c) =>
+      asArray(get(c, 'ports')).map((p) => get(p, 'name')),
+    );
     for (const p of asArray(get(s.doc, 'spec', 'ports'))) {
       const tp = get(p, 'targetPort');
-      if (typeof tp === 'string' && !portNames.includes(tp)) fail(s, `targetPort ${tp} is not a named port of ${name(target)}`);
+      if (typeof tp === 'string' && !portNames.includes(tp))
+        fail(s, `targetPort ${tp} is not a named port of ${name(target)}`);
     }
   }
   for (const p of byKind('PodDisruptionBudget')) {
-    if (!deployments.some((d) => labelsMatch(asRecord(get(p.doc, 'spec', 'selector', 'matchLabels')), podLabels(d)))) fail(p, 'selector matches no Deployment');
+    if (!deployments.some((d) => labelsMatch(asRecord(get(p.doc, 'spec', 'selector', 'matchLabels')), podLabels(d))))
+      fail(p, 'selector matches no Deployment');
   }
   for (const h of byKind('HorizontalPodAutoscaler')) {
     const ref = String(get(h.doc, 'spec', 'scaleTargetRef', 'name'));
@@ -124,7 +142,8 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
   }
   const scaled = byKind('HorizontalPodAutoscaler').map((h) => String(get(h.doc, 'spec', 'scaleTargetRef', 'name')));
   for (const want of ['rolelink-api', 'rolelink-bot-worker']) {
-    if (!scaled.includes(want)) problems.push({ file: '(all)', where: want, message: 'a HorizontalPodAutoscaler is required' });
+    if (!scaled.includes(want))
+      problems.push({ file: '(all)', where: want, message: 'a HorizontalPodAutoscaler is required' });
   }
   const services = byKind('Service').map(name);
   for (const i of byKind('Ingress')) {
@@ -136,19 +155,29 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
     }
   }
   for (const s of byKind('Secret')) {
-    for (const [key, value] of Object.entries({ ...asRecord(get(s.doc, 'stringData')), ...asRecord(get(s.doc, 'data')) })) {
-      if (!String(value).includes('REPLACE_ME')) fail(s, `${key} looks like a real value: a committed Secret may hold placeholders (REPLACE_ME) only`);
+    for (const [key, value] of Object.entries({
+      ...asRecord(get(s.doc, 'stringData')),
+      ...asRecord(get(s.doc, 'data')),
+    })) {
+      if (!String(value).includes('REPLACE_ME'))
+        fail(s, `${key} looks like a real value: a committed Secret may hold placeholders (REPLACE_ME) only`);
     }
   }
   for (const k of all.filter((m) => m.doc.kind === 'Kustomization')) {
     const listed = asArray(k.doc.resources).map(String);
     for (const r of listed) if (!existsSync(path.join(dir, r))) fail(k, `resource ${r} does not exist`);
-    const files = [...new Set(all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)) && m.doc.kind !== 'Secret').map((m) => m.file))];
+    const files = [
+      ...new Set(
+        all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)) && m.doc.kind !== 'Secret').map((m) => m.file),
+      ),
+    ];
     for (const f of files) if (!listed.includes(f)) fail(k, `${f} is not listed in resources`);
   }
 }
 
-export async function validateKubernetes(dir: string): Promise<{ checked: number; notes: string[]; problems: Problem[] }> {
+export async function validateKubernetes(
+  dir: string,
+): Promise<{ checked: number; notes: string[]; problems: Problem[] }> {
   const problems: Problem[] = [];
   const all = loadManifests(dir, problems);
   const objects = all.filter((m) => !NOT_API_OBJECTS.has(String(m.doc.kind)));
@@ -171,7 +200,8 @@ export async function validateKubernetes(dir: string): Promise<{ checked: number
   const monitoringDir = path.join(dir, 'monitoring');
   const monitoring = renderKustomization(monitoringDir, problems);
   if (!('skipped' in monitoring)) {
-    for (const m of monitoring.rendered) if (!String(m.doc.apiVersion).startsWith('monitoring.coreos.com/')) await schemaCheck(m, problems);
+    for (const m of monitoring.rendered)
+      if (!String(m.doc.apiVersion).startsWith('monitoring.coreos.com/')) await schemaCheck(m, problems);
     notes.push(monitoringChecks(monitoringDir, monitoring.rendered, problems));
   }
   return { checked: objects.length, notes, problems };

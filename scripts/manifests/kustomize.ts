@@ -30,11 +30,14 @@ export function migrationGateProblems(all: Manifest[], { exact }: { exact: boole
           .includes('wait'),
     );
     if (!gate) {
-      fail('an init container running the migrate image\'s "wait" is required (new pods must not start on an old schema)');
+      fail(
+        'an init container running the migrate image\'s "wait" is required (new pods must not start on an old schema)',
+      );
       continue;
     }
     const image = String(get(gate, 'image'));
-    if (exact && !jobImages.includes(image)) fail(`init container image ${image} is not the migrate Job's (${jobImages.join(', ') || 'no migrate Job'})`);
+    if (exact && !jobImages.includes(image))
+      fail(`init container image ${image} is not the migrate Job's (${jobImages.join(', ') || 'no migrate Job'})`);
   }
   return problems;
 }
@@ -42,13 +45,25 @@ export function migrationGateProblems(all: Manifest[], { exact }: { exact: boole
 export function renderKustomization(dir: string, problems: Problem[]): { rendered: Manifest[] } | { skipped: string } {
   let text: string;
   try {
-    text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024 });
+    text = execFileSync('kubectl', ['kustomize', dir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 16 * 1024 * 1024,
+    });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
     if (e.code === 'ENOENT') return { skipped: 'kubectl not found: the kustomize render was not checked' };
-    problems.push({ file: 'kustomization.yaml', where: `kubectl kustomize ${dir}`, message: (e.stderr ?? e.message).trim() });
+    problems.push({
+      file: 'kustomization.yaml',
+      where: `kubectl kustomize ${dir}`,
+      message: (e.stderr ?? e.message).trim(),
+    });
     return { rendered: [] };
   }
-  const rendered = parseAllDocuments(text).map((d, index) => ({ file: '(kubectl kustomize)', index, doc: d.toJS() as Record<string, unknown> }));
+  const rendered = parseAllDocuments(text).map((d, index) => ({
+    file: '(kubectl kustomize)',
+    index,
+    doc: d.toJS() as Record<string, unknown>,
+  }));
   return { rendered };
 }

@@ -23,7 +23,9 @@ const HISTOGRAM_SUFFIX = /_(bucket|count|sum)$/;
 
 /** Names of our metrics (rolelink_…, http_…) in a PromQL expression that no service registers. */
 function unknownMetrics(expr: string): string[] {
-  return [...expr.matchAll(/\b(?:rolelink|http)_[a-z_]+\b/g)].map((m) => m[0]).filter((name) => !OURS.has(name) && !OURS.has(name.replace(HISTOGRAM_SUFFIX, '')));
+  return [...expr.matchAll(/\b(?:rolelink|http)_[a-z_]+\b/g)]
+    .map((m) => m[0])
+    .filter((name) => !OURS.has(name) && !OURS.has(name.replace(HISTOGRAM_SUFFIX, '')));
 }
 
 function promtool(args: string[], cwd: string): { ok: true } | { ok: false; out: string } | null {
@@ -60,7 +62,9 @@ const EVENT_SERIES: Record<string, string[]> = {
 
 /** Series names in a PromQL expression: ours, Node's defaults, up, and the cluster's (cAdvisor, kube-state-metrics). */
 function seriesNames(expr: string): string[] {
-  return [...expr.matchAll(/\b(up|(?:rolelink|http|nodejs|container|kube)_[a-z0-9_]+)\b/g)].map((m) => (m[1] as string).replace(HISTOGRAM_SUFFIX, ''));
+  return [...expr.matchAll(/\b(up|(?:rolelink|http|nodejs|container|kube)_[a-z0-9_]+)\b/g)].map((m) =>
+    (m[1] as string).replace(HISTOGRAM_SUFFIX, ''),
+  );
 }
 
 /**
@@ -71,7 +75,8 @@ function seriesNames(expr: string): string[] {
 function absentCoverage(rules: unknown[], fail: (where: string, message: string) => void): void {
   const absentExprs = rules.map((r) => String(get(r, 'expr'))).filter((e) => /^absent\(/.test(e));
   const covered = new Set(absentExprs.flatMap(seriesNames));
-  const ownerCovered = (service: string) => absentExprs.some((e) => e.includes('rolelink_dependency_up') && e.includes(`service="${service}"`));
+  const ownerCovered = (service: string) =>
+    absentExprs.some((e) => e.includes('rolelink_dependency_up') && e.includes(`service="${service}"`));
   for (const rule of rules) {
     const expr = String(get(rule, 'expr'));
     if (get(rule, 'alert') === undefined || /^absent\(/.test(expr)) continue;
@@ -80,7 +85,9 @@ function absentCoverage(rules: unknown[], fail: (where: string, message: string)
       if (owners ? owners.every(ownerCovered) : covered.has(name)) continue;
       fail(
         String(get(rule, 'alert')),
-        owners ? `reads ${name}, whose owners' rolelink_dependency_up{service=…} need an absent() rule (${owners.join(', ')})` : `reads ${name}, which has no absent() rule: the alert would stay silent without it`,
+        owners
+          ? `reads ${name}, whose owners' rolelink_dependency_up{service=…} need an absent() rule (${owners.join(', ')})`
+          : `reads ${name}, which has no absent() rule: the alert would stay silent without it`,
       );
     }
   }
@@ -89,36 +96,73 @@ function absentCoverage(rules: unknown[], fail: (where: string, message: string)
 /** `dir` is k8s/monitoring; `rendered` its objects as kubectl kustomize renders them. Returns what was checked. */
 export function monitoringChecks(dir: string, rendered: Manifest[], problems: Problem[]): string {
   const rules = rendered.filter((m) => m.doc.kind === 'PrometheusRule');
-  const dashboards = rendered.filter((m) => m.doc.kind === 'ConfigMap' && get(m.doc, 'metadata', 'labels', 'grafana_dashboard') !== undefined);
-  if (!rules.length) problems.push({ file: 'monitoring', where: 'PrometheusRule', message: 'k8s/monitoring renders no PrometheusRule' });
-  if (!dashboards.length) problems.push({ file: 'monitoring', where: 'ConfigMap', message: 'k8s/monitoring renders no Grafana dashboard ConfigMap (label grafana_dashboard)' });
+  const dashboards = rendered.filter(
+    (m) => m.doc.kind === 'ConfigMap' && get(m.doc, 'metadata', 'labels', 'grafana_dashboard') !== undefined,
+  );
+  if (!rules.length)
+    problems.push({ file: 'monitoring', where: 'PrometheusRule', message: 'k8s/monitoring renders no PrometheusRule' });
+  if (!dashboards.length)
+    problems.push({
+      file: 'monitoring',
+      where: 'ConfigMap',
+      message: 'k8s/monitoring renders no Grafana dashboard ConfigMap (label grafana_dashboard)',
+    });
 
   // The alerts select Role Link targets by `system="rolelink"` (not Kubernetes' namespace label): both
   // scrape configs, the PodMonitor's and the Compose stack's Prometheus's, must set it.
-  const setsSystem = (relabels: unknown[], key: string) => relabels.some((r) => get(r, key) === 'system' && get(r, 'replacement') === 'rolelink');
+  const setsSystem = (relabels: unknown[], key: string) =>
+    relabels.some((r) => get(r, key) === 'system' && get(r, 'replacement') === 'rolelink');
   for (const m of rendered.filter((x) => x.doc.kind === 'PodMonitor')) {
-    if (!asArray(get(m.doc, 'spec', 'podMetricsEndpoints')).every((e) => setsSystem(asArray(get(e, 'relabelings')), 'targetLabel'))) {
-      problems.push({ file: 'monitoring', where: at(m), message: 'every podMetricsEndpoint must set system="rolelink" (relabelings), the label the alerts select targets by' });
+    if (
+      !asArray(get(m.doc, 'spec', 'podMetricsEndpoints')).every((e) =>
+        setsSystem(asArray(get(e, 'relabelings')), 'targetLabel'),
+      )
+    ) {
+      problems.push({
+        file: 'monitoring',
+        where: at(m),
+        message:
+          'every podMetricsEndpoint must set system="rolelink" (relabelings), the label the alerts select targets by',
+      });
     }
   }
   const composeConfig = parse(readFileSync(COMPOSE_PROMETHEUS, 'utf8')) as unknown;
-  if (!asArray(get(composeConfig, 'scrape_configs')).every((c) => setsSystem(asArray(get(c, 'relabel_configs')), 'target_label'))) {
-    problems.push({ file: 'monitoring', where: 'scripts/deploy/prometheus.yml', message: 'every scrape config must set system="rolelink" (relabel_configs), the label the alerts select targets by' });
+  if (
+    !asArray(get(composeConfig, 'scrape_configs')).every((c) =>
+      setsSystem(asArray(get(c, 'relabel_configs')), 'target_label'),
+    )
+  ) {
+    problems.push({
+      file: 'monitoring',
+      where: 'scripts/deploy/prometheus.yml',
+      message:
+        'every scrape config must set system="rolelink" (relabel_configs), the label the alerts select targets by',
+    });
   }
 
   const runbooks = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
-  const alerts = rules.flatMap((r) => asArray(get(r.doc, 'spec', 'groups')).flatMap((g) => asArray(get(g, 'rules')).map((rule) => ({ r, rule }))));
+  const alerts = rules.flatMap((r) =>
+    asArray(get(r.doc, 'spec', 'groups')).flatMap((g) => asArray(get(g, 'rules')).map((rule) => ({ r, rule }))),
+  );
   for (const { r, rule } of alerts) {
     const name = String(get(rule, 'alert') ?? get(rule, 'record'));
     const fail = (message: string) => problems.push({ file: 'monitoring', where: `${at(r)} ${name}`, message });
-    for (const m of unknownMetrics(String(get(rule, 'expr')))) fail(`expression names ${m}, which no service registers (packages/runtime/src/metrics.ts)`);
+    for (const m of unknownMetrics(String(get(rule, 'expr'))))
+      fail(`expression names ${m}, which no service registers (packages/runtime/src/metrics.ts)`);
     if (get(rule, 'alert') === undefined) continue;
-    if (get(rule, 'annotations', 'runbook_url') !== `docs/operations.md#${name.toLowerCase()}`) fail(`runbook_url must be docs/operations.md#${name.toLowerCase()}`);
+    if (get(rule, 'annotations', 'runbook_url') !== `docs/operations.md#${name.toLowerCase()}`)
+      fail(`runbook_url must be docs/operations.md#${name.toLowerCase()}`);
     const section = new RegExp(`^#+ ${name}\\n([\\s\\S]*?)(?=\\n#+ |$(?![\\s\\S]))`, 'm').exec(runbooks)?.[1];
     if (section === undefined) fail(`docs/operations.md has no runbook section "${name}"`);
     // Issue 37 §3: what the operator cannot see meanwhile, and where to start on either platform.
-    else if (!/\*\*Blind while it fires:\*\*/.test(section) || !/Compose: .*`docker compose /.test(section) || !/Kubernetes: .*`kubectl /.test(section)) {
-      fail(`its runbook section must say what is blind while it fires (**Blind while it fires:**) and give first steps for Compose and for kubectl`);
+    else if (
+      !/\*\*Blind while it fires:\*\*/.test(section) ||
+      !/Compose: .*`docker compose /.test(section) ||
+      !/Kubernetes: .*`kubectl /.test(section)
+    ) {
+      fail(
+        `its runbook section must say what is blind while it fires (**Blind while it fires:**) and give first steps for Compose and for kubectl`,
+      );
     }
   }
   absentCoverage(
@@ -128,32 +172,68 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
   const queries = dashboards.flatMap((d) =>
     Object.values((get(d.doc, 'data') ?? {}) as Record<string, string>).flatMap((json) => {
       const panels = asArray((JSON.parse(json) as { panels?: unknown }).panels);
-      return panels.flatMap((p) => asArray(get(p, 'targets')).map((t) => ({ panel: String(get(p, 'title')), expr: String(get(t, 'expr')) })));
+      return panels.flatMap((p) =>
+        asArray(get(p, 'targets')).map((t) => ({ panel: String(get(p, 'title')), expr: String(get(t, 'expr')) })),
+      );
     }),
   );
-  for (const q of queries) for (const m of unknownMetrics(q.expr)) problems.push({ file: 'monitoring', where: `dashboard panel "${q.panel}"`, message: `query names ${m}, which no service registers` });
+  for (const q of queries)
+    for (const m of unknownMetrics(q.expr))
+      problems.push({
+        file: 'monitoring',
+        where: `dashboard panel "${q.panel}"`,
+        message: `query names ${m}, which no service registers`,
+      });
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-promtool-'));
   try {
-    writeFileSync(path.join(tmp, 'rules.yaml'), stringify({ groups: rules.flatMap((r) => asArray(get(r.doc, 'spec', 'groups'))) }));
+    writeFileSync(
+      path.join(tmp, 'rules.yaml'),
+      stringify({ groups: rules.flatMap((r) => asArray(get(r.doc, 'spec', 'groups'))) }),
+    );
     const checked = promtool(['check', 'rules', 'rules.yaml'], tmp);
-    if (checked === null) return 'skipped: promtool not found: the PrometheusRule and the dashboard queries were checked for metric names and runbooks only';
-    if (!checked.ok) problems.push({ file: 'monitoring', where: 'PrometheusRule', message: `promtool check rules: ${checked.out}` });
+    if (checked === null)
+      return 'skipped: promtool not found: the PrometheusRule and the dashboard queries were checked for metric names and runbooks only';
+    if (!checked.ok)
+      problems.push({ file: 'monitoring', where: 'PrometheusRule', message: `promtool check rules: ${checked.out}` });
     const tests = path.join(dir, 'alerts.test.yaml');
-    if (!existsSync(tests)) problems.push({ file: 'monitoring', where: 'alerts.test.yaml', message: 'the alerts have no promtool unit tests' });
+    if (!existsSync(tests))
+      problems.push({
+        file: 'monitoring',
+        where: 'alerts.test.yaml',
+        message: 'the alerts have no promtool unit tests',
+      });
     else {
       copyFileSync(tests, path.join(tmp, 'alerts.test.yaml'));
       const tested = promtool(['test', 'rules', 'alerts.test.yaml'], tmp);
-      if (tested && !tested.ok) problems.push({ file: 'monitoring', where: 'alerts.test.yaml', message: `promtool test rules: ${tested.out}` });
+      if (tested && !tested.ok)
+        problems.push({ file: 'monitoring', where: 'alerts.test.yaml', message: `promtool test rules: ${tested.out}` });
     }
     // The Compose stack's Prometheus config, loading these rules as rules.yaml beside it.
     copyFileSync(COMPOSE_PROMETHEUS, path.join(tmp, 'prometheus.yml'));
     const config = promtool(['check', 'config', 'prometheus.yml'], tmp);
-    if (config && !config.ok) problems.push({ file: 'monitoring', where: 'scripts/deploy/prometheus.yml', message: `promtool check config: ${config.out}` });
+    if (config && !config.ok)
+      problems.push({
+        file: 'monitoring',
+        where: 'scripts/deploy/prometheus.yml',
+        message: `promtool check config: ${config.out}`,
+      });
     // Each dashboard query as a recording rule: promtool parses it as PromQL.
-    writeFileSync(path.join(tmp, 'dashboard.yaml'), stringify({ groups: [{ name: 'dashboard', rules: queries.map((q, i) => ({ record: `dashboard_query_${i}`, expr: q.expr })) }] }));
+    writeFileSync(
+      path.join(tmp, 'dashboard.yaml'),
+      stringify({
+        groups: [
+          { name: 'dashboard', rules: queries.map((q, i) => ({ record: `dashboard_query_${i}`, expr: q.expr })) },
+        ],
+      }),
+    );
     const parsed = promtool(['check', 'rules', 'dashboard.yaml'], tmp);
-    if (parsed && !parsed.ok) problems.push({ file: 'monitoring', where: 'grafana-dashboard.json', message: `a query is not valid PromQL: ${parsed.out}` });
+    if (parsed && !parsed.ok)
+      problems.push({
+        file: 'monitoring',
+        where: 'grafana-dashboard.json',
+        message: `a query is not valid PromQL: ${parsed.out}`,
+      });
     return `promtool: ${alerts.length} rule(s) checked and unit-tested, ${queries.length} dashboard quer(ies) parsed`;
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -50,14 +50,21 @@ export function networkPolicyChecks(all: Manifest[], problems: Problem[]): void 
       asArray(get(p.doc, 'spec', 'ingress')).length === 0 &&
       asArray(get(p.doc, 'spec', 'egress')).length === 0,
   );
-  if (!denyAll) problems.push({ file: '(all)', where: 'NetworkPolicy', message: 'a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required' });
+  if (!denyAll)
+    problems.push({
+      file: '(all)',
+      where: 'NetworkPolicy',
+      message: 'a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required',
+    });
 
   for (const w of workloads) {
     const labels = asRecord(get(w.doc, 'spec', 'template', 'metadata', 'labels'));
     const label = labels['app.kubernetes.io/component'];
     const component = typeof label === 'string' ? label : '';
     const fail = (message: string) => problems.push({ file: w.file, where: at(w), message });
-    for (const p of policies.filter((pol) => types(pol).includes('Egress') && selects(get(pol.doc, 'spec', 'podSelector'), labels))) {
+    for (const p of policies.filter(
+      (pol) => types(pol).includes('Egress') && selects(get(pol.doc, 'spec', 'podSelector'), labels),
+    )) {
       for (const rule of asArray(get(p.doc, 'spec', 'egress'))) {
         const to = asArray(get(rule, 'to'));
         const ports = asArray(get(rule, 'ports'));
@@ -65,18 +72,33 @@ export function networkPolicyChecks(all: Manifest[], problems: Problem[]): void 
         if (to.length === 0) fail(`${where} lets it reach any destination`);
         // The node's DNS cache (NodeLocal DNSCache, a link-local address on every node) on port 53 only is
         // name resolution, not egress outside the cluster.
-        const nodeDns = (peer: unknown) => get(peer, 'ipBlock', 'cidr') === `${NODE_LOCAL_DNS}/32` && ports.length > 0 && ports.every((port) => Number(get(port, 'port')) === 53);
+        const nodeDns = (peer: unknown) =>
+          get(peer, 'ipBlock', 'cidr') === `${NODE_LOCAL_DNS}/32` &&
+          ports.length > 0 &&
+          ports.every((port) => Number(get(port, 'port')) === 53);
         if (to.some((peer) => get(peer, 'ipBlock') !== undefined && !nodeDns(peer))) {
-          if (!INTERNET_EGRESS.has(component)) fail(`${where} gives it egress outside the cluster; only ${[...INTERNET_EGRESS].join(', ')} may reach out`);
+          if (!INTERNET_EGRESS.has(component))
+            fail(`${where} gives it egress outside the cluster; only ${[...INTERNET_EGRESS].join(', ')} may reach out`);
           continue;
         }
         const inside = ports.map((port) => Number(get(port, 'port')));
-        const toBroker = to.every((peer) => get(peer, 'namespaceSelector') === undefined && selects(get(peer, 'podSelector'), { 'app.kubernetes.io/name': 'rolelink', 'app.kubernetes.io/component': 'plugin-broker' }));
+        const toBroker = to.every(
+          (peer) =>
+            get(peer, 'namespaceSelector') === undefined &&
+            selects(get(peer, 'podSelector'), {
+              'app.kubernetes.io/name': 'rolelink',
+              'app.kubernetes.io/component': 'plugin-broker',
+            }),
+        );
         if (toBroker && inside.length > 0 && inside.every((n) => n === BROKER_PORT)) {
-          if (!BROKER_CALLERS.has(component)) fail(`${where} lets it call the plugin broker; only ${[...BROKER_CALLERS].join(', ')} may`);
+          if (!BROKER_CALLERS.has(component))
+            fail(`${where} lets it call the plugin broker; only ${[...BROKER_CALLERS].join(', ')} may`);
           continue;
         }
-        if (inside.length === 0 || inside.some((n) => !BASE_PORTS.has(n))) fail(`${where} opens ports beyond DNS, PostgreSQL and Redis (${inside.join(', ') || 'all'}) inside the cluster`);
+        if (inside.length === 0 || inside.some((n) => !BASE_PORTS.has(n)))
+          fail(
+            `${where} opens ports beyond DNS, PostgreSQL and Redis (${inside.join(', ') || 'all'}) inside the cluster`,
+          );
       }
     }
   }

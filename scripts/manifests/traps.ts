@@ -28,23 +28,37 @@ export function trapChecks(all: Manifest[], problems: Problem[]): void {
     const fail = (message: string) => problems.push({ file: kustomization.file, where: 'Kustomization', message });
     for (const image of asArray(kustomization.doc.images)) {
       const name = String(get(image, 'name'));
-      if (get(image, 'newName') === undefined || get(image, 'newTag') === undefined) fail(`images: ${name} needs newName (your registry's repository) and newTag: without newName it resolves to Docker Hub`);
+      if (get(image, 'newName') === undefined || get(image, 'newTag') === undefined)
+        fail(
+          `images: ${name} needs newName (your registry's repository) and newTag: without newName it resolves to Docker Hub`,
+        );
     }
-    if (typeof kustomization.doc.namespace !== 'string') fail("namespace: must be set once here, so an overlay renames every object's namespace with one setting");
+    if (typeof kustomization.doc.namespace !== 'string')
+      fail("namespace: must be set once here, so an overlay renames every object's namespace with one setting");
   }
 
   for (const p of all.filter((m) => m.doc.kind === 'NetworkPolicy')) {
-    const dns = asArray(get(p.doc, 'spec', 'egress')).filter((rule) => asArray(get(rule, 'ports')).some((port) => Number(get(port, 'port')) === 53));
+    const dns = asArray(get(p.doc, 'spec', 'egress')).filter((rule) =>
+      asArray(get(rule, 'ports')).some((port) => Number(get(port, 'port')) === 53),
+    );
     if (!dns.length) continue;
     const cidrs = dns.flatMap((rule) => asArray(get(rule, 'to')).map((peer) => get(peer, 'ipBlock', 'cidr')));
     if (!cidrs.some((c) => c === `${NODE_LOCAL_DNS}/32`))
-      problems.push({ file: p.file, where: at(p), message: `DNS egress must admit NodeLocal DNSCache (ipBlock ${NODE_LOCAL_DNS}/32), or pods of clusters that run it cannot resolve names` });
+      problems.push({
+        file: p.file,
+        where: at(p),
+        message: `DNS egress must admit NodeLocal DNSCache (ipBlock ${NODE_LOCAL_DNS}/32), or pods of clusters that run it cannot resolve names`,
+      });
   }
 
   for (const job of all.filter((m) => m.doc.kind === 'Job')) {
     const deadline = get(job.doc, 'spec', 'activeDeadlineSeconds');
     if (deadline !== undefined && Number(deadline) < MIGRATE_MIN_DEADLINE_S) {
-      problems.push({ file: job.file, where: at(job), message: `activeDeadlineSeconds ${Number(deadline)} would kill the wide-ID migration on a large database (375 s per 30M rows measured): at least ${MIGRATE_MIN_DEADLINE_S}, or none` });
+      problems.push({
+        file: job.file,
+        where: at(job),
+        message: `activeDeadlineSeconds ${Number(deadline)} would kill the wide-ID migration on a large database (375 s per 30M rows measured): at least ${MIGRATE_MIN_DEADLINE_S}, or none`,
+      });
     }
   }
 
@@ -53,7 +67,11 @@ export function trapChecks(all: Manifest[], problems: Problem[]): void {
   const namespaceStep = section.indexOf('kubectl apply -f k8s/namespace.yaml');
   const secretStep = section.search(/create (the )?Secret|create secret/);
   if (namespaceStep < 0 || secretStep < 0 || namespaceStep > secretStep) {
-    problems.push({ file: 'docs/operations.md', where: '### Kubernetes', message: 'the steps must create the namespace (kubectl apply -f k8s/namespace.yaml) before the Secret' });
+    problems.push({
+      file: 'docs/operations.md',
+      where: '### Kubernetes',
+      message: 'the steps must create the namespace (kubectl apply -f k8s/namespace.yaml) before the Secret',
+    });
   }
 }
 
@@ -64,13 +82,21 @@ export function namespaceRenameProblems(dir: string, problems: Problem[]): strin
     cpSync(dir, path.join(tmp, 'base'), { recursive: true });
     const overlay = path.join(tmp, 'overlay');
     cpSync(path.join(ROOT, 'scripts', 'manifests', 'namespace-overlay'), overlay, { recursive: true });
-    const text = execFileSync('kubectl', ['kustomize', overlay], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024 });
+    const text = execFileSync('kubectl', ['kustomize', overlay], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const docs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
     const renamed = readFileSync(path.join(overlay, 'kustomization.yaml'), 'utf8').match(/^namespace: (\S+)$/m)?.[1];
     for (const d of docs) {
       const ns = d.kind === 'Namespace' ? get(d, 'metadata', 'name') : get(d, 'metadata', 'namespace');
       if (ns !== undefined && ns !== renamed)
-        problems.push({ file: 'kustomization.yaml', where: `${String(d.kind)}/${String(get(d, 'metadata', 'name'))}`, message: `stays in namespace ${JSON.stringify(ns)} when an overlay sets namespace: ${renamed}` });
+        problems.push({
+          file: 'kustomization.yaml',
+          where: `${String(d.kind)}/${String(get(d, 'metadata', 'name'))}`,
+          message: `stays in namespace ${JSON.stringify(ns)} when an overlay sets namespace: ${renamed}`,
+        });
     }
     return `namespace rename: ${docs.length} object(s) follow an overlay's namespace`;
   } catch (err) {

@@ -17,4 +17,5 @@ export function get(value: unknown, ...path: (string | number)[]): unknown {
 }
 
 export const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const asRecord = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+export const asRecord = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};

@@ -49,7 +49,11 @@ export function unknownFieldProblems(manifests: Manifest[]): Problem[] {
     // Report only what the schema validation cannot see: fields the API does not define.
     if (d.code !== 2353 && d.code !== 2561) continue;
     const pathHint = d.file && d.start !== undefined ? jsonPathAt(d.file, d.start) : '';
-    problems.push({ file: own.manifest.file, where: at(own.manifest), message: `unknown field${pathHint ? ` at ${pathHint}` : ''}: ${message}` });
+    problems.push({
+      file: own.manifest.file,
+      where: at(own.manifest),
+      message: `unknown field${pathHint ? ` at ${pathHint}` : ''}: ${message}`,
+    });
   }
   return problems;
 }
@@ -60,7 +64,8 @@ function jsonPathAt(file: ts.SourceFile, pos: number): string {
   let node: ts.Node | undefined = findNode(file, pos);
   while (node) {
     if (ts.isPropertyAssignment(node) && ts.isStringLiteral(node.name)) names.unshift(node.name.text);
-    if (ts.isArrayLiteralExpression(node.parent ?? node) && node.parent) names.unshift(`[${(node.parent as ts.ArrayLiteralExpression).elements.indexOf(node as ts.Expression)}]`);
+    if (ts.isArrayLiteralExpression(node.parent ?? node) && node.parent)
+      names.unshift(`[${(node.parent as ts.ArrayLiteralExpression).elements.indexOf(node as ts.Expression)}]`);
     node = node.parent;
   }
   return names.join('.').replace(/\.\[/g, '[');

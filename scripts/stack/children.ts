@@ -23,7 +23,10 @@ export type ChildSpec = {
 export type StackUrls = { apiUrl: string; emulatorUrl: string; emulatorApiBase: string };
 
 /** The stack's processes, in start order. Services read their settings from their own env.ts. */
-export function childSpecs(ports: Record<PortName, number>, files: { seedFile: string; certFile: string; keyFile: string; pluginState: string }): ChildSpec[] {
+export function childSpecs(
+  ports: Record<PortName, number>,
+  files: { seedFile: string; certFile: string; keyFile: string; pluginState: string },
+): ChildSpec[] {
   const emulatorUrl = `http://127.0.0.1:${ports.emulator}`;
   return [
     {
@@ -61,15 +64,35 @@ export function childSpecs(ports: Record<PortName, number>, files: { seedFile: s
         PLUGIN_DASHBOARD_ORIGINS: `http://127.0.0.1:${ports.dashboard},http://localhost:${ports.dashboard}`,
       },
     },
-    { key: 'plugin-broker', label: 'Plugin broker', main: 'services/plugin-broker/src/main.ts', port: 'broker', readyPath: '/readyz', trustsPlugin: true, env: { BROKER_PORT: String(ports.broker), BROKER_HOST: '127.0.0.1' } },
-    { key: 'api', label: 'User Management API', main: 'services/api/src/main.ts', port: 'api', readyPath: '/readyz', env: { API_PORT: String(ports.api), API_HOST: '127.0.0.1' } },
+    {
+      key: 'plugin-broker',
+      label: 'Plugin broker',
+      main: 'services/plugin-broker/src/main.ts',
+      port: 'broker',
+      readyPath: '/readyz',
+      trustsPlugin: true,
+      env: { BROKER_PORT: String(ports.broker), BROKER_HOST: '127.0.0.1' },
+    },
+    {
+      key: 'api',
+      label: 'User Management API',
+      main: 'services/api/src/main.ts',
+      port: 'api',
+      readyPath: '/readyz',
+      env: { API_PORT: String(ports.api), API_HOST: '127.0.0.1' },
+    },
     {
       key: 'bot-worker',
       label: 'Bot worker',
       main: 'services/bot-worker/src/main.ts',
       port: 'worker',
       readyPath: '/readyz',
-      env: { WORKER_PORT: String(ports.worker), WORKER_HOST: '127.0.0.1', PLATFORM_API_URL: `${emulatorUrl}/api`, PLATFORM_BOT_TOKEN: DEMO.botToken },
+      env: {
+        WORKER_PORT: String(ports.worker),
+        WORKER_HOST: '127.0.0.1',
+        PLATFORM_API_URL: `${emulatorUrl}/api`,
+        PLATFORM_BOT_TOKEN: DEMO.botToken,
+      },
     },
     {
       key: 'dashboard',
@@ -116,15 +139,25 @@ export function allowedPluginHosts(given: string | undefined): { value: string; 
  * first), so the children trust what the caller trusts too. Call it after the plugin wrote its
  * certificate: it makes a new one at every start. `note` says what was done, for the log.
  */
-export function extraCaCerts(given: string | undefined, pluginCert: string, bundleFile: string): { file: string; note: string } {
+export function extraCaCerts(
+  given: string | undefined,
+  pluginCert: string,
+  bundleFile: string,
+): { file: string; note: string } {
   if (!given) return { file: pluginCert, note: `NODE_EXTRA_CA_CERTS=${pluginCert} (the example plugin's certificate)` };
   let theirs: string;
   try {
     theirs = readFileSync(given, 'utf8');
   } catch (err) {
-    return { file: pluginCert, note: `NODE_EXTRA_CA_CERTS: yours (${given}) cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}), so only the example plugin's certificate is used` };
+    return {
+      file: pluginCert,
+      note: `NODE_EXTRA_CA_CERTS: yours (${given}) cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}), so only the example plugin's certificate is used`,
+    };
   }
   const ours = readFileSync(pluginCert, 'utf8');
   writeFileSync(bundleFile, `${theirs.trimEnd()}\n${ours.trimEnd()}\n`);
-  return { file: bundleFile, note: `NODE_EXTRA_CA_CERTS: combined yours (${given}) with the example plugin's certificate in ${bundleFile}` };
+  return {
+    file: bundleFile,
+    note: `NODE_EXTRA_CA_CERTS: combined yours (${given}) with the example plugin's certificate in ${bundleFile}`,
+  };
 }

@@ -4,13 +4,24 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 /** What the CLI reads to reach this stack; nothing else is written (the launcher takes only these names). */
-export const STACK_CLI_VARS = ['DATABASE_URL', 'REDIS_URL', 'QUEUE_PREFIX', 'BROKER_URL', 'PLATFORM_API_URL', 'PLATFORM_BOT_TOKEN', 'ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS'] as const;
+export const STACK_CLI_VARS = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'QUEUE_PREFIX',
+  'BROKER_URL',
+  'PLATFORM_API_URL',
+  'PLATFORM_BOT_TOKEN',
+  'ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS',
+] as const;
 
-const header = (pid: number) => `# written by scripts/start.sh (pid ${pid}) for ./rolelink; removed when that stack stops`;
+const header = (pid: number) =>
+  `# written by scripts/start.sh (pid ${pid}) for ./rolelink; removed when that stack stops`;
 
 /** `.data/stack.env`: one `NAME=value` line per setting (the latest start of this checkout wins). */
 export function writeStackEnv(file: string, env: NodeJS.ProcessEnv, pid: number): void {
-  const lines = STACK_CLI_VARS.filter((name) => env[name] !== undefined && !/[\r\n]/.test(env[name])).map((name) => `${name}=${env[name]}`);
+  const lines = STACK_CLI_VARS.filter((name) => env[name] !== undefined && !/[\r\n]/.test(env[name])).map(
+    (name) => `${name}=${env[name]}`,
+  );
   writeFileSync(file, `${header(pid)}\n${lines.join('\n')}\n`, { mode: 0o600 });
 }
 

@@ -13,14 +13,22 @@ export const PORT_VARS = {
 } as const;
 export type PortName = keyof typeof PORT_VARS;
 
-const DEFAULT_PORTS: Record<PortName, number> = { api: 3000, dashboard: 3001, broker: 3002, worker: 3003, emulator: 3900, plugin: 3443 };
+const DEFAULT_PORTS: Record<PortName, number> = {
+  api: 3000,
+  dashboard: 3001,
+  broker: 3002,
+  worker: 3003,
+  emulator: 3900,
+  plugin: 3443,
+};
 
 export function readPorts(env: NodeJS.ProcessEnv): Record<PortName, number> {
   const ports = {} as Record<PortName, number>;
   for (const [name, variable] of Object.entries(PORT_VARS) as [PortName, string][]) {
     const raw = env[variable];
     const port = raw === undefined || raw === '' ? DEFAULT_PORTS[name] : Number(raw);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${variable}=${raw} is not a port number (1-65535)`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`${variable}=${raw} is not a port number (1-65535)`);
     ports[name] = port;
   }
   const seen = new Map<number, string>();
@@ -62,10 +70,28 @@ export const DEMO = {
   linkedRoleId: '1100000000000000011',
   everyonePermissions: EVERYONE_PERMISSIONS,
   roles: [
-    { id: '1100000000000000014', name: 'Administrators', position: 12, permissions: bits(PERMISSION.administrator), color: 0xe74c3c },
-    { id: '1100000000000000010', name: 'Role Link Bot', position: 10, permissions: bits(PERMISSION.manageRoles, PERMISSION.viewAuditLog), color: 0x5865f2 },
+    {
+      id: '1100000000000000014',
+      name: 'Administrators',
+      position: 12,
+      permissions: bits(PERMISSION.administrator),
+      color: 0xe74c3c,
+    },
+    {
+      id: '1100000000000000010',
+      name: 'Role Link Bot',
+      position: 10,
+      permissions: bits(PERMISSION.manageRoles, PERMISSION.viewAuditLog),
+      color: 0x5865f2,
+    },
     { id: '1100000000000000011', name: 'Supporter', position: 5, permissions: '0', color: 0xf1c40f },
-    { id: '1100000000000000012', name: 'Moderator', position: 3, permissions: bits(PERMISSION.manageGuild, PERMISSION.manageMessages), color: 0x3498db },
+    {
+      id: '1100000000000000012',
+      name: 'Moderator',
+      position: 3,
+      permissions: bits(PERMISSION.manageGuild, PERMISSION.manageMessages),
+      color: 0x3498db,
+    },
     { id: '1100000000000000013', name: 'Member', position: 1, permissions: '0', color: 0x95a5a6 },
   ],
   /** Text channels: the dashboard's notification channel picker lists them. */
@@ -93,8 +119,20 @@ export const DEMO = {
     ownerId: '90000000000000004',
     botRoleId: '1200000000000000010',
     roles: [
-      { id: '1200000000000000010', name: 'Role Link Bot', position: 5, permissions: bits(PERMISSION.manageRoles, PERMISSION.viewAuditLog), color: 0x5865f2 },
-      { id: '1200000000000000011', name: 'Helper', position: 2, permissions: bits(PERMISSION.manageMessages), color: 0x2ecc71 },
+      {
+        id: '1200000000000000010',
+        name: 'Role Link Bot',
+        position: 5,
+        permissions: bits(PERMISSION.manageRoles, PERMISSION.viewAuditLog),
+        color: 0x5865f2,
+      },
+      {
+        id: '1200000000000000011',
+        name: 'Helper',
+        position: 2,
+        permissions: bits(PERMISSION.manageMessages),
+        color: 0x2ecc71,
+      },
       { id: '1200000000000000012', name: 'Regular', position: 1, permissions: '0', color: 0x95a5a6 },
     ],
     members: [
@@ -147,7 +185,10 @@ export function demoSeed(memberCount: number) {
         id: DEMO.guildId,
         name: DEMO.guildName,
         ownerId: DEMO.ownerId,
-        roles: [{ id: DEMO.guildId, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...DEMO.roles],
+        roles: [
+          { id: DEMO.guildId, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions },
+          ...DEMO.roles,
+        ],
         botRoleId: DEMO.botRoleId,
         rules: { ...INSTALLED },
         members: DEMO.users.map((u) => ({ userId: u.id, username: u.username, roles: DEMO_USER_ROLES[u.role] })),
@@ -158,7 +199,10 @@ export function demoSeed(memberCount: number) {
         id: other.id,
         name: other.name,
         ownerId: other.ownerId,
-        roles: [{ id: other.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...other.roles],
+        roles: [
+          { id: other.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions },
+          ...other.roles,
+        ],
         botRoleId: other.botRoleId,
         rules: { ...INSTALLED },
         members: other.members.map((m) => ({ ...m, roles: [...m.roles] })),
@@ -168,7 +212,10 @@ export function demoSeed(memberCount: number) {
         name: botless.name,
         ownerId: botless.ownerId,
         botMember: false,
-        roles: [{ id: botless.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions }, ...botless.roles],
+        roles: [
+          { id: botless.id, name: '@everyone', position: 0, permissions: DEMO.everyonePermissions },
+          ...botless.roles,
+        ],
         botRoleId: botless.botRoleId,
         rules: { ...INSTALLED },
         members: botless.members.map((m) => ({ ...m, roles: [...m.roles] })),

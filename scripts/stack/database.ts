@@ -17,7 +17,11 @@ export function checkoutTag(root: string): string {
  * `postgres`); else `rolelink` on the checkout's own embedded server, and `rolelink_<checkoutTag>` on a
  * server that others may use too (`shared`: the tag).
  */
-export function appDatabaseUrl(adminUrl: string, given: string | undefined, shared: string | null = null): { url: string; name: string } {
+export function appDatabaseUrl(
+  adminUrl: string,
+  given: string | undefined,
+  shared: string | null = null,
+): { url: string; name: string } {
   const url = new URL(adminUrl);
   const givenName = given ? decodeURIComponent(new URL(given).pathname.replace(/^\//, '')) : '';
   const name = givenName && givenName !== 'postgres' ? givenName : shared ? `rolelink_${shared}` : 'rolelink';
@@ -49,7 +53,18 @@ export async function ensureDatabase(adminUrl: string, name: string, log: (m: st
 }
 
 /** `pnpm db:migrate` against the application database, its lines shown as progress. */
-export async function migrate(databaseUrl: string, root: string, log: (m: string) => void, track: (p: { stop(): Promise<unknown> }) => () => void): Promise<void> {
+export async function migrate(
+  databaseUrl: string,
+  root: string,
+  log: (m: string) => void,
+  track: (p: { stop(): Promise<unknown> }) => () => void,
+): Promise<void> {
   log('applying database migrations (pnpm db:migrate)…');
-  await runStep('migrate', 'pnpm', ['--silent', 'db:migrate'], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, log, track, timeoutMs: 180_000 });
+  await runStep('migrate', 'pnpm', ['--silent', 'db:migrate'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    log,
+    track,
+    timeoutMs: 180_000,
+  });
 }

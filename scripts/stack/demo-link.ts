@@ -21,15 +21,23 @@ function lastLine(output: string, max = 300): string {
  * guild (so the whole demo list syncs), then the link to the example plugin. The service calls the
  * plugin's /register; the plugin then pushes its list through the API.
  */
-export async function registerDemoLink(pluginUrl: string, opts: Omit<StepOptions, 'cwd' | 'timeoutMs'>): Promise<DemoLinkOutcome> {
+export async function registerDemoLink(
+  pluginUrl: string,
+  opts: Omit<StepOptions, 'cwd' | 'timeoutMs'>,
+): Promise<DemoLinkOutcome> {
   if (!existsSync(path.join(ROOT, 'services', 'cli', 'src', 'main.ts')) || !existsSync(LAUNCHER)) {
-    return { ok: false, line: 'the rolelink CLI is not built yet (services/cli/src/main.ts, ./rolelink): demo link not created' };
+    return {
+      ok: false,
+      line: 'the rolelink CLI is not built yet (services/cli/src/main.ts, ./rolelink): demo link not created',
+    };
   }
   const step = { ...opts, cwd: ROOT, timeoutMs: 60_000, echo: false };
   const plan = await rolelink(['guild', 'set-plan', DEMO.guildId, '--plan', 'premium', '--owner', DEMO.ownerId], step);
-  if (plan.code !== 0) opts.log(`could not set the demo guild's plan (./rolelink guild set-plan): ${lastLine(plan.output)}`);
+  if (plan.code !== 0)
+    opts.log(`could not set the demo guild's plan (./rolelink guild set-plan): ${lastLine(plan.output)}`);
   const link = await rolelink(['link', 'create', DEMO.guildId, DEMO.linkedRoleId, '--plugin-url', pluginUrl], step);
-  if (link.code === 0) return { ok: true, line: `created with the rolelink CLI; the example plugin registered and pushes its list` };
+  if (link.code === 0)
+    return { ok: true, line: `created with the rolelink CLI; the example plugin registered and pushes its list` };
   const why = lastLine(link.output);
   if (/already exists/i.test(why)) return keepOrReplace(pluginUrl, step);
   return { ok: false, line: `./rolelink link create failed (the stack keeps running): ${why || `exit ${link.code}`}` };
@@ -51,12 +59,25 @@ async function keepOrReplace(pluginUrl: string, step: StepOptions): Promise<Demo
     current = undefined;
   }
   if (current === pluginUrl) return { ok: true, line: 'already exists (kept from an earlier run of this stack)' };
-  step.log(`the demo link's plugin is ${current ?? 'unknown'}, not this stack's ${pluginUrl}: registering it again with this stack's plugin`);
+  step.log(
+    `the demo link's plugin is ${current ?? 'unknown'}, not this stack's ${pluginUrl}: registering it again with this stack's plugin`,
+  );
   const removed = await rolelink(['link', 'delete', DEMO.guildId, DEMO.linkedRoleId], step);
-  if (removed.code !== 0) return { ok: false, line: `./rolelink link delete failed (the demo link stays at ${current ?? 'another plugin'}): ${lastLine(removed.output)}` };
+  if (removed.code !== 0)
+    return {
+      ok: false,
+      line: `./rolelink link delete failed (the demo link stays at ${current ?? 'another plugin'}): ${lastLine(removed.output)}`,
+    };
   const again = await rolelink(['link', 'create', DEMO.guildId, DEMO.linkedRoleId, '--plugin-url', pluginUrl], step);
-  if (again.code === 0) return { ok: true, line: `registered again with this stack's plugin (it was at ${current ?? 'another plugin URL'})` };
-  return { ok: false, line: `./rolelink link create failed (the stack keeps running): ${lastLine(again.output) || `exit ${again.code}`}` };
+  if (again.code === 0)
+    return {
+      ok: true,
+      line: `registered again with this stack's plugin (it was at ${current ?? 'another plugin URL'})`,
+    };
+  return {
+    ok: false,
+    line: `./rolelink link create failed (the stack keeps running): ${lastLine(again.output) || `exit ${again.code}`}`,
+  };
 }
 
 /** `synced`: the platform's holders match the list. `members`: the list's size when last read (null: never read). */
@@ -74,7 +95,9 @@ type LinkCounts = {
 
 async function holderCount(emulatorUrl: string): Promise<number | null> {
   try {
-    const res = await fetch(`${emulatorUrl}/_emulator/guilds/${DEMO.guildId}/roles/${DEMO.linkedRoleId}/holders`, { signal: AbortSignal.timeout(2_000) });
+    const res = await fetch(`${emulatorUrl}/_emulator/guilds/${DEMO.guildId}/roles/${DEMO.linkedRoleId}/holders`, {
+      signal: AbortSignal.timeout(2_000),
+    });
     return res.ok ? ((await res.json()) as { holders: string[] }).holders.length : null;
   } catch {
     return null;
@@ -87,7 +110,10 @@ async function holderCount(emulatorUrl: string): Promise<number | null> {
  * (which an emulator restart forgets until the start-up reconcile has run) number as many as the synced
  * part of the list. `since` is when the link was created, so the time reported is the whole first sync.
  */
-export async function waitForDemoSync(emulatorUrl: string, opts: Omit<StepOptions, 'cwd' | 'timeoutMs'> & { since: number; timeoutMs?: number; stopped: () => boolean }): Promise<DemoSync> {
+export async function waitForDemoSync(
+  emulatorUrl: string,
+  opts: Omit<StepOptions, 'cwd' | 'timeoutMs'> & { since: number; timeoutMs?: number; stopped: () => boolean },
+): Promise<DemoSync> {
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   const step = { ...opts, cwd: ROOT, timeoutMs: 15_000, echo: false };
   const seconds = () => Math.round((Date.now() - opts.since) / 100) / 10;
@@ -105,13 +131,22 @@ export async function waitForDemoSync(emulatorUrl: string, opts: Omit<StepOption
       const c = link.counts;
       members = c.user_count;
       const synced = c.user_count - c.held_count;
-      if (link.state !== 'active') return { synced: false, members, seconds: seconds(), detail: `the link is ${link.state}, so it does not sync` };
-      if (link.held_change) return { synced: false, members, seconds: seconds(), detail: `the plugin's list is held: it would remove ${link.held_change.removals} members; confirm it in the dashboard` };
+      if (link.state !== 'active')
+        return { synced: false, members, seconds: seconds(), detail: `the link is ${link.state}, so it does not sync` };
+      if (link.held_change)
+        return {
+          synced: false,
+          members,
+          seconds: seconds(),
+          detail: `the plugin's list is held: it would remove ${link.held_change.removals} members; confirm it in the dashboard`,
+        };
       const holders = await holderCount(emulatorUrl);
       if (!link.awaiting_first_list && c.pending_count === 0 && c.synced_count === synced && holders === synced) {
         return { synced: true, members, seconds: seconds(), detail: `${synced.toLocaleString('en')} members` };
       }
-      detail = link.awaiting_first_list ? 'the plugin has not pushed its list yet' : `${(holders ?? 0).toLocaleString('en')} of ${synced.toLocaleString('en')} members on the role`;
+      detail = link.awaiting_first_list
+        ? 'the plugin has not pushed its list yet'
+        : `${(holders ?? 0).toLocaleString('en')} of ${synced.toLocaleString('en')} members on the role`;
     } else {
       detail = `${DEMO_SHOW_HINT}: ${lastLine(shown.output) || `exit ${shown.code}`}`;
     }

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { groupAlive } from '../local/process-group';
 import { PORT_VARS, readPorts, type PortName } from './config';
 
-export type Recorded = { name: string; pid: number; /** a substring of its command line, guarding against pid reuse */ match: string };
+export type Recorded = {
+  name: string;
+  pid: number;
+  /** a substring of its command line, guarding against pid reuse */ match: string;
+};
 /** The orchestrator that wrote the file (its whole command line as `match`), and its children. */
 type PidsFile = { owner: Recorded; children: Recorded[] };
 
@@ -70,7 +74,9 @@ export async function stopLeftovers(file: string): Promise<string[]> {
   if (!existsSync(file)) return [];
   const { owner, children } = readRecord(file);
   if (owner && owner.pid !== process.pid && isRunning(owner)) {
-    throw new Error(`a stack on these ports is already running from this checkout (pid ${owner.pid}): stop it first (kill -TERM ${owner.pid}), or set other ports`);
+    throw new Error(
+      `a stack on these ports is already running from this checkout (pid ${owner.pid}): stop it first (kill -TERM ${owner.pid}), or set other ports`,
+    );
   }
   const alive = children.filter(isRunning);
   for (const r of alive) {
@@ -81,7 +87,8 @@ export async function stopLeftovers(file: string): Promise<string[]> {
     }
   }
   const deadline = Date.now() + 15_000;
-  while (alive.some((r) => groupAlive(r.pid)) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 200));
+  while (alive.some((r) => groupAlive(r.pid)) && Date.now() < deadline)
+    await new Promise((res) => setTimeout(res, 200));
   for (const r of alive) {
     try {
       if (groupAlive(r.pid)) process.kill(-r.pid, 'SIGKILL');

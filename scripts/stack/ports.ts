@@ -15,7 +15,10 @@ export async function checkPortsFree(ports: Record<PortName, number>): Promise<v
   const problems: string[] = [];
   for (const [name, port] of Object.entries(ports) as [PortName, number][]) {
     const code = (await tryBind(port, '127.0.0.1')) ?? (await tryBind(port, '0.0.0.0'));
-    if (code === 'EADDRINUSE') problems.push(`port ${port} is already in use: set ${PORT_VARS[name]} to a free port (e.g. ${PORT_VARS[name]}=${port + 100})`);
+    if (code === 'EADDRINUSE')
+      problems.push(
+        `port ${port} is already in use: set ${PORT_VARS[name]} to a free port (e.g. ${PORT_VARS[name]}=${port + 100})`,
+      );
     else if (code) problems.push(`port ${port} cannot be used (${code}): set ${PORT_VARS[name]} to another port`);
   }
   if (problems.length) throw new Error(problems.join('\n'));

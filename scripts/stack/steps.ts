@@ -14,7 +14,12 @@ export type StepOptions = {
 export type StepResult = { code: number | null; output: string };
 
 /** Runs a one-shot command in its own process group; resolves with its exit code and output. */
-export async function runStepResult(name: string, command: string, args: string[], o: StepOptions): Promise<StepResult> {
+export async function runStepResult(
+  name: string,
+  command: string,
+  args: string[],
+  o: StepOptions,
+): Promise<StepResult> {
   let output = '';
   let partial = '';
   const proc = spawnGroup(name, command, args, {
@@ -42,5 +47,8 @@ export async function runStepResult(name: string, command: string, args: string[
 
 export async function runStep(name: string, command: string, args: string[], o: StepOptions): Promise<void> {
   const { code, output } = await runStepResult(name, command, args, o);
-  if (code !== 0) throw new Error(`${name} failed (exit ${code})${o.echo === false ? `:\n${output.trim().split('\n').slice(-15).join('\n')}` : ''}`);
+  if (code !== 0)
+    throw new Error(
+      `${name} failed (exit ${code})${o.echo === false ? `:\n${output.trim().split('\n').slice(-15).join('\n')}` : ''}`,
+    );
 }

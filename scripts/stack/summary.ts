@@ -62,7 +62,9 @@ function callTheApi(s: SummaryInput, api: string): string[] {
     `   ${shown} ${auth} $API/users                              # the list: ${members} members`,
     `   ${shown} -X POST ${auth} $API/users/${(first + BigInt(members)).toString()}   # add one: ${after}`,
     ...(held
-      ? [` Replace the list with 2 members: this removes ${removals} of ${after}, so it is held (409) and nothing changes yet:`]
+      ? [
+          ` Replace the list with 2 members: this removes ${removals} of ${after}, so it is held (409) and nothing changes yet:`,
+        ]
       : [
           ` Replace the list with 2 members (held with a 409 when that removes at least 25% and at least 10 members, so not`,
           `   now; \`./rolelink link delete ${DEMO.guildId} ${DEMO.linkedRoleId}\` and a new start bring back the demo list):`,
@@ -73,7 +75,9 @@ function callTheApi(s: SummaryInput, api: string): string[] {
     `   ${shown} ${put}`,
     `     -H "X-RoleLink-Confirm: $(node -p 'JSON.parse(process.argv[1]).errors.change_id' "$HELD")" \\`,
     body,
-    s.started.has('dashboard') ? ` or as the owner, in the dashboard (http://127.0.0.1:${s.ports.dashboard}, sign in as demo_owner, Apply removals) or with` : ' or as the owner, with',
+    s.started.has('dashboard')
+      ? ` or as the owner, in the dashboard (http://127.0.0.1:${s.ports.dashboard}, sign in as demo_owner, Apply removals) or with`
+      : ' or as the owner, with',
     `   ./rolelink removals apply ${DEMO.guildId} ${DEMO.linkedRoleId}`,
     ' and then send the same PUT again, without the header.',
   ];
@@ -86,7 +90,9 @@ function callTheApi(s: SummaryInput, api: string): string[] {
 function quickstartCommand(s: SummaryInput): string {
   const cert = rel(s.pluginCertFile);
   const isDefault = cert === path.join('.data', 'plugin-tls', 'cert.pem') && s.ports.api === 3000;
-  const env = isDefault ? '' : `QUICKSTART_TLS_CERT=${cert} QUICKSTART_TLS_KEY=${path.join(path.dirname(cert), 'key.pem')} ROLELINK_API_URL=http://127.0.0.1:${s.ports.api} `;
+  const env = isDefault
+    ? ''
+    : `QUICKSTART_TLS_CERT=${cert} QUICKSTART_TLS_KEY=${path.join(path.dirname(cert), 'key.pem')} ROLELINK_API_URL=http://127.0.0.1:${s.ports.api} `;
   return `${env}node --import tsx examples/quickstart-plugin/src/main.ts`;
 }
 
@@ -95,7 +101,9 @@ export function summary(s: SummaryInput): string {
   const p = s.ports;
   const line = (label: string, value: string) => `  ${label.padEnd(21)}${value}`;
   const svc = (key: string, label: string, port: PortName, extra = '') =>
-    s.started.has(key) ? line(label, `http://127.0.0.1:${p[port]}${extra}   (/healthz /readyz /metrics)`) : line(label, `not built yet (${PORT_VARS[port]}=${p[port]} reserved)`);
+    s.started.has(key)
+      ? line(label, `http://127.0.0.1:${p[port]}${extra}   (/healthz /readyz /metrics)`)
+      : line(label, `not built yet (${PORT_VARS[port]}=${p[port]} reserved)`);
   const g = DEMO.guildId;
   const r = DEMO.linkedRoleId;
   const api = `http://127.0.0.1:${p.api}`;
@@ -108,7 +116,10 @@ export function summary(s: SummaryInput): string {
     svc('dashboard', 'Dashboard', 'dashboard'),
     svc('plugin-broker', 'Plugin broker', 'broker'),
     svc('bot-worker', 'Bot worker', 'worker'),
-    line('Platform emulator', `http://127.0.0.1:${p.emulator}   (bot API base http://127.0.0.1:${p.emulator}/api, token ${DEMO.botToken})`),
+    line(
+      'Platform emulator',
+      `http://127.0.0.1:${p.emulator}   (bot API base http://127.0.0.1:${p.emulator}/api, token ${DEMO.botToken})`,
+    ),
     line('Example plugin', `https://127.0.0.1:${p.plugin}   (self-signed certificate, trusted by the services)`),
     line('Plugin certificate', `${rel(s.pluginCertFile)}   (key.pem beside it; trusted by this stack's broker)`),
     `   check a plugin: ./rolelink plugin check <url> --ca ${rel(s.pluginCertFile)}`,
@@ -117,14 +128,20 @@ export function summary(s: SummaryInput): string {
     line('Redis', `${s.redisUrl}${s.redisEmbedded ? '   (local redis-server)' : ''}`),
     '',
     ` Demo guild ${g} "${DEMO.guildName}": owner ${DEMO.ownerId}, ${s.memberCount.toLocaleString('en')} members`,
-    ...DEMO.roles.map((role) => `   role ${role.id}  ${role.name}${role.id === r ? '   ← linked to the example plugin' : role.id === DEMO.botRoleId ? "   (the bot's role)" : ''}`),
+    ...DEMO.roles.map(
+      (role) =>
+        `   role ${role.id}  ${role.name}${role.id === r ? '   ← linked to the example plugin' : role.id === DEMO.botRoleId ? "   (the bot's role)" : ''}`,
+    ),
     ` Demo link: ${s.demoLink}`,
     ...demoSyncLines(s.demoSync),
     '',
     ...(s.started.has('dashboard')
       ? [
           ` Open the dashboard: http://127.0.0.1:${p.dashboard}  and sign in on the emulator's page as`,
-          ...DEMO.users.map((u) => `   ${u.username.padEnd(12)} ${u.role === 'owner' ? 'the server owner (everything, incl. Apply removals)' : u.role === 'admin' ? 'an admin with Manage Server' : 'a member without it (sees no server)'}`),
+          ...DEMO.users.map(
+            (u) =>
+              `   ${u.username.padEnd(12)} ${u.role === 'owner' ? 'the server owner (everything, incl. Apply removals)' : u.role === 'admin' ? 'an admin with Manage Server' : 'a member without it (sees no server)'}`,
+          ),
           '',
         ]
       : []),

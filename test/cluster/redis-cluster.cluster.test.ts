@@ -8,7 +8,15 @@ import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { freePort } from '../../scripts/free-port';
 import { productionEnv, startService, type RunningService } from '../../scripts/service-process';
 import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
-import { GUILD_A, ROLE, guildSeed, ids, sorted, upsertGuild, waitFor } from '../../services/bot-worker/src/testing/harness';
+import {
+  GUILD_A,
+  ROLE,
+  guildSeed,
+  ids,
+  sorted,
+  upsertGuild,
+  waitFor,
+} from '../../services/bot-worker/src/testing/harness';
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { ownCluster, type OwnCluster } from '../support/own-cluster';
@@ -79,10 +87,17 @@ function peakPerSecond(): number {
   return peak;
 }
 /** Role changes the bot made on the platform, per user and action (an `unchanged` repeat is not one). */
-const botChanges = () => emulator.state.audit.list(GUILD_A).filter((e) => e.actorId === emulator.state.botUserId && e.changed);
+const botChanges = () =>
+  emulator.state.audit.list(GUILD_A).filter((e) => e.actorId === emulator.state.botUserId && e.changed);
 
 async function schedulerIds(): Promise<string[]> {
-  const producers = [QueueName.roleSync, QueueName.notify, QueueName.drift, QueueName.maintenance, QueueName.pluginCalls].map((q) => new Producer(q, redis, PREFIX));
+  const producers = [
+    QueueName.roleSync,
+    QueueName.notify,
+    QueueName.drift,
+    QueueName.maintenance,
+    QueueName.pluginCalls,
+  ].map((q) => new Producer(q, redis, PREFIX));
   try {
     return (await Promise.all(producers.map((p) => p.queue.getJobSchedulers())))
       .flat()
@@ -96,7 +111,12 @@ async function schedulerIds(): Promise<string[]> {
 beforeAll(async () => {
   cluster = await ownCluster();
   db = await createTestDb();
-  emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 500 }, globalPerSecond: PLATFORM_PER_SECOND, seed: { guilds: [guildSeed(GUILD_A, MEMBERS.length)] } });
+  emulator = await startEmulator({
+    port: 0,
+    roleBucket: { limit: 50, windowMs: 500 },
+    globalPerSecond: PLATFORM_PER_SECOND,
+    seed: { guilds: [guildSeed(GUILD_A, MEMBERS.length)] },
+  });
   await upsertGuild(db.pool, GUILD_A, 'premium');
   // Trusted: the second list's 80 removals go through without the shrink hold's confirmation.
   link = await seedLink(db, { guildId: GUILD_A, roleId: ROLE.linked, trusted: true });
@@ -107,9 +127,20 @@ beforeAll(async () => {
   for (let i = 0; i < WORKERS; i++) {
     const port = await freePort();
     const child = startWorkerProcess(
-      { databaseUrl: db.url, redisUrl: cluster.url, prefix: PREFIX, platformApiUrl: emulator.apiBase, botToken: emulator.botToken },
+      {
+        databaseUrl: db.url,
+        redisUrl: cluster.url,
+        prefix: PREFIX,
+        platformApiUrl: emulator.apiBase,
+        botToken: emulator.botToken,
+      },
       // One job at a time each, so the three links' syncs run in three workers at once.
-      { WORKER_PORT: String(port), WORKER_CONCURRENCY: '1', PLATFORM_GLOBAL_PER_SECOND: String(TOLD_PER_SECOND), DRIFT_POLL_EVERY_MS: '1000' },
+      {
+        WORKER_PORT: String(port),
+        WORKER_CONCURRENCY: '1',
+        PLATFORM_GLOBAL_PER_SECOND: String(TOLD_PER_SECOND),
+        DRIFT_POLL_EVERY_MS: '1000',
+      },
     );
     workers.push({ child, health: `http://127.0.0.1:${port}` });
   }
@@ -120,7 +151,9 @@ beforeAll(async () => {
       { what: 'a worker ready on the cluster', timeoutMs: 120_000 },
     );
   // The plugin broker too, for its queue and job schedulers (no plugin is called here).
-  broker = await startService('plugin-broker', 'tsx', productionEnv(db.url, cluster.url, PREFIX), { timeoutMs: 120_000 });
+  broker = await startService('plugin-broker', 'tsx', productionEnv(db.url, cluster.url, PREFIX), {
+    timeoutMs: 120_000,
+  });
   redis = producerConnection(cluster.url, { enableOfflineQueue: true });
 }, 360_000);
 
@@ -152,7 +185,9 @@ describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
     expect(stats.roleChangesApplied).toMatchObject({ added: total, removed: 0 });
     // All three workers made changes, yet together they never passed the platform's budget.
     const byWorker = await Promise.all(workers.map((w) => roleChangesBy(w.health)));
-    console.log(`role changes by worker: ${byWorker.join(', ')}; peak ${peakPerSecond()} per second (each worker told ${TOLD_PER_SECOND}/s, platform ${PLATFORM_PER_SECOND}/s)`);
+    console.log(
+      `role changes by worker: ${byWorker.join(', ')}; peak ${peakPerSecond()} per second (each worker told ${TOLD_PER_SECOND}/s, platform ${PLATFORM_PER_SECOND}/s)`,
+    );
     expect(byWorker.every((n) => n > 0)).toBe(true);
     expect(byWorker.reduce((a, b) => a + b, 0)).toBe(total);
     expect(peakPerSecond()).toBeLessThanOrEqual(PLATFORM_PER_SECOND);
@@ -166,7 +201,10 @@ describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
           const role = (await r.info('replication')).includes('role:master') ? 'master' : 'replica';
           if (role === 'replica') return { port: n.port, role, keys: 0, inSlot: 0 };
           // One transaction, so keys the workers write meanwhile cannot come between the two counts.
-          const [[, keys], [, inSlot]] = (await r.multi().dbsize().cluster('COUNTKEYSINSLOT', slot).exec()) as [[null, number], [null, number]];
+          const [[, keys], [, inSlot]] = (await r.multi().dbsize().cluster('COUNTKEYSINSLOT', slot).exec()) as [
+            [null, number],
+            [null, number],
+          ];
           return { port: n.port, role, keys, inSlot };
         } finally {
           r.disconnect();
@@ -184,12 +222,20 @@ describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
   it('keeps the job schedulers, and a scheduled drift poll repairs a hand edit', async () => {
     // Every service's schedulers (worker, API, broker), each once, on the cluster.
     const all = Object.keys(schedulerCatalog).sort();
-    expect(await waitFor(schedulerIds, (ids) => ids.join() === all.join(), { what: 'every job scheduler', timeoutMs: 60_000 })).toEqual(all);
+    expect(
+      await waitFor(schedulerIds, (ids) => ids.join() === all.join(), {
+        what: 'every job scheduler',
+        timeoutMs: 60_000,
+      }),
+    ).toEqual(all);
 
     const edited = FIRST[5]!;
     emulator.state.setMemberRoles(GUILD_A, edited, []);
     expect(holders()).not.toContain(edited);
-    await waitFor(holders, (h) => h.includes(edited), { what: 'the drift poll re-adding the hand-removed role', timeoutMs: 120_000 });
+    await waitFor(holders, (h) => h.includes(edited), {
+      what: 'the drift poll re-adding the hand-removed role',
+      timeoutMs: 120_000,
+    });
     expect(holders()).toEqual(sorted(FIRST));
   }, 240_000);
 
@@ -208,15 +254,23 @@ describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
     expect(promoted).not.toBe(killed);
     expect(holders()).not.toEqual(want);
 
-    const final = await waitFor(holders, (h) => h.join() === want.join(), { what: 'the second list on the platform after the failover', timeoutMs: 180_000, progress: () => botChanges().length }).catch(() => holders());
+    const final = await waitFor(holders, (h) => h.join() === want.join(), {
+      what: 'the second list on the platform after the failover',
+      timeoutMs: 180_000,
+      progress: () => botChanges().length,
+    }).catch(() => holders());
     expect(final).toEqual(want);
     expect(await listOf(db, link.linkId).then(sorted)).toEqual(want);
 
     // Each change exactly once: 80 removed, 120 added, and no user touched twice by the bot in this sync.
     const after = emulator.state.stats().roleChangesApplied;
-    expect({ added: after.added - before.added, removed: after.removed - before.removed }).toEqual({ added: 120, removed: 80 });
+    expect({ added: after.added - before.added, removed: after.removed - before.removed }).toEqual({
+      added: 120,
+      removed: 80,
+    });
     const perUser = new Map<string, number>();
-    for (const e of botChanges().slice(changesBefore)) perUser.set(e.userId ?? '', (perUser.get(e.userId ?? '') ?? 0) + 1);
+    for (const e of botChanges().slice(changesBefore))
+      perUser.set(e.userId ?? '', (perUser.get(e.userId ?? '') ?? 0) + 1);
     expect([...perUser.values()].filter((n) => n > 1)).toEqual([]);
     expect(emulator.state.stats().rateLimited.global).toBe(0);
 

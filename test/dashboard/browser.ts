@@ -10,10 +10,22 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * UPDATE_SCREENSHOTS=1, otherwise .data/screenshots/dashboard, so an ordinary test run leaves the checkout
  * unchanged (every run re-renders the PNGs with small pixel differences).
  */
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '..', '..', 'docs', 'images', 'dashboard') : path.resolve(__dirname, '..', '..', '.data', 'screenshots', 'dashboard');
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(__dirname, '..', '..', 'docs', 'images', 'dashboard')
+    : path.resolve(__dirname, '..', '..', '.data', 'screenshots', 'dashboard');
 
 // As root in a closed network: no sandbox, and none of Chromium's own background connections.
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export type TestBrowser = { browser: Browser; context: BrowserContext; page: Page; close(): Promise<void> };
 
@@ -24,7 +36,11 @@ export type TestBrowser = { browser: Browser; context: BrowserContext; page: Pag
 export async function openBrowser(): Promise<TestBrowser> {
   // Playwright gives every launch a fresh temporary profile of its own.
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    viewport: { width: 1280, height: 900 },
+    deviceScaleFactor: 1,
+  });
   const page = await context.newPage();
   return {
     browser,
@@ -56,7 +72,11 @@ export async function screenshot(page: Page, name: string, opts: { dismissToasts
  * Asks `read` until `done` holds or the time is up, and returns the last answer (the caller's expect
  * then shows what it was). Waits on the page's state, never on a fixed sleep.
  */
-export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

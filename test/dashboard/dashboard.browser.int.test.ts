@@ -52,7 +52,10 @@ describe('the dashboard in a real browser', () => {
   });
 
   it('creates a link with the role picker’s rules and the plugin URL checked beside its field', async () => {
-    sys.emulator.state.setMemberRoles(G, EARLIER_HOLDER, [...sys.emulator.state.memberRoles(G, EARLIER_HOLDER)!, SUPPORTER]);
+    sys.emulator.state.setMemberRoles(G, EARLIER_HOLDER, [
+      ...sys.emulator.state.memberRoles(G, EARLIER_HOLDER)!,
+      SUPPORTER,
+    ]);
     await page.getByRole('link', { name: DEMO.guildName }).click();
     await page.getByRole('link', { name: 'Create link' }).click();
     const role = page.getByLabel('Role', { exact: true });
@@ -63,7 +66,9 @@ describe('the dashboard in a real browser', () => {
     // The searchable picker: typing narrows the roles to those whose name matches.
     await page.getByLabel('Find a role').fill('mod');
     await page.getByText(/1 of \d+ roles match/).waitFor();
-    expect((await role.locator('option').allTextContents()).filter((t) => t !== 'Choose a role…').map((t) => /mod/i.test(t))).toEqual([true]);
+    expect(
+      (await role.locator('option').allTextContents()).filter((t) => t !== 'Choose a role…').map((t) => /mod/i.test(t)),
+    ).toEqual([true]);
     await page.getByLabel('Find a role').fill('');
     await role.selectOption(SUPPORTER);
     await page.getByLabel('Plugin URL').fill('http://plugin.example.com');
@@ -110,7 +115,9 @@ describe('the dashboard in a real browser', () => {
 
     // The plugin's own rule (a 4xx) comes back word for word.
     await page.getByRole('button', { name: 'Save configuration' }).click();
-    await page.getByText('Failed to submit config to plugin server: The sync window must end after it starts (start 18, end 9)').waitFor();
+    await page
+      .getByText('Failed to submit config to plugin server: The sync window must end after it starts (start 18, end 9)')
+      .waitFor();
     await screenshot(page, 'config-plugin-error');
 
     await page.getByLabel('Sync window (end)').fill('22');
@@ -143,7 +150,9 @@ describe('the dashboard in a real browser', () => {
     await form.waitFor();
     await expect(form.getByRole('checkbox', { name: 'Plugin healthy again' }).isChecked()).resolves.toBe(false);
     await expect(form.getByRole('checkbox', { name: 'Large removal held' }).isChecked()).resolves.toBe(true);
-    await expect(form.getByRole('checkbox', { name: 'Direct message to the server owner' }).isChecked()).resolves.toBe(true);
+    await expect(form.getByRole('checkbox', { name: 'Direct message to the server owner' }).isChecked()).resolves.toBe(
+      true,
+    );
     await expect(form.getByLabel('Channel').inputValue()).resolves.toBe(DEMO.alertsChannelId);
   });
 
@@ -168,10 +177,18 @@ describe('the dashboard in a real browser', () => {
 
   it('holds a large removal, shows removals and additions, and applies it only through a dialog with the counts and who is left out', async () => {
     const token = sys.registrations.get(G, SUPPORTER)!.token;
-    const put = (ids: string[]) => fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(ids) });
+    const put = (ids: string[]) =>
+      fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, {
+        method: 'PUT',
+        headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(ids),
+      });
     // The earlier holder stays on the list (they keep the role through the held removal); three members
     // who are not on the list yet join it, so the hold has additions as well as removals.
-    const five = [EARLIER_HOLDER, ...sys.emulator.state.holders(G, SUPPORTER).filter((u) => u !== EARLIER_HOLDER)].slice(0, 5);
+    const five = [
+      EARLIER_HOLDER,
+      ...sys.emulator.state.holders(G, SUPPORTER).filter((u) => u !== EARLIER_HOLDER),
+    ].slice(0, 5);
     const joining = demoMemberIds(DEMO.firstMemberId, 28).slice(25);
     const eight = [...five, ...joining];
     const held = await put(eight);
@@ -187,14 +204,22 @@ describe('the dashboard in a real browser', () => {
     // Apply removals asks first, with the counts and the first members the held list left out.
     await card.getByRole('button', { name: 'Apply removals…' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Apply the held removal for Supporter?' });
-    await dialog.getByText('20 members lose the role and 3 members gain it: 25 → 8 members (20 removals, 3 additions).').waitFor();
+    await dialog
+      .getByText('20 members lose the role and 3 members gain it: 25 → 8 members (20 removals, 3 additions).')
+      .waitFor();
     const leftOut = (await dialog.getByText(/^Left out of the held list: /).textContent()) ?? '';
     expect(leftOut).toMatch(/ and 15 more\.$/);
     for (const kept of eight) expect(leftOut).not.toContain(kept);
     await screenshot(page, 'apply-removals');
     // Cancelling confirms nothing: the plugin's resent list would still be held.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await expect(page.request.get(`${sys.url}/dashboard-api/guilds/${G}/links/${SUPPORTER}`).then(async (r) => ((await r.json()) as { held_change: { confirmed_at: string | null } }).held_change.confirmed_at)).resolves.toBeNull();
+    await expect(
+      page.request
+        .get(`${sys.url}/dashboard-api/guilds/${G}/links/${SUPPORTER}`)
+        .then(
+          async (r) => ((await r.json()) as { held_change: { confirmed_at: string | null } }).held_change.confirmed_at,
+        ),
+    ).resolves.toBeNull();
 
     await card.getByRole('button', { name: 'Apply removals…' }).click();
     await dialog.getByRole('button', { name: 'Apply 20 removals' }).click();
@@ -226,7 +251,10 @@ describe('the dashboard in a real browser', () => {
       (m) => m.length === 2,
       30_000,
     );
-    expect(messages.map((m) => (m.recipientId === OWNER.id ? 'dm' : m.channelId))).toEqual(['dm', DEMO.alertsChannelId]);
+    expect(messages.map((m) => (m.recipientId === OWNER.id ? 'dm' : m.channelId))).toEqual([
+      'dm',
+      DEMO.alertsChannelId,
+    ]);
     await page.goto(`${sys.url}/guilds/${G}/notifications`);
     const item = page.getByRole('listitem').filter({ hasText: 'Large removal held' });
     await item.getByText('25 → 8 members (20 removals)', { exact: false }).waitFor();
@@ -253,7 +281,9 @@ describe('the dashboard in a real browser', () => {
     // A click, not check(): the switch shows the server's state, which changes once the save is answered
     // (check() wants it changed right after the click, and a busy CI run answered later).
     await page.getByRole('switch', { name: 'Trusted integration' }).click();
-    expect(await eventually(() => page.getByRole('switch', { name: 'Trusted integration' }).isChecked(), Boolean)).toBe(true);
+    expect(await eventually(() => page.getByRole('switch', { name: 'Trusted integration' }).isChecked(), Boolean)).toBe(
+      true,
+    );
     await page.getByRole('button', { name: 'Resync now' }).click();
     await page.getByRole('status').getByText('Resync started').first().waitFor();
     await screenshot(page, 'settings');
@@ -295,31 +325,48 @@ describe('the dashboard in a real browser', () => {
       await page.goto(linkPath(SUPPORTER, '/members'));
       const member = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
       // A membership that expires (issue 22) says when; the time is far enough ahead that no sweep removes it.
-      await sys.db.pool.query(`UPDATE link_user SET expires_at = '2034-01-02T03:04:05Z' WHERE link_id = (SELECT id FROM role_link WHERE role_id = $2) AND user_id = ${toStored('$1')}`, [member, SUPPORTER]);
+      await sys.db.pool.query(
+        `UPDATE link_user SET expires_at = '2034-01-02T03:04:05Z' WHERE link_id = (SELECT id FROM role_link WHERE role_id = $2) AND user_id = ${toStored('$1')}`,
+        [member, SUPPORTER],
+      );
       await page.getByLabel('User ID').fill(member);
       await page.getByRole('button', { name: 'Look up' }).click();
       const history = page.getByRole('table', { name: 'Recent role changes' });
       await history.waitFor();
-      await expect(page.getByTestId('member-expiry').textContent()).resolves.toMatch(/^Membership expires .*2034.*: then the user leaves the list/);
+      await expect(page.getByTestId('member-expiry').textContent()).resolves.toMatch(
+        /^Membership expires .*2034.*: then the user leaves the list/,
+      );
       // The table scrolls inside its box; the page itself never scrolls sideways.
       // (Page-side code as strings: the tests compile without the DOM's types.)
       const box = `document.querySelector('.member-history').parentElement`;
-      expect(await page.evaluate<boolean>(`${box}.scrollWidth > ${box}.clientWidth && getComputedStyle(${box}).overflowX === 'auto'`)).toBe(true);
+      expect(
+        await page.evaluate<boolean>(
+          `${box}.scrollWidth > ${box}.clientWidth && getComputedStyle(${box}).overflowX === 'auto'`,
+        ),
+      ).toBe(true);
       expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
       // Where the columns do not fit, the box says so: a line above it and a shadow on the edge with more beyond.
       await page.getByText('Scroll sideways for more columns →').waitFor();
-      await expect(page.locator('[data-more-right] > [role="region"][aria-label="Recent role changes table"]').count()).resolves.toBe(1);
+      await expect(
+        page.locator('[data-more-right] > [role="region"][aria-label="Recent role changes table"]').count(),
+      ).resolves.toBe(1);
       await screenshot(page, 'phone-member-lookup');
 
       // The plugin URL's origin is one unbreakable box: one line, whatever the width.
       const origin = `document.querySelector('[aria-label^="Role link "] [data-testid="url-origin"]')`;
-      expect(await page.evaluate(`({ text: ${origin}.textContent, lines: ${origin}.getClientRects().length, wrap: getComputedStyle(${origin}).whiteSpace })`)).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
+      expect(
+        await page.evaluate(
+          `({ text: ${origin}.textContent, lines: ${origin}.getClientRects().length, wrap: getComputedStyle(${origin}).whiteSpace })`,
+        ),
+      ).toEqual({ text: sys.pluginUrl, lines: 1, wrap: 'nowrap' });
 
       await page.getByRole('link', { name: 'Health' }).click();
       const strip = page.getByRole('list', { name: 'Recent checks (newest first)' });
       await strip.waitFor();
       const newest = (await page.getByText('Newest:').locator('time').textContent())!;
-      expect(await strip.locator('li').first().getAttribute('title')).toMatch(new RegExp(`^\\w+ at ${newest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      expect(await strip.locator('li').first().getAttribute('title')).toMatch(
+        new RegExp(`^\\w+ at ${newest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+      );
       await page.getByRole('list', { name: 'Legend' }).getByText('Healthy').waitFor();
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -347,7 +394,9 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Save configuration' }).click();
     const iframe = page.locator('iframe[title="Demo member list configuration"]');
     await iframe.waitFor();
-    expect(await iframe.getAttribute('sandbox')).toBe('allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox');
+    expect(await iframe.getAttribute('sandbox')).toBe(
+      'allow-scripts allow-forms allow-same-origin allow-popups allow-popups-to-escape-sandbox',
+    );
     const src = (await iframe.getAttribute('src'))!;
     expect(new URL(src).searchParams.get('theme')).toBe('light');
     expect(new URL(src).searchParams.get('rl_token')).toMatch(/^ey/);
@@ -414,9 +463,15 @@ describe('the dashboard in a real browser', () => {
     await setPlan({ ...testAdminDeps(sys.db), requestSync: sys.requestSync }, { guildId: G, plan: 'premium' });
     const register = sys.hostile.requests.find((r) => r.method === 'POST' && r.path === '/register')!;
     // The plugin received the link's token with its registration (spec 4.2: the Authorization header).
-    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, { method: 'PUT', headers: { Authorization: String(register.headers.authorization), 'Content-Type': 'application/json' }, body: JSON.stringify([OWNER.id]) });
+    const put = await fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, {
+      method: 'PUT',
+      headers: { Authorization: String(register.headers.authorization), 'Content-Type': 'application/json' },
+      body: JSON.stringify([OWNER.id]),
+    });
     expect(put.status).toBe(200);
-    expect(await eventually(() => sys.emulator.state.holders(G, MODERATOR).includes(OWNER.id), Boolean, 60_000)).toBe(true);
+    expect(await eventually(() => sys.emulator.state.holders(G, MODERATOR).includes(OWNER.id), Boolean, 60_000)).toBe(
+      true,
+    );
 
     await page.goto(linkPath(MODERATOR, '/settings'));
     await page.getByRole('button', { name: 'Delete link' }).click();
@@ -434,7 +489,9 @@ describe('the dashboard in a real browser', () => {
     const confirm = dialog.getByRole('button', { name: 'Delete permanently' });
     await expect(confirm.isDisabled()).resolves.toBe(false);
     await expect(dialog.getByText(/would lose Manage Server/).count()).resolves.toBe(0);
-    await expect(dialog.getByRole('checkbox', { name: 'I understand: remove the role anyway' }).count()).resolves.toBe(0);
+    await expect(dialog.getByRole('checkbox', { name: 'I understand: remove the role anyway' }).count()).resolves.toBe(
+      0,
+    );
     // This delete keeps the role.
     await strip.uncheck();
     await dialog.getByRole('button', { name: 'Delete permanently' }).click();
@@ -456,7 +513,8 @@ describe('the dashboard in a real browser', () => {
     const newest = log.locator('tbody tr').first();
     await expect(newest.getByRole('cell').nth(2).textContent()).resolves.toBe('Link deleted');
     await expect(newest.getByRole('cell').nth(1).textContent()).resolves.toBe('demo_ownerdashboard');
-    for (const action of ['Link created', 'Configuration saved', 'Marked trusted', 'Removals applied']) await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
+    for (const action of ['Link created', 'Configuration saved', 'Marked trusted', 'Removals applied'])
+      await log.getByRole('cell', { name: action, exact: true }).first().waitFor();
     // The applied removal with both kinds of change, as its card showed it.
     await log.getByText('25 → 8 members (20 removals, 3 additions)').waitFor();
     // Field names only, never the values (the form held a signing secret).
@@ -480,8 +538,14 @@ describe('the dashboard in a real browser', () => {
     // (read at once, a busy machine's sync still under way counted a member it was about to remove).
     // As long as the sync moves (a loaded machine's took over two minutes once): the wait ends when it stops.
     const syncState = async () =>
-      (await sys.db.pool.query<{ done: string; wanted: string; pending: number }>('SELECT sync_done_seq::text AS done, sync_wanted_seq::text AS wanted, pending_count AS pending FROM role_link WHERE role_id = $1', [SUPPORTER])).rows[0];
-    const settled = (s: Awaited<ReturnType<typeof syncState>>) => s !== undefined && BigInt(s.done) >= BigInt(s.wanted) && s.pending === 0;
+      (
+        await sys.db.pool.query<{ done: string; wanted: string; pending: number }>(
+          'SELECT sync_done_seq::text AS done, sync_wanted_seq::text AS wanted, pending_count AS pending FROM role_link WHERE role_id = $1',
+          [SUPPORTER],
+        )
+      ).rows[0];
+    const settled = (s: Awaited<ReturnType<typeof syncState>>) =>
+      s !== undefined && BigInt(s.done) >= BigInt(s.wanted) && s.pending === 0;
     const state = await waitFor(syncState, settled, { timeoutMs: 30_000, intervalMs: 100, what: 'the link to settle' });
     expect({ ...state, settled: settled(state) }).toMatchObject({ settled: true });
     const holders = sys.emulator.state.holders(G, SUPPORTER);
@@ -530,7 +594,11 @@ describe('the dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'No servers to manage' }).waitFor();
     const add = page.getByRole('link', { name: 'Add the bot to a server' });
     const invite = new URL((await add.getAttribute('href'))!);
-    expect(Object.fromEntries(invite.searchParams)).toEqual({ client_id: expect.any(String), scope: 'bot', permissions: '268438656' });
+    expect(Object.fromEntries(invite.searchParams)).toEqual({
+      client_id: expect.any(String),
+      scope: 'bot',
+      permissions: '268438656',
+    });
     await screenshot(page, 'no-servers');
     await add.click();
     const choice = page.getByRole('button', { name: `demo_member → ${own.name}` });
@@ -547,7 +615,8 @@ describe('the dashboard in a real browser', () => {
           .or(page.getByRole('link', { name: own.name }))
           .first()
           .waitFor();
-        if ((await page.getByRole('link', { name: own.name }).count()) === 0) await page.getByRole('button', { name: 'Check again' }).click();
+        if ((await page.getByRole('link', { name: own.name }).count()) === 0)
+          await page.getByRole('button', { name: 'Check again' }).click();
         return page.getByRole('link', { name: own.name }).count();
       },
       (n) => n === 1,

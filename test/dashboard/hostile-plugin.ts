@@ -18,7 +18,13 @@ export function hostileSchema() {
         title: `Section ${HOSTILE.script}`,
         description: HOSTILE.img,
         fields: [
-          { type: 'text', key: 'name', label: `Label ${HOSTILE.script}`, description: `Help ${HOSTILE.img}`, placeholder: HOSTILE.img },
+          {
+            type: 'text',
+            key: 'name',
+            label: `Label ${HOSTILE.script}`,
+            description: `Help ${HOSTILE.img}`,
+            placeholder: HOSTILE.img,
+          },
           {
             type: 'select',
             key: 'pick',
@@ -28,7 +34,12 @@ export function hostileSchema() {
               { label: 'b', value: 'b' },
             ],
           },
-          { type: 'display', key: 'about', label: 'About', value: `**${HOSTILE.script}** ${HOSTILE.link} ${HOSTILE.img}` },
+          {
+            type: 'display',
+            key: 'about',
+            label: 'About',
+            value: `**${HOSTILE.script}** ${HOSTILE.link} ${HOSTILE.img}`,
+          },
         ],
       },
     ],
@@ -42,6 +53,8 @@ export async function startHostilePlugin(): Promise<TestPlugin> {
   plugin.on('POST /register', (_req, res) => json(res, 200, { ok: true }));
   plugin.on('GET /config', (_req, res) => json(res, 200, hostileSchema()));
   plugin.on('POST /config', (_req, res) => json(res, 422, { error: `Refused ${HOSTILE.script}` }));
-  plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'degraded', checks: { [HOSTILE.script]: { status: 'down', message: HOSTILE.img } } }));
+  plugin.on('GET /health', (_req, res) =>
+    json(res, 200, { status: 'degraded', checks: { [HOSTILE.script]: { status: 'down', message: HOSTILE.img } } }),
+  );
   return plugin;
 }

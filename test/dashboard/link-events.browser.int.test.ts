@@ -20,7 +20,11 @@ const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
 jest.setTimeout(120_000);
 
 describe('event deliveries in the dashboard', () => {
-  const suite = useDashboardBrowser({ system: { members: 40, eventSweepEveryMs: 300 }, pageTimeoutMs: 15_000, screenshotName: () => 'rl-dashboard-link-events' });
+  const suite = useDashboardBrowser({
+    system: { members: 40, eventSweepEveryMs: 300 },
+    pageTimeoutMs: 15_000,
+    screenshotName: () => 'rl-dashboard-link-events',
+  });
   let sys: DashboardSystem;
   let page: Page;
   beforeAll(() => {
@@ -36,8 +40,18 @@ describe('event deliveries in the dashboard', () => {
     const delivered = (await recordEvent(sys.db.pool, link.id, 'member.not_in_guild', { user_id: missing }))!;
     // One that failed for 24 h: recorded with its last attempt at once, so the sweep never sees it pending.
     const dropped = await inTransaction(sys.db.pool, async (c) => {
-      const id = (await recordEvent(c, link.id, 'removal.held', { change_id: '1', previous: 40, next: 2, removals: 38 }))!;
-      await recordEventAttempt(c, id, { httpStatus: null, error: 'connect ECONNREFUSED', latencyMs: null }, { state: 'dropped' });
+      const id = (await recordEvent(c, link.id, 'removal.held', {
+        change_id: '1',
+        previous: 40,
+        next: 2,
+        removals: 38,
+      }))!;
+      await recordEventAttempt(
+        c,
+        id,
+        { httpStatus: null, error: 'connect ECONNREFUSED', latencyMs: null },
+        { state: 'dropped' },
+      );
       return id;
     });
     await eventually(
@@ -64,8 +78,17 @@ describe('event deliveries in the dashboard', () => {
     await second.getByText(/HTTP 2\d\d/).waitFor();
     await expect(second.getByRole('listitem').count()).resolves.toBe(2);
 
-    const { rows } = await sys.db.pool.query<{ actor_name: string; via: string; role_id: string; detail: unknown }>("SELECT actor_name, via, role_id::text, detail FROM admin_audit WHERE action = 'event_resent'");
-    expect(rows).toEqual([{ actor_name: OWNER.username, via: 'dashboard', role_id: SUPPORTER, detail: { event_id: `evt_${dropped}`, kind: 'removal.held', seq: 2 } }]);
+    const { rows } = await sys.db.pool.query<{ actor_name: string; via: string; role_id: string; detail: unknown }>(
+      "SELECT actor_name, via, role_id::text, detail FROM admin_audit WHERE action = 'event_resent'",
+    );
+    expect(rows).toEqual([
+      {
+        actor_name: OWNER.username,
+        via: 'dashboard',
+        role_id: SUPPORTER,
+        detail: { event_id: `evt_${dropped}`, kind: 'removal.held', seq: 2 },
+      },
+    ]);
     await page.goto(`${sys.url}/guilds/${G}/audit`);
     await page.getByText(`removal.held (#2, evt_${dropped}) queued for delivery again`).waitFor();
 
@@ -83,10 +106,18 @@ describe('event deliveries in the dashboard', () => {
     const bad = await owner.agent.post(`${base}/nope/resend`).set('X-CSRF-Token', owner.csrf).expect(400);
     expect(bad.body).toMatchObject({ statusCode: 400 });
     expect(JSON.stringify(bad.body)).toContain('eventId: must be an event id such as evt_123');
-    await owner.agent.post(`${base}/evt_999999/resend`).set('X-CSRF-Token', owner.csrf).expect(404, { statusCode: 404, message: 'Event not found' });
+    await owner.agent
+      .post(`${base}/evt_999999/resend`)
+      .set('X-CSRF-Token', owner.csrf)
+      .expect(404, { statusCode: 404, message: 'Event not found' });
     await owner.agent.post(`${base}/${log.events[0]!.id}/resend`).expect(403);
-    await owner.agent.post(`${base}/${log.events[0]!.id}/resend`).set('X-CSRF-Token', owner.csrf).expect(200, { id: log.events[0]!.id, state: 'pending' });
+    await owner.agent
+      .post(`${base}/${log.events[0]!.id}/resend`)
+      .set('X-CSRF-Token', owner.csrf)
+      .expect(200, { id: log.events[0]!.id, state: 'pending' });
     // (A second resend while it is pending is a 409: services/cli/test/link-events.int.test.ts; the sweep here may beat us to it.)
-    await owner.agent.get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}/events`).expect(404, { statusCode: 404, message: 'Role link not found' });
+    await owner.agent
+      .get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}/events`)
+      .expect(404, { statusCode: 404, message: 'Role link not found' });
   });
 });

@@ -38,9 +38,14 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
   it('shows a Manage Server admin why only the owner can link a privileged role', async () => {
     await signInAs(page, sys, ADMIN.username);
     await openCreate();
-    await expect(page.getByLabel('Role', { exact: true }).locator('option', { hasText: 'Moderator' }).textContent()).resolves.toBe('Moderator — privileged (Manage Server, Manage Messages)');
+    await expect(
+      page.getByLabel('Role', { exact: true }).locator('option', { hasText: 'Moderator' }).textContent(),
+    ).resolves.toBe('Moderator — privileged (Manage Server, Manage Messages)');
     await page.getByText('Moderator carries Manage Server, Manage Messages.', { exact: false }).waitFor();
-    await page.getByRole('alert').filter({ hasText: 'Only the server owner can link a privileged role. Ask the owner to create this link.' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Only the server owner can link a privileged role. Ask the owner to create this link.' })
+      .waitFor();
     await expect(page.getByRole('button', { name: 'Create link' }).isDisabled()).resolves.toBe(true);
     await expect(page.getByLabel(/to consent as the server owner/).count()).resolves.toBe(0);
     await screenshot(page, 'create-link-privileged-admin');
@@ -70,7 +75,10 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     await page.getByRole('article', { name: 'Role link Moderator' }).getByText('Privileged', { exact: true }).waitFor();
     // The consent is in the audit log, under the owner's name.
     await page.goto(`${sys.url}/guilds/${G}/audit`);
-    const row = page.getByRole('table', { name: 'Admin actions, newest first' }).locator('tbody tr').filter({ hasText: 'Owner consented to a privileged role' });
+    const row = page
+      .getByRole('table', { name: 'Admin actions, newest first' })
+      .locator('tbody tr')
+      .filter({ hasText: 'Owner consented to a privileged role' });
     await row.getByText('Linked "Moderator", which carries Manage Server, Manage Messages').waitFor();
     await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe(`${OWNER.username}dashboard`);
   });
@@ -82,7 +90,11 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     const put = (confirm?: string) =>
       fetch(`${sys.apiUrl}/api/role-link/${G}/${MODERATOR}/users`, {
         method: 'PUT',
-        headers: { Authorization: `Token ${register.token}`, 'Content-Type': 'application/json', ...(confirm ? { 'X-RoleLink-Confirm': confirm } : {}) },
+        headers: {
+          Authorization: `Token ${register.token}`,
+          'Content-Type': 'application/json',
+          ...(confirm ? { 'X-RoleLink-Confirm': confirm } : {}),
+        },
         body: JSON.stringify([OWNER.id, SECOND_ADMIN]),
       });
     const holds = () => sys.emulator.state.holders(G, MODERATOR);
@@ -93,14 +105,23 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     expect(first.status).toBe(409);
     const hold = ((await first.json()) as { errors: { change_id: string } }).errors.change_id;
     expect((await put(hold)).status).toBe(200);
-    expect(await eventually(holds, (h) => h.includes(OWNER.id) && h.includes(SECOND_ADMIN), 60_000)).toEqual(expect.arrayContaining([OWNER.id, SECOND_ADMIN]));
+    expect(await eventually(holds, (h) => h.includes(OWNER.id) && h.includes(SECOND_ADMIN), 60_000)).toEqual(
+      expect.arrayContaining([OWNER.id, SECOND_ADMIN]),
+    );
 
     // 19 demo members and demo_admin would lose their only Manage Server: the bot keeps it on them. Each
     // removal costs the bot a member read first, so the hold grows one member at a time.
-    const heldCount = async () => (await sys.db.pool.query<{ n: number }>("SELECT COALESCE(max(removals), 0)::int AS n FROM held_change WHERE kind = 'admin_source' AND used_at IS NULL")).rows[0]!.n;
+    const heldCount = async () =>
+      (
+        await sys.db.pool.query<{ n: number }>(
+          "SELECT COALESCE(max(removals), 0)::int AS n FROM held_change WHERE kind = 'admin_source' AND used_at IS NULL",
+        )
+      ).rows[0]!.n;
     expect(await eventually(heldCount, (n) => n === 20, 300_000)).toBe(20);
     await page.goto(`${sys.url}/guilds/${G}/links/${MODERATOR}`);
-    const panel = page.getByRole('group', { name: /Removal held: 20 members would lose their only Administrator or Manage Server/ });
+    const panel = page.getByRole('group', {
+      name: /Removal held: 20 members would lose their only Administrator or Manage Server/,
+    });
     await panel.waitFor();
     expect(holds()).toEqual(expect.arrayContaining([ADMIN.id, (BigInt(DEMO.firstMemberId) + 1n).toString()]));
     await screenshot(page, 'held-admin-source');
@@ -132,10 +153,19 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     // The server refuses the strip without the second confirmation, naming the admin and not the owner.
     const refused = await page.evaluate(async (url) => {
       const csrf = (await (await fetch('/dashboard-api/me')).json()) as { csrf_token?: string };
-      const r = await fetch(url, { method: 'DELETE', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf.csrf_token ?? '' }, body: JSON.stringify({ strip_roles: true }) });
+      const r = await fetch(url, {
+        method: 'DELETE',
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf.csrf_token ?? '' },
+        body: JSON.stringify({ strip_roles: true }),
+      });
       return { status: r.status, body: (await r.json()) as { message: string } };
     }, `/dashboard-api/guilds/${G}/links/${MODERATOR}`);
-    expect(refused).toEqual({ status: 409, body: expect.objectContaining({ message: `Removing this role would lock an admin out: admin user_${SECOND_ADMIN} would lose Manage Server. Confirm the lock-out explicitly to go ahead.` }) });
+    expect(refused).toEqual({
+      status: 409,
+      body: expect.objectContaining({
+        message: `Removing this role would lock an admin out: admin user_${SECOND_ADMIN} would lose Manage Server. Confirm the lock-out explicitly to go ahead.`,
+      }),
+    });
     await confirm.click();
     await page.waitForURL(`${sys.url}/guilds/${G}`);
     expect(await eventually(holds, (h) => !h.includes(SECOND_ADMIN), 60_000)).not.toContain(SECOND_ADMIN);

@@ -22,7 +22,11 @@ const GONE = ['100000000009999998', '100000000009999999'];
 jest.setTimeout(180_000);
 
 describe('listed users who are not in the server, in a real browser', () => {
-  const suite = useDashboardBrowser({ system: { members: 20 }, pageTimeoutMs: 30_000, screenshotName: () => 'rl-dashboard-listed-not-in-server' });
+  const suite = useDashboardBrowser({
+    system: { members: 20 },
+    pageTimeoutMs: 30_000,
+    screenshotName: () => 'rl-dashboard-listed-not-in-server',
+  });
   let sys: DashboardSystem;
   let page: Page;
   const card = () => page.getByRole('article', { name: 'Role link Supporter' });
@@ -47,11 +51,15 @@ describe('listed users who are not in the server, in a real browser', () => {
     expect(put.status).toBe(200);
 
     await page.goto(`${sys.url}/guilds/${G}`);
-    await card().getByText('3 listed users are not in the server: they get the role when they join.').waitFor({ timeout: 60_000 });
+    await card()
+      .getByText('3 listed users are not in the server: they get the role when they join.')
+      .waitFor({ timeout: 60_000 });
     await card().getByText('2 listed users no longer exist', { exact: false }).waitFor();
     await card().getByText('Synced 20 of 20').waitFor();
     await card().getByText('up to date').waitFor();
-    await expect(card().getByRole('progressbar', { name: 'Sync progress' }).getAttribute('aria-valuenow')).resolves.toBe('100');
+    await expect(
+      card().getByRole('progressbar', { name: 'Sync progress' }).getAttribute('aria-valuenow'),
+    ).resolves.toBe('100');
     expect([...holders()].sort()).toEqual([...demo].sort());
     await screenshot(page, 'listed-not-in-server');
 
@@ -70,7 +78,8 @@ describe('listed users who are not in the server, in a real browser', () => {
     sys.emulator.state.setRules(G, { membersIntent: false });
     await sync.producer.add('reconcile', {});
     await eventually(
-      async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
+      async () =>
+        (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 1,
       60_000,
     );
@@ -92,7 +101,8 @@ describe('listed users who are not in the server, in a real browser', () => {
     sys.emulator.state.setRules(G, { membersIntent: true });
     await sync.producer.add('reconcile', {});
     await eventually(
-      async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
+      async () =>
+        (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 0,
       60_000,
     );

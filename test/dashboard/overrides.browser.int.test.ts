@@ -15,7 +15,11 @@ const OWNER = DEMO.users.find((u) => u.role === 'owner')!;
 jest.setTimeout(120_000);
 
 describe('link overrides in the dashboard', () => {
-  const suite = useDashboardBrowser({ system: { members: 60 }, pageTimeoutMs: 15_000, screenshotName: () => 'rl-dashboard-overrides' });
+  const suite = useDashboardBrowser({
+    system: { members: 60 },
+    pageTimeoutMs: 15_000,
+    screenshotName: () => 'rl-dashboard-overrides',
+  });
   let sys: DashboardSystem;
   let page: Page;
   beforeAll(() => {
@@ -79,7 +83,9 @@ describe('link overrides in the dashboard', () => {
     // The member look-up says why.
     await page.getByLabel('User ID').fill(banned!);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText('Does not get the role: on the "Never give" override list, even if the plugin lists them.').waitFor();
+    await page
+      .getByText('Does not get the role: on the "Never give" override list, even if the plugin lists them.')
+      .waitFor();
     await screenshot(page, 'link-overrides');
 
     await section.getByRole('button', { name: `Remove ${banned} from Never give` }).click();
@@ -89,9 +95,11 @@ describe('link overrides in the dashboard', () => {
     await eventually(holders, (h) => h.includes(banned!));
     expect(holders()).toContain(banned);
 
-    const { rows } = await sys.db.pool.query<{ actor_name: string; via: string; detail: { added: { always: string[]; never: string[] }; removed: { always: string[]; never: string[] } } }>(
-      "SELECT actor_name, via, detail FROM admin_audit WHERE action = 'overrides_changed' ORDER BY id",
-    );
+    const { rows } = await sys.db.pool.query<{
+      actor_name: string;
+      via: string;
+      detail: { added: { always: string[]; never: string[] }; removed: { always: string[]; never: string[] } };
+    }>("SELECT actor_name, via, detail FROM admin_audit WHERE action = 'overrides_changed' ORDER BY id");
     expect(rows.map((r) => [r.via, r.detail.added, r.detail.removed])).toEqual([
       ['dashboard', { always: [staff], never: [] }, { always: [], never: [] }],
       ['dashboard', { always: [], never: [banned] }, { always: [], never: [] }],

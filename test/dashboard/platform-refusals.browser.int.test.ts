@@ -18,7 +18,11 @@ const SUPPORTER = DEMO.linkedRoleId;
 jest.setTimeout(120_000);
 
 describe('the platform refuses the bot: banners in the dashboard', () => {
-  const suite = useDashboardBrowser({ system: { members: 20 }, pageTimeoutMs: 15_000, screenshotName: () => 'rl-dashboard-platform-refusals' });
+  const suite = useDashboardBrowser({
+    system: { members: 20 },
+    pageTimeoutMs: 15_000,
+    screenshotName: () => 'rl-dashboard-platform-refusals',
+  });
   let sys: DashboardSystem;
   let page: Page;
   const sync = useRoleSyncProducer(suite);
@@ -63,7 +67,8 @@ describe('the platform refuses the bot: banners in the dashboard', () => {
     sys.emulator.state.setRules(G, { membersIntent: false });
     await sync.producer.add('reconcile', {});
     await eventually(
-      async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
+      async () =>
+        (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 1,
     );
     await page.goto(`${sys.url}/guilds/${G}`);
@@ -75,7 +80,8 @@ describe('the platform refuses the bot: banners in the dashboard', () => {
     sys.emulator.state.setRules(G, { membersIntent: true });
     await sync.producer.add('reconcile', {});
     await eventually(
-      async () => (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
+      async () =>
+        (await sys.db.pool.query('SELECT 1 FROM bot_application WHERE members_blocked_at IS NOT NULL')).rowCount,
       (n) => n === 0,
     );
     await page.reload();

@@ -20,7 +20,11 @@ const ADMIN = DEMO.users.find((u) => u.role === 'admin')!;
 jest.setTimeout(300_000);
 
 describe('asking the plugin to resend its list after Apply removals', () => {
-  const suite = useDashboardBrowser({ system: { members: 40, eventSweepEveryMs: 300 }, pageTimeoutMs: 20_000, screenshotName: () => 'rl-dashboard-resend-request' });
+  const suite = useDashboardBrowser({
+    system: { members: 40, eventSweepEveryMs: 300 },
+    pageTimeoutMs: 20_000,
+    screenshotName: () => 'rl-dashboard-resend-request',
+  });
   let sys: DashboardSystem;
   let page: Page;
   beforeAll(() => {
@@ -41,7 +45,11 @@ describe('asking the plugin to resend its list after Apply removals', () => {
     const registration = sys.registrations.get(G, SUPPORTER)!;
     sys.registrations.put({ ...registration, config: { ...registration.config, member_count: 5 } });
     const five = demoMemberIds(DEMO.firstMemberId, 5);
-    const held = await fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, { method: 'PUT', headers: { Authorization: `Token ${registration.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(five) });
+    const held = await fetch(`${sys.apiUrl}/api/role-link/${G}/${SUPPORTER}/users`, {
+      method: 'PUT',
+      headers: { Authorization: `Token ${registration.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(five),
+    });
     expect(held.status).toBe(409);
 
     await page.reload();
@@ -51,7 +59,10 @@ describe('asking the plugin to resend its list after Apply removals', () => {
     // Before the owner applies it there is nothing to resend for.
     await expect(panel.getByRole('button', { name: 'Ask the plugin to resend' }).count()).resolves.toBe(0);
     await panel.getByRole('button', { name: 'Apply removals…' }).click();
-    await page.getByRole('alertdialog', { name: 'Apply the held removal for Supporter?' }).getByRole('button', { name: 'Apply 15 removals' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Apply the held removal for Supporter?' })
+      .getByRole('button', { name: 'Apply 15 removals' })
+      .click();
 
     const note = panel.getByText(/nothing changes until the plugin resends it/);
     await note.waitFor();
@@ -62,18 +73,26 @@ describe('asking the plugin to resend its list after Apply removals', () => {
 
     // An admin who is not the owner cannot ask (the card shows them no button): the API refuses in the error shape.
     const { agent, csrf } = await signIn(sys.url, ADMIN.id);
-    const refused = await agent.post(`/dashboard-api/guilds/${G}/links/${SUPPORTER}/request-resend`).set('X-CSRF-Token', csrf).expect(403);
+    const refused = await agent
+      .post(`/dashboard-api/guilds/${G}/links/${SUPPORTER}/request-resend`)
+      .set('X-CSRF-Token', csrf)
+      .expect(403);
     expect(refused.body).toMatchObject({ statusCode: 403, message: expect.stringMatching(/owner/) });
 
     await ask.click();
     // The broker delivers the event; the example plugin's handler pushes its 5 members, which the open
     // window lets through; the server then reports the removals, and the note and the button go.
-    await card.getByText(/^Removals (in progress|applied) \(15 removals confirmed\): the plugin resent its list/).waitFor({ timeout: 60_000 });
+    await card
+      .getByText(/^Removals (in progress|applied) \(15 removals confirmed\): the plugin resent its list/)
+      .waitFor({ timeout: 60_000 });
     await expect(note.count()).resolves.toBe(0);
     await expect(card.getByRole('button', { name: 'Ask the plugin to resend' }).count()).resolves.toBe(0);
     await expect(card.getByText(/nothing changes until|waiting for the plugin to resend/).count()).resolves.toBe(0);
     // One event for the one click, answered 2xx (the broker records the answer as the plugin's push runs).
-    const states = () => listEventLog(sys.db.pool, link.id).then((l) => l.filter((e) => e.kind === 'list.resend_requested').map((e) => e.state));
+    const states = () =>
+      listEventLog(sys.db.pool, link.id).then((l) =>
+        l.filter((e) => e.kind === 'list.resend_requested').map((e) => e.state),
+      );
     expect(await eventually(states, (s) => s.length === 1 && s[0] !== 'pending')).toEqual(['delivered']);
     expect(
       await eventually(
@@ -87,7 +106,10 @@ describe('asking the plugin to resend its list after Apply removals', () => {
 
     // The request is in the audit log, under the owner's name.
     await page.goto(`${sys.url}/guilds/${G}/audit`);
-    const row = page.getByRole('table', { name: 'Admin actions, newest first' }).locator('tbody tr').filter({ hasText: 'Plugin asked to resend its list' });
+    const row = page
+      .getByRole('table', { name: 'Admin actions, newest first' })
+      .locator('tbody tr')
+      .filter({ hasText: 'Plugin asked to resend its list' });
     await row.getByText(/^list\.resend_requested \(evt_\d+\) for the removal applied as /).waitFor();
   });
 });

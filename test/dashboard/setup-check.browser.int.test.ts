@@ -14,7 +14,11 @@ const G = DEMO.guildId;
 jest.setTimeout(120_000);
 
 describe('Check setup on the server page', () => {
-  const suite = useDashboardBrowser({ system: { members: 40 }, pageTimeoutMs: 20_000, screenshotName: () => 'rl-dashboard-setup-check' });
+  const suite = useDashboardBrowser({
+    system: { members: 40 },
+    pageTimeoutMs: 20_000,
+    screenshotName: () => 'rl-dashboard-setup-check',
+  });
   let sys: DashboardSystem;
   let page: Page;
   beforeAll(() => {
@@ -23,7 +27,11 @@ describe('Check setup on the server page', () => {
 
   /** The emulator's control API: one of the platform's rules for the demo guild. */
   const setRules = async (rules: Record<string, boolean>) => {
-    const res = await fetch(`${sys.emulator.url}/_emulator/guilds/${G}/rules`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rules) });
+    const res = await fetch(`${sys.emulator.url}/_emulator/guilds/${G}/rules`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(rules),
+    });
     expect(res.status).toBe(200);
   };
 
@@ -34,7 +42,11 @@ describe('Check setup on the server page', () => {
     await panel.getByRole('button', { name: 'Check setup' }).click();
     await panel.getByText('Ready: every check passes.').waitFor();
     const rows = panel.locator('li[data-check]');
-    await expect(rows.evaluateAll((els: { getAttribute(name: string): string | null }[]) => els.map((e) => [e.getAttribute('data-check'), e.getAttribute('data-status')]))).resolves.toEqual([
+    await expect(
+      rows.evaluateAll((els: { getAttribute(name: string): string | null }[]) =>
+        els.map((e) => [e.getAttribute('data-check'), e.getAttribute('data-status')]),
+      ),
+    ).resolves.toEqual([
       ['token', 'pass'],
       ['invalid_requests', 'pass'],
       ['bot_in_guild', 'pass'],

@@ -25,8 +25,13 @@ export async function signIn(dashboardUrl: string, userId: string): Promise<{ ag
     action: 'allow',
     user_id: userId,
   });
-  const chosen = await fetch(new URL('/oauth2/authorize', authorize), { method: 'POST', body: form, redirect: 'manual' });
-  if (chosen.status !== 302) throw new Error(`the platform's authorize page answered ${chosen.status}: ${await chosen.text()}`);
+  const chosen = await fetch(new URL('/oauth2/authorize', authorize), {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+  });
+  if (chosen.status !== 302)
+    throw new Error(`the platform's authorize page answered ${chosen.status}: ${await chosen.text()}`);
   const back = new URL(chosen.headers.get('location')!);
   const done = await agent.get(`${back.pathname}${back.search}`).expect(302);
   if (done.headers.location !== '/guilds') throw new Error(`sign-in ended at ${String(done.headers.location)}`);

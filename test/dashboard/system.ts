@@ -71,14 +71,21 @@ const closeServer = (server: http.Server | https.Server) =>
     server.closeAllConnections();
   });
 
-export async function startDashboardSystem(options: { members?: number; withWorker?: boolean; eventSweepEveryMs?: number } = {}): Promise<DashboardSystem> {
+export async function startDashboardSystem(
+  options: { members?: number; withWorker?: boolean; eventSweepEveryMs?: number } = {},
+): Promise<DashboardSystem> {
   const logger = silentLogger();
   const db = await createTestDb();
   const prefix = testQueuePrefix();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rl-dashboard-'));
   const closers: (() => Promise<unknown> | void)[] = [];
 
-  const emulator = await startEmulator({ port: 0, seed: demoSeed(options.members ?? 300), oauth: OAUTH, botToken: DEMO.botToken });
+  const emulator = await startEmulator({
+    port: 0,
+    seed: demoSeed(options.members ?? 300),
+    oauth: OAUTH,
+    botToken: DEMO.botToken,
+  });
   closers.push(() => emulator.close());
   const producer = producerConnection(REDIS_URL);
   const offline = producerConnection(REDIS_URL, { enableOfflineQueue: true });
@@ -118,7 +125,10 @@ export async function startDashboardSystem(options: { members?: number; withWork
       publicUrl: pluginUrl,
       dashboardOrigins: [url],
       onListWanted: (link, count) => {
-        void pushList(apiUrl, link, demoMemberIds(DEMO.firstMemberId, count), { retryForMs: 10_000, signal: inflight.signal }).catch(() => undefined);
+        void pushList(apiUrl, link, demoMemberIds(DEMO.firstMemberId, count), {
+          retryForMs: 10_000,
+          signal: inflight.signal,
+        }).catch(() => undefined);
       },
     }),
   );
@@ -132,9 +142,23 @@ export async function startDashboardSystem(options: { members?: number; withWork
 
   // The plugin broker: the only thing that calls the plugins (it trusts both test certificates).
   const pluginHttp = new PluginHttp({ allowHosts: ['127.0.0.1'], ca: `${tls.cert}\n${hostile.ca}` });
-  const brokerCtx: BrokerContext = { db: db.pool, http: pluginHttp, cache: new ConfigCache(producer, prefix), secretKey: SECRET_KEY, allowHosts: ['127.0.0.1'], timeouts: DEFAULT_PLUGIN_TIMEOUTS, logger, now: Date.now };
+  const brokerCtx: BrokerContext = {
+    db: db.pool,
+    http: pluginHttp,
+    cache: new ConfigCache(producer, prefix),
+    secretKey: SECRET_KEY,
+    allowHosts: ['127.0.0.1'],
+    timeouts: DEFAULT_PLUGIN_TIMEOUTS,
+    logger,
+    now: Date.now,
+  };
   // Events to plugins are sent only where a test asks for the sweep (the others keep their queues quiet).
-  const broker: BrokerWorker = createBrokerWorker(brokerCtx, { connection: blocking, prefix, concurrency: 8, ...(options.eventSweepEveryMs !== undefined ? { eventSweepEveryMs: options.eventSweepEveryMs } : {}) });
+  const broker: BrokerWorker = createBrokerWorker(brokerCtx, {
+    connection: blocking,
+    prefix,
+    concurrency: 8,
+    ...(options.eventSweepEveryMs !== undefined ? { eventSweepEveryMs: options.eventSweepEveryMs } : {}),
+  });
   await broker.ready();
   const brokerServer = await listenBroker(brokerCtx, broker);
   closers.push(async () => {
@@ -146,7 +170,12 @@ export async function startDashboardSystem(options: { members?: number; withWork
   // The bot worker, so links really sync to the emulator while the browser watches.
   if (options.withWorker !== false) {
     const workerBlocking = workerConnection(REDIS_URL);
-    const platform = createPlatformClient({ apiUrl: `${emulator.apiBase}/v10`, token: DEMO.botToken, redis: offline, keyPrefix: prefix });
+    const platform = createPlatformClient({
+      apiUrl: `${emulator.apiBase}/v10`,
+      token: DEMO.botToken,
+      redis: offline,
+      keyPrefix: prefix,
+    });
     const worker: BotWorker = createBotWorker({
       db: db.pool,
       api: platform.api,
@@ -177,7 +206,12 @@ export async function startDashboardSystem(options: { members?: number; withWork
     secretKey: SECRET_KEY,
     allowPrivatePluginHosts: ['127.0.0.1'],
     platform: { apiUrl: `${emulator.apiBase}/v10`, botToken: DEMO.botToken },
-    oauth: { apiUrl: `${emulator.apiBase}/v10`, authorizeUrl: `${emulator.url}/oauth2/authorize`, ...OAUTH, redirectUri: `${url}/auth/callback` },
+    oauth: {
+      apiUrl: `${emulator.apiBase}/v10`,
+      authorizeUrl: `${emulator.url}/oauth2/authorize`,
+      ...OAUTH,
+      redirectUri: `${url}/auth/callback`,
+    },
     broker: { url: brokerServer.url, token: brokerServer.token },
     logger,
   });

@@ -5,7 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { productionEnv, ROOT, startService, type RunningService, type ServiceName } from '../../scripts/service-process';
+import {
+  productionEnv,
+  ROOT,
+  startService,
+  type RunningService,
+  type ServiceName,
+} from '../../scripts/service-process';
 import { ADMIN_DATABASE_URL, databaseUrl, stampedName } from '../support/env';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 
@@ -55,7 +61,8 @@ describe('the compiled build (pnpm build)', () => {
     // `pnpm build` is the front end (Vite) and then scripts/build.ts. The front end is rebuilt only when
     // missing: scripts/test.sh builds it before jest, and the browser tests running beside this file
     // serve it (Vite empties its output directory first).
-    if (!existsSync(path.join(ROOT, 'services/dashboard/web/dist/index.html'))) await run('pnpm', ['--filter', '@rolelink/dashboard-web', 'build'], { cwd: ROOT });
+    if (!existsSync(path.join(ROOT, 'services/dashboard/web/dist/index.html')))
+      await run('pnpm', ['--filter', '@rolelink/dashboard-web', 'build'], { cwd: ROOT });
     await run(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT });
     // An empty database: the compiled migrate script must build the schema itself.
     await admin(`CREATE DATABASE ${dbName}`);
@@ -69,14 +76,21 @@ describe('the compiled build (pnpm build)', () => {
   });
 
   it('applies every migration to an empty database with services/migrate/dist/migrate.js', async () => {
-    const { code, out } = await node(['--experimental-wasm-modules', '--no-warnings', path.join(ROOT, 'services/migrate/dist/migrate.js')], { DATABASE_URL: databaseUrl(dbName) });
+    const { code, out } = await node(
+      ['--experimental-wasm-modules', '--no-warnings', path.join(ROOT, 'services/migrate/dist/migrate.js')],
+      { DATABASE_URL: databaseUrl(dbName) },
+    );
     expect(out).toMatch(/\d+ migration\(s\) applied/);
     expect(code).toBe(0);
     const c = new Client({ connectionString: databaseUrl(dbName) });
     await c.connect();
     try {
-      const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL');
-      const dirs = readdirSync(path.join(ROOT, 'prisma', 'migrations'), { withFileTypes: true }).filter((d) => d.isDirectory());
+      const { rows } = await c.query<{ n: string }>(
+        'SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL',
+      );
+      const dirs = readdirSync(path.join(ROOT, 'prisma', 'migrations'), { withFileTypes: true }).filter((d) =>
+        d.isDirectory(),
+      );
       expect(Number(rows[0]!.n)).toBe(dirs.length);
     } finally {
       await c.end();
@@ -100,7 +114,11 @@ describe('the compiled build (pnpm build)', () => {
     const help = await node([bin, '--help']);
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^usage: rolelink <command>/);
-    const health = await node([bin, 'health', '1100000000000000001', '1100000000000000011'], { DATABASE_URL: databaseUrl(dbName), REDIS_URL, QUEUE_PREFIX: prefix });
+    const health = await node([bin, 'health', '1100000000000000001', '1100000000000000011'], {
+      DATABASE_URL: databaseUrl(dbName),
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+    });
     expect(health.out).toContain('Role link not found');
     expect(health.code).not.toBe(0);
   });
@@ -116,7 +134,9 @@ describe('the compiled build (pnpm build)', () => {
     const { stdout: maps } = await run('find', [path.join(out, 'node_modules'), '-name', '*.map', '-type', 'f']);
     expect(maps).toBe('');
     expect(existsSync(path.join(out, 'dist', 'main.js.map'))).toBe(true);
-    const api = await startService('api', 'compiled', productionEnv(databaseUrl(dbName), REDIS_URL, prefix), { packageDir: out });
+    const api = await startService('api', 'compiled', productionEnv(databaseUrl(dbName), REDIS_URL, prefix), {
+      packageDir: out,
+    });
     running.push(api);
     expect((await get(api.port, '/readyz')).status).toBe(200);
   }, 120_000);

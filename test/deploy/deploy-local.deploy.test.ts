@@ -42,10 +42,15 @@ describeDocker('pnpm deploy:local', () => {
 
   test("no runtime image carries the build host's CA or corepack override (env, history, files)", async () => {
     const reports = [];
-    for (const target of ['api', 'plugin-broker', 'bot-worker', 'dashboard', 'migrate', 'cli']) reports.push(await imageHygiene(DOCKER, `rolelink/${target}:local`));
+    for (const target of ['api', 'plugin-broker', 'bot-worker', 'dashboard', 'migrate', 'cli'])
+      reports.push(await imageHygiene(DOCKER, `rolelink/${target}:local`));
     // Said, not silently passed: with no extra CA on this host the file check has nothing to look for.
-    if (!process.env.NODE_EXTRA_CA_CERTS) console.warn('image hygiene: NODE_EXTRA_CA_CERTS is unset here, so no build-host CA was looked for in the files');
-    else console.log(`image hygiene: ${reports[0]?.hostOnlyCerts ?? 0} CA(s) of the build host's bundle looked for in every image's files`);
+    if (!process.env.NODE_EXTRA_CA_CERTS)
+      console.warn('image hygiene: NODE_EXTRA_CA_CERTS is unset here, so no build-host CA was looked for in the files');
+    else
+      console.log(
+        `image hygiene: ${reports[0]?.hostOnlyCerts ?? 0} CA(s) of the build host's bundle looked for in every image's files`,
+      );
     expect(reports.filter((r) => r.problems.length > 0)).toEqual([]);
   });
 
@@ -54,7 +59,9 @@ describeDocker('pnpm deploy:local', () => {
     const migrate = containers.filter((c) => c.service === 'migrate');
     expect(migrate).toEqual([expect.objectContaining({ status: 'exited', exitCode: 0 })]);
     const services = containers.filter((c) => c.service !== 'migrate' && c.service !== 'cli');
-    expect(new Set(services.map((c) => c.service))).toEqual(new Set(['postgres', 'redis', 'emulator', 'plugin', 'api', 'plugin-broker', 'bot-worker', 'dashboard']));
+    expect(new Set(services.map((c) => c.service))).toEqual(
+      new Set(['postgres', 'redis', 'emulator', 'plugin', 'api', 'plugin-broker', 'bot-worker', 'dashboard']),
+    );
     expect(services.filter((c) => c.service === 'bot-worker')).toHaveLength(3);
     // Why a container is not healthy, for whoever reads a failed run: its probes' answers and its last log lines.
     for (const c of services.filter((s) => s.health !== 'healthy')) {
@@ -62,9 +69,16 @@ describeDocker('pnpm deploy:local', () => {
         (r) => r.stdout + r.stderr,
         (err: Error) => err.message,
       );
-      console.warn(`${c.service} is ${c.status}/${c.health}\nhealth checks:\n${c.healthLog.join('\n')}\nlast log lines:\n${logs}`);
+      console.warn(
+        `${c.service} is ${c.status}/${c.health}\nhealth checks:\n${c.healthLog.join('\n')}\nlast log lines:\n${logs}`,
+      );
     }
-    for (const c of services) expect({ service: c.service, status: c.status, health: c.health }).toEqual({ service: c.service, status: 'running', health: 'healthy' });
+    for (const c of services)
+      expect({ service: c.service, status: c.status, health: c.health }).toEqual({
+        service: c.service,
+        status: 'running',
+        health: 'healthy',
+      });
     const migrated = Date.parse(migrate[0]!.finishedAt);
     for (const c of services.filter((s) => ['api', 'plugin-broker', 'bot-worker', 'dashboard'].includes(s.service))) {
       expect(Date.parse(c.startedAt)).toBeGreaterThanOrEqual(migrated);
@@ -79,7 +93,9 @@ describeDocker('pnpm deploy:local', () => {
   });
 
   test('down --volumes leaves no container, volume or network, and stops the dockerd the script started', async () => {
-    const startedEngine = existsSync(path.join(STATE, 'dockerd.pid')) ? Number(readFileSync(path.join(STATE, 'dockerd.pid'), 'utf8')) : null;
+    const startedEngine = existsSync(path.join(STATE, 'dockerd.pid'))
+      ? Number(readFileSync(path.join(STATE, 'dockerd.pid'), 'utf8'))
+      : null;
     // Asked for while the engine still runs, so the checks below can use it; the script stops it last.
     expect(await deployLocal(['--down'], ports)).toBe(0);
     keptCode = null;

@@ -43,25 +43,36 @@ describe('every service on SIGTERM with a keep-alive client', () => {
     await dropPrefix(prefix);
   });
 
-  it.each<ServiceName>(['api', 'dashboard', 'plugin-broker', 'bot-worker'])('%s answers /readyz 503 on the open connection while draining, then exits 0 after closing everything', async (name) => {
-    // The drain window only has to outlast two local requests; the test waits on log lines, not on it.
-    const service = await startService(name, 'tsx', { ...productionEnv(db.url, REDIS_URL, prefix), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '3000' });
-    running.push(service);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const before = await get(service.port, '/readyz', agent);
-    expect(before).toMatchObject({ status: 200, connection: 'keep-alive' });
+  it.each<ServiceName>(['api', 'dashboard', 'plugin-broker', 'bot-worker'])(
+    '%s answers /readyz 503 on the open connection while draining, then exits 0 after closing everything',
+    async (name) => {
+      // The drain window only has to outlast two local requests; the test waits on log lines, not on it.
+      const service = await startService(name, 'tsx', {
+        ...productionEnv(db.url, REDIS_URL, prefix),
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DRAIN_MS: '3000',
+      });
+      running.push(service);
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const before = await get(service.port, '/readyz', agent);
+      expect(before).toMatchObject({ status: 200, connection: 'keep-alive' });
 
-    process.kill(service.pid, 'SIGTERM');
-    await service.logged(/"message":"shutting down"/);
-    // Same keep-alive socket: still served during the window, told to close, with the spec's error body.
-    expect(await get(service.port, '/readyz', agent)).toEqual({ status: 503, connection: 'close', body: JSON.stringify({ statusCode: 503, message: 'Shutting down' }) });
+      process.kill(service.pid, 'SIGTERM');
+      await service.logged(/"message":"shutting down"/);
+      // Same keep-alive socket: still served during the window, told to close, with the spec's error body.
+      expect(await get(service.port, '/readyz', agent)).toEqual({
+        status: 503,
+        connection: 'close',
+        body: JSON.stringify({ statusCode: 503, message: 'Shutting down' }),
+      });
 
-    expect(await service.exited).toBe(0);
-    const lines = messages(service);
-    expect(lines).not.toContain('shutdown deadline passed; exiting');
-    expect(lines.filter((m) => m.startsWith('shutdown step failed'))).toEqual([]);
-    // Logged only once every step ran, PostgreSQL and Redis included.
-    expect(lines[lines.length - 1]).toBe('stopped');
-    agent.destroy();
-  });
+      expect(await service.exited).toBe(0);
+      const lines = messages(service);
+      expect(lines).not.toContain('shutdown deadline passed; exiting');
+      expect(lines.filter((m) => m.startsWith('shutdown step failed'))).toEqual([]);
+      // Logged only once every step ran, PostgreSQL and Redis included.
+      expect(lines[lines.length - 1]).toBe('stopped');
+      agent.destroy();
+    },
+  );
 });

@@ -4,7 +4,15 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { freePorts } from '../../scripts/free-port';
 import { until } from '../support/until';
-import { deployLocal, describeDocker, docker, projectContainers, ROOT, runScript, type Container } from './deploy-local';
+import {
+  deployLocal,
+  describeDocker,
+  docker,
+  projectContainers,
+  ROOT,
+  runScript,
+  type Container,
+} from './deploy-local';
 
 // Issue 37 §4: the shipped alerts, proven on a live Prometheus. Debian's Prometheus (scripts/deploy/prometheus.sh:
 // the shipped scrape config and rules as they are, so 30 s scrapes and evaluations and each rule's own `for:`)
@@ -15,8 +23,12 @@ import { deployLocal, describeDocker, docker, projectContainers, ROOT, runScript
 // docs/operations.md ("Alerts proven live").
 
 type Rule = { alert?: string; for?: string };
-const SHIPPED = parse(readFileSync(path.join(ROOT, 'k8s', 'monitoring', 'prometheus-rule.yaml'), 'utf8')) as { spec: { groups: { rules: Rule[] }[] } };
-const SHIPPED_RULES = SHIPPED.spec.groups.flatMap((g) => g.rules).filter((r): r is Rule & { alert: string } => r.alert !== undefined);
+const SHIPPED = parse(readFileSync(path.join(ROOT, 'k8s', 'monitoring', 'prometheus-rule.yaml'), 'utf8')) as {
+  spec: { groups: { rules: Rule[] }[] };
+};
+const SHIPPED_RULES = SHIPPED.spec.groups
+  .flatMap((g) => g.rules)
+  .filter((r): r is Rule & { alert: string } => r.alert !== undefined);
 /** A rule's `for:` in ms ("5m", "90s"; none: 0). */
 const forMs = (alert: string): number => {
   const f = SHIPPED_RULES.find((r) => r.alert === alert)?.for ?? '0s';
@@ -35,7 +47,11 @@ const POLL_MS = 1_000;
 
 type Alert = { labels: Record<string, string>; state: 'pending' | 'firing' | 'inactive'; activeAt: string };
 type Target = { labels: Record<string, string>; health: 'up' | 'down' | 'unknown'; lastError: string };
-type RuleGroup = { name: string; lastEvaluation: string; rules: { name: string; type: string; health: string; lastError?: string }[] };
+type RuleGroup = {
+  name: string;
+  lastEvaluation: string;
+  rules: { name: string; type: string; health: string; lastError?: string }[];
+};
 
 /** An alert as one line: its name and the labels that tell its instances apart. */
 const key = (a: Alert): string =>
@@ -56,7 +72,14 @@ type Outage = {
   cause: () => Promise<void>;
   restore: () => Promise<void>;
 };
-type Measured = { what: string; fired: { alert: string; pendingAfterS: number; firingAfterS: number }[]; resolvedAfterS: number; wrong: string[]; others: string[]; load: string };
+type Measured = {
+  what: string;
+  fired: { alert: string; pendingAfterS: number; firingAfterS: number }[];
+  resolvedAfterS: number;
+  wrong: string[];
+  others: string[];
+  load: string;
+};
 
 const seconds = (ms: number) => Math.round(ms / 1000);
 const load = () =>
@@ -78,9 +101,13 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
     if (body.status !== 'success') throw new Error(`Prometheus ${route}: ${body.error ?? res.status}`);
     return body.data;
   };
-  const activeAlerts = async () => (await prom<{ alerts: Alert[] }>('/api/v1/alerts')).alerts.filter((a) => a.state === 'pending' || a.state === 'firing');
+  const activeAlerts = async () =>
+    (await prom<{ alerts: Alert[] }>('/api/v1/alerts')).alerts.filter(
+      (a) => a.state === 'pending' || a.state === 'firing',
+    );
   const targets = async () => (await prom<{ activeTargets: Target[] }>('/api/v1/targets?state=active')).activeTargets;
-  const running = async (service: string): Promise<Container[]> => (await projectContainers()).filter((c) => c.service === service && c.status === 'running');
+  const running = async (service: string): Promise<Container[]> =>
+    (await projectContainers()).filter((c) => c.service === service && c.status === 'running');
   const healthy = (id: string, what: string) =>
     until(
       () => docker('inspect', '--format', '{{.State.Health.Status}}', id),
@@ -93,7 +120,10 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
   /** Causes the outage, watches every alert until the right ones fire, restores, and watches until they resolve. */
   async function prove(o: Outage): Promise<Measured> {
     const before = await activeAlerts();
-    expect({ what: o.what, activeBefore: before.filter((a) => o.wrong(a) || o.right(a)).map(key) }).toEqual({ what: o.what, activeBefore: [] });
+    expect({ what: o.what, activeBefore: before.filter((a) => o.wrong(a) || o.right(a)).map(key) }).toEqual({
+      what: o.what,
+      activeBefore: [],
+    });
     const known = new Set(before.map(key));
     const pending = new Map<string, number>();
     const firing = new Map<string, number>();
@@ -122,10 +152,20 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
       await o.restore();
     }
     const restored = Date.now();
-    await until(look, (active) => !active.some(o.right), `${o.what}: its alerts resolved after the restore`, MARGIN_MS, POLL_MS);
+    await until(
+      look,
+      (active) => !active.some(o.right),
+      `${o.what}: its alerts resolved after the restore`,
+      MARGIN_MS,
+      POLL_MS,
+    );
     const m: Measured = {
       what: o.what,
-      fired: [...firing].map(([alert, f]) => ({ alert, pendingAfterS: seconds(pending.get(alert) ?? Number.NaN), firingAfterS: seconds(f) })),
+      fired: [...firing].map(([alert, f]) => ({
+        alert,
+        pendingAfterS: seconds(pending.get(alert) ?? Number.NaN),
+        firingAfterS: seconds(f),
+      })),
       resolvedAfterS: seconds(Date.now() - restored),
       wrong: [...wrong],
       others: [...others],
@@ -134,7 +174,11 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
     console.log(`live alerts: ${JSON.stringify(m, null, 2)}`);
     measured.push(m);
     // Pending, then firing: every right alert was seen pending first (its `for:` is minutes, the look is every second).
-    for (const [alert, f] of firing) expect({ alert, pendingBeforeFiring: (pending.get(alert) ?? Infinity) < f }).toEqual({ alert, pendingBeforeFiring: true });
+    for (const [alert, f] of firing)
+      expect({ alert, pendingBeforeFiring: (pending.get(alert) ?? Infinity) < f }).toEqual({
+        alert,
+        pendingBeforeFiring: true,
+      });
     expect({ what: o.what, wrong: m.wrong }).toEqual({ what: o.what, wrong: [] });
     return m;
   }
@@ -145,7 +189,8 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
     keys.forEach((key, i) => (ports[key] = String(picked[i])));
     prometheusPort = String(picked[keys.length]);
     keptCode = await deployLocal(['--keep'], ports);
-    if (keptCode === 0) prometheusCode = await runScript('scripts/deploy/prometheus.sh', ['up'], { PROMETHEUS_PORT: prometheusPort });
+    if (keptCode === 0)
+      prometheusCode = await runScript('scripts/deploy/prometheus.sh', ['up'], { PROMETHEUS_PORT: prometheusPort });
   });
 
   afterAll(async () => {
@@ -164,7 +209,13 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
     let expected = 0;
     for (const service of SCRAPED) expected += (await running(service)).length;
     expect(expected).toBe(6); // api, dashboard, plugin-broker and three bot workers
-    await until(targets, (t) => t.length === expected && t.every((x) => x.health === 'up'), `${expected} targets up`, MARGIN_MS, POLL_MS);
+    await until(
+      targets,
+      (t) => t.length === expected && t.every((x) => x.health === 'up'),
+      `${expected} targets up`,
+      MARGIN_MS,
+      POLL_MS,
+    );
     const groups = await until(
       async () => (await prom<{ groups: RuleGroup[] }>('/api/v1/rules?type=alert')).groups,
       (g) => g.length > 0 && g.every((x) => !x.lastEvaluation.startsWith('0001-')),
@@ -174,10 +225,19 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
     );
     const loaded = groups.flatMap((g) => g.rules);
     expect(loaded.map((r) => r.name).sort()).toEqual(SHIPPED_RULES.map((r) => r.alert).sort());
-    expect(loaded.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual([]);
+    expect(loaded.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual(
+      [],
+    );
     // The absent() rules are pending until the first scrapes are in; then a healthy stack leaves them silent.
-    const quiet = await until(activeAlerts, (a) => !a.some((x) => WATCHED.has(x.labels.alertname ?? '')), 'no outage alert active on the healthy stack', MARGIN_MS, POLL_MS);
-    if (quiet.length > 0) console.log(`live alerts: active on the healthy stack (not outage alerts): ${quiet.map(key).join(', ')}`);
+    const quiet = await until(
+      activeAlerts,
+      (a) => !a.some((x) => WATCHED.has(x.labels.alertname ?? '')),
+      'no outage alert active on the healthy stack',
+      MARGIN_MS,
+      POLL_MS,
+    );
+    if (quiet.length > 0)
+      console.log(`live alerts: active on the healthy stack (not outage alerts): ${quiet.map(key).join(', ')}`);
   });
 
   test('a bot worker that stops answering (paused): RoleLinkTargetDown for its target, pending then firing; no dependency or absent alert', async () => {
@@ -188,14 +248,18 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
       what: 'bot worker paused',
       right: (a) => a.labels.alertname === 'RoleLinkTargetDown' && a.labels.instance === instance,
       count: 1,
-      wrong: (a) => WATCHED.has(a.labels.alertname ?? '') && !(a.labels.alertname === 'RoleLinkTargetDown' && a.labels.instance === instance),
+      wrong: (a) =>
+        WATCHED.has(a.labels.alertname ?? '') &&
+        !(a.labels.alertname === 'RoleLinkTargetDown' && a.labels.instance === instance),
       capMs: forMs('RoleLinkTargetDown') + MARGIN_MS,
       // docker pause freezes its processes (the cgroup freezer): the container stays on the network and in
       // Docker's DNS, so Prometheus keeps the target and its scrape times out, as for a hung process.
       cause: async () => void (await docker('pause', worker!.id)),
       restore: async () => void (await docker('unpause', worker!.id)),
     });
-    expect(m.fired.map((f) => f.alert)).toEqual([`RoleLinkTargetDown{instance="${instance}",job="rolelink",system="rolelink"}`]);
+    expect(m.fired.map((f) => f.alert)).toEqual([
+      `RoleLinkTargetDown{instance="${instance}",job="rolelink",system="rolelink"}`,
+    ]);
   });
 
   for (const [dependency, service, what] of [
@@ -209,7 +273,9 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
         what: `${what} stopped`,
         right: (a) => a.labels.alertname === 'RoleLinkDependencyDown' && a.labels.dependency === dependency,
         count: SCRAPED.length,
-        wrong: (a) => WATCHED.has(a.labels.alertname ?? '') && !(a.labels.alertname === 'RoleLinkDependencyDown' && a.labels.dependency === dependency),
+        wrong: (a) =>
+          WATCHED.has(a.labels.alertname ?? '') &&
+          !(a.labels.alertname === 'RoleLinkDependencyDown' && a.labels.dependency === dependency),
         capMs: forMs('RoleLinkDependencyDown') + MARGIN_MS,
         cause: async () => void (await docker('stop', '--time', '60', container!.id)),
         restore: async () => {
@@ -217,7 +283,9 @@ describeDocker('the shipped alerts on a live Prometheus, against the Compose sta
           await healthy(container!.id, what);
         },
       });
-      expect(m.fired.map((f) => f.alert).sort()).toEqual(SCRAPED.map((s) => `RoleLinkDependencyDown{dependency="${dependency}",service="${s}"}`).sort());
+      expect(m.fired.map((f) => f.alert).sort()).toEqual(
+        SCRAPED.map((s) => `RoleLinkDependencyDown{dependency="${dependency}",service="${s}"}`).sort(),
+      );
     });
   }
 });

@@ -10,7 +10,11 @@ const run = promisify(execFile);
 
 async function validate(args: string[] = []): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/validate-manifests.ts', ...args], { cwd: ROOT });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/validate-manifests.ts', ...args],
+      { cwd: ROOT },
+    );
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -19,7 +23,12 @@ async function validate(args: string[] = []): Promise<{ code: number; out: strin
 }
 
 /** A copy of k8s/, docker-compose.yml, .env.example, the Dockerfile and .dockerignore in a temp dir, for breaking on purpose. */
-function copyManifests(): { dir: string; k8s: string; compose: string; edit(file: string, from: string | RegExp, to: string): void } {
+function copyManifests(): {
+  dir: string;
+  k8s: string;
+  compose: string;
+  edit(file: string, from: string | RegExp, to: string): void;
+} {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rolelink-manifests-'));
   cpSync(path.join(ROOT, 'k8s'), path.join(dir, 'k8s'), { recursive: true });
   cpSync(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
@@ -53,7 +62,9 @@ describe('deployment manifests', () => {
     // kubectl (with its built-in kustomize) is on the machines this runs on; the validator says when it is not.
     expect(out).toMatch(/kubectl kustomize: \d+ rendered object\(s\) valid|skipped: kubectl not found/);
     // promtool (Debian's prometheus package) runs the alerts' unit tests; the validator says when it is absent.
-    expect(out).toMatch(/promtool: \d+ rule\(s\) checked and unit-tested, \d+ dashboard quer\(ies\) parsed|skipped: (kubectl|promtool) not found/);
+    expect(out).toMatch(
+      /promtool: \d+ rule\(s\) checked and unit-tested, \d+ dashboard quer\(ies\) parsed|skipped: (kubectl|promtool) not found/,
+    );
     expect(code).toBe(0);
   }, 300_000);
 
@@ -61,12 +72,20 @@ describe('deployment manifests', () => {
   it('reject a broken copy and name every problem in it', async () => {
     // Kubernetes schema: a wrong type, a missing required field.
     copy.edit('k8s/api.yaml', 'containerPort: 3000', 'containerPort: "three thousand"');
-    copy.edit('k8s/dashboard.yaml', / {2}selector:\n {4}matchLabels:\n {6}app.kubernetes.io\/name: rolelink\n {6}app.kubernetes.io\/component: dashboard\n {2}strategy:/, '  strategy:');
+    copy.edit(
+      'k8s/dashboard.yaml',
+      / {2}selector:\n {4}matchLabels:\n {6}app.kubernetes.io\/name: rolelink\n {6}app.kubernetes.io\/component: dashboard\n {2}strategy:/,
+      '  strategy:',
+    );
     // A field the Kubernetes API does not define.
     copy.edit('k8s/api.yaml', '      maxSurge: 1', '      maxSurge: 1\n      maxSurgee: 2');
     // Our conventions: readiness on /readyz, autoscaler targets, placeholder-only Secret.
     copy.edit('k8s/plugin-broker.yaml', 'path: /readyz', 'path: /');
-    copy.edit('k8s/bot-worker.yaml', /name: rolelink-bot-worker\n {2}minReplicas/, 'name: rolelink-bot-wroker\n  minReplicas');
+    copy.edit(
+      'k8s/bot-worker.yaml',
+      /name: rolelink-bot-worker\n {2}minReplicas/,
+      'name: rolelink-bot-wroker\n  minReplicas',
+    );
     copy.edit('k8s/secret.example.yaml', '"REPLACE_ME_WITH_64_HEX_CHARACTERS"', `"${'ab'.repeat(32)}"`);
     // Compose schema: an unknown key, a misspelt condition; and Redis without AOF.
     copy.edit('docker-compose.yml', / {2}redis:\n {4}image:/, '  redis:\n    imgae: redis\n    image:');
@@ -74,22 +93,54 @@ describe('deployment manifests', () => {
     copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
     copy.edit('docker-compose.yml', 'target: dashboard', 'target: dashbaord');
     // Health checks (issue 37 §1): one that starts Node again.
-    copy.edit('docker-compose.yml', '["CMD", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3001', '["CMD", "node", "-e", "exec 3<>/dev/tcp/127.0.0.1/3001');
+    copy.edit(
+      'docker-compose.yml',
+      '["CMD", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3001',
+      '["CMD", "node", "-e", "exec 3<>/dev/tcp/127.0.0.1/3001',
+    );
     // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
-    copy.edit('k8s/network-policies.yaml', 'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]', 'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]');
-    copy.edit('k8s/network-policies.yaml', / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/, '  podSelector: {}\n  policyTypes: ["Ingress"]');
+    copy.edit(
+      'k8s/network-policies.yaml',
+      'values: ["bot-worker", "dashboard"]\n  policyTypes: ["Egress"]',
+      'values: ["bot-worker", "dashboard", "api"]\n  policyTypes: ["Egress"]',
+    );
+    copy.edit(
+      'k8s/network-policies.yaml',
+      / {2}podSelector: \{\}\n {2}policyTypes: \["Ingress", "Egress"\]/,
+      '  podSelector: {}\n  policyTypes: ["Ingress"]',
+    );
     copy.edit('Dockerfile', 'CMD ["node", "dist/main.js"]', 'CMD ["node", "--import", "tsx", "src/main.ts"]');
     // Migrations: a Deployment without the wait-for-migrations gate; one whose gate runs another image than
     // the Job once kustomize has set the tags (the kustomization's images: entry does not match its name).
     copy.edit('k8s/plugin-broker.yaml', / {6}initContainers:\n[\s\S]*?(?= {6}containers:)/, '');
-    copy.edit('k8s/dashboard.yaml', 'image: rolelink/migrate:0.1.0', 'image: registry.example.com/rolelink/migrate:0.1.0');
+    copy.edit(
+      'k8s/dashboard.yaml',
+      'image: rolelink/migrate:0.1.0',
+      'image: registry.example.com/rolelink/migrate:0.1.0',
+    );
     // Monitoring: an alert threshold its unit test does not expect, a dashboard query with a misspelt metric
     // and one that is not PromQL.
-    copy.edit('k8s/monitoring/prometheus-rule.yaml', 'max(rolelink_sync_oldest_unapplied_seconds) > 3600', 'max(rolelink_sync_oldest_unapplied_seconds) > 36000');
-    copy.edit('k8s/monitoring/grafana-dashboard.json', '"max(rolelink_sync_links_behind)"', '"max(rolelink_sync_link_behind)"');
+    copy.edit(
+      'k8s/monitoring/prometheus-rule.yaml',
+      'max(rolelink_sync_oldest_unapplied_seconds) > 3600',
+      'max(rolelink_sync_oldest_unapplied_seconds) > 36000',
+    );
+    copy.edit(
+      'k8s/monitoring/grafana-dashboard.json',
+      '"max(rolelink_sync_links_behind)"',
+      '"max(rolelink_sync_link_behind)"',
+    );
     // No silent alerts (issue 37 §3): the sync lag's absent() rule watching another series instead.
-    copy.edit('k8s/monitoring/prometheus-rule.yaml', 'expr: absent(rolelink_sync_oldest_unapplied_seconds)', 'expr: absent(rolelink_sync_links_behind)');
-    copy.edit('k8s/monitoring/grafana-dashboard.json', '"max(rolelink_sync_pending_changes)"', '"max(rolelink_sync_pending_changes"');
+    copy.edit(
+      'k8s/monitoring/prometheus-rule.yaml',
+      'expr: absent(rolelink_sync_oldest_unapplied_seconds)',
+      'expr: absent(rolelink_sync_links_behind)',
+    );
+    copy.edit(
+      'k8s/monitoring/grafana-dashboard.json',
+      '"max(rolelink_sync_pending_changes)"',
+      '"max(rolelink_sync_pending_changes"',
+    );
     // Kubernetes traps (issue 37 §7): an image without its registry, the namespace no longer named once by
     // the kustomization, DNS egress without NodeLocal DNSCache, the migrate Job's old 15-minute deadline.
     copy.edit('k8s/kustomization.yaml', '    newName: rolelink/bot-worker\n', '');
@@ -106,7 +157,9 @@ describe('deployment manifests', () => {
     expect(code).toBe(1);
     expect(out).toMatch(/api\.yaml Deployment\/rolelink-api: .*containerPort must be integer/);
     expect(out).toMatch(/Deployment\/rolelink-dashboard: .*must have required property selector/);
-    expect(out).toMatch(/api\.yaml Deployment\/rolelink-api: unknown field at spec\.strategy\.rollingUpdate\.maxSurgee/);
+    expect(out).toMatch(
+      /api\.yaml Deployment\/rolelink-api: unknown field at spec\.strategy\.rollingUpdate\.maxSurgee/,
+    );
     expect(out).toContain('readinessProbe must GET /readyz');
     expect(out).toContain('scaleTargetRef names no Deployment (rolelink-bot-wroker)');
     expect(out).toContain('ROLELINK_SECRET_KEY looks like a real value');
@@ -118,22 +171,36 @@ describe('deployment manifests', () => {
     expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);
     expect(out).toContain('a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules) is required');
     expect(out).toContain('images run node dist/…, not TypeScript through tsx');
-    expect(out).toContain('.dockerignore: docker-compose.yml is in the build context: editing it would rebuild the build stage (COPY . .)');
+    expect(out).toContain(
+      '.dockerignore: docker-compose.yml is in the build context: editing it would rebuild the build stage (COPY . .)',
+    );
     expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
     expect(out).toContain('/reference/ is not routed to rolelink-api');
-    expect(out).toContain('plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required');
-    expect(out).toContain('dashboard panel "Links behind": query names rolelink_sync_link_behind, which no service registers');
-    expect(out).toMatch(/RoleLinkSyncStalled: reads rolelink_sync_oldest_unapplied_seconds, which has no absent\(\) rule/);
-    expect(out).toMatch(/RoleLinkSyncLagging: reads rolelink_sync_oldest_unapplied_seconds, which has no absent\(\) rule/);
+    expect(out).toContain(
+      'plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required',
+    );
+    expect(out).toContain(
+      'dashboard panel "Links behind": query names rolelink_sync_link_behind, which no service registers',
+    );
+    expect(out).toMatch(
+      /RoleLinkSyncStalled: reads rolelink_sync_oldest_unapplied_seconds, which has no absent\(\) rule/,
+    );
+    expect(out).toMatch(
+      /RoleLinkSyncLagging: reads rolelink_sync_oldest_unapplied_seconds, which has no absent\(\) rule/,
+    );
     if (!out.includes('skipped: promtool not found')) {
       expect(out).toMatch(/alerts\.test\.yaml: promtool test rules: [\s\S]*alertname: RoleLinkSyncLagging/);
       expect(out).toContain('grafana-dashboard.json: a query is not valid PromQL');
     }
-    expect(out).toMatch(/\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/);
+    expect(out).toMatch(
+      /\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/,
+    );
     // Issue 37 §7: the Kubernetes traps.
     expect(out).toContain('images: rolelink/bot-worker needs newName');
     expect(out).toContain('DNS egress must admit NodeLocal DNSCache (ipBlock 169.254.20.10/32)');
     expect(out).toContain('activeDeadlineSeconds 900 would kill the wide-ID migration');
-    expect(out).toContain("namespace: must be set once here, so an overlay renames every object's namespace with one setting");
+    expect(out).toContain(
+      "namespace: must be set once here, so an overlay renames every object's namespace with one setting",
+    );
   }, 300_000);
 });

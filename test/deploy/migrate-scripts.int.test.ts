@@ -14,7 +14,8 @@ import { ADMIN_DATABASE_URL, databaseUrl, stampedName } from '../support/env';
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
 /** `migrate(url, log, dir)` in a process with the schema engine's WebAssembly (a jest worker has no flag for it). */
-const APPLY = "require('./scripts/migrate').migrate(process.env.DATABASE_URL, console.log, process.argv[1]).catch((e) => { console.error(e.message); process.exitCode = 1; })";
+const APPLY =
+  "require('./scripts/migrate').migrate(process.env.DATABASE_URL, console.log, process.argv[1]).catch((e) => { console.error(e.message); process.exitCode = 1; })";
 
 const name = stampedName('t');
 const url = databaseUrl(name);
@@ -35,7 +36,11 @@ async function apply(migration: string, text: string): Promise<{ code: number; o
   mkdirSync(path.join(dir, migration));
   writeFileSync(path.join(dir, migration, 'migration.sql'), text);
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', '-e', APPLY, dir], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', '-e', APPLY, dir],
+      { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } },
+    );
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -62,8 +67,14 @@ CREATE TABLE probe (note text NOT NULL);
 INSERT INTO probe (note) VALUES ('a;b'), ('it''s; -- not a comment');
 `,
     );
-    expect(applied).toMatchObject({ code: 0, out: expect.stringContaining('applied migration 20990101000000_semicolons') });
-    expect(await sql<{ note: string }>(url, 'SELECT note FROM probe ORDER BY note')).toEqual([{ note: 'a;b' }, { note: "it's; -- not a comment" }]);
+    expect(applied).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('applied migration 20990101000000_semicolons'),
+    });
+    expect(await sql<{ note: string }>(url, 'SELECT note FROM probe ORDER BY note')).toEqual([
+      { note: 'a;b' },
+      { note: "it's; -- not a comment" },
+    ]);
   });
 
   it('leaves nothing of a file whose statement fails, and says why', async () => {
@@ -76,8 +87,16 @@ INSERT INTO probe (note) VALUES ('a;b'), ('it''s; -- not a comment');
   it('builds an index concurrently in a file of its own (one statement is no transaction block)', async () => {
     await sql(url, 'DELETE FROM _prisma_migrations WHERE finished_at IS NULL'); // the failed file above, given up
     rmSync(path.join(dir, '20990102000000_fails'), { recursive: true });
-    const applied = await apply('20990103000000_concurrent_index', 'CREATE INDEX CONCURRENTLY probe_note_idx ON probe (note);\n');
+    const applied = await apply(
+      '20990103000000_concurrent_index',
+      'CREATE INDEX CONCURRENTLY probe_note_idx ON probe (note);\n',
+    );
     expect(applied.code).toBe(0);
-    expect(await sql<{ valid: boolean }>(url, "SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = 'probe_note_idx'::regclass")).toEqual([{ valid: true }]);
+    expect(
+      await sql<{ valid: boolean }>(
+        url,
+        "SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = 'probe_note_idx'::regclass",
+      ),
+    ).toEqual([{ valid: true }]);
   });
 });

@@ -29,7 +29,10 @@ async function sql(connectionString: string, text: string): Promise<void> {
 
 async function migrate(cmd: string): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...MIGRATE, cmd], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
+    const { stdout, stderr } = await run(process.execPath, [...MIGRATE, cmd], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url },
+    });
     return { code: 0, out: stdout + stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -39,7 +42,10 @@ async function migrate(cmd: string): Promise<{ code: number; out: string }> {
 
 /** `migrate wait` as a child; `output` resolves once a line matches, `exit` with its exit code. */
 function startWait(): { child: ChildProcess; output(re: RegExp): Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [...MIGRATE, 'wait'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, MIGRATE_WAIT_POLL_MS: '100' } });
+  const child = spawn(process.execPath, [...MIGRATE, 'wait'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url, MIGRATE_WAIT_POLL_MS: '100' },
+  });
   let out = '';
   const listeners: (() => void)[] = [];
   child.stdout.on('data', (d: Buffer) => {
@@ -53,7 +59,9 @@ function startWait(): { child: ChildProcess; output(re: RegExp): Promise<string>
       const check = () => (re.test(out) ? resolve(out) : undefined);
       listeners.push(check);
       check();
-      void exit.then(() => (re.test(out) ? resolve(out) : reject(new Error(`migrate wait exited without printing ${re}:\n${out}`))));
+      void exit.then(() =>
+        re.test(out) ? resolve(out) : reject(new Error(`migrate wait exited without printing ${re}:\n${out}`)),
+      );
     });
   return { child, output, exit };
 }
@@ -95,7 +103,10 @@ describe('migrate status and wait', () => {
   it('waits on a migration that started and never finished (a failed Job), naming it', async () => {
     await database(true);
     // What Prisma leaves when a migration fails: its row with no finished_at. Here the newest one.
-    await sql(url, 'UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)');
+    await sql(
+      url,
+      'UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)',
+    );
     const status = await migrate('status');
     expect(status.out).toMatch(/started, not finished .*: \d{14}_\w+/);
     expect(status.code).toBe(1);
@@ -112,9 +123,14 @@ describe('migrate status and wait', () => {
   it('lets the previous release start on a database that is ahead of it (a rollback)', async () => {
     await database(true);
     // A newer release's migration, applied before the rollout was undone.
-    await sql(url, "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ('00000000-0000-4000-8000-000000000001', 'x', '29990101000000_next_release', now(), now(), 1)");
+    await sql(
+      url,
+      "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count) VALUES ('00000000-0000-4000-8000-000000000001', 'x', '29990101000000_next_release', now(), now(), 1)",
+    );
     const status = await migrate('status');
-    expect(status.out).toContain('applied, not shipped by this image (the database is ahead; fine for a rollback, docs/operations.md): 29990101000000_next_release');
+    expect(status.out).toContain(
+      'applied, not shipped by this image (the database is ahead; fine for a rollback, docs/operations.md): 29990101000000_next_release',
+    );
     expect(status.code).toBe(0);
     const wait = startWait();
     expect(await wait.exit).toBe(0);

@@ -36,7 +36,9 @@ describe('docs/architecture.md', () => {
   });
 
   it('lists every subpath of @rolelink/db, and no other', () => {
-    const pkg = JSON.parse(readFileSync(path.join(root, 'packages', 'db', 'package.json'), 'utf8')) as { exports: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(root, 'packages', 'db', 'package.json'), 'utf8')) as {
+      exports: Record<string, string>;
+    };
     const subpaths = Object.keys(pkg.exports).map((k) => `@rolelink/db/${k.replace(/^\.\//, '')}`);
     expect(sorted(firstColumnNames(section('### Subpaths')))).toEqual(sorted(subpaths));
   });
@@ -46,10 +48,17 @@ describe('docs/architecture.md', () => {
       .split('\n')
       .filter((l) => l.startsWith('|') && !/^\|\s*-/.test(l))
       .slice(1);
-    const documented = new Map(rows.map((l) => [/`([^`]+)`/.exec(l.split('|')[1] ?? '')?.[1] ?? '', l.split('|')[2] ?? '']));
+    const documented = new Map(
+      rows.map((l) => [/`([^`]+)`/.exec(l.split('|')[1] ?? '')?.[1] ?? '', l.split('|')[2] ?? '']),
+    );
     expect(sorted(documented.keys())).toEqual(sorted(Object.keys(jobCatalog)));
     for (const [queue, jobs] of Object.entries(jobCatalog)) {
-      for (const job of Object.keys(jobs)) expect({ queue, job, documented: (documented.get(queue) ?? '').includes(`\`${job}`) }).toEqual({ queue, job, documented: true });
+      for (const job of Object.keys(jobs))
+        expect({ queue, job, documented: (documented.get(queue) ?? '').includes(`\`${job}`) }).toEqual({
+          queue,
+          job,
+          documented: true,
+        });
     }
   });
 

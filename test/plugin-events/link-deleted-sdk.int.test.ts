@@ -43,7 +43,8 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 /** Polls until `done`, for at most 30 s unless told otherwise. */
-const until = <T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 30_000) => pollUntil(read, done, what, timeoutMs);
+const until = <T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 30_000) =>
+  pollUntil(read, done, what, timeoutMs);
 
 /** A link registered with the SDK plugin, which opted in to `link.deleted` on /register. */
 async function registered(): Promise<SeededLink> {
@@ -75,7 +76,10 @@ describe('link.deleted to an SDK plugin', () => {
       (s) => s.length === 2,
       'the event, then DELETE /config',
     );
-    expect(seen.filter((s) => s.endsWith(` ${link.guildId}`))).toEqual([`event ${link.guildId}`, `delete ${link.guildId}`]);
+    expect(seen.filter((s) => s.endsWith(` ${link.guildId}`))).toEqual([
+      `event ${link.guildId}`,
+      `delete ${link.guildId}`,
+    ]);
     const [entry] = await listEventLog(h.db.pool, link.linkId);
     expect(entry).toMatchObject({ kind: 'link.deleted', state: 'delivered' });
     expect(entry!.attempts.map((a) => a.httpStatus)).toEqual([204]); // verified at the first attempt
@@ -88,7 +92,9 @@ describe('link.deleted to an SDK plugin', () => {
     await deleteThroughAdmin(link);
     expect(seen).not.toContain(`delete ${link.guildId}`);
     // As if the 24 h window had passed: the next failure drops the event.
-    await h.db.pool.query(`UPDATE plugin_event SET retry_from = retry_from - interval '25 hours' WHERE link_id = $1`, [link.linkId]);
+    await h.db.pool.query(`UPDATE plugin_event SET retry_from = retry_from - interval '25 hours' WHERE link_id = $1`, [
+      link.linkId,
+    ]);
     await sweepEvents(h.ctx, h.broker.jobs);
     await until(
       () => seen,

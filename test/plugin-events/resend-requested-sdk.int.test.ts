@@ -7,7 +7,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyRemovals, requestListResend, showLink } from '@rolelink/admin';
 import { listEventLog } from '@rolelink/db/events';
-import { configForm, fields, MemoryTokenStore, pluginMiddleware, RoleLinkClient, section, type PluginEvent } from '@rolelink/plugin-sdk';
+import {
+  configForm,
+  fields,
+  MemoryTokenStore,
+  pluginMiddleware,
+  RoleLinkClient,
+  section,
+  type PluginEvent,
+} from '@rolelink/plugin-sdk';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { testAdminDeps } from '../../packages/admin/src/testing/deps';
@@ -27,7 +35,8 @@ const lists = new Map<string, string[]>();
 const handled: { event: PluginEvent<'list.resend_requested'>; userCount: number | undefined; held: boolean }[] = [];
 let apiUrl = '';
 
-const client = (link: { guildId: string; roleId: string; token: string }) => new RoleLinkClient({ baseUrl: apiUrl, ...link, retry: { retries: 0 } });
+const client = (link: { guildId: string; roleId: string; token: string }) =>
+  new RoleLinkClient({ baseUrl: apiUrl, ...link, retry: { retries: 0 } });
 
 const app = pluginMiddleware({
   store,
@@ -68,7 +77,8 @@ afterAll(async () => {
 });
 
 /** Polls until `done`, for at most 60 s unless told otherwise. */
-const until = <T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 60_000) => pollUntil(read, done, what, timeoutMs);
+const until = <T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs = 60_000) =>
+  pollUntil(read, done, what, timeoutMs);
 
 describe('list.resend_requested to an SDK plugin', () => {
   it('is asked for on /register, delivered, verified, and answered by a resent list that the applied removal lets through', async () => {
@@ -78,7 +88,13 @@ describe('list.resend_requested to an SDK plugin', () => {
     const at = { guildId: link.guildId, roleId: link.roleId };
     const deps = testAdminDeps(h.db);
     // The SDK asked for the kind it has a handler for.
-    expect((await h.db.pool.query<{ kinds: string[] }>('SELECT kinds FROM plugin_event_link WHERE link_id = $1', [link.linkId])).rows[0]!.kinds).toEqual(['list.resend_requested']);
+    expect(
+      (
+        await h.db.pool.query<{ kinds: string[] }>('SELECT kinds FROM plugin_event_link WHERE link_id = $1', [
+          link.linkId,
+        ])
+      ).rows[0]!.kinds,
+    ).toEqual(['list.resend_requested']);
 
     // The plugin's list shrinks from 50 to 5: held, and the owner applies it; the plugin does not resend yet.
     const ids = userIds(50);
@@ -98,7 +114,13 @@ describe('list.resend_requested to an SDK plugin', () => {
       'the plugin to handle list.resend_requested',
     );
     const [seen] = handled;
-    expect(seen!.event).toMatchObject({ id: asked.event_id, type: 'list.resend_requested', guild_id: link.guildId, role_id: link.roleId, data: { change_id: applied.change_id, window_ends_at: applied.window_ends_at } });
+    expect(seen!.event).toMatchObject({
+      id: asked.event_id,
+      type: 'list.resend_requested',
+      guild_id: link.guildId,
+      role_id: link.roleId,
+      data: { change_id: applied.change_id, window_ends_at: applied.window_ends_at },
+    });
     // The resent list went through without a new hold: the owner's confirmation covered it.
     expect(seen).toMatchObject({ userCount: 5, held: false });
     // The handler ran before the plugin answered; the broker records the answer right after.
@@ -113,6 +135,10 @@ describe('list.resend_requested to an SDK plugin', () => {
     // The card's note about waiting for the list gives way to the removals under way.
     const shown = await showLink(deps, at);
     expect(shown.held_change).toBeNull();
-    expect(shown.removal).toMatchObject({ change_id: applied.change_id, state: 'removing', list_resent_at: expect.any(String) });
+    expect(shown.removal).toMatchObject({
+      change_id: applied.change_id,
+      state: 'removing',
+      list_resent_at: expect.any(String),
+    });
   }, 120_000);
 });

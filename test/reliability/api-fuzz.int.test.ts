@@ -15,7 +15,12 @@ const REQUESTS = SCALE === 'full' ? 100_000 : 3_000;
 const IN_FLIGHT = 16;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 
-type Body = { kind: 'none' } | { kind: 'text'; text: string } | { kind: 'ids'; count: number; digits: number } | { kind: 'nested'; depth: number } | { kind: 'bytes'; size: number };
+type Body =
+  | { kind: 'none' }
+  | { kind: 'text'; text: string }
+  | { kind: 'ids'; count: number; digits: number }
+  | { kind: 'nested'; depth: number }
+  | { kind: 'bytes'; size: number };
 type Req = { method: string; path: string; headers: Record<string, string>; body: Body };
 
 let db: TestDb;
@@ -62,11 +67,26 @@ const anyId = fc.oneof(
 const linkPath = fc.constantFrom(0, 1).map((i) => `/api/role-link/${links[i]!.guildId}/${links[i]!.roleId}`);
 const anyBase = fc.oneof(
   { weight: 6, arbitrary: linkPath },
-  { weight: 2, arbitrary: fc.tuple(anyId, anyId).map(([g, r]) => `/api/role-link/${encodeURIComponent(g)}/${encodeURIComponent(r)}`) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(anyId, anyId)
+      .map(([g, r]) => `/api/role-link/${encodeURIComponent(g)}/${encodeURIComponent(r)}`),
+  },
   { weight: 1, arbitrary: fc.constant('/api/role-link') },
 );
 const suffix = fc.oneof(
-  fc.constantFrom('/users', '/users/upload', '/users/', '//users', '/users/upload/x/chunk', '/users/upload/00000000-0000-4000-8000-000000000000/commit', '/USERS', '/users?dry_run=1', '/users/%2e%2e'),
+  fc.constantFrom(
+    '/users',
+    '/users/upload',
+    '/users/',
+    '//users',
+    '/users/upload/x/chunk',
+    '/users/upload/00000000-0000-4000-8000-000000000000/commit',
+    '/USERS',
+    '/users?dry_run=1',
+    '/users/%2e%2e',
+  ),
   anyId.map((id) => `/users/${encodeURIComponent(id)}`),
   fc.uuid().map((u) => `/users/upload/${u}/chunk`),
   fc.uuid().map((u) => `/users/upload/${u}/commit`),
@@ -78,28 +98,75 @@ const anyPath = fc.oneof(
   { weight: 1, arbitrary: fc.webPath().map((p) => p || '/') },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => `/api/${encodeURIComponent(s)}`) },
 );
-const method = fc.oneof({ weight: 8, arbitrary: fc.constantFrom('GET', 'PUT', 'POST', 'DELETE') }, { weight: 1, arbitrary: fc.constantFrom('PATCH', 'OPTIONS', 'HEAD', 'PROPFIND', 'TRACE') });
+const method = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('GET', 'PUT', 'POST', 'DELETE') },
+  { weight: 1, arbitrary: fc.constantFrom('PATCH', 'OPTIONS', 'HEAD', 'PROPFIND', 'TRACE') },
+);
 const authFor = (path: string) => {
   const own = links.find((l) => path.includes(`${l.guildId}/${l.roleId}`));
   const valid = own?.token ?? links[0]!.token;
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant(`Token ${valid}`) },
     { weight: 1, arbitrary: fc.constant(`Token ${links.find((l) => l !== own)?.token ?? links[1]!.token}`) },
-    { weight: 1, arbitrary: fc.constantFrom(`Bearer ${valid}`, 'Token', 'Token ', `token ${valid}`, `Token  ${valid}`, `Token ${valid}x`, `Basic dXNlcjpwYXNz`, `Token ${'a'.repeat(8000)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        `Bearer ${valid}`,
+        'Token',
+        'Token ',
+        `token ${valid}`,
+        `Token  ${valid}`,
+        `Token ${valid}x`,
+        `Basic dXNlcjpwYXNz`,
+        `Token ${'a'.repeat(8000)}`,
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 60 }).filter((s) => /^[\x20-\x7e]*$/.test(s)) },
     { weight: 1, arbitrary: fc.constant('') },
   );
 };
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', '', 'application/*');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  '',
+  'application/*',
+);
 const jsonValue = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v));
 const body: fc.Arbitrary<Body> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ kind: 'none' as const }) },
-  { weight: 6, arbitrary: fc.array(fc.oneof(digits(18), digits(17), digits(20), digits(16), digits(21), fc.integer().map(String)), { maxLength: 50 }).map((ids) => ({ kind: 'text' as const, text: JSON.stringify(ids) })) },
-  { weight: 2, arbitrary: fc.array(fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.boolean(), fc.string()), { maxLength: 20 }).map((a) => ({ kind: 'text' as const, text: JSON.stringify(a) })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .array(fc.oneof(digits(18), digits(17), digits(20), digits(16), digits(21), fc.integer().map(String)), {
+        maxLength: 50,
+      })
+      .map((ids) => ({ kind: 'text' as const, text: JSON.stringify(ids) })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.oneof(fc.integer(), fc.double(), fc.constant(null), fc.boolean(), fc.string()), { maxLength: 20 })
+      .map((a) => ({ kind: 'text' as const, text: JSON.stringify(a) })),
+  },
   { weight: 2, arbitrary: jsonValue.map((text) => ({ kind: 'text' as const, text })) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((text) => ({ kind: 'text' as const, text })) },
-  { weight: 1, arbitrary: fc.constantFrom('[', '{"a":', '["1"', '[1,]', 'null', '""', 'true', '1e999', '[\u0000]', '\ufeff[]', '[]]').map((text) => ({ kind: 'text' as const, text })) },
-  { weight: 1, arbitrary: fc.constantFrom(1_000, 10_001).map((count) => ({ kind: 'ids' as const, count, digits: 18 })) },
+  {
+    weight: 2,
+    arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((text) => ({ kind: 'text' as const, text })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('[', '{"a":', '["1"', '[1,]', 'null', '""', 'true', '1e999', '[\u0000]', '\ufeff[]', '[]]')
+      .map((text) => ({ kind: 'text' as const, text })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(1_000, 10_001).map((count) => ({ kind: 'ids' as const, count, digits: 18 })),
+  },
   { weight: 1, arbitrary: fc.constantFrom(10, 1_000).map((depth) => ({ kind: 'nested' as const, depth })) },
 );
 
@@ -123,7 +190,12 @@ function heavyRequests(): Req[] {
         ['POST', '/users/upload/00000000-0000-4000-8000-000000000000/chunk'],
         ['POST', '/users/100000000000000001'],
       ] as const) {
-        out.push({ method: m, path: base + suffix, headers: { authorization: `Token ${l.token}`, 'content-type': 'application/json' }, body: b });
+        out.push({
+          method: m,
+          path: base + suffix,
+          headers: { authorization: `Token ${l.token}`, 'content-type': 'application/json' },
+          body: b,
+        });
       }
     }
   }
@@ -192,24 +264,35 @@ function send(req: Req): Promise<Outcome> {
   const payload = materialize(req.body);
   return new Promise((resolve) => {
     const sentAt = Date.now();
-    const r = http.request({ host: '127.0.0.1', port: api.port, method: req.method, path: req.path, agent, headers: { ...req.headers, ...(payload ? { 'content-length': String(payload.length) } : {}) } }, (res) => {
-      answered();
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => {
+    const r = http.request(
+      {
+        host: '127.0.0.1',
+        port: api.port,
+        method: req.method,
+        path: req.path,
+        agent,
+        headers: { ...req.headers, ...(payload ? { 'content-length': String(payload.length) } : {}) },
+      },
+      (res) => {
         answered();
-        chunks.push(c);
-      });
-      res.on('end', () => {
-        clearInterval(watch);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', (e) => {
-        clearInterval(watch);
-        resolve({ error: e.message });
-      });
-    });
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          answered();
+          chunks.push(c);
+        });
+        res.on('end', () => {
+          clearInterval(watch);
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (e) => {
+          clearInterval(watch);
+          resolve({ error: e.message });
+        });
+      },
+    );
     const watch = setInterval(() => {
-      if (Date.now() - Math.max(sentAt, lastAnswerAt) > STALL_MS) r.destroy(new Error(`timeout: the API answered nothing for ${STALL_MS / 1000} s`));
+      if (Date.now() - Math.max(sentAt, lastAnswerAt) > STALL_MS)
+        r.destroy(new Error(`timeout: the API answered nothing for ${STALL_MS / 1000} s`));
     }, 1_000);
     r.on('error', (e) => {
       clearInterval(watch);
@@ -233,7 +316,8 @@ function violation(req: Req, out: Outcome): string | null {
   }
   const p = parsed as { statusCode?: unknown; message?: unknown; errors?: { error?: unknown } };
   if (out.status === 409 && p.errors?.error === 'confirm_required') return null;
-  if (p.statusCode !== out.status || typeof p.message !== 'string' || p.message.length === 0) return `status ${out.status} not in the §7 shape: ${out.body.slice(0, 120)}`;
+  if (p.statusCode !== out.status || typeof p.message !== 'string' || p.message.length === 0)
+    return `status ${out.status} not in the §7 shape: ${out.body.slice(0, 120)}`;
   return null;
 }
 
@@ -255,7 +339,10 @@ describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed r
           const out = await send(req);
           if (api.child.exitCode !== null || api.child.signalCode !== null) {
             restarts++;
-            violations.push({ req: `${req.method} ${req.path}`, why: `API process exited (${api.child.exitCode ?? api.child.signalCode})` });
+            violations.push({
+              req: `${req.method} ${req.path}`,
+              why: `API process exited (${api.child.exitCode ?? api.child.signalCode})`,
+            });
             api = await start();
           }
           if ('status' in out) statuses.set(out.status, (statuses.get(out.status) ?? 0) + 1);
@@ -263,7 +350,8 @@ describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed r
           if (why) {
             if ('status' in out && out.status >= 500) fivexx++;
             else unshaped++;
-            if (violations.length < 20) violations.push({ req: `${req.method} ${req.path.slice(0, 120)} [${req.body.kind}]`, why });
+            if (violations.length < 20)
+              violations.push({ req: `${req.method} ${req.path.slice(0, 120)} [${req.body.kind}]`, why });
           }
         }
       };
@@ -271,9 +359,21 @@ describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed r
       const seconds = (Date.now() - started) / 1000;
 
       report([
-        { scenario: 'api-fuzz', name: 'requests sent', value: requests.length, goal: SCALE === 'full' ? '≥ 100,000' : 'smoke', met: SCALE === 'full' ? requests.length >= 100_000 : undefined },
+        {
+          scenario: 'api-fuzz',
+          name: 'requests sent',
+          value: requests.length,
+          goal: SCALE === 'full' ? '≥ 100,000' : 'smoke',
+          met: SCALE === 'full' ? requests.length >= 100_000 : undefined,
+        },
         { scenario: 'api-fuzz', name: '5xx answers', value: fivexx, goal: '0', met: fivexx === 0 },
-        { scenario: 'api-fuzz', name: 'answers not in the §7 shape (or no answer)', value: unshaped, goal: '0', met: unshaped === 0 },
+        {
+          scenario: 'api-fuzz',
+          name: 'answers not in the §7 shape (or no answer)',
+          value: unshaped,
+          goal: '0',
+          met: unshaped === 0,
+        },
         { scenario: 'api-fuzz', name: 'API process restarts', value: restarts, goal: '0', met: restarts === 0 },
         { scenario: 'api-fuzz', name: 'requests per second', value: Math.round(requests.length / seconds) },
         {
@@ -292,7 +392,9 @@ describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed r
 
   it('still answers a valid request afterwards, and the list holds only valid IDs', async () => {
     const l = links[1]!;
-    const res = await fetch(`${api.origin}/api/role-link/${l.guildId}/${l.roleId}/users`, { headers: { authorization: `Token ${l.token}` } });
+    const res = await fetch(`${api.origin}/api/role-link/${l.guildId}/${l.roleId}/users`, {
+      headers: { authorization: `Token ${l.token}` },
+    });
     expect(res.status).toBe(200);
     const { data } = (await res.json()) as { data: string[] };
     expect(data.every((id) => /^[0-9]{17,20}$/.test(id))).toBe(true);

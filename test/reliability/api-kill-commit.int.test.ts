@@ -36,7 +36,12 @@ const call = (a: RunningApi, method: string, path: string, body?: unknown, heade
 const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string) => pollUntil(read, done, what, 60_000);
 
 /** Backends of this test's database with a statement waiting for a lock: the commit, held by the test. */
-const waitingOnLock = () => db.pool.query<{ pid: number; query: string }>("SELECT pid, query FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'").then((r) => r.rows);
+const waitingOnLock = () =>
+  db.pool
+    .query<{ pid: number; query: string }>(
+      "SELECT pid, query FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'",
+    )
+    .then((r) => r.rows);
 
 beforeAll(async () => {
   db = await createTestDb();
@@ -54,7 +59,9 @@ describe('the API killed in the middle of a commit', () => {
     api = await startApi(env());
     const old = userIds(3, 900000000000000000n);
     expect((await call(api, 'PUT', base(), old)).status).toBe(200);
-    const { upload_id: uploadId } = ((await (await call(api, 'POST', `${base()}/upload`)).json()) as { data: { upload_id: string } }).data;
+    const { upload_id: uploadId } = (
+      (await (await call(api, 'POST', `${base()}/upload`)).json()) as { data: { upload_id: string } }
+    ).data;
     expect((await call(api, 'POST', `${base()}/upload/${uploadId}/chunk`, userIds(STAGED))).status).toBe(200);
 
     const blocker = new Client({ connectionString: db.url });
@@ -68,7 +75,11 @@ describe('the API killed in the middle of a commit', () => {
         (r) => r.status,
         (err: Error) => err.message,
       );
-      const [held] = await until(waitingOnLock, (rows) => rows.length > 0, "the commit's statement waiting on link_user");
+      const [held] = await until(
+        waitingOnLock,
+        (rows) => rows.length > 0,
+        "the commit's statement waiting on link_user",
+      );
       const killed = api.child;
       killed.kill('SIGKILL');
       await new Promise((resolve) => killed.once('exit', resolve));
@@ -88,9 +99,10 @@ describe('the API killed in the middle of a commit', () => {
       "the orphaned commit's backend to end",
     );
     expect(await listOf(db, link.linkId)).toEqual(old);
-    const { rows: session } = await db.pool.query<{ closed: boolean; staged: number }>('SELECT closed_at IS NOT NULL AS closed, (SELECT count(*)::int FROM upload_staged WHERE upload_id = $1) AS staged FROM upload_session WHERE id = $1', [
-      uploadId,
-    ]);
+    const { rows: session } = await db.pool.query<{ closed: boolean; staged: number }>(
+      'SELECT closed_at IS NOT NULL AS closed, (SELECT count(*)::int FROM upload_staged WHERE upload_id = $1) AS staged FROM upload_session WHERE id = $1',
+      [uploadId],
+    );
     expect(session[0]).toEqual({ closed: false, staged: STAGED });
 
     api = await startApi(env());

@@ -124,30 +124,71 @@ describe('plugin broker SIGKILLed while a link is being created (issue 13)', () 
     );
     // If the broker failed before reaching the plugin, say so instead of waiting forever.
     const early = await Promise.race([seen.then(() => null), creating]);
-    if (early) throw new Error(`the broker failed before reaching the plugin: ${early instanceof AppError ? JSON.stringify(early.toBody()) : (early as Error).message}`);
+    if (early)
+      throw new Error(
+        `the broker failed before reaching the plugin: ${early instanceof AppError ? JSON.stringify(early.toBody()) : (early as Error).message}`,
+      );
     broker.kill('SIGKILL');
     const err = await creating;
     const answeredMs = Date.now() - started;
     expect(err).toBeInstanceOf(AppError);
     expect([(err as AppError).status, (err as AppError).message]).toEqual([502, PluginCallMessage.register]);
 
-    const rows = async () => (await db.pool.query('SELECT id FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId])).rowCount;
+    const rows = async () =>
+      (await db.pool.query('SELECT id FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]))
+        .rowCount;
     const halfCreated = await rows();
-    const orphanLists = (await db.pool.query('SELECT 1 FROM link_user lu WHERE NOT EXISTS (SELECT 1 FROM role_link l WHERE l.id = lu.link_id)')).rowCount ?? 0;
-    const firstTokenOpens = (await db.pool.query('SELECT 1 FROM role_link WHERE token_hash = $1', [hashToken(tokens[0]!)])).rowCount ?? 0;
+    const orphanLists =
+      (
+        await db.pool.query(
+          'SELECT 1 FROM link_user lu WHERE NOT EXISTS (SELECT 1 FROM role_link l WHERE l.id = lu.link_id)',
+        )
+      ).rowCount ?? 0;
+    const firstTokenOpens =
+      (await db.pool.query('SELECT 1 FROM role_link WHERE token_hash = $1', [hashToken(tokens[0]!)])).rowCount ?? 0;
 
     answer = true;
     await startBroker();
     const created = await createLink(deps(), { guildId, roleId, pluginUrl: plugin.url });
-    const stored = await db.pool.query<{ token_hash: Buffer }>('SELECT token_hash FROM role_link WHERE id = $1', [created.link_id]);
+    const stored = await db.pool.query<{ token_hash: Buffer }>('SELECT token_hash FROM role_link WHERE id = $1', [
+      created.link_id,
+    ]);
 
     report([
-      { scenario: 'broker-kill', name: 'time until the admin got the 502 (ms)', value: answeredMs, goal: '≤ the register deadline, 7,000 + 1,000', met: answeredMs <= 8_000 },
-      { scenario: 'broker-kill', name: 'half-created links left', value: (halfCreated ?? 0) + orphanLists, goal: '0', met: halfCreated === 0 && orphanLists === 0 },
-      { scenario: 'broker-kill', name: 'links the first token still opens', value: firstTokenOpens, goal: '0', met: firstTokenOpens === 0 },
-      { scenario: 'broker-kill', name: 'retry with a new broker', value: created.link_id ? 'created' : 'failed', goal: 'created', met: Boolean(created.link_id) },
+      {
+        scenario: 'broker-kill',
+        name: 'time until the admin got the 502 (ms)',
+        value: answeredMs,
+        goal: '≤ the register deadline, 7,000 + 1,000',
+        met: answeredMs <= 8_000,
+      },
+      {
+        scenario: 'broker-kill',
+        name: 'half-created links left',
+        value: (halfCreated ?? 0) + orphanLists,
+        goal: '0',
+        met: halfCreated === 0 && orphanLists === 0,
+      },
+      {
+        scenario: 'broker-kill',
+        name: 'links the first token still opens',
+        value: firstTokenOpens,
+        goal: '0',
+        met: firstTokenOpens === 0,
+      },
+      {
+        scenario: 'broker-kill',
+        name: 'retry with a new broker',
+        value: created.link_id ? 'created' : 'failed',
+        goal: 'created',
+        met: Boolean(created.link_id),
+      },
     ]);
-    expect({ halfCreated, orphanLists, firstTokenOpens }).toEqual({ halfCreated: 0, orphanLists: 0, firstTokenOpens: 0 });
+    expect({ halfCreated, orphanLists, firstTokenOpens }).toEqual({
+      halfCreated: 0,
+      orphanLists: 0,
+      firstTokenOpens: 0,
+    });
     expect(answeredMs).toBeLessThanOrEqual(8_000);
     expect(await rows()).toBe(1);
     // The link holds the token the plugin was given on the retry.

@@ -18,7 +18,9 @@ export function report(figures: Figure[]): void {
   const at = new Date().toISOString();
   for (const f of figures) {
     const verdict = f.met === undefined ? '' : f.met ? '  ok' : '  MISSED';
-    process.stdout.write(`[reliability:${SCALE}] ${f.scenario} · ${f.name}: ${f.value}${f.goal ? ` (goal ${f.goal})` : ''}${verdict}\n`);
+    process.stdout.write(
+      `[reliability:${SCALE}] ${f.scenario} · ${f.name}: ${f.value}${f.goal ? ` (goal ${f.goal})` : ''}${verdict}\n`,
+    );
     appendFileSync(FILE, `${JSON.stringify({ at, scale: SCALE, ...f })}\n`);
   }
 }

@@ -81,7 +81,11 @@ describe('every /metrics with Redis and PostgreSQL stopped', () => {
     for (const [name, s] of running) {
       const up = await scrape(s.port);
       expect({ name, status: up.status }).toEqual({ name, status: 200 });
-      expect({ name, db: sample(up.body, 'rolelink_dependency_up', { dependency: 'db' }), redis: sample(up.body, 'rolelink_dependency_up', { dependency: 'redis' }) }).toEqual({ name, db: 1, redis: 1 });
+      expect({
+        name,
+        db: sample(up.body, 'rolelink_dependency_up', { dependency: 'db' }),
+        redis: sample(up.body, 'rolelink_dependency_up', { dependency: 'redis' }),
+      }).toEqual({ name, db: 1, redis: 1 });
     }
     // Issue 37 §3: the API reports the outbox's age too, so the sync alerts see it with no worker running.
     const api = (await scrape(running.get('api')!.port)).body;
@@ -102,9 +106,19 @@ describe('every /metrics with Redis and PostgreSQL stopped', () => {
       // neither wait on them nor pile up more.
       for (let i = 0; i < 3; i++) {
         const down = await scrape(s.port);
-        figures.push({ scenario: 'metrics outage', name: `${name} /metrics ms, Redis and PostgreSQL down (scrape ${i + 1})`, value: Math.round(down.ms), goal: '≤ 1000', met: down.ms <= 1000 });
+        figures.push({
+          scenario: 'metrics outage',
+          name: `${name} /metrics ms, Redis and PostgreSQL down (scrape ${i + 1})`,
+          value: Math.round(down.ms),
+          goal: '≤ 1000',
+          met: down.ms <= 1000,
+        });
         expect({ name, status: down.status }).toEqual({ name, status: 200 });
-        expect({ name, db: sample(down.body, 'rolelink_dependency_up', { dependency: 'db' }), redis: sample(down.body, 'rolelink_dependency_up', { dependency: 'redis' }) }).toEqual({ name, db: 0, redis: 0 });
+        expect({
+          name,
+          db: sample(down.body, 'rolelink_dependency_up', { dependency: 'db' }),
+          redis: sample(down.body, 'rolelink_dependency_up', { dependency: 'redis' }),
+        }).toEqual({ name, db: 0, redis: 0 });
       }
     }
     const worker = (await scrape(running.get('bot-worker')!.port)).body;
@@ -124,7 +138,11 @@ describe('every /metrics with Redis and PostgreSQL stopped', () => {
       // reconnect attempts (each scrape probes both again).
       await s.logged(/"message":"redis down"/);
       for (let i = 0; i < 3; i++) await scrape(s.port);
-      expect({ name, redisDown: lines(s, /^redis down$/).length, dbDown: lines(s, /^db down$/).length }).toEqual({ name, redisDown: 1, dbDown: 1 });
+      expect({ name, redisDown: lines(s, /^redis down$/).length, dbDown: lines(s, /^db down$/).length }).toEqual({
+        name,
+        redisDown: 1,
+        dbDown: 1,
+      });
       // Nothing else about the lost connections: no line per attempt from the BullMQ workers or queues.
       expect({ name, errors: lines(s, /worker error|queue error|redis error/).length }).toEqual({ name, errors: 0 });
     }

@@ -44,11 +44,19 @@ export async function startOwnPostgres(settings: 'fast' | 'defaults' = 'fast'): 
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(dir, uid, gid);
   }
-  const run = (cmd: string, args: string[]) => execFileSync(asRoot ? 'runuser' : path.join(bin, cmd), asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args, { stdio: 'pipe', cwd: dir });
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(
+      asRoot ? 'runuser' : path.join(bin, cmd),
+      asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args,
+      { stdio: 'pipe', cwd: dir },
+    );
   const port = await freePort();
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1` + (settings === 'fast' ? ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off' : '');
-  const ctl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
+  const options =
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1` +
+    (settings === 'fast' ? ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off' : '');
+  const ctl = (...args: string[]) =>
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
   ctl('start');
   const url = (db: string) => `postgresql://postgres@127.0.0.1:${port}/${db}`;
   const adminUrl = url('postgres');
@@ -64,7 +72,11 @@ export async function startOwnPostgres(settings: 'fast' | 'defaults' = 'fast'): 
       } finally {
         await admin.end();
       }
-      execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url(db) }, stdio: 'pipe' });
+      execFileSync(
+        process.execPath,
+        ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'],
+        { cwd: ROOT, env: { ...process.env, DATABASE_URL: url(db) }, stdio: 'pipe' },
+      );
       return url(db);
     },
     // `-m fast`: what an operator's restart or a failover does to clients — every connection is closed and

@@ -48,7 +48,9 @@ async function restartWhenBusy(busy: RegExp): Promise<{ restartedAfterMs: number
   await watcher.connect();
   try {
     for (;;) {
-      const { rows } = await watcher.query<{ query: string }>("SELECT query FROM pg_stat_activity WHERE datname = 'rolelink' AND state = 'active' AND pid <> pg_backend_pid()");
+      const { rows } = await watcher.query<{ query: string }>(
+        "SELECT query FROM pg_stat_activity WHERE datname = 'rolelink' AND state = 'active' AND pid <> pg_backend_pid()",
+      );
       const hit = rows.find((r) => busy.test(r.query));
       if (hit) {
         await watcher.end();
@@ -87,7 +89,11 @@ async function count(sql: string, params: unknown[]): Promise<number> {
   }
 }
 const listCount = () => count('SELECT count(*) AS n FROM link_user WHERE link_id = $1', [link.linkId]);
-const listHasAll = async (ids: string[]) => (await count(`SELECT count(*) AS n FROM link_user WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i)`, [link.linkId, ids])) === ids.length;
+const listHasAll = async (ids: string[]) =>
+  (await count(
+    `SELECT count(*) AS n FROM link_user WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i)`,
+    [link.linkId, ids],
+  )) === ids.length;
 
 describe('PostgreSQL restarted mid-write (issue 13)', () => {
   it(`a ${PUT_IDS.toLocaleString('en-US')}-ID PUT: clear 503, old list intact, the retry succeeds`, async () => {
@@ -96,7 +102,12 @@ describe('PostgreSQL restarted mid-write (issue 13)', () => {
     const next = userIds(PUT_IDS, 400000000000000000n);
 
     const sent = Date.now();
-    const put = fetch(base(), { method: 'PUT', headers: headers(), body: JSON.stringify(next), signal: AbortSignal.timeout(60_000) }).then(answer);
+    const put = fetch(base(), {
+      method: 'PUT',
+      headers: headers(),
+      body: JSON.stringify(next),
+      signal: AbortSignal.timeout(60_000),
+    }).then(answer);
     const restart = await restartWhenBusy(/link_user|new_list/i);
     const res = await put;
     const answeredMs = Date.now() - sent;
@@ -106,10 +117,22 @@ describe('PostgreSQL restarted mid-write (issue 13)', () => {
     const after = await listCount();
     figures.push(
       { scenario: 'postgres-restart', name: 'PUT: statement interrupted', value: restart.statement },
-      { scenario: 'postgres-restart', name: 'PUT: answer during the restart', value: `${res.status} ${JSON.stringify(res.body).slice(0, 100)}`, goal: '503 in the §7 shape', met: res.status === 503 },
+      {
+        scenario: 'postgres-restart',
+        name: 'PUT: answer during the restart',
+        value: `${res.status} ${JSON.stringify(res.body).slice(0, 100)}`,
+        goal: '503 in the §7 shape',
+        met: res.status === 503,
+      },
       { scenario: 'postgres-restart', name: 'PUT: answered after (ms)', value: answeredMs },
       { scenario: 'postgres-restart', name: 'PUT: old list intact', value: String(intact), goal: 'true', met: intact },
-      { scenario: 'postgres-restart', name: 'PUT: retry', value: `${retry.status}, ${after} users`, goal: `200, ${PUT_IDS} users`, met: retry.status === 200 && after === PUT_IDS },
+      {
+        scenario: 'postgres-restart',
+        name: 'PUT: retry',
+        value: `${retry.status}, ${after} users`,
+        goal: `200, ${PUT_IDS} users`,
+        met: retry.status === 200 && after === PUT_IDS,
+      },
     );
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ statusCode: 503, message: expect.stringMatching(/database/i) });
@@ -118,19 +141,34 @@ describe('PostgreSQL restarted mid-write (issue 13)', () => {
   }, 300_000);
 
   it(`a ${COMMIT_IDS.toLocaleString('en-US')}-ID commit: clear 503, staging intact, the retried commit succeeds`, async () => {
-    const upload = (await fetch(`${base()}/upload`, { method: 'POST', headers: headers() }).then(answer)) as { status: number; body: { data: { upload_id: string } } };
+    const upload = (await fetch(`${base()}/upload`, { method: 'POST', headers: headers() }).then(answer)) as {
+      status: number;
+      body: { data: { upload_id: string } };
+    };
     expect(upload.status).toBe(200);
     const id = upload.body.data.upload_id;
     for (let from = 0; from < COMMIT_IDS; from += 100_000) {
       const chunk = userIds(Math.min(100_000, COMMIT_IDS - from), 500000000000000000n + BigInt(from));
-      expect((await fetch(`${base()}/upload/${id}/chunk`, { method: 'POST', headers: headers(), body: JSON.stringify(chunk) })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${base()}/upload/${id}/chunk`, {
+            method: 'POST',
+            headers: headers(),
+            body: JSON.stringify(chunk),
+          })
+        ).status,
+      ).toBe(200);
     }
     const staged = () => count('SELECT count(*) AS n FROM upload_staged WHERE upload_id = $1', [id]);
     expect(await staged()).toBe(COMMIT_IDS);
     const before = await listCount();
 
     const sent = Date.now();
-    const commit = fetch(`${base()}/upload/${id}/commit`, { method: 'POST', headers: headers(), signal: AbortSignal.timeout(120_000) }).then(answer);
+    const commit = fetch(`${base()}/upload/${id}/commit`, {
+      method: 'POST',
+      headers: headers(),
+      signal: AbortSignal.timeout(120_000),
+    }).then(answer);
     const restart = await restartWhenBusy(/upload_staged|new_list|link_user/i);
     const res = await commit;
     const answeredMs = Date.now() - sent;
@@ -141,10 +179,28 @@ describe('PostgreSQL restarted mid-write (issue 13)', () => {
     const after = await listCount();
     figures.push(
       { scenario: 'postgres-restart', name: 'commit: statement interrupted', value: restart.statement },
-      { scenario: 'postgres-restart', name: 'commit: answer during the restart', value: `${res.status} ${JSON.stringify(res.body).slice(0, 100)}`, goal: '503 in the §7 shape', met: res.status === 503 },
+      {
+        scenario: 'postgres-restart',
+        name: 'commit: answer during the restart',
+        value: `${res.status} ${JSON.stringify(res.body).slice(0, 100)}`,
+        goal: '503 in the §7 shape',
+        met: res.status === 503,
+      },
       { scenario: 'postgres-restart', name: 'commit: answered after (ms)', value: answeredMs },
-      { scenario: 'postgres-restart', name: 'commit: staging and old list intact', value: String(stagingIntact && listIntact), goal: 'true', met: stagingIntact && listIntact },
-      { scenario: 'postgres-restart', name: 'commit: retry', value: `${retry.status}, ${after} users`, goal: `200, ${COMMIT_IDS} users`, met: retry.status === 200 && after === COMMIT_IDS },
+      {
+        scenario: 'postgres-restart',
+        name: 'commit: staging and old list intact',
+        value: String(stagingIntact && listIntact),
+        goal: 'true',
+        met: stagingIntact && listIntact,
+      },
+      {
+        scenario: 'postgres-restart',
+        name: 'commit: retry',
+        value: `${retry.status}, ${after} users`,
+        goal: `200, ${COMMIT_IDS} users`,
+        met: retry.status === 200 && after === COMMIT_IDS,
+      },
     );
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ statusCode: 503, message: expect.stringMatching(/database/i) });

@@ -5,7 +5,15 @@ import { Producer } from '@rolelink/queue';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
-import { GUILD_A, ROLE, guildSeed, ids, sorted, upsertGuild, waitFor } from '../../services/bot-worker/src/testing/harness';
+import {
+  GUILD_A,
+  ROLE,
+  guildSeed,
+  ids,
+  sorted,
+  upsertGuild,
+  waitFor,
+} from '../../services/bot-worker/src/testing/harness';
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { report } from './figures';
@@ -41,7 +49,9 @@ let gate: RedisGate;
 async function schedulerIds(url: string): Promise<string[]> {
   const connection = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
   connection.on('error', () => undefined);
-  const producers = [QueueName.roleSync, QueueName.notify, QueueName.drift].map((q) => new Producer(q, connection, 'rlrel'));
+  const producers = [QueueName.roleSync, QueueName.notify, QueueName.drift].map(
+    (q) => new Producer(q, connection, 'rlrel'),
+  );
   try {
     const found = await Promise.all(producers.map((p) => p.queue.getJobSchedulers()));
     return found
@@ -67,7 +77,12 @@ beforeAll(async () => {
   redis = await ownRedis();
   await redis.start();
   db = await createTestDb();
-  emulator = await startEmulator({ port: 0, roleBucket: { limit: 20, windowMs: 500 }, globalPerSecond: 50, seed: { guilds: [guildSeed(GUILD_A, CLIENTS * USERS_PER_CLIENT)] } });
+  emulator = await startEmulator({
+    port: 0,
+    roleBucket: { limit: 20, windowMs: 500 },
+    globalPerSecond: 50,
+    seed: { guilds: [guildSeed(GUILD_A, CLIENTS * USERS_PER_CLIENT)] },
+  });
   await upsertGuild(db.pool, GUILD_A, 'premium');
   link = await seedLink(db, { guildId: GUILD_A, roleId: ROLE.linked });
   const redisUrl = redis.url;
@@ -78,7 +93,16 @@ beforeAll(async () => {
   gate = await redisGate(redis.port);
   const workerPort = await freePort();
   const health = `http://127.0.0.1:${workerPort}`;
-  worker = startWorkerProcess({ databaseUrl: db.url, redisUrl: gate.url, prefix: 'rlrel', platformApiUrl: emulator.apiBase, botToken: emulator.botToken }, { WORKER_PORT: String(workerPort) });
+  worker = startWorkerProcess(
+    {
+      databaseUrl: db.url,
+      redisUrl: gate.url,
+      prefix: 'rlrel',
+      platformApiUrl: emulator.apiBase,
+      botToken: emulator.botToken,
+    },
+    { WORKER_PORT: String(workerPort) },
+  );
   await gate.firstClient;
   await redis.kill();
   gate.open();
@@ -115,7 +139,9 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
   it('loses no acknowledged write, and the platform ends matching the list exactly', async () => {
     const members = ids(CLIENTS * USERS_PER_CLIENT);
     // Each client owns its users, so the order of one user's writes is the order its client sent them.
-    const owned = Array.from({ length: CLIENTS }, (_, c) => members.slice(c * USERS_PER_CLIENT, (c + 1) * USERS_PER_CLIENT));
+    const owned = Array.from({ length: CLIENTS }, (_, c) =>
+      members.slice(c * USERS_PER_CLIENT, (c + 1) * USERS_PER_CLIENT),
+    );
     let seed = 20261123;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const base = `${api.origin}/api/role-link/${link.guildId}/${link.roleId}/users`;
@@ -141,7 +167,11 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
           });
         }
         const op: Op = { user: mine[Math.floor(random() * mine.length)]!, add: random() < 0.6 };
-        const status = await fetch(`${base}/${op.user}`, { method: op.add ? 'POST' : 'DELETE', headers, signal: AbortSignal.timeout(15_000) }).then(
+        const status = await fetch(`${base}/${op.user}`, {
+          method: op.add ? 'POST' : 'DELETE',
+          headers,
+          signal: AbortSignal.timeout(15_000),
+        }).then(
           (r) => r.status,
           () => 0,
         );
@@ -163,12 +193,17 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
     ).catch(() => schedulerIds(redis.url));
 
     const list = new Set(await listOf(db, link.linkId));
-    const lost = [...expected].filter(([user, add]) => add !== 'unknown' && list.has(user) !== add).map(([user]) => user);
+    const lost = [...expected]
+      .filter(([user, add]) => add !== 'unknown' && list.has(user) !== add)
+      .map(([user]) => user);
 
     // The platform converges on the list: the worker drains what survived, the sweeper re-enqueues the rest.
     const want = sorted([...list]);
     const holders = () => sorted(emulator.state.holders(GUILD_A, ROLE.linked));
-    const final = await waitFor(holders, (h) => h.join() === want.join(), { what: 'the platform matching the list', timeoutMs: 90_000 }).catch(() => holders());
+    const final = await waitFor(holders, (h) => h.join() === want.join(), {
+      what: 'the platform matching the list',
+      timeoutMs: 90_000,
+    }).catch(() => holders());
     const mismatched = final.filter((u) => !list.has(u)).length + want.filter((u) => !final.includes(u)).length;
 
     report([
@@ -176,10 +211,32 @@ describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CL
       { scenario: 'redis-loss', name: 'writes acknowledged (200)', value: acknowledged },
       { scenario: 'redis-loss', name: 'answers', value: [...statuses].map(([s, n]) => `${s}×${n}`).join(' ') },
       { scenario: 'redis-loss', name: 'Redis down for (ms)', value: restartedAt - killedAt },
-      { scenario: 'redis-loss', name: 'acknowledged writes lost', value: lost.length, goal: '0', met: lost.length === 0 },
-      { scenario: 'redis-loss', name: 'members not matching the list at the end (syncs lost)', value: mismatched, goal: '0', met: mismatched === 0 },
-      { scenario: 'redis-loss', name: 'seconds from the last write to the platform matching', value: ((Date.now() - writesDone) / 1000).toFixed(1) },
-      { scenario: 'redis-loss', name: 'job schedulers after the restart', value: schedulers.join(' '), goal: SCHEDULERS.replaceAll(',', ' '), met: schedulers.join() === SCHEDULERS },
+      {
+        scenario: 'redis-loss',
+        name: 'acknowledged writes lost',
+        value: lost.length,
+        goal: '0',
+        met: lost.length === 0,
+      },
+      {
+        scenario: 'redis-loss',
+        name: 'members not matching the list at the end (syncs lost)',
+        value: mismatched,
+        goal: '0',
+        met: mismatched === 0,
+      },
+      {
+        scenario: 'redis-loss',
+        name: 'seconds from the last write to the platform matching',
+        value: ((Date.now() - writesDone) / 1000).toFixed(1),
+      },
+      {
+        scenario: 'redis-loss',
+        name: 'job schedulers after the restart',
+        value: schedulers.join(' '),
+        goal: SCHEDULERS.replaceAll(',', ' '),
+        met: schedulers.join() === SCHEDULERS,
+      },
     ]);
     expect(killedAt).toBeGreaterThan(0);
     expect(acknowledged).toBeGreaterThan(WRITES / 2);

@@ -40,8 +40,19 @@ beforeAll(async () => {
   db = createDb(url, { max: 2 });
   prefix = testQueuePrefix();
   link = await seedLink(db, { plan: 'premium', trusted: true });
-  api = await startApi({ DATABASE_URL: url, REDIS_URL, QUEUE_PREFIX: prefix, API_RATE_LIMIT: 'on', API_RATE_LIMIT_PREMIUM: UNREACHED, API_RATE_LIMIT_FREE: UNREACHED });
-  const put = await fetch(api.origin + base(link), { method: 'PUT', headers: auth(link), body: JSON.stringify(readIds) });
+  api = await startApi({
+    DATABASE_URL: url,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    API_RATE_LIMIT: 'on',
+    API_RATE_LIMIT_PREMIUM: UNREACHED,
+    API_RATE_LIMIT_FREE: UNREACHED,
+  });
+  const put = await fetch(api.origin + base(link), {
+    method: 'PUT',
+    headers: auth(link),
+    body: JSON.stringify(readIds),
+  });
   expect(put.status).toBe(200);
 }, 120_000);
 afterAll(async () => {
@@ -53,7 +64,9 @@ afterAll(async () => {
 
 /** Dead row versions of the link's table and how often autovacuum has cleaned it so far. */
 async function linkTableState(): Promise<{ dead: number; vacuums: number }> {
-  const { rows } = await db.pool.query<{ dead: string; vacuums: string }>("SELECT n_dead_tup AS dead, autovacuum_count AS vacuums FROM pg_stat_user_tables WHERE relname = 'role_link'");
+  const { rows } = await db.pool.query<{ dead: string; vacuums: string }>(
+    "SELECT n_dead_tup AS dead, autovacuum_count AS vacuums FROM pg_stat_user_tables WHERE relname = 'role_link'",
+  );
   return { dead: Number(rows[0]?.dead ?? 0), vacuums: Number(rows[0]?.vacuums ?? 0) };
 }
 
@@ -80,9 +93,15 @@ function mixedRequests(): autocannon.Request[] {
     setupRequest: (req) => ({ ...req, path: `${base(link)}/${added.length > 64 ? added.shift()! : NOT_LISTED}` }),
   };
   let r = 0;
-  const readOne: autocannon.Request = { method: 'GET', setupRequest: (req) => ({ ...req, path: `${base(link)}/${readIds[r++ % readIds.length]}` }) };
+  const readOne: autocannon.Request = {
+    method: 'GET',
+    setupRequest: (req) => ({ ...req, path: `${base(link)}/${readIds[r++ % readIds.length]}` }),
+  };
   const readList: autocannon.Request = { method: 'GET', setupRequest: (req) => ({ ...req, path: base(link) }) };
-  return [add, remove, readOne, add, remove, readOne, add, remove, readOne, readList].map((q) => ({ ...q, headers: auth(link) }));
+  return [add, remove, readOne, add, remove, readOne, add, remove, readOne, readList].map((q) => ({
+    ...q,
+    headers: auth(link),
+  }));
 }
 
 function load(duration: number, overallRate?: number): PromiseLike<autocannon.Result> {
@@ -123,7 +142,14 @@ describe('soak: mixed load at half capacity (issue 13)', () => {
       const windows: { rss: number; fds: number; p99: number; rps: number; bad: number; dead: number }[] = [];
       for (let t = 0; t < SOAK_S; t += WINDOW_S) {
         const w = await load(WINDOW_S, rate);
-        windows.push({ rss: rssMiB(api.pid), fds: await settledFds(api.pid), p99: w.latency.p99, rps: w.requests.average, bad: w.errors + w.timeouts + w.non2xx, dead: (await linkTableState()).dead });
+        windows.push({
+          rss: rssMiB(api.pid),
+          fds: await settledFds(api.pid),
+          p99: w.latency.p99,
+          rps: w.requests.average,
+          bad: w.errors + w.timeouts + w.non2xx,
+          dead: (await linkTableState()).dead,
+        });
       }
       const linkTable = await linkTableState();
       const third = Math.max(1, Math.floor(windows.length / 3));
@@ -131,17 +157,48 @@ describe('soak: mixed load at half capacity (issue 13)', () => {
       const rssGrowth = median(last.map((w) => w.rss)) - median(first.map((w) => w.rss));
       const fdGrowth = Math.max(...last.map((w) => w.fds)) - Math.max(...first.map((w) => w.fds));
       const p99Ratio = median(last.map((w) => w.p99)) / Math.max(1, median(first.map((w) => w.p99)));
-      const bad = windows.reduce((n, w) => n + w.bad, 0) + warm.non2xx + capacity.non2xx + warm.errors + capacity.errors;
+      const bad =
+        windows.reduce((n, w) => n + w.bad, 0) + warm.non2xx + capacity.non2xx + warm.errors + capacity.errors;
       const requests = windows.reduce((n, w) => n + w.rps * WINDOW_S, 0);
       const goals = { rss: 32, fds: 4, p99: 2 };
       report([
-        { scenario: 'soak', name: 'measured capacity (mixed load, 16 connections)', value: `${Math.round(capacity.requests.average)} req/s` },
-        { scenario: 'soak', name: 'load held', value: `${rate} req/s for ${SOAK_S} s in ${windows.length} windows, ${Math.round(requests).toLocaleString('en-US')} requests` },
+        {
+          scenario: 'soak',
+          name: 'measured capacity (mixed load, 16 connections)',
+          value: `${Math.round(capacity.requests.average)} req/s`,
+        },
+        {
+          scenario: 'soak',
+          name: 'load held',
+          value: `${rate} req/s for ${SOAK_S} s in ${windows.length} windows, ${Math.round(requests).toLocaleString('en-US')} requests`,
+        },
         { scenario: 'soak', name: 'errors, timeouts and non-2xx answers', value: bad, goal: '0', met: bad === 0 },
-        { scenario: 'soak', name: 'API RSS, last third − first third (median)', value: `${rssGrowth.toFixed(1)} MiB (${windows.map((w) => w.rss.toFixed(0)).join(', ')})`, goal: `≤ ${goals.rss} MiB`, met: rssGrowth <= goals.rss },
-        { scenario: 'soak', name: 'open descriptors, last third − first third (max)', value: `${fdGrowth} (${windows.map((w) => w.fds).join(', ')})`, goal: `≤ ${goals.fds}`, met: fdGrowth <= goals.fds },
-        { scenario: 'soak', name: 'p99 latency, last third ÷ first third (median)', value: `${p99Ratio.toFixed(2)}× (${windows.map((w) => w.p99).join(', ')} ms)`, goal: `≤ ${goals.p99}×`, met: p99Ratio <= goals.p99 },
-        { scenario: 'soak', name: "dead row versions of role_link after each window (autovacuum's passes)", value: `${windows.map((w) => w.dead).join(', ')} (${linkTable.vacuums} autovacuum passes)` },
+        {
+          scenario: 'soak',
+          name: 'API RSS, last third − first third (median)',
+          value: `${rssGrowth.toFixed(1)} MiB (${windows.map((w) => w.rss.toFixed(0)).join(', ')})`,
+          goal: `≤ ${goals.rss} MiB`,
+          met: rssGrowth <= goals.rss,
+        },
+        {
+          scenario: 'soak',
+          name: 'open descriptors, last third − first third (max)',
+          value: `${fdGrowth} (${windows.map((w) => w.fds).join(', ')})`,
+          goal: `≤ ${goals.fds}`,
+          met: fdGrowth <= goals.fds,
+        },
+        {
+          scenario: 'soak',
+          name: 'p99 latency, last third ÷ first third (median)',
+          value: `${p99Ratio.toFixed(2)}× (${windows.map((w) => w.p99).join(', ')} ms)`,
+          goal: `≤ ${goals.p99}×`,
+          met: p99Ratio <= goals.p99,
+        },
+        {
+          scenario: 'soak',
+          name: "dead row versions of role_link after each window (autovacuum's passes)",
+          value: `${windows.map((w) => w.dead).join(', ')} (${linkTable.vacuums} autovacuum passes)`,
+        },
       ]);
       expect(bad).toBe(0);
       expect(fdGrowth).toBeLessThanOrEqual(goals.fds);

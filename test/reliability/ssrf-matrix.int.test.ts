@@ -31,7 +31,8 @@ const to =
 /** Public on the first lookup, loopback afterwards: DNS rebinding between a check and the connect. */
 function rebinding(): Resolver {
   let calls = 0;
-  return () => Promise.resolve(calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+  return () =>
+    Promise.resolve(calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
 }
 
 const at = (host: string) => (port: number) => `https://${host}:${port}`;
@@ -83,16 +84,39 @@ const FORMS: Form[] = [
   // Userinfo, backslash and scheme tricks.
   { name: 'credentials', url: (p) => `https://user:pass@127.0.0.1:${p}`, stoppedAt: 'creation' },
   { name: 'public name as userinfo', url: (p) => `https://plugin.example.com@127.0.0.1:${p}`, stoppedAt: 'creation' },
-  { name: 'public name after a backslash', url: (p) => `https://127.0.0.1:${p}\\@plugin.example.com`, stoppedAt: 'creation' },
-  { name: 'public name after a fragment', url: (p) => `https://127.0.0.1:${p}#@plugin.example.com`, stoppedAt: 'creation' },
+  {
+    name: 'public name after a backslash',
+    url: (p) => `https://127.0.0.1:${p}\\@plugin.example.com`,
+    stoppedAt: 'creation',
+  },
+  {
+    name: 'public name after a fragment',
+    url: (p) => `https://127.0.0.1:${p}#@plugin.example.com`,
+    stoppedAt: 'creation',
+  },
   { name: 'plain http', url: (p) => `http://plugin.example.com:${p}`, stoppedAt: 'creation' },
   // Public-looking names whose DNS points inside: only the connect-time guard can see these.
   { name: 'name resolving to 127.0.0.1', url: at('plugin.test'), resolve: to('127.0.0.1'), stoppedAt: 'connect' },
   { name: 'name resolving to ::1', url: at('plugin.test'), resolve: to('::1'), stoppedAt: 'connect' },
-  { name: 'name resolving to ::ffff:127.0.0.1', url: at('plugin.test'), resolve: to('::ffff:127.0.0.1'), stoppedAt: 'connect' },
+  {
+    name: 'name resolving to ::ffff:127.0.0.1',
+    url: at('plugin.test'),
+    resolve: to('::ffff:127.0.0.1'),
+    stoppedAt: 'connect',
+  },
   { name: 'name resolving to 0.0.0.0', url: at('plugin.test'), resolve: to('0.0.0.0'), stoppedAt: 'connect' },
-  { name: 'name resolving to public and private', url: at('plugin.test'), resolve: to('93.184.215.14', '127.0.0.1'), stoppedAt: 'connect' },
-  { name: 'name with trailing dot resolving inside', url: at('plugin.test.'), resolve: to('127.0.0.1'), stoppedAt: 'connect' },
+  {
+    name: 'name resolving to public and private',
+    url: at('plugin.test'),
+    resolve: to('93.184.215.14', '127.0.0.1'),
+    stoppedAt: 'connect',
+  },
+  {
+    name: 'name with trailing dot resolving inside',
+    url: at('plugin.test.'),
+    resolve: to('127.0.0.1'),
+    stoppedAt: 'connect',
+  },
 ];
 
 let server: https.Server;
@@ -112,12 +136,21 @@ beforeAll(async () => {
     notAfterDate: new Date(Date.now() + 3600_000),
     extensions: [
       { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [...names.map((value) => ({ type: 2 as const, value })), { type: 7 as const, ip: '127.0.0.1' }, { type: 7 as const, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          ...names.map((value) => ({ type: 2 as const, value })),
+          { type: 7 as const, ip: '127.0.0.1' },
+          { type: 7 as const, ip: '::1' },
+        ],
+      },
     ],
   });
   ca = pems.cert;
   // A certificate valid for every loopback name, so a connection let through would complete and be served.
-  server = https.createServer({ key: pems.private, cert: pems.cert }, (_req, res) => res.writeHead(200).end('{"status":"ok"}'));
+  server = https.createServer({ key: pems.private, cert: pems.cert }, (_req, res) =>
+    res.writeHead(200).end('{"status":"ok"}'),
+  );
   server.on('connection', () => connections++);
   server.listen({ port: 0, host: '::', ipv6Only: false });
   await once(server, 'listening');
@@ -137,7 +170,8 @@ afterAll(async () => {
   await Promise.all([new Promise((r) => server.close(r)), new Promise((r) => redirector.close(r))]);
 });
 
-const client = (allowHosts: string[], resolve?: Resolver) => new PluginHttp({ allowHosts, ca, ...(resolve ? { resolve } : {}) });
+const client = (allowHosts: string[], resolve?: Resolver) =>
+  new PluginHttp({ allowHosts, ca, ...(resolve ? { resolve } : {}) });
 
 async function attempt(http: PluginHttp, url: string): Promise<string> {
   try {
@@ -178,7 +212,13 @@ describe('SSRF matrix (issue 13): no plugin URL or embed_url form reaches a loop
     const before = connections;
     const connect = await attempt(client([], form.resolve), url);
     const reached = connections - before;
-    rows.push({ form: form.name, creation: created.ok ? 'accepted' : created.reason, embed: embed ?? 'accepted', connect, reached });
+    rows.push({
+      form: form.name,
+      creation: created.ok ? 'accepted' : created.reason,
+      embed: embed ?? 'accepted',
+      connect,
+      reached,
+    });
 
     expect(reached).toBe(0);
     expect(connect).not.toMatch(/^answered/);
@@ -199,7 +239,13 @@ describe('SSRF matrix (issue 13): no plugin URL or embed_url form reaches a loop
     await attempt(http, `https://plugin.test:${port}`);
     expect(await attempt(http, `https://plugin.test:${port}`)).toBe('blocked');
     expect(connections - before).toBe(0);
-    rows.push({ form: 'DNS rebinding between lookups', creation: 'accepted', embed: 'accepted', connect: 'blocked', reached: connections - before });
+    rows.push({
+      form: 'DNS rebinding between lookups',
+      creation: 'accepted',
+      embed: 'accepted',
+      connect: 'blocked',
+      reached: connections - before,
+    });
   });
 
   it.each([
@@ -218,7 +264,13 @@ describe('SSRF matrix (issue 13): no plugin URL or embed_url form reaches a loop
     expect(redirectsServed - served).toBe(1);
     expect(res).toBe('redirect');
     expect(connections - before).toBe(0);
-    rows.push({ form: `redirect to ${_name}`, creation: 'accepted (allow-listed)', embed: '-', connect: res, reached: connections - before });
+    rows.push({
+      form: `redirect to ${_name}`,
+      creation: 'accepted (allow-listed)',
+      embed: '-',
+      connect: res,
+      reached: connections - before,
+    });
   });
 
   afterAll(() => {
@@ -226,9 +278,18 @@ describe('SSRF matrix (issue 13): no plugin URL or embed_url form reaches a loop
     report([
       { scenario: 'ssrf', name: 'forms tried', value: rows.length, goal: '≥ 40', met: rows.length >= 40 },
       { scenario: 'ssrf', name: 'connections reached', value: reached, goal: '0', met: reached === 0 },
-      { scenario: 'ssrf', name: 'rejected at link creation with a message', value: rows.filter((r) => r.creation !== 'accepted' && !r.creation.startsWith('accepted')).length },
-      { scenario: 'ssrf', name: 'stopped by the connect-time guard', value: rows.filter((r) => r.connect === 'blocked' || r.connect === 'redirect').length },
+      {
+        scenario: 'ssrf',
+        name: 'rejected at link creation with a message',
+        value: rows.filter((r) => r.creation !== 'accepted' && !r.creation.startsWith('accepted')).length,
+      },
+      {
+        scenario: 'ssrf',
+        name: 'stopped by the connect-time guard',
+        value: rows.filter((r) => r.connect === 'blocked' || r.connect === 'redirect').length,
+      },
     ]);
-    for (const r of rows) process.stdout.write(`[ssrf] ${r.form} | ${r.creation} | ${r.embed} | ${r.connect} | reached ${r.reached}\n`);
+    for (const r of rows)
+      process.stdout.write(`[ssrf] ${r.form} | ${r.creation} | ${r.embed} | ${r.connect} | reached ${r.reached}\n`);
   });
 });

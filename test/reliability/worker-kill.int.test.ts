@@ -3,7 +3,18 @@ import type { RedisClient } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
-import { GUILD_A, MEMBER_START, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild, waitFor, writeList } from '../../services/bot-worker/src/testing/harness';
+import {
+  GUILD_A,
+  MEMBER_START,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from '../../services/bot-worker/src/testing/harness';
 import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
 import { createTestDb, type TestDb } from '../support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
@@ -28,7 +39,13 @@ let producer: Producer<typeof QueueName.roleSync>;
 const workers = new Set<ChildProcess>();
 
 function startWorker(): ChildProcess {
-  const target = { databaseUrl: db.url, redisUrl: REDIS_URL, prefix, platformApiUrl: emulator.apiBase, botToken: emulator.botToken };
+  const target = {
+    databaseUrl: db.url,
+    redisUrl: REDIS_URL,
+    prefix,
+    platformApiUrl: emulator.apiBase,
+    botToken: emulator.botToken,
+  };
   const child = startWorkerProcess(target, { PLATFORM_GLOBAL_PER_SECOND: '250' });
   workers.add(child);
   child.once('exit', () => workers.delete(child));
@@ -53,7 +70,12 @@ afterAll(async () => {
 describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANGES.toLocaleString('en-US')}-change sync (issue 13)`, () => {
   it('ends with the platform exactly right, few repeated calls, and invalid requests far below the ban threshold', async () => {
     const inGuild = Math.round(CHANGES * 0.9);
-    emulator = await startEmulator({ port: 0, roleBucket: { limit: 60, windowMs: 100 }, globalPerSecond: 300, seed: { guilds: [guildSeed(GUILD_A, inGuild)] } });
+    emulator = await startEmulator({
+      port: 0,
+      roleBucket: { limit: 60, windowMs: 100 },
+      globalPerSecond: 300,
+      seed: { guilds: [guildSeed(GUILD_A, inGuild)] },
+    });
     await upsertGuild(db.pool, GUILD_A, 'premium');
     const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
     const list = ids(CHANGES);
@@ -79,7 +101,12 @@ describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANG
     let final: string[];
     try {
       // Slow is fine on a busy machine; stuck is not: the wait fails only after 2 minutes without a new holder.
-      final = await waitFor(holders, (h) => h.length === members.length, { what: `${members.length} holders`, timeoutMs: 120_000, intervalMs: 200, progress: (h) => h.length });
+      final = await waitFor(holders, (h) => h.length === members.length, {
+        what: `${members.length} holders`,
+        timeoutMs: 120_000,
+        intervalMs: 200,
+        progress: (h) => h.length,
+      });
     } finally {
       clearInterval(killer);
     }
@@ -89,14 +116,40 @@ describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANG
     const invalid = stats.invalidRequestsTotal;
 
     report([
-      { scenario: 'worker-kill', name: 'role changes listed (in the guild / not in it)', value: `${CHANGES} (${members.length} / ${CHANGES - members.length})` },
+      {
+        scenario: 'worker-kill',
+        name: 'role changes listed (in the guild / not in it)',
+        value: `${CHANGES} (${members.length} / ${CHANGES - members.length})`,
+      },
       { scenario: 'worker-kill', name: 'workers SIGKILLed', value: kills },
       { scenario: 'worker-kill', name: 'seconds to the platform matching', value: seconds.toFixed(1) },
-      { scenario: 'worker-kill', name: 'holders wrong at the end', value: final.filter((u, i) => u !== members[i]).length, goal: '0', met: final.join() === members.join() },
-      { scenario: 'worker-kill', name: 'repeated calls (answered "unchanged")', value: repeated, goal: `≤ ${kills * 4 * WORKERS} (calls in flight at the kills)`, met: repeated <= kills * 4 * WORKERS },
-      { scenario: 'worker-kill', name: 'invalid requests (401/403/429)', value: invalid, goal: `< 1% of the ban threshold (${BAN_THRESHOLD / 100})`, met: invalid < BAN_THRESHOLD / 100 },
+      {
+        scenario: 'worker-kill',
+        name: 'holders wrong at the end',
+        value: final.filter((u, i) => u !== members[i]).length,
+        goal: '0',
+        met: final.join() === members.join(),
+      },
+      {
+        scenario: 'worker-kill',
+        name: 'repeated calls (answered "unchanged")',
+        value: repeated,
+        goal: `≤ ${kills * 4 * WORKERS} (calls in flight at the kills)`,
+        met: repeated <= kills * 4 * WORKERS,
+      },
+      {
+        scenario: 'worker-kill',
+        name: 'invalid requests (401/403/429)',
+        value: invalid,
+        goal: `< 1% of the ban threshold (${BAN_THRESHOLD / 100})`,
+        met: invalid < BAN_THRESHOLD / 100,
+      },
       { scenario: 'worker-kill', name: '404 answers (users not in the guild)', value: stats.byStatus['404'] ?? 0 },
-      { scenario: 'worker-kill', name: 'rate limited (user / global / shared)', value: `${stats.rateLimited.user} / ${stats.rateLimited.global} / ${stats.rateLimited.shared}` },
+      {
+        scenario: 'worker-kill',
+        name: 'rate limited (user / global / shared)',
+        value: `${stats.rateLimited.user} / ${stats.rateLimited.global} / ${stats.rateLimited.shared}`,
+      },
     ]);
     expect(kills).toBeGreaterThan(0);
     expect(final).toEqual(members);

@@ -17,7 +17,10 @@ describe('local services', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('uses the PostgreSQL and Redis at the given URLs when they answer', async () => {
-    const pg = await ensurePostgres({ log, env: { DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' } });
+    const pg = await ensurePostgres({
+      log,
+      env: { DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' },
+    });
     const redis = await ensureRedis({ log, env: { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } });
     expect(pg.embedded).toBe(false);
     expect(redis.embedded).toBe(false);
@@ -25,7 +28,11 @@ describe('local services', () => {
 
   it('starts an embedded PostgreSQL on the port of a loopback DATABASE_URL where nothing answers, and stops it', async () => {
     const port = await freePort();
-    const pg = await ensurePostgres({ log, dataDir, env: { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/postgres` } });
+    const pg = await ensurePostgres({
+      log,
+      dataDir,
+      env: { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/postgres` },
+    });
     try {
       expect(pg.embedded).toBe(true);
       expect(new URL(pg.adminUrl).port).toBe(String(port));

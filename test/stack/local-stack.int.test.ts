@@ -100,7 +100,11 @@ describe("the local stack started by README's first command", () => {
   beforeAll(async () => {
     execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'pipe' });
     // From the store this machine already has: no registry needed.
-    execFileSync('pnpm', ['install', '--frozen-lockfile', '--offline', '--reporter=silent'], { cwd: clone, stdio: 'pipe', env: { ...process.env, CI: 'true' } });
+    execFileSync('pnpm', ['install', '--frozen-lockfile', '--offline', '--reporter=silent'], {
+      cwd: clone,
+      stdio: 'pipe',
+      env: { ...process.env, CI: 'true' },
+    });
     const names = ['API_PORT', 'DASHBOARD_PORT', 'BROKER_PORT', 'WORKER_PORT', 'EMULATOR_PORT', 'PLUGIN_PORT'];
     const picked = await freePorts(names.length);
     ports = Object.fromEntries(names.map((v, i) => [v, picked[i]!]));
@@ -180,7 +184,10 @@ describe("the local stack started by README's first command", () => {
     async () => {
       const dataDir = path.join(clone, '.data');
       const stateFile = path.join(dataDir, 'plugin-state.json');
-      const registered = () => (existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { token: string }[])[0]?.token : undefined);
+      const registered = () =>
+        existsSync(stateFile)
+          ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { token: string }[])[0]?.token
+          : undefined;
       const token = await whenWritten(dataDir, registered, 30_000, 'the plugin registration');
       const url = `http://127.0.0.1:${ports.API_PORT}/api/role-link/${GUILD}/${ROLE}/users`;
       // The plugin pushed its first three demo members after registering; wait for that, then add two.
@@ -194,8 +201,18 @@ describe("the local stack started by README's first command", () => {
         30_000,
         ASK_EVERY_MS,
       );
-      const list = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
-      const res = await fetch(url, { method: 'PUT', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(list) });
+      const list = [
+        '100000000000000000',
+        '100000000000000001',
+        '100000000000000002',
+        '100000000000000500',
+        '100000000000000501',
+      ];
+      const res = await fetch(url, {
+        method: 'PUT',
+        headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(list),
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: { user_count: number } }).data.user_count).toBe(5);
     },
@@ -205,7 +222,13 @@ describe("the local stack started by README's first command", () => {
   (linkable && built.worker ? it : it.skip)(
     `makes the emulator's role holders match the pushed list${linkable && built.worker ? '' : ` (skipped: not built yet: ${missing(['api', 'broker', 'cli', 'worker'])})`}`,
     async () => {
-      const want = ['100000000000000000', '100000000000000001', '100000000000000002', '100000000000000500', '100000000000000501'];
+      const want = [
+        '100000000000000000',
+        '100000000000000001',
+        '100000000000000002',
+        '100000000000000500',
+        '100000000000000501',
+      ];
       const holdersUrl = `http://127.0.0.1:${ports.EMULATOR_PORT}/_emulator/guilds/${GUILD}/roles/${ROLE}/holders`;
       const holders = await until(
         async () => [...((await (await fetch(holdersUrl)).json()) as { holders: string[] }).holders].sort(),
@@ -225,9 +248,17 @@ describe("the local stack started by README's first command", () => {
       // A user's shell: no DATABASE_URL, no BROKER_URL; the stack's ports are not the defaults.
       const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp };
       // config get goes database → broker (BROKER_URL) → plugin: it works only with the stack's addresses.
-      const got = execFileSync(path.join(clone, 'rolelink'), ['config', 'get', GUILD, ROLE, '--json'], { cwd: tmp, env, encoding: 'utf8', timeout: 60_000 });
+      const got = execFileSync(path.join(clone, 'rolelink'), ['config', 'get', GUILD, ROLE, '--json'], {
+        cwd: tmp,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       // The plugin's form as the broker fetched it (the demo plugin answers in schema mode).
-      expect(JSON.parse(got.trim().split('\n').at(-1)!)).toMatchObject({ fetched_at: expect.any(String), schema: expect.objectContaining({ name: expect.any(String) }) });
+      expect(JSON.parse(got.trim().split('\n').at(-1)!)).toMatchObject({
+        fetched_at: expect.any(String),
+        schema: expect.objectContaining({ name: expect.any(String) }),
+      });
     },
     90_000,
   );

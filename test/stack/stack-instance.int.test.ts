@@ -11,7 +11,14 @@ import { summary, type SummaryInput } from '../../scripts/stack/summary';
 // The local stack's per-instance files and the environment it hands its children (scripts/stack.ts):
 // no stack is started here, only the pieces that decide what a second stack may touch.
 const DEFAULTS = readPorts({});
-const OTHER = readPorts({ API_PORT: '4100', DASHBOARD_PORT: '4101', BROKER_PORT: '4102', WORKER_PORT: '4103', EMULATOR_PORT: '4190', PLUGIN_PORT: '4143' });
+const OTHER = readPorts({
+  API_PORT: '4100',
+  DASHBOARD_PORT: '4101',
+  BROKER_PORT: '4102',
+  WORKER_PORT: '4103',
+  EMULATOR_PORT: '4190',
+  PLUGIN_PORT: '4143',
+});
 
 describe('stack instance files', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rolelink-stack-instance-'));
@@ -42,22 +49,35 @@ describe('stack instance files', () => {
     const myFile = pidsFile(dir, instanceSuffix(DEFAULTS));
     const theirFile = pidsFile(dir, instanceSuffix(OTHER));
     // The orchestrator that wrote it is gone (a pid that runs no such command).
-    writeFileSync(myFile, JSON.stringify({ owner: { name: 'stack', pid: 999_999_999, match: 'scripts/stack.ts' }, children: [{ name: 'mine', pid: mine.pid, match: 'rolelink-leftover-mine' }] }));
+    writeFileSync(
+      myFile,
+      JSON.stringify({
+        owner: { name: 'stack', pid: 999_999_999, match: 'scripts/stack.ts' },
+        children: [{ name: 'mine', pid: mine.pid, match: 'rolelink-leftover-mine' }],
+      }),
+    );
     recordChildren(theirFile, [{ name: 'theirs', pid: theirs.pid, match: 'rolelink-leftover-theirs' }]);
 
     expect(await stopLeftovers(myFile)).toEqual(['mine']);
     await mine.exited;
     expect(groupAlive(theirs.pid)).toBe(true);
-    expect((JSON.parse(readFileSync(theirFile, 'utf8')) as { children: unknown }).children).toEqual([{ name: 'theirs', pid: theirs.pid, match: 'rolelink-leftover-theirs' }]);
+    expect((JSON.parse(readFileSync(theirFile, 'utf8')) as { children: unknown }).children).toEqual([
+      { name: 'theirs', pid: theirs.pid, match: 'rolelink-leftover-theirs' },
+    ]);
   });
 
   it('refuses, touching nothing, while the stack that recorded the processes still runs', async () => {
     const owner = sleeper('rolelink-live-stack');
     const child = sleeper('rolelink-live-child');
     const file = path.join(dir, 'live.pids');
-    const record = { owner: { name: 'stack', pid: owner.pid, match: 'rolelink-live-stack' }, children: [{ name: 'api', pid: child.pid, match: 'rolelink-live-child' }] };
+    const record = {
+      owner: { name: 'stack', pid: owner.pid, match: 'rolelink-live-stack' },
+      children: [{ name: 'api', pid: child.pid, match: 'rolelink-live-child' }],
+    };
     writeFileSync(file, JSON.stringify(record));
-    await expect(stopLeftovers(file)).rejects.toThrow(`a stack on these ports is already running from this checkout (pid ${owner.pid})`);
+    await expect(stopLeftovers(file)).rejects.toThrow(
+      `a stack on these ports is already running from this checkout (pid ${owner.pid})`,
+    );
     expect(groupAlive(child.pid)).toBe(true);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(record);
   });
@@ -85,7 +105,10 @@ describe("the children's plugin settings", () => {
   it("adds 127.0.0.1 to the caller's ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS without duplicates", () => {
     expect(allowedPluginHosts(undefined)).toEqual({ value: '127.0.0.1', added: true });
     expect(allowedPluginHosts('')).toEqual({ value: '127.0.0.1', added: true });
-    expect(allowedPluginHosts('plugins.internal, 10.0.0.5,plugins.internal')).toEqual({ value: 'plugins.internal,10.0.0.5,127.0.0.1', added: true });
+    expect(allowedPluginHosts('plugins.internal, 10.0.0.5,plugins.internal')).toEqual({
+      value: 'plugins.internal,10.0.0.5,127.0.0.1',
+      added: true,
+    });
     expect(allowedPluginHosts('10.0.0.5,127.0.0.1')).toEqual({ value: '10.0.0.5,127.0.0.1', added: false });
   });
 
@@ -99,7 +122,9 @@ describe("the children's plugin settings", () => {
     expect(extraCaCerts(undefined, plugin, bundle).file).toBe(plugin);
     const combined = extraCaCerts(theirs, plugin, bundle);
     expect(combined).toEqual({ file: bundle, note: expect.stringContaining(`combined yours (${theirs})`) });
-    expect(readFileSync(bundle, 'utf8')).toBe('-----BEGIN CERTIFICATE-----\nCORPORATE\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nPLUGIN\n-----END CERTIFICATE-----\n');
+    expect(readFileSync(bundle, 'utf8')).toBe(
+      '-----BEGIN CERTIFICATE-----\nCORPORATE\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nPLUGIN\n-----END CERTIFICATE-----\n',
+    );
     const unreadable = extraCaCerts(path.join(dir, 'missing.pem'), plugin, bundle);
     expect(unreadable).toEqual({ file: plugin, note: expect.stringContaining('cannot be read (ENOENT)') });
   });
@@ -127,14 +152,18 @@ describe("the stack summary's plugin certificate", () => {
     const text = summary(input(DEFAULTS, ''));
     expect(text).toMatch(/^ {2}Plugin certificate {3}\.data\/plugin-tls\/cert\.pem {3}\(key\.pem beside it/m);
     expect(text).toContain('./rolelink plugin check <url> --ca .data/plugin-tls/cert.pem');
-    expect(text).toContain('run the quickstart plugin with it: node --import tsx examples/quickstart-plugin/src/main.ts');
+    expect(text).toContain(
+      'run the quickstart plugin with it: node --import tsx examples/quickstart-plugin/src/main.ts',
+    );
   });
 
   it("prints this instance's folder on other ports, and the quickstart plugin's settings for it", () => {
     const instance = instanceSuffix(OTHER);
     const text = summary(input(OTHER, instance));
     expect(text).toContain(`Plugin certificate   .data/plugin-tls${instance}/cert.pem`);
-    expect(text).toContain(`QUICKSTART_TLS_CERT=.data/plugin-tls${instance}/cert.pem QUICKSTART_TLS_KEY=.data/plugin-tls${instance}/key.pem ROLELINK_API_URL=http://127.0.0.1:4100 node --import tsx examples/quickstart-plugin/src/main.ts`);
+    expect(text).toContain(
+      `QUICKSTART_TLS_CERT=.data/plugin-tls${instance}/cert.pem QUICKSTART_TLS_KEY=.data/plugin-tls${instance}/key.pem ROLELINK_API_URL=http://127.0.0.1:4100 node --import tsx examples/quickstart-plugin/src/main.ts`,
+    );
   });
 });
 
@@ -147,7 +176,10 @@ describe('a checkout on a shared PostgreSQL and Redis (issue 34)', () => {
     expect(a).toMatch(/^[0-9a-f]{8}$/);
     expect(b).not.toBe(a);
     expect(checkoutTag('/home/ana/role-link')).toBe(a);
-    expect(appDatabaseUrl(admin, undefined, a)).toEqual({ name: `rolelink_${a}`, url: `postgresql://postgres@127.0.0.1:5432/rolelink_${a}` });
+    expect(appDatabaseUrl(admin, undefined, a)).toEqual({
+      name: `rolelink_${a}`,
+      url: `postgresql://postgres@127.0.0.1:5432/rolelink_${a}`,
+    });
     expect(appDatabaseUrl(admin, admin, b).name).toBe(`rolelink_${b}`);
     expect(stackQueuePrefix(undefined, a)).toBe(`rolelink-${a}`);
     expect(stackQueuePrefix('', b)).toBe(`rolelink-${b}`);

@@ -108,7 +108,12 @@ export async function openUpload(app: RequestListener, link: LinkAccess): Promis
  * 200), and with `commit` commits it (answered 200). Returns the session id, for a test that goes on with
  * the session itself (a dry run, If-Match, an Idempotency-Key).
  */
-export async function uploadChunks(app: RequestListener, link: LinkAccess, chunks: readonly unknown[], opts: { commit?: boolean } = {}): Promise<string> {
+export async function uploadChunks(
+  app: RequestListener,
+  link: LinkAccess,
+  chunks: readonly unknown[],
+  opts: { commit?: boolean } = {},
+): Promise<string> {
   const id = await openUpload(app, link);
   for (const chunk of chunks) {
     await request(app)
@@ -129,4 +134,13 @@ export async function uploadChunks(app: RequestListener, link: LinkAccess, chunk
 
 export { bodyOf } from './body';
 /** The API's answers, for bodyOf<T>(): the wire types (contracts' schemas parse to exactly these). */
-export type { ErrorBody as ApiErrorBody, ShrinkBody, UserCountBody, UsersListBody, UploadCreatedBody, ChunkAcceptedBody, UserAddedBody, DryRunBody } from '@rolelink/wire-types';
+export type {
+  ErrorBody as ApiErrorBody,
+  ShrinkBody,
+  UserCountBody,
+  UsersListBody,
+  UploadCreatedBody,
+  ChunkAcceptedBody,
+  UserAddedBody,
+  DryRunBody,
+} from '@rolelink/wire-types';

@@ -12,7 +12,9 @@ export async function inLateHalfMillisecond<T>(pool: Pool, work: (c: PoolClient)
     // Half of all transactions start in the second half of their millisecond: a few tries at most.
     for (;;) {
       await c.query('BEGIN');
-      const { rows } = await c.query<{ late: boolean }>('SELECT extract(microseconds FROM now())::bigint % 1000 >= 500 AS late');
+      const { rows } = await c.query<{ late: boolean }>(
+        'SELECT extract(microseconds FROM now())::bigint % 1000 >= 500 AS late',
+      );
       if (rows[0]!.late) break;
       await c.query('ROLLBACK');
     }

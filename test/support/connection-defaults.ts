@@ -16,14 +16,28 @@ export function envProblems(load: Loader, source: NodeJS.ProcessEnv): string {
 }
 
 /** Every way a production env can leave `name` on its development default: unset, empty, spelled out. */
-export function connectionDefaultCases(name: keyof typeof LOCAL_CONNECTION_DEFAULTS, valid: NodeJS.ProcessEnv): [string, NodeJS.ProcessEnv, RegExp][] {
+export function connectionDefaultCases(
+  name: keyof typeof LOCAL_CONNECTION_DEFAULTS,
+  valid: NodeJS.ProcessEnv,
+): [string, NodeJS.ProcessEnv, RegExp][] {
   const { [name]: _real, ...unset } = valid;
-  const must = new RegExp(`^ {2}${name}: must be set in production \\(its default, "${LOCAL_CONNECTION_DEFAULTS[name].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}", is a local development server's\\)$`, 'm');
+  const must = new RegExp(
+    `^ {2}${name}: must be set in production \\(its default, "${LOCAL_CONNECTION_DEFAULTS[name].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}", is a local development server's\\)$`,
+    'm',
+  );
   return [
     ['unset', unset, must],
     ['empty', { ...valid, [name]: '' }, new RegExp(`^ {2}${name}: `, 'm')],
-    ['the default spelled out', { ...valid, [name]: LOCAL_CONNECTION_DEFAULTS[name] }, new RegExp(`^ {2}${name}: is a local development server's default; production needs its own$`, 'm')],
-    ['the default with a trailing slash', { ...valid, [name]: `${LOCAL_CONNECTION_DEFAULTS[name]}/` }, new RegExp(`^ {2}${name}: is a local development server's default`, 'm')],
+    [
+      'the default spelled out',
+      { ...valid, [name]: LOCAL_CONNECTION_DEFAULTS[name] },
+      new RegExp(`^ {2}${name}: is a local development server's default; production needs its own$`, 'm'),
+    ],
+    [
+      'the default with a trailing slash',
+      { ...valid, [name]: `${LOCAL_CONNECTION_DEFAULTS[name]}/` },
+      new RegExp(`^ {2}${name}: is a local development server's default`, 'm'),
+    ],
   ];
 }
 
@@ -34,7 +48,11 @@ export function connectionDefaultCases(name: keyof typeof LOCAL_CONNECTION_DEFAU
  */
 export function describeProductionConnections(service: string, load: Loader): void {
   describe(`${service} env: connection strings in production`, () => {
-    const valid = productionEnv('postgresql://rolelink:s3cret@db.example.com:5432/rolelink', 'redis://redis.example.com:6379', 'rolelink');
+    const valid = productionEnv(
+      'postgresql://rolelink:s3cret@db.example.com:5432/rolelink',
+      'redis://redis.example.com:6379',
+      'rolelink',
+    );
 
     it('accepts real connection strings', () => {
       expect(envProblems(load, valid)).toBe('');
@@ -48,7 +66,9 @@ export function describeProductionConnections(service: string, load: Loader): vo
 
     it('keeps the local defaults outside production', () => {
       const { DATABASE_URL: _db, REDIS_URL: _redis, ...unset } = valid;
-      expect(envProblems(load, { ...unset, NODE_ENV: 'development', DASHBOARD_PUBLIC_URL: 'http://127.0.0.1:3001' })).toBe('');
+      expect(
+        envProblems(load, { ...unset, NODE_ENV: 'development', DASHBOARD_PUBLIC_URL: 'http://127.0.0.1:3001' }),
+      ).toBe('');
     });
   });
 }

@@ -33,6 +33,8 @@ export async function createTestDb(): Promise<TestDb> {
 
 /** Empties every table between tests of one file (whatever tables later migrations add). */
 export async function truncateAll(db: Db): Promise<void> {
-  const { rows } = await db.pool.query<{ name: string }>("SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'");
+  const { rows } = await db.pool.query<{ name: string }>(
+    "SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'",
+  );
   await db.pool.query(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`);
 }

@@ -6,7 +6,10 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Set by the global setup for the test workers: this run's own template (runs may overlap). */
 export function templateDb(): string {
   const name = process.env.ROLELINK_TEST_TEMPLATE_DB;
-  if (!name) throw new Error('ROLELINK_TEST_TEMPLATE_DB is not set: run integration tests through jest (its globalSetup makes the template)');
+  if (!name)
+    throw new Error(
+      'ROLELINK_TEST_TEMPLATE_DB is not set: run integration tests through jest (its globalSetup makes the template)',
+    );
   return name;
 }
 

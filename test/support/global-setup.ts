@@ -21,20 +21,27 @@ export default async function globalSetup(): Promise<void> {
     await admin.end();
   }
   const root = path.resolve(__dirname, '..', '..');
-  execFileSync(process.execPath, ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl(name) },
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    ['--experimental-wasm-modules', '--no-warnings', '--import', 'tsx', 'scripts/migrate.ts', 'deploy'],
+    {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl(name) },
+      stdio: 'pipe',
+    },
+  );
   // Workers are started after the global setup and inherit this.
   process.env.ROLELINK_TEST_TEMPLATE_DB = name;
 }
 
 async function dropStale(admin: Client): Promise<void> {
-  const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname ~ '^rolelink_(tpl|t)_[0-9]+_'");
+  const { rows } = await admin.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname ~ '^rolelink_(tpl|t)_[0-9]+_'",
+  );
   const now = Math.floor(Date.now() / 1000);
   for (const { datname } of rows) {
     const created = Number(datname.split('_')[2]);
-    if (now - created > STALE_AFTER_S) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
+    if (now - created > STALE_AFTER_S)
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
   }
 }

@@ -32,7 +32,11 @@ export function importCycles(root: string): string[][] {
 }
 
 function resolve(base: string): string | null {
-  return [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')].find((f) => existsSync(f)) ?? null;
+  return (
+    [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')].find((f) =>
+      existsSync(f),
+    ) ?? null
+  );
 }
 
 /** Tarjan's strongly connected components: each cycle's files come out as one group. */

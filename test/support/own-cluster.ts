@@ -38,7 +38,15 @@ export type OwnCluster = {
 const NODE_TIMEOUT_MS = 3_000;
 
 const ask = async <T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T> => {
-  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 2_000 });
+  const r = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    connectTimeout: 2_000,
+  });
   r.on('error', () => undefined);
   try {
     await r.connect();
@@ -82,18 +90,37 @@ export async function ownCluster(log: (m: string) => void = () => undefined): Pr
       const args = [
         ...['--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir, '--daemonize', 'no'],
         ...['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
-        ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort), '--cluster-node-timeout', String(NODE_TIMEOUT_MS)],
+        ...[
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-port',
+          String(busPort),
+          '--cluster-node-timeout',
+          String(NODE_TIMEOUT_MS),
+        ],
       ];
-      nodes.push({ port, process: spawnGroup(`redis-cluster-${port}`, bin, args, { logFile: path.join(nodeDir, 'redis.log') }) });
+      nodes.push({
+        port,
+        process: spawnGroup(`redis-cluster-${port}`, bin, args, { logFile: path.join(nodeDir, 'redis.log') }),
+      });
     }
     for (const n of nodes) {
       await waitUntil(() => ask(n.port, async (r) => (await r.ping()) === 'PONG'), {
         timeoutMs: 30_000,
-        abort: () => (n.process.running() ? null : `redis-server on ${n.port} exited during start-up; see ${dir}/${n.port}/redis.log`),
+        abort: () =>
+          n.process.running()
+            ? null
+            : `redis-server on ${n.port} exited during start-up; see ${dir}/${n.port}/redis.log`,
       });
     }
     // redis-cli assigns the slots and pairs each master with a replica (the first three are the masters).
-    await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      { timeout: 60_000 },
+    );
     await waitUntil(() => whole(nodes.map((n) => n.port)), { timeoutMs: 60_000, intervalMs: 250 });
   } catch (err) {
     await stop();
@@ -101,11 +128,14 @@ export async function ownCluster(log: (m: string) => void = () => undefined): Pr
   }
 
   const live = () => nodes.filter((n) => n.process.running());
-  const view = async (): Promise<NodeLine[]> => nodesOf(await ask(live()[0]!.port, (r) => r.cluster('NODES') as Promise<string>));
+  const view = async (): Promise<NodeLine[]> =>
+    nodesOf(await ask(live()[0]!.port, (r) => r.cluster('NODES') as Promise<string>));
   const slotOf = (key: string) => ask(live()[0]!.port, (r) => r.cluster('KEYSLOT', key));
   const masterPortOf = async (key: string): Promise<number> => {
     const slot = await slotOf(key);
-    const master = (await view()).find((n) => n.flags.includes('master') && !n.flags.includes('fail') && holdsSlot(n, slot));
+    const master = (await view()).find(
+      (n) => n.flags.includes('master') && !n.flags.includes('fail') && holdsSlot(n, slot),
+    );
     if (!master) throw new Error(`no live master holds slot ${slot}`);
     return master.port;
   };

@@ -19,7 +19,12 @@ export async function ownRedis(): Promise<OwnRedis> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      running = await startLocalRedis({ port, dataDir: path.join(dir, 'data'), log: () => undefined, allowInstall: false });
+      running = await startLocalRedis({
+        port,
+        dataDir: path.join(dir, 'data'),
+        log: () => undefined,
+        allowInstall: false,
+      });
     },
     async kill() {
       const r = running;

@@ -4,7 +4,12 @@ import type { Express } from 'express';
 export type AppRoute = { method: string; path: string };
 
 /** The parts of router 2's layers this reads (express 5 keeps them as the router's own state). */
-type Layer = { rawPath?: unknown; slash?: boolean; route?: { path: unknown; methods: Record<string, boolean> }; handle?: { stack?: Layer[] } };
+type Layer = {
+  rawPath?: unknown;
+  slash?: boolean;
+  route?: { path: unknown; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+};
 
 /**
  * Every route registered on an app, read from its router (nested routers included, their mount paths
@@ -22,7 +27,8 @@ function walk(stack: Layer[], prefix: string): AppRoute[] {
   for (const layer of stack) {
     if (layer.route) {
       const path = join(prefix, pathOf(layer.route.path));
-      for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.push({ method, path });
+      for (const [method, on] of Object.entries(layer.route.methods))
+        if (on && method !== '_all') out.push({ method, path });
     } else if (layer.handle?.stack) {
       out.push(...walk(layer.handle.stack, layer.slash ? prefix : join(prefix, pathOf(layer.rawPath))));
     }

@@ -43,7 +43,12 @@ export async function tcpRelay(upstreamPort: number, upstreamHost = '127.0.0.1')
  * when the relay stops); either side's end ends both, so a server that dies looks to the client as it
  * would without the relay.
  */
-export function relaySocket(client: net.Socket, upstreamPort: number, upstreamHost: string, live: Set<net.Socket>): void {
+export function relaySocket(
+  client: net.Socket,
+  upstreamPort: number,
+  upstreamHost: string,
+  live: Set<net.Socket>,
+): void {
   const upstream = net.connect(upstreamPort, upstreamHost);
   live.add(client).add(upstream);
   const end = () => {

@@ -4,7 +4,13 @@
  * work, not a figure). A caller whose reads cost something (a request that counts against a rate limit)
  * asks less often.
  */
-export async function until<T>(read: () => Promise<T> | T, done: (v: T) => boolean, what: string, timeoutMs: number, everyMs = 25): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T> | T,
+  done: (v: T) => boolean,
+  what: string,
+  timeoutMs: number,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();
@@ -23,14 +29,22 @@ export async function until<T>(read: () => Promise<T> | T, done: (v: T) => boole
 export async function waitFor<T>(
   read: () => Promise<T> | T,
   pass: (v: T) => boolean,
-  { timeoutMs = 20_000, intervalMs = 50, what = 'condition', progress }: { timeoutMs?: number; intervalMs?: number; what?: string; progress?: (v: T) => unknown } = {},
+  {
+    timeoutMs = 20_000,
+    intervalMs = 50,
+    what = 'condition',
+    progress,
+  }: { timeoutMs?: number; intervalMs?: number; what?: string; progress?: (v: T) => unknown } = {},
 ): Promise<T> {
   let deadline = Date.now() + timeoutMs;
   const measureOf = progress ?? ((v: T) => JSON.stringify(v));
   let last: T = await read();
   let measure = measureOf(last);
   while (!pass(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (no progress for ${timeoutMs} ms); last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what} (no progress for ${timeoutMs} ms); last value: ${JSON.stringify(last)?.slice(0, 500)}`,
+      );
     await new Promise((r) => setTimeout(r, intervalMs));
     last = await read();
     if (measureOf(last) !== measure) {

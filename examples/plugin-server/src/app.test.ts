@@ -21,14 +21,25 @@ describe('example plugin server', () => {
 
   it('asks for list.resend_requested and answers a signed one by pushing its list again, with the saved count', async () => {
     const { app, wanted } = build();
-    const registered = await request(app).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
+    const registered = await request(app)
+      .post('/register')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send(link)
+      .expect(200);
     expect(bodyOf<{ events: string[] }>(registered).events).toContain('list.resend_requested');
     await request(app)
       .post('/config')
       .set('Authorization', `Token ${TOKEN}`)
       .send({ ...link, config: { member_count: 7 } })
       .expect(200);
-    const event = { id: 'evt_9', type: 'list.resend_requested', timestamp: new Date().toISOString(), ...link, seq: 1, data: { change_id: '00000000-0000-4000-8000-000000000000', window_ends_at: new Date().toISOString() } };
+    const event = {
+      id: 'evt_9',
+      type: 'list.resend_requested',
+      timestamp: new Date().toISOString(),
+      ...link,
+      seq: 1,
+      data: { change_id: '00000000-0000-4000-8000-000000000000', window_ends_at: new Date().toISOString() },
+    };
     const body = JSON.stringify(event);
     // A forged event (another token's signature) pushes nothing.
     await request(app)
@@ -105,7 +116,18 @@ describe('example plugin server', () => {
   it('saves every setting of the form and sends them back as values, dropping keys the form does not have', async () => {
     const { app } = build();
     await register(app);
-    const config = { member_count: 12, label: 'Raid team', source: 'teams', teams: ['red', 'blue'], sync_start_hour: 8, sync_end_hour: 20, notify: true, webhook_url: 'https://hooks.example.com/x', embed_color: '#112233', stray: 1 };
+    const config = {
+      member_count: 12,
+      label: 'Raid team',
+      source: 'teams',
+      teams: ['red', 'blue'],
+      sync_start_hour: 8,
+      sync_end_hour: 20,
+      notify: true,
+      webhook_url: 'https://hooks.example.com/x',
+      embed_color: '#112233',
+      stray: 1,
+    };
     const saved = await request(app)
       .post('/config')
       .set('Authorization', `Token ${TOKEN}`)
@@ -113,7 +135,11 @@ describe('example plugin server', () => {
       .expect(200);
     expect(saved.body).toEqual({ ok: true, message: 'Saved: 12 members' });
     const { stray: _stray, ...kept } = config;
-    expect(bodyOf<{ values: Record<string, unknown> }>(await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).values).toEqual(kept);
+    expect(
+      bodyOf<{ values: Record<string, unknown> }>(
+        await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200),
+      ).values,
+    ).toEqual(kept);
   });
 
   it('answers GET /config with the iframe response once ui_mode iframe is saved', async () => {
@@ -125,11 +151,21 @@ describe('example plugin server', () => {
       .send({ ...link, config: { member_count: 5, ui_mode: 'iframe' } })
       .expect(200);
     const res = await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200);
-    expect(res.body).toEqual({ version: 1, ui_mode: 'iframe', name: 'Demo member list', description: expect.any(String), embed_url: `${PUBLIC_URL}/embed?theme=light` });
+    expect(res.body).toEqual({
+      version: 1,
+      ui_mode: 'iframe',
+      name: 'Demo member list',
+      description: expect.any(String),
+      embed_url: `${PUBLIC_URL}/embed?theme=light`,
+    });
   });
 
   it('answers a malformed JSON body with a JSON 400', async () => {
-    const res = await request(build().app).post('/config').set('Content-Type', 'application/json').send('{"guild_id":').expect(400);
+    const res = await request(build().app)
+      .post('/config')
+      .set('Content-Type', 'application/json')
+      .send('{"guild_id":')
+      .expect(400);
     expect(bodyOf<{ error: string }>(res).error).toEqual(expect.any(String));
   });
 
@@ -142,7 +178,11 @@ describe('example plugin server', () => {
   });
 
   it('makes consecutive demo member ids from the first one', () => {
-    expect(demoMemberIds('100000000000000000', 3)).toEqual(['100000000000000000', '100000000000000001', '100000000000000002']);
+    expect(demoMemberIds('100000000000000000', 3)).toEqual([
+      '100000000000000000',
+      '100000000000000001',
+      '100000000000000002',
+    ]);
   });
 
   it('writes a self-signed certificate that a client trusting it accepts for 127.0.0.1', async () => {

@@ -24,7 +24,11 @@ export function createPluginApp(deps: PluginDeps): Express {
   app.use(
     pluginMiddleware({
       store: registrations,
-      health: () => ({ status: 'healthy', timestamp: new Date().toISOString(), checks: { registrations: { status: 'up', message: `${registrations.all().length} link(s)` } } }),
+      health: () => ({
+        status: 'healthy',
+        timestamp: new Date().toISOString(),
+        checks: { registrations: { status: 'up', message: `${registrations.all().length} link(s)` } },
+      }),
       onRegister: (link, previous) => {
         if (!previous) registrations.put({ ...link, config: { member_count: defaultCount } });
         log(`registered ${link.guildId}/${link.roleId}`);
@@ -49,11 +53,17 @@ export function createPluginApp(deps: PluginDeps): Express {
       // verifies each POST /events with the link's token before calling these.
       events: {
         'member.not_in_guild': (e) => log(`${e.guild_id}/${e.role_id}: user ${e.data.user_id} is not in the guild`),
-        'removal.held': (e) => log(`${e.guild_id}/${e.role_id}: a removal of ${e.data.removals} members is held for the owner`),
-        'removal.applied': (e) => log(`${e.guild_id}/${e.role_id}: the owner applied the removal; resend the list before ${e.data.window_ends_at}`),
+        'removal.held': (e) =>
+          log(`${e.guild_id}/${e.role_id}: a removal of ${e.data.removals} members is held for the owner`),
+        'removal.applied': (e) =>
+          log(
+            `${e.guild_id}/${e.role_id}: the owner applied the removal; resend the list before ${e.data.window_ends_at}`,
+          ),
         // The owner pressed "Ask the plugin to resend": the list was not stored, so push it again (within the window it goes through).
         'list.resend_requested': (e, link) => {
-          log(`${e.guild_id}/${e.role_id}: the owner asked for the list again (before ${e.data.window_ends_at}); resending it`);
+          log(
+            `${e.guild_id}/${e.role_id}: the owner asked for the list again (before ${e.data.window_ends_at}); resending it`,
+          );
           onListWanted(link, Number(registrations.get(link.guildId, link.roleId)?.config.member_count ?? defaultCount));
         },
       },
@@ -70,7 +80,12 @@ export function createPluginApp(deps: PluginDeps): Express {
 }
 
 /** Body-parser failures (bad JSON, over 50 KB) answered as JSON, so callers can show the `error` text. */
-const jsonErrors: ErrorRequestHandler = (err: { status?: number; statusCode?: number; message?: string }, _req, res, _next) => {
+const jsonErrors: ErrorRequestHandler = (
+  err: { status?: number; statusCode?: number; message?: string },
+  _req,
+  res,
+  _next,
+) => {
   const status = err.status ?? err.statusCode ?? 500;
   res.status(status).json({ error: status < 500 ? (err.message ?? 'bad request') : 'internal error' });
 };

@@ -2,7 +2,13 @@ import { FIELD_TYPES, parseConfigResponse, validateSubmission, visibleKeys } fro
 import { configSchema, iframeConfig } from './config-form';
 import { demoConfig, describeConfigError } from './demo-config';
 
-type AnyField = { type: string; key: string; condition?: { field: string }; conditions?: { equals?: unknown; equals_any?: unknown[] }[]; pair_with?: string };
+type AnyField = {
+  type: string;
+  key: string;
+  condition?: { field: string };
+  conditions?: { equals?: unknown; equals_any?: unknown[] }[];
+  pair_with?: string;
+};
 
 /** The structure as the service holds it, or a failing test naming the service's objections. */
 function parsedForm(values: Record<string, unknown> = { member_count: 5 }) {
@@ -19,8 +25,17 @@ describe('the example plugin configuration form', () => {
     expect(new Set(fields.map((f) => f.type))).toEqual(new Set(FIELD_TYPES));
     expect(fields.some((f) => f.condition)).toBe(true);
     const anded = fields.filter((f) => (f.conditions?.length ?? 0) > 1);
-    expect(anded.some((f) => f.conditions!.some((c) => c.equals !== undefined) && f.conditions!.some((c) => c.equals_any !== undefined))).toBe(true);
-    expect(fields.find((f) => f.pair_with)).toMatchObject({ key: 'sync_end_hour', type: 'number', pair_with: 'sync_start_hour' });
+    expect(
+      anded.some(
+        (f) =>
+          f.conditions!.some((c) => c.equals !== undefined) && f.conditions!.some((c) => c.equals_any !== undefined),
+      ),
+    ).toBe(true);
+    expect(fields.find((f) => f.pair_with)).toMatchObject({
+      key: 'sync_end_hour',
+      type: 'number',
+      pair_with: 'sync_start_hour',
+    });
     expect(structure.sections.some((s) => s.collapsible && !s.default_collapsed)).toBe(true);
     expect(structure.sections.some((s) => s.collapsible && s.default_collapsed)).toBe(true);
   });
@@ -35,7 +50,9 @@ describe('the example plugin configuration form', () => {
     const off = visibleKeys(structure, { notify: false });
     expect(['webhook_url', 'webhook_secret', 'min_level', 'teams', 'manual_ids'].filter((k) => off.has(k))).toEqual([]);
     const on = visibleKeys(structure, { notify: true, source: 'level', include_inactive: false });
-    expect(['webhook_url', 'webhook_secret', 'min_level', 'inactive_after_days', 'exclude_bots'].every((k) => on.has(k))).toBe(true);
+    expect(
+      ['webhook_url', 'webhook_secret', 'min_level', 'inactive_after_days', 'exclude_bots'].every((k) => on.has(k)),
+    ).toBe(true);
     expect(visibleKeys(structure, { source: 'manual' }).has('inactive_after_days')).toBe(false);
   });
 
@@ -74,6 +91,12 @@ describe('the example plugin configuration form', () => {
 
   it('answers an iframe response the service accepts, whose embed URL keeps a query parameter', () => {
     const parsed = parseConfigResponse(iframeConfig('https://plugin.example.com'));
-    expect(parsed).toEqual({ ok: true, value: { ui_mode: 'iframe', iframe: expect.objectContaining({ embed_url: 'https://plugin.example.com/embed?theme=light' }) } });
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        ui_mode: 'iframe',
+        iframe: expect.objectContaining({ embed_url: 'https://plugin.example.com/embed?theme=light' }),
+      },
+    });
   });
 });

@@ -11,7 +11,8 @@ import { LABEL_MAX, MEMBER_COUNT_MAX, SOURCES, TEAMS, TIMEZONES } from './demo-c
 export const PLUGIN_NAME = 'Demo member list';
 
 const option = <V extends string>(label: string, value: V) => ({ label, value });
-const titled = <V extends string>(values: readonly V[]) => values.map((v) => option(v[0]!.toUpperCase() + v.slice(1), v));
+const titled = <V extends string>(values: readonly V[]) =>
+  values.map((v) => option(v[0]!.toUpperCase() + v.slice(1), v));
 
 const SOURCE_LABELS: Record<(typeof SOURCES)[number], string> = {
   all: 'Everyone in the guild',
@@ -43,7 +44,11 @@ const form = configForm({
           default_value: 20,
           validation: { required: true, min: 0, max: MEMBER_COUNT_MAX },
         }),
-        f.text('label', 'A label for this link', { description: 'Shown in the plugin’s logs and embedded page.', placeholder: 'Demo', validation: { max: LABEL_MAX } }),
+        f.text('label', 'A label for this link', {
+          description: 'Shown in the plugin’s logs and embedded page.',
+          placeholder: 'Demo',
+          validation: { max: LABEL_MAX },
+        }),
       ],
       { description: 'Who the demo list contains.' },
     ),
@@ -51,8 +56,19 @@ const form = configForm({
     section(
       'Who qualifies',
       [
-        f.radio('source', 'Members come from', { options: SOURCES.map((s) => option(SOURCE_LABELS[s], s)), default_value: 'all' }),
-        f.slider('min_level', 'Minimum level', { condition: { field: 'source', equals: 'level' }, min: 0, max: 100, step: 5, default_value: 10, show_value: true, suffix: ' lvl' }),
+        f.radio('source', 'Members come from', {
+          options: SOURCES.map((s) => option(SOURCE_LABELS[s], s)),
+          default_value: 'all',
+        }),
+        f.slider('min_level', 'Minimum level', {
+          condition: { field: 'source', equals: 'level' },
+          min: 0,
+          max: 100,
+          step: 5,
+          default_value: 10,
+          show_value: true,
+          suffix: ' lvl',
+        }),
         f.multiSelect('teams', 'Teams', {
           description: 'Pick one or two.',
           condition: { field: 'source', equals: 'teams' },
@@ -65,10 +81,20 @@ const form = configForm({
           description: 'One 17 to 20 digit user ID per line, e.g. 100000000000000000.',
           condition: { field: 'source', equals: 'manual' },
           rows: 6,
-          validation: { max: 5000, pattern: '^(\\d{17,20}\\s*)*$', pattern_message: 'One 17 to 20 digit user ID per line' },
+          validation: {
+            max: 5000,
+            pattern: '^(\\d{17,20}\\s*)*$',
+            pattern_message: 'One 17 to 20 digit user ID per line',
+          },
         }),
-        f.checkbox('exclude_bots', 'Leave out bot accounts', { condition: { field: 'source', equals_any: COMPUTED }, default_value: true }),
-        f.checkbox('include_inactive', 'Include inactive members', { condition: { field: 'source', equals_any: COMPUTED }, default_value: false }),
+        f.checkbox('exclude_bots', 'Leave out bot accounts', {
+          condition: { field: 'source', equals_any: COMPUTED },
+          default_value: true,
+        }),
+        f.checkbox('include_inactive', 'Include inactive members', {
+          condition: { field: 'source', equals_any: COMPUTED },
+          default_value: false,
+        }),
         f.number('inactive_after_days', 'A member is inactive after', {
           // Both must hold (AND): only meaningful when inactive members are left out of a computed list.
           conditions: [
@@ -88,16 +114,34 @@ const form = configForm({
       'Sync schedule',
       [
         f.number('sync_start_hour', 'Sync window', {
-          description: 'Hours of the day (0 to 23) during which the list is refreshed. The end must come after the start.',
+          description:
+            'Hours of the day (0 to 23) during which the list is refreshed. The end must come after the start.',
           step: 1,
           suffix: ':00',
           default_value: 9,
           validation: { min: 0, max: 23 },
         }),
         // The end of a range pair: rendered inline after the start, its own label hidden (spec 2.9).
-        f.number('sync_end_hour', 'Sync window end', { pair_with: 'sync_start_hour', step: 1, suffix: ':00', default_value: 18, validation: { min: 0, max: 23 } }),
-        f.slider('sync_interval_minutes', 'Refresh every', { min: 5, max: 120, step: 5, default_value: 30, show_value: true, suffix: ' min' }),
-        f.select('timezone', 'Time zone', { options: TIMEZONES.map((t) => option(t, t)), default_value: 'UTC', validation: { required: true } }),
+        f.number('sync_end_hour', 'Sync window end', {
+          pair_with: 'sync_start_hour',
+          step: 1,
+          suffix: ':00',
+          default_value: 18,
+          validation: { min: 0, max: 23 },
+        }),
+        f.slider('sync_interval_minutes', 'Refresh every', {
+          min: 5,
+          max: 120,
+          step: 5,
+          default_value: 30,
+          show_value: true,
+          suffix: ' min',
+        }),
+        f.select('timezone', 'Time zone', {
+          options: TIMEZONES.map((t) => option(t, t)),
+          default_value: 'UTC',
+          validation: { required: true },
+        }),
       ],
       { description: 'When the plugin refreshes the list.', collapsible: true },
     ),
@@ -117,7 +161,10 @@ const form = configForm({
           placeholder: 'at least 16 characters',
           validation: { min: 16, max: 200 },
         }),
-        f.color('embed_color', 'Message colour', { condition: { field: 'notify', equals: true }, default_value: '#5865F2' }),
+        f.color('embed_color', 'Message colour', {
+          condition: { field: 'notify', equals: true },
+          default_value: '#5865F2',
+        }),
       ],
       { collapsible: true },
     ),
@@ -128,7 +175,12 @@ const form = configForm({
         f.text('external_group_id', 'Source group ID', {
           description: 'The group in your own system that this role mirrors.',
           placeholder: 'guild-members',
-          validation: { min: 3, max: 64, pattern: '^[a-z0-9-]+$', pattern_message: 'Lowercase letters, digits and dashes only' },
+          validation: {
+            min: 3,
+            max: 64,
+            pattern: '^[a-z0-9-]+$',
+            pattern_message: 'Lowercase letters, digits and dashes only',
+          },
         }),
         f.textarea('notes', 'Notes for other admins', { rows: 3, validation: { max: 1000 } }),
       ],

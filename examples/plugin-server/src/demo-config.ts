@@ -26,7 +26,11 @@ const optionalText = (max: number) => z.string().max(max);
 
 export const demoConfig = z
   .object({
-    member_count: z.coerce.number(memberCountMessage).int(memberCountMessage).min(0, memberCountMessage).max(MEMBER_COUNT_MAX, memberCountMessage),
+    member_count: z.coerce
+      .number(memberCountMessage)
+      .int(memberCountMessage)
+      .min(0, memberCountMessage)
+      .max(MEMBER_COUNT_MAX, memberCountMessage),
     label: optionalText(LABEL_MAX).optional(),
     source: z.enum(SOURCES).optional(),
     min_level: z.number().min(0).max(100).optional(),
@@ -57,7 +61,11 @@ export const demoConfig = z
   .superRefine((c, ctx) => {
     // A range pair is validated field by field (spec 2.9); the relation between the two is ours to check.
     if (c.sync_start_hour !== undefined && c.sync_end_hour !== undefined && c.sync_end_hour <= c.sync_start_hour) {
-      ctx.addIssue({ code: 'custom', path: [], message: `The sync window must end after it starts (start ${c.sync_start_hour}, end ${c.sync_end_hour})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: `The sync window must end after it starts (start ${c.sync_start_hour}, end ${c.sync_end_hour})`,
+      });
     }
   });
 export type DemoConfig = z.infer<typeof demoConfig>;

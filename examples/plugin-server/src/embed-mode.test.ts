@@ -4,7 +4,13 @@ import { buildApp, DASHBOARD_ORIGINS, link, OTHER_TOKEN, PUBLIC_URL, register, T
 import { bodyOf } from '../../../test/support/body';
 
 const VIEWER = '123456789012345678';
-const mint = ({ apiToken = TOKEN, pluginUrl = PUBLIC_URL, guildId = link.guild_id, roleId = link.role_id, now = new Date() } = {}) => mintIframeToken({ apiToken, pluginUrl, viewerId: VIEWER, guildId, roleId, now });
+const mint = ({
+  apiToken = TOKEN,
+  pluginUrl = PUBLIC_URL,
+  guildId = link.guild_id,
+  roleId = link.role_id,
+  now = new Date(),
+} = {}) => mintIframeToken({ apiToken, pluginUrl, viewerId: VIEWER, guildId, roleId, now });
 const fiveMinutesAgo = () => new Date(Date.now() - 6 * 60_000);
 const FRAME_ANCESTORS = `frame-ancestors ${DASHBOARD_ORIGINS.join(' ')}`;
 
@@ -27,7 +33,9 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
     expect(res.headers['content-security-policy']).toContain(FRAME_ANCESTORS);
     expect(res.headers['x-frame-options']).toBeUndefined();
     expect(res.text).toContain(`data-dashboard-origins="${DASHBOARD_ORIGINS.join(' ')}"`);
-    expect(res.text).toContain(`guild <code>${link.guild_id}</code>, role <code>${link.role_id}</code> · viewer <code>${VIEWER}</code>`);
+    expect(res.text).toContain(
+      `guild <code>${link.guild_id}</code>, role <code>${link.role_id}</code> · viewer <code>${VIEWER}</code>`,
+    );
     expect(res.text).toContain('<script src="embed/app.js" defer></script>');
     // No inline script or style: the CSP forbids them.
     expect(res.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
@@ -91,8 +99,17 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
   it('saves member_count and label from the page, pushes the list and reports them as the saved state', async () => {
     const { app, registrations, wanted } = await inIframeMode();
     const auth = `Bearer ${mint()}`;
-    const res = await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 8, label: 'Raiders' }).expect(200);
-    expect(res.body).toEqual({ ok: true, message: 'Saved: 8 members', saved: { member_count: 8, label: 'Raiders' }, ui_mode: 'iframe' });
+    const res = await request(app)
+      .post('/embed/config')
+      .set('Authorization', auth)
+      .send({ member_count: 8, label: 'Raiders' })
+      .expect(200);
+    expect(res.body).toEqual({
+      ok: true,
+      message: 'Saved: 8 members',
+      saved: { member_count: 8, label: 'Raiders' },
+      ui_mode: 'iframe',
+    });
     expect(registrations.get('1000', '2000')?.config).toEqual({ member_count: 8, label: 'Raiders', ui_mode: 'iframe' });
     expect(wanted.at(-1)).toEqual({ guildId: '1000', count: 8 });
     const state = await request(app).get('/embed/state').set('Authorization', auth).expect(200);
@@ -102,11 +119,22 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
   it('switches the link back to the form, keeping its settings', async () => {
     const { app, wanted } = await inIframeMode();
     const pushes = wanted.length;
-    const res = await request(app).post('/embed/config').set('Authorization', `Bearer ${mint()}`).send({ ui_mode: 'schema' }).expect(200);
-    expect(res.body).toMatchObject({ ok: true, message: 'Switched back to the form — reload the configuration tab', ui_mode: 'schema' });
+    const res = await request(app)
+      .post('/embed/config')
+      .set('Authorization', `Bearer ${mint()}`)
+      .send({ ui_mode: 'schema' })
+      .expect(200);
+    expect(res.body).toMatchObject({
+      ok: true,
+      message: 'Switched back to the form — reload the configuration tab',
+      ui_mode: 'schema',
+    });
     expect(wanted).toHaveLength(pushes); // the list did not change, so nothing is pushed
     const form = await request(app).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200);
-    expect(form.body).toMatchObject({ ui_mode: 'schema', values: { member_count: 5, label: 'Demo', ui_mode: 'schema' } });
+    expect(form.body).toMatchObject({
+      ui_mode: 'schema',
+      values: { member_count: 5, label: 'Demo', ui_mode: 'schema' },
+    });
   });
 
   it('refuses page calls without a valid Bearer rl_token, and bodies it cannot save, with a JSON error', async () => {
@@ -120,9 +148,17 @@ describe('the example plugin’s embedded page (iframe mode)', () => {
     expect(bodyOf<{ error: string }>(expired).error).toMatch(/expired/);
     await request(app).get('/embed/state').set('Authorization', `Token ${TOKEN}`).expect(401);
     const auth = `Bearer ${mint()}`;
-    expect(bodyOf<{ error: string }>(await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 10_001 }).expect(400)).error).toMatch(/member_count/);
+    expect(
+      bodyOf<{ error: string }>(
+        await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 10_001 }).expect(400),
+      ).error,
+    ).toMatch(/member_count/);
     await request(app).post('/embed/config').set('Authorization', auth).send({}).expect(400);
-    await request(app).post('/embed/config').set('Authorization', auth).send({ member_count: 1, sync_end_hour: 3 }).expect(400);
+    await request(app)
+      .post('/embed/config')
+      .set('Authorization', auth)
+      .send({ member_count: 1, sync_end_hour: 3 })
+      .expect(400);
     expect(registrations.get('1000', '2000')?.config).toEqual({ member_count: 5, label: 'Demo', ui_mode: 'iframe' });
   });
 });

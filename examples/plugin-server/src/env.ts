@@ -44,21 +44,27 @@ const schema = z.object({
         .map((o) => o.trim())
         .filter(Boolean);
       for (const origin of origins) {
-        if (!isOrigin(origin)) ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://dashboard.example.com` });
+        if (!isOrigin(origin))
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://dashboard.example.com` });
       }
       if (origins.length === 0) ctx.addIssue({ code: 'custom', message: 'must list at least one origin' });
       return origins;
     }),
 });
 
-const withDefaults = schema.transform((env) => ({ ...env, PLUGIN_PUBLIC_URL: env.PLUGIN_PUBLIC_URL ?? `https://127.0.0.1:${env.PLUGIN_PORT}` }));
+const withDefaults = schema.transform((env) => ({
+  ...env,
+  PLUGIN_PUBLIC_URL: env.PLUGIN_PUBLIC_URL ?? `https://127.0.0.1:${env.PLUGIN_PORT}`,
+}));
 
 export type PluginEnv = z.infer<typeof withDefaults>;
 
 export function parsePluginEnv(source: NodeJS.ProcessEnv = process.env): PluginEnv {
   const result = withDefaults.safeParse(source);
   if (!result.success) {
-    throw new Error(`Invalid environment:\n${result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+    throw new Error(
+      `Invalid environment:\n${result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`,
+    );
   }
   return result.data;
 }

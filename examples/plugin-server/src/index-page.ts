@@ -10,14 +10,18 @@ export type LinkSummary = { guild_id: string; role_id: string; ui_mode: UiMode; 
 /** The contract routes, for a person who opens the plugin's URL (the local stack prints it). */
 export const ENDPOINTS = [
   { route: 'POST /register', does: 'the Role Link Service registers a link and hands over its API token' },
-  { route: 'GET /config', does: "the link's configuration: a form schema, or the embedded page's URL (Authorization: Token …)" },
+  {
+    route: 'GET /config',
+    does: "the link's configuration: a form schema, or the embedded page's URL (Authorization: Token …)",
+  },
   { route: 'POST /config', does: 'saves the configuration and pushes the new list (Authorization: Token …)' },
   { route: 'DELETE /config', does: 'forgets the link (Authorization: Token …)' },
   { route: 'GET /health', does: 'health, as the plugin broker polls it' },
   { route: 'GET /embed?rl_token=…', does: 'the embedded configuration page (iframe mode), framed by the dashboard' },
 ] as const;
 
-const DESCRIPTION = 'The example plugin of the Role Link Service: it registers role links and pushes a demo member list for each through the User Management API.';
+const DESCRIPTION =
+  'The example plugin of the Role Link Service: it registers role links and pushes a demo member list for each through the User Management API.';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -28,7 +32,12 @@ const STYLE = `
 `;
 
 export function linkSummaries(registrations: Registrations, defaultCount: number): LinkSummary[] {
-  return registrations.all().map((r) => ({ guild_id: r.guildId, role_id: r.roleId, ui_mode: uiModeOf(r.config), member_count: Number(r.config.member_count ?? defaultCount) }));
+  return registrations.all().map((r) => ({
+    guild_id: r.guildId,
+    role_id: r.roleId,
+    ui_mode: uiModeOf(r.config),
+    member_count: Number(r.config.member_count ?? defaultCount),
+  }));
 }
 
 /** `GET /`: HTML for a browser, JSON when the caller prefers it (`Accept: application/json`). */
@@ -51,8 +60,16 @@ export function sendIndex(req: Request, res: Response, links: LinkSummary[]): vo
 
 export function renderIndex(links: LinkSummary[], nonce: string): string {
   const e = escapeHtml;
-  const endpoints = ENDPOINTS.map(({ route, does }) => `<tr><td><code>${route === 'GET /health' ? '<a href="health">GET /health</a>' : e(route)}</code></td><td>${e(does)}</td></tr>`).join('');
-  const rows = links.map((l) => `<tr><td><code>${e(l.guild_id)}</code></td><td><code>${e(l.role_id)}</code></td><td>${l.ui_mode === 'iframe' ? 'embedded page (iframe)' : 'form (schema)'}</td><td>${l.member_count}</td></tr>`).join('');
+  const endpoints = ENDPOINTS.map(
+    ({ route, does }) =>
+      `<tr><td><code>${route === 'GET /health' ? '<a href="health">GET /health</a>' : e(route)}</code></td><td>${e(does)}</td></tr>`,
+  ).join('');
+  const rows = links
+    .map(
+      (l) =>
+        `<tr><td><code>${e(l.guild_id)}</code></td><td><code>${e(l.role_id)}</code></td><td>${l.ui_mode === 'iframe' ? 'embedded page (iframe)' : 'form (schema)'}</td><td>${l.member_count}</td></tr>`,
+    )
+    .join('');
   const linksPart = links.length
     ? `<p>${links.length} link(s) registered.</p>
 <table><thead><tr><th>Guild</th><th>Role</th><th>Configuration mode</th><th>List size (member_count)</th></tr></thead><tbody>${rows}</tbody></table>`

@@ -7,11 +7,18 @@ import { demoMemberIds, pushList } from './push';
 import { Registrations } from './registrations';
 import { writeSelfSignedCert } from './tls';
 
-const log = (line: string) => process.stdout.write(`${JSON.stringify({ service: 'example-plugin', time: new Date().toISOString(), message: line })}\n`);
+const log = (line: string) =>
+  process.stdout.write(
+    `${JSON.stringify({ service: 'example-plugin', time: new Date().toISOString(), message: line })}\n`,
+  );
 
 async function main(): Promise<void> {
   const env = parsePluginEnv();
-  const tls = await writeSelfSignedCert(env.PLUGIN_TLS_CERT_FILE, env.PLUGIN_TLS_KEY_FILE, new URL(env.PLUGIN_PUBLIC_URL).hostname);
+  const tls = await writeSelfSignedCert(
+    env.PLUGIN_TLS_CERT_FILE,
+    env.PLUGIN_TLS_KEY_FILE,
+    new URL(env.PLUGIN_PUBLIC_URL).hostname,
+  );
   const registrations = new Registrations(env.PLUGIN_STATE_FILE);
   const inflight = new AbortController();
 
@@ -26,7 +33,9 @@ async function main(): Promise<void> {
       void pushList(env.ROLELINK_API_URL, link, ids, { retryForMs: env.PLUGIN_PUSH_RETRY_MS, signal: inflight.signal })
         .then((r) =>
           log(
-            r.held ? `list of ${ids.length} for ${link.guildId}/${link.roleId} held (${r.held.removals} removals): ${r.held.message}` : `pushed ${ids.length} member(s) to ${link.guildId}/${link.roleId} via ${r.via}: ${r.userCount} stored`,
+            r.held
+              ? `list of ${ids.length} for ${link.guildId}/${link.roleId} held (${r.held.removals} removals): ${r.held.message}`
+              : `pushed ${ids.length} member(s) to ${link.guildId}/${link.roleId} via ${r.via}: ${r.userCount} stored`,
           ),
         )
         .catch((err: unknown) => log(`push to ${link.guildId}/${link.roleId} failed: ${String(err)}`));

@@ -15,14 +15,20 @@ const NOT_READY = new Set([401, 403, 404]);
  * anything else is final. A large removal comes back as `{ held }`: the demo leaves it to the server
  * owner (the dashboard's Apply removals) rather than confirming it itself.
  */
-export async function pushList(apiUrl: string, link: { guildId: string; roleId: string; token: string }, userIds: string[], { retryForMs = 0, signal }: { retryForMs?: number; signal?: AbortSignal } = {}): Promise<ReplaceOutcome> {
+export async function pushList(
+  apiUrl: string,
+  link: { guildId: string; roleId: string; token: string },
+  userIds: string[],
+  { retryForMs = 0, signal }: { retryForMs?: number; signal?: AbortSignal } = {},
+): Promise<ReplaceOutcome> {
   const client = new RoleLinkClient({ baseUrl: apiUrl, ...link, userAgent: 'rolelink-example-plugin' });
   const deadline = Date.now() + retryForMs;
   for (let delay = 250; ; delay = Math.min(delay * 2, 4000)) {
     try {
       return await client.replaceUsers(userIds, { signal });
     } catch (err) {
-      if (!(err instanceof RoleLinkApiError && NOT_READY.has(err.statusCode)) || Date.now() + delay > deadline) throw err;
+      if (!(err instanceof RoleLinkApiError && NOT_READY.has(err.statusCode)) || Date.now() + delay > deadline)
+        throw err;
       await new Promise((resolve) => setTimeout(resolve, delay));
       signal?.throwIfAborted();
     }

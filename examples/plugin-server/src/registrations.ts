@@ -16,7 +16,8 @@ export class Registrations implements TokenStore {
 
   constructor(private readonly file: string | null) {
     if (file && existsSync(file)) {
-      for (const r of JSON.parse(readFileSync(file, 'utf8')) as Registration[]) this.byLink.set(key(r.guildId, r.roleId), r);
+      for (const r of JSON.parse(readFileSync(file, 'utf8')) as Registration[])
+        this.byLink.set(key(r.guildId, r.roleId), r);
     }
   }
 

@@ -11,7 +11,8 @@ export type TlsFiles = { cert: string; key: string };
  * through NODE_EXTRA_CA_CERTS pointing at `certFile` (never by turning certificate checks off).
  */
 export async function writeSelfSignedCert(certFile: string, keyFile: string, publicHost?: string): Promise<TlsFiles> {
-  const extraName = publicHost && !isIP(publicHost) && publicHost !== 'localhost' ? [{ type: 2 as const, value: publicHost }] : [];
+  const extraName =
+    publicHost && !isIP(publicHost) && publicHost !== 'localhost' ? [{ type: 2 as const, value: publicHost }] : [];
   const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keyType: 'ec',
     curve: 'P-256',

@@ -18,5 +18,7 @@ try {
 }
 
 const server = https.createServer(tls, createQuickstartPlugin({ apiUrl }));
-server.listen(port, '127.0.0.1', () => console.log(`quickstart plugin on https://127.0.0.1:${port}, pushing to ${apiUrl}`));
+server.listen(port, '127.0.0.1', () =>
+  console.log(`quickstart plugin on https://127.0.0.1:${port}, pushing to ${apiUrl}`),
+);
 process.once('SIGINT', () => server.close()).once('SIGTERM', () => server.close());

@@ -25,7 +25,11 @@ describe('the quickstart plugin of docs/plugin-quickstart.md, against the real A
     ).toEqual(userIds(25));
 
     const form = await request(plugin).get('/config').set(auth).expect(200);
-    expect(form.body).toMatchObject({ version: 1, name: 'Quickstart plugin', sections: [{ fields: [{ key: 'member_count', default_value: 25 }] }] });
+    expect(form.body).toMatchObject({
+      version: 1,
+      name: 'Quickstart plugin',
+      sections: [{ fields: [{ key: 'member_count', default_value: 25 }] }],
+    });
     await request(plugin)
       .post('/config')
       .set(auth)
@@ -37,13 +41,18 @@ describe('the quickstart plugin of docs/plugin-quickstart.md, against the real A
         (l) => l.length === 30,
       ),
     ).toEqual(userIds(30));
-    expect(bodyOf<{ values: Record<string, unknown> }>(await request(plugin).get('/config').set(auth).expect(200)).values).toEqual({ member_count: 30 });
+    expect(
+      bodyOf<{ values: Record<string, unknown> }>(await request(plugin).get('/config').set(auth).expect(200)).values,
+    ).toEqual({ member_count: 30 });
     const refused = await request(plugin)
       .post('/config')
       .set(auth)
       .send({ ...body, config: { member_count: -1 } })
       .expect(400);
     expect(bodyOf<{ error: string }>(refused).error).toMatch(/member_count/);
-    expect(lines).toEqual([`${link.guildId}/${link.roleId}: 25 members stored`, `${link.guildId}/${link.roleId}: 30 members stored`]);
+    expect(lines).toEqual([
+      `${link.guildId}/${link.roleId}: 25 members stored`,
+      `${link.guildId}/${link.roleId}: 30 members stored`,
+    ]);
   });
 });

@@ -1,5 +1,15 @@
 import express, { type Express } from 'express';
-import { configForm, fields, MemoryTokenStore, PluginError, pluginMiddleware, RoleLinkClient, section, type RegisteredLink, type ValuesOf } from '@rolelink/plugin-sdk';
+import {
+  configForm,
+  fields,
+  MemoryTokenStore,
+  PluginError,
+  pluginMiddleware,
+  RoleLinkClient,
+  section,
+  type RegisteredLink,
+  type ValuesOf,
+} from '@rolelink/plugin-sdk';
 
 // The walkthrough of docs/plugin-quickstart.md, whole: a form with one field, and the role's list
 // replaced with that many demo members after registration and after every save.
@@ -7,7 +17,14 @@ import { configForm, fields, MemoryTokenStore, PluginError, pluginMiddleware, Ro
 const form = configForm({
   name: 'Quickstart plugin',
   description: 'Gives the role to the first N members of the demo guild.',
-  sections: [section('Members', [fields.number('member_count', 'How many members hold the role', { default_value: 25, validation: { required: true, min: 0, max: 10_000 } })])],
+  sections: [
+    section('Members', [
+      fields.number('member_count', 'How many members hold the role', {
+        default_value: 25,
+        validation: { required: true, min: 0, max: 10_000 },
+      }),
+    ]),
+  ],
 });
 type Settings = ValuesOf<typeof form>;
 
@@ -28,10 +45,12 @@ export function createQuickstartPlugin({ apiUrl, log = console.log }: Quickstart
     const count = settings.get(keyOf(link))?.member_count ?? 25;
     const client = new RoleLinkClient({ baseUrl: apiUrl, ...link });
     const outcome = await client.replaceUsers(demoMembers(count));
-    if (outcome.held) log(`${keyOf(link)}: held, ${outcome.held.message} (the server owner can apply it in the dashboard)`);
+    if (outcome.held)
+      log(`${keyOf(link)}: held, ${outcome.held.message} (the server owner can apply it in the dashboard)`);
     else log(`${keyOf(link)}: ${outcome.userCount} members stored`);
   }
-  const pushInBackground = (link: RegisteredLink) => void push(link).catch((err: unknown) => log(`${keyOf(link)}: push failed: ${(err as Error).message}`));
+  const pushInBackground = (link: RegisteredLink) =>
+    void push(link).catch((err: unknown) => log(`${keyOf(link)}: push failed: ${(err as Error).message}`));
 
   const app = express();
   app.use(express.json({ limit: '50kb' }));
@@ -42,7 +61,8 @@ export function createQuickstartPlugin({ apiUrl, log = console.log }: Quickstart
       getConfig: (link) => form.response(settings.get(keyOf(link)) ?? {}),
       saveConfig: (link, config) => {
         const count = config.member_count;
-        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 10_000) throw new PluginError(400, 'member_count must be a whole number from 0 to 10000');
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > 10_000)
+          throw new PluginError(400, 'member_count must be a whole number from 0 to 10000');
         settings.set(keyOf(link), { member_count: count });
         pushInBackground(link);
         return { ok: true, message: `Saved: ${count} members` };

@@ -23,8 +23,12 @@ function missingMessage(missing: string[], defaulted: boolean, dataDir: string):
     `No TLS ${missing.length > 1 ? 'certificate or key' : path.basename(missing[0]!) === 'key.pem' ? 'key' : 'certificate'} at ${missing.map((f) => path.relative(process.cwd(), f) || f).join(' and ')}.`,
     'The local stack writes the plugin certificate when it starts (bash scripts/start.sh), and the service trusts only that one;',
     'its summary prints where, as "Plugin certificate". On ports other than the defaults it is in a per-instance folder.',
-    defaulted ? "Set QUICKSTART_TLS_CERT to it (QUICKSTART_TLS_KEY defaults to key.pem beside it) and ROLELINK_API_URL to the stack's API." : 'Check QUICKSTART_TLS_CERT and QUICKSTART_TLS_KEY.',
-    ...(others.length ? [`Certificates the stack wrote here: ${others.join(', ')}`] : ['No stack has written one here yet: start it first.']),
+    defaulted
+      ? "Set QUICKSTART_TLS_CERT to it (QUICKSTART_TLS_KEY defaults to key.pem beside it) and ROLELINK_API_URL to the stack's API."
+      : 'Check QUICKSTART_TLS_CERT and QUICKSTART_TLS_KEY.',
+    ...(others.length
+      ? [`Certificates the stack wrote here: ${others.join(', ')}`]
+      : ['No stack has written one here yet: start it first.']),
   ].join('\n');
 }
 

@@ -5,21 +5,32 @@ import type { BotFacts, GuildRoleFacts } from '@rolelink/domain';
 export type PluginCalls = {
   register(linkId: string): Promise<void>;
   /** `afterEvent`: the link's recorded `link.deleted` event, which DELETE /config must not overtake. */
-  deleteConfig(input: { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer; afterEvent?: string | null }): Promise<void>;
+  deleteConfig(input: {
+    pluginUrl: string;
+    guildId: string;
+    roleId: string;
+    tokenCiphertext: Buffer;
+    afterEvent?: string | null;
+  }): Promise<void>;
 };
 
 /**
  * Who holds a role on the platform now (implemented over @rolelink/platform-client's readRoleHolders).
  * `membersIntentMissing`: the member listing was refused for want of the Server Members intent.
  */
-export type HolderReader = (guildId: string, roleId: string) => Promise<{ exact: boolean; count: number; membersIntentMissing?: boolean; pages(): AsyncIterable<string[]> }>;
+export type HolderReader = (
+  guildId: string,
+  roleId: string,
+) => Promise<{ exact: boolean; count: number; membersIntentMissing?: boolean; pages(): AsyncIterable<string[]> }>;
 
 /**
  * The bot's effective permissions and hierarchy in a guild, read from the platform now (implemented by
  * @rolelink/platform-client's botGuildFacts): what link creation checks with `roleAccessProblem` and
  * `privilegedPermissions`. Each role carries its name, which a privileged role's consent must repeat.
  */
-export type BotFactsReader = (guildId: string) => Promise<Omit<BotFacts, 'roles'> & { roles: readonly (GuildRoleFacts & { name: string })[] }>;
+export type BotFactsReader = (
+  guildId: string,
+) => Promise<Omit<BotFacts, 'roles'> & { roles: readonly (GuildRoleFacts & { name: string })[] }>;
 
 /** What a strip's preview reads from the platform (implemented by @rolelink/platform-client's guildMemberFacts). */
 export type MemberFacts = {

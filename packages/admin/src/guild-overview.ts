@@ -10,9 +10,12 @@ export type GuildPlanView = { plan: PlanName; slots: { used: number; allowed: nu
  * has never seen is on the free plan with no links: it gets a row only when its first link is created.
  */
 export async function guildPlans(deps: AdminDeps, guildIds: readonly string[]): Promise<Map<string, GuildPlanView>> {
-  const out = new Map<string, GuildPlanView>(guildIds.map((id) => [id, { plan: 'free', slots: { used: 0, allowed: slotAllowance('free', 0) } }]));
+  const out = new Map<string, GuildPlanView>(
+    guildIds.map((id) => [id, { plan: 'free', slots: { used: 0, allowed: slotAllowance('free', 0) } }]),
+  );
   if (!guildIds.length) return out;
-  for (const r of await guildPlanRows(deps.db.pool, guildIds)) out.set(r.id, { plan: r.plan, slots: { used: r.links, allowed: slotAllowance(r.plan, r.paid_slots) } });
+  for (const r of await guildPlanRows(deps.db.pool, guildIds))
+    out.set(r.id, { plan: r.plan, slots: { used: r.links, allowed: slotAllowance(r.plan, r.paid_slots) } });
   return out;
 }
 

@@ -18,9 +18,14 @@ describe('a plan change by and for users whose ids are above 2^63 - 1', () => {
   it('stores the owner and records the acting admin exactly', async () => {
     const guildId = snowflake();
     const actor = { id: '18446744073709551615', name: 'wide_admin', via: 'dashboard' as const };
-    const view = await setPlan({ ...deps, actor }, { guildId, plan: 'premium', slots: 1, ownerId: '10000000000000000001' });
+    const view = await setPlan(
+      { ...deps, actor },
+      { guildId, plan: 'premium', slots: 1, ownerId: '10000000000000000001' },
+    );
     expect(view).toMatchObject({ guild_id: guildId, owner_id: '10000000000000000001', plan: 'premium', paid_slots: 1 });
     const { entries } = await auditLog(deps, { guildId });
-    expect(entries.map((e) => [e.action, e.actor.id, e.detail])).toEqual([['plan_changed', '18446744073709551615', { plan: 'premium', paid_slots: 1, owner_id: '10000000000000000001' }]]);
+    expect(entries.map((e) => [e.action, e.actor.id, e.detail])).toEqual([
+      ['plan_changed', '18446744073709551615', { plan: 'premium', paid_slots: 1, owner_id: '10000000000000000001' }],
+    ]);
   });
 });

@@ -21,9 +21,15 @@ describe('parseUserId (guild owners, list members)', () => {
     expect(parseUserId(id, 'owner')).toBe(id);
   });
 
-  it.each(INVALID_USER_IDS.filter((v): v is string => typeof v === 'string'))('refuses %j with userIdProblem’s message, naming the argument', (id) => {
-    const problem = userIdProblem(id);
-    expect(problem).not.toBeNull();
-    expect(thrown(() => parseUserId(id, 'owner'))).toMatchObject({ status: 400, issues: [{ field: 'owner', message: problem }] });
-  });
+  it.each(INVALID_USER_IDS.filter((v): v is string => typeof v === 'string'))(
+    'refuses %j with userIdProblem’s message, naming the argument',
+    (id) => {
+      const problem = userIdProblem(id);
+      expect(problem).not.toBeNull();
+      expect(thrown(() => parseUserId(id, 'owner'))).toMatchObject({
+        status: 400,
+        issues: [{ field: 'owner', message: problem }],
+      });
+    },
+  );
 });

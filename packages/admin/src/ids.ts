@@ -4,7 +4,8 @@ import { AppError } from '@rolelink/runtime';
 /** Canonical decimal form of a guild or role id, or a 400 naming the argument. */
 export function parseSnowflake(value: string | undefined, name: string): string {
   const r = snowflake.safeParse(value);
-  if (!r.success) throw AppError.validation([{ field: name, message: r.error.issues[0]?.message ?? 'must be a numeric snowflake' }]);
+  if (!r.success)
+    throw AppError.validation([{ field: name, message: r.error.issues[0]?.message ?? 'must be a numeric snowflake' }]);
   return BigInt(r.data).toString();
 }
 
@@ -15,6 +16,9 @@ export function parseSnowflake(value: string | undefined, name: string): string 
  */
 export function parseUserId(value: string | undefined, name: string): string {
   const r = userId.safeParse(value);
-  if (!r.success) throw AppError.validation([{ field: name, message: r.error.issues[0]?.message ?? 'must be a 17 to 20 digit user id' }]);
+  if (!r.success)
+    throw AppError.validation([
+      { field: name, message: r.error.issues[0]?.message ?? 'must be a 17 to 20 digit user id' },
+    ]);
   return r.data;
 }

@@ -21,7 +21,9 @@ const facts =
       botRoleIds: ['bot'],
     });
 
-async function refusal(p: Promise<unknown>): Promise<{ status: number; code: string; message: string; field: string | undefined }> {
+async function refusal(
+  p: Promise<unknown>,
+): Promise<{ status: number; code: string; message: string; field: string | undefined }> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
@@ -32,7 +34,10 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; code: str
 
 describe('checkRoleForLink: the bot must manage the role, and a privileged role needs the owner', () => {
   it('accepts a plain role below the bot, and names what it learned', async () => {
-    await expect(checkRoleForLink({ botFacts: facts() }, G, 'plain', {})).resolves.toEqual({ name: 'Supporter', privileged: [] });
+    await expect(checkRoleForLink({ botFacts: facts() }, G, 'plain', {})).resolves.toEqual({
+      name: 'Supporter',
+      privileged: [],
+    });
   });
 
   it('checks nothing where no platform is configured', async () => {
@@ -55,21 +60,35 @@ describe('checkRoleForLink: the bot must manage the role, and a privileged role 
   });
 
   it('refuses a role that is gone, and @everyone', async () => {
-    await expect(refusal(checkRoleForLink({ botFacts: facts() }, G, 'gone', {}))).resolves.toMatchObject({ status: 400, code: 'unknown_role' });
-    await expect(refusal(checkRoleForLink({ botFacts: facts() }, G, G, {}))).resolves.toMatchObject({ status: 400, code: 'unknown_role' });
+    await expect(refusal(checkRoleForLink({ botFacts: facts() }, G, 'gone', {}))).resolves.toMatchObject({
+      status: 400,
+      code: 'unknown_role',
+    });
+    await expect(refusal(checkRoleForLink({ botFacts: facts() }, G, G, {}))).resolves.toMatchObject({
+      status: 400,
+      code: 'unknown_role',
+    });
   });
 
   it('refuses a privileged role without consent, with a wrong name, and from anyone but the owner', async () => {
     const none = await refusal(checkRoleForLink({ botFacts: facts() }, G, 'mods', {}));
     expect(none).toMatchObject({ status: 403, code: 'owner_consent_required', field: 'owner_consent' });
-    expect(none.message).toBe('"Mods" is a privileged role (it carries Manage Server): linking it needs the server owner\'s consent, typed as the role\'s name (no consent was given).');
-    await expect(refusal(checkRoleForLink({ botFacts: facts() }, G, 'mods', { ownerConsent: 'mods' }))).resolves.toMatchObject({ code: 'owner_consent_required' });
-    const admin = await refusal(checkRoleForLink({ botFacts: facts() }, G, 'admins', { ownerConsent: 'Admins', actingIsOwner: false }));
+    expect(none.message).toBe(
+      '"Mods" is a privileged role (it carries Manage Server): linking it needs the server owner\'s consent, typed as the role\'s name (no consent was given).',
+    );
+    await expect(
+      refusal(checkRoleForLink({ botFacts: facts() }, G, 'mods', { ownerConsent: 'mods' })),
+    ).resolves.toMatchObject({ code: 'owner_consent_required' });
+    const admin = await refusal(
+      checkRoleForLink({ botFacts: facts() }, G, 'admins', { ownerConsent: 'Admins', actingIsOwner: false }),
+    );
     expect(admin).toMatchObject({ status: 403, code: 'owner_only' });
     expect(admin.message).toMatch(/only the server owner can link it/);
   });
 
   it('accepts a privileged role with the owner’s consent typed as its name', async () => {
-    await expect(checkRoleForLink({ botFacts: facts() }, G, 'admins', { ownerConsent: ' Admins ', actingIsOwner: true })).resolves.toEqual({ name: 'Admins', privileged: ['Administrator'] });
+    await expect(
+      checkRoleForLink({ botFacts: facts() }, G, 'admins', { ownerConsent: ' Admins ', actingIsOwner: true }),
+    ).resolves.toEqual({ name: 'Admins', privileged: ['Administrator'] });
   });
 });

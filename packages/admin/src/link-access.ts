@@ -18,22 +18,52 @@ export type RoleChecked = { name: string; privileged: string[] } | null;
  * consent (403 `owner_consent_required` / `owner_only`). Null where no platform is configured: nothing
  * could be checked.
  */
-export async function checkRoleForLink(deps: Pick<AdminDeps, 'botFacts'>, guildId: string, roleId: string, consent: OwnerConsent): Promise<RoleChecked> {
+export async function checkRoleForLink(
+  deps: Pick<AdminDeps, 'botFacts'>,
+  guildId: string,
+  roleId: string,
+  consent: OwnerConsent,
+): Promise<RoleChecked> {
   if (!deps.botFacts) return null;
   const facts = await deps.botFacts(guildId).catch((err: unknown) => {
-    throw err instanceof AppError ? err : new AppError(502, 'The chat platform did not answer, so whether the bot can manage this role cannot be checked; try again in a moment', 'platform_unavailable');
+    throw err instanceof AppError
+      ? err
+      : new AppError(
+          502,
+          'The chat platform did not answer, so whether the bot can manage this role cannot be checked; try again in a moment',
+          'platform_unavailable',
+        );
   });
   const problem = roleAccessProblem(facts, roleId);
-  if (problem === 'unknown_role') throw AppError.field(400, 'role_id', ROLE_ACCESS_MESSAGES.unknown_role, 'unknown_role');
-  if (problem) throw AppError.field(403, 'role_id', `The bot cannot manage this role. ${ROLE_ACCESS_MESSAGES[problem]}`, `role_${problem}`);
+  if (problem === 'unknown_role')
+    throw AppError.field(400, 'role_id', ROLE_ACCESS_MESSAGES.unknown_role, 'unknown_role');
+  if (problem)
+    throw AppError.field(
+      403,
+      'role_id',
+      `The bot cannot manage this role. ${ROLE_ACCESS_MESSAGES[problem]}`,
+      `role_${problem}`,
+    );
   const role = facts.roles.find((r) => r.id === roleId)!;
   const privileged = privilegedPermissions(role.permissions);
   if (privileged.length === 0) return { name: role.name, privileged };
   const carries = `"${role.name}" is a privileged role (it carries ${privileged.join(', ')})`;
-  if (consent.actingIsOwner === false) throw AppError.field(403, 'owner_consent', `${carries}: only the server owner can link it. Ask the owner to create this link.`, 'owner_only');
+  if (consent.actingIsOwner === false)
+    throw AppError.field(
+      403,
+      'owner_consent',
+      `${carries}: only the server owner can link it. Ask the owner to create this link.`,
+      'owner_only',
+    );
   if (consent.ownerConsent?.trim() !== role.name) {
-    const typed = consent.ownerConsent === undefined ? 'no consent was given' : 'the consent given does not match the role name';
-    throw AppError.field(403, 'owner_consent', `${carries}: linking it needs the server owner's consent, typed as the role's name (${typed}).`, 'owner_consent_required');
+    const typed =
+      consent.ownerConsent === undefined ? 'no consent was given' : 'the consent given does not match the role name';
+    throw AppError.field(
+      403,
+      'owner_consent',
+      `${carries}: linking it needs the server owner's consent, typed as the role's name (${typed}).`,
+      'owner_consent_required',
+    );
   }
   return { name: role.name, privileged };
 }

@@ -1,4 +1,11 @@
-import { encryptToken, generateToken, hashToken, MEMBERS_INTENT_MESSAGE, normalizePluginUrl, syncedLimit } from '@rolelink/domain';
+import {
+  encryptToken,
+  generateToken,
+  hashToken,
+  MEMBERS_INTENT_MESSAGE,
+  normalizePluginUrl,
+  syncedLimit,
+} from '@rolelink/domain';
 import { inTransaction } from '@rolelink/db/client';
 import { ensureGuild, insertLink, linkExistsForRole, recordHolderPage, removeLinkRows } from '@rolelink/db/links';
 import { markMembersListingBlocked } from '@rolelink/db/sync';
@@ -12,8 +19,21 @@ import { checkRoleForLink, type OwnerConsent } from './link-access';
  * `askedMembers`: the caller must have answered the existing-members question (spec 1: the dashboard asks
  * it); a role with members and no answer (`keepMembers` undefined) is refused rather than handed over.
  */
-export type CreateLinkInput = { guildId: string; roleId: string; pluginUrl: string; keepMembers?: boolean; askedMembers?: boolean } & OwnerConsent;
-export type CreatedLink = { link_id: string; guild_id: string; role_id: string; plugin_url: string; member_mode: 'handover' | 'keep'; existing_members: number };
+export type CreateLinkInput = {
+  guildId: string;
+  roleId: string;
+  pluginUrl: string;
+  keepMembers?: boolean;
+  askedMembers?: boolean;
+} & OwnerConsent;
+export type CreatedLink = {
+  link_id: string;
+  guild_id: string;
+  role_id: string;
+  plugin_url: string;
+  member_mode: 'handover' | 'keep';
+  existing_members: number;
+};
 
 /**
  * Creates a role link (spec 1 lifecycle, 3.1): validates the plugin URL, generates the token, records
@@ -28,7 +48,8 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   const url = normalizePluginUrl(input.pluginUrl, deps.allowPrivatePluginHosts);
   if (!url.ok) throw new AppError(400, `Invalid plugin URL: ${url.reason}`, 'invalid_plugin_url');
 
-  if (await linkExistsForRole(deps.db.pool, guildId, roleId)) throw new AppError(409, 'A role link already exists for this role', 'link_exists');
+  if (await linkExistsForRole(deps.db.pool, guildId, roleId))
+    throw new AppError(409, 'A role link already exists for this role', 'link_exists');
   const role = await checkRoleForLink(deps, guildId, roleId, input);
   const plan = await ensureGuild(deps.db.pool, guildId);
 
@@ -39,13 +60,31 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   if (holders?.membersIntentMissing && (keep || holders.count > 0)) await refuseForMembersIntent(deps);
   if (input.askedMembers && input.keepMembers === undefined && holders && holders.count > 0) {
     const n = holders.count.toLocaleString('en-US');
-    throw new AppError(400, `${n} ${holders.count === 1 ? 'member holds' : 'members hold'} this role now: choose Hand over or Keep current members`, 'existing_members_required');
+    throw new AppError(
+      400,
+      `${n} ${holders.count === 1 ? 'member holds' : 'members hold'} this role now: choose Hand over or Keep current members`,
+      'existing_members_required',
+    );
   }
   if (keep) {
-    if (!holders) throw new AppError(400, "Keep current members needs the platform to read the role's holders, and none is configured", 'keep_unavailable');
-    if (!holders.exact) throw new AppError(400, 'Keep current members is not available: the exact number of role members is unknown', 'keep_unavailable');
+    if (!holders)
+      throw new AppError(
+        400,
+        "Keep current members needs the platform to read the role's holders, and none is configured",
+        'keep_unavailable',
+      );
+    if (!holders.exact)
+      throw new AppError(
+        400,
+        'Keep current members is not available: the exact number of role members is unknown',
+        'keep_unavailable',
+      );
     if (holders.count > syncedLimit(plan)) {
-      throw new AppError(400, `Keep current members is not available: the role has ${holders.count} members, more than the plan's synced limit of ${syncedLimit(plan)}`, 'keep_unavailable');
+      throw new AppError(
+        400,
+        `Keep current members is not available: the role has ${holders.count} members, more than the plan's synced limit of ${syncedLimit(plan)}`,
+        'keep_unavailable',
+      );
     }
   }
 
@@ -55,7 +94,9 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   try {
     if (holders && holders.count > 0) {
       recorded = await recordHolders(deps, linkId, holders.pages(), keep).catch((err: unknown) => {
-        throw err instanceof AppError ? err : new AppError(502, "Failed to read the role's current members from the platform", 'holders_unreadable');
+        throw err instanceof AppError
+          ? err
+          : new AppError(502, "Failed to read the role's current members from the platform", 'holders_unreadable');
       });
     }
     await deps.plugin.register(linkId);
@@ -67,11 +108,29 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
     guildId,
     roleId,
     action: 'link_created',
-    detail: { plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded, ...(role ? { role_name: role.name, privileged: role.privileged } : {}) },
+    detail: {
+      plugin_url: url.url,
+      member_mode: keep ? 'keep' : 'handover',
+      existing_members: recorded,
+      ...(role ? { role_name: role.name, privileged: role.privileged } : {}),
+    },
   });
   // Who consented, and when (the entry's actor and time): its own entry, so the log can be filtered for it.
-  if (role && role.privileged.length > 0) await audit(deps, deps.db.pool, { guildId, roleId, action: 'privileged_consent', detail: { role_name: role.name, permissions: role.privileged } });
-  return { link_id: linkId, guild_id: guildId, role_id: roleId, plugin_url: url.url, member_mode: keep ? 'keep' : 'handover', existing_members: recorded };
+  if (role && role.privileged.length > 0)
+    await audit(deps, deps.db.pool, {
+      guildId,
+      roleId,
+      action: 'privileged_consent',
+      detail: { role_name: role.name, permissions: role.privileged },
+    });
+  return {
+    link_id: linkId,
+    guild_id: guildId,
+    role_id: roleId,
+    plugin_url: url.url,
+    member_mode: keep ? 'keep' : 'handover',
+    existing_members: recorded,
+  };
 }
 
 /**
@@ -80,11 +139,18 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
  */
 async function refuseForMembersIntent(deps: AdminDeps): Promise<never> {
   if (deps.appKey) await markMembersListingBlocked(deps.db.pool, deps.appKey);
-  throw new AppError(409, `The role's current members must be read to create this link. ${MEMBERS_INTENT_MESSAGE}`, 'members_intent_missing');
+  throw new AppError(
+    409,
+    `The role's current members must be read to create this link. ${MEMBERS_INTENT_MESSAGE}`,
+    'members_intent_missing',
+  );
 }
 
 /** The link row, or 409 when the role got a link meanwhile (the unique index on guild and role). */
-async function insertNewLink(deps: AdminDeps, l: { guildId: string; roleId: string; pluginUrl: string; token: string; keep: boolean }): Promise<string> {
+async function insertNewLink(
+  deps: AdminDeps,
+  l: { guildId: string; roleId: string; pluginUrl: string; token: string; keep: boolean },
+): Promise<string> {
   try {
     return await insertLink(deps.db.pool, {
       guildId: l.guildId,
@@ -98,7 +164,8 @@ async function insertNewLink(deps: AdminDeps, l: { guildId: string; roleId: stri
       firstListAt: l.keep ? new Date() : null,
     });
   } catch (err) {
-    if ((err as { code?: string }).code === '23505') throw new AppError(409, 'A role link already exists for this role', 'link_exists');
+    if ((err as { code?: string }).code === '23505')
+      throw new AppError(409, 'A role link already exists for this role', 'link_exists');
     throw err;
   }
 }
@@ -107,7 +174,12 @@ async function insertNewLink(deps: AdminDeps, l: { guildId: string; roleId: stri
  * Writes the holders as the bot's applied record (they hold the role now) and, in keep mode, as the
  * link's list too, so the first sync changes nothing (spec 1).
  */
-async function recordHolders(deps: AdminDeps, linkId: string, pages: AsyncIterable<string[]>, keep: boolean): Promise<number> {
+async function recordHolders(
+  deps: AdminDeps,
+  linkId: string,
+  pages: AsyncIterable<string[]>,
+  keep: boolean,
+): Promise<number> {
   let total = 0;
   for await (const ids of pages) {
     if (!ids.length) continue;

@@ -47,11 +47,26 @@ export async function deleteLink(deps: AdminDeps, input: DeleteLinkInput): Promi
     const deletedEvent = await recordLinkDeletedEvent(c, row.id);
     // As of the delete: with the link row gone the worker starts no new grant for it.
     const stripCount = strip ? await grantedCount(c, row.id) : null;
-    await audit(deps, c, { guildId, roleId, action: 'link_deleted', detail: { strip_roles: strip, strip_count: stripCount, lockout_confirmed: strip && input.confirmLockout === true } });
+    await audit(deps, c, {
+      guildId,
+      roleId,
+      action: 'link_deleted',
+      detail: {
+        strip_roles: strip,
+        strip_count: stripCount,
+        lockout_confirmed: strip && input.confirmLockout === true,
+      },
+    });
     return { ...row, stripCount, deletedEvent };
   });
   if (!removed) throw AppError.notFound('Role link not found', 'link_not_found');
   if (strip) await deps.requestSync(removed.id);
-  await deps.plugin.deleteConfig({ pluginUrl: removed.plugin_url, guildId, roleId, tokenCiphertext: removed.token_ciphertext, afterEvent: removed.deletedEvent });
+  await deps.plugin.deleteConfig({
+    pluginUrl: removed.plugin_url,
+    guildId,
+    roleId,
+    tokenCiphertext: removed.token_ciphertext,
+    afterEvent: removed.deletedEvent,
+  });
   return { deleted: true, link_id: removed.id, strip_roles: strip, strip_count: removed.stripCount };
 }

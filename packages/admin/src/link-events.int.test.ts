@@ -20,7 +20,15 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 const kinds = async (linkId: string) => (await listEventLog(db.pool, linkId)).map((e) => [e.seq, e.kind]).reverse();
-const all = ['link.paused', 'link.resumed', 'link.disabled', 'link.enabled', 'link.deleted', 'removal.held', 'removal.applied'];
+const all = [
+  'link.paused',
+  'link.resumed',
+  'link.disabled',
+  'link.enabled',
+  'link.deleted',
+  'removal.held',
+  'removal.applied',
+];
 
 describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
   it('records disable, enable, a held removal, its application and the deletion, in order, for a link that opted in', async () => {
@@ -28,7 +36,12 @@ describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
     await subscribeLinkEvents(db.pool, link.linkId, all);
     await setLink(deps, { guildId: link.guildId, roleId: link.roleId, enabled: false });
     await setLink(deps, { guildId: link.guildId, roleId: link.roleId, enabled: true });
-    const held = await recordHeldChange(db.pool, link.linkId, { previous: 100, next: 10, removals: 90, removalSample: [] });
+    const held = await recordHeldChange(db.pool, link.linkId, {
+      previous: 100,
+      next: 10,
+      removals: 90,
+      removalSample: [],
+    });
     const applied = await applyRemovals(deps, { guildId: link.guildId, roleId: link.roleId });
     await deleteLink(deps, { guildId: link.guildId, roleId: link.roleId });
     expect(await kinds(link.linkId)).toEqual([
@@ -38,10 +51,16 @@ describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
       ['4', 'removal.applied'],
       ['5', 'link.deleted'],
     ]);
-    const { rows } = await db.pool.query<{ kind: string; payload: unknown }>(`SELECT kind, payload FROM plugin_event WHERE link_id = $1 AND kind LIKE 'removal.%' ORDER BY seq`, [link.linkId]);
+    const { rows } = await db.pool.query<{ kind: string; payload: unknown }>(
+      `SELECT kind, payload FROM plugin_event WHERE link_id = $1 AND kind LIKE 'removal.%' ORDER BY seq`,
+      [link.linkId],
+    );
     expect(rows).toEqual([
       { kind: 'removal.held', payload: { change_id: held.changeId, previous: 100, next: 10, removals: 90 } },
-      { kind: 'removal.applied', payload: { change_id: held.changeId, removals: 90, window_ends_at: applied.window_ends_at } },
+      {
+        kind: 'removal.applied',
+        payload: { change_id: held.changeId, removals: 90, window_ends_at: applied.window_ends_at },
+      },
     ]);
     expect(deleted).toContain(link.roleId);
   });
@@ -68,7 +87,8 @@ describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
     await subscribeLinkEvents(db.pool, link.linkId, all);
     const syncs: string[] = [];
     const counting: AdminDeps = { ...deps, requestSync: (id) => Promise.resolve(void syncs.push(id)) };
-    const set = (flags: { enabled?: boolean; trusted?: boolean }) => setLink(counting, { guildId: link.guildId, roleId: link.roleId, ...flags });
+    const set = (flags: { enabled?: boolean; trusted?: boolean }) =>
+      setLink(counting, { guildId: link.guildId, roleId: link.roleId, ...flags });
     await set({ enabled: true }); // already enabled
     await set({ enabled: false });
     await set({ enabled: false });
@@ -79,7 +99,10 @@ describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
       ['1', 'link.disabled'],
       ['2', 'link.enabled'],
     ]);
-    const { rows } = await db.pool.query<{ action: string }>('SELECT action FROM admin_audit WHERE role_id = $1 ORDER BY id', [link.roleId]);
+    const { rows } = await db.pool.query<{ action: string }>(
+      'SELECT action FROM admin_audit WHERE role_id = $1 ORDER BY id',
+      [link.roleId],
+    );
     expect(rows.map((r) => r.action)).toEqual(['link_disabled', 'trusted_set', 'link_enabled']);
     expect(syncs).toEqual([link.linkId, link.linkId]);
   });
@@ -89,7 +112,10 @@ describe('link lifecycle events (docs/api.md "Events to plugins")', () => {
     await setLink(deps, { guildId: link.guildId, roleId: link.roleId, enabled: false });
     await recordHeldChange(db.pool, link.linkId, { previous: 100, next: 10, removals: 90, removalSample: [] });
     await deleteLink(deps, { guildId: link.guildId, roleId: link.roleId });
-    const { rows } = await db.pool.query('SELECT 1 FROM plugin_event WHERE link_id = $1 UNION ALL SELECT 1 FROM plugin_event_link WHERE link_id = $1', [link.linkId]);
+    const { rows } = await db.pool.query(
+      'SELECT 1 FROM plugin_event WHERE link_id = $1 UNION ALL SELECT 1 FROM plugin_event_link WHERE link_id = $1',
+      [link.linkId],
+    );
     expect(rows).toEqual([]);
   });
 });

@@ -1,6 +1,14 @@
 import { findLinkAt, linkDetails } from '@rolelink/db/links';
 import { findGuildOutage, findLinkBlock, listedUnreachable } from '@rolelink/db/sync';
-import { BOT_NOT_IN_GUILD_MESSAGE, isPaused, LINK_BLOCK_MESSAGES, limitsFor, reportedPending, slotAllowance, splitPending } from '@rolelink/domain';
+import {
+  BOT_NOT_IN_GUILD_MESSAGE,
+  isPaused,
+  LINK_BLOCK_MESSAGES,
+  limitsFor,
+  reportedPending,
+  slotAllowance,
+  splitPending,
+} from '@rolelink/domain';
 import type { LinkView } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
@@ -21,7 +29,12 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const limits = limitsFor(link.plan);
   const paused = isPaused(link.rank, link.plan, link.paidSlots);
   const held = await pendingHeldChange(deps, link.id);
-  const [outage, block, unreachable, listing] = await Promise.all([findGuildOutage(deps.db.pool, guildId), findLinkBlock(deps.db.pool, link.id), listedUnreachable(deps.db.pool, link.id), memberListingUnavailable(deps)]);
+  const [outage, block, unreachable, listing] = await Promise.all([
+    findGuildOutage(deps.db.pool, guildId),
+    findLinkBlock(deps.db.pool, link.id),
+    listedUnreachable(deps.db.pool, link.id),
+    memberListingUnavailable(deps),
+  ]);
   const desired = Math.min(link.userCount, limits.syncedUsers);
   const rate = extra.sync_rate_per_sec;
   // Listed users no call can reach (not in the server, deleted accounts) are no change the bot can make:
@@ -29,7 +42,10 @@ export async function showLink(deps: AdminDeps, input: { guildId: string; roleId
   const unreachableCount = unreachable.notInServer + unreachable.deleted;
   const pending = reportedPending(link, desired, unreachableCount);
   // An applied removal is under way while the worker has not caught up with the list, or has removals left.
-  const removal = await removalProgress(deps, link.id, { removalsOutstanding: link.syncBehind || splitPending(pending, Math.max(0, desired - unreachableCount), link.appliedCount).removals > 0 });
+  const removal = await removalProgress(deps, link.id, {
+    removalsOutstanding:
+      link.syncBehind || splitPending(pending, Math.max(0, desired - unreachableCount), link.appliedCount).removals > 0,
+  });
   return {
     link_id: link.id,
     guild_id: guildId,

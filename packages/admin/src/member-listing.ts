@@ -10,7 +10,9 @@ import type { AdminDeps } from './deps';
  * longer MEMBERS_INTENT_MESSAGE) and every link view (the card, `rolelink link show`) read it here. Without a configured platform (no `appKey`)
  * there is nothing to look up: the counts are shown as measured.
  */
-export async function memberListingUnavailable(deps: Pick<AdminDeps, 'db' | 'appKey'>): Promise<LinkView['listing_unavailable']> {
+export async function memberListingUnavailable(
+  deps: Pick<AdminDeps, 'db' | 'appKey'>,
+): Promise<LinkView['listing_unavailable']> {
   if (!deps.appKey) return null;
   const since = await membersListingBlockedSince(deps.db.pool, deps.appKey);
   return since ? { reason: 'members_intent', message: MEMBERS_LISTING_COUNT_MESSAGE } : null;

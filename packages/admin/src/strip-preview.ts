@@ -15,17 +15,29 @@ export const STRIP_SAMPLE = 5;
  * with it (the role their only source of it; never the owner, who keeps every permission). The dashboard shows this
  * before the admin confirms; deleteLink checks the lock-out again on the server.
  */
-export async function stripPreview(deps: AdminDeps, input: { guildId: string; roleId: string; actingUserId?: string }): Promise<StripPreviewView> {
+export async function stripPreview(
+  deps: AdminDeps,
+  input: { guildId: string; roleId: string; actingUserId?: string },
+): Promise<StripPreviewView> {
   const guildId = parseSnowflake(input.guildId, 'guildId');
   const roleId = parseSnowflake(input.roleId, 'roleId');
   const link = await findLinkAt(deps.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
-  const [count, sampleIds] = await Promise.all([grantedCount(deps.db.pool, link.id), grantedHolders(deps.db.pool, link.id, '0', STRIP_SAMPLE)]);
+  const [count, sampleIds] = await Promise.all([
+    grantedCount(deps.db.pool, link.id),
+    grantedHolders(deps.db.pool, link.id, '0', STRIP_SAMPLE),
+  ]);
   const facts = deps.members;
-  if (!facts) return { count, sample: sampleIds.map((id) => ({ user_id: id, name: null })), lockout: [], lockout_checked: false };
+  if (!facts)
+    return { count, sample: sampleIds.map((id) => ({ user_id: id, name: null })), lockout: [], lockout_checked: false };
   return platformRead(async () => {
     const [sample, lockout] = await Promise.all([
-      Promise.all(sampleIds.map(async (id): Promise<StripMember> => ({ user_id: id, name: (await facts.member(guildId, id))?.name ?? null }))),
+      Promise.all(
+        sampleIds.map(async (id): Promise<StripMember> => ({
+          user_id: id,
+          name: (await facts.member(guildId, id))?.name ?? null,
+        })),
+      ),
       lockoutOf(deps, facts, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId }),
     ]);
     return { count, sample, lockout: lockout ?? [], lockout_checked: lockout !== null };
@@ -36,7 +48,10 @@ export async function stripPreview(deps: AdminDeps, input: { guildId: string; ro
  * Only the lock-out half of the preview, for deleteLink's server-side check: the count and the named
  * sample are for the admin's eyes and would cost a platform call per name on every delete.
  */
-export async function stripLockout(deps: AdminDeps, l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined }): Promise<Pick<StripPreviewView, 'lockout' | 'lockout_checked'>> {
+export async function stripLockout(
+  deps: AdminDeps,
+  l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined },
+): Promise<Pick<StripPreviewView, 'lockout' | 'lockout_checked'>> {
   const facts = deps.members;
   if (!facts) return { lockout: [], lockout_checked: false };
   const lockout = await platformRead(() => lockoutOf(deps, facts, l));
@@ -49,7 +64,11 @@ async function platformRead<T>(read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError(502, 'The chat platform did not answer, so who would lose the role cannot be shown; try again in a moment', 'platform_unavailable');
+    throw new AppError(
+      502,
+      'The chat platform did not answer, so who would lose the role cannot be shown; try again in a moment',
+      'platform_unavailable',
+    );
   }
 }
 
@@ -65,7 +84,11 @@ export const LOCKOUT_CHECK_LIMIT = 100;
  * Administrator or Manage Server it is, the acting admin first. Never the guild's owner: the platform
  * gives the owner every permission whatever their roles. Null when there are more members than are checked.
  */
-async function lockoutOf(deps: AdminDeps, facts: MemberFacts, l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined }): Promise<StripPreviewView['lockout'] | null> {
+async function lockoutOf(
+  deps: AdminDeps,
+  facts: MemberFacts,
+  l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined },
+): Promise<StripPreviewView['lockout'] | null> {
   const [permissions, ownerId] = await Promise.all([facts.rolePermissions(l.guildId), facts.ownerId(l.guildId)]);
   const rolePermissions = permissions.get(l.roleId) ?? 0n;
   if (lostManagePermission(rolePermissions, 0n) === null) return [];
@@ -78,9 +101,19 @@ async function lockoutOf(deps: AdminDeps, facts: MemberFacts, l: { linkId: strin
         const member = await facts.member(l.guildId, userId);
         if (!member) return null;
         // What they keep: every other role of theirs, and the @everyone role (whose id is the guild's).
-        const others = [l.guildId, ...member.roles.filter((r) => r !== l.roleId)].reduce((all, r) => all | (permissions.get(r) ?? 0n), 0n);
+        const others = [l.guildId, ...member.roles.filter((r) => r !== l.roleId)].reduce(
+          (all, r) => all | (permissions.get(r) ?? 0n),
+          0n,
+        );
         const permission = lostManagePermission(rolePermissions, others);
-        return permission ? { user_id: userId, name: member.name, who: userId === l.actingUserId ? ('you' as const) : ('admin' as const), permission } : null;
+        return permission
+          ? {
+              user_id: userId,
+              name: member.name,
+              who: userId === l.actingUserId ? ('you' as const) : ('admin' as const),
+              permission,
+            }
+          : null;
       }),
   );
   const out = checked.filter((p) => p !== null);
@@ -89,7 +122,9 @@ async function lockoutOf(deps: AdminDeps, facts: MemberFacts, l: { linkId: strin
 
 /** The 409 of a strip that would lock admins out, naming who and what. */
 export function lockoutError(preview: Pick<StripPreviewView, 'lockout' | 'lockout_checked'>): AppError {
-  const who = preview.lockout.map((p) => `${p.who === 'you' ? 'you' : 'admin'} ${p.name ?? p.user_id} would lose ${p.permission}`);
+  const who = preview.lockout.map(
+    (p) => `${p.who === 'you' ? 'you' : 'admin'} ${p.name ?? p.user_id} would lose ${p.permission}`,
+  );
   const message = preview.lockout_checked
     ? `Removing this role would lock ${preview.lockout.length === 1 ? 'an admin' : `${preview.lockout.length} admins`} out: ${who.join('; ')}. Confirm the lock-out explicitly to go ahead.`
     : `Whether removing this role locks an admin out cannot be checked: no platform is configured, or it would take the role from more than ${LOCKOUT_CHECK_LIMIT} members. Confirm the lock-out explicitly to go ahead.`;

@@ -21,8 +21,16 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function listed(linkId: string, users: string[], outcome: (u: string) => string): Promise<void> {
-  await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`, [linkId, users]);
-  for (const u of users) await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, $3)`, [linkId, u, outcome(u)]);
+  await db.pool.query(
+    `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`,
+    [linkId, users],
+  );
+  for (const u of users)
+    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, $3)`, [
+      linkId,
+      u,
+      outcome(u),
+    ]);
 }
 
 describe('listed users no call can reach', () => {
@@ -32,9 +40,19 @@ describe('listed users no call can reach', () => {
     const absent = new Set(users.slice(7));
     await listed(link.linkId, users, (u) => (absent.has(u) ? 'not_in_guild' : 'applied'));
     // What finishPass writes: 7 holders seen, 10 listed, so 3 "pending" by the worker's measure.
-    await db.pool.query('UPDATE role_link SET user_count = 10, applied_count = 7, pending_count = 3, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
+    await db.pool.query(
+      'UPDATE role_link SET user_count = 10, applied_count = 7, pending_count = 3, sync_done_seq = sync_wanted_seq WHERE id = $1',
+      [link.linkId],
+    );
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
-    expect(view.counts).toEqual({ user_count: 10, synced_count: 7, pending_count: 0, held_count: 0, not_in_server_count: 3, deleted_count: 0 });
+    expect(view.counts).toEqual({
+      user_count: 10,
+      synced_count: 7,
+      pending_count: 0,
+      held_count: 0,
+      not_in_server_count: 3,
+      deleted_count: 0,
+    });
     expect(view.sync.eta_seconds).toBe(0);
     expect(view.listing_unavailable).toBeNull();
   });
@@ -42,13 +60,27 @@ describe('listed users no call can reach', () => {
   it('count deleted accounts apart too: permanent, never pending (10013)', async () => {
     const link = await seedLink(db, { plan: 'premium', firstList: true });
     const users = userIds(10, 305000000000000000n);
-    const outcome = (u: string) => (u === users[0] || u === users[1] ? 'unknown_user' : u === users[2] ? 'not_in_guild' : 'applied');
+    const outcome = (u: string) =>
+      u === users[0] || u === users[1] ? 'unknown_user' : u === users[2] ? 'not_in_guild' : 'applied';
     await listed(link.linkId, users, outcome);
     // 6 holders; the worker counts the 4 others as pending: 3 no call can reach, 1 add still to make.
-    await db.pool.query('UPDATE role_link SET user_count = 10, applied_count = 6, pending_count = 4, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
-    await db.pool.query(`DELETE FROM applied_member WHERE link_id = $1 AND user_id = ${toStored('$2')}`, [link.linkId, users[9]]);
+    await db.pool.query(
+      'UPDATE role_link SET user_count = 10, applied_count = 6, pending_count = 4, sync_done_seq = sync_wanted_seq WHERE id = $1',
+      [link.linkId],
+    );
+    await db.pool.query(`DELETE FROM applied_member WHERE link_id = $1 AND user_id = ${toStored('$2')}`, [
+      link.linkId,
+      users[9],
+    ]);
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
-    expect(view.counts).toEqual({ user_count: 10, synced_count: 6, pending_count: 1, held_count: 0, not_in_server_count: 1, deleted_count: 2 });
+    expect(view.counts).toEqual({
+      user_count: 10,
+      synced_count: 6,
+      pending_count: 1,
+      held_count: 0,
+      not_in_server_count: 1,
+      deleted_count: 2,
+    });
     // The add made: up to date, with the two deleted accounts still named.
     await db.pool.query('UPDATE role_link SET applied_count = 7, pending_count = 3 WHERE id = $1', [link.linkId]);
     const done = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
@@ -59,25 +91,46 @@ describe('listed users no call can reach', () => {
   it('while the bot cannot list members: the not-in-server count is null with the reason naming the portal setting', async () => {
     const link = await seedLink(db, { plan: 'premium', firstList: true });
     const users = userIds(4, 307000000000000000n);
-    await listed(link.linkId, users, (u) => (u === users[0] ? 'not_in_guild' : u === users[1] ? 'unknown_user' : 'applied'));
-    await db.pool.query('UPDATE role_link SET user_count = 4, applied_count = 2, pending_count = 2, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
+    await listed(link.linkId, users, (u) =>
+      u === users[0] ? 'not_in_guild' : u === users[1] ? 'unknown_user' : 'applied',
+    );
+    await db.pool.query(
+      'UPDATE role_link SET user_count = 4, applied_count = 2, pending_count = 2, sync_done_seq = sync_wanted_seq WHERE id = $1',
+      [link.linkId],
+    );
     const deps = { ...testAdminDeps(db), appKey: 'app-listing-test' };
     expect((await showLink(deps, { guildId: link.guildId, roleId: link.roleId })).counts.not_in_server_count).toBe(1);
     await markMembersListingBlocked(db.pool, 'app-listing-test');
     const view = await showLink(deps, { guildId: link.guildId, roleId: link.roleId });
-    expect(view.counts).toEqual({ user_count: 4, synced_count: 2, pending_count: 0, held_count: 0, not_in_server_count: null, deleted_count: 1 });
+    expect(view.counts).toEqual({
+      user_count: 4,
+      synced_count: 2,
+      pending_count: 0,
+      held_count: 0,
+      not_in_server_count: null,
+      deleted_count: 1,
+    });
     expect(view.listing_unavailable?.reason).toBe('members_intent');
     expect(view.listing_unavailable?.message).toContain(MEMBERS_INTENT_SETTING);
     // Another application's mark is not this one's.
-    expect((await showLink({ ...deps, appKey: 'another-app' }, { guildId: link.guildId, roleId: link.roleId })).listing_unavailable).toBeNull();
+    expect(
+      (await showLink({ ...deps, appKey: 'another-app' }, { guildId: link.guildId, roleId: link.roleId }))
+        .listing_unavailable,
+    ).toBeNull();
   });
 
   it('stop counting once the plugin no longer lists them (either kind)', async () => {
     const link = await seedLink(db, { plan: 'premium', firstList: true });
     const [gone] = userIds(1, 310000000000000000n);
     const [gone2] = userIds(1, 311000000000000000n);
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'not_in_guild')`, [link.linkId, gone]);
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'unknown_user')`, [link.linkId, gone2]);
+    await db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'not_in_guild')`,
+      [link.linkId, gone],
+    );
+    await db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'unknown_user')`,
+      [link.linkId, gone2],
+    );
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toMatchObject({ not_in_server_count: 0, deleted_count: 0 });
   });

@@ -1,4 +1,12 @@
-import { BROKER_ERROR_CODE_HEADER, BrokerRoute, errorBody, PluginCallMessage, type BrokerLinkRef, type BrokerSubmitResult, type ConfigView } from '@rolelink/contracts';
+import {
+  BROKER_ERROR_CODE_HEADER,
+  BrokerRoute,
+  errorBody,
+  PluginCallMessage,
+  type BrokerLinkRef,
+  type BrokerSubmitResult,
+  type ConfigView,
+} from '@rolelink/contracts';
 import { AppError, createLogger, type Logger } from '@rolelink/runtime';
 
 /**
@@ -51,7 +59,8 @@ export class BrokerUnavailableError extends AppError {
 }
 
 type ErrorLike = { name?: string; message?: string; code?: string; cause?: unknown; errors?: unknown[] };
-const errorLike = (v: unknown): ErrorLike | null => (typeof v === 'object' && v !== null && 'message' in v ? (v as ErrorLike) : null);
+const errorLike = (v: unknown): ErrorLike | null =>
+  typeof v === 'object' && v !== null && 'message' in v ? (v as ErrorLike) : null;
 
 /**
  * The cause of a failed fetch: undici hides the socket error (`connect ECONNREFUSED …`) in `cause`, an
@@ -92,13 +101,28 @@ export class BrokerClient {
    * encrypted token by id). Rejects with 502 `Failed to register with plugin server` on any failure.
    */
   async register(linkId: bigint | string): Promise<void> {
-    await this.call('POST', BrokerRoute.register(String(linkId)), undefined, this.timeouts.register, PluginCallMessage.register);
+    await this.call(
+      'POST',
+      BrokerRoute.register(String(linkId)),
+      undefined,
+      this.timeouts.register,
+      PluginCallMessage.register,
+    );
   }
 
   /** GET {plugin}/config: the validated form with fresh values, or the iframe page (with rl_token when viewerId is given). */
   fetchConfig(linkId: bigint | string, opts: { refresh?: boolean; viewerId?: string } = {}): Promise<ConfigView> {
-    const query = new URLSearchParams({ refresh: String(opts.refresh ?? false), ...(opts.viewerId !== undefined ? { viewer_id: opts.viewerId } : {}) });
-    return this.call('GET', `${BrokerRoute.config(String(linkId))}?${query.toString()}`, undefined, this.timeouts.fetchConfig, PluginCallMessage.fetchUnreachable);
+    const query = new URLSearchParams({
+      refresh: String(opts.refresh ?? false),
+      ...(opts.viewerId !== undefined ? { viewer_id: opts.viewerId } : {}),
+    });
+    return this.call(
+      'GET',
+      `${BrokerRoute.config(String(linkId))}?${query.toString()}`,
+      undefined,
+      this.timeouts.fetchConfig,
+      PluginCallMessage.fetchUnreachable,
+    );
   }
 
   /**
@@ -108,11 +132,26 @@ export class BrokerClient {
    * caller need not look it up first.
    */
   submitConfig(link: BrokerLinkRef, config: Record<string, unknown>): Promise<BrokerSubmitResult> {
-    return this.call('POST', BrokerRoute.roleConfig(link.guildId, link.roleId), { config }, this.timeouts.submitConfig, PluginCallMessage.submit);
+    return this.call(
+      'POST',
+      BrokerRoute.roleConfig(link.guildId, link.roleId),
+      { config },
+      this.timeouts.submitConfig,
+      PluginCallMessage.submit,
+    );
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, failure: string): Promise<T> {
-    const unavailable = (reason: string, code: 'broker_unreachable' | 'broker_error' = 'broker_unreachable'): AppError => {
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    failure: string,
+  ): Promise<T> {
+    const unavailable = (
+      reason: string,
+      code: 'broker_unreachable' | 'broker_error' = 'broker_unreachable',
+    ): AppError => {
       this.logger.warn(`plugin broker call ${method} ${path.split('?')[0]} failed: ${reason}`);
       return new BrokerUnavailableError(failure, code, this.baseUrl, reason);
     };
@@ -122,7 +161,10 @@ export class BrokerClient {
     try {
       const res = await fetch(`${this.baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.opts.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${this.opts.token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         redirect: 'error',
         signal: AbortSignal.timeout(timeoutMs),
@@ -141,7 +183,11 @@ export class BrokerClient {
     }
     // Only the broker's own AppErrors (they name their code) reach the caller as they are. A refused
     // bearer, a draining broker or anything else in between is "the broker could not make the call".
-    if (code === null || code === 'broker_unauthorized') throw unavailable(`answered ${status}${code ? ` (${code})` : ' without the broker’s error code'}`, 'broker_error');
+    if (code === null || code === 'broker_unauthorized')
+      throw unavailable(
+        `answered ${status}${code ? ` (${code})` : ' without the broker’s error code'}`,
+        'broker_error',
+      );
     const parsed = errorBody.safeParse(parseJson(text));
     throw parsed.success ? AppError.fromBody(status, code, parsed.data) : new AppError(status, failure, code);
   }

@@ -39,7 +39,8 @@ export type DashboardGuildList = { guilds: DashboardGuildSummary[] };
  * (packages/domain LINK_BLOCK_MESSAGES). `message` names the fix; `invite_url` (dashboard only) adds the bot back.
  */
 export type LinkBlockedView = {
-  reason: 'bot_not_in_guild' | 'no_manage_roles' | 'above_bot' | 'managed' | 'unknown_role' | 'mfa_required' | 'refused';
+  reason:
+    'bot_not_in_guild' | 'no_manage_roles' | 'above_bot' | 'managed' | 'unknown_role' | 'mfa_required' | 'refused';
   message: string;
   since: string;
   invite_url?: string;
@@ -68,7 +69,14 @@ export type LinkView = {
    *   joined since is then unknown, and a number would only look exact.
    * - `deleted_count`: the platform answered Unknown User (10013): the account no longer exists, for good.
    */
-  counts: { user_count: number; synced_count: number; pending_count: number; held_count: number; not_in_server_count: number | null; deleted_count: number };
+  counts: {
+    user_count: number;
+    synced_count: number;
+    pending_count: number;
+    held_count: number;
+    not_in_server_count: number | null;
+    deleted_count: number;
+  };
   /**
    * Null while every count is available. Otherwise the counts that need the guild's member listing are
    * null and this says why, with the fix: `members_intent`, the bot application lacks the Server Members
@@ -84,7 +92,16 @@ export type LinkView = {
    * because the role is those members' only Administrator or Manage Server, issue 34: previous = removals,
    * next 0, and the dialog's sample names every one of them).
    */
-  held_change: null | { change_id: string; kind: 'shrink' | 'admin_source'; previous: number; next: number; removals: number; additions: number; created_at: string; confirmed_at: string | null };
+  held_change: null | {
+    change_id: string;
+    kind: 'shrink' | 'admin_source';
+    previous: number;
+    next: number;
+    removals: number;
+    additions: number;
+    created_at: string;
+    confirmed_at: string | null;
+  };
   /** The latest removal the owner applied, and where it stands (null when none was applied, or it finished over a day ago). */
   removal: RemovalProgressView | null;
   /** Null while the bot can sync the link; otherwise why it cannot, instead of a stream of per-user failures. */
@@ -120,7 +137,14 @@ export type RemovalProgressView = {
  * request-resend`: the plugin is asked to resend its list (`list.resend_requested`). `queued` false: an
  * earlier request less than five minutes old stands (`requested_at`), and no second event was queued.
  */
-export type ResendRequestView = { change_id: string; window_ends_at: string; requested_at: string; queued: boolean; event_id: string | null; next_request_at: string };
+export type ResendRequestView = {
+  change_id: string;
+  window_ends_at: string;
+  requested_at: string;
+  queued: boolean;
+  event_id: string | null;
+  next_request_at: string;
+};
 
 /** A platform role as the dashboard shows it. `color` is `#rrggbb`, or null for the platform's default (no colour). */
 export type DashboardRole = { id: string; name: string; color: string | null; position: number };
@@ -144,7 +168,12 @@ export type DashboardGuild = DashboardGuildSummary & {
    * `invite_url`; `members_listing_blocked` shows the banner naming the Server Members intent setting
    * (`members_intent_message`), and counts that need the member listing are not offered.
    */
-  bot: { in_guild: boolean; invite_url: string; members_listing_blocked: boolean; members_intent_message: string | null };
+  bot: {
+    in_guild: boolean;
+    invite_url: string;
+    members_listing_blocked: boolean;
+    members_intent_message: string | null;
+  };
 };
 
 /**
@@ -186,7 +215,14 @@ export const createLinkBody = z
   })
   .strict();
 export type CreateLinkBody = z.input<typeof createLinkBody>;
-export type CreatedLinkView = { link_id: string; guild_id: string; role_id: string; plugin_url: string; member_mode: 'handover' | 'keep'; existing_members: number };
+export type CreatedLinkView = {
+  link_id: string;
+  guild_id: string;
+  role_id: string;
+  plugin_url: string;
+  member_mode: 'handover' | 'keep';
+  existing_members: number;
+};
 
 /** PATCH /dashboard-api/guilds/:guildId/links/:roleId (trusted: owner only). */
 export const updateLinkBody = z
@@ -246,7 +282,12 @@ export type HeldChangePreview = { change: NonNullable<LinkView['held_change']>; 
 export const applyRemovalsBody = z.object({ change_id: z.string().uuid().optional() }).strict().default({});
 export type ApplyRemovalsBody = z.input<typeof applyRemovalsBody>;
 /** `kind` as the held change's: an `admin_source` hold is removed by the bot at once, a `shrink` hold waits for the plugin's resent list. */
-export type AppliedRemovals = { change_id: string; kind: 'shrink' | 'admin_source'; removals: number; window_ends_at: string };
+export type AppliedRemovals = {
+  change_id: string;
+  kind: 'shrink' | 'admin_source';
+  removals: number;
+  window_ends_at: string;
+};
 
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/config (schema mode only; iframe mode answers 400). */
 export const submitConfigBody = z.object({ config: z.record(z.string(), z.unknown()) }).strict();
@@ -293,7 +334,10 @@ export type OverrideEntryView = { user_id: string; added_at: string };
 /** GET /dashboard-api/guilds/:guildId/links/:roleId/overrides (and the answer of a change). */
 export type OverridesView = { always: OverrideEntryView[]; never: OverrideEntryView[]; max_per_list: number };
 
-const overrideIds = z.array(userId).max(OVERRIDE_LIST_MAX, `at most ${OVERRIDE_LIST_MAX} user ids per list`).default([]);
+const overrideIds = z
+  .array(userId)
+  .max(OVERRIDE_LIST_MAX, `at most ${OVERRIDE_LIST_MAX} user ids per list`)
+  .default([]);
 /**
  * PATCH /dashboard-api/guilds/:guildId/links/:roleId/overrides: `always` and `never` add ids to those
  * lists, `remove` takes ids out of either (removals apply first, so moving a member is one change). With
@@ -310,7 +354,9 @@ export const overridesChangeBody = z
     replace: z.boolean().default(false),
   })
   .strict()
-  .refine((b) => b.replace || b.always.length + b.never.length + b.remove.length > 0, { message: 'Give ids to add or remove (always, never, remove), or replace: true' });
+  .refine((b) => b.replace || b.always.length + b.never.length + b.remove.length > 0, {
+    message: 'Give ids to add or remove (always, never, remove), or replace: true',
+  });
 export type OverridesChangeBody = z.input<typeof overridesChangeBody>;
 
 /** Path parameters of the guild routes (link routes use `linkParams` of ./api). */
@@ -360,14 +406,23 @@ export type AuditEntryView = {
 };
 export type AuditLogView = { entries: AuditEntryView[]; next_before: string | null };
 /** The dashboard's answer adds each entry's role as the platform has it now (null: deleted there). */
-export type DashboardAuditLog = { entries: (AuditEntryView & { role: DashboardRole | null })[]; next_before: string | null };
+export type DashboardAuditLog = {
+  entries: (AuditEntryView & { role: DashboardRole | null })[];
+  next_before: string | null;
+};
 
 /**
  * Events that notify the owner (issue 20, part 3; docs/dashboard.md "Notifications"). `events_dropped`
  * (a plugin's event given up after 24 h, issue 22 part 1) is off unless a guild turns it on: see
  * DEFAULT_NOTIFY_EVENTS in @rolelink/db/notifications.
  */
-export const NOTIFY_KINDS = ['removal_held', 'plugin_unhealthy', 'plugin_recovered', 'link_paused', 'events_dropped'] as const;
+export const NOTIFY_KINDS = [
+  'removal_held',
+  'plugin_unhealthy',
+  'plugin_recovered',
+  'link_paused',
+  'events_dropped',
+] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 /** PUT /dashboard-api/guilds/:guildId/notifications/settings. `channel_id` null: no channel message. */

@@ -15,8 +15,16 @@ export const fieldErrorSchema = z.object({ field: z.string(), message: z.string(
 export const errorBody = z.object({
   statusCode: z.number().int().min(400).max(599),
   message: z.string().min(1),
-  details: z.array(z.string()).optional().describe('On validation errors: `<field>: <message>`, the field a dotted path under the request part (`body.3`, `params.guildId`)'),
-  errors: z.array(fieldErrorSchema).optional().describe('Dashboard, broker and CLI only: each problem with the form field it belongs to'),
+  details: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'On validation errors: `<field>: <message>`, the field a dotted path under the request part (`body.3`, `params.guildId`)',
+    ),
+  errors: z
+    .array(fieldErrorSchema)
+    .optional()
+    .describe('Dashboard, broker and CLI only: each problem with the form field it belongs to'),
   detail: z.string().optional().describe('Dashboard and broker only: why a plugin call failed'),
 });
 // Its type is ServiceErrorBody in @rolelink/wire-types (checked in wire-types.check.ts).

@@ -5,8 +5,15 @@ import { eventKindsList } from './events';
 export const pluginHealthReport = z.object({
   status: z.enum(['healthy', 'degraded', 'unhealthy']),
   timestamp: z.iso.datetime({ offset: true }).optional(),
-  checks: z.record(z.string(), z.object({ status: z.enum(['up', 'down']), latency_ms: z.number().optional(), message: z.string().optional() })).optional(),
-  services: z.array(z.object({ name: z.string(), status: z.enum(['up', 'down']), latency_ms: z.number().optional() })).optional(),
+  checks: z
+    .record(
+      z.string(),
+      z.object({ status: z.enum(['up', 'down']), latency_ms: z.number().optional(), message: z.string().optional() }),
+    )
+    .optional(),
+  services: z
+    .array(z.object({ name: z.string(), status: z.enum(['up', 'down']), latency_ms: z.number().optional() }))
+    .optional(),
   /** Event kinds the plugin wants for all its links (docs/api.md "Events to plugins"); absent leaves them as they are. */
   events: eventKindsList.optional(),
 });

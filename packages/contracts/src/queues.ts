@@ -30,7 +30,13 @@ export const jobCatalog = {
   // the ciphertext.
   [QueueName.pluginCalls]: {
     // afterEvent: the link's `link.deleted` event; DELETE /config waits until it was delivered or dropped.
-    'delete-config': z.object({ pluginUrl: z.string(), guildId: z.string(), roleId: z.string(), tokenCiphertext: z.string().base64(), afterEvent: z.string().regex(/^\d+$/).optional() }),
+    'delete-config': z.object({
+      pluginUrl: z.string(),
+      guildId: z.string(),
+      roleId: z.string(),
+      tokenCiphertext: z.string().base64(),
+      afterEvent: z.string().regex(/^\d+$/).optional(),
+    }),
     'health-poll': z.object({}),
     'health-check': z.object({ pluginUrl: z.string() }),
     // Signed events to plugins (docs/api.md "Events to plugins"): the plugin_event rows are the outbox;
@@ -68,7 +74,9 @@ export const jobCatalog = {
 
 export type JobCatalog = typeof jobCatalog;
 export type JobName<Q extends QueueName> = keyof JobCatalog[Q] & string;
-export type JobData<Q extends QueueName, N extends JobName<Q>> = JobCatalog[Q][N] extends z.ZodType ? z.infer<JobCatalog[Q][N]> : never;
+export type JobData<Q extends QueueName, N extends JobName<Q>> = JobCatalog[Q][N] extends z.ZodType
+  ? z.infer<JobCatalog[Q][N]>
+  : never;
 
 /** BullMQ's `deduplication` option: one job per id while it waits (ttl: also for that long). */
 export type Dedup = { id: string; ttl?: number; keepLastIfActive?: boolean };
@@ -112,7 +120,10 @@ export const jobDedup = {
        * A failed attempt's retry, delayed by the backoff: one per failed attempt (the retry job itself
        * asks for the next one, so the id names the attempt), held for the delay.
        */
-      retry: ({ linkId, retry }, delayMs) => ({ id: `events-retry-${linkId}-${retry ?? ''}`, ttl: Math.max(1_000, delayMs) }),
+      retry: ({ linkId, retry }, delayMs) => ({
+        id: `events-retry-${linkId}-${retry ?? ''}`,
+        ttl: Math.max(1_000, delayMs),
+      }),
     },
   },
   [QueueName.notify]: {
@@ -125,7 +136,11 @@ export const jobDedup = {
 
 export type JobDedup = typeof jobDedup;
 /** The dedup reasons of one job (never for a job without rules). */
-export type DedupReason<Q extends QueueName, N extends JobName<Q>> = Q extends keyof JobDedup ? (N extends keyof JobDedup[Q] ? keyof JobDedup[Q][N] & string : never) : never;
+export type DedupReason<Q extends QueueName, N extends JobName<Q>> = Q extends keyof JobDedup
+  ? N extends keyof JobDedup[Q]
+    ? keyof JobDedup[Q][N] & string
+    : never
+  : never;
 
 /**
  * Every periodic job, one place (issue 35 §2): a BullMQ job scheduler per id, upserted by every replica of
@@ -139,12 +154,32 @@ export const schedulerCatalog = {
   'notify-sweep': { queue: QueueName.notify, job: 'sweep', owner: 'bot-worker', everyEnv: 'NOTIFY_SWEEP_MS' },
   // Its tick is derived from the per-guild period (driftTickMs), not the period itself.
   'drift-poll': { queue: QueueName.drift, job: 'poll', owner: 'bot-worker', everyEnv: 'DRIFT_POLL_EVERY_MS' },
-  'plugin-health': { queue: QueueName.pluginCalls, job: 'health-poll', owner: 'plugin-broker', everyEnv: 'HEALTH_POLL_EVERY_MS' },
-  'plugin-events-sweep': { queue: QueueName.pluginCalls, job: 'event-sweep', owner: 'plugin-broker', everyEnv: 'EVENT_SWEEP_EVERY_MS' },
+  'plugin-health': {
+    queue: QueueName.pluginCalls,
+    job: 'health-poll',
+    owner: 'plugin-broker',
+    everyEnv: 'HEALTH_POLL_EVERY_MS',
+  },
+  'plugin-events-sweep': {
+    queue: QueueName.pluginCalls,
+    job: 'event-sweep',
+    owner: 'plugin-broker',
+    everyEnv: 'EVENT_SWEEP_EVERY_MS',
+  },
   'outbox-sweep': { queue: QueueName.maintenance, job: 'outbox-sweep', owner: 'api', everyEnv: 'SWEEP_EVERY_MS' },
-  'expiry-sweep': { queue: QueueName.maintenance, job: 'expiry-sweep', owner: 'api', everyEnv: 'EXPIRY_SWEEP_EVERY_MS' },
-} as const satisfies Record<string, { [Q in QueueName]: { queue: Q; job: JobName<Q>; owner: string; everyEnv: string } }[QueueName]>;
+  'expiry-sweep': {
+    queue: QueueName.maintenance,
+    job: 'expiry-sweep',
+    owner: 'api',
+    everyEnv: 'EXPIRY_SWEEP_EVERY_MS',
+  },
+} as const satisfies Record<
+  string,
+  { [Q in QueueName]: { queue: Q; job: JobName<Q>; owner: string; everyEnv: string } }[QueueName]
+>;
 
 export type SchedulerId = keyof typeof schedulerCatalog;
 /** The ids of the schedulers on queue `Q`. */
-export type SchedulerOf<Q extends QueueName> = { [I in SchedulerId]: (typeof schedulerCatalog)[I]['queue'] extends Q ? I : never }[SchedulerId];
+export type SchedulerOf<Q extends QueueName> = {
+  [I in SchedulerId]: (typeof schedulerCatalog)[I]['queue'] extends Q ? I : never;
+}[SchedulerId];

@@ -5,7 +5,15 @@
  */
 
 /** Each check, in the order they run and are shown (an earlier failure can make a later one `skip`). */
-export const SETUP_CHECK_IDS = ['token', 'invalid_requests', 'bot_in_guild', 'members_intent', 'manage_roles', 'linked_roles', 'two_factor'] as const;
+export const SETUP_CHECK_IDS = [
+  'token',
+  'invalid_requests',
+  'bot_in_guild',
+  'members_intent',
+  'manage_roles',
+  'linked_roles',
+  'two_factor',
+] as const;
 export type SetupCheckId = (typeof SETUP_CHECK_IDS)[number];
 
 /**

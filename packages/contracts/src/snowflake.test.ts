@@ -13,14 +13,20 @@ describe('user ids', () => {
   });
 
   it('names a zero-padded id in the message (it would merge into the unpadded one)', () => {
-    expect(userIdProblem('0100000000000009999')).toBe('"0100000000000009999" has a leading zero; a snowflake never starts with 0');
-    expect(userId.safeParse('00000000000000042').error?.issues.map((i) => i.message)).toEqual(['"00000000000000042" has a leading zero; a snowflake never starts with 0']);
+    expect(userIdProblem('0100000000000009999')).toBe(
+      '"0100000000000009999" has a leading zero; a snowflake never starts with 0',
+    );
+    expect(userId.safeParse('00000000000000042').error?.issues.map((i) => i.message)).toEqual([
+      '"00000000000000042" has a leading zero; a snowflake never starts with 0',
+    ]);
   });
 });
 
 describe('guild, role and channel ids', () => {
   it('refuses a leading zero and anything above a signed bigint', () => {
-    expect(snowflake.safeParse('0123').error?.issues[0]?.message).toBe('"0123" has a leading zero; a snowflake never starts with 0');
+    expect(snowflake.safeParse('0123').error?.issues[0]?.message).toBe(
+      '"0123" has a leading zero; a snowflake never starts with 0',
+    );
     expect(snowflake.safeParse('9223372036854775808').success).toBe(false);
     expect(snowflake.safeParse('9223372036854775807').success).toBe(true);
     expect(snowflake.safeParse('0').success).toBe(true);

@@ -3,7 +3,13 @@ import type * as Wire from '@rolelink/wire-types';
 import * as api from './api-bodies';
 import { dryRunResultSchema } from './api';
 import { errorBody } from './error-body';
-import { conditionSchema, configSchemaResponse, fieldSchema, iframeResponseSchema, sectionSchema } from './config-schema';
+import {
+  conditionSchema,
+  configSchemaResponse,
+  fieldSchema,
+  iframeResponseSchema,
+  sectionSchema,
+} from './config-schema';
 import { pluginHealthReport } from './health';
 
 /**

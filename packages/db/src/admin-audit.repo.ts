@@ -11,25 +11,42 @@ export type AuditEntryInput = {
   detail: Record<string, unknown> | null;
 };
 
-export type AuditRow = { id: string; guild_id: string; role_id: string | null; at: Date; actor_id: string | null; actor_name: string; via: string; action: string; detail: Record<string, unknown> | null };
+export type AuditRow = {
+  id: string;
+  guild_id: string;
+  role_id: string | null;
+  at: Date;
+  actor_id: string | null;
+  actor_name: string;
+  via: string;
+  action: string;
+  detail: Record<string, unknown> | null;
+};
 
 export async function recordAudit(db: Queryable, e: AuditEntryInput): Promise<void> {
-  await db.query('INSERT INTO admin_audit (guild_id, role_id, actor_id, actor_name, via, action, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    e.guildId,
-    e.roleId,
-    e.actor.id,
-    e.actor.name.slice(0, 100),
-    e.actor.via,
-    e.action,
-    e.detail === null ? null : JSON.stringify(e.detail),
-  ]);
+  await db.query(
+    'INSERT INTO admin_audit (guild_id, role_id, actor_id, actor_name, via, action, detail) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+    [
+      e.guildId,
+      e.roleId,
+      e.actor.id,
+      e.actor.name.slice(0, 100),
+      e.actor.via,
+      e.action,
+      e.detail === null ? null : JSON.stringify(e.detail),
+    ],
+  );
 }
 
 /**
  * A guild's entries, newest first, one page: ids below `before` (the previous page's last id), filtered by
  * action and/or role. An index range on (guild_id, id DESC) whatever the log's size.
  */
-export async function listAudit(db: Queryable, guildId: string, f: { action?: string; roleId?: string; before?: string; limit: number }): Promise<AuditRow[]> {
+export async function listAudit(
+  db: Queryable,
+  guildId: string,
+  f: { action?: string; roleId?: string; before?: string; limit: number },
+): Promise<AuditRow[]> {
   const { rows } = await db.query<AuditRow>(
     `SELECT id::text, guild_id::text, role_id::text, at, actor_id::text, actor_name, via, action, detail
        FROM admin_audit
@@ -44,7 +61,10 @@ export async function listAudit(db: Queryable, guildId: string, f: { action?: st
 export async function purgeAudit(db: Queryable, retentionDays: number, batch = 10_000): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const r = await db.query(`DELETE FROM admin_audit WHERE id = ANY(ARRAY(SELECT id FROM admin_audit WHERE at < now() - make_interval(days => $1) LIMIT $2))`, [retentionDays, batch]);
+    const r = await db.query(
+      `DELETE FROM admin_audit WHERE id = ANY(ARRAY(SELECT id FROM admin_audit WHERE at < now() - make_interval(days => $1) LIMIT $2))`,
+      [retentionDays, batch],
+    );
     deleted += r.rowCount ?? 0;
     if ((r.rowCount ?? 0) < batch) return deleted;
   }

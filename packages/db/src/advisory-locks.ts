@@ -15,7 +15,10 @@ function linkLockKey(linkId: string): number {
 
 /** At most one job works a link at a time: false when another session holds the link. */
 export async function tryLockSyncLink(client: PoolClient, linkId: string): Promise<boolean> {
-  const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [SYNC_LINK_LOCK_CLASS, linkLockKey(linkId)]);
+  const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [
+    SYNC_LINK_LOCK_CLASS,
+    linkLockKey(linkId),
+  ]);
   return rows[0]?.ok ?? false;
 }
 

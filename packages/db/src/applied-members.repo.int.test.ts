@@ -1,7 +1,14 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink, userIds } from '../../../test/support/fixtures';
-import { diffUsers, dueRetries, grantedAmong, grantedCount, grantedHolders, nextRetryInMs } from './applied-members.repo';
+import {
+  diffUsers,
+  dueRetries,
+  grantedAmong,
+  grantedCount,
+  grantedHolders,
+  nextRetryInMs,
+} from './applied-members.repo';
 import { recordOutcome } from './applied-outcomes.repo';
 import { forceResync, recordHolderPage } from './link-admin.repo';
 import { addUsers } from './list-single.repo';
@@ -14,7 +21,10 @@ afterAll(() => db.drop());
 
 /** Ends every back-off of the link now (as if its time had come). */
 async function backOffsDue(linkId: string): Promise<void> {
-  await db.pool.query(`UPDATE applied_member SET next_retry_at = localtimestamp - interval '1 second' WHERE link_id = $1 AND next_retry_at IS NOT NULL`, [linkId]);
+  await db.pool.query(
+    `UPDATE applied_member SET next_retry_at = localtimestamp - interval '1 second' WHERE link_id = $1 AND next_retry_at IS NOT NULL`,
+    [linkId],
+  );
 }
 
 describe('applied-members repository (applied_member read for a pass and a strip)', () => {
@@ -37,7 +47,11 @@ describe('applied-members repository (applied_member read for a pass and a strip
     ]);
     expect(diff[3]!.nextRetryAt).toBeInstanceOf(Date);
     // No cutoff: everyone listed is desired.
-    expect((await diffUsers(db.pool, linkId, all, null)).map((d) => d.userId)).toEqual([listedNew, removedFromList, failed]);
+    expect((await diffUsers(db.pool, linkId, all, null)).map((d) => d.userId)).toEqual([
+      listedNew,
+      removedFromList,
+      failed,
+    ]);
     expect(await diffUsers(db.pool, linkId, [], null)).toEqual([]);
   });
 

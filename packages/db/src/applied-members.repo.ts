@@ -18,14 +18,29 @@ export type UserDiff = {
  * order: one index probe into the list and one into the applied record per user, whatever the list's
  * size. Same rule as the range diff of a walk: only users who need something come back.
  */
-export async function diffUsers(db: Queryable, linkId: string, userIds: readonly string[], cutoff: bigint | null, overrides = false): Promise<UserDiff[]> {
+export async function diffUsers(
+  db: Queryable,
+  linkId: string,
+  userIds: readonly string[],
+  cutoff: bigint | null,
+  overrides = false,
+): Promise<UserDiff[]> {
   if (!userIds.length) return [];
   const listed = `EXISTS (SELECT 1 FROM link_user d WHERE d.link_id = $1 AND d.user_id = x.user_id)
                                     AND ($3::numeric IS NULL OR x.user_id <= ${toStored('$3')})`;
   // With admin overrides (docs/sync-engine.md, "Admin overrides"): "always" is desired, "never" is not,
   // whatever the list and the boundary say; one more index probe per user, only on links that have any.
-  const desired = overrides ? `CASE (SELECT o.kind FROM link_override o WHERE o.link_id = $1 AND o.user_id = x.user_id) WHEN 'always' THEN true WHEN 'never' THEN false ELSE ${listed} END` : listed;
-  const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>({
+  const desired = overrides
+    ? `CASE (SELECT o.kind FROM link_override o WHERE o.link_id = $1 AND o.user_id = x.user_id) WHEN 'always' THEN true WHEN 'never' THEN false ELSE ${listed} END`
+    : listed;
+  const { rows } = await db.query<{
+    user_id: string;
+    desired: boolean;
+    outcome: string | null;
+    due: boolean;
+    has_error: boolean;
+    next_retry_at: Date | null;
+  }>({
     name: overrides ? 'rolelink.diff-users-overrides' : 'rolelink.diff-users',
     text: `SELECT ${fromStored('x.user_id')} AS user_id, s.desired, a.outcome,
               (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp(3)) AS due,
@@ -38,7 +53,14 @@ export async function diffUsers(db: Queryable, linkId: string, userIds: readonly
         ORDER BY x.user_id`,
     values: [linkId, userIds, cutoff === null ? null : cutoff.toString()],
   });
-  return rows.map((r) => ({ userId: r.user_id, desired: r.desired, outcome: r.outcome, due: r.due, hasError: r.has_error, nextRetryAt: r.next_retry_at }));
+  return rows.map((r) => ({
+    userId: r.user_id,
+    desired: r.desired,
+    outcome: r.outcome,
+    due: r.due,
+    hasError: r.has_error,
+    nextRetryAt: r.next_retry_at,
+  }));
 }
 
 /** Users whose back-off has passed (partial index applied_member_retry_idx): retried with the next journal batch. */
@@ -67,17 +89,19 @@ const GRANTED = `outcome = 'applied' AND granted`;
 
 /** The next users after `after` this link granted the role to (a strip's page, in user-id order). */
 export async function grantedHolders(db: Queryable, linkId: string, after: string, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM applied_member WHERE link_id = $1 AND user_id > ${toStored('$2')} AND ${GRANTED} ORDER BY applied_member.user_id LIMIT $3`, [
-    linkId,
-    after,
-    limit,
-  ]);
+  const { rows } = await db.query<{ user_id: string }>(
+    `SELECT ${fromStored('user_id')} AS user_id FROM applied_member WHERE link_id = $1 AND user_id > ${toStored('$2')} AND ${GRANTED} ORDER BY applied_member.user_id LIMIT $3`,
+    [linkId, after, limit],
+  );
   return rows.map((r) => r.user_id);
 }
 
 /** How many members a strip would take the role from now (an index-only count). */
 export async function grantedCount(db: Queryable, linkId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM applied_member WHERE link_id = $1 AND ${GRANTED}`, [linkId]);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM applied_member WHERE link_id = $1 AND ${GRANTED}`,
+    [linkId],
+  );
   return rows[0]!.n;
 }
 

@@ -37,7 +37,12 @@ export const recordOutcome = {
   },
 
   /** An add the platform refused: the user does not hold the role; retried after the back-off. */
-  async addFailed(db: Queryable, linkId: string, userId: string, outcome: Exclude<Outcome, 'applied' | 'removed'>): Promise<Date> {
+  async addFailed(
+    db: Queryable,
+    linkId: string,
+    userId: string,
+    outcome: Exclude<Outcome, 'applied' | 'removed'>,
+  ): Promise<Date> {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at, attempts, next_retry_at, last_error)
        VALUES ($1, ${toStored('$2')}, $3, clock_timestamp(), 1, localtimestamp(3) + make_interval(secs => $4::double precision / 1000), NULL)
@@ -60,7 +65,12 @@ export const recordOutcome = {
   },
 
   /** A removal the platform refused: the user keeps the role (outcome stays applied) and the error is kept. */
-  async removeFailed(db: Queryable, linkId: string, userId: string, error: 'missing_permission' | 'failed'): Promise<Date | null> {
+  async removeFailed(
+    db: Queryable,
+    linkId: string,
+    userId: string,
+    error: 'missing_permission' | 'failed',
+  ): Promise<Date | null> {
     const { rows } = await db.query<{ next_retry_at: Date }>(
       `UPDATE applied_member SET last_error = $3, updated_at = clock_timestamp(), attempts = attempts + 1,
               next_retry_at = localtimestamp(3) + make_interval(secs => ${retryDelaySql('attempts')} / 1000)
@@ -98,6 +108,9 @@ export const recordOutcome = {
   /** Records of users who never got the role and are no longer wanted: nothing to undo, drop them. */
   async forget(db: Queryable, linkId: string, userIds: string[]): Promise<void> {
     if (!userIds.length) return;
-    await db.query(`DELETE FROM applied_member WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) AND outcome NOT IN ('applied', 'removed')`, [linkId, userIds]);
+    await db.query(
+      `DELETE FROM applied_member WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) AND outcome NOT IN ('applied', 'removed')`,
+      [linkId, userIds],
+    );
   },
 };

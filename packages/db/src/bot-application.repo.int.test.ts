@@ -1,5 +1,9 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { clearMembersListingBlocked, markMembersListingBlocked, membersListingBlockedSince } from './bot-application.repo';
+import {
+  clearMembersListingBlocked,
+  markMembersListingBlocked,
+  membersListingBlockedSince,
+} from './bot-application.repo';
 
 let db: TestDb;
 beforeAll(async () => {

@@ -21,12 +21,18 @@ export async function markMembersListingBlocked(db: Queryable, appKey: string): 
 
 /** A listing succeeded: the intent is on (again). Returns true when it had been marked blocked. */
 export async function clearMembersListingBlocked(db: Queryable, appKey: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE bot_application SET members_blocked_at = NULL, updated_at = localtimestamp(3) WHERE app_key = $1 AND members_blocked_at IS NOT NULL', [appKey]);
+  const { rowCount } = await db.query(
+    'UPDATE bot_application SET members_blocked_at = NULL, updated_at = localtimestamp(3) WHERE app_key = $1 AND members_blocked_at IS NOT NULL',
+    [appKey],
+  );
   return (rowCount ?? 0) > 0;
 }
 
 /** Since when the application cannot list members; null when it can (or nobody has found out otherwise). */
 export async function membersListingBlockedSince(db: Queryable, appKey: string): Promise<Date | null> {
-  const { rows } = await db.query<{ members_blocked_at: Date | null }>('SELECT members_blocked_at FROM bot_application WHERE app_key = $1', [appKey]);
+  const { rows } = await db.query<{ members_blocked_at: Date | null }>(
+    'SELECT members_blocked_at FROM bot_application WHERE app_key = $1',
+    [appKey],
+  );
   return rows[0]?.members_blocked_at ?? null;
 }

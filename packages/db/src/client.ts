@@ -25,7 +25,11 @@ export type Db = {
  * of its claimant is left (idempotency.repo.ts), e.g. after the API was killed in the middle of a commit.
  */
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
-  const pool = new Pool({ connectionString, max: options.max ?? 10, application_name: `rolelink ${randomBytes(6).toString('hex')}` });
+  const pool = new Pool({
+    connectionString,
+    max: options.max ?? 10,
+    application_name: `rolelink ${randomBytes(6).toString('hex')}`,
+  });
   // An idle client that loses its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // A client checked out of the pool (mid-transaction, between statements) emits 'error' when its server

@@ -18,7 +18,9 @@ export type DriftGuild = { guildId: string; lastEntryId: string | null; status: 
  */
 export async function syncDriftGuilds(db: Queryable, guildIds: readonly string[]): Promise<void> {
   await db.query('DELETE FROM drift_poll WHERE NOT (guild_id = ANY($1::bigint[]))', [guildIds]);
-  await db.query('INSERT INTO drift_poll (guild_id) SELECT unnest($1::bigint[]) ON CONFLICT (guild_id) DO NOTHING', [guildIds]);
+  await db.query('INSERT INTO drift_poll (guild_id) SELECT unnest($1::bigint[]) ON CONFLICT (guild_id) DO NOTHING', [
+    guildIds,
+  ]);
 }
 
 /**
@@ -50,7 +52,12 @@ export type ClaimedDriftGuild = DriftGuild & { changed: boolean };
  * is done; a worker that dies holding a claim only delays that guild by the lease). Two claims at once
  * never return the same guild: the UPDATE re-checks `next_poll_at` on a row another claim has just leased.
  */
-export async function claimDueDriftGuilds(db: Queryable, limit: number, leaseMs: number, o: DriftPriority & { firstTurn?: number } = DRIFT_PRIORITY): Promise<ClaimedDriftGuild[]> {
+export async function claimDueDriftGuilds(
+  db: Queryable,
+  limit: number,
+  leaseMs: number,
+  o: DriftPriority & { firstTurn?: number } = DRIFT_PRIORITY,
+): Promise<ClaimedDriftGuild[]> {
   // Each kind's candidates are a top-N of its own (no sort of every due row), merged here by turn.
   const { rows } = await db.query<{ guild_id: string; changed: boolean }>(
     `WITH due AS (
@@ -65,7 +72,9 @@ export async function claimDueDriftGuilds(db: Queryable, limit: number, leaseMs:
   const queues = { changed: rows.filter((r) => r.changed), quiet: rows.filter((r) => !r.changed) };
   const order: { guild_id: string; changed: boolean }[] = [];
   for (let n = o.firstTurn ?? 0; order.length < limit && queues.changed.length + queues.quiet.length > 0; n++) {
-    const [mine, other] = isQuietTurn(n, o.changedShare) ? [queues.quiet, queues.changed] : [queues.changed, queues.quiet];
+    const [mine, other] = isQuietTurn(n, o.changedShare)
+      ? [queues.quiet, queues.changed]
+      : [queues.changed, queues.quiet];
     order.push((mine.length ? mine : other).shift()!);
   }
   if (!order.length) return [];
@@ -87,7 +96,11 @@ export async function claimDueDriftGuilds(db: Queryable, limit: number, leaseMs:
  * page held a hand edit of a linked role (the guild is then `changed` for a while), and when the guild is
  * due again (`nextInMs` from now; 0 = at once, for a guild whose log had more to read).
  */
-export async function finishDriftPoll(db: Queryable, guildId: string, r: { lastEntryId: string | null; status: DriftPollStatus; repaired: number; nextInMs: number; handEdit?: boolean }): Promise<void> {
+export async function finishDriftPoll(
+  db: Queryable,
+  guildId: string,
+  r: { lastEntryId: string | null; status: DriftPollStatus; repaired: number; nextInMs: number; handEdit?: boolean },
+): Promise<void> {
   await db.query(
     `UPDATE drift_poll SET last_entry_id = COALESCE($2::bigint, last_entry_id), status = $3, repaired = repaired + $4, polled_at = localtimestamp(3),
             next_poll_at = localtimestamp(3) + make_interval(secs => $5::double precision / 1000),
@@ -116,7 +129,11 @@ export type DriftCoverage = { all: DriftCoverageFigures; changed: DriftCoverageF
  * Log is asked only hourly by design, and waits for the reconcile, so it is left out), and over the
  * changed ones. A guild not read yet counts its age from when it got its row.
  */
-export async function readDriftCoverage(db: Queryable, withinMs = 120_000, changedForMs = DRIFT_PRIORITY.changedForMs): Promise<DriftCoverage> {
+export async function readDriftCoverage(
+  db: Queryable,
+  withinMs = 120_000,
+  changedForMs = DRIFT_PRIORITY.changedForMs,
+): Promise<DriftCoverage> {
   const { rows } = await db.query<{ changed: boolean; guilds: number; oldest: number | null; within: number }>(
     `SELECT GREATEST(link_changed_at, hand_edit_at) > localtimestamp(3) - make_interval(secs => $2::double precision / 1000) IS TRUE AS changed, count(*)::int AS guilds,
             extract(epoch FROM localtimestamp(3) - min(COALESCE(polled_at, created_at)))::float8 AS oldest,
@@ -140,7 +157,9 @@ export async function releaseDriftGuild(db: Queryable, guildId: string): Promise
 
 /** Guilds per status, for the poll's log line (how many cannot be read for want of View Audit Log). */
 export async function countDriftGuilds(db: Queryable): Promise<Partial<Record<DriftPollStatus, number>>> {
-  const { rows } = await db.query<{ status: DriftPollStatus; n: number }>('SELECT status, count(*)::int AS n FROM drift_poll GROUP BY status');
+  const { rows } = await db.query<{ status: DriftPollStatus; n: number }>(
+    'SELECT status, count(*)::int AS n FROM drift_poll GROUP BY status',
+  );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
@@ -148,7 +167,12 @@ export async function countDriftGuilds(db: Queryable): Promise<Partial<Record<Dr
  * Users the audit log shows losing the role by hand whose record says `applied`: now `removed` (the sync
  * adds it back if they are wanted). Returns their ids. The add side is the reconcile's `markHandAdded`.
  */
-export async function markHandRemovedUsers(db: Queryable, linkId: string, userIds: readonly string[], seenAt: Date): Promise<string[]> {
+export async function markHandRemovedUsers(
+  db: Queryable,
+  linkId: string,
+  userIds: readonly string[],
+  seenAt: Date,
+): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = false
       WHERE link_id = $1 AND user_id = ANY(SELECT ${toStored('u')} FROM unnest($2::numeric[]) AS u) AND outcome = 'applied' AND updated_at < $3

@@ -1,7 +1,17 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink } from '../../../test/support/fixtures';
-import { claimGuildProbe, closeGuildOutage, countGuildOutages, findGuildOutage, GUILD_PROBES, markOutageAnnounced, openGuildOutage, probeFailed, releaseGuildProbe } from './guild-outage.repo';
+import {
+  claimGuildProbe,
+  closeGuildOutage,
+  countGuildOutages,
+  findGuildOutage,
+  GUILD_PROBES,
+  markOutageAnnounced,
+  openGuildOutage,
+  probeFailed,
+  releaseGuildProbe,
+} from './guild-outage.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -10,7 +20,8 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 beforeEach(() => db.pool.query('TRUNCATE guild_outage, guild, role_link CASCADE'));
 
-const dueNow = (guildId: string) => db.pool.query('UPDATE guild_outage SET next_probe_at = localtimestamp WHERE guild_id = $1', [guildId]);
+const dueNow = (guildId: string) =>
+  db.pool.query('UPDATE guild_outage SET next_probe_at = localtimestamp WHERE guild_id = $1', [guildId]);
 
 describe('guild outage repository (guild_outage)', () => {
   it('opens an outage once, with its first probe a minute away, and closes it when the bot is back', async () => {

@@ -13,17 +13,42 @@ export const GUILD_PROBES = 8;
 export const PROBE_BACKOFF: Backoff = { firstMs: 60_000, maxMs: 3_600_000 };
 export const probeDelayMs = (n: number): number => backoffMs(PROBE_BACKOFF, n);
 
-export type GuildOutage = { guildId: string; since: Date; code: number; probes: number; nextProbeAt: Date | null; notified: boolean };
+export type GuildOutage = {
+  guildId: string;
+  since: Date;
+  code: number;
+  probes: number;
+  nextProbeAt: Date | null;
+  notified: boolean;
+};
 
-type Row = { guild_id: string; since: Date; code: number; probes: number; next_probe_at: Date | null; notified: boolean };
+type Row = {
+  guild_id: string;
+  since: Date;
+  code: number;
+  probes: number;
+  next_probe_at: Date | null;
+  notified: boolean;
+};
 const COLUMNS = 'guild_id::text, since, code, probes, next_probe_at, notified';
-const view = (r: Row): GuildOutage => ({ guildId: r.guild_id, since: r.since, code: r.code, probes: r.probes, nextProbeAt: r.next_probe_at, notified: r.notified });
+const view = (r: Row): GuildOutage => ({
+  guildId: r.guild_id,
+  since: r.since,
+  code: r.code,
+  probes: r.probes,
+  nextProbeAt: r.next_probe_at,
+  notified: r.notified,
+});
 
 /**
  * The platform answered `code` for the guild: opens its outage with the first probe a minute away.
  * Returns the outage and whether this call opened it (a second link meeting it the same moment does not).
  */
-export async function openGuildOutage(db: Queryable, guildId: string, code: number): Promise<{ outage: GuildOutage; opened: boolean }> {
+export async function openGuildOutage(
+  db: Queryable,
+  guildId: string,
+  code: number,
+): Promise<{ outage: GuildOutage; opened: boolean }> {
   const { rows } = await db.query<Row & { opened: boolean }>(
     `INSERT INTO guild_outage AS o (guild_id, code, next_probe_at) VALUES ($1, $2, localtimestamp(3) + make_interval(secs => $3::double precision / 1000))
      ON CONFLICT (guild_id) DO UPDATE SET code = o.code
@@ -40,7 +65,10 @@ export async function findGuildOutage(db: Queryable, guildId: string): Promise<G
 
 /** Outages among `guildIds` (every outage when omitted), by guild id. */
 export async function guildOutages(db: Queryable, guildIds?: readonly string[]): Promise<Map<string, GuildOutage>> {
-  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM guild_outage WHERE $1::bigint[] IS NULL OR guild_id = ANY($1::bigint[]) ORDER BY guild_id`, [guildIds ?? null]);
+  const { rows } = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM guild_outage WHERE $1::bigint[] IS NULL OR guild_id = ANY($1::bigint[]) ORDER BY guild_id`,
+    [guildIds ?? null],
+  );
   return new Map(rows.map((r) => [r.guild_id, view(r)]));
 }
 
@@ -52,7 +80,10 @@ export async function guildOutages(db: Queryable, guildIds?: readonly string[]):
 export async function claimGuildProbe(db: Queryable, guildId: string): Promise<boolean> {
   // localtimestamp(3), as every clock in packages/db: a probe made due (release, or a test) is due at once
   // (docs/architecture.md, "The clock in SQL").
-  const { rowCount } = await db.query(`UPDATE guild_outage SET next_probe_at = localtimestamp(3) + interval '1 hour' WHERE guild_id = $1 AND next_probe_at <= localtimestamp(3)`, [guildId]);
+  const { rowCount } = await db.query(
+    `UPDATE guild_outage SET next_probe_at = localtimestamp(3) + interval '1 hour' WHERE guild_id = $1 AND next_probe_at <= localtimestamp(3)`,
+    [guildId],
+  );
   return (rowCount ?? 0) > 0;
 }
 
@@ -78,17 +109,24 @@ export async function closeGuildOutage(db: Queryable, guildId: string): Promise<
  * and the owner (once per outage, whichever link, reconcile or drift poll met it first).
  */
 export async function markOutageAnnounced(db: Queryable, guildId: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE guild_outage SET notified = true WHERE guild_id = $1 AND NOT notified', [guildId]);
+  const { rowCount } = await db.query('UPDATE guild_outage SET notified = true WHERE guild_id = $1 AND NOT notified', [
+    guildId,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 
 /** Guilds the bot cannot reach that still have enabled links (the worker's rolelink_guilds_unavailable gauge). */
 export async function countGuildOutages(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM guild_outage o WHERE EXISTS (SELECT 1 FROM role_link l WHERE l.guild_id = o.guild_id AND l.enabled)');
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM guild_outage o WHERE EXISTS (SELECT 1 FROM role_link l WHERE l.guild_id = o.guild_id AND l.enabled)',
+  );
   return rows[0]?.n ?? 0;
 }
 
 /** A claimed probe that could not be sent (rate limit): due again at once. */
 export async function releaseGuildProbe(db: Queryable, guildId: string): Promise<void> {
-  await db.query('UPDATE guild_outage SET next_probe_at = localtimestamp(3) WHERE guild_id = $1 AND next_probe_at IS NOT NULL', [guildId]);
+  await db.query(
+    'UPDATE guild_outage SET next_probe_at = localtimestamp(3) WHERE guild_id = $1 AND next_probe_at IS NOT NULL',
+    [guildId],
+  );
 }

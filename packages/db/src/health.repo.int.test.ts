@@ -1,6 +1,13 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
-import { countLinksByHealth, HEALTH_HISTORY_PER_PLUGIN, healthHistory, pluginUrlsAfter, pruneUnusedPlugins, recordHealth } from './health.repo';
+import {
+  countLinksByHealth,
+  HEALTH_HISTORY_PER_PLUGIN,
+  healthHistory,
+  pluginUrlsAfter,
+  pruneUnusedPlugins,
+  recordHealth,
+} from './health.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -13,7 +20,12 @@ const PLUGIN = 'https://plugin.example.com';
 describe('health repository (plugin_health_check)', () => {
   it('keeps the newest checks of a plugin, newest first', async () => {
     for (let i = 0; i < HEALTH_HISTORY_PER_PLUGIN + 3; i++) {
-      await recordHealth(db.pool, 'https://busy.example.com', { status: 'healthy', latencyMs: i, detail: { i } }, new Date());
+      await recordHealth(
+        db.pool,
+        'https://busy.example.com',
+        { status: 'healthy', latencyMs: i, detail: { i } },
+        new Date(),
+      );
     }
     const history = await healthHistory(db.pool, 'https://busy.example.com');
     expect(history).toHaveLength(HEALTH_HISTORY_PER_PLUGIN);
@@ -23,9 +35,18 @@ describe('health repository (plugin_health_check)', () => {
 
   it('stores a check as given: its status, latency, detail and time (UTC, as Prisma wrote it), and a trim in the same transaction', async () => {
     const at = new Date('2026-03-01T23:30:00.123Z');
-    await recordHealth(db.pool, 'https://one.example.com', { status: 'unreachable', latencyMs: null, detail: { reason: 'timeout' } }, at);
-    expect(await healthHistory(db.pool, 'https://one.example.com')).toEqual([{ status: 'unreachable', latencyMs: null, detail: { reason: 'timeout' }, checkedAt: at }]);
-    const { rows } = await db.pool.query<{ utc: string }>("SELECT to_char(checked_at, 'YYYY-MM-DD HH24:MI:SS.MS') AS utc FROM plugin_health_check WHERE plugin_url = 'https://one.example.com'");
+    await recordHealth(
+      db.pool,
+      'https://one.example.com',
+      { status: 'unreachable', latencyMs: null, detail: { reason: 'timeout' } },
+      at,
+    );
+    expect(await healthHistory(db.pool, 'https://one.example.com')).toEqual([
+      { status: 'unreachable', latencyMs: null, detail: { reason: 'timeout' }, checkedAt: at },
+    ]);
+    const { rows } = await db.pool.query<{ utc: string }>(
+      "SELECT to_char(checked_at, 'YYYY-MM-DD HH24:MI:SS.MS') AS utc FROM plugin_health_check WHERE plugin_url = 'https://one.example.com'",
+    );
     expect(rows).toEqual([{ utc: '2026-03-01 23:30:00.123' }]);
     // Inside a caller's transaction the check joins it: rolled back with it.
     const c = await db.pool.connect();

@@ -6,21 +6,27 @@ import { inTransaction, type Queryable } from './queryable';
 /** Checks kept per plugin URL: the latest for the status page, the rest as recent history. */
 export const HEALTH_HISTORY_PER_PLUGIN = 20;
 
-export type HealthCheckInput = { status: PluginHealthStatus; latencyMs: number | null; detail: Record<string, unknown> };
+export type HealthCheckInput = {
+  status: PluginHealthStatus;
+  latencyMs: number | null;
+  detail: Record<string, unknown>;
+};
 
 export type HealthCheckRow = { status: PluginHealthStatus; latencyMs: number | null; detail: unknown; checkedAt: Date };
 
 /** Stores one check and trims that plugin's history to the newest HEALTH_HISTORY_PER_PLUGIN rows. */
-export async function recordHealth(db: Queryable, pluginUrl: string, result: HealthCheckInput, checkedAt: Date): Promise<void> {
+export async function recordHealth(
+  db: Queryable,
+  pluginUrl: string,
+  result: HealthCheckInput,
+  checkedAt: Date,
+): Promise<void> {
   await inTransaction(db, async (c) => {
     // checked_at is a timestamp without time zone holding UTC (Prisma's convention for DateTime): written and read as UTC.
-    await c.query(`INSERT INTO plugin_health_check (plugin_url, status, latency_ms, detail, checked_at) VALUES ($1, $2, $3, $4, $5::timestamptz AT TIME ZONE 'UTC')`, [
-      pluginUrl,
-      result.status,
-      result.latencyMs,
-      JSON.stringify(result.detail),
-      checkedAt.toISOString(),
-    ]);
+    await c.query(
+      `INSERT INTO plugin_health_check (plugin_url, status, latency_ms, detail, checked_at) VALUES ($1, $2, $3, $4, $5::timestamptz AT TIME ZONE 'UTC')`,
+      [pluginUrl, result.status, result.latencyMs, JSON.stringify(result.detail), checkedAt.toISOString()],
+    );
     await c.query(
       `
       DELETE FROM plugin_health_check
@@ -50,10 +56,10 @@ export async function countLinksByHealth(db: Queryable): Promise<Partial<Record<
 
 /** A plugin's recorded checks, newest first (at most the kept history). */
 export async function healthHistory(db: Queryable, pluginUrl: string): Promise<HealthCheckRow[]> {
-  const { rows } = await db.query<HealthCheckRow>(`SELECT status::text AS status, latency_ms AS "latencyMs", detail, checked_at AT TIME ZONE 'UTC' AS "checkedAt" FROM plugin_health_check WHERE plugin_url = $1 ORDER BY id DESC LIMIT $2`, [
-    pluginUrl,
-    HEALTH_HISTORY_PER_PLUGIN,
-  ]);
+  const { rows } = await db.query<HealthCheckRow>(
+    `SELECT status::text AS status, latency_ms AS "latencyMs", detail, checked_at AT TIME ZONE 'UTC' AS "checkedAt" FROM plugin_health_check WHERE plugin_url = $1 ORDER BY id DESC LIMIT $2`,
+    [pluginUrl, HEALTH_HISTORY_PER_PLUGIN],
+  );
   return rows;
 }
 

@@ -1,6 +1,14 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
-import { confirmLatestHeldChange, findConfirmation, latestConfirmedHeldChange, latestHeldChange, markResendRequested, recordHeldChange, spendConfirmation } from './held-changes.repo';
+import {
+  confirmLatestHeldChange,
+  findConfirmation,
+  latestConfirmedHeldChange,
+  latestHeldChange,
+  markResendRequested,
+  recordHeldChange,
+  spendConfirmation,
+} from './held-changes.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -17,9 +25,18 @@ describe('held-changes repository (held_change, the shrink hold of spec 3.3)', (
     const sample = userIds(2, 710000000000000000n);
     const change = await recordHeldChange(db.pool, linkId, hold(sample));
     // additions follow from the three numbers: next = previous − removals + additions.
-    expect(change).toMatchObject({ previous: 10, next: 4, removals: 7, additions: 1, removalSample: sample, confirmedAt: null });
+    expect(change).toMatchObject({
+      previous: 10,
+      next: 4,
+      removals: 7,
+      additions: 1,
+      removalSample: sample,
+      confirmedAt: null,
+    });
     expect(await latestHeldChange(db.pool, linkId)).toEqual({ ...change, usedAt: null });
-    const { rows } = await db.pool.query<{ kind: string }>('SELECT kind FROM notification WHERE guild_id = $1', [guildId]);
+    const { rows } = await db.pool.query<{ kind: string }>('SELECT kind FROM notification WHERE guild_id = $1', [
+      guildId,
+    ]);
     expect(rows).toEqual([{ kind: 'removal_held' }]);
 
     const c = await db.pool.connect();
@@ -39,12 +56,23 @@ describe('held-changes repository (held_change, the shrink hold of spec 3.3)', (
     const older = await recordHeldChange(db.pool, linkId, hold());
     const latest = await recordHeldChange(db.pool, linkId, hold());
     expect(await findConfirmation(db.pool, linkId, undefined)).toBeNull();
-    expect(await findConfirmation(db.pool, linkId, older.changeId)).toEqual({ invalid: 'the confirmation does not name the latest held change' });
-    expect(await findConfirmation(db.pool, linkId, latest.changeId, new Date(latest.createdAt.getTime() + HOUR + 1))).toEqual({ invalid: 'the confirmation expired (one hour)' });
-    expect(await findConfirmation(db.pool, linkId, latest.changeId)).toEqual({ changeId: latest.changeId, via: 'header' });
+    expect(await findConfirmation(db.pool, linkId, older.changeId)).toEqual({
+      invalid: 'the confirmation does not name the latest held change',
+    });
+    expect(
+      await findConfirmation(db.pool, linkId, latest.changeId, new Date(latest.createdAt.getTime() + HOUR + 1)),
+    ).toEqual({ invalid: 'the confirmation expired (one hour)' });
+    expect(await findConfirmation(db.pool, linkId, latest.changeId)).toEqual({
+      changeId: latest.changeId,
+      via: 'header',
+    });
     await spendConfirmation(db.pool, latest.changeId);
-    expect(await findConfirmation(db.pool, linkId, latest.changeId)).toEqual({ invalid: 'the confirmation was already used' });
-    expect(await findConfirmation(db.pool, '999999999', latest.changeId)).toEqual({ invalid: 'the confirmation does not name the latest held change' });
+    expect(await findConfirmation(db.pool, linkId, latest.changeId)).toEqual({
+      invalid: 'the confirmation was already used',
+    });
+    expect(await findConfirmation(db.pool, '999999999', latest.changeId)).toEqual({
+      invalid: 'the confirmation does not name the latest held change',
+    });
   });
 
   it("opens the owner's window on the latest hold only, named or not, and never on a spent one", async () => {
@@ -57,7 +85,9 @@ describe('held-changes repository (held_change, the shrink hold of spec 3.3)', (
     expect(confirmed!.confirmedAt).toBeInstanceOf(Date);
     // The dashboard's confirmation lets a write through without a header, for an hour after confirming.
     expect(await findConfirmation(db.pool, linkId, undefined)).toEqual({ changeId: latest.changeId, via: 'dashboard' });
-    expect(await findConfirmation(db.pool, linkId, undefined, new Date(confirmed!.confirmedAt!.getTime() + HOUR + 1))).toBeNull();
+    expect(
+      await findConfirmation(db.pool, linkId, undefined, new Date(confirmed!.confirmedAt!.getTime() + HOUR + 1)),
+    ).toBeNull();
     await spendConfirmation(db.pool, latest.changeId);
     expect(await findConfirmation(db.pool, linkId, undefined)).toBeNull();
     expect(await confirmLatestHeldChange(db.pool, linkId)).toBeNull();
@@ -68,7 +98,13 @@ describe('held-changes repository (held_change, the shrink hold of spec 3.3)', (
     const first = await recordHeldChange(db.pool, linkId, hold());
     expect(await latestConfirmedHeldChange(db.pool, linkId)).toBeNull();
     await confirmLatestHeldChange(db.pool, linkId);
-    expect(await latestConfirmedHeldChange(db.pool, linkId)).toMatchObject({ changeId: first.changeId, kind: 'shrink', confirmedAt: expect.any(Date), usedAt: null, resendRequestedAt: null });
+    expect(await latestConfirmedHeldChange(db.pool, linkId)).toMatchObject({
+      changeId: first.changeId,
+      kind: 'shrink',
+      confirmedAt: expect.any(Date),
+      usedAt: null,
+      resendRequestedAt: null,
+    });
     await spendConfirmation(db.pool, first.changeId);
     expect((await latestConfirmedHeldChange(db.pool, linkId))!.usedAt).toBeInstanceOf(Date);
     // A newer hold that nobody applied is not an applied one; an applied admin-source hold is, unless shrink is asked for.
@@ -83,12 +119,18 @@ describe('held-changes repository (held_change, the shrink hold of spec 3.3)', (
   it('takes one resend request per interval, also when two arrive at once', async () => {
     const { linkId } = await seedLink(db);
     const change = await recordHeldChange(db.pool, linkId, hold());
-    const both = await Promise.all([markResendRequested(db.pool, change.changeId, 5 * 60_000), markResendRequested(db.pool, change.changeId, 5 * 60_000)]);
+    const both = await Promise.all([
+      markResendRequested(db.pool, change.changeId, 5 * 60_000),
+      markResendRequested(db.pool, change.changeId, 5 * 60_000),
+    ]);
     expect(both.map((r) => r.fresh).sort()).toEqual([false, true]);
     expect(both[0].requestedAt).toEqual(both[1].requestedAt);
     expect((await latestHeldChange(db.pool, linkId))!.changeId).toBe(change.changeId);
     // Once the interval has passed, the next request is taken again.
-    await db.pool.query("UPDATE held_change SET resend_requested_at = resend_requested_at - interval '5 minutes' WHERE change_id = $1", [change.changeId]);
+    await db.pool.query(
+      "UPDATE held_change SET resend_requested_at = resend_requested_at - interval '5 minutes' WHERE change_id = $1",
+      [change.changeId],
+    );
     expect(await markResendRequested(db.pool, change.changeId, 5 * 60_000)).toMatchObject({ fresh: true });
     expect(await markResendRequested(db.pool, change.changeId, 5 * 60_000)).toMatchObject({ fresh: false });
   });

@@ -37,7 +37,11 @@ export const REMOVAL_SAMPLE = 5;
 const COLUMNS = `change_id AS "changeId", kind, previous, next, removals, next - previous + removals AS additions,
   ARRAY(SELECT ${fromStored('x')} FROM unnest(removal_sample) WITH ORDINALITY AS s(x, o) ORDER BY o) AS "removalSample", created_at AS "createdAt", confirmed_at AS "confirmedAt"`;
 
-export async function recordHeldChange(db: Queryable, linkId: string, c: { previous: number; next: number; removals: number; removalSample: readonly string[]; kind?: HeldKind }): Promise<HeldChange> {
+export async function recordHeldChange(
+  db: Queryable,
+  linkId: string,
+  c: { previous: number; next: number; removals: number; removalSample: readonly string[]; kind?: HeldKind },
+): Promise<HeldChange> {
   const changeId = randomUUID();
   const { rows } = await db.query<HeldChange>(
     `INSERT INTO held_change (change_id, link_id, previous, next, removals, removal_sample, kind, created_at)
@@ -46,14 +50,28 @@ export async function recordHeldChange(db: Queryable, linkId: string, c: { previ
     [changeId, linkId, c.previous, c.next, c.removals, c.removalSample, c.kind ?? 'shrink'],
   );
   // The owner hears of it (issue 20, part 3) in the same transaction: a held write that rolls back notifies nobody.
-  await recordRemovalHeldNotification(db, linkId, { previous: c.previous, next: c.next, removals: c.removals, ...(c.kind === 'admin_source' ? { kind: c.kind } : {}) });
+  await recordRemovalHeldNotification(db, linkId, {
+    previous: c.previous,
+    next: c.next,
+    removals: c.removals,
+    ...(c.kind === 'admin_source' ? { kind: c.kind } : {}),
+  });
   // And the plugin, if it asked for it (docs/api.md "Events to plugins"), in the same transaction.
-  await recordEvent(db, linkId, 'removal.held', { change_id: changeId, previous: c.previous, next: c.next, removals: c.removals });
+  await recordEvent(db, linkId, 'removal.held', {
+    change_id: changeId,
+    previous: c.previous,
+    next: c.next,
+    removals: c.removals,
+  });
   return rows[0]!;
 }
 
 /** The latest held change of the link, of either kind unless `kind` names one. */
-export async function latestHeldChange(db: Queryable, linkId: string, kind?: HeldKind): Promise<(HeldChange & { usedAt: Date | null }) | null> {
+export async function latestHeldChange(
+  db: Queryable,
+  linkId: string,
+  kind?: HeldKind,
+): Promise<(HeldChange & { usedAt: Date | null }) | null> {
   const { rows } = await db.query<HeldChange & { usedAt: Date | null }>(
     `SELECT ${COLUMNS}, used_at AS "usedAt"
      FROM held_change WHERE link_id = $1 AND ($2::text IS NULL OR kind = $2) ORDER BY created_at DESC, change_id DESC LIMIT 1`,
@@ -81,7 +99,13 @@ export async function holdAdminRemoval(db: Queryable, linkId: string, userId: st
     return rows[0]!;
   }
   // The numbers count the held members only (previous = removals, next 0): the list itself was written.
-  return recordHeldChange(db, linkId, { previous: 1, next: 0, removals: 1, removalSample: [userId], kind: 'admin_source' });
+  return recordHeldChange(db, linkId, {
+    previous: 1,
+    next: 0,
+    removals: 1,
+    removalSample: [userId],
+    kind: 'admin_source',
+  });
 }
 
 export type Confirmation = { changeId: string; via: 'header' | 'dashboard' } | { invalid: string };
@@ -92,13 +116,20 @@ export type Confirmation = { changeId: string; via: 'header' | 'dashboard' } | {
  * within one hour of confirming. Either is spent by the write it allows. Call inside the writer's
  * transaction (the link row is locked, so two writers cannot spend one confirmation).
  */
-export async function findConfirmation(db: Queryable, linkId: string, header: string | undefined, now = new Date()): Promise<Confirmation | null> {
+export async function findConfirmation(
+  db: Queryable,
+  linkId: string,
+  header: string | undefined,
+  now = new Date(),
+): Promise<Confirmation | null> {
   // Only a shrink hold is the plugin's to confirm: the bot's admin-source holds are the owner's alone.
   const latest = await latestHeldChange(db, linkId, 'shrink');
   const within = (t: Date | null) => t !== null && now.getTime() - t.getTime() <= CONFIRM_WINDOW_MS;
-  if (latest && latest.usedAt === null && within(latest.confirmedAt)) return { changeId: latest.changeId, via: 'dashboard' };
+  if (latest && latest.usedAt === null && within(latest.confirmedAt))
+    return { changeId: latest.changeId, via: 'dashboard' };
   if (header === undefined) return null;
-  if (!latest || latest.changeId !== header) return { invalid: 'the confirmation does not name the latest held change' };
+  if (!latest || latest.changeId !== header)
+    return { invalid: 'the confirmation does not name the latest held change' };
   if (latest.usedAt !== null) return { invalid: 'the confirmation was already used' };
   if (!within(latest.createdAt)) return { invalid: 'the confirmation expired (one hour)' };
   return { changeId: latest.changeId, via: 'header' };
@@ -113,7 +144,11 @@ export async function spendConfirmation(db: Queryable, changeId: string): Promis
  * change the owner's dialog showed), only when that is still the latest of its kind: a newer hold is never
  * confirmed unseen.
  */
-export async function confirmLatestHeldChange(db: Queryable, linkId: string, changeId?: string): Promise<HeldChange | null> {
+export async function confirmLatestHeldChange(
+  db: Queryable,
+  linkId: string,
+  changeId?: string,
+): Promise<HeldChange | null> {
   // An admin-source hold is spent as it is confirmed: the walk it asks for removes its members (they are
   // no longer listed), within the window, and nothing else waits on it.
   const { rows } = await db.query<HeldChange>(
@@ -129,13 +164,21 @@ export async function confirmLatestHeldChange(db: Queryable, linkId: string, cha
 }
 
 /** A confirmed hold with what happened since: the resent list (`usedAt`) and the owner's last resend request. */
-export type ConfirmedHeldChange = HeldChange & { confirmedAt: Date; usedAt: Date | null; resendRequestedAt: Date | null };
+export type ConfirmedHeldChange = HeldChange & {
+  confirmedAt: Date;
+  usedAt: Date | null;
+  resendRequestedAt: Date | null;
+};
 
 /**
  * The link's latest hold the owner applied, of either kind unless `kind` names one (what "Removals in
  * progress" and "Ask the plugin to resend" are about), or null when none was ever applied.
  */
-export async function latestConfirmedHeldChange(db: Queryable, linkId: string, kind?: HeldKind): Promise<ConfirmedHeldChange | null> {
+export async function latestConfirmedHeldChange(
+  db: Queryable,
+  linkId: string,
+  kind?: HeldKind,
+): Promise<ConfirmedHeldChange | null> {
   const { rows } = await db.query<ConfirmedHeldChange>(
     `SELECT ${COLUMNS}, used_at AS "usedAt", resend_requested_at AS "resendRequestedAt"
      FROM held_change WHERE link_id = $1 AND confirmed_at IS NOT NULL AND ($2::text IS NULL OR kind = $2)
@@ -150,7 +193,11 @@ export async function latestConfirmedHeldChange(db: Queryable, linkId: string, k
  * request is less than `minIntervalMs` old. The row lock serialises two requests at once, so only one
  * of them is `fresh` (and queues an event). Returns the request that stands.
  */
-export async function markResendRequested(db: Queryable, changeId: string, minIntervalMs: number): Promise<{ fresh: boolean; requestedAt: Date }> {
+export async function markResendRequested(
+  db: Queryable,
+  changeId: string,
+  minIntervalMs: number,
+): Promise<{ fresh: boolean; requestedAt: Date }> {
   const taken = await db.query<{ requestedAt: Date }>(
     `UPDATE held_change SET resend_requested_at = now()
       WHERE change_id = $1 AND (resend_requested_at IS NULL OR resend_requested_at <= now() - make_interval(secs => $2::double precision / 1000))
@@ -158,6 +205,9 @@ export async function markResendRequested(db: Queryable, changeId: string, minIn
     [changeId, minIntervalMs],
   );
   if (taken.rows[0]) return { fresh: true, requestedAt: taken.rows[0].requestedAt };
-  const { rows } = await db.query<{ requestedAt: Date }>('SELECT resend_requested_at AS "requestedAt" FROM held_change WHERE change_id = $1', [changeId]);
+  const { rows } = await db.query<{ requestedAt: Date }>(
+    'SELECT resend_requested_at AS "requestedAt" FROM held_change WHERE change_id = $1',
+    [changeId],
+  );
   return { fresh: false, requestedAt: rows[0]!.requestedAt };
 }

@@ -24,10 +24,20 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const MIXED = ['99999999999999998', '99999999999999999', '100000000000000000', '100000000000000001', '1000000000000000000', '9000000000000000000'];
+const MIXED = [
+  '99999999999999998',
+  '99999999999999999',
+  '100000000000000000',
+  '100000000000000001',
+  '1000000000000000000',
+  '9000000000000000000',
+];
 
 async function list(linkId: string, ids: readonly string[]): Promise<void> {
-  await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`, [linkId, ids]);
+  await db.pool.query(
+    `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`,
+    [linkId, ids],
+  );
 }
 
 describe('ids and sequences come back in numeric order', () => {
@@ -51,7 +61,10 @@ describe('ids and sequences come back in numeric order', () => {
     await list(linkId, MIXED);
     expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, null)).map((r) => r.userId)).toEqual(MIXED);
 
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome, granted) SELECT $1, ${toStored('u')}, 'applied', true FROM unnest($2::numeric[]) u`, [linkId, MIXED]);
+    await db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome, granted) SELECT $1, ${toStored('u')}, 'applied', true FROM unnest($2::numeric[]) u`,
+      [linkId, MIXED],
+    );
     const seen: string[] = [];
     let after = '0';
     for (;;) {
@@ -78,7 +91,9 @@ describe('ids of 17 to 20 digits across 2^63 (stored as id - 2^63)', () => {
     expect(MAX_USER_ID).toBe(18446744073709551615n);
     expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, null)).map((r) => r.userId)).toEqual(WIDE);
     // A boundary just below 2^63 keeps the high half out of the synced set.
-    expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, TWO_POW_63 - 1n)).map((r) => r.userId)).toEqual(WIDE.slice(0, 6));
+    expect((await diffRange(db.pool, linkId, 0n, MAX_USER_ID, TWO_POW_63 - 1n)).map((r) => r.userId)).toEqual(
+      WIDE.slice(0, 6),
+    );
     expect(await nextRangeEnd(db.pool, linkId, TWO_POW_63 - 1n, 2)).toBe(TWO_POW_63 + 1n);
   });
 
@@ -95,8 +110,17 @@ describe('ids of 17 to 20 digits across 2^63 (stored as id - 2^63)', () => {
       ['repair', '18446744073709551615'],
     ]);
 
-    await recordHeldChange(db.pool, linkId, { previous: 13, next: 0, removals: 13, removalSample: ['18446744073709551615', '10000000000000000001', '9223372036854775808'] });
-    expect((await latestHeldChange(db.pool, linkId))?.removalSample).toEqual(['18446744073709551615', '10000000000000000001', '9223372036854775808']);
+    await recordHeldChange(db.pool, linkId, {
+      previous: 13,
+      next: 0,
+      removals: 13,
+      removalSample: ['18446744073709551615', '10000000000000000001', '9223372036854775808'],
+    });
+    expect((await latestHeldChange(db.pool, linkId))?.removalSample).toEqual([
+      '18446744073709551615',
+      '10000000000000000001',
+      '9223372036854775808',
+    ]);
 
     const { stream, done } = await streamUserIdsCsv(db.pool, linkId, 6);
     let csv = '';
@@ -109,12 +133,24 @@ describe('ids of 17 to 20 digits across 2^63 (stored as id - 2^63)', () => {
   it('a PUT over a list reads them in two arrays (bigint up to 2^63 - 1, numeric above), deduplicated across both, in numeric order', async () => {
     const { linkId } = await seedLink(db, { plan: 'premium' });
     await list(linkId, WIDE.slice(0, 4));
-    const [narrow, wide] = idArrayParams(['9223372036854775808', ...WIDE, '9223372036854775807', '18446744073709551615']);
+    const [narrow, wide] = idArrayParams([
+      '9223372036854775808',
+      ...WIDE,
+      '9223372036854775807',
+      '18446744073709551615',
+    ]);
     expect(narrow.split(',')).toHaveLength(WIDE.filter((u) => BigInt(u) < TWO_POW_63).length + 1);
     expect(wide.split(',')).toHaveLength(WIDE.filter((u) => BigInt(u) >= TWO_POW_63).length + 2);
-    const outcome = await replaceList(db.pool, { linkId, source: { kind: 'ids', ids: ['9223372036854775808', ...[...WIDE].reverse(), '9223372036854775807'] }, storedLimit: 1000 });
+    const outcome = await replaceList(db.pool, {
+      linkId,
+      source: { kind: 'ids', ids: ['9223372036854775808', ...[...WIDE].reverse(), '9223372036854775807'] },
+      storedLimit: 1000,
+    });
     expect(outcome).toMatchObject({ kind: 'replaced', userCount: WIDE.length });
-    const { rows } = await db.pool.query<{ id: string }>(`SELECT ${fromStored('user_id')} AS id FROM link_user WHERE link_id = $1 ORDER BY user_id`, [linkId]);
+    const { rows } = await db.pool.query<{ id: string }>(
+      `SELECT ${fromStored('user_id')} AS id FROM link_user WHERE link_id = $1 ORDER BY user_id`,
+      [linkId],
+    );
     expect(rows.map((r) => r.id)).toEqual(WIDE);
   });
 });

@@ -1,7 +1,14 @@
 import { createDb, type Db } from './client';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
-import { claimIdempotencyKey, collectIdempotencyKeys, IDEMPOTENCY_ABANDONED_MS, IDEMPOTENCY_TTL_MS, recordIdempotentAnswer, releaseIdempotencyKey } from './idempotency.repo';
+import {
+  claimIdempotencyKey,
+  collectIdempotencyKeys,
+  IDEMPOTENCY_ABANDONED_MS,
+  IDEMPOTENCY_TTL_MS,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+} from './idempotency.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -13,7 +20,10 @@ const FP = Buffer.from('fingerprint-1');
 const FP2 = Buffer.from('fingerprint-2');
 
 async function age(linkId: string, key: string, ms: number): Promise<void> {
-  await db.pool.query(`UPDATE idempotency_key SET created_at = now() - $3 * interval '1 millisecond' WHERE link_id = $1 AND key = $2`, [linkId, key, ms]);
+  await db.pool.query(
+    `UPDATE idempotency_key SET created_at = now() - $3 * interval '1 millisecond' WHERE link_id = $1 AND key = $2`,
+    [linkId, key, ms],
+  );
 }
 
 describe('idempotency repository (idempotency_key)', () => {
@@ -23,7 +33,11 @@ describe('idempotency repository (idempotency_key)', () => {
     // This pool's connections are alive, so the claim is not abandoned.
     expect(await claimIdempotencyKey(db.pool, linkId, 'k1', FP2)).toEqual({ kind: 'in-progress', fingerprint: FP });
     await recordIdempotentAnswer(db.pool, linkId, 'k1', { status: 200, body: { user_count: 3 }, etag: '"7"' });
-    expect(await claimIdempotencyKey(db.pool, linkId, 'k1', FP2)).toEqual({ kind: 'answered', fingerprint: FP, answer: { status: 200, body: { user_count: 3 }, etag: '"7"' } });
+    expect(await claimIdempotencyKey(db.pool, linkId, 'k1', FP2)).toEqual({
+      kind: 'answered',
+      fingerprint: FP,
+      answer: { status: 200, body: { user_count: 3 }, etag: '"7"' },
+    });
     // Keys are per link.
     const other = await seedLink(db);
     expect(await claimIdempotencyKey(db.pool, other.linkId, 'k1', FP2)).toEqual({ kind: 'claimed' });
@@ -47,7 +61,10 @@ describe('idempotency repository (idempotency_key)', () => {
     await claimant.close();
     // pg_stat_activity drops a backend shortly after its client disconnects: wait for it, not for a time.
     for (;;) {
-      const { rows } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = (SELECT body->>'claimant' FROM idempotency_key WHERE link_id = $1 AND key = 'k3')", [linkId]);
+      const { rows } = await db.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = (SELECT body->>'claimant' FROM idempotency_key WHERE link_id = $1 AND key = 'k3')",
+        [linkId],
+      );
       if (rows[0]!.n === 0) break;
       await new Promise((r) => setImmediate(r));
     }

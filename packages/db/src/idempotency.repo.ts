@@ -10,7 +10,10 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_ABANDONED_MS = 32 * 60 * 1000;
 
 export type StoredAnswer = { status: number; body: unknown; etag: string | null };
-export type Claim = { kind: 'claimed' } | { kind: 'answered'; fingerprint: Buffer; answer: StoredAnswer } | { kind: 'in-progress'; fingerprint: Buffer };
+export type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'answered'; fingerprint: Buffer; answer: StoredAnswer }
+  | { kind: 'in-progress'; fingerprint: Buffer };
 
 /**
  * Claims a key for a request, in one statement (its own transaction, committed before the request's
@@ -23,8 +26,19 @@ export type Claim = { kind: 'claimed' } | { kind: 'answered'; fingerprint: Buffe
  * transaction is gone with its last backend: a backend killed mid-statement stays until that statement
  * ends, and so does the claim — or after IDEMPOTENCY_ABANDONED_MS, as before, for claims without one.
  */
-export async function claimIdempotencyKey(db: Queryable, linkId: string, key: string, fingerprint: Buffer): Promise<Claim> {
-  const { rows } = await db.query<{ claimed: boolean; fingerprint: Buffer | null; status: number | null; body: unknown; etag: string | null }>(
+export async function claimIdempotencyKey(
+  db: Queryable,
+  linkId: string,
+  key: string,
+  fingerprint: Buffer,
+): Promise<Claim> {
+  const { rows } = await db.query<{
+    claimed: boolean;
+    fingerprint: Buffer | null;
+    status: number | null;
+    body: unknown;
+    etag: string | null;
+  }>(
     `WITH ins AS (
        INSERT INTO idempotency_key (link_id, key, fingerprint, body) VALUES ($1, $2, $3, jsonb_build_object('claimant', current_setting('application_name')))
        ON CONFLICT (link_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = EXCLUDED.body, etag = NULL, created_at = now()
@@ -45,8 +59,19 @@ export async function claimIdempotencyKey(db: Queryable, linkId: string, key: st
   return { kind: 'answered', fingerprint: r.fingerprint, answer: { status: r.status, body: r.body, etag: r.etag } };
 }
 
-export async function recordIdempotentAnswer(db: Queryable, linkId: string, key: string, answer: StoredAnswer): Promise<void> {
-  await db.query('UPDATE idempotency_key SET status = $3, body = $4, etag = $5 WHERE link_id = $1 AND key = $2', [linkId, key, answer.status, JSON.stringify(answer.body), answer.etag]);
+export async function recordIdempotentAnswer(
+  db: Queryable,
+  linkId: string,
+  key: string,
+  answer: StoredAnswer,
+): Promise<void> {
+  await db.query('UPDATE idempotency_key SET status = $3, body = $4, etag = $5 WHERE link_id = $1 AND key = $2', [
+    linkId,
+    key,
+    answer.status,
+    JSON.stringify(answer.body),
+    answer.etag,
+  ]);
 }
 
 /** Frees a claim whose request failed without an answer worth replaying (5xx): a retry runs again. */
@@ -56,6 +81,8 @@ export async function releaseIdempotencyKey(db: Queryable, linkId: string, key: 
 
 /** Deletes expired keys (the API sweeper); returns how many. */
 export async function collectIdempotencyKeys(db: Queryable): Promise<number> {
-  const r = await db.query(`DELETE FROM idempotency_key WHERE created_at < now() - $1 * interval '1 millisecond'`, [IDEMPOTENCY_TTL_MS]);
+  const r = await db.query(`DELETE FROM idempotency_key WHERE created_at < now() - $1 * interval '1 millisecond'`, [
+    IDEMPOTENCY_TTL_MS,
+  ]);
   return r.rowCount ?? 0;
 }

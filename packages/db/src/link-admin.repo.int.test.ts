@@ -1,7 +1,18 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, snowflake, userIds } from '../../../test/support/fixtures';
 import { inTransaction } from './queryable';
-import { deleteLinkAt, findLinkPlugin, guildLinkRoles, insertLink, linkedGuildIds, linkDetails, linkExistsForRole, recordHolderPage, removeLinkRows, updateLinkFlags } from './link-admin.repo';
+import {
+  deleteLinkAt,
+  findLinkPlugin,
+  guildLinkRoles,
+  insertLink,
+  linkedGuildIds,
+  linkDetails,
+  linkExistsForRole,
+  recordHolderPage,
+  removeLinkRows,
+  updateLinkFlags,
+} from './link-admin.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -56,16 +67,31 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
 
     await inTransaction(db.pool, (c) => removeLinkRows(c, keep));
     expect(await countsOf(keep)).toBeUndefined();
-    const { rows } = await db.pool.query('SELECT 1 FROM applied_member WHERE link_id = $1 UNION ALL SELECT 1 FROM link_user WHERE link_id = $1', [keep]);
+    const { rows } = await db.pool.query(
+      'SELECT 1 FROM applied_member WHERE link_id = $1 UNION ALL SELECT 1 FROM link_user WHERE link_id = $1',
+      [keep],
+    );
     expect(rows).toHaveLength(0);
   });
 
   it('sets the flags it is given, leaves the others, and tells which changed', async () => {
     const { linkId, guildId, roleId } = await seedLink(db);
-    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: null })).toEqual({ id: linkId, enabledChanged: true, trustedChanged: false });
-    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: null, trusted: true })).toEqual({ id: linkId, enabledChanged: false, trustedChanged: true });
+    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: null })).toEqual({
+      id: linkId,
+      enabledChanged: true,
+      trustedChanged: false,
+    });
+    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: null, trusted: true })).toEqual({
+      id: linkId,
+      enabledChanged: false,
+      trustedChanged: true,
+    });
     // Setting a flag to the value it has is not a change.
-    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: true })).toEqual({ id: linkId, enabledChanged: false, trustedChanged: false });
+    expect(await updateLinkFlags(db.pool, guildId, roleId, { enabled: false, trusted: true })).toEqual({
+      id: linkId,
+      enabledChanged: false,
+      trustedChanged: false,
+    });
     const { rows } = await db.pool.query('SELECT enabled, trusted FROM role_link WHERE id = $1', [linkId]);
     expect(rows[0]).toEqual({ enabled: false, trusted: true });
     expect(await updateLinkFlags(db.pool, guildId, snowflake(), { enabled: true, trusted: null })).toBeNull();
@@ -74,7 +100,11 @@ describe('link-admin repository (role_link as the admin writes it)', () => {
   it("shows a link's details and lists a guild's links oldest first", async () => {
     const first = await seedLink(db);
     const second = await seedLink(db, { guildId: first.guildId });
-    expect(await linkDetails(db.pool, first.linkId)).toMatchObject({ plugin_url: 'https://plugin.example.com', sync_rate_per_sec: null, last_sync_at: null });
+    expect(await linkDetails(db.pool, first.linkId)).toMatchObject({
+      plugin_url: 'https://plugin.example.com',
+      sync_rate_per_sec: null,
+      last_sync_at: null,
+    });
     expect(await linkDetails(db.pool, '999999999')).toBeNull();
     expect(await guildLinkRoles(db.pool, first.guildId)).toEqual([
       { roleId: first.roleId, pluginUrl: 'https://plugin.example.com' },

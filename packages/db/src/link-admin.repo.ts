@@ -14,7 +14,18 @@ export async function linkExistsForRole(db: Queryable, guildId: string, roleId: 
  * it holds the current members); a hand-over link waits for the plugin's first full list. A second link
  * for the same role fails with PostgreSQL's unique violation (23505).
  */
-export async function insertLink(db: Queryable, l: { guildId: string; roleId: string; tokenHash: Buffer; tokenCiphertext: Buffer; pluginUrl: string; memberMode: 'handover' | 'keep'; firstListAt: Date | null }): Promise<string> {
+export async function insertLink(
+  db: Queryable,
+  l: {
+    guildId: string;
+    roleId: string;
+    tokenHash: Buffer;
+    tokenCiphertext: Buffer;
+    pluginUrl: string;
+    memberMode: 'handover' | 'keep';
+    firstListAt: Date | null;
+  },
+): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO role_link (guild_id, role_id, token_hash, token_ciphertext, plugin_url, member_mode, first_list_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id::text`,
@@ -30,10 +41,26 @@ export async function insertLink(db: Queryable, l: { guildId: string; roleId: st
  * who already hold the role as soon as a first list names them, not only once the bot's walk has seen
  * them (readers show min(applied, synced set), so before that list it reads 0 of 0).
  */
-export async function recordHolderPage(db: Queryable, linkId: string, ids: readonly string[], keep: boolean): Promise<void> {
-  const held = await db.query(`INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, ${toStored('x')}, 'applied', now() FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]);
-  const listed = keep ? await db.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`, [linkId, ids]) : null;
-  await db.query('UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $3 WHERE id = $1', [linkId, listed?.rowCount ?? 0, held.rowCount ?? 0]);
+export async function recordHolderPage(
+  db: Queryable,
+  linkId: string,
+  ids: readonly string[],
+  keep: boolean,
+): Promise<void> {
+  const held = await db.query(
+    `INSERT INTO applied_member (link_id, user_id, outcome, updated_at) SELECT $1, ${toStored('x')}, 'applied', now() FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`,
+    [linkId, ids],
+  );
+  const listed = keep
+    ? await db.query(
+        `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x ON CONFLICT DO NOTHING`,
+        [linkId, ids],
+      )
+    : null;
+  await db.query(
+    'UPDATE role_link SET user_count = user_count + $2, applied_count = applied_count + $3 WHERE id = $1',
+    [linkId, listed?.rowCount ?? 0, held.rowCount ?? 0],
+  );
 }
 
 /** Undoes a creation whose register failed: the link and what it recorded, at once (no purge). Run inside a transaction. */
@@ -44,13 +71,25 @@ export async function removeLinkRows(db: Queryable, linkId: string): Promise<voi
 }
 
 /** Deletes the link of a role; returns what DELETE {plugin}/config needs, or null when there was none. */
-export async function deleteLinkAt(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; plugin_url: string; token_ciphertext: Buffer } | null> {
-  const { rows } = await db.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>('DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext', [guildId, roleId]);
+export async function deleteLinkAt(
+  db: Queryable,
+  guildId: string,
+  roleId: string,
+): Promise<{ id: string; plugin_url: string; token_ciphertext: Buffer } | null> {
+  const { rows } = await db.query<{ id: string; plugin_url: string; token_ciphertext: Buffer }>(
+    'DELETE FROM role_link WHERE guild_id = $1 AND role_id = $2 RETURNING id::text, plugin_url, token_ciphertext',
+    [guildId, roleId],
+  );
   return rows[0] ?? null;
 }
 
 /** Sets enabled and/or trusted (null leaves a flag as it is); returns the link's id and which flags changed, or null when there is no link. */
-export async function updateLinkFlags(db: Queryable, guildId: string, roleId: string, flags: { enabled: boolean | null; trusted: boolean | null }): Promise<{ id: string; enabledChanged: boolean; trustedChanged: boolean } | null> {
+export async function updateLinkFlags(
+  db: Queryable,
+  guildId: string,
+  roleId: string,
+  flags: { enabled: boolean | null; trusted: boolean | null },
+): Promise<{ id: string; enabledChanged: boolean; trustedChanged: boolean } | null> {
   // The CTE reads (and locks) the row before the update, so each flag's change is told from its old value.
   const { rows } = await db.query<{ id: string; enabledChanged: boolean; trustedChanged: boolean }>(
     `WITH old AS (SELECT id, enabled, trusted FROM role_link WHERE guild_id = $1 AND role_id = $2 FOR UPDATE)
@@ -63,16 +102,30 @@ export async function updateLinkFlags(db: Queryable, guildId: string, roleId: st
 }
 
 /** The columns `link show` adds to the request-path link context. */
-export async function linkDetails(db: Queryable, linkId: string): Promise<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date } | null> {
-  const { rows } = await db.query<{ plugin_url: string; sync_rate_per_sec: number | null; last_sync_at: Date | null; created_at: Date }>('SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1', [
-    linkId,
-  ]);
+export async function linkDetails(
+  db: Queryable,
+  linkId: string,
+): Promise<{
+  plugin_url: string;
+  sync_rate_per_sec: number | null;
+  last_sync_at: Date | null;
+  created_at: Date;
+} | null> {
+  const { rows } = await db.query<{
+    plugin_url: string;
+    sync_rate_per_sec: number | null;
+    last_sync_at: Date | null;
+    created_at: Date;
+  }>('SELECT plugin_url, sync_rate_per_sec, last_sync_at, created_at FROM role_link WHERE id = $1', [linkId]);
   return rows[0] ?? null;
 }
 
 /** Role ids of a guild's links, oldest first (slot order: the newest beyond the allowance are paused). */
 export async function guildLinkRoles(db: Queryable, guildId: string): Promise<{ roleId: string; pluginUrl: string }[]> {
-  const { rows } = await db.query<{ role_id: string; plugin_url: string }>('SELECT role_id::text, plugin_url FROM role_link WHERE guild_id = $1 ORDER BY created_at, id', [guildId]);
+  const { rows } = await db.query<{ role_id: string; plugin_url: string }>(
+    'SELECT role_id::text, plugin_url FROM role_link WHERE guild_id = $1 ORDER BY created_at, id',
+    [guildId],
+  );
   return rows.map((r) => ({ roleId: r.role_id, pluginUrl: r.plugin_url }));
 }
 
@@ -83,8 +136,15 @@ export async function linkedGuildIds(db: Queryable): Promise<string[]> {
 }
 
 /** The link of a role with its plugin URL (the configuration tab and `rolelink config`), or null. */
-export async function findLinkPlugin(db: Queryable, guildId: string, roleId: string): Promise<{ id: string; pluginUrl: string } | null> {
-  const { rows } = await db.query<{ id: string; plugin_url: string }>('SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2', [guildId, roleId]);
+export async function findLinkPlugin(
+  db: Queryable,
+  guildId: string,
+  roleId: string,
+): Promise<{ id: string; pluginUrl: string } | null> {
+  const { rows } = await db.query<{ id: string; plugin_url: string }>(
+    'SELECT id::text, plugin_url FROM role_link WHERE guild_id = $1 AND role_id = $2',
+    [guildId, roleId],
+  );
   const link = rows[0];
   return link ? { id: link.id, pluginUrl: link.plugin_url } : null;
 }
@@ -95,20 +155,31 @@ export async function findLinkPlugin(db: Queryable, guildId: string, roleId: str
  * against the applied record and retries what failed. Run inside the caller's transaction.
  */
 export async function forceResync(db: Queryable, linkId: string): Promise<{ retried: number }> {
-  const r = await db.query('UPDATE applied_member SET next_retry_at = localtimestamp(3) WHERE link_id = $1 AND next_retry_at > localtimestamp(3)', [linkId]);
-  await db.query('UPDATE link_sync_state SET backoff_until = NULL WHERE link_id = $1 AND backoff_until IS NOT NULL', [linkId]);
+  const r = await db.query(
+    'UPDATE applied_member SET next_retry_at = localtimestamp(3) WHERE link_id = $1 AND next_retry_at > localtimestamp(3)',
+    [linkId],
+  );
+  await db.query('UPDATE link_sync_state SET backoff_until = NULL WHERE link_id = $1 AND backoff_until IS NOT NULL', [
+    linkId,
+  ]);
   await journalLinkChange(db, linkId, 'walk');
   return { retried: r.rowCount ?? 0 };
 }
 
 /** The guild's links' roles, oldest link first: the order the slot allowance pauses by (newest beyond it). */
 export async function linkRolesByAge(db: Queryable, guildId: string): Promise<string[]> {
-  const { rows } = await db.query<{ role_id: string }>('SELECT role_id::text FROM role_link WHERE guild_id = $1 ORDER BY id', [guildId]);
+  const { rows } = await db.query<{ role_id: string }>(
+    'SELECT role_id::text FROM role_link WHERE guild_id = $1 ORDER BY id',
+    [guildId],
+  );
   return rows.map((r) => r.role_id);
 }
 
 /** Enabled links of a guild, oldest first: the ones a guild outage pauses and its end wakes (issue 34). */
 export async function enabledLinksOfGuild(db: Queryable, guildId: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>('SELECT id::text FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id', [guildId]);
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id::text FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id',
+    [guildId],
+  );
   return rows.map((r) => r.id);
 }

@@ -15,7 +15,10 @@ describe('link blocks (link_sync_state.blocked_reason)', () => {
     expect(await findLinkBlock(db.pool, link.linkId)).toBeNull();
     expect(await blockLink(db.pool, link.linkId, 'above_bot')).toBe(true);
     expect(await blockLink(db.pool, link.linkId, 'no_manage_roles')).toBe(false);
-    expect(await findLinkBlock(db.pool, link.linkId)).toMatchObject({ reason: 'no_manage_roles', since: expect.any(Date) });
+    expect(await findLinkBlock(db.pool, link.linkId)).toMatchObject({
+      reason: 'no_manage_roles',
+      since: expect.any(Date),
+    });
     expect(await countBlockedLinks(db.pool)).toEqual([{ reason: 'no_manage_roles', count: 1 }]);
     expect(await unblockLink(db.pool, link.linkId)).toMatchObject({ reason: 'no_manage_roles' });
     expect(await unblockLink(db.pool, link.linkId)).toBeNull();

@@ -39,12 +39,17 @@ export async function unblockLink(db: Queryable, linkId: string): Promise<LinkBl
 }
 
 export async function findLinkBlock(db: Queryable, linkId: string): Promise<LinkBlock | null> {
-  const { rows } = await db.query<{ reason: LinkBlockReason; since: Date }>('SELECT blocked_reason AS reason, blocked_since AS since FROM link_sync_state WHERE link_id = $1 AND blocked_reason IS NOT NULL', [linkId]);
+  const { rows } = await db.query<{ reason: LinkBlockReason; since: Date }>(
+    'SELECT blocked_reason AS reason, blocked_since AS since FROM link_sync_state WHERE link_id = $1 AND blocked_reason IS NOT NULL',
+    [linkId],
+  );
   return rows[0] ?? null;
 }
 
 /** Blocked links by reason (the worker's rolelink_links_blocked gauge). */
 export async function countBlockedLinks(db: Queryable): Promise<{ reason: string; count: number }[]> {
-  const { rows } = await db.query<{ reason: string; count: number }>('SELECT blocked_reason AS reason, count(*)::int AS count FROM link_sync_state WHERE blocked_reason IS NOT NULL GROUP BY blocked_reason ORDER BY 1');
+  const { rows } = await db.query<{ reason: string; count: number }>(
+    'SELECT blocked_reason AS reason, count(*)::int AS count FROM link_sync_state WHERE blocked_reason IS NOT NULL GROUP BY blocked_reason ORDER BY 1',
+  );
   return rows;
 }

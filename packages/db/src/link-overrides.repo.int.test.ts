@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const seq = async (linkId: string) => BigInt((await db.pool.query<{ s: string }>('SELECT sync_wanted_seq::text AS s FROM role_link WHERE id = $1', [linkId])).rows[0]!.s);
+const seq = async (linkId: string) =>
+  BigInt(
+    (await db.pool.query<{ s: string }>('SELECT sync_wanted_seq::text AS s FROM role_link WHERE id = $1', [linkId]))
+      .rows[0]!.s,
+  );
 
 describe('link-overrides repository (admin "always keep" and "never give" lists)', () => {
   it('adds, removes and reads both lists; each change is journaled per changed user under one new sequence', async () => {
@@ -21,7 +25,12 @@ describe('link-overrides repository (admin "always keep" and "never give" lists)
     const [a, b, c] = ['18446744073709551615', '9223372036854775808', '100000000000000001'];
     const before = await seq(linkId);
     const r = await applyOverrideChange(db.pool, linkId, { always: [a, b], never: [c], remove: [] });
-    expect(r).toEqual({ kind: 'ok', added: { always: [b, a], never: [c] }, removed: { always: [], never: [] }, after: { always: [b, a], never: [c] } });
+    expect(r).toEqual({
+      kind: 'ok',
+      added: { always: [b, a], never: [c] },
+      removed: { always: [], never: [] },
+      after: { always: [b, a], never: [c] },
+    });
     expect(await seq(linkId)).toBe(before + 1n);
     const j = await readJournal(db.pool, linkId, before);
     expect(j.entries.map((e) => [e.userId, e.op])).toEqual([
@@ -46,25 +55,47 @@ describe('link-overrides repository (admin "always keep" and "never give" lists)
   it('refuses a user in both lists and a list over the cap, writing nothing; moving a user is remove + add in one change', async () => {
     const { linkId } = await seedLink(db);
     const [a, b] = userIds(2, 200000000000000000n);
-    expect(await applyOverrideChange(db.pool, linkId, { always: [a!], never: [a!], remove: [] })).toEqual({ kind: 'conflict', userIds: [a] });
+    expect(await applyOverrideChange(db.pool, linkId, { always: [a!], never: [a!], remove: [] })).toEqual({
+      kind: 'conflict',
+      userIds: [a],
+    });
     await applyOverrideChange(db.pool, linkId, { always: [a!], never: [], remove: [] });
-    expect(await applyOverrideChange(db.pool, linkId, { always: [], never: [a!, b!], remove: [] })).toEqual({ kind: 'conflict', userIds: [a] });
+    expect(await applyOverrideChange(db.pool, linkId, { always: [], never: [a!, b!], remove: [] })).toEqual({
+      kind: 'conflict',
+      userIds: [a],
+    });
     expect(await overrideIds(db.pool, linkId)).toEqual({ always: [a], never: [] });
-    expect(await applyOverrideChange(db.pool, linkId, { always: [], never: [a!], remove: [a!] })).toMatchObject({ kind: 'ok', removed: { always: [a] }, added: { never: [a] } });
+    expect(await applyOverrideChange(db.pool, linkId, { always: [], never: [a!], remove: [a!] })).toMatchObject({
+      kind: 'ok',
+      removed: { always: [a] },
+      added: { never: [a] },
+    });
     expect(await overrideIds(db.pool, linkId)).toEqual({ always: [], never: [a] });
 
     const many = userIds(OVERRIDE_LIST_MAX + 1, 300000000000000000n);
-    expect(await applyOverrideChange(db.pool, linkId, { always: many, never: [], remove: [] })).toEqual({ kind: 'too_many', list: 'always', count: OVERRIDE_LIST_MAX + 1 });
-    expect(await applyOverrideChange(db.pool, linkId, { always: many.slice(1), never: [], remove: [] })).toMatchObject({ kind: 'ok' });
+    expect(await applyOverrideChange(db.pool, linkId, { always: many, never: [], remove: [] })).toEqual({
+      kind: 'too_many',
+      list: 'always',
+      count: OVERRIDE_LIST_MAX + 1,
+    });
+    expect(await applyOverrideChange(db.pool, linkId, { always: many.slice(1), never: [], remove: [] })).toMatchObject({
+      kind: 'ok',
+    });
     expect((await overrideIds(db.pool, linkId)).always).toHaveLength(OVERRIDE_LIST_MAX);
   });
 
   it('the sync diff puts overrides above the list: always desired whatever the boundary, never not desired, and the boundary skips both', async () => {
     const { linkId } = await seedLink(db);
     const u = userIds(6, 400000000000000000n);
-    await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, u.slice(0, 4)]);
+    await db.pool.query(
+      `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`,
+      [linkId, u.slice(0, 4)],
+    );
     // u0 holds the role (applied) but will be "never"; u5 (unlisted) is "always".
-    await db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'applied')`, [linkId, u[0]]);
+    await db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'applied')`,
+      [linkId, u[0]],
+    );
     await applyOverrideChange(db.pool, linkId, { always: [u[5]!], never: [u[0]!], remove: [] });
 
     // 2 synced places: u5 (always) takes one, u0 (never) is skipped, so u1 is the only listed one synced.
@@ -82,7 +113,9 @@ describe('link-overrides repository (admin "always keep" and "never give" lists)
     expect((await countDiff(db.pool, linkId, cutoff, true)).changes).toBe(3);
     expect(await desiredInRange(db.pool, linkId, 0n, MAX_USER_ID, cutoff, true)).toBe(2);
     expect(await desiredInRange(db.pool, linkId, BigInt(u[4]!), MAX_USER_ID, cutoff, true)).toBe(1);
-    expect((await diffUsers(db.pool, linkId, [u[0]!, u[3]!, u[5]!], cutoff, true)).map((r) => [r.userId, r.desired])).toEqual([
+    expect(
+      (await diffUsers(db.pool, linkId, [u[0]!, u[3]!, u[5]!], cutoff, true)).map((r) => [r.userId, r.desired]),
+    ).toEqual([
       [u[0], false],
       [u[5], true],
     ]);

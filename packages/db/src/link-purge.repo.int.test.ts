@@ -14,11 +14,20 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 /** A link with list, journal, applied and history rows, then deleted the way link-delete does it. */
-async function deletedLink(stripRoles: boolean, users: string[]): Promise<{ linkId: string; guildId: string; roleId: string }> {
+async function deletedLink(
+  stripRoles: boolean,
+  users: string[],
+): Promise<{ linkId: string; guildId: string; roleId: string }> {
   const link = await seedLink(db);
   await addUsers(db.pool, link.linkId, users, 100);
   for (const u of users) await recordOutcome.added(db.pool, link.linkId, u);
-  await recordMemberChange(db.pool, { linkId: link.linkId, userId: users[0]!, action: 'add', outcome: 'applied', cause: 'journal' });
+  await recordMemberChange(db.pool, {
+    linkId: link.linkId,
+    userId: users[0]!,
+    action: 'add',
+    outcome: 'applied',
+    cause: 'journal',
+  });
   await deleteLinkAt(db.pool, link.guildId, link.roleId);
   await recordPurge(db.pool, { ...link, stripRoles });
   return link;

@@ -1,6 +1,13 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, userIds } from '../../../test/support/fixtures';
-import { findSyncLink, finishPass, markIdle, recheckRemoval, writeJournalProgress, writeProgress } from './link-sync.repo';
+import {
+  findSyncLink,
+  finishPass,
+  markIdle,
+  recheckRemoval,
+  writeJournalProgress,
+  writeProgress,
+} from './link-sync.repo';
 import { loadPass, startPass } from './sync-state.repo';
 import { toStored } from './user-id';
 
@@ -10,10 +17,19 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-type Counts = { applied_count: number; pending_count: number; sync_done_seq: string; sync_rate_per_sec: number | null; last_sync_at: Date | null };
+type Counts = {
+  applied_count: number;
+  pending_count: number;
+  sync_done_seq: string;
+  sync_rate_per_sec: number | null;
+  last_sync_at: Date | null;
+};
 
 async function counts(linkId: string): Promise<Counts> {
-  const { rows } = await db.pool.query<Counts>('SELECT applied_count, pending_count, sync_done_seq::text, sync_rate_per_sec, last_sync_at FROM role_link WHERE id = $1', [linkId]);
+  const { rows } = await db.pool.query<Counts>(
+    'SELECT applied_count, pending_count, sync_done_seq::text, sync_rate_per_sec, last_sync_at FROM role_link WHERE id = $1',
+    [linkId],
+  );
   return rows[0]!;
 }
 
@@ -22,16 +38,37 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
     const guildId = await seedGuild(db, { plan: 'premium', paidSlots: 2 });
     const first = await seedLink(db, { guildId });
     const second = await seedLink(db, { guildId, memberMode: 'keep' });
-    expect(await findSyncLink(db.pool, first.linkId)).toMatchObject({ guild_id: guildId, role_id: first.roleId, plan: 'premium', paid_slots: 2, rank: 0, enabled: true, member_mode: 'handover', plugin_url: 'https://plugin.example.com' });
-    expect(await findSyncLink(db.pool, second.linkId)).toMatchObject({ rank: 1, member_mode: 'keep', sync_wanted_seq: '0' });
+    expect(await findSyncLink(db.pool, first.linkId)).toMatchObject({
+      guild_id: guildId,
+      role_id: first.roleId,
+      plan: 'premium',
+      paid_slots: 2,
+      rank: 0,
+      enabled: true,
+      member_mode: 'handover',
+      plugin_url: 'https://plugin.example.com',
+    });
+    expect(await findSyncLink(db.pool, second.linkId)).toMatchObject({
+      rank: 1,
+      member_mode: 'keep',
+      sync_wanted_seq: '0',
+    });
     expect(await findSyncLink(db.pool, '999999999')).toBeNull();
   });
 
   it('rechecks a removal against the live list: listed, and how many listed ids lie below (bounded)', async () => {
     const { linkId } = await seedLink(db, { plan: 'free' });
     const u = userIds(4, 320000000000000000n);
-    await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, u.slice(0, 3)]);
-    expect(await recheckRemoval(db.pool, linkId, u[2]!, 5)).toEqual({ enabled: true, plan: 'free', listed: true, below: 2 });
+    await db.pool.query(
+      `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`,
+      [linkId, u.slice(0, 3)],
+    );
+    expect(await recheckRemoval(db.pool, linkId, u[2]!, 5)).toEqual({
+      enabled: true,
+      plan: 'free',
+      listed: true,
+      below: 2,
+    });
     expect(await recheckRemoval(db.pool, linkId, u[2]!, 1)).toMatchObject({ below: 1 });
     expect(await recheckRemoval(db.pool, linkId, u[3]!, 0)).toMatchObject({ listed: false, below: 0 });
     expect(await recheckRemoval(db.pool, '999999999', u[0]!, 0)).toBeNull();
@@ -73,8 +110,15 @@ describe('link-sync repository (role_link, as the sync worker reads and reports 
     const { linkId } = await seedLink(db, { plan: 'free' });
     const u = userIds(12, 330000000000000000n);
     const listed = u.slice(0, 10);
-    await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, listed]);
-    const override = (ids: string[], kind: 'always' | 'never') => db.pool.query(`INSERT INTO link_override (link_id, user_id, kind) SELECT $1, ${toStored('x')}, $3 FROM unnest($2::numeric[]) x`, [linkId, ids, kind]);
+    await db.pool.query(
+      `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`,
+      [linkId, listed],
+    );
+    const override = (ids: string[], kind: 'always' | 'never') =>
+      db.pool.query(
+        `INSERT INTO link_override (link_id, user_id, kind) SELECT $1, ${toStored('x')}, $3 FROM unnest($2::numeric[]) x`,
+        [linkId, ids, kind],
+      );
     await override([u[0]!], 'never');
     expect(await recheckRemoval(db.pool, linkId, u[5]!, 10)).toMatchObject({ listed: true, below: 5 });
     expect(await recheckRemoval(db.pool, linkId, u[5]!, 10, true)).toMatchObject({ listed: true, below: 4 });

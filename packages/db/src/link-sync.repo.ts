@@ -40,9 +40,17 @@ export async function findSyncLink(db: Queryable, linkId: string): Promise<SyncL
  * synced boundary; `limit` 0 when the whole list is synced). With `overrides` the ids with an override
  * are not counted, as the boundary does not count them (docs/sync-engine.md, "Admin overrides").
  */
-export async function recheckRemoval(db: Queryable, linkId: string, userId: string, limit: number, overrides = false): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
+export async function recheckRemoval(
+  db: Queryable,
+  linkId: string,
+  userId: string,
+  limit: number,
+  overrides = false,
+): Promise<{ enabled: boolean; plan: string; listed: boolean; below: number } | null> {
   // With admin overrides, listed ids with an override take no listed place (as listedUserAt(…, true)).
-  const skip = overrides ? ' AND NOT EXISTS (SELECT 1 FROM link_override o WHERE o.link_id = $1 AND o.user_id = link_user.user_id)' : '';
+  const skip = overrides
+    ? ' AND NOT EXISTS (SELECT 1 FROM link_override o WHERE o.link_id = $1 AND o.user_id = link_user.user_id)'
+    : '';
   const { rows } = await db.query<{ enabled: boolean; plan: string; listed: boolean; below: number }>(
     `SELECT rl.enabled, g.plan,
             EXISTS (SELECT 1 FROM link_user WHERE link_id = $1 AND user_id = ${toStored('$2')}) AS listed,
@@ -53,7 +61,12 @@ export async function recheckRemoval(db: Queryable, linkId: string, userId: stri
   return rows[0] ?? null;
 }
 
-export async function writeProgress(db: Queryable, linkId: string, counts: { applied: number; pending: number }, rate: number | null): Promise<void> {
+export async function writeProgress(
+  db: Queryable,
+  linkId: string,
+  counts: { applied: number; pending: number },
+  rate: number | null,
+): Promise<void> {
   await db.query(
     `UPDATE role_link SET applied_count = $2, pending_count = $3, sync_rate_per_sec = COALESCE($4, sync_rate_per_sec), last_sync_at = clock_timestamp()
       WHERE id = $1`,
@@ -65,7 +78,12 @@ export async function writeProgress(db: Queryable, linkId: string, counts: { app
  * The pass reached the end of the list: exact counts, and the outbox marks the sequence it answered as
  * done (never lowering it). The API's sweeper re-enqueues links whose wanted sequence is still ahead.
  */
-export async function finishPass(db: Queryable, linkId: string, pass: Pick<PassState, 'passSeq' | 'desiredSeen' | 'appliedSeen'>, rate: number | null): Promise<void> {
+export async function finishPass(
+  db: Queryable,
+  linkId: string,
+  pass: Pick<PassState, 'passSeq' | 'desiredSeen' | 'appliedSeen'>,
+  rate: number | null,
+): Promise<void> {
   await db.query(
     `UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2), applied_count = $3, pending_count = $4,
             sync_rate_per_sec = COALESCE($5, sync_rate_per_sec), last_sync_at = clock_timestamp()
@@ -77,7 +95,10 @@ export async function finishPass(db: Queryable, linkId: string, pass: Pick<PassS
 
 /** An inactive link (paused, disabled, awaiting its first list) has nothing to do: its outbox is answered. */
 export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint): Promise<void> {
-  await db.query('UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2) WHERE id = $1', [linkId, wantedSeq.toString()]);
+  await db.query('UPDATE role_link SET sync_done_seq = GREATEST(sync_done_seq, $2) WHERE id = $1', [
+    linkId,
+    wantedSeq.toString(),
+  ]);
 }
 
 /**
@@ -91,7 +112,12 @@ export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint)
  * show min(applied, synced set); pending is computed capped, as before, and is never less than `left`: the
  * changes of a stopped batch still to make, removals included (issue 20).
  */
-export async function writeJournalProgress(db: Queryable, linkId: string, p: { seq: bigint; adds: number; removes: number; limit: number; left: number }, overrides = false): Promise<void> {
+export async function writeJournalProgress(
+  db: Queryable,
+  linkId: string,
+  p: { seq: bigint; adds: number; removes: number; limit: number; left: number },
+  overrides = false,
+): Promise<void> {
   const args = [linkId, p.seq.toString(), p.adds, p.removes, p.limit, p.left];
   if (overrides) return writeJournalProgressWithOverrides(db, args);
   await db.query(

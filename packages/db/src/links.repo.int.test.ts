@@ -2,7 +2,14 @@ import { hashToken } from '@rolelink/domain';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedGuild, seedLink, userIds } from '../../../test/support/fixtures';
 import { recordOutcome } from './applied-outcomes.repo';
-import { findLinkAt, findLinkByTokenHash, findPluginLink, findPluginLinkByRole, findPluginUrl, lockLink } from './links.repo';
+import {
+  findLinkAt,
+  findLinkByTokenHash,
+  findPluginLink,
+  findPluginLinkByRole,
+  findPluginUrl,
+  lockLink,
+} from './links.repo';
 import { addUsers } from './list-single.repo';
 
 let db: TestDb;
@@ -41,7 +48,11 @@ describe('links repository (role_link read on the request path)', () => {
     });
     expect(found!.firstListAt).toBeInstanceOf(Date);
     expect(await findLinkAt(db.pool, guildId, link.roleId)).toEqual(found);
-    expect((await findLinkAt(db.pool, guildId, older.roleId))!).toMatchObject({ rank: 0, userCount: 0, syncBehind: false });
+    expect((await findLinkAt(db.pool, guildId, older.roleId))!).toMatchObject({
+      rank: 0,
+      userCount: 0,
+      syncBehind: false,
+    });
     expect(await findLinkByTokenHash(db.pool, hashToken(`${link.token}x`))).toBeNull();
     expect(await findLinkAt(db.pool, guildId, '1')).toBeNull();
   });

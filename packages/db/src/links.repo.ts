@@ -45,13 +45,24 @@ export async function findLinkByTokenHash(db: Queryable, tokenHash: Buffer): Pro
 }
 
 export async function findLinkAt(db: Queryable, guildId: string, roleId: string): Promise<LinkContext | null> {
-  const { rows } = await db.query<LinkContext>(`SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.guild_id = $1 AND l.role_id = $2`, [guildId, roleId]);
+  const { rows } = await db.query<LinkContext>(
+    `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.guild_id = $1 AND l.role_id = $2`,
+    [guildId, roleId],
+  );
   return rows[0] ?? null;
 }
 
 /** Locks the link row for the rest of the transaction: list writers of one link run one at a time. */
-export async function lockLink(db: Queryable, linkId: string): Promise<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string } | null> {
-  const { rows } = await db.query<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string }>(
+export async function lockLink(
+  db: Queryable,
+  linkId: string,
+): Promise<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string } | null> {
+  const { rows } = await db.query<{
+    userCount: number;
+    firstListAt: Date | null;
+    trusted: boolean;
+    listVersion: string;
+  }>(
     `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted, list_version::text AS "listVersion" FROM role_link WHERE id = $1 FOR UPDATE`,
     [linkId],
   );
@@ -61,16 +72,26 @@ export async function lockLink(db: Queryable, linkId: string): Promise<{ userCou
 /** What the plugin broker needs to call a link's plugin: its ids, plugin URL and encrypted token. */
 export type PluginLinkRow = { id: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer };
 
-const PLUGIN_LINK_COLUMNS = 'id::text, guild_id::text AS "guildId", role_id::text AS "roleId", plugin_url AS "pluginUrl", token_ciphertext AS "tokenCiphertext"';
+const PLUGIN_LINK_COLUMNS =
+  'id::text, guild_id::text AS "guildId", role_id::text AS "roleId", plugin_url AS "pluginUrl", token_ciphertext AS "tokenCiphertext"';
 
 export async function findPluginLink(db: Queryable, linkId: string): Promise<PluginLinkRow | null> {
-  const { rows } = await db.query<PluginLinkRow>(`SELECT ${PLUGIN_LINK_COLUMNS} FROM role_link WHERE id = $1`, [linkId]);
+  const { rows } = await db.query<PluginLinkRow>(`SELECT ${PLUGIN_LINK_COLUMNS} FROM role_link WHERE id = $1`, [
+    linkId,
+  ]);
   return rows[0] ?? null;
 }
 
 /** The same by the link's role: a config save names its link as the admin does, so it is read once, here (issue 21). */
-export async function findPluginLinkByRole(db: Queryable, guildId: string, roleId: string): Promise<PluginLinkRow | null> {
-  const { rows } = await db.query<PluginLinkRow>(`SELECT ${PLUGIN_LINK_COLUMNS} FROM role_link WHERE guild_id = $1 AND role_id = $2`, [guildId, roleId]);
+export async function findPluginLinkByRole(
+  db: Queryable,
+  guildId: string,
+  roleId: string,
+): Promise<PluginLinkRow | null> {
+  const { rows } = await db.query<PluginLinkRow>(
+    `SELECT ${PLUGIN_LINK_COLUMNS} FROM role_link WHERE guild_id = $1 AND role_id = $2`,
+    [guildId, roleId],
+  );
   return rows[0] ?? null;
 }
 

@@ -25,7 +25,11 @@ export const JOURNAL_MAX_USERS = 10_000;
 
 /** Journals a link-level op under a sequence the caller's write already took (holding the link row's lock). */
 export async function journalAt(db: Queryable, linkId: string, seq: string, op: 'walk' | 'link'): Promise<void> {
-  await db.query(`INSERT INTO list_change (link_id, seq, user_id, op) VALUES ($1, $2, ${LINK_OP}, $3)`, [linkId, seq, op]);
+  await db.query(`INSERT INTO list_change (link_id, seq, user_id, op) VALUES ($1, $2, ${LINK_OP}, $3)`, [
+    linkId,
+    seq,
+    op,
+  ]);
 }
 
 /** Bumps the link's sequence (the outbox) and journals one link-level op, in one statement. */
@@ -67,7 +71,12 @@ export async function journalRepairs(db: Queryable, linkId: string, userIds: rea
  * Entries after `afterSeq`, whole sequences only, at most about `limit` entries (a sequence is never
  * split: one write's changes are applied together). Index range scan on the primary key.
  */
-export async function readJournal(db: Queryable, linkId: string, afterSeq: bigint, limit = JOURNAL_MAX_USERS): Promise<{ entries: JournalEntry[]; more: boolean }> {
+export async function readJournal(
+  db: Queryable,
+  linkId: string,
+  afterSeq: bigint,
+  limit = JOURNAL_MAX_USERS,
+): Promise<{ entries: JournalEntry[]; more: boolean }> {
   const { rows } = await db.query<{ seq: string; user_id: string; op: ChangeOp }>(
     `SELECT seq::text, ${fromStored('user_id')} AS user_id, op FROM list_change WHERE link_id = $1 AND seq > $2 ORDER BY list_change.seq, list_change.user_id LIMIT $3`,
     [linkId, afterSeq.toString(), limit + 1],
@@ -78,7 +87,10 @@ export async function readJournal(db: Queryable, linkId: string, afterSeq: bigin
   const whole = entries.filter((e) => e.seq !== lastSeq);
   // One sequence larger than the limit (cannot happen for writers that keep JOURNAL_MAX_USERS): take it whole.
   if (!whole.length) {
-    const { rows: all } = await db.query<{ user_id: string; op: ChangeOp }>(`SELECT ${fromStored('user_id')} AS user_id, op FROM list_change WHERE link_id = $1 AND seq = $2 ORDER BY list_change.user_id`, [linkId, lastSeq.toString()]);
+    const { rows: all } = await db.query<{ user_id: string; op: ChangeOp }>(
+      `SELECT ${fromStored('user_id')} AS user_id, op FROM list_change WHERE link_id = $1 AND seq = $2 ORDER BY list_change.user_id`,
+      [linkId, lastSeq.toString()],
+    );
     return { entries: all.map((r) => ({ seq: lastSeq, userId: r.user_id, op: r.op })), more: true };
   }
   return { entries: whole, more: true };

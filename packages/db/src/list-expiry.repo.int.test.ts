@@ -17,7 +17,10 @@ const NOW = new Date('2026-11-26T12:00:00.000Z');
 const later = (s: number) => new Date(NOW.getTime() + s * 1000);
 
 async function linkRow(linkId: string): Promise<{ user_count: number; seq: string; version: string }> {
-  const { rows } = await db.pool.query<{ user_count: number; seq: string; version: string }>('SELECT user_count, sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [linkId]);
+  const { rows } = await db.pool.query<{ user_count: number; seq: string; version: string }>(
+    'SELECT user_count, sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1',
+    [linkId],
+  );
   return rows[0]!;
 }
 
@@ -56,11 +59,10 @@ describe('list-expiry repository (memberships that end on their own)', () => {
     const [byExpiry, byDelete] = [await seedLink(db), await seedLink(db)];
     for (const { linkId } of [byExpiry, byDelete]) await addUsers(db.pool, linkId, ids, 100);
     // Two of five expire (one at NOW exactly, one before), one later, two never.
-    await db.pool.query(`UPDATE link_user SET expires_at = x.at FROM unnest($2::numeric[], $3::timestamptz[]) x(id, at) WHERE link_id = $1 AND user_id = ${toStored('x.id')}`, [
-      byExpiry.linkId,
-      [ids[1], ids[3], ids[4]],
-      [NOW, later(-30), later(30)],
-    ]);
+    await db.pool.query(
+      `UPDATE link_user SET expires_at = x.at FROM unnest($2::numeric[], $3::timestamptz[]) x(id, at) WHERE link_id = $1 AND user_id = ${toStored('x.id')}`,
+      [byExpiry.linkId, [ids[1], ids[3], ids[4]], [NOW, later(-30), later(30)]],
+    );
     const seqs = [(await linkRow(byExpiry.linkId)).seq, (await linkRow(byDelete.linkId)).seq];
     expect(await linksWithDueExpiries(db.pool, NOW)).toContain(byExpiry.linkId);
     const removed = await removeExpired(db.pool, byExpiry.linkId, NOW);
@@ -106,7 +108,12 @@ describe('list-expiry repository (memberships that end on their own)', () => {
       ids.map(() => later(-1)),
     );
     const seq = (await linkRow(linkId)).seq;
-    const results = await Promise.all([removeExpired(db.pool, linkId, NOW, 1_000), removeExpired(db.pool, linkId, NOW, 1_000), removeExpired(db.pool, linkId, NOW, 1_000), removeExpired(db.pool, linkId, NOW, 1_000)]);
+    const results = await Promise.all([
+      removeExpired(db.pool, linkId, NOW, 1_000),
+      removeExpired(db.pool, linkId, NOW, 1_000),
+      removeExpired(db.pool, linkId, NOW, 1_000),
+      removeExpired(db.pool, linkId, NOW, 1_000),
+    ]);
     const all = results.flatMap((r) => r.userIds);
     expect(new Set(all).size).toBe(all.length);
     expect(all).toHaveLength(3_000);
@@ -136,8 +143,11 @@ describe('list-expiry repository (memberships that end on their own)', () => {
   it('a replace gives every listed user the expiry of the new list, none for a plain ID', async () => {
     const { linkId } = await seedLink(db, { plan: 'premium', firstList: true });
     const [a, b, c] = userIds(3, 580000000000000000n);
-    const put = (ids: string[], expiries?: { ids: string[]; at: string[] }) => replaceList(db.pool, { linkId, source: { kind: 'ids', ids, expiries }, storedLimit: 100 });
-    expect((await put([a!, b!, c!], { ids: [a!, c!], at: [later(10).toISOString(), later(20).toISOString()] })).kind).toBe('replaced');
+    const put = (ids: string[], expiries?: { ids: string[]; at: string[] }) =>
+      replaceList(db.pool, { linkId, source: { kind: 'ids', ids, expiries }, storedLimit: 100 });
+    expect(
+      (await put([a!, b!, c!], { ids: [a!, c!], at: [later(10).toISOString(), later(20).toISOString()] })).kind,
+    ).toBe('replaced');
     expect(await listExpiries(db.pool, linkId)).toEqual([
       { userId: a, expiresAt: later(10) },
       { userId: c, expiresAt: later(20) },
@@ -148,7 +158,9 @@ describe('list-expiry repository (memberships that end on their own)', () => {
     const upload = await createUpload(db.pool, linkId);
     await addChunk(db.pool, linkId, upload, [a!, b!], { ids: [b!], at: [later(5).toISOString()] });
     await addChunk(db.pool, linkId, upload, [b!, c!], { ids: [b!], at: [later(7).toISOString()] });
-    expect((await replaceList(db.pool, { linkId, source: { kind: 'upload', uploadId: upload }, storedLimit: 100 })).kind).toBe('replaced');
+    expect(
+      (await replaceList(db.pool, { linkId, source: { kind: 'upload', uploadId: upload }, storedLimit: 100 })).kind,
+    ).toBe('replaced');
     expect(await listExpiries(db.pool, linkId)).toEqual([{ userId: b, expiresAt: later(7) }]);
   });
 });

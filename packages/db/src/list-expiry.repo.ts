@@ -18,7 +18,10 @@ export const EXPIRY_BATCH = 10_000;
  * tables are distributed by link (issue 36: every list statement carries link_id in its WHERE or join).
  */
 export async function linksWithDueExpiries(db: Queryable, now: Date, limit = EXPIRY_BATCH): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(`SELECT DISTINCT d.id::text AS id FROM (SELECT l.id FROM link_user u JOIN role_link l ON l.id = u.link_id WHERE u.expires_at <= $1 ORDER BY u.expires_at LIMIT $2) d`, [now, limit]);
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT DISTINCT d.id::text AS id FROM (SELECT l.id FROM link_user u JOIN role_link l ON l.id = u.link_id WHERE u.expires_at <= $1 ORDER BY u.expires_at LIMIT $2) d`,
+    [now, limit],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -35,7 +38,12 @@ export type ExpiredRemoval = { userIds: string[]; listVersion: string | null };
  * are gone), so none is removed or journaled twice. A re-add that cleared or extended an expiry holds the
  * same lock, so it lands before or after, never between the read and the delete. `listVersion` null: nothing was due any more.
  */
-export async function removeExpired(db: Queryable, linkId: string, now: Date, limit = EXPIRY_BATCH): Promise<ExpiredRemoval> {
+export async function removeExpired(
+  db: Queryable,
+  linkId: string,
+  now: Date,
+  limit = EXPIRY_BATCH,
+): Promise<ExpiredRemoval> {
   return inTransaction(db, async (c) => {
     // The lock first, then the due rows read in a statement of their own: its snapshot is taken after the
     // lock was granted, so a sweeper that waited here sees what the one before it removed and takes the next rows.
@@ -63,13 +71,19 @@ export async function removeExpired(db: Queryable, linkId: string, now: Date, li
 
 /** One link's memberships that expire, by user id (GET /users?include=expiry). Partial index on link_id. */
 export async function listExpiries(db: Queryable, linkId: string): Promise<{ userId: string; expiresAt: Date }[]> {
-  const { rows } = await db.query<{ user_id: string; expires_at: Date }>(`SELECT ${fromStored('user_id')} AS user_id, expires_at FROM link_user WHERE link_id = $1 AND expires_at IS NOT NULL ORDER BY user_id`, [linkId]);
+  const { rows } = await db.query<{ user_id: string; expires_at: Date }>(
+    `SELECT ${fromStored('user_id')} AS user_id, expires_at FROM link_user WHERE link_id = $1 AND expires_at IS NOT NULL ORDER BY user_id`,
+    [linkId],
+  );
   return rows.map((r) => ({ userId: r.user_id, expiresAt: r.expires_at }));
 }
 
 /** One user's expiry on one link: null when permanent, undefined when not listed (member look-up). */
 export async function userExpiry(db: Queryable, linkId: string, userId: string): Promise<Date | null | undefined> {
-  const { rows } = await db.query<{ expires_at: Date | null }>(`SELECT expires_at FROM link_user WHERE link_id = $1 AND user_id = ${toStored('$2')}`, [linkId, userId]);
+  const { rows } = await db.query<{ expires_at: Date | null }>(
+    `SELECT expires_at FROM link_user WHERE link_id = $1 AND user_id = ${toStored('$2')}`,
+    [linkId, userId],
+  );
   return rows.length ? rows[0]!.expires_at : undefined;
 }
 
@@ -83,7 +97,11 @@ export type ItemExpiries = { ids: readonly string[]; at: readonly string[] };
  * on a link without expiries costs one empty index probe. An upload's expiries were staged with its
  * chunks; an ID staged twice with two expiries keeps the later time.
  */
-export async function setReplaceExpiries(c: PoolClient, linkId: string, source: { kind: 'ids'; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string }): Promise<void> {
+export async function setReplaceExpiries(
+  c: PoolClient,
+  linkId: string,
+  source: { kind: 'ids'; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string },
+): Promise<void> {
   await c.query('UPDATE link_user SET expires_at = NULL WHERE link_id = $1 AND expires_at IS NOT NULL', [linkId]);
   if (source.kind === 'ids') {
     if (!source.expiries?.ids.length) return;

@@ -19,7 +19,13 @@ export type ReplacePreview =
       adds: number;
       removals: number;
       /** The shrink rule's view (spec 3.3): for a hand-over link's first list, measured against the role's holders. */
-      shrink: { previous: number; removals: number; large: boolean; trusted: boolean; confirmation: 'none' | 'header' | 'dashboard' | { invalid: string } };
+      shrink: {
+        previous: number;
+        removals: number;
+        large: boolean;
+        trusted: boolean;
+        confirmation: 'none' | 'header' | 'dashboard' | { invalid: string };
+      };
     };
 
 /**
@@ -36,15 +42,24 @@ export function previewReplace(db: Queryable, input: PreviewInput): Promise<Repl
 type PreviewInput = { linkId: string; source: ReplaceSource; confirm?: string; ifMatch?: readonly string[] };
 
 async function preview(c: PoolClient, input: PreviewInput): Promise<ReplacePreview> {
-  const { rows } = await c.query<{ userCount: number; firstListAt: Date | null; trusted: boolean; listVersion: string }>(
+  const { rows } = await c.query<{
+    userCount: number;
+    firstListAt: Date | null;
+    trusted: boolean;
+    listVersion: string;
+  }>(
     `SELECT user_count AS "userCount", first_list_at AS "firstListAt", trusted, list_version::text AS "listVersion" FROM role_link WHERE id = $1`,
     [input.linkId],
   );
   const link = rows[0];
   if (!link) return { kind: 'link-not-found' };
-  if (input.ifMatch && !input.ifMatch.includes(link.listVersion)) return { kind: 'version-mismatch', listVersion: link.listVersion };
+  if (input.ifMatch && !input.ifMatch.includes(link.listVersion))
+    return { kind: 'version-mismatch', listVersion: link.listVersion };
   if (input.source.kind === 'upload') {
-    const open = await c.query('SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()', [input.source.uploadId, input.linkId]);
+    const open = await c.query(
+      'SELECT 1 FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now()',
+      [input.source.uploadId, input.linkId],
+    );
     if (!open.rowCount) return { kind: 'upload-not-found' };
   }
   const empty = link.userCount === 0 && !(await hasRows(c, input.linkId));

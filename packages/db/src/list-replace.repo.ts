@@ -1,6 +1,12 @@
 import type { PoolClient } from 'pg';
 import { isLargeRemoval } from '@rolelink/domain';
-import { findConfirmation, recordHeldChange, REMOVAL_SAMPLE, spendConfirmation, type HeldChange } from './held-changes.repo';
+import {
+  findConfirmation,
+  recordHeldChange,
+  REMOVAL_SAMPLE,
+  spendConfirmation,
+  type HeldChange,
+} from './held-changes.repo';
 import { lockLink } from './links.repo';
 import { JOURNAL_MAX_USERS, journalAt } from './list-changes.repo';
 import { setReplaceExpiries } from './list-expiry.repo';
@@ -19,7 +25,13 @@ export type ReplaceOutcome =
   | { kind: 'link-not-found' };
 
 /** `ifMatch`: the list versions the caller accepts (If-Match); absent, any. */
-export type ReplaceInput = { linkId: string; source: ReplaceSource; storedLimit: number; confirm?: string; ifMatch?: readonly string[] };
+export type ReplaceInput = {
+  linkId: string;
+  source: ReplaceSource;
+  storedLimit: number;
+  confirm?: string;
+  ifMatch?: readonly string[];
+};
 
 /**
  * Replaces a link's whole list atomically (PUT and upload commit, spec 4.1 rules 2 and 5, 3.2, 3.3).
@@ -47,7 +59,8 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
     const link = await lockLink(c, input.linkId);
     if (!link) return { kind: 'link-not-found' };
     // Compared under the lock, so no write can land between the check and this one.
-    if (input.ifMatch && !input.ifMatch.includes(link.listVersion)) return { kind: 'version-mismatch', listVersion: link.listVersion };
+    if (input.ifMatch && !input.ifMatch.includes(link.listVersion))
+      return { kind: 'version-mismatch', listVersion: link.listVersion };
     let staged = 0;
     if (input.source.kind === 'upload') {
       const upload = await lockOpenUpload(c, input.linkId, input.source.uploadId);
@@ -56,7 +69,8 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
     }
     const empty = link.userCount === 0 && !(await hasRows(c, input.linkId));
     const baseline = link.firstListAt === null && link.userCount === 0 ? await handoverHolders(c, input.linkId) : 0;
-    const bounded = input.source.kind === 'ids' ? input.source.ids.length <= input.storedLimit : staged <= input.storedLimit;
+    const bounded =
+      input.source.kind === 'ids' ? input.source.ids.length <= input.storedLimit : staged <= input.storedLimit;
 
     // The link's first full list (hand-over baseline or fast path) is applied by a walk, not the journal.
     const firstList = link.firstListAt === null;
@@ -75,7 +89,8 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       // An untrusted link's removals are counted first, for the shrink rule (a hand-over's first list's
       // against the role's holders). A trusted link is never held: its DELETE counts them as it writes,
       // which spares it a join of the whole list.
-      const measured = link.trusted && baseline === 0 ? null : await measureRemovals(c, input.linkId, link.userCount, baseline);
+      const measured =
+        link.trusted && baseline === 0 ? null : await measureRemovals(c, input.linkId, link.userCount, baseline);
       if (!link.trusted && measured) {
         if (isLargeRemoval(measured.previous, size, measured.removals)) {
           const { previous, removals } = measured;
@@ -84,7 +99,11 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
             // A held attempt writes only its record (for the dashboard's Apply removals) and the owner's notification.
             const removalSample = await leftOut(c, input.linkId, baseline > 0, REMOVAL_SAMPLE);
             const change = await recordHeldChange(c, input.linkId, { previous, next: size, removals, removalSample });
-            return { kind: 'held', change, note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined };
+            return {
+              kind: 'held',
+              change,
+              note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined,
+            };
           }
           await spendConfirmation(c, confirmation.changeId);
         }
@@ -93,7 +112,16 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
       listVersion = version;
       // Small diffs are journaled per user; a large one costs less as one walk than as journal rows.
       const bound = journalBound(firstList, link.userCount, size);
-      const removed = measured?.listRemovals === 0 ? 0 : await deleteLeft(c, input.linkId, seq, bound, await removalsReach(c, input.linkId, bound, link.userCount, built, measured));
+      const removed =
+        measured?.listRemovals === 0
+          ? 0
+          : await deleteLeft(
+              c,
+              input.linkId,
+              seq,
+              bound,
+              await removalsReach(c, input.linkId, bound, link.userCount, built, measured),
+            );
       const journaled = removed < bound;
       const added = await insertNew(c, input.linkId, !empty, journaled ? seq : null, input.source.kind === 'ids');
       if (!journaled) await journalAt(c, input.linkId, seq, 'walk');
@@ -120,13 +148,19 @@ class OverLimit extends Error {
 }
 
 async function lockOpenUpload(c: PoolClient, linkId: string, uploadId: string): Promise<{ users: number } | null> {
-  const { rows } = await c.query<{ users: number }>(`SELECT users FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE`, [uploadId, linkId]);
+  const { rows } = await c.query<{ users: number }>(
+    `SELECT users FROM upload_session WHERE id = $1 AND link_id = $2 AND closed_at IS NULL AND expires_at > now() FOR UPDATE`,
+    [uploadId, linkId],
+  );
   return rows[0] ?? null;
 }
 
 /** Whether the link has any row (the counter is kept in step, but an index probe costs nothing). */
 export async function hasRows(c: PoolClient, linkId: string): Promise<boolean> {
-  const { rows } = await c.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM link_user WHERE link_id = $1) AS any', [linkId]);
+  const { rows } = await c.query<{ any: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM link_user WHERE link_id = $1) AS any',
+    [linkId],
+  );
   return rows[0]!.any;
 }
 
@@ -136,7 +170,12 @@ async function insertFirstList(c: PoolClient, linkId: string, source: ReplaceSou
     await buildNewList(c, linkId, source);
     return insertNew(c, linkId, false, null, true);
   }
-  const r = await withoutHashAggregate(c, () => c.query('INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE link_id = $1 AND upload_id = $2 ORDER BY 2', [linkId, source.uploadId]));
+  const r = await withoutHashAggregate(c, () =>
+    c.query(
+      'INSERT INTO link_user (link_id, user_id) SELECT DISTINCT $1::bigint, user_id FROM upload_staged WHERE link_id = $1 AND upload_id = $2 ORDER BY 2',
+      [linkId, source.uploadId],
+    ),
+  );
   return r.rowCount ?? 0;
 }
 
@@ -156,7 +195,12 @@ export function journalBound(firstList: boolean, userCount: number, next: number
   return Math.max(0, Math.floor((JOURNAL_MAX_USERS - next + userCount) / 2) + 1);
 }
 
-export async function measureRemovals(c: PoolClient, linkId: string, userCount: number, handoverHolderCount: number): Promise<Removals> {
+export async function measureRemovals(
+  c: PoolClient,
+  linkId: string,
+  userCount: number,
+  handoverHolderCount: number,
+): Promise<Removals> {
   if (handoverHolderCount > 0) {
     const { rows } = await c.query<{ removals: string }>(
       `SELECT count(*) AS removals FROM applied_member a WHERE a.link_id = $1 AND a.outcome = 'applied'
@@ -167,7 +211,10 @@ export async function measureRemovals(c: PoolClient, linkId: string, userCount: 
   }
   if (userCount === 0) return { previous: 0, removals: 0, listRemovals: 0 };
   // A semi-join: a PUT's new_list may hold an id twice (new-list.ts), which must not count twice.
-  const { rows } = await c.query<{ kept: string }>('SELECT count(*) AS kept FROM link_user u WHERE u.link_id = $1 AND EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)', [linkId]);
+  const { rows } = await c.query<{ kept: string }>(
+    'SELECT count(*) AS kept FROM link_user u WHERE u.link_id = $1 AND EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)',
+    [linkId],
+  );
   const kept = Number(rows[0]!.kept);
   return { previous: userCount, removals: userCount - kept, listRemovals: userCount - kept };
 }
@@ -223,17 +270,28 @@ const REMOVAL_PROBE = 256;
  * alone; likely when an evenly spaced sample of a PUT's sorted ids, looked up in the list, puts them at
  * twice the bound or more (the sample only picks the faster statement; deleteLeft makes the outcome exact).
  */
-async function removalsReach(c: PoolClient, linkId: string, bound: number, userCount: number, built: NewList, measured: Removals | null): Promise<Reach> {
+async function removalsReach(
+  c: PoolClient,
+  linkId: string,
+  bound: number,
+  userCount: number,
+  built: NewList,
+  measured: Removals | null,
+): Promise<Reach> {
   if (bound === 0 || (measured ? measured.listRemovals >= bound : userCount - built.rows >= bound)) return 'known';
   if (measured || userCount < bound || !built.ids || built.rows === 0) return 'unknown';
   const probed = Math.min(REMOVAL_PROBE, built.rows);
-  const { rows } = await c.query<{ kept: number }>('SELECT count(*)::int AS kept FROM link_user WHERE link_id = $1 AND user_id = ANY ($2::bigint[])', [linkId, built.ids.sample(probed)]);
+  const { rows } = await c.query<{ kept: number }>(
+    'SELECT count(*)::int AS kept FROM link_user WHERE link_id = $1 AND user_id = ANY ($2::bigint[])',
+    [linkId, built.ids.sample(probed)],
+  );
   const removals = userCount - (rows[0]!.kept / probed) * built.rows;
   return removals >= 2 * bound ? 'likely' : 'unknown';
 }
 
 /** The list's rows the new list leaves out, deleted (deleteLeft runs it plain or returning them). */
-const DELETE_LEFT = 'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)';
+const DELETE_LEFT =
+  'DELETE FROM link_user u WHERE u.link_id = $1 AND NOT EXISTS (SELECT 1 FROM new_list n WHERE n.user_id = u.user_id)';
 
 /**
  * Deletes the list's rows the new list leaves out and returns how many; fewer than `bound` (journalBound),
@@ -277,8 +335,17 @@ async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: num
  * (withoutHashAggregate; 50,000 rows need ~4.2 MB, PostgreSQL's default is 4). A staged upload's
  * statement is left as the 30M-row commit was measured.
  */
-async function insertNew(c: PoolClient, linkId: string, hadRows: boolean, journalSeq: string | null, inMemory: boolean): Promise<number> {
-  const journal = (write: string) => (journalSeq === null ? write : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, 'add' FROM w`);
+async function insertNew(
+  c: PoolClient,
+  linkId: string,
+  hadRows: boolean,
+  journalSeq: string | null,
+  inMemory: boolean,
+): Promise<number> {
+  const journal = (write: string) =>
+    journalSeq === null
+      ? write
+      : `WITH w AS (${write} RETURNING user_id) INSERT INTO list_change (link_id, seq, user_id, op) SELECT $1, ${BigInt(journalSeq)}, user_id, 'add' FROM w`;
   const sql = journal(
     hadRows
       ? `INSERT INTO link_user (link_id, user_id) SELECT $1::bigint, n.user_id FROM new_list n

@@ -40,7 +40,11 @@ describe('list-single repository (single adds and removes of link_user)', () => 
     const [u] = userIds(1, 520000000000000000n);
     expect(await addUser(db.pool, linkId, u!, 1)).toMatchObject({ added: true, atLimit: false });
     const before = await linkRow(linkId);
-    expect(await addUser(db.pool, linkId, u!, 1)).toEqual({ added: false, atLimit: false, listVersion: before.version });
+    expect(await addUser(db.pool, linkId, u!, 1)).toEqual({
+      added: false,
+      atLimit: false,
+      listVersion: before.version,
+    });
     expect(await linkRow(linkId)).toEqual(before);
   });
 
@@ -53,7 +57,9 @@ describe('list-single repository (single adds and removes of link_user)', () => 
     const after = await linkRow(linkId);
     expect(removed).toEqual({ removed: true, listVersion: after.version });
     expect(after.user_count).toBe(1);
-    expect((await readJournal(db.pool, linkId, BigInt(before.seq))).entries).toEqual([{ seq: BigInt(after.seq), userId: u, op: 'remove' }]);
+    expect((await readJournal(db.pool, linkId, BigInt(before.seq))).entries).toEqual([
+      { seq: BigInt(after.seq), userId: u, op: 'remove' },
+    ]);
     expect(await hasUser(db.pool, linkId, u!)).toBe(false);
     expect(await removeUser(db.pool, linkId, u!)).toEqual({ removed: false, listVersion: after.version });
     expect(await linkRow(linkId)).toEqual(after);

@@ -26,7 +26,8 @@ function lockedLink(columns: string, g: [string, string, string, string]): strin
               AND (SELECT count(*) FROM role_link o WHERE o.guild_id = l.guild_id AND o.id < l.id) = ${g[3]}::int)) FOR UPDATE`;
 }
 
-const guardValues = (guard: AuthGuard | undefined) => (guard ? [guard.tokenHash, guard.plan, guard.paidSlots, guard.rank] : [null, null, null, null]);
+const guardValues = (guard: AuthGuard | undefined) =>
+  guard ? [guard.tokenHash, guard.plan, guard.paidSlots, guard.rank] : [null, null, null, null];
 
 /** `listVersion`: the list's version once the statement committed (the same for every ID of one call). */
 export type AddResult = { added: boolean; atLimit: boolean; listVersion: string };
@@ -44,10 +45,23 @@ export type AddResult = { added: boolean; atLimit: boolean; listVersion: string 
  * call of this (services/api add-batcher), so they cost one lock hand-over and one commit instead of one
  * each. A named statement: planned once per pooled connection.
  */
-export async function addUsers(db: Queryable, linkId: string, userIds: readonly string[], storedLimit: number, expiresAt?: readonly (Date | null)[], guard?: AuthGuard): Promise<AddResult[]> {
+export async function addUsers(
+  db: Queryable,
+  linkId: string,
+  userIds: readonly string[],
+  storedLimit: number,
+  expiresAt?: readonly (Date | null)[],
+  guard?: AuthGuard,
+): Promise<AddResult[]> {
   // No expiry in the batch: a NULL array, which the two-array unnest pads with NULLs (every ID permanent).
   const expiries = expiresAt?.some((e) => e !== null) ? expiresAt.map((e) => e?.toISOString() ?? null) : null;
-  const { rows } = await db.query<{ added: boolean; present: boolean; capped: boolean; version: string; locked: boolean }>({
+  const { rows } = await db.query<{
+    added: boolean;
+    present: boolean;
+    capped: boolean;
+    version: string;
+    locked: boolean;
+  }>({
     name: 'rolelink.add-users-guarded',
     // `present` is one index probe per ID: a LATERAL … LIMIT 1 cannot be turned into a join. As an EXISTS
     // it was planned as a hashed subplan or semi-join, and the generic plan of this prepared statement
@@ -84,7 +98,13 @@ export async function addUsers(db: Queryable, linkId: string, userIds: readonly 
 }
 
 /** Adds one user (see addUsers); `expiresAt` null or absent: permanent. */
-export async function addUser(db: Queryable, linkId: string, userId: string, storedLimit: number, expiresAt: Date | null = null): Promise<AddResult> {
+export async function addUser(
+  db: Queryable,
+  linkId: string,
+  userId: string,
+  storedLimit: number,
+  expiresAt: Date | null = null,
+): Promise<AddResult> {
   const [result] = await addUsers(db, linkId, [userId], storedLimit, [expiresAt]);
   return result!;
 }
@@ -97,7 +117,12 @@ export type RemoveResult = { removed: boolean; listVersion: string };
  * removals of one link into one call (services/api link-batcher), as it does adds. `userIds` must be
  * distinct; one result per ID, in order. `listVersion`: after the statement.
  */
-export async function removeUsers(db: Queryable, linkId: string, userIds: readonly string[], guard?: AuthGuard): Promise<RemoveResult[]> {
+export async function removeUsers(
+  db: Queryable,
+  linkId: string,
+  userIds: readonly string[],
+  guard?: AuthGuard,
+): Promise<RemoveResult[]> {
   const { rows } = await db.query<{ removed: boolean; version: string; locked: boolean }>({
     name: 'rolelink.remove-users-guarded',
     // The link row is locked before the list rows (the delete joins it), the same order as every other

@@ -21,9 +21,18 @@ function statementsOf(file: string): Statement[] {
   const visit = (node: ts.Node): void => {
     let text: string | undefined;
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) text = node.text;
-    else if (ts.isTemplateExpression(node)) text = [node.head.text, ...node.templateSpans.map((s) => ` __value__ ${s.literal.text}`)].join('');
-    if (text !== undefined && /\b(SELECT|INSERT|UPDATE|DELETE|COPY)\b/i.test(text) && LIST_TABLES.some((t) => new RegExp(`\\b${t}\\b`).test(text))) {
-      found.push({ file: path.relative(SRC, file), line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: text.replace(/--[^\n]*/g, ' ') });
+    else if (ts.isTemplateExpression(node))
+      text = [node.head.text, ...node.templateSpans.map((s) => ` __value__ ${s.literal.text}`)].join('');
+    if (
+      text !== undefined &&
+      /\b(SELECT|INSERT|UPDATE|DELETE|COPY)\b/i.test(text) &&
+      LIST_TABLES.some((t) => new RegExp(`\\b${t}\\b`).test(text))
+    ) {
+      found.push({
+        file: path.relative(SRC, file),
+        line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+        text: text.replace(/--[^\n]*/g, ' '),
+      });
     }
     ts.forEachChild(node, visit);
   };
@@ -113,7 +122,10 @@ const KEYWORDS = new Set([
  */
 export function unfilteredReference(text: string): string | null {
   for (const table of LIST_TABLES) {
-    const ref = new RegExp(`\\b(FROM|JOIN|UPDATE|INTO|COPY)\\s+${table}\\b(?:\\s+(?:AS\\s+)?([a-z_][a-z0-9_]*))?`, 'gi');
+    const ref = new RegExp(
+      `\\b(FROM|JOIN|UPDATE|INTO|COPY)\\s+${table}\\b(?:\\s+(?:AS\\s+)?([a-z_][a-z0-9_]*))?`,
+      'gi',
+    );
     for (const m of text.matchAll(ref)) {
       const keyword = m[1]!.toUpperCase();
       const alias = m[2] && !KEYWORDS.has(m[2].toLowerCase()) ? m[2] : undefined;
@@ -121,18 +133,25 @@ export function unfilteredReference(text: string): string | null {
       if (keyword === 'INTO' || keyword === 'COPY') {
         const afterTable = m.index + m[0].search(new RegExp(`\\b${table}\\b`)) + table.length;
         const columns = /^\s*(?:AS\s+\w+\s*)?\(([^)]*)\)/i.exec(text.slice(afterTable));
-        if (!columns || !/\blink_id\b/.test(columns[1]!)) return `${keyword} ${table} without link_id among its columns`;
+        if (!columns || !/\blink_id\b/.test(columns[1]!))
+          return `${keyword} ${table} without link_id among its columns`;
         continue;
       }
       const level = withoutSubqueries(scope);
       const q = alias ?? table;
-      const compared = (name: string) => new RegExp(`${name}\\s*(=|IN\\s*\\(|<>|IS NOT DISTINCT FROM)`, 'i').test(level) || new RegExp(`(=|IS NOT DISTINCT FROM)\\s*${name}\\b`, 'i').test(level);
+      const compared = (name: string) =>
+        new RegExp(`${name}\\s*(=|IN\\s*\\(|<>|IS NOT DISTINCT FROM)`, 'i').test(level) ||
+        new RegExp(`(=|IS NOT DISTINCT FROM)\\s*${name}\\b`, 'i').test(level);
       const qualified = compared(`\\b${q}\\.link_id\\b`);
       // Unqualified `link_id` only counts where this is the level's one list table (no other reference to tell it from).
-      const tablesHere = LIST_TABLES.reduce((n, t) => n + (level.match(new RegExp(`\\b(FROM|JOIN|UPDATE)\\s+${t}\\b`, 'gi'))?.length ?? 0), 0);
+      const tablesHere = LIST_TABLES.reduce(
+        (n, t) => n + (level.match(new RegExp(`\\b(FROM|JOIN|UPDATE)\\s+${t}\\b`, 'gi'))?.length ?? 0),
+        0,
+      );
       const bare = tablesHere === 1 && compared(`(?<![.\\w])link_id\\b`);
       const using = /\bUSING\s*\(\s*[^)]*\blink_id\b/i.test(level) && keyword === 'JOIN';
-      if (!qualified && !bare && !using) return `${keyword} ${table}${alias ? ` ${alias}` : ''} without a link_id filter in its query level`;
+      if (!qualified && !bare && !using)
+        return `${keyword} ${table}${alias ? ` ${alias}` : ''} without a link_id filter in its query level`;
     }
   }
   return null;
@@ -143,7 +162,8 @@ describe('list statements carry link_id (issue 36 part 5: lists ready to shard b
 
   it('finds the statements on the list tables (the reader is not blind)', () => {
     expect(statements.length).toBeGreaterThan(50);
-    for (const table of LIST_TABLES) expect(statements.some((s) => new RegExp(`\\b${table}\\b`).test(s.text))).toBe(true);
+    for (const table of LIST_TABLES)
+      expect(statements.some((s) => new RegExp(`\\b${table}\\b`).test(s.text))).toBe(true);
   });
 
   it('every statement on link_user, list_change, upload_staged and applied_member filters by link', () => {

@@ -50,7 +50,9 @@ describe('list stream (link_user out through COPY)', () => {
     const { stream, done } = await streamUserIdsJson(db.pool, linkId);
     stream.destroy();
     await expect(done).rejects.toThrow('user list stream closed before its end');
-    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM link_user WHERE link_id = $1', [linkId]);
+    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM link_user WHERE link_id = $1', [
+      linkId,
+    ]);
     expect(rows[0]!.n).toBe(5_000);
   });
 });

@@ -27,11 +27,20 @@ export function streamUserIdsJson(pool: Pool, linkId: string): Promise<{ stream:
  * user in ascending order, `synced` true for the lowest `syncedLimit` (the synced set, spec 1). PostgreSQL
  * writes the CSV; each row's bytes go out as they come.
  */
-export function streamUserIdsCsv(pool: Pool, linkId: string, syncedLimit: number): Promise<{ stream: Readable; done: Promise<void> }> {
+export function streamUserIdsCsv(
+  pool: Pool,
+  linkId: string,
+  syncedLimit: number,
+): Promise<{ stream: Readable; done: Promise<void> }> {
   return streamCopy(pool, linkId, 'csv', syncedLimit);
 }
 
-async function streamCopy(pool: Pool, linkId: string, format: 'json' | 'csv', syncedLimit = 0): Promise<{ stream: Readable; done: Promise<void> }> {
+async function streamCopy(
+  pool: Pool,
+  linkId: string,
+  format: 'json' | 'csv',
+  syncedLimit = 0,
+): Promise<{ stream: Readable; done: Promise<void> }> {
   // linkId is a decimal string validated upstream; COPY cannot take bind parameters.
   if (!/^\d+$/.test(linkId)) throw new Error('invalid link id');
   if (!Number.isSafeInteger(syncedLimit) || syncedLimit < 0) throw new Error('invalid synced limit');
@@ -50,7 +59,10 @@ async function streamCopy(pool: Pool, linkId: string, format: 'json' | 'csv', sy
   }
   const copy =
     format === 'json'
-      ? new CopyOut(`COPY (SELECT ${fromStored('user_id')} FROM link_user WHERE link_id = ${linkId} ORDER BY link_user.user_id) TO STDOUT`, 'json')
+      ? new CopyOut(
+          `COPY (SELECT ${fromStored('user_id')} FROM link_user WHERE link_id = ${linkId} ORDER BY link_user.user_id) TO STDOUT`,
+          'json',
+        )
       : new CopyOut(
           `COPY (SELECT ${fromStored('user_id')} AS user_id, row_number() OVER (ORDER BY link_user.user_id) <= ${syncedLimit} AS synced
                    FROM link_user WHERE link_id = ${linkId} ORDER BY link_user.user_id) TO STDOUT WITH (FORMAT csv, HEADER)`,

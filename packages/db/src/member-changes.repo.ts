@@ -11,7 +11,10 @@ export const MEMBER_HISTORY_KEEP = 20;
  * beyond the newest MEMBER_HISTORY_KEEP (the delete's snapshot does not see the row just inserted, so the
  * bound is KEEP + 1 for a moment). One statement, an index range on (link_id, user_id, id).
  */
-export async function recordMemberChange(db: Queryable, c: { linkId: string; userId: string; action: 'add' | 'remove'; outcome: string; cause: string }): Promise<void> {
+export async function recordMemberChange(
+  db: Queryable,
+  c: { linkId: string; userId: string; action: 'add' | 'remove'; outcome: string; cause: string },
+): Promise<void> {
   await db.query({
     name: 'rolelink.record-member-change',
     text: `WITH ins AS (INSERT INTO member_change (link_id, user_id, at, action, outcome, cause) VALUES ($1, ${toStored('$2')}, clock_timestamp(), $3, $4, $5))
@@ -23,6 +26,9 @@ export async function recordMemberChange(db: Queryable, c: { linkId: string; use
 
 /** The member's recent role changes on the link, newest first. */
 export async function memberHistory(db: Queryable, linkId: string, userId: string): Promise<MemberChange[]> {
-  const { rows } = await db.query<MemberChange>(`SELECT at, action, outcome, cause FROM member_change WHERE link_id = $1 AND user_id = ${toStored('$2')} ORDER BY id DESC LIMIT $3`, [linkId, userId, MEMBER_HISTORY_KEEP]);
+  const { rows } = await db.query<MemberChange>(
+    `SELECT at, action, outcome, cause FROM member_change WHERE link_id = $1 AND user_id = ${toStored('$2')} ORDER BY id DESC LIMIT $3`,
+    [linkId, userId, MEMBER_HISTORY_KEEP],
+  );
   return rows;
 }

@@ -4,7 +4,9 @@ import type { ItemExpiries } from './list-expiry.repo';
 import { storedIdsCopy, StoredIdsCopy } from './stored-ids-copy';
 
 /** Where a full-list write's new list comes from: a PUT body's ids (and their expiries), or a staged upload. */
-export type ReplaceSource = { kind: 'ids'; ids: readonly string[] | StoredIdsCopy; expiries?: ItemExpiries | null } | { kind: 'upload'; uploadId: string };
+export type ReplaceSource =
+  | { kind: 'ids'; ids: readonly string[] | StoredIdsCopy; expiries?: ItemExpiries | null }
+  | { kind: 'upload'; uploadId: string };
 
 /**
  * What buildNewList wrote to `new_list`: its rows, each a distinct id, so also the size of the list it
@@ -31,7 +33,12 @@ export async function buildNewList(c: PoolClient, linkId: string, source: Replac
   // earlier replace's table would still be there.
   if (source.kind === 'upload') {
     await c.query('DROP TABLE IF EXISTS new_list');
-    const r = await withoutHashAggregate(c, () => c.query('CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE link_id = $1 AND upload_id = $2', [linkId, source.uploadId]));
+    const r = await withoutHashAggregate(c, () =>
+      c.query(
+        'CREATE TEMP TABLE new_list ON COMMIT DROP AS SELECT DISTINCT user_id FROM upload_staged WHERE link_id = $1 AND upload_id = $2',
+        [linkId, source.uploadId],
+      ),
+    );
     list = { rows: r.rowCount ?? 0, ids: null };
   } else {
     const copy = source.ids instanceof StoredIdsCopy ? source.ids : storedIdsCopy(source.ids);

@@ -29,8 +29,15 @@ export const DEFAULT_NOTIFY_EVENTS = ['removal_held', 'plugin_unhealthy', 'plugi
 const COLUMNS = 'id::text, guild_id::text, role_id::text, kind, detail, created_at, delivery, delivered_to, read_at';
 
 /** A held removal (spec 3.3): called by recordHeldChange, in the transaction that records the hold. */
-export async function recordRemovalHeldNotification(db: Queryable, linkId: string, detail: { previous: number; next: number; removals: number; kind?: 'admin_source' }): Promise<void> {
-  await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'removal_held', $2 FROM role_link WHERE id = $1`, [linkId, JSON.stringify(detail)]);
+export async function recordRemovalHeldNotification(
+  db: Queryable,
+  linkId: string,
+  detail: { previous: number; next: number; removals: number; kind?: 'admin_source' },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'removal_held', $2 FROM role_link WHERE id = $1`,
+    [linkId, JSON.stringify(detail)],
+  );
 }
 
 /**
@@ -40,8 +47,17 @@ export async function recordRemovalHeldNotification(db: Queryable, linkId: strin
  * notifies once, and once more when it comes back; degraded changes nothing. One statement: the checks of
  * one URL are deduplicated by the broker's queue, so two never run at once for the same links.
  */
-export async function recordPluginHealthNotifications(db: Queryable, pluginUrl: string, status: string): Promise<number> {
-  const kind = status === 'unhealthy' || status === 'unreachable' ? 'plugin_unhealthy' : status === 'healthy' ? 'plugin_recovered' : null;
+export async function recordPluginHealthNotifications(
+  db: Queryable,
+  pluginUrl: string,
+  status: string,
+): Promise<number> {
+  const kind =
+    status === 'unhealthy' || status === 'unreachable'
+      ? 'plugin_unhealthy'
+      : status === 'healthy'
+        ? 'plugin_recovered'
+        : null;
   if (kind === null) return 0;
   const previous = kind === 'plugin_unhealthy' ? 'plugin_recovered' : 'plugin_unhealthy';
   const r = await db.query(
@@ -57,9 +73,17 @@ export async function recordPluginHealthNotifications(db: Queryable, pluginUrl: 
 }
 
 /** Links a plan change paused (slot allowance): one notification per link, in the plan change's transaction. */
-export async function recordLinkPausedNotifications(db: Queryable, guildId: string, roleIds: readonly string[], detail: { plan: string; slot_allowance: number }): Promise<void> {
+export async function recordLinkPausedNotifications(
+  db: Queryable,
+  guildId: string,
+  roleIds: readonly string[],
+  detail: { plan: string; slot_allowance: number },
+): Promise<void> {
   if (roleIds.length === 0) return;
-  await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT $1, r, 'link_paused', $3 FROM unnest($2::bigint[]) r`, [guildId, roleIds, JSON.stringify(detail)]);
+  await db.query(
+    `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT $1, r, 'link_paused', $3 FROM unnest($2::bigint[]) r`,
+    [guildId, roleIds, JSON.stringify(detail)],
+  );
 }
 
 /**
@@ -76,28 +100,51 @@ export async function recordGuildOutageNotifications(db: Queryable, guildId: str
 
 /** The bot may not change the link's role (issue 34): one `link_paused` notification, reason `role_unmanageable` and the problem. */
 export async function recordLinkBlockedNotification(db: Queryable, linkId: string, problem: string): Promise<void> {
-  await db.query(`INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'link_paused', jsonb_build_object('reason', 'role_unmanageable', 'problem', $2::text) FROM role_link WHERE id = $1`, [linkId, problem]);
+  await db.query(
+    `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'link_paused', jsonb_build_object('reason', 'role_unmanageable', 'problem', $2::text) FROM role_link WHERE id = $1`,
+    [linkId, problem],
+  );
 }
 
 /** A guild's notifications, newest first, one page (ids below `before`). */
-export async function listNotifications(db: Queryable, guildId: string, f: { before?: string; limit: number }): Promise<NotificationRow[]> {
-  const { rows } = await db.query<NotificationRow>(`SELECT ${COLUMNS} FROM notification WHERE guild_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`, [guildId, f.before ?? null, f.limit]);
+export async function listNotifications(
+  db: Queryable,
+  guildId: string,
+  f: { before?: string; limit: number },
+): Promise<NotificationRow[]> {
+  const { rows } = await db.query<NotificationRow>(
+    `SELECT ${COLUMNS} FROM notification WHERE guild_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`,
+    [guildId, f.before ?? null, f.limit],
+  );
   return rows;
 }
 
 export async function countUnreadNotifications(db: Queryable, guildId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM notification WHERE guild_id = $1 AND read_at IS NULL', [guildId]);
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM notification WHERE guild_id = $1 AND read_at IS NULL',
+    [guildId],
+  );
   return rows[0]!.n;
 }
 
 /** Marks the guild's notifications read: the given ids (others' ids are ignored), or all with `null`. */
-export async function markNotificationsRead(db: Queryable, guildId: string, ids: readonly string[] | null): Promise<number> {
-  const r = await db.query('UPDATE notification SET read_at = now() WHERE guild_id = $1 AND read_at IS NULL AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[]))', [guildId, ids]);
+export async function markNotificationsRead(
+  db: Queryable,
+  guildId: string,
+  ids: readonly string[] | null,
+): Promise<number> {
+  const r = await db.query(
+    'UPDATE notification SET read_at = now() WHERE guild_id = $1 AND read_at IS NULL AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[]))',
+    [guildId, ids],
+  );
   return r.rowCount ?? 0;
 }
 
 export async function getNotifySettings(db: Queryable, guildId: string): Promise<NotifySettingsRow> {
-  const { rows } = await db.query<NotifySettingsRow>('SELECT events, dm_owner, channel_id::text FROM guild_notify_settings WHERE guild_id = $1', [guildId]);
+  const { rows } = await db.query<NotifySettingsRow>(
+    'SELECT events, dm_owner, channel_id::text FROM guild_notify_settings WHERE guild_id = $1',
+    [guildId],
+  );
   return rows[0] ?? { events: [...DEFAULT_NOTIFY_EVENTS], dm_owner: true, channel_id: null };
 }
 
@@ -144,9 +191,17 @@ export async function dueNotifications(db: Queryable, guildId: string, windowMs:
 }
 
 /** Marks rows delivered: `delivery` sent (the row whose message went out), folded, off or failed. */
-export async function markNotificationsDelivered(db: Queryable, ids: readonly string[], delivery: 'sent' | 'folded' | 'off' | 'failed', to: readonly string[]): Promise<void> {
+export async function markNotificationsDelivered(
+  db: Queryable,
+  ids: readonly string[],
+  delivery: 'sent' | 'folded' | 'off' | 'failed',
+  to: readonly string[],
+): Promise<void> {
   if (ids.length === 0) return;
-  await db.query('UPDATE notification SET delivery = $2, delivered_to = $3, delivered_at = now() WHERE id = ANY($1::bigint[])', [ids, delivery, to]);
+  await db.query(
+    'UPDATE notification SET delivery = $2, delivered_to = $3, delivered_at = now() WHERE id = ANY($1::bigint[])',
+    [ids, delivery, to],
+  );
 }
 
 /**
@@ -175,7 +230,11 @@ export async function purgeNotifications(db: Queryable, retentionDays: number, b
  * dashboard's notifications beside the plugin's health alerts. At most one an hour per link, so a plugin
  * down for a day with a long queue leaves one note per hour, not one per event.
  */
-export async function recordEventsDroppedNote(db: Queryable, linkId: string, detail: { event_id: string; kind: string; attempts: number; plugin_url: string }): Promise<boolean> {
+export async function recordEventsDroppedNote(
+  db: Queryable,
+  linkId: string,
+  detail: { event_id: string; kind: string; attempts: number; plugin_url: string },
+): Promise<boolean> {
   const r = await db.query(
     `INSERT INTO notification (guild_id, role_id, kind, dedupe_key, detail)
      SELECT s.guild_id, s.role_id, 'events_dropped', 'events:' || s.link_id, $2 FROM plugin_event_link s

@@ -11,7 +11,10 @@ afterAll(() => db.drop());
 
 /** Moves the link's last mark into the past, as if its sync job had been lost that long ago. */
 async function markedAgo(linkId: string, ms: number): Promise<void> {
-  await db.pool.query(`UPDATE role_link SET updated_at = now() - $2 * interval '1 millisecond' WHERE id = $1`, [linkId, ms]);
+  await db.pool.query(`UPDATE role_link SET updated_at = now() - $2 * interval '1 millisecond' WHERE id = $1`, [
+    linkId,
+    ms,
+  ]);
 }
 
 describe('outbox repository (role_link.sync_wanted_seq > sync_done_seq)', () => {

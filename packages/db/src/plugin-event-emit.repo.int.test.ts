@@ -1,6 +1,12 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
-import { recordFirstSyncCompleted, recordGuildLinkEvents, recordMemberExpiredEvents, recordNotInGuildEvent, recordRoleRestoredEvents } from './plugin-event-emit.repo';
+import {
+  recordFirstSyncCompleted,
+  recordGuildLinkEvents,
+  recordMemberExpiredEvents,
+  recordNotInGuildEvent,
+  recordRoleRestoredEvents,
+} from './plugin-event-emit.repo';
 import { subscribeLinkEvents } from './plugin-events.repo';
 import { toStored } from './user-id';
 
@@ -10,15 +16,26 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const events = async (linkId: string) => (await db.pool.query<{ kind: string; payload: unknown }>('SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq', [linkId])).rows;
+const events = async (linkId: string) =>
+  (
+    await db.pool.query<{ kind: string; payload: unknown }>(
+      'SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq',
+      [linkId],
+    )
+  ).rows;
 const HIGH = '18446744073709551615'; // above 2^63: stored with the offset, rendered back as itself
 
 describe('event emission helpers (plugin-event-emit.repo)', () => {
   it('records member.role_restored only for hand-removed users still on the list, in user-id order', async () => {
     const link = await seedLink(db);
     await subscribeLinkEvents(db.pool, link.linkId, ['member.role_restored']);
-    await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('i')} FROM unnest($2::numeric[]) i`, [link.linkId, [HIGH, '200000000000000000']]);
-    expect(await recordRoleRestoredEvents(db.pool, link.linkId, [HIGH, '300000000000000000', '200000000000000000'], 'drift')).toBe(2);
+    await db.pool.query(
+      `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('i')} FROM unnest($2::numeric[]) i`,
+      [link.linkId, [HIGH, '200000000000000000']],
+    );
+    expect(
+      await recordRoleRestoredEvents(db.pool, link.linkId, [HIGH, '300000000000000000', '200000000000000000'], 'drift'),
+    ).toBe(2);
     expect(await events(link.linkId)).toEqual([
       { kind: 'member.role_restored', payload: { user_id: '200000000000000000', source: 'drift' } },
       { kind: 'member.role_restored', payload: { user_id: HIGH, source: 'drift' } },
@@ -43,9 +60,20 @@ describe('event emission helpers (plugin-event-emit.repo)', () => {
     const quiet = await seedLink(db, { guildId: link.guildId });
     await subscribeLinkEvents(db.pool, link.linkId, ['member.not_in_guild', 'member.expired', 'link.paused']);
     await recordNotInGuildEvent(db.pool, link.linkId, '123456789012345678');
-    expect(await recordMemberExpiredEvents(db.pool, link.linkId, [HIGH, '123456789012345678'], new Date('2026-12-01T00:00:00Z'))).toBe(2);
-    expect(await recordMemberExpiredEvents(db.pool, quiet.linkId, ['123456789012345678'], new Date('2026-12-01T00:00:00Z'))).toBe(0);
-    await recordGuildLinkEvents(db.pool, link.guildId, [link.roleId, quiet.roleId], 'link.paused', { reason: 'slot_allowance' });
+    expect(
+      await recordMemberExpiredEvents(
+        db.pool,
+        link.linkId,
+        [HIGH, '123456789012345678'],
+        new Date('2026-12-01T00:00:00Z'),
+      ),
+    ).toBe(2);
+    expect(
+      await recordMemberExpiredEvents(db.pool, quiet.linkId, ['123456789012345678'], new Date('2026-12-01T00:00:00Z')),
+    ).toBe(0);
+    await recordGuildLinkEvents(db.pool, link.guildId, [link.roleId, quiet.roleId], 'link.paused', {
+      reason: 'slot_allowance',
+    });
     expect(await events(link.linkId)).toEqual([
       { kind: 'member.not_in_guild', payload: { user_id: '123456789012345678', reason: 'not_a_member' } },
       { kind: 'member.expired', payload: { user_id: '123456789012345678', expired_at: '2026-12-01T00:00:00.000Z' } },

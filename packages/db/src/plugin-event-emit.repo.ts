@@ -10,20 +10,34 @@ import { fromStored, toStored } from './user-id';
  * Hand-removed users the sync will put back (drift repair, reconcile): `member.role_restored` for each
  * of them still on the link's list (a user the plugin removed meanwhile is not restored). In user-id order.
  */
-export async function recordRoleRestoredEvents(db: Queryable, linkId: string, userIds: readonly string[], source: 'drift' | 'reconcile'): Promise<number> {
+export async function recordRoleRestoredEvents(
+  db: Queryable,
+  linkId: string,
+  userIds: readonly string[],
+  source: 'drift' | 'reconcile',
+): Promise<number> {
   if (userIds.length === 0 || !(await linkEventKinds(db, linkId)).includes('member.role_restored')) return 0;
-  const { rows } = await db.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) ORDER BY link_user.user_id`, [
-    linkId,
-    userIds,
-  ]);
+  const { rows } = await db.query<{ user_id: string }>(
+    `SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 AND user_id IN (SELECT ${toStored('i')} FROM unnest($2::numeric[]) i) ORDER BY link_user.user_id`,
+    [linkId, userIds],
+  );
   for (const r of rows) await recordEvent(db, linkId, 'member.role_restored', { user_id: r.user_id, source });
   return rows.length;
 }
 
 /** Links of a guild paused or resumed by a plan change (slot allowance), by role. */
-export async function recordGuildLinkEvents(db: Queryable, guildId: string, roleIds: readonly string[], kind: 'link.paused' | 'link.resumed', payload: Record<string, unknown>): Promise<void> {
+export async function recordGuildLinkEvents(
+  db: Queryable,
+  guildId: string,
+  roleIds: readonly string[],
+  kind: 'link.paused' | 'link.resumed',
+  payload: Record<string, unknown>,
+): Promise<void> {
   if (roleIds.length === 0) return;
-  const { rows } = await db.query<{ id: string }>('SELECT id::text FROM role_link WHERE guild_id = $1 AND role_id = ANY($2::bigint[]) ORDER BY id', [guildId, roleIds]);
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id::text FROM role_link WHERE guild_id = $1 AND role_id = ANY($2::bigint[]) ORDER BY id',
+    [guildId, roleIds],
+  );
   for (const r of rows) await recordEvent(db, r.id, kind, payload);
 }
 
@@ -46,12 +60,22 @@ export async function recordFirstSyncCompleted(db: Queryable, linkId: string, ap
  * Unknown Member: retried a day later or when they join) or `account_deleted` (10013 Unknown User: the
  * account is gone, never retried).
  */
-export function recordNotInGuildEvent(db: Queryable, linkId: string, userId: string, reason: 'not_a_member' | 'account_deleted' = 'not_a_member'): Promise<string | null> {
+export function recordNotInGuildEvent(
+  db: Queryable,
+  linkId: string,
+  userId: string,
+  reason: 'not_a_member' | 'account_deleted' = 'not_a_member',
+): Promise<string | null> {
   return recordEvent(db, linkId, 'member.not_in_guild', { user_id: userId, reason });
 }
 
 /** `link.paused` / `link.resumed` for one link, with why (docs/api.md "Events to plugins"). */
-export function recordLinkStateEvent(db: Queryable, linkId: string, kind: 'link.paused' | 'link.resumed', payload: { reason: string; problem?: string }): Promise<string | null> {
+export function recordLinkStateEvent(
+  db: Queryable,
+  linkId: string,
+  kind: 'link.paused' | 'link.resumed',
+  payload: { reason: string; problem?: string },
+): Promise<string | null> {
   return recordEvent(db, linkId, kind, payload);
 }
 
@@ -60,7 +84,12 @@ export function recordLinkStateEvent(db: Queryable, linkId: string, kind: 'link.
  * `member.expired` each, in user-id order. One statement for a whole sweep batch (up to 10k users): the
  * link's sequence is advanced by the batch size and each event takes the next number.
  */
-export async function recordMemberExpiredEvents(db: Queryable, linkId: string, userIds: readonly string[], expiredAt: Date): Promise<number> {
+export async function recordMemberExpiredEvents(
+  db: Queryable,
+  linkId: string,
+  userIds: readonly string[],
+  expiredAt: Date,
+): Promise<number> {
   if (userIds.length === 0) return 0;
   const { rowCount } = await db.query(
     `WITH u AS (SELECT i::text AS id, row_number() OVER (ORDER BY i) AS n FROM unnest($2::numeric[]) i),
@@ -78,6 +107,10 @@ export async function recordMemberExpiredEvents(db: Queryable, linkId: string, u
  * The owner asks the plugin to resend its list for an applied removal (`list.resend_requested`, issue 34).
  * Null when the plugin did not ask for the kind (nothing is recorded).
  */
-export function recordResendRequestedEvent(db: Queryable, linkId: string, data: PluginEventPayloads['list.resend_requested']): Promise<string | null> {
+export function recordResendRequestedEvent(
+  db: Queryable,
+  linkId: string,
+  data: PluginEventPayloads['list.resend_requested'],
+): Promise<string | null> {
   return recordEvent(db, linkId, 'list.resend_requested', data);
 }

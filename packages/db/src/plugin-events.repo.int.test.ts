@@ -24,7 +24,9 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const count = async (table: string, linkId: string) => (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE link_id = $1`, [linkId])).rows[0]!.n;
+const count = async (table: string, linkId: string) =>
+  (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE link_id = $1`, [linkId])).rows[0]!
+    .n;
 
 describe('plugin events repository (plugin_event_link, plugin_event, plugin_event_attempt)', () => {
   it('records nothing at all for a link whose plugin did not opt in, nor for a kind it did not ask for', async () => {
@@ -44,7 +46,10 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
     const b = await inTransaction(db.pool, (c) => recordEvent(c, link.linkId, 'link.paused', { reason: 'slots' }));
     expect(a).not.toBeNull();
     expect(b).not.toBeNull();
-    const { rows } = await db.pool.query<{ seq: string; kind: string }>('SELECT seq::text, kind FROM plugin_event WHERE link_id = $1 ORDER BY id', [link.linkId]);
+    const { rows } = await db.pool.query<{ seq: string; kind: string }>(
+      'SELECT seq::text, kind FROM plugin_event WHERE link_id = $1 ORDER BY id',
+      [link.linkId],
+    );
     expect(rows).toEqual([
       { seq: '1', kind: 'member.not_in_guild' },
       { seq: '2', kind: 'link.paused' },
@@ -81,7 +86,13 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
     const link = await seedLink(db);
     await subscribeLinkEvents(db.pool, link.linkId, ['link.paused']);
     const first = await claimEventDelivery(db.pool, link.linkId, 60_000);
-    expect(first).toMatchObject({ linkId: link.linkId, guildId: link.guildId, roleId: link.roleId, pluginUrl: 'https://plugin.example.com', linkDeleted: false });
+    expect(first).toMatchObject({
+      linkId: link.linkId,
+      guildId: link.guildId,
+      roleId: link.roleId,
+      pluginUrl: 'https://plugin.example.com',
+      linkDeleted: false,
+    });
     expect(await claimEventDelivery(db.pool, link.linkId, 60_000)).toBeNull();
     await releaseEventDelivery(db.pool, link.linkId);
     expect(await claimEventDelivery(db.pool, link.linkId, 60_000)).not.toBeNull();
@@ -92,12 +103,29 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
     await subscribeLinkEvents(db.pool, link.linkId, ['link.paused']);
     const id = (await recordEvent(db.pool, link.linkId, 'link.paused', { reason: 'slots' }))!;
     const later = new Date(Date.now() + 3_600_000);
-    await recordEventAttempt(db.pool, id, { httpStatus: 500, error: null, latencyMs: 12 }, { state: 'retry', at: later });
+    await recordEventAttempt(
+      db.pool,
+      id,
+      { httpStatus: 500, error: null, latencyMs: 12 },
+      { state: 'retry', at: later },
+    );
     expect(await linksWithDueEvents(db.pool)).not.toContain(link.linkId);
     expect((await nextPendingEvent(db.pool, link.linkId))?.nextAttemptAt.getTime()).toBe(later.getTime());
-    await recordEventAttempt(db.pool, id, { httpStatus: null, error: 'timeout', latencyMs: null }, { state: 'dropped' });
+    await recordEventAttempt(
+      db.pool,
+      id,
+      { httpStatus: null, error: 'timeout', latencyMs: null },
+      { state: 'dropped' },
+    );
     const [log] = await listEventLog(db.pool, link.linkId);
-    expect(log).toMatchObject({ id, seq: '1', kind: 'link.paused', state: 'dropped', attemptCount: 2, nextAttemptAt: null });
+    expect(log).toMatchObject({
+      id,
+      seq: '1',
+      kind: 'link.paused',
+      state: 'dropped',
+      attemptCount: 2,
+      nextAttemptAt: null,
+    });
     expect(log!.attempts.map((a) => [a.httpStatus, a.error, a.latencyMs])).toEqual([
       [500, null, 12],
       [null, 'timeout', null],
@@ -115,7 +143,9 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
   it('subscribes every link of a plugin URL from its health report, touching only rows whose kinds change', async () => {
     const a = await seedLink(db);
     const b = await seedLink(db);
-    await db.pool.query(`UPDATE role_link SET plugin_url = 'https://events.example.com' WHERE id = ANY($1::bigint[])`, [[a.linkId, b.linkId]]);
+    await db.pool.query(`UPDATE role_link SET plugin_url = 'https://events.example.com' WHERE id = ANY($1::bigint[])`, [
+      [a.linkId, b.linkId],
+    ]);
     expect(await subscribePluginEvents(db.pool, 'https://events.example.com', ['link.paused'])).toBe(2);
     expect(await subscribePluginEvents(db.pool, 'https://events.example.com', ['link.paused'])).toBe(0);
     expect(await subscribePluginEvents(db.pool, 'https://events.example.com', [])).toBe(2);
@@ -131,11 +161,19 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
     expect(await claimEventDelivery(db.pool, link.linkId, 1000)).toMatchObject({ linkDeleted: true });
     await pruneEvents(db.pool, 7);
     expect(await count('plugin_event_link', link.linkId)).toBe(1);
-    await recordEventAttempt(db.pool, id, { httpStatus: null, error: 'network', latencyMs: null }, { state: 'dropped' });
+    await recordEventAttempt(
+      db.pool,
+      id,
+      { httpStatus: null, error: 'network', latencyMs: null },
+      { state: 'dropped' },
+    );
     const note = { event_id: id, kind: 'link.deleted', attempts: 1, plugin_url: 'https://plugin.example.com' };
     expect(await recordEventsDroppedNote(db.pool, link.linkId, note)).toBe(true);
     expect(await recordEventsDroppedNote(db.pool, link.linkId, note)).toBe(false);
-    const { rows } = await db.pool.query<{ kind: string; role_id: string }>(`SELECT kind, role_id::text FROM notification WHERE dedupe_key = $1`, [`events:${link.linkId}`]);
+    const { rows } = await db.pool.query<{ kind: string; role_id: string }>(
+      `SELECT kind, role_id::text FROM notification WHERE dedupe_key = $1`,
+      [`events:${link.linkId}`],
+    );
     expect(rows).toEqual([{ kind: 'events_dropped', role_id: link.roleId }]);
     await db.pool.query(`UPDATE plugin_event SET finished_at = now() - interval '8 days' WHERE id = $1`, [id]);
     expect(await pruneEvents(db.pool, 7)).toBe(1);

@@ -8,12 +8,37 @@ import type { Queryable } from './queryable';
 
 const NOW = `((now() AT TIME ZONE 'UTC')::timestamp(3))`;
 
-export type EventSubscription = { linkId: string; guildId: string; roleId: string; pluginUrl: string; tokenCiphertext: Buffer; linkDeleted: boolean };
+export type EventSubscription = {
+  linkId: string;
+  guildId: string;
+  roleId: string;
+  pluginUrl: string;
+  tokenCiphertext: Buffer;
+  linkDeleted: boolean;
+};
 
-export type PendingEvent = { id: string; seq: string; kind: string; payload: Record<string, unknown>; createdAt: Date; attemptCount: number; nextAttemptAt: Date; retryFrom: Date };
+export type PendingEvent = {
+  id: string;
+  seq: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+  attemptCount: number;
+  nextAttemptAt: Date;
+  retryFrom: Date;
+};
 
 export type EventAttemptRow = { at: Date; httpStatus: number | null; error: string | null; latencyMs: number | null };
-export type EventLogRow = { id: string; seq: string; kind: string; createdAt: Date; state: 'pending' | 'delivered' | 'dropped'; attemptCount: number; nextAttemptAt: Date | null; attempts: EventAttemptRow[] };
+export type EventLogRow = {
+  id: string;
+  seq: string;
+  kind: string;
+  createdAt: Date;
+  state: 'pending' | 'delivered' | 'dropped';
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  attempts: EventAttemptRow[];
+};
 
 /**
  * A link's plugin opted in (its /register answer listed `events`): the kinds it wants, replacing earlier
@@ -32,7 +57,11 @@ export async function subscribeLinkEvents(db: Queryable, linkId: string, kinds: 
  * A plugin's /health report listed `events`: the kinds for every link it serves. Rows whose kinds are
  * already these are left alone (the poll runs every minute). Returns the links changed.
  */
-export async function subscribePluginEvents(db: Queryable, pluginUrl: string, kinds: readonly string[]): Promise<number> {
+export async function subscribePluginEvents(
+  db: Queryable,
+  pluginUrl: string,
+  kinds: readonly string[],
+): Promise<number> {
   const r = await db.query(
     `INSERT INTO plugin_event_link (link_id, guild_id, role_id, plugin_url, token_ciphertext, kinds)
      SELECT id, guild_id, role_id, plugin_url, token_ciphertext, $2::text[] FROM role_link WHERE plugin_url = $1
@@ -45,7 +74,9 @@ export async function subscribePluginEvents(db: Queryable, pluginUrl: string, ki
 
 /** The kinds a link's plugin asked for ([] when it did not opt in). */
 export async function linkEventKinds(db: Queryable, linkId: string): Promise<string[]> {
-  const { rows } = await db.query<{ kinds: string[] }>('SELECT kinds FROM plugin_event_link WHERE link_id = $1', [linkId]);
+  const { rows } = await db.query<{ kinds: string[] }>('SELECT kinds FROM plugin_event_link WHERE link_id = $1', [
+    linkId,
+  ]);
   return rows[0]?.kinds ?? [];
 }
 
@@ -54,7 +85,12 @@ export async function linkEventKinds(db: Queryable, linkId: string): Promise<str
  * nothing at all (a plugin that did not opt in sees today's behaviour). Call it inside the transaction
  * of the change it reports, where there is one. Returns the event id, or null when not recorded.
  */
-export async function recordEvent(db: Queryable, linkId: string, kind: string, payload: Record<string, unknown>): Promise<string | null> {
+export async function recordEvent(
+  db: Queryable,
+  linkId: string,
+  kind: string,
+  payload: Record<string, unknown>,
+): Promise<string | null> {
   const { rows } = await db.query<{ id: string }>(
     `WITH s AS (
        UPDATE plugin_event_link SET next_seq = next_seq + 1
@@ -72,7 +108,10 @@ export async function recordEvent(db: Queryable, linkId: string, kind: string, p
  */
 export async function recordLinkDeletedEvent(db: Queryable, linkId: string): Promise<string | null> {
   const id = await recordEvent(db, linkId, 'link.deleted', {});
-  await db.query(`UPDATE plugin_event_link SET link_deleted_at = ${NOW} WHERE link_id = $1 AND link_deleted_at IS NULL`, [linkId]);
+  await db.query(
+    `UPDATE plugin_event_link SET link_deleted_at = ${NOW} WHERE link_id = $1 AND link_deleted_at IS NULL`,
+    [linkId],
+  );
   return id;
 }
 
@@ -96,7 +135,11 @@ export async function linksWithDueEvents(db: Queryable, limit = 1000): Promise<s
  * Takes the link's delivery lease for `leaseMs` (one sender per link across brokers: events of a link
  * go one at a time, in order). Null when another holds it, or the link has no subscription.
  */
-export async function claimEventDelivery(db: Queryable, linkId: string, leaseMs: number): Promise<EventSubscription | null> {
+export async function claimEventDelivery(
+  db: Queryable,
+  linkId: string,
+  leaseMs: number,
+): Promise<EventSubscription | null> {
   const { rows } = await db.query<EventSubscription>(
     `UPDATE plugin_event_link SET lease_until = ${NOW} + make_interval(secs => $2::double precision / 1000)
       WHERE link_id = $1 AND (lease_until IS NULL OR lease_until < ${NOW})
@@ -127,12 +170,26 @@ export type AttemptInput = { httpStatus: number | null; error: string | null; la
 export type AttemptOutcome = { state: 'delivered' } | { state: 'retry'; at: Date } | { state: 'dropped' };
 
 /** Logs one attempt and moves the event on, in one transaction-free statement pair (the lease serialises). */
-export async function recordEventAttempt(db: Queryable, eventId: string, attempt: AttemptInput, outcome: AttemptOutcome): Promise<void> {
-  await db.query(`INSERT INTO plugin_event_attempt (event_id, attempted_at, http_status, error, latency_ms) VALUES ($1, ${NOW}, $2, $3, $4)`, [eventId, attempt.httpStatus, attempt.error?.slice(0, 300) ?? null, attempt.latencyMs]);
+export async function recordEventAttempt(
+  db: Queryable,
+  eventId: string,
+  attempt: AttemptInput,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO plugin_event_attempt (event_id, attempted_at, http_status, error, latency_ms) VALUES ($1, ${NOW}, $2, $3, $4)`,
+    [eventId, attempt.httpStatus, attempt.error?.slice(0, 300) ?? null, attempt.latencyMs],
+  );
   if (outcome.state === 'retry') {
-    await db.query(`UPDATE plugin_event SET attempt_count = attempt_count + 1, next_attempt_at = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1`, [eventId, outcome.at.toISOString()]);
+    await db.query(
+      `UPDATE plugin_event SET attempt_count = attempt_count + 1, next_attempt_at = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1`,
+      [eventId, outcome.at.toISOString()],
+    );
   } else {
-    await db.query(`UPDATE plugin_event SET attempt_count = attempt_count + 1, state = $2, finished_at = ${NOW} WHERE id = $1`, [eventId, outcome.state]);
+    await db.query(
+      `UPDATE plugin_event SET attempt_count = attempt_count + 1, state = $2, finished_at = ${NOW} WHERE id = $1`,
+      [eventId, outcome.state],
+    );
   }
 }
 
@@ -141,7 +198,11 @@ export async function recordEventAttempt(db: Queryable, eventId: string, attempt
  * (its attempts stay in the log). It goes ahead of the link's later pending events (it has a lower seq).
  * Its kind and seq (for the audit entry); null for an unknown event, another link's, or one still pending.
  */
-export async function resendEvent(db: Queryable, linkId: string, eventId: string): Promise<{ kind: string; seq: string } | null> {
+export async function resendEvent(
+  db: Queryable,
+  linkId: string,
+  eventId: string,
+): Promise<{ kind: string; seq: string } | null> {
   const { rows } = await db.query<{ kind: string; seq: string }>(
     `UPDATE plugin_event SET state = 'pending', next_attempt_at = ${NOW}, retry_from = ${NOW}, finished_at = NULL
       WHERE id = $2 AND link_id = $1 AND state <> 'pending'
@@ -153,7 +214,9 @@ export async function resendEvent(db: Queryable, linkId: string, eventId: string
 
 /** The link of an event (the CLI's `link events resend <event-id>` names only the event). */
 export async function eventLinkId(db: Queryable, eventId: string): Promise<string | null> {
-  const { rows } = await db.query<{ link_id: string }>('SELECT link_id::text FROM plugin_event WHERE id = $1', [eventId]);
+  const { rows } = await db.query<{ link_id: string }>('SELECT link_id::text FROM plugin_event WHERE id = $1', [
+    eventId,
+  ]);
   return rows[0]?.link_id ?? null;
 }
 
@@ -168,7 +231,17 @@ export async function listEventLog(db: Queryable, linkId: string, limit = 50): P
     [linkId, limit],
   );
   // json_agg renders timestamps as text without a zone: they hold UTC.
-  return rows.map((r) => ({ ...r, attempts: (r.attempts as unknown as { at: string; httpStatus: number | null; error: string | null; latencyMs: number | null }[]).map((a) => ({ ...a, at: new Date(`${a.at}Z`) })) }));
+  return rows.map((r) => ({
+    ...r,
+    attempts: (
+      r.attempts as unknown as {
+        at: string;
+        httpStatus: number | null;
+        error: string | null;
+        latencyMs: number | null;
+      }[]
+    ).map((a) => ({ ...a, at: new Date(`${a.at}Z`) })),
+  }));
 }
 
 /**
@@ -176,7 +249,12 @@ export async function listEventLog(db: Queryable, linkId: string, limit = 50): P
  * subscriptions of deleted links once nothing of theirs is pending. Returns the events deleted.
  */
 export async function pruneEvents(db: Queryable, retentionDays: number, batch = 10_000): Promise<number> {
-  const r = await db.query(`DELETE FROM plugin_event WHERE id IN (SELECT id FROM plugin_event WHERE state <> 'pending' AND finished_at < ${NOW} - make_interval(days => $1) LIMIT $2)`, [retentionDays, batch]);
-  await db.query(`DELETE FROM plugin_event_link s WHERE s.link_deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM plugin_event e WHERE e.link_id = s.link_id AND e.state = 'pending')`);
+  const r = await db.query(
+    `DELETE FROM plugin_event WHERE id IN (SELECT id FROM plugin_event WHERE state <> 'pending' AND finished_at < ${NOW} - make_interval(days => $1) LIMIT $2)`,
+    [retentionDays, batch],
+  );
+  await db.query(
+    `DELETE FROM plugin_event_link s WHERE s.link_deleted_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM plugin_event e WHERE e.link_id = s.link_id AND e.state = 'pending')`,
+  );
   return r.rowCount ?? 0;
 }

@@ -21,7 +21,11 @@ let savepoints = 0;
  * undoes only its own part. A client outside any transaction is refused by PostgreSQL (SAVEPOINT can only
  * be used in transaction blocks): a caller that holds a client holds it for a transaction.
  */
-export function inTransaction<T>(db: Queryable, fn: (c: PoolClient) => Promise<T>, isolation = 'READ COMMITTED'): Promise<T> {
+export function inTransaction<T>(
+  db: Queryable,
+  fn: (c: PoolClient) => Promise<T>,
+  isolation = 'READ COMMITTED',
+): Promise<T> {
   return run(db, fn, isolation, 'commit');
 }
 
@@ -29,11 +33,20 @@ export function inTransaction<T>(db: Queryable, fn: (c: PoolClient) => Promise<T
  * Runs fn in a transaction that is always rolled back (a dry run: whatever fn writes, temporary tables
  * included, goes with it), on a pool or, as a savepoint, inside the caller's transaction.
  */
-export function inRolledBackTransaction<T>(db: Queryable, fn: (c: PoolClient) => Promise<T>, isolation = 'READ COMMITTED'): Promise<T> {
+export function inRolledBackTransaction<T>(
+  db: Queryable,
+  fn: (c: PoolClient) => Promise<T>,
+  isolation = 'READ COMMITTED',
+): Promise<T> {
   return run(db, fn, isolation, 'rollback');
 }
 
-async function run<T>(db: Queryable, fn: (c: PoolClient) => Promise<T>, isolation: string, end: 'commit' | 'rollback'): Promise<T> {
+async function run<T>(
+  db: Queryable,
+  fn: (c: PoolClient) => Promise<T>,
+  isolation: string,
+  end: 'commit' | 'rollback',
+): Promise<T> {
   if (isClient(db)) return inSavepoint(db, fn, end);
   const client = await db.connect();
   try {
@@ -49,7 +62,11 @@ async function run<T>(db: Queryable, fn: (c: PoolClient) => Promise<T>, isolatio
   }
 }
 
-async function inSavepoint<T>(client: PoolClient, fn: (c: PoolClient) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
+async function inSavepoint<T>(
+  client: PoolClient,
+  fn: (c: PoolClient) => Promise<T>,
+  end: 'commit' | 'rollback',
+): Promise<T> {
   const name = `rl_sp_${++savepoints}`;
   await client.query(`SAVEPOINT ${name}`);
   try {

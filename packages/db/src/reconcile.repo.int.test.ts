@@ -10,7 +10,10 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function outcomes(linkId: string): Promise<Record<string, string>> {
-  const { rows } = await db.pool.query<{ user_id: string; outcome: string }>(`SELECT ${fromStored('user_id')} AS user_id, outcome FROM applied_member WHERE link_id = $1`, [linkId]);
+  const { rows } = await db.pool.query<{ user_id: string; outcome: string }>(
+    `SELECT ${fromStored('user_id')} AS user_id, outcome FROM applied_member WHERE link_id = $1`,
+    [linkId],
+  );
   return Object.fromEntries(rows.map((r) => [r.user_id, r.outcome]));
 }
 
@@ -44,7 +47,9 @@ describe('reconcile repository (role_link reads, applied_member repairs)', () =>
 
     expect(await markHandAdded(db.pool, linkId, [handAdded!, newer!, keeps!], seenAt)).toEqual([handAdded]);
     // The page covers (0, keeps]: `outside` is above it and stays applied.
-    expect(await markHandRemoved(db.pool, linkId, { after: '0', upper: keeps!, holders: [handAdded!, keeps!] }, seenAt)).toEqual([handRemoved]);
+    expect(
+      await markHandRemoved(db.pool, linkId, { after: '0', upper: keeps!, holders: [handAdded!, keeps!] }, seenAt),
+    ).toEqual([handRemoved]);
     expect(await markEligibleAgain(db.pool, linkId, [joined!, keeps!])).toEqual([joined]);
     expect(await outcomes(linkId)).toEqual({
       [handAdded!]: 'applied',

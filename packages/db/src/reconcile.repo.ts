@@ -43,7 +43,12 @@ export async function databaseNow(db: Queryable): Promise<Date> {
  * Holders of the role the record does not have as applied (a hand edit added it): now `applied`, and not
  * granted — the link did not give it, so a strip must not take it. Returns their ids.
  */
-export async function markHandAdded(db: Queryable, linkId: string, holders: readonly string[], seenAt: Date): Promise<string[]> {
+export async function markHandAdded(
+  db: Queryable,
+  linkId: string,
+  holders: readonly string[],
+  seenAt: Date,
+): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `INSERT INTO applied_member AS m (link_id, user_id, outcome, updated_at)
      SELECT $1, ${toStored('h')}, 'applied', clock_timestamp() FROM unnest($2::numeric[]) AS h
@@ -57,7 +62,12 @@ export async function markHandAdded(db: Queryable, linkId: string, holders: read
 }
 
 /** Records of ids in (after, upper] held as applied whom the page shows without the role: now `removed`. Returns their ids. */
-export async function markHandRemoved(db: Queryable, linkId: string, page: { after: string; upper: string; holders: readonly string[] }, seenAt: Date): Promise<string[]> {
+export async function markHandRemoved(
+  db: Queryable,
+  linkId: string,
+  page: { after: string; upper: string; holders: readonly string[] },
+  seenAt: Date,
+): Promise<string[]> {
   const { rows } = await db.query<{ user_id: string }>(
     `UPDATE applied_member SET outcome = 'removed', updated_at = clock_timestamp(), attempts = 0, next_retry_at = NULL, last_error = NULL, granted = false
       WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')} AND outcome = 'applied' AND updated_at < $4

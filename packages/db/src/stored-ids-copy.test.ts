@@ -12,12 +12,25 @@ describe('storedIdsCopy (a PUT body as COPY FROM STDIN (FORMAT binary))', () => 
     expect(copy.length).toBe(ids.length - 4);
     expect(copy.sent).toBe(ids.length);
     // Ascending across the 2^63 boundary: the stored values' signed order is the ids' order.
-    const around = storedIdsCopy(['9223372036854775809', '9223372036854775807', '9223372036854775808', '100000000000000000']);
+    const around = storedIdsCopy([
+      '9223372036854775809',
+      '9223372036854775807',
+      '9223372036854775808',
+      '100000000000000000',
+    ]);
     expect(rowsOf(around.body)).toEqual([100000000000000000n - TWO_POW_63, -1n, 0n, 1n]);
   });
 
   it('refuses anything that is not a 17 to 20 digit id up to 2^64 - 1, rather than write another number', () => {
-    for (const bad of ['18446744073709551616', '99999999999999999999', '1000000000000000', '012345678901234567', '1234567890123456a', '123456789012345678 ', '']) {
+    for (const bad of [
+      '18446744073709551616',
+      '99999999999999999999',
+      '1000000000000000',
+      '012345678901234567',
+      '1234567890123456a',
+      '123456789012345678 ',
+      '',
+    ]) {
       expect(() => storedIdsCopy(['100000000000000000', bad])).toThrow('not a user id');
     }
     expect(rowsOf(storedIdsCopy([]).body)).toEqual([]);

@@ -89,7 +89,8 @@ export class StoredIdKeys {
  * else throws rather than be written as some other number. The loop checks the rule's bounds as it reads
  * the digits (the top bound in StoredIdKeys.add) instead of running the rule's regex again per id.
  */
-const notAnId = (id: string) => new Error(`not a user id (17 to 20 digits, at most 2^64 - 1): ${JSON.stringify(id).slice(0, 40)}`);
+const notAnId = (id: string) =>
+  new Error(`not a user id (17 to 20 digits, at most 2^64 - 1): ${JSON.stringify(id).slice(0, 40)}`);
 
 export function storedIdsCopy(ids: readonly string[]): StoredIdsCopy {
   const keys = new StoredIdKeys(ids.length);

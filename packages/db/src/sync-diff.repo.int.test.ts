@@ -11,10 +11,16 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function list(linkId: string, ids: string[]): Promise<void> {
-  await db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`, [linkId, ids]);
+  await db.pool.query(
+    `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('u')} FROM unnest($2::numeric[]) u`,
+    [linkId, ids],
+  );
 }
 
-async function applied(linkId: string, rows: { userId: string; outcome: string; lastError?: string; retryInSec?: number }[]): Promise<void> {
+async function applied(
+  linkId: string,
+  rows: { userId: string; outcome: string; lastError?: string; retryInSec?: number }[],
+): Promise<void> {
   for (const r of rows) {
     await db.pool.query(
       `INSERT INTO applied_member (link_id, user_id, outcome, last_error, next_retry_at)

@@ -38,9 +38,23 @@ export async function nextRangeEnd(db: Queryable, linkId: string, cursor: bigint
  * The differences between desired state and the applied record in (from, to], in user-id order: a
  * merge full join of two index range scans in PostgreSQL, returning only rows that need something.
  */
-export async function diffRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null, overrides = false): Promise<UserDiff[]> {
+export async function diffRange(
+  db: Queryable,
+  linkId: string,
+  from: bigint,
+  to: bigint,
+  cutoff: bigint | null,
+  overrides = false,
+): Promise<UserDiff[]> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
-  const { rows } = await db.query<{ user_id: string; desired: boolean; outcome: string | null; due: boolean; has_error: boolean; next_retry_at: Date | null }>(
+  const { rows } = await db.query<{
+    user_id: string;
+    desired: boolean;
+    outcome: string | null;
+    due: boolean;
+    has_error: boolean;
+    next_retry_at: Date | null;
+  }>(
     `SELECT ${fromStored('coalesce(d.user_id, a.user_id)')} AS user_id,
             d.user_id IS NOT NULL AS desired,
             a.outcome,
@@ -55,7 +69,14 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
       ORDER BY coalesce(d.user_id, a.user_id)`,
     [linkId, from.toString(), to.toString(), desiredTo.toString()],
   );
-  return rows.map((r) => ({ userId: r.user_id, desired: r.desired, outcome: r.outcome, due: r.due, hasError: r.has_error, nextRetryAt: r.next_retry_at }));
+  return rows.map((r) => ({
+    userId: r.user_id,
+    desired: r.desired,
+    outcome: r.outcome,
+    due: r.due,
+    hasError: r.has_error,
+    nextRetryAt: r.next_retry_at,
+  }));
 }
 
 /**
@@ -66,7 +87,12 @@ export async function diffRange(db: Queryable, linkId: string, from: bigint, to:
  * - `holding`: users of the synced set who hold the role already, so "synced" counts them from the
  *   walk's start: after a hand-over, the members who held the role before the link (issue 34).
  */
-export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | null, overrides = false): Promise<{ changes: number; holding: number }> {
+export async function countDiff(
+  db: Queryable,
+  linkId: string,
+  cutoff: bigint | null,
+  overrides = false,
+): Promise<{ changes: number; holding: number }> {
   const desiredTo = cutoff ?? MAX_USER_ID;
   const { rows } = await db.query<{ changes: number; holding: number }>(
     `SELECT count(*) FILTER (WHERE (d.user_id IS NULL AND a.outcome <> 'removed')
@@ -80,14 +106,27 @@ export async function countDiff(db: Queryable, linkId: string, cutoff: bigint | 
 }
 
 /** How many ids of the synced set lie in (from, to]: the pass adds these up for the exact applied count. */
-export async function desiredInRange(db: Queryable, linkId: string, from: bigint, to: bigint, cutoff: bigint | null, overrides = false): Promise<number> {
+export async function desiredInRange(
+  db: Queryable,
+  linkId: string,
+  from: bigint,
+  to: bigint,
+  cutoff: bigint | null,
+  overrides = false,
+): Promise<number> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
   if (overrides) {
-    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${desiredSql(true, '$2', '$3', '$4')}) d`, [linkId, from.toString(), (desiredTo < from ? from : desiredTo).toString(), to.toString()]);
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (${desiredSql(true, '$2', '$3', '$4')}) d`,
+      [linkId, from.toString(), (desiredTo < from ? from : desiredTo).toString(), to.toString()],
+    );
     return rows[0]?.n ?? 0;
   }
   if (desiredTo <= from) return 0;
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')}`, [linkId, from.toString(), desiredTo.toString()]);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM link_user WHERE link_id = $1 AND user_id > ${toStored('$2')} AND user_id <= ${toStored('$3')}`,
+    [linkId, from.toString(), desiredTo.toString()],
+  );
   return rows[0]?.n ?? 0;
 }
 
@@ -97,7 +136,12 @@ export async function desiredInRange(db: Queryable, linkId: string, from: bigint
  * an override (either list) are not counted: "never" ids free their place, "always" ids hold a slot of
  * their own (the caller lowers `offset` by them).
  */
-export async function listedUserAt(db: Queryable, linkId: string, offset: number, skipOverrides = false): Promise<bigint | null> {
+export async function listedUserAt(
+  db: Queryable,
+  linkId: string,
+  offset: number,
+  skipOverrides = false,
+): Promise<bigint | null> {
   if (skipOverrides) {
     const { rows } = await db.query<{ user_id: string }>(
       `SELECT ${fromStored('user_id')} AS user_id FROM link_user lu WHERE link_id = $1
@@ -107,6 +151,9 @@ export async function listedUserAt(db: Queryable, linkId: string, offset: number
     );
     return rows[0] ? BigInt(rows[0].user_id) : null;
   }
-  const { rows } = await db.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id OFFSET $2 LIMIT 1`, [linkId, offset]);
+  const { rows } = await db.query<{ user_id: string }>(
+    `SELECT ${fromStored('user_id')} AS user_id FROM link_user WHERE link_id = $1 ORDER BY link_user.user_id OFFSET $2 LIMIT 1`,
+    [linkId, offset],
+  );
   return rows[0] ? BigInt(rows[0].user_id) : null;
 }

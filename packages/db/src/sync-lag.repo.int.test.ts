@@ -12,7 +12,12 @@ afterAll(() => db.drop());
 describe('sync-lag repository (the sync lag metrics)', () => {
   it('reads zeros when every link is synced', async () => {
     await seedLink(db);
-    expect(await readSyncLag(db.pool)).toEqual({ linksBehind: 0, pendingChanges: 0, maxLinkPendingChanges: 0, oldestUnappliedSeconds: 0 });
+    expect(await readSyncLag(db.pool)).toEqual({
+      linksBehind: 0,
+      pendingChanges: 0,
+      maxLinkPendingChanges: 0,
+      oldestUnappliedSeconds: 0,
+    });
   });
 
   it('counts links behind, sums pending changes and ages the oldest unapplied journal entry', async () => {
@@ -22,10 +27,16 @@ describe('sync-lag repository (the sync lag metrics)', () => {
     await journalLinkChange(db.pool, a.linkId, 'walk');
     await journalLinkChange(db.pool, b.linkId, 'walk');
     await journalLinkChange(db.pool, done.linkId, 'walk');
-    await db.pool.query(`UPDATE list_change SET created_at = now() - interval '90 seconds' WHERE link_id = $1`, [a.linkId]);
+    await db.pool.query(`UPDATE list_change SET created_at = now() - interval '90 seconds' WHERE link_id = $1`, [
+      a.linkId,
+    ]);
     // done: applied (its entry waits for compaction and does not count), still measuring 4 changes left.
-    await db.pool.query('UPDATE role_link SET sync_done_seq = sync_wanted_seq, pending_count = 4 WHERE id = $1', [done.linkId]);
-    await db.pool.query(`UPDATE list_change SET created_at = now() - interval '1 hour' WHERE link_id = $1`, [done.linkId]);
+    await db.pool.query('UPDATE role_link SET sync_done_seq = sync_wanted_seq, pending_count = 4 WHERE id = $1', [
+      done.linkId,
+    ]);
+    await db.pool.query(`UPDATE list_change SET created_at = now() - interval '1 hour' WHERE link_id = $1`, [
+      done.linkId,
+    ]);
     await db.pool.query('UPDATE role_link SET pending_count = 7 WHERE id = $1', [b.linkId]);
     const lag = await readSyncLag(db.pool);
     expect(lag).toMatchObject({ linksBehind: 2, pendingChanges: 11, maxLinkPendingChanges: 7 });

@@ -1,7 +1,18 @@
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { inLateHalfMillisecond } from '../../../test/support/clock';
 import { seedLink } from '../../../test/support/fixtures';
-import { abandonPass, advancePass, backOffLink, clearBackoff, clearPassCursor, countCalls, deleteSyncState, loadPass, recordJournalApplied, startPass } from './sync-state.repo';
+import {
+  abandonPass,
+  advancePass,
+  backOffLink,
+  clearBackoff,
+  clearPassCursor,
+  countCalls,
+  deleteSyncState,
+  loadPass,
+  recordJournalApplied,
+  startPass,
+} from './sync-state.repo';
 
 let db: TestDb;
 beforeAll(async () => {
@@ -9,13 +20,26 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const stateRows = async (linkId: string) => (await db.pool.query('SELECT 1 FROM link_sync_state WHERE link_id = $1', [linkId])).rowCount;
+const stateRows = async (linkId: string) =>
+  (await db.pool.query('SELECT 1 FROM link_sync_state WHERE link_id = $1', [linkId])).rowCount;
 
 describe('sync-state repository (link_sync_state)', () => {
   it("creates a link's state on first load, with no pass under way", async () => {
     const { linkId } = await seedLink(db);
     const pass = await loadPass(db.pool, linkId);
-    expect(pass).toMatchObject({ passSeq: 0n, cursor: null, desiredSeen: 0, appliedSeen: 0, changes: 0, adds: 0, backoffCount: 0, backoffLeftMs: 0, journalSeq: null, appliedLimit: null, appliedCutoff: null });
+    expect(pass).toMatchObject({
+      passSeq: 0n,
+      cursor: null,
+      desiredSeen: 0,
+      appliedSeen: 0,
+      changes: 0,
+      adds: 0,
+      backoffCount: 0,
+      backoffLeftMs: 0,
+      journalSeq: null,
+      appliedLimit: null,
+      appliedCutoff: null,
+    });
     await loadPass(db.pool, linkId);
     expect(await stateRows(linkId)).toBe(1);
   });
@@ -25,14 +49,42 @@ describe('sync-state repository (link_sync_state)', () => {
     await loadPass(db.pool, linkId);
     await startPass(db.pool, linkId, 7n, 40, { limit: 100, cutoff: 123456789012345678n }, 0);
     let pass = await loadPass(db.pool, linkId);
-    expect(pass).toMatchObject({ passSeq: 7n, cursor: 0n, baseApplied: 40, appliedLimit: 100, appliedCutoff: 123456789012345678n, nextRetryAt: null });
+    expect(pass).toMatchObject({
+      passSeq: 7n,
+      cursor: 0n,
+      baseApplied: 40,
+      appliedLimit: 100,
+      appliedCutoff: 123456789012345678n,
+      nextRetryAt: null,
+    });
     expect(pass.passStartedAt).toBeInstanceOf(Date);
 
     const soon = new Date(Date.now() + 60_000);
     const later = new Date(Date.now() + 120_000);
-    await advancePass(db.pool, linkId, { cursor: 500n, desired: 10, applied: 8, changes: 3, adds: 2, nextRetryAt: later });
-    await advancePass(db.pool, linkId, { cursor: 900n, desired: 5, applied: 5, changes: 1, adds: 1, nextRetryAt: soon });
-    await advancePass(db.pool, linkId, { cursor: 950n, desired: 0, applied: 0, changes: 0, adds: 0, nextRetryAt: null });
+    await advancePass(db.pool, linkId, {
+      cursor: 500n,
+      desired: 10,
+      applied: 8,
+      changes: 3,
+      adds: 2,
+      nextRetryAt: later,
+    });
+    await advancePass(db.pool, linkId, {
+      cursor: 900n,
+      desired: 5,
+      applied: 5,
+      changes: 1,
+      adds: 1,
+      nextRetryAt: soon,
+    });
+    await advancePass(db.pool, linkId, {
+      cursor: 950n,
+      desired: 0,
+      applied: 0,
+      changes: 0,
+      adds: 0,
+      nextRetryAt: null,
+    });
     await countCalls(db.pool, linkId, 4, 1);
     await countCalls(db.pool, linkId, 0, 0);
     pass = await loadPass(db.pool, linkId);

@@ -8,7 +8,11 @@ import { fromStoredText, storedText, toStored } from './user-id';
  * everything up to `seq` is on the platform, so those journal entries are compacted in the same call.
  * Never moves backwards (a walk and a journal batch may finish in either order).
  */
-export async function recordJournalApplied(db: Queryable, linkId: string, applied: { seq: bigint; cutoff: bigint | null; limit: number }): Promise<void> {
+export async function recordJournalApplied(
+  db: Queryable,
+  linkId: string,
+  applied: { seq: bigint; cutoff: bigint | null; limit: number },
+): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET journal_seq = GREATEST(COALESCE(journal_seq, 0), $2), applied_cutoff = $3, applied_limit = $4,
             updated_at = clock_timestamp()
@@ -95,18 +99,36 @@ export async function loadPass(db: Queryable, linkId: string): Promise<PassState
  * every range is judged by one rule; list changes after `seq` are the journal's, applied against the
  * boundary that then holds.
  */
-export async function startPass(db: Queryable, linkId: string, seq: bigint, baseApplied: number, boundary: { limit: number; cutoff: bigint | null }, pending: number): Promise<void> {
+export async function startPass(
+  db: Queryable,
+  linkId: string,
+  seq: bigint,
+  baseApplied: number,
+  boundary: { limit: number; cutoff: bigint | null },
+  pending: number,
+): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET pass_seq = $2, cursor = ${toStored('0')}, pass_started_at = clock_timestamp(), desired_seen = 0, applied_seen = 0,
             changes = 0, adds = 0, base_applied = $3, next_retry_at = NULL, applied_limit = $4, applied_cutoff = $5, pass_pending = $6,
             updated_at = clock_timestamp()
       WHERE link_id = $1`,
-    [linkId, seq.toString(), baseApplied, boundary.limit, boundary.cutoff === null ? null : storedText(boundary.cutoff), pending],
+    [
+      linkId,
+      seq.toString(),
+      baseApplied,
+      boundary.limit,
+      boundary.cutoff === null ? null : storedText(boundary.cutoff),
+      pending,
+    ],
   );
 }
 
 /** Records a finished range: the cursor moves past it and its counts join the pass's. */
-export async function advancePass(db: Queryable, linkId: string, step: { cursor: bigint; desired: number; applied: number; changes: number; adds: number; nextRetryAt: Date | null }): Promise<void> {
+export async function advancePass(
+  db: Queryable,
+  linkId: string,
+  step: { cursor: bigint; desired: number; applied: number; changes: number; adds: number; nextRetryAt: Date | null },
+): Promise<void> {
   await db.query(
     `UPDATE link_sync_state SET cursor = $2, desired_seen = desired_seen + $3, applied_seen = applied_seen + $4,
             changes = changes + $5, adds = adds + $6,
@@ -120,7 +142,11 @@ export async function advancePass(db: Queryable, linkId: string, step: { cursor:
 /** Calls made in a range the slice did not finish (it is scanned again): they still count towards the rate. */
 export async function countCalls(db: Queryable, linkId: string, changes: number, adds: number): Promise<void> {
   if (!changes) return;
-  await db.query('UPDATE link_sync_state SET changes = changes + $2, adds = adds + $3 WHERE link_id = $1', [linkId, changes, adds]);
+  await db.query('UPDATE link_sync_state SET changes = changes + $2, adds = adds + $3 WHERE link_id = $1', [
+    linkId,
+    changes,
+    adds,
+  ]);
 }
 
 /**
@@ -153,7 +179,10 @@ export async function backOffLink(db: Queryable, linkId: string): Promise<number
 }
 
 export async function clearBackoff(db: Queryable, linkId: string): Promise<void> {
-  await db.query('UPDATE link_sync_state SET backoff_until = NULL, backoff_count = 0 WHERE link_id = $1 AND backoff_count > 0', [linkId]);
+  await db.query(
+    'UPDATE link_sync_state SET backoff_until = NULL, backoff_count = 0 WHERE link_id = $1 AND backoff_count > 0',
+    [linkId],
+  );
 }
 
 /** A link whose row is gone: its pass state is an orphan (the sync job just completes). */
@@ -163,5 +192,7 @@ export async function deleteSyncState(db: Queryable, linkId: string): Promise<vo
 
 /** The walk reached the end of the list: no pass is in progress any more. */
 export async function clearPassCursor(db: Queryable, linkId: string): Promise<void> {
-  await db.query('UPDATE link_sync_state SET cursor = NULL, updated_at = clock_timestamp() WHERE link_id = $1', [linkId]);
+  await db.query('UPDATE link_sync_state SET cursor = NULL, updated_at = clock_timestamp() WHERE link_id = $1', [
+    linkId,
+  ]);
 }

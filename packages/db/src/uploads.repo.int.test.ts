@@ -10,7 +10,10 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 async function staged(uploadId: string): Promise<number> {
-  const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM upload_staged WHERE upload_id = $1', [uploadId]);
+  const { rows } = await db.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM upload_staged WHERE upload_id = $1',
+    [uploadId],
+  );
   return rows[0]!.n;
 }
 

@@ -2,7 +2,10 @@ import { normalizePluginUrl } from './plugin-url';
 
 describe('normalizePluginUrl', () => {
   it('accepts a public HTTPS URL and strips the trailing slash', () => {
-    expect(normalizePluginUrl('https://plugin.example.com/base/')).toEqual({ ok: true, url: 'https://plugin.example.com/base' });
+    expect(normalizePluginUrl('https://plugin.example.com/base/')).toEqual({
+      ok: true,
+      url: 'https://plugin.example.com/base',
+    });
   });
 
   it.each([

@@ -34,7 +34,8 @@ export type PluginUrlResult = { ok: true; url: string } | { ok: false; reason: s
  */
 export function normalizePluginUrl(raw: string, allowHosts: readonly string[] = []): PluginUrlResult {
   if (typeof raw !== 'string' || raw.length === 0) return { ok: false, reason: 'plugin URL is required' };
-  if (raw.length > MAX_PLUGIN_URL_LENGTH) return { ok: false, reason: `plugin URL must be at most ${MAX_PLUGIN_URL_LENGTH} characters` };
+  if (raw.length > MAX_PLUGIN_URL_LENGTH)
+    return { ok: false, reason: `plugin URL must be at most ${MAX_PLUGIN_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);
@@ -51,9 +52,11 @@ export function normalizePluginUrl(raw: string, allowHosts: readonly string[] = 
   const allowed = allowHosts.includes(host);
   if (!allowed) {
     if (isForbiddenName(host)) return { ok: false, reason: 'plugin URL must not point to a private or internal host' };
-    if (ipaddr.isValid(host) && isForbiddenAddress(host)) return { ok: false, reason: 'plugin URL must not point to a private or internal address' };
+    if (ipaddr.isValid(host) && isForbiddenAddress(host))
+      return { ok: false, reason: 'plugin URL must not point to a private or internal address' };
   }
   const normalized = url.toString().replace(/\/+$/, '');
-  if (normalized.length > MAX_PLUGIN_URL_LENGTH) return { ok: false, reason: `plugin URL must be at most ${MAX_PLUGIN_URL_LENGTH} characters` };
+  if (normalized.length > MAX_PLUGIN_URL_LENGTH)
+    return { ok: false, reason: `plugin URL must be at most ${MAX_PLUGIN_URL_LENGTH} characters` };
   return { ok: true, url: normalized };
 }

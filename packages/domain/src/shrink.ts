@@ -5,5 +5,8 @@ export function isLargeRemoval(previous: number, next: number, removals: number)
 }
 
 export function shrinkMessage(previous: number, next: number, removals: number): string {
-  return `This change would remove ${removals} of ${previous} users (${next} would remain). ` + 'Resend it with header X-RoleLink-Confirm: <change_id> within one hour, or ask the server owner to apply the removals in the dashboard.';
+  return (
+    `This change would remove ${removals} of ${previous} users (${next} would remain). ` +
+    'Resend it with header X-RoleLink-Confirm: <change_id> within one hour, or ask the server owner to apply the removals in the dashboard.'
+  );
 }

@@ -22,8 +22,14 @@ export function splitCounts(userCount: number, plan: Plan): { synced: number; he
  * them among the users still without the role; they are no change it can make, so they are left out here
  * and every reader counts them apart (issue 34): a list that names them still reaches "up to date".
  */
-export function reportedPending(link: { syncBehind: boolean; pendingCount: number; appliedCount: number }, desired: number, unreachable: number): number {
-  const measured = link.syncBehind ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount)) : link.pendingCount;
+export function reportedPending(
+  link: { syncBehind: boolean; pendingCount: number; appliedCount: number },
+  desired: number,
+  unreachable: number,
+): number {
+  const measured = link.syncBehind
+    ? Math.max(link.pendingCount, Math.abs(desired - link.appliedCount))
+    : link.pendingCount;
   return Math.max(0, measured - unreachable);
 }
 

@@ -18,10 +18,19 @@ export function botGuildFacts(api: API) {
         throw err;
       },
     );
-    const [roles, member] = await Promise.all([api.guilds.getRoles(guildId), botUserId.then((id) => api.guilds.getMember(guildId, id))]);
+    const [roles, member] = await Promise.all([
+      api.guilds.getRoles(guildId),
+      botUserId.then((id) => api.guilds.getMember(guildId, id)),
+    ]);
     return {
       guildId,
-      roles: roles.map((r) => ({ id: r.id, name: r.name, position: r.position, permissions: BigInt(r.permissions), managed: r.managed })),
+      roles: roles.map((r) => ({
+        id: r.id,
+        name: r.name,
+        position: r.position,
+        permissions: BigInt(r.permissions),
+        managed: r.managed,
+      })),
       botRoleIds: member.roles,
     };
   };

@@ -4,7 +4,12 @@ import { DefaultRestOptions, REST, type RESTOptions, type ResponseLike } from '@
 import type { Cluster, Redis } from 'ioredis';
 import { PlatformLimiterUnavailableError, PlatformRateLimitedError } from './errors';
 import { routeOf } from './route';
-import { SharedRateLimiter, type LimiterEvents, type Observation, type SharedLimiterOptions } from './rate-limit/shared-limiter';
+import {
+  SharedRateLimiter,
+  type LimiterEvents,
+  type Observation,
+  type SharedLimiterOptions,
+} from './rate-limit/shared-limiter';
 
 export type PlatformClientOptions = {
   /** Base URL of the platform's REST API including the version, e.g. `http://127.0.0.1:4010/api/v10`. */
@@ -32,7 +37,13 @@ export type PlatformClientOptions = {
 
 export type PlatformClient = { api: API; rest: REST; limiter: SharedRateLimiter };
 
-const BUCKET_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket'];
+const BUCKET_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-reset-after',
+  'x-ratelimit-bucket',
+];
 
 /**
  * The answer REST sees, without the bucket headers: the shared limiter has already learned from them,
@@ -81,7 +92,10 @@ function splitApiUrl(apiUrl: string): { api: string; version: string } {
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const tokenId = createHash('sha256').update(options.token).digest('hex').slice(0, 12);
-  const limiter = new SharedRateLimiter({ redis: options.redis, prefix: `${options.keyPrefix}:platform:${tokenId}`, ...options.limiter }, options.events);
+  const limiter = new SharedRateLimiter(
+    { redis: options.redis, prefix: `${options.keyPrefix}:platform:${tokenId}`, ...options.limiter },
+    options.events,
+  );
   const maxWaitMs = options.maxWaitMs ?? 2_000;
   const send = DefaultRestOptions.makeRequest;
 

@@ -2,7 +2,11 @@ import { DiscordAPIError } from '@discordjs/rest';
 import { classifyPlatformError } from './errors';
 
 /** An error answer as @discordjs/rest throws it: the platform's `{ code, message }` body and its status. */
-const answered = (status: number, code: number, message: string) => new DiscordAPIError({ code, message }, code, status, 'PUT', '/guilds/1/members/2/roles/3', { body: undefined, files: undefined });
+const answered = (status: number, code: number, message: string) =>
+  new DiscordAPIError({ code, message }, code, status, 'PUT', '/guilds/1/members/2/roles/3', {
+    body: undefined,
+    files: undefined,
+  });
 
 // The codes are written out here as the platform sends them, so a wrong RESTJSONErrorCodes member fails.
 test.each([

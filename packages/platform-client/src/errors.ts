@@ -31,7 +31,9 @@ export class PlatformRateLimitedError extends Error {
 export class PlatformLimiterUnavailableError extends Error {
   override readonly name = 'PlatformLimiterUnavailableError';
   constructor(readonly reason: unknown) {
-    super(`platform call not sent: the shared rate limiter is unavailable (${reason instanceof Error ? reason.message : String(reason)})`);
+    super(
+      `platform call not sent: the shared rate limiter is unavailable (${reason instanceof Error ? reason.message : String(reason)})`,
+    );
   }
 }
 
@@ -62,12 +64,14 @@ export type PlatformFailure =
 export function classifyPlatformError(err: unknown): PlatformFailure {
   if (err instanceof PlatformRateLimitedError) return { kind: 'rate_limited', retryAfterMs: err.retryAfterMs };
   if (err instanceof PlatformLimiterUnavailableError) return { kind: 'limiter_unavailable', retryAfterMs: 1_000 };
-  if (err instanceof RateLimitError) return { kind: 'rate_limited', retryAfterMs: Math.max(err.retryAfter, err.timeToReset, 50) };
+  if (err instanceof RateLimitError)
+    return { kind: 'rate_limited', retryAfterMs: Math.max(err.retryAfter, err.timeToReset, 50) };
   if (err instanceof DiscordAPIError) {
     if (err.code === RESTJSONErrorCodes.UnknownMember) return { kind: 'not_in_guild' };
     if (err.code === RESTJSONErrorCodes.UnknownRole) return { kind: 'unknown_role' };
     if (err.code === RESTJSONErrorCodes.UnknownUser) return { kind: 'unknown_user' };
-    if (err.code === RESTJSONErrorCodes.UnknownGuild || err.code === RESTJSONErrorCodes.MissingAccess) return { kind: 'guild_unavailable', code: Number(err.code) };
+    if (err.code === RESTJSONErrorCodes.UnknownGuild || err.code === RESTJSONErrorCodes.MissingAccess)
+      return { kind: 'guild_unavailable', code: Number(err.code) };
     if (err.code === RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired) return { kind: 'mfa_required' };
     if (err.status === 403) return { kind: 'missing_permission' };
     if (err.status === 401) return { kind: 'unauthorized' };

@@ -36,7 +36,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => platform.listen(0, '127.0.0.1', r));
   const apiUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}/api/v10`;
-  client = createPlatformClient({ apiUrl, token: 'bot-token', redis: connection, keyPrefix: 'outage', events: { limiterUnavailable: (i) => unavailable.push(i.stage) } });
+  client = createPlatformClient({
+    apiUrl,
+    token: 'bot-token',
+    redis: connection,
+    keyPrefix: 'outage',
+    events: { limiterUnavailable: (i) => unavailable.push(i.stage) },
+  });
 });
 afterAll(async () => {
   connection.disconnect();

@@ -14,7 +14,13 @@ const OTHER_GUILD = '710000000000000011';
 const ROLE = { bot: '720000000000000001', linked: '720000000000000002' };
 const USER = '900000000000000001';
 
-const guild = (id: string) => correctlyInstalledGuild({ id, botRoleId: ROLE.bot, linkedRoleId: ROLE.linked, members: [{ userId: USER, roles: [] }] });
+const guild = (id: string) =>
+  correctlyInstalledGuild({
+    id,
+    botRoleId: ROLE.bot,
+    linkedRoleId: ROLE.linked,
+    members: [{ userId: USER, roles: [] }],
+  });
 
 let emulator: RunningEmulator;
 let redis: Redis;
@@ -26,12 +32,21 @@ let other: PlatformClient;
 const bans: { began: boolean; blockedMs: number; retryAfterMs: number; inARow: number }[] = [];
 
 beforeEach(async () => {
-  emulator = await startEmulator({ port: 0, roleBucket: { limit: 10, windowMs: 2_000 }, seed: { guilds: [guild(GUILD), guild(OTHER_GUILD)] } });
+  emulator = await startEmulator({
+    port: 0,
+    roleBucket: { limit: 10, windowMs: 2_000 },
+    seed: { guilds: [guild(GUILD), guild(OTHER_GUILD)] },
+  });
   redis = new Redis(REDIS_URL);
   otherRedis = new Redis(REDIS_URL);
   prefix = testQueuePrefix();
   bans.length = 0;
-  const options = { apiUrl: `${emulator.apiBase}/v10`, token: emulator.botToken, keyPrefix: prefix, limiter: { offsetMs: 0 } };
+  const options = {
+    apiUrl: `${emulator.apiBase}/v10`,
+    token: emulator.botToken,
+    keyPrefix: prefix,
+    limiter: { offsetMs: 0 },
+  };
   client = createPlatformClient({ ...options, redis, events: { edgeBan: (i) => bans.push(i) } });
   // It never waits long in-process, so a test sees the limiter hold it instead of sleeping through.
   other = createPlatformClient({ ...options, redis: otherRedis, maxWaitMs: 100 });
@@ -54,7 +69,8 @@ const failure = (p: Promise<unknown>) =>
 /** Bans the bot's address: `invalidThreshold` 401s in the window, as a wrong token would cause. */
 async function ban(banMs: number): Promise<void> {
   emulator.state.configure({ invalidThreshold: 2, banMs });
-  for (let i = 0; i < 2; i++) await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: 'Bot wrong' } });
+  for (let i = 0; i < 2; i++)
+    await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: 'Bot wrong' } });
   expect(emulator.state.stats().banned).toBe(true);
 }
 

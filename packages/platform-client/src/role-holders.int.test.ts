@@ -13,11 +13,22 @@ let prefix: string;
 let client: PlatformClient;
 
 beforeAll(async () => {
-  const holders = Array.from({ length: 30 }, (_, i) => ({ userId: (900000000000000000n + BigInt(i * 97)).toString(), roles: [ROLE.linked] }));
+  const holders = Array.from({ length: 30 }, (_, i) => ({
+    userId: (900000000000000000n + BigInt(i * 97)).toString(),
+    roles: [ROLE.linked],
+  }));
   emulator = await startEmulator({
     port: 0,
     seed: {
-      guilds: [correctlyInstalledGuild({ id: GUILD, botRoleId: ROLE.bot, linkedRoleId: ROLE.linked, generateMembers: { count: 2_500, startId: '900000000000000000' }, members: holders })],
+      guilds: [
+        correctlyInstalledGuild({
+          id: GUILD,
+          botRoleId: ROLE.bot,
+          linkedRoleId: ROLE.linked,
+          generateMembers: { count: 2_500, startId: '900000000000000000' },
+          members: holders,
+        }),
+      ],
     },
   });
   redis = new Redis(REDIS_URL);
@@ -48,10 +59,17 @@ describe('readRoleHolders', () => {
   it('says the Server Members intent is missing when the listing is refused with 403 50001 (issue 34)', async () => {
     emulator.state.setRules(GUILD, { membersIntent: false });
     try {
-      expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({ exact: false, count: 30, membersIntentMissing: true });
+      expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({
+        exact: false,
+        count: 30,
+        membersIntentMissing: true,
+      });
     } finally {
       emulator.state.setRules(GUILD, { membersIntent: true });
     }
-    expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({ exact: true, membersIntentMissing: false });
+    expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({
+      exact: true,
+      membersIntentMissing: false,
+    });
   });
 });

@@ -46,7 +46,12 @@ export type RoleHolders = {
  * HTTP too), read here up to `maxMembers` members. Larger guilds, or a listing the bot may not read,
  * give `exact: false` — and keep-current-members is only offered on an exact count.
  */
-export async function readRoleHolders(api: API, guildId: string, roleId: string, options: { maxMembers?: number } = {}): Promise<RoleHolders> {
+export async function readRoleHolders(
+  api: API,
+  guildId: string,
+  roleId: string,
+  options: { maxMembers?: number } = {},
+): Promise<RoleHolders> {
   const maxMembers = options.maxMembers ?? 250_000;
   const counts = await api.guilds.getRoleMemberCounts(guildId);
   const quick = (counts as Record<string, number>)[roleId] ?? 0;
@@ -68,7 +73,10 @@ export async function readRoleHolders(api: API, guildId: string, roleId: string,
     // No access to the member listing (403) or a failed read: the quick count is all we have.
     if (!(err instanceof Error) || !('status' in err) || (err as { status: number }).status !== 403) throw err;
     const failure = classifyPlatformError(err);
-    membersIntentMissing = failure.kind === 'guild_unavailable' && failure.code === 50001 && (await listingRefusal(api, guildId).catch(() => 'guild_unavailable' as const)) === 'members_intent';
+    membersIntentMissing =
+      failure.kind === 'guild_unavailable' &&
+      failure.code === 50001 &&
+      (await listingRefusal(api, guildId).catch(() => 'guild_unavailable' as const)) === 'members_intent';
   }
   return {
     exact,
@@ -95,7 +103,11 @@ export type RoleCounts = {
  * listing when the guild is small enough, else the platform's quick counts. A picker must answer in a
  * page load, so its default bound is lower than readRoleHolders' (link creation still counts exactly).
  */
-export async function readRoleCounts(api: API, guildId: string, options: { maxMembers?: number } = {}): Promise<RoleCounts> {
+export async function readRoleCounts(
+  api: API,
+  guildId: string,
+  options: { maxMembers?: number } = {},
+): Promise<RoleCounts> {
   const maxMembers = options.maxMembers ?? 10_000;
   const quick = (await api.guilds.getRoleMemberCounts(guildId)) as Record<string, number>;
   const counts: Record<string, number> = Object.fromEntries(Object.keys(quick).map((id) => [id, 0]));

@@ -15,6 +15,9 @@ describe('routeOf', () => {
 
   it('ignores the query string and uses a global major parameter for top-level routes', () => {
     expect(routeOf('GET', 'http://h/api/v10/users/@me')).toEqual({ routeKey: 'GET:/users/@me', major: 'global' });
-    expect(routeOf('GET', 'http://h/api/v10/guilds/9/members?limit=1000&after=5')).toEqual({ routeKey: 'GET:/guilds/:id/members', major: '9' });
+    expect(routeOf('GET', 'http://h/api/v10/guilds/9/members?limit=1000&after=5')).toEqual({
+      routeKey: 'GET:/guilds/:id/members',
+      major: '9',
+    });
   });
 });

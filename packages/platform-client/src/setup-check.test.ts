@@ -1,9 +1,17 @@
 import { ROLE_ACCESS_MESSAGES } from '@rolelink/domain';
-import { evaluateAccount, evaluateGuild, guildReport, type AccountFacts, type GuildFacts, type NamedRole } from './setup-check';
+import {
+  evaluateAccount,
+  evaluateGuild,
+  guildReport,
+  type AccountFacts,
+  type GuildFacts,
+  type NamedRole,
+} from './setup-check';
 
 const G = '100';
 const MANAGE_ROLES = 0x10000000n;
-const invite = 'https://discord.com/oauth2/authorize?client_id=9&scope=bot&permissions=268438656&guild_id=100&disable_guild_select=true';
+const invite =
+  'https://discord.com/oauth2/authorize?client_id=9&scope=bot&permissions=268438656&guild_id=100&disable_guild_select=true';
 const input = (linkedRoleIds: string[] = ['20']) => ({ guildId: G, linkedRoleIds, inviteUrl: invite, owner: 'alice' });
 
 const roles = (botPerms = MANAGE_ROLES): NamedRole[] => [
@@ -32,7 +40,8 @@ const account = (over: Partial<AccountFacts> = {}): AccountFacts => ({
   ...over,
 });
 
-const byId = (checks: { id: string }[]) => Object.fromEntries(checks.map((c) => [c.id, c])) as Record<string, ReturnType<typeof evaluateGuild>[number]>;
+const byId = (checks: { id: string }[]) =>
+  Object.fromEntries(checks.map((c) => [c.id, c])) as Record<string, ReturnType<typeof evaluateGuild>[number]>;
 
 describe('evaluateAccount', () => {
   it('passes a valid token and a budget mostly left', () => {
@@ -50,15 +59,32 @@ describe('evaluateAccount', () => {
   });
 
   it('still names the token after 401s made the limiter hold its calls', () => {
-    const c = byId(evaluateAccount(account({ token: { kind: 'held', retryAfterMs: 30_000 }, invalid: { count: 1, budget: 1000, windowMs: 600_000, authFailures: 1, heldForMs: 30_000 } })));
+    const c = byId(
+      evaluateAccount(
+        account({
+          token: { kind: 'held', retryAfterMs: 30_000 },
+          invalid: { count: 1, budget: 1000, windowMs: 600_000, authFailures: 1, heldForMs: 30_000 },
+        }),
+      ),
+    );
     expect(c.token).toMatchObject({ status: 'fail' });
     expect(c.token!.detail).toContain('401 Unauthorized 1 time');
     expect(c.token!.fix).toContain('Bot → Reset Token');
   });
 
   it('warns at half the invalid-request budget and fails when the limiter holds calls', () => {
-    expect(byId(evaluateAccount(account({ invalid: { count: 500, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 0 } }))).invalid_requests!.status).toBe('warn');
-    const held = byId(evaluateAccount(account({ invalid: { count: 1000, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 90_000 } }))).invalid_requests!;
+    expect(
+      byId(
+        evaluateAccount(
+          account({ invalid: { count: 500, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 0 } }),
+        ),
+      ).invalid_requests!.status,
+    ).toBe('warn');
+    const held = byId(
+      evaluateAccount(
+        account({ invalid: { count: 1000, budget: 1000, windowMs: 600_000, authFailures: 0, heldForMs: 90_000 } }),
+      ),
+    ).invalid_requests!;
     expect(held.status).toBe('fail');
     expect(held.detail).toContain('another 90 s');
     expect(held.fix).toContain('rolelink_platform_invalid_requests_total');
@@ -114,13 +140,19 @@ describe('evaluateGuild', () => {
   });
 
   it('fails on 60003 with the owner fix, and warns when no change could be tried', () => {
-    const refused = byId(evaluateGuild(present({ mfaRequired: true, twoFactor: 'owner_needs_2fa' }), input())).two_factor!;
+    const refused = byId(
+      evaluateGuild(present({ mfaRequired: true, twoFactor: 'owner_needs_2fa' }), input()),
+    ).two_factor!;
     expect(refused.status).toBe('fail');
     expect(refused.detail).toContain('60003');
     expect(refused.fix).toContain("The application's owner (alice) turns on two-factor authentication");
-    const untried = byId(evaluateGuild(present({ mfaRequired: true, twoFactor: { untried: true } }), input([]))).two_factor!;
+    const untried = byId(
+      evaluateGuild(present({ mfaRequired: true, twoFactor: { untried: true } }), input([])),
+    ).two_factor!;
     expect(untried.status).toBe('warn');
     expect(untried.detail).toContain('cannot be read');
-    expect(byId(evaluateGuild(present({ mfaRequired: true, twoFactor: 'accepted' }), input())).two_factor!.status).toBe('pass');
+    expect(byId(evaluateGuild(present({ mfaRequired: true, twoFactor: 'accepted' }), input())).two_factor!.status).toBe(
+      'pass',
+    );
   });
 });

@@ -2,7 +2,15 @@ import type { API } from '@discordjs/core/http-only';
 import { DiscordAPIError } from '@discordjs/rest';
 import { GuildMFALevel, RESTJSONErrorCodes } from 'discord-api-types/v10';
 import type { GuildSetupReport, SetupCheck, SetupCheckId, SetupRoleProblem } from '@rolelink/contracts';
-import { botPermissions, MANAGE_ROLES, ROLE_ACCESS_MESSAGES, roleAccessProblem, type BotFacts, type GuildRoleFacts, type RoleAccessProblem } from '@rolelink/domain';
+import {
+  botPermissions,
+  MANAGE_ROLES,
+  ROLE_ACCESS_MESSAGES,
+  roleAccessProblem,
+  type BotFacts,
+  type GuildRoleFacts,
+  type RoleAccessProblem,
+} from '@rolelink/domain';
 import { PlatformRateLimitedError } from './errors';
 import type { SharedRateLimiter } from './rate-limit/shared-limiter';
 
@@ -15,10 +23,14 @@ import type { SharedRateLimiter } from './rate-limit/shared-limiter';
  */
 
 /** A platform answer the checks tell apart: its HTTP status and JSON code, a limiter hold, or no answer. */
-type Failure = { kind: 'refused'; status: number; code: number | null } | { kind: 'held'; retryAfterMs: number } | { kind: 'error'; message: string };
+type Failure =
+  | { kind: 'refused'; status: number; code: number | null }
+  | { kind: 'held'; retryAfterMs: number }
+  | { kind: 'error'; message: string };
 
 function failureOf(err: unknown): Failure {
-  if (err instanceof DiscordAPIError) return { kind: 'refused', status: err.status, code: typeof err.code === 'number' ? err.code : null };
+  if (err instanceof DiscordAPIError)
+    return { kind: 'refused', status: err.status, code: typeof err.code === 'number' ? err.code : null };
   if (err instanceof PlatformRateLimitedError) return { kind: 'held', retryAfterMs: err.retryAfterMs };
   return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
 }
@@ -60,23 +72,34 @@ export type GuildFacts =
       roles: NamedRole[];
       botRoleIds: string[];
       membersListing: 'ok' | 'missing_intent' | Failure;
-      twoFactor: 'not_required' | 'accepted' | 'owner_needs_2fa' | { untried: true } | { tried: string; failure: Failure };
+      twoFactor:
+        'not_required' | 'accepted' | 'owner_needs_2fa' | { untried: true } | { tried: string; failure: Failure };
     };
 
 /** Bot not in the guild, as the platform says it: 404 10004 Unknown Guild on guild routes, 403 50001 Missing Access on others, 10007 for the bot's own member. */
 function isAbsent(f: Failure): f is Extract<Failure, { kind: 'refused' }> {
-  return f.kind === 'refused' && (f.code === RESTJSONErrorCodes.UnknownGuild || f.code === RESTJSONErrorCodes.MissingAccess || f.code === RESTJSONErrorCodes.UnknownMember);
+  return (
+    f.kind === 'refused' &&
+    (f.code === RESTJSONErrorCodes.UnknownGuild ||
+      f.code === RESTJSONErrorCodes.MissingAccess ||
+      f.code === RESTJSONErrorCodes.UnknownMember)
+  );
 }
 
 export async function readAccountFacts(client: { api: API; limiter: SharedRateLimiter }): Promise<AccountFacts> {
   // Read before any probe of this run, so the count is the services' own.
   const invalid = await client.limiter.invalidBudget();
   // Held calls would wait for their slot (up to the client's maxWaitMs): report the hold instead.
-  if (invalid.heldForMs > 0) return { token: { kind: 'held', retryAfterMs: invalid.heldForMs }, application: null, invalid };
+  if (invalid.heldForMs > 0)
+    return { token: { kind: 'held', retryAfterMs: invalid.heldForMs }, application: null, invalid };
   const me = await attempt(() => client.api.users.getCurrent());
   if (!me.ok) return { token: me.failure, application: null, invalid };
   const app = await attempt(() => client.api.applications.getCurrent());
-  const owner = app.ok ? (app.value.team ? `the team ${app.value.team.name}'s owner` : (app.value.owner?.username ?? null)) : null;
+  const owner = app.ok
+    ? app.value.team
+      ? `the team ${app.value.team.name}'s owner`
+      : (app.value.owner?.username ?? null)
+    : null;
   return {
     token: { kind: 'valid', botUserId: me.value.id, botName: me.value.username },
     application: app.ok ? { id: app.value.id, owner } : null,
@@ -86,17 +109,38 @@ export async function readAccountFacts(client: { api: API; limiter: SharedRateLi
 
 const PROBE_REASON = 'rolelink doctor: 2FA check, removes a role the bot does not hold (changes nothing)';
 
-export async function readGuildFacts(api: API, guildId: string, botUserId: string, linkedRoleIds: readonly string[]): Promise<GuildFacts> {
+export async function readGuildFacts(
+  api: API,
+  guildId: string,
+  botUserId: string,
+  linkedRoleIds: readonly string[],
+): Promise<GuildFacts> {
   const guild = await attempt(() => api.guilds.get(guildId));
-  if (!guild.ok) return isAbsent(guild.failure) ? { kind: 'absent', status: guild.failure.status, code: guild.failure.code } : { kind: 'unreadable', failure: guild.failure };
+  if (!guild.ok)
+    return isAbsent(guild.failure)
+      ? { kind: 'absent', status: guild.failure.status, code: guild.failure.code }
+      : { kind: 'unreadable', failure: guild.failure };
   const bot = await attempt(() => api.guilds.getMember(guildId, botUserId));
-  if (!bot.ok) return isAbsent(bot.failure) ? { kind: 'absent', status: bot.failure.status, code: bot.failure.code } : { kind: 'unreadable', failure: bot.failure };
-  const roles = guild.value.roles.map((r) => ({ id: r.id, name: r.name, position: r.position, permissions: BigInt(r.permissions), managed: r.managed }));
+  if (!bot.ok)
+    return isAbsent(bot.failure)
+      ? { kind: 'absent', status: bot.failure.status, code: bot.failure.code }
+      : { kind: 'unreadable', failure: bot.failure };
+  const roles = guild.value.roles.map((r) => ({
+    id: r.id,
+    name: r.name,
+    position: r.position,
+    permissions: BigInt(r.permissions),
+    managed: r.managed,
+  }));
   const facts: BotFacts = { guildId, roles, botRoleIds: bot.value.roles };
 
   // The listing itself (limit 1): the platform refuses it with 50001 without the Server Members intent.
   const listing = await attempt(() => api.guilds.getMembers(guildId, { limit: 1 }));
-  const membersListing = listing.ok ? 'ok' : listing.failure.kind === 'refused' && listing.failure.code === RESTJSONErrorCodes.MissingAccess ? 'missing_intent' : listing.failure;
+  const membersListing = listing.ok
+    ? 'ok'
+    : listing.failure.kind === 'refused' && listing.failure.code === RESTJSONErrorCodes.MissingAccess
+      ? 'missing_intent'
+      : listing.failure;
 
   const mfaRequired = guild.value.mfa_level === GuildMFALevel.Elevated;
   let twoFactor: Extract<GuildFacts, { kind: 'present' }>['twoFactor'] = 'not_required';
@@ -105,22 +149,40 @@ export async function readGuildFacts(api: API, guildId: string, botUserId: strin
     const probe = linkedRoleIds.find((id) => !held.has(id) && roleAccessProblem(facts, id) === null);
     if (probe === undefined) twoFactor = { untried: true };
     else {
-      const res = await attempt(() => api.guilds.removeRoleFromMember(guildId, botUserId, probe, { reason: PROBE_REASON }));
-      twoFactor = res.ok ? 'accepted' : res.failure.kind === 'refused' && res.failure.code === RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired ? 'owner_needs_2fa' : { tried: probe, failure: res.failure };
+      const res = await attempt(() =>
+        api.guilds.removeRoleFromMember(guildId, botUserId, probe, { reason: PROBE_REASON }),
+      );
+      twoFactor = res.ok
+        ? 'accepted'
+        : res.failure.kind === 'refused' && res.failure.code === RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired
+          ? 'owner_needs_2fa'
+          : { tried: probe, failure: res.failure };
     }
   }
-  return { kind: 'present', name: guild.value.name, mfaRequired, roles, botRoleIds: bot.value.roles, membersListing, twoFactor };
+  return {
+    kind: 'present',
+    name: guild.value.name,
+    mfaRequired,
+    roles,
+    botRoleIds: bot.value.roles,
+    membersListing,
+    twoFactor,
+  };
 }
 
 // ---- evaluation: facts → checks, each problem with its fix ----
 
-const PORTAL_TOKEN_FIX = 'Developer Portal → Applications → your application → Bot → Reset Token; put the new token in PLATFORM_BOT_TOKEN of the bot worker, the dashboard and the CLI, and restart them.';
-const PORTAL_INTENT_FIX = 'Developer Portal → Applications → your application → Bot → Privileged Gateway Intents → switch on SERVER MEMBERS INTENT → Save Changes. (A bot in 100 servers or more must be verified and approved for it.)';
-const SERVER_2FA_OFF = "or the server's owner turns off Server Settings → Safety Setup → Require 2FA for moderator actions";
+const PORTAL_TOKEN_FIX =
+  'Developer Portal → Applications → your application → Bot → Reset Token; put the new token in PLATFORM_BOT_TOKEN of the bot worker, the dashboard and the CLI, and restart them.';
+const PORTAL_INTENT_FIX =
+  'Developer Portal → Applications → your application → Bot → Privileged Gateway Intents → switch on SERVER MEMBERS INTENT → Save Changes. (A bot in 100 servers or more must be verified and approved for it.)';
+const SERVER_2FA_OFF =
+  "or the server's owner turns off Server Settings → Safety Setup → Require 2FA for moderator actions";
 
 function describeFailure(f: Failure): string {
   if (f.kind === 'refused') return `the platform answered ${f.status}${f.code !== null ? ` (code ${f.code})` : ''}`;
-  if (f.kind === 'held') return `the shared rate limiter holds this token's calls for another ${Math.ceil(f.retryAfterMs / 1000)} s`;
+  if (f.kind === 'held')
+    return `the shared rate limiter holds this token's calls for another ${Math.ceil(f.retryAfterMs / 1000)} s`;
   return `the platform did not answer (${f.message})`;
 }
 
@@ -136,7 +198,13 @@ export const SETUP_CHECK_TITLES: Record<SetupCheckId, string> = {
 };
 const TITLES = SETUP_CHECK_TITLES;
 
-const check = (id: SetupCheck['id'], title: string, status: SetupCheck['status'], detail: string, fix: string | null = null): SetupCheck => ({ id, title, status, detail, fix });
+const check = (
+  id: SetupCheck['id'],
+  title: string,
+  status: SetupCheck['status'],
+  detail: string,
+  fix: string | null = null,
+): SetupCheck => ({ id, title, status, detail, fix });
 
 /** The bot application's own checks: the token and the invalid-request budget. */
 export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
@@ -145,7 +213,13 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
     t.kind === 'valid'
       ? check('token', TITLES.token, 'pass', `The platform accepts the token: bot ${t.botName} (${t.botUserId}).`)
       : t.kind === 'refused' && t.status === 401
-        ? check('token', TITLES.token, 'fail', 'The platform answers 401 Unauthorized to PLATFORM_BOT_TOKEN: the token is wrong or was reset.', PORTAL_TOKEN_FIX)
+        ? check(
+            'token',
+            TITLES.token,
+            'fail',
+            'The platform answers 401 Unauthorized to PLATFORM_BOT_TOKEN: the token is wrong or was reset.',
+            PORTAL_TOKEN_FIX,
+          )
         : t.kind === 'held' && facts.invalid.authFailures > 0
           ? check(
               'token',
@@ -162,7 +236,13 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
                 `Nothing could be asked: ${describeFailure(t)} (after 401s, a spent invalid-request budget or a global 429).`,
                 `Wait ${Math.ceil(t.retryAfterMs / 1000)} s and run the check again; if it repeats, see the invalid-request budget below.`,
               )
-            : check('token', TITLES.token, 'fail', `GET /users/@me failed: ${describeFailure(t)}.`, 'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.');
+            : check(
+                'token',
+                TITLES.token,
+                'fail',
+                `GET /users/@me failed: ${describeFailure(t)}.`,
+                'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.',
+              );
 
   const { count, budget, windowMs, heldForMs } = facts.invalid;
   const minutes = Math.round(windowMs / 60_000);
@@ -171,9 +251,21 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
     'Find what the platform refuses in rolelink_platform_invalid_requests_total by status (401: the token; 403: permissions, the intent or a missing bot; 429: limits) and fix it with the checks here (docs/operations.md, RoleLinkNearPlatformBan).';
   const invalid =
     heldForMs > 0 || count >= budget
-      ? check('invalid_requests', TITLES.invalid_requests, 'fail', `${used}: the shared limiter holds every platform call for another ${Math.ceil(heldForMs / 1000)} s. The platform bans the IP for an hour at 10,000 in 10 minutes.`, find)
+      ? check(
+          'invalid_requests',
+          TITLES.invalid_requests,
+          'fail',
+          `${used}: the shared limiter holds every platform call for another ${Math.ceil(heldForMs / 1000)} s. The platform bans the IP for an hour at 10,000 in 10 minutes.`,
+          find,
+        )
       : count * 2 >= budget
-        ? check('invalid_requests', TITLES.invalid_requests, 'warn', `${used} (${budget - count} left): at ${budget} the limiter holds every platform call until the window ends.`, find)
+        ? check(
+            'invalid_requests',
+            TITLES.invalid_requests,
+            'warn',
+            `${used} (${budget - count} left): at ${budget} the limiter holds every platform call until the window ends.`,
+            find,
+          )
         : check('invalid_requests', TITLES.invalid_requests, 'pass', `${used} (${budget - count} left).`);
   return [token, invalid];
 }
@@ -181,7 +273,8 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
 /** What `linked_roles` says for each problem: domain's message, plus the way out where the message names none. */
 function roleFix(problem: RoleAccessProblem, guildId: string, roleId: string): string {
   const message = ROLE_ACCESS_MESSAGES[problem];
-  if (problem === 'managed' || problem === 'unknown_role') return `${message} Delete the link (the dashboard's link page → Delete, or rolelink link delete ${guildId} ${roleId}) and link a role the bot can manage.`;
+  if (problem === 'managed' || problem === 'unknown_role')
+    return `${message} Delete the link (the dashboard's link page → Delete, or rolelink link delete ${guildId} ${roleId}) and link a role the bot can manage.`;
   return message;
 }
 
@@ -207,14 +300,33 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
             `The platform answers ${facts.status}${facts.code !== null ? ` ${facts.code}` : ''} for server ${input.guildId}: the bot is not in it (never added, removed, or the server is gone).`,
             `Someone with Manage Server in that server opens ${input.inviteUrl} and adds the bot (it asks for Manage Roles, View Channels, Send Messages and View Audit Log).`,
           )
-        : check('bot_in_guild', TITLES.bot_in_guild, 'fail', `Reading server ${input.guildId} failed: ${describeFailure(facts.failure)}.`, 'Run the check again in a moment; if it persists, check the platform status and PLATFORM_API_URL.');
+        : check(
+            'bot_in_guild',
+            TITLES.bot_in_guild,
+            'fail',
+            `Reading server ${input.guildId} failed: ${describeFailure(facts.failure)}.`,
+            'Run the check again in a moment; if it persists, check the platform status and PLATFORM_API_URL.',
+          );
     const why = 'Not checked: the bot cannot see this server.';
-    return [presence, skip('members_intent', TITLES.members_intent, why), skip('manage_roles', TITLES.manage_roles, why), skip('linked_roles', TITLES.linked_roles, why), skip('two_factor', TITLES.two_factor, why)];
+    return [
+      presence,
+      skip('members_intent', TITLES.members_intent, why),
+      skip('manage_roles', TITLES.manage_roles, why),
+      skip('linked_roles', TITLES.linked_roles, why),
+      skip('two_factor', TITLES.two_factor, why),
+    ];
   }
   const botFacts: BotFacts = { guildId: input.guildId, roles: facts.roles, botRoleIds: facts.botRoleIds };
   const byId = new Map(facts.roles.map((r) => [r.id, r]));
   const botRoleNames = facts.botRoleIds.map((id) => byId.get(id)?.name ?? id);
-  const checks: SetupCheck[] = [check('bot_in_guild', TITLES.bot_in_guild, 'pass', `The bot is a member of ${facts.name}${botRoleNames.length ? `, holding ${botRoleNames.join(', ')}` : ''}.`)];
+  const checks: SetupCheck[] = [
+    check(
+      'bot_in_guild',
+      TITLES.bot_in_guild,
+      'pass',
+      `The bot is a member of ${facts.name}${botRoleNames.length ? `, holding ${botRoleNames.join(', ')}` : ''}.`,
+    ),
+  ];
 
   const m = facts.membersListing;
   checks.push(
@@ -228,7 +340,13 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
             'Listing members answers 403 50001 Missing Access: the application lacks the Server Members privileged intent, so first syncs, drift repair and the reconcile cannot read who holds a linked role.',
             PORTAL_INTENT_FIX,
           )
-        : check('members_intent', TITLES.members_intent, 'fail', `Listing members failed: ${describeFailure(m)}.`, 'Run the check again in a moment.'),
+        : check(
+            'members_intent',
+            TITLES.members_intent,
+            'fail',
+            `Listing members failed: ${describeFailure(m)}.`,
+            'Run the check again in a moment.',
+          ),
   );
 
   const canManage = (botPermissions(botFacts) & MANAGE_ROLES) !== 0n;
@@ -247,14 +365,30 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
   const problems: SetupRoleProblem[] = [];
   for (const roleId of input.linkedRoleIds) {
     const problem = roleAccessProblem(botFacts, roleId);
-    if (problem) problems.push({ role_id: roleId, role_name: byId.get(roleId)?.name ?? null, problem, fix: roleFix(problem, input.guildId, roleId) });
+    if (problem)
+      problems.push({
+        role_id: roleId,
+        role_name: byId.get(roleId)?.name ?? null,
+        problem,
+        fix: roleFix(problem, input.guildId, roleId),
+      });
   }
   const n = input.linkedRoleIds.length;
   const linked: SetupCheck =
     n === 0
-      ? check('linked_roles', TITLES.linked_roles, 'pass', 'No role of this server is linked yet; link creation refuses a role the bot cannot manage.')
+      ? check(
+          'linked_roles',
+          TITLES.linked_roles,
+          'pass',
+          'No role of this server is linked yet; link creation refuses a role the bot cannot manage.',
+        )
       : problems.length === 0
-        ? check('linked_roles', TITLES.linked_roles, 'pass', `The bot can add and remove all ${n} linked role${n > 1 ? 's' : ''}: each is below its highest role and not managed.`)
+        ? check(
+            'linked_roles',
+            TITLES.linked_roles,
+            'pass',
+            `The bot can add and remove all ${n} linked role${n > 1 ? 's' : ''}: each is below its highest role and not managed.`,
+          )
         : {
             ...check(
               'linked_roles',
@@ -267,7 +401,9 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
           };
   checks.push(linked);
 
-  const owner = input.owner ? `The application's owner (${input.owner})` : "The application's owner (Developer Portal → your application → General Information; for a team, its owner)";
+  const owner = input.owner
+    ? `The application's owner (${input.owner})`
+    : "The application's owner (Developer Portal → your application → General Information; for a team, its owner)";
   const ownerFix = `${owner} turns on two-factor authentication: User Settings → My Account → Enable Two-Factor Auth; ${SERVER_2FA_OFF}.`;
   const t = facts.twoFactor;
   checks.push(
@@ -281,7 +417,13 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
             "The server requires 2FA for moderation, and the platform accepted a role change that changes nothing (a linked role removed from the bot, which does not hold it): the application's owner has 2FA.",
           )
         : t === 'owner_needs_2fa'
-          ? check('two_factor', TITLES.two_factor, 'fail', "The server requires 2FA for moderation, and the platform refuses role changes with 403 60003: the application's owner has no 2FA.", ownerFix)
+          ? check(
+              'two_factor',
+              TITLES.two_factor,
+              'fail',
+              "The server requires 2FA for moderation, and the platform refuses role changes with 403 60003: the application's owner has no 2FA.",
+              ownerFix,
+            )
           : 'untried' in t
             ? check(
                 'two_factor',
@@ -331,11 +473,18 @@ export class SetupChecker {
     const account = await this.accountFacts();
     if (account.token.kind !== 'valid') {
       const why = 'Not checked: the token check failed.';
-      return (['bot_in_guild', 'members_intent', 'manage_roles', 'linked_roles', 'two_factor'] as const).map((id) => check(id, TITLES[id], 'skip', why));
+      return (['bot_in_guild', 'members_intent', 'manage_roles', 'linked_roles', 'two_factor'] as const).map((id) =>
+        check(id, TITLES[id], 'skip', why),
+      );
     }
     const facts = await readGuildFacts(this.client.api, guildId, account.token.botUserId, linkedRoleIds);
     const applicationId = account.application?.id ?? account.token.botUserId;
-    return evaluateGuild(facts, { guildId, linkedRoleIds, inviteUrl: this.invite(guildId, applicationId), owner: account.application?.owner ?? null });
+    return evaluateGuild(facts, {
+      guildId,
+      linkedRoleIds,
+      inviteUrl: this.invite(guildId, applicationId),
+      owner: account.application?.owner ?? null,
+    });
   }
 
   /** A guild's whole report, the account's checks first (the dashboard's panel). */

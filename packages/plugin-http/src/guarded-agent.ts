@@ -39,7 +39,12 @@ export function guardedLookup(resolve: Resolver, permits: (host: string, address
   return (hostname: string, options: { all?: boolean; family?: number | string }, callback: LookupCallback): void => {
     resolve(hostname).then(
       (found) => {
-        const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+        const family =
+          options.family === 4 || options.family === 'IPv4'
+            ? 4
+            : options.family === 6 || options.family === 'IPv6'
+              ? 6
+              : 0;
         const addresses = family ? found.filter((a) => a.family === family) : found;
         const first = addresses[0];
         if (!first) {
@@ -85,18 +90,26 @@ export class GuardedAgent extends https.Agent {
     this.resolve = options.resolve ?? systemResolver;
   }
 
-  override createConnection(options: https.RequestOptions & { host?: string; servername?: string }, callback: (err: Error | null, socket?: Duplex) => void): Duplex | undefined {
+  override createConnection(
+    options: https.RequestOptions & { host?: string; servername?: string },
+    callback: (err: Error | null, socket?: Duplex) => void,
+  ): Duplex | undefined {
     const host = bare(options.host ?? options.hostname ?? '');
     if (net.isIP(host) && !this.permits(host, host)) {
       process.nextTick(() => callback(new BlockedAddressError(host, host)));
       return undefined;
     }
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called with this agent as `this` on the next line
-    const create = https.Agent.prototype.createConnection as unknown as (this: https.Agent, o: unknown, cb: unknown) => net.Socket;
+    const create = https.Agent.prototype.createConnection as unknown as (
+      this: https.Agent,
+      o: unknown,
+      cb: unknown,
+    ) => net.Socket;
     const socket = create.call(this, { ...options, lookup: guardedLookup(this.resolve, this.permits) }, callback);
     socket.once('connect', () => {
       const remote = socket.remoteAddress;
-      if (remote === undefined || !this.permits(host, remote)) socket.destroy(new BlockedAddressError(host, remote ?? 'unknown'));
+      if (remote === undefined || !this.permits(host, remote))
+        socket.destroy(new BlockedAddressError(host, remote ?? 'unknown'));
     });
     return socket;
   }

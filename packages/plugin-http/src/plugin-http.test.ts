@@ -28,7 +28,13 @@ async function failure(p: Promise<unknown>): Promise<PluginCallFailure> {
 describe('PluginHttp', () => {
   it('sends exactly the headers of spec 4.2 with a JSON body and an Authorization token', async () => {
     plugin.on('POST /config', (_req, res) => json(res, 200, { ok: true }));
-    const res = await client().request({ method: 'POST', url: `${plugin.url}/config`, token: 'rl_abc', json: { guild_id: '1' }, timeoutMs: 2000 });
+    const res = await client().request({
+      method: 'POST',
+      url: `${plugin.url}/config`,
+      token: 'rl_abc',
+      json: { guild_id: '1' },
+      timeoutMs: 2000,
+    });
     expect(res.status).toBe(200);
     const seen = plugin.requests.at(-1)!;
     expect(seen.headers['authorization']).toBe('Token rl_abc');
@@ -36,7 +42,14 @@ describe('PluginHttp', () => {
     expect(seen.headers['content-type']).toBe('application/json');
     expect(seen.headers['accept']).toBeUndefined();
     expect(seen.headers['accept-encoding']).toBeUndefined();
-    expect(Object.keys(seen.headers).sort()).toEqual(['authorization', 'connection', 'content-length', 'content-type', 'host', 'user-agent']);
+    expect(Object.keys(seen.headers).sort()).toEqual([
+      'authorization',
+      'connection',
+      'content-length',
+      'content-type',
+      'host',
+      'user-agent',
+    ]);
     expect(JSON.parse(seen.body)).toEqual({ guild_id: '1' });
   });
 
@@ -45,7 +58,13 @@ describe('PluginHttp', () => {
     await client().request({ method: 'GET', url: `${plugin.url}/health`, timeoutMs: 2000 });
     expect(plugin.requests.at(-1)!.headers['authorization']).toBeUndefined();
     plugin.on('GET /config', (_req, res) => json(res, 200, {}));
-    await client().request({ method: 'GET', url: `${plugin.url}/config`, token: 'rl_x', accept: true, timeoutMs: 2000 });
+    await client().request({
+      method: 'GET',
+      url: `${plugin.url}/config`,
+      token: 'rl_x',
+      accept: true,
+      timeoutMs: 2000,
+    });
     expect(plugin.requests.at(-1)!.headers['accept']).toBe('application/json');
     expect(plugin.requests.at(-1)!.headers['content-type']).toBeUndefined();
   });
@@ -80,7 +99,12 @@ describe('PluginHttp', () => {
       res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "frame-ancestors 'self'" });
       res.end('x'.repeat(MAX_PLUGIN_BODY_BYTES * 2));
     });
-    const res = await client().request({ method: 'GET', url: `${plugin.url}/page`, timeoutMs: 2000, maxBodyBytes: MAX_PLUGIN_BODY_BYTES * 4 });
+    const res = await client().request({
+      method: 'GET',
+      url: `${plugin.url}/page`,
+      timeoutMs: 2000,
+      maxBodyBytes: MAX_PLUGIN_BODY_BYTES * 4,
+    });
     expect([res.truncated, res.body.length]).toEqual([false, MAX_PLUGIN_BODY_BYTES * 2]);
     expect(res.headers['content-security-policy']).toBe("frame-ancestors 'self'");
   });
@@ -95,22 +119,40 @@ describe('PluginHttp', () => {
 
   it('blocks loopback in every numeric host form unless allow-listed', async () => {
     const port = plugin.port;
-    for (const host of ['127.0.0.1', '2130706433', '0x7f.0.0.1', '0177.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
-      const err = await failure(client([]).request({ method: 'GET', url: `https://${host}:${port}/health`, timeoutMs: 2000 }));
+    for (const host of [
+      '127.0.0.1',
+      '2130706433',
+      '0x7f.0.0.1',
+      '0177.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+    ]) {
+      const err = await failure(
+        client([]).request({ method: 'GET', url: `https://${host}:${port}/health`, timeoutMs: 2000 }),
+      );
       expect(err.kind).toBe('blocked');
     }
   });
 
   it('blocks a public-looking name that resolves to a private address', async () => {
     const before = plugin.requests.length;
-    const err = await failure(client([], toLoopback).request({ method: 'GET', url: `https://plugin.test:${plugin.port}/health`, timeoutMs: 2000 }));
+    const err = await failure(
+      client([], toLoopback).request({
+        method: 'GET',
+        url: `https://plugin.test:${plugin.port}/health`,
+        timeoutMs: 2000,
+      }),
+    );
     expect(err.kind).toBe('blocked');
     expect(err.message).toContain('127.0.0.1');
     expect(plugin.requests.length).toBe(before);
   });
 
   it('blocks localhost by its resolved address', async () => {
-    const err = await failure(client([]).request({ method: 'GET', url: `https://localhost:${plugin.port}/health`, timeoutMs: 2000 }));
+    const err = await failure(
+      client([]).request({ method: 'GET', url: `https://localhost:${plugin.port}/health`, timeoutMs: 2000 }),
+    );
     expect(err.kind).toBe('blocked');
   });
 
@@ -123,25 +165,41 @@ describe('PluginHttp', () => {
         { address: '10.0.0.8', family: 4 },
       ]);
     const lookup = guardedLookup(mixed, addressPolicy([]));
-    const result = await new Promise<unknown>((resolve) => lookup('plugin.test', { all: true }, (err, addresses) => resolve(err ?? addresses)));
+    const result = await new Promise<unknown>((resolve) =>
+      lookup('plugin.test', { all: true }, (err, addresses) => resolve(err ?? addresses)),
+    );
     expect(result).toBeInstanceOf(BlockedAddressError);
-    const single = await new Promise<unknown>((resolve) => lookup('plugin.test', {}, (err, address) => resolve(err ?? address)));
+    const single = await new Promise<unknown>((resolve) =>
+      lookup('plugin.test', {}, (err, address) => resolve(err ?? address)),
+    );
     expect(single).toBeInstanceOf(BlockedAddressError);
   });
 
   it('does not let an allow-listed IP admit a name that resolves to it', async () => {
-    const err = await failure(client(['127.0.0.1'], toLoopback).request({ method: 'GET', url: `https://plugin.test:${plugin.port}/health`, timeoutMs: 2000 }));
+    const err = await failure(
+      client(['127.0.0.1'], toLoopback).request({
+        method: 'GET',
+        url: `https://plugin.test:${plugin.port}/health`,
+        timeoutMs: 2000,
+      }),
+    );
     expect(err.kind).toBe('blocked');
   });
 
   it('lets an allow-listed name reach its private address', async () => {
     plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
-    const res = await client(['plugin.test'], toLoopback).request({ method: 'GET', url: `https://plugin.test:${plugin.port}/health`, timeoutMs: 2000 });
+    const res = await client(['plugin.test'], toLoopback).request({
+      method: 'GET',
+      url: `https://plugin.test:${plugin.port}/health`,
+      timeoutMs: 2000,
+    });
     expect(res.status).toBe(200);
   });
 
   it('refuses plain HTTP', async () => {
-    const err = await failure(client().request({ method: 'GET', url: `http://127.0.0.1:${plugin.port}/health`, timeoutMs: 2000 }));
+    const err = await failure(
+      client().request({ method: 'GET', url: `http://127.0.0.1:${plugin.port}/health`, timeoutMs: 2000 }),
+    );
     expect(err.kind).toBe('blocked');
   });
 

@@ -51,7 +51,8 @@ export class PluginHttp {
   }
 
   request(req: PluginRequest): Promise<PluginResponse> {
-    if (!req.url.startsWith('https://')) return Promise.reject(new PluginCallFailure('blocked', 'plugin URL must use HTTPS'));
+    if (!req.url.startsWith('https://'))
+      return Promise.reject(new PluginCallFailure('blocked', 'plugin URL must use HTTPS'));
     const headers: Record<string, string> = { ...req.headers, 'user-agent': USER_AGENT };
     if (req.token !== undefined) headers.authorization = `Token ${req.token}`;
     if (req.json !== undefined || req.rawJson !== undefined) headers['content-type'] = 'application/json';
@@ -70,7 +71,11 @@ export class PluginHttp {
       const stream = got.stream(req.url, {
         method: req.method,
         headers,
-        ...(req.rawJson !== undefined ? { body: req.rawJson } : req.json !== undefined ? { body: JSON.stringify(req.json) } : {}),
+        ...(req.rawJson !== undefined
+          ? { body: req.rawJson }
+          : req.json !== undefined
+            ? { body: JSON.stringify(req.json) }
+            : {}),
         agent: { https: this.agent },
         followRedirect: false,
         decompress: false,
@@ -87,7 +92,16 @@ export class PluginHttp {
       let responseHeaders: IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = (truncated: boolean): void => finish(() => resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks), truncated, durationMs: performance.now() - started }));
+      const done = (truncated: boolean): void =>
+        finish(() =>
+          resolve({
+            status,
+            headers: responseHeaders,
+            body: Buffer.concat(chunks),
+            truncated,
+            durationMs: performance.now() - started,
+          }),
+        );
 
       stream.on('response', (res: { statusCode: number; headers: IncomingHttpHeaders }) => {
         status = res.statusCode;

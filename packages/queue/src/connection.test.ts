@@ -16,12 +16,19 @@ describe('connections', () => {
   });
 
   it('builds an ioredis Cluster for rediss+cluster://: fail-fast at the cluster, retries, credentials and TLS on every node', () => {
-    const cluster = producerConnection('rediss+cluster://rolelink:p%40ss@10.0.0.1:7000,10.0.0.2:7001', { lazyConnect: true });
+    const cluster = producerConnection('rediss+cluster://rolelink:p%40ss@10.0.0.1:7000,10.0.0.2:7001', {
+      lazyConnect: true,
+    });
     try {
       expect(cluster).toBeInstanceOf(Cluster);
       const { options } = cluster as Cluster;
       expect(options).toMatchObject({ enableOfflineQueue: false, lazyConnect: true });
-      expect(options.redisOptions).toEqual({ maxRetriesPerRequest: 1, username: 'rolelink', password: 'p@ss', tls: {} });
+      expect(options.redisOptions).toEqual({
+        maxRetriesPerRequest: 1,
+        username: 'rolelink',
+        password: 'p@ss',
+        tls: {},
+      });
       // TLS: the announced host name is connected to as it is, so the certificate names it.
       const looked: [Error | null | undefined, string][] = [];
       options.dnsLookup!('clustercfg.example.cache.amazonaws.com', (err, address) => looked.push([err, address]));

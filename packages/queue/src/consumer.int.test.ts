@@ -41,7 +41,9 @@ describe('typed queues', () => {
 
       const failures: string[] = [];
       consumer.worker.on('failed', (_job, err) => failures.push(err.message));
-      const twoFailed = new Promise<void>((resolve) => consumer.worker.on('failed', () => failures.length === 2 && resolve()));
+      const twoFailed = new Promise<void>((resolve) =>
+        consumer.worker.on('failed', () => failures.length === 2 && resolve()),
+      );
       await sync.queue.add('sync', { linkId: 'not-a-number' });
       await sync.queue.add('no-such-job', {});
       await twoFailed;
@@ -60,6 +62,9 @@ describe('typed queues', () => {
     await sync.add('sync', { linkId: '7' }, { delay: 5_000, dedup: 'retry' });
     const jobs: Job[] = await sync.queue.getJobs(['waiting', 'delayed']);
     expect(jobs.map((j) => j.opts.deduplication?.id).sort()).toEqual(['link-7', 'retry-link-7']);
-    expect(jobs.find((j) => j.opts.deduplication?.id === 'retry-link-7')?.opts.deduplication).toEqual({ id: 'retry-link-7', ttl: 5_000 });
+    expect(jobs.find((j) => j.opts.deduplication?.id === 'retry-link-7')?.opts.deduplication).toEqual({
+      id: 'retry-link-7',
+      ttl: 5_000,
+    });
   });
 });

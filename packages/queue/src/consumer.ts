@@ -32,10 +32,18 @@ export class Consumer<Q extends QueueName> {
   ) {
     const { unknownJob, around, ...workerOptions } = options;
     const processor = (job: Job, token?: string) => this.dispatch(job, token, unknownJob);
-    this.worker = new Worker(name, around ? (job, token) => around(job, () => processor(job, token)) : processor, workerOptions);
+    this.worker = new Worker(
+      name,
+      around ? (job, token) => around(job, () => processor(job, token)) : processor,
+      workerOptions,
+    );
   }
 
-  private async dispatch(job: Job, token: string | undefined, unknownJob: ConsumerOptions['unknownJob']): Promise<unknown> {
+  private async dispatch(
+    job: Job,
+    token: string | undefined,
+    unknownJob: ConsumerOptions['unknownJob'],
+  ): Promise<unknown> {
     if (!isJobName(this.name, job.name)) {
       if (unknownJob) return unknownJob(job);
       throw new Error(`unknown ${this.name} job ${job.name}`);

@@ -3,7 +3,13 @@ import { QueueName } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
 
-export type DeleteConfigInput = { pluginUrl: string; guildId: string; roleId: string; tokenCiphertext: Buffer; afterEvent?: string | null };
+export type DeleteConfigInput = {
+  pluginUrl: string;
+  guildId: string;
+  roleId: string;
+  tokenCiphertext: Buffer;
+  afterEvent?: string | null;
+};
 
 /**
  * Plugin work nobody waits for, handed to services/plugin-broker through the `plugin-calls` queue (with
@@ -37,7 +43,12 @@ export class PluginJobs {
           tokenCiphertext: input.tokenCiphertext.toString('base64'),
           ...(input.afterEvent ? { afterEvent: input.afterEvent } : {}),
         },
-        { attempts: 3, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
+        {
+          attempts: 3,
+          backoff: { type: 'exponential', delay: 5_000 },
+          removeOnComplete: true,
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
       );
     } catch (err) {
       this.logger.warn('DELETE /config not enqueued; the plugin will not be told about the deletion', {

@@ -17,11 +17,19 @@ const SCHEDULED_JOB_RETENTION = { removeOnComplete: 100, removeOnFail: 100 };
  * The catalog's scheduler `id` (contracts' schedulerCatalog) on its queue's producer, running every
  * `everyMs`; null (left alone) when the interval is absent or 0 (tests drive the job themselves).
  */
-export function scheduled<Q extends QueueName>(producer: Producer<Q>, id: SchedulerOf<Q>, everyMs: number | null | undefined): JobScheduler | null {
+export function scheduled<Q extends QueueName>(
+  producer: Producer<Q>,
+  id: SchedulerOf<Q>,
+  everyMs: number | null | undefined,
+): JobScheduler | null {
   const { job } = schedulerCatalog[id];
   if (!everyMs) return null;
   // Every scheduled job's payload is {} (the catalog's schemas say so; schedule() parses it).
-  return { id, upsert: () => producer.schedule(id, everyMs, job as JobName<Q>, {} as JobData<Q, JobName<Q>>, SCHEDULED_JOB_RETENTION) };
+  return {
+    id,
+    upsert: () =>
+      producer.schedule(id, everyMs, job as JobName<Q>, {} as JobData<Q, JobName<Q>>, SCHEDULED_JOB_RETENTION),
+  };
 }
 
 export type SchedulerKeeper = {
@@ -47,7 +55,12 @@ const DEFAULT_BACKOFF: RegistrationBackoff = { firstMs: 250, maxMs: 10_000, atte
  * are gone with it). Nothing here throws: the service keeps starting and serving /healthz while Redis is
  * away, and says not ready until the first registration succeeded.
  */
-export function ensureSchedulers(o: { redis: RedisClient; schedulers: readonly (JobScheduler | null | undefined)[]; logger: Logger; backoff?: RegistrationBackoff }): SchedulerKeeper {
+export function ensureSchedulers(o: {
+  redis: RedisClient;
+  schedulers: readonly (JobScheduler | null | undefined)[];
+  logger: Logger;
+  backoff?: RegistrationBackoff;
+}): SchedulerKeeper {
   const schedulers = o.schedulers.filter((s): s is JobScheduler => !!s);
   const backoff = o.backoff ?? DEFAULT_BACKOFF;
   let registered = false;
@@ -80,7 +93,11 @@ export function ensureSchedulers(o: { redis: RedisClient; schedulers: readonly (
       } catch (err) {
         if (stopped) return;
         const delay = backoffMs(backoff, tries - 1);
-        o.logger.warn('job schedulers not registered (Redis); retrying', { err: err instanceof Error ? err.message : String(err), retryInMs: delay, tries });
+        o.logger.warn('job schedulers not registered (Redis); retrying', {
+          err: err instanceof Error ? err.message : String(err),
+          retryInMs: delay,
+          tries,
+        });
         await pause(delay);
       }
     }

@@ -25,7 +25,9 @@ async function watchEnqueues(prefix: string): Promise<{ count(): Promise<number>
   return {
     async count() {
       const entries = await redis.xrange(stream, after, '+');
-      return entries.filter(([, fields]) => ['added', 'deduplicated', 'duplicated'].includes(fields[fields.indexOf('event') + 1] ?? '')).length;
+      return entries.filter(([, fields]) =>
+        ['added', 'deduplicated', 'duplicated'].includes(fields[fields.indexOf('event') + 1] ?? ''),
+      ).length;
     },
     stop: () => redis.disconnect(),
   };
@@ -135,7 +137,10 @@ describe('SyncNotifier', () => {
         }),
       );
       await notifier.settled();
-      const behind = () => links.filter((l) => (done.get(l) ?? 0) < wanted.get(l)!).map((l) => `${l}: done ${done.get(l) ?? 0} of ${wanted.get(l)}`);
+      const behind = () =>
+        links
+          .filter((l) => (done.get(l) ?? 0) < wanted.get(l)!)
+          .map((l) => `${l}: done ${done.get(l) ?? 0} of ${wanted.get(l)}`);
       // Waits while passes keep running; a lost request shows as a link behind with no pass coming.
       await waitFor(
         () => ({ behind: behind(), passes }),

@@ -27,7 +27,10 @@ export class SyncNotifier {
    * link anyway (one waiting job, its `wanted` rule), so more enqueues would only ask Redis the same
    * question again. Each notify() resolves only once a request sent after it asked is queued.
    */
-  private readonly perLink = new SharedCall((linkId: string, requestId: string | undefined) => this.enqueue(linkId, requestId), { atOnce: true, spacingMs: SPACING_MS });
+  private readonly perLink = new SharedCall(
+    (linkId: string, requestId: string | undefined) => this.enqueue(linkId, requestId),
+    { atOnce: true, spacingMs: SPACING_MS },
+  );
   /** The requests asked for and not yet sent or given up: settled() waits for them. */
   private readonly outstanding = new Set<Promise<boolean>>();
 
@@ -61,10 +64,17 @@ export class SyncNotifier {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('enqueue timed out')), this.timeoutMs);
       });
-      await Promise.race([this.whenReady().then(() => enqueueLinkSync(this.producer, linkId, requestId)), timeout]).finally(() => clearTimeout(timer));
+      await Promise.race([
+        this.whenReady().then(() => enqueueLinkSync(this.producer, linkId, requestId)),
+        timeout,
+      ]).finally(() => clearTimeout(timer));
       return true;
     } catch (err) {
-      this.logger.warn('sync request not queued; the outbox sweeper will retry', { linkId, requestId, err: (err as Error).message });
+      this.logger.warn('sync request not queued; the outbox sweeper will retry', {
+        linkId,
+        requestId,
+        err: (err as Error).message,
+      });
       return false;
     }
   }
@@ -77,7 +87,8 @@ export class SyncNotifier {
   private whenReady(): Promise<void> {
     const status = this.connection.status;
     if (status === 'ready') return Promise.resolve();
-    if (status !== 'connecting' && status !== 'connect' && status !== 'wait') return Promise.reject(new Error(`redis ${status}`));
+    if (status !== 'connecting' && status !== 'connect' && status !== 'wait')
+      return Promise.reject(new Error(`redis ${status}`));
     if (status === 'wait') void this.connection.connect().catch(() => undefined);
     return new Promise((resolve) => this.connection.once('ready', () => resolve()));
   }

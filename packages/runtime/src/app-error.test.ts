@@ -22,7 +22,11 @@ describe('AppError.validation', () => {
 
   it('leaves `errors` out for the User Management API, whose body stays `details` only', () => {
     const err = AppError.validation([{ field: 'body.3', message: 'must be a 17 to 20 digit snowflake string' }]);
-    expect(err.toBody({ fieldErrors: false })).toEqual({ statusCode: 400, message: 'Validation error', details: ['body.3: must be a 17 to 20 digit snowflake string'] });
+    expect(err.toBody({ fieldErrors: false })).toEqual({
+      statusCode: 400,
+      message: 'Validation error',
+      details: ['body.3: must be a 17 to 20 digit snowflake string'],
+    });
   });
 
   it('names zod issues by their path under the given part, or the part alone for the root', () => {
@@ -40,11 +44,22 @@ describe('AppError#toBody, the one serializer', () => {
     const bodies = [
       new AppError(404, 'Role link not found', 'not_found').toBody(),
       AppError.field(400, 'plugin_url', 'Invalid plugin URL: must use HTTPS', 'invalid_plugin_url').toBody(),
-      AppError.fields(400, 'Invalid config', 'invalid_config', [{ field: 'min_level', message: 'must be at most 100' }]).toBody(),
-      AppError.pluginFailure(502, 'Failed to register with plugin server', 'plugin_register_failed', 'connect ECONNREFUSED').toBody(),
+      AppError.fields(400, 'Invalid config', 'invalid_config', [
+        { field: 'min_level', message: 'must be at most 100' },
+      ]).toBody(),
+      AppError.pluginFailure(
+        502,
+        'Failed to register with plugin server',
+        'plugin_register_failed',
+        'connect ECONNREFUSED',
+      ).toBody(),
     ];
     for (const body of bodies) expect(errorBody.strict().safeParse(body).success).toBe(true);
-    expect(bodies[3]).toEqual({ statusCode: 502, message: 'Failed to register with plugin server', detail: 'connect ECONNREFUSED' });
+    expect(bodies[3]).toEqual({
+      statusCode: 502,
+      message: 'Failed to register with plugin server',
+      detail: 'connect ECONNREFUSED',
+    });
   });
 
   it('rebuilds another service’s answer so it serializes the same', () => {
@@ -55,7 +70,18 @@ describe('AppError#toBody, the one serializer', () => {
   });
 
   it('sends a prescribed body as it is (the shrink hold)', () => {
-    const hold = { errors: { error: 'confirm_required' as const, code: 'shrink' as const, change_id: '6f1c2a40-5b7e-4c55-9d7e-2f0a7b1c9e11', previous: 40, next: 30, removals: 10, message: 'held' }, requestId: 'r1' };
+    const hold = {
+      errors: {
+        error: 'confirm_required' as const,
+        code: 'shrink' as const,
+        change_id: '6f1c2a40-5b7e-4c55-9d7e-2f0a7b1c9e11',
+        previous: 40,
+        next: 30,
+        removals: 10,
+        message: 'held',
+      },
+      requestId: 'r1',
+    };
     const err = AppError.shrinkHold(hold);
     expect([err.status, err.code, err.message, err.toBody()]).toEqual([409, 'shrink', 'held', hold]);
   });

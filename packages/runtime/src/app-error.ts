@@ -8,7 +8,12 @@ export type ValidationIssue = { field: string; message: string };
 export const VALIDATION_MESSAGE = 'Validation error';
 
 /** What a factory adds to status, message and code; the serializer (`toBody`) turns it into the body. */
-type Extras = { details?: readonly string[]; issues?: readonly ValidationIssue[]; detail?: string; prescribed?: PrescribedBody };
+type Extras = {
+  details?: readonly string[];
+  issues?: readonly ValidationIssue[];
+  detail?: string;
+  prescribed?: PrescribedBody;
+};
 
 /** A whole body that another specification fixes (see `AppError.prescribed`). */
 export type PrescribedBody = ShrinkBody | object;
@@ -94,7 +99,11 @@ export class AppError extends Error {
   /** The error another service answered (status, its code, its body), rebuilt so it serializes the same here. */
   static fromBody(status: number, code: string, body: ErrorBody): AppError {
     const { details, errors, detail } = body;
-    return new AppError(status, body.message, code, { ...(details ? { details } : {}), ...(errors ? { issues: errors } : {}), ...(detail !== undefined ? { detail } : {}) });
+    return new AppError(status, body.message, code, {
+      ...(details ? { details } : {}),
+      ...(errors ? { issues: errors } : {}),
+      ...(detail !== undefined ? { detail } : {}),
+    });
   }
 
   static notFound(message: string, code = 'not_found'): AppError {
@@ -128,7 +137,10 @@ export class AppError extends Error {
 
 /** A zod failure as issues, each path under `prefix` (`params` gives `params.guildId`; no path gives `params`). */
 export function zodIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
-  return error.issues.map((i) => ({ field: [prefix, ...i.path.map(String)].filter(Boolean).join('.'), message: i.message }));
+  return error.issues.map((i) => ({
+    field: [prefix, ...i.path.map(String)].filter(Boolean).join('.'),
+    message: i.message,
+  }));
 }
 
 function codeFor(status: number): string {

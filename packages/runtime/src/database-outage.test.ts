@@ -9,12 +9,23 @@ describe('fromDatabaseOutage', () => {
     ['a connection failure (08006)', pgError('connection failure', '08006')],
     ['a refused connection', pgError('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
     ['too many connections (53300)', pgError('sorry, too many clients already', '53300')],
-    ['too many connections, wrapped by Prisma', new Error('DriverAdapterError', { cause: pgError('remaining connection slots are reserved for roles with the SUPERUSER attribute', '53300') })],
+    [
+      'too many connections, wrapped by Prisma',
+      new Error('DriverAdapterError', {
+        cause: pgError('remaining connection slots are reserved for roles with the SUPERUSER attribute', '53300'),
+      }),
+    ],
     ['a connection lost mid-query (node-postgres, no code)', pgError('Connection terminated unexpectedly')],
     ['a pool that cannot connect in time', pgError('timeout exceeded when trying to connect')],
-    ['the same, wrapped by Prisma with the pg error as cause', new Error('DriverAdapterError', { cause: pgError('Connection terminated unexpectedly') })],
+    [
+      'the same, wrapped by Prisma with the pg error as cause',
+      new Error('DriverAdapterError', { cause: pgError('Connection terminated unexpectedly') }),
+    ],
   ])('answers 503 for %s', (_name, err) => {
-    expect(fromDatabaseOutage(err)?.toBody()).toEqual({ statusCode: 503, message: 'Database temporarily unavailable, nothing was written; retry shortly' });
+    expect(fromDatabaseOutage(err)?.toBody()).toEqual({
+      statusCode: 503,
+      message: 'Database temporarily unavailable, nothing was written; retry shortly',
+    });
   });
 
   it.each([

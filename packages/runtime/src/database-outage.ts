@@ -11,7 +11,8 @@ export const DATABASE_RETRY_AFTER_S = 5;
 const OUTAGE_SQLSTATE = /^(08|57P0[123]|53300$)/;
 const OUTAGE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 // node-postgres reports a lost or unobtainable connection with these messages and no code.
-const OUTAGE_MESSAGE = /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed/i;
+const OUTAGE_MESSAGE =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed/i;
 
 /**
  * A PostgreSQL outage as the one 503 of the spec's error shape, or null for any other error. Used by the

@@ -21,7 +21,11 @@ export class DependencyLog {
       if (!s) this.state.set(dependency, { up: true, since: this.now(), failures: 0 });
       return;
     }
-    this.logger.info(`${dependency} back up`, { dependency, downForMs: this.now() - s.since, failedAttempts: s.failures });
+    this.logger.info(`${dependency} back up`, {
+      dependency,
+      downForMs: this.now() - s.since,
+      failedAttempts: s.failures,
+    });
     this.state.set(dependency, { up: true, since: this.now(), failures: 0 });
   }
 
@@ -40,7 +44,8 @@ export class DependencyLog {
    * a lost connection counts towards the dependency's state; any other error is logged as `what`.
    */
   listener(dependency: string, what: string): (err: Error) => void {
-    return (err) => (isConnectionError(err) ? this.down(dependency, err) : this.logger.error(what, { error: err.message }));
+    return (err) =>
+      isConnectionError(err) ? this.down(dependency, err) : this.logger.error(what, { error: err.message });
   }
 
   isDown(dependency: string): boolean {
@@ -59,6 +64,8 @@ export function isConnectionError(err: unknown): boolean {
   const message = typeof e?.message === 'string' ? e.message : '';
   return (
     /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|ENETUNREACH)$/.test(code) ||
-    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect ETIMEDOUT|Stream isn't writeable|getaddrinfo/.test(message)
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection is closed|connect ETIMEDOUT|Stream isn't writeable|getaddrinfo/.test(
+      message,
+    )
   );
 }

@@ -34,13 +34,21 @@ describe('parseEnv in production', () => {
   });
 
   it('refuses a placeholder in any variable, naming it', () => {
-    expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://rolelink:REPLACE_ME@REPLACE_ME:5432/rolelink' })).toMatch(/^ {2}DATABASE_URL: is a placeholder/m);
-    expect(problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: 'REPLACE_ME_WITH_AT_LEAST_32_CHARACTERS' })).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: is a placeholder/m);
-    expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: '…' })).toMatch(/^ {2}PLATFORM_BOT_TOKEN: is a placeholder/m);
+    expect(
+      problemsOf({ ...production, DATABASE_URL: 'postgresql://rolelink:REPLACE_ME@REPLACE_ME:5432/rolelink' }),
+    ).toMatch(/^ {2}DATABASE_URL: is a placeholder/m);
+    expect(
+      problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: 'REPLACE_ME_WITH_AT_LEAST_32_CHARACTERS' }),
+    ).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: is a placeholder/m);
+    expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: '…' })).toMatch(
+      /^ {2}PLATFORM_BOT_TOKEN: is a placeholder/m,
+    );
   });
 
   it('refuses a secret shorter than 32 characters, naming it', () => {
-    expect(problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: 'x'.repeat(31) })).toMatch(/^ {2}PLATFORM_OAUTH_CLIENT_SECRET: is too short for a secret \(31 characters, at least 32 in production\)$/m);
+    expect(problemsOf({ ...production, PLATFORM_OAUTH_CLIENT_SECRET: 'x'.repeat(31) })).toMatch(
+      /^ {2}PLATFORM_OAUTH_CLIENT_SECRET: is too short for a secret \(31 characters, at least 32 in production\)$/m,
+    );
   });
 
   it('refuses the platform settings when unset (their defaults are the emulator) or set to the emulator', () => {
@@ -48,14 +56,22 @@ describe('parseEnv in production', () => {
     const message = problemsOf(unset);
     expect(message).toMatch(/^ {2}PLATFORM_API_URL: must be set in production/m);
     expect(message).toMatch(/^ {2}PLATFORM_BOT_TOKEN: must be set in production/m);
-    expect(problemsOf({ ...production, PLATFORM_API_URL: 'http://127.0.0.1:3900/api/' })).toMatch(/^ {2}PLATFORM_API_URL: is the local platform emulator's/m);
-    expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: 'emulator-bot-token' })).toMatch(/^ {2}PLATFORM_BOT_TOKEN: is the local platform emulator's/m);
+    expect(problemsOf({ ...production, PLATFORM_API_URL: 'http://127.0.0.1:3900/api/' })).toMatch(
+      /^ {2}PLATFORM_API_URL: is the local platform emulator's/m,
+    );
+    expect(problemsOf({ ...production, PLATFORM_BOT_TOKEN: 'emulator-bot-token' })).toMatch(
+      /^ {2}PLATFORM_BOT_TOKEN: is the local platform emulator's/m,
+    );
   });
 
   it('refuses the connection strings unset or at their local development default, naming them', () => {
     const { DATABASE_URL: _db, ...unset } = production;
-    expect(problemsOf(unset)).toMatch(/^ {2}DATABASE_URL: must be set in production \(its default, "postgresql:\/\/postgres@127.0.0.1:5432\/rolelink", is a local development server's\)$/m);
-    expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/rolelink' })).toMatch(/^ {2}DATABASE_URL: is a local development server's default; production needs its own$/m);
+    expect(problemsOf(unset)).toMatch(
+      /^ {2}DATABASE_URL: must be set in production \(its default, "postgresql:\/\/postgres@127.0.0.1:5432\/rolelink", is a local development server's\)$/m,
+    );
+    expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/rolelink' })).toMatch(
+      /^ {2}DATABASE_URL: is a local development server's default; production needs its own$/m,
+    );
     expect(problemsOf({ ...production, DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/rolelink_prod' })).toBe('');
   });
 
@@ -66,7 +82,11 @@ describe('parseEnv in production', () => {
   });
 
   it('leaves development and tests on the local defaults', () => {
-    expect(parseEnv(schema, { PLATFORM_OAUTH_CLIENT_SECRET: 'dev' })).toMatchObject({ NODE_ENV: 'development', PLATFORM_API_URL: 'http://127.0.0.1:3900/api', PLATFORM_BOT_TOKEN: 'emulator-bot-token' });
+    expect(parseEnv(schema, { PLATFORM_OAUTH_CLIENT_SECRET: 'dev' })).toMatchObject({
+      NODE_ENV: 'development',
+      PLATFORM_API_URL: 'http://127.0.0.1:3900/api',
+      PLATFORM_BOT_TOKEN: 'emulator-bot-token',
+    });
     expect(parseEnv(schema, { NODE_ENV: 'test', PLATFORM_OAUTH_CLIENT_SECRET: 'REPLACE_ME' }).NODE_ENV).toBe('test');
   });
 

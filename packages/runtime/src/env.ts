@@ -12,9 +12,12 @@ export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessE
   const problems = [
     ...(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
     ...(declared.includes('NODE_ENV') && source.NODE_ENV === 'production' ? productionProblems(declared, source) : []),
-    ...(result.success && declared.includes('REDIS_URL') && declared.includes('QUEUE_PREFIX') ? clusterProblems(result.data as Record<string, unknown>) : []),
+    ...(result.success && declared.includes('REDIS_URL') && declared.includes('QUEUE_PREFIX')
+      ? clusterProblems(result.data as Record<string, unknown>)
+      : []),
   ];
-  if (problems.length > 0 || !result.success) throw new Error(`Invalid environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length > 0 || !result.success)
+    throw new Error(`Invalid environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return result.data;
 }
 
@@ -70,14 +73,21 @@ export function productionProblems(declared: readonly string[], source: NodeJS.P
   const problems: string[] = [];
   for (const name of declared) {
     const value = source[name];
-    if (value !== undefined && PLACEHOLDER.test(value)) problems.push(`${name}: is a placeholder; set the real value (NODE_ENV=production)`);
+    if (value !== undefined && PLACEHOLDER.test(value))
+      problems.push(`${name}: is a placeholder; set the real value (NODE_ENV=production)`);
     else if (SECRETS.includes(name) && value !== undefined && value.length < PRODUCTION_SECRET_MIN_LENGTH) {
-      problems.push(`${name}: is too short for a secret (${value.length} characters, at least ${PRODUCTION_SECRET_MIN_LENGTH} in production)`);
+      problems.push(
+        `${name}: is too short for a secret (${value.length} characters, at least ${PRODUCTION_SECRET_MIN_LENGTH} in production)`,
+      );
     }
     const local = LOCAL_DEFAULTS[name];
     if (local) {
-      if (value === undefined || value === '') problems.push(`${name}: must be set in production (its default, ${JSON.stringify(local.value)}, is ${local.whose})`);
-      else if (value.replace(/\/+$/, '') === local.value) problems.push(`${name}: is ${local.whose} default; production needs its own`);
+      if (value === undefined || value === '')
+        problems.push(
+          `${name}: must be set in production (its default, ${JSON.stringify(local.value)}, is ${local.whose})`,
+        );
+      else if (value.replace(/\/+$/, '') === local.value)
+        problems.push(`${name}: is ${local.whose} default; production needs its own`);
     }
   }
   return problems;

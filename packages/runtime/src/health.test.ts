@@ -37,16 +37,25 @@ describe('healthRouter', () => {
     });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(bodyOf<{ statusCode: number; message: string }>(res)).toMatchObject({ statusCode: 503, message: 'Not ready: worker' });
+    expect(bodyOf<{ statusCode: number; message: string }>(res)).toMatchObject({
+      statusCode: 503,
+      message: 'Not ready: worker',
+    });
     expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.started.status).toBe('up');
-    expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.worker).toMatchObject({ status: 'down', error: 'worker not running' });
+    expect(bodyOf<{ checks: Record<'worker' | 'started', { status: string }> }>(res).checks.worker).toMatchObject({
+      status: 'down',
+      error: 'worker not running',
+    });
   });
 
   it('counts a check that never settles as down once its timeout passes', async () => {
     const app = appWith({ checks: { slow: () => new Promise(() => undefined) }, timeoutMs: 50 });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.slow).toMatchObject({ status: 'down', error: 'timed out after 50 ms' });
+    expect(bodyOf<{ checks: Record<'db' | 'redis' | 'slow', { status: string }> }>(res).checks.slow).toMatchObject({
+      status: 'down',
+      error: 'timed out after 50 ms',
+    });
   });
 
   it("answers /readyz with 503 and the spec's error body while draining, without running the checks", async () => {

@@ -42,7 +42,10 @@ function describe(err: unknown): string {
 }
 
 /** Runs every check concurrently, each under its own deadline; never throws. */
-export async function runReadinessChecks(checks: Record<string, ReadinessCheck>, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<ReadinessReport> {
+export async function runReadinessChecks(
+  checks: Record<string, ReadinessCheck>,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<ReadinessReport> {
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
       const started = performance.now();
@@ -88,7 +91,9 @@ export function healthRouter(options: HealthOptions = {}): Router {
     }
     const down = Object.keys(report.checks).filter((name) => report.checks[name]?.status === 'down');
     // The error body plus the checks, for the operator reading why (the probe only reads the status).
-    res.status(503).json({ ...new AppError(503, `Not ready: ${down.join(', ')}`, 'not_ready').toBody(), checks: report.checks });
+    res
+      .status(503)
+      .json({ ...new AppError(503, `Not ready: ${down.join(', ')}`, 'not_ready').toBody(), checks: report.checks });
   });
   return router;
 }

@@ -26,7 +26,9 @@ export function requestId(): RequestHandler {
 }
 
 type Part = 'params' | 'query' | 'body';
-export type ParsedRequest<P extends Partial<Record<Part, z.ZodType>>> = { [K in keyof P]: P[K] extends z.ZodType ? z.infer<P[K]> : never };
+export type ParsedRequest<P extends Partial<Record<Part, z.ZodType>>> = {
+  [K in keyof P]: P[K] extends z.ZodType ? z.infer<P[K]> : never;
+};
 
 /**
  * The one validate() middleware: parses the named parts with zod schemas from `contracts` and stores
@@ -87,7 +89,13 @@ function fromBodyParser(err: BodyParserError): AppError | null {
       // Any other body it could not read is its 400 without a type (and only "Bad Request" for a message):
       // a body whose bytes do not match its Content-Encoding, e.g. one that says gzip and is not. A client
       // error, which used to answer 500.
-      return err.status === 400 && err.expose === true ? new AppError(400, 'Request body could not be read: check that it matches its Content-Encoding', 'unreadable_body') : null;
+      return err.status === 400 && err.expose === true
+        ? new AppError(
+            400,
+            'Request body could not be read: check that it matches its Content-Encoding',
+            'unreadable_body',
+          )
+        : null;
   }
 }
 
@@ -105,7 +113,12 @@ export function errorHandler(logger: Logger, options: ErrorBodyOptions = {}): Er
       return;
     }
     if (appErr) {
-      if (appErr.status >= 500) logger.error(appErr.message, { requestId: req.id, code: appErr.code, ...(appErr === err ? {} : { cause: (err as Error).message }) });
+      if (appErr.status >= 500)
+        logger.error(appErr.message, {
+          requestId: req.id,
+          code: appErr.code,
+          ...(appErr === err ? {} : { cause: (err as Error).message }),
+        });
       if (appErr.code === 'database_unavailable') res.set('Retry-After', String(DATABASE_RETRY_AFTER_S));
       res.status(appErr.status).json(appErr.toBody(options));
       return;

@@ -3,7 +3,8 @@ import winston from 'winston';
 
 const REDACTED = '[redacted]';
 /** Keys whose values never reach a log line, whoever logs them (design: redaction lives in the logger). */
-const SECRET_KEY = /^(authorization|token|api_?token|rawtoken|cookie|set-cookie|password|secret|rl_token|x-rolelink-token)$/i;
+const SECRET_KEY =
+  /^(authorization|token|api_?token|rawtoken|cookie|set-cookie|password|secret|rl_token|x-rolelink-token)$/i;
 const TOKEN_IN_TEXT = /\brl_[A-Za-z0-9]{8,}/g;
 
 function scrub(value: unknown, depth = 0): unknown {
@@ -25,11 +26,20 @@ const redact = winston.format((info) => {
 export type Logger = winston.Logger;
 
 /** `level` is the service's LOG_LEVEL (envFields.logLevel): less severe lines are dropped. */
-export function createLogger(service: string, level = 'info', transport: winston.transport = new winston.transports.Console({ stderrLevels: ['error', 'warn'] })): Logger {
+export function createLogger(
+  service: string,
+  level = 'info',
+  transport: winston.transport = new winston.transports.Console({ stderrLevels: ['error', 'warn'] }),
+): Logger {
   return winston.createLogger({
     level,
     defaultMeta: { service },
-    format: winston.format.combine(redact(), winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(
+      redact(),
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      winston.format.json(),
+    ),
     transports: [transport],
   });
 }

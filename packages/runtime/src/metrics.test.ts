@@ -25,7 +25,11 @@ function buildApp() {
   return { app, metrics };
 }
 
-async function valueOf(metrics: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string>): Promise<number | undefined> {
+async function valueOf(
+  metrics: ReturnType<typeof createMetrics>,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number | undefined> {
   const metric = await metrics.registry.getSingleMetric(name)?.get();
   return metric?.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))?.value;
 }
@@ -35,13 +39,25 @@ describe('createMetrics', () => {
     const { app, metrics } = buildApp();
     await request(app).get('/api/role-link/1/2/users').expect(200);
     await request(app).get('/api/role-link/3/4/users').expect(200);
-    expect(await valueOf(metrics, MetricName.httpRequests, { route: '/api/role-link/:guildId/:roleId/users', status: '200', method: 'GET' })).toBe(2);
+    expect(
+      await valueOf(metrics, MetricName.httpRequests, {
+        route: '/api/role-link/:guildId/:roleId/users',
+        status: '200',
+        method: 'GET',
+      }),
+    ).toBe(2);
   });
 
   it('keeps the full pattern when an error leaves a sub-router', async () => {
     const { app, metrics } = buildApp();
     await request(app).put('/api/role-link/1/2/users').expect(400);
-    expect(await valueOf(metrics, MetricName.httpRequests, { route: '/api/role-link/:guildId/:roleId/users', status: '400', method: 'PUT' })).toBe(1);
+    expect(
+      await valueOf(metrics, MetricName.httpRequests, {
+        route: '/api/role-link/:guildId/:roleId/users',
+        status: '400',
+        method: 'PUT',
+      }),
+    ).toBe(1);
   });
 
   it('labels requests no route matched as unmatched', async () => {
@@ -110,7 +126,9 @@ describe('createMetrics', () => {
 
   it('reads the sync lag gauges from one sample per scrape, and reports the last figures, stale, instead of failing the scrape when it cannot read', async () => {
     const metrics = createMetrics('lag', { defaultMetrics: false });
-    const samples = [{ linksBehind: 2, pendingChanges: 250_010, maxLinkPendingChanges: 250_000, oldestUnappliedSeconds: 600 }];
+    const samples = [
+      { linksBehind: 2, pendingChanges: 250_010, maxLinkPendingChanges: 250_000, oldestUnappliedSeconds: 600 },
+    ];
     let reads = 0;
     metrics.syncLag(() => {
       reads++;
@@ -139,7 +157,8 @@ describe('createMetrics', () => {
     try {
       const metrics = createMetrics('hang', { defaultMetrics: false });
       const hang = () => new Promise<never>(() => undefined);
-      const refused = () => new Promise<never>((_resolve, reject) => setImmediate(() => reject(new Error('connect ECONNREFUSED'))));
+      const refused = () =>
+        new Promise<never>((_resolve, reject) => setImmediate(() => reject(new Error('connect ECONNREFUSED'))));
       metrics.platformEdgeBanSeconds(hang);
       metrics.syncLag(refused);
       metrics.driftCoverage(refused);
@@ -151,7 +170,8 @@ describe('createMetrics', () => {
       await jest.advanceTimersByTimeAsync(COLLECT_TIMEOUT_MS);
       for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
       expect(text).toBeDefined();
-      for (const collector of ['edge_ban', 'sync_lag', 'drift_poll', 'queue_jobs']) expect(text).toContain(`${MetricName.collectorStale}{collector="${collector}",service="hang"} 1`);
+      for (const collector of ['edge_ban', 'sync_lag', 'drift_poll', 'queue_jobs'])
+        expect(text).toContain(`${MetricName.collectorStale}{collector="${collector}",service="hang"} 1`);
       await scrape;
     } finally {
       jest.useRealTimers();
@@ -170,8 +190,14 @@ describe('createMetrics', () => {
   it('keeps the last queue counts, stale, when the queue cannot be read, instead of failing the scrape', async () => {
     const metrics = createMetrics('q', { defaultMetrics: false });
     let up = true;
-    metrics.queueDepth(() => (up ? Promise.resolve([{ queue: 'role-sync', state: 'waiting', count: 12 }]) : Promise.reject(new Error('Connection is closed.'))));
-    expect(await metrics.registry.metrics()).toContain(`${MetricName.queueJobs}{queue="role-sync",state="waiting",service="q"} 12`);
+    metrics.queueDepth(() =>
+      up
+        ? Promise.resolve([{ queue: 'role-sync', state: 'waiting', count: 12 }])
+        : Promise.reject(new Error('Connection is closed.')),
+    );
+    expect(await metrics.registry.metrics()).toContain(
+      `${MetricName.queueJobs}{queue="role-sync",state="waiting",service="q"} 12`,
+    );
     up = false;
     const text = await metrics.registry.metrics();
     expect(text).toContain(`${MetricName.queueJobs}{queue="role-sync",state="waiting",service="q"} 12`);
@@ -182,10 +208,16 @@ describe('createMetrics', () => {
     const { logger, lines } = memoryLogger();
     const metrics = createMetrics('d', { defaultMetrics: false });
     let up = true;
-    metrics.dependencies({ redis: () => (up ? 'PONG' : Promise.reject(new Error('connect ECONNREFUSED'))) }, new DependencyLog(logger));
+    metrics.dependencies(
+      { redis: () => (up ? 'PONG' : Promise.reject(new Error('connect ECONNREFUSED'))) },
+      new DependencyLog(logger),
+    );
     expect(await metrics.registry.metrics()).toContain(`${MetricName.dependencyUp}{dependency="redis",service="d"} 1`);
     up = false;
-    for (let i = 0; i < 3; i++) expect(await metrics.registry.metrics()).toContain(`${MetricName.dependencyUp}{dependency="redis",service="d"} 0`);
+    for (let i = 0; i < 3; i++)
+      expect(await metrics.registry.metrics()).toContain(
+        `${MetricName.dependencyUp}{dependency="redis",service="d"} 0`,
+      );
     up = true;
     expect(await metrics.registry.metrics()).toContain(`${MetricName.dependencyUp}{dependency="redis",service="d"} 1`);
     expect(lines.map((l) => l.message)).toEqual(['redis down', 'redis back up']);

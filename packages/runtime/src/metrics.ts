@@ -1,5 +1,14 @@
 import type { RequestHandler } from 'express';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
 import { boundedSample, COLLECT_TIMEOUT_MS, joinScrape, type Reading } from './bounded-sample';
 import type { DependencyLog } from './dependency-log';
 import type { ReadinessCheck } from './health';
@@ -48,11 +57,20 @@ const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type QueueDepthSample = { queue: string; state: string; count: number };
 /** What the platform refuses for a whole application, guild or link (issue 34), read from PostgreSQL at scrape time. */
-export type RefusalSample = { membersListingBlocked: number; guildsUnavailable: number; linksBlocked: { reason: string; count: number }[] };
+export type RefusalSample = {
+  membersListingBlocked: number;
+  guildsUnavailable: number;
+  linksBlocked: { reason: string; count: number }[];
+};
 /** The drift poll's coverage, over all guilds it may read and over the changed ones (packages/db readDriftCoverage). */
 type DriftCoverageFigures = { guilds: number; oldestAgeSeconds: number; shareWithin: number };
 export type DriftCoverageSample = { all: DriftCoverageFigures; changed: DriftCoverageFigures };
-type SyncLagSample = { linksBehind: number; pendingChanges: number; maxLinkPendingChanges: number; oldestUnappliedSeconds: number };
+type SyncLagSample = {
+  linksBehind: number;
+  pendingChanges: number;
+  maxLinkPendingChanges: number;
+  oldestUnappliedSeconds: number;
+};
 
 export type Metrics = {
   readonly service: string;
@@ -140,9 +158,12 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
   function once<M>(name: string, make: () => M): M {
     return (registry.getSingleMetric(name) as M | undefined) ?? make();
   }
-  const counter = <L extends string>(c: Omit<CounterConfiguration<L>, 'registers'>) => once(c.name, () => new Counter<L>({ ...c, registers: [registry] }));
-  const histogram = <L extends string>(c: Omit<HistogramConfiguration<L>, 'registers'>) => once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
-  const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) => once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
+  const counter = <L extends string>(c: Omit<CounterConfiguration<L>, 'registers'>) =>
+    once(c.name, () => new Counter<L>({ ...c, registers: [registry] }));
+  const histogram = <L extends string>(c: Omit<HistogramConfiguration<L>, 'registers'>) =>
+    once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
+  const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) =>
+    once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
 
   // rolelink_metrics_stale{collector}: each bounded collector's reading of this scrape, joined (not read
   // again) by the stale gauge, whose collect prom-client runs concurrently with the collector's own.
@@ -158,14 +179,27 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
         // All at once, in this tick: each joins its collector's reading of this scrape. Awaited one by one,
         // a reading asked after an earlier one's timeout found its scrape's join over and started a second
         // bounded wait (the worker's /metrics took 2 × COLLECT_TIMEOUT_MS with PostgreSQL and Redis down).
-        const fresh = await Promise.all([...readings].map(async ([name, reading]) => [name, (await reading()).fresh] as const));
+        const fresh = await Promise.all(
+          [...readings].map(async ([name, reading]) => [name, (await reading()).fresh] as const),
+        );
         for (const [name, ok] of fresh) this.set({ collector: name }, ok ? 0 : 1);
       },
     });
     return read;
   };
-  const httpRequests = () => counter({ name: MetricName.httpRequests, help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'] });
-  const httpDuration = () => histogram({ name: MetricName.httpDuration, help: 'HTTP request duration by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS });
+  const httpRequests = () =>
+    counter({
+      name: MetricName.httpRequests,
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+    });
+  const httpDuration = () =>
+    histogram({
+      name: MetricName.httpDuration,
+      help: 'HTTP request duration by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: HTTP_BUCKETS,
+    });
 
   return {
     service,
@@ -212,7 +246,12 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       // (boundedSample keeps one in flight). A failed or late read (PostgreSQL down) keeps the last figures,
       // marked stale, rather than failing or holding the whole scrape; NaN (unknown, which no alert
       // compares as above its threshold) until a first read succeeds.
-      const UNKNOWN: SyncLagSample = { linksBehind: NaN, pendingChanges: NaN, maxLinkPendingChanges: NaN, oldestUnappliedSeconds: NaN };
+      const UNKNOWN: SyncLagSample = {
+        linksBehind: NaN,
+        pendingChanges: NaN,
+        maxLinkPendingChanges: NaN,
+        oldestUnappliedSeconds: NaN,
+      };
       const read = scrapeReading('sync_lag', sample);
       const lagGauge = (name: string, help: string, pick: (s: SyncLagSample) => number) =>
         gauge({
@@ -222,10 +261,26 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
             this.set(pick((await read()).value ?? UNKNOWN));
           },
         });
-      lagGauge(MetricName.syncLinksBehind, 'Links with list changes the bot worker has not finished applying', (s) => s.linksBehind);
-      lagGauge(MetricName.syncPendingChanges, 'Role changes still to make, summed over links (pending_count)', (s) => s.pendingChanges);
-      lagGauge(MetricName.syncMaxLinkPendingChanges, 'Role changes still to make on the link with the most', (s) => s.maxLinkPendingChanges);
-      lagGauge(MetricName.syncOldestUnapplied, 'Age in seconds of the oldest list change not yet applied to the platform (0: none waiting)', (s) => s.oldestUnappliedSeconds);
+      lagGauge(
+        MetricName.syncLinksBehind,
+        'Links with list changes the bot worker has not finished applying',
+        (s) => s.linksBehind,
+      );
+      lagGauge(
+        MetricName.syncPendingChanges,
+        'Role changes still to make, summed over links (pending_count)',
+        (s) => s.pendingChanges,
+      );
+      lagGauge(
+        MetricName.syncMaxLinkPendingChanges,
+        'Role changes still to make on the link with the most',
+        (s) => s.maxLinkPendingChanges,
+      );
+      lagGauge(
+        MetricName.syncOldestUnapplied,
+        'Age in seconds of the oldest list change not yet applied to the platform (0: none waiting)',
+        (s) => s.oldestUnappliedSeconds,
+      );
     },
     refusals(sample) {
       // Three small counts read together, bounded like the sync lag: the last figures, marked stale
@@ -271,16 +326,58 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
             for (const guilds of ['all', 'changed'] as const) this.set({ guilds }, value ? pick(value[guilds]) : NaN);
           },
         });
-      coverageGauge(MetricName.driftPollAge, 'Seconds since the drift poll last read the audit log of its least recently read guild (guilds: all | changed within the hour)', (f) => f.oldestAgeSeconds);
-      coverageGauge(MetricName.driftPollCoverage, 'Share of guilds whose audit log the drift poll read within the last 2 minutes (guilds: all | changed within the hour)', (f) => f.shareWithin);
-      coverageGauge(MetricName.driftPollGuilds, 'Guilds with active links whose audit log the drift poll may read (guilds: all | changed within the hour)', (f) => f.guilds);
+      coverageGauge(
+        MetricName.driftPollAge,
+        'Seconds since the drift poll last read the audit log of its least recently read guild (guilds: all | changed within the hour)',
+        (f) => f.oldestAgeSeconds,
+      );
+      coverageGauge(
+        MetricName.driftPollCoverage,
+        'Share of guilds whose audit log the drift poll read within the last 2 minutes (guilds: all | changed within the hour)',
+        (f) => f.shareWithin,
+      );
+      coverageGauge(
+        MetricName.driftPollGuilds,
+        'Guilds with active links whose audit log the drift poll may read (guilds: all | changed within the hour)',
+        (f) => f.guilds,
+      );
     },
-    repairBlocked: () => counter({ name: MetricName.repairBlocked, help: 'Reconcile or drift-poll reads of a guild that the platform refused, by job and reason', labelNames: ['job', 'reason'] }),
-    jobDuration: () => histogram({ name: MetricName.jobDuration, help: 'Job processing time by queue, job name and outcome', labelNames: ['queue', 'job', 'outcome'], buckets: JOB_BUCKETS }),
-    roleChanges: () => counter({ name: MetricName.roleChanges, help: 'Role changes sent to the platform, by action and result', labelNames: ['action', 'result'] }),
-    platformRateLimited: () => counter({ name: MetricName.platformRateLimited, help: '429 answers from the chat platform, by scope', labelNames: ['scope'] }),
-    platformInvalidRequests: () => counter({ name: MetricName.platformInvalidRequests, help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)', labelNames: ['status'] }),
-    platformEdgeBans: () => counter({ name: MetricName.platformEdgeBans, help: "Bans by the platform's edge (429 without rate-limit headers): every platform request waits" }),
+    repairBlocked: () =>
+      counter({
+        name: MetricName.repairBlocked,
+        help: 'Reconcile or drift-poll reads of a guild that the platform refused, by job and reason',
+        labelNames: ['job', 'reason'],
+      }),
+    jobDuration: () =>
+      histogram({
+        name: MetricName.jobDuration,
+        help: 'Job processing time by queue, job name and outcome',
+        labelNames: ['queue', 'job', 'outcome'],
+        buckets: JOB_BUCKETS,
+      }),
+    roleChanges: () =>
+      counter({
+        name: MetricName.roleChanges,
+        help: 'Role changes sent to the platform, by action and result',
+        labelNames: ['action', 'result'],
+      }),
+    platformRateLimited: () =>
+      counter({
+        name: MetricName.platformRateLimited,
+        help: '429 answers from the chat platform, by scope',
+        labelNames: ['scope'],
+      }),
+    platformInvalidRequests: () =>
+      counter({
+        name: MetricName.platformInvalidRequests,
+        help: 'Platform answers 401/403/429 (the platform bans at 10,000 per 10 minutes)',
+        labelNames: ['status'],
+      }),
+    platformEdgeBans: () =>
+      counter({
+        name: MetricName.platformEdgeBans,
+        help: "Bans by the platform's edge (429 without rate-limit headers): every platform request waits",
+      }),
     platformEdgeBanSeconds(sample) {
       // Bounded like the other scrape-time reads: the last value, marked stale
       // (rolelink_metrics_stale{collector="edge_ban"}), while Redis does not answer; NaN before the first.
@@ -293,9 +390,25 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
         },
       });
     },
-    pluginCalls: () => counter({ name: MetricName.pluginCalls, help: 'Calls to plugin servers, by call and outcome', labelNames: ['call', 'outcome'] }),
-    pluginCallDuration: () => histogram({ name: MetricName.pluginCallDuration, help: 'Plugin call duration by call', labelNames: ['call'], buckets: PLUGIN_BUCKETS }),
-    pluginHealth: () => gauge({ name: MetricName.pluginHealth, help: 'Links whose plugin is in each health state', labelNames: ['status'] }),
+    pluginCalls: () =>
+      counter({
+        name: MetricName.pluginCalls,
+        help: 'Calls to plugin servers, by call and outcome',
+        labelNames: ['call', 'outcome'],
+      }),
+    pluginCallDuration: () =>
+      histogram({
+        name: MetricName.pluginCallDuration,
+        help: 'Plugin call duration by call',
+        labelNames: ['call'],
+        buckets: PLUGIN_BUCKETS,
+      }),
+    pluginHealth: () =>
+      gauge({
+        name: MetricName.pluginHealth,
+        help: 'Links whose plugin is in each health state',
+        labelNames: ['status'],
+      }),
     dependencies(probes, log) {
       const readers = Object.entries(probes).map(([dependency, probe]) => {
         // Why it is down, for the log: the probe's own error, or its silence.

@@ -9,7 +9,15 @@
  * managed service's configuration or discovery endpoint (one host name) is enough. The credentials and TLS
  * apply to every node, as on a managed cluster. docs/operations.md "Redis Cluster".
  */
-export type RedisTarget = { kind: 'single'; url: string } | { kind: 'cluster'; nodes: { host: string; port: number }[]; username: string | undefined; password: string | undefined; tls: boolean };
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | {
+      kind: 'cluster';
+      nodes: { host: string; port: number }[];
+      username: string | undefined;
+      password: string | undefined;
+      tls: boolean;
+    };
 
 const CLUSTER_SCHEME = /^(rediss?)\+cluster:\/\//i;
 const DEFAULT_PORT = 6379;
@@ -24,9 +32,14 @@ export function parseRedisUrl(value: string): RedisTarget {
     try {
       url = new URL(value);
     } catch {
-      throw new Error('must be a URL: redis://host:port, rediss://… (TLS), or redis+cluster://host:port,host:port for a Redis Cluster');
+      throw new Error(
+        'must be a URL: redis://host:port, rediss://… (TLS), or redis+cluster://host:port,host:port for a Redis Cluster',
+      );
     }
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`must start with redis://, rediss://, redis+cluster:// or rediss+cluster:// (not ${url.protocol}//)`);
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+      throw new Error(
+        `must start with redis://, rediss://, redis+cluster:// or rediss+cluster:// (not ${url.protocol}//)`,
+      );
     return { kind: 'single', url: value };
   }
   const rest = value.slice(scheme[0].length);
@@ -35,7 +48,10 @@ export function parseRedisUrl(value: string): RedisTarget {
   const [hostList = '', ...tail] = rest.slice(at + 1).split(/(?=[/?#])/);
   const path = tail.join('');
   // A cluster has only database 0 (SELECT is refused), so a path could only be a mistake.
-  if (path !== '' && path !== '/') throw new Error('a Redis Cluster has only database 0: leave the path and query out (redis+cluster://host:port,host:port)');
+  if (path !== '' && path !== '/')
+    throw new Error(
+      'a Redis Cluster has only database 0: leave the path and query out (redis+cluster://host:port,host:port)',
+    );
   const nodes = hostList.split(',').map((h) => parseNode(h.trim()));
   let username: string | undefined;
   let password: string | undefined;
@@ -51,7 +67,10 @@ function parseNode(text: string): { host: string; port: number } {
   // [v6 address]:port, or host:port, or host (the default port).
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+))(?::(\d{1,5}))?$/.exec(text);
   const port = m?.[3] === undefined ? DEFAULT_PORT : Number(m[3]);
-  if (!m || port < 1 || port > 65535) throw new Error(`has a node that is not host:port: ${JSON.stringify(text)} (redis+cluster://host:port[,host:port…])`);
+  if (!m || port < 1 || port > 65535)
+    throw new Error(
+      `has a node that is not host:port: ${JSON.stringify(text)} (redis+cluster://host:port[,host:port…])`,
+    );
   return { host: m[1] ?? m[2]!, port };
 }
 
@@ -59,7 +78,9 @@ function decode(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new Error('has credentials that are not percent-encoded: encode special characters of the user and password (encodeURIComponent)');
+    throw new Error(
+      'has credentials that are not percent-encoded: encode special characters of the user and password (encodeURIComponent)',
+    );
   }
 }
 

@@ -73,7 +73,14 @@ describe('requestLog', () => {
   it('logs a 4xx at info with its status and the template of the route that refused it', async () => {
     const { app, lines } = buildApp();
     await request(app).put('/api/role-link/111/222/users').expect(400);
-    expect(requestLines(lines)).toEqual([expect.objectContaining({ level: 'info', status: 400, method: 'PUT', route: '/api/role-link/:guildId/:roleId/users' })]);
+    expect(requestLines(lines)).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        status: 400,
+        method: 'PUT',
+        route: '/api/role-link/:guildId/:roleId/users',
+      }),
+    ]);
   });
 
   it('logs a 5xx at warn and leaves the stack to the error middleware', async () => {
@@ -88,23 +95,31 @@ describe('requestLog', () => {
   it('labels a request no route matched as unmatched, not with its path', async () => {
     const { app, lines } = buildApp();
     await request(app).get('/no/such/path/12345').expect(404);
-    expect(requestLines(lines)).toEqual([expect.objectContaining({ level: 'info', status: 404, route: '(unmatched)' })]);
+    expect(requestLines(lines)).toEqual([
+      expect.objectContaining({ level: 'info', status: 404, route: '(unmatched)' }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain('12345');
   });
 
   it('labels a request a middleware answered inside a mount with the mount and a star', async () => {
     const { app, lines } = buildApp();
     await request(app).get('/assets/v7/app.js').expect(200);
-    expect(requestLines(lines)).toEqual([expect.objectContaining({ level: 'info', status: 200, route: '/assets/:version/*' })]);
+    expect(requestLines(lines)).toEqual([
+      expect.objectContaining({ level: 'info', status: 200, route: '/assets/:version/*' }),
+    ]);
   });
 
   it('never writes the Authorization header, a token in the query string or the ids of the path', async () => {
     const { app, lines } = buildApp();
-    await request(app).get(`/api/role-link/987654321/123456789/users?rl_token=${TOKEN}&after=5`).set('Authorization', `Token ${TOKEN}`).expect(200);
+    await request(app)
+      .get(`/api/role-link/987654321/123456789/users?rl_token=${TOKEN}&after=5`)
+      .set('Authorization', `Token ${TOKEN}`)
+      .expect(200);
     await request(app).get(`/nowhere?rl_token=${TOKEN}`).set('Authorization', `Token ${TOKEN}`).expect(404);
     expect(requestLines(lines)).toHaveLength(2);
     const text = JSON.stringify(lines);
-    for (const secret of [TOKEN, 'rl_token', 'Authorization', 'authorization', '987654321', '123456789', 'after=5']) expect(text).not.toContain(secret);
+    for (const secret of [TOKEN, 'rl_token', 'Authorization', 'authorization', '987654321', '123456789', 'after=5'])
+      expect(text).not.toContain(secret);
   });
 
   it('keeps the health and metrics probes out of the info log and writes them at debug', async () => {

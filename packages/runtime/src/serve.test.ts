@@ -9,16 +9,27 @@ function get(s: Serving, agent: http.Agent, path = '/'): Promise<Answer> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port: (s.server.address() as AddressInfo).port, path, agent }, (res) => {
-        const socketClosed = new Promise<void>((r) => (res.socket.destroyed ? r() : res.socket.once('close', () => r())));
+        const socketClosed = new Promise<void>((r) =>
+          res.socket.destroyed ? r() : res.socket.once('close', () => r()),
+        );
         let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString())).on('end', () => resolve({ connection: res.headers.connection, body, socketClosed }));
+        res
+          .on('data', (c: Buffer) => (body += c.toString()))
+          .on('end', () => resolve({ connection: res.headers.connection, body, socketClosed }));
       })
       .on('error', reject);
   });
 }
 
 async function started(app: http.RequestListener, drainMs = 0): Promise<Serving> {
-  const s = serve(app, { name: 'test', port: 0, host: '127.0.0.1', portVar: 'TEST_PORT', logger: silentLogger(), drainMs });
+  const s = serve(app, {
+    name: 'test',
+    port: 0,
+    host: '127.0.0.1',
+    portVar: 'TEST_PORT',
+    logger: silentLogger(),
+    drainMs,
+  });
   await new Promise((r) => s.server.once('listening', r));
   return s;
 }

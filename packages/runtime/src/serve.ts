@@ -77,7 +77,8 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
   const stop = async () => {
     const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
     // A request may still arrive on an open socket meanwhile (each gets `Connection: close`): wait again.
-    while (inFlight.size > 0) await Promise.all(inFlight.list().map((res) => new Promise((resolve) => res.once('close', resolve))));
+    while (inFlight.size > 0)
+      await Promise.all(inFlight.list().map((res) => new Promise((resolve) => res.once('close', resolve))));
     // Every request is answered: what is still open is idle (a client that did not hang up after
     // `Connection: close`, or a socket that never sent a request), so nothing is cut short.
     server.closeAllConnections();

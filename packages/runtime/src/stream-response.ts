@@ -11,7 +11,12 @@ import type { Request, Response } from 'express';
  * when the socket goes. A failure after the status is on the wire truncates the body (destroys the
  * response): the only honest signal left.
  */
-export async function sendStream(req: Request, res: Response, body: { stream: Readable; done: Promise<void> }, frame: { head?: string; tail?: string } = {}): Promise<void> {
+export async function sendStream(
+  req: Request,
+  res: Response,
+  body: { stream: Readable; done: Promise<void> },
+  frame: { head?: string; tail?: string } = {},
+): Promise<void> {
   const { stream, done } = body;
   if (frame.head) res.write(frame.head);
   stream.pipe(res, { end: false });

@@ -19,7 +19,10 @@ describe('the backoff rule in SQL and Lua', () => {
     const pg = new Client({ connectionString: ADMIN_DATABASE_URL });
     await pg.connect();
     try {
-      const { rows } = await pg.query<{ ms: number }>(`SELECT (${backoffExpression('sql', b, 'step')})::float8 AS ms FROM unnest($1::int[]) WITH ORDINALITY AS s(step, i) ORDER BY i`, [STEPS]);
+      const { rows } = await pg.query<{ ms: number }>(
+        `SELECT (${backoffExpression('sql', b, 'step')})::float8 AS ms FROM unnest($1::int[]) WITH ORDINALITY AS s(step, i) ORDER BY i`,
+        [STEPS],
+      );
       expect(rows.map((r) => r.ms)).toEqual(STEPS.map((n) => backoffMs(b, n)));
     } finally {
       await pg.end();

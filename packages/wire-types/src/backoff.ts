@@ -48,7 +48,11 @@ type Operand = number | string;
  * SQL or Redis's Lua, in milliseconds. Numbers are written as literals; a number that is not finite is
  * refused rather than written as `NaN` into a statement.
  */
-export function backoffExpression(dialect: keyof typeof DIALECTS, b: { firstMs: Operand; maxMs: Operand }, step: string): string {
+export function backoffExpression(
+  dialect: keyof typeof DIALECTS,
+  b: { firstMs: Operand; maxMs: Operand },
+  step: string,
+): string {
   const d = DIALECTS[dialect];
   const operand = (v: Operand): string => {
     if (typeof v === 'string') return v;

@@ -19,12 +19,28 @@ type FieldCommon = {
 };
 
 /** `validation` of text, textarea, secret and url; `min` and `max` are string lengths. */
-export type TextValidation = { required?: boolean; min?: number; max?: number; pattern?: string; pattern_message?: string };
+export type TextValidation = {
+  required?: boolean;
+  min?: number;
+  max?: number;
+  pattern?: string;
+  pattern_message?: string;
+};
 export type RequiredOnly = { required?: boolean };
 export type ConfigOption = { label: string; value: string | number };
 
-type TextLike<T extends string> = FieldCommon & { type: T; placeholder?: string; default_value?: string; validation?: TextValidation };
-type Choice<T extends string> = FieldCommon & { type: T; options: ConfigOption[]; default_value?: string | number; validation?: RequiredOnly };
+type TextLike<T extends string> = FieldCommon & {
+  type: T;
+  placeholder?: string;
+  default_value?: string;
+  validation?: TextValidation;
+};
+type Choice<T extends string> = FieldCommon & {
+  type: T;
+  options: ConfigOption[];
+  default_value?: string | number;
+  validation?: RequiredOnly;
+};
 
 /** One form field (spec 2.8), discriminated by `type`. */
 export type ConfigField =
@@ -32,14 +48,34 @@ export type ConfigField =
   | TextLike<'secret'>
   | TextLike<'url'> // values start with http:// or https://
   | (TextLike<'textarea'> & { rows?: number })
-  | (FieldCommon & { type: 'number'; step?: number; suffix?: string; default_value?: number; validation?: { required?: boolean; min?: number; max?: number } })
+  | (FieldCommon & {
+      type: 'number';
+      step?: number;
+      suffix?: string;
+      default_value?: number;
+      validation?: { required?: boolean; min?: number; max?: number };
+    })
   | Choice<'select'>
   | Choice<'radio'>
   | (FieldCommon & { type: 'checkbox'; default_value?: boolean })
   | (FieldCommon & { type: 'toggle'; default_value?: boolean })
   | (FieldCommon & { type: 'color'; default_value?: string; validation?: RequiredOnly }) // `#rrggbb`
-  | (FieldCommon & { type: 'slider'; min: number; max: number; step?: number; default_value?: number; show_value?: boolean; suffix?: string })
-  | (FieldCommon & { type: 'multi_select'; options: ConfigOption[]; default_value?: (string | number)[]; max_selections?: number; validation?: RequiredOnly })
+  | (FieldCommon & {
+      type: 'slider';
+      min: number;
+      max: number;
+      step?: number;
+      default_value?: number;
+      show_value?: boolean;
+      suffix?: string;
+    })
+  | (FieldCommon & {
+      type: 'multi_select';
+      options: ConfigOption[];
+      default_value?: (string | number)[];
+      max_selections?: number;
+      validation?: RequiredOnly;
+    })
   | (FieldCommon & { type: 'display'; value: string }); // read-only text, never submitted
 
 export type ConfigFieldType = ConfigField['type'];
@@ -66,6 +102,12 @@ export type ConfigSchemaResponse = {
 };
 
 /** Iframe mode (spec 2.11): the dashboard frames `embed_url` (HTTPS) with an `rl_token` query parameter. */
-export type IframeConfigResponse = { version: 1; ui_mode: 'iframe'; name: string; description?: string; embed_url: string };
+export type IframeConfigResponse = {
+  version: 1;
+  ui_mode: 'iframe';
+  name: string;
+  description?: string;
+  embed_url: string;
+};
 
 export type ConfigResponse = ConfigSchemaResponse | IframeConfigResponse;

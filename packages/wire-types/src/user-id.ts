@@ -27,6 +27,7 @@ export function isUserId(v: unknown): v is string {
 export function userIdProblem(v: unknown): string | null {
   if (typeof v !== 'string' || !/^\d{17,20}$/.test(v)) return 'must be a 17 to 20 digit snowflake string';
   if (v.charCodeAt(0) === 48) return `"${v}" has a leading zero; a snowflake never starts with 0`;
-  if (v.length === USER_ID_MAX_DIGITS && v > MAX_USER_ID_DIGITS) return `"${v}" is above 18446744073709551615 (2^64 - 1)`;
+  if (v.length === USER_ID_MAX_DIGITS && v > MAX_USER_ID_DIGITS)
+    return `"${v}" is above 18446744073709551615 (2^64 - 1)`;
   return null;
 }

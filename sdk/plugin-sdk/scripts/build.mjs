@@ -11,7 +11,9 @@ const SDK = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(SDK, 'src');
 const DIST = path.join(SDK, 'dist');
 const WIRE = '@rolelink/wire-types';
-const WIRE_SRC = path.dirname(path.join(SDK, 'node_modules', WIRE, readJson(path.join(SDK, 'node_modules', WIRE, 'package.json')).types));
+const WIRE_SRC = path.dirname(
+  path.join(SDK, 'node_modules', WIRE, readJson(path.join(SDK, 'node_modules', WIRE, 'package.json')).types),
+);
 const WIRE_OUT = path.join(DIST, 'wire-types');
 
 function readJson(file) {
@@ -42,12 +44,35 @@ function toCopiedWireTypes(context) {
     const relative = path.relative(outDir, WIRE_OUT).split(path.sep).join('/');
     const base = relative.startsWith('.') ? relative : `./${relative}`;
     const target = (literal) => f.createStringLiteral(base + literal.text.slice(WIRE.length));
-    const isWire = (node) => node !== undefined && ts.isStringLiteral(node) && (node.text === WIRE || node.text.startsWith(`${WIRE}/`));
+    const isWire = (node) =>
+      node !== undefined && ts.isStringLiteral(node) && (node.text === WIRE || node.text.startsWith(`${WIRE}/`));
     const visit = (node) => {
-      if (ts.isImportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateImportDeclaration(node, node.modifiers, node.importClause, target(node.moduleSpecifier), node.attributes);
-      if (ts.isExportDeclaration(node) && isWire(node.moduleSpecifier)) return f.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, target(node.moduleSpecifier), node.attributes);
+      if (ts.isImportDeclaration(node) && isWire(node.moduleSpecifier))
+        return f.updateImportDeclaration(
+          node,
+          node.modifiers,
+          node.importClause,
+          target(node.moduleSpecifier),
+          node.attributes,
+        );
+      if (ts.isExportDeclaration(node) && isWire(node.moduleSpecifier))
+        return f.updateExportDeclaration(
+          node,
+          node.modifiers,
+          node.isTypeOnly,
+          node.exportClause,
+          target(node.moduleSpecifier),
+          node.attributes,
+        );
       if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && isWire(node.argument.literal)) {
-        return f.updateImportTypeNode(node, f.createLiteralTypeNode(target(node.argument.literal)), node.attributes, node.qualifier, node.typeArguments, node.isTypeOf);
+        return f.updateImportTypeNode(
+          node,
+          f.createLiteralTypeNode(target(node.argument.literal)),
+          node.attributes,
+          node.qualifier,
+          node.typeArguments,
+          node.isTypeOf,
+        );
       }
       return ts.visitEachChild(node, visit, context);
     };
@@ -67,7 +92,14 @@ const wireFiles = readdirSync(WIRE_SRC, { recursive: true })
   .map((f) => path.join(WIRE_SRC, f));
 emit(wireFiles, { ...build.options, rootDir: WIRE_SRC, outDir: WIRE_OUT });
 // 2. The SDK, reading the wire types from what step 1 emitted, its imports of them pointed there.
-emit(build.fileNames, { ...build.options, paths: { [WIRE]: [path.join(WIRE_OUT, 'index.d.ts')], [`${WIRE}/*`]: [path.join(WIRE_OUT, '*')] } }, { before: [toCopiedWireTypes], afterDeclarations: [toCopiedWireTypes] });
+emit(
+  build.fileNames,
+  {
+    ...build.options,
+    paths: { [WIRE]: [path.join(WIRE_OUT, 'index.d.ts')], [`${WIRE}/*`]: [path.join(WIRE_OUT, '*')] },
+  },
+  { before: [toCopiedWireTypes], afterDeclarations: [toCopiedWireTypes] },
+);
 
 // 3. Nothing published may still load a workspace package (the pack test checks the tarball too).
 const leaks = readdirSync(DIST, { recursive: true })

@@ -14,13 +14,23 @@ const source = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
 
 const { scripts: _scripts, devDependencies: _dev, publishConfig = {}, ...kept } = source;
 const { main, types, exports, ...registry } = publishConfig;
-const manifest = { ...kept, main, types, exports, ...(Object.keys(registry).length ? { publishConfig: registry } : {}) };
-const workspaceDeps = Object.entries(manifest.dependencies ?? {}).filter(([, spec]) => String(spec).startsWith('workspace:'));
-if (workspaceDeps.length) throw new Error(`dependencies that exist only in this workspace: ${workspaceDeps.map(([n]) => n).join(', ')}`);
+const manifest = {
+  ...kept,
+  main,
+  types,
+  exports,
+  ...(Object.keys(registry).length ? { publishConfig: registry } : {}),
+};
+const workspaceDeps = Object.entries(manifest.dependencies ?? {}).filter(([, spec]) =>
+  String(spec).startsWith('workspace:'),
+);
+if (workspaceDeps.length)
+  throw new Error(`dependencies that exist only in this workspace: ${workspaceDeps.map(([n]) => n).join(', ')}`);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-for (const entry of readdirSync(dist).filter((e) => e !== 'package')) cpSync(path.join(dist, entry), path.join(out, 'dist', entry), { recursive: true });
+for (const entry of readdirSync(dist).filter((e) => e !== 'package'))
+  cpSync(path.join(dist, entry), path.join(out, 'dist', entry), { recursive: true });
 for (const file of manifest.files.filter((f) => f !== 'dist')) cpSync(path.join(root, file), path.join(out, file));
 writeFileSync(path.join(out, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
 console.log(`staged ${path.relative(process.cwd(), out) || '.'}: npm pack ${path.relative(process.cwd(), out)}`);

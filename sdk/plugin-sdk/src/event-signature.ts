@@ -24,7 +24,11 @@ export type EventHeaders = { 'webhook-id': string; 'webhook-timestamp': string; 
 /** The headers of one delivery attempt of `body` (the exact bytes sent). Used by the service and by tests. */
 export function signEvent(apiToken: string, id: string, body: string, at: Date = new Date()): EventHeaders {
   const signature = new Webhook(eventSecret(apiToken)).sign(id, at, body);
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
 }
 
 export class EventVerificationError extends Error {
@@ -37,7 +41,11 @@ export class EventVerificationError extends Error {
  * throws EventVerificationError otherwise. `body` must be the raw bytes, not re-serialised JSON (a Buffer
  * is a Uint8Array; the type names no Node type so the SDK's declarations need no @types/node).
  */
-export function verifyEvent(headers: Record<string, string | string[] | undefined>, body: string | Uint8Array, apiToken: string): PluginEvent {
+export function verifyEvent(
+  headers: Record<string, string | string[] | undefined>,
+  body: string | Uint8Array,
+  apiToken: string,
+): PluginEvent {
   const flat: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     const value = Array.isArray(v) ? v[0] : v;
@@ -45,11 +53,17 @@ export function verifyEvent(headers: Record<string, string | string[] | undefine
   }
   let event: unknown;
   try {
-    event = new Webhook(eventSecret(apiToken)).verify(typeof body === 'string' ? body : new TextDecoder().decode(body), flat);
+    event = new Webhook(eventSecret(apiToken)).verify(
+      typeof body === 'string' ? body : new TextDecoder().decode(body),
+      flat,
+    );
   } catch (err) {
-    throw new EventVerificationError(err instanceof WebhookVerificationError ? err.message : 'body is not a signed JSON event');
+    throw new EventVerificationError(
+      err instanceof WebhookVerificationError ? err.message : 'body is not a signed JSON event',
+    );
   }
   const e = event as Partial<PluginEvent> | null;
-  if (typeof e?.type !== 'string' || e.id !== flat['webhook-id']) throw new EventVerificationError('the body is not the event the headers name');
+  if (typeof e?.type !== 'string' || e.id !== flat['webhook-id'])
+    throw new EventVerificationError('the body is not the event the headers name');
   return e as PluginEvent;
 }

@@ -24,7 +24,14 @@ export type IframeTokenClaims = {
   exp: number;
 };
 
-export type MintInput = { apiToken: string; pluginUrl: string; viewerId: string; guildId: string; roleId: string; now?: Date };
+export type MintInput = {
+  apiToken: string;
+  pluginUrl: string;
+  viewerId: string;
+  guildId: string;
+  roleId: string;
+  now?: Date;
+};
 
 export function mintIframeToken(input: MintInput): string {
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
@@ -71,7 +78,8 @@ export function verifyIframeToken(token: string, options: VerifyOptions): Iframe
     clockTolerance: options.clockToleranceS ?? 5,
     ...(options.now ? { clockTimestamp: Math.floor(options.now.getTime() / 1000) } : {}),
   });
-  if (typeof decoded !== 'object' || decoded === null) throw new jwt.JsonWebTokenError('token payload must be an object');
+  if (typeof decoded !== 'object' || decoded === null)
+    throw new jwt.JsonWebTokenError('token payload must be an object');
   const c = decoded as Partial<IframeTokenClaims>;
   for (const key of ['sub', 'guild_id', 'role_id'] as const) {
     if (typeof c[key] !== 'string' || c[key] === '') throw new jwt.JsonWebTokenError(`token lacks the ${key} claim`);

@@ -17,14 +17,25 @@ afterEach(() => proxy.close());
 
 // Short backoff so retried tests stay quick; the policy is the same as with the defaults.
 const clientFor = (link: SeededLink, extra: Partial<RoleLinkClientOptions> = {}) =>
-  new RoleLinkClient({ baseUrl: proxy.url, token: link.token, guildId: link.guildId, roleId: link.roleId, retry: { baseDelayMs: 10, maxDelayMs: 50 }, ...extra });
+  new RoleLinkClient({
+    baseUrl: proxy.url,
+    token: link.token,
+    guildId: link.guildId,
+    roleId: link.roleId,
+    retry: { baseDelayMs: 10, maxDelayMs: 50 },
+    ...extra,
+  });
 
 // eslint-disable-next-line @typescript-eslint/require-await -- an async source of IDs for the SDK to read, with nothing to await
 async function* generate(ids: string[]): AsyncGenerator<string> {
   for (const id of ids) yield id;
 }
 
-const openSessions = async () => Number((await api.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session WHERE closed_at IS NULL')).rows[0]!.count);
+const openSessions = async () =>
+  Number(
+    (await api.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session WHERE closed_at IS NULL')).rows[0]!
+      .count,
+  );
 
 describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
   it('adds, checks, lists and removes single users, idempotently', async () => {
@@ -71,7 +82,11 @@ describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
     const bad = await clientFor(link)
       .putUsers(['12'])
       .catch((e: unknown) => e);
-    expect(bad).toMatchObject({ statusCode: 400, message: 'Validation error', body: { details: [expect.stringContaining('body.0')] } });
+    expect(bad).toMatchObject({
+      statusCode: 400,
+      message: 'Validation error',
+      body: { details: [expect.stringContaining('body.0')] },
+    });
   });
 });
 
@@ -79,7 +94,13 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
   it('sends a list within maxPutUsers as one PUT', async () => {
     const link = await seedLink(api.db);
     const outcome = await clientFor(link).replaceUsers(userIds(30));
-    expect(outcome).toEqual({ held: null, userCount: 30, via: 'put', listVersion: expect.any(String), replayed: false });
+    expect(outcome).toEqual({
+      held: null,
+      userCount: 30,
+      via: 'put',
+      listVersion: expect.any(String),
+      replayed: false,
+    });
     expect(proxy.seen).toEqual([`PUT /api/role-link/${link.guildId}/${link.roleId}/users`]);
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
   });
@@ -88,8 +109,18 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     const link = await seedLink(api.db, { plan: 'premium' });
     proxy.concurrencyOf = (req) => /\/chunk$/.test(req.url ?? '');
     const ids = userIds(95);
-    const outcome = await clientFor(link).replaceUsers(generate([...ids, ...ids.slice(0, 5)]), { maxPutUsers: 20, chunkSize: 10, concurrency: 3 });
-    expect(outcome).toEqual({ held: null, userCount: 95, via: 'upload', listVersion: expect.any(String), replayed: false });
+    const outcome = await clientFor(link).replaceUsers(generate([...ids, ...ids.slice(0, 5)]), {
+      maxPutUsers: 20,
+      chunkSize: 10,
+      concurrency: 3,
+    });
+    expect(outcome).toEqual({
+      held: null,
+      userCount: 95,
+      via: 'upload',
+      listVersion: expect.any(String),
+      replayed: false,
+    });
     expect(proxy.seen.filter((s) => s.endsWith('/chunk'))).toHaveLength(10);
     expect(proxy.peakConcurrency).toBe(3);
     expect(proxy.seen.at(-1)).toMatch(/\/commit$/);
@@ -101,7 +132,9 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     const client = clientFor(link);
     await client.replaceUsers(userIds(5));
     const ids = [...userIds(25, 200000000000000000n), 'not-an-id', ...userIds(25, 300000000000000000n)];
-    const err = await client.replaceUsers(ids, { maxPutUsers: 10, chunkSize: 10, concurrency: 2 }).catch((e: unknown) => e);
+    const err = await client
+      .replaceUsers(ids, { maxPutUsers: 10, chunkSize: 10, concurrency: 2 })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ statusCode: 400, message: 'Validation error' });
     expect(proxy.seen.some((s) => s.startsWith('DELETE') && /\/upload\/[0-9a-f-]{36}$/.test(s))).toBe(true);
     expect(proxy.seen.some((s) => s.endsWith('/commit'))).toBe(false);
@@ -115,9 +148,21 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     await client.replaceUsers(userIds(40));
     const outcome = await client.replaceUsers(userIds(20));
     if (!outcome.held) throw new Error('expected a hold');
-    expect(outcome.held).toEqual({ changeId: expect.stringMatching(/^[0-9a-f-]{36}$/), previous: 40, next: 20, removals: 20, message: expect.any(String) });
+    expect(outcome.held).toEqual({
+      changeId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      previous: 40,
+      next: 20,
+      removals: 20,
+      message: expect.any(String),
+    });
     expect(await listOf(api.db, link.linkId)).toHaveLength(40);
-    expect(await outcome.confirm()).toEqual({ held: null, userCount: 20, via: 'put', listVersion: expect.any(String), replayed: false });
+    expect(await outcome.confirm()).toEqual({
+      held: null,
+      userCount: 20,
+      via: 'put',
+      listVersion: expect.any(String),
+      replayed: false,
+    });
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(20));
   });
 
@@ -129,7 +174,13 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     const held = await client.replaceUsers(userIds(30), options);
     if (!held.held) throw new Error('expected a hold');
     expect(held).toMatchObject({ via: 'upload', held: { previous: 100, next: 30, removals: 70 } });
-    expect(await held.confirm(held.held.changeId)).toEqual({ held: null, userCount: 30, via: 'upload', listVersion: expect.any(String), replayed: false });
+    expect(await held.confirm(held.held.changeId)).toEqual({
+      held: null,
+      userCount: 30,
+      via: 'upload',
+      listVersion: expect.any(String),
+      replayed: false,
+    });
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
 
     const again = await client.replaceUsers(userIds(11), options);
@@ -145,7 +196,13 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     await client.replaceUsers(userIds(40));
     const first = await client.replaceUsers([]);
     if (!first.held) throw new Error('expected a hold');
-    expect(await client.replaceUsers([], { confirm: first.held.changeId })).toEqual({ held: null, userCount: 0, via: 'put', listVersion: expect.any(String), replayed: false });
+    expect(await client.replaceUsers([], { confirm: first.held.changeId })).toEqual({
+      held: null,
+      userCount: 0,
+      via: 'put',
+      listVersion: expect.any(String),
+      replayed: false,
+    });
   });
 });
 
@@ -180,9 +237,18 @@ describe('retries', () => {
   it('repeats a commit whose answer was lost with the same Idempotency-Key: the first answer comes back, nothing runs twice', async () => {
     const link = await seedLink(api.db, { plan: 'premium' });
     const keys: string[] = [];
-    proxy.inject((req) => /\/commit$/.test(req.url ?? '') && Boolean(keys.push(String(req.headers['idempotency-key']))), { kind: 'lose-answer' });
+    proxy.inject(
+      (req) => /\/commit$/.test(req.url ?? '') && Boolean(keys.push(String(req.headers['idempotency-key']))),
+      { kind: 'lose-answer' },
+    );
     const outcome = await clientFor(link).replaceUsers(userIds(30), { maxPutUsers: 10, chunkSize: 10 });
-    expect(outcome).toMatchObject({ held: null, userCount: 30, via: 'upload', replayed: true, listVersion: expect.stringMatching(/^"\d+\.\d+"$/) });
+    expect(outcome).toMatchObject({
+      held: null,
+      userCount: 30,
+      via: 'upload',
+      replayed: true,
+      listVersion: expect.stringMatching(/^"\d+\.\d+"$/),
+    });
     expect(proxy.seen.filter((s) => s.endsWith('/commit'))).toHaveLength(2);
     expect(keys).toHaveLength(1); // the rule matched the first commit only; the retry carried the same key (replayed)
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(30));
@@ -202,7 +268,9 @@ describe('retries', () => {
   it('sends one Idempotency-Key per call and the same one on every retry of it; a PUT whose answer was lost is replayed', async () => {
     const link = await seedLink(api.db);
     const keys: string[] = [];
-    proxy.inject((req) => req.method === 'PUT' && Boolean(keys.push(String(req.headers['idempotency-key']))), { kind: 'lose-answer' });
+    proxy.inject((req) => req.method === 'PUT' && Boolean(keys.push(String(req.headers['idempotency-key']))), {
+      kind: 'lose-answer',
+    });
     const client = clientFor(link);
     expect(await client.putUsers(userIds(3))).toMatchObject({ held: null, userCount: 3, replayed: true });
     expect(proxy.seen.filter((s) => s.startsWith('PUT'))).toHaveLength(2);
@@ -210,11 +278,18 @@ describe('retries', () => {
     // The proxy reads a request's key while its rule has faults left: the first attempt and its retry.
     const single: string[] = [];
     const answer503 = { kind: 'answer', status: 503 } as const;
-    proxy.inject((req) => req.method === 'POST' && Boolean(single.push(String(req.headers['idempotency-key']))), answer503, answer503);
+    proxy.inject(
+      (req) => req.method === 'POST' && Boolean(single.push(String(req.headers['idempotency-key']))),
+      answer503,
+      answer503,
+    );
     expect(await client.addUser(userIds(4)[3]!)).toBe(true);
     expect(single).toHaveLength(2);
     expect(single[1]).toBe(single[0]);
-    proxy.inject((req) => req.method === 'POST' && Boolean(single.push(String(req.headers['idempotency-key']))), answer503);
+    proxy.inject(
+      (req) => req.method === 'POST' && Boolean(single.push(String(req.headers['idempotency-key']))),
+      answer503,
+    );
     expect(await client.addUser(userIds(5)[4]!, { idempotencyKey: 'mine-1' })).toBe(true);
     expect(single[2]).toBe('mine-1');
     expect(single[0]).not.toBe('mine-1');
@@ -222,8 +297,18 @@ describe('retries', () => {
 
   it('retries the 409 of a key whose first request is still running, then gets its answer', async () => {
     const link = await seedLink(api.db);
-    proxy.inject(isPut, { kind: 'answer', status: 409, body: { statusCode: 409, message: 'A request with this Idempotency-Key is still being processed. Retry after it has answered.' } });
-    expect(await clientFor(link).putUsers(userIds(2), { idempotencyKey: 'running-1' })).toMatchObject({ held: null, userCount: 2 });
+    proxy.inject(isPut, {
+      kind: 'answer',
+      status: 409,
+      body: {
+        statusCode: 409,
+        message: 'A request with this Idempotency-Key is still being processed. Retry after it has answered.',
+      },
+    });
+    expect(await clientFor(link).putUsers(userIds(2), { idempotencyKey: 'running-1' })).toMatchObject({
+      held: null,
+      userCount: 2,
+    });
     expect(proxy.seen.filter((s) => s.startsWith('PUT'))).toHaveLength(2);
   });
 
@@ -255,7 +340,9 @@ describe('list version, If-Match, Idempotency-Key and dry runs', () => {
     const stale = await client.replaceUsers(userIds(4), { ifMatch: read.listVersion! }).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(RoleLinkApiError);
     expect(stale).toMatchObject({ statusCode: 412, listVersion: version });
-    const staleCommit = await client.replaceUsers(userIds(30), { ifMatch: read.listVersion!, maxPutUsers: 10, chunkSize: 10 }).catch((e: unknown) => e);
+    const staleCommit = await client
+      .replaceUsers(userIds(30), { ifMatch: read.listVersion!, maxPutUsers: 10, chunkSize: 10 })
+      .catch((e: unknown) => e);
     expect(staleCommit).toMatchObject({ statusCode: 412 });
     expect(await openSessions()).toBe(0);
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(3));
@@ -264,8 +351,14 @@ describe('list version, If-Match, Idempotency-Key and dry runs', () => {
   it("replays a write with the caller's Idempotency-Key and refuses the key for another request", async () => {
     const link = await seedLink(api.db);
     const client = clientFor(link);
-    expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({ userCount: 3, replayed: false });
-    expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({ userCount: 3, replayed: true });
+    expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({
+      userCount: 3,
+      replayed: false,
+    });
+    expect(await client.putUsers(userIds(3), { idempotencyKey: 'sdk-a' })).toMatchObject({
+      userCount: 3,
+      replayed: true,
+    });
     await expect(client.putUsers(userIds(4), { idempotencyKey: 'sdk-a' })).rejects.toMatchObject({ statusCode: 422 });
     expect(await client.removeUser(userIds(3)[2]!, { idempotencyKey: 'sdk-b' })).toBe(true);
     expect(await client.removeUser(userIds(3)[2]!, { idempotencyKey: 'sdk-b' })).toBe(true); // the first answer, replayed
@@ -276,9 +369,22 @@ describe('list version, If-Match, Idempotency-Key and dry runs', () => {
     const client = clientFor(link);
     await client.replaceUsers(userIds(20));
     const small = await client.replaceUsers(userIds(5), { dryRun: true });
-    expect(small).toMatchObject({ via: 'put', dryRun: { dry_run: true, status: 409, outcome: 'held', removals: 15, next_user_count: 5, shrink: { would_hold: true } } });
+    expect(small).toMatchObject({
+      via: 'put',
+      dryRun: {
+        dry_run: true,
+        status: 409,
+        outcome: 'held',
+        removals: 15,
+        next_user_count: 5,
+        shrink: { would_hold: true },
+      },
+    });
     const large = await client.replaceUsers(userIds(30), { dryRun: true, maxPutUsers: 10, chunkSize: 10 });
-    expect(large).toMatchObject({ via: 'upload', dryRun: { dry_run: true, status: 200, outcome: 'replaced', adds: 10, removals: 0, next_user_count: 30 } });
+    expect(large).toMatchObject({
+      via: 'upload',
+      dryRun: { dry_run: true, status: 200, outcome: 'replaced', adds: 10, removals: 0, next_user_count: 30 },
+    });
     expect(await openSessions()).toBe(0);
     expect(await listOf(api.db, link.linkId)).toEqual(userIds(20));
   });

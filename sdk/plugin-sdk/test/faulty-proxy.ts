@@ -42,15 +42,18 @@ export async function startFaultyProxy(targetUrl: string): Promise<FaultyProxy> 
       }),
   };
   const forward = (req: IncomingMessage, res: ServerResponse, loseAnswer: boolean) => {
-    const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      if (loseAnswer) {
-        answer.resume();
-        answer.once('end', () => res.socket?.destroy());
-        return;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        if (loseAnswer) {
+          answer.resume();
+          answer.once('end', () => res.socket?.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.once('error', () => res.socket?.destroy());
     req.pipe(upstream);
   };

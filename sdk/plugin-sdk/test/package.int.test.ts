@@ -26,7 +26,11 @@ function withoutPnpm(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 const PLAIN = withoutPnpm(process.env);
 
 /** Runs a command; a failure's message carries its output (tsc's errors, npm's), which jest shows. */
-async function run(file: string, args: string[], options: { cwd: string }): Promise<{ stdout: string; stderr: string }> {
+async function run(
+  file: string,
+  args: string[],
+  options: { cwd: string },
+): Promise<{ stdout: string; stderr: string }> {
   try {
     return await execFileAsync(file, args, { ...options, env: PLAIN });
   } catch (err) {
@@ -52,9 +56,16 @@ beforeAll(async () => {
   if (!tarball) throw new Error(`npm pack wrote no tarball to ${dir}`);
   project = path.join(dir, 'consumer');
   await cp(FIXTURES, project, { recursive: true });
-  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }),
+  );
   // jsonwebtoken and its few dependencies come from npm's cache when it has them.
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball)], { cwd: project });
+  await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(dir, tarball)],
+    { cwd: project },
+  );
   installed = path.join(project, 'node_modules', '@rolelink', 'plugin-sdk');
 }, 120_000);
 
@@ -64,7 +75,11 @@ afterAll(async () => {
 
 async function filesUnder(root: string, sub = ''): Promise<string[]> {
   const entries = await readdir(path.join(root, sub), { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(root, path.join(sub, e.name)) : Promise.resolve([path.join(sub, e.name)]))));
+  const nested = await Promise.all(
+    entries.map((e) =>
+      e.isDirectory() ? filesUnder(root, path.join(sub, e.name)) : Promise.resolve([path.join(sub, e.name)]),
+    ),
+  );
   return nested.flat();
 }
 
@@ -72,7 +87,11 @@ const node = (script: string) => run(process.execPath, [script], { cwd: project 
 
 test('the tarball holds the compiled dist/, the README, the licence and package.json, and no sources or tests', async () => {
   const files = await filesUnder(installed);
-  expect(files.filter((f) => !f.startsWith(`dist${path.sep}`)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+  expect(files.filter((f) => !f.startsWith(`dist${path.sep}`)).sort()).toEqual([
+    'LICENSE',
+    'README.md',
+    'package.json',
+  ]);
   expect(await readFile(path.join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
   expect(files).toContain(path.join('dist', 'index.js'));
   expect(files).toContain(path.join('dist', 'index.d.ts'));
@@ -84,7 +103,13 @@ test('the tarball holds the compiled dist/, the README, the licence and package.
 test('package.json points into dist/ (types first) and depends on jsonwebtoken and standardwebhooks only, no workspace package', async () => {
   const text = await readFile(path.join(installed, 'package.json'), 'utf8');
   const manifest = JSON.parse(text) as Record<string, unknown>;
-  expect(manifest).toMatchObject({ version: '0.1.0', license: 'MIT', main: './dist/index.js', types: './dist/index.d.ts', engines: { node: expect.any(String) } });
+  expect(manifest).toMatchObject({
+    version: '0.1.0',
+    license: 'MIT',
+    main: './dist/index.js',
+    types: './dist/index.d.ts',
+    engines: { node: expect.any(String) },
+  });
   expect(manifest.private).toBeUndefined();
   expect(manifest.scripts).toBeUndefined();
   expect(manifest.devDependencies).toBeUndefined();
@@ -99,7 +124,9 @@ test('package.json points into dist/ (types first) and depends on jsonwebtoken a
 });
 
 test('npm pack of the workspace folder itself refuses and names the command that packs the package', async () => {
-  await expect(run('npm', ['pack', '--dry-run'], { cwd: SDK })).rejects.toThrow(/npm run build && npm pack \.\/dist\/package/);
+  await expect(run('npm', ['pack', '--dry-run'], { cwd: SDK })).rejects.toThrow(
+    /npm run build && npm pack \.\/dist\/package/,
+  );
 });
 
 test('an ES module imports it by name and it works', async () => {

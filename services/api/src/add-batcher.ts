@@ -34,7 +34,14 @@ export class AddBatcher {
   }
 
   /** `guard`: checked in the statement (AuthGuard); the whole batch fails with StaleAuthError when it no longer holds. */
-  add(linkId: string, userId: string, storedLimit: number, requestId?: string, expiresAt: Date | null = null, guard?: AuthGuard): Promise<AddResult> {
+  add(
+    linkId: string,
+    userId: string,
+    storedLimit: number,
+    requestId?: string,
+    expiresAt: Date | null = null,
+    guard?: AuthGuard,
+  ): Promise<AddResult> {
     return this.batcher.run(linkId, { userId, storedLimit, requestId, expiresAt, guard });
   }
 }

@@ -1,7 +1,16 @@
 import http, { type RequestListener, type ServerOptions } from 'node:http';
 import express, { type Express } from 'express';
 import type { Pool } from 'pg';
-import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
+import {
+  errorHandler,
+  healthRouter,
+  notFoundRoute,
+  requestId,
+  requestLog,
+  type Logger,
+  type Metrics,
+  type ReadinessCheck,
+} from '@rolelink/runtime';
 import { authenticate } from './auth';
 import { fastUsers } from './fast-users';
 import { openApiRoutes } from './openapi/openapi.routes';
@@ -46,7 +55,10 @@ export function createApi(deps: ApiDeps): Api {
   // One instance of each, shared by the Express app and the fast path: one token memo and look-up, one
   // leased rate-limit budget, one batcher per kind (so both paths' writes of a link go in one statement).
   const before = [requestId(), requestLog(deps.logger), ...(deps.metrics ? [deps.metrics.httpMiddleware()] : [])];
-  const inLink = [authenticate(deps.pool), ...(deps.rateLimit ? [perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger })] : [])];
+  const inLink = [
+    authenticate(deps.pool),
+    ...(deps.rateLimit ? [perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger })] : []),
+  ];
   const notFound = notFoundRoute();
   // The public API's validation errors keep their documented `details` only: its `errors` key is the
   // shrink hold's object (spec 4.1 rule 6), and plugins decode it as that.

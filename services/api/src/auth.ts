@@ -69,7 +69,12 @@ export function authenticate(pool: Pool): RequestHandler {
       throw AppError.forbidden('This role link is paused — integration slots quota exceeded', 'link_paused');
     }
     if (remembered.size >= REMEMBERED_MAX) remembered.clear();
-    const guard: AuthGuard = { tokenHash: Buffer.from(hashHex!, 'hex'), plan: link.plan, paidSlots: link.paidSlots, rank: link.rank };
+    const guard: AuthGuard = {
+      tokenHash: Buffer.from(hashHex!, 'hex'),
+      plan: link.plan,
+      paidSlots: link.paidSlots,
+      rank: link.rank,
+    };
     remembered.set(hashHex!, { link: { ...link }, guard });
     return link;
   };
@@ -84,7 +89,8 @@ export function authenticate(pool: Pool): RequestHandler {
     const header = req.get('authorization')?.trim();
     if (!header) throw AppError.unauthorized('Authorization header required');
     const match = SCHEME.exec(header);
-    if (!match || match[1]!.toLowerCase() !== 'token') throw AppError.unauthorized('Invalid authorization scheme. Use: Token <token>');
+    if (!match || match[1]!.toLowerCase() !== 'token')
+      throw AppError.unauthorized('Invalid authorization scheme. Use: Token <token>');
     const hashHex = hashOf(match[2]!);
 
     const known = hashHex !== null && res.locals.rememberedAuthAllowed === true ? remembered.get(hashHex) : undefined;
@@ -131,7 +137,10 @@ export function allowRememberedAuth(res: Response): void {
  * its own statement; if the link changed, the request is authenticated afresh (its 403, or the write again
  * on the link as read now, a new plan's limit say).
  */
-export async function guardedWrite<T>(res: Response, write: (link: LinkContext, guard?: AuthGuard) => Promise<T>): Promise<T> {
+export async function guardedWrite<T>(
+  res: Response,
+  write: (link: LinkContext, guard?: AuthGuard) => Promise<T>,
+): Promise<T> {
   const remembered = res.locals.remembered as Remembered | undefined;
   if (!remembered) return write(currentLink(res));
   try {

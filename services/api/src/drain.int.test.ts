@@ -20,7 +20,8 @@ function answerOf(req: http.ClientRequest): Promise<Answer> {
   });
 }
 
-const get = (port: number, path: string, agent: http.Agent) => answerOf(http.get({ host: '127.0.0.1', port, path, agent }));
+const get = (port: number, path: string, agent: http.Agent) =>
+  answerOf(http.get({ host: '127.0.0.1', port, path, agent }));
 
 describe('the API on SIGTERM with keep-alive clients', () => {
   let db: TestDb;
@@ -40,7 +41,13 @@ describe('the API on SIGTERM with keep-alive clients', () => {
   it('answers /readyz 503 while draining, sends the in-flight answer with Connection: close, closes PostgreSQL and Redis and exits 0', async () => {
     const link = await seedLink(db);
     // The drain window only has to outlast a few local requests; the test waits on log lines, not on it.
-    api = await startService('api', 'tsx', { DATABASE_URL: db.url, REDIS_URL, QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '3000' });
+    api = await startService('api', 'tsx', {
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DRAIN_MS: '3000',
+    });
     const { port } = api;
     const idle = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const busy = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -56,7 +63,12 @@ describe('the API on SIGTERM with keep-alive clients', () => {
       agent: busy,
       method: 'PUT',
       path: `/api/role-link/${link.guildId}/${link.roleId}/users`,
-      headers: { Authorization: `Token ${link.token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Expect: '100-continue' },
+      headers: {
+        Authorization: `Token ${link.token}`,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+        Expect: '100-continue',
+      },
     });
     const putAnswer = answerOf(put);
     await new Promise((resolve) => put.once('continue', resolve));
@@ -67,7 +79,11 @@ describe('the API on SIGTERM with keep-alive clients', () => {
 
     // The idle keep-alive socket is still served during the window, with the spec's error body, and closed after.
     const ready = await get(port, '/readyz', idle);
-    expect(ready).toEqual({ status: 503, connection: 'close', body: JSON.stringify({ statusCode: 503, message: 'Shutting down' }) });
+    expect(ready).toEqual({
+      status: 503,
+      connection: 'close',
+      body: JSON.stringify({ statusCode: 503, message: 'Shutting down' }),
+    });
 
     put.end(body.slice(10));
     const answer = await putAnswer;

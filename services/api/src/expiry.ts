@@ -12,7 +12,16 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9}
 
 /** Date.parse rolls 2034-02-31 over to March: each field is checked against its range first. */
 function isRealTime(m: RegExpExecArray): boolean {
-  const [y, mo, d, h, mi, sec, oh, om] = m.slice(1, 9).map((x) => Number(x ?? '0')) as [number, number, number, number, number, number, number, number];
+  const [y, mo, d, h, mi, sec, oh, om] = m.slice(1, 9).map((x) => Number(x ?? '0')) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   return mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth && h < 24 && mi < 60 && sec < 60 && oh < 24 && om < 60;
 }
@@ -40,9 +49,15 @@ export function readTtlSeconds(value: unknown, now: number, field: string): Date
  * object's own path in the body ('' for POST's body, `body.3.` for an item of a PUT), `allowed` the keys the
  * object may hold besides the expiry.
  */
-export function readExpiryOf(obj: Record<string, unknown>, now: number, prefix: string, allowed: readonly string[] = []): Date | null {
+export function readExpiryOf(
+  obj: Record<string, unknown>,
+  now: number,
+  prefix: string,
+  allowed: readonly string[] = [],
+): Date | null {
   for (const key of Object.keys(obj)) {
-    if (key !== 'expires_at' && key !== 'ttl_seconds' && !allowed.includes(key)) throw invalid(prefix + key, 'unknown field (expected expires_at or ttl_seconds)');
+    if (key !== 'expires_at' && key !== 'ttl_seconds' && !allowed.includes(key))
+      throw invalid(prefix + key, 'unknown field (expected expires_at or ttl_seconds)');
   }
   const hasAt = obj.expires_at !== undefined;
   const hasTtl = obj.ttl_seconds !== undefined;
@@ -63,8 +78,13 @@ export function expiryBody(): RequestHandler {
 
 /** The expiry of POST /users/:userId: null without a body, `{}`, or `{"expires_at": null}`. */
 export function readPostExpiry(body: unknown, now: number): Date | null {
-  if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return null;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body', 'must be a JSON object: {"expires_at": "<RFC 3339 time>"} or {"ttl_seconds": <seconds>}');
+  if (
+    body === undefined ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+  )
+    return null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('body', 'must be a JSON object: {"expires_at": "<RFC 3339 time>"} or {"ttl_seconds": <seconds>}');
   return readExpiryOf(body as Record<string, unknown>, now, '');
 }
 

@@ -25,17 +25,36 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 export function idempotent(pool: Pool): RequestHandler {
   const keyed = handle(async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_HEADER)!;
-    if (!KEY.test(key)) throw AppError.validation([{ field: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' }]);
+    if (!KEY.test(key))
+      throw AppError.validation([
+        { field: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
     const link = currentLink(res);
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([req.method, req.baseUrl + req.path, req.body ?? null, req.get(CONFIRM_HEADER) ?? null, req.get('if-match') ?? null]))
+      .update(
+        JSON.stringify([
+          req.method,
+          req.baseUrl + req.path,
+          req.body ?? null,
+          req.get(CONFIRM_HEADER) ?? null,
+          req.get('if-match') ?? null,
+        ]),
+      )
       .digest();
     const claim = await claimIdempotencyKey(pool, link.id, key, fingerprint);
     if (claim.kind !== 'claimed' && claim.fingerprint.length && !claim.fingerprint.equals(fingerprint)) {
-      throw new AppError(422, 'This Idempotency-Key was already used for a different request (method, path, body or headers differ). Use a new key for a new request.', 'idempotency_key_reused');
+      throw new AppError(
+        422,
+        'This Idempotency-Key was already used for a different request (method, path, body or headers differ). Use a new key for a new request.',
+        'idempotency_key_reused',
+      );
     }
     if (claim.kind === 'in-progress') {
-      throw new AppError(409, 'A request with this Idempotency-Key is still being processed. Retry after it has answered.', 'idempotency_in_progress');
+      throw new AppError(
+        409,
+        'A request with this Idempotency-Key is still being processed. Retry after it has answered.',
+        'idempotency_in_progress',
+      );
     }
     if (claim.kind === 'answered') {
       res.setHeader('Idempotent-Replayed', 'true');
@@ -58,7 +77,14 @@ function recordBeforeSending(res: Response, pool: Pool, linkId: string, key: str
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     const etag = res.getHeader('ETag');
-    const stored = res.statusCode >= 500 ? releaseIdempotencyKey(pool, linkId, key) : recordIdempotentAnswer(pool, linkId, key, { status: res.statusCode, body, etag: typeof etag === 'string' ? etag : null });
+    const stored =
+      res.statusCode >= 500
+        ? releaseIdempotencyKey(pool, linkId, key)
+        : recordIdempotentAnswer(pool, linkId, key, {
+            status: res.statusCode,
+            body,
+            etag: typeof etag === 'string' ? etag : null,
+          });
     // If the record cannot be written the answer still goes out; the claim then ages out as abandoned.
     void stored.catch(() => undefined).finally(() => send(body));
     return res;

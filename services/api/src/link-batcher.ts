@@ -77,7 +77,8 @@ export class LinkBatcher<I extends Item, R> {
         const batch: Waiting<I, R>[] = [];
         const rest: Waiting<I, R>[] = [];
         for (const w of queue) {
-          const fits = batch.length < MAX_BATCH && (!this.writer.sameStatement || this.writer.sameStatement(first, w.item));
+          const fits =
+            batch.length < MAX_BATCH && (!this.writer.sameStatement || this.writer.sameStatement(first, w.item));
           (fits ? batch : rest).push(w);
         }
         this.queues.set(linkId, rest); // writes arriving meanwhile join the rest, in order

@@ -38,5 +38,9 @@ export function ifMatchVersions(header: string | undefined, linkId: string): str
 /** 412 in the §7 shape, with the current version in ETag so the caller can tell what it missed. */
 export function versionMismatch(res: Response, linkId: string, current: string): AppError {
   setListVersion(res, linkId, current);
-  return new AppError(412, `The list changed since the version in If-Match: it is now ${listETag(linkId, current)}. Read it again (GET /users) and resend.`, 'precondition_failed');
+  return new AppError(
+    412,
+    `The list changed since the version in If-Match: it is now ${listETag(linkId, current)}. Read it again (GET /users) and resend.`,
+    'precondition_failed',
+  );
 }

@@ -15,7 +15,13 @@ type Deps = { pool: Pool; sync: SyncNotifier };
  * answers — 400 stored limit, 409 shrink hold with its own body shape, 404 upload session — and 412
  * when If-Match names a version the list has left. Sets the new version's ETag.
  */
-export async function writeWholeList(deps: Deps, link: LinkContext, source: ReplaceSource, req: Request, res: Response): Promise<number> {
+export async function writeWholeList(
+  deps: Deps,
+  link: LinkContext,
+  source: ReplaceSource,
+  req: Request,
+  res: Response,
+): Promise<number> {
   const outcome = await replaceList(deps.pool, {
     linkId: link.id,
     source,
@@ -38,7 +44,9 @@ export async function writeWholeList(deps: Deps, link: LinkContext, source: Repl
       throw linkNotFound();
     case 'held': {
       const { changeId, previous, next, removals } = outcome.change;
-      const message = shrinkMessage(previous, next, removals) + (outcome.note ? ` (The X-RoleLink-Confirm header was not accepted: ${outcome.note}.)` : '');
+      const message =
+        shrinkMessage(previous, next, removals) +
+        (outcome.note ? ` (The X-RoleLink-Confirm header was not accepted: ${outcome.note}.)` : '');
       throw AppError.shrinkHold({
         errors: { error: 'confirm_required', code: 'shrink', change_id: changeId, previous, next, removals, message },
         requestId: req.id,
@@ -52,7 +60,13 @@ export async function writeWholeList(deps: Deps, link: LinkContext, source: Repl
  * the counts behind it; nothing is written (db previewReplace). A request that could not be attempted at
  * all answers as the real one would: 404 upload, 412 version; body errors were answered before.
  */
-export async function previewWholeList(deps: Deps, link: LinkContext, source: ReplaceSource, req: Request, res: Response): Promise<DryRunResult> {
+export async function previewWholeList(
+  deps: Deps,
+  link: LinkContext,
+  source: ReplaceSource,
+  req: Request,
+  res: Response,
+): Promise<DryRunResult> {
   const preview = await previewReplace(deps.pool, {
     linkId: link.id,
     source,
@@ -72,7 +86,14 @@ export async function previewWholeList(deps: Deps, link: LinkContext, source: Re
   const [status, outcome, message]: [DryRunResult['status'], DryRunResult['outcome'], string] = overLimit
     ? [400, 'stored_limit', storedLimitMessage(link.plan)]
     : wouldHold
-      ? [409, 'held', shrinkMessage(shrink.previous, preview.next, shrink.removals) + (typeof shrink.confirmation === 'object' ? ` (The X-RoleLink-Confirm header would not be accepted: ${shrink.confirmation.invalid}.)` : '')]
+      ? [
+          409,
+          'held',
+          shrinkMessage(shrink.previous, preview.next, shrink.removals) +
+            (typeof shrink.confirmation === 'object'
+              ? ` (The X-RoleLink-Confirm header would not be accepted: ${shrink.confirmation.invalid}.)`
+              : ''),
+        ]
       : [200, 'replaced', `The list would hold ${preview.next.toLocaleString('en-US')} users.`];
   return {
     dry_run: true,

@@ -31,14 +31,27 @@ it('two replicas register each scheduler once and run each scheduled sweep once,
   const sync = new SyncNotifier(notifierRedis, prefix, silentLogger());
   const link = await seedLink(db);
   const [due, kept] = userIds(2);
-  await db.pool.query(`INSERT INTO link_user (link_id, user_id, expires_at) SELECT $1, u - 9223372036854775808, e FROM unnest($2::numeric[], $3::timestamptz[]) AS x(u, e)`, [link.linkId, [due, kept], [new Date(Date.now() - 1_000), null]]);
+  await db.pool.query(
+    `INSERT INTO link_user (link_id, user_id, expires_at) SELECT $1, u - 9223372036854775808, e FROM unnest($2::numeric[], $3::timestamptz[]) AS x(u, e)`,
+    [link.linkId, [due, kept], [new Date(Date.now() - 1_000), null]],
+  );
   await db.pool.query('UPDATE role_link SET user_count = 2 WHERE id = $1', [link.linkId]);
 
   let sweeps = 0; // expiry sweeps run, by either replica
   const expiries = new ExpirySweeper({ pool: db.pool, sync, logger: silentLogger() });
   const counted = { sweepOnce: () => (sweeps++, expiries.sweepOnce()) };
   const outbox = new OutboxSweeper(db.pool, sync, silentLogger());
-  replicas = connections.map((connection) => startMaintenance({ connection, prefix, logger: silentLogger(), sweeper: outbox, expiries: counted, sweepEveryMs: 60_000, expirySweepEveryMs: 300 }));
+  replicas = connections.map((connection) =>
+    startMaintenance({
+      connection,
+      prefix,
+      logger: silentLogger(),
+      sweeper: outbox,
+      expiries: counted,
+      sweepEveryMs: 60_000,
+      expirySweepEveryMs: 300,
+    }),
+  );
   await Promise.all(replicas.map((r) => r.keeper.firstRegistration));
 
   const queue = new Queue(QueueName.maintenance, { connection: notifierRedis, prefix });
@@ -51,7 +64,11 @@ it('two replicas register each scheduler once and run each scheduled sweep once,
     );
     // Each completed expiry-sweep job ran one sweep on one replica: as many sweeps as jobs, not twice as many.
     const completed = async () => (await queue.getJobs(['completed'])).filter((j) => j.name === 'expiry-sweep').length;
-    await waitFor(completed, (n) => n >= 4, { what: 'four scheduled expiry sweeps', timeoutMs: 60_000, progress: (n) => n });
+    await waitFor(completed, (n) => n >= 4, {
+      what: 'four scheduled expiry sweeps',
+      timeoutMs: 60_000,
+      progress: (n) => n,
+    });
     await Promise.all(replicas.map((r) => r.close()));
     expect(sweeps).toBe(await completed());
   } finally {

@@ -42,11 +42,16 @@ export function startMaintenance(o: MaintenanceOptions): Maintenance {
     { connection: o.connection, prefix: o.prefix, concurrency: 2 },
   );
   consumer.worker.on('error', dependencies.listener('redis', 'maintenance worker error'));
-  consumer.worker.on('failed', (job, err) => o.logger.warn('maintenance job failed', { jobId: job?.id, job: job?.name, error: err.message }));
+  consumer.worker.on('failed', (job, err) =>
+    o.logger.warn('maintenance job failed', { jobId: job?.id, job: job?.name, error: err.message }),
+  );
   const keeper = ensureSchedulers({
     redis: o.connection,
     logger: o.logger,
-    schedulers: [scheduled(jobs, 'outbox-sweep', o.sweepEveryMs), scheduled(jobs, 'expiry-sweep', o.expirySweepEveryMs)],
+    schedulers: [
+      scheduled(jobs, 'outbox-sweep', o.sweepEveryMs),
+      scheduled(jobs, 'expiry-sweep', o.expirySweepEveryMs),
+    ],
   });
   let closing: Promise<void> | null = null;
   return {

@@ -80,7 +80,9 @@ export class LeasedRedisStore implements Store {
       let take = this.taking.get(key);
       if (!take) {
         const left = this.opts.limitOf(key) - (this.current(key)?.end ?? 0);
-        take = this.take(key, Math.min(MAX_LEASE, Math.max(1, Math.floor(left / LEASE_DIVISOR)))).finally(() => this.taking.delete(key));
+        take = this.take(key, Math.min(MAX_LEASE, Math.max(1, Math.floor(left / LEASE_DIVISOR)))).finally(() =>
+          this.taking.delete(key),
+        );
         this.taking.set(key, take);
       }
       await take;
@@ -120,7 +122,10 @@ export class LeasedRedisStore implements Store {
   }
 
   private async take(key: string, n: number): Promise<void> {
-    const [total, ttl] = (await this.opts.redis.eval(TAKE, 1, this.prefix + key, n, this.opts.windowMs)) as [number, number];
+    const [total, ttl] = (await this.opts.redis.eval(TAKE, 1, this.prefix + key, n, this.opts.windowMs)) as [
+      number,
+      number,
+    ];
     const resetAt = Date.now() + ttl;
     // Positions total-n+1 … total are ours. A lease of the previous window left in memory is replaced.
     this.leases.set(key, { next: total - n + 1, end: total, resetAt, refused: 0 });

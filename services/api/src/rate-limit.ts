@@ -67,7 +67,13 @@ export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
     }
     if (hit.totalHits <= limit) return next();
     if (!res.headersSent) res.setHeader('Retry-After', String(resetSeconds));
-    next(new AppError(429, `Too many requests: at most ${limit.toLocaleString('en-US')} per ${windowSeconds} s for one token on the ${plan} plan. Retry after ${resetSeconds} s.`, 'rate_limited'));
+    next(
+      new AppError(
+        429,
+        `Too many requests: at most ${limit.toLocaleString('en-US')} per ${windowSeconds} s for one token on the ${plan} plan. Retry after ${resetSeconds} s.`,
+        'rate_limited',
+      ),
+    );
   };
 
   return (_req, res, next) => {
@@ -77,7 +83,8 @@ export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
     const local = store.takeLocal(link.id);
     if (local) return decide(res, next, link.id, link.plan, limit, local);
     store.increment(link.id).then(
-      (hit) => decide(res, next, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime!.getTime() }),
+      (hit) =>
+        decide(res, next, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime!.getTime() }),
       (err: unknown) => {
         opts.logger.warn('rate limiter: RedisClient failed, request let through without a limit', { err });
         next();

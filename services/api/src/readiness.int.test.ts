@@ -39,21 +39,38 @@ describe('API readiness during a Redis outage', () => {
   });
 
   it('stays ready while Redis is down, and /metrics reports the dependency down', async () => {
-    api = await startService('api', 'tsx', { DATABASE_URL: db.url, REDIS_URL: redis.url, QUEUE_PREFIX: testQueuePrefix(), API_RATE_LIMIT: 'off' });
+    api = await startService('api', 'tsx', {
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: testQueuePrefix(),
+      API_RATE_LIMIT: 'off',
+    });
     const metrics = () => get(api!.port, '/metrics');
     // Ready does not wait for Redis (the point of this test), so a first scrape can come before the API's
     // Redis connection is (its probe fails at once then: no offline queue). Ask until it reports Redis up.
-    const up = await until(metrics, (r) => /^rolelink_dependency_up\{dependency="redis",service="api"\} 1$/m.test(r.body), 'the API to report Redis up', 60_000);
+    const up = await until(
+      metrics,
+      (r) => /^rolelink_dependency_up\{dependency="redis",service="api"\} 1$/m.test(r.body),
+      'the API to report Redis up',
+      60_000,
+    );
     expect(up.body).toMatch(/^rolelink_dependency_up\{dependency="db",service="api"\} 1$/m);
 
     await redis.kill();
     // Wait until the process itself has seen the outage (the probe at scrape time fails)...
-    await until(metrics, (r) => /^rolelink_dependency_up\{dependency="redis",service="api"\} 0$/m.test(r.body), 'the API to report Redis down', 60_000);
+    await until(
+      metrics,
+      (r) => /^rolelink_dependency_up\{dependency="redis",service="api"\} 0$/m.test(r.body),
+      'the API to report Redis down',
+      60_000,
+    );
     // ...and it still takes traffic.
     const ready = await get(api.port, '/readyz');
     expect(ready.status).toBe(200);
     expect(JSON.parse(ready.body)).toMatchObject({ status: 'ready' });
-    expect((await get(api.port, '/metrics')).body).toMatch(/^rolelink_dependency_up\{dependency="db",service="api"\} 1$/m);
+    expect((await get(api.port, '/metrics')).body).toMatch(
+      /^rolelink_dependency_up\{dependency="db",service="api"\} 1$/m,
+    );
     // Back up before the process stops, so its shutdown closes Redis cleanly.
     await redis.start();
   });

@@ -9,9 +9,13 @@ beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-const count = async (linkId: string) => (await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [linkId])).rows[0]!.n;
+const count = async (linkId: string) =>
+  (await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [linkId])).rows[0]!.n;
 const fill = async (linkId: string, ids: string[]) => {
-  await h.db.pool.query(`INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`, [linkId, ids]);
+  await h.db.pool.query(
+    `INSERT INTO link_user (link_id, user_id) SELECT $1, ${toStored('x')} FROM unnest($2::numeric[]) x`,
+    [linkId, ids],
+  );
   await h.db.pool.query('UPDATE role_link SET user_count = $2 WHERE id = $1', [linkId, ids.length]);
 };
 
@@ -29,10 +33,16 @@ describe('batched single removals (DELETE /users/:userId under concurrency)', ()
     expect(results.slice(gone.length).some((r) => r.removed)).toBe(false);
     expect(await listOf(h.db, link.linkId)).toEqual(ids.slice(0, 100));
     expect(await count(link.linkId)).toBe(100);
-    const { rows } = await h.db.pool.query<{ user_id: string }>(`SELECT ${fromStored('user_id')} AS user_id FROM list_change WHERE link_id = $1 AND op = 'remove' ORDER BY list_change.user_id`, [link.linkId]);
+    const { rows } = await h.db.pool.query<{ user_id: string }>(
+      `SELECT ${fromStored('user_id')} AS user_id FROM list_change WHERE link_id = $1 AND op = 'remove' ORDER BY list_change.user_id`,
+      [link.linkId],
+    );
     expect(rows.map((r) => r.user_id)).toEqual(gone);
     // Every answer carries the version its statement left; the last statement's is the link's.
-    const { rows: v } = await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [link.linkId]);
+    const { rows: v } = await h.db.pool.query<{ v: string }>(
+      'SELECT list_version::text AS v FROM role_link WHERE id = $1',
+      [link.linkId],
+    );
     expect(results.at(-1)!.listVersion).toBe(v[0]!.v);
     const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
     expect(jobs.map((j) => (j.data as { linkId: string }).linkId)).toEqual([link.linkId]);
@@ -43,7 +53,9 @@ describe('batched single removals (DELETE /users/:userId under concurrency)', ()
     const [id] = userIds(1);
     await fill(link.linkId, [id!]);
     const url = `/api/role-link/${link.guildId}/${link.roleId}/users/${id}`;
-    const answers = await Promise.all(Array.from({ length: 12 }, () => request(h.app).delete(url).set(auth(link.token)).expect(200)));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => request(h.app).delete(url).set(auth(link.token)).expect(200)),
+    );
     expect(answers.filter((a) => (a.body as { data: { removed: boolean } }).data.removed === true)).toHaveLength(1);
     expect(await count(link.linkId)).toBe(0);
   });

@@ -26,7 +26,14 @@ describe('User Management API request log', () => {
       .send(JSON.stringify(['800000000000000001']))
       .expect(200);
     expect(lines.filter((l) => l.message === 'http request')).toEqual([
-      expect.objectContaining({ level: 'info', method: 'PUT', route: '/api/role-link/:guildId/:roleId/users', status: 200, linkId: link.linkId, requestId: expect.any(String) }),
+      expect.objectContaining({
+        level: 'info',
+        method: 'PUT',
+        route: '/api/role-link/:guildId/:roleId/users',
+        status: 200,
+        linkId: link.linkId,
+        requestId: expect.any(String),
+      }),
     ]);
     const text = JSON.stringify(lines);
     for (const secret of [link.token, 'rl_token', link.guildId, link.roleId]) expect(text).not.toContain(secret);

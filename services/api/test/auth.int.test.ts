@@ -1,6 +1,13 @@
 import request from 'supertest';
 import { generateToken } from '@rolelink/domain';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type ApiErrorBody,
+  type UsersListBody,
+} from '../../../test/support/api';
 import { seedGuild, seedLink, snowflake } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -20,7 +27,9 @@ describe('User Management API authentication (spec 5 and 7)', () => {
 
   it('answers 401 with the scheme hint for a Bearer token', async () => {
     const link = await seedLink(h.db);
-    const res = await request(h.app).get(usersPath(link.guildId, link.roleId)).set('Authorization', `Bearer ${link.token}`);
+    const res = await request(h.app)
+      .get(usersPath(link.guildId, link.roleId))
+      .set('Authorization', `Bearer ${link.token}`);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ statusCode: 401, message: 'Invalid authorization scheme. Use: Token <token>' });
   });
@@ -73,7 +82,11 @@ describe('User Management API authentication (spec 5 and 7)', () => {
     for (const [i, link] of links.entries()) {
       const res = await request(h.app).get(usersPath(guildId, link.roleId)).set(auth(link.token));
       if (i < 2) expect(res.status).toBe(200);
-      else expect(res.body).toEqual({ statusCode: 403, message: 'This role link is paused — integration slots quota exceeded' });
+      else
+        expect(res.body).toEqual({
+          statusCode: 403,
+          message: 'This role link is paused — integration slots quota exceeded',
+        });
     }
 
     await seedGuild(h.db, { id: guildId, plan: 'free', paidSlots: 2 }); // two paid slots: all four fit
@@ -83,7 +96,11 @@ describe('User Management API authentication (spec 5 and 7)', () => {
 
   it('resumes a paused link when an older link is deleted', async () => {
     const guildId = await seedGuild(h.db, { plan: 'free' });
-    const [first, , third] = [await seedLink(h.db, { guildId }), await seedLink(h.db, { guildId }), await seedLink(h.db, { guildId })];
+    const [first, , third] = [
+      await seedLink(h.db, { guildId }),
+      await seedLink(h.db, { guildId }),
+      await seedLink(h.db, { guildId }),
+    ];
     await request(h.app).get(usersPath(guildId, third.roleId)).set(auth(third.token)).expect(403);
     await h.db.pool.query('DELETE FROM role_link WHERE id = $1', [first.linkId]);
     await request(h.app).get(usersPath(guildId, third.roleId)).set(auth(third.token)).expect(200);

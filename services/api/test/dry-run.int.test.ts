@@ -1,5 +1,13 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type DryRunBody, type ShrinkBody, uploadChunks } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type DryRunBody,
+  type ShrinkBody,
+  uploadChunks,
+} from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { toStored } from '@rolelink/db/client';
 
@@ -18,11 +26,26 @@ const put = (l: SeededLink, body: unknown, query = '') =>
 
 /** Everything a list write touches: the list, the link row's counters and marks, held changes, uploads and the sync queue. */
 async function footprint(linkId: string) {
-  const link = await h.db.pool.query<Record<string, unknown>>(`SELECT user_count, list_version::text, sync_wanted_seq::text, first_list_at, updated_at FROM role_link WHERE id = $1`, [linkId]);
-  const held = await h.db.pool.query<Record<string, unknown>>('SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id', [linkId]);
-  const uploads = await h.db.pool.query<Record<string, unknown>>('SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id', [linkId]);
+  const link = await h.db.pool.query<Record<string, unknown>>(
+    `SELECT user_count, list_version::text, sync_wanted_seq::text, first_list_at, updated_at FROM role_link WHERE id = $1`,
+    [linkId],
+  );
+  const held = await h.db.pool.query<Record<string, unknown>>(
+    'SELECT change_id, used_at FROM held_change WHERE link_id = $1 ORDER BY change_id',
+    [linkId],
+  );
+  const uploads = await h.db.pool.query<Record<string, unknown>>(
+    'SELECT id, closed_at, users FROM upload_session WHERE link_id = $1 ORDER BY id',
+    [linkId],
+  );
   const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
-  return { list: await listOf(h.db, linkId), link: link.rows[0], held: held.rows, uploads: uploads.rows, jobs: jobs.length };
+  return {
+    list: await listOf(h.db, linkId),
+    link: link.rows[0],
+    held: held.rows,
+    uploads: uploads.rows,
+    jobs: jobs.length,
+  };
 }
 
 describe('?dry_run=true on PUT /users (issue 11)', () => {
@@ -47,7 +70,14 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
         removals: 10,
         synced_limit: 100,
         held_by_synced_limit: 20,
-        shrink: { previous: 100, removals: 10, large_removal: false, trusted: false, confirmation: 'none', would_hold: false },
+        shrink: {
+          previous: 100,
+          removals: 10,
+          large_removal: false,
+          trusted: false,
+          confirmation: 'none',
+          would_hold: false,
+        },
       },
     });
     expect(res.headers.etag).toBe(`"${link.linkId}.1"`);
@@ -63,12 +93,29 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
     const before = await footprint(link.linkId);
 
     const dry = await put(link, userIds(10), '?dry_run=true').expect(200);
-    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({ status: 409, outcome: 'held', adds: 0, removals: 30, shrink: { large_removal: true, confirmation: 'none', would_hold: true } });
+    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({
+      status: 409,
+      outcome: 'held',
+      adds: 0,
+      removals: 30,
+      shrink: { large_removal: true, confirmation: 'none', would_hold: true },
+    });
     expect(bodyOf<DryRunBody>(dry).data.message).toMatch(/would remove 30 of 40 users/);
-    const confirmed = await put(link, userIds(10), '?dry_run=true').set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
-    expect(bodyOf<DryRunBody>(confirmed).data).toMatchObject({ status: 200, outcome: 'replaced', shrink: { confirmation: 'header', would_hold: false } });
-    const stale = await put(link, userIds(10), '?dry_run=true').set('X-RoleLink-Confirm', '00000000-0000-0000-0000-000000000000').expect(200);
-    expect(bodyOf<DryRunBody>(stale).data).toMatchObject({ status: 409, shrink: { confirmation: 'invalid', would_hold: true } });
+    const confirmed = await put(link, userIds(10), '?dry_run=true')
+      .set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id)
+      .expect(200);
+    expect(bodyOf<DryRunBody>(confirmed).data).toMatchObject({
+      status: 200,
+      outcome: 'replaced',
+      shrink: { confirmation: 'header', would_hold: false },
+    });
+    const stale = await put(link, userIds(10), '?dry_run=true')
+      .set('X-RoleLink-Confirm', '00000000-0000-0000-0000-000000000000')
+      .expect(200);
+    expect(bodyOf<DryRunBody>(stale).data).toMatchObject({
+      status: 409,
+      shrink: { confirmation: 'invalid', would_hold: true },
+    });
     expect(await footprint(link.linkId)).toEqual(before);
 
     // The confirmation the dry run reported as accepted is still there for the real write.
@@ -78,10 +125,20 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
 
   it('judges a hand-over first list against the role holders, as the write does', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
-    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`, [link.linkId, userIds(20)]);
+    await h.db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`,
+      [link.linkId, userIds(20)],
+    );
     const before = await footprint(link.linkId);
     const res = await put(link, userIds(5), '?dry_run=true').expect(200);
-    expect(bodyOf<DryRunBody>(res).data).toMatchObject({ status: 409, user_count: 0, next_user_count: 5, adds: 5, removals: 0, shrink: { previous: 20, removals: 15, would_hold: true } });
+    expect(bodyOf<DryRunBody>(res).data).toMatchObject({
+      status: 409,
+      user_count: 0,
+      next_user_count: 5,
+      adds: 5,
+      removals: 0,
+      shrink: { previous: 20, removals: 15, would_hold: true },
+    });
     expect(await footprint(link.linkId)).toEqual(before);
   });
 
@@ -89,7 +146,11 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
     const link = await seedLink(h.db);
     const flag = await put(link, userIds(1), '?dry_run=yes');
     expect(flag.status).toBe(400);
-    expect(flag.body).toEqual({ statusCode: 400, message: 'Validation error', details: ['query.dry_run: must be true or false'] });
+    expect(flag.body).toEqual({
+      statusCode: 400,
+      message: 'Validation error',
+      details: ['query.dry_run: must be true or false'],
+    });
     const body = await put(link, ['12'], '?dry_run=true');
     expect(body.status).toBe(400);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
@@ -110,7 +171,15 @@ describe('?dry_run=true on commit (issue 11)', () => {
       .post(`${base(link)}/upload/${id}/commit?dry_run=true`)
       .set(auth(link.token))
       .expect(200);
-    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({ status: 200, outcome: 'replaced', user_count: 10, next_user_count: 8, adds: 0, removals: 2, held_by_synced_limit: 0 });
+    expect(bodyOf<DryRunBody>(dry).data).toMatchObject({
+      status: 200,
+      outcome: 'replaced',
+      user_count: 10,
+      next_user_count: 8,
+      adds: 0,
+      removals: 2,
+      held_by_synced_limit: 0,
+    });
     expect(await footprint(link.linkId)).toEqual(before);
 
     // The session is still open: the real commit works and matches the preview.

@@ -1,7 +1,15 @@
 import request from 'supertest';
 import { readJournal } from '@rolelink/db/list';
 import { silentLogger } from '@rolelink/runtime';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody, uploadChunks } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type ApiErrorBody,
+  type UsersListBody,
+  uploadChunks,
+} from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { subscribeLinkEvents } from '@rolelink/db/events';
 import { ExpirySweeper } from '../src/expiry-sweeper';
@@ -21,7 +29,8 @@ const post = (l: SeededLink, id: string, body?: unknown) => {
     .set(auth(l.token));
   return body === undefined ? r : r.set('Content-Type', 'application/json').send(JSON.stringify(body));
 };
-const put = (l: SeededLink, body: unknown) => request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+const put = (l: SeededLink, body: unknown) =>
+  request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
 const expiries = async (l: SeededLink) =>
   bodyOf<UsersListBody>(
     await request(h.app)
@@ -46,22 +55,42 @@ describe('POST /users/:userId with an expiry', () => {
   });
 
   it.each([
-    ['both fields', { expires_at: '2034-01-01T00:00:00Z', ttl_seconds: 60 }, 'ttl_seconds: send either expires_at or ttl_seconds, not both'],
+    [
+      'both fields',
+      { expires_at: '2034-01-01T00:00:00Z', ttl_seconds: 60 },
+      'ttl_seconds: send either expires_at or ttl_seconds, not both',
+    ],
     ['a past time', { expires_at: '2020-01-01T00:00:00Z' }, 'expires_at: must be in the future'],
-    ['a time without zone', { expires_at: '2034-01-01T00:00:00' }, 'expires_at: must be an RFC 3339 time with a time zone, e.g. 2026-12-24T18:00:00Z'],
-    ['an impossible date', { expires_at: '2034-02-31T00:00:00Z' }, 'expires_at: must be an RFC 3339 time with a time zone, e.g. 2026-12-24T18:00:00Z'],
+    [
+      'a time without zone',
+      { expires_at: '2034-01-01T00:00:00' },
+      'expires_at: must be an RFC 3339 time with a time zone, e.g. 2026-12-24T18:00:00Z',
+    ],
+    [
+      'an impossible date',
+      { expires_at: '2034-02-31T00:00:00Z' },
+      'expires_at: must be an RFC 3339 time with a time zone, e.g. 2026-12-24T18:00:00Z',
+    ],
     ['a time 20 years ahead', { expires_at: '2046-12-01T00:00:00Z' }, 'expires_at: must be at most 10 years ahead'],
     ['a fractional ttl', { ttl_seconds: 1.5 }, 'ttl_seconds: must be a whole number of seconds'],
     ['a ttl as a string', { ttl_seconds: '60' }, 'ttl_seconds: must be a whole number of seconds'],
     ['a zero ttl', { ttl_seconds: 0 }, 'ttl_seconds: must be at least 1'],
     ['an absurd ttl', { ttl_seconds: 1e12 }, 'ttl_seconds: must be at most 316224000 (10 years)'],
-    ['an unknown field', { expiresAt: '2034-01-01T00:00:00Z' }, 'expiresAt: unknown field (expected expires_at or ttl_seconds)'],
+    [
+      'an unknown field',
+      { expiresAt: '2034-01-01T00:00:00Z' },
+      'expiresAt: unknown field (expected expires_at or ttl_seconds)',
+    ],
     ['an array', [60], 'body: must be a JSON object: {"expires_at": "<RFC 3339 time>"} or {"ttl_seconds": <seconds>}'],
   ])('refuses %s with a 400 naming the field, and adds nothing', async (_what, body, detail) => {
     const link = await seedLink(h.db);
     const res = await post(link, userIds(1)[0]!, body);
     expect(res.status).toBe(400);
-    expect(bodyOf<ApiErrorBody>(res)).toMatchObject({ statusCode: 400, message: 'Validation error', details: [detail] });
+    expect(bodyOf<ApiErrorBody>(res)).toMatchObject({
+      statusCode: 400,
+      message: 'Validation error',
+      details: [detail],
+    });
     expect(await listOf(h.db, link.linkId)).toEqual([]);
   });
 
@@ -69,7 +98,9 @@ describe('POST /users/:userId with an expiry', () => {
     const link = await seedLink(h.db);
     const [a, b] = userIds(2);
     const at = '2034-06-01T10:00:00.000Z';
-    expect((await post(link, a!, { expires_at: '2034-06-01T12:00:00+02:00' }).expect(200)).body).toEqual({ data: { added: true } });
+    expect((await post(link, a!, { expires_at: '2034-06-01T12:00:00+02:00' }).expect(200)).body).toEqual({
+      data: { added: true },
+    });
     const before = Date.now();
     await post(link, b!, { ttl_seconds: 3600 }).expect(200);
     const meta = await expiries(link);
@@ -131,13 +162,19 @@ describe('the expiry sweeper', () => {
     await post(link, a!, { ttl_seconds: 60 }).expect(200);
     await post(link, b!, { ttl_seconds: 7200 }).expect(200);
     await post(link, c!).expect(200);
-    const { rows } = await h.db.pool.query<{ seq: string; version: string }>('SELECT sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1', [link.linkId]);
+    const { rows } = await h.db.pool.query<{ seq: string; version: string }>(
+      'SELECT sync_wanted_seq::text AS seq, list_version::text AS version FROM role_link WHERE id = $1',
+      [link.linkId],
+    );
     await h.syncQueue.obliterate({ force: true });
     const at = new Date(Date.now() + 120_000);
     expect(await sweeperAt(at).sweepOnce()).toBe(1);
     expect(await listOf(h.db, link.linkId)).toEqual([b, c]);
     // Recorded in removeExpired's transaction (db list-expiry.repo.ts), not by the sweeper after it.
-    const events = await h.db.pool.query<{ kind: string; payload: unknown }>('SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq', [link.linkId]);
+    const events = await h.db.pool.query<{ kind: string; payload: unknown }>(
+      'SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq',
+      [link.linkId],
+    );
     expect(events.rows).toEqual([{ kind: 'member.expired', payload: { user_id: a, expired_at: at.toISOString() } }]);
     const journal = await readJournal(h.db.pool, link.linkId, BigInt(rows[0]!.seq));
     expect(journal.entries.map((e) => [e.userId, e.op])).toEqual([[a, 'remove']]);
@@ -156,7 +193,11 @@ describe('the expiry sweeper', () => {
   });
 
   it('two sweepers over many links remove every due member exactly once', async () => {
-    const links = await Promise.all([seedLink(h.db, { plan: 'premium' }), seedLink(h.db, { plan: 'premium' }), seedLink(h.db, { plan: 'premium' })]);
+    const links = await Promise.all([
+      seedLink(h.db, { plan: 'premium' }),
+      seedLink(h.db, { plan: 'premium' }),
+      seedLink(h.db, { plan: 'premium' }),
+    ]);
     const ids = userIds(1_500);
     for (const l of links)
       await put(
@@ -168,7 +209,9 @@ describe('the expiry sweeper', () => {
     expect(one + two).toBe(3 * 1_000);
     for (const l of links) {
       expect(await listOf(h.db, l.linkId)).toEqual(ids.filter((_, i) => i % 3 === 0));
-      const count = await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [l.linkId]);
+      const count = await h.db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [
+        l.linkId,
+      ]);
       expect(count.rows[0]!.n).toBe(500);
     }
   });

@@ -30,7 +30,14 @@ const spyOnExpress = (api: Api) => jest.spyOn(api.app as unknown as { handle: (.
 
 type Answer = { status: number; headers: [string, string][]; body: string };
 
-function send(port: number, agent: http.Agent, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+function send(
+  port: number,
+  agent: http.Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, agent, method, path, headers }, (res) => {
       let text = '';
@@ -47,18 +54,40 @@ function send(port: number, agent: http.Agent, method: string, path: string, hea
   });
 }
 
-function built(limit: number): { api: Api; lines: ReturnType<typeof memoryLogger>['lines']; metrics: ReturnType<typeof createMetrics> } {
+function built(limit: number): {
+  api: Api;
+  lines: ReturnType<typeof memoryLogger>['lines'];
+  metrics: ReturnType<typeof createMetrics>;
+} {
   const { logger, lines } = memoryLogger('api', 'info');
   const metrics = createMetrics('api', { defaultMetrics: false });
   const prefix = testQueuePrefix();
   prefixes.push(prefix);
-  const api = createApi({ pool: h.db.pool, sync: h.sync, logger, metrics, rateLimit: { redis, prefix, windowMs: 60_000, perPlan: { free: limit, premium: limit } } });
+  const api = createApi({
+    pool: h.db.pool,
+    sync: h.sync,
+    logger,
+    metrics,
+    rateLimit: { redis, prefix, windowMs: 60_000, perPlan: { free: limit, premium: limit } },
+  });
   return { api, lines, metrics };
 }
 
-async function listen(listener: RequestListener, drainMs: number, serverOptions?: ServerOptions): Promise<{ serving: Serving; port: number }> {
+async function listen(
+  listener: RequestListener,
+  drainMs: number,
+  serverOptions?: ServerOptions,
+): Promise<{ serving: Serving; port: number }> {
   const { logger } = memoryLogger('api', 'error');
-  const serving = serve(listener, { name: 'api', port: 0, host: '127.0.0.1', portVar: 'API_PORT', logger, drainMs, serverOptions });
+  const serving = serve(listener, {
+    name: 'api',
+    port: 0,
+    host: '127.0.0.1',
+    portVar: 'API_PORT',
+    logger,
+    drainMs,
+    serverOptions,
+  });
   if (!serving.server.listening) await new Promise((resolve) => serving.server.once('listening', resolve));
   return { serving, port: (serving.server.address() as AddressInfo).port };
 }
@@ -121,8 +150,13 @@ async function runSequence(listener: (api: Api) => RequestListener, classes = fa
   await drained;
   agent.destroy();
   handle.mockRestore();
-  const log = lines.filter((l) => l.message === 'http request').map(({ duration_ms: _d, timestamp: _t, ...rest }) => rest);
-  const counters = (await metrics.registry.getSingleMetricAsString('http_requests_total')).split('\n').sort().join('\n');
+  const log = lines
+    .filter((l) => l.message === 'http request')
+    .map(({ duration_ms: _d, timestamp: _t, ...rest }) => rest);
+  const counters = (await metrics.registry.getSingleMetricAsString('http_requests_total'))
+    .split('\n')
+    .sort()
+    .join('\n');
   return { answers, log, metrics: counters, expressCalls, list: await listOf(h.db, link.linkId) };
 }
 
@@ -131,7 +165,9 @@ function comparable(a: Answer): Answer {
   const seconds = (v: string) => v.replace(/t=\d+/, 't=N').replace(/Retry after \d+ s/, 'Retry after N s');
   return {
     status: a.status,
-    headers: a.headers.filter(([k]) => k.toLowerCase() !== 'date').map(([k, v]) => [k, k.toLowerCase() === 'retry-after' ? 'N' : seconds(v)]),
+    headers: a.headers
+      .filter(([k]) => k.toLowerCase() !== 'date')
+      .map(([k, v]) => [k, k.toLowerCase() === 'retry-after' ? 'N' : seconds(v)]),
     body: seconds(a.body),
   };
 }
@@ -150,7 +186,9 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
     expect(swapped.answers.map(comparable)).toEqual(viaExpress.answers.map(comparable));
     expect([swapped.log, swapped.metrics, swapped.list]).toEqual([viaExpress.log, viaExpress.metrics, viaExpress.list]);
 
-    expect(fast.answers.map((a) => a.status)).toEqual([200, 200, 400, 403, 401, 401, 404, 400, 200, 200, 200, 200, 400, 400, 200, 429]);
+    expect(fast.answers.map((a) => a.status)).toEqual([
+      200, 200, 400, 403, 401, 401, 404, 400, 200, 200, 200, 200, 400, 400, 200, 429,
+    ]);
     expect(fast.answers.map(comparable)).toEqual(viaExpress.answers.map(comparable));
     expect(fast.log).toEqual(viaExpress.log);
     expect(fast.metrics).toEqual(viaExpress.metrics);
@@ -165,13 +203,25 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
     expect(header(added!, 'etag')).toBe('"1.1"');
     expect(header(added!, 'x-request-id')).toBe('req-1');
     expect(header(added!, 'ratelimit')).toMatch(/^"free"; r=9; t=\d+$/);
-    expect(JSON.parse(badId!.body)).toEqual({ statusCode: 400, message: 'Validation error', details: ['params.userId: "0100000000000009999" has a leading zero; a snowflake never starts with 0'] });
+    expect(JSON.parse(badId!.body)).toEqual({
+      statusCode: 400,
+      message: 'Validation error',
+      details: ['params.userId: "0100000000000009999" has a leading zero; a snowflake never starts with 0'],
+    });
     expect(header(replayed!, 'idempotent-replayed')).toBe('true');
     expect(replayed!.body).toBe(recorded!.body);
     expect(header(drainedAnswer!, 'connection')).toBe('close');
     expect(header(limited!, 'retry-after')).toBeDefined();
     expect(JSON.parse(limited!.body)).toMatchObject({ statusCode: 429 });
-    expect(fast.log[0]).toEqual(expect.objectContaining({ method: 'POST', route: '/api/role-link/:guildId/:roleId/users/:userId', status: 200, linkId: '1', requestId: 'req-1' }));
+    expect(fast.log[0]).toEqual(
+      expect.objectContaining({
+        method: 'POST',
+        route: '/api/role-link/:guildId/:roleId/users/:userId',
+        status: 200,
+        linkId: '1',
+        requestId: 'req-1',
+      }),
+    );
     expect(fast.log[3]).toEqual(expect.objectContaining({ route: '/api/role-link/:guildId/:roleId/*', status: 403 }));
   });
 
@@ -190,8 +240,20 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
       return answer;
     };
     // A body (the optional JSON body of POST is Express's to parse), chunked or with a length.
-    expect((await viaExpress('POST', path, { ...token, 'Content-Type': 'application/json', 'Content-Length': '2' }, '{}')).status).toBe(200);
-    expect((await viaExpress('POST', path, { ...token, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, '{}')).status).toBe(200);
+    expect(
+      (await viaExpress('POST', path, { ...token, 'Content-Type': 'application/json', 'Content-Length': '2' }, '{}'))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await viaExpress(
+          'POST',
+          path,
+          { ...token, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+          '{}',
+        )
+      ).status,
+    ).toBe(200);
     // An empty body with a type: a JSON parser reads it as `{}`, so it is Express's too.
     await viaExpress('POST', path, { ...token, 'Content-Type': 'application/json', 'Content-Length': '0' });
     await viaExpress('POST', `${path}?dry_run=true`, token);
@@ -202,7 +264,9 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
     await viaExpress('POST', `/api/role-link/${GUILD}/${ROLE}/users/upload`, token);
     // And the bare request is the fast path's.
     const before = handle.mock.calls.length;
-    expect((await send(port, agent, 'DELETE', path, { ...token, 'Content-Length': '0' })).body).toBe('{"data":{"removed":true}}');
+    expect((await send(port, agent, 'DELETE', path, { ...token, 'Content-Length': '0' })).body).toBe(
+      '{"data":{"removed":true}}',
+    );
     expect(handle.mock.calls.length).toBe(before);
     await serving.drain();
     handle.mockRestore();

@@ -1,6 +1,14 @@
 import request from 'supertest';
 import { collectIdempotencyKeys } from '@rolelink/db/list';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, uploadChunks } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type ApiErrorBody,
+  type ShrinkBody,
+  uploadChunks,
+} from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -13,7 +21,9 @@ const put = (l: SeededLink, body: unknown, key?: string) => {
   const r = request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json');
   return (key ? r.set('Idempotency-Key', key) : r).send(JSON.stringify(body));
 };
-const version = async (l: SeededLink) => (await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId])).rows[0]!.v;
+const version = async (l: SeededLink) =>
+  (await h.db.pool.query<{ v: string }>('SELECT list_version::text AS v FROM role_link WHERE id = $1', [l.linkId]))
+    .rows[0]!.v;
 const jobs = async () => (await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized'])).length;
 
 describe('Idempotency-Key (issue 11)', () => {
@@ -43,7 +53,10 @@ describe('Idempotency-Key (issue 11)', () => {
     await put(link, userIds(3), 'k').expect(200);
     const other = await put(link, userIds(2), 'k');
     expect(other.status).toBe(422);
-    expect(other.body).toEqual({ statusCode: 422, message: expect.stringMatching(/^This Idempotency-Key was already used for a different request/) });
+    expect(other.body).toEqual({
+      statusCode: 422,
+      message: expect.stringMatching(/^This Idempotency-Key was already used for a different request/),
+    });
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(3));
     // Another route with the same key is another request too.
     expect(
@@ -111,8 +124,17 @@ describe('Idempotency-Key (issue 11)', () => {
     const replay = await put(link, userIds(10), 'shrink');
     expect(replay.status).toBe(409);
     expect(bodyOf<ShrinkBody>(replay).errors.change_id).toBe(bodyOf<ShrinkBody>(held).errors.change_id);
-    expect((await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM held_change WHERE link_id = $1', [link.linkId])).rows[0]!.n).toBe(1);
-    const confirmed = put(link, userIds(10), 'shrink-confirmed').set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id);
+    expect(
+      (
+        await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM held_change WHERE link_id = $1', [
+          link.linkId,
+        ])
+      ).rows[0]!.n,
+    ).toBe(1);
+    const confirmed = put(link, userIds(10), 'shrink-confirmed').set(
+      'X-RoleLink-Confirm',
+      bodyOf<ShrinkBody>(held).errors.change_id,
+    );
     await confirmed.expect(200);
   });
 
@@ -135,7 +157,9 @@ describe('Idempotency-Key (issue 11)', () => {
     const link = await seedLink(h.db);
     const bad = await put(link, userIds(1), 'x'.repeat(256));
     expect(bad.status).toBe(400);
-    expect(bodyOf<ApiErrorBody>(bad).details).toEqual(['headers.idempotency-key: must be 1 to 255 visible ASCII characters']);
+    expect(bodyOf<ApiErrorBody>(bad).details).toEqual([
+      'headers.idempotency-key: must be 1 to 255 visible ASCII characters',
+    ]);
     await request(h.app)
       .put(`${base(link)}?dry_run=true`)
       .set(auth(link.token))
@@ -143,7 +167,10 @@ describe('Idempotency-Key (issue 11)', () => {
       .set('Idempotency-Key', 'dry')
       .send(JSON.stringify(userIds(1)))
       .expect(200);
-    expect((await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'")).rows[0]!.n).toBe(0);
+    expect(
+      (await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency_key WHERE key = 'dry'"))
+        .rows[0]!.n,
+    ).toBe(0);
 
     await put(link, userIds(2), 'old').expect(200);
     await h.db.pool.query("UPDATE idempotency_key SET created_at = created_at - interval '25 hours' WHERE key = 'old'");

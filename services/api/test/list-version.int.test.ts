@@ -8,7 +8,8 @@ afterAll(() => h.close());
 beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
-const put = (l: SeededLink, body: unknown) => request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+const put = (l: SeededLink, body: unknown) =>
+  request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
 const tag = (l: SeededLink, v: number) => `"${l.linkId}.${v}"`;
 
 describe('list version: ETag and If-Match (issue 11)', () => {
@@ -74,7 +75,10 @@ describe('list version: ETag and If-Match (issue 11)', () => {
       .expect(200);
     const stale = await put(link, userIds(2)).set('If-Match', ok.headers.etag!);
     expect(stale.status).toBe(412);
-    expect(stale.body).toEqual({ statusCode: 412, message: `The list changed since the version in If-Match: it is now ${tag(link, 2)}. Read it again (GET /users) and resend.` });
+    expect(stale.body).toEqual({
+      statusCode: 412,
+      message: `The list changed since the version in If-Match: it is now ${tag(link, 2)}. Read it again (GET /users) and resend.`,
+    });
     expect(stale.headers.etag).toBe(tag(link, 2));
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(4));
 
@@ -114,7 +118,10 @@ describe('list version: ETag and If-Match (issue 11)', () => {
   it('lets exactly one of two writers holding the same version through', async () => {
     const link = await seedLink(h.db);
     const v = (await put(link, userIds(3)).expect(200)).headers.etag!;
-    const answers = await Promise.all([put(link, userIds(4)).set('If-Match', v), put(link, userIds(5)).set('If-Match', v)]);
+    const answers = await Promise.all([
+      put(link, userIds(4)).set('If-Match', v),
+      put(link, userIds(5)).set('If-Match', v),
+    ]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 412]);
   });
 });

@@ -33,7 +33,8 @@ describe('the API reference page', () => {
     });
     // The browser's own report of each blocked load or inline use, collected in the page.
     await b.page.addInitScript({
-      content: "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
+      content:
+        "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
     });
     b.page.on('request', (r) => {
       if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) outside.push(r.url());
@@ -41,7 +42,10 @@ describe('the API reference page', () => {
     // With the trailing slash, as a browser may send it: the API redirects to /reference (the page was blank there).
     await b.page.goto(`${origin}/reference/`);
     expect(new URL(b.page.url()).pathname).toBe('/reference');
-    await b.page.getByText('/api/role-link/{guildId}/{roleId}/users/upload/{uploadId}/commit').first().waitFor({ timeout: 20_000 });
+    await b.page
+      .getByText('/api/role-link/{guildId}/{roleId}/users/upload/{uploadId}/commit')
+      .first()
+      .waitFor({ timeout: 20_000 });
     expect(await b.page.locator('.opblock').count()).toBe(9);
     violations.push(...(await b.page.evaluate<string[]>('window.cspViolations')));
     expect(violations).toEqual([]);

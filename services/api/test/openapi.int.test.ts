@@ -4,7 +4,14 @@ import type { RequestListener } from 'node:http';
 import { claimIdempotencyKey } from '@rolelink/db/list';
 import { silentLogger } from '@rolelink/runtime';
 import { createApi } from '../src/app';
-import { auth, startApiHarness, type ApiHarness, bodyOf, type DryRunBody, type UploadCreatedBody } from '../../../test/support/api';
+import {
+  auth,
+  startApiHarness,
+  type ApiHarness,
+  bodyOf,
+  type DryRunBody,
+  type UploadCreatedBody,
+} from '../../../test/support/api';
 import { seedLink, snowflake, tamperedToken, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 /**
@@ -18,7 +25,17 @@ import { seedLink, snowflake, tamperedToken, userIds, type SeededLink } from '..
 
 let h: ApiHarness;
 type Documented = { headers?: Record<string, { $ref: string }>; content: { 'application/json': { schema: object } } };
-type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, Documented> }>>; components: { schemas: Record<string, object> } };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId: string; parameters: { name: string; in: string }[]; responses: Record<string, Documented> }
+    >
+  >;
+  components: { schemas: Record<string, object> };
+};
 let doc: Doc;
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 const seen = new Set<string>();
@@ -28,30 +45,44 @@ let limited: RequestListener;
 
 beforeAll(async () => {
   h = await startApiHarness();
-  limited = createApi({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis: h.redis, prefix: h.prefix, windowMs: 60_000, perPlan: { free: 1, premium: 1 } } }).listener;
+  limited = createApi({
+    pool: h.db.pool,
+    sync: h.sync,
+    logger: silentLogger(),
+    rateLimit: { redis: h.redis, prefix: h.prefix, windowMs: 60_000, perPlan: { free: 1, premium: 1 } },
+  }).listener;
   doc = (await request(h.app).get('/openapi.json').expect(200).expect('Content-Type', /json/)).body as Doc;
   ajv.addSchema({ $id: 'doc', components: doc.components });
 });
 afterAll(() => h.close());
 
 function operation(id: string) {
-  for (const methods of Object.values(doc.paths)) for (const op of Object.values(methods)) if (op.operationId === id) return op;
+  for (const methods of Object.values(doc.paths))
+    for (const op of Object.values(methods)) if (op.operationId === id) return op;
   throw new Error(`no operation ${id} in the document`);
 }
 
 /** Checks one real answer against the document. */
 function conforms(id: string, res: request.Response): void {
   const documented = operation(id).responses[String(res.status)];
-  if (!documented) throw new Error(`${id} answered ${res.status}, which the document does not list: ${JSON.stringify(res.body)}`);
-  const schema = JSON.parse(JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/')) as object;
+  if (!documented)
+    throw new Error(`${id} answered ${res.status}, which the document does not list: ${JSON.stringify(res.body)}`);
+  const schema = JSON.parse(
+    JSON.stringify(documented.content['application/json'].schema).replaceAll('"#/components/', '"doc#/components/'),
+  ) as object;
   const validate = ajv.compile(schema);
-  if (!validate(res.body)) throw new Error(`${id} ${res.status} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`);
+  if (!validate(res.body))
+    throw new Error(
+      `${id} ${res.status} body does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`,
+    );
   seen.add(`${id} ${res.status}`);
   const headers = Object.keys(documented.headers ?? {});
-  for (const name of headers) if (res.headers[name.toLowerCase()] !== undefined) seen.add(`${id} ${res.status} ${name}`);
+  for (const name of headers)
+    if (res.headers[name.toLowerCase()] !== undefined) seen.add(`${id} ${res.status} ${name}`);
   // The RateLimit pair is on every answer a limited app counts; the document names it on the 429.
   for (const name of ['ETag', 'Idempotent-Replayed', 'Retry-After']) {
-    if (res.headers[name.toLowerCase()] !== undefined && !headers.includes(name)) throw new Error(`${id} ${res.status} carries ${name}, which the document does not list for it`);
+    if (res.headers[name.toLowerCase()] !== undefined && !headers.includes(name))
+      throw new Error(`${id} ${res.status} carries ${name}, which the document does not list for it`);
   }
 }
 
@@ -72,14 +103,22 @@ const CALLS: Call[] = [
   { id: 'removeUser', method: 'delete', path: (l) => `${base(l)}/${userIds(1)[0]}` },
 ];
 
-function send(call: Call, link: SeededLink, headers: Record<string, string>, pathOf = call.path, app: RequestListener = h.app): request.Test {
+function send(
+  call: Call,
+  link: SeededLink,
+  headers: Record<string, string>,
+  pathOf = call.path,
+  app: RequestListener = h.app,
+): request.Test {
   const r = request(app)[call.method](pathOf(link)).set(headers);
   return call.body === undefined ? r : json(r, call.body);
 }
 
 /** Every asset the page names, resolved as a browser resolves it against the page's own path, must load. */
 async function expectAssetsLoad(pagePath: string, html: string): Promise<void> {
-  const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1] as string, `http://api.test${pagePath}`).pathname);
+  const assets = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map(
+    (m) => new URL(m[1] as string, `http://api.test${pagePath}`).pathname,
+  );
   expect(assets.length).toBeGreaterThanOrEqual(3);
   for (const asset of assets) await request(h.app).get(asset).expect(200);
 }
@@ -126,8 +165,14 @@ describe('/openapi.json against the running API', () => {
     conforms('replaceUsers', await json(request(h.app).put(base(free)).set(auth(free.token)), userIds(10_001)));
     conforms('replaceUsers', await json(request(h.app).put(users).set(t), userIds(10)));
     conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('If-Match', '"0.0"'), userIds(40)));
-    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(40)));
-    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(41)));
+    conforms(
+      'replaceUsers',
+      await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(40)),
+    );
+    conforms(
+      'replaceUsers',
+      await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-a'), userIds(41)),
+    );
     conforms('listUsers', await request(h.app).get(users).set(t));
 
     conforms('hasUser', await request(h.app).get(`${users}/${a}`).set(t));
@@ -155,13 +200,26 @@ describe('/openapi.json against the running API', () => {
     };
     const session = await open();
     conforms('addChunk', await json(request(h.app).post(`${session}/chunk`).set(t), userIds(40)));
-    conforms('addChunk', await request(h.app).post(`${session}/chunk`).set(t).set('Content-Type', 'text/plain').send('x'));
+    conforms(
+      'addChunk',
+      await request(h.app).post(`${session}/chunk`).set(t).set('Content-Type', 'text/plain').send('x'),
+    );
     conforms('commitUpload', await request(h.app).post(`${session}/commit`).set(t));
     const shrinking = await open(); // no chunks: would empty the list, so it is held
     conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t));
     conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('If-Match', '"0.0"'));
-    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b'));
-    conforms('commitUpload', await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b').set('X-RoleLink-Confirm', '00000000-0000-4000-8000-000000000000'));
+    conforms(
+      'commitUpload',
+      await request(h.app).post(`${shrinking}/commit`).set(t).set('Idempotency-Key', 'openapi-b'),
+    );
+    conforms(
+      'commitUpload',
+      await request(h.app)
+        .post(`${shrinking}/commit`)
+        .set(t)
+        .set('Idempotency-Key', 'openapi-b')
+        .set('X-RoleLink-Confirm', '00000000-0000-4000-8000-000000000000'),
+    );
     conforms('cancelUpload', await request(h.app).delete(shrinking).set(t));
   });
 
@@ -191,7 +249,10 @@ describe('/openapi.json against the running API', () => {
       conforms(id, await request(h.app)[method](`${users}/${b}`).set(t).set('Idempotency-Key', `openapi-${id}`));
       // A claim with no answer yet, as while the first request runs.
       await claimIdempotencyKey(h.db.pool, link.linkId, `openapi-running-${id}`, Buffer.alloc(0));
-      conforms(id, await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-running-${id}`));
+      conforms(
+        id,
+        await request(h.app)[method](`${users}/${a}`).set(t).set('Idempotency-Key', `openapi-running-${id}`),
+      );
     }
     const put = () => json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-put'), userIds(30));
     conforms('replaceUsers', await put());
@@ -207,7 +268,10 @@ describe('/openapi.json against the running API', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
     }
     await claimIdempotencyKey(h.db.pool, link.linkId, 'openapi-running-put', Buffer.alloc(0));
-    conforms('replaceUsers', await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-running-put'), userIds(30)));
+    conforms(
+      'replaceUsers',
+      await json(request(h.app).put(users).set(t).set('Idempotency-Key', 'openapi-running-put'), userIds(30)),
+    );
 
     const opened = await request(h.app).post(`${users}/upload`).set(t);
     const session = `${users}/upload/${bodyOf<UploadCreatedBody>(opened).data.upload_id}`;
@@ -233,7 +297,10 @@ describe('/openapi.json against the running API', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
     }
     await claimIdempotencyKey(h.db.pool, link.linkId, 'openapi-running-commit', Buffer.alloc(0));
-    conforms('commitUpload', await request(h.app).post(`${session}/commit`).set(t).set('Idempotency-Key', 'openapi-running-commit'));
+    conforms(
+      'commitUpload',
+      await request(h.app).post(`${session}/commit`).set(t).set('Idempotency-Key', 'openapi-running-commit'),
+    );
   });
 
   it('documents the 429 of every operation, with Retry-After and the RateLimit headers, as it is', async () => {
@@ -250,7 +317,12 @@ describe('/openapi.json against the running API', () => {
 
   it('promises no answer or header the API was not seen giving', () => {
     const documented = Object.values(doc.paths).flatMap((methods) =>
-      Object.values(methods).flatMap((op) => Object.entries(op.responses).flatMap(([s, r]) => [`${op.operationId} ${s}`, ...Object.keys(r.headers ?? {}).map((name) => `${op.operationId} ${s} ${name}`)])),
+      Object.values(methods).flatMap((op) =>
+        Object.entries(op.responses).flatMap(([s, r]) => [
+          `${op.operationId} ${s}`,
+          ...Object.keys(r.headers ?? {}).map((name) => `${op.operationId} ${s} ${name}`),
+        ]),
+      ),
     );
     expect(documented.filter((d) => !seen.has(d))).toEqual([]);
   });

@@ -26,7 +26,10 @@ describe('writes while Redis is down (design: outbox)', () => {
       .post(`${url}/${userIds(4)[3]}`)
       .set(auth(link.token))
       .expect(200);
-    const marked = await h.db.pool.query<{ wanted: boolean }>('SELECT sync_wanted_seq > sync_done_seq AS wanted FROM role_link WHERE id = $1', [link.linkId]);
+    const marked = await h.db.pool.query<{ wanted: boolean }>(
+      'SELECT sync_wanted_seq > sync_done_seq AS wanted FROM role_link WHERE id = $1',
+      [link.linkId],
+    );
     expect(marked.rows[0]!.wanted).toBe(true);
     expect(await h.syncQueue.getWaitingCount()).toBe(0);
 

@@ -32,7 +32,12 @@ beforeEach(async () => {
 async function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL): Promise<RequestListener> {
   const redis = producerConnection(redisUrl, { disconnectTimeout: 50, enableAutoPipelining: true }); // as main.ts opens it
   connections.push(redis);
-  const listener = createApi({ pool: h.db.pool, sync: h.sync, logger: silentLogger(), rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan } }).listener;
+  const listener = createApi({
+    pool: h.db.pool,
+    sync: h.sync,
+    logger: silentLogger(),
+    rateLimit: { redis, prefix: prefixes.at(-1)!, windowMs: 60_000, perPlan },
+  }).listener;
   if (redisUrl === REDIS_URL && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   return listener;
 }
@@ -54,7 +59,12 @@ describe('per-token rate limit (issue 11)', () => {
 
     const refused = await get(b, link);
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ statusCode: 429, message: expect.stringMatching(/^Too many requests: at most 3 per 60 s for one token on the free plan\. Retry after \d+ s\.$/) });
+    expect(refused.body).toEqual({
+      statusCode: 429,
+      message: expect.stringMatching(
+        /^Too many requests: at most 3 per 60 s for one token on the free plan\. Retry after \d+ s\.$/,
+      ),
+    });
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);

@@ -38,20 +38,44 @@ async function start(rateLimit?: number): Promise<Server> {
   const { logger, lines } = memoryLogger('api', 'info');
   const prefix = testQueuePrefix();
   prefixes.push(prefix);
-  const api = createApi({ pool: h.db.pool, sync: h.sync, logger, ...(rateLimit ? { rateLimit: { redis, prefix, windowMs: 60_000, perPlan: { free: rateLimit, premium: rateLimit } } } : {}) });
-  const serving = serve(api.listener, { name: 'api', port: 0, host: '127.0.0.1', portVar: 'API_PORT', logger, drainMs: 0, serverOptions: api.serverOptions });
+  const api = createApi({
+    pool: h.db.pool,
+    sync: h.sync,
+    logger,
+    ...(rateLimit
+      ? { rateLimit: { redis, prefix, windowMs: 60_000, perPlan: { free: rateLimit, premium: rateLimit } } }
+      : {}),
+  });
+  const serving = serve(api.listener, {
+    name: 'api',
+    port: 0,
+    host: '127.0.0.1',
+    portVar: 'API_PORT',
+    logger,
+    drainMs: 0,
+    serverOptions: api.serverOptions,
+  });
   if (!serving.server.listening) await new Promise((resolve) => serving.server.once('listening', resolve));
   return { serving, port: (serving.server.address() as AddressInfo).port, lines };
 }
 
 function send(port: number, method: string, link: SeededLink, userId: string, token = link.token): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: `/api/role-link/${link.guildId}/${link.roleId}/users/${userId}`, headers: { Authorization: `Token ${token}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `/api/role-link/${link.guildId}/${link.roleId}/users/${userId}`,
+        headers: { Authorization: `Token ${token}` },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }));
+      },
+    );
     req.once('error', reject);
     req.end();
   });
@@ -73,7 +97,10 @@ describe('remembered authentication of single-user writes (issue 24)', () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     expect((await send(server.port, 'POST', link, U(1))).status).toBe(200); // read, remembered
     expect((await send(server.port, 'POST', link, U(2))).status).toBe(200); // from memory, guarded
-    await h.db.pool.query('UPDATE role_link SET token_hash = $2 WHERE id = $1', [link.linkId, hashToken(generateToken())]);
+    await h.db.pool.query('UPDATE role_link SET token_hash = $2 WHERE id = $1', [
+      link.linkId,
+      hashToken(generateToken()),
+    ]);
     const refused = await send(server.port, 'POST', link, U(3));
     expect(refused).toEqual({ status: 403, body: { statusCode: 403, message: INVALID } });
     expect((await send(server.port, 'DELETE', link, U(1))).status).toBe(403);
@@ -106,7 +133,10 @@ describe('remembered authentication of single-user writes (issue 24)', () => {
     server = await start(4);
     const link = await seedLink(h.db, { plan: 'premium' });
     expect((await send(server.port, 'POST', link, U(1))).status).toBe(200);
-    await h.db.pool.query('UPDATE role_link SET token_hash = $2 WHERE id = $1', [link.linkId, hashToken(generateToken())]);
+    await h.db.pool.query('UPDATE role_link SET token_hash = $2 WHERE id = $1', [
+      link.linkId,
+      hashToken(generateToken()),
+    ]);
     // Let through on memory to the limiter (counted: 2 of 4) and the id check, then read afresh: not a 400.
     expect((await send(server.port, 'POST', link, '0123')).body.message).toBe(INVALID);
     const rotated = generateToken();

@@ -1,6 +1,16 @@
 import request from 'supertest';
 import { collectUploadGarbage, replaceList } from '@rolelink/db/list';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ChunkAcceptedBody, type ShrinkBody, type UploadCreatedBody, type UserCountBody } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type ApiErrorBody,
+  type ChunkAcceptedBody,
+  type ShrinkBody,
+  type UploadCreatedBody,
+  type UserCountBody,
+} from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 
 let h: ApiHarness;
@@ -34,7 +44,8 @@ const cancel = (l: SeededLink, id: string) =>
   request(h.app)
     .delete(`${base(l)}/upload/${id}`)
     .set(auth(l.token));
-const stagedRows = async () => Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_staged')).rows[0]!.count);
+const stagedRows = async () =>
+  Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_staged')).rows[0]!.count);
 
 describe('chunked upload sessions (spec 3.2)', () => {
   it('is refused on the free plan with a clear 403', async () => {
@@ -81,7 +92,11 @@ describe('chunked upload sessions (spec 3.2)', () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const id = await open(link);
     await chunk(link, id, userIds(10)).expect(200);
-    const outcome = await replaceList(h.db.pool, { linkId: link.linkId, source: { kind: 'upload', uploadId: id }, storedLimit: 5 });
+    const outcome = await replaceList(h.db.pool, {
+      linkId: link.linkId,
+      source: { kind: 'upload', uploadId: id },
+      storedLimit: 5,
+    });
     expect(outcome).toEqual({ kind: 'over-limit', next: 10 });
     expect(await stagedRows()).toBe(10);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
@@ -148,12 +163,16 @@ describe('chunked upload sessions (spec 3.2)', () => {
 
     const expired = await open(link);
     await chunk(link, expired, userIds(4)).expect(200);
-    await h.db.pool.query("UPDATE upload_session SET expires_at = now() - interval '1 second' WHERE id = $1", [expired]);
+    await h.db.pool.query("UPDATE upload_session SET expires_at = now() - interval '1 second' WHERE id = $1", [
+      expired,
+    ]);
     await expect404(chunk(link, expired, userIds(1)));
     await expect404(commit(link, expired));
     await collectUploadGarbage(h.db.pool);
     expect(await stagedRows()).toBe(0);
-    expect(Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session')).rows[0]!.count)).toBe(0);
+    expect(
+      Number((await h.db.pool.query<{ count: string }>('SELECT count(*) FROM upload_session')).rows[0]!.count),
+    ).toBe(0);
   });
 
   it('does not let another link use a session', async () => {
@@ -177,7 +196,9 @@ describe('chunked upload sessions (spec 3.2)', () => {
     expect(committed.status).toBe(200);
     expect(added.status).toBe(200);
     const list = await listOf(h.db, link.linkId);
-    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [
+      link.linkId,
+    ]);
     expect(rows[0]!.user_count).toBe(list.length);
     expect([100_000, 100_001]).toContain(list.length);
   });

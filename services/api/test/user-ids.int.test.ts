@@ -1,5 +1,14 @@
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type UsersListBody, openUpload, uploadChunks } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type ApiErrorBody,
+  type UsersListBody,
+  openUpload,
+  uploadChunks,
+} from '../../../test/support/api';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { MIXED_WIDTH_IDS } from '../../../test/support/user-id-cases';
 
@@ -14,7 +23,8 @@ beforeEach(() => h.reset());
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const send = (r: request.Test, body: unknown) => r.set('Content-Type', 'application/json').send(JSON.stringify(body));
 const put = (l: SeededLink, body: unknown) => send(request(h.app).put(base(l)).set(auth(l.token)), body);
-const list = async (l: SeededLink) => bodyOf<UsersListBody>(await request(h.app).get(base(l)).set(auth(l.token)).expect(200));
+const list = async (l: SeededLink) =>
+  bodyOf<UsersListBody>(await request(h.app).get(base(l)).set(auth(l.token)).expect(200));
 const padded = (v: string) => `"${v}" has a leading zero; a snowflake never starts with 0`;
 const ascending = [...MIXED_WIDTH_IDS];
 
@@ -57,7 +67,12 @@ describe('ids of 17 to 20 digits, across 2^63, through the public API', () => {
           .expect(200)
       ).body,
     ).toEqual({ data: { exists: false } });
-    expect((await list(link)).data).toEqual(['9223372036854775807', '9223372036854775808', '10000000000000000001', '18446744073709551615']);
+    expect((await list(link)).data).toEqual([
+      '9223372036854775807',
+      '9223372036854775808',
+      '10000000000000000001',
+      '18446744073709551615',
+    ]);
     expect(
       (
         await request(h.app)
@@ -78,7 +93,9 @@ describe('ids of 17 to 20 digits, across 2^63, through the public API', () => {
   it('refuses 2^64 and 21 digits', async () => {
     const link = await seedLink(h.db);
     const res = await put(link, ['18446744073709551616']).expect(400);
-    expect(bodyOf<ApiErrorBody>(res).details).toEqual(['body.0: "18446744073709551616" is above 18446744073709551615 (2^64 - 1)']);
+    expect(bodyOf<ApiErrorBody>(res).details).toEqual([
+      'body.0: "18446744073709551616" is above 18446744073709551615 (2^64 - 1)',
+    ]);
     await request(h.app)
       .post(`${base(link)}/184467440737095516150`)
       .set(auth(link.token))
@@ -91,8 +108,17 @@ describe('an id with a leading zero is refused, naming it (it was merged into th
     const link = await seedLink(h.db);
     const before = userIds(3);
     await put(link, before).expect(200);
-    const res = await put(link, [...userIds(50, 300000000000000000n), '0100000000000009999', '100000000000009999', '00000000000000042']).expect(400);
-    expect(res.body).toEqual({ statusCode: 400, message: 'Validation error', details: [`body.50: ${padded('0100000000000009999')}`] });
+    const res = await put(link, [
+      ...userIds(50, 300000000000000000n),
+      '0100000000000009999',
+      '100000000000009999',
+      '00000000000000042',
+    ]).expect(400);
+    expect(res.body).toEqual({
+      statusCode: 400,
+      message: 'Validation error',
+      details: [`body.50: ${padded('0100000000000009999')}`],
+    });
     expect(await listOf(h.db, link.linkId)).toEqual(before);
   });
 
@@ -103,7 +129,11 @@ describe('an id with a leading zero is refused, naming it (it was merged into th
       const res = await request(h.app)
         [method](`${base(link)}/0100000000000009999`)
         .set(auth(link.token));
-      expect([method, res.status, res.body]).toEqual([method, 400, { statusCode: 400, message: 'Validation error', details: [`params.userId: ${padded('0100000000000009999')}`] }]);
+      expect([method, res.status, res.body]).toEqual([
+        method,
+        400,
+        { statusCode: 400, message: 'Validation error', details: [`params.userId: ${padded('0100000000000009999')}`] },
+      ]);
     }
     const dry = await send(
       request(h.app)
@@ -125,7 +155,12 @@ describe('an id with a leading zero is refused, naming it (it was merged into th
 
   it('a guild or role id in the path', async () => {
     const link = await seedLink(h.db);
-    const res = await request(h.app).get(`/api/role-link/0${link.guildId}/${link.roleId}/users`).set(auth(link.token)).expect(400);
-    expect(bodyOf<ApiErrorBody>(res).details).toEqual([`params.guildId: "0${link.guildId}" has a leading zero; a snowflake never starts with 0`]);
+    const res = await request(h.app)
+      .get(`/api/role-link/0${link.guildId}/${link.roleId}/users`)
+      .set(auth(link.token))
+      .expect(400);
+    expect(bodyOf<ApiErrorBody>(res).details).toEqual([
+      `params.guildId: "0${link.guildId}" has a leading zero; a snowflake never starts with 0`,
+    ]);
   });
 });

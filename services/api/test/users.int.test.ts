@@ -4,7 +4,16 @@ import net, { type AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import request from 'supertest';
-import { startApiHarness, auth, type ApiHarness, bodyOf, type ApiErrorBody, type ShrinkBody, type UserCountBody, type UsersListBody } from '../../../test/support/api';
+import {
+  startApiHarness,
+  auth,
+  type ApiHarness,
+  bodyOf,
+  type ApiErrorBody,
+  type ShrinkBody,
+  type UserCountBody,
+  type UsersListBody,
+} from '../../../test/support/api';
 import { toStored } from '@rolelink/db/client';
 import { latestHeldChange } from '@rolelink/db/list';
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
@@ -15,7 +24,8 @@ afterAll(() => h.close());
 beforeEach(() => h.reset());
 
 const base = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
-const put = (l: SeededLink, body: unknown) => request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
+const put = (l: SeededLink, body: unknown) =>
+  request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
 
 async function syncJobs(): Promise<string[]> {
   const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
@@ -37,7 +47,14 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
   it('refuses an ID outside 17 to 20 digits and writes nothing', async () => {
     const link = await seedLink(h.db);
     await put(link, userIds(3)).expect(200);
-    for (const bad of [['1234'], ['123456789012345678901'], [12345678901234567168], ['abcdefghijklmnopqr'], 'x', { a: 1 }]) {
+    for (const bad of [
+      ['1234'],
+      ['123456789012345678901'],
+      [12345678901234567168],
+      ['abcdefghijklmnopqr'],
+      'x',
+      { a: 1 },
+    ]) {
       const res = await put(link, bad);
       expect(res.status).toBe(400);
       expect(bodyOf<ApiErrorBody>(res).message).toBe('Validation error');
@@ -87,7 +104,9 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
     await put(link, userIds(3)).expect(200);
     const held = await put(link, []);
     expect(held.status).toBe(409);
-    const confirmed = await put(link, []).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
+    const confirmed = await put(link, [])
+      .set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id)
+      .expect(200);
     expect(bodyOf<UserCountBody>(confirmed).data.user_count).toBe(0);
     expect(await listOf(h.db, link.linkId)).toEqual([]);
   });
@@ -95,10 +114,18 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
   it('answers malformed JSON, wrong content type and oversized bodies with clear JSON errors', async () => {
     const link = await seedLink(h.db);
     await put(link, userIds(2)).expect(200);
-    const malformed = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'application/json').send('["1234567890123456789",');
+    const malformed = await request(h.app)
+      .put(base(link))
+      .set(auth(link.token))
+      .set('Content-Type', 'application/json')
+      .send('["1234567890123456789",');
     expect(malformed.status).toBe(400);
     expect(bodyOf<ApiErrorBody>(malformed).message).toBe('Validation error');
-    const text = await request(h.app).put(base(link)).set(auth(link.token)).set('Content-Type', 'text/plain').send('hello');
+    const text = await request(h.app)
+      .put(base(link))
+      .set(auth(link.token))
+      .set('Content-Type', 'text/plain')
+      .send('hello');
     expect(text.status).toBe(415);
     expect(text.body).toEqual({ statusCode: 415, message: 'Content-Type must be application/json' });
     const huge = await request(h.app)
@@ -115,7 +142,10 @@ describe('PUT /users (spec 4.1 rule 2)', () => {
       .set({ 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })
       .send(JSON.stringify(userIds(3)));
     expect(notGzip.status).toBe(400);
-    expect(notGzip.body).toEqual({ statusCode: 400, message: 'Request body could not be read: check that it matches its Content-Encoding' });
+    expect(notGzip.body).toEqual({
+      statusCode: 400,
+      message: 'Request body could not be read: check that it matches its Content-Encoding',
+    });
     expect(await listOf(h.db, link.linkId)).toEqual(userIds(2));
   });
 
@@ -243,7 +273,10 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
 
   it("judges a hand-over link's first list against the role's current holders", async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
-    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`, [link.linkId, userIds(40)]);
+    await h.db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`,
+      [link.linkId, userIds(40)],
+    );
     const held = await put(link, userIds(20)).expect(409);
     expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 20, removals: 20 });
     await put(link, userIds(35)).expect(200);
@@ -252,12 +285,21 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
   it('records what a held hand-over would add and the first holders it leaves out, for the dashboard (issue 20)', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
     const holders = userIds(40);
-    await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`, [link.linkId, holders]);
+    await h.db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`,
+      [link.linkId, holders],
+    );
     // 5 of the 40 holders stay and 5 members who do not hold the role join: 35 removals, 5 additions.
     const list = [...holders.slice(35), ...userIds(5, 200000000000000000n)];
     const held = await put(link, list).expect(409);
     expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 40, next: 10, removals: 35 });
-    expect(await latestHeldChange(h.db.pool, link.linkId)).toMatchObject({ previous: 40, next: 10, removals: 35, additions: 5, removalSample: holders.slice(0, 5) });
+    expect(await latestHeldChange(h.db.pool, link.linkId)).toMatchObject({
+      previous: 40,
+      next: 10,
+      removals: 35,
+      additions: 5,
+      removalSample: holders.slice(0, 5),
+    });
   });
 });
 
@@ -290,18 +332,37 @@ describe('single users and reads (spec 4.1)', () => {
     await put(link, ids).expect(200);
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
     expect(bodyOf<UsersListBody>(res).data).toEqual(userIds(150));
-    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 150, synced_count: 0, pending_count: 100, pending_adds: 100, pending_removals: 0, synced_limit: 100, user_limit: 10_000 });
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({
+      user_count: 150,
+      synced_count: 0,
+      pending_count: 100,
+      pending_adds: 100,
+      pending_removals: 0,
+      synced_limit: 100,
+      user_limit: 10_000,
+    });
   });
 
   it('splits pending into adds and removals: after a confirmed replace from 1,000 holders to 30, removals', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     await put(link, userIds(1_000)).expect(200);
     // The worker has applied the 1,000 (what it writes when its pass ends).
-    await h.db.pool.query('UPDATE role_link SET applied_count = 1000, pending_count = 0, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
+    await h.db.pool.query(
+      'UPDATE role_link SET applied_count = 1000, pending_count = 0, sync_done_seq = sync_wanted_seq WHERE id = $1',
+      [link.linkId],
+    );
     const held = await put(link, userIds(30)).expect(409);
     await put(link, userIds(30)).set('X-RoleLink-Confirm', bodyOf<ShrinkBody>(held).errors.change_id).expect(200);
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
-    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 30, synced_count: 30, pending_count: 970, pending_adds: 0, pending_removals: 970, synced_limit: 30_000_000, user_limit: 30_000_000 });
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({
+      user_count: 30,
+      synced_count: 30,
+      pending_count: 970,
+      pending_adds: 0,
+      pending_removals: 970,
+      synced_limit: 30_000_000,
+      user_limit: 30_000_000,
+    });
   });
 
   it('leaves listed users no call can reach out of pending: not in the server (10007), deleted accounts (10013) (issue 34)', async () => {
@@ -310,17 +371,37 @@ describe('single users and reads (spec 4.1)', () => {
     await put(link, ids).expect(200);
     // What the worker records: 6 hold the role, 2 are not in the server, 1 account is deleted, 1 add is still to make.
     const outcome = (i: number) => (i < 6 ? 'applied' : i < 8 ? 'not_in_guild' : i === 8 ? 'unknown_user' : null);
-    for (const [i, id] of ids.entries()) if (outcome(i)) await h.db.pool.query(`INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, $3)`, [link.linkId, id, outcome(i)]);
-    await h.db.pool.query('UPDATE role_link SET applied_count = 6, pending_count = 4, sync_done_seq = sync_wanted_seq WHERE id = $1', [link.linkId]);
+    for (const [i, id] of ids.entries())
+      if (outcome(i))
+        await h.db.pool.query(
+          `INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, $3)`,
+          [link.linkId, id, outcome(i)],
+        );
+    await h.db.pool.query(
+      'UPDATE role_link SET applied_count = 6, pending_count = 4, sync_done_seq = sync_wanted_seq WHERE id = $1',
+      [link.linkId],
+    );
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
-    expect(bodyOf<UsersListBody>(res).meta).toEqual({ user_count: 10, synced_count: 6, pending_count: 1, pending_adds: 1, pending_removals: 0, synced_limit: 30_000_000, user_limit: 30_000_000 });
+    expect(bodyOf<UsersListBody>(res).meta).toEqual({
+      user_count: 10,
+      synced_count: 6,
+      pending_count: 1,
+      pending_adds: 1,
+      pending_removals: 0,
+      synced_limit: 30_000_000,
+      user_limit: 30_000_000,
+    });
   });
 
   it('answers an empty data array for an empty list', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const res = await request(h.app).get(base(link)).set(auth(link.token)).expect(200);
     expect(bodyOf<UsersListBody>(res).data).toEqual([]);
-    expect(bodyOf<UsersListBody>(res).meta).toMatchObject({ user_count: 0, synced_limit: 30_000_000, user_limit: 30_000_000 });
+    expect(bodyOf<UsersListBody>(res).meta).toMatchObject({
+      user_count: 0,
+      synced_limit: 30_000_000,
+      user_limit: 30_000_000,
+    });
   });
 
   it('keeps user_count equal to the rows under concurrent adds and removes', async () => {
@@ -340,7 +421,9 @@ describe('single users and reads (spec 4.1)', () => {
           .set(auth(link.token)),
       ),
     );
-    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [link.linkId]);
+    const { rows } = await h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE id = $1', [
+      link.linkId,
+    ]);
     expect(rows[0]!.user_count).toBe(40);
     expect(await listOf(h.db, link.linkId)).toHaveLength(40);
   });
@@ -377,7 +460,12 @@ describe('GET /users when clients go away', () => {
    * still opening a stream the client has left shows one for a moment), or what is left after 10 s.
    */
   async function settledInTransaction(): Promise<number> {
-    const count = async () => (await observer.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'")).rows[0]!.n;
+    const count = async () =>
+      (
+        await observer.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
+        )
+      ).rows[0]!.n;
     const deadline = Date.now() + 10_000;
     let zeroSince = Date.now();
     for (;;) {
@@ -394,7 +482,13 @@ describe('GET /users when clients go away', () => {
   }
 
   it('after clients that hang up mid-load (autocannon ends its runs by closing its sockets)', async () => {
-    for (let i = 0; i < 4; i++) await autocannon({ url: `http://127.0.0.1:${port}${base(link)}`, connections: 16, duration: 1, headers: auth(link.token) });
+    for (let i = 0; i < 4; i++)
+      await autocannon({
+        url: `http://127.0.0.1:${port}${base(link)}`,
+        connections: 16,
+        duration: 1,
+        headers: auth(link.token),
+      });
     expect(await settledInTransaction()).toBe(0);
     await stillServes();
   }, 30_000);
@@ -438,7 +532,10 @@ describe('sync requests (spec 6.2, design outbox)', () => {
         .post(`${base(link)}/${id}`)
         .set(auth(link.token))
         .expect(200);
-    const { rows } = await h.db.pool.query<{ seq: number }>('SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1', [link.linkId]);
+    const { rows } = await h.db.pool.query<{ seq: number }>(
+      'SELECT sync_wanted_seq::int AS seq FROM role_link WHERE id = $1',
+      [link.linkId],
+    );
     expect(rows[0]!.seq).toBe(5);
     expect(await syncJobs()).toEqual([link.linkId]);
   });
@@ -452,7 +549,10 @@ describe('sync requests (spec 6.2, design outbox)', () => {
       .set('X-Request-Id', 'req-add-1')
       .expect(200);
     // A listed user to remove, written without the API so that no sync job is queued for this link yet.
-    await h.db.pool.query(`INSERT INTO link_user (link_id, user_id) VALUES ($1, ${toStored('$2')})`, [removeLink.linkId, userIds(1)[0]]);
+    await h.db.pool.query(`INSERT INTO link_user (link_id, user_id) VALUES ($1, ${toStored('$2')})`, [
+      removeLink.linkId,
+      userIds(1)[0],
+    ]);
     await h.db.pool.query('UPDATE role_link SET user_count = 1 WHERE id = $1', [removeLink.linkId]);
     await request(h.app)
       .delete(`${base(removeLink)}/${userIds(1)[0]}`)
@@ -460,8 +560,14 @@ describe('sync requests (spec 6.2, design outbox)', () => {
       .set('X-Request-Id', 'req-remove-1')
       .expect(200);
     const jobs = await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized']);
-    const requestOf = (l: SeededLink) => (jobs.find((j) => (j.data as { linkId: string }).linkId === l.linkId)?.data as { requestId?: string } | undefined)?.requestId;
-    expect([requestOf(putLink), requestOf(addLink), requestOf(removeLink)]).toEqual(['req-put-1', 'req-add-1', 'req-remove-1']);
+    const requestOf = (l: SeededLink) =>
+      (jobs.find((j) => (j.data as { linkId: string }).linkId === l.linkId)?.data as { requestId?: string } | undefined)
+        ?.requestId;
+    expect([requestOf(putLink), requestOf(addLink), requestOf(removeLink)]).toEqual([
+      'req-put-1',
+      'req-add-1',
+      'req-remove-1',
+    ]);
   });
 
   it('does not ask for a sync when nothing changed', async () => {

@@ -4,7 +4,19 @@ import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { testAdminDeps } from '../../../packages/admin/src/testing/deps';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, MEMBER_START, ROLE, ids, insertLink, linkRow, snapshotHolders, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  MEMBER_START,
+  ROLE,
+  ids,
+  insertLink,
+  linkRow,
+  snapshotHolders,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 const ADMINISTRATOR = 0x8n;
 const MANAGE_GUILD = 0x20n;
@@ -59,22 +71,35 @@ describe('admin-source holds (issue 34): the bot never takes a member’s only A
     await writeList(db.pool, link, list);
     await enqueueLinkSync(bot.producer, link);
     const holders = () => sorted(emulator.state.holders(GUILD_A, ROLE.linked));
-    const settled = (r: Awaited<ReturnType<typeof linkRow>>) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null;
+    const settled = (r: Awaited<ReturnType<typeof linkRow>>) =>
+      r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null;
     await waitFor(() => linkRow(db.pool, link), settled, { what: 'the first sync', progress: () => holders().length });
 
     expect(holders()).toEqual(sorted([...list, ONLY_SOURCE]));
     const held = await latestHeldChange(db.pool, link, 'admin_source');
-    expect(held).toMatchObject({ kind: 'admin_source', removals: 1, removalSample: [ONLY_SOURCE], confirmedAt: null, usedAt: null });
+    expect(held).toMatchObject({
+      kind: 'admin_source',
+      removals: 1,
+      removalSample: [ONLY_SOURCE],
+      confirmedAt: null,
+      usedAt: null,
+    });
     // The owner hears of it as of a large removal, and the plugin's shrink confirmation is not involved.
-    const note = await db.pool.query<{ kind: string; detail: unknown }>("SELECT kind, detail FROM notification WHERE kind = 'removal_held'");
-    expect(note.rows).toEqual([{ kind: 'removal_held', detail: { previous: 1, next: 0, removals: 1, kind: 'admin_source' } }]);
+    const note = await db.pool.query<{ kind: string; detail: unknown }>(
+      "SELECT kind, detail FROM notification WHERE kind = 'removal_held'",
+    );
+    expect(note.rows).toEqual([
+      { kind: 'removal_held', detail: { previous: 1, next: 0, removals: 1, kind: 'admin_source' } },
+    ]);
     expect(await latestHeldChange(db.pool, link, 'shrink')).toBeNull();
 
     // Another pass does not hold twice nor remove: the member stays held until the owner decides.
     await enqueueLinkSync(bot.producer, link);
     await waitFor(() => linkRow(db.pool, link), settled, { what: 'a second pass' });
     expect(holders()).toContain(ONLY_SOURCE);
-    expect((await db.pool.query("SELECT count(*)::int AS n FROM held_change WHERE kind = 'admin_source'")).rows[0]).toEqual({ n: 1 });
+    expect(
+      (await db.pool.query("SELECT count(*)::int AS n FROM held_change WHERE kind = 'admin_source'")).rows[0],
+    ).toEqual({ n: 1 });
 
     const deps = { ...testAdminDeps(db), requestSync: (id: string) => enqueueLinkSync(bot.producer, id) };
     const applied = await applyRemovals(deps, { guildId: GUILD_A, roleId: ROLE.linked, changeId: held!.changeId });

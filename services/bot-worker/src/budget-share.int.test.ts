@@ -26,7 +26,11 @@ async function takesInOneWindow(budget: BudgetShare): Promise<number> {
 describe('BudgetShare (a share of the global limit: the drift poll’s, the notifications’; across workers)', () => {
   it('always grants the floor, and the ceiling only while the global budget has room', async () => {
     let load = 0;
-    const budget = new BudgetShare(redis, `${prefix}:a`, { floorPerSecond: 2, maxPerSecond: 10, globalLoad: () => Promise.resolve(load) });
+    const budget = new BudgetShare(redis, `${prefix}:a`, {
+      floorPerSecond: 2,
+      maxPerSecond: 10,
+      globalLoad: () => Promise.resolve(load),
+    });
     expect(budget.windowMs).toBe(1_000);
     expect(await takesInOneWindow(budget)).toBe(10);
     load = SPARE_BELOW; // syncs use half the global limit: the floor only

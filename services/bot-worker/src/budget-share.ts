@@ -46,7 +46,12 @@ export class BudgetShare {
     const n = await this.redis.incr(key);
     if (n === 1) await this.redis.pexpire(key, this.windowMs * 2);
     if (n <= perWindow(this.o.floorPerSecond)) return true;
-    if (n <= perWindow(this.o.maxPerSecond) && this.o.globalLoad && (await this.o.globalLoad().catch(() => 1)) < SPARE_BELOW) return true;
+    if (
+      n <= perWindow(this.o.maxPerSecond) &&
+      this.o.globalLoad &&
+      (await this.o.globalLoad().catch(() => 1)) < SPARE_BELOW
+    )
+      return true;
     await this.redis.decr(key);
     return false;
   }

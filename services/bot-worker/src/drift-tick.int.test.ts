@@ -33,7 +33,14 @@ beforeAll(async () => {
   }
   const botUserId = client.api.users.getCurrent().then((u) => u.id);
   deps = {
-    ...sharedRepairDeps({ db: db.pool, api: client.api, redis, prefix, appKey: applicationKey(emulator.botToken), logger: log.logger }),
+    ...sharedRepairDeps({
+      db: db.pool,
+      api: client.api,
+      redis,
+      prefix,
+      appKey: applicationKey(emulator.botToken),
+      logger: log.logger,
+    }),
     budget: new BudgetShare(redis, `${prefix}:drift:budget`, { floorPerSecond: PER_SECOND, maxPerSecond: PER_SECOND }),
     everyMs: 60_000,
     tickMs: TICK_MS,
@@ -51,7 +58,14 @@ describe('drift poll ticks while reads are slow', () => {
     const first = runDriftPoll(deps);
     // The first tick has claimed (its end is now at most one tick away), and its reads take longer than a tick.
     await waitFor(
-      async () => Number((await db.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM drift_poll WHERE next_poll_at > localtimestamp(3)')).rows[0]!.n),
+      async () =>
+        Number(
+          (
+            await db.pool.query<{ n: string }>(
+              'SELECT count(*)::text AS n FROM drift_poll WHERE next_poll_at > localtimestamp(3)',
+            )
+          ).rows[0]!.n,
+        ),
       (n) => n > 0,
       { what: 'the first tick claiming', progress: (n) => n },
     );
@@ -61,7 +75,9 @@ describe('drift poll ticks while reads are slow', () => {
     // Before: { guilds: 0 }, the lock still held by the first tick's reads.
     expect(second.guilds).toBeGreaterThan(0);
     // Different guilds: a guild being read stays claimed until its read is done.
-    const read = (await db.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM drift_poll WHERE polled_at IS NOT NULL')).rows[0]!.n;
+    const read = (
+      await db.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM drift_poll WHERE polled_at IS NOT NULL')
+    ).rows[0]!.n;
     expect(Number(read)).toBe(firstResult.guilds + second.guilds);
   }, 120_000);
 });

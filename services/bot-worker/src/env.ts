@@ -57,11 +57,25 @@ export const envSchema = z
     NOTIFY_MAX_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.3),
   })
   .superRefine((env, ctx) => {
-    if (env.DRIFT_POLL_MAX_SHARE < env.DRIFT_POLL_SHARE) ctx.addIssue({ code: 'custom', path: ['DRIFT_POLL_MAX_SHARE'], message: `must be at least DRIFT_POLL_SHARE (${env.DRIFT_POLL_SHARE})` });
-    if (env.NOTIFY_MAX_SHARE < env.NOTIFY_SHARE) ctx.addIssue({ code: 'custom', path: ['NOTIFY_MAX_SHARE'], message: `must be at least NOTIFY_SHARE (${env.NOTIFY_SHARE})` });
+    if (env.DRIFT_POLL_MAX_SHARE < env.DRIFT_POLL_SHARE)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DRIFT_POLL_MAX_SHARE'],
+        message: `must be at least DRIFT_POLL_SHARE (${env.DRIFT_POLL_SHARE})`,
+      });
+    if (env.NOTIFY_MAX_SHARE < env.NOTIFY_SHARE)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NOTIFY_MAX_SHARE'],
+        message: `must be at least NOTIFY_SHARE (${env.NOTIFY_SHARE})`,
+      });
     // Under load the shares take their floors: the syncs must keep at least half the global limit.
     if (env.DRIFT_POLL_SHARE + env.NOTIFY_SHARE > 0.5) {
-      ctx.addIssue({ code: 'custom', path: ['NOTIFY_SHARE'], message: `DRIFT_POLL_SHARE + NOTIFY_SHARE must be at most 0.5 (the syncs keep at least half the global limit), got ${env.DRIFT_POLL_SHARE} + ${env.NOTIFY_SHARE}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NOTIFY_SHARE'],
+        message: `DRIFT_POLL_SHARE + NOTIFY_SHARE must be at most 0.5 (the syncs keep at least half the global limit), got ${env.DRIFT_POLL_SHARE} + ${env.NOTIFY_SHARE}`,
+      });
     }
   });
 

@@ -6,7 +6,18 @@ import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 // A membership that expires leaves the platform as a plugin's removal does: the sweeper's write (db
 // removeExpired) is journaled like a DELETE, so the worker applies it per user and keeps lowest-N exact.
@@ -56,15 +67,22 @@ describe('expired memberships on the platform', () => {
     expect(walksBefore).toBe(1);
 
     // Due in the past by SQL (no waiting on the clock): members 10 and 20.
-    await db.pool.query(`UPDATE link_user SET expires_at = now() - interval '1 second' WHERE link_id = $1 AND user_id IN (${toStored('$2')}, ${toStored('$3')})`, [link, members[10], members[20]]);
+    await db.pool.query(
+      `UPDATE link_user SET expires_at = now() - interval '1 second' WHERE link_id = $1 AND user_id IN (${toStored('$2')}, ${toStored('$3')})`,
+      [link, members[10], members[20]],
+    );
     const removed = await removeExpired(db.pool, link, new Date());
     expect(sorted(removed.userIds)).toEqual(sorted([members[10]!, members[20]!]));
     await sync(link);
-    await waitFor(holders, (h) => h.includes(members[100]!) && h.includes(members[101]!) && !h.includes(members[10]!), { what: 'members 100 and 101 promoted' });
+    await waitFor(holders, (h) => h.includes(members[100]!) && h.includes(members[101]!) && !h.includes(members[10]!), {
+      what: 'members 100 and 101 promoted',
+    });
     await waitDone(link, 'the expiry applied');
     expect(holders()).toEqual(sorted(list.filter((u) => u !== members[10] && u !== members[20]).slice(0, 100)));
     expect(await walks(link)).toBe(walksBefore);
-    expect((await db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [link])).rows[0]!.n).toBe(128);
+    expect(
+      (await db.pool.query<{ n: number }>('SELECT user_count AS n FROM role_link WHERE id = $1', [link])).rows[0]!.n,
+    ).toBe(128);
 
     // A re-add after expiry is an ordinary add again (permanent here).
     expect(await addUser(db.pool, link, members[10]!, 100_000)).toMatchObject({ added: true });

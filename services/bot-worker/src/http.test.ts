@@ -20,15 +20,27 @@ describe('worker http server', () => {
   });
 
   it('reports not ready while draining for shutdown', async () => {
-    const server = createHttpApp({ checks: {}, draining: () => true, metrics: createMetrics('drain', { defaultMetrics: false }), logger: silentLogger() });
+    const server = createHttpApp({
+      checks: {},
+      draining: () => true,
+      metrics: createMetrics('drain', { defaultMetrics: false }),
+      logger: silentLogger(),
+    });
     await request(server).get('/readyz').expect(503);
   });
 
   it('logs its probes only at debug and any other request at info', async () => {
     const { logger, lines } = memoryLogger('bot-worker', 'info');
-    const server = createHttpApp({ checks: {}, draining: () => false, metrics: createMetrics('probes', { defaultMetrics: false }), logger });
+    const server = createHttpApp({
+      checks: {},
+      draining: () => false,
+      metrics: createMetrics('probes', { defaultMetrics: false }),
+      logger,
+    });
     for (const path of ['/healthz', '/readyz', '/metrics']) await request(server).get(path).expect(200);
     await request(server).get('/elsewhere').expect(404);
-    expect(lines).toEqual([expect.objectContaining({ level: 'info', message: 'http request', route: '(unmatched)', status: 404 })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', message: 'http request', route: '(unmatched)', status: 404 }),
+    ]);
   });
 });

@@ -14,10 +14,19 @@ describe('bot worker imports', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'import-cycles-'));
     try {
       mkdirSync(path.join(dir, 'jobs'));
-      writeFileSync(path.join(dir, 'worker.ts'), "import { handlers } from './jobs';\nexport type Options = { n: number };\n");
+      writeFileSync(
+        path.join(dir, 'worker.ts'),
+        "import { handlers } from './jobs';\nexport type Options = { n: number };\n",
+      );
       writeFileSync(path.join(dir, 'jobs', 'index.ts'), "export { handlers } from './handlers';\n");
-      writeFileSync(path.join(dir, 'jobs', 'handlers.ts'), "import type { Options } from '../worker';\nexport const handlers = (o: Options) => o.n;\n");
-      writeFileSync(path.join(dir, 'jobs', 'handlers.test.ts'), "import { handlers } from './handlers';\nimport '../worker';\n");
+      writeFileSync(
+        path.join(dir, 'jobs', 'handlers.ts'),
+        "import type { Options } from '../worker';\nexport const handlers = (o: Options) => o.n;\n",
+      );
+      writeFileSync(
+        path.join(dir, 'jobs', 'handlers.test.ts'),
+        "import { handlers } from './handlers';\nimport '../worker';\n",
+      );
       writeFileSync(path.join(dir, 'self.ts'), "import './self';\n");
       writeFileSync(path.join(dir, 'leaf.ts'), "import { handlers } from './jobs/handlers';\nimport 'pg';\n");
       expect(importCycles(dir)).toEqual([['jobs/handlers.ts', 'jobs/index.ts', 'worker.ts'], ['self.ts']]);

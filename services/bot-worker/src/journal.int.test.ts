@@ -8,7 +8,19 @@ import { guildMemberFacts } from '@rolelink/platform-client';
 import type { TestDb } from '../../../test/support/db';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, snapshotHolders, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  snapshotHolders,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 let emulator: RunningEmulator;
 let db: TestDb;
@@ -39,7 +51,9 @@ const waitDone = (linkId: string, what = 'the outbox to be answered') =>
     (r) => r.sync_done_seq === r.sync_wanted_seq && r.last_sync_at !== null,
     { what },
   );
-const journalRows = async (linkId: string) => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [linkId])).rows[0]!.n;
+const journalRows = async (linkId: string) =>
+  (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [linkId]))
+    .rows[0]!.n;
 /** Walks finished so far, counted once no job is queued or running (a slice's line is written before its job completes). */
 async function walks(linkId: string): Promise<number> {
   await waitFor(
@@ -70,7 +84,9 @@ describe('change journal', () => {
     expect(await removeUser(db.pool, link, members[3]!)).toMatchObject({ removed: true });
     expect(await journalRows(link)).toBe(2);
     await sync(link);
-    await waitFor(holders, (h) => h.includes(members[120]!) && !h.includes(members[3]!), { what: 'the add and the removal on the platform' });
+    await waitFor(holders, (h) => h.includes(members[120]!) && !h.includes(members[3]!), {
+      what: 'the add and the removal on the platform',
+    });
     await waitDone(link);
 
     expect(holders()).toEqual(sorted([...members.slice(0, 50).filter((u) => u !== members[3]), members[120]!]));
@@ -89,7 +105,9 @@ describe('change journal', () => {
       ['remove', 'removed', 'list change'],
       ['add', 'applied', 'full sync'],
     ]);
-    expect((await memberHistory(db.pool, link, members[120]!)).map((h) => [h.action, h.outcome, h.cause])).toEqual([['add', 'applied', 'list change']]);
+    expect((await memberHistory(db.pool, link, members[120]!)).map((h) => [h.action, h.outcome, h.cause])).toEqual([
+      ['add', 'applied', 'list change'],
+    ]);
     expect(await journalRows(link)).toBe(0);
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
   });
@@ -130,7 +148,9 @@ describe('change journal', () => {
 
     await removeUser(db.pool, link, members[10]!);
     await sync(link);
-    await waitFor(holders, (h) => h.includes(members[100]!) && !h.includes(members[10]!), { what: 'member 100 promoted' });
+    await waitFor(holders, (h) => h.includes(members[100]!) && !h.includes(members[10]!), {
+      what: 'member 100 promoted',
+    });
     await waitDone(link);
     expect(holders()).toEqual(sorted(list.filter((u) => u !== members[10]).slice(0, 100)));
 
@@ -138,7 +158,9 @@ describe('change journal', () => {
     await addUser(db.pool, link, members[150]!, LIMIT);
     await addUser(db.pool, link, members[10]!, LIMIT);
     await sync(link);
-    await waitFor(holders, (h) => h.includes(members[10]!) && !h.includes(members[100]!), { what: 'member 100 demoted' });
+    await waitFor(holders, (h) => h.includes(members[10]!) && !h.includes(members[100]!), {
+      what: 'member 100 demoted',
+    });
     await waitDone(link);
     expect(holders()).toEqual(list.slice(0, 100));
     expect(holders()).not.toContain(members[150]);
@@ -178,14 +200,21 @@ describe('change journal', () => {
     const next = [...members.slice(5, 60), ...members.slice(150, 155)]; // 5 removed, 5 added
     const out = await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: LIMIT });
     expect(out).toMatchObject({ kind: 'replaced', userCount: 60 });
-    const ops = (await db.pool.query<{ op: string; n: number }>('SELECT op, count(*)::int AS n FROM list_change WHERE link_id = $1 GROUP BY op ORDER BY op', [link])).rows;
+    const ops = (
+      await db.pool.query<{ op: string; n: number }>(
+        'SELECT op, count(*)::int AS n FROM list_change WHERE link_id = $1 GROUP BY op ORDER BY op',
+        [link],
+      )
+    ).rows;
     expect(ops).toEqual([
       { op: 'add', n: 5 },
       { op: 'remove', n: 5 },
     ]);
 
     await sync(link);
-    await waitFor(holders, (h) => h.includes(members[154]!) && !h.includes(members[0]!), { what: 'the replace on the platform' });
+    await waitFor(holders, (h) => h.includes(members[154]!) && !h.includes(members[0]!), {
+      what: 'the replace on the platform',
+    });
     await waitDone(link);
     expect(holders()).toEqual(sorted(next));
     expect(await walks(link)).toBe(1);
@@ -204,7 +233,10 @@ describe('change journal', () => {
     const fresh = many[1_999]!; // the highest id: the walk would reach it last
     await addUser(db.pool, link, fresh, LIMIT);
     await sync(link);
-    const seen = await waitFor(holders, (h) => h.includes(fresh), { what: 'the fresh add on the platform', timeoutMs: 10_000 });
+    const seen = await waitFor(holders, (h) => h.includes(fresh), {
+      what: 'the fresh add on the platform',
+      timeoutMs: 10_000,
+    });
     expect(seen.length).toBeLessThan(1_000);
     // Stop the backlog before the next test: the link's next slice finds it disabled and ends.
     await db.pool.query('UPDATE role_link SET enabled = false WHERE id = $1', [link]);
@@ -215,11 +247,22 @@ describe('change journal', () => {
     await upsertGuild(db.pool, GUILD_A, 'premium');
     const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
     for (let i = 0; i < MEMBER_HISTORY_KEEP + 5; i++) {
-      await recordMemberChange(db.pool, { linkId: link, userId: members[0]!, action: i % 2 ? 'remove' : 'add', outcome: 'applied', cause: `c${i}` });
+      await recordMemberChange(db.pool, {
+        linkId: link,
+        userId: members[0]!,
+        action: i % 2 ? 'remove' : 'add',
+        outcome: 'applied',
+        cause: `c${i}`,
+      });
     }
     const history = await memberHistory(db.pool, link, members[0]!);
-    expect(history.map((h) => h.cause)).toEqual(Array.from({ length: MEMBER_HISTORY_KEEP }, (_, i) => `c${MEMBER_HISTORY_KEEP + 4 - i}`));
-    const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM member_change WHERE link_id = $1', [link]);
+    expect(history.map((h) => h.cause)).toEqual(
+      Array.from({ length: MEMBER_HISTORY_KEEP }, (_, i) => `c${MEMBER_HISTORY_KEEP + 4 - i}`),
+    );
+    const { rows } = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM member_change WHERE link_id = $1',
+      [link],
+    );
     expect(rows[0]!.n).toBe(MEMBER_HISTORY_KEEP);
   });
 
@@ -238,7 +281,8 @@ describe('change journal', () => {
     // Two members held the role before the link (a hand edit, or an earlier link): link creation records
     // them as holders. They are on the new list, so the bot never calls the platform for them.
     const before = [members[5]!, members[6]!];
-    for (const u of before) emulator.state.setMemberRoles(GUILD_A, u, [...emulator.state.memberRoles(GUILD_A, u)!, ROLE.other]);
+    for (const u of before)
+      emulator.state.setMemberRoles(GUILD_A, u, [...emulator.state.memberRoles(GUILD_A, u)!, ROLE.other]);
     const other = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.other });
     await snapshotHolders(db.pool, other, before);
     await writeList(db.pool, other, members.slice(5, 15));
@@ -254,9 +298,18 @@ describe('change journal', () => {
     const preview = await stripPreview(admin, { guildId: GUILD_A, roleId: ROLE.other });
     expect(preview).toMatchObject({ count: 8, lockout: [], lockout_checked: true });
     expect(preview.sample.map((m) => m.user_id)).toEqual(members.slice(7, 12));
-    expect(await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.other, stripRoles: true })).toMatchObject({ strip_roles: true, strip_count: 8 });
+    expect(await deleteLink(admin, { guildId: GUILD_A, roleId: ROLE.other, stripRoles: true })).toMatchObject({
+      strip_roles: true,
+      strip_count: 8,
+    });
     await waitFor(
-      async () => (await db.pool.query<{ done: boolean }>('SELECT stripped_at IS NOT NULL AS done FROM link_purge WHERE link_id = $1', [other])).rows[0]?.done,
+      async () =>
+        (
+          await db.pool.query<{ done: boolean }>(
+            'SELECT stripped_at IS NOT NULL AS done FROM link_purge WHERE link_id = $1',
+            [other],
+          )
+        ).rows[0]?.done,
       (done) => done === true,
       { what: 'the strip recorded as done' },
     );
@@ -270,7 +323,9 @@ describe('change journal', () => {
     const link = await syncedLink('premium', members.slice(0, 20));
     await writeList(db.pool, link, members.slice(10, 30)); // raw SQL: bumps the sequence, journals nothing
     await sync(link);
-    await waitFor(holders, (h) => h.length === 20 && h.includes(members[29]!), { what: 'the raw write on the platform' });
+    await waitFor(holders, (h) => h.length === 20 && h.includes(members[29]!), {
+      what: 'the raw write on the platform',
+    });
     await waitDone(link);
     expect(holders()).toEqual(members.slice(10, 30));
     expect(await walks(link)).toBe(2);

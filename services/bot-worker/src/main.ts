@@ -32,17 +32,33 @@ function main(): void {
       rateLimited: (i) => {
         rateLimited.inc({ scope: i.scope });
         noteRateLimited(i.retryAfterMs);
-        logger.warn('platform answered 429', { scope: i.scope, retryAfterMs: i.retryAfterMs, route: i.routeKey, major: i.major });
+        logger.warn('platform answered 429', {
+          scope: i.scope,
+          retryAfterMs: i.retryAfterMs,
+          route: i.routeKey,
+          major: i.major,
+        });
       },
       edgeBan: (i) => {
         if (!i.began) return;
         edgeBans.inc();
-        logger.error('platform edge ban: every platform request paused (429 without rate-limit headers)', { blockedMs: i.blockedMs, retryAfterMs: i.retryAfterMs, inARow: i.inARow, route: i.routeKey, major: i.major });
+        logger.error('platform edge ban: every platform request paused (429 without rate-limit headers)', {
+          blockedMs: i.blockedMs,
+          retryAfterMs: i.retryAfterMs,
+          inARow: i.inARow,
+          route: i.routeKey,
+          major: i.major,
+        });
       },
       limiterUnavailable: (i) => logger.warn('platform rate limiter unavailable (Redis)', i),
       invalidRequest: (i) => {
         invalid.inc({ status: String(i.status) });
-        if (i.blockMs > 0) logger.error('platform requests paused: invalid-request budget or auth back-off', { status: i.status, count: i.countInWindow, blockMs: i.blockMs });
+        if (i.blockMs > 0)
+          logger.error('platform requests paused: invalid-request budget or auth back-off', {
+            status: i.status,
+            count: i.countInWindow,
+            blockMs: i.blockMs,
+          });
       },
     },
   });
@@ -89,7 +105,14 @@ function main(): void {
     metrics,
     logger,
   });
-  const http = serve(app, { name: 'bot worker', port: env.WORKER_PORT, host: env.WORKER_HOST, portVar: 'WORKER_PORT', logger, drainMs: drainMs(env) });
+  const http = serve(app, {
+    name: 'bot worker',
+    port: env.WORKER_PORT,
+    host: env.WORKER_HOST,
+    portVar: 'WORKER_PORT',
+    logger,
+    drainMs: drainMs(env),
+  });
   logger.info('bot worker started', { concurrency: env.WORKER_CONCURRENCY, platform: env.PLATFORM_API_URL });
 
   onShutdown(logger, [

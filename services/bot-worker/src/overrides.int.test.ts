@@ -6,7 +6,19 @@ import { addUser, removeUser } from '@rolelink/db/list';
 import { applyOverrideChange, type OverrideChange } from '@rolelink/db/overrides';
 import type { TestDb } from '../../../test/support/db';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 import type { BotWorker } from './worker';
 
 // Admin overrides per link (issue 22, part 3; docs/sync-engine.md, "Admin overrides") against the
@@ -23,7 +35,12 @@ let bot: BotWorker;
 
 beforeAll(async () => {
   // The drift poll runs (every second); the full reconcile only when a test asks for it.
-  harness = await startInProcessBot({ logger: log.logger, concurrency: 2, reconcileEveryMs: 24 * 3_600_000, drift: { everyMs: 1_000, floorPerSecond: 5, maxPerSecond: 10 } });
+  harness = await startInProcessBot({
+    logger: log.logger,
+    concurrency: 2,
+    reconcileEveryMs: 24 * 3_600_000,
+    drift: { everyMs: 1_000, floorPerSecond: 5, maxPerSecond: 10 },
+  });
   ({ emulator, db, bot } = harness);
 });
 afterAll(() => harness?.close());
@@ -34,7 +51,9 @@ beforeEach(async () => {
   // The drift poll's tick runs meanwhile and may take the same locks in another order: retry a deadlock.
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, drift_poll, link_override CASCADE');
+      await db.pool.query(
+        'TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, drift_poll, link_override CASCADE',
+      );
       break;
     } catch (err) {
       if (attempt >= 5 || (err as { code?: string }).code !== '40P01') throw err;
@@ -52,7 +71,9 @@ const waitDone = (linkId: string, what = 'the outbox to be answered') =>
     { what },
   );
 const override = async (linkId: string, change: Partial<OverrideChange>) => {
-  const r = await inTransaction(db.pool, (c) => applyOverrideChange(c, linkId, { always: [], never: [], remove: [], ...change }));
+  const r = await inTransaction(db.pool, (c) =>
+    applyOverrideChange(c, linkId, { always: [], never: [], remove: [], ...change }),
+  );
   expect(r.kind).toBe('ok');
   await sync(linkId);
 };
@@ -70,7 +91,8 @@ async function syncedLink(guild: string, list: string[], before?: Partial<Overri
   await upsertGuild(db.pool, guild, 'free'); // synced limit 100
   const link = await insertLink(db.pool, { guildId: guild, roleId: ROLE.linked });
   await writeList(db.pool, link, list);
-  if (before) await inTransaction(db.pool, (c) => applyOverrideChange(c, link, { always: [], never: [], remove: [], ...before }));
+  if (before)
+    await inTransaction(db.pool, (c) => applyOverrideChange(c, link, { always: [], never: [], remove: [], ...before }));
   await sync(link);
   await waitDone(link, 'the first sync');
   return link;
@@ -85,7 +107,9 @@ describe('admin overrides in the sync engine', () => {
     // A held listed member and an unlisted one: both hold the role, and the two highest synced ids make room.
     const [held, unlisted] = [members[120]!, members[150]!];
     await override(link, { always: [held, unlisted] });
-    await waitFor(holders, (h) => h.includes(held) && h.includes(unlisted) && !h.includes(members[99]!), { what: 'the always members granted' });
+    await waitFor(holders, (h) => h.includes(held) && h.includes(unlisted) && !h.includes(members[99]!), {
+      what: 'the always members granted',
+    });
     await waitDone(link);
     expect(holders()).toEqual(sorted([...list.slice(0, 98), held, unlisted]));
     expect(holders()).toHaveLength(100);
@@ -104,7 +128,9 @@ describe('admin overrides in the sync engine', () => {
     const link = await syncedLink(GUILD_A, list);
     const lowest = members[0]!;
     await override(link, { never: [lowest] });
-    await waitFor(holders, (h) => !h.includes(lowest) && h.includes(members[100]!), { what: 'the never member removed, the next promoted' });
+    await waitFor(holders, (h) => !h.includes(lowest) && h.includes(members[100]!), {
+      what: 'the never member removed, the next promoted',
+    });
     await waitDone(link);
     expect(holders()).toEqual(list.slice(1, 101));
 
@@ -121,7 +147,9 @@ describe('admin overrides in the sync engine', () => {
 
     // Taken off the list: the never member is the lowest listed id again and gets the role back.
     await override(link, { remove: [lowest] });
-    await waitFor(holders, (h) => h.includes(lowest) && !h.includes(members[101]!), { what: 'the never member restored' });
+    await waitFor(holders, (h) => h.includes(lowest) && !h.includes(members[101]!), {
+      what: 'the never member restored',
+    });
     await waitDone(link);
     expect(await walks(link)).toBe(1);
   });
@@ -150,7 +178,9 @@ describe('admin overrides in the sync engine', () => {
   it('a first sync (a full walk) applies overrides set before it', async () => {
     const list = members.slice(0, 105);
     const link = await syncedLink(GUILD_A, list, { always: [members[180]!], never: [members[2]!, members[3]!] });
-    expect(holders()).toEqual(sorted([...list.filter((u) => u !== members[2] && u !== members[3]).slice(0, 99), members[180]!]));
+    expect(holders()).toEqual(
+      sorted([...list.filter((u) => u !== members[2] && u !== members[3]).slice(0, 99), members[180]!]),
+    );
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 100, pending_count: 0 });
   });
 
@@ -160,7 +190,13 @@ describe('admin overrides in the sync engine', () => {
     const link = await syncedLink(GUILD_A, list, { always: [keep], never: [banned] });
     expect(holders()).toEqual(sorted([...list.filter((u) => u !== banned), keep]));
     await waitFor(
-      async () => (await db.pool.query<{ last: string | null }>('SELECT last_entry_id::text AS last FROM drift_poll WHERE guild_id = $1', [GUILD_A])).rows[0]?.last,
+      async () =>
+        (
+          await db.pool.query<{ last: string | null }>(
+            'SELECT last_entry_id::text AS last FROM drift_poll WHERE guild_id = $1',
+            [GUILD_A],
+          )
+        ).rows[0]?.last,
       (v) => v != null,
       { what: 'a first read of the audit log' },
     );

@@ -4,7 +4,20 @@ import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, linkRow, outcomes, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  outcomes,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 // The platform's two unusual 429s, met by the worker syncing real links: the edge's ban (the whole
 // application must stop) and a guild's shared limit (wait retry_after, not the bucket's shorter reset).
@@ -18,7 +31,11 @@ const edgeBans: { began: boolean; blockedMs: number }[] = [];
 const members = ids(60);
 
 beforeAll(async () => {
-  harness = await startInProcessBot({ logger: log.logger, concurrency: 2, clientEvents: { edgeBan: (i) => edgeBans.push(i) } });
+  harness = await startInProcessBot({
+    logger: log.logger,
+    concurrency: 2,
+    clientEvents: { edgeBan: (i) => edgeBans.push(i) },
+  });
   ({ emulator, db, bot } = harness);
 });
 
@@ -51,14 +68,16 @@ async function expectAllApplied(guildId: string, linkId: string, roleId: string 
   expect(await linkRow(db.pool, linkId)).toMatchObject({ applied_count: members.length, pending_count: 0 });
 }
 
-const yielded = (linkId: string) => log.lines.filter((l) => l.message === 'sync slice' && l.linkId === linkId && l.result === 'yielded');
+const yielded = (linkId: string) =>
+  log.lines.filter((l) => l.message === 'sync slice' && l.linkId === linkId && l.result === 'yielded');
 
 describe('the worker and the platform 429s without the usual headers', () => {
   it("pauses every link on the edge's ban, sends nothing while it lasts, and resumes without loss", async () => {
     const [a, b] = [await listedLink(GUILD_A), await listedLink(GUILD_B)];
     // The bot's address is banned (two 401s reach the threshold) before the sync starts.
     emulator.state.configure({ invalidThreshold: 2, banMs: 3_000 });
-    for (let i = 0; i < 2; i++) await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: 'Bot wrong' } });
+    for (let i = 0; i < 2; i++)
+      await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: 'Bot wrong' } });
     expect(emulator.state.stats().banned).toBe(true);
 
     await enqueueLinkSync(bot.producer, a);
@@ -96,12 +115,19 @@ describe('the worker and the platform 429s without the usual headers', () => {
     await expectAllApplied(GUILD_B, b);
     // Holding the bucket only for its Reset-After (≤ 1 s) lets the other link of the guild meet the
     // shared limit again.
-    expect(emulator.state.stats()).toMatchObject({ rateLimited: { user: 0, global: 0, shared: 1 }, invalidRequests: 0 });
+    expect(emulator.state.stats()).toMatchObject({
+      rateLimited: { user: 0, global: 0, shared: 1 },
+      invalidRequests: 0,
+    });
     const pauses = [...yielded(a1), ...yielded(a2)];
     expect(pauses.length).toBeGreaterThan(0);
     for (const pause of pauses) expect(pause).toMatchObject({ reason: 'rate_limited' });
     expect(Math.max(...pauses.map((p) => Number(p.delay_ms)))).toBeGreaterThan(1_500);
     // Guild B's link met no 429 (it may still wait for its own bucket: 60 changes, 50 a window).
-    expect(log.lines.filter((l) => l.message === 'sync slice' && l.linkId === b && (l.http429 as { count: number }).count > 0)).toEqual([]);
+    expect(
+      log.lines.filter(
+        (l) => l.message === 'sync slice' && l.linkId === b && (l.http429 as { count: number }).count > 0,
+      ),
+    ).toEqual([]);
   });
 });

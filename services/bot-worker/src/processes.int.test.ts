@@ -7,7 +7,18 @@ import type { RedisClient } from '@rolelink/queue';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { startWorkerProcess } from './testing/worker-process';
-import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 let emulator: RunningEmulator;
 let db: TestDb;
@@ -17,7 +28,10 @@ let producer: Producer<typeof QueueName.roleSync>;
 const children = new Set<ChildProcess>();
 
 function startWorker(extra: Record<string, string> = {}): ChildProcess {
-  const child = startWorkerProcess({ databaseUrl: db.url, redisUrl: REDIS_URL, prefix, platformApiUrl: emulator.apiBase, botToken: emulator.botToken }, extra);
+  const child = startWorkerProcess(
+    { databaseUrl: db.url, redisUrl: REDIS_URL, prefix, platformApiUrl: emulator.apiBase, botToken: emulator.botToken },
+    extra,
+  );
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -25,7 +39,8 @@ function startWorker(extra: Record<string, string> = {}): ChildProcess {
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      return resolve({ code: child.exitCode, signal: child.signalCode });
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 }
@@ -107,7 +122,12 @@ describe('bot worker processes', () => {
   it(
     'loses nothing when a worker is killed with SIGKILL mid-sync, and stops cleanly on SIGTERM',
     async () => {
-      emulator = await startEmulator({ port: 0, roleBucket: { limit: 10, windowMs: 500 }, globalPerSecond: 40, seed: { guilds: [guildSeed(GUILD_A, 200)] } });
+      emulator = await startEmulator({
+        port: 0,
+        roleBucket: { limit: 10, windowMs: 500 },
+        globalPerSecond: 40,
+        seed: { guilds: [guildSeed(GUILD_A, 200)] },
+      });
       await upsertGuild(db.pool, GUILD_A, 'premium');
       const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.third });
       const list = ids(150, 800000000000000040n);
@@ -153,7 +173,12 @@ describe('bot worker processes', () => {
   it(
     'applies a journaled replace exactly once in effect across a SIGKILL mid-batch and a Redis wipe',
     async () => {
-      emulator = await startEmulator({ port: 0, roleBucket: { limit: 10, windowMs: 500 }, globalPerSecond: 40, seed: { guilds: [guildSeed(GUILD_B, 200)] } });
+      emulator = await startEmulator({
+        port: 0,
+        roleBucket: { limit: 10, windowMs: 500 },
+        globalPerSecond: 40,
+        seed: { guilds: [guildSeed(GUILD_B, 200)] },
+      });
       await upsertGuild(db.pool, GUILD_B, 'premium');
       const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.other });
       const first = ids(20);
@@ -168,7 +193,9 @@ describe('bot worker processes', () => {
 
       // 5 removed (below the shrink hold), 150 added: journaled per user under one sequence (one batch).
       const next = [...first.slice(5), ...ids(150, 800000000000000040n)];
-      expect(await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: 100_000 })).toMatchObject({ kind: 'replaced' });
+      expect(
+        await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: next }, storedLimit: 100_000 }),
+      ).toMatchObject({ kind: 'replaced' });
       await enqueueLinkSync(producer, link);
       await waitFor(
         () => holders(GUILD_B, ROLE.other).length,
@@ -193,7 +220,9 @@ describe('bot worker processes', () => {
       expect(calls.filter((e) => e.changed && e.action === 'member_role_remove')).toHaveLength(5);
       expect(calls.filter((e) => !e.changed).length).toBeLessThanOrEqual(4); // at most the calls in flight at the kill are repeated
       await waitFor(
-        async () => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [link])).rows[0]!.n,
+        async () =>
+          (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM list_change WHERE link_id = $1', [link]))
+            .rows[0]!.n,
         (n) => n === 0,
         { what: 'the journal compacted' },
       );

@@ -14,7 +14,12 @@ describe('the bot worker process in production', () => {
   it('exits non-zero at start naming PLATFORM_API_URL and PLATFORM_BOT_TOKEN when they are unset', async () => {
     // The child inherits this process's environment: with no platform settings in it, they are unset.
     expect([process.env.PLATFORM_API_URL, process.env.PLATFORM_BOT_TOKEN]).toEqual([undefined, undefined]);
-    const env = { NODE_ENV: 'production', DATABASE_URL: ADMIN_DATABASE_URL, REDIS_URL, QUEUE_PREFIX: testQueuePrefix() };
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: ADMIN_DATABASE_URL,
+      REDIS_URL,
+      QUEUE_PREFIX: testQueuePrefix(),
+    };
     const outcome = await startService('bot-worker', 'tsx', env).then(
       (s) => {
         started = s;

@@ -7,7 +7,21 @@ import type { TestDb } from '../../../test/support/db';
 import { testAdminDeps } from '../../../packages/admin/src/testing/deps';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, GUILD_B, ROLE, STRANGERS, guildSeed, ids, insertLink, linkRow, outcomes, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  STRANGERS,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  outcomes,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 // Issue 34, part 2: each platform rule the emulator enforces, met end to end through the worker.
 
@@ -44,14 +58,32 @@ const settled = () =>
     (c) => c.active === 0 && c.waiting === 0,
     { what: 'the queue to settle' },
   );
-const outage = async (guildId: string) => (await db.pool.query<{ probes: number; next_probe_at: Date | null; notified: boolean }>('SELECT probes, next_probe_at, notified FROM guild_outage WHERE guild_id = $1', [guildId])).rows[0] ?? null;
-const block = async (linkId: string) => (await db.pool.query<{ blocked_reason: string | null }>('SELECT blocked_reason FROM link_sync_state WHERE link_id = $1', [linkId])).rows[0]?.blocked_reason ?? null;
-const notifications = async () => (await db.pool.query<{ kind: string; detail: Record<string, unknown> }>('SELECT kind, detail FROM notification ORDER BY id')).rows;
+const outage = async (guildId: string) =>
+  (
+    await db.pool.query<{ probes: number; next_probe_at: Date | null; notified: boolean }>(
+      'SELECT probes, next_probe_at, notified FROM guild_outage WHERE guild_id = $1',
+      [guildId],
+    )
+  ).rows[0] ?? null;
+const block = async (linkId: string) =>
+  (
+    await db.pool.query<{ blocked_reason: string | null }>(
+      'SELECT blocked_reason FROM link_sync_state WHERE link_id = $1',
+      [linkId],
+    )
+  ).rows[0]?.blocked_reason ?? null;
+const notifications = async () =>
+  (
+    await db.pool.query<{ kind: string; detail: Record<string, unknown> }>(
+      'SELECT kind, detail FROM notification ORDER BY id',
+    )
+  ).rows;
 const counter = async (name: string) => (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
 /** Ends a link's back-off now, as time would: the back-off and the delayed job that waits it out. */
 const backoffOver = async (linkId: string) => {
   await db.pool.query('UPDATE link_sync_state SET backoff_until = localtimestamp WHERE link_id = $1', [linkId]);
-  for (const job of await bot.producer.queue.getJobs(['delayed'])) if ((job.data as { linkId?: string }).linkId === linkId) await job.promote();
+  for (const job of await bot.producer.queue.getJobs(['delayed']))
+    if ((job.data as { linkId?: string }).linkId === linkId) await job.promote();
 };
 
 describe('the bot removed from a guild (10004 / 50001)', () => {
@@ -150,7 +182,9 @@ describe('the Server Members intent off (50001 on the member listing)', () => {
     await sync(link);
     await waitDone(link);
     emulator.state.setRules(GUILD_A, { membersIntent: false });
-    const blockedSince = async () => (await db.pool.query<{ members_blocked_at: Date | null }>('SELECT members_blocked_at FROM bot_application')).rows[0]?.members_blocked_at ?? null;
+    const blockedSince = async () =>
+      (await db.pool.query<{ members_blocked_at: Date | null }>('SELECT members_blocked_at FROM bot_application'))
+        .rows[0]?.members_blocked_at ?? null;
 
     await bot.producer.add('reconcile', {});
     await waitFor(blockedSince, (at) => at !== null, { what: 'the application marked' });
@@ -162,8 +196,12 @@ describe('the Server Members intent off (50001 on the member listing)', () => {
     expect(run).toMatchObject({ result: 'finished', blocked: 1, reason: 'members_intent', pages: 0 });
     expect(await outage(GUILD_A)).toBeNull(); // the bot is in the guild: not an outage
     expect(await counter('rolelink_members_listing_blocked')).toEqual([{ labels: {}, value: 1 }]);
-    expect((await counter('rolelink_repair_blocked_total')).find((s) => s.labels.reason === 'members_intent')?.value).toBeGreaterThanOrEqual(1);
-    expect(log.lines.some((l) => l.level === 'error' && String(l.message).includes('Server Members Intent'))).toBe(true);
+    expect(
+      (await counter('rolelink_repair_blocked_total')).find((s) => s.labels.reason === 'members_intent')?.value,
+    ).toBeGreaterThanOrEqual(1);
+    expect(log.lines.some((l) => l.level === 'error' && String(l.message).includes('Server Members Intent'))).toBe(
+      true,
+    );
 
     emulator.state.setRules(GUILD_A, { membersIntent: true });
     await bot.producer.add('reconcile', {});
@@ -183,14 +221,24 @@ describe('a deleted account (10013)', () => {
     await waitDone(link);
     expect(await outcomes(db.pool, link)).toEqual({ [ids(1)[0]!]: 'applied', [gone]: 'unknown_user' });
     const events = await db.pool.query('SELECT kind, payload FROM plugin_event WHERE link_id = $1', [link]);
-    expect(events.rows).toEqual([{ kind: 'member.not_in_guild', payload: { user_id: gone, reason: 'account_deleted' } }]);
+    expect(events.rows).toEqual([
+      { kind: 'member.not_in_guild', payload: { user_id: gone, reason: 'account_deleted' } },
+    ]);
     // Permanent, so never pending: the link is up to date with the deleted account counted apart.
     const view = await showLink(testAdminDeps(db), { guildId: GUILD_B, roleId: ROLE.linked });
-    expect(view.counts).toMatchObject({ user_count: 2, synced_count: 1, pending_count: 0, not_in_server_count: 0, deleted_count: 1 });
+    expect(view.counts).toMatchObject({
+      user_count: 2,
+      synced_count: 1,
+      pending_count: 0,
+      not_in_server_count: 0,
+      deleted_count: 1,
+    });
     expect(view.sync.eta_seconds).toBe(0);
 
     // Never retried: not a day later, not when the list changes, not after a reconcile.
-    await db.pool.query("UPDATE applied_member SET updated_at = updated_at - interval '2 days' WHERE link_id = $1", [link]);
+    await db.pool.query("UPDATE applied_member SET updated_at = updated_at - interval '2 days' WHERE link_id = $1", [
+      link,
+    ]);
     const before = emulator.state.stats().requests;
     await writeList(db.pool, link, [ids(1)[0]!, gone, ids(2)[1]!]);
     await sync(link);
@@ -215,7 +263,9 @@ describe('a role that became unmanageable (50013) and 2FA (60003)', () => {
     await settled();
     expect(emulator.state.stats().byStatus['403']).toBe(1);
     expect(await outcomes(db.pool, link)).toEqual({});
-    expect(await notifications()).toEqual([{ kind: 'link_paused', detail: { reason: 'role_unmanageable', problem: 'above_bot' } }]);
+    expect(await notifications()).toEqual([
+      { kind: 'link_paused', detail: { reason: 'role_unmanageable', problem: 'above_bot' } },
+    ]);
     expect(await counter('rolelink_links_blocked')).toEqual([{ labels: { reason: 'above_bot' }, value: 1 }]);
 
     // Still above after the back-off: re-checked from the roles (GETs), no second refused PUT.
@@ -230,7 +280,9 @@ describe('a role that became unmanageable (50013) and 2FA (60003)', () => {
     await waitDone(link);
     expect(holders(GUILD_B, ROLE.linked)).toEqual(ids(10));
     expect(await block(link)).toBeNull();
-    const events = await db.pool.query('SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq', [link]);
+    const events = await db.pool.query('SELECT kind, payload FROM plugin_event WHERE link_id = $1 ORDER BY seq', [
+      link,
+    ]);
     expect(events.rows).toEqual([
       { kind: 'link.paused', payload: { reason: 'role_unmanageable', problem: 'above_bot' } },
       { kind: 'link.resumed', payload: { reason: 'role_manageable' } },

@@ -25,7 +25,9 @@ export type RepairDeps = {
 };
 
 /** rolelink_repair_blocked_total{job,reason}: one per guild read a repair could not make. */
-export function repairBlocked(metrics: Metrics | undefined): ((job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable') => void) | undefined {
+export function repairBlocked(
+  metrics: Metrics | undefined,
+): ((job: 'reconcile' | 'drift', reason: 'members_intent' | 'guild_unavailable') => void) | undefined {
   const counter = metrics?.repairBlocked();
   return counter && ((job, reason) => counter.inc({ job, reason }));
 }
@@ -34,5 +36,13 @@ type Shared = Pick<RepairDeps, 'db' | 'api' | 'redis' | 'prefix' | 'appKey' | 'l
 
 /** What every repair takes as it is from the worker's options (BotWorkerOptions), its blocked counter made once. */
 export function sharedRepairDeps(o: Omit<Shared, 'blocked'> & { metrics?: Metrics }): Shared {
-  return { db: o.db, api: o.api, redis: o.redis, prefix: o.prefix, appKey: o.appKey, logger: o.logger, blocked: repairBlocked(o.metrics) };
+  return {
+    db: o.db,
+    api: o.api,
+    redis: o.redis,
+    prefix: o.prefix,
+    appKey: o.appKey,
+    logger: o.logger,
+    blocked: repairBlocked(o.metrics),
+  };
 }

@@ -11,7 +11,21 @@ import { diffRange } from '@rolelink/db/sync';
 import { loadLink } from './sync/link-context';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, linkRow, outcomes, snapshotHolders, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  outcomes,
+  snapshotHolders,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 let emulator: RunningEmulator;
 let db: TestDb;
@@ -134,7 +148,12 @@ describe('sync engine against the platform emulator', () => {
     const current = members.slice(0, 6);
     for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
     await upsertGuild(db.pool, GUILD_A, 'premium');
-    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked, memberMode: 'handover', firstList: false });
+    const link = await insertLink(db.pool, {
+      guildId: GUILD_A,
+      roleId: ROLE.linked,
+      memberMode: 'handover',
+      firstList: false,
+    });
     await snapshotHolders(db.pool, link, current);
     await waitJob(await sync(link), 'the waiting hand-over link to be answered');
     expect(holders(GUILD_A, ROLE.linked)).toEqual(current);
@@ -162,7 +181,12 @@ describe('sync engine against the platform emulator', () => {
     const current = members.slice(0, 120);
     for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
     await upsertGuild(db.pool, GUILD_A, 'premium');
-    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked, memberMode: 'handover', firstList: false });
+    const link = await insertLink(db.pool, {
+      guildId: GUILD_A,
+      roleId: ROLE.linked,
+      memberMode: 'handover',
+      firstList: false,
+    });
     await snapshotHolders(db.pool, link, current);
     // Two of the 120 holders stay: 118 removals and nothing to add, over several slices of 40 calls.
     await writeList(db.pool, link, members.slice(0, 2));
@@ -189,7 +213,13 @@ describe('sync engine against the platform emulator', () => {
     await upsertGuild(db.pool, GUILD_A, 'premium');
     // Created as the dashboard and the CLI create it: the role's holders read from the platform and recorded.
     const deps = { ...testAdminDeps(db), holders: (g: string, r: string) => readRoleHolders(client.api, g, r) };
-    const created = await createLink(deps, { guildId: GUILD_A, roleId: ROLE.linked, pluginUrl: 'https://plugin.example.com', askedMembers: true, keepMembers: false });
+    const created = await createLink(deps, {
+      guildId: GUILD_A,
+      roleId: ROLE.linked,
+      pluginUrl: 'https://plugin.example.com',
+      askedMembers: true,
+      keepMembers: false,
+    });
     expect(created).toMatchObject({ member_mode: 'handover', existing_members: 100 });
     const counts = async () => (await showLink(deps, { guildId: GUILD_A, roleId: ROLE.linked })).counts;
     expect(await counts()).toMatchObject({ user_count: 0, synced_count: 0, pending_count: 0 });
@@ -218,7 +248,12 @@ describe('sync engine against the platform emulator', () => {
     const current = members.slice(20, 25);
     for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
     await upsertGuild(db.pool, GUILD_A, 'free');
-    const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked, memberMode: 'keep', firstList: false });
+    const link = await insertLink(db.pool, {
+      guildId: GUILD_A,
+      roleId: ROLE.linked,
+      memberMode: 'keep',
+      firstList: false,
+    });
     await writeList(db.pool, link, current); // keep mode: holders copied into the list (and the record) before register
     await snapshotHolders(db.pool, link, current);
     await sync(link);
@@ -247,7 +282,19 @@ describe('sync engine against the platform emulator', () => {
     const c = await db.pool.connect();
     try {
       const refusal = { db: db.pool, client: c, api: client.api, link: ctx!, blockPending: false };
-      await applyRange({ client: c, api: client.api, link: ctx!, cutoff: null, cause: 'full sync', exhausted: () => false, spend: () => undefined, refusal }, rows);
+      await applyRange(
+        {
+          client: c,
+          api: client.api,
+          link: ctx!,
+          cutoff: null,
+          cause: 'full sync',
+          exhausted: () => false,
+          spend: () => undefined,
+          refusal,
+        },
+        rows,
+      );
     } finally {
       c.release();
     }
@@ -284,7 +331,13 @@ describe('sync engine against the platform emulator', () => {
     await sync(link);
     // The reason comes from the guild's roles (packages/domain role-access.ts), and the link backs off.
     await waitFor(
-      async () => (await db.pool.query<{ blocked_reason: string | null; backoff_until: Date | null }>('SELECT blocked_reason, backoff_until FROM link_sync_state WHERE link_id = $1', [link])).rows[0] ?? null,
+      async () =>
+        (
+          await db.pool.query<{ blocked_reason: string | null; backoff_until: Date | null }>(
+            'SELECT blocked_reason, backoff_until FROM link_sync_state WHERE link_id = $1',
+            [link],
+          )
+        ).rows[0] ?? null,
       (r) => r?.blocked_reason === 'above_bot' && r.backoff_until !== null,
       { what: 'the link blocked as above_bot' },
     );
@@ -332,7 +385,15 @@ describe('sync engine against the platform emulator', () => {
       (l) => l.length > 0,
       { what: 'the reconcile line' },
     );
-    expect(run).toMatchObject({ level: 'info', result: 'finished', guilds: 1, drifted: 1, pages: 1, jobId: expect.any(String), duration_ms: expect.any(Number) });
+    expect(run).toMatchObject({
+      level: 'info',
+      result: 'finished',
+      guilds: 1,
+      drifted: 1,
+      pages: 1,
+      jobId: expect.any(String),
+      duration_ms: expect.any(Number),
+    });
   });
 
   it('writes one info line for a sync slice with the link, guild, adds, removes and failures by outcome', async () => {

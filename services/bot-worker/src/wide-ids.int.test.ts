@@ -6,7 +6,18 @@ import type { TestDb } from '../../../test/support/db';
 import { MIXED_WIDTH_IDS, TWO_POW_63 } from '../../../test/support/user-id-cases';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_A, ROLE, guildSeed, ids, insertLink, linkRow, sorted, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_A,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 // User ids of 17 to 20 digits, on both sides of 2^63 (issue 24): they are stored as id - 2^63, and the
 // lowest-N rule must still pick the numerically lowest. A signed or text order would sync the 20-digit
@@ -45,7 +56,14 @@ const waitDone = (linkId: string, what: string) =>
 
 describe('ids of 17 to 20 digits across 2^63', () => {
   it('syncs exactly the lowest 100 by numeric value, then keeps the boundary exact through the journal', async () => {
-    expect(ascending.slice(100)).toEqual([...ids(5, TWO_POW_63 + 94n), '9999999999999999999', '10000000000000000000', '10000000000000000001', '18446744073709551614', '18446744073709551615']);
+    expect(ascending.slice(100)).toEqual([
+      ...ids(5, TWO_POW_63 + 94n),
+      '9999999999999999999',
+      '10000000000000000000',
+      '10000000000000000001',
+      '18446744073709551614',
+      '18446744073709551615',
+    ]);
     await upsertGuild(db.pool, GUILD_A, 'free');
     const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
     await writeList(db.pool, link, [...list].reverse());
@@ -65,7 +83,9 @@ describe('ids of 17 to 20 digits across 2^63', () => {
     await addUser(db.pool, link, '18446744073709551615', 30_000_000);
     await addUser(db.pool, link, '10000000000000000', 30_000_000);
     await enqueueLinkSync(bot.producer, link);
-    await waitFor(holders, (h) => h.includes('10000000000000000') && !h.includes((TWO_POW_63 + 94n).toString()), { what: 'the 17-digit id back' });
+    await waitFor(holders, (h) => h.includes('10000000000000000') && !h.includes((TWO_POW_63 + 94n).toString()), {
+      what: 'the 17-digit id back',
+    });
     await waitDone(link, 'the adds');
     expect(holders()).toEqual(ascending.slice(0, 100));
     expect(holders()).not.toContain('18446744073709551615');

@@ -54,7 +54,14 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
   const notifyBudget = o.notifyBudget && new BudgetShare(o.redis, `${o.prefix}:notify:budget`, o.notifyBudget);
   const spend = notifyBudget ? () => notifyBudget.acquire() : () => Promise.resolve();
   const dms = new DmChannels({ api: o.api, redis: o.redis, prefix: o.prefix, appKey: o.appKey, spend });
-  const notifyOptions = { db: o.db, api: o.api, logger: o.logger, windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS, dms, spend };
+  const notifyOptions = {
+    db: o.db,
+    api: o.api,
+    logger: o.logger,
+    windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS,
+    dms,
+    spend,
+  };
   // Its own queue and a small concurrency: notifications never take a slot from role syncs.
   const notify = new Consumer(QueueName.notify, notifyHandlers(notifyOptions, notifyProducer), {
     connection: o.workerRedis,
@@ -62,17 +69,28 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
     concurrency: 2,
   });
   notify.worker.on('error', redisErrors(o)('notify worker error'));
-  notify.worker.on('failed', (job, err) => o.logger.warn('notify job failed', { jobId: job?.id, name: job?.name, err: err.message }));
+  notify.worker.on('failed', (job, err) =>
+    o.logger.warn('notify job failed', { jobId: job?.id, name: job?.name, err: err.message }),
+  );
   const drift = o.drift?.everyMs ? startDriftPoll(o, o.drift, producer) : undefined;
   worker.on('error', redisErrors(o)('worker error'));
   worker.on('failed', (job, err) => {
     const requestId = (job?.data as { requestId?: string } | undefined)?.requestId;
-    o.logger.warn('job failed', { jobId: job?.id, name: job?.name, ...(requestId !== undefined && { requestId }), err: err.message });
+    o.logger.warn('job failed', {
+      jobId: job?.id,
+      name: job?.name,
+      ...(requestId !== undefined && { requestId }),
+      err: err.message,
+    });
   });
 
   // Every repeating job, one line each; registered without blocking start-up and again after each Redis
   // reconnect (a Redis without persistence comes back without them). Absent interval: left alone (tests drive it).
-  const schedulers = [scheduled(producer, 'reconcile', o.reconcileEveryMs), scheduled(notifyProducer, 'notify-sweep', o.notifySweepEveryMs), drift && scheduled(drift.producer, 'drift-poll', drift.tickMs)];
+  const schedulers = [
+    scheduled(producer, 'reconcile', o.reconcileEveryMs),
+    scheduled(notifyProducer, 'notify-sweep', o.notifySweepEveryMs),
+    drift && scheduled(drift.producer, 'drift-poll', drift.tickMs),
+  ];
   const keeper = ensureSchedulers({ redis: o.redis, schedulers, logger: o.logger });
 
   let closing: Promise<void> | null = null;
@@ -96,13 +114,21 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
  * while the last reads of the one before are still out (one worker alone included). The bot's user id is
  * asked once per process.
  */
-function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['drift']>, syncs: Producer<typeof QueueName.roleSync>) {
+function startDriftPoll(
+  o: BotWorkerOptions,
+  d: NonNullable<BotWorkerOptions['drift']>,
+  syncs: Producer<typeof QueueName.roleSync>,
+) {
   const producer = new Producer(QueueName.drift, o.redis, o.prefix);
   // Like the sync lag, the database's figures: every replica reports the same, alerts take max().
   o.metrics?.driftCoverage(() => readDriftCoverage(o.db));
   let botUserId: Promise<string> | undefined;
   const tickMs = driftTickMs(d.everyMs);
-  const budget = new BudgetShare(o.redis, `${o.prefix}:drift:budget`, { floorPerSecond: d.floorPerSecond, maxPerSecond: d.maxPerSecond, globalLoad: d.globalLoad });
+  const budget = new BudgetShare(o.redis, `${o.prefix}:drift:budget`, {
+    floorPerSecond: d.floorPerSecond,
+    maxPerSecond: d.maxPerSecond,
+    globalLoad: d.globalLoad,
+  });
   const handlers = driftHandlers({
     ...sharedRepairDeps(o),
     budget,
@@ -115,7 +141,11 @@ function startDriftPoll(o: BotWorkerOptions, d: NonNullable<BotWorkerOptions['dr
       }),
     enqueueSync: (linkId) => syncs.add('sync', { linkId }, { dedup: 'wanted' }),
   });
-  const consumer = new Consumer(QueueName.drift, handlers, { connection: o.workerRedis, prefix: o.prefix, concurrency: 2 });
+  const consumer = new Consumer(QueueName.drift, handlers, {
+    connection: o.workerRedis,
+    prefix: o.prefix,
+    concurrency: 2,
+  });
   consumer.worker.on('error', redisErrors(o)('drift worker error'));
   consumer.worker.on('failed', (job, err) => o.logger.warn('drift poll failed', { jobId: job?.id, err: err.message }));
   return { consumer, producer, tickMs };

@@ -4,7 +4,15 @@ import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
 import { botInviteUrl } from '@rolelink/domain';
-import { applicationKey, botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker, type PlatformClient } from '@rolelink/platform-client';
+import {
+  applicationKey,
+  botGuildFacts,
+  createPlatformClient,
+  guildMemberFacts,
+  readRoleHolders,
+  SetupChecker,
+  type PlatformClient,
+} from '@rolelink/platform-client';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
 import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
@@ -60,9 +68,19 @@ export class CliContext {
   brokerClient(): BrokerClient {
     if (!this.broker) {
       const token = this.env.BROKER_INTERNAL_TOKEN;
-      if (!token) throw new AppError(500, "BROKER_INTERNAL_TOKEN is not set (the plugin broker's internal token, the same value as the broker's)", 'config');
+      if (!token)
+        throw new AppError(
+          500,
+          "BROKER_INTERNAL_TOKEN is not set (the plugin broker's internal token, the same value as the broker's)",
+          'config',
+        );
       const register = this.env.ROLELINK_REGISTER_DEADLINE_MS;
-      this.broker = new BrokerClient({ baseUrl: this.env.BROKER_URL ?? DEFAULT_BROKER_URL, token, ...(register ? { timeoutsMs: { register } } : {}), logger: silentLogger() });
+      this.broker = new BrokerClient({
+        baseUrl: this.env.BROKER_URL ?? DEFAULT_BROKER_URL,
+        token,
+        ...(register ? { timeoutsMs: { register } } : {}),
+        logger: silentLogger(),
+      });
     }
     return this.broker;
   }
@@ -79,7 +97,8 @@ export class CliContext {
 
   secretKey(): Buffer {
     const key = this.env.ROLELINK_SECRET_KEY ? decodeKey(this.env.ROLELINK_SECRET_KEY) : null;
-    if (!key) throw new AppError(500, 'ROLELINK_SECRET_KEY is not set (32 bytes as 64 hex characters or base64)', 'config');
+    if (!key)
+      throw new AppError(500, 'ROLELINK_SECRET_KEY is not set (32 bytes as 64 hex characters or base64)', 'config');
     return key;
   }
 
@@ -116,7 +135,14 @@ export class CliContext {
       // The shared rate limiter's scripts run as soon as the command starts: queue them until connected.
       const redis = producerConnection(this.env.REDIS_URL, { enableOfflineQueue: true });
       this.closers.push(() => redis.disconnect());
-      this.platform = createPlatformClient({ apiUrl, token, redis, keyPrefix: this.env.QUEUE_PREFIX, maxWaitMs: 30_000, maxBucketWaitMs: 30_000 });
+      this.platform = createPlatformClient({
+        apiUrl,
+        token,
+        redis,
+        keyPrefix: this.env.QUEUE_PREFIX,
+        maxWaitMs: 30_000,
+        maxBucketWaitMs: 30_000,
+      });
     }
     return this.platform;
   }
@@ -124,8 +150,15 @@ export class CliContext {
   /** `rolelink doctor`'s checks on the configured platform; the invite it offers uses PLATFORM_OAUTH_* (client id default: the application's). */
   setupChecker(): SetupChecker {
     const client = this.platformClient();
-    if (!client) throw new AppError(500, 'PLATFORM_API_URL and PLATFORM_BOT_TOKEN are not set: rolelink doctor checks the platform the bot worker uses, so set them as for the worker', 'config');
-    return new SetupChecker(client, (guildId, applicationId) => botInviteUrl(this.env.PLATFORM_OAUTH_AUTHORIZE_URL, this.env.PLATFORM_OAUTH_CLIENT_ID ?? applicationId, guildId));
+    if (!client)
+      throw new AppError(
+        500,
+        'PLATFORM_API_URL and PLATFORM_BOT_TOKEN are not set: rolelink doctor checks the platform the bot worker uses, so set them as for the worker',
+        'config',
+      );
+    return new SetupChecker(client, (guildId, applicationId) =>
+      botInviteUrl(this.env.PLATFORM_OAUTH_AUTHORIZE_URL, this.env.PLATFORM_OAUTH_CLIENT_ID ?? applicationId, guildId),
+    );
   }
 
   private holderReader(): AdminDeps['holders'] {

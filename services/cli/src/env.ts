@@ -41,6 +41,8 @@ export function brokerUrlSource(env: CliEnv): string {
   if (env.ROLELINK_STACK_FILE && (env.ROLELINK_STACK_VARS ?? '').split(' ').includes('BROKER_URL')) {
     return `BROKER_URL from ${env.ROLELINK_STACK_FILE}, which scripts/start.sh wrote for the stack it started; is that stack still running?`;
   }
-  return env.BROKER_URL ? 'BROKER_URL' : 'BROKER_URL is not set, so the local default; set BROKER_URL, or start the stack with scripts/start.sh';
+  return env.BROKER_URL
+    ? 'BROKER_URL'
+    : 'BROKER_URL is not set, so the local default; set BROKER_URL, or start the stack with scripts/start.sh';
 }
 export const loadEnv = (): CliEnv => parseEnv(schema);

@@ -11,7 +11,9 @@ import { formatHuman } from './output';
 /** One command's syntax, e.g. `link create <guildId> <roleId> [--plugin-url <value>] [--keep-members]`. */
 function syntax(c: Command): string {
   const opts = Object.keys(c.options ?? {}).map((o) => `[--${o}${c.options![o]!.type === 'string' ? ' <value>' : ''}]`);
-  return [...c.words, ...c.args.map((a) => `<${a}>`), ...(c.optionalArgs ?? []).map((a) => `[${a}]`), ...opts].join(' ');
+  return [...c.words, ...c.args.map((a) => `<${a}>`), ...(c.optionalArgs ?? []).map((a) => `[${a}]`), ...opts].join(
+    ' ',
+  );
 }
 
 function usage(): string {
@@ -31,7 +33,11 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
 }
 
 /** Runs one command; returns the exit code. Errors print in the API's error shape and exit 1. */
-export async function run(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+export async function run(
+  argv: string[],
+  out: (s: string) => void = console.log,
+  err: (s: string) => void = console.error,
+): Promise<number> {
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
   if (!args.length || args[0] === 'help' || args[0] === '--help') {
@@ -49,7 +55,11 @@ export async function run(argv: string[], out: (s: string) => void = console.log
   };
   // `--json` is only the output switch; `--json='{…}'` is the natural misreading of `config set`.
   if (args.some((a) => a.startsWith('--json='))) {
-    return fail(AppError.badRequest(`--json takes no value: it only makes the answer JSON. A configuration is the argument after <roleId>, e.g. rolelink ${CONFIG_SET_EXAMPLE}`));
+    return fail(
+      AppError.badRequest(
+        `--json takes no value: it only makes the answer JSON. A configuration is the argument after <roleId>, e.g. rolelink ${CONFIG_SET_EXAMPLE}`,
+      ),
+    );
   }
   const found = findCommand(args);
   if (!found) return fail(AppError.badRequest(`unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`));
@@ -61,16 +71,26 @@ export async function run(argv: string[], out: (s: string) => void = console.log
     return fail(AppError.badRequest((e as Error).message));
   }
   const optional = command.optionalArgs ?? [];
-  if (parsed.positionals.length < command.args.length || parsed.positionals.length > command.args.length + optional.length) {
-    return fail(AppError.badRequest(`usage: rolelink ${syntax(command)}${command.example ? ` (e.g. ${command.example})` : ''}`));
+  if (
+    parsed.positionals.length < command.args.length ||
+    parsed.positionals.length > command.args.length + optional.length
+  ) {
+    return fail(
+      AppError.badRequest(`usage: rolelink ${syntax(command)}${command.example ? ` (e.g. ${command.example})` : ''}`),
+    );
   }
-  const named = Object.fromEntries([...command.args, ...optional].slice(0, parsed.positionals.length).map((name, i) => [name, parsed.positionals[i]!]));
+  const named = Object.fromEntries(
+    [...command.args, ...optional].slice(0, parsed.positionals.length).map((name, i) => [name, parsed.positionals[i]!]),
+  );
   let ctx: CliContext | null = null;
   try {
     ctx = new CliContext(loadEnv());
     const relaxed = ctx.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
     // Off by default and for tests/local runs only: say so every time it is on (notes/security.md).
-    if (relaxed.length && !json) err(`warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS allows plugin hosts ${relaxed.join(', ')} despite being private`);
+    if (relaxed.length && !json)
+      err(
+        `warning: ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS allows plugin hosts ${relaxed.join(', ')} despite being private`,
+      );
     const result = await command.run(ctx, named, parsed.values as Record<string, string | boolean | undefined>);
     out(json ? JSON.stringify(result) : formatHuman(result));
     return command.failed?.(result) ? 1 : 0;

@@ -8,7 +8,14 @@ describe('formatHuman', () => {
         { user_id: '100000000000000001', name: 'ana' },
         { user_id: '100000000000000002', name: null },
       ],
-      entries: [{ id: '7', action: 'link_deleted', actor: { name: 'demo_owner', via: 'dashboard' }, detail: { fields: ['a', 'b'] } }],
+      entries: [
+        {
+          id: '7',
+          action: 'link_deleted',
+          actor: { name: 'demo_owner', via: 'dashboard' },
+          detail: { fields: ['a', 'b'] },
+        },
+      ],
       tags: ['x', 'y'],
     });
     expect(text).not.toContain('[object Object]');

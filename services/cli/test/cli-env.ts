@@ -20,7 +20,9 @@ export function useCliEnv(h: CliTarget, extra: Record<string, string> = {}): () 
     ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1',
     ROLELINK_REGISTER_DEADLINE_MS: '1500',
-    ...(h.brokerUrl !== undefined && h.brokerToken !== undefined ? { BROKER_URL: h.brokerUrl, BROKER_INTERNAL_TOKEN: h.brokerToken } : {}),
+    ...(h.brokerUrl !== undefined && h.brokerToken !== undefined
+      ? { BROKER_URL: h.brokerUrl, BROKER_INTERNAL_TOKEN: h.brokerToken }
+      : {}),
     ...extra,
   });
   delete process.env.PLATFORM_API_URL;

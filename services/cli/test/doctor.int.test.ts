@@ -28,7 +28,8 @@ const G = {
   mfaOk: '710000000000000007',
 } as const;
 /** Each guild's roles: `linked` (below the bot), the bot's own, `high` (above the bot). Ids are the guild's + a suffix. */
-const role = (guild: string, which: 'linked' | 'bot' | 'high') => `${guild.slice(0, -1)}${{ linked: '1', bot: '2', high: '3' }[which]}`.replace(/^71/, '72');
+const role = (guild: string, which: 'linked' | 'bot' | 'high') =>
+  `${guild.slice(0, -1)}${{ linked: '1', bot: '2', high: '3' }[which]}`.replace(/^71/, '72');
 
 function guild(id: string, opts: { botPermissions?: string; rules?: Record<string, boolean> } = {}) {
   return {
@@ -37,7 +38,12 @@ function guild(id: string, opts: { botPermissions?: string; rules?: Record<strin
     botRoleId: role(id, 'bot'),
     roles: [
       { id: role(id, 'linked'), name: 'Supporter', position: 1 },
-      { id: role(id, 'bot'), name: 'RoleLink', position: 2, permissions: opts.botPermissions ?? MANAGE_ROLES_AND_AUDIT },
+      {
+        id: role(id, 'bot'),
+        name: 'RoleLink',
+        position: 2,
+        permissions: opts.botPermissions ?? MANAGE_ROLES_AND_AUDIT,
+      },
       { id: role(id, 'high'), name: 'Moderator', position: 3 },
     ],
     rules: { membersIntent: true, ...opts.rules },
@@ -106,7 +112,13 @@ describe('rolelink doctor', () => {
   it('exits 0 on a correct guild, every check ✓', async () => {
     const { code, report, text } = await doctor(G.correct);
     expect(statuses(report.checks)).toEqual({ token: 'pass', invalid_requests: 'pass' });
-    expect(statuses(report.guilds[0]!.checks)).toEqual({ bot_in_guild: 'pass', members_intent: 'pass', manage_roles: 'pass', linked_roles: 'pass', two_factor: 'pass' });
+    expect(statuses(report.guilds[0]!.checks)).toEqual({
+      bot_in_guild: 'pass',
+      members_intent: 'pass',
+      manage_roles: 'pass',
+      linked_roles: 'pass',
+      two_factor: 'pass',
+    });
     expect(code).toBe(0);
     expect(text).toContain('✓ Server Members intent');
     expect(text).toContain('verdict: ready');
@@ -124,10 +136,20 @@ describe('rolelink doctor', () => {
   it("gives the bot's invite for a guild the bot is not in", async () => {
     const { code, report, text } = await doctor(G.botOut);
     expect(code).toBe(1);
-    expect(statuses(report.guilds[0]!.checks)).toEqual({ bot_in_guild: 'fail', members_intent: 'skip', manage_roles: 'skip', linked_roles: 'skip', two_factor: 'skip' });
+    expect(statuses(report.guilds[0]!.checks)).toEqual({
+      bot_in_guild: 'fail',
+      members_intent: 'skip',
+      manage_roles: 'skip',
+      linked_roles: 'skip',
+      two_factor: 'skip',
+    });
     const invite = new URL(/opens (\S+) and adds the bot/.exec(checkOf(report, 'bot_in_guild').fix!)![1]!);
     expect(`${invite.origin}${invite.pathname}`).toBe(`${emu.url}/oauth2/authorize`);
-    expect(Object.fromEntries(invite.searchParams)).toMatchObject({ client_id: emu.state.oauthClient.clientId, scope: 'bot', guild_id: G.botOut });
+    expect(Object.fromEntries(invite.searchParams)).toMatchObject({
+      client_id: emu.state.oauthClient.clientId,
+      scope: 'bot',
+      guild_id: G.botOut,
+    });
     expect(text).toContain('✗ Bot in the server');
   });
 
@@ -141,7 +163,14 @@ describe('rolelink doctor', () => {
   it('names the linked role above the bot and the drag that fixes it', async () => {
     const { code, report, text } = await doctor(G.aboveBot);
     expect(code).toBe(1);
-    expect(checkOf(report, 'linked_roles').roles).toEqual([{ role_id: role(G.aboveBot, 'high'), role_name: 'Moderator', problem: 'above_bot', fix: ROLE_ACCESS_MESSAGES.above_bot }]);
+    expect(checkOf(report, 'linked_roles').roles).toEqual([
+      {
+        role_id: role(G.aboveBot, 'high'),
+        role_name: 'Moderator',
+        problem: 'above_bot',
+        fix: ROLE_ACCESS_MESSAGES.above_bot,
+      },
+    ]);
     expect(text).toContain(`role Moderator (${role(G.aboveBot, 'high')}): ${ROLE_ACCESS_MESSAGES.above_bot}`);
   });
 
@@ -157,7 +186,9 @@ describe('rolelink doctor', () => {
 
   it('without a guild checks every guild with links, and exits 1 when any has a problem', async () => {
     const { code, report } = await doctor();
-    expect(report.guilds.map((g) => [g.guild_id, g.ok])).toEqual(Object.values(G).map((g) => [g, g === G.correct || g === G.mfaOk]));
+    expect(report.guilds.map((g) => [g.guild_id, g.ok])).toEqual(
+      Object.values(G).map((g) => [g, g === G.correct || g === G.mfaOk]),
+    );
     expect(code).toBe(1);
   });
 
@@ -183,13 +214,16 @@ describe('rolelink doctor', () => {
     const limiter = new SharedRateLimiter({ redis, prefix: `${spent}:platform:${tokenId}`, invalidBudget: 1000 });
     const route = { routeKey: 'PUT:/guilds/:id/members/:id/roles/:id', major: G.correct };
     const none = { get: () => null };
-    for (let i = 0; i < 1000; i++) await limiter.observe(route, { bucketKey: `${spent}:b`, kind: 'token', waitMs: 0, slot: String(i) }, 403, none);
+    for (let i = 0; i < 1000; i++)
+      await limiter.observe(route, { bucketKey: `${spent}:b`, kind: 'token', waitMs: 0, slot: String(i) }, 403, none);
     process.env.QUEUE_PREFIX = spent;
     try {
       const { code, report, text } = await doctor(G.correct);
       expect(code).toBe(1);
       expect(report.checks.find((c) => c.id === 'invalid_requests')).toMatchObject({ status: 'fail' });
-      expect(report.checks.find((c) => c.id === 'invalid_requests')!.detail).toContain('1000 of the 1000 invalid requests');
+      expect(report.checks.find((c) => c.id === 'invalid_requests')!.detail).toContain(
+        '1000 of the 1000 invalid requests',
+      );
       expect(text).toContain('rolelink_platform_invalid_requests_total');
     } finally {
       process.env.QUEUE_PREFIX = prefix;
@@ -204,7 +238,13 @@ describe('rolelink doctor', () => {
       const { code, report, text } = await doctor(G.correct);
       expect(code).toBe(1);
       expect(report.checks[0]).toMatchObject({ id: 'token', status: 'fail' });
-      expect(statuses(report.guilds[0]!.checks)).toEqual({ bot_in_guild: 'skip', members_intent: 'skip', manage_roles: 'skip', linked_roles: 'skip', two_factor: 'skip' });
+      expect(statuses(report.guilds[0]!.checks)).toEqual({
+        bot_in_guild: 'skip',
+        members_intent: 'skip',
+        manage_roles: 'skip',
+        linked_roles: 'skip',
+        two_factor: 'skip',
+      });
       expect(text).toContain('Bot → Reset Token');
     } finally {
       process.env.PLATFORM_BOT_TOKEN = emu.botToken;

@@ -20,7 +20,12 @@ function launch(...args: string[]) {
 
 function launchWith(env: Record<string, string>, ...args: string[]) {
   const PATH = [path.dirname(process.execPath), '/usr/bin', '/bin'].join(':');
-  return spawnSync(LAUNCHER, args, { cwd: elsewhere, env: { PATH, HOME: elsewhere, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(LAUNCHER, args, {
+    cwd: elsewhere,
+    env: { PATH, HOME: elsewhere, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 /** A port nothing listens on (it was just free): a connection to it is refused. */
@@ -41,7 +46,10 @@ describe('./rolelink', () => {
     expect(launch().status).toBe(2);
     const unknown = launch('frobnicate', '--json');
     expect(unknown.status).toBe(1);
-    expect(JSON.parse(unknown.stdout)).toEqual({ statusCode: 400, message: 'unknown command: frobnicate (see rolelink help)' });
+    expect(JSON.parse(unknown.stdout)).toEqual({
+      statusCode: 400,
+      message: 'unknown command: frobnicate (see rolelink help)',
+    });
   });
 });
 
@@ -50,7 +58,11 @@ describe('./rolelink and the stack scripts/start.sh started in the checkout', ()
   let stackFile: string;
   let brokerPort: number;
   /** What the user's shell has: the stack's secrets (from .data/ in a real checkout), nothing of its addresses. */
-  const secrets = { ROLELINK_SECRET_KEY: '11'.repeat(32), BROKER_INTERNAL_TOKEN: 'b'.repeat(64), ROLELINK_STACK_FILE: '' };
+  const secrets = {
+    ROLELINK_SECRET_KEY: '11'.repeat(32),
+    BROKER_INTERNAL_TOKEN: 'b'.repeat(64),
+    ROLELINK_STACK_FILE: '',
+  };
 
   beforeAll(async () => {
     db = await createTestDb();
@@ -73,14 +85,30 @@ describe('./rolelink and the stack scripts/start.sh started in the checkout', ()
   });
   afterAll(() => db.drop());
 
-  const create = (env: Record<string, string>, ...extra: string[]) => launchWith({ ...secrets, ...env }, 'link', 'create', '1100000000000000001', '1100000000000000011', '--plugin-url', 'https://127.0.0.1:3443', ...extra);
+  const create = (env: Record<string, string>, ...extra: string[]) =>
+    launchWith(
+      { ...secrets, ...env },
+      'link',
+      'create',
+      '1100000000000000001',
+      '1100000000000000011',
+      '--plugin-url',
+      'https://127.0.0.1:3443',
+      ...extra,
+    );
 
   it('reaches the stack’s addresses, and says the broker did not answer, where it looked and why, not that the plugin failed', async () => {
     const res = create({}, '--json');
     expect(res.status).toBe(1);
-    const body = JSON.parse(res.stdout.trim().split('\n').at(-1)!) as { statusCode: number; message: string; detail: string };
+    const body = JSON.parse(res.stdout.trim().split('\n').at(-1)!) as {
+      statusCode: number;
+      message: string;
+      detail: string;
+    };
     expect(body.statusCode).toBe(502);
-    expect(body.message).toContain(`the plugin broker did not answer at http://127.0.0.1:${brokerPort} (BROKER_URL from ${stackFile}, which scripts/start.sh wrote`);
+    expect(body.message).toContain(
+      `the plugin broker did not answer at http://127.0.0.1:${brokerPort} (BROKER_URL from ${stackFile}, which scripts/start.sh wrote`,
+    );
     expect(body.message).toContain('The plugin was not called');
     expect(body.message).not.toMatch(/register with plugin server/i);
     expect(body.detail).toContain(`ECONNREFUSED 127.0.0.1:${brokerPort}`);
@@ -88,7 +116,12 @@ describe('./rolelink and the stack scripts/start.sh started in the checkout', ()
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM role_link');
     expect(rows).toEqual([{ n: 0 }]);
     const human = create({});
-    expect(human.stderr).toMatch(new RegExp(`^error: the plugin broker did not answer at http://127\\.0\\.0\\.1:${brokerPort} \\(BROKER_URL from `, 'm'));
+    expect(human.stderr).toMatch(
+      new RegExp(
+        `^error: the plugin broker did not answer at http://127\\.0\\.0\\.1:${brokerPort} \\(BROKER_URL from `,
+        'm',
+      ),
+    );
   });
 
   it('lets the environment win over the stack’s file', async () => {

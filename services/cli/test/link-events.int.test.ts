@@ -32,7 +32,16 @@ async function cli(json: boolean, ...args: string[]): Promise<{ code: number; ou
 /** Polls `read` until `done` holds (state the broker writes), for at most 20 s. */
 const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, what: string) => pollUntil(read, done, what, 20_000);
 
-type Page = { link_id: string; kinds: string[]; events: { id: string; kind: string; state: string; attempts: { http_status: number | null; latency_ms: number | null }[] }[] };
+type Page = {
+  link_id: string;
+  kinds: string[];
+  events: {
+    id: string;
+    kind: string;
+    state: string;
+    attempts: { http_status: number | null; latency_ms: number | null }[];
+  }[];
+};
 
 describe('rolelink link events', () => {
   it('shows each event with its attempts (status, latency), re-sends a delivered one (audited), and refuses bad or pending ids in the error shape', async () => {
@@ -65,8 +74,12 @@ describe('rolelink link events', () => {
     const resent = await cli(true, 'link', 'events', 'resend', event!.id);
     expect(JSON.parse(resent.out)).toEqual({ id: event!.id, state: 'pending' });
     // Recorded against the event's link, though the command named only the event.
-    const audit = await h.db.pool.query("SELECT guild_id::text, role_id::text, via, detail FROM admin_audit WHERE action = 'event_resent'");
-    expect(audit.rows).toEqual([{ guild_id: g, role_id: r, via: 'cli', detail: { event_id: event!.id, kind: 'link.disabled', seq: 1 } }]);
+    const audit = await h.db.pool.query(
+      "SELECT guild_id::text, role_id::text, via, detail FROM admin_audit WHERE action = 'event_resent'",
+    );
+    expect(audit.rows).toEqual([
+      { guild_id: g, role_id: r, via: 'cli', detail: { event_id: event!.id, kind: 'link.disabled', seq: 1 } },
+    ]);
     const again = await cli(true, 'link', 'events', 'resend', event!.id);
     expect(again.code).toBe(1);
     expect(JSON.parse(again.out)).toMatchObject({ statusCode: 409, message: 'Event is still pending delivery' });
@@ -78,7 +91,10 @@ describe('rolelink link events', () => {
     );
     expect(after[0]!.attempts.map((a) => a.httpStatus)).toEqual([500, 204, 204]);
 
-    expect(JSON.parse((await cli(true, 'link', 'events', 'resend', 'evt_999999')).out)).toMatchObject({ statusCode: 404, message: 'Event not found' });
+    expect(JSON.parse((await cli(true, 'link', 'events', 'resend', 'evt_999999')).out)).toMatchObject({
+      statusCode: 404,
+      message: 'Event not found',
+    });
     expect(JSON.parse((await cli(true, 'link', 'events', 'resend', 'nope')).out)).toMatchObject({ statusCode: 400 });
     answers = [];
   });

@@ -1,6 +1,11 @@
 import type { RequestListener } from 'node:http';
 import request from 'supertest';
-import { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
+import {
+  CORRECT_BOT_PERMISSIONS,
+  CORRECT_RULES,
+  startEmulator,
+  type RunningEmulator,
+} from '@rolelink/platform-emulator';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApi } from '../../../services/api/src/app';
@@ -82,7 +87,12 @@ describe('rolelink link create', () => {
 
   it('refuses plugin URLs that are not HTTPS, too long, or private', async () => {
     const [g, r] = [snowflake(), snowflake()];
-    for (const url of ['http://plugin.example.com', `https://a.example.com/${'x'.repeat(500)}`, 'https://10.0.0.8', 'https://svc.internal']) {
+    for (const url of [
+      'http://plugin.example.com',
+      `https://a.example.com/${'x'.repeat(500)}`,
+      'https://10.0.0.8',
+      'https://svc.internal',
+    ]) {
       const res = await cli('link', 'create', g, r, '--plugin-url', url);
       expect(res.code).toBe(1);
       expect(res.out.statusCode).toBe(400);
@@ -100,8 +110,14 @@ describe('rolelink link create', () => {
   it('explains a missing or unknown argument', async () => {
     expect((await cli('link', 'create', '1')).out.message).toMatch(/usage: rolelink link create <guildId> <roleId>/);
     expect((await cli('link', 'frobnicate')).out.message).toMatch(/unknown command/);
-    expect((await cli('link', 'create', 'x', '2', '--plugin-url', h.plugin.url)).out).toMatchObject({ statusCode: 400, message: 'Validation error', details: ['guildId: must be a numeric string'] });
-    expect((await cli('link', 'create', '0123', '2', '--plugin-url', h.plugin.url)).out).toMatchObject({ details: ['guildId: "0123" has a leading zero; a snowflake never starts with 0'] });
+    expect((await cli('link', 'create', 'x', '2', '--plugin-url', h.plugin.url)).out).toMatchObject({
+      statusCode: 400,
+      message: 'Validation error',
+      details: ['guildId: must be a numeric string'],
+    });
+    expect((await cli('link', 'create', '0123', '2', '--plugin-url', h.plugin.url)).out).toMatchObject({
+      details: ['guildId: "0123" has a leading zero; a snowflake never starts with 0'],
+    });
   });
 });
 
@@ -130,8 +146,13 @@ describe('link delete, set, show and removals apply', () => {
   it('disables and re-enables a link, and marks it trusted', async () => {
     const { g, r, token } = await created();
     expect((await cli('link', 'set', g, r, '--enabled', 'false')).out).toMatchObject({ state: 'disabled' });
-    expect(bodyOf<ApiErrorBody>(await request(api).get(users(g, r)).set('Authorization', `Token ${token}`)).message).toBe('This role link is disabled');
-    expect((await cli('link', 'set', g, r, '--enabled', 'true', '--trusted', 'true')).out).toMatchObject({ state: 'active', trusted: true });
+    expect(
+      bodyOf<ApiErrorBody>(await request(api).get(users(g, r)).set('Authorization', `Token ${token}`)).message,
+    ).toBe('This role link is disabled');
+    expect((await cli('link', 'set', g, r, '--enabled', 'true', '--trusted', 'true')).out).toMatchObject({
+      state: 'active',
+      trusted: true,
+    });
     await request(api).get(users(g, r)).set('Authorization', `Token ${token}`).expect(200);
     expect((await cli('link', 'set', g, r, '--enabled', 'maybe')).out.message).toMatch(/true or false/);
   });
@@ -145,67 +166,142 @@ describe('link delete, set, show and removals apply', () => {
         .set('Authorization', `Token ${token}`);
     await post(a!).set('Content-Type', 'application/json').send('{"expires_at":"2034-01-02T03:04:05Z"}').expect(200);
     await post(b!).expect(200);
-    expect((await cli('link', 'member', g, r, a!)).out).toMatchObject({ user_id: a, state: 'synced', expires_at: '2034-01-02T03:04:05.000Z' });
-    expect((await cli('link', 'member', g, r, b!)).out).toMatchObject({ user_id: b, state: 'synced', expires_at: null });
+    expect((await cli('link', 'member', g, r, a!)).out).toMatchObject({
+      user_id: a,
+      state: 'synced',
+      expires_at: '2034-01-02T03:04:05.000Z',
+    });
+    expect((await cli('link', 'member', g, r, b!)).out).toMatchObject({
+      user_id: b,
+      state: 'synced',
+      expires_at: null,
+    });
     expect((await cli('link', 'member', g, r, c!)).out).toMatchObject({ state: 'not_listed', expires_at: null });
   });
 
   it('shows a held change and applies it for the resent list', async () => {
     const { g, r, token } = await created();
-    const put = (ids: string[]) => request(api).put(users(g, r)).set('Authorization', `Token ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(ids));
+    const put = (ids: string[]) =>
+      request(api)
+        .put(users(g, r))
+        .set('Authorization', `Token ${token}`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(ids));
     await put(userIds(50)).expect(200);
     const held = await put(userIds(5)).expect(409);
     // The hold notified the owner, in the write's transaction (issue 20, part 3).
-    const { rows: notified } = await h.db.pool.query<{ role_id: string; detail: unknown }>(`SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'removal_held'`, [g]);
+    const { rows: notified } = await h.db.pool.query<{ role_id: string; detail: unknown }>(
+      `SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'removal_held'`,
+      [g],
+    );
     expect(notified).toEqual([{ role_id: r, detail: { previous: 50, next: 5, removals: 45 } }]);
     const shown = await cli('link', 'show', g, r);
-    expect(shown.out).toMatchObject({ state: 'active', counts: { user_count: 50 }, held_change: { change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 } });
+    expect(shown.out).toMatchObject({
+      state: 'active',
+      counts: { user_count: 50 },
+      held_change: { change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 },
+    });
     const applied = await cli('removals', 'apply', g, r);
     expect(applied.out).toMatchObject({ change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 });
     await put(userIds(5)).expect(200);
-    expect((await cli('removals', 'apply', g, r)).out).toEqual({ statusCode: 404, message: 'No held change to apply for this role link' });
+    expect((await cli('removals', 'apply', g, r)).out).toEqual({
+      statusCode: 404,
+      message: 'No held change to apply for this role link',
+    });
   });
 
   it('asks the plugin to resend its list after an apply (removals request-resend): one event per five minutes, refused once the list arrived', async () => {
     // A plugin that asked for list.resend_requested in its /register answer.
     h.plugin.on('POST /register', (_req, res) => json(res, 200, { ok: true, events: ['list.resend_requested'] }));
     const { g, r, token } = await created();
-    const put = (ids: string[]) => request(api).put(users(g, r)).set('Authorization', `Token ${token}`).set('Content-Type', 'application/json').send(JSON.stringify(ids));
+    const put = (ids: string[]) =>
+      request(api)
+        .put(users(g, r))
+        .set('Authorization', `Token ${token}`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(ids));
     await put(userIds(50)).expect(200);
     await put(userIds(5)).expect(409);
-    expect(await cli('removals', 'request-resend', g, r)).toEqual({ code: 1, out: { statusCode: 409, message: "No applied removal waits for the plugin's list: apply the held removal first" } });
+    expect(await cli('removals', 'request-resend', g, r)).toEqual({
+      code: 1,
+      out: { statusCode: 409, message: "No applied removal waits for the plugin's list: apply the held removal first" },
+    });
     const applied = await cli('removals', 'apply', g, r);
-    expect((await cli('link', 'show', g, r)).out).toMatchObject({ removal: { state: 'awaiting_list', list_resent_at: null, resend: { listening: true, requested_at: null } } });
+    expect((await cli('link', 'show', g, r)).out).toMatchObject({
+      removal: { state: 'awaiting_list', list_resent_at: null, resend: { listening: true, requested_at: null } },
+    });
 
     const asked = await cli('removals', 'request-resend', g, r);
-    expect(asked).toMatchObject({ code: 0, out: { change_id: applied.out.change_id, window_ends_at: applied.out.window_ends_at, queued: true, event_id: expect.stringMatching(/^evt_/) } });
-    expect((await cli('removals', 'request-resend', g, r)).out).toMatchObject({ queued: false, event_id: null, requested_at: asked.out.requested_at });
-    const events = await h.db.pool.query<{ payload: unknown }>("SELECT payload FROM plugin_event WHERE kind = 'list.resend_requested'");
-    expect(events.rows).toEqual([{ payload: { change_id: applied.out.change_id, window_ends_at: applied.out.window_ends_at } }]);
-    const audit = await h.db.pool.query("SELECT via, detail->>'event_id' AS event_id FROM admin_audit WHERE guild_id = $1 AND action = 'list_resend_requested'", [g]);
+    expect(asked).toMatchObject({
+      code: 0,
+      out: {
+        change_id: applied.out.change_id,
+        window_ends_at: applied.out.window_ends_at,
+        queued: true,
+        event_id: expect.stringMatching(/^evt_/),
+      },
+    });
+    expect((await cli('removals', 'request-resend', g, r)).out).toMatchObject({
+      queued: false,
+      event_id: null,
+      requested_at: asked.out.requested_at,
+    });
+    const events = await h.db.pool.query<{ payload: unknown }>(
+      "SELECT payload FROM plugin_event WHERE kind = 'list.resend_requested'",
+    );
+    expect(events.rows).toEqual([
+      { payload: { change_id: applied.out.change_id, window_ends_at: applied.out.window_ends_at } },
+    ]);
+    const audit = await h.db.pool.query(
+      "SELECT via, detail->>'event_id' AS event_id FROM admin_audit WHERE guild_id = $1 AND action = 'list_resend_requested'",
+      [g],
+    );
     expect(audit.rows).toEqual([{ via: 'cli', event_id: asked.out.event_id }]);
 
     // The plugin resends: the removals start, and the note about waiting for the list no longer applies.
     await put(userIds(5)).expect(200);
-    expect((await cli('link', 'show', g, r)).out).toMatchObject({ held_change: null, removal: { state: 'removing', list_resent_at: expect.any(String) } });
+    expect((await cli('link', 'show', g, r)).out).toMatchObject({
+      held_change: null,
+      removal: { state: 'removing', list_resent_at: expect.any(String) },
+    });
     const late = await cli('removals', 'request-resend', g, r);
     expect(late.code).toBe(1);
-    expect(late.out).toMatchObject({ statusCode: 409, message: expect.stringMatching(/^The plugin already resent its list/) });
+    expect(late.out).toMatchObject({
+      statusCode: 409,
+      message: expect.stringMatching(/^The plugin already resent its list/),
+    });
   });
 
   it('pauses links beyond the allowance when a guild downgrades, and resumes them on upgrade', async () => {
     const g = snowflake();
-    expect((await cli('guild', 'set-plan', g, '--plan', 'premium', '--owner', '100000000000000009')).out).toMatchObject({ plan: 'premium', slot_allowance: 210 });
+    expect((await cli('guild', 'set-plan', g, '--plan', 'premium', '--owner', '100000000000000009')).out).toMatchObject(
+      { plan: 'premium', slot_allowance: 210 },
+    );
     const roles = [snowflake(), snowflake(), snowflake()];
     for (const r of roles) expect((await cli('link', 'create', g, r, '--plugin-url', h.plugin.url)).code).toBe(0);
-    expect((await cli('guild', 'set-plan', g, '--plan', 'free')).out).toMatchObject({ plan: 'free', slot_allowance: 2, links: 3 });
-    expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'paused', slot: { position: 3, allowance: 2 } });
-    expect((await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '1')).out).toMatchObject({ slot_allowance: 3 });
+    expect((await cli('guild', 'set-plan', g, '--plan', 'free')).out).toMatchObject({
+      plan: 'free',
+      slot_allowance: 2,
+      links: 3,
+    });
+    expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({
+      state: 'paused',
+      slot: { position: 3, allowance: 2 },
+    });
+    expect((await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '1')).out).toMatchObject({
+      slot_allowance: 3,
+    });
     expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'active' });
     expect((await cli('guild', 'set-plan', g, '--plan', 'gold')).out.statusCode).toBe(400);
     // The owner was notified once per pause (issue 20, part 3): the downgrade paused the newest link;
     // the upgrade to 3 slots paused nothing. Downgrading again pauses it again, and notifies again.
-    const paused = async () => (await h.db.pool.query<{ role_id: string; detail: unknown }>(`SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'link_paused' ORDER BY id`, [g])).rows;
+    const paused = async () =>
+      (
+        await h.db.pool.query<{ role_id: string; detail: unknown }>(
+          `SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'link_paused' ORDER BY id`,
+          [g],
+        )
+      ).rows;
     expect(await paused()).toEqual([{ role_id: roles[2], detail: { plan: 'free', slot_allowance: 2 } }]);
     await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '0');
     expect((await paused()).map((n) => n.role_id)).toEqual([roles[2], roles[2]]);
@@ -236,7 +332,10 @@ describe('existing role members at creation (spec 1)', () => {
               { id: '700000000000000099', position: 10, permissions: CORRECT_BOT_PERMISSIONS },
               { id: top, name: 'Top', position: 11 },
             ],
-            members: [...userIds(3).map((u) => ({ userId: u, roles: [small, big] })), ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] }))],
+            members: [
+              ...userIds(3).map((u) => ({ userId: u, roles: [small, big] })),
+              ...userIds(150, 200000000000000000n).map((u) => ({ userId: u, roles: [big] })),
+            ],
           },
         ],
       },
@@ -253,15 +352,20 @@ describe('existing role members at creation (spec 1)', () => {
   it('keeps the current holders on the list before register when asked', async () => {
     let listAtRegister = -1;
     h.plugin.on('POST /register', (_req, res) => {
-      void h.db.pool.query<{ user_count: number }>('SELECT user_count FROM role_link WHERE role_id = $1', [small]).then(({ rows }) => {
-        listAtRegister = rows[0]?.user_count ?? -1;
-        json(res, 200, {});
-      });
+      void h.db.pool
+        .query<{ user_count: number }>('SELECT user_count FROM role_link WHERE role_id = $1', [small])
+        .then(({ rows }) => {
+          listAtRegister = rows[0]?.user_count ?? -1;
+          json(res, 200, {});
+        });
     });
     const res = await cli('link', 'create', g, small, '--plugin-url', h.plugin.url, '--keep-members');
     expect(res.out).toMatchObject({ member_mode: 'keep', existing_members: 3 });
     expect(listAtRegister).toBe(3);
-    expect((await cli('link', 'show', g, small)).out).toMatchObject({ counts: { user_count: 3, synced_count: 3 }, awaiting_first_list: false });
+    expect((await cli('link', 'show', g, small)).out).toMatchObject({
+      counts: { user_count: 3, synced_count: 3 },
+      awaiting_first_list: false,
+    });
   });
 
   it('refuses keep-members when the role has more holders than the synced limit', async () => {
@@ -275,7 +379,9 @@ describe('existing role members at creation (spec 1)', () => {
     expect(res.out).toMatchObject({ member_mode: 'handover', existing_members: 153 });
     const shown = await cli('link', 'show', g, big);
     expect(shown.out).toMatchObject({ counts: { user_count: 0 }, awaiting_first_list: true });
-    const { rows } = await h.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'");
+    const { rows } = await h.db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'",
+    );
     expect(rows[0]!.n).toBe(153);
   });
 
@@ -288,18 +394,39 @@ describe('existing role members at creation (spec 1)', () => {
     const res = await cli('link', 'create', g, top, '--plugin-url', h.plugin.url);
     expect(res).toEqual({
       code: 1,
-      out: { statusCode: 403, message: "The bot cannot manage this role. The role is not below the bot's highest role: drag the bot's role above it in Server Settings → Roles.", errors: [{ field: 'role_id', message: expect.any(String) }] },
+      out: {
+        statusCode: 403,
+        message:
+          "The bot cannot manage this role. The role is not below the bot's highest role: drag the bot's role above it in Server Settings → Roles.",
+        errors: [{ field: 'role_id', message: expect.any(String) }],
+      },
     });
     expect(registered).not.toHaveBeenCalled();
   });
 
   it('links a privileged role only with --owner-consent naming it, and audits the consent (issue 34)', async () => {
     const none = await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url);
-    expect(none.out).toMatchObject({ statusCode: 403, message: '"Mods" is a privileged role (it carries Manage Server, Manage Messages): linking it needs the server owner\'s consent, typed as the role\'s name (no consent was given).' });
-    expect((await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url, '--owner-consent', 'Moderators')).out.statusCode).toBe(403);
+    expect(none.out).toMatchObject({
+      statusCode: 403,
+      message:
+        '"Mods" is a privileged role (it carries Manage Server, Manage Messages): linking it needs the server owner\'s consent, typed as the role\'s name (no consent was given).',
+    });
+    expect(
+      (await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url, '--owner-consent', 'Moderators')).out
+        .statusCode,
+    ).toBe(403);
     const made = await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url, '--owner-consent', 'Mods');
     expect(made).toMatchObject({ code: 0, out: { role_id: mods } });
-    const { rows } = await h.db.pool.query<{ action: string; via: string; detail: unknown }>("SELECT action, via, detail FROM admin_audit WHERE role_id = $1 AND action = 'privileged_consent'", [mods]);
-    expect(rows).toEqual([{ action: 'privileged_consent', via: 'cli', detail: { role_name: 'Mods', permissions: ['Manage Server', 'Manage Messages'] } }]);
+    const { rows } = await h.db.pool.query<{ action: string; via: string; detail: unknown }>(
+      "SELECT action, via, detail FROM admin_audit WHERE role_id = $1 AND action = 'privileged_consent'",
+      [mods],
+    );
+    expect(rows).toEqual([
+      {
+        action: 'privileged_consent',
+        via: 'cli',
+        detail: { role_name: 'Mods', permissions: ['Manage Server', 'Manage Messages'] },
+      },
+    ]);
   });
 });

@@ -21,7 +21,10 @@ afterAll(async () => {
 });
 beforeEach(() => h.reset());
 
-type CliOut = { statusCode?: number; message?: string; errors?: { field: string; message: string }[] } & Record<string, unknown>;
+type CliOut = { statusCode?: number; message?: string; errors?: { field: string; message: string }[] } & Record<
+  string,
+  unknown
+>;
 
 async function cli(...args: string[]): Promise<{ code: number; out: CliOut }> {
   const lines: string[] = [];
@@ -52,7 +55,10 @@ describe('rolelink link overrides', () => {
     expect(jobs.map((j) => j.data as unknown)).toContainEqual(expect.objectContaining({ linkId }));
 
     // The plugin's list and its API answers are unchanged by overrides.
-    const listed = await request(h.app).get(`/api/role-link/${g}/${r}/users`).set('Authorization', `Token ${token}`).expect(200);
+    const listed = await request(h.app)
+      .get(`/api/role-link/${g}/${r}/users`)
+      .set('Authorization', `Token ${token}`)
+      .expect(200);
     expect(listed.body).toMatchObject({ data: [b], meta: { user_count: 1 } });
 
     const removed = await cli('link', 'overrides', g, r, '--remove', c!);
@@ -61,8 +67,14 @@ describe('rolelink link overrides', () => {
     const log = await cli('audit', g, '--action', 'overrides_changed');
     const entries = log.out.entries as { actor: { name: string; via: string }; role_id: string; detail: unknown }[];
     expect(entries).toHaveLength(2);
-    expect(entries[0]).toMatchObject({ role_id: r, actor: { name: 'ops-alice', via: 'cli' }, detail: { added: { always: [], never: [] }, removed: { always: [c], never: [] }, after: { always: 1, never: 1 } } });
-    expect(entries[1]).toMatchObject({ detail: { added: { always: [a, c], never: [b] }, removed: { always: [], never: [] } } });
+    expect(entries[0]).toMatchObject({
+      role_id: r,
+      actor: { name: 'ops-alice', via: 'cli' },
+      detail: { added: { always: [], never: [] }, removed: { always: [c], never: [] }, after: { always: 1, never: 1 } },
+    });
+    expect(entries[1]).toMatchObject({
+      detail: { added: { always: [a, c], never: [b] }, removed: { always: [], never: [] } },
+    });
     // A change that changes nothing writes no entry.
     await cli('link', 'overrides', g, r, '--keep', a!);
     expect(((await cli('audit', g, '--action', 'overrides_changed')).out.entries as unknown[]).length).toBe(2);
@@ -75,13 +87,19 @@ describe('rolelink link overrides', () => {
 
     const both = await cli('link', 'overrides', g, r, '--never', a!);
     expect(both.code).toBe(1);
-    expect(both.out).toMatchObject({ statusCode: 400, message: 'A member cannot be in both "always keep" and "never give"' });
+    expect(both.out).toMatchObject({
+      statusCode: 400,
+      message: 'A member cannot be in both "always keep" and "never give"',
+    });
     const bad = await cli('link', 'overrides', g, r, '--never', '0123456789012345678');
     expect(bad.out).toMatchObject({ statusCode: 400, message: 'Validation error' });
     expect(JSON.stringify(bad.out)).toContain('leading zero');
     const big = await cli('link', 'overrides', g, r, '--keep', '18446744073709551616');
     expect(JSON.stringify(big.out)).toContain('above 18446744073709551615');
-    expect((await cli('link', 'overrides', g, '999', '--keep', a!)).out).toMatchObject({ statusCode: 404, message: 'Role link not found' });
+    expect((await cli('link', 'overrides', g, '999', '--keep', a!)).out).toMatchObject({
+      statusCode: 404,
+      message: 'Role link not found',
+    });
 
     // Moving a member is a removal and an addition in one change.
     const moved = await cli('link', 'overrides', g, r, '--remove', a!, '--never', a!);

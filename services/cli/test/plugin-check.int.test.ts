@@ -5,7 +5,16 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { generate } from 'selfsigned';
-import { configForm, embedPageHeaders, fields, iframeResponse, MemoryTokenStore, pluginMiddleware, section, type PluginHooks } from '@rolelink/plugin-sdk';
+import {
+  configForm,
+  embedPageHeaders,
+  fields,
+  iframeResponse,
+  MemoryTokenStore,
+  pluginMiddleware,
+  section,
+  type PluginHooks,
+} from '@rolelink/plugin-sdk';
 import { createPluginApp } from '../../../examples/plugin-server/src/app';
 import { Registrations } from '../../../examples/plugin-server/src/registrations';
 import { writeSelfSignedCert } from '../../../examples/plugin-server/src/tls';
@@ -55,11 +64,20 @@ async function check(url: string, json = false, ca: string | null = certFile) {
 }
 
 /** A plugin built on the SDK serving `getConfig`, and an /embed page with the given headers. */
-async function sdkPlugin(getConfig: (base: string) => PluginHooks['getConfig'], embedHeaders: Record<string, string> = {}): Promise<string> {
+async function sdkPlugin(
+  getConfig: (base: string) => PluginHooks['getConfig'],
+  embedHeaders: Record<string, string> = {},
+): Promise<string> {
   const app = express();
   let base = '';
   app.use(express.json());
-  app.use(pluginMiddleware({ store: new MemoryTokenStore(), getConfig: (l) => getConfig(base)(l), saveConfig: () => ({ ok: true }) }));
+  app.use(
+    pluginMiddleware({
+      store: new MemoryTokenStore(),
+      getConfig: (l) => getConfig(base)(l),
+      saveConfig: () => ({ ok: true }),
+    }),
+  );
   app.get('/embed', (_req, res) => void res.set(embedHeaders).type('html').send('<!doctype html><p>page</p>'));
   base = await serve(app);
   return base;
@@ -69,14 +87,25 @@ describe('rolelink plugin check', () => {
   it('passes the example plugin, leaves it holding no throw-away link, and prints a report per check', async () => {
     const registrations = new Registrations(null);
     const wanted: string[] = [];
-    const url = await serve(createPluginApp({ registrations, defaultCount: 5, log: () => undefined, onListWanted: (l) => void wanted.push(l.guildId), publicUrl: 'https://127.0.0.1', dashboardOrigins: ['http://127.0.0.1:3001'] }));
+    const url = await serve(
+      createPluginApp({
+        registrations,
+        defaultCount: 5,
+        log: () => undefined,
+        onListWanted: (l) => void wanted.push(l.guildId),
+        publicUrl: 'https://127.0.0.1',
+        dashboardOrigins: ['http://127.0.0.1:3001'],
+      }),
+    );
     const human = await check(url);
     expect(human.code).toBe(0);
     expect(human.out).toMatch(/POST \/register: ok — answered 200/);
     expect(human.out).toMatch(/GET \/config: ok — .*schema "Demo member list", 6 section\(s\)/);
     expect(human.out).toMatch(/POST \/config: ok — defaults \{"member_count":20,.*answered 200/);
     expect(human.out).toMatch(/GET \/health: ok — answered 200 .*: healthy/);
-    expect(human.out).toMatch(/POST \/events: ok — answered 204 .* to a signed test event \(asks for member.not_in_guild, removal.held, removal.applied, list.resend_requested\)/);
+    expect(human.out).toMatch(
+      /POST \/events: ok — answered 204 .* to a signed test event \(asks for member.not_in_guild, removal.held, removal.applied, list.resend_requested\)/,
+    );
     expect(human.out).toMatch(/verdict: conformant \(1 warning\)/); // 127.0.0.1 is a private host
     expect(registrations.all()).toEqual([]);
     expect(wanted).toHaveLength(2); // after /register and after the submitted defaults
@@ -97,12 +126,26 @@ describe('rolelink plugin check', () => {
   });
 
   it('names every schema rejection by path and exits 1', async () => {
-    const broken = configForm({ name: 'Broken', sections: [section('S', [fields.slider('s', 'S', { min: 5, max: 1 }), fields.text('t', 'T', { condition: { field: 'nope', equals: 1 } })])] });
+    const broken = configForm({
+      name: 'Broken',
+      sections: [
+        section('S', [
+          fields.slider('s', 'S', { min: 5, max: 1 }),
+          fields.text('t', 'T', { condition: { field: 'nope', equals: 1 } }),
+        ]),
+      ],
+    });
     const url = await sdkPlugin(() => () => broken.response());
     const { code, out } = await check(url, true);
     expect(code).toBe(1);
     const finding = (JSON.parse(out) as Report).findings.find((f: { check: string }) => f.check === 'GET /config');
-    expect(finding).toMatchObject({ result: 'fail', errors: expect.arrayContaining([expect.objectContaining({ field: 'sections[0].fields[0].max' }), expect.objectContaining({ field: 'sections[0].fields[1].condition.field' })]) });
+    expect(finding).toMatchObject({
+      result: 'fail',
+      errors: expect.arrayContaining([
+        expect.objectContaining({ field: 'sections[0].fields[0].max' }),
+        expect.objectContaining({ field: 'sections[0].fields[1].condition.field' }),
+      ]),
+    });
   });
 
   it('checks an iframe page for frame-ancestors and a blocking X-Frame-Options', async () => {
@@ -111,7 +154,14 @@ describe('rolelink plugin check', () => {
     const ok = JSON.parse((await check(good, true)).out) as Report;
     expect(ok).toMatchObject({ ok: true, ui_mode: 'iframe' });
     expect(ok.findings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ check: 'frame-ancestors', result: 'pass', message: 'frame-ancestors https://dash.example.com' }), expect.objectContaining({ check: 'X-Frame-Options', result: 'pass' })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          check: 'frame-ancestors',
+          result: 'pass',
+          message: 'frame-ancestors https://dash.example.com',
+        }),
+        expect.objectContaining({ check: 'X-Frame-Options', result: 'pass' }),
+      ]),
     );
 
     const bad = await sdkPlugin(page, { 'X-Frame-Options': 'SAMEORIGIN' });
@@ -125,17 +175,29 @@ describe('rolelink plugin check', () => {
   it('fails an unreachable plugin at /register and an http:// URL at once', async () => {
     const gone = await check('https://127.0.0.1:9', true);
     expect(gone.code).toBe(1);
-    expect((JSON.parse(gone.out) as Report).findings[1]).toMatchObject({ check: 'POST /register', result: 'fail', message: expect.stringMatching(/no answer/) });
+    expect((JSON.parse(gone.out) as Report).findings[1]).toMatchObject({
+      check: 'POST /register',
+      result: 'fail',
+      message: expect.stringMatching(/no answer/),
+    });
     const plain = await check('http://plugin.example.com', true);
-    expect(JSON.parse(plain.out)).toMatchObject({ ok: false, findings: [{ check: 'plugin URL', result: 'fail', message: 'plugin URL must use HTTPS' }] });
+    expect(JSON.parse(plain.out)).toMatchObject({
+      ok: false,
+      findings: [{ check: 'plugin URL', result: 'fail', message: 'plugin URL must use HTTPS' }],
+    });
   });
 
   it('names --ca for an untrusted certificate, once, on the first call', async () => {
-    const url = await sdkPlugin(() => () => configForm({ name: 'P', sections: [section('S', [fields.text('t', 'T')])] }).response());
+    const url = await sdkPlugin(
+      () => () => configForm({ name: 'P', sections: [section('S', [fields.text('t', 'T')])] }).response(),
+    );
     const { code, out } = await check(url, true, null);
     expect(code).toBe(1);
     const findings = (JSON.parse(out) as { findings: { check: string; message: string }[] }).findings;
-    expect(findings[1]).toMatchObject({ check: 'POST /register', message: expect.stringMatching(/self-signed certificate; .*--ca <file\.pem>.*"Plugin certificate"/) });
+    expect(findings[1]).toMatchObject({
+      check: 'POST /register',
+      message: expect.stringMatching(/self-signed certificate; .*--ca <file\.pem>.*"Plugin certificate"/),
+    });
     expect(findings.filter((f) => f.message.includes('--ca'))).toHaveLength(1);
   });
 
@@ -159,7 +221,9 @@ describe('rolelink plugin check', () => {
     writeFileSync(named, pems.cert);
     const url = await serve(express(), { cert: pems.cert, key: pems.private });
     const { out } = await check(url, true, named);
-    expect((JSON.parse(out) as { findings: { check: string; message: string }[] }).findings[1]?.message).toMatch(/does not name 127\.0\.0\.1: it holds DNS:plugin\.example, DNS:www\.plugin\.example\. Use a URL with one of them/);
+    expect((JSON.parse(out) as { findings: { check: string; message: string }[] }).findings[1]?.message).toMatch(
+      /does not name 127\.0\.0\.1: it holds DNS:plugin\.example, DNS:www\.plugin\.example\. Use a URL with one of them/,
+    );
   });
 
   it('fails a plugin that asks for events but accepts a wrongly signed one', async () => {
@@ -167,11 +231,17 @@ describe('rolelink plugin check', () => {
     app.use(express.json());
     app.post('/register', (_req, res) => void res.json({ events: ['link.deleted'] }));
     app.post('/events', (_req, res) => void res.status(200).end());
-    app.get('/config', (_req, res) => void res.json(configForm({ name: 'X', sections: [section('S', [fields.number('n', 'N')])] }).response({})));
+    app.get(
+      '/config',
+      (_req, res) =>
+        void res.json(configForm({ name: 'X', sections: [section('S', [fields.number('n', 'N')])] }).response({})),
+    );
     app.post('/config', (_req, res) => void res.json({ ok: true }));
     app.delete('/config', (_req, res) => void res.json({ ok: true }));
     const report = JSON.parse((await check(await serve(app), true)).out) as Report;
-    expect(report.findings.filter((f) => f.check.startsWith('POST /events')).map((f) => `${f.check} ${f.result}`)).toEqual(['POST /events pass', 'POST /events signature fail']);
+    expect(
+      report.findings.filter((f) => f.check.startsWith('POST /events')).map((f) => `${f.check} ${f.result}`),
+    ).toEqual(['POST /events pass', 'POST /events signature fail']);
   });
 
   it("fails a /health slower than the spec's 5 s health timeout", async () => {
@@ -179,10 +249,19 @@ describe('rolelink plugin check', () => {
     app.use(express.json());
     // Answers after 8 s, long after the check has stopped waiting (the timeout ends the call, not a clock read here).
     app.get('/health', (_req, res) => void setTimeout(() => res.json({ status: 'healthy' }), 8_000).unref());
-    app.use(pluginMiddleware({ store: new MemoryTokenStore(), getConfig: () => configForm({ name: 'P', sections: [section('S', [fields.text('t', 'T')])] }).response(), saveConfig: () => ({ ok: true }) }));
+    app.use(
+      pluginMiddleware({
+        store: new MemoryTokenStore(),
+        getConfig: () => configForm({ name: 'P', sections: [section('S', [fields.text('t', 'T')])] }).response(),
+        saveConfig: () => ({ ok: true }),
+      }),
+    );
     const { code, out } = await check(await serve(app), true);
     expect(code).toBe(1);
-    expect((JSON.parse(out) as Report).findings.find((f) => f.check === 'GET /health')).toMatchObject({ result: 'fail', message: expect.stringMatching(/within 5000 ms: past the spec's 5 s health timeout/) });
+    expect((JSON.parse(out) as Report).findings.find((f) => f.check === 'GET /health')).toMatchObject({
+      result: 'fail',
+      message: expect.stringMatching(/within 5000 ms: past the spec's 5 s health timeout/),
+    });
   });
 
   it('counts a condition naming a missing field with the structural errors, in the first report', async () => {

@@ -1,7 +1,12 @@
 // `rolelink config set` and `iframe-url` as their help describes them: the configuration JSON is the
 // argument after <roleId> (with or without the --json output switch), and iframe-url's --viewer is optional.
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
-import { startHarness, TEST_KEY, type Harness, type SeededLink } from '../../../services/plugin-broker/src/testing/harness';
+import {
+  startHarness,
+  TEST_KEY,
+  type Harness,
+  type SeededLink,
+} from '../../../services/plugin-broker/src/testing/harness';
 import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
 import { REDIS_URL } from '../../../test/support/redis';
 import { run } from '../src/main';
@@ -11,7 +16,14 @@ let link: SeededLink;
 const saved = { ...process.env };
 beforeAll(async () => {
   h = await startHarness();
-  Object.assign(process.env, { DATABASE_URL: h.db.url, REDIS_URL, QUEUE_PREFIX: h.prefix, ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'), BROKER_URL: h.brokerUrl, BROKER_INTERNAL_TOKEN: h.brokerToken });
+  Object.assign(process.env, {
+    DATABASE_URL: h.db.url,
+    REDIS_URL,
+    QUEUE_PREFIX: h.prefix,
+    ROLELINK_SECRET_KEY: TEST_KEY.toString('hex'),
+    BROKER_URL: h.brokerUrl,
+    BROKER_INTERNAL_TOKEN: h.brokerToken,
+  });
 });
 afterAll(async () => {
   process.env = saved;
@@ -32,7 +44,12 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
 const form = {
   version: 1,
   name: 'Demo',
-  sections: [{ title: 'Main', fields: [{ type: 'number', key: 'member_count', label: 'Members', validation: { required: true, max: 100 } }] }],
+  sections: [
+    {
+      title: 'Main',
+      fields: [{ type: 'number', key: 'member_count', label: 'Members', validation: { required: true, max: 100 } }],
+    },
+  ],
   values: { member_count: 20 },
 };
 const iframe = { version: 1, ui_mode: 'iframe', name: 'Embedded', embed_url: 'https://127.0.0.1:9/embed?lang=en' };
@@ -66,12 +83,19 @@ describe('rolelink config set', () => {
   it('explains how to pass the configuration when it is missing or glued to --json', async () => {
     const missing = await cli('config', 'set', link.guildId, link.roleId, '--json');
     expect(missing.code).toBe(1);
-    expect((JSON.parse(missing.out) as { message: string }).message).toBe(`usage: rolelink config set <guildId> <roleId> <configJson> (e.g. rolelink config set <guildId> <roleId> '{"member_count": 30}')`);
+    expect((JSON.parse(missing.out) as { message: string }).message).toBe(
+      `usage: rolelink config set <guildId> <roleId> <configJson> (e.g. rolelink config set <guildId> <roleId> '{"member_count": 30}')`,
+    );
     const glued = await cli('config', 'set', link.guildId, link.roleId, '--json={"member_count": 30}');
     expect(glued.code).toBe(1);
-    expect(glued.err).toMatch(/--json takes no value: it only makes the answer JSON\. A configuration is the argument after <roleId>/);
+    expect(glued.err).toMatch(
+      /--json takes no value: it only makes the answer JSON\. A configuration is the argument after <roleId>/,
+    );
     const notObject = await cli('config', 'set', link.guildId, link.roleId, '[1]', '--json');
-    expect(JSON.parse(notObject.out)).toMatchObject({ statusCode: 400, errors: [{ field: 'config', message: 'must be a JSON object' }] });
+    expect(JSON.parse(notObject.out)).toMatchObject({
+      statusCode: 400,
+      errors: [{ field: 'config', message: 'must be a JSON object' }],
+    });
   });
 
   it('shows the worked example in rolelink help', async () => {
@@ -96,7 +120,12 @@ describe('rolelink iframe-url', () => {
     expect(human.out).toMatch(/note: no rl_token: .* pass --viewer <userId> to mint one/);
     const res = await cli('iframe-url', link.guildId, link.roleId, '--json');
     // 'cache': the structure fetched by the call above, within the 5-minute cache.
-    expect(JSON.parse(res.out)).toEqual({ embed_url: 'https://127.0.0.1:9/embed?lang=en', expires_in: null, viewer: null, source: 'cache' });
+    expect(JSON.parse(res.out)).toEqual({
+      embed_url: 'https://127.0.0.1:9/embed?lang=en',
+      expires_in: null,
+      viewer: null,
+      source: 'cache',
+    });
   });
 
   it('with --viewer mints a five-minute rl_token for that user, keeping the query', async () => {
@@ -105,7 +134,15 @@ describe('rolelink iframe-url', () => {
     expect(out).toMatchObject({ expires_in: 300, viewer: '123456789012345678' });
     const url = new URL(out.embed_url);
     expect(url.searchParams.get('lang')).toBe('en');
-    expect(verifyIframeToken(url.searchParams.get('rl_token')!, { apiToken: link.token, pluginUrl: link.pluginUrl }).sub).toBe('123456789012345678');
-    expect((JSON.parse((await cli('iframe-url', link.guildId, link.roleId, '--viewer', 'me', '--json')).out) as { statusCode: number }).statusCode).toBe(400);
+    expect(
+      verifyIframeToken(url.searchParams.get('rl_token')!, { apiToken: link.token, pluginUrl: link.pluginUrl }).sub,
+    ).toBe('123456789012345678');
+    expect(
+      (
+        JSON.parse((await cli('iframe-url', link.guildId, link.roleId, '--viewer', 'me', '--json')).out) as {
+          statusCode: number;
+        }
+      ).statusCode,
+    ).toBe(400);
   });
 });

@@ -1,6 +1,15 @@
 import express, { Router, type Express, type RequestHandler } from 'express';
 import type { RedisClient } from '@rolelink/queue';
-import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
+import {
+  errorHandler,
+  healthRouter,
+  notFoundRoute,
+  requestId,
+  requestLog,
+  type Logger,
+  type Metrics,
+  type ReadinessCheck,
+} from '@rolelink/runtime';
 import { requireUser } from './auth/access';
 import { authRouter } from './auth/auth.routes';
 import { csrfProtection } from './auth/csrf';
@@ -50,12 +59,25 @@ export function createApp(deps: DashboardDeps): Express {
   app.use(healthRouter({ checks: deps.readiness, draining: deps.draining }));
   app.get('/metrics', metrics.handler());
 
-  const withSession: RequestHandler[] = [sessions({ redis: deps.redis, prefix: deps.prefix, secret: deps.sessionSecret, secure }), express.json({ limit: '100kb' }), csrfProtection(deps.publicOrigin)];
+  const withSession: RequestHandler[] = [
+    sessions({ redis: deps.redis, prefix: deps.prefix, secret: deps.sessionSecret, secure }),
+    express.json({ limit: '100kb' }),
+    csrfProtection(deps.publicOrigin),
+  ];
   app.use('/auth', ...withSession, authRouter(deps.oauth, logger));
 
   const api = Router();
   api.use(...withSession, requireUser);
-  api.use(meRouter(deps.oauth), guildsRouter(ctx), linksRouter(ctx), configRouter(ctx), auditRouter(ctx), notificationsRouter(ctx), overridesRouter(ctx), eventsRouter(ctx));
+  api.use(
+    meRouter(deps.oauth),
+    guildsRouter(ctx),
+    linksRouter(ctx),
+    configRouter(ctx),
+    auditRouter(ctx),
+    notificationsRouter(ctx),
+    overridesRouter(ctx),
+    eventsRouter(ctx),
+  );
   api.use(notFoundRoute());
   app.use('/dashboard-api', api);
 

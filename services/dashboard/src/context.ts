@@ -4,7 +4,14 @@ import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db/client';
 import { botInviteUrl } from '@rolelink/domain';
 import { guildOutages } from '@rolelink/db/sync';
-import { applicationKey, botGuildFacts, createPlatformClient, guildMemberFacts, readRoleHolders, SetupChecker } from '@rolelink/platform-client';
+import {
+  applicationKey,
+  botGuildFacts,
+  createPlatformClient,
+  guildMemberFacts,
+  readRoleHolders,
+  SetupChecker,
+} from '@rolelink/platform-client';
 import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
@@ -53,8 +60,20 @@ export type ContextOptions = {
  * reads through the shared rate limiter, the user's side through OAuth2.
  */
 export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth: OAuthClient; close(): Promise<void> } {
-  const platform = createPlatformClient({ apiUrl: o.platform.apiUrl, token: o.platform.botToken, redis: o.limiterRedis, keyPrefix: o.prefix, maxWaitMs: 10_000, maxBucketWaitMs: 10_000 });
-  const plugins = new BrokerClient({ baseUrl: o.broker.url, token: o.broker.token, logger: o.logger, ...(o.broker.timeoutsMs ? { timeoutsMs: o.broker.timeoutsMs } : {}) });
+  const platform = createPlatformClient({
+    apiUrl: o.platform.apiUrl,
+    token: o.platform.botToken,
+    redis: o.limiterRedis,
+    keyPrefix: o.prefix,
+    maxWaitMs: 10_000,
+    maxBucketWaitMs: 10_000,
+  });
+  const plugins = new BrokerClient({
+    baseUrl: o.broker.url,
+    token: o.broker.token,
+    logger: o.logger,
+    ...(o.broker.timeoutsMs ? { timeoutsMs: o.broker.timeoutsMs } : {}),
+  });
   const pluginJobs = new PluginJobs(o.redis, o.prefix, o.logger);
   const sync = new SyncNotifier(o.redis, o.prefix, o.logger, 2_000);
   const admin: AdminDeps = {
@@ -78,7 +97,8 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
       // Guilds the bot is out of stay manageable where they have links: their page says so (issue 34).
       access: new GuildAccess(oauth, reader, async (ids) => new Set((await guildOutages(o.db.pool, ids)).keys())),
       // The invite is the dashboard's own (its authorize page and client id), for this guild.
-      setupChecker: () => new SetupChecker(platform, (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId)),
+      setupChecker: () =>
+        new SetupChecker(platform, (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId)),
       botInvite: (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId),
     },
     oauth,

@@ -4,7 +4,11 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { loadEnv } from './env';
 
-const manifest = (file: string) => parse(readFileSync(path.join(__dirname, '../../../k8s', file), 'utf8')) as { data?: Record<string, string>; stringData?: Record<string, string> };
+const manifest = (file: string) =>
+  parse(readFileSync(path.join(__dirname, '../../../k8s', file), 'utf8')) as {
+    data?: Record<string, string>;
+    stringData?: Record<string, string>;
+  };
 
 describe('the dashboard env in production', () => {
   it('refuses the placeholders of k8s/secret.example.yaml and k8s/configmap.yaml, naming each variable', () => {
@@ -17,7 +21,15 @@ describe('the dashboard env in production', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['DATABASE_URL', 'ROLELINK_SECRET_KEY', 'PLATFORM_BOT_TOKEN', 'PLATFORM_OAUTH_CLIENT_ID', 'PLATFORM_OAUTH_CLIENT_SECRET', 'DASHBOARD_SESSION_SECRET', 'BROKER_INTERNAL_TOKEN']) {
+    for (const name of [
+      'DATABASE_URL',
+      'ROLELINK_SECRET_KEY',
+      'PLATFORM_BOT_TOKEN',
+      'PLATFORM_OAUTH_CLIENT_ID',
+      'PLATFORM_OAUTH_CLIENT_SECRET',
+      'DASHBOARD_SESSION_SECRET',
+      'BROKER_INTERNAL_TOKEN',
+    ]) {
       expect(message).toMatch(new RegExp(`^  ${name}: `, 'm'));
     }
   });

@@ -43,7 +43,11 @@ export const envSchema = z
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.DASHBOARD_PUBLIC_URL.startsWith('https:')) {
-      ctx.addIssue({ code: 'custom', path: ['DASHBOARD_PUBLIC_URL'], message: 'must be https in production (the session cookie is Secure)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DASHBOARD_PUBLIC_URL'],
+        message: 'must be https in production (the session cookie is Secure)',
+      });
     }
   });
 

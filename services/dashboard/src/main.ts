@@ -10,7 +10,10 @@ const env = loadEnv();
 
 const logger = createLogger('dashboard', env.LOG_LEVEL);
 if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
-  logger.warn('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS is set: links may point at these private hosts (tests and local runs only)', { hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
+  logger.warn(
+    'ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS is set: links may point at these private hosts (tests and local runs only)',
+    { hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS },
+  );
 }
 const db = createDb(env.DATABASE_URL, { max: 10 });
 const redis = producerConnection(env.REDIS_URL);
@@ -56,7 +59,14 @@ const app = createApp({
   webDist: env.DASHBOARD_WEB_DIST ?? DEFAULT_WEB_DIST,
 });
 
-const server = serve(app, { name: 'dashboard', port: env.DASHBOARD_PORT, host: env.DASHBOARD_HOST, portVar: 'DASHBOARD_PORT', logger, drainMs: drainMs(env) });
+const server = serve(app, {
+  name: 'dashboard',
+  port: env.DASHBOARD_PORT,
+  host: env.DASHBOARD_HOST,
+  portVar: 'DASHBOARD_PORT',
+  logger,
+  drainMs: drainMs(env),
+});
 logger.info('dashboard open at', { url: env.DASHBOARD_PUBLIC_URL });
 
 onShutdown(logger, [

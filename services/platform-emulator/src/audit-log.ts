@@ -51,7 +51,12 @@ export class AuditLog {
    */
   page(q: AuditPageQuery): AuditEntry[] {
     const matching = this.entries.filter(
-      (e) => e.guildId === q.guildId && e.changed && (q.actorId === undefined || e.actorId === q.actorId) && (q.before === undefined || BigInt(e.id) < q.before) && (q.after === undefined || BigInt(e.id) > q.after),
+      (e) =>
+        e.guildId === q.guildId &&
+        e.changed &&
+        (q.actorId === undefined || e.actorId === q.actorId) &&
+        (q.before === undefined || BigInt(e.id) < q.before) &&
+        (q.after === undefined || BigInt(e.id) > q.after),
     );
     if (q.after !== undefined) return matching.slice(0, q.limit);
     return matching.slice(-q.limit).reverse();

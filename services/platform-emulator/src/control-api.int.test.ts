@@ -35,7 +35,11 @@ describe('control API', () => {
       { id: GUILD, members: 5 },
       { id: UNKNOWN_GUILD, members: 1 },
     ]);
-    expect(emulator.state.holders(GUILD, ROLE.linked)).toEqual(['500000000000000000', '500000000000000001', '500000000000000002']);
+    expect(emulator.state.holders(GUILD, ROLE.linked)).toEqual([
+      '500000000000000000',
+      '500000000000000001',
+      '500000000000000002',
+    ]);
     expect((await call(emulator, 'GET', `/guilds/${GUILD}/members/${USERS[0]}`)).status).toBe(404);
     expect((await call(emulator, 'GET', `/guilds/${UNKNOWN_GUILD}`)).status).toBe(200);
   });
@@ -57,7 +61,9 @@ describe('control API', () => {
   });
 
   it('replaces a member roles by hand, past the hierarchy and without rate limits', async () => {
-    const res = await control<APIGuildMember>(emulator, 'PUT', `/guilds/${GUILD}/members/${USERS[1]}/roles`, { roles: [ROLE.moderator, ROLE.linked] });
+    const res = await control<APIGuildMember>(emulator, 'PUT', `/guilds/${GUILD}/members/${USERS[1]}/roles`, {
+      roles: [ROLE.moderator, ROLE.linked],
+    });
     expect(res.status).toBe(200);
     expect(res.body.roles).toEqual([ROLE.moderator, ROLE.linked]);
     expect(emulator.state.memberRoles(GUILD, USERS[1])).toEqual([ROLE.moderator, ROLE.linked]);
@@ -72,14 +78,19 @@ describe('control API', () => {
     expect(absent.status).toBe(404);
     const badRole = await control(emulator, 'PUT', `/guilds/${GUILD}/members/${USERS[0]}/roles`, { roles: ['123'] });
     expect(badRole.status).toBe(400);
-    const badGuild = await control(emulator, 'PUT', `/guilds/${UNKNOWN_GUILD}/members/${USERS[0]}/roles`, { roles: [] });
+    const badGuild = await control(emulator, 'PUT', `/guilds/${UNKNOWN_GUILD}/members/${USERS[0]}/roles`, {
+      roles: [],
+    });
     expect(badGuild.status).toBe(404);
     const badBody = await control(emulator, 'PUT', `/guilds/${GUILD}/members/${USERS[0]}/roles`, { roles: 'x' });
     expect(badBody.status).toBe(400);
   });
 
   it('adds and removes members, keeping the listing ordered', async () => {
-    const added = await control<APIGuildMember>(emulator, 'POST', `/guilds/${GUILD}/members`, { userId: '400000000000000000', roles: [ROLE.vip] });
+    const added = await control<APIGuildMember>(emulator, 'POST', `/guilds/${GUILD}/members`, {
+      userId: '400000000000000000',
+      roles: [ROLE.vip],
+    });
     expect([added.status, added.body.roles]).toEqual([201, [ROLE.vip]]);
     expect((await control(emulator, 'POST', `/guilds/${GUILD}/members`, { userId: USERS[0] })).status).toBe(409);
     const first = await call<APIGuildMember[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=2`);
@@ -110,7 +121,11 @@ describe('control API', () => {
     const res = await control<EmulatorStats>(emulator, 'GET', '/stats');
     expect(res.body).toMatchObject({
       requests: 5,
-      byRoute: { 'PUT /guilds/:guildId/members/:userId/roles/:roleId': 2, 'DELETE /guilds/:guildId/members/:userId/roles/:roleId': 2, 'GET /users/@me': 1 },
+      byRoute: {
+        'PUT /guilds/:guildId/members/:userId/roles/:roleId': 2,
+        'DELETE /guilds/:guildId/members/:userId/roles/:roleId': 2,
+        'GET /users/@me': 1,
+      },
       byStatus: { 204: 3, 403: 1, 401: 1 },
       rateLimited: { user: 0, global: 0, shared: 0 },
       invalidRequests: 2,
@@ -121,13 +136,26 @@ describe('control API', () => {
   });
 
   it('keeps the audit log of role changes with their reasons', async () => {
-    await call(emulator, 'DELETE', `/guilds/${GUILD}/members/${USERS[2]}/roles/${ROLE.linked}`, { headers: { 'X-Audit-Log-Reason': 'drift%20repair' } });
+    await call(emulator, 'DELETE', `/guilds/${GUILD}/members/${USERS[2]}/roles/${ROLE.linked}`, {
+      headers: { 'X-Audit-Log-Reason': 'drift%20repair' },
+    });
     const res = await control<{ entries: unknown[] }>(emulator, 'GET', `/guilds/${GUILD}/audit-log`);
-    expect(res.body.entries).toEqual([expect.objectContaining({ action: 'member_role_remove', userId: USERS[2], roleId: ROLE.linked, reason: 'drift repair', changed: true })]);
+    expect(res.body.entries).toEqual([
+      expect.objectContaining({
+        action: 'member_role_remove',
+        userId: USERS[2],
+        roleId: ROLE.linked,
+        reason: 'drift repair',
+        changed: true,
+      }),
+    ]);
   });
 
   it('answers 404 in the service error shape to an unknown control route', async () => {
     const res = await control<ErrorBody>(emulator, 'GET', '/nothing');
-    expect([res.status, res.body]).toEqual([404, { statusCode: 404, message: expect.stringMatching(/^Route not found: GET /) }]);
+    expect([res.status, res.body]).toEqual([
+      404,
+      { statusCode: 404, message: expect.stringMatching(/^Route not found: GET /) },
+    ]);
   });
 });

@@ -12,7 +12,9 @@ describe('discord.js REST client against the emulator', () => {
   beforeEach(async () => {
     emulator = await startEmulator({ port: 0, seed: smallSeed(), roleBucket: { limit: 3, windowMs: 400 } });
     // Sweepers off: their intervals would outlive the test.
-    rest = new REST({ api: emulator.apiBase, version: '10', hashSweepInterval: 0, handlerSweepInterval: 0 }).setToken(emulator.botToken);
+    rest = new REST({ api: emulator.apiBase, version: '10', hashSweepInterval: 0, handlerSweepInterval: 0 }).setToken(
+      emulator.botToken,
+    );
     rest.on('rateLimited', (info) => rateLimited.push(info));
     rateLimited.length = 0;
     api = new API(rest);
@@ -57,7 +59,10 @@ describe('discord.js REST client against the emulator', () => {
     await api.guilds.addRoleToMember(GUILD, USERS[1], ROLE.vip);
     // A second client (another worker) spends the rest of the window.
     for (const user of [USERS[2], USERS[3]]) {
-      const res = await fetch(`${emulator.apiBase}/v10/guilds/${GUILD}/members/${user}/roles/${ROLE.vip}`, { method: 'PUT', headers: { Authorization: `Bot ${emulator.botToken}` } });
+      const res = await fetch(`${emulator.apiBase}/v10/guilds/${GUILD}/members/${user}/roles/${ROLE.vip}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bot ${emulator.botToken}` },
+      });
       expect(res.status).toBe(204);
     }
     await api.guilds.addRoleToMember(GUILD, USERS[4], ROLE.vip);

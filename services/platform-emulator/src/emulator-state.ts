@@ -11,7 +11,14 @@ import { parseSeed, type EmulatorSeed } from './seed';
 import { StatsCounters, type EmulatorStats } from './stats';
 
 /** A message the bot sent: to a DM channel (recipientId) or a guild's text channel (guildId). */
-export type SentMessage = { id: string; channelId: string; recipientId: string | null; guildId: string | null; content: string; at: string };
+export type SentMessage = {
+  id: string;
+  channelId: string;
+  recipientId: string | null;
+  guildId: string | null;
+  content: string;
+  at: string;
+};
 
 export type EmulatorStateOptions = {
   botToken: string;
@@ -88,11 +95,15 @@ export class EmulatorState {
     const built = parsed.guilds.map((g) => new GuildState(g, this.botUserId));
     for (const g of built) this.guilds.set(g.id, g);
     // A seed describes accounts that exist: one it lists (a deleted one included) exists again.
-    const listed = [...(parsed.users ?? []), ...parsed.guilds.flatMap((g) => [...(g.users ?? []), g.ownerId, ...(g.members ?? []).map((m) => m.userId)])];
+    const listed = [
+      ...(parsed.users ?? []),
+      ...parsed.guilds.flatMap((g) => [...(g.users ?? []), g.ownerId, ...(g.members ?? []).map((m) => m.userId)]),
+    ];
     for (const id of parsed.users ?? []) this.knownUsers.add(id);
     for (const g of parsed.guilds) for (const id of g.users ?? []) this.knownUsers.add(id);
     for (const id of listed) this.deletedUsers.delete(id);
-    for (const id of [...this.deletedUsers]) if (built.some((g) => g.members.has(BigInt(id)))) this.deletedUsers.delete(id);
+    for (const id of [...this.deletedUsers])
+      if (built.some((g) => g.members.has(BigInt(id)))) this.deletedUsers.delete(id);
     return built.map((g) => ({ id: g.id, members: g.members.size }));
   }
 
@@ -130,9 +141,19 @@ export class EmulatorState {
    */
   deleteUser(userId: string): void {
     if (!this.knowsUser(userId)) throw AppError.notFound(`Unknown user ${userId}`);
-    if (userId === this.botUserId) throw new AppError(409, 'The bot user cannot be deleted: remove the bot from a guild with PATCH /_emulator/guilds/:g/rules { botInGuild: false }', 'conflict');
+    if (userId === this.botUserId)
+      throw new AppError(
+        409,
+        'The bot user cannot be deleted: remove the bot from a guild with PATCH /_emulator/guilds/:g/rules { botInGuild: false }',
+        'conflict',
+      );
     const owned = this.allGuilds().filter((g) => g.ownerId === userId);
-    if (owned.length) throw new AppError(409, `User ${userId} owns guild(s) ${owned.map((g) => g.id).join(', ')}: the platform deletes no account that owns a guild`, 'conflict');
+    if (owned.length)
+      throw new AppError(
+        409,
+        `User ${userId} owns guild(s) ${owned.map((g) => g.id).join(', ')}: the platform deletes no account that owns a guild`,
+        'conflict',
+      );
     for (const g of this.allGuilds()) g.members.remove(BigInt(userId));
     this.knownUsers.delete(userId);
     this.deletedUsers.add(userId);
@@ -185,7 +206,8 @@ export class EmulatorState {
    */
   dmRefusal(recipientId: string): 'no mutual guild' | 'closed' | undefined {
     const id = BigInt(recipientId);
-    if (!this.allGuilds().some((g) => (g.ownerId === recipientId || g.members.has(id)) && g.hasBot(this.botUserId))) return 'no mutual guild';
+    if (!this.allGuilds().some((g) => (g.ownerId === recipientId || g.members.has(id)) && g.hasBot(this.botUserId)))
+      return 'no mutual guild';
     return this.dmsClosed.has(recipientId) ? 'closed' : undefined;
   }
 
@@ -203,8 +225,14 @@ export class EmulatorState {
    */
   transferOwnership(guildId: string, newOwnerId: string): void {
     const guild = this.requireGuild(guildId);
-    if (guild.ownerId === newOwnerId) throw new AppError(409, `User ${newOwnerId} already owns guild ${guildId}`, 'conflict');
-    if (!guild.members.has(BigInt(newOwnerId))) throw new AppError(409, `User ${newOwnerId} is not a member of guild ${guildId}: ownership goes only to a member`, 'conflict');
+    if (guild.ownerId === newOwnerId)
+      throw new AppError(409, `User ${newOwnerId} already owns guild ${guildId}`, 'conflict');
+    if (!guild.members.has(BigInt(newOwnerId)))
+      throw new AppError(
+        409,
+        `User ${newOwnerId} is not a member of guild ${guildId}: ownership goes only to a member`,
+        'conflict',
+      );
     guild.members.insert(BigInt(guild.ownerId), this.roleIndexes(guild, []));
     guild.ownerId = newOwnerId;
   }
@@ -215,7 +243,9 @@ export class EmulatorState {
     const message: SentMessage = {
       id: String(this.nextChannelId++),
       channelId,
-      ...(target.kind === 'dm' ? { recipientId: target.recipientId, guildId: null } : { recipientId: null, guildId: target.guildId }),
+      ...(target.kind === 'dm'
+        ? { recipientId: target.recipientId, guildId: null }
+        : { recipientId: null, guildId: target.guildId }),
       content,
       at: new Date(this.now()).toISOString(),
     };
@@ -260,13 +290,16 @@ export class EmulatorState {
     const guild = this.requireGuild(guildId);
     const indexes = this.roleIndexes(guild, roles);
     const before = new Set(guild.members.roles(BigInt(userId)) ?? []);
-    if (guild.members.setRoles(BigInt(userId), indexes) === undefined) throw AppError.notFound(`Unknown member ${userId} in guild ${guildId}`);
+    if (guild.members.setRoles(BigInt(userId), indexes) === undefined)
+      throw AppError.notFound(`Unknown member ${userId} in guild ${guildId}`);
     this.counters.handEdit();
     const after = new Set(indexes);
     const at = new Date(this.now()).toISOString();
     const entry = { guildId, actorId: actorId ?? guild.ownerId, userId, reason: null, changed: true, at };
-    for (const i of after) if (!before.has(i)) this.audit.record({ ...entry, action: 'member_role_add', roleId: guild.roles[i]!.id });
-    for (const i of before) if (!after.has(i)) this.audit.record({ ...entry, action: 'member_role_remove', roleId: guild.roles[i]!.id });
+    for (const i of after)
+      if (!before.has(i)) this.audit.record({ ...entry, action: 'member_role_add', roleId: guild.roles[i]!.id });
+    for (const i of before)
+      if (!after.has(i)) this.audit.record({ ...entry, action: 'member_role_remove', roleId: guild.roles[i]!.id });
   }
 
   /** An admin drags the role to `position` in Server Settings → Roles (no hierarchy check: the owner's drag). 404 unknown guild or role, 400 for @everyone. */
@@ -279,8 +312,10 @@ export class EmulatorState {
 
   addMember(guildId: string, userId: string, roles: readonly string[] = []): void {
     const guild = this.requireGuild(guildId);
-    if (this.deletedUsers.has(userId)) throw new AppError(409, `User ${userId} was deleted: a deleted account joins no guild`, 'conflict');
-    if (!guild.members.insert(BigInt(userId), this.roleIndexes(guild, roles))) throw new AppError(409, `Member ${userId} is already in guild ${guildId}`, 'conflict');
+    if (this.deletedUsers.has(userId))
+      throw new AppError(409, `User ${userId} was deleted: a deleted account joins no guild`, 'conflict');
+    if (!guild.members.insert(BigInt(userId), this.roleIndexes(guild, roles)))
+      throw new AppError(409, `Member ${userId} is already in guild ${guildId}`, 'conflict');
   }
 
   /**
@@ -292,9 +327,12 @@ export class EmulatorState {
     const guild = this.requireGuild(guildId);
     const held = guildPermissions(guild, userId);
     if (held === undefined || (held & (PermissionFlagsBits.ManageGuild | PermissionFlagsBits.Administrator)) === 0n) {
-      throw AppError.forbidden(`User ${userId} cannot add the bot to guild ${guildId}: it needs Manage Server there (or ownership)`);
+      throw AppError.forbidden(
+        `User ${userId} cannot add the bot to guild ${guildId}: it needs Manage Server there (or ownership)`,
+      );
     }
-    if (!guild.joinBot(this.botUserId, permissions)) throw new AppError(409, `The bot is already in guild ${guildId}`, 'conflict');
+    if (!guild.joinBot(this.botUserId, permissions))
+      throw new AppError(409, `The bot is already in guild ${guildId}`, 'conflict');
   }
 
   removeMember(guildId: string, userId: string): void {
@@ -305,13 +343,34 @@ export class EmulatorState {
   }
 
   /** A member-role change through the platform API (checks done by the caller); undefined = no such member. */
-  changeRole(guild: GuildState, userId: string, role: RoleDef, op: 'add' | 'remove', reason: string | null): boolean | undefined {
+  changeRole(
+    guild: GuildState,
+    userId: string,
+    role: RoleDef,
+    op: 'add' | 'remove',
+    reason: string | null,
+  ): boolean | undefined {
     const id = BigInt(userId);
-    const changed = guild.isEveryone(role) ? (guild.members.has(id) ? false : undefined) : op === 'add' ? guild.members.addRole(id, role.index) : guild.members.removeRole(id, role.index);
+    const changed = guild.isEveryone(role)
+      ? guild.members.has(id)
+        ? false
+        : undefined
+      : op === 'add'
+        ? guild.members.addRole(id, role.index)
+        : guild.members.removeRole(id, role.index);
     if (changed === undefined) return undefined;
     this.counters.roleChange(changed ? (op === 'add' ? 'added' : 'removed') : 'unchanged');
     const action = op === 'add' ? 'member_role_add' : 'member_role_remove';
-    this.audit.record({ guildId: guild.id, action, actorId: this.botUserId, userId, roleId: role.id, reason, changed, at: new Date(this.now()).toISOString() });
+    this.audit.record({
+      guildId: guild.id,
+      action,
+      actorId: this.botUserId,
+      userId,
+      roleId: role.id,
+      reason,
+      changed,
+      at: new Date(this.now()).toISOString(),
+    });
     return changed;
   }
 
@@ -346,7 +405,8 @@ export class EmulatorState {
 
   private roleIndexes(guild: GuildState, roles: readonly string[]): number[] {
     const unknown = roles.filter((r) => !guild.role(r));
-    if (unknown.length) throw AppError.badRequest(`Unknown role(s) in guild ${guild.id}: ${unknown.join(', ')}`, 'unknown_role');
+    if (unknown.length)
+      throw AppError.badRequest(`Unknown role(s) in guild ${guild.id}: ${unknown.join(', ')}`, 'unknown_role');
     return guild.roleIndexes(roles);
   }
 }

@@ -2,7 +2,10 @@ import { optionsFromEnv, readEnv } from './env';
 
 describe('emulator environment', () => {
   it("defaults the OAuth2 client to the dashboard's local credentials", () => {
-    expect(optionsFromEnv(readEnv({})).oauth).toEqual({ clientId: 'rolelink-dashboard', clientSecret: 'emulator-oauth-secret' });
+    expect(optionsFromEnv(readEnv({})).oauth).toEqual({
+      clientId: 'rolelink-dashboard',
+      clientSecret: 'emulator-oauth-secret',
+    });
   });
 
   it('takes the OAuth2 client from EMULATOR_OAUTH_CLIENT_ID and EMULATOR_OAUTH_CLIENT_SECRET', () => {

@@ -25,7 +25,13 @@ export class FixedWindow {
 
   /** The state without spending a request (for answers that never reach the bucket, like a 401). */
   peek(now: number): WindowState {
-    if (this.expired(now)) return { limit: this.spec.limit, remaining: this.spec.limit, resetAt: now + this.spec.windowMs, resetAfterMs: this.spec.windowMs };
+    if (this.expired(now))
+      return {
+        limit: this.spec.limit,
+        remaining: this.spec.limit,
+        resetAt: now + this.spec.windowMs,
+        resetAfterMs: this.spec.windowMs,
+      };
     return this.state(now);
   }
 
@@ -40,6 +46,11 @@ export class FixedWindow {
   }
 
   private state(now: number): WindowState {
-    return { limit: this.spec.limit, remaining: this.remaining, resetAt: this.resetAt, resetAfterMs: Math.max(0, this.resetAt - now) };
+    return {
+      limit: this.spec.limit,
+      remaining: this.remaining,
+      resetAt: this.resetAt,
+      resetAfterMs: Math.max(0, this.resetAt - now),
+    };
   }
 }

@@ -37,7 +37,9 @@ export const CORRECT_RULES: Partial<GuildRules> = { membersIntent: true };
  * The bot role's permissions on a correct installation: Manage Roles (the bot's job) and View Audit Log
  * (drift repair reads the log). The invite link asks for both; seeds put them on the bot's role.
  */
-export const CORRECT_BOT_PERMISSIONS: string = (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString();
+export const CORRECT_BOT_PERMISSIONS: string = (
+  PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog
+).toString();
 
 /**
  * Permissions marked `*` in the platform's permission table: with server-wide 2FA on (`mfa_level` 1)

@@ -7,7 +7,16 @@ import { botJoins, DEFAULT_GENERATED_START_ID, type SeedChannel, type SeedGuild,
  * invite's once the bot joined through the authorization page. `managed`: integration roles and the
  * bot's own (`botId` set), which nobody can add or remove.
  */
-export type RoleDef = { id: string; name: string; position: number; index: number; permissions: bigint; color: number; managed: boolean; botId?: string };
+export type RoleDef = {
+  id: string;
+  name: string;
+  position: number;
+  index: number;
+  permissions: bigint;
+  color: number;
+  managed: boolean;
+  botId?: string;
+};
 /** Names a seed gave a member; members without one are `user_<id>`. */
 export type UserProfile = { username: string; globalName: string | null };
 
@@ -40,7 +49,9 @@ export class GuildState {
     this.name = seed.name ?? `Guild ${seed.id}`;
     this.ownerId = seed.ownerId;
     this.channels = seed.channels ?? [{ id: seed.id, name: 'general' }];
-    const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id) ? [] : [{ id: seed.id, name: '@everyone', position: 0 }];
+    const everyone: SeedRole[] = seed.roles.some((r) => r.id === seed.id)
+      ? []
+      : [{ id: seed.id, name: '@everyone', position: 0 }];
     // The bot's role has exactly the seed's permissions, as on the platform, where it has the invite's:
     // a correct installation's seed gives it Manage Roles and View Audit Log (CORRECT_BOT_PERMISSIONS).
     // The platform creates it for the bot as an integration role, so it is managed.
@@ -59,11 +70,18 @@ export class GuildState {
     this.stored = { ...DEFAULT_RULES, ...stored };
     this.roleIndex = new Map(this.roles.map((r) => [r.id, r]));
     this.botRole = this.requireRole(seed.botRoleId);
-    this.members = MemberStore.build(this.roles.length, this.explicitMembers(seed, botUserId), this.generatedRange(seed));
+    this.members = MemberStore.build(
+      this.roles.length,
+      this.explicitMembers(seed, botUserId),
+      this.generatedRange(seed),
+    );
     const bot = BigInt(botUserId);
-    this.seededMemberIds = BigUint64Array.from(new Set((seed.members ?? []).map((m) => BigInt(m.userId)).filter((id) => id !== bot))).sort();
+    this.seededMemberIds = BigUint64Array.from(
+      new Set((seed.members ?? []).map((m) => BigInt(m.userId)).filter((id) => id !== bot)),
+    ).sort();
     for (const m of seed.members ?? []) {
-      if (m.username !== undefined || m.globalName !== undefined) this.profiles.set(m.userId, { username: m.username ?? `user_${m.userId}`, globalName: m.globalName ?? null });
+      if (m.username !== undefined || m.globalName !== undefined)
+        this.profiles.set(m.userId, { username: m.username ?? `user_${m.userId}`, globalName: m.globalName ?? null });
     }
   }
 
@@ -77,7 +95,8 @@ export class GuildState {
 
   /** Changes the stored rules; `botInGuild` is the caller's (joinBot / leaveBot). */
   setRules(patch: Partial<StoredRules>): void {
-    for (const key of ['membersIntent', 'mfaRequired', 'ownerMfa'] as const) if (patch[key] !== undefined) this.stored[key] = patch[key];
+    for (const key of ['membersIntent', 'mfaRequired', 'ownerMfa'] as const)
+      if (patch[key] !== undefined) this.stored[key] = patch[key];
   }
 
   /** The position of the bot's highest role (0, @everyone's, when it holds none or is not a member). */
@@ -187,6 +206,10 @@ export class GuildState {
   private generatedRange(seed: SeedGuild) {
     const gen = seed.generateMembers;
     if (!gen || gen.count === 0) return undefined;
-    return { start: BigInt(gen.startId ?? DEFAULT_GENERATED_START_ID), count: gen.count, roles: this.roleIndexes(gen.roles ?? []) };
+    return {
+      start: BigInt(gen.startId ?? DEFAULT_GENERATED_START_ID),
+      count: gen.count,
+      roles: this.roleIndexes(gen.roles ?? []),
+    };
   }
 }

@@ -10,7 +10,11 @@ describe('a guild of a million members', () => {
   let emulator: RunningEmulator;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, globalPerSecond: 10_000, routeBucket: { limit: 10_000, windowMs: 1000 } });
+    emulator = await startEmulator({
+      port: 0,
+      globalPerSecond: 10_000,
+      routeBucket: { limit: 10_000, windowMs: 1000 },
+    });
     const res = await control(emulator, 'POST', '/seed', largeGuildSeed([{ userId: '100000000000500000', roles: [] }]));
     expect(res.status).toBe(200);
   });
@@ -37,9 +41,21 @@ describe('a guild of a million members', () => {
   });
 
   it('answers the last page and the end of the list at the top of the id range', async () => {
-    const last = await call<APIGuildMember[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=1000&after=${START + BigInt(COUNT) - 3n}`);
-    expect(last.body.map((m) => m.user.id)).toEqual([String(START + BigInt(COUNT) - 2n), String(START + BigInt(COUNT) - 1n), '1000000000000000001']);
-    const none = await call<APIGuildMember[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=1000&after=1000000000000000001`);
+    const last = await call<APIGuildMember[]>(
+      emulator,
+      'GET',
+      `/guilds/${GUILD}/members?limit=1000&after=${START + BigInt(COUNT) - 3n}`,
+    );
+    expect(last.body.map((m) => m.user.id)).toEqual([
+      String(START + BigInt(COUNT) - 2n),
+      String(START + BigInt(COUNT) - 1n),
+      '1000000000000000001',
+    ]);
+    const none = await call<APIGuildMember[]>(
+      emulator,
+      'GET',
+      `/guilds/${GUILD}/members?limit=1000&after=1000000000000000001`,
+    );
     expect(none.body).toEqual([]);
   });
 

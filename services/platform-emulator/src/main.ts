@@ -25,7 +25,11 @@ async function main(): Promise<void> {
     const seed = env.EMULATOR_SEED ? await loadSeed(env.EMULATOR_SEED) : undefined;
     const emulator = await startEmulator({ ...optionsFromEnv(env), logger, ...(seed ? { seed } : {}) });
     const guilds = emulator.state.guildIds().length;
-    logger.info(`platform emulator listening on ${emulator.url} (api base ${emulator.apiBase})`, { url: emulator.url, apiBase: emulator.apiBase, guilds });
+    logger.info(`platform emulator listening on ${emulator.url} (api base ${emulator.apiBase})`, {
+      url: emulator.url,
+      apiBase: emulator.apiBase,
+      guilds,
+    });
     onShutdown(logger, [{ name: 'http server', run: () => emulator.close() }], 10_000);
   } catch (err) {
     logger.error((err as Error).message);

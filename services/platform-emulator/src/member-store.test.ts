@@ -40,7 +40,26 @@ describe('MemberStore', () => {
 
   it('inserts and removes members in order, growing past its initial capacity', () => {
     const store = MemberStore.build(1, new Map(), undefined);
-    for (const id of [50n, 10n, 30n, 20n, 40n, 60n, 70n, 80n, 90n, 100n, 110n, 120n, 130n, 140n, 150n, 160n, 170n, 5n]) {
+    for (const id of [
+      50n,
+      10n,
+      30n,
+      20n,
+      40n,
+      60n,
+      70n,
+      80n,
+      90n,
+      100n,
+      110n,
+      120n,
+      130n,
+      140n,
+      150n,
+      160n,
+      170n,
+      5n,
+    ]) {
       expect(store.insert(id, id % 20n === 0n ? [0] : [])).toBe(true);
     }
     expect(store.insert(30n, [])).toBe(false);

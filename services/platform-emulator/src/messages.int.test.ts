@@ -15,13 +15,21 @@ describe('messages and channels', () => {
   let emulator: RunningEmulator;
   let api: API;
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${emulator.apiBase}/v10${path}`, { method: 'POST', headers: { Authorization: `Bot ${emulator.botToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${emulator.apiBase}/v10${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bot ${emulator.botToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, body: (await res.json()) as RESTError };
   };
 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, seed: smallSeed(), globalPerSecond: 1000 });
-    api = new API(new REST({ api: emulator.apiBase, version: '10', hashSweepInterval: 0, handlerSweepInterval: 0 }).setToken(emulator.botToken));
+    api = new API(
+      new REST({ api: emulator.apiBase, version: '10', hashSweepInterval: 0, handlerSweepInterval: 0 }).setToken(
+        emulator.botToken,
+      ),
+    );
   });
   afterAll(() => emulator.close());
   beforeEach(() => {
@@ -47,24 +55,48 @@ describe('messages and channels', () => {
   });
 
   it('answers like the platform to bad input: unknown channel, missing or long content, unknown recipient', async () => {
-    expect(await post('/channels/123456789012345678/messages', { content: 'x' })).toMatchObject({ status: 404, body: { message: 'Unknown Channel', code: 10003 } });
+    expect(await post('/channels/123456789012345678/messages', { content: 'x' })).toMatchObject({
+      status: 404,
+      body: { message: 'Unknown Channel', code: 10003 },
+    });
     const empty = await post(`/channels/${GUILD}/messages`, {});
-    expect(empty).toMatchObject({ status: 400, body: { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_REQUIRED' }] } } } });
-    expect((await post(`/channels/${GUILD}/messages`, { content: 'x'.repeat(2001) })).body).toMatchObject({ errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } } });
+    expect(empty).toMatchObject({
+      status: 400,
+      body: {
+        message: 'Invalid Form Body',
+        code: 50035,
+        errors: { content: { _errors: [{ code: 'BASE_TYPE_REQUIRED' }] } },
+      },
+    });
+    expect((await post(`/channels/${GUILD}/messages`, { content: 'x'.repeat(2001) })).body).toMatchObject({
+      errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } },
+    });
     expect((await post('/users/@me/channels', { recipient_id: NEVER_AN_ACCOUNT })).status).toBe(400);
-    expect((await post('/users/@me/channels', { recipient_id: 'someone' })).body).toMatchObject({ code: 50035, errors: { recipient_id: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } });
-    expect((await call<RESTError>(emulator, 'GET', '/guilds/999999999999999999/channels')).body).toEqual({ message: 'Unknown Guild', code: 10004 });
+    expect((await post('/users/@me/channels', { recipient_id: 'someone' })).body).toMatchObject({
+      code: 50035,
+      errors: { recipient_id: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } },
+    });
+    expect((await call<RESTError>(emulator, 'GET', '/guilds/999999999999999999/channels')).body).toEqual({
+      message: 'Unknown Guild',
+      code: 10004,
+    });
     expect(emulator.state.messages).toEqual([]);
   });
 
   it('refuses a DM to a user who shares no guild with the bot (50278) or turned DMs off (50007), as the platform does', async () => {
     // Create DM answers for any account; the post is what the platform refuses.
     const outside = (await api.users.createDM(NOT_A_MEMBER)).id;
-    expect(await post(`/channels/${outside}/messages`, { content: 'x' })).toMatchObject({ status: 403, body: { message: 'Cannot send messages to this user due to having no mutual guilds', code: 50278 } });
+    expect(await post(`/channels/${outside}/messages`, { content: 'x' })).toMatchObject({
+      status: 403,
+      body: { message: 'Cannot send messages to this user due to having no mutual guilds', code: 50278 },
+    });
 
     const member = (await api.users.createDM(USERS[0])).id;
     expect((await control(emulator, 'PUT', `/users/${USERS[0]}/dms`, { open: false })).status).toBe(204);
-    expect(await post(`/channels/${member}/messages`, { content: 'x' })).toMatchObject({ status: 403, body: { message: 'Cannot send messages to this user', code: 50007 } });
+    expect(await post(`/channels/${member}/messages`, { content: 'x' })).toMatchObject({
+      status: 403,
+      body: { message: 'Cannot send messages to this user', code: 50007 },
+    });
     await control(emulator, 'PUT', `/users/${USERS[0]}/dms`, { open: true });
     expect((await post(`/channels/${member}/messages`, { content: 'y' })).status).toBe(200);
 

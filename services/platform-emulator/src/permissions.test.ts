@@ -10,8 +10,16 @@ const guild = new GuildState(
     roles: [
       { id: '510000000000000001', position: 0, permissions: PermissionFlagsBits.ViewChannel.toString() },
       { id: '511000000000000001', position: 1, permissions: PermissionFlagsBits.ManageGuild.toString() },
-      { id: '511000000000000002', position: 2, permissions: (PermissionFlagsBits.Administrator | PermissionFlagsBits.KickMembers).toString() },
-      { id: '511000000000000003', position: 3, permissions: (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString() },
+      {
+        id: '511000000000000002',
+        position: 2,
+        permissions: (PermissionFlagsBits.Administrator | PermissionFlagsBits.KickMembers).toString(),
+      },
+      {
+        id: '511000000000000003',
+        position: 3,
+        permissions: (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString(),
+      },
     ],
     botRoleId: '511000000000000003',
     members: [
@@ -35,10 +43,14 @@ describe('guildPermissions', () => {
   });
 
   it("ORs @everyone with the member's roles, and turns Administrator into every bit", () => {
-    expect(guildPermissions(guild, '610000000000000002')).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageGuild);
+    expect(guildPermissions(guild, '610000000000000002')).toBe(
+      PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageGuild,
+    );
     expect(guildPermissions(guild, '610000000000000003')).toBe(ALL_PERMISSIONS);
     expect(guildPermissions(guild, '700000000000000001')).toBe(PermissionFlagsBits.ViewChannel);
-    expect(guildPermissions(guild, BOT)).toBe(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog);
+    expect(guildPermissions(guild, BOT)).toBe(
+      PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog,
+    );
   });
 
   it('answers undefined for someone who is not in the guild', () => {

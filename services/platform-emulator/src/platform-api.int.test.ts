@@ -1,6 +1,16 @@
 import type { APIGuild, APIGuildMember, APIRole, APIUser, RESTError } from 'discord-api-types/v10';
 import { startEmulator, type RunningEmulator } from './server';
-import { call, GUILD, NOT_A_MEMBER, OWNER, ROLE, smallSeed, UNKNOWN_GUILD, UNKNOWN_ROLE, USERS } from './testing/fixtures';
+import {
+  call,
+  GUILD,
+  NOT_A_MEMBER,
+  OWNER,
+  ROLE,
+  smallSeed,
+  UNKNOWN_GUILD,
+  UNKNOWN_ROLE,
+  USERS,
+} from './testing/fixtures';
 
 const BOT_USER = '1000000000000000001';
 const roleRoute = (user: string, role: string) => `/guilds/${GUILD}/members/${user}/roles/${role}`;
@@ -10,7 +20,12 @@ describe('platform API routes', () => {
 
   beforeAll(async () => {
     // Generous limits: this file is about routes and answers, not rate limits.
-    emulator = await startEmulator({ port: 0, seed: smallSeed(), roleBucket: { limit: 1000, windowMs: 1000 }, globalPerSecond: 1000 });
+    emulator = await startEmulator({
+      port: 0,
+      seed: smallSeed(),
+      roleBucket: { limit: 1000, windowMs: 1000 },
+      globalPerSecond: 1000,
+    });
   });
   afterAll(() => emulator.close());
 
@@ -94,7 +109,9 @@ describe('platform API routes', () => {
       expect([query, res.status, res.body.code]).toEqual([query, 400, 50035]);
     }
     const res = await call<RESTError>(emulator, 'GET', `/guilds/${GUILD}/members?limit=1001`);
-    expect(res.body.errors).toEqual({ limit: { _errors: [{ code: 'NUMBER_TYPE_MAX', message: 'int value should be less than or equal to 1000.' }] } });
+    expect(res.body.errors).toEqual({
+      limit: { _errors: [{ code: 'NUMBER_TYPE_MAX', message: 'int value should be less than or equal to 1000.' }] },
+    });
   });
 
   it('answers GET /guilds/:g/members/:u with the member, or 404 Unknown Member (10007)', async () => {
@@ -134,8 +151,16 @@ describe('platform API routes', () => {
 
   it('records the URL-decoded X-Audit-Log-Reason of a role change', async () => {
     const reason = 'role link 42: plugin list ✓';
-    await call(emulator, 'PUT', roleRoute(USERS[3], ROLE.linked), { headers: { 'X-Audit-Log-Reason': encodeURIComponent(reason) } });
-    expect(emulator.state.auditLog(GUILD).at(-1)).toMatchObject({ action: 'member_role_add', userId: USERS[3], roleId: ROLE.linked, reason, changed: true });
+    await call(emulator, 'PUT', roleRoute(USERS[3], ROLE.linked), {
+      headers: { 'X-Audit-Log-Reason': encodeURIComponent(reason) },
+    });
+    expect(emulator.state.auditLog(GUILD).at(-1)).toMatchObject({
+      action: 'member_role_add',
+      userId: USERS[3],
+      roleId: ROLE.linked,
+      reason,
+      changed: true,
+    });
   });
 
   it('answers 400 (50035) to a path id that is not a snowflake and 404 (code 0) to an unknown route', async () => {

@@ -1,4 +1,10 @@
-import { PermissionFlagsBits, type APIGuild, type APIRole, type RESTError, type RESTGetAPICurrentUserGuildsResult } from 'discord-api-types/v10';
+import {
+  PermissionFlagsBits,
+  type APIGuild,
+  type APIRole,
+  type RESTError,
+  type RESTGetAPICurrentUserGuildsResult,
+} from 'discord-api-types/v10';
 import type { ErrorBody } from '@rolelink/wire-types';
 import { CORRECT_BOT_PERMISSIONS, type GuildRules } from './guild-rules';
 import type { EmulatorSeed, SeedGuild } from './seed';
@@ -31,10 +37,16 @@ describe('platform rules', () => {
     return [res.status, res.body] as const;
   };
   const rules = async () => (await control<GuildRules>(emulator, 'GET', `/guilds/${GUILD}/rules`)).body;
-  const patchRules = (patch: Partial<GuildRules>) => control<GuildRules>(emulator, 'PATCH', `/guilds/${GUILD}/rules`, patch);
+  const patchRules = (patch: Partial<GuildRules>) =>
+    control<GuildRules>(emulator, 'PATCH', `/guilds/${GUILD}/rules`, patch);
 
   beforeEach(async () => {
-    emulator = await startEmulator({ port: 0, seed: smallSeed(), roleBucket: { limit: 1000, windowMs: 1000 }, globalPerSecond: 1000 });
+    emulator = await startEmulator({
+      port: 0,
+      seed: smallSeed(),
+      roleBucket: { limit: 1000, windowMs: 1000 },
+      globalPerSecond: 1000,
+    });
   });
   afterEach(() => emulator.close());
 
@@ -42,20 +54,27 @@ describe('platform rules', () => {
     it("gives a new application's defaults to a guild seeded without rules, and the seed's otherwise", async () => {
       emulator.state.seed(seedWith((g) => delete g.rules));
       expect(await rules()).toEqual({ membersIntent: false, botInGuild: true, mfaRequired: false, ownerMfa: true });
-      emulator.state.seed(seedWith((g) => (g.rules = { membersIntent: true, botInGuild: false, mfaRequired: true, ownerMfa: false })));
+      emulator.state.seed(
+        seedWith((g) => (g.rules = { membersIntent: true, botInGuild: false, mfaRequired: true, ownerMfa: false })),
+      );
       expect(await rules()).toEqual({ membersIntent: true, botInGuild: false, mfaRequired: true, ownerMfa: false });
     });
 
     it('PATCH changes any subset and answers the full rules; refuses other fields, non-booleans and unknown guilds', async () => {
       const res = await patchRules({ mfaRequired: true });
-      expect([res.status, res.body]).toEqual([200, { membersIntent: true, botInGuild: true, mfaRequired: true, ownerMfa: true }]);
+      expect([res.status, res.body]).toEqual([
+        200,
+        { membersIntent: true, botInGuild: true, mfaRequired: true, ownerMfa: true },
+      ]);
       expect(await rules()).toEqual(res.body);
       for (const body of [{ membersIntent: 'yes' }, { intents: true }]) {
         const bad = await control<ErrorBody>(emulator, 'PATCH', `/guilds/${GUILD}/rules`, body);
         expect(bad.status).toBe(400);
       }
       expect((await control(emulator, 'GET', `/guilds/${UNKNOWN_GUILD}/rules`)).status).toBe(404);
-      expect((await control(emulator, 'PATCH', `/guilds/${UNKNOWN_GUILD}/rules`, { ownerMfa: false })).status).toBe(404);
+      expect((await control(emulator, 'PATCH', `/guilds/${UNKNOWN_GUILD}/rules`, { ownerMfa: false })).status).toBe(
+        404,
+      );
     });
 
     it('refuses a seed whose botMember and rules.botInGuild disagree', async () => {
@@ -88,12 +107,23 @@ describe('platform rules', () => {
     it('answers 404 10004 on the guild, 403 50001 under it, and leaves it out of /users/@me/guilds, until it is back', async () => {
       expect((await patchRules({ botInGuild: false })).body.botInGuild).toBe(false);
       expect(await answer('GET', `/guilds/${GUILD}`)).toEqual([404, UNKNOWN_GUILD_BODY]);
-      for (const path of ['/roles', '/roles/member-counts', '/members?limit=5', `/members/${USERS[0]}`, '/channels', '/audit-logs']) {
+      for (const path of [
+        '/roles',
+        '/roles/member-counts',
+        '/members?limit=5',
+        `/members/${USERS[0]}`,
+        '/channels',
+        '/audit-logs',
+      ]) {
         expect([path, ...(await answer('GET', `/guilds/${GUILD}${path}`))]).toEqual([path, 403, MISSING_ACCESS]);
       }
       expect(await answer('PUT', roleRoute(USERS[1], ROLE.linked))).toEqual([403, MISSING_ACCESS]);
       expect(await answer('DELETE', roleRoute(USERS[0], ROLE.linked))).toEqual([403, MISSING_ACCESS]);
-      const posted = await fetch(`${emulator.apiBase}/v10/channels/${GUILD}/messages`, { method: 'POST', headers: { Authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ content: 'hi' }) });
+      const posted = await fetch(`${emulator.apiBase}/v10/channels/${GUILD}/messages`, {
+        method: 'POST',
+        headers: { Authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'hi' }),
+      });
       expect(posted.status).toBe(403);
       expect((await call<RESTGetAPICurrentUserGuildsResult>(emulator, 'GET', '/users/@me/guilds')).body).toEqual([]);
       // A guild that never existed stays 10004 everywhere.
@@ -105,7 +135,9 @@ describe('platform rules', () => {
       expect(emulator.state.holders(GUILD, ROLE.bot)).toEqual([BOT_USER]);
       expect((await call(emulator, 'GET', `/guilds/${GUILD}`)).status).toBe(200);
       expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked))).status).toBe(204);
-      expect((await call<RESTGetAPICurrentUserGuildsResult>(emulator, 'GET', '/users/@me/guilds')).body.map((g) => g.id)).toEqual([GUILD]);
+      expect(
+        (await call<RESTGetAPICurrentUserGuildsResult>(emulator, 'GET', '/users/@me/guilds')).body.map((g) => g.id),
+      ).toEqual([GUILD]);
     });
 
     it('starts out of a guild seeded with rules.botInGuild false', async () => {
@@ -116,7 +148,11 @@ describe('platform rules', () => {
 
   describe("the bot's own permissions on role changes", () => {
     it('answers 403 50013 without Manage Roles in its effective permissions, and allows it from @everyone or Administrator', async () => {
-      emulator.state.seed(seedWith((g) => (g.roles.find((r) => r.id === ROLE.bot)!.permissions = PermissionFlagsBits.ViewAuditLog.toString())));
+      emulator.state.seed(
+        seedWith(
+          (g) => (g.roles.find((r) => r.id === ROLE.bot)!.permissions = PermissionFlagsBits.ViewAuditLog.toString()),
+        ),
+      );
       expect(await answer('PUT', roleRoute(USERS[1], ROLE.linked))).toEqual([403, MISSING_PERMISSIONS]);
       expect(await answer('DELETE', roleRoute(USERS[0], ROLE.linked))).toEqual([403, MISSING_PERMISSIONS]);
       expect(emulator.state.memberRoles(GUILD, USERS[1])).toEqual([]);
@@ -124,11 +160,20 @@ describe('platform rules', () => {
       emulator.state.seed(
         seedWith((g) => {
           g.roles.find((r) => r.id === ROLE.bot)!.permissions = '0';
-          g.roles.push({ id: GUILD, name: '@everyone', position: 0, permissions: PermissionFlagsBits.ManageRoles.toString() });
+          g.roles.push({
+            id: GUILD,
+            name: '@everyone',
+            position: 0,
+            permissions: PermissionFlagsBits.ManageRoles.toString(),
+          });
         }),
       );
       expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked))).status).toBe(204);
-      emulator.state.seed(seedWith((g) => (g.roles.find((r) => r.id === ROLE.bot)!.permissions = PermissionFlagsBits.Administrator.toString())));
+      emulator.state.seed(
+        seedWith(
+          (g) => (g.roles.find((r) => r.id === ROLE.bot)!.permissions = PermissionFlagsBits.Administrator.toString()),
+        ),
+      );
       expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked))).status).toBe(204);
     });
 
@@ -167,12 +212,20 @@ describe('platform rules', () => {
       // USERS[3] holds vip and the managed booster role.
       const ok = await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009']);
       expect([ok[0], [...ok[1].roles!].sort()]).toEqual([200, [ROLE.linked, ROLE.vip, '300000000000000009'].sort()]);
-      expect(await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009', ROLE.moderator])).toEqual([403, MISSING_PERMISSIONS]);
+      expect(await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009', ROLE.moderator])).toEqual([
+        403,
+        MISSING_PERMISSIONS,
+      ]);
       // Leaving the managed role out would remove it.
       expect(await patch(USERS[3], [ROLE.vip])).toEqual([403, MISSING_PERMISSIONS]);
-      expect([...emulator.state.memberRoles(GUILD, USERS[3])!].sort()).toEqual([ROLE.linked, ROLE.vip, '300000000000000009'].sort());
+      expect([...emulator.state.memberRoles(GUILD, USERS[3])!].sort()).toEqual(
+        [ROLE.linked, ROLE.vip, '300000000000000009'].sort(),
+      );
       await patchRules({ mfaRequired: true, ownerMfa: false });
-      expect((await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009']))[1]).toEqual({ message: 'Two factor is required for this operation', code: 60003 });
+      expect((await patch(USERS[3], [ROLE.vip, ROLE.linked, '300000000000000009']))[1]).toEqual({
+        message: 'Two factor is required for this operation',
+        code: 60003,
+      });
     });
 
     it("takes the highest of the bot's roles for the hierarchy, and refuses a role at or above it", async () => {
@@ -194,21 +247,34 @@ describe('platform rules', () => {
     it('is placed at the bottom through an invite, so the bot manages nothing until an admin drags it up', async () => {
       emulator.state.seed(seedWith((g) => (g.rules = { membersIntent: true, botInGuild: false })));
       emulator.state.addBot(GUILD, OWNER, BigInt(CORRECT_BOT_PERMISSIONS));
-      const positions = async () => Object.fromEntries((await call<APIRole[]>(emulator, 'GET', `/guilds/${GUILD}/roles`)).body.map((r) => [r.id, r.position]));
-      expect(await positions()).toEqual({ [GUILD]: 0, [ROLE.bot]: 1, [ROLE.vip]: 2, [ROLE.linked]: 3, [ROLE.moderator]: 11 });
+      const positions = async () =>
+        Object.fromEntries(
+          (await call<APIRole[]>(emulator, 'GET', `/guilds/${GUILD}/roles`)).body.map((r) => [r.id, r.position]),
+        );
+      expect(await positions()).toEqual({
+        [GUILD]: 0,
+        [ROLE.bot]: 1,
+        [ROLE.vip]: 2,
+        [ROLE.linked]: 3,
+        [ROLE.moderator]: 11,
+      });
       expect(await answer('PUT', roleRoute(USERS[1], ROLE.linked))).toEqual([403, MISSING_PERMISSIONS]);
 
       const dragged = await control<APIRole>(emulator, 'PATCH', `/guilds/${GUILD}/roles/${ROLE.bot}`, { position: 5 });
       expect([dragged.status, dragged.body.position]).toEqual([200, 5]);
       expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked))).status).toBe(204);
       expect((await control(emulator, 'PATCH', `/guilds/${GUILD}/roles/${GUILD}`, { position: 3 })).status).toBe(400);
-      expect((await control(emulator, 'PATCH', `/guilds/${GUILD}/roles/${ROLE.bot}`, { position: 0 })).status).toBe(400);
+      expect((await control(emulator, 'PATCH', `/guilds/${GUILD}/roles/${ROLE.bot}`, { position: 0 })).status).toBe(
+        400,
+      );
     });
 
     it('keeps its place and permissions when the control API puts a removed bot back', async () => {
       await patchRules({ botInGuild: false });
       await patchRules({ botInGuild: true });
-      const bot = (await call<APIRole[]>(emulator, 'GET', `/guilds/${GUILD}/roles`)).body.find((r) => r.id === ROLE.bot);
+      const bot = (await call<APIRole[]>(emulator, 'GET', `/guilds/${GUILD}/roles`)).body.find(
+        (r) => r.id === ROLE.bot,
+      );
       expect(bot).toMatchObject({ position: 5, permissions: CORRECT_BOT_PERMISSIONS, managed: true });
     });
   });
@@ -238,7 +304,11 @@ describe('platform rules', () => {
       expect(await answer('GET', `/guilds/${GUILD}/members/${USERS[0]}`)).toEqual([404, UNKNOWN_USER]);
       expect(await answer('PUT', roleRoute(USERS[0], ROLE.linked))).toEqual([404, UNKNOWN_USER]);
       expect(await answer('DELETE', roleRoute(USERS[0], ROLE.linked))).toEqual([404, UNKNOWN_USER]);
-      expect((await call<{ user: { id: string } }[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=10`)).body.map((m) => m.user.id)).not.toContain(USERS[0]);
+      expect(
+        (await call<{ user: { id: string } }[]>(emulator, 'GET', `/guilds/${GUILD}/members?limit=10`)).body.map(
+          (m) => m.user.id,
+        ),
+      ).not.toContain(USERS[0]);
       // An id no account ever had is unknown too.
       expect(await answer('GET', `/guilds/${GUILD}/members/${NEVER_AN_ACCOUNT}`)).toEqual([404, UNKNOWN_USER]);
       expect(await answer('PUT', roleRoute(NEVER_AN_ACCOUNT, ROLE.linked))).toEqual([404, UNKNOWN_USER]);

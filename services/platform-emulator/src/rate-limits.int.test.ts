@@ -5,7 +5,8 @@ import { startEmulator, type RunningEmulator } from './server';
 import { call, control, GUILD, ROLE, smallSeed, UNKNOWN_GUILD, USERS } from './testing/fixtures';
 
 const OTHER_GUILD = '122222222222222222';
-const roleRoute = (user: string, role: string = ROLE.linked, guild: string = GUILD) => `/guilds/${guild}/members/${user}/roles/${role}`;
+const roleRoute = (user: string, role: string = ROLE.linked, guild: string = GUILD) =>
+  `/guilds/${guild}/members/${user}/roles/${role}`;
 
 function twoGuilds(): EmulatorSeed {
   const seed = smallSeed();
@@ -38,7 +39,11 @@ describe('platform rate limits', () => {
 
     const limited = await call<RESTRateLimit>(emulator, 'PUT', roleRoute(USERS[0]));
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ message: 'You are being rate limited.', retry_after: expect.any(Number), global: false });
+    expect(limited.body).toEqual({
+      message: 'You are being rate limited.',
+      retry_after: expect.any(Number),
+      global: false,
+    });
     expect(limited.body.retry_after).toBeGreaterThan(0);
     expect(limited.body.retry_after).toBeLessThanOrEqual(2);
     expect(limited.headers.get('x-ratelimit-scope')).toBe('user');
@@ -67,7 +72,9 @@ describe('platform rate limits', () => {
 
   it('answers 429 global with X-RateLimit-Global once the per-token limit per second is spent', async () => {
     await start({ globalPerSecond: 5 });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => call<RESTRateLimit>(emulator, 'GET', '/users/@me')));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => call<RESTRateLimit>(emulator, 'GET', '/users/@me')),
+    );
     const limited = answers.filter((a) => a.status === 429);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
     expect(limited).toHaveLength(1);
@@ -105,7 +112,12 @@ describe('platform rate limits', () => {
     expect(bannedRole.headers.get('x-ratelimit-bucket')).toBeNull();
     const stats = emulator.state.stats();
     // The ban's own answers are neither invalid requests nor per-scope 429s.
-    expect(stats).toMatchObject({ banned: true, invalidRequestsTotal: 5, bannedResponses: 2, rateLimited: { user: 2, global: 0, shared: 0 } });
+    expect(stats).toMatchObject({
+      banned: true,
+      invalidRequestsTotal: 5,
+      bannedResponses: 2,
+      rateLimited: { user: 2, global: 0, shared: 0 },
+    });
     expect(stats.banRemainingMs).toBeGreaterThan(59_000);
 
     // Control routes are neither limited nor banned, and a reset lifts the ban.
@@ -118,12 +130,18 @@ describe('platform rate limits', () => {
   it("answers 429 scope shared while a guild's member roles are under a shared limit: retry_after beyond Reset-After, not counted as invalid", async () => {
     await start({ invalidThreshold: 3, roleBucket: { limit: 10, windowMs: 10_000 } });
     expect((await call(emulator, 'PUT', roleRoute(USERS[0]))).status).toBe(204);
-    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: 90_000 })).status).toBe(204);
+    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: 90_000 })).status).toBe(
+      204,
+    );
 
     for (let i = 0; i < 4; i++) {
       const res = await call<RESTRateLimit>(emulator, i % 2 ? 'DELETE' : 'PUT', roleRoute(USERS[1]));
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ message: 'The resource is being rate limited.', retry_after: expect.any(Number), global: false });
+      expect(res.body).toEqual({
+        message: 'The resource is being rate limited.',
+        retry_after: expect.any(Number),
+        global: false,
+      });
       expect(res.headers.get('x-ratelimit-scope')).toBe('shared');
       expect(res.headers.get('x-ratelimit-global')).toBeNull();
       // As the docs' example: the bucket itself is not spent (Remaining 9 of 10) and resets long before retry_after.
@@ -138,25 +156,40 @@ describe('platform rate limits', () => {
     // Another guild and this guild's other routes are not limited.
     expect((await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked, OTHER_GUILD))).status).toBe(204);
     expect((await call(emulator, 'GET', `/guilds/${GUILD}/roles`)).status).toBe(200);
-    expect(emulator.state.stats()).toMatchObject({ rateLimited: { user: 0, global: 0, shared: 4 }, invalidRequests: 0, banned: false });
+    expect(emulator.state.stats()).toMatchObject({
+      rateLimited: { user: 0, global: 0, shared: 4 },
+      invalidRequests: 0,
+      banned: false,
+    });
 
     expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: 0 })).status).toBe(204);
     expect((await call(emulator, 'PUT', roleRoute(USERS[1]))).status).toBe(204);
-    expect((await control(emulator, 'PUT', `/guilds/${UNKNOWN_GUILD}/shared-limit`, { retryAfterMs: 1 })).status).toBe(404);
+    expect((await control(emulator, 'PUT', `/guilds/${UNKNOWN_GUILD}/shared-limit`, { retryAfterMs: 1 })).status).toBe(
+      404,
+    );
     expect((await control(emulator, 'PUT', `/guilds/${GUILD}/shared-limit`, { retryAfterMs: -1 })).status).toBe(400);
   });
 
   it('applies limits changed through PATCH /_emulator/config from the next request', async () => {
     await start({});
-    const patched = await control(emulator, 'PATCH', '/config', { roleBucket: { limit: 2, windowMs: 60_000 }, latencyMs: 150 });
-    expect(patched.body).toMatchObject({ roleBucket: { limit: 2, windowMs: 60_000 }, latencyMs: 150, globalPerSecond: 50 });
+    const patched = await control(emulator, 'PATCH', '/config', {
+      roleBucket: { limit: 2, windowMs: 60_000 },
+      latencyMs: 150,
+    });
+    expect(patched.body).toMatchObject({
+      roleBucket: { limit: 2, windowMs: 60_000 },
+      latencyMs: 150,
+      globalPerSecond: 50,
+    });
     const began = Date.now();
     expect((await call(emulator, 'PUT', roleRoute(USERS[0]))).headers.get('x-ratelimit-limit')).toBe('2');
     expect(Date.now() - began).toBeGreaterThanOrEqual(140);
     await call(emulator, 'PUT', roleRoute(USERS[1]));
     expect((await call(emulator, 'PUT', roleRoute(USERS[2]))).status).toBe(429);
 
-    const invalid = await control<{ message: string }>(emulator, 'PATCH', '/config', { roleBucket: { limit: 0, windowMs: 10 } });
+    const invalid = await control<{ message: string }>(emulator, 'PATCH', '/config', {
+      roleBucket: { limit: 0, windowMs: 10 },
+    });
     expect(invalid.status).toBe(400);
     const unknownKey = await control(emulator, 'PATCH', '/config', { burst: 3 });
     expect(unknownKey.status).toBe(400);

@@ -34,7 +34,12 @@ describe('RateLimits', () => {
     const other = limits.bucket('roles', 'member-roles', '2', 0);
     limits.admit('t', a, 0);
     limits.limitShared('roles', '1', 60_000, 100);
-    expect(limits.admit('t', a, 200)).toMatchObject({ allowed: false, scope: 'shared', retryAfterMs: 59_900, bucket: { remaining: 9, resetAfterMs: 9_800 } });
+    expect(limits.admit('t', a, 200)).toMatchObject({
+      allowed: false,
+      scope: 'shared',
+      retryAfterMs: 59_900,
+      bucket: { remaining: 9, resetAfterMs: 9_800 },
+    });
     expect(limits.admit('t', other, 200).allowed).toBe(true);
     expect(limits.admit('t', a, 60_100)).toMatchObject({ allowed: true, bucket: { remaining: 9 } });
     limits.limitShared('roles', '2', 5_000, 60_100);

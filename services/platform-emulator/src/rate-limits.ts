@@ -9,7 +9,8 @@ export type BucketKind = 'roles' | 'route';
 export type Bucket = { kind: BucketKind; major: string; hash: string; window: FixedWindow };
 export type Scope = 'user' | 'global' | 'shared';
 
-export type Admission = { allowed: true; bucket: WindowState } | { allowed: false; scope: Scope; retryAfterMs: number; bucket: WindowState };
+export type Admission =
+  { allowed: true; bucket: WindowState } | { allowed: false; scope: Scope; retryAfterMs: number; bucket: WindowState };
 
 const SWEEP_AT = 10_000;
 
@@ -42,7 +43,12 @@ export class RateLimits {
     if (!bucket) {
       if (this.buckets.size >= SWEEP_AT) this.sweep(now);
       const spec = kind === 'roles' ? this.config().roleBucket : this.config().routeBucket;
-      bucket = { kind, major, hash: createHash('sha256').update(route).digest('hex').slice(0, 32), window: new FixedWindow(spec) };
+      bucket = {
+        kind,
+        major,
+        hash: createHash('sha256').update(route).digest('hex').slice(0, 32),
+        window: new FixedWindow(spec),
+      };
       this.buckets.set(key, bucket);
     }
     return bucket;
@@ -54,7 +60,8 @@ export class RateLimits {
    */
   admit(token: string, bucket: Bucket, now: number): Admission {
     const global = this.globalWindow(token, now).take(now);
-    if (!global.allowed) return { allowed: false, scope: 'global', retryAfterMs: global.resetAfterMs, bucket: bucket.window.peek(now) };
+    if (!global.allowed)
+      return { allowed: false, scope: 'global', retryAfterMs: global.resetAfterMs, bucket: bucket.window.peek(now) };
     const shared = this.sharedRemaining(bucket.kind, bucket.major, now);
     if (shared > 0) return { allowed: false, scope: 'shared', retryAfterMs: shared, bucket: bucket.window.peek(now) };
     const taken = bucket.window.take(now);
@@ -114,7 +121,8 @@ export class RateLimits {
     let window = this.globals.get(token);
     if (!window) {
       // Every user token gets a window; drop the idle ones before they pile up.
-      if (this.globals.size >= SWEEP_AT) for (const [key, w] of this.globals) if (w.expired(now)) this.globals.delete(key);
+      if (this.globals.size >= SWEEP_AT)
+        for (const [key, w] of this.globals) if (w.expired(now)) this.globals.delete(key);
       window = new FixedWindow({ limit: this.config().globalPerSecond, windowMs: 1000 });
       this.globals.set(token, window);
     }

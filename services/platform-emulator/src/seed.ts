@@ -63,7 +63,12 @@ export type EmulatorSeed = { guilds: SeedGuild[]; users?: string[] };
  * and View Audit Log, above the role a test links), for tests and benches that need one linkable role and
  * set nothing else of the guild's rules. `rest` adds members, generated members, accounts or a name.
  */
-export function correctlyInstalledGuild(g: { id: string; ownerId?: string; botRoleId: string; linkedRoleId: string } & Omit<Partial<SeedGuild>, 'roles' | 'rules'>): SeedGuild {
+export function correctlyInstalledGuild(
+  g: { id: string; ownerId?: string; botRoleId: string; linkedRoleId: string } & Omit<
+    Partial<SeedGuild>,
+    'roles' | 'rules'
+  >,
+): SeedGuild {
   const { linkedRoleId, ...rest } = g;
   return {
     ownerId: '790000000000000001',
@@ -106,7 +111,12 @@ const seedRole = z.object({
   color: z.number().int().min(0).max(0xffffff).optional(),
   managed: z.boolean().optional(),
 });
-const seedMember = z.object({ userId: memberId, roles: z.array(snowflake).optional(), username: userName.optional(), globalName: userName.optional() });
+const seedMember = z.object({
+  userId: memberId,
+  roles: z.array(snowflake).optional(),
+  username: userName.optional(),
+  globalName: userName.optional(),
+});
 
 export const seedGuildSchema = z
   .object({
@@ -134,37 +144,67 @@ export const seedGuildSchema = z
   .superRefine((guild, ctx) => {
     const roleIds = new Set<string>([guild.id]);
     guild.roles.forEach((role, i) => {
-      if (roleIds.has(role.id) && role.id !== guild.id) ctx.addIssue({ code: 'custom', path: ['roles', i, 'id'], message: `duplicate role ${role.id}` });
+      if (roleIds.has(role.id) && role.id !== guild.id)
+        ctx.addIssue({ code: 'custom', path: ['roles', i, 'id'], message: `duplicate role ${role.id}` });
       roleIds.add(role.id);
     });
     const known = (id: string) => roleIds.has(id);
-    if (!known(guild.botRoleId)) ctx.addIssue({ code: 'custom', path: ['botRoleId'], message: `unknown role ${guild.botRoleId}` });
+    if (!known(guild.botRoleId))
+      ctx.addIssue({ code: 'custom', path: ['botRoleId'], message: `unknown role ${guild.botRoleId}` });
     guild.members?.forEach((m, i) =>
       m.roles?.forEach((r, k) => {
         if (!known(r)) ctx.addIssue({ code: 'custom', path: ['members', i, 'roles', k], message: `unknown role ${r}` });
       }),
     );
-    if (guild.botMember !== undefined && guild.rules?.botInGuild !== undefined && guild.botMember !== guild.rules.botInGuild) {
-      ctx.addIssue({ code: 'custom', path: ['rules', 'botInGuild'], message: 'botMember and rules.botInGuild say different things: give one' });
+    if (
+      guild.botMember !== undefined &&
+      guild.rules?.botInGuild !== undefined &&
+      guild.botMember !== guild.rules.botInGuild
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rules', 'botInGuild'],
+        message: 'botMember and rules.botInGuild say different things: give one',
+      });
     }
     if (!botJoins(guild)) {
       // The platform creates the managed role as the bot joins, so nobody can hold it before that.
-      if (guild.botRoleId === guild.id) ctx.addIssue({ code: 'custom', path: ['botRoleId'], message: 'with botMember false, botRoleId must be a role of its own (the one the bot gets when added), not @everyone' });
+      if (guild.botRoleId === guild.id)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['botRoleId'],
+          message:
+            'with botMember false, botRoleId must be a role of its own (the one the bot gets when added), not @everyone',
+        });
       guild.members?.forEach((m, i) => {
-        if (m.roles?.includes(guild.botRoleId)) ctx.addIssue({ code: 'custom', path: ['members', i, 'roles'], message: `role ${guild.botRoleId} is reserved for the bot (botMember false)` });
+        if (m.roles?.includes(guild.botRoleId))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['members', i, 'roles'],
+            message: `role ${guild.botRoleId} is reserved for the bot (botMember false)`,
+          });
       });
-      if (guild.generateMembers?.roles?.includes(guild.botRoleId)) ctx.addIssue({ code: 'custom', path: ['generateMembers', 'roles'], message: `role ${guild.botRoleId} is reserved for the bot (botMember false)` });
+      if (guild.generateMembers?.roles?.includes(guild.botRoleId))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['generateMembers', 'roles'],
+          message: `role ${guild.botRoleId} is reserved for the bot (botMember false)`,
+        });
     }
     const gen = guild.generateMembers;
     gen?.roles?.forEach((r, k) => {
-      if (!known(r)) ctx.addIssue({ code: 'custom', path: ['generateMembers', 'roles', k], message: `unknown role ${r}` });
+      if (!known(r))
+        ctx.addIssue({ code: 'custom', path: ['generateMembers', 'roles', k], message: `unknown role ${r}` });
     });
     if (gen && BigInt(gen.startId ?? DEFAULT_GENERATED_START_ID) + BigInt(gen.count) > MAX_ID) {
       ctx.addIssue({ code: 'custom', path: ['generateMembers'], message: 'generated ids pass the snowflake range' });
     }
   }) satisfies z.ZodType<SeedGuild>;
 
-export const seedSchema = z.object({ guilds: z.array(seedGuildSchema), users: z.array(memberId).optional() }) satisfies z.ZodType<EmulatorSeed>;
+export const seedSchema = z.object({
+  guilds: z.array(seedGuildSchema),
+  users: z.array(memberId).optional(),
+}) satisfies z.ZodType<EmulatorSeed>;
 
 /** Whether the bot starts as a member of the seeded guild (`rules.botInGuild`, else `botMember`, default true). */
 export function botJoins(guild: Pick<SeedGuild, 'botMember' | 'rules'>): boolean {

@@ -26,7 +26,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const port = options.port ?? DEFAULT_OPTIONS.port;
   const botToken = options.botToken ?? DEFAULT_OPTIONS.botToken;
   const oauth = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
-  const state = new EmulatorState({ botToken, botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId, config: configFrom(options), oauth, now: options.now });
+  const state = new EmulatorState({
+    botToken,
+    botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId,
+    config: configFrom(options),
+    oauth,
+    now: options.now,
+  });
   if (options.seed) state.seed(options.seed);
 
   const server = createServer(createEmulatorApp(state, logger));
@@ -48,7 +54,12 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      if (err.code === 'EADDRINUSE') reject(new Error(`Port ${port} on ${host} is already in use: stop the other process or choose another port (EMULATOR_PORT).`));
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new Error(
+            `Port ${port} on ${host} is already in use: stop the other process or choose another port (EMULATOR_PORT).`,
+          ),
+        );
       else if (err.code === 'EACCES') reject(new Error(`No permission to listen on ${host}:${port}.`));
       else reject(err);
     };

@@ -24,7 +24,17 @@ export type EmulatorStats = {
   config: EmulatorConfig;
 };
 
-type Counters = Pick<EmulatorStats, 'requests' | 'byRoute' | 'byStatus' | 'rateLimited' | 'bannedResponses' | 'invalidRequestsTotal' | 'roleChangesApplied' | 'handEdits'>;
+type Counters = Pick<
+  EmulatorStats,
+  | 'requests'
+  | 'byRoute'
+  | 'byStatus'
+  | 'rateLimited'
+  | 'bannedResponses'
+  | 'invalidRequestsTotal'
+  | 'roleChangesApplied'
+  | 'handEdits'
+>;
 
 /** The mutable counters behind `stats()`; the state adds the live parts (ban, window, config). */
 export class StatsCounters {

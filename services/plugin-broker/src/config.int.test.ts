@@ -21,14 +21,25 @@ const form = (name = 'Levels', extraField: Record<string, unknown>[] = []) => ({
       fields: [
         { type: 'number', key: 'min_level', label: 'Minimum level', validation: { required: true, min: 0, max: 100 } },
         { type: 'toggle', key: 'advanced', label: 'Advanced' },
-        { type: 'secret', key: 'api_key', label: 'API key', condition: { field: 'advanced', equals: true }, validation: { required: true } },
+        {
+          type: 'secret',
+          key: 'api_key',
+          label: 'API key',
+          condition: { field: 'advanced', equals: true },
+          validation: { required: true },
+        },
         { type: 'display', key: 'note', label: 'Note', value: 'hello' },
         ...extraField,
       ],
     },
   ],
 });
-const iframe = (embed = 'https://127.0.0.1:9/embed?theme=dark') => ({ version: 1, ui_mode: 'iframe', name: 'Embedded', embed_url: embed });
+const iframe = (embed = 'https://127.0.0.1:9/embed?theme=dark') => ({
+  version: 1,
+  ui_mode: 'iframe',
+  name: 'Embedded',
+  embed_url: embed,
+});
 
 function serveConfig(body: unknown, status = 200): void {
   h.plugin.on('GET /config', (_req, res) => json(res, status, body));
@@ -58,7 +69,10 @@ describe('fetchConfig', () => {
     serveConfig({ ...form('Second'), values: { min_level: 2 } });
     const cached = (await h.client.fetchConfig(link.linkId)) as Extract<ConfigView, { ui_mode: 'schema' }>;
     expect([cached.source, cached.schema.name, cached.values]).toEqual(['cache', 'First', { min_level: 2 }]);
-    const refreshed = (await h.client.fetchConfig(link.linkId, { refresh: true })) as Extract<ConfigView, { ui_mode: 'schema' }>;
+    const refreshed = (await h.client.fetchConfig(link.linkId, { refresh: true })) as Extract<
+      ConfigView,
+      { ui_mode: 'schema' }
+    >;
     expect([refreshed.source, refreshed.schema.name]).toEqual(['plugin', 'Second']);
   });
 
@@ -89,7 +103,11 @@ describe('fetchConfig', () => {
   });
 
   it('treats a body over 50 KB or not JSON as an invalid schema', async () => {
-    h.plugin.on('GET /config', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...form(), description: 'x'.repeat(60_000) })));
+    h.plugin.on('GET /config', (_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ...form(), description: 'x'.repeat(60_000) })),
+    );
     expect((await rejection(h.client.fetchConfig(link.linkId))).message).toBe(PluginCallMessage.invalidSchema);
     h.plugin.on('GET /config', (_req, res) => res.writeHead(200).end('<html>'));
     expect((await rejection(h.client.fetchConfig(link.linkId))).message).toBe(PluginCallMessage.invalidSchema);
@@ -103,7 +121,11 @@ describe('fetchConfig', () => {
     expect(down).toMatchObject({ ui_mode: 'schema', source: 'fallback', fallback_reason: 'unreachable', values: {} });
     serveConfig({ ...form(), sections: [] });
     const bad = await h.client.fetchConfig(link.linkId, { refresh: true });
-    expect(bad).toMatchObject({ source: 'fallback', fallback_reason: 'invalid_schema', schema_errors: [{ field: 'sections' }] });
+    expect(bad).toMatchObject({
+      source: 'fallback',
+      fallback_reason: 'invalid_schema',
+      schema_errors: [{ field: 'sections' }],
+    });
     expect(bad.ui_mode === 'schema' && bad.schema.name).toBe('Good');
   });
 
@@ -124,7 +146,12 @@ describe('fetchConfig', () => {
 
   it('answers 404 for an unknown link, with the code the broker gave it', async () => {
     const err = await rejection(h.client.fetchConfig('999999999'));
-    expect([err.status, err.message, err.code, err.toBody()]).toEqual([404, 'Role link not found', 'not_found', { statusCode: 404, message: 'Role link not found' }]);
+    expect([err.status, err.message, err.code, err.toBody()]).toEqual([
+      404,
+      'Role link not found',
+      'not_found',
+      { statusCode: 404, message: 'Role link not found' },
+    ]);
   });
 });
 
@@ -139,11 +166,19 @@ describe('iframe mode tokens (spec 4.3, 5.7)', () => {
     const token = url.searchParams.get('rl_token')!;
 
     const claims = verifyIframeToken(token, { apiToken: link.token, pluginUrl: link.pluginUrl });
-    expect(claims).toMatchObject({ iss: IFRAME_TOKEN_ISSUER, aud: link.pluginUrl, sub: viewerId, guild_id: link.guildId, role_id: link.roleId });
+    expect(claims).toMatchObject({
+      iss: IFRAME_TOKEN_ISSUER,
+      aud: link.pluginUrl,
+      sub: viewerId,
+      guild_id: link.guildId,
+      role_id: link.roleId,
+    });
     expect(claims.exp - claims.iat).toBe(300);
     expect(jwt.decode(token, { complete: true })?.header.alg).toBe('HS256');
     // As a plugin without the SDK would check it:
-    expect(() => jwt.verify(token, link.token, { algorithms: ['HS256'], issuer: IFRAME_TOKEN_ISSUER, audience: link.pluginUrl })).not.toThrow();
+    expect(() =>
+      jwt.verify(token, link.token, { algorithms: ['HS256'], issuer: IFRAME_TOKEN_ISSUER, audience: link.pluginUrl }),
+    ).not.toThrow();
   });
 
   it("produces a token that another link's token, another audience or a later clock rejects", async () => {
@@ -151,10 +186,22 @@ describe('iframe mode tokens (spec 4.3, 5.7)', () => {
     const other = await h.seedLink();
     const view = await h.client.fetchConfig(link.linkId, { viewerId: '123456789012345678' });
     const token = new URL(view.ui_mode === 'iframe' ? view.embed_url : '').searchParams.get('rl_token')!;
-    expect(() => verifyIframeToken(token, { apiToken: other.token, pluginUrl: link.pluginUrl })).toThrow(/invalid signature/);
-    expect(() => verifyIframeToken(token, { apiToken: generateToken(), pluginUrl: link.pluginUrl })).toThrow(/invalid signature/);
-    expect(() => verifyIframeToken(token, { apiToken: link.token, pluginUrl: 'https://other.example.com' })).toThrow(/audience/);
-    expect(() => verifyIframeToken(token, { apiToken: link.token, pluginUrl: link.pluginUrl, now: new Date(Date.now() + 310_000) })).toThrow(/expired/);
+    expect(() => verifyIframeToken(token, { apiToken: other.token, pluginUrl: link.pluginUrl })).toThrow(
+      /invalid signature/,
+    );
+    expect(() => verifyIframeToken(token, { apiToken: generateToken(), pluginUrl: link.pluginUrl })).toThrow(
+      /invalid signature/,
+    );
+    expect(() => verifyIframeToken(token, { apiToken: link.token, pluginUrl: 'https://other.example.com' })).toThrow(
+      /audience/,
+    );
+    expect(() =>
+      verifyIframeToken(token, {
+        apiToken: link.token,
+        pluginUrl: link.pluginUrl,
+        now: new Date(Date.now() + 310_000),
+      }),
+    ).toThrow(/expired/);
   });
 
   it('returns the bare embed_url when no viewer is named', async () => {
@@ -172,7 +219,11 @@ describe('submitConfig', () => {
     const result = await h.client.submitConfig(link, { min_level: 7, advanced: false, api_key: 'hidden', note: 'x' });
     expect(result).toEqual({ status: 200, body: { saved: true } });
     const req = await posted;
-    expect(JSON.parse(req.body)).toEqual({ guild_id: link.guildId, role_id: link.roleId, config: { min_level: 7, advanced: false } });
+    expect(JSON.parse(req.body)).toEqual({
+      guild_id: link.guildId,
+      role_id: link.roleId,
+      config: { min_level: 7, advanced: false },
+    });
     expect(req.headers['authorization']).toBe(`Token ${link.token}`);
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toBe('Service/1.0');
@@ -196,10 +247,21 @@ describe('submitConfig', () => {
   it('reads the link by guild and role (404 when there is none) and refuses a config that is not an object, without calling the plugin', async () => {
     serveConfig(form());
     const before = h.plugin.requests.filter((r) => r.method === 'POST').length;
-    const missing = await rejection(h.client.submitConfig({ guildId: link.guildId, roleId: '123456789012345678' }, { min_level: 1 }));
-    expect([missing.status, missing.message, missing.code, missing.toBody()]).toEqual([404, 'Role link not found', 'link_not_found', { statusCode: 404, message: 'Role link not found' }]);
+    const missing = await rejection(
+      h.client.submitConfig({ guildId: link.guildId, roleId: '123456789012345678' }, { min_level: 1 }),
+    );
+    expect([missing.status, missing.message, missing.code, missing.toBody()]).toEqual([
+      404,
+      'Role link not found',
+      'link_not_found',
+      { statusCode: 404, message: 'Role link not found' },
+    ]);
     const notObject = await rejection(h.client.submitConfig(link, [1] as unknown as Record<string, unknown>));
-    expect([notObject.status, notObject.code, notObject.issues]).toEqual([400, 'invalid_config', [{ field: 'config', message: 'config must be a JSON object' }]]);
+    expect([notObject.status, notObject.code, notObject.issues]).toEqual([
+      400,
+      'invalid_config',
+      [{ field: 'config', message: 'config must be a JSON object' }],
+    ]);
     expect(h.plugin.requests.filter((r) => r.method === 'POST').length).toBe(before);
   });
 
@@ -207,7 +269,10 @@ describe('submitConfig', () => {
     serveConfig(form());
     h.plugin.on('POST /config', (_req, res) => json(res, 422, { error: 'Level too high for this server' }));
     const a = await rejection(h.client.submitConfig(link, { min_level: 1 }));
-    expect([a.status, a.message]).toEqual([422, 'Failed to submit config to plugin server: Level too high for this server']);
+    expect([a.status, a.message]).toEqual([
+      422,
+      'Failed to submit config to plugin server: Level too high for this server',
+    ]);
     h.plugin.on('POST /config', (_req, res) => json(res, 409, { message: 'Already configured' }));
     const b = await rejection(h.client.submitConfig(link, { min_level: 1 }));
     expect([b.status, b.message]).toEqual([409, 'Failed to submit config to plugin server: Already configured']);

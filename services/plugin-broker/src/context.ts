@@ -5,8 +5,20 @@ import type { ConfigCache } from './config-cache';
 import type { PluginHttp } from '@rolelink/plugin-http';
 
 /** Plugin timeouts of spec 4.2 / 8.5; tests shorten them. */
-export type PluginTimeouts = { register: number; fetchConfig: number; submitConfig: number; deleteConfig: number; health: number };
-export const DEFAULT_PLUGIN_TIMEOUTS: PluginTimeouts = { register: 5_000, fetchConfig: 5_000, submitConfig: 10_000, deleteConfig: 5_000, health: 5_000 };
+export type PluginTimeouts = {
+  register: number;
+  fetchConfig: number;
+  submitConfig: number;
+  deleteConfig: number;
+  health: number;
+};
+export const DEFAULT_PLUGIN_TIMEOUTS: PluginTimeouts = {
+  register: 5_000,
+  fetchConfig: 5_000,
+  submitConfig: 10_000,
+  deleteConfig: 5_000,
+  health: 5_000,
+};
 
 export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'delete-config' | 'health' | 'events';
 
@@ -15,10 +27,26 @@ export type PluginCallName = 'register' | 'fetch-config' | 'submit-config' | 'de
  * to 10 % jitter; an event still failing `windowMs` after it was recorded (or re-sent) is dropped.
  * Configurable by env (EVENT_RETRY_*) so tests can use milliseconds.
  */
-export type EventDeliveryOptions = { baseMs: number; maxMs: number; windowMs: number; timeoutMs: number; sweepEveryMs: number };
-export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = { baseMs: 10_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000, timeoutMs: 5_000, sweepEveryMs: 5_000 };
+export type EventDeliveryOptions = {
+  baseMs: number;
+  maxMs: number;
+  windowMs: number;
+  timeoutMs: number;
+  sweepEveryMs: number;
+};
+export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = {
+  baseMs: 10_000,
+  maxMs: 3_600_000,
+  windowMs: 24 * 3_600_000,
+  timeoutMs: 5_000,
+  sweepEveryMs: 5_000,
+};
 /** Event delivery's backoff (retry `n` is its step n-1): the jitter spreads the retries of events that failed together. */
-export const eventBackoff = (o: Pick<EventDeliveryOptions, 'baseMs' | 'maxMs'>): Backoff => ({ firstMs: o.baseMs, maxMs: o.maxMs, jitter: 0.1 });
+export const eventBackoff = (o: Pick<EventDeliveryOptions, 'baseMs' | 'maxMs'>): Backoff => ({
+  firstMs: o.baseMs,
+  maxMs: o.maxMs,
+  jitter: 0.1,
+});
 
 /** Everything a broker job needs, built once in main.ts (or by a test) and passed in. */
 export type BrokerContext = {

@@ -50,12 +50,24 @@ describe('signed events to plugins (docs/api.md "Events to plugins")', () => {
     );
     const req = received.find((r) => r.headers['webhook-id'] === `evt_${id}`)!;
     const event = verifyEvent(req.headers, req.body, link.token);
-    expect(event).toEqual({ id: `evt_${id}`, type: 'member.not_in_guild', timestamp: expect.any(String), guild_id: link.guildId, role_id: link.roleId, seq: 1, data: { user_id: '123456789012345678' } });
+    expect(event).toEqual({
+      id: `evt_${id}`,
+      type: 'member.not_in_guild',
+      timestamp: expect.any(String),
+      guild_id: link.guildId,
+      role_id: link.roleId,
+      seq: 1,
+      data: { user_id: '123456789012345678' },
+    });
     expect(req.headers['authorization']).toBe(`Token ${link.token}`);
     expect(req.headers['content-type']).toBe('application/json');
     expect(() => verifyEvent(req.headers, req.body, `${link.token}x`)).toThrow('No matching signature');
-    expect(() => verifyEvent(req.headers, req.body.replace('123456789012345678', '123456789012345679'), link.token)).toThrow();
-    expect(entry!.attempts).toEqual([{ at: expect.any(Date), httpStatus: 204, error: null, latencyMs: expect.any(Number) }]);
+    expect(() =>
+      verifyEvent(req.headers, req.body.replace('123456789012345678', '123456789012345679'), link.token),
+    ).toThrow();
+    expect(entry!.attempts).toEqual([
+      { at: expect.any(Date), httpStatus: 204, error: null, latencyMs: expect.any(Number) },
+    ]);
   });
 
   it('records nothing and sends nothing for a link whose plugin did not opt in (a plain 2xx register answer)', async () => {
@@ -112,7 +124,9 @@ describe('signed events to plugins (docs/api.md "Events to plugins")', () => {
     const held = (await recordEvent(h.db.pool, link.linkId, 'removal.held', { previous: 10, next: 1, removals: 9 }))!;
     await recordEvent(h.db.pool, link.linkId, 'removal.applied', { removals: 9 });
     // A window that has already run out (as if 24 h had passed): the first failure drops it.
-    await h.db.pool.query(`UPDATE plugin_event SET retry_from = retry_from - interval '25 hours' WHERE id = $1`, [held]);
+    await h.db.pool.query(`UPDATE plugin_event SET retry_from = retry_from - interval '25 hours' WHERE id = $1`, [
+      held,
+    ]);
     await askDelivery(h.ctx, h.broker.jobs, link.linkId);
     const entries = await until(
       () => log(link.linkId),
@@ -123,8 +137,16 @@ describe('signed events to plugins (docs/api.md "Events to plugins")', () => {
       ['removal.applied', 'delivered'],
       ['removal.held', 'dropped'],
     ]);
-    const { rows } = await h.db.pool.query<{ kind: string; detail: { event_id: string } }>(`SELECT kind, detail FROM notification WHERE dedupe_key = $1`, [`events:${link.linkId}`]);
-    expect(rows).toEqual([{ kind: 'events_dropped', detail: expect.objectContaining({ event_id: held, kind: 'removal.held', attempts: 1 }) }]);
+    const { rows } = await h.db.pool.query<{ kind: string; detail: { event_id: string } }>(
+      `SELECT kind, detail FROM notification WHERE dedupe_key = $1`,
+      [`events:${link.linkId}`],
+    );
+    expect(rows).toEqual([
+      {
+        kind: 'events_dropped',
+        detail: expect.objectContaining({ event_id: held, kind: 'removal.held', attempts: 1 }),
+      },
+    ]);
   });
 
   it('refuses to deliver to a plugin name that resolves to a private address (SSRF rules of every plugin call)', async () => {
@@ -139,14 +161,19 @@ describe('signed events to plugins (docs/api.md "Events to plugins")', () => {
       'a refused attempt',
     );
     expect(entry!.state).toBe('pending');
-    expect(entry!.attempts[0]).toMatchObject({ httpStatus: null, error: expect.stringMatching(/^blocked: .*private or reserved/) });
+    expect(entry!.attempts[0]).toMatchObject({
+      httpStatus: null,
+      error: expect.stringMatching(/^blocked: .*private or reserved/),
+    });
     expect(h.plugin.requests.slice(before).filter((r) => r.path === '/events')).toEqual([]);
   });
 
   it('takes the event kinds from a /health report that lists them, for every link of the plugin', async () => {
     const a = await h.seedLink();
     const b = await h.seedLink();
-    h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy', events: ['link.deleted', 'unknown.kind'] }));
+    h.plugin.on('GET /health', (_req, res) =>
+      json(res, 200, { status: 'healthy', events: ['link.deleted', 'unknown.kind'] }),
+    );
     const result = await checkPluginHealth(h.ctx, h.plugin.url);
     expect(result).toMatchObject({ status: 'healthy', events: ['link.deleted', 'unknown.kind'] });
     expect(result.detail).not.toHaveProperty('events');
@@ -155,7 +182,10 @@ describe('signed events to plugins (docs/api.md "Events to plugins")', () => {
     const done = h.completed('health-check');
     await h.broker.jobs.add('health-check', { pluginUrl: h.plugin.url });
     await done;
-    const { rows } = await h.db.pool.query<{ link_id: string; kinds: string[] }>('SELECT link_id::text, kinds FROM plugin_event_link WHERE link_id = ANY($1::bigint[]) ORDER BY link_id', [[a.linkId, b.linkId]]);
+    const { rows } = await h.db.pool.query<{ link_id: string; kinds: string[] }>(
+      'SELECT link_id::text, kinds FROM plugin_event_link WHERE link_id = ANY($1::bigint[]) ORDER BY link_id',
+      [[a.linkId, b.linkId]],
+    );
     expect(rows).toEqual([
       { link_id: a.linkId, kinds: ['link.deleted'] },
       { link_id: b.linkId, kinds: ['link.deleted'] },

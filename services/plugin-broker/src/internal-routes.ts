@@ -1,6 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { BROKER_ERROR_CODE_HEADER, brokerFetchConfigQuery, brokerLinkParams, brokerRoleParams } from '@rolelink/contracts';
+import {
+  BROKER_ERROR_CODE_HEADER,
+  brokerFetchConfigQuery,
+  brokerLinkParams,
+  brokerRoleParams,
+} from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import { fetchConfig } from './calls/fetch-config';
 import { registerLink } from './calls/register';
@@ -22,7 +27,11 @@ function bearer(token: string): RequestHandler {
   const expected = digest(token);
   return (req, _res, next) => {
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    next(timingSafeEqual(digest(given), expected) ? undefined : AppError.unauthorized('Missing or invalid internal token', 'broker_unauthorized'));
+    next(
+      timingSafeEqual(digest(given), expected)
+        ? undefined
+        : AppError.unauthorized('Missing or invalid internal token', 'broker_unauthorized'),
+    );
   };
 }
 
@@ -57,14 +66,21 @@ export function internalRoutes(deps: InternalRoutesDeps): Router {
 
   router.get('/internal/links/:linkId/config', validate(fetchParts), async (_req, res) => {
     const { params, query } = input<typeof fetchParts>(res);
-    res.json(await fetchConfig(ctx, { linkId: params.linkId, refresh: query.refresh, ...(query.viewer_id !== undefined ? { viewerId: query.viewer_id } : {}) }));
+    res.json(
+      await fetchConfig(ctx, {
+        linkId: params.linkId,
+        refresh: query.refresh,
+        ...(query.viewer_id !== undefined ? { viewerId: query.viewer_id } : {}),
+      }),
+    );
   });
 
   // The body is not parsed again here: its caller did, and submitConfig checks `config` against the form,
   // once (issue 21: one validation and one link read per save on the server side).
   router.post('/internal/guilds/:guildId/links/:roleId/config', validate(submitParts), async (req, res) => {
     const { params } = input<typeof submitParts>(res);
-    const config = typeof req.body === 'object' && req.body !== null ? (req.body as { config?: unknown }).config : undefined;
+    const config =
+      typeof req.body === 'object' && req.body !== null ? (req.body as { config?: unknown }).config : undefined;
     res.json(await submitConfig(ctx, { link: { guildId: params.guildId, roleId: params.roleId }, config }));
   });
 

@@ -67,7 +67,9 @@ describe('register (spec 4.2, 3.1)', () => {
       const checked = own.completed('health-check');
       await own.client.register(link.linkId);
       expect((await checked).returnvalue).toEqual({ status: 'degraded' });
-      expect(await own.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: link.pluginUrl, status: 'degraded' } })).toBe(1);
+      expect(
+        await own.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: link.pluginUrl, status: 'degraded' } }),
+      ).toBe(1);
     } finally {
       await own.close();
     }
@@ -77,7 +79,11 @@ describe('register (spec 4.2, 3.1)', () => {
     ['a 500', () => h.plugin.on('POST /register', (_req, res) => json(res, 500, { error: 'x' }))],
     ['a 4xx', () => h.plugin.on('POST /register', (_req, res) => json(res, 401, { error: 'bad token' }))],
     ['no answer within the timeout', () => h.plugin.on('POST /register', () => undefined)],
-    ['a redirect to loopback', () => h.plugin.on('POST /register', (_req, res) => res.writeHead(307, { location: `${h.plugin.url}/other` }).end())],
+    [
+      'a redirect to loopback',
+      () =>
+        h.plugin.on('POST /register', (_req, res) => res.writeHead(307, { location: `${h.plugin.url}/other` }).end()),
+    ],
     ['a refused connection', () => 'https://127.0.0.1:1'],
     [
       'a name resolving to a private address',
@@ -96,7 +102,10 @@ describe('register (spec 4.2, 3.1)', () => {
   });
 
   it('reaches an allow-listed name that resolves to a private address', async () => {
-    const allowing = await startHarness({ allowHosts: ['plugin.test'], resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) });
+    const allowing = await startHarness({
+      allowHosts: ['plugin.test'],
+      resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
+    });
     try {
       allowing.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
       const link = await allowing.seedLink(`https://plugin.test:${allowing.plugin.port}`);
@@ -114,7 +123,12 @@ describe('register (spec 4.2, 3.1)', () => {
     const link = await h.seedLink();
     h.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
     await h.client.register(link.linkId);
-    await h.pluginJobs.deleteConfig({ pluginUrl: 'https://127.0.0.1:1', guildId: link.guildId, roleId: link.roleId, tokenCiphertext: encryptToken(link.token, TEST_KEY) });
+    await h.pluginJobs.deleteConfig({
+      pluginUrl: 'https://127.0.0.1:1',
+      guildId: link.guildId,
+      roleId: link.roleId,
+      tokenCiphertext: encryptToken(link.token, TEST_KEY),
+    });
     const dump = await redisDump(h.prefix);
     expect(dump).toContain(link.guildId);
     expect(dump).not.toContain(link.token);
@@ -126,7 +140,12 @@ describe('deleteConfig (spec 3.1)', () => {
     h.plugin.on('DELETE /config', (_req, res) => res.writeHead(404).end());
     const seen = h.plugin.next('DELETE /config');
     const token = 'rl_' + 'a'.repeat(47);
-    await h.pluginJobs.deleteConfig({ pluginUrl: h.plugin.url, guildId: '11', roleId: '22', tokenCiphertext: encryptToken(token, TEST_KEY) });
+    await h.pluginJobs.deleteConfig({
+      pluginUrl: h.plugin.url,
+      guildId: '11',
+      roleId: '22',
+      tokenCiphertext: encryptToken(token, TEST_KEY),
+    });
     const req = await seen;
     expect(req.headers['authorization']).toBe(`Token ${token}`);
     expect(JSON.parse(req.body)).toEqual({ guild_id: '11', role_id: '22' });
@@ -135,7 +154,9 @@ describe('deleteConfig (spec 3.1)', () => {
   it('never throws when Redis is down', async () => {
     const dead = producerConnection('redis://127.0.0.1:1', { retryStrategy: () => null });
     const client = new PluginJobs(dead, testQueuePrefix(), silentLogger());
-    await expect(client.deleteConfig({ pluginUrl: h.plugin.url, guildId: '1', roleId: '2', tokenCiphertext: Buffer.alloc(40) })).resolves.toBeUndefined();
+    await expect(
+      client.deleteConfig({ pluginUrl: h.plugin.url, guildId: '1', roleId: '2', tokenCiphertext: Buffer.alloc(40) }),
+    ).resolves.toBeUndefined();
     await client.close();
     dead.disconnect();
   });
@@ -148,8 +169,16 @@ describe('a broker that is down or refuses the caller', () => {
     await once(probe, 'listening');
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
-    const client = new BrokerClient({ baseUrl: `http://127.0.0.1:${port}`, token: h.brokerToken, logger: silentLogger() });
-    const [reg, fetch, submit] = await Promise.all([rejection(client.register('1')), rejection(client.fetchConfig('1')), rejection(client.submitConfig({ guildId: '1', roleId: '1' }, {}))]);
+    const client = new BrokerClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: h.brokerToken,
+      logger: silentLogger(),
+    });
+    const [reg, fetch, submit] = await Promise.all([
+      rejection(client.register('1')),
+      rejection(client.fetchConfig('1')),
+      rejection(client.submitConfig({ guildId: '1', roleId: '1' }, {})),
+    ]);
     expect([reg.status, reg.message]).toEqual([502, PluginCallMessage.register]);
     expect([fetch.status, fetch.message]).toEqual([502, PluginCallMessage.fetchUnreachable]);
     expect([submit.status, submit.message]).toEqual([502, PluginCallMessage.submit]);
@@ -172,7 +201,9 @@ describe('a broker that is down or refuses the caller', () => {
     const wrong = new BrokerClient({ baseUrl: h.brokerUrl, token: 'x'.repeat(64), logger: silentLogger() });
     const err = await rejection(wrong.register(link.linkId));
     expect([err.status, err.message, err.code]).toEqual([502, PluginCallMessage.register, 'broker_error']);
-    expect((err as BrokerUnavailableError).forOperator().message).toContain('it answered 401 (broker_unauthorized). The plugin was not called. BROKER_INTERNAL_TOKEN must be the broker’s own value');
+    expect((err as BrokerUnavailableError).forOperator().message).toContain(
+      'it answered 401 (broker_unauthorized). The plugin was not called. BROKER_INTERNAL_TOKEN must be the broker’s own value',
+    );
     expect(calls).toBe(0);
   });
 });
@@ -194,7 +225,12 @@ describe('health polling (spec 2.5, 6.1)', () => {
   it('stores a full report, asks without Authorization, and asks a plugin once for all its links', async () => {
     const a = await h.seedLink();
     await h.seedLink();
-    const report = { status: 'degraded', timestamp: '2026-11-21T10:00:00Z', checks: { db: { status: 'down', latency_ms: 12, message: 'slow' } }, services: [{ name: 'steam', status: 'up' }] };
+    const report = {
+      status: 'degraded',
+      timestamp: '2026-11-21T10:00:00Z',
+      checks: { db: { status: 'down', latency_ms: 12, message: 'slow' } },
+      services: [{ name: 'steam', status: 'up' }],
+    };
     h.plugin.on('GET /health', (_req, res) => json(res, 200, report));
     const before = h.plugin.requests.length;
     await pollOnce();
@@ -227,9 +263,17 @@ describe('health polling (spec 2.5, 6.1)', () => {
 
   it('keeps a bounded history per plugin and forgets plugins no link uses', async () => {
     const a = await h.seedLink();
-    for (let i = 0; i < HEALTH_HISTORY_PER_PLUGIN + 5; i++) await recordHealth(h.db.pool, a.pluginUrl, { status: 'healthy', latencyMs: i, detail: {} }, new Date());
-    expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: a.pluginUrl } })).toBe(HEALTH_HISTORY_PER_PLUGIN);
-    await recordHealth(h.db.pool, 'https://gone.example.com', { status: 'healthy', latencyMs: 1, detail: {} }, new Date());
+    for (let i = 0; i < HEALTH_HISTORY_PER_PLUGIN + 5; i++)
+      await recordHealth(h.db.pool, a.pluginUrl, { status: 'healthy', latencyMs: i, detail: {} }, new Date());
+    expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: a.pluginUrl } })).toBe(
+      HEALTH_HISTORY_PER_PLUGIN,
+    );
+    await recordHealth(
+      h.db.pool,
+      'https://gone.example.com',
+      { status: 'healthy', latencyMs: 1, detail: {} },
+      new Date(),
+    );
     h.plugin.on('GET /health', (_req, res) => json(res, 200, { status: 'healthy' }));
     await pollOnce();
     expect(await h.db.prisma.pluginHealthCheck.count({ where: { pluginUrl: 'https://gone.example.com' } })).toBe(0);
@@ -251,7 +295,12 @@ describe('health polling (spec 2.5, 6.1)', () => {
       await pollHealth(small.ctx, small.broker.jobs);
       await firstCheck;
       const deleted = small.plugin.next('DELETE /config');
-      await small.pluginJobs.deleteConfig({ pluginUrl: small.plugin.url, guildId: a.guildId, roleId: a.roleId, tokenCiphertext: encryptToken(a.token, TEST_KEY) });
+      await small.pluginJobs.deleteConfig({
+        pluginUrl: small.plugin.url,
+        guildId: a.guildId,
+        roleId: a.roleId,
+        tokenCiphertext: encryptToken(a.token, TEST_KEY),
+      });
       await deleted;
       expect(checksDone).toBe(0);
     } finally {

@@ -13,9 +13,12 @@ const env = loadEnv();
 
 const logger = createLogger('plugin-broker', env.LOG_LEVEL);
 if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
-  logger.warn('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS is set: plugin calls may reach these private hosts (tests and local runs only)', {
-    hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
-  });
+  logger.warn(
+    'ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS is set: plugin calls may reach these private hosts (tests and local runs only)',
+    {
+      hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
+    },
+  );
 }
 
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
@@ -36,7 +39,13 @@ const ctx: BrokerContext = {
   secretKey: env.ROLELINK_SECRET_KEY,
   allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
   timeouts: DEFAULT_PLUGIN_TIMEOUTS,
-  events: { ...DEFAULT_EVENT_DELIVERY, baseMs: env.EVENT_RETRY_BASE_MS, maxMs: env.EVENT_RETRY_MAX_MS, windowMs: env.EVENT_RETRY_WINDOW_MS, sweepEveryMs: env.EVENT_SWEEP_EVERY_MS },
+  events: {
+    ...DEFAULT_EVENT_DELIVERY,
+    baseMs: env.EVENT_RETRY_BASE_MS,
+    maxMs: env.EVENT_RETRY_MAX_MS,
+    windowMs: env.EVENT_RETRY_WINDOW_MS,
+    sweepEveryMs: env.EVENT_SWEEP_EVERY_MS,
+  },
   logger,
   metrics,
   now: Date.now,
@@ -65,11 +74,23 @@ const app = createBrokerServer({
   draining: () => server.draining,
   internal: { ctx, token: env.BROKER_INTERNAL_TOKEN, registered: (linkId) => checkSoon(ctx, broker.jobs, linkId) },
 });
-const server = serve(app, { name: 'plugin broker', port: env.BROKER_PORT, host: env.BROKER_HOST, portVar: 'BROKER_PORT', logger, drainMs: drainMs(env) });
+const server = serve(app, {
+  name: 'plugin broker',
+  port: env.BROKER_PORT,
+  host: env.BROKER_HOST,
+  portVar: 'BROKER_PORT',
+  logger,
+  drainMs: drainMs(env),
+});
 
 broker.ready().then(
-  () => logger.info('plugin broker taking jobs and internal calls', { concurrency: env.BROKER_CONCURRENCY, healthPollEveryMs: env.HEALTH_POLL_EVERY_MS }),
-  (err: unknown) => logger.error('plugin broker failed to start', { error: err instanceof Error ? err.message : String(err) }),
+  () =>
+    logger.info('plugin broker taking jobs and internal calls', {
+      concurrency: env.BROKER_CONCURRENCY,
+      healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
+    }),
+  (err: unknown) =>
+    logger.error('plugin broker failed to start', { error: err instanceof Error ? err.message : String(err) }),
 );
 
 onShutdown(logger, [

@@ -19,7 +19,11 @@ type PluginCalls = typeof QueueName.pluginCalls;
  * The `plugin-calls` jobs: the plugin work nobody waits for, one handler each (payloads parsed by the
  * catalog's schemas). Calls a caller waits for are the internal HTTP routes (internal-routes.ts).
  */
-export function pluginCallsHandlers(ctx: BrokerContext, jobs: Producer<PluginCalls>, concurrency: number): JobHandlers<PluginCalls> {
+export function pluginCallsHandlers(
+  ctx: BrokerContext,
+  jobs: Producer<PluginCalls>,
+  concurrency: number,
+): JobHandlers<PluginCalls> {
   // Health checks may take at most half the slots: a poll over many dead plugins (5 s timeouts each)
   // must never leave a DELETE /config retry waiting behind them all. Priority only orders waiting
   // jobs; this keeps running ones from filling the worker.
@@ -64,6 +68,9 @@ export async function checkSoon(ctx: BrokerContext, jobs: Producer<PluginCalls>,
     const pluginUrl = await findPluginUrl(ctx.db, linkId);
     if (pluginUrl !== null) await enqueueHealthChecks(jobs, [pluginUrl]);
   } catch (err) {
-    ctx.logger.warn('health check after register not enqueued; the next poll covers it', { linkId, error: err instanceof Error ? err.message : String(err) });
+    ctx.logger.warn('health check after register not enqueued; the next poll covers it', {
+      linkId,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
 }

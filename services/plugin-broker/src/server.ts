@@ -1,6 +1,15 @@
 import express, { type Express } from 'express';
 import { internalRoutes, type InternalRoutesDeps } from './internal-routes';
-import { errorHandler, healthRouter, notFoundRoute, requestId, requestLog, type Logger, type Metrics, type ReadinessCheck } from '@rolelink/runtime';
+import {
+  errorHandler,
+  healthRouter,
+  notFoundRoute,
+  requestId,
+  requestLog,
+  type Logger,
+  type Metrics,
+  type ReadinessCheck,
+} from '@rolelink/runtime';
 
 export type BrokerServerDeps = {
   logger: Logger;

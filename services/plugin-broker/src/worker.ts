@@ -45,7 +45,14 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
     concurrency: options.concurrency,
   });
   worker.on('error', dependencies.listener('redis', 'plugin-calls worker error'));
-  worker.on('failed', (job, err) => ctx.logger.warn('plugin-calls job failed', { jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, error: err.message }));
+  worker.on('failed', (job, err) =>
+    ctx.logger.warn('plugin-calls job failed', {
+      jobId: job?.id,
+      job: job?.name,
+      attempts: job?.attemptsMade,
+      error: err.message,
+    }),
+  );
 
   let keeper: SchedulerKeeper | null = null;
   let closing: Promise<void> | null = null;
@@ -57,7 +64,10 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
       keeper ??= ensureSchedulers({
         redis: options.connection,
         logger: ctx.logger,
-        schedulers: [scheduled(jobs, 'plugin-health', options.healthPollEveryMs), scheduled(jobs, 'plugin-events-sweep', options.eventSweepEveryMs)],
+        schedulers: [
+          scheduled(jobs, 'plugin-health', options.healthPollEveryMs),
+          scheduled(jobs, 'plugin-events-sweep', options.eventSweepEveryMs),
+        ],
       });
       await keeper.firstRegistration;
     },

@@ -1,7 +1,9 @@
 import { verifyIframeToken, type IframeTokenClaims } from '@rolelink/plugin-sdk';
 import type { Registration, Registrations } from '../registrations';
 
-export type EmbedAuth = { ok: true; registration: Registration; claims: IframeTokenClaims } | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
+export type EmbedAuth =
+  | { ok: true; registration: Registration; claims: IframeTokenClaims }
+  | { ok: false; reason: 'missing' | 'invalid' | 'expired' };
 
 /** What the viewer reads when the page or a call is refused (the embedded page shows it as is). */
 export const EMBED_AUTH_MESSAGES: Record<Exclude<EmbedAuth, { ok: true }>['reason'], string> = {
@@ -20,7 +22,9 @@ function claimedLink(token: string): { guildId: string; roleId: string } | null 
   if (!payload) return null;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    return typeof claims.guild_id === 'string' && typeof claims.role_id === 'string' ? { guildId: claims.guild_id, roleId: claims.role_id } : null;
+    return typeof claims.guild_id === 'string' && typeof claims.role_id === 'string'
+      ? { guildId: claims.guild_id, roleId: claims.role_id }
+      : null;
   } catch {
     return null;
   }
@@ -31,13 +35,22 @@ function claimedLink(token: string): { guildId: string; roleId: string } | null 
  * plugin's public URL, and `exp`. A token minted for one link cannot open another: the other link's
  * API token would not verify it.
  */
-export function authenticateEmbed(token: string | undefined, registrations: Registrations, publicUrl: string, now?: Date): EmbedAuth {
+export function authenticateEmbed(
+  token: string | undefined,
+  registrations: Registrations,
+  publicUrl: string,
+  now?: Date,
+): EmbedAuth {
   if (!token) return { ok: false, reason: 'missing' };
   const link = claimedLink(token);
   const registration = link ? registrations.get(link.guildId, link.roleId) : undefined;
   if (!registration) return { ok: false, reason: 'invalid' };
   try {
-    const claims = verifyIframeToken(token, { apiToken: registration.token, pluginUrl: publicUrl, ...(now ? { now } : {}) });
+    const claims = verifyIframeToken(token, {
+      apiToken: registration.token,
+      pluginUrl: publicUrl,
+      ...(now ? { now } : {}),
+    });
     return { ok: true, registration, claims };
   } catch (err) {
     return { ok: false, reason: err instanceof Error && err.name === 'TokenExpiredError' ? 'expired' : 'invalid' };

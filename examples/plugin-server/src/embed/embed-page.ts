@@ -92,5 +92,8 @@ export function renderEmbedPage({ claims, saved, dashboardOrigins, theme }: Embe
 export function renderEmbedError(message: string, theme: Theme, dashboardOrigins: readonly string[]): string {
   const origins = escapeHtml(dashboardOrigins.join(' '));
   // app.js still runs here (with no editor) so the dashboard sizes the frame to the message.
-  return layout(theme, `<main id="app" class="error" data-dashboard-origins="${origins}">\n<h1>Cannot open this page</h1>\n<p>${escapeHtml(message)}</p>\n</main>`);
+  return layout(
+    theme,
+    `<main id="app" class="error" data-dashboard-origins="${origins}">\n<h1>Cannot open this page</h1>\n<p>${escapeHtml(message)}</p>\n</main>`,
+  );
 }

@@ -55,18 +55,28 @@ const textValidation = z
     pattern_message: z.string().max(L.patternMessageMax).optional(),
   })
   .superRefine((v, ctx) => {
-    if (v.min !== undefined && v.max !== undefined && v.min > v.max) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
+    if (v.min !== undefined && v.max !== undefined && v.min > v.max)
+      ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
   });
 export type TextValidation = z.infer<typeof textValidation>;
 
 /** A text-like default must itself be a value the field would accept (pattern and max length). */
-function checkTextDefault(field: { default_value?: string | undefined; validation?: TextValidation | undefined }, ctx: z.RefinementCtx): void {
+function checkTextDefault(
+  field: { default_value?: string | undefined; validation?: TextValidation | undefined },
+  ctx: z.RefinementCtx,
+): void {
   const value = field.default_value;
   const rules = field.validation;
   if (value === undefined || rules === undefined) return;
-  if (rules.max !== undefined && value.length > rules.max) ctx.addIssue({ code: 'custom', path: ['default_value'], message: `must be at most validation.max (${rules.max}) characters` });
+  if (rules.max !== undefined && value.length > rules.max)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['default_value'],
+      message: `must be at most validation.max (${rules.max}) characters`,
+    });
   const re = rules.pattern === undefined ? null : compilePattern(rules.pattern);
-  if (re && value !== '' && !re.test(value)) ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must match validation.pattern' });
+  if (re && value !== '' && !re.test(value))
+    ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must match validation.pattern' });
 }
 
 function textLike<T extends 'text' | 'secret'>(type: T) {
@@ -105,7 +115,11 @@ export const urlField = z
   })
   .superRefine((f, ctx) => {
     if (f.default_value !== undefined && f.default_value !== '' && !isUrlValue(f.default_value)) {
-      ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must be a URL starting with http:// or https://' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_value'],
+        message: 'must be a URL starting with http:// or https://',
+      });
     }
     checkTextDefault(f, ctx);
   });
@@ -120,15 +134,23 @@ export const numberField = z
     validation: z
       .object({ required: z.boolean().optional(), min: z.number().optional(), max: z.number().optional() })
       .superRefine((v, ctx) => {
-        if (v.min !== undefined && v.max !== undefined && v.min > v.max) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
+        if (v.min !== undefined && v.max !== undefined && v.min > v.max)
+          ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be less than min' });
       })
       .optional(),
   })
   .superRefine((f, ctx) => {
     const d = f.default_value;
     if (d === undefined || !f.validation) return;
-    if ((f.validation.min !== undefined && d < f.validation.min) || (f.validation.max !== undefined && d > f.validation.max)) {
-      ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must lie within validation.min and validation.max' });
+    if (
+      (f.validation.min !== undefined && d < f.validation.min) ||
+      (f.validation.max !== undefined && d > f.validation.max)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_value'],
+        message: 'must lie within validation.min and validation.max',
+      });
     }
   });
 
@@ -145,7 +167,10 @@ function choiceField<T extends 'select' | 'radio'>(type: T, maxOptions: number) 
     .object({
       ...common,
       type: z.literal(type),
-      options: z.array(optionSchema).min(1, 'must have at least 1 option').max(maxOptions, `must have at most ${maxOptions} options`),
+      options: z
+        .array(optionSchema)
+        .min(1, 'must have at least 1 option')
+        .max(maxOptions, `must have at most ${maxOptions} options`),
       default_value: optionValue.optional(),
       validation: requiredOnly.optional(),
     })
@@ -159,7 +184,11 @@ function choiceField<T extends 'select' | 'radio'>(type: T, maxOptions: number) 
 export const selectField = choiceField('select', L.selectOptionsMax);
 export const radioField = choiceField('radio', L.radioOptionsMax);
 
-export const checkboxField = z.object({ ...common, type: z.literal('checkbox'), default_value: z.boolean().optional() });
+export const checkboxField = z.object({
+  ...common,
+  type: z.literal('checkbox'),
+  default_value: z.boolean().optional(),
+});
 export const toggleField = z.object({ ...common, type: z.literal('toggle'), default_value: z.boolean().optional() });
 
 export const colorField = z.object({
@@ -184,15 +213,20 @@ export const sliderField = z
     if (!(f.max > f.min)) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be greater than min' });
     const d = f.default_value;
     if (d === undefined) return;
-    if (d < f.min || d > f.max) ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must lie within min and max' });
-    else if (!isOnStep(d, f.min, f.step ?? 1)) ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must be min plus a whole number of steps' });
+    if (d < f.min || d > f.max)
+      ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must lie within min and max' });
+    else if (!isOnStep(d, f.min, f.step ?? 1))
+      ctx.addIssue({ code: 'custom', path: ['default_value'], message: 'must be min plus a whole number of steps' });
   });
 
 export const multiSelectField = z
   .object({
     ...common,
     type: z.literal('multi_select'),
-    options: z.array(optionSchema).min(1, 'must have at least 1 option').max(L.multiSelectOptionsMax, `must have at most ${L.multiSelectOptionsMax} options`),
+    options: z
+      .array(optionSchema)
+      .min(1, 'must have at least 1 option')
+      .max(L.multiSelectOptionsMax, `must have at most ${L.multiSelectOptionsMax} options`),
     default_value: z.array(optionValue).optional(),
     max_selections: z.number().int().min(1).optional(),
     validation: requiredOnly.optional(),
@@ -201,13 +235,37 @@ export const multiSelectField = z
     const d = f.default_value;
     if (d === undefined) return;
     d.forEach((v, i) => {
-      if (!hasOption(f.options, v)) ctx.addIssue({ code: 'custom', path: ['default_value', i], message: 'must match one of the option values' });
+      if (!hasOption(f.options, v))
+        ctx.addIssue({ code: 'custom', path: ['default_value', i], message: 'must match one of the option values' });
     });
-    if (f.max_selections !== undefined && d.length > f.max_selections) ctx.addIssue({ code: 'custom', path: ['default_value'], message: `must select at most max_selections (${f.max_selections})` });
+    if (f.max_selections !== undefined && d.length > f.max_selections)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_value'],
+        message: `must select at most max_selections (${f.max_selections})`,
+      });
   });
 
-export const displayField = z.object({ ...common, type: z.literal('display'), value: z.string().max(L.displayValueMax) });
+export const displayField = z.object({
+  ...common,
+  type: z.literal('display'),
+  value: z.string().max(L.displayValueMax),
+});
 
-export const fieldSchema = z.discriminatedUnion('type', [textField, textareaField, numberField, selectField, radioField, checkboxField, toggleField, secretField, urlField, colorField, sliderField, multiSelectField, displayField]);
+export const fieldSchema = z.discriminatedUnion('type', [
+  textField,
+  textareaField,
+  numberField,
+  selectField,
+  radioField,
+  checkboxField,
+  toggleField,
+  secretField,
+  urlField,
+  colorField,
+  sliderField,
+  multiSelectField,
+  displayField,
+]);
 export type Field = z.infer<typeof fieldSchema>;
 export type FieldOf<T extends Field['type']> = Extract<Field, { type: T }>;

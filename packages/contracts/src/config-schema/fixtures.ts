@@ -14,10 +14,37 @@ export function sampleSchema(): RawSchema {
         collapsible: true,
         default_collapsed: false,
         fields: [
-          { type: 'text', key: 'nickname', label: 'Nickname', placeholder: 'nick', default_value: 'abc', validation: { required: true, min: 2, max: 20, pattern: '^[a-z]+$', pattern_message: 'lowercase letters only' } },
+          {
+            type: 'text',
+            key: 'nickname',
+            label: 'Nickname',
+            placeholder: 'nick',
+            default_value: 'abc',
+            validation: {
+              required: true,
+              min: 2,
+              max: 20,
+              pattern: '^[a-z]+$',
+              pattern_message: 'lowercase letters only',
+            },
+          },
           { type: 'textarea', key: 'bio', label: 'Bio', rows: 4, default_value: '' },
-          { type: 'number', key: 'min_level', label: 'Minimum level', step: 1, suffix: 'lvl', default_value: 5, validation: { min: 0, max: 100 } },
-          { type: 'number', key: 'max_level', label: 'Maximum level', pair_with: 'min_level', validation: { min: 0, max: 100 } },
+          {
+            type: 'number',
+            key: 'min_level',
+            label: 'Minimum level',
+            step: 1,
+            suffix: 'lvl',
+            default_value: 5,
+            validation: { min: 0, max: 100 },
+          },
+          {
+            type: 'number',
+            key: 'max_level',
+            label: 'Maximum level',
+            pair_with: 'min_level',
+            validation: { min: 0, max: 100 },
+          },
           {
             type: 'select',
             key: 'region',
@@ -46,7 +73,13 @@ export function sampleSchema(): RawSchema {
       {
         title: 'Advanced',
         fields: [
-          { type: 'secret', key: 'api_key', label: 'API key', condition: { field: 'advanced', equals: true }, validation: { required: true } },
+          {
+            type: 'secret',
+            key: 'api_key',
+            label: 'API key',
+            condition: { field: 'advanced', equals: true },
+            validation: { required: true },
+          },
           {
             type: 'url',
             key: 'callback',
@@ -58,7 +91,17 @@ export function sampleSchema(): RawSchema {
             ],
           },
           { type: 'color', key: 'accent', label: 'Accent', default_value: '#1a2B3c' },
-          { type: 'slider', key: 'threshold', label: 'Threshold', min: 0, max: 10, step: 0.5, default_value: 2.5, show_value: true, suffix: '%' },
+          {
+            type: 'slider',
+            key: 'threshold',
+            label: 'Threshold',
+            min: 0,
+            max: 10,
+            step: 0.5,
+            default_value: 2.5,
+            show_value: true,
+            suffix: '%',
+          },
           {
             type: 'multi_select',
             key: 'games',

@@ -23,7 +23,8 @@ function embedUrl(check: EmbedUrlCheck) {
       }
       if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use HTTPS' });
       else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
-      else if (check.isForbiddenHost?.(url)) ctx.addIssue({ code: 'custom', message: 'must not point to a private or internal host' });
+      else if (check.isForbiddenHost?.(url))
+        ctx.addIssue({ code: 'custom', message: 'must not point to a private or internal host' });
     });
 }
 

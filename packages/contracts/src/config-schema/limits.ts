@@ -38,7 +38,21 @@ export const FIELD_KEY_PATTERN = /^[a-zA-Z0-9_]+$/;
 export const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
 export const URL_VALUE_PATTERN = /^https?:\/\//;
 
-export const FIELD_TYPES = ['text', 'textarea', 'number', 'select', 'radio', 'checkbox', 'toggle', 'secret', 'url', 'color', 'slider', 'multi_select', 'display'] as const;
+export const FIELD_TYPES = [
+  'text',
+  'textarea',
+  'number',
+  'select',
+  'radio',
+  'checkbox',
+  'toggle',
+  'secret',
+  'url',
+  'color',
+  'slider',
+  'multi_select',
+  'display',
+] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 /** One problem, named by the path of the offending property (`sections[0].fields[2].key`) or field key. */

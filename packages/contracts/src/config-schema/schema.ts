@@ -8,7 +8,10 @@ export const sectionSchema = z.object({
   description: z.string().optional(),
   collapsible: z.boolean().optional(),
   default_collapsed: z.boolean().optional(),
-  fields: z.array(fieldSchema).min(L.fieldsPerSectionMin, `must have at least ${L.fieldsPerSectionMin} field`).max(L.fieldsPerSectionMax, `must have at most ${L.fieldsPerSectionMax} fields`),
+  fields: z
+    .array(fieldSchema)
+    .min(L.fieldsPerSectionMin, `must have at least ${L.fieldsPerSectionMin} field`)
+    .max(L.fieldsPerSectionMax, `must have at most ${L.fieldsPerSectionMax} fields`),
 });
 export type Section = z.infer<typeof sectionSchema>;
 
@@ -34,24 +37,40 @@ const arrayOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export function crossFieldIssues(schema: unknown): Issue[] {
   const issues: Issue[] = [];
   if (!isObject(schema)) return issues;
-  const all = arrayOf(schema.sections).flatMap((section, si) => (isObject(section) ? arrayOf(section.fields).flatMap((field, fi) => (isObject(field) ? [{ field, path: ['sections', si, 'fields', fi] as (string | number)[] }] : [])) : []));
+  const all = arrayOf(schema.sections).flatMap((section, si) =>
+    isObject(section)
+      ? arrayOf(section.fields).flatMap((field, fi) =>
+          isObject(field) ? [{ field, path: ['sections', si, 'fields', fi] as (string | number)[] }] : [],
+        )
+      : [],
+  );
   const firstPath = new Map<string, (string | number)[]>();
   for (const { field, path } of all) {
     if (typeof field.key !== 'string') continue;
     const seen = firstPath.get(field.key);
-    if (seen) issues.push({ path: [...path, 'key'], message: `duplicate key "${field.key}" (already used at ${formatPath(seen)})` });
+    if (seen)
+      issues.push({
+        path: [...path, 'key'],
+        message: `duplicate key "${field.key}" (already used at ${formatPath(seen)})`,
+      });
     else firstPath.set(field.key, path);
   }
   for (const { field, path } of all) {
-    const conditions = [...(field.condition !== undefined ? [{ c: field.condition, at: [...path, 'condition'] }] : []), ...arrayOf(field.conditions).map((c, i) => ({ c, at: [...path, 'conditions', i] }))];
+    const conditions = [
+      ...(field.condition !== undefined ? [{ c: field.condition, at: [...path, 'condition'] }] : []),
+      ...arrayOf(field.conditions).map((c, i) => ({ c, at: [...path, 'conditions', i] })),
+    ];
     for (const { c, at } of conditions) {
       if (!isObject(c) || typeof c.field !== 'string') continue;
       if (c.field === field.key) issues.push({ path: [...at, 'field'], message: 'a field cannot depend on itself' });
-      else if (!firstPath.has(c.field)) issues.push({ path: [...at, 'field'], message: `names no field of this schema ("${c.field}")` });
+      else if (!firstPath.has(c.field))
+        issues.push({ path: [...at, 'field'], message: `names no field of this schema ("${c.field}")` });
     }
     if (typeof field.pair_with === 'string') {
-      if (field.pair_with === field.key) issues.push({ path: [...path, 'pair_with'], message: 'a field cannot pair with itself' });
-      else if (!firstPath.has(field.pair_with)) issues.push({ path: [...path, 'pair_with'], message: `names no field of this schema ("${field.pair_with}")` });
+      if (field.pair_with === field.key)
+        issues.push({ path: [...path, 'pair_with'], message: 'a field cannot pair with itself' });
+      else if (!firstPath.has(field.pair_with))
+        issues.push({ path: [...path, 'pair_with'], message: `names no field of this schema ("${field.pair_with}")` });
     }
   }
   for (const key of Object.keys(isObject(schema.values) ? schema.values : {})) {
@@ -60,7 +79,10 @@ export function crossFieldIssues(schema: unknown): Issue[] {
   return issues;
 }
 
-function crossFieldRules(schema: { sections: Section[]; values?: Record<string, unknown> | undefined }, ctx: z.RefinementCtx): void {
+function crossFieldRules(
+  schema: { sections: Section[]; values?: Record<string, unknown> | undefined },
+  ctx: z.RefinementCtx,
+): void {
   for (const issue of crossFieldIssues(schema)) ctx.addIssue({ code: 'custom', ...issue });
 }
 
@@ -71,7 +93,10 @@ export const configStructureSchema = z
     ui_mode: z.literal('schema', 'must be "schema" or "iframe"').optional(),
     name: z.string().min(1, 'is required').max(L.nameMax),
     description: z.string().max(L.descriptionMax).optional(),
-    sections: z.array(sectionSchema).min(L.sectionsMin, `must have at least ${L.sectionsMin} section`).max(L.sectionsMax, `must have at most ${L.sectionsMax} sections`),
+    sections: z
+      .array(sectionSchema)
+      .min(L.sectionsMin, `must have at least ${L.sectionsMin} section`)
+      .max(L.sectionsMax, `must have at most ${L.sectionsMax} sections`),
   })
   .superRefine(crossFieldRules);
 export type ConfigStructure = z.infer<typeof configStructureSchema>;

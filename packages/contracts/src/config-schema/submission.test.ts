@@ -12,7 +12,13 @@ function structure(change: (s: RawSchema) => void = () => undefined): ConfigStru
 }
 
 /** A submission the sample form accepts (advanced off, so api_key and callback are hidden). */
-const valid = (): Record<string, unknown> => ({ nickname: 'zed', region: 'eu', games: ['a'], threshold: 3, accent: '#000000' });
+const valid = (): Record<string, unknown> => ({
+  nickname: 'zed',
+  region: 'eu',
+  games: ['a'],
+  threshold: 3,
+  accent: '#000000',
+});
 
 function errorsFor(config: Record<string, unknown>, s = structure()): Record<string, string> {
   const r = validateSubmission(s, config);
@@ -33,7 +39,10 @@ describe('submission validation against the schema (spec 4.2 rule 3)', () => {
   });
 
   it('refuses an empty string for a required text field and an empty array for a required multi_select', () => {
-    expect(errorsFor({ ...valid(), nickname: '', games: [] })).toEqual({ nickname: 'Nickname is required', games: 'Games is required' });
+    expect(errorsFor({ ...valid(), nickname: '', games: [] })).toEqual({
+      nickname: 'Nickname is required',
+      games: 'Games is required',
+    });
   });
 
   it('checks text length bounds and the pattern, with pattern_message', () => {
@@ -84,7 +93,12 @@ describe('submission validation against the schema (spec 4.2 rule 3)', () => {
   });
 
   it('neither requires nor sends fields hidden by their conditions', () => {
-    const r = validateSubmission(structure(), { ...valid(), advanced: false, api_key: 'secret', callback: 'not even a url' });
+    const r = validateSubmission(structure(), {
+      ...valid(),
+      advanced: false,
+      api_key: 'secret',
+      callback: 'not even a url',
+    });
     expect(r).toEqual({ ok: true, config: { ...valid(), advanced: false } });
   });
 
@@ -105,7 +119,13 @@ describe('submission validation against the schema (spec 4.2 rule 3)', () => {
   });
 
   it('matches equals_any conditions', () => {
-    const r = validateSubmission(structure(), { ...valid(), advanced: true, api_key: 'k', callback: 'https://a.example', region: 'us' });
+    const r = validateSubmission(structure(), {
+      ...valid(),
+      advanced: true,
+      api_key: 'k',
+      callback: 'https://a.example',
+      region: 'us',
+    });
     expect(r.ok && r.config.callback).toBe('https://a.example');
   });
 

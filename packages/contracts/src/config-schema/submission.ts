@@ -11,7 +11,8 @@ type TextLike = FieldOf<'text' | 'secret' | 'textarea' | 'url'>;
 /** '' clears a text-like field and [] a multi_select; other types have no empty value of their own. */
 function isEmptyFor(field: Field, value: unknown): boolean {
   if (value === undefined || value === null) return true;
-  if (value === '') return field.type === 'text' || field.type === 'secret' || field.type === 'textarea' || field.type === 'url';
+  if (value === '')
+    return field.type === 'text' || field.type === 'secret' || field.type === 'textarea' || field.type === 'url';
   return Array.isArray(value) && value.length === 0 && field.type === 'multi_select';
 }
 
@@ -35,7 +36,8 @@ function checkText(field: TextLike, value: unknown): string | null {
   const v = field.validation;
   if (v?.min !== undefined && value.length < v.min) return `${label(field)} must be at least ${v.min} characters`;
   if (v?.max !== undefined && value.length > v.max) return `${label(field)} must be at most ${v.max} characters`;
-  if (field.type === 'url' && !isUrlValue(value)) return `${label(field)} must be a URL starting with http:// or https://`;
+  if (field.type === 'url' && !isUrlValue(value))
+    return `${label(field)} must be a URL starting with http:// or https://`;
   const re = v?.pattern === undefined ? null : compilePattern(v.pattern);
   if (re && !re.test(value)) return v?.pattern_message || `${label(field)} has an invalid format`;
   return null;
@@ -47,20 +49,25 @@ function checkNumber(field: FieldOf<'number' | 'slider'>, value: unknown): strin
   const max = field.type === 'slider' ? field.max : field.validation?.max;
   if (min !== undefined && value < min) return `${label(field)} must be at least ${min}`;
   if (max !== undefined && value > max) return `${label(field)} must be at most ${max}`;
-  if (field.type === 'slider' && !isOnStep(value, field.min, field.step ?? 1)) return `${label(field)} must be ${field.min} plus a multiple of ${field.step ?? 1}`;
+  if (field.type === 'slider' && !isOnStep(value, field.min, field.step ?? 1))
+    return `${label(field)} must be ${field.min} plus a multiple of ${field.step ?? 1}`;
   return null;
 }
 
 function checkChoice(field: FieldOf<'select' | 'radio'>, value: unknown): string | null {
-  if (!field.options.some((o) => o.value === value)) return `${label(field)} must be one of ${optionLabels(field.options)}`;
+  if (!field.options.some((o) => o.value === value))
+    return `${label(field)} must be one of ${optionLabels(field.options)}`;
   return null;
 }
 
 function checkMulti(field: FieldOf<'multi_select'>, value: unknown): string | null {
   if (!Array.isArray(value)) return `${label(field)} must be an array of option values`;
-  for (const v of value) if (!field.options.some((o) => o.value === v)) return `${label(field)}: ${JSON.stringify(v)} is not one of ${optionLabels(field.options)}`;
+  for (const v of value)
+    if (!field.options.some((o) => o.value === v))
+      return `${label(field)}: ${JSON.stringify(v)} is not one of ${optionLabels(field.options)}`;
   if (new Set(value).size !== value.length) return `${label(field)} must not list a value twice`;
-  if (field.max_selections !== undefined && value.length > field.max_selections) return `${label(field)} allows at most ${field.max_selections} selections`;
+  if (field.max_selections !== undefined && value.length > field.max_selections)
+    return `${label(field)} allows at most ${field.max_selections} selections`;
   return null;
 }
 
@@ -83,7 +90,9 @@ function checkValue(field: Exclude<Field, FieldOf<'display'>>, value: unknown): 
     case 'toggle':
       return typeof value === 'boolean' ? null : `${label(field)} must be true or false`;
     case 'color':
-      return typeof value === 'string' && COLOR_PATTERN.test(value) ? null : `${label(field)} must be a colour like #1a2b3c`;
+      return typeof value === 'string' && COLOR_PATTERN.test(value)
+        ? null
+        : `${label(field)} must be a colour like #1a2b3c`;
   }
 }
 
@@ -93,13 +102,15 @@ function checkValue(field: Exclude<Field, FieldOf<'display'>>, value: unknown): 
  * are neither required nor sent, display fields are never sent, unknown keys are refused.
  */
 export function validateSubmission(structure: ConfigStructure, input: unknown): SubmissionResult {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, errors: [{ field: 'config', message: 'config must be a JSON object' }] };
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return { ok: false, errors: [{ field: 'config', message: 'config must be a JSON object' }] };
   const values = input as Record<string, unknown>;
   const fields = new Map<string, Field>();
   for (const s of structure.sections) for (const f of s.fields) if (!fields.has(f.key)) fields.set(f.key, f);
 
   const errors: FieldError[] = [];
-  for (const key of Object.keys(values)) if (!fields.has(key)) errors.push({ field: key, message: `${key} is not a field of this form` });
+  for (const key of Object.keys(values))
+    if (!fields.has(key)) errors.push({ field: key, message: `${key} is not a field of this form` });
 
   const visible = visibleKeys(structure, values);
   const config: Record<string, unknown> = {};

@@ -32,7 +32,14 @@ beforeEach(async () => {
     // The guild's bucket far above the global limit: only the global limit binds.
     roleBucket: { limit: 10_000, windowMs: 1_000 },
     seed: {
-      guilds: [correctlyInstalledGuild({ id: GUILD, botRoleId: ROLE.bot, linkedRoleId: ROLE.linked, members: [{ userId: USER, roles: [] }] })],
+      guilds: [
+        correctlyInstalledGuild({
+          id: GUILD,
+          botRoleId: ROLE.bot,
+          linkedRoleId: ROLE.linked,
+          members: [{ userId: USER, roles: [] }],
+        }),
+      ],
     },
   });
   connections = Array.from({ length: PROCESSES }, () => new Redis(REDIS_URL));
@@ -49,7 +56,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 describe('the shared limiter against the platform global window', () => {
   it('never lets more than the global limit into one of the platform windows, whatever the delay between grant and arrival', async () => {
-    const limiters = connections.map((redis) => new SharedRateLimiter({ redis, prefix, globalPerSecond: GLOBAL_PER_SECOND, offsetMs: 0 }));
+    const limiters = connections.map(
+      (redis) => new SharedRateLimiter({ redis, prefix, globalPerSecond: GLOBAL_PER_SECOND, offsetMs: 0 }),
+    );
     const url = `${emulator.apiBase}/v10/guilds/${GUILD}/members/${USER}/roles/${ROLE.linked}`;
     const route = routeOf('PUT', url);
     let next = 0;

@@ -26,7 +26,17 @@ describe('SharedRateLimiter', () => {
     const probe = await limiter.acquire(route, 0);
     expect(probe.kind).toBe('probe');
     await expect(limiter.acquire(route, 0)).rejects.toBeInstanceOf(PlatformRateLimitedError);
-    await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+    await limiter.observe(
+      route,
+      probe,
+      204,
+      headers({
+        'x-ratelimit-limit': '3',
+        'x-ratelimit-remaining': '2',
+        'x-ratelimit-reset-after': '5',
+        'x-ratelimit-bucket': 'abc',
+      }),
+    );
     expect((await limiter.acquire(route, 0)).kind).toBe('token');
     expect((await limiter.acquire(route, 0)).kind).toBe('token');
     const denied = await limiter.acquire(route, 0).catch((e: unknown) => e);
@@ -40,7 +50,17 @@ describe('SharedRateLimiter', () => {
     try {
       const other = new SharedRateLimiter({ redis: otherRedis, prefix, globalPerSecond: 1_000, offsetMs: 0 });
       const probe = await limiter.acquire(route, 0);
-      await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+      await limiter.observe(
+        route,
+        probe,
+        204,
+        headers({
+          'x-ratelimit-limit': '2',
+          'x-ratelimit-remaining': '1',
+          'x-ratelimit-reset-after': '5',
+          'x-ratelimit-bucket': 'abc',
+        }),
+      );
       expect((await other.acquire(route, 0)).kind).toBe('token');
       await expect(limiter.acquire(route, 0)).rejects.toBeInstanceOf(PlatformRateLimitedError);
     } finally {
@@ -50,7 +70,12 @@ describe('SharedRateLimiter', () => {
 
   it('blocks every route of the token after a global 429 for its retry_after', async () => {
     const g = await limiter.acquire(route, 0);
-    await limiter.observe(route, g, 429, headers({ 'retry-after': '2', 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' }));
+    await limiter.observe(
+      route,
+      g,
+      429,
+      headers({ 'retry-after': '2', 'x-ratelimit-global': 'true', 'x-ratelimit-scope': 'global' }),
+    );
     const other = { routeKey: 'GET:/guilds/:id/members', major: '7' };
     const denied = (await limiter.acquire(other, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
     expect(denied.limitedBy).toBe('block');
@@ -59,10 +84,32 @@ describe('SharedRateLimiter', () => {
 
   it('waits max(retry_after, reset_after) on a shared 429, on that bucket only, without counting it as invalid', async () => {
     const probe = await limiter.acquire(route, 0);
-    await limiter.observe(route, probe, 204, headers({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset-after': '5', 'x-ratelimit-bucket': 'abc' }));
+    await limiter.observe(
+      route,
+      probe,
+      204,
+      headers({
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '9',
+        'x-ratelimit-reset-after': '5',
+        'x-ratelimit-bucket': 'abc',
+      }),
+    );
     const g = await limiter.acquire(route, 0);
     // The docs' example: Reset-After 64.57 s, retry_after 1336.57 s (Retry-After 1337).
-    await limiter.observe(route, g, 429, headers({ 'retry-after': '1337', 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset-after': '64.57', 'x-ratelimit-bucket': 'abc', 'x-ratelimit-scope': 'shared' }));
+    await limiter.observe(
+      route,
+      g,
+      429,
+      headers({
+        'retry-after': '1337',
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '9',
+        'x-ratelimit-reset-after': '64.57',
+        'x-ratelimit-bucket': 'abc',
+        'x-ratelimit-scope': 'shared',
+      }),
+    );
     const denied = (await limiter.acquire(route, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
     expect(denied.limitedBy).toBe('bucket');
     expect(denied.retryAfterMs).toBeGreaterThan(1_336_000);
@@ -72,7 +119,10 @@ describe('SharedRateLimiter', () => {
 
   it('takes a 429 without rate-limit headers for the edge ban: every route blocked, doubling per ban in a row, reset by an API answer', async () => {
     const bans: { began: boolean; blockedMs: number; inARow: number }[] = [];
-    const edge = new SharedRateLimiter({ redis, prefix, globalPerSecond: 1_000, offsetMs: 0, edgeBanMaxMs: 3_000 }, { edgeBan: (i) => bans.push(i) });
+    const edge = new SharedRateLimiter(
+      { redis, prefix, globalPerSecond: 1_000, offsetMs: 0, edgeBanMaxMs: 3_000 },
+      { edgeBan: (i) => bans.push(i) },
+    );
     const ban = headers({ 'retry-after': '1', 'content-type': 'text/html' });
     const other = { routeKey: 'GET:/guilds/:id/members', major: '7' };
 
@@ -86,7 +136,9 @@ describe('SharedRateLimiter', () => {
       [false, 1],
     ]);
     expect(bans[0]!.blockedMs).toBeGreaterThan(900);
-    const denied = (await edge.acquire({ routeKey: 'GET:/users/@me', major: 'global' }, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    const denied = (await edge
+      .acquire({ routeKey: 'GET:/users/@me', major: 'global' }, 0)
+      .catch((e: unknown) => e)) as PlatformRateLimitedError;
     expect(denied.limitedBy).toBe('block');
     expect(await edge.edgeBanRemaining()).toBeGreaterThan(0);
     // Not one of the API's invalid requests: the edge answered it.
@@ -103,7 +155,17 @@ describe('SharedRateLimiter', () => {
 
     // An answer from the API ends the run: the next ban starts again from Retry-After.
     const ok = await edge.acquire(other, 3_500);
-    await edge.observe(other, ok, 200, headers({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset-after': '1', 'x-ratelimit-bucket': 'def' }));
+    await edge.observe(
+      other,
+      ok,
+      200,
+      headers({
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '4',
+        'x-ratelimit-reset-after': '1',
+        'x-ratelimit-bucket': 'def',
+      }),
+    );
     const later = await edge.acquire(route, 0);
     await edge.observe(route, later, 429, ban);
     expect(bans[4]).toMatchObject({ began: true, inARow: 1 });
@@ -120,7 +182,9 @@ describe('SharedRateLimiter', () => {
     const budget = await strict.invalidBudget();
     expect(budget).toMatchObject({ count: 3, budget: 3, windowMs: 10 * 60_000, authFailures: 0 });
     expect(budget.heldForMs).toBeGreaterThan(60_000);
-    const denied = (await strict.acquire({ routeKey: 'PUT:/y', major: '9' }, 0).catch((e: unknown) => e)) as PlatformRateLimitedError;
+    const denied = (await strict
+      .acquire({ routeKey: 'PUT:/y', major: '9' }, 0)
+      .catch((e: unknown) => e)) as PlatformRateLimitedError;
     expect(denied.limitedBy).toBe('block');
   });
 

@@ -68,20 +68,70 @@ export type LimiterEvents = {
    * of the token, in every process, waits `blockedMs`. `began`: this answer started the ban (once per ban,
    * across processes); `inARow`: how many bans came one right after another (the block doubles each time).
    */
-  edgeBan?(info: { began: boolean; blockedMs: number; retryAfterMs: number; inARow: number; routeKey: string; major: string }): void;
+  edgeBan?(info: {
+    began: boolean;
+    blockedMs: number;
+    retryAfterMs: number;
+    inARow: number;
+    routeKey: string;
+    major: string;
+  }): void;
   invalidRequest?(info: { status: number; countInWindow: number; blockMs: number }): void;
 };
 
 type HeaderBag = { get(name: string): string | null };
 
 type LimiterRedis = (Redis | Cluster) & {
-  rlAcquire(b: string, g: string, blk: string, seq: string, window: number, limit: number, lease: number, ttl: number, inFlightLease: number): Promise<[number, number, string, string]>;
+  rlAcquire(
+    b: string,
+    g: string,
+    blk: string,
+    seq: string,
+    window: number,
+    limit: number,
+    lease: number,
+    ttl: number,
+    inFlightLease: number,
+  ): Promise<[number, number, string, string]>;
   rlAnswered(g: string, slot: string): Promise<number>;
-  rlObserve(b: string, streak: string, probe: string, limit: number, remaining: number, resetAfter: number, offset: number, ttl: number): Promise<number>;
+  rlObserve(
+    b: string,
+    streak: string,
+    probe: string,
+    limit: number,
+    remaining: number,
+    resetAfter: number,
+    offset: number,
+    ttl: number,
+  ): Promise<number>;
   rlReleaseProbe(b: string): Promise<number>;
-  rlRateLimited(b: string, blk: string, global: string, retryAfter: number, offset: number, ttl: number): Promise<number>;
-  rlInvalid(w: string, blk: string, auth: string, status: string, windowMs: number, budget: number, base: number, max: number): Promise<[number, number]>;
-  rlEdgeBan(blk: string, edge: string, streak: string, retryAfter: number, offset: number, max: number, streakTtl: number): Promise<[number, number, number]>;
+  rlRateLimited(
+    b: string,
+    blk: string,
+    global: string,
+    retryAfter: number,
+    offset: number,
+    ttl: number,
+  ): Promise<number>;
+  rlInvalid(
+    w: string,
+    blk: string,
+    auth: string,
+    status: string,
+    windowMs: number,
+    budget: number,
+    base: number,
+    max: number,
+  ): Promise<[number, number]>;
+  rlEdgeBan(
+    blk: string,
+    edge: string,
+    streak: string,
+    retryAfter: number,
+    offset: number,
+    max: number,
+    streakTtl: number,
+  ): Promise<[number, number, number]>;
 };
 
 function defineScripts(redis: Redis | Cluster): LimiterRedis {
@@ -167,7 +217,12 @@ export class SharedRateLimiter {
       );
       if (granted === 1) return { bucketKey, kind: kind as Grant['kind'], waitMs, slot };
       if (waitMs > (kind === 'bucket' ? bucketDeadline : deadline) - Date.now()) {
-        throw new PlatformRateLimitedError(waitMs, kind as PlatformRateLimitedError['limitedBy'], route.routeKey, route.major);
+        throw new PlatformRateLimitedError(
+          waitMs,
+          kind as PlatformRateLimitedError['limitedBy'],
+          route.routeKey,
+          route.major,
+        );
       }
       await sleep(Math.max(1, waitMs));
     }
@@ -178,7 +233,10 @@ export class SharedRateLimiter {
    * prober. It may still have reached the platform, so it counts toward the global limit for a window from now.
    */
   async abandon(grant: Grant): Promise<void> {
-    await Promise.all([this.answered(grant), grant.kind === 'probe' ? this.redis.rlReleaseProbe(grant.bucketKey) : null]);
+    await Promise.all([
+      this.answered(grant),
+      grant.kind === 'probe' ? this.redis.rlReleaseProbe(grant.bucketKey) : null,
+    ]);
   }
 
   /** The request's answer is back: it counts toward the global limit for one window from now (no longer in flight). */
@@ -215,14 +273,30 @@ export class SharedRateLimiter {
       const scope = headers.get('x-ratelimit-scope') ?? 'user';
       const global = headers.get('x-ratelimit-global') === 'true' || scope === 'global';
       const retryAfterMs = rateLimitWaitS(scope, global, resetAfter, num(headers.get('retry-after'))) * 1000;
-      await this.redis.rlRateLimited(bucketKey, this.key('block'), global ? '1' : '0', retryAfterMs, this.o.offsetMs, this.o.bucketTtlMs);
+      await this.redis.rlRateLimited(
+        bucketKey,
+        this.key('block'),
+        global ? '1' : '0',
+        retryAfterMs,
+        this.o.offsetMs,
+        this.o.bucketTtlMs,
+      );
       this.events.rateLimited?.({ scope, global, retryAfterMs, routeKey: route.routeKey, major: route.major });
       if (scope !== 'shared') await this.invalid(status);
       return {};
     }
     if (status === 401 || status === 403) await this.invalid(status);
     if (limit !== null && remaining !== null && resetAfter !== null) {
-      await this.redis.rlObserve(bucketKey, this.key('edge-streak'), grant.kind === 'probe' ? '1' : '0', limit, remaining, resetAfter * 1000, this.o.offsetMs, this.o.bucketTtlMs);
+      await this.redis.rlObserve(
+        bucketKey,
+        this.key('edge-streak'),
+        grant.kind === 'probe' ? '1' : '0',
+        limit,
+        remaining,
+        resetAfter * 1000,
+        this.o.offsetMs,
+        this.o.bucketTtlMs,
+      );
     } else if (grant.kind === 'probe') {
       await this.redis.rlReleaseProbe(bucketKey);
     }
@@ -237,8 +311,23 @@ export class SharedRateLimiter {
     if (grant.kind === 'probe') await this.redis.rlReleaseProbe(grant.bucketKey);
     const retryAfterS = num(headers.get('retry-after'));
     const retryAfterMs = retryAfterS !== null && retryAfterS > 0 ? retryAfterS * 1000 : this.o.edgeBanDefaultMs;
-    const [began, blockedMs, inARow] = await this.redis.rlEdgeBan(this.key('block'), this.key('edge-ban'), this.key('edge-streak'), retryAfterMs, this.o.offsetMs, this.o.edgeBanMaxMs, 24 * 3600_000);
-    this.events.edgeBan?.({ began: began === 1, blockedMs, retryAfterMs, inARow, routeKey: route.routeKey, major: route.major });
+    const [began, blockedMs, inARow] = await this.redis.rlEdgeBan(
+      this.key('block'),
+      this.key('edge-ban'),
+      this.key('edge-streak'),
+      retryAfterMs,
+      this.o.offsetMs,
+      this.o.edgeBanMaxMs,
+      24 * 3600_000,
+    );
+    this.events.edgeBan?.({
+      began: began === 1,
+      blockedMs,
+      retryAfterMs,
+      inARow,
+      routeKey: route.routeKey,
+      major: route.major,
+    });
     return { blockedMs };
   }
 
@@ -251,7 +340,16 @@ export class SharedRateLimiter {
 
   private async invalid(status: number): Promise<void> {
     const windowKey = this.key('invalid');
-    const [count, blockMs] = await this.redis.rlInvalid(windowKey, this.key('block'), this.key('auth-failures'), String(status), this.o.invalidWindowMs, this.o.invalidBudget, this.o.authBackoffBaseMs, this.o.authBackoffMaxMs);
+    const [count, blockMs] = await this.redis.rlInvalid(
+      windowKey,
+      this.key('block'),
+      this.key('auth-failures'),
+      String(status),
+      this.o.invalidWindowMs,
+      this.o.invalidBudget,
+      this.o.authBackoffBaseMs,
+      this.o.authBackoffMaxMs,
+    );
     this.events.invalidRequest?.({ status, countInWindow: count, blockMs });
   }
 
@@ -277,14 +375,39 @@ export class SharedRateLimiter {
    * current window, the budget at which this limiter holds every call, the window's length, the 401s in
    * it, and how long calls are held now (a 401 back-off, a spent budget or a global 429; 0 when not held).
    */
-  async invalidBudget(): Promise<{ count: number; budget: number; windowMs: number; authFailures: number; heldForMs: number }> {
-    const [[sec, micro], count, authFailures, blockedUntil] = await Promise.all([this.redis.time(), this.invalidCount(), this.redis.get(this.key('auth-failures')), this.redis.get(this.key('block'))]);
+  async invalidBudget(): Promise<{
+    count: number;
+    budget: number;
+    windowMs: number;
+    authFailures: number;
+    heldForMs: number;
+  }> {
+    const [[sec, micro], count, authFailures, blockedUntil] = await Promise.all([
+      this.redis.time(),
+      this.invalidCount(),
+      this.redis.get(this.key('auth-failures')),
+      this.redis.get(this.key('block')),
+    ]);
     const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
-    return { count, budget: this.o.invalidBudget, windowMs: this.o.invalidWindowMs, authFailures: Number(authFailures ?? 0), heldForMs: Math.max(0, Number(blockedUntil ?? 0) - now) };
+    return {
+      count,
+      budget: this.o.invalidBudget,
+      windowMs: this.o.invalidWindowMs,
+      authFailures: Number(authFailures ?? 0),
+      heldForMs: Math.max(0, Number(blockedUntil ?? 0) - now),
+    };
   }
 }
 
-const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket', 'x-ratelimit-global', 'x-ratelimit-scope'];
+const RATE_LIMIT_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-reset-after',
+  'x-ratelimit-bucket',
+  'x-ratelimit-global',
+  'x-ratelimit-scope',
+];
 
 /**
  * A 429 the API would have sent carries X-RateLimit-* headers (at least its scope); the edge's ban

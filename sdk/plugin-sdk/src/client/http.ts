@@ -80,7 +80,8 @@ export class HttpClient {
         await sleep(wait, call.signal);
       } else {
         const { error } = outcome;
-        const retryable = !error.timedOut && (call.retry === 'idempotent' || CONNECTION_REFUSED.has(errorCode(error.cause) ?? ''));
+        const retryable =
+          !error.timedOut && (call.retry === 'idempotent' || CONNECTION_REFUSED.has(errorCode(error.cause) ?? ''));
         if (last || !retryable) throw error;
         await sleep(backoffMs(retryBackoff(retry), attempt), call.signal);
       }
@@ -96,7 +97,10 @@ export class HttpClient {
     return backoffMs(retryBackoff(this.options.retry), attempt);
   }
 
-  private async attempt(url: string, call: HttpCall): Promise<{ answer: HttpAnswer; retryAfter: number | null } | { error: RoleLinkNetworkError }> {
+  private async attempt(
+    url: string,
+    call: HttpCall,
+  ): Promise<{ answer: HttpAnswer; retryAfter: number | null } | { error: RoleLinkNetworkError }> {
     const timeout = AbortSignal.timeout(call.timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal as AbortSignal, timeout]) : timeout;
     const headers: Record<string, string> = {
@@ -125,7 +129,9 @@ export class HttpClient {
     } catch (err) {
       if (call.signal?.aborted) throw call.signal.reason;
       const timedOut = timeout.aborted;
-      const message = timedOut ? `${call.method} ${url}: no answer within ${call.timeoutMs} ms` : `${call.method} ${url}: ${describe(err)}`;
+      const message = timedOut
+        ? `${call.method} ${url}: no answer within ${call.timeoutMs} ms`
+        : `${call.method} ${url}: ${describe(err)}`;
       return { error: new RoleLinkNetworkError(message, call.method, url, timedOut, { cause: err }) };
     }
   }

@@ -3,7 +3,11 @@ import type { CallOptions, DryRunResult, HeldChange, WholeListOptions } from './
 import type { AbortSignalLike } from '../host-types';
 
 /** Spec 4.1: at most 100,000 IDs per PUT and per chunk; about 4 chunks in flight. */
-export const REPLACE_DEFAULTS = { maxPutUsers: 100_000, chunkSize: 100_000, concurrency: 4 } as const satisfies Required<Omit<ReplaceOptions, keyof WholeListOptions | 'dryRun'>>;
+export const REPLACE_DEFAULTS = {
+  maxPutUsers: 100_000,
+  chunkSize: 100_000,
+  concurrency: 4,
+} as const satisfies Required<Omit<ReplaceOptions, keyof WholeListOptions | 'dryRun'>>;
 
 /**
  * `idempotencyKey` and `ifMatch` go on the PUT, or on the commit of the chunked flow (the write that
@@ -23,7 +27,13 @@ export type ReplaceOptions = WholeListOptions & {
 };
 
 /** `listVersion`: the list's version after the write (send it as `ifMatch` next time); `replayed`: see WriteOutcome. */
-export type ReplaceApplied = { held: null; userCount: number; via: 'put' | 'upload'; listVersion: string | null; replayed: boolean };
+export type ReplaceApplied = {
+  held: null;
+  userCount: number;
+  via: 'put' | 'upload';
+  listVersion: string | null;
+  replayed: boolean;
+};
 
 /** The answer of a dry run: what the write would do. Nothing was written, no session left open. */
 export type ReplaceDryRun = { dryRun: DryRunResult; via: 'put' | 'upload' };
@@ -59,22 +69,45 @@ async function take(it: AsyncIterator<string> | Iterator<string>, n: number): Pr
   return out;
 }
 
-export async function replaceUsers(client: RoleLinkClient, source: Source, options: ReplaceOptions): Promise<ReplaceOutcome | ReplaceDryRun> {
+export async function replaceUsers(
+  client: RoleLinkClient,
+  source: Source,
+  options: ReplaceOptions,
+): Promise<ReplaceOutcome | ReplaceDryRun> {
   const { maxPutUsers, chunkSize, concurrency } = { ...REPLACE_DEFAULTS, ...definedOnly(options) };
   const it = iteratorOf(source);
   // Read one past the PUT cap: only then is it known whether the list fits one request.
   const head = await take(it, maxPutUsers + 1);
   if (head.length <= maxPutUsers) {
-    if (options.dryRun) return { dryRun: await client.previewPut(head, { confirm: options.confirm, ifMatch: options.ifMatch, signal: options.signal }), via: 'put' };
+    if (options.dryRun)
+      return {
+        dryRun: await client.previewPut(head, {
+          confirm: options.confirm,
+          ifMatch: options.ifMatch,
+          signal: options.signal,
+        }),
+        via: 'put',
+      };
     return putWhole(client, head, options);
   }
   return uploadInChunks(client, head, it, { ...options, chunkSize, concurrency });
 }
 
 async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceOptions): Promise<ReplaceOutcome> {
-  const send = async (confirm: string | undefined, signal: AbortSignalLike | undefined, idempotencyKey?: string): Promise<ReplaceOutcome> => {
+  const send = async (
+    confirm: string | undefined,
+    signal: AbortSignalLike | undefined,
+    idempotencyKey?: string,
+  ): Promise<ReplaceOutcome> => {
     const outcome = await client.putUsers(ids, { confirm, signal, ifMatch: options.ifMatch, idempotencyKey });
-    if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'put', listVersion: outcome.listVersion, replayed: outcome.replayed };
+    if (outcome.held === null)
+      return {
+        held: null,
+        userCount: outcome.userCount,
+        via: 'put',
+        listVersion: outcome.listVersion,
+        replayed: outcome.replayed,
+      };
     return {
       held: outcome.held,
       via: 'put',
@@ -87,16 +120,26 @@ async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceO
 
 type UploadOptions = WholeListOptions & { chunkSize: number; concurrency: number; dryRun?: boolean };
 
-async function uploadInChunks(client: RoleLinkClient, head: string[], rest: AsyncIterator<string> | Iterator<string>, options: UploadOptions): Promise<ReplaceOutcome | ReplaceDryRun> {
+async function uploadInChunks(
+  client: RoleLinkClient,
+  head: string[],
+  rest: AsyncIterator<string> | Iterator<string>,
+  options: UploadOptions,
+): Promise<ReplaceOutcome | ReplaceDryRun> {
   const uploadId = await client.createUpload({ signal: options.signal });
   // Any failure cancels the session; its own signal also stops the chunks still in flight.
   const local = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal as AbortSignal, local.signal]) : local.signal;
-  const cancel = (o: CallOptions = {}) => client.cancelUpload(uploadId, { signal: o.signal ?? AbortSignal.timeout(30_000) });
+  const cancel = (o: CallOptions = {}) =>
+    client.cancelUpload(uploadId, { signal: o.signal ?? AbortSignal.timeout(30_000) });
   try {
     await sendChunks(client, uploadId, head, rest, options, signal, local);
     if (options.dryRun) {
-      const dryRun = await client.previewCommit(uploadId, { confirm: options.confirm, ifMatch: options.ifMatch, signal: options.signal });
+      const dryRun = await client.previewCommit(uploadId, {
+        confirm: options.confirm,
+        ifMatch: options.ifMatch,
+        signal: options.signal,
+      });
       await cancel().catch(() => undefined); // a preview leaves the session open; nothing else will use it
       return { dryRun, via: 'upload' };
     }
@@ -109,7 +152,15 @@ async function uploadInChunks(client: RoleLinkClient, head: string[], rest: Asyn
   }
 }
 
-async function sendChunks(client: RoleLinkClient, uploadId: string, head: string[], rest: AsyncIterator<string> | Iterator<string>, { chunkSize, concurrency }: UploadOptions, signal: AbortSignal, local: AbortController): Promise<void> {
+async function sendChunks(
+  client: RoleLinkClient,
+  uploadId: string,
+  head: string[],
+  rest: AsyncIterator<string> | Iterator<string>,
+  { chunkSize, concurrency }: UploadOptions,
+  signal: AbortSignal,
+  local: AbortController,
+): Promise<void> {
   const inflight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   const send = (ids: string[]) => {
@@ -144,14 +195,27 @@ async function sendChunks(client: RoleLinkClient, uploadId: string, head: string
   if (failure) throw (failure as { error: unknown }).error;
 }
 
-async function commit(client: RoleLinkClient, uploadId: string, options: WholeListOptions, cancel: (o?: CallOptions) => Promise<void>): Promise<ReplaceOutcome> {
+async function commit(
+  client: RoleLinkClient,
+  uploadId: string,
+  options: WholeListOptions,
+  cancel: (o?: CallOptions) => Promise<void>,
+): Promise<ReplaceOutcome> {
   const outcome = await client.commitUpload(uploadId, options);
-  if (outcome.held === null) return { held: null, userCount: outcome.userCount, via: 'upload', listVersion: outcome.listVersion, replayed: outcome.replayed };
+  if (outcome.held === null)
+    return {
+      held: null,
+      userCount: outcome.userCount,
+      via: 'upload',
+      listVersion: outcome.listVersion,
+      replayed: outcome.replayed,
+    };
   // The service keeps the staging of a held commit: confirming re-commits the same session (a new call, a new key).
   return {
     held: outcome.held,
     via: 'upload',
-    confirm: (changeId = outcome.held.changeId, o = {}) => commit(client, uploadId, { confirm: changeId, ifMatch: options.ifMatch, signal: o.signal }, cancel),
+    confirm: (changeId = outcome.held.changeId, o = {}) =>
+      commit(client, uploadId, { confirm: changeId, ifMatch: options.ifMatch, signal: o.signal }, cancel),
     cancel,
   };
 }

@@ -14,7 +14,12 @@ export type RetryOptions = {
   maxRetryAfterMs: number;
 };
 
-export const DEFAULT_RETRY = { retries: 4, baseDelayMs: 250, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 } as const satisfies RetryOptions;
+export const DEFAULT_RETRY = {
+  retries: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+} as const satisfies RetryOptions;
 
 /**
  * The options as the service's one backoff rule (@rolelink/wire-types/backoff, compiled into the package):

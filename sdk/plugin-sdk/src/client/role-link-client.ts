@@ -5,8 +5,29 @@ import { HttpClient, type HttpAnswer, type HttpCall } from './http';
 import { replaceUsers, type ReplaceDryRun, type ReplaceOptions, type ReplaceOutcome } from './replace-users';
 import { DEFAULT_RETRY, type RetryOptions } from './retry';
 import { checkUserId, checkUserIds } from './user-id';
-import type { AddUserOptions, CallOptions, DryRunResult, IdempotentOptions, ListMeta, ShrinkBody, UploadProgress, WholeListOptions, WriteOutcome } from './types';
-import type { ChunkAcceptedBody, DataBody, DryRunBody, UploadCancelledBody, UploadCreatedBody, UserAddedBody, UserCountBody, UserExistsBody, UserRemovedBody, UsersListBody } from '@rolelink/wire-types';
+import type {
+  AddUserOptions,
+  CallOptions,
+  DryRunResult,
+  IdempotentOptions,
+  ListMeta,
+  ShrinkBody,
+  UploadProgress,
+  WholeListOptions,
+  WriteOutcome,
+} from './types';
+import type {
+  ChunkAcceptedBody,
+  DataBody,
+  DryRunBody,
+  UploadCancelledBody,
+  UploadCreatedBody,
+  UserAddedBody,
+  UserCountBody,
+  UserExistsBody,
+  UserRemovedBody,
+  UsersListBody,
+} from '@rolelink/wire-types';
 
 export type RoleLinkClientOptions = {
   /** Where the User Management API answers, e.g. `https://rolelink.example.com`. */
@@ -54,10 +75,18 @@ export class RoleLinkClient {
    * GET /users: every user ID (ascending), the list's counters and its version (`ETag`, to send back as
    * `ifMatch` of a later write). Holds the whole list in memory.
    */
-  async listUsers(options: CallOptions & { includeExpiry?: boolean } = {}): Promise<{ meta: ListMeta; userIds: string[]; listVersion: string | null }> {
+  async listUsers(
+    options: CallOptions & { includeExpiry?: boolean } = {},
+  ): Promise<{ meta: ListMeta; userIds: string[]; listVersion: string | null }> {
     // includeExpiry: meta.expiries maps each expiring user ID to the RFC 3339 time its membership ends.
     const { includeExpiry, ...call } = options;
-    const answer = await this.answer({ method: 'GET', path: includeExpiry ? `${this.base}?include=expiry` : this.base, timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', ...call });
+    const answer = await this.answer({
+      method: 'GET',
+      path: includeExpiry ? `${this.base}?include=expiry` : this.base,
+      timeoutMs: TIMEOUT_MS.put,
+      retry: 'idempotent',
+      ...call,
+    });
     const body = answer.body as UsersListBody;
     return { meta: body.meta, userIds: body.data, listVersion: answer.etag };
   }
@@ -78,15 +107,35 @@ export class RoleLinkClient {
     const { expiresAt, ttlSeconds } = options;
     const body =
       expiresAt !== undefined || ttlSeconds !== undefined
-        ? { ...(expiresAt !== undefined ? { expires_at: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt } : {}), ...(ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {}) }
+        ? {
+            ...(expiresAt !== undefined
+              ? { expires_at: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }
+              : {}),
+            ...(ttlSeconds !== undefined ? { ttl_seconds: ttlSeconds } : {}),
+          }
         : undefined;
-    return (await this.data<UserAddedBody>({ method: 'POST', path: `${this.base}/${enc(userId)}`, body, headers: keyHeader(options), signal: options.signal })).added;
+    return (
+      await this.data<UserAddedBody>({
+        method: 'POST',
+        path: `${this.base}/${enc(userId)}`,
+        body,
+        headers: keyHeader(options),
+        signal: options.signal,
+      })
+    ).added;
   }
 
   /** DELETE /users/:userId: true when removed, false when absent. Never held. Sent with an Idempotency-Key. */
   async removeUser(userId: string, options: IdempotentOptions = {}): Promise<boolean> {
     checkUserId(userId, 'DELETE', this.base);
-    return (await this.data<UserRemovedBody>({ method: 'DELETE', path: `${this.base}/${enc(userId)}`, headers: keyHeader(options), signal: options.signal })).removed;
+    return (
+      await this.data<UserRemovedBody>({
+        method: 'DELETE',
+        path: `${this.base}/${enc(userId)}`,
+        headers: keyHeader(options),
+        signal: options.signal,
+      })
+    ).removed;
   }
 
   /**
@@ -94,23 +143,50 @@ export class RoleLinkClient {
    * has to be one array): PUT up to `maxPutUsers`, the chunked upload above. A large removal comes
    * back as `{ held }` with `confirm()`; see replace-users.ts.
    */
-  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options: ReplaceOptions & { dryRun: true }): Promise<ReplaceDryRun>;
-  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options?: ReplaceOptions & { dryRun?: false }): Promise<ReplaceOutcome>;
-  replaceUsers(ids: Iterable<string> | AsyncIterable<string>, options: ReplaceOptions = {}): Promise<ReplaceOutcome | ReplaceDryRun> {
+  replaceUsers(
+    ids: Iterable<string> | AsyncIterable<string>,
+    options: ReplaceOptions & { dryRun: true },
+  ): Promise<ReplaceDryRun>;
+  replaceUsers(
+    ids: Iterable<string> | AsyncIterable<string>,
+    options?: ReplaceOptions & { dryRun?: false },
+  ): Promise<ReplaceOutcome>;
+  replaceUsers(
+    ids: Iterable<string> | AsyncIterable<string>,
+    options: ReplaceOptions = {},
+  ): Promise<ReplaceOutcome | ReplaceDryRun> {
     return replaceUsers(this, ids, options);
   }
 
   /** PUT /users with at most 100,000 IDs (the plan's per-request cap; 413 above it). */
   async putUsers(ids: readonly string[], options: WholeListOptions = {}): Promise<WriteOutcome> {
     checkUserIds(ids, 'PUT', this.base);
-    const answer = await this.http.send({ method: 'PUT', path: this.base, body: ids, headers: writeHeaders(options), timeoutMs: TIMEOUT_MS.put, retry: 'idempotent', signal: options.signal });
+    const answer = await this.http.send({
+      method: 'PUT',
+      path: this.base,
+      body: ids,
+      headers: writeHeaders(options),
+      timeoutMs: TIMEOUT_MS.put,
+      retry: 'idempotent',
+      signal: options.signal,
+    });
     return writeOutcome(answer);
   }
 
   /** PUT /users?dry_run=true: what the PUT would do (adds, removals, holds, limits); writes nothing. */
-  async previewPut(ids: readonly string[], options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
+  async previewPut(
+    ids: readonly string[],
+    options: Omit<WholeListOptions, 'idempotencyKey'> = {},
+  ): Promise<DryRunResult> {
     checkUserIds(ids, 'PUT', this.base);
-    return this.data<DryRunBody>({ method: 'PUT', path: `${this.base}?dry_run=true`, body: ids, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.put, signal: options.signal });
+    return this.data<DryRunBody>({
+      method: 'PUT',
+      path: `${this.base}?dry_run=true`,
+      body: ids,
+      headers: writeHeaders({ ...options, idempotencyKey: '' }),
+      timeoutMs: TIMEOUT_MS.put,
+      signal: options.signal,
+    });
   }
 
   /** POST /users/upload: opens a chunked upload session (premium plan), returns its id. */
@@ -122,7 +198,13 @@ export class RoleLinkClient {
   /** POST /users/upload/:uploadId/chunk with at most 100,000 IDs. */
   async addChunk(uploadId: string, ids: readonly string[], options: CallOptions = {}): Promise<UploadProgress> {
     checkUserIds(ids, 'POST', `${this.base}/upload/${enc(uploadId)}/chunk`);
-    return this.data<ChunkAcceptedBody>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/chunk`, body: ids, timeoutMs: TIMEOUT_MS.chunk, ...options });
+    return this.data<ChunkAcceptedBody>({
+      method: 'POST',
+      path: `${this.base}/upload/${enc(uploadId)}/chunk`,
+      body: ids,
+      timeoutMs: TIMEOUT_MS.chunk,
+      ...options,
+    });
   }
 
   /**
@@ -146,16 +228,28 @@ export class RoleLinkClient {
 
   /** POST /users/upload/:uploadId/commit?dry_run=true: what the commit would do; the session stays open. */
   async previewCommit(uploadId: string, options: Omit<WholeListOptions, 'idempotencyKey'> = {}): Promise<DryRunResult> {
-    return this.data<DryRunBody>({ method: 'POST', path: `${this.base}/upload/${enc(uploadId)}/commit?dry_run=true`, headers: writeHeaders({ ...options, idempotencyKey: '' }), timeoutMs: TIMEOUT_MS.commit, signal: options.signal });
+    return this.data<DryRunBody>({
+      method: 'POST',
+      path: `${this.base}/upload/${enc(uploadId)}/commit?dry_run=true`,
+      headers: writeHeaders({ ...options, idempotencyKey: '' }),
+      timeoutMs: TIMEOUT_MS.commit,
+      signal: options.signal,
+    });
   }
 
   /** DELETE /users/upload/:uploadId: discards the staged IDs; the live list is untouched. */
   async cancelUpload(uploadId: string, options: CallOptions = {}): Promise<void> {
-    await this.data<UploadCancelledBody>({ method: 'DELETE', path: `${this.base}/upload/${enc(uploadId)}`, ...options });
+    await this.data<UploadCancelledBody>({
+      method: 'DELETE',
+      path: `${this.base}/upload/${enc(uploadId)}`,
+      ...options,
+    });
   }
 
   /** The `data` of a success body, typed by the route's body in @rolelink/wire-types. */
-  private async data<B extends DataBody<unknown>>(call: Omit<HttpCall, 'timeoutMs' | 'retry'> & { timeoutMs?: number }): Promise<B['data']> {
+  private async data<B extends DataBody<unknown>>(
+    call: Omit<HttpCall, 'timeoutMs' | 'retry'> & { timeoutMs?: number },
+  ): Promise<B['data']> {
     return ((await this.call({ timeoutMs: TIMEOUT_MS.short, retry: 'idempotent', ...call })) as B).data;
   }
 
@@ -166,7 +260,16 @@ export class RoleLinkClient {
   private async answer(call: HttpCall): Promise<HttpAnswer> {
     const answer = await this.http.send(call);
     // Only whole-list writes are ever held; a 409 anywhere else is unexpected, so it is an error.
-    if (answer.status === 409) throw new RoleLinkApiError(409, heldOf(answer)?.message ?? 'HTTP 409', call.method, call.path, answer.body, answer.requestId, answer.etag);
+    if (answer.status === 409)
+      throw new RoleLinkApiError(
+        409,
+        heldOf(answer)?.message ?? 'HTTP 409',
+        call.method,
+        call.path,
+        answer.body,
+        answer.requestId,
+        answer.etag,
+      );
     return answer;
   }
 }
@@ -194,7 +297,21 @@ function writeOutcome(answer: HttpAnswer): WriteOutcome {
   if (answer.status === 409) {
     const held = heldOf(answer);
     if (!held) throw new RoleLinkApiError(409, 'HTTP 409', 'PUT', '', answer.body, answer.requestId);
-    return { held: { changeId: held.change_id, previous: held.previous, next: held.next, removals: held.removals, message: held.message }, replayed: answer.replayed };
+    return {
+      held: {
+        changeId: held.change_id,
+        previous: held.previous,
+        next: held.next,
+        removals: held.removals,
+        message: held.message,
+      },
+      replayed: answer.replayed,
+    };
   }
-  return { held: null, userCount: (answer.body as UserCountBody).data.user_count, listVersion: answer.etag, replayed: answer.replayed };
+  return {
+    held: null,
+    userCount: (answer.body as UserCountBody).data.user_count,
+    listVersion: answer.etag,
+    replayed: answer.replayed,
+  };
 }

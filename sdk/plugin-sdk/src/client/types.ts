@@ -23,7 +23,9 @@ export type HeldChange = {
  * for confirmation. `replayed`: the service answered from its record of an earlier request with the same
  * Idempotency-Key (a retry after a lost answer), and wrote nothing again.
  */
-export type WriteOutcome = { held: null; userCount: number; listVersion: string | null; replayed: boolean } | { held: HeldChange; userCount?: undefined; listVersion?: undefined; replayed: boolean };
+export type WriteOutcome =
+  | { held: null; userCount: number; listVersion: string | null; replayed: boolean }
+  | { held: HeldChange; userCount?: undefined; listVersion?: undefined; replayed: boolean };
 
 /** What POST …/chunk answers: chunks received and IDs staged so far. */
 export type UploadProgress = ChunkAcceptedBody['data'];

@@ -11,7 +11,14 @@ import { RoleLinkApiError } from './errors';
 export { userIdProblem };
 
 function refuse(field: string, message: string, method: string, url: string): never {
-  throw new RoleLinkApiError(400, 'Validation error', method, url, { statusCode: 400, message: 'Validation error', details: [`${field}: ${message}`] }, null);
+  throw new RoleLinkApiError(
+    400,
+    'Validation error',
+    method,
+    url,
+    { statusCode: 400, message: 'Validation error', details: [`${field}: ${message}`] },
+    null,
+  );
 }
 
 export function checkUserId(v: string, method: string, url: string): void {

@@ -8,7 +8,11 @@ const form = configForm({
   sections: [
     section('Basics', [
       f.display('about', 'About', '**Bold** and `code`'),
-      f.text('nickname', 'Nickname', { placeholder: 'nick', default_value: 'abc', validation: { required: true, max: 20, pattern: '^[a-z]+$', pattern_message: 'lowercase' } }),
+      f.text('nickname', 'Nickname', {
+        placeholder: 'nick',
+        default_value: 'abc',
+        validation: { required: true, max: 20, pattern: '^[a-z]+$', pattern_message: 'lowercase' },
+      }),
       f.textarea('bio', 'Bio', { rows: 4 }),
       f.number('min_level', 'From level', { step: 1, default_value: 5, validation: { min: 0, max: 100 } }),
       f.number('max_level', 'To level', { pair_with: 'min_level', validation: { min: 0, max: 100 } }),
@@ -58,15 +62,31 @@ const form = configForm({
 describe('the config-schema builder', () => {
   it("produces GET /config answers the service's own validator accepts", () => {
     const parsed = parseConfigResponse(form.response({ nickname: 'zed', games: ['b'], tier: 2 }));
-    expect(parsed).toMatchObject({ ok: true, value: { ui_mode: 'schema', values: { nickname: 'zed', games: ['b'], tier: 2 } } });
-    expect(parseConfigResponse(iframeResponse({ name: 'Page', embedUrl: 'https://plugin.example.com/embed' }))).toMatchObject({ ok: true, value: { ui_mode: 'iframe' } });
+    expect(parsed).toMatchObject({
+      ok: true,
+      value: { ui_mode: 'schema', values: { nickname: 'zed', games: ['b'], tier: 2 } },
+    });
+    expect(
+      parseConfigResponse(iframeResponse({ name: 'Page', embedUrl: 'https://plugin.example.com/embed' })),
+    ).toMatchObject({ ok: true, value: { ui_mode: 'iframe' } });
   });
 
   it('builds what the validator refuses when the author breaks a rule the types cannot express, naming the path', () => {
-    const broken = configForm({ name: 'Broken', sections: [section('S', [f.slider('s', 'S', { min: 5, max: 1 }), f.text('t', 'T', { condition: { field: 'nope', equals: 1 } })])] });
+    const broken = configForm({
+      name: 'Broken',
+      sections: [
+        section('S', [
+          f.slider('s', 'S', { min: 5, max: 1 }),
+          f.text('t', 'T', { condition: { field: 'nope', equals: 1 } }),
+        ]),
+      ],
+    });
     const parsed = parseConfigResponse(broken.response());
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.errors.map((e) => e.field)).toEqual(expect.arrayContaining(['sections[0].fields[0].max', 'sections[0].fields[1].condition.field']));
+    if (!parsed.ok)
+      expect(parsed.errors.map((e) => e.field)).toEqual(
+        expect.arrayContaining(['sections[0].fields[0].max', 'sections[0].fields[1].condition.field']),
+      );
   });
 
   it('types the saved values from the fields (display fields have none)', () => {

@@ -11,7 +11,10 @@ const link = { guild_id: '1000', role_id: '2000' };
 function setup(parseJson: boolean) {
   const store = new MemoryTokenStore();
   const seen: string[] = [];
-  const middleware = pluginMiddleware({ store, getConfig: () => ({ version: 1, ui_mode: 'iframe', embed_url: 'https://plugin.example.com/embed' }) as never });
+  const middleware = pluginMiddleware({
+    store,
+    getConfig: () => ({ version: 1, ui_mode: 'iframe', embed_url: 'https://plugin.example.com/embed' }) as never,
+  });
   middleware.on('member.not_in_guild', (e, l) => void seen.push(`${e.data.user_id} in ${l.guildId}`));
   const app = express();
   if (parseJson) app.use(express.json());
@@ -19,7 +22,16 @@ function setup(parseJson: boolean) {
   return { app, store, seen };
 }
 
-const event = (over: Partial<PluginEvent> = {}): PluginEvent => ({ id: 'evt_1', type: 'member.not_in_guild', timestamp: new Date().toISOString(), ...link, seq: 1, data: { user_id: '42' }, ...over }) as PluginEvent;
+const event = (over: Partial<PluginEvent> = {}): PluginEvent =>
+  ({
+    id: 'evt_1',
+    type: 'member.not_in_guild',
+    timestamp: new Date().toISOString(),
+    ...link,
+    seq: 1,
+    data: { user_id: '42' },
+    ...over,
+  }) as PluginEvent;
 
 function post(app: express.Express, e: PluginEvent, token = TOKEN, tamper = (b: string) => b) {
   const body = JSON.stringify(e);
@@ -31,19 +43,25 @@ function post(app: express.Express, e: PluginEvent, token = TOKEN, tamper = (b: 
 }
 
 describe('typed event handlers of the plugin server helpers (docs/plugin-quickstart.md)', () => {
-  it.each([false, true])('asks for the handled kinds on /register and /health, and runs the handler of a verified event (JSON parser before it: %s)', async (parseJson) => {
-    const { app, seen } = setup(parseJson);
-    await request(app)
-      .post('/register')
-      .set('Authorization', `Token ${TOKEN}`)
-      .send(link)
-      .expect(200, { ok: true, events: ['member.not_in_guild'] });
-    expect((await request(app).get('/health').expect(200)).body).toMatchObject({ status: 'healthy', events: ['member.not_in_guild'] });
-    await post(app, event()).expect(204);
-    expect(seen).toEqual(['42 in 1000']);
-    // Kinds without a handler are acknowledged, not retried forever.
-    await post(app, event({ id: 'evt_2', type: 'link.deleted', data: {} })).expect(204);
-  });
+  it.each([false, true])(
+    'asks for the handled kinds on /register and /health, and runs the handler of a verified event (JSON parser before it: %s)',
+    async (parseJson) => {
+      const { app, seen } = setup(parseJson);
+      await request(app)
+        .post('/register')
+        .set('Authorization', `Token ${TOKEN}`)
+        .send(link)
+        .expect(200, { ok: true, events: ['member.not_in_guild'] });
+      expect((await request(app).get('/health').expect(200)).body).toMatchObject({
+        status: 'healthy',
+        events: ['member.not_in_guild'],
+      });
+      await post(app, event()).expect(204);
+      expect(seen).toEqual(['42 in 1000']);
+      // Kinds without a handler are acknowledged, not retried forever.
+      await post(app, event({ id: 'evt_2', type: 'link.deleted', data: {} })).expect(204);
+    },
+  );
 
   it('refuses an event signed with another token, a tampered body, or for a link not registered here (401)', async () => {
     const { app, seen } = setup(false);

@@ -11,7 +11,10 @@ import { bodyOf } from '../../../../test/support/body';
 const TOKEN = 'rl_' + 'a'.repeat(43);
 const OTHER = 'rl_' + 'b'.repeat(43);
 const link = { guild_id: '1000', role_id: '2000' };
-const form = configForm({ name: 'Demo', sections: [section('S', [fields.number('count', 'Count', { validation: { required: true } })])] });
+const form = configForm({
+  name: 'Demo',
+  sections: [section('S', [fields.number('count', 'Count', { validation: { required: true } })])],
+});
 
 function setup(extra: Partial<PluginHooks> = {}) {
   const store = new MemoryTokenStore();
@@ -21,7 +24,8 @@ function setup(extra: Partial<PluginHooks> = {}) {
     store,
     getConfig: () => form.response({ count: Number(saved.at(-1)?.count ?? 1) }),
     saveConfig: (_l, config) => {
-      if (typeof config.count !== 'number' || config.count < 0) throw new PluginError(400, 'count must be a positive number');
+      if (typeof config.count !== 'number' || config.count < 0)
+        throw new PluginError(400, 'count must be a positive number');
       saved.push(config);
       return { ok: true, message: `Saved ${config.count}` };
     },
@@ -36,7 +40,8 @@ function setup(extra: Partial<PluginHooks> = {}) {
   return { app, store, events, saved };
 }
 
-const register = (app: express.Express, token = TOKEN) => request(app).post('/register').set('Authorization', `Token ${token}`).send(link);
+const register = (app: express.Express, token = TOKEN) =>
+  request(app).post('/register').set('Authorization', `Token ${token}`).send(link);
 
 describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
   it('stores the token on /register and answers GET /config for that token only', async () => {
@@ -92,8 +97,13 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
 
   it('answers /health without authorization, from the hook when given', async () => {
     expect(bodyOf<{ status: string }>(await request(setup().app).get('/health').expect(200)).status).toBe('healthy');
-    const degraded = setup({ health: () => ({ status: 'degraded', checks: { db: { status: 'down', message: 'timeout' } } }) });
-    expect((await request(degraded.app).get('/health').expect(200)).body).toEqual({ status: 'degraded', checks: { db: { status: 'down', message: 'timeout' } } });
+    const degraded = setup({
+      health: () => ({ status: 'degraded', checks: { db: { status: 'down', message: 'timeout' } } }),
+    });
+    expect((await request(degraded.app).get('/health').expect(200)).body).toEqual({
+      status: 'degraded',
+      checks: { db: { status: 'down', message: 'timeout' } },
+    });
   });
 
   it('leaves other routes to the application', async () => {
@@ -102,15 +112,29 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
 
   it('reads the JSON body itself on plain node:http (no body parser before it)', async () => {
     const store = new MemoryTokenStore();
-    const server = http.createServer(pluginMiddleware({ store, getConfig: () => iframeResponse({ name: 'Page', embedUrl: 'https://p.example.com/embed' }) }));
+    const server = http.createServer(
+      pluginMiddleware({
+        store,
+        getConfig: () => iframeResponse({ name: 'Page', embedUrl: 'https://p.example.com/embed' }),
+      }),
+    );
     await request(server).post('/register').set('Authorization', `Token ${TOKEN}`).send(link).expect(200);
-    expect(bodyOf<{ ui_mode: string }>(await request(server).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200)).ui_mode).toBe('iframe');
+    expect(
+      bodyOf<{ ui_mode: string }>(
+        await request(server).get('/config').set('Authorization', `Token ${TOKEN}`).expect(200),
+      ).ui_mode,
+    ).toBe('iframe');
     await request(server)
       .post('/config')
       .set('Authorization', `Token ${TOKEN}`)
       .send({ ...link, config: {} })
       .expect(400);
-    await request(server).post('/register').set('Authorization', `Token ${TOKEN}`).set('Content-Type', 'application/json').send('{"guild_id":').expect(400);
+    await request(server)
+      .post('/register')
+      .set('Authorization', `Token ${TOKEN}`)
+      .set('Content-Type', 'application/json')
+      .send('{"guild_id":')
+      .expect(400);
     await request(server).get('/elsewhere').expect(404);
   });
 });
@@ -118,7 +142,9 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
 describe('frame-ancestors helper (spec 4.3)', () => {
   it('names the dashboard origins, sends no X-Frame-Options, and refuses what is not an origin', () => {
     const headers = embedPageHeaders(['https://dash.example.com', 'http://127.0.0.1:3001'], ["default-src 'none'"]);
-    expect(headers['Content-Security-Policy']).toBe("default-src 'none'; frame-ancestors https://dash.example.com http://127.0.0.1:3001");
+    expect(headers['Content-Security-Policy']).toBe(
+      "default-src 'none'; frame-ancestors https://dash.example.com http://127.0.0.1:3001",
+    );
     expect(Object.keys(headers).map((h) => h.toLowerCase())).not.toContain('x-frame-options');
     expect(() => frameAncestors(['https://dash.example.com/path'])).toThrow(/not an origin/);
     expect(() => frameAncestors([])).toThrow();

@@ -49,7 +49,13 @@ export function pluginMiddleware(hooks: PluginHooks): PluginMiddleware {
         const status = (err as { status?: number }).status ?? 400;
         return send(res, status, { error: (err as Error).message });
       }
-      const answer = await handler.handle({ method, path, headers: req.headers, body: body.body, ...(body.raw !== undefined ? { rawBody: body.raw } : {}) });
+      const answer = await handler.handle({
+        method,
+        path,
+        headers: req.headers,
+        body: body.body,
+        ...(body.raw !== undefined ? { rawBody: body.raw } : {}),
+      });
       if (answer) send(res, answer.status, answer.body);
     })().catch((err: unknown) => (next ? next(err) : send(res, 500, { error: 'internal error' })));
   };

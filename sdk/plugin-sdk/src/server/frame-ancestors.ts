@@ -18,7 +18,8 @@ export function isOrigin(value: string): boolean {
 /** The `frame-ancestors` directive; throws on anything that is not a plain origin (a typo would silently block the dashboard). */
 export function frameAncestors(origins: readonly string[]): string {
   if (origins.length === 0) throw new Error('frame-ancestors needs at least one dashboard origin');
-  for (const o of origins) if (!isOrigin(o)) throw new Error(`"${o}" is not an origin like https://dashboard.example.com`);
+  for (const o of origins)
+    if (!isOrigin(o)) throw new Error(`"${o}" is not an origin like https://dashboard.example.com`);
   return `frame-ancestors ${origins.join(' ')}`;
 }
 
@@ -27,7 +28,10 @@ export function frameAncestors(origins: readonly string[]): string {
  * directives first, e.g. `["default-src 'none'", "script-src 'self'"]`), `Referrer-Policy: same-origin`
  * because the page's URL carries `rl_token`, and `Cache-Control: no-store` for the same reason.
  */
-export function embedPageHeaders(origins: readonly string[], directives: readonly string[] = []): Record<string, string> {
+export function embedPageHeaders(
+  origins: readonly string[],
+  directives: readonly string[] = [],
+): Record<string, string> {
   return {
     'Content-Security-Policy': [...directives, frameAncestors(origins)].join('; '),
     'Referrer-Policy': 'same-origin',

@@ -1,4 +1,10 @@
-import type { PluginConfigSubmitBody, PluginEvent, PluginEventKind, PluginHealthReport, PluginLinkBody } from '@rolelink/wire-types';
+import type {
+  PluginConfigSubmitBody,
+  PluginEvent,
+  PluginEventKind,
+  PluginHealthReport,
+  PluginLinkBody,
+} from '@rolelink/wire-types';
 import { EventVerificationError, verifyEvent } from '../event-signature';
 import type { IframeResponse, SchemaResponse } from './config-schema';
 import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
@@ -10,10 +16,19 @@ import { sameToken, type RegisteredLink, type TokenStore } from './token-store';
  */
 
 /** `rawBody`: the body's exact text, which POST /events' signature covers (adapters pass it when they read the body). */
-export type PluginRequest = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: unknown; rawBody?: string };
+export type PluginRequest = {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  rawBody?: string;
+};
 
 /** A handler of one event kind: throw (or reject) to answer 500, and the service retries the event. */
-export type EventHandler<K extends PluginEventKind> = (event: PluginEvent<K>, link: RegisteredLink) => void | Promise<void>;
+export type EventHandler<K extends PluginEventKind> = (
+  event: PluginEvent<K>,
+  link: RegisteredLink,
+) => void | Promise<void>;
 export type EventHandlers = { [K in PluginEventKind]?: EventHandler<K> };
 export type PluginResponse = { status: number; body: unknown };
 
@@ -65,7 +80,8 @@ export function tokenOf(headers: PluginRequest['headers']): string | null {
 
 function linkOf(body: unknown): { guildId: string; roleId: string } | null {
   const b = body as Partial<Record<keyof PluginLinkBody, unknown>> | null;
-  if (typeof b?.guild_id !== 'string' || typeof b.role_id !== 'string' || !ID.test(b.guild_id) || !ID.test(b.role_id)) return null;
+  if (typeof b?.guild_id !== 'string' || typeof b.role_id !== 'string' || !ID.test(b.guild_id) || !ID.test(b.role_id))
+    return null;
   return { guildId: b.guild_id, roleId: b.role_id };
 }
 
@@ -100,7 +116,13 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
   }
 
   const routes: Record<string, (req: PluginRequest) => Promise<PluginResponse>> = {
-    'GET /health': async () => ({ status: 200, body: { ...optIn(), ...(hooks.health ? await hooks.health() : { status: 'healthy', timestamp: new Date().toISOString() }) } }),
+    'GET /health': async () => ({
+      status: 200,
+      body: {
+        ...optIn(),
+        ...(hooks.health ? await hooks.health() : { status: 'healthy', timestamp: new Date().toISOString() }),
+      },
+    }),
 
     'POST /register': async (req) => {
       const token = tokenOf(req.headers);
@@ -144,7 +166,8 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
       const link = await authorizedLink(req);
       if ('status' in link) return link;
       const config = (req.body as Partial<Record<keyof PluginConfigSubmitBody, unknown>>).config;
-      if (typeof config !== 'object' || config === null || Array.isArray(config)) return error(400, 'config must be an object');
+      if (typeof config !== 'object' || config === null || Array.isArray(config))
+        return error(400, 'config must be an object');
       if (!hooks.saveConfig) return error(400, 'This plugin is configured in its own page');
       return { status: 200, body: (await hooks.saveConfig(link, config as Record<string, unknown>)) ?? { ok: true } };
     },

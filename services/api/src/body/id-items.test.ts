@@ -6,7 +6,9 @@ import { AppError } from '@rolelink/runtime';
 describe('an id array body', () => {
   const tooMany = () => new AppError(413, 'too many', 'too_many');
   it.each(VALID_USER_IDS.map((v) => [v]))('takes %p', (v) => expect(readIdArray([v], 10, tooMany)).toEqual([v]));
-  it.each(INVALID_USER_IDS.map((v) => [v]))('refuses %p', (v) => expect(() => readIdArray([v], 10, tooMany)).toThrow(AppError));
+  it.each(INVALID_USER_IDS.map((v) => [v]))('refuses %p', (v) =>
+    expect(() => readIdArray([v], 10, tooMany)).toThrow(AppError),
+  );
 
   it('refuses a padded id with contracts message, naming it and its index', () => {
     const tooMany = () => new AppError(413, 'too many', 'too_many');
@@ -17,6 +19,10 @@ describe('an id array body', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(AppError);
-    expect((caught as AppError).toBody({ fieldErrors: false })).toEqual({ statusCode: 400, message: 'Validation error', details: [`body.1: ${userIdProblem('00000000000000042')}`] });
+    expect((caught as AppError).toBody({ fieldErrors: false })).toEqual({
+      statusCode: 400,
+      message: 'Validation error',
+      details: [`body.1: ${userIdProblem('00000000000000042')}`],
+    });
   });
 });

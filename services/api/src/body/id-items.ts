@@ -23,8 +23,14 @@ export type ItemExpiries = { ids: string[]; at: string[] };
  * returned as it is: no per-item object is built. The first object item switches to a second loop that
  * collects the IDs and the expiries.
  */
-export function readIdItems(body: unknown, max: number, tooMany: (count: number) => AppError, now: number): { ids: string[]; expiries: ItemExpiries | null } {
-  if (!Array.isArray(body)) throw AppError.validation([{ field: 'body', message: 'must be a JSON array of user ID strings' }]);
+export function readIdItems(
+  body: unknown,
+  max: number,
+  tooMany: (count: number) => AppError,
+  now: number,
+): { ids: string[]; expiries: ItemExpiries | null } {
+  if (!Array.isArray(body))
+    throw AppError.validation([{ field: 'body', message: 'must be a JSON array of user ID strings' }]);
   if (body.length > max) throw tooMany(body.length);
   for (let i = 0; i < body.length; i++) {
     const v: unknown = body[i];
@@ -36,7 +42,12 @@ export function readIdItems(body: unknown, max: number, tooMany: (count: number)
 }
 
 /** readIdItems for idListBody's bodies: a StoredIdsCopy (already checked id by id as it was read) or a parsed body. */
-export function readIdList(body: unknown, max: number, tooMany: (count: number) => AppError, now: number): { ids: string[] | StoredIdsCopy; expiries: ItemExpiries | null } {
+export function readIdList(
+  body: unknown,
+  max: number,
+  tooMany: (count: number) => AppError,
+  now: number,
+): { ids: string[] | StoredIdsCopy; expiries: ItemExpiries | null } {
   if (!(body instanceof StoredIdsCopy)) return readIdItems(body, max, tooMany, now);
   if (body.sent > max) throw tooMany(body.sent); // the ids sent, repeats too, as readIdItems counts them
   return { ids: body, expiries: null };
@@ -53,7 +64,14 @@ function readWithExpiries(body: unknown[], from: number, now: number): { ids: st
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badId(i, v);
     const item = v as Record<string, unknown>;
-    if (!isUserId(item.id)) throw AppError.validation([{ field: `body.${i}.id`, message: (typeof item.id === 'string' && userIdProblem(item.id)) || 'must be a 17 to 20 digit snowflake string' }]);
+    if (!isUserId(item.id))
+      throw AppError.validation([
+        {
+          field: `body.${i}.id`,
+          message:
+            (typeof item.id === 'string' && userIdProblem(item.id)) || 'must be a 17 to 20 digit snowflake string',
+        },
+      ]);
     const at = readExpiryOf(item, now, `body.${i}.`, ['id']);
     ids.push(item.id);
     if (at) {
@@ -64,4 +82,10 @@ function readWithExpiries(body: unknown[], from: number, now: number): { ids: st
   return { ids, expiries };
 }
 
-const badId = (i: number, v: unknown) => AppError.validation([{ field: `body.${i}`, message: (typeof v === 'string' && userIdProblem(v)) || 'must be a 17 to 20 digit snowflake string' }]);
+const badId = (i: number, v: unknown) =>
+  AppError.validation([
+    {
+      field: `body.${i}`,
+      message: (typeof v === 'string' && userIdProblem(v)) || 'must be a 17 to 20 digit snowflake string',
+    },
+  ]);

@@ -14,7 +14,11 @@ describe('storedIdsCopyFromJson (a PUT body read straight from its JSON bytes)',
     expect(rowsOf(got!.body)).toEqual(sortedDistinctStored(ids));
     expect(got!.body.equals(storedIdsCopy(ids).body)).toBe(true);
     // JSON's whitespace anywhere between tokens, and the empty list.
-    expect(read(` \r\n\t[ "100000000000000000" ,\n"18446744073709551615"\t]\n `)!.body.equals(storedIdsCopy(['100000000000000000', '18446744073709551615']).body)).toBe(true);
+    expect(
+      read(` \r\n\t[ "100000000000000000" ,\n"18446744073709551615"\t]\n `)!.body.equals(
+        storedIdsCopy(['100000000000000000', '18446744073709551615']).body,
+      ),
+    ).toBe(true);
     expect(read('[]')!.body.equals(storedIdsCopy([]).body)).toBe(true);
     expect(read(' [ ] ')?.length).toBe(0);
   });

@@ -16,7 +16,8 @@ export function listBody(): RequestHandler[] {
 const jsonBody = () => express.json({ limit: LIST_BODY_LIMIT, strict: false });
 
 const jsonOnly: RequestHandler = (req, _res, next) => {
-  if (!req.is('application/json')) return next(new AppError(415, 'Content-Type must be application/json', 'unsupported_media_type'));
+  if (!req.is('application/json'))
+    return next(new AppError(415, 'Content-Type must be application/json', 'unsupported_media_type'));
   next();
 };
 

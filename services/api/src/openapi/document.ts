@@ -32,7 +32,11 @@ import { z, type ZodObject, type ZodType } from 'zod';
  */
 
 const toSchema = (schema: ZodType) => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+  });
   return rest;
 };
 
@@ -40,7 +44,13 @@ const toSchema = (schema: ZodType) => {
 /** The User Management API's part of the one error body: it never answers `errors` or `detail` (docs/api.md, "Errors"). */
 const publicErrorBody = errorBody.pick({ statusCode: true, message: true, details: true });
 
-const COMPONENTS = { ErrorBody: publicErrorBody, ShrinkHold: shrinkBodySchema, ListMeta: listMetaSchema, IdList: idListBody, DryRun: dryRunBody } as const;
+const COMPONENTS = {
+  ErrorBody: publicErrorBody,
+  ShrinkHold: shrinkBodySchema,
+  ListMeta: listMetaSchema,
+  IdList: idListBody,
+  DryRun: dryRunBody,
+} as const;
 type ComponentName = keyof typeof COMPONENTS;
 type Body = ZodType | ComponentName;
 
@@ -48,11 +58,24 @@ const schemaOf = (body: Body) => (typeof body === 'string' ? { $ref: `#/componen
 
 /** Response headers, named in components.headers and referenced by the answers that carry them. */
 const HEADERS = {
-  ETag: { description: 'The list\'s version, `"<link id>.<version>"`; send it back in If-Match', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored first answer to the same Idempotency-Key; nothing was written again', schema: { type: 'string', enum: ['true'] } },
+  ETag: {
+    description: 'The list\'s version, `"<link id>.<version>"`; send it back in If-Match',
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored first answer to the same Idempotency-Key; nothing was written again',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
-  RateLimit: { description: 'IETF draft 8: `"<plan>"; r=<remaining>; t=<seconds to reset>` (present only where the API runs with rate limits)', schema: { type: 'string' } },
-  'RateLimit-Policy': { description: 'IETF draft 8: `"<plan>"; q=<limit>; w=<window seconds>; pk=:<hash of the link>:`', schema: { type: 'string' } },
+  RateLimit: {
+    description:
+      'IETF draft 8: `"<plan>"; r=<remaining>; t=<seconds to reset>` (present only where the API runs with rate limits)',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF draft 8: `"<plan>"; q=<limit>; w=<window seconds>; pk=:<hash of the link>:`',
+    schema: { type: 'string' },
+  },
 } as const;
 type HeaderName = keyof typeof HEADERS;
 
@@ -69,14 +92,26 @@ const COMMON = {
 } satisfies Record<number, Answer>;
 
 // A recorded answer replayed for its Idempotency-Key carries Idempotent-Replayed, whatever its status.
-const preconditionFailed: Answer = { ...error('If-Match names a version the list no longer has (the answer carries the current ETag)'), headers: ['ETag', 'Idempotent-Replayed'] };
-const rateLimited: Answer = { ...error('Too many requests for this token in the window (per plan); nothing was written'), headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'] };
+const preconditionFailed: Answer = {
+  ...error('If-Match names a version the list no longer has (the answer carries the current ETag)'),
+  headers: ['ETag', 'Idempotent-Replayed'],
+};
+const rateLimited: Answer = {
+  ...error('Too many requests for this token in the window (per plan); nothing was written'),
+  headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'],
+};
 /** A 200 that carries the list version, and when the route takes Idempotency-Key, whether it was replayed. */
-const ok = (body: Body, description: string, headers: HeaderName[] = ['ETag']): Answer => ({ ...json(body, description), headers });
+const ok = (body: Body, description: string, headers: HeaderName[] = ['ETag']): Answer => ({
+  ...json(body, description),
+  headers,
+});
 const written = (body: Body, description: string): Answer => ok(body, description, ['ETag', 'Idempotent-Replayed']);
 const keyReused = error('This Idempotency-Key was already used for a different request');
 const held: Answer = {
-  ...json('ShrinkHold', 'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written. Or, in the error shape: a request with this Idempotency-Key is still running (retry later)'),
+  ...json(
+    'ShrinkHold',
+    'Held: the write removes at least 25% and 10 users (or empties the list); nothing was written. Or, in the error shape: a request with this Idempotency-Key is still running (retry later)',
+  ),
   alternative: 'ErrorBody',
   headers: ['Idempotent-Replayed'],
 };
@@ -125,7 +160,10 @@ export const ROUTES: Route[] = [
     dryRun: true,
     body: 'IdList',
     responses: {
-      200: { ...written(userCountBody, 'Replaced (or, with dry_run=true, what would happen: the DryRun body)'), alternative: 'DryRun' },
+      200: {
+        ...written(userCountBody, 'Replaced (or, with dry_run=true, what would happen: the DryRun body)'),
+        alternative: 'DryRun',
+      },
       ...COMMON,
       400: overLimit,
       409: held,
@@ -150,7 +188,12 @@ export const ROUTES: Route[] = [
     summary: 'Stage up to 100,000 IDs (chunks may be sent in parallel)',
     params: uploadParams,
     body: 'IdList',
-    responses: { 200: json(chunkAcceptedBody, 'Staged'), ...COMMON, 403: premiumOnly, 415: error('Content-Type must be application/json') },
+    responses: {
+      200: json(chunkAcceptedBody, 'Staged'),
+      ...COMMON,
+      403: premiumOnly,
+      415: error('Content-Type must be application/json'),
+    },
   },
   {
     method: 'post',
@@ -162,7 +205,13 @@ export const ROUTES: Route[] = [
     idempotent: true,
     dryRun: true,
     responses: {
-      200: { ...written(userCountBody, 'Replaced; the session is closed (or, with dry_run=true, what would happen: the DryRun body; the session stays open)'), alternative: 'DryRun' },
+      200: {
+        ...written(
+          userCountBody,
+          'Replaced; the session is closed (or, with dry_run=true, what would happen: the DryRun body; the session stays open)',
+        ),
+        alternative: 'DryRun',
+      },
       ...COMMON,
       400: overLimit,
       403: premiumOnly,
@@ -196,7 +245,13 @@ export const ROUTES: Route[] = [
     idempotent: true,
     body: userExpiryBody,
     optionalBody: true,
-    responses: { 200: written(userAddedBody, 'Added, or already there'), ...COMMON, 400: overLimit, 409: stillRunning, 422: keyReused },
+    responses: {
+      200: written(userAddedBody, 'Added, or already there'),
+      ...COMMON,
+      400: overLimit,
+      409: stillRunning,
+      422: keyReused,
+    },
   },
   {
     method: 'delete',
@@ -209,7 +264,12 @@ export const ROUTES: Route[] = [
   },
 ];
 function operation(route: Route): object {
-  const parameters: object[] = Object.entries(route.params.shape).map(([name, schema]) => ({ name, in: 'path', required: true, schema: toSchema(schema as ZodType) }));
+  const parameters: object[] = Object.entries(route.params.shape).map(([name, schema]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: toSchema(schema as ZodType),
+  }));
   if (route.confirmable) {
     parameters.push({
       name: CONFIRM_HEADER,
@@ -218,14 +278,21 @@ function operation(route: Route): object {
       description: 'The change_id of the latest 409 shrink hold, to confirm it within one hour',
       schema: { type: 'string', format: 'uuid' },
     });
-    parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since', schema: { type: 'string' } });
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'ETag(s) of the list version this write expects, or *; 412 when the list changed since',
+      schema: { type: 'string' },
+    });
   }
   if (route.idempotent) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'Repeats within 24 h answer the first answer (with Idempotent-Replayed: true) and write nothing again; 422 when the key was used for another request, 409 while its first request still runs (docs/api.md)',
+      description:
+        'Repeats within 24 h answer the first answer (with Idempotent-Replayed: true) and write nothing again; 422 when the key was used for another request, 409 while its first request still runs (docs/api.md)',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -234,7 +301,8 @@ function operation(route: Route): object {
       name: 'include',
       in: 'query',
       required: false,
-      description: '`expiry`: meta also carries `expiries`, user ID → the time its membership ends (docs/api.md "Memberships that expire")',
+      description:
+        '`expiry`: meta also carries `expiries`, user ID → the time its membership ends (docs/api.md "Memberships that expire")',
       schema: toSchema(usersQuery.shape.include),
     });
   }
@@ -243,7 +311,8 @@ function operation(route: Route): object {
       name: 'dry_run',
       in: 'query',
       required: false,
-      description: '`true`: answer what the write would do (200 with the DryRun body, whatever the real write would answer) and write nothing',
+      description:
+        '`true`: answer what the write would do (200 with the DryRun body, whatever the real write would answer) and write nothing',
       schema: toSchema(dryRunQuery.shape.dry_run),
     });
   }
@@ -253,14 +322,27 @@ function operation(route: Route): object {
     tags: ['User Management API'],
     security: [{ Token: [] }],
     parameters,
-    ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: schemaOf(route.body) } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: !route.optionalBody,
+            content: { 'application/json': { schema: schemaOf(route.body) } },
+          },
+        }
+      : {}),
     responses: Object.fromEntries(
       Object.entries({ ...route.responses, 429: rateLimited }).map(([status, a]) => [
         status,
         {
           description: a.description,
-          ...(a.headers ? { headers: Object.fromEntries(a.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {}),
-          content: { 'application/json': { schema: a.alternative ? { anyOf: [schemaOf(a.body), schemaOf(a.alternative)] } : schemaOf(a.body) } },
+          ...(a.headers
+            ? { headers: Object.fromEntries(a.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }])) }
+            : {}),
+          content: {
+            'application/json': {
+              schema: a.alternative ? { anyOf: [schemaOf(a.body), schemaOf(a.alternative)] } : schemaOf(a.body),
+            },
+          },
         },
       ]),
     ),
@@ -278,12 +360,18 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Role Link Service — User Management API',
       version: '1',
-      description: 'The token-authenticated API a plugin uses to maintain the user list of its role link. Errors are `{ statusCode, message }` except the 409 shrink hold. docs/api.md holds the decisions the spec left open.',
+      description:
+        'The token-authenticated API a plugin uses to maintain the user list of its role link. Errors are `{ statusCode, message }` except the 409 shrink hold. docs/api.md holds the decisions the spec left open.',
     },
     servers: [{ url: '/' }],
     components: {
       securitySchemes: {
-        Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: "The link's API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`" },
+        Token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: "The link's API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`",
+        },
       },
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, toSchema(schema)])),
       headers: HEADERS,

@@ -16,10 +16,23 @@ const ASSETS = {
   'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
 } as const;
 
-const CSP = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join('; ');
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 function secure(res: Response): Response {
-  return res.set('Content-Security-Policy', CSP).set('X-Content-Type-Options', 'nosniff').set('Referrer-Policy', 'no-referrer');
+  return res
+    .set('Content-Security-Policy', CSP)
+    .set('X-Content-Type-Options', 'nosniff')
+    .set('Referrer-Policy', 'no-referrer');
 }
 
 export function openApiRoutes(): Router {
@@ -29,7 +42,12 @@ export function openApiRoutes(): Router {
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   let assets: Map<string, { body: string | Buffer; type: string }> | null = null;
   const loadAssets = () => {
-    assets = new Map<string, { body: string | Buffer; type: string }>(Object.entries(ASSETS).map(([name, a]) => [name, { body: readFileSync(path.join(swaggerDir, a.file)), type: a.type }]));
+    assets = new Map<string, { body: string | Buffer; type: string }>(
+      Object.entries(ASSETS).map(([name, a]) => [
+        name,
+        { body: readFileSync(path.join(swaggerDir, a.file)), type: a.type },
+      ]),
+    );
     assets.set('init.js', { body: INIT_JS, type: 'text/javascript; charset=utf-8' });
     return assets;
   };
@@ -41,7 +59,8 @@ export function openApiRoutes(): Router {
     // Express's routing is not strict, so /reference/ lands here too; there the page's relative asset URLs
     // would resolve under /reference/reference/ and the page stayed blank. Send the browser to /reference
     // instead. The Location is relative so the redirect also holds behind a proxy that mounts the API under a path.
-    if (req.path.endsWith('/')) return res.redirect(301, '../reference' + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''));
+    if (req.path.endsWith('/'))
+      return res.redirect(301, '../reference' + (req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : ''));
     secure(res).set('Cache-Control', 'no-cache').type('html').send(REFERENCE_HTML);
   });
   r.get('/reference/:asset', (req, res, next) => {

@@ -17,7 +17,12 @@ const notFound = () => AppError.notFound('Upload session not found', 'upload_not
 /** Chunked uploads exist on premium only (spec 8); a free link is told what to use instead. */
 const premiumOnly: RequestHandler = (_req, res, next) => {
   if (!limitsFor(currentLink(res).plan).chunked) {
-    return next(AppError.forbidden(`Chunked uploads are available on the premium plan only. On the free plan send the whole list with PUT /users (up to ${limitsFor('free').perPut.toLocaleString('en-US')} users).`, 'premium_required'));
+    return next(
+      AppError.forbidden(
+        `Chunked uploads are available on the premium plan only. On the free plan send the whole list with PUT /users (up to ${limitsFor('free').perPut.toLocaleString('en-US')} users).`,
+        'premium_required',
+      ),
+    );
   }
   next();
 };
@@ -42,7 +47,18 @@ export function uploadsRoutes(deps: Deps, r: Router = Router({ mergeParams: true
     ...listBody(),
     handle(async (req, res) => {
       const { params } = input<Params>(res);
-      const { ids, expiries } = readIdItems(req.body, MAX_CHUNK_USERS, (n) => AppError.validation([{ field: 'body', message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)` }]), Date.now());
+      const { ids, expiries } = readIdItems(
+        req.body,
+        MAX_CHUNK_USERS,
+        (n) =>
+          AppError.validation([
+            {
+              field: 'body',
+              message: `a chunk holds at most ${MAX_CHUNK_USERS.toLocaleString('en-US')} IDs (${n} sent)`,
+            },
+          ]),
+        Date.now(),
+      );
       const counters = await addChunk(deps.pool, currentLink(res).id, params.uploadId, ids, expiries);
       if (!counters) throw notFound();
       res.json({ data: counters });

@@ -64,7 +64,10 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
       const { query } = input<{ query: typeof usersQuery }>(res);
       const meta: ListMeta = await listMeta(deps.pool, link);
       // Only on request: the list's answer without it stays as it was (and costs no extra read).
-      if (query.include === 'expiry') meta.expiries = Object.fromEntries((await listExpiries(deps.pool, link.id)).map((e) => [e.userId, e.expiresAt.toISOString()]));
+      if (query.include === 'expiry')
+        meta.expiries = Object.fromEntries(
+          (await listExpiries(deps.pool, link.id)).map((e) => [e.userId, e.expiresAt.toISOString()]),
+        );
       const { stream, done } = await streamUserIdsJson(deps.pool, link.id);
       // The version read with the link, before the list: never newer than what is sent, so an If-Match
       // built from it can fail spuriously (412) but never let a write over an unseen change through.
@@ -91,7 +94,9 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
           new AppError(
             413,
             `Too many users in one request: ${n.toLocaleString('en-US')} sent, at most ${cap.toLocaleString('en-US')} per PUT on the ${link.plan} plan.` +
-              (link.plan === 'premium' ? ' Use the chunked upload (POST /users/upload) for larger lists.' : ' Upgrade to premium for larger lists and chunked uploads.'),
+              (link.plan === 'premium'
+                ? ' Use the chunked upload (POST /users/upload) for larger lists.'
+                : ' Upgrade to premium for larger lists and chunked uploads.'),
             'too_many_users',
           ),
         Date.now(),
@@ -142,7 +147,10 @@ export function usersRoutes(deps: Deps, r: Router = Router({ mergeParams: true }
     handle(async (req, res) => {
       const { params } = input<{ params: typeof userParams }>(res);
       // Batched with the link's concurrent removals; answers after the removal is committed and, when it removed, the sync requested.
-      const { link, removed, listVersion } = await guardedWrite(res, async (link, guard) => ({ link, ...(await removes.remove(link.id, params.userId, req.id, guard)) }));
+      const { link, removed, listVersion } = await guardedWrite(res, async (link, guard) => ({
+        link,
+        ...(await removes.remove(link.id, params.userId, req.id, guard)),
+      }));
       setListVersion(res, link.id, listVersion);
       res.json({ data: { removed } });
     }),

@@ -7,7 +7,13 @@ const LINKED = '710000000000000003';
 const OTHER = '710000000000000004';
 const links = new Map([[LINKED, '42']]);
 let nextId = 1_000n;
-const entry = (actor: string, target: string, key: '$add' | '$remove', roles: string[], actionType: AuditLogEvent = AuditLogEvent.MemberRoleUpdate): APIAuditLogEntry => ({
+const entry = (
+  actor: string,
+  target: string,
+  key: '$add' | '$remove',
+  roles: string[],
+  actionType: AuditLogEvent = AuditLogEvent.MemberRoleUpdate,
+): APIAuditLogEntry => ({
   id: String(nextId++),
   action_type: actionType,
   user_id: actor,
@@ -30,7 +36,10 @@ describe('driftFromEntries', () => {
     ];
     const drift = driftFromEntries([...entries].reverse(), BOT, links);
     expect([...drift.keys()]).toEqual(['42']);
-    expect({ added: [...drift.get('42')!.added].sort(), removed: drift.get('42')!.removed }).toEqual({ added: ['2', '3'], removed: ['5'] });
+    expect({ added: [...drift.get('42')!.added].sort(), removed: drift.get('42')!.removed }).toEqual({
+      added: ['2', '3'],
+      removed: ['5'],
+    });
   });
 
   it('finds nothing in a page of the bot alone, and names the newest id of a page', () => {

@@ -10,8 +10,15 @@ export type LinkDrift = { added: string[]; removed: string[] };
  * was given (`added`) or lost (`removed`) the role by hand. The platform may put several roles of one
  * edit in one entry, so every role of `$add` and `$remove` counts. Entries may come in any order.
  */
-export function driftFromEntries(entries: readonly APIAuditLogEntry[], botUserId: string, linkOfRole: ReadonlyMap<string, string>): Map<string, LinkDrift> {
-  const newest = new Map<string, { id: bigint; linkId: string; userId: string; op: '$add' | '$remove'; byBot: boolean }>();
+export function driftFromEntries(
+  entries: readonly APIAuditLogEntry[],
+  botUserId: string,
+  linkOfRole: ReadonlyMap<string, string>,
+): Map<string, LinkDrift> {
+  const newest = new Map<
+    string,
+    { id: bigint; linkId: string; userId: string; op: '$add' | '$remove'; byBot: boolean }
+  >();
   for (const e of entries) {
     if (e.action_type !== AuditLogEvent.MemberRoleUpdate || !e.target_id) continue;
     const id = BigInt(e.id);
@@ -22,7 +29,8 @@ export function driftFromEntries(entries: readonly APIAuditLogEntry[], botUserId
         if (linkId === undefined) continue;
         const key = `${linkId}:${e.target_id}`;
         const seen = newest.get(key);
-        if (!seen || seen.id < id) newest.set(key, { id, linkId, userId: e.target_id, op: change.key, byBot: e.user_id === botUserId });
+        if (!seen || seen.id < id)
+          newest.set(key, { id, linkId, userId: e.target_id, op: change.key, byBot: e.user_id === botUserId });
       }
     }
   }

@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { AuditLogEvent, type APIAuditLogEntry } from 'discord-api-types/v10';
 import { inTransaction } from '@rolelink/db/client';
 import { journalRepairs } from '@rolelink/db/list';
-import { claimDueDriftGuilds, DRIFT_PRIORITY, finishDriftPoll, guildOutages, markHandAdded, markHandRemovedUsers, releaseDriftGuild, syncDriftGuilds, type DriftGuild, type DriftPollStatus } from '@rolelink/db/sync';
+import {
+  claimDueDriftGuilds,
+  DRIFT_PRIORITY,
+  finishDriftPoll,
+  guildOutages,
+  markHandAdded,
+  markHandRemovedUsers,
+  releaseDriftGuild,
+  syncDriftGuilds,
+  type DriftGuild,
+  type DriftPollStatus,
+} from '@rolelink/db/sync';
 import { openOutage } from '../sync/refusals';
 import { classifyPlatformError } from '@rolelink/platform-client';
 import { activeLinks } from '../reconcile/reconcile';
@@ -158,7 +169,10 @@ async function tickLock(deps: DriftPollDeps): Promise<{ release(): Promise<void>
  * came, it skipped a whole window, and a tick with one window left gave up with its budget unspent (a
  * loaded machine's Redis round trips crossed a window's end often enough to fail drift-tick.int.test.ts).
  */
-export async function budgetWithin(budget: Pick<BudgetShare, 'take' | 'nextWindowInMs'>, tickEnds: number): Promise<boolean> {
+export async function budgetWithin(
+  budget: Pick<BudgetShare, 'take' | 'nextWindowInMs'>,
+  tickEnds: number,
+): Promise<boolean> {
   for (;;) {
     const asked = Date.now();
     if (await budget.take()) return true;
@@ -170,7 +184,11 @@ export async function budgetWithin(budget: Pick<BudgetShare, 'take' | 'nextWindo
 }
 
 /** Reads one page of the guild's log after its place, repairs what it names; returns the users repaired. */
-async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: ReadonlyMap<string, string>): Promise<number> {
+async function pollGuild(
+  deps: DriftPollDeps,
+  guild: DriftGuild,
+  linkOfRole: ReadonlyMap<string, string>,
+): Promise<number> {
   // The log's order decides, not PostgreSQL's time (the reconcile's guard): a hand edit that is the newest
   // entry for its member came after every bot call in the page, even when the sync wrote that call's record
   // only after this read began; guarding by time would skip it while the place in the log moves past it.
@@ -180,7 +198,13 @@ async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: Rea
   try {
     // The first read takes the newest page: older hand edits are the reconcile's (and repairing them again is harmless).
     const query = guild.lastEntryId === null ? {} : { after: guild.lastEntryId };
-    entries = (await deps.api.guilds.getAuditLogs(guild.guildId, { action_type: AuditLogEvent.MemberRoleUpdate, limit: AUDIT_PAGE, ...query })).audit_log_entries;
+    entries = (
+      await deps.api.guilds.getAuditLogs(guild.guildId, {
+        action_type: AuditLogEvent.MemberRoleUpdate,
+        limit: AUDIT_PAGE,
+        ...query,
+      })
+    ).audit_log_entries;
   } catch (err) {
     const failure = classifyPlatformError(err);
     if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') {
@@ -191,20 +215,36 @@ async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: Rea
       // Blocked, never a quiet skip: the guild's outage opens (links stop, the owner hears of it) and it is counted.
       await openOutage(deps, guild.guildId, failure.code);
       deps.blocked?.('drift', 'guild_unavailable');
-      await finishDriftPoll(deps.db, guild.guildId, { lastEntryId: null, status: 'failed', repaired: 0, nextInMs: deps.everyMs });
+      await finishDriftPoll(deps.db, guild.guildId, {
+        lastEntryId: null,
+        status: 'failed',
+        repaired: 0,
+        nextInMs: deps.everyMs,
+      });
       return 0;
     }
     const status: DriftPollStatus = failure.kind === 'missing_permission' ? 'no_permission' : 'failed';
     if (status !== guild.status) {
-      deps.logger.warn(status === 'no_permission' ? 'drift repair cannot read the audit log (the bot lacks View Audit Log): hand edits in this guild wait for the periodic reconcile' : 'drift repair could not read the audit log', {
-        guildId: guild.guildId,
-        failure: failure.kind,
-      });
+      deps.logger.warn(
+        status === 'no_permission'
+          ? 'drift repair cannot read the audit log (the bot lacks View Audit Log): hand edits in this guild wait for the periodic reconcile'
+          : 'drift repair could not read the audit log',
+        {
+          guildId: guild.guildId,
+          failure: failure.kind,
+        },
+      );
     }
-    await finishDriftPoll(deps.db, guild.guildId, { lastEntryId: null, status, repaired: 0, nextInMs: status === 'no_permission' ? NO_PERMISSION_RETRY_MS : deps.everyMs });
+    await finishDriftPoll(deps.db, guild.guildId, {
+      lastEntryId: null,
+      status,
+      repaired: 0,
+      nextInMs: status === 'no_permission' ? NO_PERMISSION_RETRY_MS : deps.everyMs,
+    });
     return 0;
   }
-  if (guild.status === 'no_permission') deps.logger.info('drift repair reads the audit log again', { guildId: guild.guildId });
+  if (guild.status === 'no_permission')
+    deps.logger.info('drift repair reads the audit log again', { guildId: guild.guildId });
 
   const drift = driftFromEntries(entries, await deps.botUserId(), linkOfRole);
   // A full page after our place means more is waiting: read on at once (within the budget).
@@ -222,11 +262,21 @@ async function pollGuild(deps: DriftPollDeps, guild: DriftGuild, linkOfRole: Rea
     }
     const count = repaired.reduce((n, r) => n + r.users.length, 0);
     // A hand edit of a linked role (repaired or not) makes the guild `changed`: read ahead of quiet ones for a while.
-    await finishDriftPoll(c, guild.guildId, { lastEntryId: newestEntryId(entries), status: 'ok', repaired: count, nextInMs: more ? 0 : deps.everyMs, handEdit: drift.size > 0 });
+    await finishDriftPoll(c, guild.guildId, {
+      lastEntryId: newestEntryId(entries),
+      status: 'ok',
+      repaired: count,
+      nextInMs: more ? 0 : deps.everyMs,
+      handEdit: drift.size > 0,
+    });
     return repaired;
   });
   for (const r of repairedLinks) {
-    deps.logger.info('drift repair found hand edits', { guildId: guild.guildId, linkId: r.linkId, users: r.users.length });
+    deps.logger.info('drift repair found hand edits', {
+      guildId: guild.guildId,
+      linkId: r.linkId,
+      users: r.users.length,
+    });
     await deps.enqueueSync(r.linkId);
   }
   return repairedLinks.reduce((n, r) => n + r.users.length, 0);

@@ -23,16 +23,23 @@ export type FollowUps = {
  * lets other links have their turn (design: fairness); the dedup rules are the catalog's (jobDedup).
  */
 export function followUps(producer: Producer<typeof QueueName.roleSync>): FollowUps {
-  const sync = (linkId: string, delayMs: number, dedup: 'wanted' | 'retry', requestId?: string) => producer.add('sync', { linkId, ...(requestId !== undefined && { requestId }) }, { delay: Math.max(0, Math.round(delayMs)), dedup });
+  const sync = (linkId: string, delayMs: number, dedup: 'wanted' | 'retry', requestId?: string) =>
+    producer.add(
+      'sync',
+      { linkId, ...(requestId !== undefined && { requestId }) },
+      { delay: Math.max(0, Math.round(delayMs)), dedup },
+    );
   return {
     syncNow: (linkId) => sync(linkId, 0, 'wanted'),
     async afterSlice(linkId, result, requestId) {
       if (result.kind === 'continue') await sync(linkId, 0, 'wanted', requestId);
-      else if (result.kind === 'yield') await sync(linkId, Math.max(0, result.delayMs - EARLY_WAKE_MS), 'wanted', requestId);
+      else if (result.kind === 'yield')
+        await sync(linkId, Math.max(0, result.delayMs - EARLY_WAKE_MS), 'wanted', requestId);
       else if (result.retryInMs !== undefined) await sync(linkId, result.retryInMs, 'retry', requestId);
     },
     async afterReconcile(result) {
-      if (result.kind === 'continue') await producer.add('reconcile', {}, { delay: Math.round(result.delayMs), dedup: 'continue' });
+      if (result.kind === 'continue')
+        await producer.add('reconcile', {}, { delay: Math.round(result.delayMs), dedup: 'continue' });
     },
   };
 }

@@ -6,7 +6,9 @@ import type { Metrics } from '@rolelink/runtime';
  * rolelink_job_duration_seconds of every role-sync job, by outcome: `rate_limited` for a sync slice
  * that yielded to a 429 (the job answers `yield`), `failed` for a throw, `completed` otherwise.
  */
-export function timeJobs(metrics: Metrics | undefined): ((job: Job, run: () => Promise<unknown>) => Promise<unknown>) | undefined {
+export function timeJobs(
+  metrics: Metrics | undefined,
+): ((job: Job, run: () => Promise<unknown>) => Promise<unknown>) | undefined {
   const durations = metrics?.jobDuration();
   if (!durations) return undefined;
   return async (job, run) => {

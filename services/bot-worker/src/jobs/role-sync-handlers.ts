@@ -20,7 +20,17 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
     async sync({ linkId, requestId }, job) {
       // Every line this slice writes names the API request that queued the job, when one did.
       const logger = requestId === undefined ? o.logger : o.logger.child({ requestId });
-      const deps: SyncDeps = { db: o.db, api: o.api, logger, jobId: job.id, sliceMs: o.sliceMs, sliceChanges: o.sliceChanges, rangeSpan: o.rangeSpan, metrics, wake: next.syncNow };
+      const deps: SyncDeps = {
+        db: o.db,
+        api: o.api,
+        logger,
+        jobId: job.id,
+        sliceMs: o.sliceMs,
+        sliceChanges: o.sliceChanges,
+        rangeSpan: o.rangeSpan,
+        metrics,
+        wake: next.syncNow,
+      };
       const result = await syncLinkSlice(deps, linkId);
       await next.afterSlice(linkId, result, requestId);
       return result.kind;

@@ -42,10 +42,18 @@ describe('ensureSchedulers', () => {
     const { logger, lines } = memoryLogger('bot-worker', 'info');
     let upserts = 0;
     const reconcile = scheduled(syncs, 'reconcile', 60_000)!;
-    const schedulers = [{ id: reconcile.id, upsert: () => reconcile.upsert().then(() => void upserts++) }, scheduled(notify, 'notify-sweep', 5_000)];
+    const schedulers = [
+      { id: reconcile.id, upsert: () => reconcile.upsert().then(() => void upserts++) },
+      scheduled(notify, 'notify-sweep', 5_000),
+    ];
     // An interval of 0 or none is never scheduled (tests drive those jobs themselves).
     expect([scheduled(syncs, 'reconcile', 0), scheduled(notify, 'notify-sweep', null)]).toEqual([null, null]);
-    keeper = ensureSchedulers({ redis: client, schedulers, logger, backoff: { firstMs: 50, maxMs: 400, attemptMs: 500 } });
+    keeper = ensureSchedulers({
+      redis: client,
+      schedulers,
+      logger,
+      backoff: { firstMs: 50, maxMs: 400, attemptMs: 500 },
+    });
 
     // No Redis yet: the keeper does not throw, says not registered and logs its retries.
     await waitFor(
@@ -57,14 +65,20 @@ describe('ensureSchedulers', () => {
     expect(upserts).toBe(0);
 
     await redis.start();
-    await waitFor(() => keeper!.registered(), Boolean, { what: 'the schedulers registered once Redis is up', timeoutMs: 60_000 });
+    await waitFor(() => keeper!.registered(), Boolean, {
+      what: 'the schedulers registered once Redis is up',
+      timeoutMs: 60_000,
+    });
     expect(await registeredIds()).toEqual(['notify-sweep', 'reconcile']);
     const before = upserts;
 
     // SIGKILL, nothing on disk: the new Redis is empty, and the reconnect's 'ready' registers them again.
     await redis.kill();
     await redis.start();
-    await waitFor(registeredIds, (ids) => ids.join() === 'notify-sweep,reconcile', { what: 'the schedulers back after Redis restarted empty', timeoutMs: 60_000 });
+    await waitFor(registeredIds, (ids) => ids.join() === 'notify-sweep,reconcile', {
+      what: 'the schedulers back after Redis restarted empty',
+      timeoutMs: 60_000,
+    });
     expect(upserts).toBeGreaterThan(before);
     expect(keeper.registered()).toBe(true);
   }, 180_000);

@@ -15,10 +15,15 @@ export const DM_CHANNEL_TTL_MS = 7 * 24 * 60 * 60_000;
  * platform; a user it will not let us write to there): the entry is dropped and the channel asked again
  * once. When the user's DMs are closed for real, the second post is refused alike and the caller gets it.
  */
-const STALE_CODES: ReadonlySet<number> = new Set([RESTJSONErrorCodes.UnknownChannel, RESTJSONErrorCodes.CannotSendMessagesToThisUser, RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds]);
+const STALE_CODES: ReadonlySet<number> = new Set([
+  RESTJSONErrorCodes.UnknownChannel,
+  RESTJSONErrorCodes.CannotSendMessagesToThisUser,
+  RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds,
+]);
 
 /** The Redis key of a recipient's DM channel: per bot application too, as the channel is the bot user's. */
-export const dmChannelKey = (prefix: string, appKey: string, userId: string) => `${prefix}:notify:dm:${appKey}:${userId}`;
+export const dmChannelKey = (prefix: string, appKey: string, userId: string) =>
+  `${prefix}:notify:dm:${appKey}:${userId}`;
 
 export type DmChannelsOptions = {
   api: API;

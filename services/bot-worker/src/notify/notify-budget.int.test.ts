@@ -13,7 +13,11 @@ let harness: InProcessBot;
 
 beforeAll(async () => {
   // One request per second, never more (no globalLoad: the floor only).
-  harness = await startInProcessBot({ logger: log.logger, concurrency: 1, notifyBudget: { floorPerSecond: 1, maxPerSecond: 1 } });
+  harness = await startInProcessBot({
+    logger: log.logger,
+    concurrency: 1,
+    notifyBudget: { floorPerSecond: 1, maxPerSecond: 1 },
+  });
 });
 afterAll(() => harness?.close());
 
@@ -25,7 +29,9 @@ it('spends at most its share: the four requests of a DM and a channel post take 
   await putNotifySettings(db.pool, GUILD_A, { events: ['removal_held'], dm_owner: true, channel_id: CHANNEL });
   const link = await insertLink(db.pool, { guildId: GUILD_A, roleId: ROLE.linked });
   await writeList(db.pool, link, ids(40));
-  expect((await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: ids(5) }, storedLimit: 1000 })).kind).toBe('held');
+  expect(
+    (await replaceList(db.pool, { linkId: link, source: { kind: 'ids', ids: ids(5) }, storedLimit: 1000 })).kind,
+  ).toBe('held');
 
   const windowOf = (t: number) => Math.floor(t / 1_000);
   const routes = ['GET /guilds/:guildId', 'POST /users/@me/channels', 'POST /channels/:channelId/messages'];

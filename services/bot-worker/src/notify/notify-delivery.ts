@@ -2,7 +2,13 @@ import { DiscordAPIError } from '@discordjs/rest';
 import type { API } from '@discordjs/core/http-only';
 import type { Pool } from 'pg';
 import { inTransaction } from '@rolelink/db/client';
-import { dueNotifications, getNotifySettings, lockGuildNotifications, markNotificationsDelivered, type NotificationRow } from '@rolelink/db/notifications';
+import {
+  dueNotifications,
+  getNotifySettings,
+  lockGuildNotifications,
+  markNotificationsDelivered,
+  type NotificationRow,
+} from '@rolelink/db/notifications';
 import type { Logger } from '@rolelink/runtime';
 import type { DmChannels } from './dm-channels';
 import { notificationMessage } from './notify-message';
@@ -73,7 +79,13 @@ export async function deliverGuildNotifications(o: NotifyDeliveryOptions, guildI
   return result;
 }
 
-async function send(o: NotifyDeliveryOptions, guildId: string, ownerId: () => Promise<string>, settings: { dm_owner: boolean; channel_id: string | null }, rows: NotificationRow[]): Promise<string[]> {
+async function send(
+  o: NotifyDeliveryOptions,
+  guildId: string,
+  ownerId: () => Promise<string>,
+  settings: { dm_owner: boolean; channel_id: string | null },
+  rows: NotificationRow[],
+): Promise<string[]> {
   const body = { content: notificationMessage(rows[0]!.kind, rows), allowed_mentions: { parse: [] } };
   const to: string[] = [];
   if (settings.dm_owner) {
@@ -92,13 +104,24 @@ async function send(o: NotifyDeliveryOptions, guildId: string, ownerId: () => Pr
 }
 
 /** True when sent; false when the platform refused for good (4xx other than 429); anything else throws. */
-async function refusedIsFalse(o: NotifyDeliveryOptions, guildId: string, target: string, call: () => Promise<unknown>): Promise<boolean> {
+async function refusedIsFalse(
+  o: NotifyDeliveryOptions,
+  guildId: string,
+  target: string,
+  call: () => Promise<unknown>,
+): Promise<boolean> {
   try {
     await call();
     return true;
   } catch (err) {
     if (err instanceof DiscordAPIError && err.status >= 400 && err.status < 500 && err.status !== 429) {
-      o.logger.warn('notification refused by the platform', { guildId, target, status: err.status, code: err.code, err: err.message });
+      o.logger.warn('notification refused by the platform', {
+        guildId,
+        target,
+        status: err.status,
+        code: err.code,
+        err: err.message,
+      });
       return false;
     }
     throw err;

@@ -9,7 +9,10 @@ import { deliverGuildNotifications, type NotifyDeliveryOptions } from './notify-
  * delivery never stacks); `deliver` sends that guild's messages. Events only write rows: nothing on their
  * path waits for Redis or the platform.
  */
-export function notifyHandlers(o: NotifyDeliveryOptions, producer: Producer<typeof QueueName.notify>): JobHandlers<typeof QueueName.notify> {
+export function notifyHandlers(
+  o: NotifyDeliveryOptions,
+  producer: Producer<typeof QueueName.notify>,
+): JobHandlers<typeof QueueName.notify> {
   return {
     async sweep() {
       const guilds = await guildsWithDueNotifications(o.db, o.windowMs);

@@ -20,15 +20,23 @@ export function notificationMessage(kind: string, rows: readonly NotificationRow
 function heading(kind: string, n: number): string {
   switch (kind) {
     case 'removal_held':
-      return n === 1 ? 'Role Link held a large removal until you confirm it:' : `Role Link held ${n} large removals until you confirm them:`;
+      return n === 1
+        ? 'Role Link held a large removal until you confirm it:'
+        : `Role Link held ${n} large removals until you confirm them:`;
     case 'plugin_unhealthy':
-      return n === 1 ? 'A plugin server of a role link is unhealthy or unreachable:' : `${n} plugin server alerts of role links (unhealthy or unreachable):`;
+      return n === 1
+        ? 'A plugin server of a role link is unhealthy or unreachable:'
+        : `${n} plugin server alerts of role links (unhealthy or unreachable):`;
     case 'plugin_recovered':
-      return n === 1 ? 'A plugin server of a role link is healthy again:' : `${n} plugin servers of role links are healthy again:`;
+      return n === 1
+        ? 'A plugin server of a role link is healthy again:'
+        : `${n} plugin servers of role links are healthy again:`;
     case 'link_paused':
       return n === 1 ? 'A role link is paused:' : `${n} role links are paused:`;
     case 'events_dropped':
-      return n === 1 ? 'A plugin server did not take an event for 24 hours; Role Link gave up on it:' : `${n} events to plugin servers were given up after 24 hours of failed deliveries:`;
+      return n === 1
+        ? 'A plugin server did not take an event for 24 hours; Role Link gave up on it:'
+        : `${n} events to plugin servers were given up after 24 hours of failed deliveries:`;
     default:
       return `Role Link: ${n} notification(s) of kind ${kind}:`;
   }
@@ -36,14 +44,20 @@ function heading(kind: string, n: number): string {
 
 function line(kind: string, r: NotificationRow): string {
   const d = r.detail ?? {};
-  if (kind === 'removal_held' && d.kind === 'admin_source') return `${role(r)}: ${String(d.removals)} member(s) would lose their only Administrator or Manage Server (held until you apply it)`;
-  if (kind === 'removal_held') return `${role(r)}: ${String(d.previous)} → ${String(d.next)} users (${String(d.removals)} removals)`;
+  if (kind === 'removal_held' && d.kind === 'admin_source')
+    return `${role(r)}: ${String(d.removals)} member(s) would lose their only Administrator or Manage Server (held until you apply it)`;
+  if (kind === 'removal_held')
+    return `${role(r)}: ${String(d.previous)} → ${String(d.next)} users (${String(d.removals)} removals)`;
   // The plugin URL is the admin's own configuration; the status is the broker's check.
-  if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered') return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
-  if (kind === 'events_dropped') return `${role(r)}: ${String(d.kind)} to ${String(d.plugin_url)} after ${String(d.attempts)} attempts (re-send it from the link's Events tab)`;
+  if (kind === 'plugin_unhealthy' || kind === 'plugin_recovered')
+    return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
+  if (kind === 'events_dropped')
+    return `${role(r)}: ${String(d.kind)} to ${String(d.plugin_url)} after ${String(d.attempts)} attempts (re-send it from the link's Events tab)`;
   // Why it paused: the plan's slots, the bot out of the server, or a role the bot may not change (issue 34).
   if (kind === 'link_paused' && d.reason === 'bot_not_in_guild') return `${role(r)}: ${BOT_NOT_IN_GUILD_MESSAGE}`;
-  if (kind === 'link_paused' && d.reason === 'role_unmanageable') return `${role(r)}: ${LINK_BLOCK_MESSAGES[d.problem as LinkBlockReason] ?? 'the bot may not change this role.'}`;
-  if (kind === 'link_paused') return `${role(r)}: the server has more links than its plan allows (${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s))`;
+  if (kind === 'link_paused' && d.reason === 'role_unmanageable')
+    return `${role(r)}: ${LINK_BLOCK_MESSAGES[d.problem as LinkBlockReason] ?? 'the bot may not change this role.'}`;
+  if (kind === 'link_paused')
+    return `${role(r)}: the server has more links than its plan allows (${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s))`;
   return role(r);
 }

@@ -7,7 +7,17 @@ import { putNotifySettings, recordPluginHealthNotifications } from '@rolelink/db
 import { applicationKey } from '@rolelink/platform-client';
 import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../../test/support/db';
-import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, upsertGuild, waitFor, writeList } from '../testing/harness';
+import {
+  GUILD_A,
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from '../testing/harness';
 import { startInProcessBot, type InProcessBot } from '../testing/in-process-bot';
 import type { BotWorker } from '../worker';
 import { dmChannelKey } from './dm-channels';
@@ -32,7 +42,9 @@ afterAll(() => harness?.close());
 
 beforeEach(async () => {
   emulator.state.reset();
-  emulator.state.seed({ guilds: [{ ...guildSeed(GUILD_A, 50), channels: [{ id: CHANNEL, name: 'admins' }] }, guildSeed(GUILD_B, 5)] });
+  emulator.state.seed({
+    guilds: [{ ...guildSeed(GUILD_A, 50), channels: [{ id: CHANNEL, name: 'admins' }] }, guildSeed(GUILD_B, 5)],
+  });
   await db.pool.query('TRUNCATE guild, role_link, link_user, held_change, notification, guild_notify_settings CASCADE');
   await upsertGuild(db.pool, GUILD_A);
   // The emulator's DM channels went with its reset: so do the worker's cached ids of them.
@@ -52,11 +64,21 @@ async function sweep(): Promise<{ guilds: number }> {
 /** Waits until the guild has no pending notification (the deliver job marked every row). */
 const delivered = (guildId: string) =>
   waitFor(
-    () => db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM notification WHERE guild_id = $1 AND delivery = 'pending'`, [guildId]),
+    () =>
+      db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM notification WHERE guild_id = $1 AND delivery = 'pending'`,
+        [guildId],
+      ),
     (r) => r.rows[0]!.n === 0,
     { what: 'every notification delivered' },
   );
-const rows = async (guildId: string) => (await db.pool.query<{ kind: string; delivery: string; delivered_to: string[] }>('SELECT kind, delivery, delivered_to FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
+const rows = async (guildId: string) =>
+  (
+    await db.pool.query<{ kind: string; delivery: string; delivered_to: string[] }>(
+      'SELECT kind, delivery, delivered_to FROM notification WHERE guild_id = $1 ORDER BY id',
+      [guildId],
+    )
+  ).rows;
 const dms = () => emulator.state.messages.filter((m) => m.recipientId === OWNER);
 /** A member of GUILD_A (the first generated one), to whom the owner transfers the guild. */
 const NEW_OWNER = ids(1)[0]!;
@@ -109,7 +131,10 @@ describe('notifications delivered by the bot worker', () => {
     await sweep();
     await delivered(GUILD_A);
 
-    expect(dms().map((m) => m.content.split('\n')[0])).toEqual(['A plugin server of a role link is unhealthy or unreachable:', 'A plugin server of a role link is healthy again:']);
+    expect(dms().map((m) => m.content.split('\n')[0])).toEqual([
+      'A plugin server of a role link is unhealthy or unreachable:',
+      'A plugin server of a role link is healthy again:',
+    ]);
     expect(dms()[0]!.content).toContain(`<@&${ROLE.linked}>: ${PLUGIN} is unreachable`);
     expect((await rows(GUILD_A)).map((r) => r.kind)).toEqual(['plugin_unhealthy', 'plugin_recovered']);
   });
@@ -140,7 +165,9 @@ describe('notifications delivered by the bot worker', () => {
     await waitFor(dms, (m) => m.length === 2, { what: 'the plugin alert' });
 
     // The window ends (the sent row moved 11 minutes back, instead of waiting): the held one goes out.
-    await db.pool.query(`UPDATE notification SET delivered_at = delivered_at - interval '11 minutes' WHERE kind = 'removal_held' AND delivery = 'sent'`);
+    await db.pool.query(
+      `UPDATE notification SET delivered_at = delivered_at - interval '11 minutes' WHERE kind = 'removal_held' AND delivery = 'sent'`,
+    );
     expect(await sweep()).toEqual({ guilds: 1 });
     await delivered(GUILD_A);
     expect(dms()).toHaveLength(3);
@@ -168,7 +195,14 @@ describe('notifications delivered by the bot worker', () => {
     const dropped = async (roleId: string) => {
       const link = await insertLink(db.pool, { guildId: GUILD_A, roleId });
       await subscribeLinkEvents(db.pool, link, ['removal.held']);
-      expect(await recordEventsDroppedNote(db.pool, link, { event_id: 'evt_7', kind: 'removal.held', attempts: 31, plugin_url: PLUGIN })).toBe(true);
+      expect(
+        await recordEventsDroppedNote(db.pool, link, {
+          event_id: 'evt_7',
+          kind: 'removal.held',
+          attempts: 31,
+          plugin_url: PLUGIN,
+        }),
+      ).toBe(true);
     };
     await dropped(ROLE.linked);
     await sweep();
@@ -191,7 +225,11 @@ describe('notifications delivered by the bot worker', () => {
   });
 
   it('marks a notification failed when the platform refuses every target (a channel that is gone)', async () => {
-    await putNotifySettings(db.pool, GUILD_A, { events: ['removal_held'], dm_owner: false, channel_id: '729999999999999999' });
+    await putNotifySettings(db.pool, GUILD_A, {
+      events: ['removal_held'],
+      dm_owner: false,
+      channel_id: '729999999999999999',
+    });
     await heldRemoval();
     await sweep();
     await delivered(GUILD_A);
@@ -209,7 +247,10 @@ describe('the owner’s DM channel, kept per recipient in Redis (issue 36)', () 
     // Another kind, another delivery: the owner is asked again, the channel is not.
     await recordPluginHealthNotifications(db.pool, PLUGIN, 'unreachable');
     expect(await deliverCounting(GUILD_A)).toEqual([1, 0, 1]);
-    expect(dms().map((m) => m.content.split('\n')[0])).toEqual(['Role Link held a large removal until you confirm it:', 'A plugin server of a role link is unhealthy or unreachable:']);
+    expect(dms().map((m) => m.content.split('\n')[0])).toEqual([
+      'Role Link held a large removal until you confirm it:',
+      'A plugin server of a role link is unhealthy or unreachable:',
+    ]);
     expect(new Set(dms().map((m) => m.channelId)).size).toBe(1);
   });
 

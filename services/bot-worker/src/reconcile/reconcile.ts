@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { clearMembersListingBlocked, databaseNow, guildOutages, markMembersListingBlocked, reconcileLinks } from '@rolelink/db/sync';
+import {
+  clearMembersListingBlocked,
+  databaseNow,
+  guildOutages,
+  markMembersListingBlocked,
+  reconcileLinks,
+} from '@rolelink/db/sync';
 import { isPaused, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
 import { classifyPlatformError, listingRefusal, MEMBERS_PAGE } from '@rolelink/platform-client';
 import { guildBack, openOutage } from '../sync/refusals';
@@ -25,7 +31,14 @@ type ActiveLink = { id: string; guildId: string; roleId: string; behind: boolean
 /** Links that sync (enabled, within the slot allowance, not a hand-over waiting for its first list). */
 export async function activeLinks(db: Pool, guildId?: string): Promise<ActiveLink[]> {
   const rows = await reconcileLinks(db, guildId);
-  return rows.filter((r) => r.enabled && !isPaused(r.rank, r.plan, r.paid_slots) && !(r.member_mode === 'handover' && r.first_list_at === null)).map((r) => ({ id: r.id, guildId: r.guild_id, roleId: r.role_id, behind: r.behind }));
+  return rows
+    .filter(
+      (r) =>
+        r.enabled &&
+        !isPaused(r.rank, r.plan, r.paid_slots) &&
+        !(r.member_mode === 'handover' && r.first_list_at === null),
+    )
+    .map((r) => ({ id: r.id, guildId: r.guild_id, roleId: r.role_id, behind: r.behind }));
 }
 
 type State = { guilds: string[]; after: string };
@@ -111,11 +124,20 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
         await save();
         return { ...counts, kind: 'continue', delayMs: failure.retryAfterMs };
       }
-      const refusal = failure.kind === 'guild_unavailable' ? (failure.code === 50001 ? await listingRefusal(deps.api, guildId).catch(() => 'guild_unavailable' as const) : 'guild_unavailable') : null;
+      const refusal =
+        failure.kind === 'guild_unavailable'
+          ? failure.code === 50001
+            ? await listingRefusal(deps.api, guildId).catch(() => 'guild_unavailable' as const)
+            : 'guild_unavailable'
+          : null;
       if (refusal === 'members_intent') {
         // The intent is the application's: no guild can be listed. Never a quiet skip: persisted (the
         // dashboard's banner), counted and logged; the next run tries again (one refusal per interval).
-        if (await markMembersListingBlocked(deps.db, deps.appKey)) deps.logger.error(`reconcile blocked: the bot application cannot list guild members; turn on ${MEMBERS_INTENT_SETTING}`, { guildId });
+        if (await markMembersListingBlocked(deps.db, deps.appKey))
+          deps.logger.error(
+            `reconcile blocked: the bot application cannot list guild members; turn on ${MEMBERS_INTENT_SETTING}`,
+            { guildId },
+          );
         deps.blocked?.('reconcile', 'members_intent');
         await deps.redis.del(stateKey);
         return { ...counts, blocked: counts.blocked + state.guilds.length, reason: 'members_intent', kind: 'done' };
@@ -133,7 +155,8 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
     }
     if (!listed) {
       listed = true;
-      if (await clearMembersListingBlocked(deps.db, deps.appKey)) deps.logger.info('the bot application can list guild members again: the reconcile runs');
+      if (await clearMembersListingBlocked(deps.db, deps.appKey))
+        deps.logger.info('the bot application can list guild members again: the reconcile runs');
     }
     counts.pages++;
     const last = members[members.length - 1]?.user.id ?? null;

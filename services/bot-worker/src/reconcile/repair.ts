@@ -16,7 +16,12 @@ export type RepairResult = { handAdded: number; handRemoved: number; eligibleAga
  * - record says applied, member lacks the role or left → `removed` (the sync adds it back if wanted);
  * - `not_in_guild` users who are members now → due at once.
  */
-export async function repairPage(db: Pool, link: { id: string; roleId: string }, page: { after: string; last: string | null; done: boolean; members: APIGuildMember[] }, seenAt: Date): Promise<RepairResult> {
+export async function repairPage(
+  db: Pool,
+  link: { id: string; roleId: string },
+  page: { after: string; last: string | null; done: boolean; members: APIGuildMember[] },
+  seenAt: Date,
+): Promise<RepairResult> {
   const holders = page.members.filter((m) => m.roles.includes(link.roleId)).map((m) => m.user.id);
   const members = page.members.map((m) => m.user.id);
   const upper = page.done ? MAX_USER_ID.toString() : (page.last ?? page.after);

@@ -61,17 +61,26 @@ export async function guardRemoval(ctx: RangeContext, userId: string): Promise<G
       throw err;
     });
     if (!member) return 'remove';
-    const others = [link.guildId, ...member.roles.filter((r) => r !== link.roleId)].reduce((all, r) => all | (facts.permissions.get(r) ?? 0n), 0n);
+    const others = [link.guildId, ...member.roles.filter((r) => r !== link.roleId)].reduce(
+      (all, r) => all | (facts.permissions.get(r) ?? 0n),
+      0n,
+    );
     if (lostManagePermission(role, others) === null) return 'remove';
   } catch (err) {
     // Unknown whether the removal would lock an admin out: never remove on a guess; try again later.
     const failure = classifyPlatformError(err);
-    const delayMs = failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable' ? failure.retryAfterMs : 5_000;
+    const delayMs =
+      failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable' ? failure.retryAfterMs : 5_000;
     return { stop: { kind: 'yield', delayMs, reason: 'admin_guard_unreadable' } };
   }
   // The owner applied a hold naming this member within the hour: the removal goes ahead.
   const latest = await latestHeldChange(ctx.client, link.id, 'admin_source');
-  if (latest?.confirmedAt && Date.now() - latest.confirmedAt.getTime() <= CONFIRM_WINDOW_MS && latest.removalSample.includes(userId)) return 'remove';
+  if (
+    latest?.confirmedAt &&
+    Date.now() - latest.confirmedAt.getTime() <= CONFIRM_WINDOW_MS &&
+    latest.removalSample.includes(userId)
+  )
+    return 'remove';
   await holdAdminRemoval(ctx.client, link.id, userId);
   return 'held';
 }

@@ -33,7 +33,13 @@ function earliest(a: Date | null, b: Date | null): Date | null {
  */
 async function recheck(ctx: RangeContext, userId: string): Promise<'remove' | 'keep' | 'link_changed'> {
   const slots = ctx.link.listedSlots;
-  const r = await recheckRemoval(ctx.client, ctx.link.id, userId, ctx.cutoff === null ? 0 : slots, hasOverrides(ctx.link));
+  const r = await recheckRemoval(
+    ctx.client,
+    ctx.link.id,
+    userId,
+    ctx.cutoff === null ? 0 : slots,
+    hasOverrides(ctx.link),
+  );
   if (!r || !r.enabled || r.plan !== ctx.link.plan) return 'link_changed';
   // Admin overrides decide above the list: a "never" member is removed even when listed.
   if (ctx.link.overrides.never.has(userId)) return 'remove';
@@ -117,7 +123,12 @@ const REMOVE: Change = {
  * role (an old removal error is cleared), an undesired one who never got it (forgotten at the end), a
  * user still in back-off, and a removal the live list no longer wants. 'stop' ends the slice.
  */
-async function needsCall(ctx: RangeContext, row: UserDiff, out: RangeOutcome, forget: string[]): Promise<'call' | 'skip' | 'stop' | { stop: SliceResult }> {
+async function needsCall(
+  ctx: RangeContext,
+  row: UserDiff,
+  out: RangeOutcome,
+  forget: string[],
+): Promise<'call' | 'skip' | 'stop' | { stop: SliceResult }> {
   if (row.desired && row.outcome === 'applied') {
     await recordOutcome.clearError(ctx.client, ctx.link.id, row.userId);
     return 'skip';
@@ -153,7 +164,8 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
   const { link, api, client } = ctx;
   // X-Audit-Log-Reason of every role change (@discordjs/rest sends `reason` as that header, URL-encoded).
   const reason = auditReason(link, ctx.cause);
-  const history = (userId: string, action: 'add' | 'remove', outcome: string) => recordMemberChange(client, { linkId: link.id, userId, action, outcome, cause: ctx.cause });
+  const history = (userId: string, action: 'add' | 'remove', outcome: string) =>
+    recordMemberChange(client, { linkId: link.id, userId, action, outcome, cause: ctx.cause });
   try {
     for (const row of rows) {
       const next = await needsCall(ctx, row, out, forget);
@@ -193,7 +205,12 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
         }
         const stop = await stopFor(ctx, failure);
         if (stop) {
-          if (failure.kind !== 'rate_limited' && failure.kind !== 'limiter_unavailable' && failure.kind !== 'unauthorized') ctx.metrics?.change(change.action, failure.kind);
+          if (
+            failure.kind !== 'rate_limited' &&
+            failure.kind !== 'limiter_unavailable' &&
+            failure.kind !== 'unauthorized'
+          )
+            ctx.metrics?.change(change.action, failure.kind);
           return { ...out, stop };
         }
         if (failure.kind === 'failed') {

@@ -1,13 +1,22 @@
 import { MAX_USER_ID } from '@rolelink/db/client';
 import { readJournal, type JournalEntry } from '@rolelink/db/list';
-import { countCalls, diffRange, diffUsers, dueRetries, recordJournalApplied, writeJournalProgress, type UserDiff } from '@rolelink/db/sync';
+import {
+  countCalls,
+  diffRange,
+  diffUsers,
+  dueRetries,
+  recordJournalApplied,
+  writeJournalProgress,
+  type UserDiff,
+} from '@rolelink/db/sync';
 import { applyRange } from './apply-range';
 import type { RangeContext } from './range-context';
 import type { SliceResult } from './slice-result';
 import { hasOverrides, syncedCutoff } from './link-context';
 
 /** What consuming the journal came to: nothing left, a walk is needed, or the slice must stop. */
-export type JournalOutcome = { kind: 'drained'; seq: bigint } | { kind: 'walk' } | { kind: 'stop'; result: SliceResult };
+export type JournalOutcome =
+  { kind: 'drained'; seq: bigint } | { kind: 'walk' } | { kind: 'stop'; result: SliceResult };
 
 export type JournalContext = Omit<RangeContext, 'cutoff'> & {
   /** The boundary last applied (null = the whole list was synced). */
@@ -48,7 +57,11 @@ function merged(a: UserDiff[], b: UserDiff[]): UserDiff[] {
  * every call of it was answered; a crash or a yield repeats the batch, and since it is diffed against
  * the applied record again, users already done are no longer differences: exactly once in effect.
  */
-export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, wantedSeq: bigint): Promise<JournalOutcome> {
+export async function consumeJournal(
+  ctx: JournalContext,
+  afterSeq: bigint,
+  wantedSeq: bigint,
+): Promise<JournalOutcome> {
   const { client, link } = ctx;
   let floor = afterSeq;
   let appliedCutoff = ctx.appliedCutoff;
@@ -64,7 +77,10 @@ export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, want
     const users = [...new Set([...entries.filter((e) => e.userId !== '0').map((e) => e.userId), ...retries])];
     const range = boundaryRange(appliedCutoff, cutoff);
     const ov = hasOverrides(link);
-    const rows = merged(await diffUsers(client, link.id, users, cutoff, ov), range ? await diffRange(client, link.id, range[0], range[1], cutoff, ov) : []);
+    const rows = merged(
+      await diffUsers(client, link.id, users, cutoff, ov),
+      range ? await diffRange(client, link.id, range[0], range[1], cutoff, ov) : [],
+    );
 
     const out = await applyRange({ ...ctx, cutoff }, rows);
     await countCalls(client, link.id, out.changes, out.adds);
@@ -72,12 +88,30 @@ export async function consumeJournal(ctx: JournalContext, afterSeq: bigint, want
       // The calls made so far are on the platform: the counts move by them now (the outbox stays at the
       // last whole batch, and the next slice reads these entries again and finds nothing left to do).
       // What this batch has still to do counts as pending, removals included (issue 20).
-      if (!ctx.walking) await writeJournalProgress(client, link.id, { seq: floor, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: Math.max(0, rows.length - out.succeeded) }, ov);
+      if (!ctx.walking)
+        await writeJournalProgress(
+          client,
+          link.id,
+          {
+            seq: floor,
+            adds: out.adds,
+            removes: out.succeeded - out.adds,
+            limit: link.syncedLimit,
+            left: Math.max(0, rows.length - out.succeeded),
+          },
+          ov,
+        );
       return { kind: 'stop', result: out.stop };
     }
     const seq = entries.length ? entries[entries.length - 1]!.seq : floor;
     await recordJournalApplied(client, link.id, { seq, cutoff, limit: link.syncedLimit });
-    if (!ctx.walking) await writeJournalProgress(client, link.id, { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: 0 }, ov);
+    if (!ctx.walking)
+      await writeJournalProgress(
+        client,
+        link.id,
+        { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: 0 },
+        ov,
+      );
     floor = seq;
     appliedCutoff = cutoff;
     if (!more && !entries.length) return { kind: 'drained', seq: floor };

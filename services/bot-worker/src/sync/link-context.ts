@@ -25,7 +25,8 @@ export type LinkContext = {
 };
 
 /** Whether the link has any override: the diff queries take the override-aware form only then. */
-export const hasOverrides = (link: Pick<LinkContext, 'overrides'>): boolean => link.overrides.always.size + link.overrides.never.size > 0;
+export const hasOverrides = (link: Pick<LinkContext, 'overrides'>): boolean =>
+  link.overrides.always.size + link.overrides.never.size > 0;
 
 /** Why a role moved, as moderators read it in the guild's audit log (X-Audit-Log-Reason, ≤ 512 chars). */
 export type ChangeCause = 'list change' | 'full sync';
@@ -73,7 +74,10 @@ const CHEAP_CUTOFF_LIMIT = 1_000_000;
  * The highest user id of the synced set (the lowest `syncedLimit` ids), or null when the whole list is
  * synced. Held users are the ids above it: decided by user-id order, so the set is stable (spec 1, 8.3).
  */
-export async function syncedCutoff(db: Queryable, link: Pick<LinkContext, 'id' | 'syncedLimit' | 'userCount' | 'overrides' | 'listedSlots'>): Promise<bigint | null> {
+export async function syncedCutoff(
+  db: Queryable,
+  link: Pick<LinkContext, 'id' | 'syncedLimit' | 'userCount' | 'overrides' | 'listedSlots'>,
+): Promise<bigint | null> {
   // With overrides, "always" members take their slots first and listed ids with an override are not
   // counted for the boundary ("never" frees its place for the next lowest listed id).
   const overrides = hasOverrides(link);

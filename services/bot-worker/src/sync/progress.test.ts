@@ -4,14 +4,28 @@ import { inactiveReason, type LinkContext } from './link-context';
 
 describe('progress', () => {
   it('bounds the interim applied count by the synced set and reports the rest as pending', () => {
-    expect(interimCounts({ userCount: 150, syncedLimit: 100 }, { baseApplied: 90, adds: 30, passPending: 0, changes: 30 })).toEqual({ applied: 100, pending: 0 });
-    expect(interimCounts({ userCount: 5_000, syncedLimit: 30_000_000 }, { baseApplied: 0, adds: 1_200, passPending: 0, changes: 1_200 })).toEqual({ applied: 1_200, pending: 3_800 });
+    expect(
+      interimCounts({ userCount: 150, syncedLimit: 100 }, { baseApplied: 90, adds: 30, passPending: 0, changes: 30 }),
+    ).toEqual({ applied: 100, pending: 0 });
+    expect(
+      interimCounts(
+        { userCount: 5_000, syncedLimit: 30_000_000 },
+        { baseApplied: 0, adds: 1_200, passPending: 0, changes: 1_200 },
+      ),
+    ).toEqual({ applied: 1_200, pending: 3_800 });
   });
 
   it('counts the removals still to make as pending, not only the missing additions (issue 20)', () => {
     // 3,003 holders, a list of 20 of them: 2,983 removals, all 20 already applied.
-    expect(interimCounts({ userCount: 20, syncedLimit: 100 }, { baseApplied: 20, adds: 0, passPending: 2_983, changes: 0 })).toEqual({ applied: 20, pending: 2_983 });
-    expect(interimCounts({ userCount: 20, syncedLimit: 100 }, { baseApplied: 20, adds: 0, passPending: 2_983, changes: 983 })).toEqual({ applied: 20, pending: 2_000 });
+    expect(
+      interimCounts({ userCount: 20, syncedLimit: 100 }, { baseApplied: 20, adds: 0, passPending: 2_983, changes: 0 }),
+    ).toEqual({ applied: 20, pending: 2_983 });
+    expect(
+      interimCounts(
+        { userCount: 20, syncedLimit: 100 },
+        { baseApplied: 20, adds: 0, passPending: 2_983, changes: 983 },
+      ),
+    ).toEqual({ applied: 20, pending: 2_000 });
   });
 
   it('derives the rate from the changes of the pass and its elapsed time', () => {

@@ -16,7 +16,10 @@ export function passRate(pass: Pick<PassState, 'changes' | 'passStartedAt'>, now
  * "0 of 50 · less than a minute"): the walk's changes counted at its start less the calls made since,
  * and never fewer than the additions still missing.
  */
-export function interimCounts(link: Pick<LinkContext, 'userCount' | 'syncedLimit'>, pass: Pick<PassState, 'baseApplied' | 'adds' | 'passPending' | 'changes'>): { applied: number; pending: number } {
+export function interimCounts(
+  link: Pick<LinkContext, 'userCount' | 'syncedLimit'>,
+  pass: Pick<PassState, 'baseApplied' | 'adds' | 'passPending' | 'changes'>,
+): { applied: number; pending: number } {
   const desired = Math.min(link.userCount, link.syncedLimit);
   const applied = Math.min(desired, pass.baseApplied + pass.adds);
   return { applied, pending: Math.max(0, desired - applied, pass.passPending - pass.changes) };

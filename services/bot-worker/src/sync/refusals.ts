@@ -30,7 +30,8 @@ import type { SliceResult } from './slice-result';
 // the link makes no further per-user call until a cheap check says the cause is gone.
 
 /** The worker's and the domain's reasons are one list (packages/db cannot import the domain). */
-const _sameReasons: [LinkBlockReason, DomainBlockReason] extends [DomainBlockReason, LinkBlockReason] ? true : never = true;
+const _sameReasons: [LinkBlockReason, DomainBlockReason] extends [DomainBlockReason, LinkBlockReason] ? true : never =
+  true;
 void _sameReasons;
 
 export type RefusalContext = {
@@ -62,8 +63,23 @@ function botUserId(api: API): Promise<string> {
  * null when the roles allow it.
  */
 export async function readRoleAccess(api: API, guildId: string, roleId: string): Promise<LinkBlockReason | null> {
-  const [roles, member] = await Promise.all([api.guilds.getRoles(guildId), botUserId(api).then((id) => api.guilds.getMember(guildId, id))]);
-  return roleAccessProblem({ guildId, roles: roles.map((r) => ({ id: r.id, position: r.position, permissions: BigInt(r.permissions), managed: r.managed })), botRoleIds: member.roles }, roleId);
+  const [roles, member] = await Promise.all([
+    api.guilds.getRoles(guildId),
+    botUserId(api).then((id) => api.guilds.getMember(guildId, id)),
+  ]);
+  return roleAccessProblem(
+    {
+      guildId,
+      roles: roles.map((r) => ({
+        id: r.id,
+        position: r.position,
+        permissions: BigInt(r.permissions),
+        managed: r.managed,
+      })),
+      botRoleIds: member.roles,
+    },
+    roleId,
+  );
 }
 
 const untilMs = (at: Date) => Math.max(1_000, at.getTime() - Date.now());
@@ -95,7 +111,11 @@ export async function guildGate(ctx: RefusalContext): Promise<SliceResult | null
       return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
     }
     const next = await probeFailed(ctx.client, ctx.link.guildId);
-    ctx.logger?.info('guild still unavailable', { guildId: ctx.link.guildId, probes: next?.probes, failure: failure.kind });
+    ctx.logger?.info('guild still unavailable', {
+      guildId: ctx.link.guildId,
+      probes: next?.probes,
+      failure: failure.kind,
+    });
     return next?.nextProbeAt ? untilProbe(next.nextProbeAt) : { kind: 'done' };
   }
   await guildBack(ctx.db, ctx.link.guildId, ctx.logger, ctx.wake, ctx.link.id);
@@ -106,15 +126,26 @@ export async function guildGate(ctx: RefusalContext): Promise<SliceResult | null
  * The bot reaches the guild again (a probe, the reconcile's look at the bot's guild list, the dashboard):
  * ends the outage, tells the plugins (`link.resumed`, reason `bot_back`) and wakes the guild's links.
  */
-export async function guildBack(db: Pool, guildId: string, logger?: Logger, wake?: (linkId: string) => Promise<unknown>, except?: string): Promise<GuildOutage | null> {
+export async function guildBack(
+  db: Pool,
+  guildId: string,
+  logger?: Logger,
+  wake?: (linkId: string) => Promise<unknown>,
+  except?: string,
+): Promise<GuildOutage | null> {
   const links = await enabledLinksOfGuild(db, guildId);
   const ended = await inTransaction(db, async (c) => {
     const outage = await closeGuildOutage(c, guildId);
-    if (outage?.notified) for (const id of links) await recordLinkStateEvent(c, id, 'link.resumed', { reason: 'bot_back' });
+    if (outage?.notified)
+      for (const id of links) await recordLinkStateEvent(c, id, 'link.resumed', { reason: 'bot_back' });
     return outage;
   });
   if (!ended) return null;
-  logger?.info('guild available again: its links resume', { guildId, probes: ended.probes, out_ms: Date.now() - ended.since.getTime() });
+  logger?.info('guild available again: its links resume', {
+    guildId,
+    probes: ended.probes,
+    out_ms: Date.now() - ended.since.getTime(),
+  });
   if (wake) for (const id of links) if (id !== except) await wake(id);
   return ended;
 }
@@ -124,16 +155,25 @@ export async function guildBack(db: Pool, guildId: string, logger?: Logger, wake
  * outage; the first to meet it tells the plugins (`link.paused`, reason `bot_not_in_guild`) and the owner.
  * Used by the sync, the reconcile and the drift poll alike.
  */
-export async function openOutage(deps: { db: Pool; logger?: Logger }, guildId: string, code: number): Promise<GuildOutage> {
+export async function openOutage(
+  deps: { db: Pool; logger?: Logger },
+  guildId: string,
+  code: number,
+): Promise<GuildOutage> {
   const { outage, opened } = await inTransaction(deps.db, async (c) => {
     const o = await openGuildOutage(c, guildId, code);
     if (await markOutageAnnounced(c, guildId)) {
-      for (const linkId of await enabledLinksOfGuild(c, guildId)) await recordLinkStateEvent(c, linkId, 'link.paused', { reason: 'bot_not_in_guild' });
+      for (const linkId of await enabledLinksOfGuild(c, guildId))
+        await recordLinkStateEvent(c, linkId, 'link.paused', { reason: 'bot_not_in_guild' });
       await recordGuildOutageNotifications(c, guildId);
     }
     return o;
   });
-  if (opened) deps.logger?.warn('the bot cannot reach the guild (removed, or the guild is gone): its links stop until it is back', { guildId, code });
+  if (opened)
+    deps.logger?.warn(
+      'the bot cannot reach the guild (removed, or the guild is gone): its links stop until it is back',
+      { guildId, code },
+    );
   return outage;
 }
 
@@ -149,8 +189,16 @@ export async function guildUnavailable(ctx: RefusalContext, code: number): Promi
  * plugin's `link.paused`, reason `role_unmanageable`, and the owner's notification) and backs the link
  * off (1 min doubling to 1 h) instead of refusing user after user.
  */
-export async function linkRefused(ctx: RefusalContext, kind: 'missing_permission' | 'unknown_role' | 'mfa_required'): Promise<SliceResult> {
-  const reason: LinkBlockReason = kind === 'unknown_role' ? 'unknown_role' : kind === 'mfa_required' ? 'mfa_required' : ((await readRoleAccess(ctx.api, ctx.link.guildId, ctx.link.roleId).catch(() => null)) ?? 'refused');
+export async function linkRefused(
+  ctx: RefusalContext,
+  kind: 'missing_permission' | 'unknown_role' | 'mfa_required',
+): Promise<SliceResult> {
+  const reason: LinkBlockReason =
+    kind === 'unknown_role'
+      ? 'unknown_role'
+      : kind === 'mfa_required'
+        ? 'mfa_required'
+        : ((await readRoleAccess(ctx.api, ctx.link.guildId, ctx.link.roleId).catch(() => null)) ?? 'refused');
   const fresh = await inTransaction(ctx.db, async (c) => {
     const first = await blockLink(c, ctx.link.id, reason);
     if (first) {
@@ -159,7 +207,13 @@ export async function linkRefused(ctx: RefusalContext, kind: 'missing_permission
     }
     return first;
   });
-  if (fresh) ctx.logger?.warn('the bot may not change the linked role: the link stops until it can', { linkId: ctx.link.id, guildId: ctx.link.guildId, roleId: ctx.link.roleId, reason });
+  if (fresh)
+    ctx.logger?.warn('the bot may not change the linked role: the link stops until it can', {
+      linkId: ctx.link.id,
+      guildId: ctx.link.guildId,
+      roleId: ctx.link.roleId,
+      reason,
+    });
   return { kind: 'yield', delayMs: await backOffLink(ctx.client, ctx.link.id), reason: 'role_unmanageable' };
 }
 
@@ -179,7 +233,8 @@ export async function linkGate(ctx: RefusalContext): Promise<SliceResult | 'unti
   } catch (err) {
     const failure = classifyPlatformError(err);
     if (failure.kind === 'guild_unavailable') return guildUnavailable(ctx, failure.code);
-    if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
+    if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable')
+      return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
     return { kind: 'yield', delayMs: await backOffLink(ctx.client, ctx.link.id), reason: 'role_unmanageable' };
   }
   if (problem) {
@@ -199,5 +254,8 @@ export async function linkManageable(ctx: Pick<RefusalContext, 'db' | 'client' |
   });
   if (!ended) return;
   await clearBackoff(ctx.client, ctx.link.id);
-  ctx.logger?.info('the linked role can be changed again: the link resumes', { linkId: ctx.link.id, was: ended.reason });
+  ctx.logger?.info('the linked role can be changed again: the link resumes', {
+    linkId: ctx.link.id,
+    was: ended.reason,
+  });
 }

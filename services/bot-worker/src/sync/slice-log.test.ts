@@ -12,7 +12,11 @@ describe('sync slice log line', () => {
     changes.change('add', 'not_in_guild');
     changes.change('remove', 'applied');
     changes.change('remove', 'missing_permission');
-    expect(tally).toMatchObject({ adds: 1, removes: 1, failures: { not_in_guild: 1, missing_permission: 1, failed: 0 } });
+    expect(tally).toMatchObject({
+      adds: 1,
+      removes: 1,
+      failures: { not_in_guild: 1, missing_permission: 1, failed: 0 },
+    });
     expect(seen).toHaveLength(4);
   });
 
@@ -35,8 +39,20 @@ describe('sync slice log line', () => {
     const { logger, lines } = memoryLogger('bot-worker', 'debug');
     const busy = { ...newSliceTally(), adds: 3, pass: { calls: 3, adds: 3, duration_ms: 20 } };
     writeSliceLine(logger, ids, busy, { kind: 'done' }, 12.4);
-    writeSliceLine(logger, ids, { ...newSliceTally(), pass: { calls: 0, adds: 0, duration_ms: 5 } }, { kind: 'done' }, 3);
-    writeSliceLine(logger, ids, { ...newSliceTally(), skipped: { result: 'inactive', reason: 'paused' } }, { kind: 'done' }, 1);
+    writeSliceLine(
+      logger,
+      ids,
+      { ...newSliceTally(), pass: { calls: 0, adds: 0, duration_ms: 5 } },
+      { kind: 'done' },
+      3,
+    );
+    writeSliceLine(
+      logger,
+      ids,
+      { ...newSliceTally(), skipped: { result: 'inactive', reason: 'paused' } },
+      { kind: 'done' },
+      1,
+    );
     writeSliceLine(logger, ids, newSliceTally(), { kind: 'yield', delayMs: 1_000, reason: 'link_busy' }, 1);
     expect(lines.map((l) => [l.level, l.result, l.reason])).toEqual([
       ['info', 'finished', undefined],
@@ -50,7 +66,9 @@ describe('sync slice log line', () => {
   it('writes a slice that waits for the platform at info with the reason and delay', () => {
     const { logger, lines } = memoryLogger('bot-worker', 'info');
     writeSliceLine(logger, ids, newSliceTally(), { kind: 'yield', delayMs: 640.2, reason: 'rate_limited' }, 5);
-    expect(lines).toEqual([expect.objectContaining({ level: 'info', result: 'yielded', reason: 'rate_limited', delay_ms: 640 })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', result: 'yielded', reason: 'rate_limited', delay_ms: 640 }),
+    ]);
   });
 
   it('writes a slice that threw at warn with what it had done so far', () => {

@@ -24,7 +24,12 @@ export type SliceTally = {
 };
 
 export function newSliceTally(): SliceTally {
-  return { adds: 0, removes: 0, failures: { not_in_guild: 0, missing_permission: 0, failed: 0 }, http429: { count: 0, retry_after_ms: 0 } };
+  return {
+    adds: 0,
+    removes: 0,
+    failures: { not_in_guild: 0, missing_permission: 0, failed: 0 },
+    http429: { count: 0, retry_after_ms: 0 },
+  };
 }
 
 /** Counts each platform answer into the tally and passes it on to the metrics. */
@@ -62,11 +67,21 @@ const RESULT = { done: 'finished', continue: 'continues', yield: 'yielded' } as 
  * (list writes, the outbox sweeper, the reconcile) and those lines would bury the ones that changed roles. A slice that threw
  * writes at warn (the job's failure is logged by the worker with the error).
  */
-export function writeSliceLine(logger: Logger, ids: { jobId?: string; linkId: string }, tally: SliceTally, result: SliceResult | undefined, durationMs: number): void {
+export function writeSliceLine(
+  logger: Logger,
+  ids: { jobId?: string; linkId: string },
+  tally: SliceTally,
+  result: SliceResult | undefined,
+  durationMs: number,
+): void {
   const failures = tally.failures.not_in_guild + tally.failures.missing_permission + tally.failures.failed;
   const calls = tally.adds + tally.removes + failures + tally.http429.count;
   const outcome = !result ? 'failed' : (tally.skipped?.result ?? RESULT[result.kind]);
-  const idle = calls === 0 && (tally.skipped || (result?.kind === 'done' && !tally.pass?.calls) || (result?.kind === 'yield' && result.reason === 'link_busy'));
+  const idle =
+    calls === 0 &&
+    (tally.skipped ||
+      (result?.kind === 'done' && !tally.pass?.calls) ||
+      (result?.kind === 'yield' && result.reason === 'link_busy'));
   const { skipped, pass, ...counts } = tally;
   logger.log(!result ? 'warn' : idle ? 'debug' : 'info', 'sync slice', {
     ...ids,

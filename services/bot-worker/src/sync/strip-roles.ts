@@ -14,7 +14,10 @@ const REASON = 'Role link deleted: role removed from the members it granted';
  * in user-id order, recording each answer like any removal — so a killed worker or a
  * yield resumes where the applied record says. When nobody is left the purge may go ahead.
  */
-export async function stripSlice(deps: { client: PoolClient; api: API; exhausted(): boolean; spend(): void }, link: { id: string; guildId: string; roleId: string }): Promise<SliceResult> {
+export async function stripSlice(
+  deps: { client: PoolClient; api: API; exhausted(): boolean; spend(): void },
+  link: { id: string; guildId: string; roleId: string },
+): Promise<SliceResult> {
   const { client, api } = deps;
   let after = '0';
   for (;;) {
@@ -29,10 +32,17 @@ export async function stripSlice(deps: { client: PoolClient; api: API; exhausted
       try {
         await api.guilds.removeRoleFromMember(link.guildId, userId, link.roleId, { reason: REASON });
         await recordOutcome.removed(client, link.id, userId);
-        await recordMemberChange(client, { linkId: link.id, userId, action: 'remove', outcome: 'removed', cause: 'link deleted' });
+        await recordMemberChange(client, {
+          linkId: link.id,
+          userId,
+          action: 'remove',
+          outcome: 'removed',
+          cause: 'link deleted',
+        });
       } catch (err) {
         const failure = classifyPlatformError(err);
-        if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable') return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
+        if (failure.kind === 'rate_limited' || failure.kind === 'limiter_unavailable')
+          return { kind: 'yield', delayMs: failure.retryAfterMs, reason: failure.kind };
         if (failure.kind === 'unknown_role') {
           // The role is gone: nobody holds it any more.
           await finishStrip(client, link.id);

@@ -68,7 +68,12 @@ export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<Sli
     // The bot changed the role: the drift poll reads this guild's log ahead of quiet guilds' for a while
     // (docs/sync-engine.md "Which guild next"). A failure here only costs that priority, never the slice.
     if (tally.guildId && tally.adds + tally.removes > 0) {
-      await noteLinkChanged(deps.db, tally.guildId).catch((err: unknown) => deps.logger.warn('drift priority not recorded', { linkId, err: err instanceof Error ? err.message : String(err) }));
+      await noteLinkChanged(deps.db, tally.guildId).catch((err: unknown) =>
+        deps.logger.warn('drift priority not recorded', {
+          linkId,
+          err: err instanceof Error ? err.message : String(err),
+        }),
+      );
     }
     return result;
   } finally {
@@ -125,7 +130,15 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   }
 
   // The platform's refusals for the whole guild or link (refusals.ts): no per-user call while they hold.
-  const refusal = { db: deps.db, client, api: deps.api, link, logger: deps.logger, wake: deps.wake, blockPending: false };
+  const refusal = {
+    db: deps.db,
+    client,
+    api: deps.api,
+    link,
+    logger: deps.logger,
+    wake: deps.wake,
+    blockPending: false,
+  };
   const outage = await guildGate(refusal);
   if (outage) {
     tally.skipped = { result: 'inactive', reason: 'guild_unavailable' };
@@ -136,15 +149,29 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   const blocked = await linkGate(refusal);
   if (blocked === 'until_success') refusal.blockPending = true;
   else if (blocked) return blocked;
-  const ctx = { client, api: deps.api, link, metrics: countingChanges(tally, deps.metrics), exhausted, spend, cause: 'list change' as const, refusal };
+  const ctx = {
+    client,
+    api: deps.api,
+    link,
+    metrics: countingChanges(tally, deps.metrics),
+    exhausted,
+    spend,
+    cause: 'list change' as const,
+    refusal,
+  };
 
   if (pass.cursor !== null && pass.appliedLimit !== link.syncedLimit) pass = await beginWalk(client, link); // plan changed mid-walk
   if (pass.cursor === null) {
     // No walk under way: the journal says what changed since the last applied sequence.
     const floor = pass.journalSeq;
-    const boundaryMoved = pass.appliedLimit !== link.syncedLimit && link.userCount > Math.min(pass.appliedLimit ?? 0, link.syncedLimit);
+    const boundaryMoved =
+      pass.appliedLimit !== link.syncedLimit && link.userCount > Math.min(pass.appliedLimit ?? 0, link.syncedLimit);
     if (floor !== null && !boundaryMoved) {
-      const j = await consumeJournal({ ...ctx, appliedCutoff: pass.appliedCutoff, walking: false }, floor, link.wantedSeq);
+      const j = await consumeJournal(
+        { ...ctx, appliedCutoff: pass.appliedCutoff, walking: false },
+        floor,
+        link.wantedSeq,
+      );
       // No walk under way: the batch wrote its own counts. pause() would write a walk's interim counts
       // from the last finished walk's state, wrong once the journal has added or removed since.
       if (j.kind === 'stop') return j.result;
@@ -154,7 +181,11 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   } else if (pass.appliedCutoff === null && link.userCount <= link.syncedLimit) {
     // Fresh changes go ahead of the walk's backlog (design rule 7): while the whole list is synced, a
     // journaled change is exact on its own, so it need not wait for the walk to reach its id.
-    const j = await consumeJournal({ ...ctx, appliedCutoff: null, walking: true }, maxSeq(pass.journalSeq, pass.passSeq), link.wantedSeq);
+    const j = await consumeJournal(
+      { ...ctx, appliedCutoff: null, walking: true },
+      maxSeq(pass.journalSeq, pass.passSeq),
+      link.wantedSeq,
+    );
     if (j.kind === 'stop') return await pause(client, link, j.result);
   }
 
@@ -163,7 +194,8 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
   let cursor = pass.cursor ?? 0n;
   const rangeCtx = { ...ctx, cutoff, cause: 'full sync' as const };
   for (;;) {
-    if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs)) return await pause(client, link, { kind: 'continue' });
+    if (ranges > 0 && (exhausted() || Date.now() - started >= deps.sliceMs))
+      return await pause(client, link, { kind: 'continue' });
     ranges++;
     const to = await nextRangeEnd(client, linkId, cursor, span);
     const rows = await diffRange(client, linkId, cursor, to, cutoff, hasOverrides(link));
@@ -190,12 +222,18 @@ async function runSlice(deps: SyncDeps, client: PoolClient, linkId: string, tall
     await finishPass(client, linkId, pass, passRate(pass, Date.now()));
     // Everything journaled up to the walk's sequence is on the platform now: compacted.
     await recordJournalApplied(client, linkId, { seq: pass.passSeq, cutoff, limit: link.syncedLimit });
-    tally.pass = { calls: pass.changes, adds: pass.adds, duration_ms: pass.passStartedAt && Math.max(0, Date.now() - pass.passStartedAt.getTime()) };
+    tally.pass = {
+      calls: pass.changes,
+      adds: pass.adds,
+      duration_ms: pass.passStartedAt && Math.max(0, Date.now() - pass.passStartedAt.getTime()),
+    };
     const fresh = await loadLink(client, linkId);
     // Changes journaled during the walk are the next slice's (the journal, not another walk).
     if (fresh && !inactiveReason(fresh) && fresh.wantedSeq > pass.passSeq) return { kind: 'continue' };
     const retryInMs = pass.nextRetryAt ? Math.max(1_000, pass.nextRetryAt.getTime() - Date.now()) : undefined;
-    return retryInMs !== undefined && retryInMs <= MAX_SCHEDULED_RETRY_MS ? { kind: 'done', retryInMs } : { kind: 'done' };
+    return retryInMs !== undefined && retryInMs <= MAX_SCHEDULED_RETRY_MS
+      ? { kind: 'done', retryInMs }
+      : { kind: 'done' };
   }
 }
 
@@ -222,7 +260,9 @@ async function beginWalk(client: PoolClient, link: LinkContext): Promise<PassSta
 async function idle(client: PoolClient, link: LinkContext, seq: bigint): Promise<SliceResult> {
   await markIdle(client, link.id, seq);
   const retryInMs = await nextRetryInMs(client, link.id);
-  return retryInMs !== null && retryInMs <= MAX_SCHEDULED_RETRY_MS ? { kind: 'done', retryInMs: Math.max(1_000, retryInMs) } : { kind: 'done' };
+  return retryInMs !== null && retryInMs <= MAX_SCHEDULED_RETRY_MS
+    ? { kind: 'done', retryInMs: Math.max(1_000, retryInMs) }
+    : { kind: 'done' };
 }
 
 /** Leaving mid-pass: interim progress so GET /users and `rolelink link show` move during a long sync. */

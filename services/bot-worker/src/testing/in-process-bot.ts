@@ -1,6 +1,11 @@
 import type { RedisClient } from '@rolelink/queue';
 import { startEmulator, type EmulatorSeed, type RunningEmulator } from '@rolelink/platform-emulator';
-import { applicationKey, createPlatformClient, type PlatformClient, type PlatformClientOptions } from '@rolelink/platform-client';
+import {
+  applicationKey,
+  createPlatformClient,
+  type PlatformClient,
+  type PlatformClientOptions,
+} from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
@@ -40,7 +45,14 @@ export async function startInProcessBot(o: {
   const prefix = testQueuePrefix();
   const redis: RedisClient = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
   const workerRedis: RedisClient = workerConnection(REDIS_URL);
-  const client = createPlatformClient({ apiUrl: emulator.apiBase, token: emulator.botToken, redis, keyPrefix: prefix, limiter: { globalPerSecond: 200 }, ...(o.clientEvents && { events: o.clientEvents }) });
+  const client = createPlatformClient({
+    apiUrl: emulator.apiBase,
+    token: emulator.botToken,
+    redis,
+    keyPrefix: prefix,
+    limiter: { globalPerSecond: 200 },
+    ...(o.clientEvents && { events: o.clientEvents }),
+  });
   const bot = createBotWorker({
     db: db.pool,
     api: client.api,
@@ -69,7 +81,9 @@ export async function startInProcessBot(o: {
     async reset(seed) {
       emulator.state.reset();
       emulator.state.seed(seed);
-      await db.pool.query('TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge, guild_outage, bot_application CASCADE');
+      await db.pool.query(
+        'TRUNCATE guild, role_link, link_user, applied_member, link_sync_state, list_change, member_change, link_purge, guild_outage, bot_application CASCADE',
+      );
     },
     async close() {
       await bot.close();

@@ -3,7 +3,13 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
-export type WorkerProcessTarget = { databaseUrl: string; redisUrl: string; prefix: string; platformApiUrl: string; botToken: string };
+export type WorkerProcessTarget = {
+  databaseUrl: string;
+  redisUrl: string;
+  prefix: string;
+  platformApiUrl: string;
+  botToken: string;
+};
 
 /**
  * A real bot worker process, as production runs it: `node --import tsx services/bot-worker/src/main.ts`

@@ -12,7 +12,8 @@ export const auditCommands: Command[] = [
       before: { type: 'string', description: 'the next page: the next_before of the previous one' },
       limit: { type: 'string', description: 'entries per page (1-200, default 50)' },
     },
-    summary: "A guild's admin audit log, newest first: who created, deleted, configured, enabled or disabled a link, applied removals, set trusted or changed the plan",
+    summary:
+      "A guild's admin audit log, newest first: who created, deleted, configured, enabled or disabled a link, applied removals, set trusted or changed the plan",
     run: (ctx, a, f) =>
       auditLog(ctx.admin(), {
         guildId: a.guildId!,

@@ -12,7 +12,11 @@ import type { Command } from '../command';
  * typed function over `{db, plugins}` (the dashboard's dependencies), registered below for the CLI.
  * Errors are the AppErrors the dashboard shows (spec 7).
  */
-export type PluginCommandContext = { db: Queryable; plugins: BrokerClient; /** Records a saved configuration in the audit log. */ admin?: AdminDeps };
+export type PluginCommandContext = {
+  db: Queryable;
+  plugins: BrokerClient;
+  /** Records a saved configuration in the audit log. */ admin?: AdminDeps;
+};
 export type LinkArgs = { guildId: string; roleId: string };
 
 /**
@@ -28,7 +32,8 @@ export function printable<T>(data: T, human: Record<string, unknown>): Printable
 export function linkArgs(args: Record<string, string | undefined>): LinkArgs {
   const check = (name: string): string => {
     const r = snowflake.safeParse(args[name]);
-    if (!r.success) throw AppError.validation([{ field: name, message: r.error.issues[0]?.message ?? 'must be a numeric string' }]);
+    if (!r.success)
+      throw AppError.validation([{ field: name, message: r.error.issues[0]?.message ?? 'must be a numeric string' }]);
     return r.data;
   };
   return { guildId: check('guildId'), roleId: check('roleId') };
@@ -44,7 +49,11 @@ export async function resolveLink(db: Queryable, args: LinkArgs): Promise<{ id: 
 function humanView(view: ConfigView): Record<string, unknown> {
   const common = {
     structure: `${view.source}, fetched ${view.fetched_at}`,
-    ...(view.source === 'fallback' ? { warning: `plugin ${view.fallback_reason === 'unreachable' ? 'unreachable' : 'returned an invalid schema'}: last known form, without values` } : {}),
+    ...(view.source === 'fallback'
+      ? {
+          warning: `plugin ${view.fallback_reason === 'unreachable' ? 'unreachable' : 'returned an invalid schema'}: last known form, without values`,
+        }
+      : {}),
   };
   if (view.ui_mode === 'iframe') return { plugin: view.name, mode: 'iframe', ...common, embed_url: view.embed_url };
   const fields: Record<string, string> = {};
@@ -60,28 +69,52 @@ function humanView(view: ConfigView): Record<string, unknown> {
 }
 
 /** `rolelink config get <guildId> <roleId> [--refresh]`: the validated schema with fresh values, or the iframe embed URL. */
-export async function configGet(ctx: PluginCommandContext, args: LinkArgs & { refresh?: boolean }): Promise<Printable<ConfigView>> {
+export async function configGet(
+  ctx: PluginCommandContext,
+  args: LinkArgs & { refresh?: boolean },
+): Promise<Printable<ConfigView>> {
   const link = await resolveLink(ctx.db, args);
   const view = await ctx.plugins.fetchConfig(link.id, { refresh: args.refresh ?? false });
   return printable(view, humanView(view));
 }
 
 /** `rolelink config set <guildId> <roleId> '{...}'`: validated against the form (400 per field), then POST /config. */
-export async function configSet(ctx: PluginCommandContext, args: LinkArgs & { config: string }): Promise<Printable<{ status: number; body: unknown }>> {
+export async function configSet(
+  ctx: PluginCommandContext,
+  args: LinkArgs & { config: string },
+): Promise<Printable<{ status: number; body: unknown }>> {
   let config: unknown;
   try {
     config = JSON.parse(args.config);
   } catch {
     throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw AppError.validation([{ field: 'config', message: 'must be a JSON object' }]);
   // The broker reads the link (404 `Role link not found`) and checks the config against the form.
-  const result = await ctx.plugins.submitConfig({ guildId: args.guildId, roleId: args.roleId }, config as Record<string, unknown>);
-  if (ctx.admin) await recordConfigSaved(ctx.admin, { guildId: args.guildId, roleId: args.roleId, config: config as Record<string, unknown>, status: result.status });
-  return printable(result, { saved: true, plugin_status: result.status, plugin_answer: result.body === null ? '-' : JSON.stringify(result.body) });
+  const result = await ctx.plugins.submitConfig(
+    { guildId: args.guildId, roleId: args.roleId },
+    config as Record<string, unknown>,
+  );
+  if (ctx.admin)
+    await recordConfigSaved(ctx.admin, {
+      guildId: args.guildId,
+      roleId: args.roleId,
+      config: config as Record<string, unknown>,
+      status: result.status,
+    });
+  return printable(result, {
+    saved: true,
+    plugin_status: result.status,
+    plugin_answer: result.body === null ? '-' : JSON.stringify(result.body),
+  });
 }
 
-export const pluginContext = (ctx: { database(): { pool: Queryable }; brokerClient(): BrokerClient; admin?(): AdminDeps }): PluginCommandContext => ({
+export const pluginContext = (ctx: {
+  database(): { pool: Queryable };
+  brokerClient(): BrokerClient;
+  admin?(): AdminDeps;
+}): PluginCommandContext => ({
   db: ctx.database().pool,
   plugins: ctx.brokerClient(),
   ...(ctx.admin ? { admin: ctx.admin() } : {}),
@@ -94,7 +127,9 @@ export const configCommands: Command[] = [
   {
     words: ['config', 'get'],
     args: ['guildId', 'roleId'],
-    options: { refresh: { type: 'boolean', description: "take the plugin's latest form structure instead of the cached one" } },
+    options: {
+      refresh: { type: 'boolean', description: "take the plugin's latest form structure instead of the cached one" },
+    },
     summary: "Show the plugin's configuration form with fresh values (or its iframe embed URL)",
     run: (ctx, a, f) => configGet(pluginContext(ctx), { ...linkArgs(a), refresh: f.refresh === true }),
   },
@@ -103,7 +138,8 @@ export const configCommands: Command[] = [
     // output switch of every command and is taken off argv first, so it may stand anywhere, or not at all.
     words: ['config', 'set'],
     args: ['guildId', 'roleId', 'configJson'],
-    summary: "Validate a configuration against the plugin's form and send it (POST /config); the JSON object is the argument after <roleId>, in single quotes ([--json] only makes the answer JSON)",
+    summary:
+      "Validate a configuration against the plugin's form and send it (POST /config); the JSON object is the argument after <roleId>, in single quotes ([--json] only makes the answer JSON)",
     example: `rolelink ${CONFIG_SET_EXAMPLE}`,
     run: (ctx, a) => configSet(pluginContext(ctx), { ...linkArgs(a), config: a.configJson ?? '' }),
   },

@@ -13,7 +13,9 @@ const MARK: Record<SetupCheck['status'], string> = { pass: '✓', warn: '!', fai
 function humanCheck(c: SetupCheck): [string, unknown] {
   const key = `${MARK[c.status]} ${c.title}`;
   if (c.status === 'pass' || c.status === 'skip') return [key, c.detail];
-  const roles = Object.fromEntries((c.roles ?? []).map((r) => [`role ${r.role_name ?? '(deleted)'} (${r.role_id})`, r.fix]));
+  const roles = Object.fromEntries(
+    (c.roles ?? []).map((r) => [`role ${r.role_name ?? '(deleted)'} (${r.role_id})`, r.fix]),
+  );
   // Each role's line carries its own fix; the check's fix would repeat them.
   return [key, c.roles?.length ? { found: c.detail, ...roles } : { found: c.detail, fix: c.fix }];
 }
@@ -22,8 +24,12 @@ function humanReport(report: DoctorReport, guildNote: string | null): Record<str
   const human: Record<string, unknown> = { 'bot application': Object.fromEntries(report.checks.map(humanCheck)) };
   for (const g of report.guilds) human[`server ${g.guild_id}`] = Object.fromEntries(g.checks.map(humanCheck));
   if (guildNote) human.servers = guildNote;
-  const problems = [...report.checks, ...report.guilds.flatMap((g) => g.checks)].filter((c) => c.status === 'fail').length;
-  human.verdict = report.ok ? 'ready: every check passes' : `NOT ready: ${problems} problem${problems > 1 ? 's' : ''} to fix (each ✗ above says how)`;
+  const problems = [...report.checks, ...report.guilds.flatMap((g) => g.checks)].filter(
+    (c) => c.status === 'fail',
+  ).length;
+  human.verdict = report.ok
+    ? 'ready: every check passes'
+    : `NOT ready: ${problems} problem${problems > 1 ? 's' : ''} to fix (each ✗ above says how)`;
   return human;
 }
 
@@ -39,7 +45,10 @@ export const doctorCommands: Command[] = [
       let guildIds: string[];
       if (a.guildId !== undefined) {
         const r = snowflake.safeParse(a.guildId);
-        if (!r.success) throw AppError.validation([{ field: 'guildId', message: r.error.issues[0]?.message ?? 'must be a numeric string' }]);
+        if (!r.success)
+          throw AppError.validation([
+            { field: 'guildId', message: r.error.issues[0]?.message ?? 'must be a numeric string' },
+          ]);
         guildIds = [r.data];
       } else guildIds = await linkedGuilds(ctx.admin());
       const checker = ctx.setupChecker();
@@ -50,8 +59,15 @@ export const doctorCommands: Command[] = [
         const own = await checker.guildChecks(guildId, roleIds);
         guilds.push({ guild_id: guildId, ok: own.every((c) => c.status !== 'fail'), checks: own });
       }
-      const report: DoctorReport = { ok: [...checks, ...guilds.flatMap((g) => g.checks)].every((c) => c.status !== 'fail'), checks, guilds };
-      const note = a.guildId === undefined && guildIds.length === 0 ? 'no guild has a link yet: run rolelink doctor <guildId> to check a server before linking' : null;
+      const report: DoctorReport = {
+        ok: [...checks, ...guilds.flatMap((g) => g.checks)].every((c) => c.status !== 'fail'),
+        checks,
+        guilds,
+      };
+      const note =
+        a.guildId === undefined && guildIds.length === 0
+          ? 'no guild has a link yet: run rolelink doctor <guildId> to check a server before linking'
+          : null;
       return printable(report, humanReport(report, note));
     },
     failed: (result) => !(result as { toJSON(): DoctorReport }).toJSON().ok,

@@ -9,4 +9,13 @@ import { linkCommands } from './link';
 import { pluginCommands } from './plugin';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
-export const commands: Command[] = [...guildCommands, ...linkCommands, ...configCommands, ...iframeCommands, ...healthCommands, ...pluginCommands, ...auditCommands, ...doctorCommands];
+export const commands: Command[] = [
+  ...guildCommands,
+  ...linkCommands,
+  ...configCommands,
+  ...iframeCommands,
+  ...healthCommands,
+  ...pluginCommands,
+  ...auditCommands,
+  ...doctorCommands,
+];

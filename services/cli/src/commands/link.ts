@@ -1,4 +1,18 @@
-import { applyRemovals, changeOverrides, createLink, deleteLink, getOverrides, linkEventLog, lookupMember, requestListResend, resendLinkEvent, resyncLink, setLink, showLink, stripPreview } from '@rolelink/admin';
+import {
+  applyRemovals,
+  changeOverrides,
+  createLink,
+  deleteLink,
+  getOverrides,
+  linkEventLog,
+  lookupMember,
+  requestListResend,
+  resendLinkEvent,
+  resyncLink,
+  setLink,
+  showLink,
+  stripPreview,
+} from '@rolelink/admin';
 import { eventLogPrintable } from './link-events';
 import { boolFlag, type Command } from '../command';
 
@@ -8,8 +22,15 @@ export const linkCommands: Command[] = [
     args: ['guildId', 'roleId'],
     options: {
       'plugin-url': { type: 'string', description: "the plugin's HTTPS URL" },
-      'keep-members': { type: 'boolean', description: "keep the role's current holders on the list (default: hand over)" },
-      'owner-consent': { type: 'string', description: "a privileged role's name, typed: the server owner's consent to link it (Administrator, Manage Server, … ; see docs/cli.md)" },
+      'keep-members': {
+        type: 'boolean',
+        description: "keep the role's current holders on the list (default: hand over)",
+      },
+      'owner-consent': {
+        type: 'string',
+        description:
+          "a privileged role's name, typed: the server owner's consent to link it (Administrator, Manage Server, … ; see docs/cli.md)",
+      },
     },
     summary: 'Create a link: register with the plugin (POST /register) and hand it its token',
     run: (ctx, a, f) =>
@@ -25,16 +46,31 @@ export const linkCommands: Command[] = [
     words: ['link', 'delete'],
     args: ['guildId', 'roleId'],
     options: {
-      'strip-roles': { type: 'boolean', description: "also remove the role from the members this link's add calls gave it to, never from earlier holders (default: leave them; see `link strip-preview`)" },
-      'confirm-lockout': { type: 'boolean', description: 'strip even when an admin would lose their last Administrator or Manage Server with the role (or that cannot be checked)' },
+      'strip-roles': {
+        type: 'boolean',
+        description:
+          "also remove the role from the members this link's add calls gave it to, never from earlier holders (default: leave them; see `link strip-preview`)",
+      },
+      'confirm-lockout': {
+        type: 'boolean',
+        description:
+          'strip even when an admin would lose their last Administrator or Manage Server with the role (or that cannot be checked)',
+      },
     },
     summary: 'Delete a link: its token stops working at once; DELETE /config is sent to the plugin',
-    run: (ctx, a, f) => deleteLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, stripRoles: f['strip-roles'] === true, confirmLockout: f['confirm-lockout'] === true }),
+    run: (ctx, a, f) =>
+      deleteLink(ctx.admin(), {
+        guildId: a.guildId!,
+        roleId: a.roleId!,
+        stripRoles: f['strip-roles'] === true,
+        confirmLockout: f['confirm-lockout'] === true,
+      }),
   },
   {
     words: ['link', 'strip-preview'],
     args: ['guildId', 'roleId'],
-    summary: 'What `link delete --strip-roles` would do now: how many members lose the role, a sample by name, and every admin it would lock out (never the owner, who keeps every permission)',
+    summary:
+      'What `link delete --strip-roles` would do now: how many members lose the role, a sample by name, and every admin it would lock out (never the owner, who keeps every permission)',
     run: (ctx, a) => stripPreview(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
   {
@@ -45,12 +81,19 @@ export const linkCommands: Command[] = [
       trusted: { type: 'string', description: 'true or false (trusted links are never held by the shrink check)' },
     },
     summary: 'Enable or disable a link, or mark it trusted',
-    run: (ctx, a, f) => setLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, enabled: boolFlag(f.enabled, 'enabled'), trusted: boolFlag(f.trusted, 'trusted') }),
+    run: (ctx, a, f) =>
+      setLink(ctx.admin(), {
+        guildId: a.guildId!,
+        roleId: a.roleId!,
+        enabled: boolFlag(f.enabled, 'enabled'),
+        trusted: boolFlag(f.trusted, 'trusted'),
+      }),
   },
   {
     words: ['link', 'resync'],
     args: ['guildId', 'roleId'],
-    summary: 'Resync a link now: every failed member is retried at once and the whole list is walked against what the bot applied',
+    summary:
+      'Resync a link now: every failed member is retried at once and the whole list is walked against what the bot applied',
     run: (ctx, a) => resyncLink(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
   {
@@ -62,31 +105,45 @@ export const linkCommands: Command[] = [
   {
     words: ['link', 'member'],
     args: ['guildId', 'roleId', 'userId'],
-    summary: "One member of a link: listed, synced or held, the platform's last answer, and their recent role changes with cause",
+    summary:
+      "One member of a link: listed, synced or held, the platform's last answer, and their recent role changes with cause",
     run: (ctx, a) => lookupMember(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, userId: a.userId! }),
   },
   {
     words: ['link', 'overrides'],
     args: ['guildId', 'roleId'],
     options: {
-      keep: { type: 'string', description: 'user ids (comma-separated) who always keep the role, whatever the plugin lists' },
+      keep: {
+        type: 'string',
+        description: 'user ids (comma-separated) who always keep the role, whatever the plugin lists',
+      },
       never: { type: 'string', description: 'user ids (comma-separated) who never get the role, even when listed' },
       remove: { type: 'string', description: 'user ids (comma-separated) taken off either override list' },
     },
     summary: 'Show or change the admin overrides of a link ("always keep", "never give"); without flags, shows them',
-    example: 'rolelink link overrides <guild> <role> --keep 123456789012345678 --never 223456789012345678,323456789012345678',
+    example:
+      'rolelink link overrides <guild> <role> --keep 123456789012345678 --never 223456789012345678,323456789012345678',
     run: (ctx, a, f) => {
-      if (f.keep === undefined && f.never === undefined && f.remove === undefined) return getOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! });
-      return changeOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId!, change: { always: idList(f.keep), never: idList(f.never), remove: idList(f.remove) } });
+      if (f.keep === undefined && f.never === undefined && f.remove === undefined)
+        return getOverrides(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! });
+      return changeOverrides(ctx.admin(), {
+        guildId: a.guildId!,
+        roleId: a.roleId!,
+        change: { always: idList(f.keep), never: idList(f.never), remove: idList(f.remove) },
+      });
     },
   },
   {
     words: ['link', 'events'],
     args: ['guildId', 'roleId'],
-    summary: 'A link\'s signed events to its plugin (docs/api.md "Events to plugins"): each with its delivery attempts (time, HTTP status or error, latency); `link events resend <eventId>` puts a delivered or dropped one back in the queue',
+    summary:
+      'A link\'s signed events to its plugin (docs/api.md "Events to plugins"): each with its delivery attempts (time, HTTP status or error, latency); `link events resend <eventId>` puts a delivered or dropped one back in the queue',
     example: 'rolelink link events 1100000000000000001 1200000000000000001   |   rolelink link events resend evt_42',
     // `resend` sits where the guild id would: a guild id is digits, so the two never clash.
-    run: async (ctx, a) => (a.guildId === 'resend' ? resendLinkEvent(ctx.admin(), { eventId: a.roleId! }) : eventLogPrintable(await linkEventLog(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }))),
+    run: async (ctx, a) =>
+      a.guildId === 'resend'
+        ? resendLinkEvent(ctx.admin(), { eventId: a.roleId! })
+        : eventLogPrintable(await linkEventLog(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! })),
   },
   {
     words: ['removals', 'apply'],
@@ -97,7 +154,8 @@ export const linkCommands: Command[] = [
   {
     words: ['removals', 'request-resend'],
     args: ['guildId', 'roleId'],
-    summary: 'Ask the plugin to resend its list for the applied removal (event list.resend_requested), while the one-hour window is open; a repeat within five minutes queues no second event',
+    summary:
+      'Ask the plugin to resend its list for the applied removal (event list.resend_requested), while the one-hour window is open; a repeat within five minutes queues no second event',
     run: (ctx, a) => requestListResend(ctx.admin(), { guildId: a.guildId!, roleId: a.roleId! }),
   },
 ];

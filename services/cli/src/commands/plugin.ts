@@ -8,7 +8,9 @@ export const pluginCommands: Command[] = [
   {
     words: ['plugin', 'check'],
     args: ['url'],
-    options: { ca: { type: 'string', description: "PEM file of a CA to trust (a local plugin's self-signed certificate)" } },
+    options: {
+      ca: { type: 'string', description: "PEM file of a CA to trust (a local plugin's self-signed certificate)" },
+    },
     summary:
       "Conformance check of a plugin server: register with a throw-away token, validate its config schema, submit its defaults (or check its embedded page's framing headers), check /health, then DELETE /config. Exit 1 on any failure",
     example: 'plugin check https://plugin.example.com',

@@ -23,10 +23,25 @@ type EventsContext<A> = {
  * be refused (a plugin that accepts it does not verify signatures: anyone could send it events).
  */
 export async function checkEvents<A>(base: string, c: EventsContext<A>): Promise<void> {
-  const event = (): PluginEvent => ({ id: `evt_check_${randomUUID()}`, type: 'test.ping', timestamp: new Date().toISOString(), guild_id: c.link.guild_id, role_id: c.link.role_id, seq: 0, data: { message: 'rolelink plugin check' } });
+  const event = (): PluginEvent => ({
+    id: `evt_check_${randomUUID()}`,
+    type: 'test.ping',
+    timestamp: new Date().toISOString(),
+    guild_id: c.link.guild_id,
+    role_id: c.link.role_id,
+    seq: 0,
+    data: { message: 'rolelink plugin check' },
+  });
   const send = (e: PluginEvent, signingToken: string) => {
     const body = JSON.stringify(e);
-    return c.call({ method: 'POST', url: `${base}/events`, token: c.token, rawJson: body, headers: { ...signEvent(signingToken, e.id, body) }, timeoutMs: EVENTS_TIMEOUT_MS });
+    return c.call({
+      method: 'POST',
+      url: `${base}/events`,
+      token: c.token,
+      rawJson: body,
+      headers: { ...signEvent(signingToken, e.id, body) },
+      timeoutMs: EVENTS_TIMEOUT_MS,
+    });
   };
   const signed = await send(event(), c.token);
   const ok = c.is2xx(signed);
@@ -41,6 +56,8 @@ export async function checkEvents<A>(base: string, c: EventsContext<A>): Promise
   c.add({
     check: 'POST /events signature',
     result: refused ? 'pass' : 'fail',
-    message: refused ? `a wrongly signed event is refused (${c.describe(forged)})` : 'a wrongly signed event was accepted: verify webhook-signature (verifyEvent in the SDK)',
+    message: refused
+      ? `a wrongly signed event is refused (${c.describe(forged)})`
+      : 'a wrongly signed event was accepted: verify webhook-signature (verifyEvent in the SDK)',
   });
 }

@@ -1,5 +1,10 @@
 /** One finding of `rolelink plugin check`: `fail` breaks the contract, `warn` is allowed but worth fixing. */
-export type Finding = { check: string; result: 'pass' | 'warn' | 'fail' | 'skip'; message: string; errors?: { field: string; message: string }[] };
+export type Finding = {
+  check: string;
+  result: 'pass' | 'warn' | 'fail' | 'skip';
+  message: string;
+  errors?: { field: string; message: string }[];
+};
 
 export type CheckReport = { plugin_url: string; ok: boolean; ui_mode: 'schema' | 'iframe' | null; findings: Finding[] };
 
@@ -17,6 +22,8 @@ export function humanReport(report: CheckReport): Record<string, unknown> {
   }
   const failed = report.findings.filter((f) => f.result === 'fail').length;
   const warned = report.findings.filter((f) => f.result === 'warn').length;
-  human.verdict = report.ok ? `conformant${warned ? ` (${warned} warning${warned > 1 ? 's' : ''})` : ''}` : `NOT conformant: ${failed} failure${failed > 1 ? 's' : ''}`;
+  human.verdict = report.ok
+    ? `conformant${warned ? ` (${warned} warning${warned > 1 ? 's' : ''})` : ''}`
+    : `NOT conformant: ${failed} failure${failed > 1 ? 's' : ''}`;
   return human;
 }

@@ -7,9 +7,17 @@ import tls from 'node:tls';
  */
 
 /** Node's codes for "no trusted issuer": a self-signed certificate or an unknown private CA. */
-const UNTRUSTED = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED']);
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
 
-export const LOCAL_CA_HINT = 'the local stack prints its plugin certificate\'s path in its summary ("Plugin certificate"; .data/plugin-tls/cert.pem on the default ports)';
+export const LOCAL_CA_HINT =
+  'the local stack prints its plugin certificate\'s path in its summary ("Plugin certificate"; .data/plugin-tls/cert.pem on the default ports)';
 
 export async function tlsHint(code: string | undefined, url: string, caGiven: boolean): Promise<string | null> {
   if (code && UNTRUSTED.has(code)) {
@@ -20,10 +28,16 @@ export async function tlsHint(code: string | undefined, url: string, caGiven: bo
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const { hostname } = new URL(url);
     const names = await certificateNames(url);
-    const held = names === null ? 'its names could not be read' : names.length ? `it holds ${names.join(', ')}` : 'it holds no names';
+    const held =
+      names === null
+        ? 'its names could not be read'
+        : names.length
+          ? `it holds ${names.join(', ')}`
+          : 'it holds no names';
     return `the certificate does not name ${hostname.replace(/^\[|\]$/g, '')}: ${held}. Use a URL with one of them, or serve a certificate for this host`;
   }
-  if (code === 'CERT_HAS_EXPIRED') return 'the certificate has expired: serve a new one (the local stack writes a new one at every start)';
+  if (code === 'CERT_HAS_EXPIRED')
+    return 'the certificate has expired: serve a new one (the local stack writes a new one at every start)';
   return null;
 }
 
@@ -36,7 +50,12 @@ function certificateNames(url: string): Promise<string[] | null> {
   const { hostname, port } = new URL(url);
   const host = hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
-    const socket = tls.connect({ host, port: Number(port || 443), rejectUnauthorized: false, ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }) });
+    const socket = tls.connect({
+      host,
+      port: Number(port || 443),
+      rejectUnauthorized: false,
+      ...(/^[\d.]+$|:/.test(host) ? {} : { servername: host }),
+    });
     const done = (names: string[] | null) => {
       socket.destroy();
       resolve(names);

@@ -18,7 +18,8 @@ export function holdsManageServer(g: UserGuild): boolean {
 
 /** 401 for every dashboard API call without a signed-in session. */
 export const requireUser: RequestHandler = (req, _res, next) => {
-  if (!req.session.user || !req.session.tokens) return next(new AppError(401, 'Sign in to use the dashboard', 'signed_out'));
+  if (!req.session.user || !req.session.tokens)
+    return next(new AppError(401, 'Sign in to use the dashboard', 'signed_out'));
   next();
 };
 
@@ -55,7 +56,12 @@ export class GuildAccess {
 
   async guild(req: Request, guildId: string): Promise<UserGuild> {
     const g = (await this.manageable(req)).find((x) => x.id === guildId);
-    if (!g) throw new AppError(403, 'You cannot manage this server: it needs the bot, and you need Manage Server', 'guild_forbidden');
+    if (!g)
+      throw new AppError(
+        403,
+        'You cannot manage this server: it needs the bot, and you need Manage Server',
+        'guild_forbidden',
+      );
     return g;
   }
 

@@ -24,8 +24,10 @@ export function signInFailedPath(code: string): string {
   return `/?signin=failed&reason=${encodeURIComponent(/^[a-z_]{1,40}$/.test(code) ? code : 'unknown')}`;
 }
 
-const regenerate = (req: Request) => new Promise<void>((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
-const destroy = (req: Request) => new Promise<void>((resolve, reject) => req.session.destroy((err?: Error) => (err ? reject(err) : resolve())));
+const regenerate = (req: Request) =>
+  new Promise<void>((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
+const destroy = (req: Request) =>
+  new Promise<void>((resolve, reject) => req.session.destroy((err?: Error) => (err ? reject(err) : resolve())));
 
 /**
  * Sign-in with the platform's OAuth2 authorization-code flow: /auth/login sends the browser to the
@@ -65,8 +67,14 @@ export function authRouter(oauth: OAuthClient, logger: Logger): Router {
       res.redirect(302, '/?signin=cancelled');
       return;
     }
-    if (!sameState(expected, req.query.state)) throw new AppError(400, 'Sign-in failed: the sign-in link expired or was not started here; try again', 'oauth_state');
-    if (typeof req.query.code !== 'string' || !req.query.code) throw new AppError(400, 'Sign-in failed: the platform sent no code', 'oauth_code');
+    if (!sameState(expected, req.query.state))
+      throw new AppError(
+        400,
+        'Sign-in failed: the sign-in link expired or was not started here; try again',
+        'oauth_state',
+      );
+    if (typeof req.query.code !== 'string' || !req.query.code)
+      throw new AppError(400, 'Sign-in failed: the platform sent no code', 'oauth_code');
     const tokens = await oauth.exchangeCode(req.query.code);
     const [user, guilds] = await Promise.all([oauth.user(tokens), oauth.guilds(tokens)]);
     await regenerate(req);

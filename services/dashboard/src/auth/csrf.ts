@@ -20,7 +20,8 @@ export function csrfProtection(publicOrigin: string): RequestHandler {
   return (req, res, next) => {
     if (SAFE.has(req.method)) return next();
     const origin = req.get('origin') ?? (req.get('referer') ? safeOrigin(req.get('referer')!) : undefined);
-    if (origin !== undefined && origin !== publicOrigin) return next(new AppError(403, 'Cross-site request refused', 'csrf_origin'));
+    if (origin !== undefined && origin !== publicOrigin)
+      return next(new AppError(403, 'Cross-site request refused', 'csrf_origin'));
     csrfSynchronisedProtection(req, res, (err?: unknown) => {
       if (err) return next(new AppError(403, 'Invalid or missing CSRF token; reload the page', 'csrf'));
       next();

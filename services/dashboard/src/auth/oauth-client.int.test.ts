@@ -18,7 +18,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  client = new OAuthClient({ apiUrl: `${url}/api/v10`, authorizeUrl: `${url}/oauth2/authorize`, clientId: '1', clientSecret: 's', redirectUri: `${url}/cb` });
+  client = new OAuthClient({
+    apiUrl: `${url}/api/v10`,
+    authorizeUrl: `${url}/oauth2/authorize`,
+    clientId: '1',
+    clientSecret: 's',
+    redirectUri: `${url}/cb`,
+  });
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -27,15 +33,25 @@ const tokens = { accessToken: 't', refreshToken: null, expiresAt: Date.now() + 6
 describe('OAuthClient.user: the signed-in account', () => {
   it('takes a 20-digit ID above 2^63 as the account', async () => {
     body = { id: '18446744073709551615', username: 'wide', global_name: null, avatar: null };
-    await expect(client.user(tokens)).resolves.toEqual({ id: '18446744073709551615', username: 'wide', global_name: null, avatar: null });
+    await expect(client.user(tokens)).resolves.toEqual({
+      id: '18446744073709551615',
+      username: 'wide',
+      global_name: null,
+      avatar: null,
+    });
   });
 
-  it.each([['abc'], ['0100000000000009999'], ['18446744073709551616'], [42]])('refuses an account ID that is not a user ID (%p) with 502 and the reason', async (id) => {
-    body = { id, username: 'odd', global_name: null, avatar: null };
-    const err = (await client.user(tokens).catch((e: unknown) => e)) as AppError;
-    expect(err).toBeInstanceOf(AppError);
-    expect(err.status).toBe(502);
-    expect(err.code).toBe('platform_unavailable');
-    expect(err.message).toMatch(/^Sign-in failed: the platform answered with an account ID that is not a user ID \(.+\)$/);
-  });
+  it.each([['abc'], ['0100000000000009999'], ['18446744073709551616'], [42]])(
+    'refuses an account ID that is not a user ID (%p) with 502 and the reason',
+    async (id) => {
+      body = { id, username: 'odd', global_name: null, avatar: null };
+      const err = (await client.user(tokens).catch((e: unknown) => e)) as AppError;
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.status).toBe(502);
+      expect(err.code).toBe('platform_unavailable');
+      expect(err.message).toMatch(
+        /^Sign-in failed: the platform answered with an account ID that is not a user ID \(.+\)$/,
+      );
+    },
+  );
 });

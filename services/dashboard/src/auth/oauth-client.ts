@@ -74,7 +74,11 @@ export class OAuthClient {
         code,
         redirect_uri: this.settings.redirectUri,
       });
-      return { accessToken: t.access_token, refreshToken: t.refresh_token ?? null, expiresAt: Date.now() + t.expires_in * 1000 };
+      return {
+        accessToken: t.access_token,
+        refreshToken: t.refresh_token ?? null,
+        expiresAt: Date.now() + t.expires_in * 1000,
+      };
     } catch (err) {
       throw platformFailure('Sign-in failed: the platform did not accept the sign-in code', err);
     }
@@ -92,7 +96,12 @@ export class OAuthClient {
       throw platformFailure('Could not read your account from the platform', err);
     }
     const problem = userIdProblem(String(u.id));
-    if (problem) throw new AppError(502, `Sign-in failed: the platform answered with an account ID that is not a user ID (${problem})`, 'platform_unavailable');
+    if (problem)
+      throw new AppError(
+        502,
+        `Sign-in failed: the platform answered with an account ID that is not a user ID (${problem})`,
+        'platform_unavailable',
+      );
     return { id: u.id, username: u.username, global_name: u.global_name ?? null, avatar: u.avatar ?? null };
   }
 
@@ -103,8 +112,18 @@ export class OAuthClient {
     let after: string | undefined;
     try {
       for (;;) {
-        const page: RESTAPIPartialCurrentUserGuild[] = await api.users.getGuilds({ limit: 200, ...(after ? { after } : {}) });
-        for (const g of page) out.push({ id: g.id, name: g.name, icon: g.icon ?? null, owner: g.owner === true, permissions: String(g.permissions ?? '0') });
+        const page: RESTAPIPartialCurrentUserGuild[] = await api.users.getGuilds({
+          limit: 200,
+          ...(after ? { after } : {}),
+        });
+        for (const g of page)
+          out.push({
+            id: g.id,
+            name: g.name,
+            icon: g.icon ?? null,
+            owner: g.owner === true,
+            permissions: String(g.permissions ?? '0'),
+          });
         if (page.length < 200) return out;
         after = page[page.length - 1]!.id;
       }
@@ -115,7 +134,14 @@ export class OAuthClient {
 
   private client(bearer?: string): REST {
     // No sweepers: these REST instances are short-lived and must not leave timers behind.
-    const rest = new REST({ ...this.rest, authPrefix: 'Bearer', handlerSweepInterval: 0, hashSweepInterval: 0, timeout: 10_000, retries: 1 });
+    const rest = new REST({
+      ...this.rest,
+      authPrefix: 'Bearer',
+      handlerSweepInterval: 0,
+      hashSweepInterval: 0,
+      timeout: 10_000,
+      retries: 1,
+    });
     return bearer ? rest.setToken(bearer) : rest;
   }
 }

@@ -26,7 +26,12 @@ export const SESSION_TTL_S = 12 * 3600;
  * Server-side sessions in Redis: the cookie is httpOnly, SameSite=Lax (sent on the platform's redirect
  * back, never on cross-site POSTs) and Secure whenever the dashboard is served over https.
  */
-export function sessions(opts: { redis: RedisClient; prefix: string; secret: string; secure: boolean }): RequestHandler {
+export function sessions(opts: {
+  redis: RedisClient;
+  prefix: string;
+  secret: string;
+  secure: boolean;
+}): RequestHandler {
   return session({
     name: SESSION_COOKIE,
     secret: opts.secret,

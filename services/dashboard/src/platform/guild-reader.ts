@@ -1,5 +1,12 @@
 import type { API } from '@discordjs/core/http-only';
-import { ChannelType, type APIGuildChannel, type APINewsChannel, type APIRole, type APITextChannel, type GuildChannelType } from 'discord-api-types/v10';
+import {
+  ChannelType,
+  type APIGuildChannel,
+  type APINewsChannel,
+  type APIRole,
+  type APITextChannel,
+  type GuildChannelType,
+} from 'discord-api-types/v10';
 import type { DashboardRole } from '@rolelink/contracts';
 import type { BotFacts } from '@rolelink/domain';
 import { readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
@@ -71,7 +78,17 @@ export class GuildReader {
   roles(guildId: string): Promise<PlatformRole[]> {
     return this.roleLists.get(guildId, async () => {
       const roles = await this.platform(() => this.api.guilds.getRoles(guildId));
-      return roles.map((r) => ({ id: r.id, name: r.name, color: roleColor(r), position: r.position, managed: r.managed, everyone: r.id === guildId, permissions: BigInt(r.permissions) })).sort((a, b) => b.position - a.position);
+      return roles
+        .map((r) => ({
+          id: r.id,
+          name: r.name,
+          color: roleColor(r),
+          position: r.position,
+          managed: r.managed,
+          everyone: r.id === guildId,
+          permissions: BigInt(r.permissions),
+        }))
+        .sort((a, b) => b.position - a.position);
     });
   }
 
@@ -118,7 +135,8 @@ export class GuildReader {
       return await call();
     } catch (err) {
       const status = (err as { status?: number }).status;
-      if (status === 404 || status === 403) throw new AppError(404, 'The bot cannot see this server on the platform', 'guild_unavailable');
+      if (status === 404 || status === 403)
+        throw new AppError(404, 'The bot cannot see this server on the platform', 'guild_unavailable');
       throw new AppError(502, 'The chat platform did not answer; try again in a moment', 'platform_unavailable');
     }
   }

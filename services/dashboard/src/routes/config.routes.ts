@@ -8,7 +8,11 @@ import { actingAdmin, type DashboardContext } from '../context';
 const linkOnly = { params: linkParams };
 const submitParts = { params: linkParams, body: submitConfigBody };
 
-async function linkOf(ctx: DashboardContext, guildId: string, roleId: string): Promise<{ id: string; pluginUrl: string }> {
+async function linkOf(
+  ctx: DashboardContext,
+  guildId: string,
+  roleId: string,
+): Promise<{ id: string; pluginUrl: string }> {
   const link = await findLinkPlugin(ctx.admin.db.pool, guildId, roleId);
   if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
   return link;
@@ -33,7 +37,10 @@ export function configRouter(ctx: DashboardContext): Router {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
     const link = await linkOf(ctx, g.id, params.roleId);
-    const view = await ctx.plugins.fetchConfig(link.id, { refresh: req.query.refresh === 'true', viewerId: req.session.user!.id });
+    const view = await ctx.plugins.fetchConfig(link.id, {
+      refresh: req.query.refresh === 'true',
+      viewerId: req.session.user!.id,
+    });
     // Values may hold secrets and the iframe URL a live token: never cached by a browser or proxy.
     res.set('Cache-Control', 'no-store').json(view);
   });
@@ -45,7 +52,12 @@ export function configRouter(ctx: DashboardContext): Router {
     // form: one link read and one check of the config per save on the server side (issue 21).
     const result = await ctx.plugins.submitConfig({ guildId: g.id, roleId: params.roleId }, body.config);
     // Recorded once the plugin has answered, whatever it answered (a refusal is an attempt worth seeing too).
-    await recordConfigSaved(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, config: body.config, status: result.status });
+    await recordConfigSaved(actingAdmin(ctx, req), {
+      guildId: g.id,
+      roleId: params.roleId,
+      config: body.config,
+      status: result.status,
+    });
     res.json({ ...result, message: pluginMessage(result.body) } satisfies SubmittedConfig);
   });
 

@@ -24,7 +24,13 @@ export function eventsRouter(ctx: DashboardContext): Router {
   router.post(`${path}/:eventId/resend`, validate(linkOnly), async (req, res) => {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    res.json(await resendLinkEvent(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, eventId: String(req.params.eventId) }));
+    res.json(
+      await resendLinkEvent(actingAdmin(ctx, req), {
+        guildId: g.id,
+        roleId: params.roleId,
+        eventId: String(req.params.eventId),
+      }),
+    );
   });
 
   return router;

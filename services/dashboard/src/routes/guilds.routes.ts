@@ -1,9 +1,27 @@
 import { Router } from 'express';
 import { guildPlans, linkedRoles, memberListingUnavailable, readPluginHealth, showLink } from '@rolelink/admin';
-import { guildParams, type DashboardGuild, type DashboardSetupCheck, type DashboardGuildList, type DashboardGuildSummary, type GuildHealth, type LinkCard, type LinkView, type RoleChoice, type RoleChoices } from '@rolelink/contracts';
+import {
+  guildParams,
+  type DashboardGuild,
+  type DashboardSetupCheck,
+  type DashboardGuildList,
+  type DashboardGuildSummary,
+  type GuildHealth,
+  type LinkCard,
+  type LinkView,
+  type RoleChoice,
+  type RoleChoices,
+} from '@rolelink/contracts';
 import { enabledLinksOfGuild } from '@rolelink/db/links';
 import { findGuildOutage, releaseGuildProbe } from '@rolelink/db/sync';
-import { limitsFor, MEMBERS_INTENT_MESSAGE, privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES, type BotFacts } from '@rolelink/domain';
+import {
+  limitsFor,
+  MEMBERS_INTENT_MESSAGE,
+  privilegedPermissions,
+  roleAccessProblem,
+  ROLE_ACCESS_MESSAGES,
+  type BotFacts,
+} from '@rolelink/domain';
 import { input, validate } from '@rolelink/runtime';
 import { BOT_RECHECK_MS } from '../auth/access';
 import type { UserGuild } from '../auth/oauth-client';
@@ -18,7 +36,8 @@ function iconUrl(g: UserGuild): string | null {
   return g.icon ? `https://cdn.discordapp.com/icons/${g.id}/${g.icon}.png?size=64` : null;
 }
 
-const dashboardRole = (r: PlatformRole | undefined) => (r ? { id: r.id, name: r.name, color: r.color, position: r.position } : null);
+const dashboardRole = (r: PlatformRole | undefined) =>
+  r ? { id: r.id, name: r.name, color: r.color, position: r.position } : null;
 
 /**
  * Link cards of one guild (or of one of its roles): the link's view, its platform role and its plugin's
@@ -27,13 +46,19 @@ const dashboardRole = (r: PlatformRole | undefined) => (r ? { id: r.id, name: r.
  */
 export async function linkCards(ctx: DashboardContext, guildId: string, onlyRoleId?: string): Promise<LinkCard[]> {
   const botIn = (await ctx.reader.botGuildIds()).has(guildId);
-  const [links, roles] = await Promise.all([linkedRoles(ctx.admin, guildId), botIn ? ctx.reader.roles(guildId) : Promise.resolve([])]);
+  const [links, roles] = await Promise.all([
+    linkedRoles(ctx.admin, guildId),
+    botIn ? ctx.reader.roles(guildId) : Promise.resolve([]),
+  ]);
   const byId = new Map(roles.map((r) => [r.id, r]));
   return Promise.all(
     links
       .filter((l) => onlyRoleId === undefined || l.roleId === onlyRoleId)
       .map(async ({ roleId, pluginUrl }) => {
-        const [view, health] = await Promise.all([showLink(ctx.admin, { guildId, roleId }), readPluginHealth(ctx.admin.db.pool, pluginUrl)]);
+        const [view, health] = await Promise.all([
+          showLink(ctx.admin, { guildId, roleId }),
+          readPluginHealth(ctx.admin.db.pool, pluginUrl),
+        ]);
         const role = byId.get(roleId);
         return {
           ...view,
@@ -50,7 +75,12 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
  * The worker's record, as the platform stands now: "not in this server" carries the invite; an outage the
  * bot's guild list already contradicts (the bot was just added back) is not shown, its probe is due now.
  */
-function blockedNow(ctx: DashboardContext, blocked: LinkCard['blocked'], botIn: boolean, guildId: string): LinkCard['blocked'] {
+function blockedNow(
+  ctx: DashboardContext,
+  blocked: LinkCard['blocked'],
+  botIn: boolean,
+  guildId: string,
+): LinkCard['blocked'] {
   if (blocked?.reason !== 'bot_not_in_guild') return blocked;
   return botIn ? null : { ...blocked, invite_url: ctx.botInvite(guildId) };
 }
@@ -70,10 +100,22 @@ async function probeNowIfBack(ctx: DashboardContext, guildId: string, botIn: boo
  * A role of the picker, with why it cannot be linked: the bot's access by the platform's rules
  * (roleAccessProblem, with its one fix), @everyone, or an existing link.
  */
-function roleChoice(role: PlatformRole, facts: BotFacts, linked: Map<string, string>, counts: { exact: boolean; counts: Record<string, number> }, listing: LinkView['listing_unavailable']): RoleChoice {
+function roleChoice(
+  role: PlatformRole,
+  facts: BotFacts,
+  linked: Map<string, string>,
+  counts: { exact: boolean; counts: Record<string, number> },
+  listing: LinkView['listing_unavailable'],
+): RoleChoice {
   const found = role.everyone ? null : roleAccessProblem(facts, role.id);
   const problem = found === 'unknown_role' ? null : found;
-  const reason = role.everyone ? 'Every member holds @everyone; it cannot be linked' : problem ? ROLE_ACCESS_MESSAGES[problem] : linked.has(role.id) ? `Already linked to ${linked.get(role.id)}` : null;
+  const reason = role.everyone
+    ? 'Every member holds @everyone; it cannot be linked'
+    : problem
+      ? ROLE_ACCESS_MESSAGES[problem]
+      : linked.has(role.id)
+        ? `Already linked to ${linked.get(role.id)}`
+        : null;
   return {
     ...dashboardRole(role)!,
     usable: reason === null,
@@ -95,12 +137,20 @@ export function guildsRouter(ctx: DashboardContext): Router {
       ctx.admin,
       guilds.map((g) => g.id),
     );
-    return guilds.map((g) => ({ guild_id: g.id, name: g.name, icon_url: iconUrl(g), owner: g.owner, ...plans.get(g.id)! }));
+    return guilds.map((g) => ({
+      guild_id: g.id,
+      name: g.name,
+      icon_url: iconUrl(g),
+      owner: g.owner,
+      ...plans.get(g.id)!,
+    }));
   };
 
   router.get('/guilds', async (req, res) => {
     const guilds = await ctx.access.manageable(req, BOT_RECHECK_MS);
-    res.json({ guilds: await summaries(guilds.sort((a, b) => a.name.localeCompare(b.name))) } satisfies DashboardGuildList);
+    res.json({
+      guilds: await summaries(guilds.sort((a, b) => a.name.localeCompare(b.name))),
+    } satisfies DashboardGuildList);
   });
 
   router.get('/guilds/:guildId', guildOnly, async (req, res) => {
@@ -111,8 +161,18 @@ export function guildsRouter(ctx: DashboardContext): Router {
     const outage = await findGuildOutage(ctx.admin.db.pool, g.id);
     const botIn = (await ctx.reader.botGuildIds(outage ? BOT_RECHECK_MS : undefined)).has(g.id);
     await probeNowIfBack(ctx, g.id, botIn, outage !== null);
-    const [[summary], memberCount, links, listing] = await Promise.all([summaries([g]), botIn ? ctx.reader.memberCount(g.id) : Promise.resolve(null), linkCards(ctx, g.id), memberListingUnavailable(ctx.admin)]);
-    const bot = { in_guild: botIn, invite_url: ctx.botInvite(g.id), members_listing_blocked: listing !== null, members_intent_message: listing ? MEMBERS_INTENT_MESSAGE : null };
+    const [[summary], memberCount, links, listing] = await Promise.all([
+      summaries([g]),
+      botIn ? ctx.reader.memberCount(g.id) : Promise.resolve(null),
+      linkCards(ctx, g.id),
+      memberListingUnavailable(ctx.admin),
+    ]);
+    const bot = {
+      in_guild: botIn,
+      invite_url: ctx.botInvite(g.id),
+      members_listing_blocked: listing !== null,
+      members_intent_message: listing ? MEMBERS_INTENT_MESSAGE : null,
+    };
     res.json({ ...summary!, member_count: memberCount, links, bot } satisfies DashboardGuild);
   });
 
@@ -129,7 +189,11 @@ export function guildsRouter(ctx: DashboardContext): Router {
     ]);
     const linked = new Map(links.map((l) => [l.roleId, l.pluginUrl]));
     const plan = plans.get(g.id)!.plan;
-    res.json({ roles: roles.map((r) => roleChoice(r, facts, linked, counts, listing)), synced_limit: limitsFor(plan).syncedUsers, plan } satisfies RoleChoices);
+    res.json({
+      roles: roles.map((r) => roleChoice(r, facts, linked, counts, listing)),
+      synced_limit: limitsFor(plan).syncedUsers,
+      plan,
+    } satisfies RoleChoices);
   });
 
   router.get('/guilds/:guildId/health', guildOnly, async (req, res) => {
@@ -138,7 +202,13 @@ export function guildsRouter(ctx: DashboardContext): Router {
     const [links, roles] = await Promise.all([linkedRoles(ctx.admin, g.id), ctx.reader.roles(g.id)]);
     const byId = new Map(roles.map((r) => [r.id, r]));
     const out: GuildHealth = {
-      links: await Promise.all(links.map(async (l) => ({ role_id: l.roleId, role: dashboardRole(byId.get(l.roleId)), health: await readPluginHealth(ctx.admin.db.pool, l.pluginUrl) }))),
+      links: await Promise.all(
+        links.map(async (l) => ({
+          role_id: l.roleId,
+          role: dashboardRole(byId.get(l.roleId)),
+          health: await readPluginHealth(ctx.admin.db.pool, l.pluginUrl),
+        })),
+      ),
     };
     res.json(out);
   });

@@ -1,5 +1,15 @@
 import { Router } from 'express';
-import { applyRemovals, createLink, deleteLink, heldChangePreview, lookupMember, requestListResend, resyncLink, setLink, stripPreview } from '@rolelink/admin';
+import {
+  applyRemovals,
+  createLink,
+  deleteLink,
+  heldChangePreview,
+  lookupMember,
+  requestListResend,
+  resyncLink,
+  setLink,
+  stripPreview,
+} from '@rolelink/admin';
 import {
   applyRemovalsBody,
   createLinkBody,
@@ -34,7 +44,8 @@ const applyParts = { params: linkParams, body: applyRemovalsBody };
 function toFieldError(err: unknown): unknown {
   if (!(err instanceof AppError)) return err;
   if (err.code === 'invalid_plugin_url') return AppError.field(400, 'plugin_url', err.message, err.code);
-  if (err.code === 'keep_unavailable' || err.code === 'existing_members_required') return AppError.field(400, 'existing_members', err.message, err.code);
+  if (err.code === 'keep_unavailable' || err.code === 'existing_members_required')
+    return AppError.field(400, 'existing_members', err.message, err.code);
   if (err.code === 'link_exists') return AppError.field(409, 'role_id', err.message, err.code);
   return err;
 }
@@ -55,7 +66,8 @@ export function linksRouter(ctx: DashboardContext): Router {
     const g = await ctx.access.guild(req, params.guildId);
     // The picker's rules are enforced by createLink on a fresh read of the platform (the bot's access, the
     // owner's consent to a privileged role); @everyone is refused here, as the platform has no such rule.
-    if (body.role_id === g.id) throw AppError.field(400, 'role_id', 'Every member holds @everyone; it cannot be linked', 'role_everyone');
+    if (body.role_id === g.id)
+      throw AppError.field(400, 'role_id', 'Every member holds @everyone; it cannot be linked', 'role_everyone');
     let created;
     try {
       created = await createLink(actingAdmin(ctx, req), {
@@ -90,7 +102,13 @@ export function linksRouter(ctx: DashboardContext): Router {
   router.delete(base, validate(deleteParts), async (req, res) => {
     const { params, body } = input<typeof deleteParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const deleted = await deleteLink(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, stripRoles: body.strip_roles, confirmLockout: body.confirm_lockout, actingUserId: req.session.user!.id });
+    const deleted = await deleteLink(actingAdmin(ctx, req), {
+      guildId: g.id,
+      roleId: params.roleId,
+      stripRoles: body.strip_roles,
+      confirmLockout: body.confirm_lockout,
+      actingUserId: req.session.user!.id,
+    });
     res.json(deleted satisfies DeletedLinkView);
   });
 
@@ -98,7 +116,13 @@ export function linksRouter(ctx: DashboardContext): Router {
   router.get(`${base}/strip-preview`, validate(linkOnly), async (req, res) => {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    res.json((await stripPreview(ctx.admin, { guildId: g.id, roleId: params.roleId, actingUserId: req.session.user!.id })) satisfies StripPreviewView);
+    res.json(
+      (await stripPreview(ctx.admin, {
+        guildId: g.id,
+        roleId: params.roleId,
+        actingUserId: req.session.user!.id,
+      })) satisfies StripPreviewView,
+    );
   });
 
   // The link's whole list as CSV (user_id,synced), streamed from PostgreSQL as it is read: 30M rows never
@@ -109,7 +133,11 @@ export function linksRouter(ctx: DashboardContext): Router {
     const link = await findLinkAt(ctx.admin.db.pool, g.id, params.roleId);
     if (!link) throw AppError.notFound('Role link not found', 'link_not_found');
     const body = await streamUserIdsCsv(ctx.admin.db.pool, link.id, limitsFor(link.plan).syncedUsers);
-    res.status(200).type('text/csv').set('Cache-Control', 'no-store').attachment(`rolelink-${g.id}-${params.roleId}.csv`);
+    res
+      .status(200)
+      .type('text/csv')
+      .set('Cache-Control', 'no-store')
+      .attachment(`rolelink-${g.id}-${params.roleId}.csv`);
     await sendStream(req, res, body);
   });
 
@@ -123,14 +151,22 @@ export function linksRouter(ctx: DashboardContext): Router {
   router.get(`${base}/held-change`, validate(linkOnly), async (req, res) => {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    res.json((await heldChangePreview(ctx.admin, { guildId: g.id, roleId: params.roleId })) satisfies HeldChangePreview);
+    res.json(
+      (await heldChangePreview(ctx.admin, { guildId: g.id, roleId: params.roleId })) satisfies HeldChangePreview,
+    );
   });
 
   router.post(`${base}/apply-removals`, validate(applyParts), async (req, res) => {
     const { params, body } = input<typeof applyParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
     ctx.access.requireOwner(g, 'apply held removals');
-    res.json((await applyRemovals(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, changeId: body.change_id })) satisfies AppliedRemovals);
+    res.json(
+      (await applyRemovals(actingAdmin(ctx, req), {
+        guildId: g.id,
+        roleId: params.roleId,
+        changeId: body.change_id,
+      })) satisfies AppliedRemovals,
+    );
   });
 
   // "Ask the plugin to resend": list.resend_requested for the applied removal whose window is open (owner only,
@@ -139,7 +175,12 @@ export function linksRouter(ctx: DashboardContext): Router {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
     ctx.access.requireOwner(g, 'ask the plugin to resend its list');
-    res.json((await requestListResend(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId })) satisfies ResendRequestView);
+    res.json(
+      (await requestListResend(actingAdmin(ctx, req), {
+        guildId: g.id,
+        roleId: params.roleId,
+      })) satisfies ResendRequestView,
+    );
   });
 
   router.get(`${base}/members/:userId`, validate(memberParts), async (req, res) => {

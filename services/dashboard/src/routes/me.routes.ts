@@ -12,7 +12,11 @@ export function meRouter(oauth: Pick<OAuthClient, 'botInviteUrl'>): Router {
   const router = Router();
   router.get('/me', (req, res) => {
     const u = req.session.user!;
-    const me: DashboardMe = { user: { id: u.id, username: u.username, global_name: u.global_name, avatar_url: avatarUrl(u) }, csrf_token: csrfToken(req), add_bot_url: oauth.botInviteUrl() };
+    const me: DashboardMe = {
+      user: { id: u.id, username: u.username, global_name: u.global_name, avatar_url: avatarUrl(u) },
+      csrf_token: csrfToken(req),
+      add_bot_url: oauth.botInviteUrl(),
+    };
     res.set('Cache-Control', 'no-store').json(me);
   });
   return router;

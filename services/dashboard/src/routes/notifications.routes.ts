@@ -1,6 +1,21 @@
 import { Router } from 'express';
-import { countUnreadNotifications, getNotifySettings, listNotifications, markNotificationsRead, putNotifySettings } from '@rolelink/db/notifications';
-import { NOTIFY_KINDS, guildParams, notificationsQuery, notificationsReadBody, notifySettingsBody, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind } from '@rolelink/contracts';
+import {
+  countUnreadNotifications,
+  getNotifySettings,
+  listNotifications,
+  markNotificationsRead,
+  putNotifySettings,
+} from '@rolelink/db/notifications';
+import {
+  NOTIFY_KINDS,
+  guildParams,
+  notificationsQuery,
+  notificationsReadBody,
+  notifySettingsBody,
+  type DashboardNotifications,
+  type DashboardNotifySettings,
+  type NotifyKind,
+} from '@rolelink/contracts';
 import { AppError, input, validate } from '@rolelink/runtime';
 import { recordNotifySettingsChanged } from '@rolelink/admin';
 import { actingAdmin, type DashboardContext } from '../context';
@@ -22,7 +37,10 @@ export function notificationsRouter(ctx: DashboardContext): Router {
   router.get('/guilds/:guildId/notifications', validate(listParts), async (req, res) => {
     const { params, query } = input<typeof listParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    const [rows, unread] = await Promise.all([listNotifications(db, g.id, { before: query.before, limit: query.limit }), countUnreadNotifications(db, g.id)]);
+    const [rows, unread] = await Promise.all([
+      listNotifications(db, g.id, { before: query.before, limit: query.limit }),
+      countUnreadNotifications(db, g.id),
+    ]);
     const body: DashboardNotifications = {
       notifications: rows.map((r) => ({
         id: r.id,
@@ -62,7 +80,11 @@ export function notificationsRouter(ctx: DashboardContext): Router {
     if (body.channel_id !== null && !channels.some((c) => c.id === body.channel_id)) {
       throw AppError.validation([{ field: 'body.channel_id', message: 'must be one of the guild’s text channels' }]);
     }
-    const settings = { events: NOTIFY_KINDS.filter((k) => body.events.includes(k)), dm_owner: body.dm_owner, channel_id: body.channel_id };
+    const settings = {
+      events: NOTIFY_KINDS.filter((k) => body.events.includes(k)),
+      dm_owner: body.dm_owner,
+      channel_id: body.channel_id,
+    };
     await putNotifySettings(db, g.id, settings);
     await recordNotifySettingsChanged(actingAdmin(ctx, req), { guildId: g.id, settings });
     res.json(view(settings, channels));
@@ -70,6 +92,14 @@ export function notificationsRouter(ctx: DashboardContext): Router {
   return router;
 }
 
-function view(s: { events: string[]; dm_owner: boolean; channel_id: string | null }, channels: { id: string; name: string }[]): DashboardNotifySettings {
-  return { events: NOTIFY_KINDS.filter((k) => s.events.includes(k)), dm_owner: s.dm_owner, channel_id: s.channel_id, channels };
+function view(
+  s: { events: string[]; dm_owner: boolean; channel_id: string | null },
+  channels: { id: string; name: string }[],
+): DashboardNotifySettings {
+  return {
+    events: NOTIFY_KINDS.filter((k) => s.events.includes(k)),
+    dm_owner: s.dm_owner,
+    channel_id: s.channel_id,
+    channels,
+  };
 }

@@ -24,7 +24,13 @@ export function overridesRouter(ctx: DashboardContext): Router {
   router.patch(path, validate(linkOnly), async (req, res) => {
     const { params } = input<typeof linkOnly>(res);
     const g = await ctx.access.guild(req, params.guildId);
-    res.json((await changeOverrides(actingAdmin(ctx, req), { guildId: g.id, roleId: params.roleId, change: req.body })) satisfies OverridesView);
+    res.json(
+      (await changeOverrides(actingAdmin(ctx, req), {
+        guildId: g.id,
+        roleId: params.roleId,
+        change: req.body,
+      })) satisfies OverridesView,
+    );
   });
 
   return router;

@@ -23,7 +23,13 @@ export function newLinkPath(guildId: string): string {
 
 export function linkPaths(guildId: string, roleId: string) {
   const base = `${guildPath(guildId)}/links/${seg(roleId)}`;
-  return { config: base, settings: `${base}/settings`, members: `${base}/members`, health: `${base}/health`, events: `${base}/events` };
+  return {
+    config: base,
+    settings: `${base}/settings`,
+    members: `${base}/members`,
+    health: `${base}/health`,
+    events: `${base}/events`,
+  };
 }
 
 /** Where the platform's sign-in returns to: the current path, query and hash. */

@@ -15,16 +15,34 @@ export const router = createBrowserRouter([
     children: [
       { path: '/', lazy: async () => ({ Component: (await import('./pages/GuildsPage')).GuildsPage }) },
       { path: '/guilds/:guildId', lazy: async () => ({ Component: (await import('./pages/GuildPage')).GuildPage }) },
-      { path: '/guilds/:guildId/health', lazy: async () => ({ Component: (await import('./pages/GuildHealthPage')).GuildHealthPage }) },
-      { path: '/guilds/:guildId/audit', lazy: async () => ({ Component: (await import('./pages/GuildAuditPage')).GuildAuditPage }) },
-      { path: '/guilds/:guildId/notifications', lazy: async () => ({ Component: (await import('./pages/GuildNotificationsPage')).GuildNotificationsPage }) },
-      { path: '/guilds/:guildId/links/new', lazy: async () => ({ Component: (await import('./pages/CreateLinkPage')).CreateLinkPage }) },
+      {
+        path: '/guilds/:guildId/health',
+        lazy: async () => ({ Component: (await import('./pages/GuildHealthPage')).GuildHealthPage }),
+      },
+      {
+        path: '/guilds/:guildId/audit',
+        lazy: async () => ({ Component: (await import('./pages/GuildAuditPage')).GuildAuditPage }),
+      },
+      {
+        path: '/guilds/:guildId/notifications',
+        lazy: async () => ({ Component: (await import('./pages/GuildNotificationsPage')).GuildNotificationsPage }),
+      },
+      {
+        path: '/guilds/:guildId/links/new',
+        lazy: async () => ({ Component: (await import('./pages/CreateLinkPage')).CreateLinkPage }),
+      },
       {
         path: '/guilds/:guildId/links/:roleId',
         lazy: async () => ({ Component: (await import('./pages/link/LinkPage')).LinkPage }),
         children: [
-          { index: true, lazy: async () => ({ Component: (await import('./pages/link/ConfigurationTab')).ConfigurationTab }) },
-          { path: 'settings', lazy: async () => ({ Component: (await import('./pages/link/SettingsTab')).SettingsTab }) },
+          {
+            index: true,
+            lazy: async () => ({ Component: (await import('./pages/link/ConfigurationTab')).ConfigurationTab }),
+          },
+          {
+            path: 'settings',
+            lazy: async () => ({ Component: (await import('./pages/link/SettingsTab')).SettingsTab }),
+          },
           { path: 'members', lazy: async () => ({ Component: (await import('./pages/link/MembersTab')).MembersTab }) },
           { path: 'health', lazy: async () => ({ Component: (await import('./pages/link/HealthTab')).HealthTab }) },
           { path: 'events', lazy: async () => ({ Component: (await import('./pages/link/EventsTab')).EventsTab }) },

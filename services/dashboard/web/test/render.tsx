@@ -22,11 +22,18 @@ export function fakeApi() {
     const method = init?.method ?? 'GET';
     const body: unknown = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
     calls.push({ method, path, body });
-    const route = routes.find((r) => r.method === method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)));
+    const route = routes.find(
+      (r) => r.method === method && (typeof r.path === 'string' ? r.path === path : r.path.test(path)),
+    );
     if (!route) throw new Error(`unexpected request ${method} ${path}`);
     const { status, body: answer } = await route.answer(body);
     // What client.ts reads of a Response (jest's jsdom has no Response class).
-    return { status, ok: status >= 200 && status < 300, statusText: '', text: () => Promise.resolve(answer === undefined ? '' : JSON.stringify(answer)) };
+    return {
+      status,
+      ok: status >= 200 && status < 300,
+      statusText: '',
+      text: () => Promise.resolve(answer === undefined ? '' : JSON.stringify(answer)),
+    };
   });
   globalThis.fetch = fetchMock as unknown as typeof fetch;
   return {
@@ -58,13 +65,27 @@ export function renderPage(element: ReactNode, { route = '/', path = '/' }: { ro
 
 /** Renders one of the link page's tabs under an Outlet that hands it `context`, as LinkPage does. */
 export function renderTab(element: ReactNode, context: LinkContext) {
-  return renderRoutes([{ path: '/guilds/:guildId/links/:roleId', element: <Outlet context={context} />, children: [{ index: true, element }] }], `/guilds/${context.guildId}/links/${context.roleId}`);
+  return renderRoutes(
+    [
+      {
+        path: '/guilds/:guildId/links/:roleId',
+        element: <Outlet context={context} />,
+        children: [{ index: true, element }],
+      },
+    ],
+    `/guilds/${context.guildId}/links/${context.roleId}`,
+  );
 }
 
 /** The demo guild as GET /dashboard-api/guilds/:guildId answers it to its owner, the bot in it; `over` changes parts of it. */
 export function guildView(over: Partial<DashboardGuild> = {}): DashboardGuild {
   return {
-    bot: { in_guild: true, invite_url: 'https://platform.example/oauth2/authorize', members_listing_blocked: false, members_intent_message: null },
+    bot: {
+      in_guild: true,
+      invite_url: 'https://platform.example/oauth2/authorize',
+      members_listing_blocked: false,
+      members_intent_message: null,
+    },
     guild_id: '100000000000000001',
     name: 'Demo Guild',
     icon_url: null,
@@ -92,7 +113,14 @@ export function linkCard(over: Partial<LinkCard> = {}): LinkCard {
     awaiting_first_list: false,
     plan: 'free',
     slot: { position: 1, allowance: 1 },
-    counts: { user_count: 2, synced_count: 2, pending_count: 0, held_count: 0, not_in_server_count: 0, deleted_count: 0 },
+    counts: {
+      user_count: 2,
+      synced_count: 2,
+      pending_count: 0,
+      held_count: 0,
+      not_in_server_count: 0,
+      deleted_count: 0,
+    },
     limits: { synced_limit: 1000, user_limit: 100000, per_put: 10000 },
     sync: { rate_per_sec: null, eta_seconds: null, last_sync_at: null },
     held_change: null,

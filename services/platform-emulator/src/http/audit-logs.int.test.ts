@@ -7,12 +7,23 @@ const MOD = '200000000000000009';
 const roleRoute = (user: string, role: string) => `/guilds/${GUILD}/members/${user}/roles/${role}`;
 const log = (query = '') => call<RESTGetAPIAuditLogResult>(emulator, 'GET', `/guilds/${GUILD}/audit-logs${query}`);
 /** [actor, target, change key, role] of each entry, in the order the platform answered. */
-const summary = (body: RESTGetAPIAuditLogResult) => body.audit_log_entries.map((e) => [e.user_id, e.target_id, e.changes?.[0]?.key, (e.changes?.[0]?.new_value as { id: string }[])[0]!.id]);
+const summary = (body: RESTGetAPIAuditLogResult) =>
+  body.audit_log_entries.map((e) => [
+    e.user_id,
+    e.target_id,
+    e.changes?.[0]?.key,
+    (e.changes?.[0]?.new_value as { id: string }[])[0]!.id,
+  ]);
 
 let emulator: RunningEmulator;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, seed: smallSeed(), roleBucket: { limit: 1000, windowMs: 1000 }, globalPerSecond: 1000 });
+  emulator = await startEmulator({
+    port: 0,
+    seed: smallSeed(),
+    roleBucket: { limit: 1000, windowMs: 1000 },
+    globalPerSecond: 1000,
+  });
 });
 afterAll(() => emulator.close());
 
@@ -21,7 +32,14 @@ describe('GET /guilds/:g/audit-logs (member role updates)', () => {
     await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked), { headers: { 'X-Audit-Log-Reason': 'Role%20link' } });
     await call(emulator, 'PUT', roleRoute(USERS[1], ROLE.linked)); // already held: nothing changes, nothing logged
     // A moderator takes the linked role from USERS[2] and gives it VIP, by hand (one entry per role).
-    expect((await control(emulator, 'PUT', `/guilds/${GUILD}/members/${USERS[2]}/roles`, { roles: [ROLE.vip], actorId: MOD })).status).toBe(200);
+    expect(
+      (
+        await control(emulator, 'PUT', `/guilds/${GUILD}/members/${USERS[2]}/roles`, {
+          roles: [ROLE.vip],
+          actorId: MOD,
+        })
+      ).status,
+    ).toBe(200);
     emulator.state.setMemberRoles(GUILD, USERS[1], []); // the owner, by default
 
     const res = await log();
@@ -34,7 +52,11 @@ describe('GET /guilds/:g/audit-logs (member role updates)', () => {
       [BOT_USER, USERS[1], '$add', ROLE.linked],
     ]);
     const [, , , botEntry] = res.body.audit_log_entries;
-    expect(botEntry).toMatchObject({ action_type: 25, reason: 'Role link', changes: [{ key: '$add', new_value: [{ id: ROLE.linked, name: 'linked' }] }] });
+    expect(botEntry).toMatchObject({
+      action_type: 25,
+      reason: 'Role link',
+      changes: [{ key: '$add', new_value: [{ id: ROLE.linked, name: 'linked' }] }],
+    });
     expect(res.body.audit_log_entries[0]).not.toHaveProperty('reason');
     const ids = res.body.audit_log_entries.map((e) => BigInt(e.id));
     expect(ids).toEqual([...ids].sort((a, b) => (a > b ? -1 : 1)));
@@ -50,7 +72,9 @@ describe('GET /guilds/:g/audit-logs (member role updates)', () => {
     const before = await log(`?before=${all[1]}&limit=1`);
     expect(before.body.audit_log_entries.map((e) => e.id)).toEqual([all[2]]);
     expect((await log(`?after=${all[0]}`)).body.audit_log_entries).toEqual([]);
-    expect(summary((await log(`?user_id=${BOT_USER}&action_type=25`)).body)).toEqual([[BOT_USER, USERS[1], '$add', ROLE.linked]]);
+    expect(summary((await log(`?user_id=${BOT_USER}&action_type=25`)).body)).toEqual([
+      [BOT_USER, USERS[1], '$add', ROLE.linked],
+    ]);
     expect((await log('?action_type=1')).body.audit_log_entries).toEqual([]);
   });
 
@@ -63,7 +87,12 @@ describe('GET /guilds/:g/audit-logs (member role updates)', () => {
       ['?action_type=x', 'action_type'],
     ] as const) {
       const res = await log(query);
-      expect([query, res.status, (res.body as unknown as RESTError).code, Object.keys((res.body as unknown as RESTError).errors ?? {})]).toEqual([query, 400, 50035, [field]]);
+      expect([
+        query,
+        res.status,
+        (res.body as unknown as RESTError).code,
+        Object.keys((res.body as unknown as RESTError).errors ?? {}),
+      ]).toEqual([query, 400, 50035, [field]]);
     }
     const unknown = await call<RESTError>(emulator, 'GET', `/guilds/${UNKNOWN_GUILD}/audit-logs`);
     expect([unknown.status, unknown.body.code]).toEqual([404, 10004]);

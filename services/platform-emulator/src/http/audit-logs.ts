@@ -1,4 +1,9 @@
-import { AuditLogEvent, PermissionFlagsBits, type APIAuditLogEntry, type RESTGetAPIAuditLogResult } from 'discord-api-types/v10';
+import {
+  AuditLogEvent,
+  PermissionFlagsBits,
+  type APIAuditLogEntry,
+  type RESTGetAPIAuditLogResult,
+} from 'discord-api-types/v10';
 import type { RequestHandler } from 'express';
 import type { AuditEntry } from '../audit-log';
 import type { EmulatorState } from '../emulator-state';
@@ -19,17 +24,28 @@ export function auditLogsHandler(state: EmulatorState): RequestHandler {
     const guild = guildOf(state, req);
     const held = guildPermissions(guild, state.botUserId) ?? 0n;
     if ((held & PermissionFlagsBits.ViewAuditLog) === 0n) throw missingPermissions();
-    const actionType = req.query.action_type === undefined ? undefined : intQuery(req.query.action_type, 'action_type', 1, 1_000, 0);
+    const actionType =
+      req.query.action_type === undefined ? undefined : intQuery(req.query.action_type, 'action_type', 1, 1_000, 0);
     const limit = intQuery(req.query.limit, 'limit', 1, 100, 50);
     const before = req.query.before === undefined ? undefined : BigInt(snowflake(req.query.before, 'before'));
     const after = req.query.after === undefined ? undefined : BigInt(snowflake(req.query.after, 'after'));
     const actorId = req.query.user_id === undefined ? undefined : snowflake(req.query.user_id, 'user_id');
     // Only member role updates are recorded: any other action type has no entries.
-    const entries = actionType === undefined || actionType === Number(AuditLogEvent.MemberRoleUpdate) ? state.audit.page({ guildId: guild.id, before, after, actorId, limit }) : [];
+    const entries =
+      actionType === undefined || actionType === Number(AuditLogEvent.MemberRoleUpdate)
+        ? state.audit.page({ guildId: guild.id, before, after, actorId, limit })
+        : [];
     const userIds = [...new Set(entries.flatMap((e) => [e.actorId, e.userId]))];
     const body = {
       audit_log_entries: entries.map((e) => renderEntry(e, guild.role(e.roleId)?.name ?? '')),
-      users: userIds.map((id) => ({ id, username: guild.profile(id)?.username ?? `user_${id}`, discriminator: '0', global_name: guild.profile(id)?.globalName ?? null, avatar: null, ...(id === state.botUserId && { bot: true }) })),
+      users: userIds.map((id) => ({
+        id,
+        username: guild.profile(id)?.username ?? `user_${id}`,
+        discriminator: '0',
+        global_name: guild.profile(id)?.globalName ?? null,
+        avatar: null,
+        ...(id === state.botUserId && { bot: true }),
+      })),
       integrations: [],
       webhooks: [],
       guild_scheduled_events: [],

@@ -17,7 +17,9 @@ export type BotAuthorizeRequest = {
 /** One button of the page: this user adds the bot to this guild. */
 export type BotCandidate = { userId: string; userName: string; guildId: string; guildName: string; owner: boolean };
 
-const PERMISSION_NAMES = new Map<bigint, string>(Object.entries(PermissionFlagsBits).map(([name, bit]) => [bit, name.replace(/([a-z])([A-Z])/g, '$1 $2')]));
+const PERMISSION_NAMES = new Map<bigint, string>(
+  Object.entries(PermissionFlagsBits).map(([name, bit]) => [bit, name.replace(/([a-z])([A-Z])/g, '$1 $2')]),
+);
 
 /** The permission names of a bitfield, for the page (unknown bits by value). */
 export function permissionNames(bits: bigint): string[] {
@@ -33,11 +35,16 @@ export function permissionNames(bits: bigint): string[] {
 export function botAuthorizePage(request: BotAuthorizeRequest, candidates: BotCandidate[], nonce: string): string {
   const client = escapeHtml(request.clientId);
   const names = permissionNames(request.permissions);
-  const asks = names.length ? `<ul class="note">${names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '<p class="note">No permissions (the bot joins with an empty role).</p>';
+  const asks = names.length
+    ? `<ul class="note">${names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`
+    : '<p class="note">No permissions (the bot joins with an empty role).</p>';
   const list = candidates.length
     ? `<ul>${candidates.map(candidateItem).join('')}</ul>`
     : `<p role="status">No one can add the bot${request.guildId === undefined ? '' : ` to guild ${escapeHtml(request.guildId)}`}: it is already in every guild, or no user holds Manage Server where it is missing. Seed a guild with <code>"botMember": false</code>.</p>`;
-  const back = request.redirectUri === undefined ? '' : `<p class="note">You will be sent back to <code>${escapeHtml(request.redirectUri)}</code>.</p>`;
+  const back =
+    request.redirectUri === undefined
+      ? ''
+      : `<p class="note">You will be sent back to <code>${escapeHtml(request.redirectUri)}</code>.</p>`;
   return htmlDocument(
     `Add ${request.clientId} to a server — platform emulator`,
     nonce,
@@ -71,7 +78,12 @@ export function botAddedPage(clientId: string, guildName: string, permissions: b
 }
 
 export function botCancelledPage(nonce: string): string {
-  return htmlDocument('Cancelled — platform emulator', nonce, PAGE_STYLE, '<h1>Cancelled</h1>\n<p role="status">The bot was not added to any server.</p>');
+  return htmlDocument(
+    'Cancelled — platform emulator',
+    nonce,
+    PAGE_STYLE,
+    '<h1>Cancelled</h1>\n<p role="status">The bot was not added to any server.</p>',
+  );
 }
 
 function candidateItem(c: BotCandidate): string {

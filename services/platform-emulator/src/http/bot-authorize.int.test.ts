@@ -23,7 +23,11 @@ function seed(): EmulatorSeed {
       { id: GAMMA_MOD_ROLE, name: 'Mods', position: 2, permissions: PermissionFlagsBits.ManageGuild.toString() },
     ],
     botRoleId: GAMMA_BOT_ROLE,
-    members: [{ userId: PEOPLE.plain }, { userId: PEOPLE.mod, roles: [GAMMA_MOD_ROLE] }, { userId: LURKER, username: 'lurker' }],
+    members: [
+      { userId: PEOPLE.plain },
+      { userId: PEOPLE.mod, roles: [GAMMA_MOD_ROLE] },
+      { userId: LURKER, username: 'lurker' },
+    ],
   });
   return s;
 }
@@ -38,13 +42,29 @@ describe('bot authorization (/oauth2/authorize?scope=bot)', () => {
   afterEach(() => emulator.close());
 
   const page = async (params: Record<string, string> = {}) => {
-    const query = new URLSearchParams({ client_id: emulator.oauth.clientId, scope: 'bot', permissions: BITS.toString(), ...params });
+    const query = new URLSearchParams({
+      client_id: emulator.oauth.clientId,
+      scope: 'bot',
+      permissions: BITS.toString(),
+      ...params,
+    });
     const res = await fetch(`${emulator.url}/oauth2/authorize?${query.toString()}`);
     return { status: res.status, csp: res.headers.get('content-security-policy') ?? '', html: await res.text() };
   };
   const post = (fields: Record<string, string>) =>
-    fetch(`${emulator.url}/oauth2/authorize`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ client_id: emulator.oauth.clientId, scope: 'bot', permissions: BITS.toString(), action: 'allow', ...fields }) });
-  const botGuilds = async () => (await call<{ id: string }[]>(emulator, 'GET', '/users/@me/guilds')).body.map((g) => g.id);
+    fetch(`${emulator.url}/oauth2/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({
+        client_id: emulator.oauth.clientId,
+        scope: 'bot',
+        permissions: BITS.toString(),
+        action: 'allow',
+        ...fields,
+      }),
+    });
+  const botGuilds = async () =>
+    (await call<{ id: string }[]>(emulator, 'GET', '/users/@me/guilds')).body.map((g) => g.id);
 
   it('a guild seeded with botMember false is not among the bot guilds until someone with Manage Server adds the bot', async () => {
     expect(await botGuilds()).toEqual([ALPHA, BETA]);
@@ -73,7 +93,10 @@ describe('bot authorization (/oauth2/authorize?scope=bot)', () => {
     const res = await post({ choice: `${PEOPLE.plain}:${GAMMA}`, redirect_uri: REDIRECT, state: 's1' });
     expect(res.status).toBe(302);
     const to = new URL(res.headers.get('location') ?? '');
-    expect([to.origin + to.pathname, Object.fromEntries(to.searchParams)]).toEqual([REDIRECT, { guild_id: GAMMA, permissions: BITS.toString(), state: 's1' }]);
+    expect([to.origin + to.pathname, Object.fromEntries(to.searchParams)]).toEqual([
+      REDIRECT,
+      { guild_id: GAMMA, permissions: BITS.toString(), state: 's1' },
+    ]);
     const cancelled = await post({ action: 'cancel', redirect_uri: REDIRECT });
     expect(new URL(cancelled.headers.get('location') ?? '').searchParams.get('error')).toBe('access_denied');
   });
@@ -99,7 +122,10 @@ describe('bot authorization (/oauth2/authorize?scope=bot)', () => {
       [{ choice: `${LURKER}:${GAMMA}` }, 'lurker cannot add the bot to Gamma'],
       [{ choice: `${PEOPLE.admin}:${GAMMA}` }, `User ${PEOPLE.admin} is not in guild ${GAMMA}`],
       [{ choice: `${PEOPLE.owner}:${ALPHA}` }, 'The bot is already in Alpha.'],
-      [{ choice: `${PEOPLE.plain}:${GAMMA}`, guild_id: BETA, disable_guild_select: 'true' }, `adds the bot to guild ${BETA} only`],
+      [
+        { choice: `${PEOPLE.plain}:${GAMMA}`, guild_id: BETA, disable_guild_select: 'true' },
+        `adds the bot to guild ${BETA} only`,
+      ],
       [{ choice: `${PEOPLE.plain}:${GAMMA}`, action: 'maybe' }, 'Missing or unknown action'],
     ];
     for (const [fields, message] of refused) {
@@ -111,10 +137,23 @@ describe('bot authorization (/oauth2/authorize?scope=bot)', () => {
 
   it('limits the page to the named guild with disable_guild_select', async () => {
     const s = seed();
-    s.guilds.push({ ...s.guilds[2]!, id: '540000000000000001', name: 'Delta', roles: [{ id: '541000000000000001', position: 1 }], botRoleId: '541000000000000001', members: [{ userId: PEOPLE.plain }] });
+    s.guilds.push({
+      ...s.guilds[2]!,
+      id: '540000000000000001',
+      name: 'Delta',
+      roles: [{ id: '541000000000000001', position: 1 }],
+      botRoleId: '541000000000000001',
+      members: [{ userId: PEOPLE.plain }],
+    });
     emulator.state.seed(s);
-    expect(choices((await page()).html)).toEqual([`${PEOPLE.mod}:${GAMMA}`, `${PEOPLE.plain}:${GAMMA}`, `${PEOPLE.plain}:540000000000000001`]);
-    expect(choices((await page({ guild_id: '540000000000000001', disable_guild_select: 'true' })).html)).toEqual([`${PEOPLE.plain}:540000000000000001`]);
+    expect(choices((await page()).html)).toEqual([
+      `${PEOPLE.mod}:${GAMMA}`,
+      `${PEOPLE.plain}:${GAMMA}`,
+      `${PEOPLE.plain}:540000000000000001`,
+    ]);
+    expect(choices((await page({ guild_id: '540000000000000001', disable_guild_select: 'true' })).html)).toEqual([
+      `${PEOPLE.plain}:540000000000000001`,
+    ]);
   });
 
   it('refuses a seed that gives the reserved bot role to someone while the bot is absent', () => {

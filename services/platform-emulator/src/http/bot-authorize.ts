@@ -21,25 +21,34 @@ export function isBotAuthorize(source: Record<string, unknown>): boolean {
  * A bot authorization's parameters, or what is wrong with them (shown on the error page). As on the
  * platform, response_type and redirect_uri are optional: without redirect_uri the flow ends on a page.
  */
-export function botAuthorizeRequest(state: EmulatorState, source: Record<string, unknown>, isRedirectUri: (v: string) => boolean): BotAuthorizeRequest | string {
+export function botAuthorizeRequest(
+  state: EmulatorState,
+  source: Record<string, unknown>,
+  isRedirectUri: (v: string) => boolean,
+): BotAuthorizeRequest | string {
   const clientId = text(source, 'client_id');
   if (!clientId) return 'Missing client_id.';
-  if (clientId !== state.oauthClient.clientId) return `Unknown client_id "${clientId}": the emulator knows one client, set by EMULATOR_OAUTH_CLIENT_ID.`;
+  if (clientId !== state.oauthClient.clientId)
+    return `Unknown client_id "${clientId}": the emulator knows one client, set by EMULATOR_OAUTH_CLIENT_ID.`;
   const scopes = [...new Set((text(source, 'scope') ?? '').split(' ').filter(Boolean))];
   const other = scopes.filter((s) => !BOT_SCOPES.has(s));
-  if (other.length) return `Unsupported scope with bot: ${other.join(', ')}. The emulator's bot authorization takes scope=bot (optionally applications.commands); sign users in with a separate request.`;
+  if (other.length)
+    return `Unsupported scope with bot: ${other.join(', ')}. The emulator's bot authorization takes scope=bot (optionally applications.commands); sign users in with a separate request.`;
   const rawPermissions = text(source, 'permissions') ?? '0';
-  if (!/^\d{1,20}$/.test(rawPermissions) || BigInt(rawPermissions) > MAX_PERMISSIONS) return `Invalid permissions "${rawPermissions}": a decimal permission bitfield (64 bits at most).`;
+  if (!/^\d{1,20}$/.test(rawPermissions) || BigInt(rawPermissions) > MAX_PERMISSIONS)
+    return `Invalid permissions "${rawPermissions}": a decimal permission bitfield (64 bits at most).`;
   const guildId = text(source, 'guild_id') || undefined;
   if (guildId !== undefined) {
     if (!SNOWFLAKE.test(guildId)) return `Invalid guild_id "${guildId}": a guild id (snowflake).`;
     if (!state.guild(guildId)) return `Unknown guild_id "${guildId}".`;
   }
   const disable = text(source, 'disable_guild_select');
-  if (disable !== undefined && disable !== 'true' && disable !== 'false') return `Invalid disable_guild_select "${disable}": true or false.`;
+  if (disable !== undefined && disable !== 'true' && disable !== 'false')
+    return `Invalid disable_guild_select "${disable}": true or false.`;
   if (disable === 'true' && guildId === undefined) return 'disable_guild_select=true needs a guild_id.';
   const redirectUri = text(source, 'redirect_uri') || undefined;
-  if (redirectUri !== undefined && !isRedirectUri(redirectUri)) return `Invalid redirect_uri "${redirectUri}": it must be an absolute http or https URL without a fragment.`;
+  if (redirectUri !== undefined && !isRedirectUri(redirectUri))
+    return `Invalid redirect_uri "${redirectUri}": it must be an absolute http or https URL without a fragment.`;
   const oauthState = text(source, 'state') || undefined;
   return {
     clientId,
@@ -68,22 +77,30 @@ export function botCandidates(state: EmulatorState, request: BotAuthorizeRequest
     }
   }
   const first = request.guildId;
-  return first === undefined ? out : [...out.filter((c) => c.guildId === first), ...out.filter((c) => c.guildId !== first)];
+  return first === undefined
+    ? out
+    : [...out.filter((c) => c.guildId === first), ...out.filter((c) => c.guildId !== first)];
 }
 
 /** The chosen button's `user:guild`, checked against the request; a message when it does not fit. */
-export function botChoice(state: EmulatorState, request: BotAuthorizeRequest, choice: string | undefined): { userId: string; guildId: string } | string {
+export function botChoice(
+  state: EmulatorState,
+  request: BotAuthorizeRequest,
+  choice: string | undefined,
+): { userId: string; guildId: string } | string {
   const m = /^(\d{1,20}):(\d{1,20})$/.exec(choice ?? '');
   if (!m) return `Missing or malformed choice "${choice ?? ''}": choose a user and server on the page.`;
   const userId = m[1]!;
   const guildId = m[2]!;
-  if (request.disableGuildSelect && guildId !== request.guildId) return `This request adds the bot to guild ${request.guildId ?? ''} only.`;
+  if (request.disableGuildSelect && guildId !== request.guildId)
+    return `This request adds the bot to guild ${request.guildId ?? ''} only.`;
   const guild = state.guild(guildId);
   if (!guild) return `Unknown guild ${guildId}.`;
   const permissions = guildPermissions(guild, userId);
   if (!isSignInUser(state, userId)) return `Unknown user_id "${userId}": choose one of the users listed on the page.`;
   if (permissions === undefined) return `User ${userId} is not in guild ${guildId}.`;
-  if (!canAdd(permissions)) return `User ${userProfile(state, userId).username} cannot add the bot to ${guild.name}: it needs Manage Server there (or ownership).`;
+  if (!canAdd(permissions))
+    return `User ${userProfile(state, userId).username} cannot add the bot to ${guild.name}: it needs Manage Server there (or ownership).`;
   if (guild.hasBot(state.botUserId)) return `The bot is already in ${guild.name}.`;
   return { userId, guildId };
 }

@@ -67,12 +67,16 @@ export function controlRouter(state: EmulatorState): Router {
   });
 
   // An admin drags a role (Server Settings → Roles): how a test or the demo puts the bot's role above others.
-  router.patch('/guilds/:guildId/roles/:roleId', validate({ params: roleParams, body: rolePositionBody }), (_req, res) => {
-    const { params, body } = input<{ params: typeof roleParams; body: typeof rolePositionBody }>(res);
-    state.moveRole(params.guildId, params.roleId, body.position);
-    const guild = state.requireGuild(params.guildId);
-    res.json(renderRole(guild.role(params.roleId)!));
-  });
+  router.patch(
+    '/guilds/:guildId/roles/:roleId',
+    validate({ params: roleParams, body: rolePositionBody }),
+    (_req, res) => {
+      const { params, body } = input<{ params: typeof roleParams; body: typeof rolePositionBody }>(res);
+      state.moveRole(params.guildId, params.roleId, body.position);
+      const guild = state.requireGuild(params.guildId);
+      res.json(renderRole(guild.role(params.roleId)!));
+    },
+  );
 
   // The account is deleted: out of every guild, 404 10013 Unknown User on user and member routes.
   router.delete('/users/:userId', validate({ params: userParams }), (_req, res) => {
@@ -107,11 +111,15 @@ export function controlRouter(state: EmulatorState): Router {
     res.status(204).end();
   });
 
-  router.put('/guilds/:guildId/members/:userId/roles', validate({ params: memberParams, body: rolesBody }), (_req, res) => {
-    const { params, body } = input<{ params: typeof memberParams; body: typeof rolesBody }>(res);
-    state.setMemberRoles(params.guildId, params.userId, body.roles, body.actorId);
-    res.json(memberView(state, params.guildId, params.userId));
-  });
+  router.put(
+    '/guilds/:guildId/members/:userId/roles',
+    validate({ params: memberParams, body: rolesBody }),
+    (_req, res) => {
+      const { params, body } = input<{ params: typeof memberParams; body: typeof rolesBody }>(res);
+      state.setMemberRoles(params.guildId, params.userId, body.roles, body.actorId);
+      res.json(memberView(state, params.guildId, params.userId));
+    },
+  );
 
   router.get('/guilds/:guildId/roles/:roleId/holders', validate({ params: roleParams }), (_req, res) => {
     const { params } = input<{ params: typeof roleParams }>(res);

@@ -1,4 +1,12 @@
-import { PermissionFlagsBits, type APIRole, type APIUser, type RESTError, type RESTGetAPICurrentUserGuildsResult, type RESTGetCurrentApplicationResult, type RESTRateLimit } from 'discord-api-types/v10';
+import {
+  PermissionFlagsBits,
+  type APIRole,
+  type APIUser,
+  type RESTError,
+  type RESTGetAPICurrentUserGuildsResult,
+  type RESTGetCurrentApplicationResult,
+  type RESTRateLimit,
+} from 'discord-api-types/v10';
 import { ALL_PERMISSIONS } from '../permissions';
 import { APPLICATION_OWNER_ID } from './application';
 import { startEmulator, type RunningEmulator } from '../server';
@@ -20,7 +28,13 @@ describe("current user routes with a signed-in user's bearer token", () => {
     const { access_token } = await signIn(emulator, PEOPLE.mod);
     const res = await asUser<APIUser>(emulator, access_token, '/users/@me');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: PEOPLE.mod, username: 'mod_user', global_name: 'Moderator Mo', avatar: null, discriminator: '0' });
+    expect(res.body).toEqual({
+      id: PEOPLE.mod,
+      username: 'mod_user',
+      global_name: 'Moderator Mo',
+      avatar: null,
+      discriminator: '0',
+    });
     expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     // The percent-encoded spelling discord.js sends works too.
     expect((await asUser<APIUser>(emulator, access_token, '/users/%40me')).body.id).toBe(PEOPLE.mod);
@@ -33,7 +47,12 @@ describe("current user routes with a signed-in user's bearer token", () => {
   it('answers GET /applications/@me to the bot token with the OAuth2 client id and the owner', async () => {
     const res = await call<RESTGetCurrentApplicationResult>(emulator, 'GET', '/applications/@me');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: emulator.state.oauthClient.clientId, owner: { id: APPLICATION_OWNER_ID, username: 'app-owner' }, bot: { id: BOT_USER }, team: null });
+    expect(res.body).toMatchObject({
+      id: emulator.state.oauthClient.clientId,
+      owner: { id: APPLICATION_OWNER_ID, username: 'app-owner' },
+      bot: { id: BOT_USER },
+      team: null,
+    });
   });
 
   it('answers 401 to an unknown bearer token and counts it as an invalid request', async () => {
@@ -73,8 +92,20 @@ describe("current user routes with a signed-in user's bearer token", () => {
   it("answers each guild in the platform's partial shape", async () => {
     const { access_token } = await signIn(emulator, PEOPLE.plain);
     const res = await asUser<RESTGetAPICurrentUserGuildsResult>(emulator, access_token, '/users/@me/guilds');
-    expect(res.body[1]).toEqual({ id: BETA, name: 'Beta', icon: null, banner: null, owner: true, permissions: ALL, features: [] });
-    const paged = await asUser<RESTGetAPICurrentUserGuildsResult>(emulator, access_token, `/users/@me/guilds?after=${ALPHA}&with_counts=true`);
+    expect(res.body[1]).toEqual({
+      id: BETA,
+      name: 'Beta',
+      icon: null,
+      banner: null,
+      owner: true,
+      permissions: ALL,
+      features: [],
+    });
+    const paged = await asUser<RESTGetAPICurrentUserGuildsResult>(
+      emulator,
+      access_token,
+      `/users/@me/guilds?after=${ALPHA}&with_counts=true`,
+    );
     expect(paged.body).toEqual([expect.objectContaining({ id: BETA, approximate_member_count: 3 })]);
   });
 
@@ -92,7 +123,16 @@ describe("current user routes with a signed-in user's bearer token", () => {
   it("lists every guild for the bot token, not owned, with the bot role's permissions", async () => {
     const res = await call<RESTGetAPICurrentUserGuildsResult>(emulator, 'GET', '/users/@me/guilds');
     expect(guildsOf(res.body)).toEqual([
-      [ALPHA, false, (EVERYONE_BITS | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString()],
+      [
+        ALPHA,
+        false,
+        (
+          EVERYONE_BITS |
+          PermissionFlagsBits.ViewChannel |
+          PermissionFlagsBits.ManageRoles |
+          PermissionFlagsBits.ViewAuditLog
+        ).toString(),
+      ],
       [BETA, false, (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString()],
     ]);
   });
@@ -101,8 +141,20 @@ describe("current user routes with a signed-in user's bearer token", () => {
     const res = await call<APIRole[]>(emulator, 'GET', `/guilds/${ALPHA}/roles`);
     const byId = new Map(res.body.map((r) => [r.id, r]));
     expect(byId.get(ALPHA)).toMatchObject({ permissions: EVERYONE_BITS.toString(), color: 0 });
-    expect(byId.get(ALPHA_ROLE.mod)).toMatchObject({ permissions: '32', color: 0x3498db, colors: { primary_color: 0x3498db } });
-    expect(byId.get(ALPHA_ROLE.bot)).toMatchObject({ permissions: (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageRoles | PermissionFlagsBits.ViewAuditLog).toString(), managed: true, tags: { bot_id: BOT_USER } });
+    expect(byId.get(ALPHA_ROLE.mod)).toMatchObject({
+      permissions: '32',
+      color: 0x3498db,
+      colors: { primary_color: 0x3498db },
+    });
+    expect(byId.get(ALPHA_ROLE.bot)).toMatchObject({
+      permissions: (
+        PermissionFlagsBits.ViewChannel |
+        PermissionFlagsBits.ManageRoles |
+        PermissionFlagsBits.ViewAuditLog
+      ).toString(),
+      managed: true,
+      tags: { bot_id: BOT_USER },
+    });
     expect(byId.get(ALPHA_ROLE.mod)).toMatchObject({ managed: false });
     expect(byId.get(ALPHA_ROLE.admin)).toMatchObject({ permissions: '8', color: 0xe74c3c });
   });
@@ -113,9 +165,15 @@ describe("current user routes with a signed-in user's bearer token", () => {
     emulator.state.configure({ globalPerSecond: 3 });
     for (let i = 0; i < 3; i++) expect((await asUser(emulator, access_token, '/users/@me')).status).toBe(200);
     const limited = await asUser<RESTRateLimit>(emulator, access_token, '/users/@me');
-    expect([limited.status, limited.body.global, limited.headers.get('x-ratelimit-scope')]).toEqual([429, true, 'global']);
+    expect([limited.status, limited.body.global, limited.headers.get('x-ratelimit-scope')]).toEqual([
+      429,
+      true,
+      'global',
+    ]);
     expect((await call(emulator, 'GET', '/users/@me')).status).toBe(200);
     // Same bucket hash for everyone, as on the platform; separate counts per token.
-    expect(limited.headers.get('x-ratelimit-bucket')).toBe((await call(emulator, 'GET', '/users/@me')).headers.get('x-ratelimit-bucket'));
+    expect(limited.headers.get('x-ratelimit-bucket')).toBe(
+      (await call(emulator, 'GET', '/users/@me')).headers.get('x-ratelimit-bucket'),
+    );
   });
 });

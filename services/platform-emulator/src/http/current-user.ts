@@ -1,5 +1,9 @@
 import type { RequestHandler } from 'express';
-import { OAuth2Scopes, type RESTGetAPICurrentUserGuildsResult, type RESTGetAPICurrentUserResult } from 'discord-api-types/v10';
+import {
+  OAuth2Scopes,
+  type RESTGetAPICurrentUserGuildsResult,
+  type RESTGetAPICurrentUserResult,
+} from 'discord-api-types/v10';
 import type { EmulatorState } from '../emulator-state';
 import { userGuilds, userProfile } from '../oauth/sign-in-users';
 import { callerOf } from './gate';
@@ -36,7 +40,10 @@ export function currentUserGuilds(state: EmulatorState): RequestHandler {
     const after = req.query.after === undefined ? undefined : BigInt(snowflake(req.query.after, 'after'));
     const before = req.query.before === undefined ? undefined : BigInt(snowflake(req.query.before, 'before'));
     const withCounts = boolQuery(req.query.with_counts);
-    const inRange = userGuilds(state, userId).filter(({ guild }) => (after === undefined || BigInt(guild.id) > after) && (before === undefined || BigInt(guild.id) < before));
+    const inRange = userGuilds(state, userId).filter(
+      ({ guild }) =>
+        (after === undefined || BigInt(guild.id) > after) && (before === undefined || BigInt(guild.id) < before),
+    );
     // With only `before`, the page is the guilds just before it, still ascending.
     const page = before !== undefined && after === undefined ? inRange.slice(-limit) : inRange.slice(0, limit);
     res.json(

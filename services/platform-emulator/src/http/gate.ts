@@ -21,7 +21,10 @@ export type RouteSpec = { name: string; kind: BucketKind; major?: string; auth?:
  * Who passed the gate, for the route's handler (`callerOf(res)`). `rateKey` names the caller's global
  * window: the bot's token as before, else a key that cannot collide with it.
  */
-export type Caller = { kind: 'bot'; rateKey: string } | { kind: 'user'; rateKey: string; grant: OAuthGrant } | { kind: 'anonymous'; rateKey: string };
+export type Caller =
+  | { kind: 'bot'; rateKey: string }
+  | { kind: 'user'; rateKey: string; grant: OAuthGrant }
+  | { kind: 'anonymous'; rateKey: string };
 
 const BOT_ONLY: readonly AuthScheme[] = ['bot'];
 
@@ -80,7 +83,8 @@ export function callerOf(res: Response): Caller {
 
 /** Undefined when the route wants a token and the request has none that is valid for it. */
 function identify(state: EmulatorState, req: Request, auth: readonly AuthScheme[] | 'none'): Caller | undefined {
-  if (auth === 'none') return { kind: 'anonymous', rateKey: `address ${req.ip ?? req.socket.remoteAddress ?? 'unknown'}` };
+  if (auth === 'none')
+    return { kind: 'anonymous', rateKey: `address ${req.ip ?? req.socket.remoteAddress ?? 'unknown'}` };
   const header = req.get('authorization') ?? '';
   if (auth.includes('bot') && header === `Bot ${state.botToken}`) return { kind: 'bot', rateKey: state.botToken };
   if (auth.includes('bearer') && header.startsWith('Bearer ')) {

@@ -12,7 +12,11 @@ export function escapeHtml(value: string): string {
  * carries `state`), no caching. `postsHere` allows forms that post to the emulator itself without a
  * redirect elsewhere (the bot authorization page without redirect_uri).
  */
-export function pageHeaders(nonce: string, redirectOrigin?: string, postsHere = redirectOrigin !== undefined): Record<string, string> {
+export function pageHeaders(
+  nonce: string,
+  redirectOrigin?: string,
+  postsHere = redirectOrigin !== undefined,
+): Record<string, string> {
   const formAction = !postsHere ? "'none'" : redirectOrigin === undefined ? "'self'" : `'self' ${redirectOrigin}`;
   return {
     'Content-Type': 'text/html; charset=utf-8',

@@ -63,7 +63,10 @@ export function indexPage(state: EmulatorState, nonce: string): string {
   const client = state.oauthClient.clientId;
   const authorize = `/oauth2/authorize?response_type=code&client_id=${encodeURIComponent(client)}&scope=identify%20guilds&redirect_uri=<your callback URL>`;
   const shown = guilds.slice(0, MAX_GUILDS);
-  const more = guilds.length > shown.length ? `<p class="note">Showing the first ${shown.length} of ${guilds.length} guilds.</p>` : '';
+  const more =
+    guilds.length > shown.length
+      ? `<p class="note">Showing the first ${shown.length} of ${guilds.length} guilds.</p>`
+      : '';
   return htmlDocument(
     'Platform emulator',
     nonce,
@@ -102,9 +105,20 @@ function guildSection(guild: GuildState, botUserId: string): string {
     .sort((a, b) => b.position - a.position)
     .map((role) => {
       const everyone = guild.isEveryone(role);
-      const note = role === guild.botRole ? "the bot's role" : everyone ? 'every member' : role.managed ? 'managed: nobody can assign it' : guild.canManage(role, botUserId) ? '' : 'above the bot: it cannot change this role';
+      const note =
+        role === guild.botRole
+          ? "the bot's role"
+          : everyone
+            ? 'every member'
+            : role.managed
+              ? 'managed: nobody can assign it'
+              : guild.canManage(role, botUserId)
+                ? ''
+                : 'above the bot: it cannot change this role';
       // @everyone's holders are every member: a million ids are no page to link to.
-      const holders = everyone ? String(guild.members.size) : link(`${base}/roles/${role.id}/holders`, String(guild.members.count(role.index)));
+      const holders = everyone
+        ? String(guild.members.size)
+        : link(`${base}/roles/${role.id}/holders`, String(guild.members.count(role.index)));
       return `<tr><td>${e(role.name)}</td><td><code>${e(role.id)}</code></td><td>${role.position}</td><td>${holders}</td><td>${e(note)}</td></tr>`;
     })
     .join('');

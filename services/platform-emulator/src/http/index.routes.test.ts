@@ -5,7 +5,11 @@ import { DEFAULT_CONFIG, DEFAULT_OPTIONS } from '../options';
 import { GUILD, OWNER, ROLE, smallSeed } from '../testing/fixtures';
 
 function app(seeded = true) {
-  const state = new EmulatorState({ botToken: 'index-test-token', botUserId: DEFAULT_OPTIONS.botUserId, config: DEFAULT_CONFIG });
+  const state = new EmulatorState({
+    botToken: 'index-test-token',
+    botUserId: DEFAULT_OPTIONS.botUserId,
+    config: DEFAULT_CONFIG,
+  });
   if (seeded) state.seed(smallSeed());
   return createEmulatorApp(state);
 }
@@ -14,13 +18,17 @@ describe('the emulator index page (GET /)', () => {
   it('says what the emulator holds and where its APIs are, as a script-free page under a strict CSP', async () => {
     const res = await request(app()).get('/').expect(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]+'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'$/);
+    expect(res.headers['content-security-policy']).toMatch(
+      /^default-src 'none'; style-src 'nonce-[A-Za-z0-9+/=]+'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'$/,
+    );
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/<script|\son\w+=/i);
     // The guild with its member count (five seeded members and the bot) and its roles with holder counts.
     expect(res.text).toContain('<h3>Test guild</h3>');
     expect(res.text).toContain(`Guild <code>${GUILD}</code>, owner <code>${OWNER}</code>, 6 members`);
-    expect(res.text).toContain(`<td>linked</td><td><code>${ROLE.linked}</code></td><td>2</td><td><a href="/_emulator/guilds/${GUILD}/roles/${ROLE.linked}/holders">2</a></td>`);
+    expect(res.text).toContain(
+      `<td>linked</td><td><code>${ROLE.linked}</code></td><td>2</td><td><a href="/_emulator/guilds/${GUILD}/roles/${ROLE.linked}/holders">2</a></td>`,
+    );
     expect(res.text).toContain(`<a href="/_emulator/guilds/${GUILD}/audit-log">audit log</a>`);
     expect(res.text).toContain('the bot&#39;s role');
     expect(res.text).toContain('above the bot');
@@ -58,12 +66,19 @@ describe('GET /api and /api/v10', () => {
   it('answer a short JSON pointer to the API base and the index page', async () => {
     for (const path of ['/api', '/api/', '/api/v10', '/api/v10/']) {
       const res = await request(app()).get(path).set('Host', '127.0.0.1:3900').expect(200);
-      expect(res.body).toEqual({ message: expect.stringContaining('/api/v10'), api_base: 'http://127.0.0.1:3900/api/v10', docs: 'http://127.0.0.1:3900/' });
+      expect(res.body).toEqual({
+        message: expect.stringContaining('/api/v10'),
+        api_base: 'http://127.0.0.1:3900/api/v10',
+        docs: 'http://127.0.0.1:3900/',
+      });
     }
   });
 
   it("keep the platform's own answers for every other path and method under /api/v10", async () => {
-    const unknown = await request(app()).get('/api/v10/channels/1').set('Authorization', 'Bot index-test-token').expect(404);
+    const unknown = await request(app())
+      .get('/api/v10/channels/1')
+      .set('Authorization', 'Bot index-test-token')
+      .expect(404);
     expect(unknown.body).toEqual({ message: '404: Not Found', code: 0 });
     const anonymous = await request(app()).get('/api/v10/channels/1').expect(401);
     expect(anonymous.body).toEqual({ message: '401: Unauthorized', code: 0 });

@@ -22,7 +22,8 @@ export function indexRouter(state: EmulatorState): Router {
   router.get(['/api', '/api/v10'], (req, res) => {
     const origin = originOf(req);
     res.json({
-      message: 'Platform emulator: the platform API (v10) is under /api/v10, e.g. GET /api/v10/users/@me with Authorization: Bot <token>. This path itself is no route.',
+      message:
+        'Platform emulator: the platform API (v10) is under /api/v10, e.g. GET /api/v10/users/@me with Authorization: Bot <token>. This path itself is no route.',
       api_base: `${origin}/api/v10`,
       docs: `${origin}/`,
     } satisfies ApiPointer);

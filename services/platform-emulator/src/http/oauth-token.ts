@@ -21,7 +21,8 @@ export function tokenHandler(state: EmulatorState): RequestHandler {
   return (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const field = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
-    const client = basicCredentials(req.get('authorization')) ?? bodyCredentials(field('client_id'), field('client_secret'));
+    const client =
+      basicCredentials(req.get('authorization')) ?? bodyCredentials(field('client_id'), field('client_secret'));
     if (!client || !isClient(state.oauthClient, client)) throw oauthError(401, 'invalid_client');
 
     let result: TokenPair | GrantFailure;
@@ -76,5 +77,7 @@ function bodyCredentials(clientId: string | undefined, clientSecret: string | un
 /** Compares digests so the time taken says nothing about the secret, not even its length. */
 function isClient(expected: OAuthClient, given: OAuthClient): boolean {
   const digest = (v: string) => createHash('sha256').update(v).digest();
-  return given.clientId === expected.clientId && timingSafeEqual(digest(given.clientSecret), digest(expected.clientSecret));
+  return (
+    given.clientId === expected.clientId && timingSafeEqual(digest(given.clientSecret), digest(expected.clientSecret))
+  );
 }

@@ -1,5 +1,13 @@
 import { startEmulator, type RunningEmulator } from '../server';
-import { ALPHA, authorizePage, GENERATED_START, oauthSeed, PEOPLE, REDIRECT, submitAuthorize } from '../testing/oauth-fixtures';
+import {
+  ALPHA,
+  authorizePage,
+  GENERATED_START,
+  oauthSeed,
+  PEOPLE,
+  REDIRECT,
+  submitAuthorize,
+} from '../testing/oauth-fixtures';
 
 const BOT_USER = '1000000000000000001';
 const buttonValues = (html: string) => [...html.matchAll(/<button[^>]*name="user_id" value="(\d+)"/g)].map((m) => m[1]);
@@ -91,7 +99,11 @@ describe('OAuth2 sign-in page (/oauth2/authorize)', () => {
   });
 
   it('keeps the redirect URI query and leaves state out when none was given', async () => {
-    const res = await submitAuthorize(emulator, { user_id: PEOPLE.owner, state: undefined, redirect_uri: `${REDIRECT}?tenant=a` });
+    const res = await submitAuthorize(emulator, {
+      user_id: PEOPLE.owner,
+      state: undefined,
+      redirect_uri: `${REDIRECT}?tenant=a`,
+    });
     const location = new URL(res.headers.get('location')!);
     expect([...location.searchParams.keys()]).toEqual(['tenant', 'code']);
   });
@@ -108,7 +120,14 @@ describe('OAuth2 sign-in page (/oauth2/authorize)', () => {
   });
 
   it('refuses a posted choice of a generated member, the bot, an unknown user or a wrong client', async () => {
-    for (const fields of [{ user_id: GENERATED_START }, { user_id: BOT_USER }, { user_id: '999999999999999999' }, { user_id: 'x' }, { user_id: PEOPLE.owner, client_id: 'other' }, { user_id: PEOPLE.owner, action: 'maybe' }]) {
+    for (const fields of [
+      { user_id: GENERATED_START },
+      { user_id: BOT_USER },
+      { user_id: '999999999999999999' },
+      { user_id: 'x' },
+      { user_id: PEOPLE.owner, client_id: 'other' },
+      { user_id: PEOPLE.owner, action: 'maybe' },
+    ]) {
       const res = await submitAuthorize(emulator, fields);
       expect([fields, res.status, res.headers.get('location')]).toEqual([fields, 400, null]);
       expect(await res.text()).toContain('<p role="alert">');

@@ -57,8 +57,16 @@ export function oauthRouter(state: EmulatorState): Router {
     } else if (action === 'allow') {
       const userId = text(body, 'user_id');
       // Checked again here: the form is only a suggestion, anyone can post to this route.
-      if (userId === undefined || !/^\d{1,20}$/.test(userId) || !isSignInUser(state, userId)) return sendError(res, `Unknown user_id "${userId ?? ''}": choose one of the users listed on the sign-in page.`, newNonce());
-      target.searchParams.set('code', state.oauth.issueCode({ clientId: request.clientId, userId, scopes: request.scopes }, request.redirectUri));
+      if (userId === undefined || !/^\d{1,20}$/.test(userId) || !isSignInUser(state, userId))
+        return sendError(
+          res,
+          `Unknown user_id "${userId ?? ''}": choose one of the users listed on the sign-in page.`,
+          newNonce(),
+        );
+      target.searchParams.set(
+        'code',
+        state.oauth.issueCode({ clientId: request.clientId, userId, scopes: request.scopes }, request.redirectUri),
+      );
     } else {
       return sendError(res, 'Missing or unknown action: it must be allow or cancel.', newNonce());
     }
@@ -105,21 +113,33 @@ function botAuthorizePost(state: EmulatorState, body: Record<string, unknown>, r
 }
 
 /** The request's parameters, or what is wrong with them (shown on the error page). */
-function authorizeRequest(state: EmulatorState, source: Record<string, unknown>, withResponseType: boolean): AuthorizeRequest | string {
+function authorizeRequest(
+  state: EmulatorState,
+  source: Record<string, unknown>,
+  withResponseType: boolean,
+): AuthorizeRequest | string {
   const responseType = text(source, 'response_type');
-  if (withResponseType && responseType !== 'code') return `Unsupported response_type "${responseType ?? ''}": the emulator implements the authorization code grant only (response_type=code).`;
+  if (withResponseType && responseType !== 'code')
+    return `Unsupported response_type "${responseType ?? ''}": the emulator implements the authorization code grant only (response_type=code).`;
   const clientId = text(source, 'client_id');
   if (!clientId) return 'Missing client_id.';
-  if (clientId !== state.oauthClient.clientId) return `Unknown client_id "${clientId}": the emulator knows one client, set by EMULATOR_OAUTH_CLIENT_ID.`;
+  if (clientId !== state.oauthClient.clientId)
+    return `Unknown client_id "${clientId}": the emulator knows one client, set by EMULATOR_OAUTH_CLIENT_ID.`;
   const redirectUri = text(source, 'redirect_uri');
   if (!redirectUri) return 'Missing redirect_uri.';
-  if (!isRedirectUri(redirectUri)) return `Invalid redirect_uri "${redirectUri}": it must be an absolute http or https URL without a fragment.`;
+  if (!isRedirectUri(redirectUri))
+    return `Invalid redirect_uri "${redirectUri}": it must be an absolute http or https URL without a fragment.`;
   const scopes = [...new Set((text(source, 'scope') ?? '').split(' ').filter(Boolean))];
   if (!scopes.length) return 'Missing scope (for example "identify guilds").';
   const unknown = scopes.filter((s) => !KNOWN_SCOPES.has(s));
   if (unknown.length) return `Invalid scope: ${unknown.join(', ')}.`;
   const oauthState = text(source, 'state');
-  return { clientId, redirectUri, scopes, ...(oauthState === undefined || oauthState === '' ? {} : { state: oauthState }) };
+  return {
+    clientId,
+    redirectUri,
+    scopes,
+    ...(oauthState === undefined || oauthState === '' ? {} : { state: oauthState }),
+  };
 }
 
 function isRedirectUri(value: string): boolean {

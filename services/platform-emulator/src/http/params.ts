@@ -23,7 +23,11 @@ export function pathSnowflake(req: Request, name: string, field: string): string
  * telling apart "not there" and "not yours" there, discord-api-docs#5840) and 403 50001 Missing Access
  * on the routes under it. A signed-in user's token never reaches guild routes (bot only).
  */
-export function guildOf(state: EmulatorState, req: Request, absent: 'unknown_guild' | 'missing_access' = 'missing_access'): GuildState {
+export function guildOf(
+  state: EmulatorState,
+  req: Request,
+  absent: 'unknown_guild' | 'missing_access' = 'missing_access',
+): GuildState {
   const guild = state.guild(pathSnowflake(req, 'guildId', 'guild_id'));
   if (!guild) throw unknownGuild();
   if (!guild.hasBot(state.botUserId)) throw absent === 'unknown_guild' ? unknownGuild() : missingAccess();
@@ -31,7 +35,11 @@ export function guildOf(state: EmulatorState, req: Request, absent: 'unknown_gui
 }
 
 /** A user id in a guild route: 404 10013 when no such account exists (or it was deleted), 404 10007 when it is not in the guild. */
-export function memberOf(state: EmulatorState, guild: GuildState, req: Request): { userId: string; roles: readonly number[] } {
+export function memberOf(
+  state: EmulatorState,
+  guild: GuildState,
+  req: Request,
+): { userId: string; roles: readonly number[] } {
   const userId = pathSnowflake(req, 'userId', 'user_id');
   if (!state.knowsUser(userId)) throw unknownUser();
   const roles = guild.members.roles(BigInt(userId));
@@ -41,8 +49,9 @@ export function memberOf(state: EmulatorState, guild: GuildState, req: Request):
 
 export function intQuery(value: unknown, field: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the platform's message shows a repeated or nested parameter as String() does
-  if (typeof value !== 'string' || !/^-?\d+$/.test(value)) throw invalidFormBody(field, 'NUMBER_TYPE_COERCE', `Value "${String(value)}" is not int.`);
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value))
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the platform's message shows a repeated or nested parameter as String() does
+    throw invalidFormBody(field, 'NUMBER_TYPE_COERCE', `Value "${String(value)}" is not int.`);
   const n = Number(value);
   if (n < min) throw invalidFormBody(field, 'NUMBER_TYPE_MIN', `int value should be greater than or equal to ${min}.`);
   if (n > max) throw invalidFormBody(field, 'NUMBER_TYPE_MAX', `int value should be less than or equal to ${max}.`);

@@ -19,12 +19,20 @@ export const unknownRole = () => platformError(404, 'Unknown Role', RESTJSONErro
 /** A user id no account has (never existed, or deleted). */
 export const unknownUser = () => platformError(404, 'Unknown User', RESTJSONErrorCodes.UnknownUser);
 /** A post to the DMs of a user who turned DMs off. */
-export const cannotSendToUser = () => platformError(403, 'Cannot send messages to this user', RESTJSONErrorCodes.CannotSendMessagesToThisUser);
+export const cannotSendToUser = () =>
+  platformError(403, 'Cannot send messages to this user', RESTJSONErrorCodes.CannotSendMessagesToThisUser);
 /** A post to the DMs of a user who shares no guild with the bot. */
-export const noMutualGuilds = () => platformError(403, 'Cannot send messages to this user due to having no mutual guilds', RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds);
+export const noMutualGuilds = () =>
+  platformError(
+    403,
+    'Cannot send messages to this user due to having no mutual guilds',
+    RESTJSONErrorCodes.CannotSendMessagesToThisUserDueToHavingNoMutualGuilds,
+  );
 /** A moderation action on a guild requiring 2FA, by an application whose owner has none. */
-export const twoFactorRequired = () => platformError(403, 'Two factor is required for this operation', RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired);
-export const missingPermissions = () => platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);
+export const twoFactorRequired = () =>
+  platformError(403, 'Two factor is required for this operation', RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired);
+export const missingPermissions = () =>
+  platformError(403, 'Missing Permissions', RESTJSONErrorCodes.MissingPermissions);
 /** A user token without the scope the route needs (e.g. `guilds` for GET /users/@me/guilds); the bot outside the guild; the member list without the intent. */
 export const missingAccess = () => platformError(403, 'Missing Access', RESTJSONErrorCodes.MissingAccess);
 
@@ -39,7 +47,9 @@ export function oauthError(status: 400 | 401, error: OAuthErrorCode, description
 
 /** 400 Invalid Form Body naming one field, as the platform reports a bad path or query value. */
 export function invalidFormBody(field: string, code: string, message: string): AppError {
-  return platformError(400, 'Invalid Form Body', RESTJSONErrorCodes.InvalidFormBodyOrContentType, { [field]: { _errors: [{ code, message }] } });
+  return platformError(400, 'Invalid Form Body', RESTJSONErrorCodes.InvalidFormBodyOrContentType, {
+    [field]: { _errors: [{ code, message }] },
+  });
 }
 
 /** The 429 body, worded per scope as the docs' examples; the caller sets Retry-After and the X-RateLimit-* headers. */

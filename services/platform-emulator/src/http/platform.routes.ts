@@ -1,5 +1,11 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
-import { ChannelType, type APIDMChannel, type APIMessage, type APITextChannel, type RESTGetAPIGuildChannelsResult } from 'discord-api-types/v10';
+import {
+  ChannelType,
+  type APIDMChannel,
+  type APIMessage,
+  type APITextChannel,
+  type RESTGetAPIGuildChannelsResult,
+} from 'discord-api-types/v10';
 import type {
   RESTGetAPIUserResult,
   RESTPostAPICurrentUserCreateDMChannelResult,
@@ -22,7 +28,16 @@ import { userProfile } from '../oauth/sign-in-users';
 import { countInvalid, gate, type AuthScheme } from './gate';
 import { tokenHandler } from './oauth-token';
 import { boolQuery, guildOf, intQuery, memberOf, pathSnowflake, snowflake } from './params';
-import { cannotSendToUser, invalidFormBody, missingAccess, noMutualGuilds, routeNotFound, unknownChannel, unknownRole, unknownUser } from './platform-errors';
+import {
+  cannotSendToUser,
+  invalidFormBody,
+  missingAccess,
+  noMutualGuilds,
+  routeNotFound,
+  unknownChannel,
+  unknownRole,
+  unknownUser,
+} from './platform-errors';
 import { renderBotUser, renderGuild, renderMember, renderRole, renderUser } from './render';
 import { memberRolesRefusal, roleChangeRefusal } from '../role-change-rules';
 
@@ -33,29 +48,63 @@ const BOT_OR_USER: readonly AuthScheme[] = ['bot', 'bearer'];
 /** The platform REST subset under /api/v10, each route behind the limiter. */
 export function platformRouter(state: EmulatorState): Router {
   const router = Router();
-  const route = (method: Method, path: string, kind: BucketKind, handlers: RequestHandler | RequestHandler[], options: RouteOptions = {}) => {
-    const major = path.startsWith('/guilds/:guildId') ? 'guildId' : path.startsWith('/channels/:channelId') ? 'channelId' : undefined;
-    const spec = { name: `${method.toUpperCase()} ${path}`, kind, major, ...(options.auth ? { auth: options.auth } : {}) };
+  const route = (
+    method: Method,
+    path: string,
+    kind: BucketKind,
+    handlers: RequestHandler | RequestHandler[],
+    options: RouteOptions = {},
+  ) => {
+    const major = path.startsWith('/guilds/:guildId')
+      ? 'guildId'
+      : path.startsWith('/channels/:channelId')
+        ? 'channelId'
+        : undefined;
+    const spec = {
+      name: `${method.toUpperCase()} ${path}`,
+      kind,
+      major,
+      ...(options.auth ? { auth: options.auth } : {}),
+    };
     router[method]([path, ...(options.aliases ?? [])], gate(state, spec), ...[handlers].flat());
   };
 
   // discord.js sends `@me` percent-encoded; the platform takes both spellings. A signed-in user's
   // bearer token works here too (OAuth2 sign-in), and is limited on its own windows.
   route('get', '/users/@me', 'route', currentUser(state), { aliases: ['/users/%40me'], auth: BOT_OR_USER });
-  route('get', '/users/@me/guilds', 'route', currentUserGuilds(state), { aliases: ['/users/%40me/guilds'], auth: BOT_OR_USER });
+  route('get', '/users/@me/guilds', 'route', currentUserGuilds(state), {
+    aliases: ['/users/%40me/guilds'],
+    auth: BOT_OR_USER,
+  });
   route('get', '/applications/@me', 'route', currentApplication(state), { aliases: ['/applications/%40me'] });
   // The client authenticates in the body (or HTTP Basic), not with a token.
-  route('post', '/oauth2/token', 'route', [express.urlencoded({ extended: false, limit: '16kb' }), tokenHandler(state)], { auth: 'none' });
+  route(
+    'post',
+    '/oauth2/token',
+    'route',
+    [express.urlencoded({ extended: false, limit: '16kb' }), tokenHandler(state)],
+    { auth: 'none' },
+  );
 
   // Any account by id; 404 10013 for an id no account has, or a deleted one.
   route('get', '/users/:userId', 'route', (req, res) => {
     const userId = pathSnowflake(req, 'userId', 'user_id');
     if (!state.knowsUser(userId)) throw unknownUser();
-    res.json((userId === state.botUserId ? renderBotUser(userId) : renderUser(userId, userProfile(state, userId))) satisfies RESTGetAPIUserResult);
+    res.json(
+      (userId === state.botUserId
+        ? renderBotUser(userId)
+        : renderUser(userId, userProfile(state, userId))) satisfies RESTGetAPIUserResult,
+    );
   });
 
   route('get', '/guilds/:guildId', 'route', (req, res) => {
-    res.json(renderGuild(guildOf(state, req, 'unknown_guild'), boolQuery(req.query.with_counts), state.botUserId) satisfies RESTGetAPIGuildResult);
+    res.json(
+      renderGuild(
+        guildOf(state, req, 'unknown_guild'),
+        boolQuery(req.query.with_counts),
+        state.botUserId,
+      ) satisfies RESTGetAPIGuildResult,
+    );
   });
 
   route('get', '/guilds/:guildId/roles', 'route', (req, res) => {
@@ -95,7 +144,9 @@ export function platformRouter(state: EmulatorState): Router {
   // Text channels only: the emulator has no voice, category or thread channels.
   route('get', '/guilds/:guildId/channels', 'route', (req, res) => {
     const guild = guildOf(state, req);
-    res.json(guild.channels.map((c, position) => textChannel(guild.id, c, position)) satisfies RESTGetAPIGuildChannelsResult);
+    res.json(
+      guild.channels.map((c, position) => textChannel(guild.id, c, position)) satisfies RESTGetAPIGuildChannelsResult,
+    );
   });
 
   // Notifications (issue 20, part 3): the bot opens a DM with a user, then posts to it or to a guild channel.
@@ -107,13 +158,16 @@ export function platformRouter(state: EmulatorState): Router {
       express.json({ limit: '16kb' }),
       (req, res) => {
         const recipient = snowflake(bodyField(req, 'recipient_id'), 'recipient_id');
-        if (!state.knowsUser(recipient)) throw invalidFormBody('recipient_id', 'NUMBER_TYPE_COERCE', `Value "${recipient}" is not a known user.`);
+        if (!state.knowsUser(recipient))
+          throw invalidFormBody('recipient_id', 'NUMBER_TYPE_COERCE', `Value "${recipient}" is not a known user.`);
         const dm: APIDMChannel = {
           id: state.dmChannel(recipient),
           type: ChannelType.DM,
           name: null,
           last_message_id: null,
-          recipients: [{ id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null }],
+          recipients: [
+            { id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null },
+          ],
         };
         res.json(dm satisfies RESTPostAPICurrentUserCreateDMChannelResult);
       },
@@ -133,8 +187,10 @@ export function platformRouter(state: EmulatorState): Router {
       if (refusal === 'no mutual guild') throw noMutualGuilds();
       if (refusal === 'closed') throw cannotSendToUser();
       const content = bodyField(req, 'content');
-      if (typeof content !== 'string' || content.length === 0) throw invalidFormBody('content', 'BASE_TYPE_REQUIRED', 'This field is required');
-      if (content.length > 2000) throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
+      if (typeof content !== 'string' || content.length === 0)
+        throw invalidFormBody('content', 'BASE_TYPE_REQUIRED', 'This field is required');
+      if (content.length > 2000)
+        throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
       const m = state.postMessage(channelId, content);
       // The fields a client reads back; the platform's full message object has many more.
       const sent: Pick<APIMessage, 'id' | 'channel_id' | 'content' | 'timestamp' | 'author'> = {
@@ -142,7 +198,14 @@ export function platformRouter(state: EmulatorState): Router {
         channel_id: channelId,
         content,
         timestamp: m.at,
-        author: { id: state.botUserId, username: 'rolelink', discriminator: '0', global_name: null, avatar: null, bot: true },
+        author: {
+          id: state.botUserId,
+          username: 'rolelink',
+          discriminator: '0',
+          global_name: null,
+          avatar: null,
+          bot: true,
+        },
       };
       res.json(sent);
     },
@@ -176,14 +239,18 @@ export function platformRouter(state: EmulatorState): Router {
         const before = new Set(guild.roleIds(held));
         const added = roles.filter((r): r is RoleDef => r !== undefined && !before.has(r.id));
         const removed = [...before].filter((id) => !wanted.has(id)).map((id) => guild.role(id)!);
-        const refusal = memberRolesRefusal(guild, state.botUserId) ?? [...added, ...removed].map((r) => roleChangeRefusal(guild, r, state.botUserId)).find((e) => e !== undefined);
+        const refusal =
+          memberRolesRefusal(guild, state.botUserId) ??
+          [...added, ...removed].map((r) => roleChangeRefusal(guild, r, state.botUserId)).find((e) => e !== undefined);
         if (refusal) throw refusal;
         const reason = decodeReason(req.get('x-audit-log-reason'));
         for (const r of added) state.changeRole(guild, userId, r, 'add', reason);
         for (const r of removed) state.changeRole(guild, userId, r, 'remove', reason);
       }
       const roles = guild.members.roles(BigInt(userId)) ?? [];
-      res.json(renderMember(guild, { id: BigInt(userId), roles }, state.botUserId) satisfies RESTPatchAPIGuildMemberResult);
+      res.json(
+        renderMember(guild, { id: BigInt(userId), roles }, state.botUserId) satisfies RESTPatchAPIGuildMemberResult,
+      );
     },
   ]);
 
@@ -203,5 +270,17 @@ function bodyField(req: Request, name: string): unknown {
 }
 
 function textChannel(guildId: string, c: { id: string; name: string }, position: number): APITextChannel {
-  return { id: c.id, type: ChannelType.GuildText, guild_id: guildId, name: c.name, position, permission_overwrites: [], nsfw: false, parent_id: null, topic: null, last_message_id: null, rate_limit_per_user: 0 };
+  return {
+    id: c.id,
+    type: ChannelType.GuildText,
+    guild_id: guildId,
+    name: c.name,
+    position,
+    permission_overwrites: [],
+    nsfw: false,
+    parent_id: null,
+    topic: null,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+  };
 }

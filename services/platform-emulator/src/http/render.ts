@@ -25,7 +25,13 @@ const NO_FLAGS = 0;
 
 /** Wire shapes typed from discord-api-types. Fields the emulator does not model get the platform's neutral defaults. */
 export function renderUser(id: string, profile?: UserProfile): APIUser {
-  return { id, username: profile?.username ?? `user_${id}`, discriminator: '0', global_name: profile?.globalName ?? null, avatar: null };
+  return {
+    id,
+    username: profile?.username ?? `user_${id}`,
+    discriminator: '0',
+    global_name: profile?.globalName ?? null,
+    avatar: null,
+  };
 }
 
 export function renderBotUser(id: string): APIUser {
@@ -111,6 +117,18 @@ export function renderGuild(guild: GuildState, withCounts: boolean, botUserId: s
 }
 
 /** An entry of GET /users/@me/guilds: the partial guild with the caller's ownership and permissions. */
-export function renderCurrentUserGuild(guild: GuildState, owner: boolean, permissions: bigint): RESTAPIPartialCurrentUserGuild {
-  return { id: guild.id, name: guild.name, icon: null, banner: null, owner, permissions: permissions.toString(), features: [] };
+export function renderCurrentUserGuild(
+  guild: GuildState,
+  owner: boolean,
+  permissions: bigint,
+): RESTAPIPartialCurrentUserGuild {
+  return {
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    banner: null,
+    owner,
+    permissions: permissions.toString(),
+    features: [],
+  };
 }

@@ -31,7 +31,9 @@ export const PAGE_STYLE = `
 export function signInPage(request: AuthorizeRequest, users: SignInUser[], total: number, nonce: string): string {
   const client = escapeHtml(request.clientId);
   const may = request.scopes.map((s) => `<li>${escapeHtml(SCOPE_TEXT[s] ?? `use the scope ${s}`)}</li>`).join('');
-  const list = users.length ? `<ul>${users.map(userItem).join('')}</ul>` : '<p>No one to sign in as: seed a guild (its owner and its <code>members</code>) first.</p>';
+  const list = users.length
+    ? `<ul>${users.map(userItem).join('')}</ul>`
+    : '<p>No one to sign in as: seed a guild (its owner and its <code>members</code>) first.</p>';
   const more = total > users.length ? `<p class="note">Showing the first ${users.length} of ${total} users.</p>` : '';
   return htmlDocument(
     `Sign in to ${request.clientId} — platform emulator`,
@@ -55,18 +57,31 @@ ${hiddenFields(request)}<input type="hidden" name="action" value="cancel">
 
 /** The platform shows an error page (it does not redirect) when the request itself is wrong. */
 export function errorPage(message: string, nonce: string): string {
-  return htmlDocument('Sign-in error — platform emulator', nonce, PAGE_STYLE, `<h1>Sign-in error</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
+  return htmlDocument(
+    'Sign-in error — platform emulator',
+    nonce,
+    PAGE_STYLE,
+    `<h1>Sign-in error</h1>\n<p role="alert">${escapeHtml(message)}</p>`,
+  );
 }
 
 function userItem(user: SignInUser): string {
   const describedBy = `user-${escapeHtml(user.id)}`;
-  const name = user.globalName === null ? escapeHtml(user.username) : `${escapeHtml(user.globalName)} (@${escapeHtml(user.username)})`;
+  const name =
+    user.globalName === null
+      ? escapeHtml(user.username)
+      : `${escapeHtml(user.globalName)} (@${escapeHtml(user.username)})`;
   const guilds = user.guilds.map((g) => `${escapeHtml(g.name)}${g.owner ? ' (owner)' : ''}`).join(', ') || 'no guilds';
   return `<li><button type="submit" class="user" name="user_id" value="${escapeHtml(user.id)}" aria-describedby="${describedBy}">${name}</button>
 <span class="meta" id="${describedBy}">id ${escapeHtml(user.id)} · ${guilds}</span></li>`;
 }
 
 function hiddenFields(request: AuthorizeRequest): string {
-  const fields: [string, string][] = [['client_id', request.clientId], ['redirect_uri', request.redirectUri], ['scope', request.scopes.join(' ')], ...(request.state === undefined ? [] : [['state', request.state] as [string, string]])];
+  const fields: [string, string][] = [
+    ['client_id', request.clientId],
+    ['redirect_uri', request.redirectUri],
+    ['scope', request.scopes.join(' ')],
+    ...(request.state === undefined ? [] : [['state', request.state] as [string, string]]),
+  ];
   return fields.map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">\n`).join('');
 }

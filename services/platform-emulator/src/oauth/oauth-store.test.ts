@@ -17,7 +17,9 @@ describe('OAuthStore', () => {
     expect(tokens).toMatchObject({ expiresInS: ACCESS_TOKEN_TTL_S, grant: GRANT });
     expect(store.redeemCode(code, 'dashboard', REDIRECT)).toBe('invalid_code');
     expect(store.redeemCode(store.issueCode(GRANT, REDIRECT), 'other', REDIRECT)).toBe('invalid_code');
-    expect(store.redeemCode(store.issueCode(GRANT, REDIRECT), 'dashboard', `${REDIRECT}x`)).toBe('redirect_uri_mismatch');
+    expect(store.redeemCode(store.issueCode(GRANT, REDIRECT), 'dashboard', `${REDIRECT}x`)).toBe(
+      'redirect_uri_mismatch',
+    );
   });
 
   it('lets a code expire after 10 minutes', () => {

@@ -16,7 +16,11 @@ export function signInUsers(state: EmulatorState, limit: number): { users: SignI
     if (guild.ownerId !== state.botUserId) ids.add(guild.ownerId);
     for (const id of guild.seededMemberIds) if (guild.members.has(id)) ids.add(id.toString());
   }
-  const users = [...ids].slice(0, limit).map((id) => ({ id, ...userProfile(state, id), guilds: userGuilds(state, id).map((g) => ({ id: g.guild.id, name: g.guild.name, owner: g.owner })) }));
+  const users = [...ids].slice(0, limit).map((id) => ({
+    id,
+    ...userProfile(state, id),
+    guilds: userGuilds(state, id).map((g) => ({ id: g.guild.id, name: g.guild.name, owner: g.owner })),
+  }));
   return { users, total: ids.size };
 }
 

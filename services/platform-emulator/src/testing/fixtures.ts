@@ -9,8 +9,19 @@ import type { EmulatorSeed } from '../seed';
  */
 export const GUILD = '111111111111111111';
 export const OWNER = '200000000000000001';
-export const ROLE = { moderator: '300000000000000001', bot: '300000000000000002', linked: '300000000000000003', vip: '300000000000000004' } as const;
-export const USERS = ['400000000000000001', '400000000000000002', '400000000000000003', '400000000000000004', '400000000000000005'] as const;
+export const ROLE = {
+  moderator: '300000000000000001',
+  bot: '300000000000000002',
+  linked: '300000000000000003',
+  vip: '300000000000000004',
+} as const;
+export const USERS = [
+  '400000000000000001',
+  '400000000000000002',
+  '400000000000000003',
+  '400000000000000004',
+  '400000000000000005',
+] as const;
 export const NOT_A_MEMBER = '499999999999999999';
 export const UNKNOWN_GUILD = '999999999999999999';
 export const UNKNOWN_ROLE = '399999999999999999';
@@ -31,7 +42,13 @@ export function smallSeed(): EmulatorSeed {
         botRoleId: ROLE.bot,
         rules: CORRECT_RULES,
         users: [NOT_A_MEMBER],
-        members: [{ userId: USERS[2], roles: [ROLE.linked] }, { userId: USERS[0], roles: [ROLE.linked, ROLE.vip] }, { userId: USERS[1] }, { userId: USERS[4], roles: [ROLE.moderator] }, { userId: USERS[3], roles: [ROLE.vip] }],
+        members: [
+          { userId: USERS[2], roles: [ROLE.linked] },
+          { userId: USERS[0], roles: [ROLE.linked, ROLE.vip] },
+          { userId: USERS[1] },
+          { userId: USERS[4], roles: [ROLE.moderator] },
+          { userId: USERS[3], roles: [ROLE.vip] },
+        ],
       },
     ],
   };
@@ -40,9 +57,17 @@ export function smallSeed(): EmulatorSeed {
 export type Answer<T = unknown> = { status: number; headers: Headers; body: T };
 
 /** Calls the emulator's platform API (/api/v10) with the bot token unless told otherwise. */
-export async function call<T = unknown>(emulator: RunningEmulator, method: string, path: string, options: { token?: string | null; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+export async function call<T = unknown>(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  options: { token?: string | null; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
   const token = options.token === undefined ? emulator.botToken : options.token;
-  const headers: Record<string, string> = { ...(token === null ? {} : { Authorization: `Bot ${token}` }), ...options.headers };
+  const headers: Record<string, string> = {
+    ...(token === null ? {} : { Authorization: `Bot ${token}` }),
+    ...options.headers,
+  };
   const res = await fetch(`${emulator.apiBase}/v10${path}`, { method, headers });
   const text = await res.text();
   // The edge's ban page is HTML: kept as text, for tests to see that it is not JSON.
@@ -51,7 +76,12 @@ export async function call<T = unknown>(emulator: RunningEmulator, method: strin
 }
 
 /** Calls the control API (/_emulator) with an optional JSON body. */
-export async function control<T = unknown>(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+export async function control<T = unknown>(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer<T>> {
   const res = await fetch(`${emulator.url}/_emulator${path}`, {
     method,
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -61,7 +91,13 @@ export async function control<T = unknown>(emulator: RunningEmulator, method: st
 }
 
 /** The guild of a million members (`large-guild.int.test.ts`, `pnpm bench emulator`): ids from LARGE_GUILD.start, all holding the linked role. */
-export const LARGE_GUILD = { id: '133333333333333333', linked: '333333333333333331', bot: '333333333333333332', start: 100_000_000_000_000_000n, count: 1_000_000 } as const;
+export const LARGE_GUILD = {
+  id: '133333333333333333',
+  linked: '333333333333333331',
+  bot: '333333333333333332',
+  start: 100_000_000_000_000_000n,
+  count: 1_000_000,
+} as const;
 
 export function largeGuildSeed(extraMembers: { userId: string; roles: string[] }[] = []): EmulatorSeed {
   const g = LARGE_GUILD;

@@ -10,7 +10,12 @@ export function outcomeOf(status: number): Outcome {
 }
 
 /** Makes one plugin call and records rolelink_plugin_calls_total / _duration_seconds for it. */
-export async function callPlugin(ctx: BrokerContext, call: PluginCallName, req: PluginRequest, judge: (res: PluginResponse) => Outcome = (res) => outcomeOf(res.status)): Promise<PluginResponse> {
+export async function callPlugin(
+  ctx: BrokerContext,
+  call: PluginCallName,
+  req: PluginRequest,
+  judge: (res: PluginResponse) => Outcome = (res) => outcomeOf(res.status),
+): Promise<PluginResponse> {
   const started = performance.now();
   let outcome: Outcome = 'network';
   try {

@@ -12,8 +12,13 @@ type ViewOptions = {
 };
 
 /** Keeps only values for non-display fields of the structure shown (a cached structure may lack newer keys). */
-function valuesFor(entry: Extract<CachedConfig['response'], { ui_mode: 'schema' }>, values: Record<string, unknown>): Record<string, unknown> {
-  const keys = new Set(entry.structure.sections.flatMap((s) => s.fields.filter((f) => f.type !== 'display').map((f) => f.key)));
+function valuesFor(
+  entry: Extract<CachedConfig['response'], { ui_mode: 'schema' }>,
+  values: Record<string, unknown>,
+): Record<string, unknown> {
+  const keys = new Set(
+    entry.structure.sections.flatMap((s) => s.fields.filter((f) => f.type !== 'display').map((f) => f.key)),
+  );
   return Object.fromEntries(Object.entries(values).filter(([k]) => keys.has(k)));
 }
 
@@ -22,11 +27,24 @@ export function toConfigView(link: PluginLink, entry: CachedConfig, o: ViewOptio
   const common = {
     source: o.source,
     fetched_at: new Date(entry.fetchedAt).toISOString(),
-    ...(o.fallback ? { fallback_reason: o.fallback.reason, ...(o.fallback.errors ? { schema_errors: o.fallback.errors } : {}) } : {}),
+    ...(o.fallback
+      ? { fallback_reason: o.fallback.reason, ...(o.fallback.errors ? { schema_errors: o.fallback.errors } : {}) }
+      : {}),
   };
   const r = entry.response;
-  if (r.ui_mode === 'schema') return { ...common, ui_mode: 'schema', schema: r.structure, values: valuesFor(r, o.values ?? {}) };
-  const token = o.viewerId === undefined ? null : mintIframeToken({ apiToken: link.token, pluginUrl: link.pluginUrl, viewerId: o.viewerId, guildId: link.guildId, roleId: link.roleId, now: new Date(o.now) });
+  if (r.ui_mode === 'schema')
+    return { ...common, ui_mode: 'schema', schema: r.structure, values: valuesFor(r, o.values ?? {}) };
+  const token =
+    o.viewerId === undefined
+      ? null
+      : mintIframeToken({
+          apiToken: link.token,
+          pluginUrl: link.pluginUrl,
+          viewerId: o.viewerId,
+          guildId: link.guildId,
+          roleId: link.roleId,
+          now: new Date(o.now),
+        });
   return {
     ...common,
     ui_mode: 'iframe',

@@ -18,7 +18,12 @@ const recheckInMs = (waitedMs: number) => Math.min(600_000, Math.max(1_000, Math
  * used) while the event is pending; past the event's retry window (plus an hour) it goes anyway, so a
  * stalled delivery never keeps it forever. Returns true when the job was put back.
  */
-async function waitForLinkDeleted(ctx: BrokerContext, data: Data, job: Job | undefined, token: string | undefined): Promise<boolean> {
+async function waitForLinkDeleted(
+  ctx: BrokerContext,
+  data: Data,
+  job: Job | undefined,
+  token: string | undefined,
+): Promise<boolean> {
   if (!data.afterEvent || !job || !(await eventPending(ctx.db, data.afterEvent))) return false;
   const waited = ctx.now() - job.timestamp;
   if (waited > (ctx.events ?? DEFAULT_EVENT_DELIVERY).windowMs + 3_600_000) return false;
@@ -41,7 +46,8 @@ export async function deleteConfig(ctx: BrokerContext, data: Data, job?: Job, jo
       json: { guild_id: data.guildId, role_id: data.roleId } satisfies PluginLinkBody,
       timeoutMs: ctx.timeouts.deleteConfig,
     });
-    if (res.status < 200 || res.status >= 300) ctx.logger.warn('plugin refused DELETE /config; ignored', { url: data.pluginUrl, status: res.status });
+    if (res.status < 200 || res.status >= 300)
+      ctx.logger.warn('plugin refused DELETE /config; ignored', { url: data.pluginUrl, status: res.status });
   } catch (err) {
     // A blocked address or a redirect will not get better on retry.
     if (err instanceof PluginCallFailure && (err.kind === 'blocked' || err.kind === 'redirect')) {

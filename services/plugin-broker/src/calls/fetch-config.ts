@@ -23,12 +23,24 @@ export async function fetchConfig(ctx: BrokerContext, input: FetchInput): Promis
       source: 'fallback',
       viewerId: input.viewerId,
       now,
-      fallback: result.reason === 'unreachable' ? { reason: 'unreachable' } : { reason: 'invalid_schema', errors: result.errors },
+      fallback:
+        result.reason === 'unreachable'
+          ? { reason: 'unreachable' }
+          : { reason: 'invalid_schema', errors: result.errors },
     });
   }
   const latest = structureOf(result.parsed, now);
-  const reuse = !input.refresh && cached !== null && ctx.cache.isFresh(cached, now) && cached.response.ui_mode === latest.response.ui_mode;
+  const reuse =
+    !input.refresh &&
+    cached !== null &&
+    ctx.cache.isFresh(cached, now) &&
+    cached.response.ui_mode === latest.response.ui_mode;
   if (!reuse) await ctx.cache.set(link.id, latest);
   const values = result.parsed.ui_mode === 'schema' ? result.parsed.values : {};
-  return toConfigView(link, reuse ? cached : latest, { source: reuse ? 'cache' : 'plugin', values, viewerId: input.viewerId, now });
+  return toConfigView(link, reuse ? cached : latest, {
+    source: reuse ? 'cache' : 'plugin',
+    values,
+    viewerId: input.viewerId,
+    now,
+  });
 }

@@ -38,5 +38,6 @@ export async function registerLink(ctx: BrokerContext, linkId: string): Promise<
 async function optIn(ctx: BrokerContext, linkId: string, body: Buffer): Promise<void> {
   const json = parseJson(body);
   const answer = json.ok ? registerAnswer.safeParse(json.value) : null;
-  if (answer?.success && answer.data.events !== undefined) await subscribeLinkEvents(ctx.db, linkId, subscribedKinds(answer.data.events));
+  if (answer?.success && answer.data.events !== undefined)
+    await subscribeLinkEvents(ctx.db, linkId, subscribedKinds(answer.data.events));
 }

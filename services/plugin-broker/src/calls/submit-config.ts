@@ -1,4 +1,10 @@
-import { PluginCallMessage, validateSubmission, type BrokerLinkRef, type BrokerSubmitResult, type PluginConfigSubmitBody } from '@rolelink/contracts';
+import {
+  PluginCallMessage,
+  validateSubmission,
+  type BrokerLinkRef,
+  type BrokerSubmitResult,
+  type PluginConfigSubmitBody,
+} from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { CachedConfig } from '../config-cache';
 import type { BrokerContext } from '../context';
@@ -7,7 +13,8 @@ import { callPlugin, failureDetail, parseJson } from './call-plugin';
 import { fetchFailure, requireLinkByRole } from './errors';
 import { getConfig, structureOf } from './get-config';
 
-export const IFRAME_SUBMIT_MESSAGE = 'This plugin is configured in its embedded page (iframe mode); the form cannot be submitted';
+export const IFRAME_SUBMIT_MESSAGE =
+  'This plugin is configured in its embedded page (iframe mode); the form cannot be submitted';
 export const INVALID_CONFIG_MESSAGE = 'Invalid configuration';
 
 /** The structure to validate against: the cached one while fresh, else the plugin's latest (else any cached one). */
@@ -27,7 +34,10 @@ async function structureFor(ctx: BrokerContext, link: PluginLink): Promise<Cache
 /** The plugin's own words for a 4xx (spec 4.2 rule 5): `error` or `message` of its JSON body, made safe to show. */
 function pluginErrorText(body: Buffer, status: number): string {
   const parsed = parseJson(body);
-  const obj = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as Record<string, unknown>) : {};
+  const obj =
+    parsed.ok && typeof parsed.value === 'object' && parsed.value !== null
+      ? (parsed.value as Record<string, unknown>)
+      : {};
   const text = typeof obj.error === 'string' ? obj.error : typeof obj.message === 'string' ? obj.message : '';
   // eslint-disable-next-line no-control-regex -- C0 controls and DEL are exactly what this strips
   const printable = text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
@@ -49,14 +59,18 @@ function forwardedBody(body: Buffer, truncated: boolean): unknown {
  * names the link by guild and role and passes the config as it parsed it; `validateSubmission` refuses
  * anything that is not an object of the form's fields.
  */
-export async function submitConfig(ctx: BrokerContext, data: { link: BrokerLinkRef; config: unknown }): Promise<BrokerSubmitResult> {
+export async function submitConfig(
+  ctx: BrokerContext,
+  data: { link: BrokerLinkRef; config: unknown },
+): Promise<BrokerSubmitResult> {
   const link = await requireLinkByRole(ctx, data.link);
   const entry = await structureFor(ctx, link);
   if (entry.response.ui_mode === 'iframe') throw new AppError(400, IFRAME_SUBMIT_MESSAGE, 'iframe_mode');
   const checked = validateSubmission(entry.response.structure, data.config);
   if (!checked.ok) throw AppError.fields(400, INVALID_CONFIG_MESSAGE, 'invalid_config', checked.errors);
 
-  const failed = (detail: string) => AppError.pluginFailure(502, PluginCallMessage.submit, 'plugin_submit_failed', detail);
+  const failed = (detail: string) =>
+    AppError.pluginFailure(502, PluginCallMessage.submit, 'plugin_submit_failed', detail);
   let res;
   try {
     res = await callPlugin(ctx, 'submit-config', {
@@ -69,7 +83,8 @@ export async function submitConfig(ctx: BrokerContext, data: { link: BrokerLinkR
   } catch (err) {
     throw failed(failureDetail(err));
   }
-  if (res.status >= 200 && res.status < 300) return { status: res.status, body: forwardedBody(res.body, res.truncated) };
+  if (res.status >= 200 && res.status < 300)
+    return { status: res.status, body: forwardedBody(res.body, res.truncated) };
   if (res.status >= 400 && res.status < 500) {
     const message = `${PluginCallMessage.submit}: ${pluginErrorText(res.body, res.status)}`;
     throw new AppError(res.status, message, 'plugin_rejected_config');

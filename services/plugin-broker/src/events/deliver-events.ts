@@ -1,5 +1,13 @@
 import type { PluginEvent, QueueName } from '@rolelink/contracts';
-import { claimEventDelivery, nextPendingEvent, recordEventAttempt, releaseEventDelivery, type AttemptInput, type EventSubscription, type PendingEvent } from '@rolelink/db/events';
+import {
+  claimEventDelivery,
+  nextPendingEvent,
+  recordEventAttempt,
+  releaseEventDelivery,
+  type AttemptInput,
+  type EventSubscription,
+  type PendingEvent,
+} from '@rolelink/db/events';
 import { recordEventsDroppedNote } from '@rolelink/db/notifications';
 import { decryptToken } from '@rolelink/domain';
 import { PluginCallFailure } from '@rolelink/plugin-http';
@@ -14,11 +22,26 @@ type PluginCalls = Producer<typeof QueueName.pluginCalls>;
 /** Events one job sends before it hands the link back to the queue (fairness between links). */
 const EVENTS_PER_JOB = 50;
 
-export type DeliveryRun = { delivered: number; failed: number; dropped: number; retryInMs: number | null; busy: boolean; retryKey?: string };
+export type DeliveryRun = {
+  delivered: number;
+  failed: number;
+  dropped: number;
+  retryInMs: number | null;
+  busy: boolean;
+  retryKey?: string;
+};
 
 /** The body of POST /events for one recorded event (docs/api.md "Events to plugins"). */
 export function eventBody(sub: EventSubscription, e: PendingEvent): PluginEvent {
-  return { id: `evt_${e.id}`, type: e.kind, timestamp: e.createdAt.toISOString(), guild_id: sub.guildId, role_id: sub.roleId, seq: Number(e.seq), data: e.payload } as PluginEvent;
+  return {
+    id: `evt_${e.id}`,
+    type: e.kind,
+    timestamp: e.createdAt.toISOString(),
+    guild_id: sub.guildId,
+    role_id: sub.roleId,
+    seq: Number(e.seq),
+    data: e.payload,
+  } as PluginEvent;
 }
 
 /**
@@ -55,8 +78,18 @@ export async function deliverLinkEvents(ctx: BrokerContext, jobs: PluginCalls, l
       const nextAt = ctx.now() + backoffMs(eventBackoff(opts), event.attemptCount);
       if (nextAt > event.retryFrom.getTime() + opts.windowMs) {
         await recordEventAttempt(ctx.db, event.id, attempt, { state: 'dropped' });
-        await recordEventsDroppedNote(ctx.db, linkId, { event_id: event.id, kind: event.kind, attempts: event.attemptCount + 1, plugin_url: sub.pluginUrl });
-        ctx.logger.warn('plugin event dropped after its retry window', { linkId, eventId: event.id, kind: event.kind, attempts: event.attemptCount + 1 });
+        await recordEventsDroppedNote(ctx.db, linkId, {
+          event_id: event.id,
+          kind: event.kind,
+          attempts: event.attemptCount + 1,
+          plugin_url: sub.pluginUrl,
+        });
+        ctx.logger.warn('plugin event dropped after its retry window', {
+          linkId,
+          eventId: event.id,
+          kind: event.kind,
+          attempts: event.attemptCount + 1,
+        });
         run.dropped++;
         continue;
       }
@@ -75,17 +108,37 @@ export async function deliverLinkEvents(ctx: BrokerContext, jobs: PluginCalls, l
 }
 
 /** Asks for the link's delivery now (`due`) or after a delay (`retry`); the sweep covers a lost enqueue. */
-export async function askDelivery(ctx: BrokerContext, jobs: PluginCalls, linkId: string, delayMs = 0, retryKey = '0.0'): Promise<void> {
+export async function askDelivery(
+  ctx: BrokerContext,
+  jobs: PluginCalls,
+  linkId: string,
+  delayMs = 0,
+  retryKey = '0.0',
+): Promise<void> {
   try {
-    if (delayMs <= 0) await jobs.add('event-deliver', { linkId }, { dedup: 'due', removeOnComplete: true, removeOnFail: 100 });
-    else await jobs.add('event-deliver', { linkId, retry: retryKey }, { dedup: 'retry', delay: Math.ceil(delayMs), removeOnComplete: true, removeOnFail: 100 });
+    if (delayMs <= 0)
+      await jobs.add('event-deliver', { linkId }, { dedup: 'due', removeOnComplete: true, removeOnFail: 100 });
+    else
+      await jobs.add(
+        'event-deliver',
+        { linkId, retry: retryKey },
+        { dedup: 'retry', delay: Math.ceil(delayMs), removeOnComplete: true, removeOnFail: 100 },
+      );
   } catch (err) {
-    ctx.logger.warn('event delivery not enqueued; the sweep covers it', { linkId, error: err instanceof Error ? err.message : String(err) });
+    ctx.logger.warn('event delivery not enqueued; the sweep covers it', {
+      linkId,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
 }
 
 /** One signed POST /events through the guarded client (SSRF rules as for every plugin call). */
-async function sendEvent(ctx: BrokerContext, sub: EventSubscription, token: string, event: PendingEvent): Promise<AttemptInput> {
+async function sendEvent(
+  ctx: BrokerContext,
+  sub: EventSubscription,
+  token: string,
+  event: PendingEvent,
+): Promise<AttemptInput> {
   const body = JSON.stringify(eventBody(sub, event));
   const started = performance.now();
   try {
@@ -99,7 +152,12 @@ async function sendEvent(ctx: BrokerContext, sub: EventSubscription, token: stri
     });
     return { httpStatus: res.status, error: null, latencyMs: Math.round(res.durationMs) };
   } catch (err) {
-    const error = err instanceof PluginCallFailure ? `${err.kind}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    const error =
+      err instanceof PluginCallFailure
+        ? `${err.kind}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
     return { httpStatus: null, error, latencyMs: Math.round(performance.now() - started) };
   }
 }

@@ -16,7 +16,13 @@ async function pollOnce(): Promise<void> {
   await pollHealth(h.ctx, h.broker.jobs);
   await done;
 }
-const notified = async (guildId: string) => (await h.db.pool.query<{ kind: string; detail: unknown }>('SELECT kind, detail FROM notification WHERE guild_id = $1 ORDER BY id', [guildId])).rows;
+const notified = async (guildId: string) =>
+  (
+    await h.db.pool.query<{ kind: string; detail: unknown }>(
+      'SELECT kind, detail FROM notification WHERE guild_id = $1 ORDER BY id',
+      [guildId],
+    )
+  ).rows;
 
 it('notifies a link once while its plugin stays down, and once when it is healthy again', async () => {
   const link = await h.seedLink(`${h.plugin.url}/notify`);
@@ -24,7 +30,9 @@ it('notifies a link once while its plugin stays down, and once when it is health
   await pollOnce();
   h.plugin.on('GET /notify/health', (_req, res) => json(res, 200, { status: 'unhealthy' }));
   await pollOnce();
-  expect(await notified(link.guildId)).toEqual([{ kind: 'plugin_unhealthy', detail: { plugin_url: link.pluginUrl, status: 'unreachable' } }]);
+  expect(await notified(link.guildId)).toEqual([
+    { kind: 'plugin_unhealthy', detail: { plugin_url: link.pluginUrl, status: 'unreachable' } },
+  ]);
 
   h.plugin.on('GET /notify/health', (_req, res) => json(res, 200, { status: 'healthy' }));
   await pollOnce();

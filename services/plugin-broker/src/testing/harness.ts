@@ -16,7 +16,13 @@ import { startTestPlugin, type TestPlugin } from './test-plugin';
 
 export const TEST_KEY = Buffer.alloc(32, 9);
 /** Short plugin timeouts so failure tests run fast; the client's deadlines stay above them as in production. */
-export const TEST_TIMEOUTS: PluginTimeouts = { register: 400, fetchConfig: 400, submitConfig: 600, deleteConfig: 400, health: 400 };
+export const TEST_TIMEOUTS: PluginTimeouts = {
+  register: 400,
+  fetchConfig: 400,
+  submitConfig: 600,
+  deleteConfig: 400,
+  health: 400,
+};
 export const TEST_DEADLINES = { register: 1500, fetchConfig: 1500, submitConfig: 2500 };
 
 export type SeededLink = { linkId: string; guildId: string; roleId: string; token: string; pluginUrl: string };
@@ -88,7 +94,12 @@ export async function startHarness(
   await broker.ready();
   const server = await listenBroker(ctx, broker);
   const { url: brokerUrl, token: brokerToken } = server;
-  const client = new BrokerClient({ baseUrl: brokerUrl, token: brokerToken, timeoutsMs: { ...TEST_DEADLINES, ...options.deadlines }, logger: silentLogger() });
+  const client = new BrokerClient({
+    baseUrl: brokerUrl,
+    token: brokerToken,
+    timeoutsMs: { ...TEST_DEADLINES, ...options.deadlines },
+    logger: silentLogger(),
+  });
   const pluginJobs = new PluginJobs(producer, prefix, silentLogger());
   const cacheKey = (linkId: string) => `${prefix}:plugin-config:${linkId}`;
 
@@ -109,7 +120,13 @@ export async function startHarness(
       const token = generateToken();
       await db.prisma.guild.create({ data: { id: BigInt(guildId) } });
       const link = await db.prisma.roleLink.create({
-        data: { guildId: BigInt(guildId), roleId: BigInt(roleId), tokenHash: new Uint8Array(hashToken(token)), tokenCiphertext: new Uint8Array(encryptToken(token, TEST_KEY)), pluginUrl },
+        data: {
+          guildId: BigInt(guildId),
+          roleId: BigInt(roleId),
+          tokenHash: new Uint8Array(hashToken(token)),
+          tokenCiphertext: new Uint8Array(encryptToken(token, TEST_KEY)),
+          pluginUrl,
+        },
       });
       return { linkId: link.id.toString(), guildId, roleId, token, pluginUrl };
     },

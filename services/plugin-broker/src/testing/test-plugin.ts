@@ -42,7 +42,11 @@ export async function startTestPlugin(app?: (req: IncomingMessage, res: ServerRe
       { name: 'basicConstraints', cA: true },
       {
         name: 'subjectAltName',
-        altNames: [...TEST_PLUGIN_NAMES.map((value) => ({ type: 2 as const, value })), { type: 7 as const, ip: '127.0.0.1' }, { type: 7 as const, ip: '::1' }],
+        altNames: [
+          ...TEST_PLUGIN_NAMES.map((value) => ({ type: 2 as const, value })),
+          { type: 7 as const, ip: '127.0.0.1' },
+          { type: 7 as const, ip: '::1' },
+        ],
       },
     ],
   });
@@ -50,21 +54,29 @@ export async function startTestPlugin(app?: (req: IncomingMessage, res: ServerRe
   const waiters = new Map<string, ((r: RecordedRequest) => void)[]>();
   const requests: RecordedRequest[] = [];
 
-  const server = https.createServer({ key: pems.private, cert: pems.cert }, (req: IncomingMessage, res: ServerResponse) => {
-    if (app) return app(req, res);
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const recorded = { method: req.method ?? 'GET', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(recorded);
-      const route = `${recorded.method} ${path}`;
-      for (const w of waiters.get(route)?.splice(0) ?? []) w(recorded);
-      const handler = handlers.get(route);
-      if (handler) handler(recorded, res);
-      else json(res, 404, { error: 'not found' });
-    });
-  });
+  const server = https.createServer(
+    { key: pems.private, cert: pems.cert },
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (app) return app(req, res);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const path = (req.url ?? '/').split('?')[0] ?? '/';
+        const recorded = {
+          method: req.method ?? 'GET',
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
+        requests.push(recorded);
+        const route = `${recorded.method} ${path}`;
+        for (const w of waiters.get(route)?.splice(0) ?? []) w(recorded);
+        const handler = handlers.get(route);
+        if (handler) handler(recorded, res);
+        else json(res, 404, { error: 'not found' });
+      });
+    },
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;

@@ -62,7 +62,9 @@
       function (res) {
         return res.json().then(
           function (json) {
-            return res.ok ? { ok: true, body: json } : { ok: false, error: (json && (json.error || json.message)) || 'HTTP ' + res.status };
+            return res.ok
+              ? { ok: true, body: json }
+              : { ok: false, error: (json && (json.error || json.message)) || 'HTTP ' + res.status };
           },
           function () {
             return { ok: false, error: 'The plugin answered HTTP ' + res.status };
@@ -101,7 +103,8 @@
   }
 
   function showSaved() {
-    summary.textContent = saved.member_count + ' members' + (saved.label ? ', label “' + saved.label + '”' : ', no label');
+    summary.textContent =
+      saved.member_count + ' members' + (saved.label ? ', label “' + saved.label + '”' : ', no label');
   }
 
   function fillEditor() {

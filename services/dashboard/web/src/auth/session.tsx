@@ -4,7 +4,11 @@ import { ApiError, setCsrfToken } from '../api/client';
 import { dashboardApi } from '../api/dashboard-api';
 import { queryKeys } from '../api/queries';
 
-type SessionState = { status: 'loading' } | { status: 'signed-in'; me: DashboardMe } | { status: 'signed-out' } | { status: 'error'; error: Error };
+type SessionState =
+  | { status: 'loading' }
+  | { status: 'signed-in'; me: DashboardMe }
+  | { status: 'signed-out' }
+  | { status: 'error'; error: Error };
 
 type Session = { state: SessionState; signOut: () => Promise<void>; retry: () => void };
 
@@ -26,7 +30,12 @@ async function fetchMe(signal: AbortSignal): Promise<DashboardMe | null> {
  */
 export function useSession(): Session {
   const client = useQueryClient();
-  const me = useQuery({ queryKey: queryKeys.me, queryFn: ({ signal }) => fetchMe(signal), staleTime: Infinity, refetchOnWindowFocus: false });
+  const me = useQuery({
+    queryKey: queryKeys.me,
+    queryFn: ({ signal }) => fetchMe(signal),
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
   const logout = useMutation({
     mutationFn: () => dashboardApi.logout(),
     onSuccess: () => {

@@ -3,7 +3,15 @@ import styles from './Badge.module.css';
 
 export type BadgeTone = 'neutral' | 'success' | 'warning' | 'danger' | 'info' | 'accent';
 
-export function Badge({ tone = 'neutral', children, title }: { tone?: BadgeTone; children: ReactNode; title?: string | undefined }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+  title,
+}: {
+  tone?: BadgeTone;
+  children: ReactNode;
+  title?: string | undefined;
+}) {
   return (
     <span className={`${styles.badge} ${styles[tone] ?? ''}`} title={title}>
       {children}

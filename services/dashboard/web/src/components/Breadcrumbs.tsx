@@ -7,7 +7,15 @@ import styles from './Breadcrumbs.module.css';
  * The trail above a page: Servers / <server> / <this page>. The server's own page leaves `guildId` out;
  * until the server's name has loaded its link reads "Server".
  */
-export function Breadcrumbs({ guildId, guildName, current }: { guildId?: string; guildName?: string | undefined; current: ReactNode }) {
+export function Breadcrumbs({
+  guildId,
+  guildName,
+  current,
+}: {
+  guildId?: string;
+  guildName?: string | undefined;
+  current: ReactNode;
+}) {
   return (
     <nav className={styles.breadcrumbs} aria-label="Breadcrumb">
       <Link to="/">Servers</Link>

@@ -6,7 +6,13 @@ export type ButtonTone = 'default' | 'primary' | 'danger' | 'warning' | 'ghost';
 export type ButtonSize = 'normal' | 'small' | 'large';
 type Look = { tone?: ButtonTone; size?: ButtonSize };
 
-const TONE: Record<ButtonTone, string | undefined> = { default: undefined, primary: styles.primary, danger: styles.danger, warning: styles.warning, ghost: styles.ghost };
+const TONE: Record<ButtonTone, string | undefined> = {
+  default: undefined,
+  primary: styles.primary,
+  danger: styles.danger,
+  warning: styles.warning,
+  ghost: styles.ghost,
+};
 const SIZE: Record<ButtonSize, string | undefined> = { normal: undefined, small: styles.small, large: styles.large };
 
 /** The button look's class, for an element that must stay a plain link (`<a download>`, an external `href`). */

@@ -10,7 +10,15 @@ function Harness({ onConfirm, confirmDisabled = false }: { onConfirm: () => void
       <button type="button" onClick={() => setOpen(true)}>
         Delete link
       </button>
-      <ConfirmDialog open={open} title="Delete the link for Supporter?" confirmLabel="Delete permanently" danger confirmDisabled={confirmDisabled} onConfirm={onConfirm} onCancel={() => setOpen(false)}>
+      <ConfirmDialog
+        open={open}
+        title="Delete the link for Supporter?"
+        confirmLabel="Delete permanently"
+        danger
+        confirmDisabled={confirmDisabled}
+        onConfirm={onConfirm}
+        onCancel={() => setOpen(false)}
+      >
         <p>This cannot be undone.</p>
       </ConfirmDialog>
     </>

@@ -20,7 +20,18 @@ type Props = {
  * A modal confirmation on the native <dialog>: focus moves into it, the page behind is inert, Escape
  * cancels. Focus starts on Cancel so that Enter never confirms a destructive action by accident.
  */
-export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel = 'Cancel', danger, busy, confirmDisabled, onConfirm, onCancel }: Props) {
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  cancelLabel = 'Cancel',
+  danger,
+  busy,
+  confirmDisabled,
+  onConfirm,
+  onCancel,
+}: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();

@@ -15,7 +15,10 @@ export function errorTitle(error: Error): string {
 
 export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => void }) {
   const title = errorTitle(error);
-  const detail = error instanceof ApiError && error.status === 403 ? 'Only servers where the bot is present and you hold Manage Server can be managed here.' : error.message;
+  const detail =
+    error instanceof ApiError && error.status === 403
+      ? 'Only servers where the bot is present and you hold Manage Server can be managed here.'
+      : error.message;
   return (
     <div className="error-state" role="alert">
       <h2>{title}</h2>
@@ -24,7 +27,9 @@ export function ErrorState({ error, onRetry }: { error: Error; onRetry?: () => v
       <div className={styles.actions}>
         {onRetry ? <Button onClick={onRetry}>Try again</Button> : null}
         {/* A way out of a page one cannot use: back to the list of servers one may manage. */}
-        {error instanceof ApiError && (error.status === 403 || error.status === 404) ? <ButtonLink to="/">Back to your servers</ButtonLink> : null}
+        {error instanceof ApiError && (error.status === 403 || error.status === 404) ? (
+          <ButtonLink to="/">Back to your servers</ButtonLink>
+        ) : null}
       </div>
     </div>
   );
@@ -60,7 +65,17 @@ export function ErrorParts({ error, fieldErrors = true }: { error: Error; fieldE
  * An error banner for failed actions: the server's message verbatim as its title, then every other part
  * of the answer (`error`), then what the page adds (`children`). `message` replaces the title.
  */
-export function ErrorBanner({ message, error, fieldErrors, children }: { message?: string; error?: Error; fieldErrors?: boolean; children?: ReactNode }) {
+export function ErrorBanner({
+  message,
+  error,
+  fieldErrors,
+  children,
+}: {
+  message?: string;
+  error?: Error;
+  fieldErrors?: boolean;
+  children?: ReactNode;
+}) {
   return (
     <div className="banner banner-error" role="alert">
       <p className="banner-title">{message ?? error?.message}</p>

@@ -4,7 +4,11 @@ import styles from './Field.module.css';
 const join = (...names: (string | undefined | false)[]) => names.filter(Boolean).join(' ');
 
 /** One form field's box: a `<div>`, or a `<fieldset>` (`as="fieldset"`) for a group of choices with a legend. */
-export function Field({ as = 'div', className, ...rest }: { as?: 'div' | 'fieldset' } & ComponentPropsWithoutRef<'fieldset'>) {
+export function Field({
+  as = 'div',
+  className,
+  ...rest
+}: { as?: 'div' | 'fieldset' } & ComponentPropsWithoutRef<'fieldset'>) {
   return createElement(as, { className: join(styles.field, className), ...rest });
 }
 
@@ -12,8 +16,21 @@ export function Field({ as = 'div', className, ...rest }: { as?: 'div' | 'fields
  * A field's explanation (a `<p>`, or a `<label>` when the small words name an input); `indent` lines it
  * up with a switch's or a checkbox's label.
  */
-export function FieldHelp({ as = 'p', indent, className, ...rest }: { as?: 'p' | 'label'; indent?: 'switch' | 'check' | undefined } & ComponentPropsWithoutRef<'label'>) {
-  return createElement(as, { className: join(styles.help, indent === 'switch' && styles.indentSwitch, indent === 'check' && styles.indentCheck, className), ...rest });
+export function FieldHelp({
+  as = 'p',
+  indent,
+  className,
+  ...rest
+}: { as?: 'p' | 'label'; indent?: 'switch' | 'check' | undefined } & ComponentPropsWithoutRef<'label'>) {
+  return createElement(as, {
+    className: join(
+      styles.help,
+      indent === 'switch' && styles.indentSwitch,
+      indent === 'check' && styles.indentCheck,
+      className,
+    ),
+    ...rest,
+  });
 }
 
 /** What is wrong with a field's value, in words (the input points at it with aria-describedby). */

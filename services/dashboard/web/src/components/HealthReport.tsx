@@ -9,7 +9,11 @@ import { HealthBadge, healthText } from './status-badges';
 import { ScrollTable } from './ScrollTable';
 
 function UpDown({ status }: { status: 'up' | 'down' | 'unknown' }) {
-  return <Badge tone={status === 'up' ? 'success' : status === 'down' ? 'danger' : 'neutral'}>{status === 'unknown' ? '?' : status}</Badge>;
+  return (
+    <Badge tone={status === 'up' ? 'success' : status === 'down' ? 'danger' : 'neutral'}>
+      {status === 'unknown' ? '?' : status}
+    </Badge>
+  );
 }
 
 /** A mark coloured by its status (a status without a colour of its own keeps the neutral one). */
@@ -18,7 +22,15 @@ const markClass = (status: string) => [styles.mark, styles[status]].filter(Boole
 const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
 
 /** The report's checks or services, one row each (nothing when the report has none); checks also carry a message. */
-function ProbeTable({ caption, rows, withMessage }: { caption: string; rows: readonly (ServiceRow & { message?: string | null })[]; withMessage: boolean }) {
+function ProbeTable({
+  caption,
+  rows,
+  withMessage,
+}: {
+  caption: string;
+  rows: readonly (ServiceRow & { message?: string | null })[];
+  withMessage: boolean;
+}) {
   if (rows.length === 0) return null;
   return (
     <ScrollTable label={`${caption}, table`}>
@@ -94,7 +106,10 @@ export function LatestHealth({ health }: { health: PluginHealthView }) {
       {latest.status === 'unreachable' ? (
         <div className="banner banner-error">
           <p className="banner-title">Unreachable{detail.reason ? `: ${detail.reason}` : ''}</p>
-          <p>The plugin's GET /health did not answer with a valid report. Implementing it is recommended, not required; the User Management API keeps working.</p>
+          <p>
+            The plugin's GET /health did not answer with a valid report. Implementing it is recommended, not required;
+            the User Management API keeps working.
+          </p>
         </div>
       ) : null}
       <ProbeTable caption="Checks" rows={detail.checks} withMessage />

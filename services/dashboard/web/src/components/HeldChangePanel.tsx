@@ -44,11 +44,15 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
     return (
       <>
         <p className={styles.numbers}>
-          <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong>, and with it their only Administrator or Manage Server: {sampleText(preview)}.
+          <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong>, and with it their only
+          Administrator or Manage Server: {sampleText(preview)}.
         </p>
         <ul>
           <li>The plugin's list already left them out; the bot kept the role on them and applied everything else.</li>
-          <li>Confirming lets the bot remove it now, from these members only. They can no longer manage this server unless another role gives them the permission.</li>
+          <li>
+            Confirming lets the bot remove it now, from these members only. They can no longer manage this server unless
+            another role gives them the permission.
+          </li>
         </ul>
       </>
     );
@@ -56,12 +60,16 @@ function HeldPreview({ preview, error }: { preview: HeldChangePreview | null; er
   return (
     <>
       <p className={styles.numbers}>
-        <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong> and {plural(c.additions, 'member gains', 'members gain')} it: {heldNumbers(c)}.
+        <strong>{plural(c.removals, 'member loses', 'members lose')} the role</strong> and{' '}
+        {plural(c.additions, 'member gains', 'members gain')} it: {heldNumbers(c)}.
       </p>
       {preview.sample.length ? <p>Left out of the held list: {sampleText(preview)}.</p> : null}
       <ul>
         <li>Confirming changes nothing by itself: the held list was not stored.</li>
-        <li>For one hour the plugin's resent list is accepted without another hold; the bot then removes the role from everyone not on it, at the platform's rate limits.</li>
+        <li>
+          For one hour the plugin's resent list is accepted without another hold; the bot then removes the role from
+          everyone not on it, at the platform's rate limits.
+        </li>
         <li>If the plugin resends a different list, that list is what applies.</li>
       </ul>
     </>
@@ -90,7 +98,13 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owne
   const apply = useMutation({
     mutationFn: (changeId: string) => dashboardApi.applyRemovals(guildId, roleId, { change_id: changeId }),
     onSuccess: (result) => {
-      toast.show('success', 'Removals confirmed', result.kind === 'admin_source' ? 'The bot removes the role from them now.' : 'The plugin must resend its list within the hour.');
+      toast.show(
+        'success',
+        'Removals confirmed',
+        result.kind === 'admin_source'
+          ? 'The bot removes the role from them now.'
+          : 'The plugin must resend its list within the hour.',
+      );
       // The card only (exact): the config form under the same key keeps its unsaved edits.
       void client.invalidateQueries({ queryKey: queryKeys.link(guildId, roleId), exact: true });
       void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
@@ -107,16 +121,21 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owne
   return (
     <div className={styles.panel} role="group" aria-labelledby={titleId}>
       <p className={styles.title} id={titleId}>
-        <span aria-hidden="true">⚠ </span>Removal held: {held.kind === 'admin_source' ? `${plural(held.removals, 'member', 'members')} would lose their only Administrator or Manage Server` : heldNumbers(held)}
+        <span aria-hidden="true">⚠ </span>Removal held:{' '}
+        {held.kind === 'admin_source'
+          ? `${plural(held.removals, 'member', 'members')} would lose their only Administrator or Manage Server`
+          : heldNumbers(held)}
       </p>
       {held.kind === 'admin_source' ? (
         <p>
-          The plugin's list leaves out {held.removals === 1 ? 'a member whose only' : 'members whose only'} Administrator or Manage Server is this role, so the bot kept it on them until the owner applies the removal; the rest of the list
-          was applied. Held <DateTime iso={held.created_at} />.
+          The plugin's list leaves out {held.removals === 1 ? 'a member whose only' : 'members whose only'}{' '}
+          Administrator or Manage Server is this role, so the bot kept it on them until the owner applies the removal;
+          the rest of the list was applied. Held <DateTime iso={held.created_at} />.
         </p>
       ) : (
         <p>
-          The plugin sent a list that would remove many members at once, so nothing was changed. Held <DateTime iso={held.created_at} />.
+          The plugin sent a list that would remove many members at once, so nothing was changed. Held{' '}
+          <DateTime iso={held.created_at} />.
         </p>
       )}
       {held.confirmed_at && windowEnd ? (
@@ -124,7 +143,8 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owne
           Confirmed <DateTime iso={held.confirmed_at} />.{' '}
           {windowOpen ? (
             <>
-              The held list was not stored, so nothing changes until the plugin resends it; its list is accepted without another hold until <DateTime iso={windowEnd} />.
+              The held list was not stored, so nothing changes until the plugin resends it; its list is accepted without
+              another hold until <DateTime iso={windowEnd} />.
             </>
           ) : (
             <>
@@ -133,7 +153,9 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owne
           )}
         </p>
       ) : null}
-      {windowOpen && removal ? <ResendRequest guildId={guildId} roleId={roleId} removal={removal} owner={owner} /> : null}
+      {windowOpen && removal ? (
+        <ResendRequest guildId={guildId} roleId={roleId} removal={removal} owner={owner} />
+      ) : null}
       {apply.error ? <FieldErrorText role="alert">{apply.error.message}</FieldErrorText> : null}
       {owner === undefined ? null : owner ? (
         windowOpen ? null : (
@@ -147,7 +169,9 @@ export function HeldChangePanel({ guildId, roleId, roleName, held, removal, owne
       <ConfirmDialog
         open={confirming}
         title={`Apply the held removal for ${roleName}?`}
-        confirmLabel={busy ? 'Applying…' : view ? `Apply ${plural(view.change.removals, 'removal', 'removals')}` : 'Apply removals'}
+        confirmLabel={
+          busy ? 'Applying…' : view ? `Apply ${plural(view.change.removals, 'removal', 'removals')}` : 'Apply removals'
+        }
         danger
         busy={busy}
         confirmDisabled={view === null}

@@ -27,7 +27,9 @@ function StateExplanation({ card }: { card: LinkCard }) {
   if (card.blocked) {
     return (
       <p className="note note-danger" role="status">
-        {card.blocked.reason === 'bot_not_in_guild' ? 'The bot is not in this server. ' : 'The bot cannot change this role. '}
+        {card.blocked.reason === 'bot_not_in_guild'
+          ? 'The bot is not in this server. '
+          : 'The bot cannot change this role. '}
         {card.blocked.message}
         {card.blocked.invite_url ? (
           <>
@@ -43,16 +45,24 @@ function StateExplanation({ card }: { card: LinkCard }) {
   if (card.state === 'paused') {
     return (
       <p className="note note-warning">
-        Integration paused: this server has more role links than its plan's integration slots (this link is number {card.slot.position}; {card.slot.allowance} allowed). The bot stopped syncing it and the plugin's API calls are refused until
-        it is back within the allowance — upgrade the server or delete another link. The stored list is kept and syncing resumes on its own.
+        Integration paused: this server has more role links than its plan's integration slots (this link is number{' '}
+        {card.slot.position}; {card.slot.allowance} allowed). The bot stopped syncing it and the plugin's API calls are
+        refused until it is back within the allowance — upgrade the server or delete another link. The stored list is
+        kept and syncing resumes on its own.
       </p>
     );
   }
   if (card.state === 'disabled') {
-    return <p className="note note-danger">Disabled: the plugin's API calls are refused until the link is enabled again in Settings.</p>;
+    return (
+      <p className="note note-danger">
+        Disabled: the plugin's API calls are refused until the link is enabled again in Settings.
+      </p>
+    );
   }
   if (card.awaiting_first_list) {
-    return <p className="note">Hand over: current role members are left alone until the plugin sends its first list.</p>;
+    return (
+      <p className="note">Hand over: current role members are left alone until the plugin sends its first list.</p>
+    );
   }
   return null;
 }
@@ -61,8 +71,10 @@ function StateExplanation({ card }: { card: LinkCard }) {
 function PrivilegedNote({ card }: { card: LinkCard }) {
   return (
     <p className="note note-danger" role="note" aria-label="Privileged role">
-      Privileged role: it carries {card.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, so the server owner consented to this link by typing the role's name. When the plugin's list leaves out a member for
-      whom it is the only source of Administrator or Manage Server, the bot keeps it on them until the owner applies the removal.
+      Privileged role: it carries {card.privileged.join(', ')}. Whoever the plugin lists can run or damage this server,
+      so the server owner consented to this link by typing the role's name. When the plugin's list leaves out a member
+      for whom it is the only source of Administrator or Manage Server, the bot keeps it on them until the owner applies
+      the removal.
     </p>
   );
 }
@@ -132,16 +144,32 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
       </dl>
 
       <SyncProgress link={card} />
-      {card.counts.held_count > 0 ? <p className="muted small">{fmt(card.counts.held_count)} users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.</p> : null}
+      {card.counts.held_count > 0 ? (
+        <p className="muted small">
+          {fmt(card.counts.held_count)} users beyond the plan's synced limit are stored and held; they are synced
+          automatically after an upgrade.
+        </p>
+      ) : null}
       {card.sync.last_sync_at ? (
         <p className="muted small">
           Last sync <DateTime iso={card.sync.last_sync_at} />
         </p>
       ) : null}
 
-      {card.held_change ? <HeldChangePanel guildId={card.guild_id} roleId={card.role_id} roleName={name} held={card.held_change} removal={card.removal?.change_id === card.held_change.change_id ? card.removal : null} owner={owner} /> : null}
+      {card.held_change ? (
+        <HeldChangePanel
+          guildId={card.guild_id}
+          roleId={card.role_id}
+          roleName={name}
+          held={card.held_change}
+          removal={card.removal?.change_id === card.held_change.change_id ? card.removal : null}
+          owner={owner}
+        />
+      ) : null}
       {/* Once nothing of it is held (the list arrived, or an admin-source hold was applied), where the removal stands, from the server. */}
-      {card.removal && card.removal.change_id !== card.held_change?.change_id ? <RemovalProgressNotice removal={card.removal} /> : null}
+      {card.removal && card.removal.change_id !== card.held_change?.change_id ? (
+        <RemovalProgressNotice removal={card.removal} />
+      ) : null}
     </Card>
   );
 }

@@ -24,8 +24,18 @@ export function ResendRequest({ guildId, roleId, removal, owner }: Props) {
   const ask = useMutation({
     mutationFn: () => dashboardApi.requestResend(guildId, roleId),
     onSuccess: (r) => {
-      if (r.queued) toast.show('success', 'Plugin asked to resend its list', 'The service sends it the request now; its list is accepted until the window ends.');
-      else toast.show('info', 'Already asked', 'The plugin was asked less than five minutes ago; no second request was sent.');
+      if (r.queued)
+        toast.show(
+          'success',
+          'Plugin asked to resend its list',
+          'The service sends it the request now; its list is accepted until the window ends.',
+        );
+      else
+        toast.show(
+          'info',
+          'Already asked',
+          'The plugin was asked less than five minutes ago; no second request was sent.',
+        );
       void client.invalidateQueries({ queryKey: queryKeys.link(guildId, roleId), exact: true });
       void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
     },
@@ -33,7 +43,12 @@ export function ResendRequest({ guildId, roleId, removal, owner }: Props) {
   const { listening, requested_at: requestedAt, available_at: availableAt } = removal.resend;
   if (owner === undefined) return null;
   if (!listening) {
-    return <p className="muted">The plugin did not ask for list.resend_requested events, so it cannot be asked from here: it has to resend its list by itself.</p>;
+    return (
+      <p className="muted">
+        The plugin did not ask for list.resend_requested events, so it cannot be asked from here: it has to resend its
+        list by itself.
+      </p>
+    );
   }
   return (
     <>
@@ -80,14 +95,18 @@ export function RemovalProgressNotice({ removal }: { removal: RemovalProgressVie
     const resent = removal.list_resent_at ? <DateTime iso={removal.list_resent_at} /> : null;
     return (
       <p className={styles.applied} role="status">
-        {removal.state === 'removing' ? 'Removals in progress' : 'Removals applied'} ({count(n, 'removal', 'removals')} confirmed): the plugin resent its list {resent}
-        {removal.state === 'removing' ? ', and the bot is removing the role from the members not on it.' : ', and the bot made the removals.'}
+        {removal.state === 'removing' ? 'Removals in progress' : 'Removals applied'} ({count(n, 'removal', 'removals')}{' '}
+        confirmed): the plugin resent its list {resent}
+        {removal.state === 'removing'
+          ? ', and the bot is removing the role from the members not on it.'
+          : ', and the bot made the removals.'}
       </p>
     );
   }
   return (
     <p className="muted" role="status">
-      The removal applied <DateTime iso={removal.confirmed_at} /> was not carried out: the plugin did not resend its list before <DateTime iso={removal.window_ends_at} relative={false} />.
+      The removal applied <DateTime iso={removal.confirmed_at} /> was not carried out: the plugin did not resend its
+      list before <DateTime iso={removal.window_ends_at} relative={false} />.
     </p>
   );
 }

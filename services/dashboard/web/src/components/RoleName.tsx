@@ -4,7 +4,13 @@ import styles from './RoleName.module.css';
 /** A role's colour swatch and name; the platform's "no colour" and a deleted role get a neutral swatch. */
 export function RoleSwatch({ color }: { color: string | null | undefined }) {
   const safe = color && /^#[0-9a-fA-F]{6}$/.test(color) ? color : null;
-  return <span className={safe ? styles.swatch : `${styles.swatch} ${styles.neutral}`} style={safe ? { backgroundColor: safe } : undefined} aria-hidden="true" />;
+  return (
+    <span
+      className={safe ? styles.swatch : `${styles.swatch} ${styles.neutral}`}
+      style={safe ? { backgroundColor: safe } : undefined}
+      aria-hidden="true"
+    />
+  );
 }
 
 export function roleLabel(role: DashboardRole | null, roleId: string): string {

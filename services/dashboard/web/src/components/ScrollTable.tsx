@@ -38,8 +38,15 @@ export function ScrollTable({ label, children }: { label: string; children: Reac
         </p>
       ) : null}
       <div className={styles.frame} data-more-left={more.left || undefined} data-more-right={more.right || undefined}>
-        {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a scrolling region must take focus to be scrolled by keyboard (WCAG 2.1.1) */}
-        <div ref={ref} className={styles.scroller} role="region" aria-label={label} aria-describedby={scrolls ? hintId : undefined} tabIndex={0}>
+        <div
+          ref={ref}
+          className={styles.scroller}
+          role="region"
+          aria-label={label}
+          aria-describedby={scrolls ? hintId : undefined}
+          // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a scrolling region must take focus to be scrolled by keyboard (WCAG 2.1.1)
+          tabIndex={0}
+        >
           {children}
         </div>
       </div>

@@ -79,7 +79,9 @@ export function SetupCheckPanel({ guildId }: { guildId: string }) {
       <div className={styles.head}>
         <div>
           <CardTitle id="setup-check-title">Check setup</CardTitle>
-          <p className="muted small">Whether the platform lets the bot do its job in this server, and how to fix what it does not.</p>
+          <p className="muted small">
+            Whether the platform lets the bot do its job in this server, and how to fix what it does not.
+          </p>
         </div>
         <Button disabled={isFetching} onClick={() => (asked ? void refetch() : setAsked(true))}>
           {isFetching ? 'Checking…' : data ? 'Check again' : 'Check setup'}
@@ -93,7 +95,8 @@ export function SetupCheckPanel({ guildId }: { guildId: string }) {
       {data ? (
         <>
           <p className={data.ok ? 'note' : 'note note-danger'} role="status">
-            {data.ok ? 'Ready: every check passes.' : `${problems} problem${problems > 1 ? 's' : ''} to fix.`} Checked <DateTime iso={data.checked_at} />.
+            {data.ok ? 'Ready: every check passes.' : `${problems} problem${problems > 1 ? 's' : ''} to fix.`} Checked{' '}
+            <DateTime iso={data.checked_at} />.
           </p>
           <ul className={styles.checks}>
             {data.checks.map((c) => (

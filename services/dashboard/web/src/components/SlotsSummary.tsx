@@ -9,7 +9,10 @@ export function SlotsSummary({ guild }: { guild: DashboardGuildSummary }) {
   return (
     <BadgeRow>
       <PlanBadge plan={guild.plan} />
-      <Badge tone={over ? 'warning' : used === allowed ? 'info' : 'neutral'} title="Role links use the server's integration slots">
+      <Badge
+        tone={over ? 'warning' : used === allowed ? 'info' : 'neutral'}
+        title="Role links use the server's integration slots"
+      >
         {used} of {allowed} slots used
       </Badge>
       {guild.owner ? <Badge tone="accent">Owner</Badge> : null}

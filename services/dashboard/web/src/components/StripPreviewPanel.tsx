@@ -17,14 +17,24 @@ function sampleText(p: StripPreviewView): string {
  * confirmation when any admin (the acting one first) would lose Administrator or Manage Server. The owner is
  * never among them: the platform gives the owner every permission whatever their roles.
  */
-export function StripPreviewPanel(props: { preview: StripPreviewView | null; error: string | null; lockoutConfirmed: boolean; onLockoutConfirmed: (on: boolean) => void; checkboxId: string; disabled: boolean }) {
+export function StripPreviewPanel(props: {
+  preview: StripPreviewView | null;
+  error: string | null;
+  lockoutConfirmed: boolean;
+  onLockoutConfirmed: (on: boolean) => void;
+  checkboxId: string;
+  disabled: boolean;
+}) {
   const { preview: p, error } = props;
   if (error) return <FieldErrorText>Who would lose the role could not be loaded: {error}</FieldErrorText>;
   if (!p) return <p aria-busy="true">Counting the members this link gave the role to…</p>;
   return (
     <div className={styles.preview}>
       {p.count === 0 ? (
-        <p>No member got the role through this link, so nobody loses it. Members who held it before the link, or were given it by hand, keep it.</p>
+        <p>
+          No member got the role through this link, so nobody loses it. Members who held it before the link, or were
+          given it by hand, keep it.
+        </p>
       ) : (
         <p>
           <strong>
@@ -37,12 +47,24 @@ export function StripPreviewPanel(props: { preview: StripPreviewView | null; err
         <div className={styles.lockout} role="alert">
           {p.lockout.map((l) => (
             <p key={l.user_id}>
-              ⚠ {l.name ?? l.user_id} ({PERSON[l.who]}) would lose <strong>{l.permission}</strong>: this role is the only one that gives it. {l.who === 'you' ? 'You' : 'They'} could no longer manage this server here.
+              ⚠ {l.name ?? l.user_id} ({PERSON[l.who]}) would lose <strong>{l.permission}</strong>: this role is the
+              only one that gives it. {l.who === 'you' ? 'You' : 'They'} could no longer manage this server here.
             </p>
           ))}
-          {p.lockout_checked ? null : <p>⚠ Whether this locks an admin out could not be checked (the platform could not be asked, or the role goes from too many members to check each).</p>}
+          {p.lockout_checked ? null : (
+            <p>
+              ⚠ Whether this locks an admin out could not be checked (the platform could not be asked, or the role goes
+              from too many members to check each).
+            </p>
+          )}
           <div className="checkbox-row">
-            <input type="checkbox" id={props.checkboxId} checked={props.lockoutConfirmed} disabled={props.disabled} onChange={(e) => props.onLockoutConfirmed(e.target.checked)} />
+            <input
+              type="checkbox"
+              id={props.checkboxId}
+              checked={props.lockoutConfirmed}
+              disabled={props.disabled}
+              onChange={(e) => props.onLockoutConfirmed(e.target.checked)}
+            />
             <label htmlFor={props.checkboxId}>I understand: remove the role anyway</label>
           </div>
         </div>

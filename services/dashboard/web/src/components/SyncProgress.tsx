@@ -12,7 +12,9 @@ export function SyncProgress({ link }: { link: LinkView }) {
         <span>
           Synced {fmt(s.done)}
           {s.target === null ? '' : ` of ${fmt(s.target)}`}
-          {s.pending > 0 ? ` · ${fmt(s.pending)} ${s.pending === 1 ? 'change' : 'changes'} to make (additions and removals)` : ''}
+          {s.pending > 0
+            ? ` · ${fmt(s.pending)} ${s.pending === 1 ? 'change' : 'changes'} to make (additions and removals)`
+            : ''}
         </span>
         <span className={s.tone === 'held' ? styles.held : 'muted'}>{s.text}</span>
       </div>
@@ -22,16 +24,38 @@ export function SyncProgress({ link }: { link: LinkView }) {
         </p>
       ) : s.notInServer > 0 ? (
         <p className="muted small" data-testid="not-in-server">
-          {fmt(s.notInServer)} listed {s.notInServer === 1 ? 'user is' : 'users are'} not in the server: they get the role when they join.
+          {fmt(s.notInServer)} listed {s.notInServer === 1 ? 'user is' : 'users are'} not in the server: they get the
+          role when they join.
         </p>
       ) : null}
       {s.deleted > 0 ? (
         <p className="muted small" data-testid="deleted-accounts">
-          {fmt(s.deleted)} listed {s.deleted === 1 ? 'user no longer exists: the account was deleted' : 'users no longer exist: the accounts were deleted'}, so nobody can give them the role.
+          {fmt(s.deleted)} listed{' '}
+          {s.deleted === 1
+            ? 'user no longer exists: the account was deleted'
+            : 'users no longer exist: the accounts were deleted'}
+          , so nobody can give them the role.
         </p>
       ) : null}
-      <div className={styles.progress} role="progressbar" aria-label="Sync progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={s.percent} aria-valuetext={`${s.percent}% synced, ${s.text}`}>
-        <div className={s.tone === 'done' ? `${styles.bar} ${styles.done}` : s.tone === 'held' ? `${styles.bar} ${styles.barHeld}` : styles.bar} style={{ width: `${s.percent}%` }} />
+      <div
+        className={styles.progress}
+        role="progressbar"
+        aria-label="Sync progress"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={s.percent}
+        aria-valuetext={`${s.percent}% synced, ${s.text}`}
+      >
+        <div
+          className={
+            s.tone === 'done'
+              ? `${styles.bar} ${styles.done}`
+              : s.tone === 'held'
+                ? `${styles.bar} ${styles.barHeld}`
+                : styles.bar
+          }
+          style={{ width: `${s.percent}%` }}
+        />
       </div>
     </div>
   );

@@ -13,7 +13,13 @@ export function healthText(status: PluginHealthStatus | 'unknown'): string {
   return HEALTH[status].text;
 }
 
-export function HealthBadge({ status, prefix = 'Plugin' }: { status: PluginHealthStatus | 'unknown'; prefix?: string }) {
+export function HealthBadge({
+  status,
+  prefix = 'Plugin',
+}: {
+  status: PluginHealthStatus | 'unknown';
+  prefix?: string;
+}) {
   const h = HEALTH[status] ?? HEALTH.unknown;
   return <Badge tone={h.tone}>{prefix ? `${prefix}: ${h.text.toLowerCase()}` : h.text}</Badge>;
 }
@@ -26,5 +32,9 @@ export function LinkStateBadge({ state }: { state: LinkView['state'] }) {
 
 export function PlanBadge({ plan }: { plan: string }) {
   // a PlanName, or a plan this build does not know
-  return <Badge tone={plan === 'premium' ? 'accent' : 'neutral'}>{plan === 'premium' ? 'Premium' : plan === 'free' ? 'Free plan' : plan}</Badge>;
+  return (
+    <Badge tone={plan === 'premium' ? 'accent' : 'neutral'}>
+      {plan === 'premium' ? 'Premium' : plan === 'free' ? 'Free plan' : plan}
+    </Badge>
+  );
 }

@@ -47,12 +47,21 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       {children}
       <div className={styles.toasts} role="status" aria-live="polite" aria-label="Notifications">
         {toasts.map((t) => (
-          <div key={t.id} className={t.kind === 'info' ? styles.toast : `${styles.toast} ${styles[t.kind]}`} role={t.kind === 'error' ? 'alert' : undefined}>
+          <div
+            key={t.id}
+            className={t.kind === 'info' ? styles.toast : `${styles.toast} ${styles[t.kind]}`}
+            role={t.kind === 'error' ? 'alert' : undefined}
+          >
             <div className={styles.text}>
               <strong>{t.message}</strong>
               {t.detail ? <span className={styles.detail}>{t.detail}</span> : null}
             </div>
-            <button type="button" className={styles.close} aria-label="Dismiss notification" onClick={() => dismiss(t.id)}>
+            <button
+              type="button"
+              className={styles.close}
+              aria-label="Dismiss notification"
+              onClick={() => dismiss(t.id)}
+            >
               ×
             </button>
           </div>

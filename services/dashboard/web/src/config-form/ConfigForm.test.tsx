@@ -15,7 +15,12 @@ const structure: ConfigStructure = {
     {
       title: 'Basics',
       fields: [
-        { type: 'text', key: 'nickname', label: 'Nickname', validation: { required: true, min: 2, pattern: '^[a-z]+$', pattern_message: 'lowercase letters only' } },
+        {
+          type: 'text',
+          key: 'nickname',
+          label: 'Nickname',
+          validation: { required: true, min: 2, pattern: '^[a-z]+$', pattern_message: 'lowercase letters only' },
+        },
         { type: 'number', key: 'level', label: 'Level', validation: { min: 0, max: 100 } },
       ],
     },
@@ -30,7 +35,9 @@ const structure: ConfigStructure = {
 
 function renderForm(values: Record<string, unknown> = {}) {
   const onSaved = jest.fn();
-  const view = renderPage(<ConfigForm guildId={G} roleId={R} structure={structure} values={values} onSaved={onSaved} />);
+  const view = renderPage(
+    <ConfigForm guildId={G} roleId={R} structure={structure} values={values} onSaved={onSaved} />,
+  );
   return { ...view, onSaved };
 }
 
@@ -75,7 +82,9 @@ describe('ConfigForm', () => {
     const { onSaved } = renderForm({ nickname: 'ana', site: 'https://example.com' });
     await user.click(screen.getByRole('button', { name: 'Save configuration' }));
     await waitFor(() => expect(onSaved).toHaveBeenCalledTimes(1));
-    expect(api.calls).toEqual([{ method: 'POST', path: configPath, body: { config: { nickname: 'ana', site: 'https://example.com' } } }]);
+    expect(api.calls).toEqual([
+      { method: 'POST', path: configPath, body: { config: { nickname: 'ana', site: 'https://example.com' } } },
+    ]);
     const toasts = screen.getByRole('status', { name: 'Notifications' });
     expect(within(toasts).getByText('Configuration saved')).toBeInTheDocument();
     expect(within(toasts).getByText('Stored')).toBeInTheDocument();
@@ -83,7 +92,14 @@ describe('ConfigForm', () => {
 
   it('marks the field the server names in errors[].field, and shows its message word for word', async () => {
     const api = fakeApi();
-    api.on('POST', configPath, () => ({ status: 400, body: { statusCode: 400, message: 'The plugin refused the configuration', errors: [{ field: 'level', message: 'Level 7 is reserved' }] } }));
+    api.on('POST', configPath, () => ({
+      status: 400,
+      body: {
+        statusCode: 400,
+        message: 'The plugin refused the configuration',
+        errors: [{ field: 'level', message: 'Level 7 is reserved' }],
+      },
+    }));
     const user = userEvent.setup();
     const { onSaved } = renderForm({ nickname: 'ana', level: 7, site: 'https://example.com' });
     await user.click(screen.getByRole('button', { name: 'Save configuration' }));

@@ -8,7 +8,16 @@ import { ErrorBanner, FieldErrorList } from '../components/ErrorState';
 import { useToast } from '../components/toasts';
 import type { FieldBinding } from './FieldRenderer';
 import { FieldRenderer } from './FieldRenderer';
-import { allFields, initialValues, rangePairs, sameValues, sectionLayout, splitErrors, submissionInput, type FormValues } from './form-model';
+import {
+  allFields,
+  initialValues,
+  rangePairs,
+  sameValues,
+  sectionLayout,
+  splitErrors,
+  submissionInput,
+  type FormValues,
+} from './form-model';
 import { FormSection } from './FormSection';
 import { RangePair } from './RangePair';
 import { messageOf, otherErrors, submissionResolver } from './submission-resolver';
@@ -49,9 +58,13 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
   const { control, setValue, getFieldState, trigger, setError, reset, formState } = form;
   const values = useWatch({ control }) as FormValues;
   const errors = formState.errors;
-  const [collapsed, setCollapsed] = useState<boolean[]>(() => structure.sections.map((s) => s.collapsible === true && s.default_collapsed === true));
+  const [collapsed, setCollapsed] = useState<boolean[]>(() =>
+    structure.sections.map((s) => s.collapsible === true && s.default_collapsed === true),
+  );
   const [banner, setBanner] = useState<Banner | null>(null);
-  const save = useMutation({ mutationFn: (config: Record<string, unknown>) => dashboardApi.submitConfig(guildId, roleId, config) });
+  const save = useMutation({
+    mutationFn: (config: Record<string, unknown>) => dashboardApi.submitConfig(guildId, roleId, config),
+  });
   const saving = save.isPending;
 
   const visible = useMemo(() => visibleKeys(structure, submissionInput(values)), [structure, values]);
@@ -118,7 +131,12 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
   }
 
   return (
-    <form className={panel.panel} onSubmit={(e) => void form.handleSubmit(submitValid, submitInvalid)(e)} noValidate aria-labelledby={`${formId}-name`}>
+    <form
+      className={panel.panel}
+      onSubmit={(e) => void form.handleSubmit(submitValid, submitInvalid)(e)}
+      noValidate
+      aria-labelledby={`${formId}-name`}
+    >
       <div className={panel.header}>
         <h2 id={`${formId}-name`}>{structure.name}</h2>
         {structure.description ? <p className={panel.description}>{structure.description}</p> : null}
@@ -133,11 +151,22 @@ export function ConfigForm({ guildId, roleId, structure, values: given, onSaved 
       {structure.sections.map((section, si) => {
         const items = sectionLayout(section, visible, pairs);
         return (
-          <FormSection key={si} section={section} collapsed={collapsed[si] ?? false} onToggle={() => setCollapsed((prev) => prev.map((c, i) => (i === si ? !c : c)))}>
+          <FormSection
+            key={si}
+            section={section}
+            collapsed={collapsed[si] ?? false}
+            onToggle={() => setCollapsed((prev) => prev.map((c, i) => (i === si ? !c : c)))}
+          >
             {items.length === 0 ? <p className="muted small">No settings apply with the current choices.</p> : null}
             {items.map((item) =>
               item.kind === 'pair' ? (
-                <RangePair key={item.start.key} start={item.start} end={item.end} startBinding={bind(item.start)} endBinding={bind(item.end)} />
+                <RangePair
+                  key={item.start.key}
+                  start={item.start}
+                  end={item.end}
+                  startBinding={bind(item.start)}
+                  endBinding={bind(item.end)}
+                />
               ) : (
                 <FieldRenderer key={item.field.key} field={item.field} binding={bind(item.field)} />
               ),

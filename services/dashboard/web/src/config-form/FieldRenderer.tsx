@@ -16,7 +16,12 @@ import { TextareaControl, TextControl } from './fields/TextControl';
 export type FieldBinding = Omit<FieldProps, 'field' | 'describedBy' | 'ariaLabel'>;
 
 /** The bare input of a single-input field type (null for group types), for a shell or a range pair. */
-export function renderControl(field: Field, binding: FieldBinding, describedBy: string | undefined, ariaLabel?: string): ReactNode {
+export function renderControl(
+  field: Field,
+  binding: FieldBinding,
+  describedBy: string | undefined,
+  ariaLabel?: string,
+): ReactNode {
   const p = { ...binding, describedBy, ariaLabel };
   switch (field.type) {
     case 'text':

@@ -6,7 +6,17 @@ import styles from './FieldShell.module.css';
 import { Field as FieldBox, FieldErrorText as ErrorText, FieldHelp } from '../components/Field';
 
 /** Label, description, the control and its error: the frame of every single-input field. */
-export function FieldShell({ field, id, error, children }: { field: Field; id: string; error: string | undefined; children: ReactNode }) {
+export function FieldShell({
+  field,
+  id,
+  error,
+  children,
+}: {
+  field: Field;
+  id: string;
+  error: string | undefined;
+  children: ReactNode;
+}) {
   const ids = fieldIds(id);
   return (
     <FieldBox>
@@ -23,10 +33,27 @@ export function FieldShell({ field, id, error, children }: { field: Field; id: s
  * described by the description, the `hint` (if given, it must carry `fieldIds(id).hint`) and the error.
  * `children` are the choices.
  */
-export function FieldGroup({ field, id, error, hint, children }: { field: Field; id: string; error: string | undefined; hint?: ReactNode; children: ReactNode }) {
+export function FieldGroup({
+  field,
+  id,
+  error,
+  hint,
+  children,
+}: {
+  field: Field;
+  id: string;
+  error: string | undefined;
+  hint?: ReactNode;
+  children: ReactNode;
+}) {
   const ids = fieldIds(id);
   return (
-    <FieldBox as="fieldset" aria-describedby={joinIds(field.description && ids.description, hint != null && ids.hint, error && ids.error)} aria-invalid={error ? true : undefined} aria-required={isRequired(field) || undefined}>
+    <FieldBox
+      as="fieldset"
+      aria-describedby={joinIds(field.description && ids.description, hint != null && ids.hint, error && ids.error)}
+      aria-invalid={error ? true : undefined}
+      aria-required={isRequired(field) || undefined}
+    >
       <legend>
         {field.label}
         {isRequired(field) ? <RequiredMark /> : null}

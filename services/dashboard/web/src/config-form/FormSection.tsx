@@ -17,7 +17,13 @@ export function FormSection({ section, collapsed, onToggle, children }: Props) {
     <section className={styles.section} aria-labelledby={`${id}-title`}>
       <h3 className={styles.title} id={`${id}-title`}>
         {collapsible ? (
-          <button type="button" className={styles.disclosure} aria-expanded={!collapsed} aria-controls={bodyId} onClick={onToggle}>
+          <button
+            type="button"
+            className={styles.disclosure}
+            aria-expanded={!collapsed}
+            aria-controls={bodyId}
+            onClick={onToggle}
+          >
             <span className={styles.icon} aria-hidden="true" />
             {section.title}
           </button>

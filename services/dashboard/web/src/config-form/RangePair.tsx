@@ -10,7 +10,17 @@ import styles from './RangePair.module.css';
  * Spec 2.9: a start field and the field that pairs with it, inline as `<start> to <end>`. The end's
  * label and description are hidden; its input keeps an accessible name, "<start label> (end)".
  */
-export function RangePair({ start, end, startBinding, endBinding }: { start: Field; end: Field; startBinding: FieldBinding; endBinding: FieldBinding }) {
+export function RangePair({
+  start,
+  end,
+  startBinding,
+  endBinding,
+}: {
+  start: Field;
+  end: Field;
+  startBinding: FieldBinding;
+  endBinding: FieldBinding;
+}) {
   const s = fieldIds(startBinding.id);
   const e = fieldIds(endBinding.id);
   return (

@@ -34,7 +34,10 @@ export function isRequired(field: Field): boolean {
  * The ARIA every bare control carries: invalid while it has an error, described by `describedBy` plus any
  * `extra` ids of its own (a unit suffix, a shown value), required, and the range end's accessible name.
  */
-export function controlAria({ field, error, describedBy, ariaLabel }: Pick<FieldProps, 'field' | 'error' | 'describedBy' | 'ariaLabel'>, ...extra: (string | false | undefined)[]) {
+export function controlAria(
+  { field, error, describedBy, ariaLabel }: Pick<FieldProps, 'field' | 'error' | 'describedBy' | 'ariaLabel'>,
+  ...extra: (string | false | undefined)[]
+) {
   return {
     'aria-invalid': error ? true : undefined,
     'aria-describedby': joinIds(describedBy, ...extra),

@@ -13,7 +13,13 @@ function structure(): ConfigStructure {
           { type: 'number', key: 'min_level', label: 'Minimum level', default_value: 5 },
           { type: 'number', key: 'max_level', label: 'Maximum level', pair_with: 'min_level' },
           { type: 'toggle', key: 'advanced', label: 'Advanced', default_value: false },
-          { type: 'secret', key: 'api_key', label: 'API key', condition: { field: 'advanced', equals: true }, validation: { required: true } },
+          {
+            type: 'secret',
+            key: 'api_key',
+            label: 'API key',
+            condition: { field: 'advanced', equals: true },
+            validation: { required: true },
+          },
           {
             type: 'multi_select',
             key: 'games',
@@ -65,7 +71,8 @@ describe('submissionInput with validateSubmission', () => {
     const s = structure();
     const result = validateSubmission(s, submissionInput({ ...initialValues(s, {}), advanced: true }));
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(splitErrors(result.errors, new Set(['api_key'])).byField).toEqual({ api_key: 'API key is required' });
+    if (!result.ok)
+      expect(splitErrors(result.errors, new Set(['api_key'])).byField).toEqual({ api_key: 'API key is required' });
   });
 });
 
@@ -91,7 +98,13 @@ describe('rangePairs and sectionLayout', () => {
     const pairs = rangePairs(s, visible);
     expect([...pairs.keys()]).toEqual(['min_level']);
     const layout = sectionLayout(s.sections[0]!, visible, pairs);
-    expect(layout.map((i) => (i.kind === 'pair' ? `${i.start.key}..${i.end.key}` : i.field.key))).toEqual(['nickname', 'min_level..max_level', 'advanced', 'games', 'notice']);
+    expect(layout.map((i) => (i.kind === 'pair' ? `${i.start.key}..${i.end.key}` : i.field.key))).toEqual([
+      'nickname',
+      'min_level..max_level',
+      'advanced',
+      'games',
+      'notice',
+    ]);
   });
 
   it('renders fields apart when one side is hidden', () => {

@@ -19,7 +19,8 @@ export function initialValues(structure: ConfigStructure, values: Record<string,
     if (field.type === 'display' || Object.prototype.hasOwnProperty.call(out, field.key)) continue;
     const given = Object.prototype.hasOwnProperty.call(values, field.key) ? values[field.key] : undefined;
     if (given !== undefined && given !== null) out[field.key] = given;
-    else if (field.default_value !== undefined) out[field.key] = Array.isArray(field.default_value) ? [...field.default_value] : field.default_value;
+    else if (field.default_value !== undefined)
+      out[field.key] = Array.isArray(field.default_value) ? [...field.default_value] : field.default_value;
   }
   return out;
 }
@@ -32,7 +33,10 @@ export function submissionInput(values: FormValues): Record<string, unknown> {
 }
 
 /** The first message per field; errors naming no field of the form are returned apart, for the banner. */
-export function splitErrors(errors: readonly FieldError[], keys: ReadonlySet<string>): { byField: Record<string, string>; other: FieldError[] } {
+export function splitErrors(
+  errors: readonly FieldError[],
+  keys: ReadonlySet<string>,
+): { byField: Record<string, string>; other: FieldError[] } {
   const byField: Record<string, string> = {};
   const other: FieldError[] = [];
   for (const e of errors) {
@@ -72,7 +76,11 @@ export function rangePairs(structure: ConfigStructure, visible: ReadonlySet<stri
 export type LayoutItem = { kind: 'field'; field: Field } | { kind: 'pair'; start: Field; end: Field };
 
 /** A section's visible fields in order, with each pair's end moved next to its start. */
-export function sectionLayout(section: Section, visible: ReadonlySet<string>, pairs: ReadonlyMap<string, Field>): LayoutItem[] {
+export function sectionLayout(
+  section: Section,
+  visible: ReadonlySet<string>,
+  pairs: ReadonlyMap<string, Field>,
+): LayoutItem[] {
   const ends = new Set([...pairs.values()].map((f) => f.key));
   const items: LayoutItem[] = [];
   for (const field of section.fields) {

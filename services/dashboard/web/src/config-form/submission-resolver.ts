@@ -19,7 +19,10 @@ export function submissionResolver(structure: ConfigStructure): Resolver<FormVal
     const { byField, other } = splitErrors(result.errors, keys);
     const errors: FieldErrors<FormValues> = {};
     for (const [key, message] of Object.entries(byField)) errors[key] = { type: 'validate', message };
-    if (other.length) errors.root = Object.fromEntries(other.map((e) => [`${OTHER}${e.field}`, { type: 'validate', message: e.message }]));
+    if (other.length)
+      errors.root = Object.fromEntries(
+        other.map((e) => [`${OTHER}${e.field}`, { type: 'validate', message: e.message }]),
+      );
     return { values: {}, errors };
   };
 }
@@ -28,7 +31,8 @@ export function submissionResolver(structure: ConfigStructure): Resolver<FormVal
 export function otherErrors(errors: FieldErrors<FormValues>): FieldError[] {
   const out: FieldError[] = [];
   for (const [key, value] of Object.entries(errors.root ?? {})) {
-    if (key.startsWith(OTHER) && typeof value === 'object' && value !== null && 'message' in value) out.push({ field: key.slice(OTHER.length), message: String(value.message) });
+    if (key.startsWith(OTHER) && typeof value === 'object' && value !== null && 'message' in value)
+      out.push({ field: key.slice(OTHER.length), message: String(value.message) });
   }
   return out;
 }

@@ -3,7 +3,13 @@ import { inlineText, parseInlineFormat, safeHref, type InlineNode } from './inli
 const text = (t: string): InlineNode => ({ kind: 'text', text: t });
 
 function links(nodes: readonly InlineNode[]): string[] {
-  return nodes.flatMap((n) => (n.kind === 'link' ? [n.href, ...links(n.children)] : n.kind === 'bold' || n.kind === 'italic' ? links(n.children) : []));
+  return nodes.flatMap((n) =>
+    n.kind === 'link'
+      ? [n.href, ...links(n.children)]
+      : n.kind === 'bold' || n.kind === 'italic'
+        ? links(n.children)
+        : [],
+  );
 }
 
 describe('parseInlineFormat', () => {
@@ -16,32 +22,59 @@ describe('parseInlineFormat', () => {
   });
 
   it('parses bold, italic and inline code', () => {
-    expect(parseInlineFormat('a **b** *c* `d`')).toEqual([text('a '), { kind: 'bold', children: [text('b')] }, text(' '), { kind: 'italic', children: [text('c')] }, text(' '), { kind: 'code', text: 'd' }]);
+    expect(parseInlineFormat('a **b** *c* `d`')).toEqual([
+      text('a '),
+      { kind: 'bold', children: [text('b')] },
+      text(' '),
+      { kind: 'italic', children: [text('c')] },
+      text(' '),
+      { kind: 'code', text: 'd' },
+    ]);
   });
 
   it('keeps formatting markers inside code literal', () => {
-    expect(parseInlineFormat('`**not bold** [x](https://a.example)`')).toEqual([{ kind: 'code', text: '**not bold** [x](https://a.example)' }]);
+    expect(parseInlineFormat('`**not bold** [x](https://a.example)`')).toEqual([
+      { kind: 'code', text: '**not bold** [x](https://a.example)' },
+    ]);
   });
 
   it('nests italic inside bold and bold inside italic', () => {
-    expect(parseInlineFormat('**a *b* c**')).toEqual([{ kind: 'bold', children: [text('a '), { kind: 'italic', children: [text('b')] }, text(' c')] }]);
-    expect(parseInlineFormat('*a **b** c*')).toEqual([{ kind: 'italic', children: [text('a '), { kind: 'bold', children: [text('b')] }, text(' c')] }]);
+    expect(parseInlineFormat('**a *b* c**')).toEqual([
+      { kind: 'bold', children: [text('a '), { kind: 'italic', children: [text('b')] }, text(' c')] },
+    ]);
+    expect(parseInlineFormat('*a **b** c*')).toEqual([
+      { kind: 'italic', children: [text('a '), { kind: 'bold', children: [text('b')] }, text(' c')] },
+    ]);
   });
 
   it('turns line breaks (\\n, \\r\\n, \\r) into break nodes', () => {
-    expect(parseInlineFormat('one\ntwo\r\nthree\rfour')).toEqual([text('one'), { kind: 'break' }, text('two'), { kind: 'break' }, text('three'), { kind: 'break' }, text('four')]);
+    expect(parseInlineFormat('one\ntwo\r\nthree\rfour')).toEqual([
+      text('one'),
+      { kind: 'break' },
+      text('two'),
+      { kind: 'break' },
+      text('three'),
+      { kind: 'break' },
+      text('four'),
+    ]);
   });
 
   it('parses a markdown link with formatted text', () => {
     expect(parseInlineFormat('see [the **docs**](https://docs.example/guide?a=1#top).')).toEqual([
       text('see '),
-      { kind: 'link', href: 'https://docs.example/guide?a=1#top', children: [text('the '), { kind: 'bold', children: [text('docs')] }] },
+      {
+        kind: 'link',
+        href: 'https://docs.example/guide?a=1#top',
+        children: [text('the '), { kind: 'bold', children: [text('docs')] }],
+      },
       text('.'),
     ]);
   });
 
   it('keeps balanced parentheses in a link target', () => {
-    expect(links(parseInlineFormat('[wiki](https://en.wikipedia.org/wiki/Foo_(bar))'))).toEqual(['https://en.wikipedia.org/wiki/Foo_(bar)']);
+    expect(links(parseInlineFormat('[wiki](https://en.wikipedia.org/wiki/Foo_(bar))'))).toEqual([
+      'https://en.wikipedia.org/wiki/Foo_(bar)',
+    ]);
   });
 
   it('auto-links bare http and https URLs without trailing punctuation', () => {
@@ -61,7 +94,9 @@ describe('parseInlineFormat', () => {
 
   it('does not auto-link inside link text (no nested anchors)', () => {
     const nodes = parseInlineFormat('[https://shown.example](https://target.example)');
-    expect(nodes).toEqual([{ kind: 'link', href: 'https://target.example/', children: [text('https://shown.example')] }]);
+    expect(nodes).toEqual([
+      { kind: 'link', href: 'https://target.example/', children: [text('https://shown.example')] },
+    ]);
   });
 
   it('does not auto-link URLs glued to a word', () => {
@@ -73,7 +108,10 @@ describe('parseInlineFormat', () => {
     expect(parseInlineFormat('*italic without end')).toEqual([text('*italic without end')]);
     expect(parseInlineFormat('`code without end')).toEqual([text('`code without end')]);
     expect(parseInlineFormat('[text without target]')).toEqual([text('[text without target]')]);
-    expect(parseInlineFormat('[text](https://a.example')).toEqual([text('[text]('), { kind: 'link', href: 'https://a.example/', children: [text('https://a.example')] }]);
+    expect(parseInlineFormat('[text](https://a.example')).toEqual([
+      text('[text]('),
+      { kind: 'link', href: 'https://a.example/', children: [text('https://a.example')] },
+    ]);
   });
 
   it('does not treat spaced-out asterisks as emphasis', () => {
@@ -81,14 +119,28 @@ describe('parseInlineFormat', () => {
   });
 
   it('survives crossed and piled-up markers without losing text', () => {
-    for (const input of ['***x***', '**a *b** c*', '*a **b* c**', '****', '**', '*', '``', '[](https://a.example)', '[[x](https://a.example)](https://b.example)']) {
+    for (const input of [
+      '***x***',
+      '**a *b** c*',
+      '*a **b* c**',
+      '****',
+      '**',
+      '*',
+      '``',
+      '[](https://a.example)',
+      '[[x](https://a.example)](https://b.example)',
+    ]) {
       const nodes = parseInlineFormat(input);
-      expect(inlineText(nodes).replace(/\*|`|\[|\]|\(|\)|https:\/\/[ab]\.example/g, '')).toBe(input.replace(/\*|`|\[|\]|\(|\)|https:\/\/[ab]\.example/g, ''));
+      expect(inlineText(nodes).replace(/\*|`|\[|\]|\(|\)|https:\/\/[ab]\.example/g, '')).toBe(
+        input.replace(/\*|`|\[|\]|\(|\)|https:\/\/[ab]\.example/g, ''),
+      );
     }
   });
 
   it('keeps HTML as literal text', () => {
-    expect(parseInlineFormat('<script>alert(1)</script><img src=x onerror=alert(1)>')).toEqual([text('<script>alert(1)</script><img src=x onerror=alert(1)>')]);
+    expect(parseInlineFormat('<script>alert(1)</script><img src=x onerror=alert(1)>')).toEqual([
+      text('<script>alert(1)</script><img src=x onerror=alert(1)>'),
+    ]);
   });
 
   it('never links javascript:, data:, vbscript: or relative targets', () => {
@@ -109,7 +161,11 @@ describe('parseInlineFormat', () => {
   });
 
   it('renders an unsafe link as its text only', () => {
-    expect(parseInlineFormat('[click **me**](javascript:alert(1)) now')).toEqual([text('click '), { kind: 'bold', children: [text('me')] }, text(' now')]);
+    expect(parseInlineFormat('[click **me**](javascript:alert(1)) now')).toEqual([
+      text('click '),
+      { kind: 'bold', children: [text('me')] },
+      text(' now'),
+    ]);
   });
 
   it('handles long hostile input quickly', () => {
@@ -127,7 +183,17 @@ describe('safeHref', () => {
   });
 
   it('refuses every other scheme and malformed URLs', () => {
-    for (const raw of ['javascript:alert(1)', 'mailto:a@b.example', 'ftp://a.example', 'data:,x', '//a.example', 'https://', 'https://a.example/\u0000', 'https://a b.example', '']) {
+    for (const raw of [
+      'javascript:alert(1)',
+      'mailto:a@b.example',
+      'ftp://a.example',
+      'data:,x',
+      '//a.example',
+      'https://',
+      'https://a.example/\u0000',
+      'https://a b.example',
+      '',
+    ]) {
       expect(safeHref(raw)).toBeNull();
     }
   });

@@ -7,7 +7,12 @@
  */
 
 export type InlineNode =
-  { kind: 'text'; text: string } | { kind: 'break' } | { kind: 'bold'; children: InlineNode[] } | { kind: 'italic'; children: InlineNode[] } | { kind: 'code'; text: string } | { kind: 'link'; href: string; children: InlineNode[] };
+  | { kind: 'text'; text: string }
+  | { kind: 'break' }
+  | { kind: 'bold'; children: InlineNode[] }
+  | { kind: 'italic'; children: InlineNode[] }
+  | { kind: 'code'; text: string }
+  | { kind: 'link'; href: string; children: InlineNode[] };
 
 /** Characters that end a bare URL, and trailing punctuation that belongs to the sentence, not the URL. */
 const URL_STOP = /[\s<>"'`]/;
@@ -167,7 +172,12 @@ function parse(src: string, ctx: Context): InlineNode[] {
       }
     }
 
-    if ((ch === 'h' || ch === 'H') && ctx.links && BARE_URL_START.test(src.slice(i, i + 8)) && (i === 0 || !/[\p{L}\p{N}_]/u.test(src[i - 1] as string))) {
+    if (
+      (ch === 'h' || ch === 'H') &&
+      ctx.links &&
+      BARE_URL_START.test(src.slice(i, i + 8)) &&
+      (i === 0 || !/[\p{L}\p{N}_]/u.test(src[i - 1] as string))
+    ) {
       const length = bareUrlLength(src, i);
       const raw = src.slice(i, i + length);
       const href = safeHref(raw);

@@ -29,7 +29,10 @@ export function syncStatus(link: LinkView): SyncStatus {
   // the not-in-server count is unavailable, so is the target: a smaller number would only look exact.
   const notInServer = link.counts.not_in_server_count;
   const deleted = link.counts.deleted_count;
-  const target = notInServer === null ? null : Math.max(0, Math.min(link.counts.user_count, link.limits.synced_limit) - notInServer - deleted);
+  const target =
+    notInServer === null
+      ? null
+      : Math.max(0, Math.min(link.counts.user_count, link.limits.synced_limit) - notInServer - deleted);
   const done = target === null ? link.counts.synced_count : Math.min(link.counts.synced_count, target);
   const pending = link.counts.pending_count;
   const total = done + pending;
@@ -39,11 +42,22 @@ export function syncStatus(link: LinkView): SyncStatus {
     // Whether the applied removal still waits for the plugin's list is the server's word (the link's
     // `removal`, issue 34), refreshed with the card: never this browser's clock against the window.
     const waiting = link.removal?.change_id === held.change_id && link.removal.state === 'awaiting_list';
-    const text = waiting ? 'removal confirmed: waiting for the plugin to resend its list' : 'removal held: waiting for the server owner';
+    const text = waiting
+      ? 'removal confirmed: waiting for the plugin to resend its list'
+      : 'removal held: waiting for the server owner';
     return { done, target, pending, notInServer, deleted, percent, tone: 'held', text };
   }
   const eta = link.sync.eta_seconds;
   const upToDate = pending === 0 && (eta === null ? target === null || done >= target : eta <= 0);
   const text = upToDate ? 'up to date' : eta === null || eta <= 0 ? 'ETA unknown' : `ETA ${humanizeEta(eta)}`;
-  return { done, target, pending, notInServer, deleted, percent: upToDate ? 100 : Math.min(percent, 99.9), tone: upToDate ? 'done' : 'progress', text };
+  return {
+    done,
+    target,
+    pending,
+    notInServer,
+    deleted,
+    percent: upToDate ? 100 : Math.min(percent, 99.9),
+    tone: upToDate ? 'done' : 'progress',
+    text,
+  };
 }

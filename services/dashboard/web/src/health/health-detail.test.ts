@@ -21,7 +21,12 @@ describe('readHealthDetail', () => {
   it('reads the reason of an unreachable plugin and tolerates junk', () => {
     expect(readHealthDetail({ reason: 'ECONNREFUSED' }).reason).toBe('ECONNREFUSED');
     expect(readHealthDetail(null)).toEqual({ timestamp: null, reason: null, checks: [], services: [] });
-    expect(readHealthDetail({ checks: [1, 2], services: { a: 1 } })).toEqual({ timestamp: null, reason: null, checks: [], services: [] });
+    expect(readHealthDetail({ checks: [1, 2], services: { a: 1 } })).toEqual({
+      timestamp: null,
+      reason: null,
+      checks: [],
+      services: [],
+    });
     expect(readHealthDetail({ checks: { x: 'up' }, services: [null, { status: 'sideways' }] })).toEqual({
       timestamp: null,
       reason: null,
@@ -38,8 +43,19 @@ describe('upSummary and lastSeen', () => {
   });
 
   it('finds the newest answered check', () => {
-    const at = (status: 'healthy' | 'unreachable', checked_at: string) => ({ status, checked_at, latency_ms: null, detail: null });
-    expect(lastSeen([at('unreachable', '2025-01-03T00:00:00Z'), at('healthy', '2025-01-02T00:00:00Z'), at('healthy', '2025-01-01T00:00:00Z')])).toBe('2025-01-02T00:00:00Z');
+    const at = (status: 'healthy' | 'unreachable', checked_at: string) => ({
+      status,
+      checked_at,
+      latency_ms: null,
+      detail: null,
+    });
+    expect(
+      lastSeen([
+        at('unreachable', '2025-01-03T00:00:00Z'),
+        at('healthy', '2025-01-02T00:00:00Z'),
+        at('healthy', '2025-01-01T00:00:00Z'),
+      ]),
+    ).toBe('2025-01-02T00:00:00Z');
     expect(lastSeen([at('unreachable', '2025-01-03T00:00:00Z')])).toBeNull();
   });
 });

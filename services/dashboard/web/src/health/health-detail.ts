@@ -5,9 +5,19 @@ import type { PluginHealthCheckView } from '@rolelink/contracts';
  * plugin was unreachable). The report came from a plugin, so every property is checked, not assumed.
  */
 
-export type CheckRow = { name: string; status: 'up' | 'down' | 'unknown'; latency_ms: number | null; message: string | null };
+export type CheckRow = {
+  name: string;
+  status: 'up' | 'down' | 'unknown';
+  latency_ms: number | null;
+  message: string | null;
+};
 export type ServiceRow = { name: string; status: 'up' | 'down' | 'unknown'; latency_ms: number | null };
-export type HealthDetail = { timestamp: string | null; reason: string | null; checks: CheckRow[]; services: ServiceRow[] };
+export type HealthDetail = {
+  timestamp: string | null;
+  reason: string | null;
+  checks: CheckRow[];
+  services: ServiceRow[];
+};
 
 function upDown(value: unknown): 'up' | 'down' | 'unknown' {
   return value === 'up' || value === 'down' ? value : 'unknown';
@@ -33,7 +43,11 @@ export function readHealthDetail(detail: Record<string, unknown> | null | undefi
         return { name, status: upDown(r.status), latency_ms: num(r.latency_ms), message: str(r.message) };
       })
     : [];
-  const services = Array.isArray(d.services) ? d.services.filter(isRecord).map((s) => ({ name: str(s.name) ?? '(unnamed)', status: upDown(s.status), latency_ms: num(s.latency_ms) })) : [];
+  const services = Array.isArray(d.services)
+    ? d.services
+        .filter(isRecord)
+        .map((s) => ({ name: str(s.name) ?? '(unnamed)', status: upDown(s.status), latency_ms: num(s.latency_ms) }))
+    : [];
   return { timestamp: str(d.timestamp), reason: str(d.reason), checks, services };
 }
 
@@ -46,6 +60,8 @@ export function upSummary(rows: readonly { status: string }[]): string | null {
 /** The newest check in which the plugin answered at all (any status but unreachable). */
 export function lastSeen(history: readonly PluginHealthCheckView[]): string | null {
   let best: string | null = null;
-  for (const h of history) if (h.status !== 'unreachable' && (best === null || Date.parse(h.checked_at) > Date.parse(best))) best = h.checked_at;
+  for (const h of history)
+    if (h.status !== 'unreachable' && (best === null || Date.parse(h.checked_at) > Date.parse(best)))
+      best = h.checked_at;
   return best;
 }

@@ -53,7 +53,8 @@ export function IframeConfig({ view }: { view: IframeConfigView }) {
   useEffect(() => {
     if (!origin) return;
     const onVisibility = () => {
-      if (document.visibilityState === 'visible') frameRef.current?.contentWindow?.postMessage({ type: 'rl:visible' }, origin);
+      if (document.visibilityState === 'visible')
+        frameRef.current?.contentWindow?.postMessage({ type: 'rl:visible' }, origin);
     };
     document.addEventListener('visibilitychange', onVisibility);
     return () => document.removeEventListener('visibilitychange', onVisibility);
@@ -71,7 +72,14 @@ export function IframeConfig({ view }: { view: IframeConfigView }) {
         ) : null}
       </div>
       {origin ? (
-        <iframe ref={frameRef} className={styles.frame} title={`${view.name} configuration`} src={src} sandbox={SANDBOX} style={{ height: `${height}px` }} />
+        <iframe
+          ref={frameRef}
+          className={styles.frame}
+          title={`${view.name} configuration`}
+          src={src}
+          sandbox={SANDBOX}
+          style={{ height: `${height}px` }}
+        />
       ) : (
         <ErrorBanner message="The plugin's embed URL is not a valid web address." />
       )}

@@ -5,12 +5,24 @@ describe('parseIframeMessage', () => {
     expect(parseIframeMessage({ type: 'rl:resize', height: 812.4 })).toEqual({ type: 'rl:resize', height: 812 });
     expect(parseIframeMessage({ type: 'rl:saved' })).toEqual({ type: 'rl:saved' });
     expect(parseIframeMessage({ type: 'rl:dirty', dirty: true })).toEqual({ type: 'rl:dirty', dirty: true });
-    expect(parseIframeMessage({ type: 'rl:toast', message: 'Done', kind: 'success' })).toEqual({ type: 'rl:toast', message: 'Done', kind: 'success' });
+    expect(parseIframeMessage({ type: 'rl:toast', message: 'Done', kind: 'success' })).toEqual({
+      type: 'rl:toast',
+      message: 'Done',
+      kind: 'success',
+    });
   });
 
   it('defaults a toast to kind error', () => {
-    expect(parseIframeMessage({ type: 'rl:toast', message: 'Oops' })).toEqual({ type: 'rl:toast', message: 'Oops', kind: 'error' });
-    expect(parseIframeMessage({ type: 'rl:toast', message: 'Oops', kind: 'weird' })).toEqual({ type: 'rl:toast', message: 'Oops', kind: 'error' });
+    expect(parseIframeMessage({ type: 'rl:toast', message: 'Oops' })).toEqual({
+      type: 'rl:toast',
+      message: 'Oops',
+      kind: 'error',
+    });
+    expect(parseIframeMessage({ type: 'rl:toast', message: 'Oops', kind: 'weird' })).toEqual({
+      type: 'rl:toast',
+      message: 'Oops',
+      kind: 'error',
+    });
   });
 
   it('clamps the height to 200..4000', () => {

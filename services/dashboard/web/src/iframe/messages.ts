@@ -3,7 +3,11 @@
  * jest can test it. Origin and source are checked by the caller before a message gets here.
  */
 
-export type IframeMessage = { type: 'rl:resize'; height: number } | { type: 'rl:saved' } | { type: 'rl:dirty'; dirty: boolean } | { type: 'rl:toast'; message: string; kind: 'success' | 'error' };
+export type IframeMessage =
+  | { type: 'rl:resize'; height: number }
+  | { type: 'rl:saved' }
+  | { type: 'rl:dirty'; dirty: boolean }
+  | { type: 'rl:toast'; message: string; kind: 'success' | 'error' };
 
 export const IFRAME_MIN_HEIGHT = 200;
 export const IFRAME_MAX_HEIGHT = 4000;
@@ -21,14 +25,20 @@ export function parseIframeMessage(data: unknown): IframeMessage | null {
   const d = data as Record<string, unknown>;
   switch (d.type) {
     case 'rl:resize':
-      return typeof d.height === 'number' && Number.isFinite(d.height) ? { type: 'rl:resize', height: clampHeight(d.height) } : null;
+      return typeof d.height === 'number' && Number.isFinite(d.height)
+        ? { type: 'rl:resize', height: clampHeight(d.height) }
+        : null;
     case 'rl:saved':
       return { type: 'rl:saved' };
     case 'rl:dirty':
       return typeof d.dirty === 'boolean' ? { type: 'rl:dirty', dirty: d.dirty } : null;
     case 'rl:toast':
       if (typeof d.message !== 'string' || d.message.trim() === '') return null;
-      return { type: 'rl:toast', message: d.message.slice(0, TOAST_MAX), kind: d.kind === 'success' ? 'success' : 'error' };
+      return {
+        type: 'rl:toast',
+        message: d.message.slice(0, TOAST_MAX),
+        kind: d.kind === 'success' ? 'success' : 'error',
+      };
     default:
       return null;
   }

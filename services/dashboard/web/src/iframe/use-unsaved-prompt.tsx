@@ -18,10 +18,20 @@ export function useUnsavedChangesPrompt(dirty: boolean, what: string) {
     return () => window.removeEventListener('beforeunload', onBeforeUnload);
   }, [dirty]);
 
-  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname);
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname,
+  );
 
   return (
-    <ConfirmDialog open={blocker.state === 'blocked'} title="Leave without saving?" confirmLabel="Leave page" cancelLabel="Stay on page" danger onConfirm={() => blocker.proceed?.()} onCancel={() => blocker.reset?.()}>
+    <ConfirmDialog
+      open={blocker.state === 'blocked'}
+      title="Leave without saving?"
+      confirmLabel="Leave page"
+      cancelLabel="Stay on page"
+      danger
+      onConfirm={() => blocker.proceed?.()}
+      onCancel={() => blocker.reset?.()}
+    >
       <p>{what} has unsaved changes. If you leave now, they are lost.</p>
     </ConfirmDialog>
   );

@@ -23,7 +23,10 @@ const role = (over: Partial<RoleChoice>): RoleChoice => ({
 const roles: RoleChoices = {
   plan: 'free',
   synced_limit: 1000,
-  roles: [role({}), role({ id: '200000000000000002', name: 'Moderator', position: 2, privileged: ['Manage Server'], member_count: 3 })],
+  roles: [
+    role({}),
+    role({ id: '200000000000000002', name: 'Moderator', position: 2, privileged: ['Manage Server'], member_count: 3 }),
+  ],
 };
 const guild = guildView();
 
@@ -48,11 +51,23 @@ describe('CreateLinkPage (react-hook-form over createLinkBody)', () => {
 
   it("asks a privileged role's members question and the owner's consent, then sends the contract's body", async () => {
     const { api, user, view } = setUp();
-    api.on('POST', `${base}/links`, () => ({ status: 201, body: { link_id: 'l1', guild_id: G, role_id: '200000000000000002', plugin_url: 'https://plugin.example.com', member_mode: 'handover', existing_members: 3 } }));
+    api.on('POST', `${base}/links`, () => ({
+      status: 201,
+      body: {
+        link_id: 'l1',
+        guild_id: G,
+        role_id: '200000000000000002',
+        plugin_url: 'https://plugin.example.com',
+        member_mode: 'handover',
+        existing_members: 3,
+      },
+    }));
     await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000002');
     await user.type(screen.getByLabelText('Plugin URL'), '  https://plugin.example.com ');
     await user.click(screen.getByRole('button', { name: 'Create link' }));
-    expect(await screen.findByText('3 members hold this role now: choose Hand over or Keep current members')).toBeInTheDocument();
+    expect(
+      await screen.findByText('3 members hold this role now: choose Hand over or Keep current members'),
+    ).toBeInTheDocument();
     expect(screen.getByText("Type the role's name, Moderator, exactly as shown to consent")).toBeInTheDocument();
 
     await user.click(screen.getByLabelText('Hand over'));
@@ -61,12 +76,24 @@ describe('CreateLinkPage (react-hook-form over createLinkBody)', () => {
     expect(await screen.findByText('Link created')).toBeInTheDocument();
     await waitFor(() => expect(view.router.state.location.pathname).toBe(`/guilds/${G}/links/200000000000000002`));
     const post = api.calls.find((c) => c.method === 'POST');
-    expect(post?.body).toEqual({ role_id: '200000000000000002', plugin_url: 'https://plugin.example.com', existing_members: 'handover', owner_consent: 'Moderator' });
+    expect(post?.body).toEqual({
+      role_id: '200000000000000002',
+      plugin_url: 'https://plugin.example.com',
+      existing_members: 'handover',
+      owner_consent: 'Moderator',
+    });
   });
 
   it("shows a 502's message and the plugin server's detail, and puts the server's field errors beside the field", async () => {
     const { api, user } = setUp();
-    api.on('POST', `${base}/links`, () => ({ status: 502, body: { statusCode: 502, message: 'Failed to register with plugin server', detail: 'connect ECONNREFUSED 203.0.113.9:443' } }));
+    api.on('POST', `${base}/links`, () => ({
+      status: 502,
+      body: {
+        statusCode: 502,
+        message: 'Failed to register with plugin server',
+        detail: 'connect ECONNREFUSED 203.0.113.9:443',
+      },
+    }));
     await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000001');
     await user.type(screen.getByLabelText('Plugin URL'), 'https://plugin.example.com');
     await user.click(screen.getByRole('button', { name: 'Create link' }));
@@ -74,7 +101,10 @@ describe('CreateLinkPage (react-hook-form over createLinkBody)', () => {
     expect(banner).toHaveTextContent('Failed to register with plugin server');
     expect(within(banner).getByText('connect ECONNREFUSED 203.0.113.9:443')).toBeInTheDocument();
 
-    api.on('POST', `${base}/links`, () => ({ status: 400, body: { statusCode: 400, message: 'Validation failed', errors: [{ field: 'plugin_url', message: 'Use https' }] } }));
+    api.on('POST', `${base}/links`, () => ({
+      status: 400,
+      body: { statusCode: 400, message: 'Validation failed', errors: [{ field: 'plugin_url', message: 'Use https' }] },
+    }));
     await user.click(screen.getByRole('button', { name: 'Create link' }));
     expect(await screen.findByText('Use https')).toBeInTheDocument();
     expect(screen.getByLabelText('Plugin URL')).toHaveAttribute('aria-invalid', 'true');

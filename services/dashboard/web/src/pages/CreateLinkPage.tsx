@@ -13,7 +13,13 @@ import { usePageTitle } from '../components/PageTitle';
 import { RoleSwatch } from '../components/RoleName';
 import { useToast } from '../components/toasts';
 import { guildPath, linkPaths } from '../paths';
-import { CREATE_LINK_FIELDS, createLinkForm, emptyCreateLink, roleAsks, type CreateLinkValues } from './create-link-form';
+import {
+  CREATE_LINK_FIELDS,
+  createLinkForm,
+  emptyCreateLink,
+  roleAsks,
+  type CreateLinkValues,
+} from './create-link-form';
 import { ExistingMembersChoice } from './ExistingMembersChoice';
 import styles from './CreateLinkPage.module.css';
 import { Button, ButtonLink } from '../components/Button';
@@ -40,7 +46,11 @@ export function CreateLinkPage() {
 
   // Every input is the form's (react-hook-form), checked by createLinkForm for the role chosen at the time.
   const [selectedRole, setSelectedRole] = useState<RoleChoice | undefined>(undefined);
-  const { control, register, handleSubmit, setValue, setError, clearErrors, formState } = useForm<CreateLinkValues, unknown, CreateLinkBody>({
+  const { control, register, handleSubmit, setValue, setError, clearErrors, formState } = useForm<
+    CreateLinkValues,
+    unknown,
+    CreateLinkBody
+  >({
     resolver: zodResolver(createLinkForm(selectedRole)),
     defaultValues: emptyCreateLink,
   });
@@ -54,13 +64,19 @@ export function CreateLinkPage() {
       void client.invalidateQueries({ queryKey: queryKeys.guilds });
       void client.invalidateQueries({ queryKey: queryKeys.roles(guildId) });
       await client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
-      const kept = created.member_mode === 'keep' && created.existing_members > 0 ? `${created.existing_members.toLocaleString()} current members were kept on the list.` : undefined;
+      const kept =
+        created.member_mode === 'keep' && created.existing_members > 0
+          ? `${created.existing_members.toLocaleString()} current members were kept on the list.`
+          : undefined;
       toast.show('success', 'Link created', kept);
       void navigate(linkPaths(guildId, created.role_id).config);
     },
     onError: (err) => {
       // The server's problems with a field are shown beside it, as the form's own are.
-      if (err instanceof ApiError) for (const e of err.fieldErrors) if ((CREATE_LINK_FIELDS as readonly string[]).includes(e.field)) setError(e.field as (typeof CREATE_LINK_FIELDS)[number], { type: 'server', message: e.message });
+      if (err instanceof ApiError)
+        for (const e of err.fieldErrors)
+          if ((CREATE_LINK_FIELDS as readonly string[]).includes(e.field))
+            setError(e.field as (typeof CREATE_LINK_FIELDS)[number], { type: 'server', message: e.message });
     },
   });
   const failure = create.error;
@@ -93,7 +109,12 @@ export function CreateLinkPage() {
   const urlHelpId = `${id}-url-help`;
   const urlErrorId = `${id}-url-error`;
   const roleErrorId = `${id}-role-error`;
-  const fieldErr = { role_id: errors.role_id?.message, plugin_url: errors.plugin_url?.message, existing_members: errors.existing_members?.message, owner_consent: errors.owner_consent?.message };
+  const fieldErr = {
+    role_id: errors.role_id?.message,
+    plugin_url: errors.plugin_url?.message,
+    existing_members: errors.existing_members?.message,
+    owner_consent: errors.owner_consent?.message,
+  };
   const invalid = Object.values(fieldErr).some(Boolean);
 
   return (
@@ -105,7 +126,10 @@ export function CreateLinkPage() {
 
       {failure instanceof ApiError && failure.status === 502 ? (
         <ErrorBanner error={failure} fieldErrors={false}>
-          <p>The plugin server did not confirm the registration (it was unreachable or answered with an error), so the link was not created. Check that the plugin is running at that URL and try again.</p>
+          <p>
+            The plugin server did not confirm the registration (it was unreachable or answered with an error), so the
+            link was not created. Check that the plugin is running at that URL and try again.
+          </p>
         </ErrorBanner>
       ) : failure instanceof ApiError && failure.status === 409 ? (
         <ErrorBanner error={failure} fieldErrors={false}>
@@ -124,9 +148,19 @@ export function CreateLinkPage() {
           <FieldHelp as="label" htmlFor={`${id}-role-search`}>
             Find a role
           </FieldHelp>
-          <input id={`${id}-role-search`} type="search" className={styles.roleSearch} {...register('role_query')} placeholder="Type part of its name" aria-controls={`${id}-role`} aria-describedby={`${id}-role-count`} />
+          <input
+            id={`${id}-role-search`}
+            type="search"
+            className={styles.roleSearch}
+            {...register('role_query')}
+            placeholder="Type part of its name"
+            aria-controls={`${id}-role`}
+            aria-describedby={`${id}-role-count`}
+          />
           <FieldHelp id={`${id}-role-count`} aria-live="polite">
-            {query ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match` : `${sorted.length} roles`}
+            {query
+              ? `${shown.filter((r) => r.id !== roleId || r.name.toLowerCase().includes(query)).length} of ${sorted.length} roles match`
+              : `${sorted.length} roles`}
           </FieldHelp>
           <label htmlFor={`${id}-role`}>Role</label>
           <div className={styles.withSwatch}>
@@ -152,10 +186,23 @@ export function CreateLinkPage() {
           {fieldErr.role_id ? <FieldErrorText id={roleErrorId}>{fieldErr.role_id}</FieldErrorText> : null}
         </Field>
 
-        {selected && privileged ? <PrivilegedConsent role={selected} ownerOnly={ownerOnly} input={register('owner_consent')} error={fieldErr.owner_consent} /> : null}
+        {selected && privileged ? (
+          <PrivilegedConsent
+            role={selected}
+            ownerOnly={ownerOnly}
+            input={register('owner_consent')}
+            error={fieldErr.owner_consent}
+          />
+        ) : null}
 
         {selected && askMembers ? (
-          <ExistingMembersChoice role={selected} syncedLimit={syncedLimit} value={mode} onChange={(m) => setValue('existing_members', m, { shouldValidate: formState.isSubmitted })} error={fieldErr.existing_members} />
+          <ExistingMembersChoice
+            role={selected}
+            syncedLimit={syncedLimit}
+            value={mode}
+            onChange={(m) => setValue('existing_members', m, { shouldValidate: formState.isSubmitted })}
+            error={fieldErr.existing_members}
+          />
         ) : null}
 
         <Field>
@@ -172,11 +219,16 @@ export function CreateLinkPage() {
             aria-describedby={fieldErr.plugin_url ? `${urlErrorId} ${urlHelpId}` : urlHelpId}
             required
           />
-          <FieldHelp id={urlHelpId}>HTTPS only, on a public host (no localhost or private network addresses), at most 500 characters. The service registers the link with the plugin right away.</FieldHelp>
+          <FieldHelp id={urlHelpId}>
+            HTTPS only, on a public host (no localhost or private network addresses), at most 500 characters. The
+            service registers the link with the plugin right away.
+          </FieldHelp>
           {fieldErr.plugin_url ? <FieldErrorText id={urlErrorId}>{fieldErr.plugin_url}</FieldErrorText> : null}
         </Field>
 
-        <p className="muted small">Synced limit on this server's plan: {syncedLimit.toLocaleString()} members per link.</p>
+        <p className="muted small">
+          Synced limit on this server's plan: {syncedLimit.toLocaleString()} members per link.
+        </p>
 
         <div className="form-actions">
           <Button type="submit" tone="primary" disabled={busy || ownerOnly}>
@@ -195,22 +247,43 @@ export function CreateLinkPage() {
  * A privileged role (issue 34): what it carries, and the owner's consent typed as its name. An admin who
  * is not the owner sees why they cannot link it instead of the field.
  */
-function PrivilegedConsent({ role, ownerOnly, input, error }: { role: RoleChoice; ownerOnly: boolean; input: UseFormRegisterReturn<'owner_consent'>; error: string | undefined }) {
+function PrivilegedConsent({
+  role,
+  ownerOnly,
+  input,
+  error,
+}: {
+  role: RoleChoice;
+  ownerOnly: boolean;
+  input: UseFormRegisterReturn<'owner_consent'>;
+  error: string | undefined;
+}) {
   const id = useId();
   return (
     <Field as="fieldset" className={styles.privileged} aria-describedby={`${id}-why`}>
       <legend>Privileged role</legend>
       <p className="note note-danger" id={`${id}-why`}>
-        {role.name} carries {role.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, and a list that leaves someone out takes it from them. Linking it needs the server owner's consent.
+        {role.name} carries {role.privileged.join(', ')}. Whoever the plugin lists can run or damage this server, and a
+        list that leaves someone out takes it from them. Linking it needs the server owner's consent.
       </p>
       {ownerOnly ? (
-        <FieldErrorText role="alert">Only the server owner can link a privileged role. Ask the owner to create this link.</FieldErrorText>
+        <FieldErrorText role="alert">
+          Only the server owner can link a privileged role. Ask the owner to create this link.
+        </FieldErrorText>
       ) : (
         <>
           <label htmlFor={`${id}-consent`}>
             Type <strong>{role.name}</strong> to consent as the server owner
           </label>
-          <input id={`${id}-consent`} type="text" autoComplete="off" spellCheck={false} {...input} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-consent-error` : undefined} />
+          <input
+            id={`${id}-consent`}
+            type="text"
+            autoComplete="off"
+            spellCheck={false}
+            {...input}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${id}-consent-error` : undefined}
+          />
           <FieldHelp>Your consent is recorded in the audit log, with your name and the time.</FieldHelp>
           {error ? <FieldErrorText id={`${id}-consent-error`}>{error}</FieldErrorText> : null}
         </>

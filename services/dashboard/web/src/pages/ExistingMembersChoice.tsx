@@ -7,8 +7,10 @@ export type MemberMode = 'handover' | 'keep';
 /** Spec 1: "Keep current members" only with an exact count that fits the plan's synced limit. */
 export function keepUnavailableReason(role: RoleChoice, syncedLimit: number): string | null {
   if (role.member_count_unavailable) return `Not available: ${role.member_count_unavailable}`;
-  if (!role.member_count_exact || role.member_count === null) return 'Not available: the service could not count the members of this role exactly.';
-  if (role.member_count > syncedLimit) return `Not available: ${role.member_count.toLocaleString()} members is more than the plan's synced limit of ${syncedLimit.toLocaleString()}.`;
+  if (!role.member_count_exact || role.member_count === null)
+    return 'Not available: the service could not count the members of this role exactly.';
+  if (role.member_count > syncedLimit)
+    return `Not available: ${role.member_count.toLocaleString()} members is more than the plan's synced limit of ${syncedLimit.toLocaleString()}.`;
   return null;
 }
 
@@ -20,7 +22,9 @@ export function roleHasMembers(role: RoleChoice): boolean {
 
 /** The message when the question was left unanswered (the server's 400 says the same). */
 export function choiceRequiredMessage(role: RoleChoice): string {
-  return role.member_count === null ? 'Choose what happens to the members who hold this role now' : `${membersText(role)} ${role.member_count === 1 ? 'holds' : 'hold'} this role now: choose Hand over or Keep current members`;
+  return role.member_count === null
+    ? 'Choose what happens to the members who hold this role now'
+    : `${membersText(role)} ${role.member_count === 1 ? 'holds' : 'hold'} this role now: choose Hand over or Keep current members`;
 }
 
 /** "1 member", "About 250 members", "the current members" (count unknown). */
@@ -37,7 +41,13 @@ function countText(role: RoleChoice): string {
   return `${approx}${n.toLocaleString()} ${n === 1 ? 'member holds' : 'members hold'} this role now.`;
 }
 
-type Props = { role: RoleChoice; syncedLimit: number; value: MemberMode | null; onChange: (mode: MemberMode) => void; error?: string | undefined };
+type Props = {
+  role: RoleChoice;
+  syncedLimit: number;
+  value: MemberMode | null;
+  onChange: (mode: MemberMode) => void;
+  error?: string | undefined;
+};
 
 /**
  * The existing-members question of spec 1, asked when the chosen role already has members. Nothing is
@@ -52,17 +62,36 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
       <legend>Existing members</legend>
       <FieldHelp>{countText(role)} What should happen to them?</FieldHelp>
       <div className="choice">
-        <input type="radio" id={`${id}-handover`} name="existing_members" value="handover" checked={value === 'handover'} onChange={() => onChange('handover')} aria-describedby={`${id}-handover-help`} />
+        <input
+          type="radio"
+          id={`${id}-handover`}
+          name="existing_members"
+          value="handover"
+          checked={value === 'handover'}
+          onChange={() => onChange('handover')}
+          aria-describedby={`${id}-handover-help`}
+        />
         <div>
           <label htmlFor={`${id}-handover`}>Hand over</label>
           <FieldHelp id={`${id}-handover-help`}>
-            Nothing changes until the plugin's first list arrives. Then {role.member_count === 1 ? 'the member who holds' : `${lower(membersText(role))} who hold`} the role now {role.member_count === 1 ? 'loses' : 'lose'} it unless on that
-            list. If that takes it from many (a quarter or more, and at least 10), the removal is held until the server owner confirms it.
+            Nothing changes until the plugin's first list arrives. Then{' '}
+            {role.member_count === 1 ? 'the member who holds' : `${lower(membersText(role))} who hold`} the role now{' '}
+            {role.member_count === 1 ? 'loses' : 'lose'} it unless on that list. If that takes it from many (a quarter
+            or more, and at least 10), the removal is held until the server owner confirms it.
           </FieldHelp>
         </div>
       </div>
       <div className="choice">
-        <input type="radio" id={`${id}-keep`} name="existing_members" value="keep" checked={value === 'keep'} disabled={keepReason !== null} onChange={() => onChange('keep')} aria-describedby={`${id}-keep-help`} />
+        <input
+          type="radio"
+          id={`${id}-keep`}
+          name="existing_members"
+          value="keep"
+          checked={value === 'keep'}
+          disabled={keepReason !== null}
+          onChange={() => onChange('keep')}
+          aria-describedby={`${id}-keep-help`}
+        />
         <div>
           <label htmlFor={`${id}-keep`}>Keep current members</label>
           <FieldHelp id={`${id}-keep-help`}>

@@ -41,10 +41,18 @@ const ids = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 function overridesText(d: Record<string, unknown>): string {
   const part = (key: 'added' | 'removed') => {
     const lists = (d[key] ?? {}) as Record<string, unknown>;
-    return (['always', 'never'] as const).flatMap((k) => (ids(lists[k]).length ? [`${key} ${ids(lists[k]).join(', ')} (${k === 'always' ? 'always keep' : 'never give'})`] : []));
+    return (['always', 'never'] as const).flatMap((k) =>
+      ids(lists[k]).length
+        ? [`${key} ${ids(lists[k]).join(', ')} (${k === 'always' ? 'always keep' : 'never give'})`]
+        : [],
+    );
   };
   const after = (d.after ?? {}) as Record<string, unknown>;
-  return [...part('added'), ...part('removed'), `now ${n(after.always)} always keep, ${n(after.never)} never give`].join('; ');
+  return [
+    ...part('added'),
+    ...part('removed'),
+    `now ${n(after.always)} always keep, ${n(after.never)} never give`,
+  ].join('; ');
 }
 
 /** What changed, in words (every value is text: nothing here is rendered as HTML). */
@@ -54,13 +62,20 @@ function detailText(e: Entry): string {
     case 'link_created':
       return `Plugin ${String(d.plugin_url)}; ${d.member_mode === 'keep' ? 'kept' : 'handed over'} ${n(d.existing_members)} current ${d.existing_members === 1 ? 'member' : 'members'}`;
     case 'link_deleted':
-      return d.strip_roles ? `Role removed from the ${n(d.strip_count)} members the link gave it to${d.lockout_confirmed ? ' (lock-out confirmed)' : ''}` : 'Members kept the role';
+      return d.strip_roles
+        ? `Role removed from the ${n(d.strip_count)} members the link gave it to${d.lockout_confirmed ? ' (lock-out confirmed)' : ''}`
+        : 'Members kept the role';
     case 'config_saved':
       return `Fields: ${Array.isArray(d.fields) ? d.fields.join(', ') : '—'} (plugin answered ${n(d.plugin_status)}; values are not recorded)`;
     case 'removals_applied': {
       const [previous, next, removals] = [d.previous, d.next, d.removals].map(Number) as [number, number, number];
       // Entries written before additions were recorded: they follow from the other three (previous − removals + additions = next).
-      return heldNumbers({ previous, next, removals, additions: typeof d.additions === 'number' ? d.additions : next - previous + removals });
+      return heldNumbers({
+        previous,
+        next,
+        removals,
+        additions: typeof d.additions === 'number' ? d.additions : next - previous + removals,
+      });
     }
     case 'notify_settings_changed':
       return `Events: ${Array.isArray(d.events) && d.events.length ? d.events.join(', ') : 'none'}; DM to the owner ${d.dm_owner ? 'on' : 'off'}; channel ${typeof d.channel_id === 'string' ? d.channel_id : 'none'}`;
@@ -101,7 +116,10 @@ export function GuildAuditPage() {
       <div className="page-header">
         <h1>Audit log</h1>
       </div>
-      <p className="muted">Every admin action on this server's links, newest first: who did it, when, and what changed. Entries are kept for a year. Configuration values are never recorded, only which fields were saved.</p>
+      <p className="muted">
+        Every admin action on this server's links, newest first: who did it, when, and what changed. Entries are kept
+        for a year. Configuration values are never recorded, only which fields were saved.
+      </p>
       <div className={styles.filters}>
         <label htmlFor={`${id}-action`}>Action</label>
         <select id={`${id}-action`} value={action} onChange={(e) => setAction(e.target.value as AuditAction | '')}>

@@ -24,7 +24,11 @@ const health: GuildHealth = {
           status: 'degraded',
           checked_at: '2026-11-27T23:59:00.000Z',
           latency_ms: 41.6,
-          detail: { status: 'degraded', checks: { db: { status: 'up' }, cache: { status: 'down', message: 'timeout' } }, services: [{ name: 'billing', status: 'up' }] },
+          detail: {
+            status: 'degraded',
+            checks: { db: { status: 'up' }, cache: { status: 'down', message: 'timeout' } },
+            services: [{ name: 'billing', status: 'up' }],
+          },
         },
         history: [],
       },
@@ -35,11 +39,22 @@ const health: GuildHealth = {
       health: {
         plugin_url: 'https://patrons.example.org',
         status: 'unreachable',
-        latest: { status: 'unreachable', checked_at: '2026-11-27T23:58:00.000Z', latency_ms: null, detail: { reason: 'connect ECONNREFUSED' } },
-        history: [{ status: 'healthy', checked_at: '2026-11-27T23:00:00.000Z', latency_ms: 12, detail: { status: 'healthy' } }],
+        latest: {
+          status: 'unreachable',
+          checked_at: '2026-11-27T23:58:00.000Z',
+          latency_ms: null,
+          detail: { reason: 'connect ECONNREFUSED' },
+        },
+        history: [
+          { status: 'healthy', checked_at: '2026-11-27T23:00:00.000Z', latency_ms: 12, detail: { status: 'healthy' } },
+        ],
       },
     },
-    { role_id: '200000000000000003', role: null, health: { plugin_url: 'https://gone.example.net', status: 'unknown', latest: null, history: [] } },
+    {
+      role_id: '200000000000000003',
+      role: null,
+      health: { plugin_url: 'https://gone.example.net', status: 'unknown', latest: null, history: [] },
+    },
   ],
 };
 
@@ -59,9 +74,18 @@ describe('GuildHealthPage', () => {
     const table = await screen.findByRole('table');
     const [, members, patrons, deleted] = within(table).getAllByRole('row');
 
-    expect(within(members!).getByRole('link', { name: 'Members' })).toHaveAttribute('href', `/guilds/${G}/links/200000000000000001/health`);
+    expect(within(members!).getByRole('link', { name: 'Members' })).toHaveAttribute(
+      'href',
+      `/guilds/${G}/links/200000000000000001/health`,
+    );
     const m = cellsOf(members!);
-    expect(m.slice(0, 5)).toEqual(['https://plugin.example.com/members', 'Degraded', '1 of 2 up', '1 of 1 up', '42 ms']);
+    expect(m.slice(0, 5)).toEqual([
+      'https://plugin.example.com/members',
+      'Degraded',
+      '1 of 2 up',
+      '1 of 1 up',
+      '42 ms',
+    ]);
     expect(m[6]).not.toBe('Never');
 
     // Unreachable now, with its reason; "last seen" is the earlier healthy check.
@@ -73,7 +97,9 @@ describe('GuildHealthPage', () => {
     expect(cellsOf(deleted!).slice(1)).toEqual(['Not polled yet', '—', '—', '—', 'Not polled yet', 'Never']);
 
     // The breadcrumb names the server once its query answers.
-    expect(await within(screen.getByRole('navigation', { name: 'Breadcrumb' })).findByRole('link', { name: 'Demo Guild' })).toHaveAttribute('href', `/guilds/${G}`);
+    expect(
+      await within(screen.getByRole('navigation', { name: 'Breadcrumb' })).findByRole('link', { name: 'Demo Guild' }),
+    ).toHaveAttribute('href', `/guilds/${G}`);
   });
 
   it('says there is nothing to watch when the server has no links', async () => {
@@ -81,14 +107,22 @@ describe('GuildHealthPage', () => {
     api.on('GET', healthPath, () => ({ status: 200, body: { links: [] } }));
     api.on('GET', `/dashboard-api/guilds/${G}`, () => ({ status: 200, body: guild }));
     renderPage(<GuildHealthPage />, route);
-    expect(await screen.findByText('This server has no role links, so there are no plugins to watch.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('This server has no role links, so there are no plugins to watch.'),
+    ).toBeInTheDocument();
     expect(screen.queryByRole('table')).toBeNull();
   });
 
   it('shows the error with "Try again", which loads the table', async () => {
     const api = fakeApi();
-    api.on('GET', healthPath, () => ({ status: 403, body: { statusCode: 403, message: 'You cannot manage this server' } }));
-    api.on('GET', `/dashboard-api/guilds/${G}`, () => ({ status: 403, body: { statusCode: 403, message: 'You cannot manage this server' } }));
+    api.on('GET', healthPath, () => ({
+      status: 403,
+      body: { statusCode: 403, message: 'You cannot manage this server' },
+    }));
+    api.on('GET', `/dashboard-api/guilds/${G}`, () => ({
+      status: 403,
+      body: { statusCode: 403, message: 'You cannot manage this server' },
+    }));
     const user = userEvent.setup();
     renderPage(<GuildHealthPage />, route);
     expect(await screen.findByRole('alert')).toHaveTextContent('You cannot manage this server');

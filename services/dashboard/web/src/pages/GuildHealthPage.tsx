@@ -19,7 +19,10 @@ const REFRESH_MS = 30_000;
 export function GuildHealthPage() {
   const guildId = useParams().guildId ?? '';
   usePageTitle('Plugin status');
-  const { data, error, isPending, refetch } = useQuery({ ...queries.guildHealth(guildId), refetchInterval: pollEvery(REFRESH_MS) });
+  const { data, error, isPending, refetch } = useQuery({
+    ...queries.guildHealth(guildId),
+    refetchInterval: pollEvery(REFRESH_MS),
+  });
   const guild = useQuery(queries.guild(guildId));
 
   return (
@@ -68,7 +71,9 @@ export function GuildHealthPage() {
                     </td>
                     <td>
                       <HealthBadge status={health.status} prefix="" />
-                      {latest?.status === 'unreachable' && detail.reason ? <div className="muted small">{detail.reason}</div> : null}
+                      {latest?.status === 'unreachable' && detail.reason ? (
+                        <div className="muted small">{detail.reason}</div>
+                      ) : null}
                     </td>
                     <td>{upSummary(detail.checks) ?? '—'}</td>
                     <td>{upSummary(detail.services) ?? '—'}</td>

@@ -1,5 +1,12 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { NOTIFY_KINDS, notifySettingsBody, type DashboardNotifications, type DashboardNotifySettings, type NotifyKind, type NotifySettings } from '@rolelink/contracts';
+import {
+  NOTIFY_KINDS,
+  notifySettingsBody,
+  type DashboardNotifications,
+  type DashboardNotifySettings,
+  type NotifyKind,
+  type NotifySettings,
+} from '@rolelink/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm } from 'react-hook-form';
@@ -41,11 +48,14 @@ const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString() : String(v
 /** What happened, in words (every value is text: nothing here is rendered as HTML). */
 function detailText(item: Item): string {
   const d = item.detail ?? {};
-  if (item.kind === 'link_paused') return `The ${String(d.plan)} plan allows ${n(d.slot_allowance)} link(s): the newest links beyond that stop syncing until the server upgrades or a link is deleted`;
-  if (item.kind === 'events_dropped') return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} did not take ${String(d.kind)} in 24 hours (${n(d.attempts)} attempts): re-send it from the link's Events tab`;
+  if (item.kind === 'link_paused')
+    return `The ${String(d.plan)} plan allows ${n(d.slot_allowance)} link(s): the newest links beyond that stop syncing until the server upgrades or a link is deleted`;
+  if (item.kind === 'events_dropped')
+    return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} did not take ${String(d.kind)} in 24 hours (${n(d.attempts)} attempts): re-send it from the link's Events tab`;
   if (item.kind === 'removal_held' && d.kind === 'admin_source')
     return `${n(d.removals)} ${d.removals === 1 ? 'member' : 'members'} would lose their only Administrator or Manage Server with this role: the bot holds the removal until the owner applies it on the link's page`;
-  if (item.kind === 'removal_held') return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
+  if (item.kind === 'removal_held')
+    return `${n(d.previous)} → ${n(d.next)} members (${n(d.removals)} removals): apply or keep them on the link's page`;
   return `${typeof d.plugin_url === 'string' ? d.plugin_url : 'The plugin'} is ${String(d.status)}`;
 }
 
@@ -113,7 +123,8 @@ export function GuildNotificationsPage() {
 /** Which events message the owner, and where: a DM from the bot, a channel of the server, both or neither. */
 function NotifySettingsForm({ guildId }: { guildId: string }) {
   const settings = useQuery(queries.notifySettings(guildId));
-  if (!settings.data) return settings.error ? <ErrorState error={settings.error} onRetry={() => void settings.refetch()} /> : <Loading />;
+  if (!settings.data)
+    return settings.error ? <ErrorState error={settings.error} onRetry={() => void settings.refetch()} /> : <Loading />;
   // The form starts from the first answer and keeps the admin's edits when the query refetches later.
   return <NotifySettingsFields guildId={guildId} initial={settings.data} />;
 }
@@ -123,7 +134,11 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
   const toast = useToast();
   const client = useQueryClient();
   // The contract's own body schema checks the form; the channel picker's "No channel" ('') is null.
-  const { register, handleSubmit, reset, formState } = useForm<z.input<typeof notifySettingsBody>, unknown, NotifySettings>({
+  const { register, handleSubmit, reset, formState } = useForm<
+    z.input<typeof notifySettingsBody>,
+    unknown,
+    NotifySettings
+  >({
     resolver: zodResolver(notifySettingsBody),
     defaultValues: { events: initial.events, dm_owner: initial.dm_owner, channel_id: initial.channel_id },
   });
@@ -139,9 +154,18 @@ function NotifySettingsFields({ guildId, initial }: { guildId: string; initial: 
   const problems = Object.values(formState.errors).flatMap((e) => (e?.message ? [e.message] : []));
 
   return (
-    <Card as="form" className={styles.settings} onSubmit={(e) => void handleSubmit((body) => save.mutate(body))(e)} noValidate aria-label="Notification settings">
+    <Card
+      as="form"
+      className={styles.settings}
+      onSubmit={(e) => void handleSubmit((body) => save.mutate(body))(e)}
+      noValidate
+      aria-label="Notification settings"
+    >
       <h2>Notification settings</h2>
-      <p className="muted small">Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a message. At most one message per event kind every 10 minutes: a burst arrives as one message.</p>
+      <p className="muted small">
+        Every event is listed below whatever you choose; these settings decide which ones the bot also sends as a
+        message. At most one message per event kind every 10 minutes: a burst arrives as one message.
+      </p>
       <fieldset>
         <legend>Events that send a message</legend>
         {NOTIFY_KINDS.map((kind) => (

@@ -29,7 +29,10 @@ describe('GuildPage (the guild query)', () => {
 
   it('explains a 403 with a way back, and loads again on "Try again"', async () => {
     const api = fakeApi();
-    api.on('GET', guildPath, () => ({ status: 403, body: { statusCode: 403, message: 'You cannot manage this server: it needs the bot, and you need Manage Server' } }));
+    api.on('GET', guildPath, () => ({
+      status: 403,
+      body: { statusCode: 403, message: 'You cannot manage this server: it needs the bot, and you need Manage Server' },
+    }));
     const user = userEvent.setup();
     renderPage(<GuildPage />, { route: '/guilds/:guildId', path: `/guilds/${G}` });
     const alert = await screen.findByRole('alert');

@@ -17,7 +17,12 @@ const REFRESH_MS = 5_000;
 export function GuildPage() {
   const guildId = useParams().guildId ?? '';
   // This page shows the counts: it reads the guild afresh on arrival (staleTime 0), then every 5 s.
-  const { data: guild, error, isPending, refetch } = useQuery({ ...queries.guild(guildId), staleTime: 0, refetchInterval: pollEvery(REFRESH_MS) });
+  const {
+    data: guild,
+    error,
+    isPending,
+    refetch,
+  } = useQuery({ ...queries.guild(guildId), staleTime: 0, refetchInterval: pollEvery(REFRESH_MS) });
   usePageTitle(guild?.name ?? null);
 
   if (isPending) return <Loading />;
@@ -31,7 +36,9 @@ export function GuildPage() {
         <div>
           <h1>{guild.name}</h1>
           <SlotsSummary guild={guild} />
-          {guild.member_count !== null ? <p className="muted small">{guild.member_count.toLocaleString()} members</p> : null}
+          {guild.member_count !== null ? (
+            <p className="muted small">{guild.member_count.toLocaleString()} members</p>
+          ) : null}
         </div>
         <div className="actions">
           <ButtonLink to={guildHealthPath(guildId)}>Plugin status</ButtonLink>
@@ -44,7 +51,8 @@ export function GuildPage() {
       </div>
       {!guild.bot.in_guild ? (
         <p className="note note-danger" role="alert">
-          The bot is not in this server: it was removed, or the server is gone. Nothing is synced until it is back; every list is kept and syncing resumes on its own.{' '}
+          The bot is not in this server: it was removed, or the server is gone. Nothing is synced until it is back;
+          every list is kept and syncing resumes on its own.{' '}
           <a href={guild.bot.invite_url} target="_blank" rel="noopener noreferrer">
             Add the bot back
           </a>
@@ -55,7 +63,12 @@ export function GuildPage() {
           {guild.bot.members_intent_message}
         </p>
       ) : null}
-      {full ? <p className="note note-warning">All {guild.slots.allowed} integration slots of this server are in use. Links beyond the allowance are paused until the server upgrades or another link is deleted.</p> : null}
+      {full ? (
+        <p className="note note-warning">
+          All {guild.slots.allowed} integration slots of this server are in use. Links beyond the allowance are paused
+          until the server upgrades or another link is deleted.
+        </p>
+      ) : null}
       {error ? (
         <p className="note note-danger" role="status">
           Could not refresh: {error.message}. Showing the last known state.

@@ -12,8 +12,22 @@ const me: DashboardMe = {
   add_bot_url: 'https://platform.example/oauth2/authorize?client_id=1&scope=bot',
 };
 
-const demo: DashboardGuildSummary = { guild_id: '100000000000000001', name: 'Demo Guild', icon_url: null, owner: true, plan: 'free', slots: { used: 1, allowed: 1 } };
-const other: DashboardGuildSummary = { guild_id: '100000000000000002', name: 'other place', icon_url: null, owner: false, plan: 'premium', slots: { used: 2, allowed: 5 } };
+const demo: DashboardGuildSummary = {
+  guild_id: '100000000000000001',
+  name: 'Demo Guild',
+  icon_url: null,
+  owner: true,
+  plan: 'free',
+  slots: { used: 1, allowed: 1 },
+};
+const other: DashboardGuildSummary = {
+  guild_id: '100000000000000002',
+  name: 'other place',
+  icon_url: null,
+  owner: false,
+  plan: 'premium',
+  slots: { used: 2, allowed: 5 },
+};
 
 // GuildsPage sits behind AppShell's sign-in gate (useMe needs a signed-in session): the same gate, minus the chrome.
 function SignedIn({ children }: { children: ReactNode }) {
@@ -42,7 +56,10 @@ describe('GuildsPage', () => {
     expect(items).toHaveLength(2);
     expect(within(items[0]!).getByText('1 of 1 slots used')).toBeInTheDocument();
     expect(within(items[0]!).getByText('Owner')).toBeInTheDocument();
-    expect(within(items[1]!).getByRole('link', { name: 'other place' })).toHaveAttribute('href', `/guilds/${other.guild_id}`);
+    expect(within(items[1]!).getByRole('link', { name: 'other place' })).toHaveAttribute(
+      'href',
+      `/guilds/${other.guild_id}`,
+    );
     expect(within(items[1]!).getByText('2 of 5 slots used')).toBeInTheDocument();
     expect(within(items[1]!).queryByText('Owner')).toBeNull();
     // The fallback icon is the name's first letter, upper-cased.
@@ -71,7 +88,10 @@ describe('GuildsPage', () => {
 
   it('shows the server error with "Try again", which loads the list', async () => {
     const api = serve();
-    api.on('GET', '/dashboard-api/guilds', () => ({ status: 502, body: { statusCode: 502, message: 'The platform did not answer; try again in a minute' } }));
+    api.on('GET', '/dashboard-api/guilds', () => ({
+      status: 502,
+      body: { statusCode: 502, message: 'The platform did not answer; try again in a minute' },
+    }));
     const user = userEvent.setup();
     renderPage(
       <SignedIn>

@@ -32,8 +32,10 @@ export function GuildsPage() {
         <div className="empty-state">
           <h2>No servers to manage</h2>
           <p>
-            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or own the server) are listed. If you manage a server the bot is not in yet, add it there: the platform asks which server
-            and shows the permissions the bot needs (Manage Roles, View Channels, Send Messages). Otherwise ask the server&apos;s owner for Manage Server. Then come back to this page.
+            Only servers where the bot is present and where you hold the <strong>Manage Server</strong> permission (or
+            own the server) are listed. If you manage a server the bot is not in yet, add it there: the platform asks
+            which server and shows the permissions the bot needs (Manage Roles, View Channels, Send Messages). Otherwise
+            ask the server&apos;s owner for Manage Server. Then come back to this page.
           </p>
           <p className="actions">
             <a className={buttonClass({ tone: 'primary' })} href={addBotUrl}>

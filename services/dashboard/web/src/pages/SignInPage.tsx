@@ -36,7 +36,10 @@ export function SignInPage() {
           </div>
         ) : null}
         <h1>Sign in to manage your role links</h1>
-        <p className="muted">Connect roles on your servers to plugin servers that decide who holds them. Sign in with the platform account that manages your server.</p>
+        <p className="muted">
+          Connect roles on your servers to plugin servers that decide who holds them. Sign in with the platform account
+          that manages your server.
+        </p>
         {/* A full-page navigation: the server starts the platform's OAuth2 sign-in and comes back to `next`. */}
         <a className={buttonClass({ tone: 'primary', size: 'large' })} href={loginHref(next)}>
           {outcome === 'failed' ? 'Try again' : 'Sign in with the platform'}

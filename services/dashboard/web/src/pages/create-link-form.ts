@@ -3,15 +3,30 @@ import { z } from 'zod';
 import { choiceRequiredMessage, roleHasMembers } from './ExistingMembersChoice';
 
 /** What the create-link form holds: the role search, the choices, and the owner's typed consent. */
-export type CreateLinkValues = { role_query: string; role_id: string; plugin_url: string; existing_members: 'handover' | 'keep' | null; owner_consent: string };
+export type CreateLinkValues = {
+  role_query: string;
+  role_id: string;
+  plugin_url: string;
+  existing_members: 'handover' | 'keep' | null;
+  owner_consent: string;
+};
 
 export const CREATE_LINK_FIELDS = ['role_id', 'plugin_url', 'existing_members', 'owner_consent'] as const;
 
-export const emptyCreateLink: CreateLinkValues = { role_query: '', role_id: '', plugin_url: '', existing_members: null, owner_consent: '' };
+export const emptyCreateLink: CreateLinkValues = {
+  role_query: '',
+  role_id: '',
+  plugin_url: '',
+  existing_members: null,
+  owner_consent: '',
+};
 
 /** Whether the chosen role asks the existing-members question (spec 1) and whether it needs the owner's consent (issue 34). */
 export function roleAsks(role: RoleChoice | undefined): { members: boolean; consent: boolean } {
-  return { members: role !== undefined && roleHasMembers(role), consent: role !== undefined && role.privileged.length > 0 };
+  return {
+    members: role !== undefined && roleHasMembers(role),
+    consent: role !== undefined && role.privileged.length > 0,
+  };
 }
 
 /**
@@ -33,7 +48,9 @@ export function createLinkForm(role: RoleChoice | undefined) {
       owner_consent: z
         .string()
         .trim()
-        .refine((v) => !asks.consent || v === role?.name, { message: `Type the role's name, ${role?.name ?? ''}, exactly as shown to consent` }),
+        .refine((v) => !asks.consent || v === role?.name, {
+          message: `Type the role's name, ${role?.name ?? ''}, exactly as shown to consent`,
+        }),
     })
     .transform((v): CreateLinkBody => ({
       role_id: v.role_id,

@@ -52,7 +52,9 @@ export function AppShell() {
         <div className={styles.inner}>
           <Brand />
           <div className={styles.user}>
-            {user.avatar_url ? <img className={styles.avatar} src={user.avatar_url} alt="" width={28} height={28} /> : null}
+            {user.avatar_url ? (
+              <img className={styles.avatar} src={user.avatar_url} alt="" width={28} height={28} />
+            ) : null}
             <span className={styles.userName}>{displayName}</span>
             <Button size="small" onClick={() => void onSignOut()} disabled={signingOut}>
               Sign out

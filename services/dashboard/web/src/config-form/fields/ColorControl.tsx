@@ -14,7 +14,15 @@ export function ColorControl(props: ControlProps<'color'>) {
   const name = ariaLabel ?? field.label;
   return (
     <div className={`input-group ${styles.group}`}>
-      <input id={id} type="color" className={styles.picker} value={valid ? text.toLowerCase() : '#000000'} onChange={(e) => onChange(e.target.value)} onBlur={onBlur} {...controlAria(props)} />
+      <input
+        id={id}
+        type="color"
+        className={styles.picker}
+        value={valid ? text.toLowerCase() : '#000000'}
+        onChange={(e) => onChange(e.target.value)}
+        onBlur={onBlur}
+        {...controlAria(props)}
+      />
       <label className="visually-hidden" htmlFor={`${id}-hex`}>
         {`${name} (hex)`}
       </label>

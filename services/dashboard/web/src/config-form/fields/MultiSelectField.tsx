@@ -21,7 +21,9 @@ export function MultiSelectField({ field, id, value, error, onChange, onBlur }: 
   const hint =
     max !== undefined ? (
       <FieldHelp className={full ? styles.limit : undefined} id={fieldIds(id).hint} aria-live="polite">
-        {full ? `Maximum reached: you can choose at most ${max}. Unselect one to choose another.` : `Choose up to ${max}.`}
+        {full
+          ? `Maximum reached: you can choose at most ${max}. Unselect one to choose another.`
+          : `Choose up to ${max}.`}
       </FieldHelp>
     ) : null;
 
@@ -31,7 +33,14 @@ export function MultiSelectField({ field, id, value, error, onChange, onBlur }: 
         const on = chosen.includes(o.value);
         return (
           <div className="choice" key={i}>
-            <input type="checkbox" id={`${id}-${i}`} checked={on} disabled={!on && full} onChange={(e) => toggle(o.value, e.target.checked)} onBlur={onBlur} />
+            <input
+              type="checkbox"
+              id={`${id}-${i}`}
+              checked={on}
+              disabled={!on && full}
+              onChange={(e) => toggle(o.value, e.target.checked)}
+              onBlur={onBlur}
+            />
             <label htmlFor={`${id}-${i}`}>{o.label}</label>
           </div>
         );

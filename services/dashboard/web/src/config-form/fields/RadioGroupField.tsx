@@ -7,7 +7,14 @@ export function RadioGroupField({ field, id, value, error, onChange, onBlur }: C
     <FieldGroup field={field} id={id} error={error}>
       {field.options.map((o, i) => (
         <div className="choice" key={i}>
-          <input type="radio" id={`${id}-${i}`} name={id} checked={o.value === value} onChange={() => onChange(o.value)} onBlur={onBlur} />
+          <input
+            type="radio"
+            id={`${id}-${i}`}
+            name={id}
+            checked={o.value === value}
+            onChange={() => onChange(o.value)}
+            onBlur={onBlur}
+          />
           <label htmlFor={`${id}-${i}`}>{o.label}</label>
         </div>
       ))}

@@ -28,7 +28,12 @@ export function TextControl(props: ControlProps<'text' | 'url' | 'secret'>) {
   return (
     <div className="input-group">
       {input}
-      <Button size="small" aria-controls={id} aria-label={`${revealed ? 'Hide' : 'Show'} ${name}`} onClick={() => setRevealed((r) => !r)}>
+      <Button
+        size="small"
+        aria-controls={id}
+        aria-label={`${revealed ? 'Hide' : 'Show'} ${name}`}
+        onClick={() => setRevealed((r) => !r)}
+      >
         {revealed ? 'Hide' : 'Show'}
       </Button>
     </div>
@@ -37,5 +42,15 @@ export function TextControl(props: ControlProps<'text' | 'url' | 'secret'>) {
 
 export function TextareaControl(props: ControlProps<'textarea'>) {
   const { field, id, value, onChange, onBlur } = props;
-  return <textarea id={id} rows={field.rows ?? 4} value={typeof value === 'string' ? value : ''} placeholder={field.placeholder} onChange={(e) => onChange(e.target.value)} onBlur={onBlur} {...controlAria(props)} />;
+  return (
+    <textarea
+      id={id}
+      rows={field.rows ?? 4}
+      value={typeof value === 'string' ? value : ''}
+      placeholder={field.placeholder}
+      onChange={(e) => onChange(e.target.value)}
+      onBlur={onBlur}
+      {...controlAria(props)}
+    />
+  );
 }

@@ -14,7 +14,13 @@ const structure: ConfigStructure = {
   name: 'Demo plugin',
   sections: [{ title: 'Basics', fields: [{ type: 'text', key: 'nickname', label: 'Nickname' }] }],
 };
-const fresh: ConfigView = { ui_mode: 'schema', source: 'plugin', fetched_at: '2026-11-27T12:00:00.000Z', schema: structure, values: { nickname: 'ana' } };
+const fresh: ConfigView = {
+  ui_mode: 'schema',
+  source: 'plugin',
+  fetched_at: '2026-11-27T12:00:00.000Z',
+  schema: structure,
+  values: { nickname: 'ana' },
+};
 
 describe('ConfigurationTab', () => {
   it("shows the plugin's form with its current values; Refresh schema asks past the cache and starts the form afresh", async () => {
@@ -22,7 +28,15 @@ describe('ConfigurationTab', () => {
     api.on('GET', configPath, () => ({ status: 200, body: fresh }));
     const refreshed: ConfigView = {
       ...fresh,
-      schema: { ...structure, sections: [{ title: 'Basics', fields: [...structure.sections[0]!.fields, { type: 'number', key: 'level', label: 'Level' }] }] },
+      schema: {
+        ...structure,
+        sections: [
+          {
+            title: 'Basics',
+            fields: [...structure.sections[0]!.fields, { type: 'number', key: 'level', label: 'Level' }],
+          },
+        ],
+      },
       values: { nickname: 'bea', level: 3 },
     };
     api.on('GET', `${configPath}?refresh=true`, () => ({ status: 200, body: refreshed }));
@@ -42,29 +56,54 @@ describe('ConfigurationTab', () => {
     const api = fakeApi();
     api.on('GET', configPath, () => ({
       status: 200,
-      body: { ...fresh, source: 'fallback', fallback_reason: 'invalid_schema', schema_errors: [{ field: 'sections[0].fields[1].type', message: 'unknown field type "colour"' }], values: {} },
+      body: {
+        ...fresh,
+        source: 'fallback',
+        fallback_reason: 'invalid_schema',
+        schema_errors: [{ field: 'sections[0].fields[1].type', message: 'unknown field type "colour"' }],
+        values: {},
+      },
     }));
     renderTab(<ConfigurationTab />, context);
     const notice = await screen.findByText('The plugin server returned an invalid schema.');
     const banner = notice.closest('[role="status"]') as HTMLElement;
-    expect(within(banner).getByText('unknown field type "colour"', { exact: false })).toHaveTextContent('sections[0].fields[1].type: unknown field type "colour"');
+    expect(within(banner).getByText('unknown field type "colour"', { exact: false })).toHaveTextContent(
+      'sections[0].fields[1].type: unknown field type "colour"',
+    );
     // The form is still there, without the plugin's values.
     expect(screen.getByRole('textbox', { name: 'Nickname' })).toHaveValue('');
   });
 
   it('embeds the plugin page in iframe mode', async () => {
     const api = fakeApi();
-    api.on('GET', configPath, () => ({ status: 200, body: { ui_mode: 'iframe', source: 'plugin', fetched_at: '2026-11-27T12:00:00.000Z', name: 'Demo plugin', embed_url: 'https://plugin.example.com/embed?rl_token=t1' } }));
+    api.on('GET', configPath, () => ({
+      status: 200,
+      body: {
+        ui_mode: 'iframe',
+        source: 'plugin',
+        fetched_at: '2026-11-27T12:00:00.000Z',
+        name: 'Demo plugin',
+        embed_url: 'https://plugin.example.com/embed?rl_token=t1',
+      },
+    }));
     renderTab(<ConfigurationTab />, context);
-    expect(await screen.findByTitle('Demo plugin configuration')).toHaveAttribute('src', expect.stringContaining('https://plugin.example.com/embed'));
+    expect(await screen.findByTitle('Demo plugin configuration')).toHaveAttribute(
+      'src',
+      expect.stringContaining('https://plugin.example.com/embed'),
+    );
   });
 
   it('shows why the configuration could not be loaded, and "Try again" loads it', async () => {
     const api = fakeApi();
-    api.on('GET', configPath, () => ({ status: 502, body: { statusCode: 502, message: 'The plugin server could not be reached and no form is cached' } }));
+    api.on('GET', configPath, () => ({
+      status: 502,
+      body: { statusCode: 502, message: 'The plugin server could not be reached and no form is cached' },
+    }));
     const user = userEvent.setup();
     renderTab(<ConfigurationTab />, context);
-    expect(await screen.findByRole('alert')).toHaveTextContent('The plugin server could not be reached and no form is cached');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'The plugin server could not be reached and no form is cached',
+    );
     api.on('GET', configPath, () => ({ status: 200, body: fresh }));
     await user.click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByRole('textbox', { name: 'Nickname' })).toHaveValue('ana');

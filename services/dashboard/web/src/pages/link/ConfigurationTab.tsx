@@ -17,7 +17,8 @@ function FallbackNotice({ view }: { view: ConfigView }) {
     <div className="banner banner-warning" role="status">
       <p className="banner-title">The plugin server {why}.</p>
       <p>
-        The last known form (fetched <DateTime iso={view.fetched_at} />) is shown without the plugin's current values. Saving may fail until the plugin answers again.
+        The last known form (fetched <DateTime iso={view.fetched_at} />) is shown without the plugin's current values.
+        Saving may fail until the plugin answers again.
       </p>
       {view.schema_errors?.length ? (
         <details>
@@ -38,7 +39,10 @@ function FallbackNotice({ view }: { view: ConfigView }) {
 export function ConfigurationTab() {
   const { guildId, roleId } = useLinkContext();
   const client = useQueryClient();
-  const config = useQuery({ ...queries.config(guildId, roleId), refetchOnWindowFocus: (q) => (q.state.data?.ui_mode === 'iframe' ? 'always' : false) });
+  const config = useQuery({
+    ...queries.config(guildId, roleId),
+    refetchOnWindowFocus: (q) => (q.state.data?.ui_mode === 'iframe' ? 'always' : false),
+  });
   const [refreshing, setRefreshing] = useState(false);
   const view = config.data;
   const error = config.error;
@@ -85,7 +89,14 @@ export function ConfigurationTab() {
               {refreshing ? 'Refreshing…' : 'Refresh schema'}
             </Button>
           </div>
-          <ConfigForm key={config.dataUpdatedAt} guildId={guildId} roleId={roleId} structure={view.schema} values={view.values} onSaved={() => void client.invalidateQueries({ queryKey: queryKeys.config(guildId, roleId) })} />
+          <ConfigForm
+            key={config.dataUpdatedAt}
+            guildId={guildId}
+            roleId={roleId}
+            structure={view.schema}
+            values={view.values}
+            onSaved={() => void client.invalidateQueries({ queryKey: queryKeys.config(guildId, roleId) })}
+          />
         </>
       ) : (
         <IframeConfig key="iframe" view={view} />

@@ -60,10 +60,20 @@ describe('EventsTab', () => {
     expect(within(delivered).getByRole('listitem')).toHaveTextContent(/HTTP 204 in 35 ms$/);
 
     // After the resend, the log is read again and shows the event pending, without a Resend button.
-    api.on('GET', eventsPath, () => ({ status: 200, body: { ...log, events: [{ ...log.events[0]!, state: 'pending', next_attempt_at: '2026-11-26T12:10:00.000Z' }, log.events[1]!] } }));
+    api.on('GET', eventsPath, () => ({
+      status: 200,
+      body: {
+        ...log,
+        events: [{ ...log.events[0]!, state: 'pending', next_attempt_at: '2026-11-26T12:10:00.000Z' }, log.events[1]!],
+      },
+    }));
     await user.click(within(dropped).getByRole('button', { name: 'Resend event 2' }));
     expect(await screen.findByText('Event ev-2 queued for delivery again')).toBeInTheDocument();
-    await waitFor(() => expect(within(screen.getByRole('row', { name: 'Event 2 removal.held' })).getByText('Pending')).toBeInTheDocument());
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('row', { name: 'Event 2 removal.held' })).getByText('Pending'),
+      ).toBeInTheDocument(),
+    );
     expect(screen.queryByRole('button', { name: 'Resend event 2' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Resend event 1' })).toBeInTheDocument();
     expect(api.calls.filter((c) => c.method === 'POST').map((c) => c.path)).toEqual([`${eventsPath}/ev-2/resend`]);
@@ -72,7 +82,10 @@ describe('EventsTab', () => {
   it('says a refused resend was not sent, with the reason', async () => {
     const api = fakeApi();
     api.on('GET', eventsPath, () => ({ status: 200, body: log }));
-    api.on('POST', `${eventsPath}/ev-1/resend`, () => ({ status: 409, body: { statusCode: 409, message: 'The link is disabled' } }));
+    api.on('POST', `${eventsPath}/ev-1/resend`, () => ({
+      status: 409,
+      body: { statusCode: 409, message: 'The link is disabled' },
+    }));
     const user = userEvent.setup();
     renderTab(<EventsTab />, context);
     await user.click(await screen.findByRole('button', { name: 'Resend event 1' }));

@@ -40,7 +40,12 @@ export function EventsTab() {
   const toast = useToast();
   const log = useQuery({
     ...queries.events(guildId, roleId),
-    refetchInterval: (q) => (q.state.data === undefined ? false : q.state.data.events.some((e) => e.state === 'pending') ? PENDING_REFRESH_MS : IDLE_REFRESH_MS),
+    refetchInterval: (q) =>
+      q.state.data === undefined
+        ? false
+        : q.state.data.events.some((e) => e.state === 'pending')
+          ? PENDING_REFRESH_MS
+          : IDLE_REFRESH_MS,
   });
   const resend = useMutation({
     mutationFn: (eventId: string) => dashboardApi.resendEvent(guildId, roleId, eventId),
@@ -57,10 +62,14 @@ export function EventsTab() {
     <div>
       <h2>Event deliveries</h2>
       {kinds.length === 0 ? (
-        <p className="muted">The plugin has not opted in to events: it asks for event kinds in its register or health answer (docs/plugin-quickstart.md, &quot;Events&quot;).</p>
+        <p className="muted">
+          The plugin has not opted in to events: it asks for event kinds in its register or health answer
+          (docs/plugin-quickstart.md, &quot;Events&quot;).
+        </p>
       ) : (
         <p className="muted small">
-          Signed <code>POST /events</code> calls to the plugin, retried with backoff for 24 hours, in order per link. Subscribed to: {kinds.join(', ')}.
+          Signed <code>POST /events</code> calls to the plugin, retried with backoff for 24 hours, in order per link.
+          Subscribed to: {kinds.join(', ')}.
         </p>
       )}
       {events.length === 0 ? (
@@ -104,8 +113,13 @@ export function EventsTab() {
                       <ol className={styles.attempts}>
                         {e.attempts.map((a, i) => (
                           <li key={i}>
-                            <DateTime iso={a.at} relative={false} />: <span className={a.http_status !== null && a.http_status < 300 ? styles.ok : styles.failed}>{outcomeText(a)}</span>
-                            {a.latency_ms !== null && <span className="muted"> in {a.latency_ms.toLocaleString()} ms</span>}
+                            <DateTime iso={a.at} relative={false} />:{' '}
+                            <span className={a.http_status !== null && a.http_status < 300 ? styles.ok : styles.failed}>
+                              {outcomeText(a)}
+                            </span>
+                            {a.latency_ms !== null && (
+                              <span className="muted"> in {a.latency_ms.toLocaleString()} ms</span>
+                            )}
                           </li>
                         ))}
                       </ol>
@@ -113,7 +127,12 @@ export function EventsTab() {
                   </td>
                   <td>
                     {e.state !== 'pending' && (
-                      <Button size="small" disabled={resend.isPending && resend.variables === e.id} onClick={() => resend.mutate(e.id)} aria-label={`Resend event ${e.seq}`}>
+                      <Button
+                        size="small"
+                        disabled={resend.isPending && resend.variables === e.id}
+                        onClick={() => resend.mutate(e.id)}
+                        aria-label={`Resend event ${e.seq}`}
+                      >
                         Resend
                       </Button>
                     )}

@@ -54,7 +54,17 @@ describe('HealthTab', () => {
     const api = fakeApi();
     api.on('GET', healthPath, () => ({
       status: 200,
-      body: { ...health, status: 'unreachable', latest: { status: 'unreachable', checked_at: '2026-11-27T12:00:01.000Z', latency_ms: null, detail: { reason: 'timeout after 5000 ms' } }, history: [] },
+      body: {
+        ...health,
+        status: 'unreachable',
+        latest: {
+          status: 'unreachable',
+          checked_at: '2026-11-27T12:00:01.000Z',
+          latency_ms: null,
+          detail: { reason: 'timeout after 5000 ms' },
+        },
+        history: [],
+      },
     }));
     renderTab(<HealthTab />, context);
     expect(await screen.findByText('Unreachable: timeout after 5000 ms')).toBeInTheDocument();
@@ -64,9 +74,16 @@ describe('HealthTab', () => {
 
   it('before the first poll, says results appear after it', async () => {
     const api = fakeApi();
-    api.on('GET', healthPath, () => ({ status: 200, body: { plugin_url: 'https://plugin.example.com', status: 'unknown', latest: null, history: [] } }));
+    api.on('GET', healthPath, () => ({
+      status: 200,
+      body: { plugin_url: 'https://plugin.example.com', status: 'unknown', latest: null, history: [] },
+    }));
     renderTab(<HealthTab />, context);
-    expect(await screen.findByText("The service has not polled this plugin's health endpoint yet. Results appear here after the first poll.")).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        "The service has not polled this plugin's health endpoint yet. Results appear here after the first poll.",
+      ),
+    ).toBeInTheDocument();
     expect(screen.getByText('Not polled yet')).toBeInTheDocument();
   });
 

@@ -9,7 +9,10 @@ const REFRESH_MS = 30_000;
 /** Health: the plugin's latest GET /health report and its recent history. */
 export function HealthTab() {
   const { guildId, roleId } = useLinkContext();
-  const { data, error, isPending, refetch } = useQuery({ ...queries.linkHealth(guildId, roleId), refetchInterval: pollEvery(REFRESH_MS) });
+  const { data, error, isPending, refetch } = useQuery({
+    ...queries.linkHealth(guildId, roleId),
+    refetchInterval: pollEvery(REFRESH_MS),
+  });
 
   if (isPending) return <Loading />;
   if (!data) return error ? <ErrorState error={error} onRetry={() => void refetch()} /> : null;

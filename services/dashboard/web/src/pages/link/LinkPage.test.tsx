@@ -17,7 +17,14 @@ describe('LinkPage', () => {
       state: 'paused',
       paused: true,
       slot: { position: 2, allowance: 1 },
-      counts: { user_count: 1234, synced_count: 1000, pending_count: 0, held_count: 234, not_in_server_count: 0, deleted_count: 0 },
+      counts: {
+        user_count: 1234,
+        synced_count: 1000,
+        pending_count: 0,
+        held_count: 234,
+        not_in_server_count: 0,
+        deleted_count: 0,
+      },
       role: { id: R, name: 'Patrons', color: null, position: 3 },
     });
     api.on('GET', linkPath, () => ({ status: 200, body: card }));
@@ -30,7 +37,11 @@ describe('LinkPage', () => {
     expect(within(article).getByText('Integration paused')).toBeInTheDocument();
     expect(within(article).getByText(/this link is number 2; 1 allowed/)).toBeInTheDocument();
     expect(within(article).getByText('1,234')).toBeInTheDocument();
-    expect(within(article).getByText("234 users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.")).toBeInTheDocument();
+    expect(
+      within(article).getByText(
+        "234 users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.",
+      ),
+    ).toBeInTheDocument();
 
     const tabs = screen.getByRole('navigation', { name: 'Link sections' });
     const base = `/guilds/${G}/links/${R}`;

@@ -9,7 +9,13 @@ const ACTION_TEXT: Record<MemberLookup['history'][number]['action'], string> = {
  * A member's recent role changes (newest first, as member-lookup returns them). Every cell is a React
  * text node: outcome and cause come from the sync engine and are never rendered as HTML.
  */
-export function MemberHistory({ history, outcomeText }: { history: MemberLookup['history']; outcomeText: (outcome: string) => string }) {
+export function MemberHistory({
+  history,
+  outcomeText,
+}: {
+  history: MemberLookup['history'];
+  outcomeText: (outcome: string) => string;
+}) {
   if (history.length === 0) return <p className="muted small">No role changes recorded for this member.</p>;
   // Wrapped so a phone scrolls the table sideways instead of cutting its columns off.
   return (

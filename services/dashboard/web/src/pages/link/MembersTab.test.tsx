@@ -9,7 +9,16 @@ const R = '200000000000000001';
 const U = '300000000000000001';
 const linkPath = `/dashboard-api/guilds/${G}/links/${R}`;
 const context = { guildId: G, roleId: R, card: linkCard(), guild: undefined, owner: true, roleName: 'Members' };
-const member: MemberLookup = { user_id: U, state: 'synced', expires_at: null, platform: null, history: [], override: null, should_hold: true, reason: 'synced' };
+const member: MemberLookup = {
+  user_id: U,
+  state: 'synced',
+  expires_at: null,
+  platform: null,
+  history: [],
+  override: null,
+  should_hold: true,
+  reason: 'synced',
+};
 
 function setUp() {
   const api = fakeApi();
@@ -40,7 +49,10 @@ describe('MembersTab: the member look-up (react-hook-form, the contract user-ID 
 
   it("shows a failed look-up's message", async () => {
     const { api, user } = setUp();
-    api.on('GET', `${linkPath}/members/${U}`, () => ({ status: 502, body: { statusCode: 502, message: 'The platform did not answer', detail: 'timeout after 5000 ms' } }));
+    api.on('GET', `${linkPath}/members/${U}`, () => ({
+      status: 502,
+      body: { statusCode: 502, message: 'The platform did not answer', detail: 'timeout after 5000 ms' },
+    }));
     await user.type(screen.getByLabelText('User ID'), U);
     await user.click(screen.getByRole('button', { name: 'Look up' }));
     expect(await screen.findByText('The platform did not answer')).toBeInTheDocument();

@@ -39,11 +39,15 @@ const REASON_TEXT: Record<MemberLookup['reason'], string> = {
   synced: "Holds the role: on the plugin's list, within the synced limit.",
   held: "Does not get the role: on the plugin's list, beyond the synced limit.",
   not_listed: "Does not get the role: not on the plugin's list.",
-  not_in_server: 'Listed, not in the server: the platform says this user is not a member, so nobody holds the role for them. The bot gives it when they join.',
+  not_in_server:
+    'Listed, not in the server: the platform says this user is not a member, so nobody holds the role for them. The bot gives it when they join.',
 };
 
 /** The list state as shown: a synced listed user the platform does not know in the server is "listed, not in the server", never "synced" (issue 34). */
-const stateText = (result: MemberLookup) => (result.reason === 'not_in_server' && result.state === 'synced' ? 'On the list — listed, not in the server' : STATE_TEXT[result.state]);
+const stateText = (result: MemberLookup) =>
+  result.reason === 'not_in_server' && result.state === 'synced'
+    ? 'On the list — listed, not in the server'
+    : STATE_TEXT[result.state];
 
 /** The dot's colour: whether the bot gives the role, an override deciding above the list's state. */
 function dotTone(result: MemberLookup): string {
@@ -66,7 +70,10 @@ export function MembersTab() {
   const { guildId, roleId } = useLinkContext();
   const id = useId();
   // The contract's user-ID schema checks the field; the message says what an ID looks like.
-  const { register, handleSubmit, formState } = useForm<LookUpForm>({ resolver: zodResolver(lookUpForm), defaultValues: { user_id: '' } });
+  const { register, handleSubmit, formState } = useForm<LookUpForm>({
+    resolver: zodResolver(lookUpForm),
+    defaultValues: { user_id: '' },
+  });
   const fieldError = formState.errors.user_id?.message ?? null;
   // The user ID last looked up: the query reads that member; looking the same one up again refetches it.
   const [asked, setAsked] = useState<string | null>(null);
@@ -88,13 +95,23 @@ export function MembersTab() {
         <a className={buttonClass()} href={dashboardApi.listCsvUrl(guildId, roleId)} download>
           Export the list (CSV)
         </a>
-        <span className="muted small">Every user ID on the list, lowest first, with whether it is in the synced set.</span>
+        <span className="muted small">
+          Every user ID on the list, lowest first, with whether it is in the synced set.
+        </span>
       </p>
       <form className={styles.lookUpForm} onSubmit={(e) => void handleSubmit(lookUp)(e)} noValidate>
         <Field>
           <label htmlFor={`${id}-user`}>User ID</label>
           <div className="input-group">
-            <input id={`${id}-user`} inputMode="numeric" autoComplete="off" spellCheck={false} {...register('user_id')} aria-invalid={fieldError ? true : undefined} aria-describedby={fieldError ? `${id}-error ${id}-help` : `${id}-help`} />
+            <input
+              id={`${id}-user`}
+              inputMode="numeric"
+              autoComplete="off"
+              spellCheck={false}
+              {...register('user_id')}
+              aria-invalid={fieldError ? true : undefined}
+              aria-describedby={fieldError ? `${id}-error ${id}-help` : `${id}-help`}
+            />
             <Button type="submit" tone="primary" disabled={busy}>
               Look up
             </Button>
@@ -118,14 +135,16 @@ export function MembersTab() {
             {result.reason ? <p data-testid="member-reason">{REASON_TEXT[result.reason]}</p> : null}
             {result.expires_at ? (
               <p data-testid="member-expiry">
-                Membership expires <DateTime iso={result.expires_at} />: then the user leaves the list, as if the plugin had removed them.
+                Membership expires <DateTime iso={result.expires_at} />: then the user leaves the list, as if the plugin
+                had removed them.
               </p>
             ) : result.state !== 'not_listed' ? (
               <p className="muted small">Permanent membership (no expiry).</p>
             ) : null}
             {result.platform ? (
               <p>
-                Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (<DateTime iso={result.platform.updated_at} />)
+                Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (
+                <DateTime iso={result.platform.updated_at} />)
               </p>
             ) : (
               <p>The bot has not acted on this member yet.</p>

@@ -18,8 +18,16 @@ import { Field, FieldErrorText, FieldHelp } from '../../components/Field';
 import { Card } from '../../components/Card';
 
 const LIST_TEXT: Record<OverrideKind, { title: string; help: string; empty: string }> = {
-  always: { title: 'Always keep', help: "Hold the role whatever the plugin's list says (they take synced places first).", empty: 'Nobody is always kept.' },
-  never: { title: 'Never give', help: 'Never get the role, even when the plugin lists them (their place goes to the next listed member).', empty: 'Nobody is excluded.' },
+  always: {
+    title: 'Always keep',
+    help: "Hold the role whatever the plugin's list says (they take synced places first).",
+    empty: 'Nobody is always kept.',
+  },
+  never: {
+    title: 'Never give',
+    help: 'Never get the role, even when the plugin lists them (their place goes to the next listed member).',
+    empty: 'Nobody is excluded.',
+  },
 };
 
 /** Add an override: a user ID by the contract's rule, and which list. */
@@ -48,13 +56,23 @@ export function OverridesSection() {
   return (
     <section className={styles.section} aria-labelledby="overrides-heading">
       <h2 id="overrides-heading">Overrides</h2>
-      <p className="muted small">Applied by the bot above the plugin&apos;s list; the plugin&apos;s list itself is unchanged. At most {overrides.data?.max_per_list.toLocaleString() ?? '1,000'} members per list.</p>
+      <p className="muted small">
+        Applied by the bot above the plugin&apos;s list; the plugin&apos;s list itself is unchanged. At most{' '}
+        {overrides.data?.max_per_list.toLocaleString() ?? '1,000'} members per list.
+      </p>
       {overrides.isPending ? <Loading /> : null}
-      {!overrides.data && overrides.error ? <ErrorState error={overrides.error} onRetry={() => void overrides.refetch()} /> : null}
+      {!overrides.data && overrides.error ? (
+        <ErrorState error={overrides.error} onRetry={() => void overrides.refetch()} />
+      ) : null}
       {overrides.data ? (
         <>
-          <AddOverrideForm onAdd={(values) => change.mutateAsync({ [values.list]: [values.userId] })} onAdded={(v) => toast.show('success', `Added to "${LIST_TEXT[v.list].title}"`)} />
-          {change.error && !(change.error instanceof ApiError && change.error.fieldErrors.length) ? <ErrorBanner error={change.error} /> : null}
+          <AddOverrideForm
+            onAdd={(values) => change.mutateAsync({ [values.list]: [values.userId] })}
+            onAdded={(v) => toast.show('success', `Added to "${LIST_TEXT[v.list].title}"`)}
+          />
+          {change.error && !(change.error instanceof ApiError && change.error.fieldErrors.length) ? (
+            <ErrorBanner error={change.error} />
+          ) : null}
           <div className={styles.lists}>
             {(['always', 'never'] as const).map((list) => (
               <OverrideList
@@ -62,7 +80,12 @@ export function OverridesSection() {
                 list={list}
                 view={overrides.data}
                 busy={change.isPending}
-                onRemove={(userId) => change.mutate({ remove: [userId] }, { onSuccess: () => toast.show('success', `Removed ${userId} from "${LIST_TEXT[list].title}"`) })}
+                onRemove={(userId) =>
+                  change.mutate(
+                    { remove: [userId] },
+                    { onSuccess: () => toast.show('success', `Removed ${userId} from "${LIST_TEXT[list].title}"`) },
+                  )
+                }
               />
             ))}
           </div>
@@ -72,7 +95,17 @@ export function OverridesSection() {
   );
 }
 
-function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view: OverridesView; busy: boolean; onRemove: (userId: string) => void }) {
+function OverrideList({
+  list,
+  view,
+  busy,
+  onRemove,
+}: {
+  list: OverrideKind;
+  view: OverridesView;
+  busy: boolean;
+  onRemove: (userId: string) => void;
+}) {
   const entries = view[list];
   const headingId = `overrides-${list}`;
   return (
@@ -91,7 +124,12 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
               <span className="muted small">
                 <DateTime iso={e.added_at} />
               </span>
-              <Button size="small" disabled={busy} onClick={() => onRemove(e.user_id)} aria-label={`Remove ${e.user_id} from ${LIST_TEXT[list].title}`}>
+              <Button
+                size="small"
+                disabled={busy}
+                onClick={() => onRemove(e.user_id)}
+                aria-label={`Remove ${e.user_id} from ${LIST_TEXT[list].title}`}
+              >
                 Remove
               </Button>
             </li>
@@ -102,9 +140,18 @@ function OverrideList({ list, view, busy, onRemove }: { list: OverrideKind; view
   );
 }
 
-function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promise<unknown>; onAdded: (values: AddForm) => void }) {
+function AddOverrideForm({
+  onAdd,
+  onAdded,
+}: {
+  onAdd: (values: AddForm) => Promise<unknown>;
+  onAdded: (values: AddForm) => void;
+}) {
   const id = useId();
-  const { register, handleSubmit, setError, reset, formState } = useForm<z.input<typeof addForm>, unknown, AddForm>({ resolver: zodResolver(addForm), defaultValues: { userId: '', list: 'always' } });
+  const { register, handleSubmit, setError, reset, formState } = useForm<z.input<typeof addForm>, unknown, AddForm>({
+    resolver: zodResolver(addForm),
+    defaultValues: { userId: '', list: 'always' },
+  });
   const error = formState.errors.userId?.message;
 
   async function submit(values: AddForm) {
@@ -116,16 +163,30 @@ function AddOverrideForm({ onAdd, onAdded }: { onAdd: (values: AddForm) => Promi
     } catch (err) {
       // The server's field errors (a member already in the other list, a full list) are shown beside the input.
       const first = err instanceof ApiError ? err.fieldErrors[0] : undefined;
-      if (first) setError('userId', { type: 'server', message: `${err instanceof Error ? err.message : ''}: ${first.message}` });
+      if (first)
+        setError('userId', { type: 'server', message: `${err instanceof Error ? err.message : ''}: ${first.message}` });
     }
   }
 
   return (
-    <form className={`inline-form ${styles.add}`} onSubmit={(e) => void handleSubmit(submit)(e)} noValidate aria-label="Add an override">
+    <form
+      className={`inline-form ${styles.add}`}
+      onSubmit={(e) => void handleSubmit(submit)(e)}
+      noValidate
+      aria-label="Add an override"
+    >
       <Field className={styles.userField}>
         {/* Not "User ID": the look-up above has that label. */}
         <label htmlFor={`${id}-user`}>Member ID</label>
-        <input id={`${id}-user`} inputMode="numeric" autoComplete="off" spellCheck={false} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error ${id}-help` : `${id}-help`} {...register('userId')} />
+        <input
+          id={`${id}-user`}
+          inputMode="numeric"
+          autoComplete="off"
+          spellCheck={false}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error ${id}-help` : `${id}-help`}
+          {...register('userId')}
+        />
         <FieldHelp id={`${id}-help`}>Their platform user ID (17 to 20 digits).</FieldHelp>
         {error ? (
           <FieldErrorText id={`${id}-error`} role="alert">

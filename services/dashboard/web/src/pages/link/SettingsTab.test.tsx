@@ -11,16 +11,26 @@ const context = { guildId: G, roleId: R, card: linkCard(), guild: undefined, own
 describe('SettingsTab: the delete dialog (its choices a form over deleteLinkBody)', () => {
   it('deletes without stripping by default, sending the contract body', async () => {
     const api = fakeApi();
-    api.on('DELETE', linkPath, () => ({ status: 200, body: { deleted: true, link_id: 'link-1', strip_roles: false, strip_count: null } }));
+    api.on('DELETE', linkPath, () => ({
+      status: 200,
+      body: { deleted: true, link_id: 'link-1', strip_roles: false, strip_count: null },
+    }));
     api.on('GET', `/dashboard-api/guilds/${G}`, () => ({ status: 200, body: {} }));
     api.on('GET', '/dashboard-api/guilds', () => ({ status: 200, body: { guilds: [] } }));
     const user = userEvent.setup();
     renderTab(<SettingsTab />, context);
     await user.click(screen.getByRole('button', { name: 'Delete link' }));
     const dialog = screen.getByRole('alertdialog', { name: 'Delete the link for Members?' });
-    expect(within(dialog).getByLabelText('Also remove the role from the members this link gave it to')).not.toBeChecked();
+    expect(
+      within(dialog).getByLabelText('Also remove the role from the members this link gave it to'),
+    ).not.toBeChecked();
     await user.click(within(dialog).getByRole('button', { name: 'Delete permanently' }));
-    await waitFor(() => expect(api.calls.find((c) => c.method === 'DELETE')?.body).toEqual({ strip_roles: false, confirm_lockout: false }));
+    await waitFor(() =>
+      expect(api.calls.find((c) => c.method === 'DELETE')?.body).toEqual({
+        strip_roles: false,
+        confirm_lockout: false,
+      }),
+    );
     expect(await screen.findByText('Link deleted')).toBeInTheDocument();
   });
 
@@ -28,9 +38,21 @@ describe('SettingsTab: the delete dialog (its choices a form over deleteLinkBody
     const api = fakeApi();
     api.on('GET', `${linkPath}/strip-preview`, () => ({
       status: 200,
-      body: { count: 2, sample: [{ user_id: '300000000000000001', name: 'ana' }], lockout: [{ user_id: '300000000000000001', name: 'ana', who: 'admin', permission: 'Administrator' }], lockout_checked: true },
+      body: {
+        count: 2,
+        sample: [{ user_id: '300000000000000001', name: 'ana' }],
+        lockout: [{ user_id: '300000000000000001', name: 'ana', who: 'admin', permission: 'Administrator' }],
+        lockout_checked: true,
+      },
     }));
-    api.on('DELETE', linkPath, () => ({ status: 409, body: { statusCode: 409, message: 'The strip would lock an admin out', errors: [{ field: 'confirm_lockout', message: 'ana loses Administrator' }] } }));
+    api.on('DELETE', linkPath, () => ({
+      status: 409,
+      body: {
+        statusCode: 409,
+        message: 'The strip would lock an admin out',
+        errors: [{ field: 'confirm_lockout', message: 'ana loses Administrator' }],
+      },
+    }));
     const user = userEvent.setup();
     renderTab(<SettingsTab />, context);
     await user.click(screen.getByRole('button', { name: 'Delete link' }));
@@ -43,9 +65,13 @@ describe('SettingsTab: the delete dialog (its choices a form over deleteLinkBody
     await user.click(lockoutBox);
     expect(confirm).toBeEnabled();
     await user.click(confirm);
-    await waitFor(() => expect(api.calls.find((c) => c.method === 'DELETE')?.body).toEqual({ strip_roles: true, confirm_lockout: true }));
+    await waitFor(() =>
+      expect(api.calls.find((c) => c.method === 'DELETE')?.body).toEqual({ strip_roles: true, confirm_lockout: true }),
+    );
     // The refusal is shown with its every part: the message and the field's problem.
     expect(await screen.findByText('The strip would lock an admin out')).toBeInTheDocument();
-    expect(screen.getByText('ana loses Administrator', { exact: false })).toHaveTextContent('confirm_lockout: ana loses Administrator');
+    expect(screen.getByText('ana loses Administrator', { exact: false })).toHaveTextContent(
+      'confirm_lockout: ana loses Administrator',
+    );
   });
 });

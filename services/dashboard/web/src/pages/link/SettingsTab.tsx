@@ -18,17 +18,35 @@ import { Button } from '../../components/Button';
 import { FieldHelp } from '../../components/Field';
 
 /** The delete dialog's choices: the contract's body (without its bare-DELETE default), a lock-out confirmation sent only with a strip. */
-const deleteLinkChoice = deleteLinkBody.unwrap().transform((b) => ({ strip_roles: b.strip_roles, confirm_lockout: b.strip_roles && b.confirm_lockout }));
+const deleteLinkChoice = deleteLinkBody
+  .unwrap()
+  .transform((b) => ({ strip_roles: b.strip_roles, confirm_lockout: b.strip_roles && b.confirm_lockout }));
 type DeleteLinkChoice = z.output<typeof deleteLinkChoice>;
 type DeleteLinkForm = z.input<typeof deleteLinkChoice>;
 
 /** One setting as a switch, with its explanation under it (the switch's description). */
-function SettingSwitch(props: { id: string; label: string; checked: boolean; disabled: boolean; onChange: (on: boolean) => void; children: ReactNode }) {
+function SettingSwitch(props: {
+  id: string;
+  label: string;
+  checked: boolean;
+  disabled: boolean;
+  onChange: (on: boolean) => void;
+  children: ReactNode;
+}) {
   const { id, label, checked, disabled, onChange, children } = props;
   return (
     <div className={styles.setting}>
       <div className="switch-row">
-        <input type="checkbox" role="switch" className="switch" id={id} checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-describedby={`${id}-help`} />
+        <input
+          type="checkbox"
+          role="switch"
+          className="switch"
+          id={id}
+          checked={checked}
+          disabled={disabled}
+          onChange={(e) => onChange(e.target.checked)}
+          aria-describedby={`${id}-help`}
+        />
         <label htmlFor={id}>{label}</label>
       </div>
       <FieldHelp indent="switch" id={`${id}-help`}>
@@ -49,7 +67,10 @@ export function SettingsTab() {
   const [confirming, setConfirming] = useState(false);
   // The delete dialog's choices are a form over the contract's `deleteLinkBody`. Stripping is off by
   // default (docs/dashboard.md): deleting a link never takes roles away unless the admin asks.
-  const { control, setValue, reset, handleSubmit } = useForm<DeleteLinkForm, unknown, DeleteLinkChoice>({ resolver: zodResolver(deleteLinkChoice), defaultValues: { strip_roles: false, confirm_lockout: false } });
+  const { control, setValue, reset, handleSubmit } = useForm<DeleteLinkForm, unknown, DeleteLinkChoice>({
+    resolver: zodResolver(deleteLinkChoice),
+    defaultValues: { strip_roles: false, confirm_lockout: false },
+  });
   const [strip, lockout] = useWatch({ control, name: ['strip_roles', 'confirm_lockout'] });
   const stripRoles = strip === true;
   const lockoutConfirmed = lockout === true;
@@ -66,7 +87,16 @@ export function SettingsTab() {
     onSuccess: (next, body) => {
       client.setQueryData(queryKeys.link(guildId, roleId), next);
       void client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
-      toast.show('success', body.enabled !== undefined ? (next.enabled ? 'Link enabled' : 'Link disabled') : next.trusted ? 'Marked as trusted' : 'No longer trusted');
+      toast.show(
+        'success',
+        body.enabled !== undefined
+          ? next.enabled
+            ? 'Link enabled'
+            : 'Link disabled'
+          : next.trusted
+            ? 'Marked as trusted'
+            : 'No longer trusted',
+      );
     },
     onError: fail,
   });
@@ -77,7 +107,9 @@ export function SettingsTab() {
       toast.show(
         'success',
         'Resync started',
-        r.retried ? `${r.retried.toLocaleString()} failed ${r.retried === 1 ? 'member is' : 'members are'} retried now; the whole list is being checked.` : 'The whole list is being checked against what the bot applied.',
+        r.retried
+          ? `${r.retried.toLocaleString()} failed ${r.retried === 1 ? 'member is' : 'members are'} retried now; the whole list is being checked.`
+          : 'The whole list is being checked against what the bot applied.',
       ),
     onError: fail,
   });
@@ -97,7 +129,9 @@ export function SettingsTab() {
           : `${roleName} is no longer linked to its plugin.`,
       );
       // Once off the link's page, nothing of the deleted link stays cached (a new link may take the role).
-      void Promise.resolve(navigate(guildPath(guildId))).then(() => client.removeQueries({ queryKey: queryKeys.link(guildId, roleId) }));
+      void Promise.resolve(navigate(guildPath(guildId))).then(() =>
+        client.removeQueries({ queryKey: queryKeys.link(guildId, roleId) }),
+      );
     },
     onError: (err) => {
       setConfirming(false);
@@ -130,18 +164,35 @@ export function SettingsTab() {
       <h2>Settings</h2>
       {error ? <ErrorBanner error={error} /> : null}
 
-      <SettingSwitch id={`${id}-enabled`} label="Enabled" checked={enabled} disabled={pending} onChange={(on) => update.mutate({ enabled: on })}>
-        A disabled link refuses every call the plugin makes to the User Management API and the bot stops syncing it. The stored list is kept.
+      <SettingSwitch
+        id={`${id}-enabled`}
+        label="Enabled"
+        checked={enabled}
+        disabled={pending}
+        onChange={(on) => update.mutate({ enabled: on })}
+      >
+        A disabled link refuses every call the plugin makes to the User Management API and the bot stops syncing it. The
+        stored list is kept.
       </SettingSwitch>
 
-      <SettingSwitch id={`${id}-trusted`} label="Trusted integration" checked={trusted} disabled={!owner || pending} onChange={(on) => update.mutate({ trusted: on })}>
-        A trusted link is never subject to the large-removal hold: lists that remove many members apply at once, without the owner's confirmation.
+      <SettingSwitch
+        id={`${id}-trusted`}
+        label="Trusted integration"
+        checked={trusted}
+        disabled={!owner || pending}
+        onChange={(on) => update.mutate({ trusted: on })}
+      >
+        A trusted link is never subject to the large-removal hold: lists that remove many members apply at once, without
+        the owner's confirmation.
         {owner ? '' : ' Only the server owner can change this.'}
       </SettingSwitch>
 
       <div className={styles.setting}>
         <h3>Resync now</h3>
-        <FieldHelp>Retries every member whose role change failed, at once, and walks the whole list against what the bot has applied. Changes someone made by hand on the platform are found by the periodic reconcile.</FieldHelp>
+        <FieldHelp>
+          Retries every member whose role change failed, at once, and walks the whole list against what the bot has
+          applied. Changes someone made by hand on the platform are found by the periodic reconcile.
+        </FieldHelp>
         <Button onClick={() => resync.mutate()} disabled={pending}>
           {resync.isPending ? 'Resyncing…' : 'Resync now'}
         </Button>
@@ -149,7 +200,10 @@ export function SettingsTab() {
 
       <div className={styles.dangerZone}>
         <h3>Delete this link</h3>
-        <p>The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it again.</p>
+        <p>
+          The role stops being managed by the plugin. To give the plugin a new token, delete the link and create it
+          again.
+        </p>
         <Button tone="danger" onClick={openDelete} disabled={pending}>
           Delete link
         </Button>
@@ -169,20 +223,37 @@ export function SettingsTab() {
           <li>The plugin server is told that the link is gone.</li>
           <li>The link's API token stops working at once: the plugin can no longer change who holds the role.</li>
           {stripRoles ? (
-            <li>The bot removes the role from the members this link gave it to, and only from them. Removals follow the platform's rate limits, so a large list takes a while; if the bot restarts it carries on where it stopped.</li>
+            <li>
+              The bot removes the role from the members this link gave it to, and only from them. Removals follow the
+              platform's rate limits, so a large list takes a while; if the bot restarts it carries on where it stopped.
+            </li>
           ) : (
             <li>Role assignments already made stay as they are; members keep the role until someone removes it.</li>
           )}
         </ul>
         <div className="checkbox-row">
-          <input type="checkbox" id={`${id}-strip`} checked={stripRoles} disabled={deleting} onChange={(e) => chooseStrip(e.target.checked)} aria-describedby={`${id}-strip-help`} />
+          <input
+            type="checkbox"
+            id={`${id}-strip`}
+            checked={stripRoles}
+            disabled={deleting}
+            onChange={(e) => chooseStrip(e.target.checked)}
+            aria-describedby={`${id}-strip-help`}
+          />
           <label htmlFor={`${id}-strip`}>Also remove the role from the members this link gave it to</label>
         </div>
         <FieldHelp indent="check" id={`${id}-strip-help`}>
           Off by default. Only members the bot gave the role to through this link lose it.
         </FieldHelp>
         {stripRoles ? (
-          <StripPreviewPanel preview={previewView} error={preview.error?.message ?? null} lockoutConfirmed={lockoutConfirmed} onLockoutConfirmed={(on) => setValue('confirm_lockout', on)} checkboxId={`${id}-lockout`} disabled={deleting} />
+          <StripPreviewPanel
+            preview={previewView}
+            error={preview.error?.message ?? null}
+            lockoutConfirmed={lockoutConfirmed}
+            onLockoutConfirmed={(on) => setValue('confirm_lockout', on)}
+            checkboxId={`${id}-lockout`}
+            disabled={deleting}
+          />
         ) : null}
         <p>This cannot be undone.</p>
       </ConfirmDialog>
