@@ -2,7 +2,9 @@
 // from source under tsx and compiled (`pnpm build`), then the size of each production image's contents
 // as far as it can be measured without a Docker engine (`pnpm deploy --prod` of the deployable plus
 // dist/). Every figure is printed beside its goal in the same run; the exit code is 0 either way.
-//   pnpm bench startup [--rounds 5] [--idle-ms 3000] [--only start|size]
+//   pnpm bench startup [--rounds 5] [--idle-ms 3000] [--only start|size|node]
+//                      [--node-compare /usr/bin/node]   the compiled services on the pinned Node.js against
+//                                                       another binary (the machine's own by default), alternately
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +18,7 @@ const START_GOAL_MS = 1000;
 const RSS_CUT_GOAL = 0.3;
 const MiB = 1024 * 1024;
 
+const SERVICE_NAMES = Object.keys(SERVICES) as ServiceName[];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const load = () => os.loadavg()[0]!.toFixed(2);
 
@@ -27,39 +30,39 @@ function printRows(rows: Row[]): void {
     console.log(`${r.figure.padEnd(w[0]!)}  ${r.measured.padEnd(w[1]!)}  ${r.goal.padEnd(w[2]!)}  ${r.verdict}`);
 }
 
-/** Each round starts every service in both forms one after the other (alternating, so load hits both). */
-async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
+type Variant = { label: string; form: Form; node?: string };
+type Samples = Map<string, { start: number[]; cpu: number[]; rss: number[] }>;
+
+/**
+ * Each round starts every service in each variant one after the other, reversing the order every other
+ * round (ABBA, so load hits all alike). The compiled form runs from each image's tree (scripts/image-tree.sh)
+ * with the image's command. Samples are keyed `<service> <variant label>`.
+ */
+async function sampleStarts(variants: Variant[], rounds: number, idleMs: number): Promise<Samples> {
   await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
   const url = await createMigratedDb(BENCH_DB);
   const env = productionEnv(url, REDIS_URL, `bench-startup-${process.pid}`);
-  const names = Object.keys(SERVICES) as ServiceName[];
-  const samples = new Map<string, { start: number[]; cpu: number[]; rss: number[] }>();
-  // The compiled form runs from each image's tree (scripts/image-tree.sh) with the image's command.
+  const samples: Samples = new Map();
   const trees = mkdtempSync(path.join(os.tmpdir(), 'rolelink-trees-'));
-  for (const name of names) imageTree(`@rolelink/${name}`, path.join(trees, name));
+  for (const name of SERVICE_NAMES) imageTree(`@rolelink/${name}`, path.join(trees, name));
   try {
     for (let round = 1; round <= rounds; round++) {
-      for (const name of names) {
-        const forms: Form[] = round % 2 ? ['tsx', 'compiled'] : ['compiled', 'tsx'];
-        for (const form of forms) {
-          const s = await startService(
-            name,
-            form,
-            env,
-            form === 'compiled' ? { packageDir: path.join(trees, name) } : {},
-          );
+      for (const name of SERVICE_NAMES) {
+        for (const v of round % 2 ? variants : [...variants].reverse()) {
+          const packageDir = v.form === 'compiled' ? path.join(trees, name) : undefined;
+          const s = await startService(name, v.form, env, { packageDir, node: v.node });
           // Idle RSS: after start-up work settles (connections open, first timers run).
           await new Promise((r) => setTimeout(r, idleMs));
           const rss = s.rss();
           await s.stop();
-          const key = `${name} ${form}`;
+          const key = `${name} ${v.label}`;
           const got = samples.get(key) ?? { start: [], cpu: [], rss: [] };
           got.start.push(s.startMs);
           got.cpu.push(s.startCpuMs);
           got.rss.push(rss);
           samples.set(key, got);
           console.log(
-            `round ${round} ${key.padEnd(22)} ready in ${s.startMs.toFixed(0).padStart(5)} ms (CPU ${s.startCpuMs.toFixed(0).padStart(4)} ms), idle RSS ${(rss / MiB).toFixed(1)} MiB (load ${load()})`,
+            `round ${round} ${key.padEnd(24)} ready in ${s.startMs.toFixed(0).padStart(5)} ms (CPU ${s.startCpuMs.toFixed(0).padStart(4)} ms), idle RSS ${(rss / MiB).toFixed(1)} MiB (load ${load()})`,
           );
         }
       }
@@ -68,6 +71,16 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
     await admin(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
     rmSync(trees, { recursive: true, force: true });
   }
+  return samples;
+}
+
+async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
+  const names = SERVICE_NAMES;
+  const variants: Variant[] = [
+    { label: 'tsx', form: 'tsx' },
+    { label: 'compiled', form: 'compiled' },
+  ];
+  const samples = await sampleStarts(variants, rounds, idleMs);
   const rows: Row[] = [];
   for (const name of names) {
     const tsx = samples.get(`${name} tsx`)!;
@@ -98,6 +111,37 @@ async function startFigures(rounds: number, idleMs: number): Promise<Row[]> {
     );
   }
   return rows;
+}
+
+/**
+ * The pinned runtime against another Node.js binary (the machine's own, e.g. Node 20), same run: each round
+ * starts every compiled service on both binaries, alternating which goes first, from the same image trees.
+ */
+async function nodeFigures(rounds: number, idleMs: number, other: string): Promise<Row[]> {
+  const version = (bin: string) => execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim();
+  const pinned = { label: version(process.execPath), form: 'compiled' as const, node: process.execPath };
+  const compared = { label: version(other), form: 'compiled' as const, node: other };
+  if (pinned.label === compared.label) return [];
+  const names = SERVICE_NAMES;
+  const samples = await sampleStarts([pinned, compared], rounds, idleMs);
+  return names.flatMap((name) => {
+    const a = samples.get(`${name} ${pinned.label}`)!;
+    const b = samples.get(`${name} ${compared.label}`)!;
+    return [
+      {
+        figure: `${name}: start to /readyz 200, ${pinned.label} ÷ ${compared.label} (medians of ${rounds})`,
+        measured: `${median(a.start).toFixed(0)} ÷ ${median(b.start).toFixed(0)} ms = ${(median(a.start) / median(b.start)).toFixed(2)}`,
+        goal: 'reported',
+        verdict: 'info' as const,
+      },
+      {
+        figure: `${name}: idle RSS, ${pinned.label} ÷ ${compared.label} (medians)`,
+        measured: `${(median(a.rss) / MiB).toFixed(1)} ÷ ${(median(b.rss) / MiB).toFixed(1)} MiB = ${(median(a.rss) / median(b.rss)).toFixed(2)}`,
+        goal: 'reported',
+        verdict: 'info' as const,
+      },
+    ];
+  });
 }
 
 /** What an image's /app holds for one package (scripts/image-tree.sh, which the Dockerfile runs too). */
@@ -163,14 +207,18 @@ export async function run(args: string[]): Promise<void> {
       rounds: { type: 'string', default: '5' },
       'idle-ms': { type: 'string', default: '3000' },
       only: { type: 'string' },
+      'node-compare': { type: 'string', default: '/usr/bin/node' },
     },
   });
   console.log(`pnpm bench startup on ${os.cpus().length} cores, load ${load()}, ${new Date().toISOString()}`);
   // Figures are for the current sources: build first (seconds); the dashboard image holds web/dist too.
   execFileSync('pnpm', ['build'], { cwd: ROOT, stdio: 'inherit' });
   const rows: Row[] = [];
-  if (values.only !== 'size') rows.push(...(await startFigures(Number(values.rounds), Number(values['idle-ms']))));
-  if (values.only !== 'start') rows.push(...sizeFigures());
+  const rounds = Number(values.rounds);
+  const idleMs = Number(values['idle-ms']);
+  if (!values.only || values.only === 'start') rows.push(...(await startFigures(rounds, idleMs)));
+  if (!values.only || values.only === 'node') rows.push(...(await nodeFigures(rounds, idleMs, values['node-compare'])));
+  if (!values.only || values.only === 'size') rows.push(...sizeFigures());
   console.log('');
   printRows(rows);
 }

@@ -119,19 +119,20 @@ export type RunningService = {
 
 /**
  * Starts `name` and resolves once /readyz answers 200. `packageDir` runs another copy of the service's
- * package, e.g. a `pnpm deploy --prod` output (what an image holds), from its own directory.
+ * package, e.g. a `pnpm deploy --prod` output (what an image holds), from its own directory. `node` runs it
+ * on another Node.js binary than this process's (`pnpm bench startup --node-compare`).
  */
 export async function startService(
   name: ServiceName,
   form: Form,
   env: Record<string, string>,
-  opts: { packageDir?: string; timeoutMs?: number } = {},
+  opts: { packageDir?: string; timeoutMs?: number; node?: string } = {},
 ): Promise<RunningService> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const port = await freePort();
   const { portVar, hostVar } = SERVICES[name];
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, serviceArgs(name, form, opts.packageDir), {
+  const child: ChildProcess = spawn(opts.node ?? process.execPath, serviceArgs(name, form, opts.packageDir), {
     cwd: opts.packageDir ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
