@@ -154,12 +154,15 @@ export async function releaseEventDelivery(db: Queryable, linkId: string): Promi
   await db.query('UPDATE plugin_event_link SET lease_until = NULL WHERE link_id = $1', [linkId]);
 }
 
-/** The link's next event to send: its pending event with the lowest seq (due or not). */
+/**
+ * The link's next event to send: its pending event with the lowest seq (due or not). The ORDER BY names
+ * the table's column: a bare `seq` would be the output column `seq::text`, and "10" sorts before "9".
+ */
 export async function nextPendingEvent(db: Queryable, linkId: string): Promise<PendingEvent | null> {
   const { rows } = await db.query<PendingEvent>(
-    `SELECT id::text, seq::text, kind, payload, created_at AS "createdAt", attempt_count AS "attemptCount",
-            next_attempt_at AS "nextAttemptAt", retry_from AS "retryFrom"
-       FROM plugin_event WHERE link_id = $1 AND state = 'pending' ORDER BY seq LIMIT 1`,
+    `SELECT e.id::text, e.seq::text, e.kind, e.payload, e.created_at AS "createdAt", e.attempt_count AS "attemptCount",
+            e.next_attempt_at AS "nextAttemptAt", e.retry_from AS "retryFrom"
+       FROM plugin_event e WHERE e.link_id = $1 AND e.state = 'pending' ORDER BY e.seq LIMIT 1`,
     [linkId],
   );
   return rows[0] ?? null;
