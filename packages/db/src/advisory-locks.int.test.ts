@@ -1,6 +1,14 @@
 import type { PoolClient } from 'pg';
 import { createTestDb, type TestDb } from '../../../test/support/db';
-import { tryLockSweep, tryLockSyncLink, unlockSweep, unlockSyncLink } from './advisory-locks';
+import { until } from '../../../test/support/until';
+import {
+  tryLockEventLink,
+  tryLockSweep,
+  tryLockSyncLink,
+  unlockEventLink,
+  unlockSweep,
+  unlockSyncLink,
+} from './advisory-locks';
 
 let db: TestDb;
 let a: PoolClient;
@@ -25,6 +33,29 @@ describe('advisory locks', () => {
     expect(await tryLockSyncLink(b, '123456789012345678')).toBe(true);
     await unlockSyncLink(b, '123456789012345678');
     await unlockSyncLink(b, '123456789012345679');
+  });
+
+  it('lets one session at a time send a link’s events, apart from its sync lock, and frees it with the session', async () => {
+    const link = '123456789012345680';
+    expect(await tryLockEventLink(a, link)).toBe(true);
+    expect(await tryLockEventLink(b, link)).toBe(false);
+    // Another namespace than the sync's: the sync of the link is not held up by its events.
+    expect(await tryLockSyncLink(b, link)).toBe(true);
+    await unlockSyncLink(b, link);
+    await unlockEventLink(a, link);
+    expect(await tryLockEventLink(b, link)).toBe(true);
+    await unlockEventLink(b, link);
+    // A session that ends (a broker that died) leaves the link to the others, without unlocking it.
+    const d = await db.pool.connect();
+    expect(await tryLockEventLink(d, link)).toBe(true);
+    d.release(true);
+    await until(
+      () => tryLockEventLink(a, link),
+      (ok) => ok,
+      'the lock of the ended session',
+      20_000,
+    );
+    await unlockEventLink(a, link);
   });
 
   it('lets one session at a time sweep', async () => {

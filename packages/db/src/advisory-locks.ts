@@ -6,6 +6,8 @@ import type { PoolClient } from 'pg';
 
 /** Namespace of the sync worker's per-link locks: 'RLSY'. */
 const SYNC_LINK_LOCK_CLASS = 0x524c5359;
+/** Namespace of the plugin broker's per-link event delivery locks: 'RLEV'. */
+const EVENT_LINK_LOCK_CLASS = 0x524c4556;
 /** The outbox sweep's lock, shared by all API replicas: one sweeper runs at a time ("rlsw"). */
 const SWEEP_LOCK = 0x726c7377;
 
@@ -24,6 +26,22 @@ export async function tryLockSyncLink(client: PoolClient, linkId: string): Promi
 
 export async function unlockSyncLink(client: PoolClient, linkId: string): Promise<void> {
   await client.query('SELECT pg_advisory_unlock($1, $2)', [SYNC_LINK_LOCK_CLASS, linkLockKey(linkId)]);
+}
+
+/**
+ * One sender of a link's events across broker replicas: false when another session holds the link. The
+ * lock is the session's, so it lasts as long as the sender's connection, however long the sender stalls.
+ */
+export async function tryLockEventLink(client: PoolClient, linkId: string): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [
+    EVENT_LINK_LOCK_CLASS,
+    linkLockKey(linkId),
+  ]);
+  return rows[0]?.ok ?? false;
+}
+
+export async function unlockEventLink(client: PoolClient, linkId: string): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1, $2)', [EVENT_LINK_LOCK_CLASS, linkLockKey(linkId)]);
 }
 
 /** False when another replica is sweeping. */

@@ -58,6 +58,31 @@ describe('plugin events repository (plugin_event_link, plugin_event, plugin_even
     expect(await linksWithDueEvents(db.pool)).toContain(link.linkId);
   });
 
+  it('takes the pending events of a link in numeric seq order, 9 before 10 and 11 (not as text)', async () => {
+    const link = await seedLink(db);
+    await subscribeLinkEvents(db.pool, link.linkId, ['link.enabled', 'member.not_in_guild']);
+    const ids: string[] = [];
+    for (let i = 1; i <= 11; i++)
+      ids.push((await recordEvent(db.pool, link.linkId, i === 9 ? 'link.enabled' : 'member.not_in_guild', { i }))!);
+    for (const id of ids.slice(0, 8))
+      await recordEventAttempt(db.pool, id, { httpStatus: 204, error: null, latencyMs: 1 }, { state: 'delivered' });
+    const order: string[] = [];
+    for (
+      let next = await nextPendingEvent(db.pool, link.linkId);
+      next;
+      next = await nextPendingEvent(db.pool, link.linkId)
+    ) {
+      order.push(`${next.seq} ${next.kind}`);
+      await recordEventAttempt(
+        db.pool,
+        next.id,
+        { httpStatus: 204, error: null, latencyMs: 1 },
+        { state: 'delivered' },
+      );
+    }
+    expect(order).toEqual(['9 link.enabled', '10 member.not_in_guild', '11 member.not_in_guild']);
+  });
+
   it('takes an event recorded or resent now as due at once, though the column rounds the time up', async () => {
     const [fresh, resent] = [await seedLink(db), await seedLink(db)];
     for (const l of [fresh, resent]) await subscribeLinkEvents(db.pool, l.linkId, ['link.paused']);

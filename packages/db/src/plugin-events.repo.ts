@@ -132,8 +132,9 @@ export async function linksWithDueEvents(db: Queryable, limit = 1000): Promise<s
 }
 
 /**
- * Takes the link's delivery lease for `leaseMs` (one sender per link across brokers: events of a link
- * go one at a time, in order). Null when another holds it, or the link has no subscription.
+ * Takes the link's delivery lease for `leaseMs`. Null when another holds it, or the link has no
+ * subscription. One sender per link is the broker's advisory lock (tryLockEventLink), which no stall
+ * outlasts; the lease keeps brokers of the release before it, which know only the lease, off the link.
  */
 export async function claimEventDelivery(
   db: Queryable,
@@ -154,12 +155,15 @@ export async function releaseEventDelivery(db: Queryable, linkId: string): Promi
   await db.query('UPDATE plugin_event_link SET lease_until = NULL WHERE link_id = $1', [linkId]);
 }
 
-/** The link's next event to send: its pending event with the lowest seq (due or not). */
+/**
+ * The link's next event to send: its pending event with the lowest seq (due or not). The ORDER BY names
+ * the table's column: a bare `seq` would be the output column `seq::text`, and "10" sorts before "9".
+ */
 export async function nextPendingEvent(db: Queryable, linkId: string): Promise<PendingEvent | null> {
   const { rows } = await db.query<PendingEvent>(
-    `SELECT id::text, seq::text, kind, payload, created_at AS "createdAt", attempt_count AS "attemptCount",
-            next_attempt_at AS "nextAttemptAt", retry_from AS "retryFrom"
-       FROM plugin_event WHERE link_id = $1 AND state = 'pending' ORDER BY seq LIMIT 1`,
+    `SELECT e.id::text, e.seq::text, e.kind, e.payload, e.created_at AS "createdAt", e.attempt_count AS "attemptCount",
+            e.next_attempt_at AS "nextAttemptAt", e.retry_from AS "retryFrom"
+       FROM plugin_event e WHERE e.link_id = $1 AND e.state = 'pending' ORDER BY e.seq LIMIT 1`,
     [linkId],
   );
   return rows[0] ?? null;
@@ -169,7 +173,11 @@ export type AttemptInput = { httpStatus: number | null; error: string | null; la
 /** What follows an attempt: delivered, retry at a time, or dropped (past the retry window). */
 export type AttemptOutcome = { state: 'delivered' } | { state: 'retry'; at: Date } | { state: 'dropped' };
 
-/** Logs one attempt and moves the event on, in one transaction-free statement pair (the lease serialises). */
+/**
+ * Logs one attempt and moves the event on, in one transaction-free statement pair (the link's delivery
+ * lock serialises). Only a pending event moves: an answer that comes after the event was finished
+ * (a sender that lost its lock while its request was out) is logged and changes nothing.
+ */
 export async function recordEventAttempt(
   db: Queryable,
   eventId: string,
@@ -182,12 +190,12 @@ export async function recordEventAttempt(
   );
   if (outcome.state === 'retry') {
     await db.query(
-      `UPDATE plugin_event SET attempt_count = attempt_count + 1, next_attempt_at = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1`,
+      `UPDATE plugin_event SET attempt_count = attempt_count + 1, next_attempt_at = $2::timestamptz AT TIME ZONE 'UTC' WHERE id = $1 AND state = 'pending'`,
       [eventId, outcome.at.toISOString()],
     );
   } else {
     await db.query(
-      `UPDATE plugin_event SET attempt_count = attempt_count + 1, state = $2, finished_at = ${NOW} WHERE id = $1`,
+      `UPDATE plugin_event SET attempt_count = attempt_count + 1, state = $2, finished_at = ${NOW} WHERE id = $1 AND state = 'pending'`,
       [eventId, outcome.state],
     );
   }

@@ -4,6 +4,7 @@ import { QueueName } from '@rolelink/contracts';
 import { Consumer, ensureSchedulers, Producer, scheduled, type SchedulerKeeper } from '@rolelink/queue';
 import { DependencyLog } from '@rolelink/runtime';
 import type { BrokerContext } from './context';
+import { closeEventLinkLocks } from './events/link-locks';
 import { pluginCallsHandlers } from './plugin-calls-handlers';
 
 export type BrokerWorkerOptions = {
@@ -76,6 +77,8 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
         keeper?.stop();
         await worker.close();
         await jobs.close();
+        // After the worker: its running deliveries released their links first.
+        await closeEventLinkLocks(ctx);
       })();
       return closing;
     },

@@ -2,3 +2,4 @@
 // opt-in, recording (recordEvent), the broker's ordered delivery, the delivery log and resends.
 export * from '../plugin-events.repo';
 export * from '../plugin-event-emit.repo';
+export { tryLockEventLink, unlockEventLink } from '../advisory-locks';

@@ -16,6 +16,7 @@ import type { Producer } from '@rolelink/queue';
 import { backoffMs } from '@rolelink/wire-types/backoff';
 import { callPlugin } from '../calls/call-plugin';
 import { DEFAULT_EVENT_DELIVERY, eventBackoff, type BrokerContext } from '../context';
+import { eventLinkLocks, type LinkHold } from './link-locks';
 
 type PluginCalls = Producer<typeof QueueName.pluginCalls>;
 
@@ -46,65 +47,88 @@ export function eventBody(sub: EventSubscription, e: PendingEvent): PluginEvent 
 
 /**
  * Sends one link's pending events, lowest seq first, one at a time (the next only after the previous
- * was delivered or dropped: ordered per link). Holds the link's lease in the database, so two brokers
- * never send a link's events at once. A failure logs the attempt and asks for a retry after the backoff;
- * a failure past the retry window drops the event, leaves a health note, and goes on with the next.
+ * was delivered or dropped: ordered per link). Holds the link's delivery lock (link-locks.ts), so no
+ * other broker, nor another job of this one, sends the link's events meanwhile, however long this one
+ * takes or stalls. A failure logs the attempt and asks for a retry after the backoff, and the link's later
+ * events wait for it; a failure past the retry window drops the event, leaves a health note, and goes on
+ * with the next.
  */
 export async function deliverLinkEvents(ctx: BrokerContext, jobs: PluginCalls, linkId: string): Promise<DeliveryRun> {
   const opts = ctx.events ?? DEFAULT_EVENT_DELIVERY;
   const run: DeliveryRun = { delivered: 0, failed: 0, dropped: 0, retryInMs: null, busy: false };
-  const sub = await claimEventDelivery(ctx.db, linkId, opts.timeoutMs * 4 + 30_000);
-  if (!sub) {
+  const hold = await eventLinkLocks(ctx).take(linkId);
+  if (!hold) {
     run.busy = true;
     return run;
   }
+  let leased = false;
   try {
-    const token = decryptToken(sub.tokenCiphertext, ctx.secretKey);
-    for (let sent = 0; sent < EVENTS_PER_JOB; sent++) {
-      const event = await nextPendingEvent(ctx.db, linkId);
-      if (!event) return run;
-      const waitMs = event.nextAttemptAt.getTime() - ctx.now();
-      if (waitMs > 0) {
-        run.retryInMs = waitMs;
-        run.retryKey = `${event.id}.${event.attemptCount}`;
-        return run;
-      }
-      const attempt = await sendEvent(ctx, sub, token, event);
-      if (attempt.httpStatus !== null && attempt.httpStatus >= 200 && attempt.httpStatus < 300) {
-        await recordEventAttempt(ctx.db, event.id, attempt, { state: 'delivered' });
-        run.delivered++;
-        continue;
-      }
-      const nextAt = ctx.now() + backoffMs(eventBackoff(opts), event.attemptCount);
-      if (nextAt > event.retryFrom.getTime() + opts.windowMs) {
-        await recordEventAttempt(ctx.db, event.id, attempt, { state: 'dropped' });
-        await recordEventsDroppedNote(ctx.db, linkId, {
-          event_id: event.id,
-          kind: event.kind,
-          attempts: event.attemptCount + 1,
-          plugin_url: sub.pluginUrl,
-        });
-        ctx.logger.warn('plugin event dropped after its retry window', {
-          linkId,
-          eventId: event.id,
-          kind: event.kind,
-          attempts: event.attemptCount + 1,
-        });
-        run.dropped++;
-        continue;
-      }
-      await recordEventAttempt(ctx.db, event.id, attempt, { state: 'retry', at: new Date(nextAt) });
-      run.failed++;
-      run.retryInMs = nextAt - ctx.now();
-      run.retryKey = `${event.id}.${event.attemptCount + 1}`;
+    const sub = await claimEventDelivery(ctx.db, linkId, opts.timeoutMs * 4 + 30_000);
+    if (!sub) {
+      run.busy = true;
       return run;
     }
-    run.retryInMs = 0; // more to send: the next job goes on
+    leased = true;
+    await sendPending(ctx, linkId, sub, hold, run);
     return run;
   } finally {
-    await releaseEventDelivery(ctx.db, linkId);
+    if (leased) await releaseEventDelivery(ctx.db, linkId);
+    await hold.release();
     if (run.retryInMs !== null) await askDelivery(ctx, jobs, linkId, run.retryInMs, run.retryKey);
   }
+}
+
+async function sendPending(
+  ctx: BrokerContext,
+  linkId: string,
+  sub: EventSubscription,
+  hold: LinkHold,
+  run: DeliveryRun,
+): Promise<void> {
+  const opts = ctx.events ?? DEFAULT_EVENT_DELIVERY;
+  const token = decryptToken(sub.tokenCiphertext, ctx.secretKey);
+  for (let sent = 0; sent < EVENTS_PER_JOB; sent++) {
+    const event = await nextPendingEvent(ctx.db, linkId);
+    if (!event) return;
+    const waitMs = event.nextAttemptAt.getTime() - ctx.now();
+    if (waitMs > 0) {
+      run.retryInMs = waitMs;
+      run.retryKey = `${event.id}.${event.attemptCount}`;
+      return;
+    }
+    // The lock went with its connection (another broker may hold the link now): send nothing more.
+    if (!hold.held()) break;
+    const attempt = await sendEvent(ctx, sub, token, event);
+    if (attempt.httpStatus !== null && attempt.httpStatus >= 200 && attempt.httpStatus < 300) {
+      await recordEventAttempt(ctx.db, event.id, attempt, { state: 'delivered' });
+      run.delivered++;
+      continue;
+    }
+    const nextAt = ctx.now() + backoffMs(eventBackoff(opts), event.attemptCount);
+    if (nextAt > event.retryFrom.getTime() + opts.windowMs) {
+      await recordEventAttempt(ctx.db, event.id, attempt, { state: 'dropped' });
+      await recordEventsDroppedNote(ctx.db, linkId, {
+        event_id: event.id,
+        kind: event.kind,
+        attempts: event.attemptCount + 1,
+        plugin_url: sub.pluginUrl,
+      });
+      ctx.logger.warn('plugin event dropped after its retry window', {
+        linkId,
+        eventId: event.id,
+        kind: event.kind,
+        attempts: event.attemptCount + 1,
+      });
+      run.dropped++;
+      continue;
+    }
+    await recordEventAttempt(ctx.db, event.id, attempt, { state: 'retry', at: new Date(nextAt) });
+    run.failed++;
+    run.retryInMs = nextAt - ctx.now();
+    run.retryKey = `${event.id}.${event.attemptCount + 1}`;
+    return;
+  }
+  run.retryInMs = 0; // more to send (or the lock was lost): the next job goes on
 }
 
 /** Asks for the link's delivery now (`due`) or after a delay (`retry`); the sweep covers a lost enqueue. */
