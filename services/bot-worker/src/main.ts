@@ -22,6 +22,7 @@ function main(): void {
   const rateLimited = metrics.platformRateLimited();
   const invalid = metrics.platformInvalidRequests();
   const edgeBans = metrics.platformEdgeBans();
+  const shapeErrors = metrics.platformShapeErrors();
   const { api, limiter } = createPlatformClient({
     apiUrl: env.PLATFORM_API_URL,
     token: env.PLATFORM_BOT_TOKEN,
@@ -51,6 +52,13 @@ function main(): void {
         });
       },
       limiterUnavailable: (i) => logger.warn('platform rate limiter unavailable (Redis)', i),
+      shapeError: (err) => {
+        shapeErrors.inc({ route: `${err.method} ${err.route}` });
+        logger.error('platform answer of the wrong shape: the call fails (docs/operations.md)', {
+          error: err.message,
+          field: err.field,
+        });
+      },
       invalidRequest: (i) => {
         invalid.inc({ status: String(i.status) });
         if (i.blockMs > 0)

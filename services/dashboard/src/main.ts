@@ -18,6 +18,8 @@ if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
 const db = createDb(env.DATABASE_URL, { max: 10 });
 const redis = producerConnection(env.REDIS_URL);
 const limiterRedis = producerConnection(env.REDIS_URL, { enableOfflineQueue: true });
+const metrics = createMetrics('dashboard');
+const shapeErrors = metrics.platformShapeErrors();
 const wired = buildContext({
   db,
   redis,
@@ -35,8 +37,14 @@ const wired = buildContext({
   },
   broker: { url: env.BROKER_URL, token: env.BROKER_INTERNAL_TOKEN },
   logger,
+  onShapeError: (err) => {
+    shapeErrors.inc({ route: `${err.method} ${err.route}` });
+    logger.error('platform answer of the wrong shape: the call fails (docs/operations.md)', {
+      error: err.message,
+      field: err.field,
+    });
+  },
 });
-const metrics = createMetrics('dashboard');
 // Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
 // One line per change of PostgreSQL's or Redis's state (issue 37 §2).
 const dependencies = new DependencyLog(logger);
