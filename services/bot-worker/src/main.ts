@@ -1,5 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
-import { applicationKey, createPlatformClient } from '@rolelink/platform-client';
+import { applicationKey, createPlatformClient, shapeErrorReporter } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
@@ -22,7 +22,6 @@ function main(): void {
   const rateLimited = metrics.platformRateLimited();
   const invalid = metrics.platformInvalidRequests();
   const edgeBans = metrics.platformEdgeBans();
-  const shapeErrors = metrics.platformShapeErrors();
   const { api, limiter } = createPlatformClient({
     apiUrl: env.PLATFORM_API_URL,
     token: env.PLATFORM_BOT_TOKEN,
@@ -52,13 +51,7 @@ function main(): void {
         });
       },
       limiterUnavailable: (i) => logger.warn('platform rate limiter unavailable (Redis)', i),
-      shapeError: (err) => {
-        shapeErrors.inc({ route: `${err.method} ${err.route}` });
-        logger.error('platform answer of the wrong shape: the call fails (docs/operations.md)', {
-          error: err.message,
-          field: err.field,
-        });
-      },
+      shapeError: shapeErrorReporter(metrics.platformShapeErrors(), logger),
       invalidRequest: (i) => {
         invalid.inc({ status: String(i.status) });
         if (i.blockMs > 0)

@@ -1,4 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
+import { shapeErrorReporter } from '@rolelink/platform-client';
 import { producerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, decodeKey, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
@@ -19,7 +20,6 @@ const db = createDb(env.DATABASE_URL, { max: 10 });
 const redis = producerConnection(env.REDIS_URL);
 const limiterRedis = producerConnection(env.REDIS_URL, { enableOfflineQueue: true });
 const metrics = createMetrics('dashboard');
-const shapeErrors = metrics.platformShapeErrors();
 const wired = buildContext({
   db,
   redis,
@@ -37,13 +37,7 @@ const wired = buildContext({
   },
   broker: { url: env.BROKER_URL, token: env.BROKER_INTERNAL_TOKEN },
   logger,
-  onShapeError: (err) => {
-    shapeErrors.inc({ route: `${err.method} ${err.route}` });
-    logger.error('platform answer of the wrong shape: the call fails (docs/operations.md)', {
-      error: err.message,
-      field: err.field,
-    });
-  },
+  onShapeError: shapeErrorReporter(metrics.platformShapeErrors(), logger),
 });
 // Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
 // One line per change of PostgreSQL's or Redis's state (issue 37 §2).
