@@ -26,6 +26,8 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
  */
 const GUILD = '730000000000000001';
 const ROLE = '730000000000000011';
+/** A role without a link yet, for `link create`. */
+const NEW_ROLE = '730000000000000013';
 const BOT = '930000000000000001';
 const TOKEN = 'wrong-shapes-bot-token';
 
@@ -33,6 +35,7 @@ const bot = { id: BOT, username: 'RoleLink', global_name: null, discriminator: '
 const roles = [
   { id: GUILD, name: '@everyone', color: 0, position: 0, permissions: '0', managed: false, hoist: false },
   { id: ROLE, name: 'Supporter', color: 0, position: 1, permissions: '0', managed: false, hoist: false },
+  { id: NEW_ROLE, name: 'Patron', color: 0, position: 1, permissions: '0', managed: false, hoist: false },
   { id: '730000000000000012', name: 'RoleLink', color: 0, position: 2, permissions: '268435456', managed: true },
 ];
 const answers: Record<string, unknown> = {
@@ -144,6 +147,25 @@ describe('platform answers of the wrong shape', () => {
         error: 'GET /guilds/{guild.id}/members answered without `[0].user`',
       }),
     );
+  });
+
+  it('rolelink link create: the named error, not "reading \'id\'"', async () => {
+    const restore = useCliEnv({ db, prefix });
+    process.env.PLATFORM_API_URL = apiUrl;
+    process.env.PLATFORM_BOT_TOKEN = TOKEN;
+    try {
+      const out: string[] = [];
+      const code = await run(
+        ['link', 'create', GUILD, NEW_ROLE, '--plugin-url', 'https://127.0.0.1:9/plugin'],
+        (s) => out.push(s),
+        (s) => out.push(s),
+      );
+      expect(code).not.toBe(0);
+      expect(out.join('\n')).toContain('GET /guilds/{guild.id}/members answered without `[0].user`');
+      expect(out.join('\n')).not.toMatch(/TypeError|Cannot read properties/);
+    } finally {
+      restore();
+    }
   });
 
   it('rolelink doctor: a failed check naming the route and the field, and a report', async () => {
