@@ -4,6 +4,8 @@ import { DefaultRestOptions, REST, type RESTOptions, type ResponseLike } from '@
 import type { Cluster, Redis } from 'ioredis';
 import { PlatformLimiterUnavailableError, PlatformRateLimitedError } from './errors';
 import { routeOf } from './route';
+import { checkResponseShape } from './shapes/check-response';
+import type { PlatformShapeError } from './shapes/shape-error';
 import {
   SharedRateLimiter,
   type LimiterEvents,
@@ -30,6 +32,8 @@ export type PlatformClientOptions = {
     response?(info: { method: string; routeKey: string; status: number }): void;
     /** The limiter's Redis failed: before the call (`acquire`: not sent) or after its answer (`observe`: answer kept). */
     limiterUnavailable?(info: { stage: 'acquire' | 'observe'; routeKey: string; message: string }): void;
+    /** An answer of the wrong shape (shapes/routes.ts), just before the call throws it. */
+    shapeError?(err: PlatformShapeError): void;
   };
   /** Per-request timeout (ms). */
   timeoutMs?: number;
@@ -88,7 +92,9 @@ function splitApiUrl(apiUrl: string): { api: string; version: string } {
  * - a 429 from the platform's edge (the invalid-request ban: no X-RateLimit-* header, an HTML body) never
  *   reaches REST, which has no notion of it: the limiter blocks the whole token and the call throws
  *   PlatformRateLimitedError (`edge`) with the block's length. An API 429 goes on to REST, whose
- *   RateLimitError carries Retry-After and the bucket's reset (`classifyPlatformError` waits the larger).
+ *   RateLimitError carries Retry-After and the bucket's reset (`classifyPlatformError` waits the larger);
+ * - every answer the product reads is checked against its object's shape (shapes/) before REST parses
+ *   it: one of the wrong shape throws PlatformShapeError naming the route and the field.
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const tokenId = createHash('sha256').update(options.token).digest('hex').slice(0, 12);
@@ -128,7 +134,10 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       await res.arrayBuffer().catch(() => undefined);
       throw new PlatformRateLimitedError(seen.edgeBan.blockedMs, 'edge', route.routeKey, route.major);
     }
-    return res.status === 429 ? res : withoutBucketHeaders(res);
+    if (res.status === 429) return res;
+    return checkResponseShape(method, route.routeKey, withoutBucketHeaders(res), (err) =>
+      options.events?.shapeError?.(err),
+    );
   };
 
   const rest = new REST({

@@ -7,3 +7,4 @@ export * from './guild-members';
 export * from './setup-check';
 export * from './application-key';
 export * from './bot-facts';
+export * from './shapes';

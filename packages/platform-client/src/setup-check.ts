@@ -12,6 +12,7 @@ import {
   type RoleAccessProblem,
 } from '@rolelink/domain';
 import { PlatformRateLimitedError } from './errors';
+import { PlatformShapeError } from './shapes/shape-error';
 import type { SharedRateLimiter } from './rate-limit/shared-limiter';
 
 /**
@@ -26,12 +27,15 @@ import type { SharedRateLimiter } from './rate-limit/shared-limiter';
 type Failure =
   | { kind: 'refused'; status: number; code: number | null }
   | { kind: 'held'; retryAfterMs: number }
+  /** It answered, but not in the shape the product reads (PlatformShapeError's message names route and field). */
+  | { kind: 'malformed'; message: string }
   | { kind: 'error'; message: string };
 
 function failureOf(err: unknown): Failure {
   if (err instanceof DiscordAPIError)
     return { kind: 'refused', status: err.status, code: typeof err.code === 'number' ? err.code : null };
   if (err instanceof PlatformRateLimitedError) return { kind: 'held', retryAfterMs: err.retryAfterMs };
+  if (err instanceof PlatformShapeError) return { kind: 'malformed', message: err.message };
   return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
 }
 
@@ -183,6 +187,8 @@ function describeFailure(f: Failure): string {
   if (f.kind === 'refused') return `the platform answered ${f.status}${f.code !== null ? ` (code ${f.code})` : ''}`;
   if (f.kind === 'held')
     return `the shared rate limiter holds this token's calls for another ${Math.ceil(f.retryAfterMs / 1000)} s`;
+  if (f.kind === 'malformed')
+    return `the platform answered in a shape the service cannot read: ${f.message} (is PLATFORM_API_URL a Discord-compatible API?)`;
   return `the platform did not answer (${f.message})`;
 }
 

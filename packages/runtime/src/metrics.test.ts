@@ -103,6 +103,7 @@ describe('createMetrics', () => {
     metrics.platformRateLimited().inc({ scope: 'user' });
     metrics.platformInvalidRequests().inc({ status: '403' });
     metrics.platformEdgeBans().inc();
+    metrics.platformShapeErrors().inc({ route: 'GET /guilds/{guild.id}' });
     metrics.platformEdgeBanSeconds(() => Promise.resolve(42));
     metrics.pluginCalls().inc({ call: 'register', outcome: 'ok' });
     metrics.pluginCallDuration().observe({ call: 'register' }, 0.1);
@@ -114,6 +115,7 @@ describe('createMetrics', () => {
       MetricName.platformRateLimited,
       MetricName.platformInvalidRequests,
       MetricName.platformEdgeBans,
+      MetricName.platformShapeErrors,
       MetricName.platformEdgeBanSeconds,
       MetricName.pluginCalls,
       MetricName.pluginCallDuration,

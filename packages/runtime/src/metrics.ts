@@ -29,6 +29,7 @@ export const MetricName = {
   platformRateLimited: 'rolelink_platform_rate_limited_total',
   platformInvalidRequests: 'rolelink_platform_invalid_requests_total',
   platformEdgeBans: 'rolelink_platform_edge_bans_total',
+  platformShapeErrors: 'rolelink_platform_shape_errors_total',
   platformEdgeBanSeconds: 'rolelink_platform_edge_ban_seconds',
   pluginCalls: 'rolelink_plugin_calls_total',
   pluginCallDuration: 'rolelink_plugin_call_duration_seconds',
@@ -127,6 +128,11 @@ export type Metrics = {
    * counted once by the process whose answer began it; every request of the application then waits.
    */
   platformEdgeBans(): Counter;
+  /**
+   * rolelink_platform_shape_errors_total{route}: platform answers of the wrong shape (a field the product
+   * reads missing or of another type, or no JSON), refused at the client boundary; route: `GET /guilds/{guild.id}`.
+   */
+  platformShapeErrors(): Counter<'route'>;
   /** rolelink_platform_edge_ban_seconds: seconds of edge ban left (0: none), read at scrape time from the shared limiter. */
   platformEdgeBanSeconds(sample: () => Promise<number>): Gauge;
   /** rolelink_plugin_calls_total{call,outcome}; call: register | fetch-config | submit-config | delete-config | health | events; outcome: ok | http_4xx | http_5xx | timeout | network | blocked | invalid_response. */
@@ -377,6 +383,12 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       counter({
         name: MetricName.platformEdgeBans,
         help: "Bans by the platform's edge (429 without rate-limit headers): every platform request waits",
+      }),
+    platformShapeErrors: () =>
+      counter({
+        name: MetricName.platformShapeErrors,
+        help: 'Platform answers of the wrong shape (a field the product reads missing or mistyped), by route',
+        labelNames: ['route'],
       }),
     platformEdgeBanSeconds(sample) {
       // Bounded like the other scrape-time reads: the last value, marked stale

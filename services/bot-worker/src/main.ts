@@ -1,5 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
-import { applicationKey, createPlatformClient } from '@rolelink/platform-client';
+import { applicationKey, createPlatformClient, shapeErrorReporter } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
@@ -51,6 +51,7 @@ function main(): void {
         });
       },
       limiterUnavailable: (i) => logger.warn('platform rate limiter unavailable (Redis)', i),
+      shapeError: shapeErrorReporter(metrics.platformShapeErrors(), logger),
       invalidRequest: (i) => {
         invalid.inc({ status: String(i.status) });
         if (i.blockMs > 0)

@@ -11,6 +11,7 @@ import {
   guildMemberFacts,
   readRoleHolders,
   SetupChecker,
+  type PlatformShapeError,
 } from '@rolelink/platform-client';
 import { BrokerClient, type BrokerTimeouts } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier } from '@rolelink/queue';
@@ -51,6 +52,8 @@ export type ContextOptions = {
   /** The plugin broker's internal routes (BROKER_URL, BROKER_INTERNAL_TOKEN); tests may shorten the waits. */
   broker: { url: string; token: string; timeoutsMs?: Partial<BrokerTimeouts> };
   logger: Logger;
+  /** A platform answer of the wrong shape, bot's or user's (counted and logged by main.ts). */
+  onShapeError?: (err: PlatformShapeError) => void;
 };
 
 /**
@@ -67,6 +70,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     keyPrefix: o.prefix,
     maxWaitMs: 10_000,
     maxBucketWaitMs: 10_000,
+    ...(o.onShapeError ? { events: { shapeError: o.onShapeError } } : {}),
   });
   const plugins = new BrokerClient({
     baseUrl: o.broker.url,
@@ -87,7 +91,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     members: guildMemberFacts(platform.api),
     appKey: applicationKey(o.platform.botToken),
   };
-  const oauth = new OAuthClient(o.oauth);
+  const oauth = new OAuthClient(o.oauth, o.onShapeError);
   const reader = new GuildReader(platform.api);
   return {
     ctx: {

@@ -1,4 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
+import { shapeErrorReporter } from '@rolelink/platform-client';
 import { producerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, decodeKey, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
 import { createApp } from './app';
@@ -18,6 +19,7 @@ if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
 const db = createDb(env.DATABASE_URL, { max: 10 });
 const redis = producerConnection(env.REDIS_URL);
 const limiterRedis = producerConnection(env.REDIS_URL, { enableOfflineQueue: true });
+const metrics = createMetrics('dashboard');
 const wired = buildContext({
   db,
   redis,
@@ -35,8 +37,8 @@ const wired = buildContext({
   },
   broker: { url: env.BROKER_URL, token: env.BROKER_INTERNAL_TOKEN },
   logger,
+  onShapeError: shapeErrorReporter(metrics.platformShapeErrors(), logger),
 });
-const metrics = createMetrics('dashboard');
 // Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
 // One line per change of PostgreSQL's or Redis's state (issue 37 §2).
 const dependencies = new DependencyLog(logger);

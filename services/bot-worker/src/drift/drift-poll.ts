@@ -232,6 +232,7 @@ async function pollGuild(
         {
           guildId: guild.guildId,
           failure: failure.kind,
+          ...(failure.kind === 'failed' ? { error: failure.message } : {}),
         },
       );
     }

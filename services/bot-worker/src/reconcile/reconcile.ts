@@ -147,7 +147,11 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
         deps.blocked?.('reconcile', 'guild_unavailable');
         counts.blocked++;
       } else {
-        deps.logger.warn('reconcile cannot read the member listing; guild skipped', { guildId, failure: failure.kind });
+        deps.logger.warn('reconcile cannot read the member listing; guild skipped', {
+          guildId,
+          failure: failure.kind,
+          ...(failure.kind === 'failed' ? { error: failure.message } : {}),
+        });
       }
       state.guilds.shift();
       state.after = '0';

@@ -41,7 +41,7 @@ describe('OAuthClient.user: the signed-in account', () => {
     });
   });
 
-  it.each([['abc'], ['0100000000000009999'], ['18446744073709551616'], [42]])(
+  it.each([['abc'], ['0100000000000009999'], ['18446744073709551616']])(
     'refuses an account ID that is not a user ID (%p) with 502 and the reason',
     async (id) => {
       body = { id, username: 'odd', global_name: null, avatar: null };
@@ -54,4 +54,15 @@ describe('OAuthClient.user: the signed-in account', () => {
       );
     },
   );
+
+  it.each([
+    [{ id: 42, username: 'odd' }, 'GET /users/@me answered `id` as a number (expected string, received number)'],
+    [{ id: '80351110224678912', global_name: null }, 'GET /users/@me answered without `username`'],
+  ])('refuses an answer of the wrong shape (%p) with 502 naming the field', async (answer, named) => {
+    body = answer;
+    const err = (await client.user(tokens).catch((e: unknown) => e)) as AppError;
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.status).toBe(502);
+    expect(err.message).toBe(`Could not read your account from the platform: ${named}`);
+  });
 });

@@ -4,6 +4,7 @@ import { REST } from '@discordjs/rest';
 import { OAuth2Scopes, type APIUser, type RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
 import { userIdProblem } from '@rolelink/contracts';
 import { botInviteUrl } from '@rolelink/domain';
+import { PlatformShapeError, shapeCheckedRequest } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
 
 export type OAuthSettings = {
@@ -37,7 +38,11 @@ function splitApiUrl(apiUrl: string): { api: string; version: string } {
 export class OAuthClient {
   private readonly rest: { api: string; version: string };
 
-  constructor(private readonly settings: OAuthSettings) {
+  constructor(
+    private readonly settings: OAuthSettings,
+    /** A platform answer of the wrong shape (every answer read here is checked: PlatformShapeError). */
+    private readonly onShapeError?: (err: PlatformShapeError) => void,
+  ) {
     this.rest = splitApiUrl(settings.apiUrl);
   }
 
@@ -141,12 +146,14 @@ export class OAuthClient {
       hashSweepInterval: 0,
       timeout: 10_000,
       retries: 1,
+      makeRequest: shapeCheckedRequest(undefined, this.onShapeError),
     });
     return bearer ? rest.setToken(bearer) : rest;
   }
 }
 
 function platformFailure(message: string, err: unknown): AppError {
+  if (err instanceof PlatformShapeError) return new AppError(502, `${message}: ${err.message}`, 'platform_unavailable');
   const status = (err as { status?: number }).status;
   // A revoked or expired user token: sign in again. Anything else is the platform's failure.
   if (status === 401) return new AppError(401, 'Your sign-in has expired; sign in again', 'signed_out');

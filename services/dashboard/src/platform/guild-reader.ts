@@ -9,7 +9,7 @@ import {
 } from 'discord-api-types/v10';
 import type { DashboardRole } from '@rolelink/contracts';
 import type { BotFacts } from '@rolelink/domain';
-import { readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
+import { PlatformShapeError, readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
 
 /** A role as the dashboard reads it: `permissions` parsed, for the bot's access (roleAccessProblem) and the privileged flag. */
@@ -137,6 +137,12 @@ export class GuildReader {
       const status = (err as { status?: number }).status;
       if (status === 404 || status === 403)
         throw new AppError(404, 'The bot cannot see this server on the platform', 'guild_unavailable');
+      if (err instanceof PlatformShapeError)
+        throw new AppError(
+          502,
+          `The chat platform answered in a shape the dashboard cannot read: ${err.message}`,
+          'platform_unavailable',
+        );
       throw new AppError(502, 'The chat platform did not answer; try again in a moment', 'platform_unavailable');
     }
   }
