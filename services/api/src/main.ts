@@ -1,14 +1,22 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { readSyncLag } from '@rolelink/db/sync';
 import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import {
+  createLogger,
+  createMetrics,
+  DependencyLog,
+  drainMs,
+  exitOnConfigError,
+  onShutdown,
+  serve,
+} from '@rolelink/runtime';
 import { createApi } from './app';
 import { loadEnv } from './env';
 import { ExpirySweeper } from './expiry-sweeper';
 import { startMaintenance } from './maintenance';
 import { OutboxSweeper } from './outbox-sweeper';
 
-const env = loadEnv();
+const env = exitOnConfigError('api', () => loadEnv());
 
 const logger = createLogger('api', env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });

@@ -1,14 +1,22 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { applicationKey, createPlatformClient } from '@rolelink/platform-client';
 import { workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import {
+  createLogger,
+  createMetrics,
+  DependencyLog,
+  drainMs,
+  exitOnConfigError,
+  onShutdown,
+  serve,
+} from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
 function main(): void {
-  const env = loadEnv();
+  const env = exitOnConfigError('bot-worker', () => loadEnv());
   const logger = createLogger('bot-worker', env.LOG_LEVEL);
   const metrics = createMetrics('bot-worker');
   const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
