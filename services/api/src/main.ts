@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { readSyncLag } from '@rolelink/db/sync';
-import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
+import { closeRedis, producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
 import {
   createLogger,
   createMetrics,
@@ -93,9 +93,9 @@ onShutdown(logger, [
   { name: 'maintenance jobs (the sweeps)', run: () => maintenance.close() },
   { name: 'sweeper', run: () => sweeper.stop() },
   { name: 'expiry sweeper', run: () => expiries.stop() },
-  { name: 'maintenance redis', run: () => maintenanceRedis.quit() },
+  { name: 'maintenance redis', run: () => closeRedis(maintenanceRedis) },
   { name: 'queue', run: () => sync.close() },
-  { name: 'redis', run: () => redis.quit() },
-  { name: 'rate-limit redis', run: () => limiterRedis.quit() },
+  { name: 'redis', run: () => closeRedis(redis) },
+  { name: 'rate-limit redis', run: () => closeRedis(limiterRedis) },
   { name: 'database', run: () => db.close() },
 ]);

@@ -1,6 +1,6 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { applicationKey, createPlatformClient } from '@rolelink/platform-client';
-import { workerConnection } from '@rolelink/queue';
+import { closeRedis, workerConnection } from '@rolelink/queue';
 import {
   createLogger,
   createMetrics,
@@ -127,7 +127,7 @@ function main(): void {
     // /readyz turns 503 at once; the active slices finish during the drain window, not after it.
     { name: 'http and worker (waits for the active slices)', run: () => Promise.all([http.drain(), bot.close()]) },
     { name: 'database', run: () => db.close() },
-    { name: 'redis', run: async () => void (await Promise.allSettled([redis.quit(), workerRedis.quit()])) },
+    { name: 'redis', run: async () => void (await Promise.allSettled([closeRedis(redis), closeRedis(workerRedis)])) },
   ]);
 }
 

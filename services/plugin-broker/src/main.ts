@@ -1,5 +1,5 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
-import { producerConnection, workerConnection } from '@rolelink/queue';
+import { closeRedis, producerConnection, workerConnection } from '@rolelink/queue';
 import {
   createLogger,
   createMetrics,
@@ -106,6 +106,6 @@ onShutdown(logger, [
   // The worker stops taking jobs and finishes its running calls during the drain window, not after it.
   { name: 'http and worker', run: () => Promise.all([server.drain(), broker.close()]) },
   { name: 'plugin connections', run: () => http.close() },
-  { name: 'redis', run: () => Promise.all([redis.quit(), cacheRedis.quit()]) },
+  { name: 'redis', run: () => Promise.all([closeRedis(redis), closeRedis(cacheRedis)]) },
   { name: 'database', run: () => db.close() },
 ]);
