@@ -68,7 +68,22 @@ RUN --mount=type=secret,id=build_host_ca --mount=type=cache,id=pnpm-store,target
 # Straight from NODE_IMAGE, not from base: nothing of the build host or the build stages reaches it
 # (test/deploy/image-hygiene.ts, run by `pnpm test:deploy` inspects every runtime image's env, history and files).
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+# What release an image is (docs/operations.md, "Releases"): VERSION defaults to the product's version
+# (every package.json's; packages/runtime/src/build-info.test.ts keeps this line equal to it); the
+# release build passes REVISION (the commit), CREATED (RFC 3339) and SOURCE (the repository's URL).
+# ROLELINK_REVISION becomes the revision label of rolelink_build_info on every /metrics.
+ARG VERSION=0.2.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.title="Role Link Service" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="LicenseRef-proprietary"
+ENV NODE_ENV=production \
+    ROLELINK_REVISION=${REVISION}
 WORKDIR /app
 # Non-root at run time; the code is owned by root and read-only to the process. Nothing writes to the
 # image's filesystem (Kubernetes mounts it read-only; /tmp is an emptyDir for libraries that want one).

@@ -1,5 +1,5 @@
 import type { Db } from '@rolelink/db/client';
-import type { BotFacts, GuildRoleFacts } from '@rolelink/domain';
+import type { BotFacts, GuildRoleFacts, TokenKeyring } from '@rolelink/domain';
 
 /** What the broker must do for link lifecycle (register: @rolelink/broker-client's BrokerClient; deleteConfig: @rolelink/queue's PluginJobs). */
 export type PluginCalls = {
@@ -48,7 +48,7 @@ export type MemberFacts = {
 export type AdminDeps = {
   db: Db;
   /** The service key tokens are encrypted under; a function because only link creation needs it. */
-  secretKey(): Buffer;
+  secretKey(): Buffer | TokenKeyring;
   allowPrivatePluginHosts: readonly string[];
   plugin: PluginCalls;
   /** Asks the bot to sync a link (deduplicated; a failure only delays, the outbox covers it). */

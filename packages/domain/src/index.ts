@@ -3,6 +3,7 @@ export * from './slots';
 export * from './shrink';
 export * from './sync-split';
 export * from './token';
+export * from './token-keyring';
 export * from './plugin-url';
 export * from './permissions';
 export * from './bot-invite';

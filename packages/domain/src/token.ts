@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { asKeyring, openToken, sealToken, type TokenKeyring } from './token-keyring';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 43; // 43 base62 characters ≈ 256 bits of entropy
@@ -39,16 +40,15 @@ export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token).digest();
 }
 
-/** AES-256-GCM: iv(12) | tag(16) | ciphertext. The raw token is needed again to call the plugin and sign iframe JWTs. */
-export function encryptToken(token: string, key: Buffer): Buffer {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ct = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ct]);
+/**
+ * AES-256-GCM under the newest key of the ring (token-keyring.ts has the formats). The raw token is needed
+ * again to call the plugin and sign iframe JWTs. A bare key is a ring of that key alone.
+ */
+export function encryptToken(token: string, key: Buffer | TokenKeyring): Buffer {
+  return sealToken(token, asKeyring(key));
 }
 
-export function decryptToken(blob: Buffer, key: Buffer): string {
-  const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12));
-  decipher.setAuthTag(blob.subarray(12, 28));
-  return Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8');
+/** Decrypts under whichever configured key the ciphertext was encrypted with; throws when none opens it. */
+export function decryptToken(blob: Uint8Array, key: Buffer | TokenKeyring): string {
+  return openToken(blob, asKeyring(key)).token;
 }

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { drainMs, envFields, parseEnv, PRODUCTION_DRAIN_MS } from './env';
+import {
+  ConfigError,
+  drainMs,
+  envFields,
+  parseEnv,
+  parseSecretKeys,
+  PRODUCTION_DRAIN_MS,
+  SECRET_KEY_REQUIRED,
+  secretKeyring,
+} from './env';
 
 // A service-shaped schema: NODE_ENV, a secret, the platform settings and a plain URL.
 const schema = z.object({
@@ -101,5 +110,92 @@ describe('drainMs', () => {
     expect(drainMs(parseEnv(schema, { ...production, SHUTDOWN_DRAIN_MS: '0' }))).toBe(0);
     expect(drainMs(parseEnv(schema, production))).toBe(PRODUCTION_DRAIN_MS);
     expect(drainMs(parseEnv(schema, { PLATFORM_OAUTH_CLIENT_SECRET: 'dev' }))).toBe(0);
+  });
+});
+
+describe('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS in production', () => {
+  const withHosts = z.object({
+    NODE_ENV: envFields.nodeEnv,
+    ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
+  });
+  const attempt = (source: NodeJS.ProcessEnv): string => {
+    try {
+      parseEnv(withHosts, source);
+      return '';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  it('is refused unless ROLELINK_I_UNDERSTAND_PRIVATE_PLUGIN_HOSTS=yes says it is meant', () => {
+    const on = { NODE_ENV: 'production', ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '10.0.0.5' };
+    expect(attempt(on)).toMatch(
+      /^ {2}ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: turns off the plugin hosts' SSRF defence for 10.0.0.5; production refuses it unless ROLELINK_I_UNDERSTAND_PRIVATE_PLUGIN_HOSTS=yes/m,
+    );
+    expect(attempt({ ...on, ROLELINK_I_UNDERSTAND_PRIVATE_PLUGIN_HOSTS: 'true' })).not.toBe('');
+    expect(attempt({ ...on, ROLELINK_I_UNDERSTAND_PRIVATE_PLUGIN_HOSTS: 'yes' })).toBe('');
+  });
+
+  it('is accepted unset or empty in production, and set anywhere else', () => {
+    expect(attempt({ NODE_ENV: 'production' })).toBe('');
+    expect(attempt({ NODE_ENV: 'production', ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: ' ' })).toBe('');
+    expect(attempt({ NODE_ENV: 'development', ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: '127.0.0.1' })).toBe('');
+  });
+});
+
+describe('ConfigError', () => {
+  it('names every bad variable once', () => {
+    const strict = z.object({ A: z.string(), B: z.coerce.number(), C: z.string().url() }).refine(() => false, {
+      path: ['A'],
+      message: 'again',
+      when: () => true,
+    });
+    let error: unknown;
+    try {
+      parseEnv(strict, { B: 'x', C: 'no' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variables).toEqual(['A', 'B', 'C']);
+    expect((error as ConfigError).problems).toHaveLength(4);
+  });
+});
+
+describe('token keys', () => {
+  const hex = 'ab'.repeat(32);
+  const b64 = Buffer.alloc(32, 3).toString('base64');
+  const keyed = z
+    .object({ ROLELINK_SECRET_KEY: envFields.secretKey.optional(), ROLELINK_SECRET_KEYS: envFields.secretKeys })
+    .refine(...SECRET_KEY_REQUIRED);
+
+  it('ROLELINK_SECRET_KEY alone is one key without ID, as before key IDs', () => {
+    expect(secretKeyring(parseEnv(keyed, { ROLELINK_SECRET_KEY: hex })).keys).toEqual([
+      { id: null, key: Buffer.from(hex, 'hex') },
+    ]);
+  });
+
+  it('ROLELINK_SECRET_KEYS lists keys newest first, then ROLELINK_SECRET_KEY unless it is listed', () => {
+    const env = parseEnv(keyed, { ROLELINK_SECRET_KEYS: `k2:${b64}, k1:${hex}`, ROLELINK_SECRET_KEY: hex });
+    expect(secretKeyring(env).keys.map((k) => k.id)).toEqual(['k2', 'k1']);
+    const other = 'cd'.repeat(32);
+    expect(secretKeyring({ ...env, ROLELINK_SECRET_KEY: other }).keys.map((k) => k.id)).toEqual(['k2', 'k1', null]);
+  });
+
+  it('names every problem of ROLELINK_SECRET_KEYS', () => {
+    expect(parseSecretKeys(`k1:${hex},k1:${b64},nokey,bad id:${hex},k3:short`).problems).toEqual([
+      'key ID k1 appears twice',
+      'entry 3 has no valid key ID (id:key; an ID is 1-32 of A-Z a-z 0-9 _ . -)',
+      'key of entry 3 must be 32 bytes as 64 hex characters or base64',
+      'entry 4 has no valid key ID (id:key; an ID is 1-32 of A-Z a-z 0-9 _ . -)',
+      'key k3 must be 32 bytes as 64 hex characters or base64',
+    ]);
+  });
+
+  it('requires one of the two, beside every other problem', () => {
+    expect(() => parseEnv(keyed, {})).toThrow(/ROLELINK_SECRET_KEY: is required/);
+    expect(() => parseEnv(keyed, { ROLELINK_SECRET_KEYS: 'k1:short' })).toThrow(
+      /ROLELINK_SECRET_KEYS: key k1 must be 32 bytes/,
+    );
   });
 });

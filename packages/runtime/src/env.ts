@@ -16,9 +16,49 @@ export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessE
       ? clusterProblems(result.data as Record<string, unknown>)
       : []),
   ];
-  if (problems.length > 0 || !result.success)
-    throw new Error(`Invalid environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return result.data;
+}
+
+/**
+ * The environment a service was started with is wrong. `problems` are `VARIABLE: what is wrong`, one per
+ * problem; the message lists them one per line (what a test or the CLI shows), exitOnConfigError() logs
+ * them as one structured line.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+
+  /** Every variable named by a problem, once, in the order first named. */
+  get variables(): string[] {
+    return [...new Set(this.problems.map((p) => p.slice(0, p.indexOf(':')).split('.')[0]!))];
+  }
+}
+
+/**
+ * A service's start: parses its environment with `load` and, if that fails, writes one JSON line to
+ * stderr naming every bad variable and exits 1. A stack trace says where the parser threw, which an
+ * operator does not need; the line says what to fix, and log pipelines read it like any other line.
+ */
+export function exitOnConfigError<T>(service: string, load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(
+      `${JSON.stringify({
+        level: 'error',
+        message: 'invalid configuration',
+        service,
+        variables: err.variables,
+        problems: err.problems,
+        timestamp: new Date().toISOString(),
+      })}\n`,
+    );
+    process.exit(1);
+  }
 }
 
 /** REDIS_URL and QUEUE_PREFIX together: a cluster needs a hash-tagged prefix (redis-url.ts). */
@@ -71,6 +111,13 @@ const LOCAL_DEFAULTS: Record<string, { value: string; whose: string }> = {
  */
 export function productionProblems(declared: readonly string[], source: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
+  const privateHosts = (source.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS ?? '').trim();
+  if (declared.includes('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS') && privateHosts !== '') {
+    if (source[PRIVATE_PLUGIN_HOSTS_ACK] !== 'yes')
+      problems.push(
+        `ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: turns off the plugin hosts' SSRF defence for ${privateHosts}; production refuses it unless ${PRIVATE_PLUGIN_HOSTS_ACK}=yes says it is meant`,
+      );
+  }
   for (const name of declared) {
     const value = source[name];
     if (value !== undefined && PLACEHOLDER.test(value))
@@ -92,6 +139,13 @@ export function productionProblems(declared: readonly string[], source: NodeJS.P
   }
   return problems;
 }
+
+/**
+ * The second, explicit setting production needs before it accepts ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS:
+ * that list lets plugin calls reach private addresses (the cluster's own services, cloud metadata), so
+ * one variable copied from a local setup must not turn the defence off in production.
+ */
+export const PRIVATE_PLUGIN_HOSTS_ACK = 'ROLELINK_I_UNDERSTAND_PRIVATE_PLUGIN_HOSTS';
 
 /** Reusable env fields, so every service spells the shared settings the same way. */
 export const envFields = {
@@ -116,6 +170,17 @@ export const envFields = {
   platformBotToken: z.string().min(1).default(EMULATOR_DEFAULTS.PLATFORM_BOT_TOKEN),
   /** 32-byte key as 64 hex chars or base64; tokens are stored encrypted under it (AES-256-GCM). */
   secretKey: z.string().refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64'),
+  /**
+   * Several keys with IDs, newest first: `k2:<key>,k1:<key>` (each key as for ROLELINK_SECRET_KEY). The
+   * first encrypts and its ID is stored with what it encrypts; every one decrypts. See secretKeyring().
+   */
+  secretKeys: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined) return;
+      for (const problem of parseSecretKeys(value).problems) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   /** Comma-separated host names or IPs that may be plugin hosts despite being private (tests, local runs). */
   allowPrivatePluginHosts: z
     .string()
@@ -151,3 +216,64 @@ export function decodeKey(value: string): Buffer | null {
   const b = Buffer.from(value, 'base64');
   return b.length === 32 ? b : null;
 }
+
+/** One configured token key (structurally @rolelink/domain's TokenKey): id null is ROLELINK_SECRET_KEY's. */
+export type SecretKeyEntry = { id: string | null; key: Buffer };
+
+const SECRET_KEY_ID = /^[A-Za-z0-9_.-]{1,32}$/;
+
+/** ROLELINK_SECRET_KEYS (`id:key,id:key`, newest first) as keys, with every problem in it. */
+export function parseSecretKeys(value: string): { keys: SecretKeyEntry[]; problems: string[] } {
+  const keys: SecretKeyEntry[] = [];
+  const problems: string[] = [];
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (entries.length === 0) problems.push('lists no key (expected id:key,id:key, newest first)');
+  entries.forEach((entry, i) => {
+    const colon = entry.indexOf(':');
+    const id = colon > 0 ? entry.slice(0, colon) : '';
+    const key = colon > 0 ? decodeKey(entry.slice(colon + 1)) : null;
+    if (!SECRET_KEY_ID.test(id))
+      problems.push(`entry ${i + 1} has no valid key ID (id:key; an ID is 1-32 of A-Z a-z 0-9 _ . -)`);
+    else if (keys.some((k) => k.id === id)) problems.push(`key ID ${id} appears twice`);
+    if (!key) problems.push(`key ${id || `of entry ${i + 1}`} must be 32 bytes as 64 hex characters or base64`);
+    if (key && SECRET_KEY_ID.test(id)) keys.push({ id, key });
+  });
+  return { keys, problems };
+}
+
+/**
+ * The token keys a service encrypts and decrypts with, newest first: ROLELINK_SECRET_KEYS' keys, then
+ * ROLELINK_SECRET_KEY's (without ID) unless the same key is already listed. ROLELINK_SECRET_KEY alone keeps
+ * working as it always did. Empty when neither is set (the CLI; services require one, requireSecretKey).
+ */
+export function secretKeyring(env: {
+  ROLELINK_SECRET_KEY?: string | undefined;
+  ROLELINK_SECRET_KEYS?: string | undefined;
+}): {
+  keys: SecretKeyEntry[];
+} {
+  const keys = env.ROLELINK_SECRET_KEYS ? parseSecretKeys(env.ROLELINK_SECRET_KEYS).keys : [];
+  const single = env.ROLELINK_SECRET_KEY ? decodeKey(env.ROLELINK_SECRET_KEY) : null;
+  if (single && !keys.some((k) => k.key.equals(single))) keys.push({ id: null, key: single });
+  return { keys };
+}
+
+/**
+ * For the services that hold tokens: `schema.refine(...SECRET_KEY_REQUIRED)` asks for one of the two key
+ * settings. `when` makes it run even when other variables are wrong, so the error lists them all.
+ */
+type KeySettings = { ROLELINK_SECRET_KEY?: string | undefined; ROLELINK_SECRET_KEYS?: string | undefined };
+export const SECRET_KEY_REQUIRED: [
+  (env: KeySettings) => boolean,
+  { path: string[]; message: string; when: () => boolean },
+] = [
+  (env) => Boolean(env.ROLELINK_SECRET_KEY || env.ROLELINK_SECRET_KEYS),
+  {
+    path: ['ROLELINK_SECRET_KEY'],
+    message: 'is required (32 bytes as 64 hex characters or base64), or ROLELINK_SECRET_KEYS with key IDs',
+    when: () => true,
+  },
+];

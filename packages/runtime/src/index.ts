@@ -1,5 +1,6 @@
 export * from './app-error';
 export * from './bounded-sample';
+export * from './build-info';
 export * from './dependency-log';
 export * from './database-outage';
 export * from './env';

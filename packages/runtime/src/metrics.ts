@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { buildInfo } from './build-info';
 import {
   Counter,
   Gauge,
@@ -21,6 +22,7 @@ export { UNMATCHED_ROUTE, presetRoute } from './route-template';
  * never renamed. Owning services create them through the `Metrics` factories below.
  */
 export const MetricName = {
+  buildInfo: 'rolelink_build_info',
   httpRequests: 'http_requests_total',
   httpDuration: 'http_request_duration_seconds',
   queueJobs: 'rolelink_queue_jobs',
@@ -170,6 +172,13 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
     once(c.name, () => new Histogram<L>({ ...c, registers: [registry] }));
   const gauge = <L extends string>(c: Omit<GaugeConfiguration<L>, 'registers'>) =>
     once(c.name, () => new Gauge<L>({ ...c, registers: [registry] }));
+
+  const build = buildInfo();
+  gauge({
+    name: MetricName.buildInfo,
+    help: 'Always 1; its labels say which release (version), source revision and Node.js this process runs',
+    labelNames: ['version', 'revision', 'node'],
+  }).set(build, 1);
 
   // rolelink_metrics_stale{collector}: each bounded collector's reading of this scrape, joined (not read
   // again) by the stale gauge, whose collect prom-client runs concurrently with the collector's own.

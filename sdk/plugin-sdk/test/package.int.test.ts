@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -104,7 +104,10 @@ test('package.json points into dist/ (types first) and depends on jsonwebtoken a
   const text = await readFile(path.join(installed, 'package.json'), 'utf8');
   const manifest = JSON.parse(text) as Record<string, unknown>;
   expect(manifest).toMatchObject({
-    version: '0.1.0',
+    // The product's one version (the root package.json's; test: packages/runtime/src/build-info.test.ts).
+    version: (
+      JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }
+    ).version,
     license: 'MIT',
     main: './dist/index.js',
     types: './dist/index.d.ts',

@@ -1,14 +1,22 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { readSyncLag } from '@rolelink/db/sync';
-import { producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { closeRedis, producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
+import {
+  createLogger,
+  createMetrics,
+  DependencyLog,
+  drainMs,
+  exitOnConfigError,
+  onShutdown,
+  serve,
+} from '@rolelink/runtime';
 import { createApi } from './app';
 import { loadEnv } from './env';
 import { ExpirySweeper } from './expiry-sweeper';
 import { startMaintenance } from './maintenance';
 import { OutboxSweeper } from './outbox-sweeper';
 
-const env = loadEnv();
+const env = exitOnConfigError('api', () => loadEnv());
 
 const logger = createLogger('api', env.LOG_LEVEL);
 const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
@@ -85,9 +93,9 @@ onShutdown(logger, [
   { name: 'maintenance jobs (the sweeps)', run: () => maintenance.close() },
   { name: 'sweeper', run: () => sweeper.stop() },
   { name: 'expiry sweeper', run: () => expiries.stop() },
-  { name: 'maintenance redis', run: () => maintenanceRedis.quit() },
+  { name: 'maintenance redis', run: () => closeRedis(maintenanceRedis) },
   { name: 'queue', run: () => sync.close() },
-  { name: 'redis', run: () => redis.quit() },
-  { name: 'rate-limit redis', run: () => limiterRedis.quit() },
+  { name: 'redis', run: () => closeRedis(redis) },
+  { name: 'rate-limit redis', run: () => closeRedis(limiterRedis) },
   { name: 'database', run: () => db.close() },
 ]);

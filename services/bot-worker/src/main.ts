@@ -1,14 +1,22 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { applicationKey, createPlatformClient, shapeErrorReporter } from '@rolelink/platform-client';
-import { workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { closeRedis, workerConnection } from '@rolelink/queue';
+import {
+  createLogger,
+  createMetrics,
+  DependencyLog,
+  drainMs,
+  exitOnConfigError,
+  onShutdown,
+  serve,
+} from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
 function main(): void {
-  const env = loadEnv();
+  const env = exitOnConfigError('bot-worker', () => loadEnv());
   const logger = createLogger('bot-worker', env.LOG_LEVEL);
   const metrics = createMetrics('bot-worker');
   const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
@@ -120,7 +128,7 @@ function main(): void {
     // /readyz turns 503 at once; the active slices finish during the drain window, not after it.
     { name: 'http and worker (waits for the active slices)', run: () => Promise.all([http.drain(), bot.close()]) },
     { name: 'database', run: () => db.close() },
-    { name: 'redis', run: async () => void (await Promise.allSettled([redis.quit(), workerRedis.quit()])) },
+    { name: 'redis', run: async () => void (await Promise.allSettled([closeRedis(redis), closeRedis(workerRedis)])) },
   ]);
 }
 

@@ -3,7 +3,7 @@ import type { RedisClient } from '@rolelink/queue';
 import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
-import { botInviteUrl } from '@rolelink/domain';
+import { botInviteUrl, type TokenKeyring } from '@rolelink/domain';
 import {
   applicationKey,
   botGuildFacts,
@@ -15,7 +15,7 @@ import {
 } from '@rolelink/platform-client';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, SyncNotifier, producerConnection } from '@rolelink/queue';
-import { AppError, decodeKey, silentLogger } from '@rolelink/runtime';
+import { AppError, secretKeyring, silentLogger } from '@rolelink/runtime';
 import { DEFAULT_BROKER_URL, type CliEnv } from './env';
 
 /**
@@ -95,11 +95,16 @@ export class CliContext {
     return this.jobs;
   }
 
-  secretKey(): Buffer {
-    const key = this.env.ROLELINK_SECRET_KEY ? decodeKey(this.env.ROLELINK_SECRET_KEY) : null;
-    if (!key)
-      throw new AppError(500, 'ROLELINK_SECRET_KEY is not set (32 bytes as 64 hex characters or base64)', 'config');
-    return key;
+  /** The token keys, newest first (ROLELINK_SECRET_KEYS, then ROLELINK_SECRET_KEY). */
+  secretKey(): TokenKeyring {
+    const ring = secretKeyring(this.env);
+    if (ring.keys.length === 0)
+      throw new AppError(
+        500,
+        'ROLELINK_SECRET_KEY is not set (32 bytes as 64 hex characters or base64), nor ROLELINK_SECRET_KEYS',
+        'config',
+      );
+    return ring;
   }
 
   admin(): AdminDeps {

@@ -8,6 +8,8 @@ const schema = z.object({
   REDIS_URL: envFields.redisUrl,
   QUEUE_PREFIX: envFields.queuePrefix,
   ROLELINK_SECRET_KEY: envFields.secretKey.optional(),
+  /** Several token keys with IDs, newest first (`rolelink secrets reencrypt` moves every token to the first). */
+  ROLELINK_SECRET_KEYS: envFields.secretKeys,
   ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
   /** The platform's REST API with version (`…/api/v10`); without it existing role holders are not read. */
   PLATFORM_API_URL: z.string().url().optional(),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { BrokerUnavailableError } from '@rolelink/broker-client';
-import { AppError } from '@rolelink/runtime';
+import { AppError, ConfigError } from '@rolelink/runtime';
 import type { Command } from './command';
 import { commands } from './commands';
 import { CONFIG_SET_EXAMPLE } from './commands/config';
@@ -30,6 +30,13 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
     if (c.words.every((w, i) => argv[i] === w)) return { command: c, rest: argv.slice(c.words.length) };
   }
   return null;
+}
+
+function configIssues(e: ConfigError): { field: string; message: string }[] {
+  return e.problems.map((p) => {
+    const colon = p.indexOf(':');
+    return { field: p.slice(0, colon), message: p.slice(colon + 1).trim() };
+  });
 }
 
 /** Runs one command; returns the exit code. Errors print in the API's error shape and exit 1. */
@@ -97,6 +104,8 @@ export async function run(
   } catch (e) {
     // A broker that did not answer is named with BROKER_URL and the cause, not as the plugin's failure.
     if (e instanceof BrokerUnavailableError) return fail(e.forOperator(ctx ? brokerUrlSource(ctx.env) : undefined));
+    // A bad environment: one issue per variable, as the services' config line names them.
+    if (e instanceof ConfigError) return fail(AppError.fields(500, 'invalid configuration', 'config', configIssues(e)));
     return fail(e instanceof AppError ? e : new AppError(500, (e as Error).message));
   } finally {
     await ctx?.close();

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { RedisClient } from '@rolelink/queue';
 import type { AdminDeps } from '@rolelink/admin';
 import type { Db } from '@rolelink/db/client';
-import { botInviteUrl } from '@rolelink/domain';
+import { botInviteUrl, type TokenKeyring } from '@rolelink/domain';
 import { guildOutages } from '@rolelink/db/sync';
 import {
   applicationKey,
@@ -45,7 +45,7 @@ export type ContextOptions = {
   /** Offline-queueing connection for the shared rate limiter (its scripts wait for Redis at start). */
   limiterRedis: RedisClient;
   prefix: string;
-  secretKey: Buffer;
+  secretKey: Buffer | TokenKeyring;
   allowPrivatePluginHosts: readonly string[];
   platform: { apiUrl: string; botToken: string };
   oauth: OAuthSettings;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { brokerInternalToken } from '@rolelink/contracts';
-import { envFields, parseEnv } from '@rolelink/runtime';
+import { envFields, parseEnv, SECRET_KEY_REQUIRED } from '@rolelink/runtime';
 
 /** The dashboard's configuration: parsed once at start (`loadEnv()` in main.ts), fails fast listing every problem. */
 export const envSchema = z
@@ -24,7 +24,9 @@ export const envSchema = z
     DATABASE_URL: envFields.databaseUrl,
     REDIS_URL: envFields.redisUrl,
     QUEUE_PREFIX: envFields.queuePrefix,
-    ROLELINK_SECRET_KEY: envFields.secretKey,
+    /** The token key, or several with IDs (ROLELINK_SECRET_KEYS, newest first); docs/operations.md, "Rotating secrets". */
+    ROLELINK_SECRET_KEY: envFields.secretKey.optional(),
+    ROLELINK_SECRET_KEYS: envFields.secretKeys,
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
     /** The plugin broker's internal routes (register, config); its NetworkPolicy admits the dashboard. */
     BROKER_URL: z.string().url().default('http://127.0.0.1:3002'),
@@ -49,7 +51,8 @@ export const envSchema = z
         message: 'must be https in production (the session cookie is Secure)',
       });
     }
-  });
+  })
+  .refine(...SECRET_KEY_REQUIRED);
 
 export type DashboardEnv = z.infer<typeof envSchema>;
 

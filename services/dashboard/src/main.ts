@@ -1,13 +1,22 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { shapeErrorReporter } from '@rolelink/platform-client';
 import { producerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, decodeKey, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import {
+  createLogger,
+  createMetrics,
+  DependencyLog,
+  drainMs,
+  exitOnConfigError,
+  onShutdown,
+  secretKeyring,
+  serve,
+} from '@rolelink/runtime';
 import { createApp } from './app';
 import { buildContext } from './context';
 import { loadEnv } from './env';
 import { DEFAULT_WEB_DIST } from './web-app/static-app';
 
-const env = loadEnv();
+const env = exitOnConfigError('dashboard', () => loadEnv());
 
 const logger = createLogger('dashboard', env.LOG_LEVEL);
 if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
@@ -25,7 +34,7 @@ const wired = buildContext({
   redis,
   limiterRedis,
   prefix: env.QUEUE_PREFIX,
-  secretKey: decodeKey(env.ROLELINK_SECRET_KEY)!,
+  secretKey: secretKeyring(env),
   allowPrivatePluginHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
   platform: { apiUrl: env.PLATFORM_API_URL, botToken: env.PLATFORM_BOT_TOKEN },
   oauth: {

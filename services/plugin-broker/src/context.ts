@@ -1,4 +1,5 @@
 import type { Queryable } from '@rolelink/db/client';
+import type { TokenKeyring } from '@rolelink/domain';
 import type { Logger, Metrics } from '@rolelink/runtime';
 import type { Backoff } from '@rolelink/wire-types/backoff';
 import type { ConfigCache } from './config-cache';
@@ -55,7 +56,7 @@ export type BrokerContext = {
   http: PluginHttp;
   cache: ConfigCache;
   /** Decrypts token_ciphertext (ROLELINK_SECRET_KEY). */
-  secretKey: Buffer;
+  secretKey: Buffer | TokenKeyring;
   /** ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS, also applied to iframe embed URLs. */
   allowHosts: readonly string[];
   timeouts: PluginTimeouts;

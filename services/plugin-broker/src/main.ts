@@ -1,6 +1,15 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
-import { producerConnection, workerConnection } from '@rolelink/queue';
-import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, serve } from '@rolelink/runtime';
+import { closeRedis, producerConnection, workerConnection } from '@rolelink/queue';
+import {
+  createLogger,
+  createMetrics,
+  DependencyLog,
+  drainMs,
+  exitOnConfigError,
+  onShutdown,
+  secretKeyring,
+  serve,
+} from '@rolelink/runtime';
 import { ConfigCache } from './config-cache';
 import { DEFAULT_EVENT_DELIVERY, DEFAULT_PLUGIN_TIMEOUTS, type BrokerContext } from './context';
 import { loadEnv } from './env';
@@ -9,7 +18,7 @@ import { createBrokerServer } from './server';
 import { checkSoon } from './plugin-calls-handlers';
 import { createBrokerWorker } from './worker';
 
-const env = loadEnv();
+const env = exitOnConfigError('plugin-broker', () => loadEnv());
 
 const logger = createLogger('plugin-broker', env.LOG_LEVEL);
 if (env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS.length > 0) {
@@ -36,7 +45,7 @@ const ctx: BrokerContext = {
   db: db.pool,
   http,
   cache: new ConfigCache(cacheRedis, env.QUEUE_PREFIX),
-  secretKey: env.ROLELINK_SECRET_KEY,
+  secretKey: secretKeyring(env),
   allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
   timeouts: DEFAULT_PLUGIN_TIMEOUTS,
   events: {
@@ -97,6 +106,6 @@ onShutdown(logger, [
   // The worker stops taking jobs and finishes its running calls during the drain window, not after it.
   { name: 'http and worker', run: () => Promise.all([server.drain(), broker.close()]) },
   { name: 'plugin connections', run: () => http.close() },
-  { name: 'redis', run: () => Promise.all([redis.quit(), cacheRedis.quit()]) },
+  { name: 'redis', run: () => Promise.all([closeRedis(redis), closeRedis(cacheRedis)]) },
   { name: 'database', run: () => db.close() },
 ]);

@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import type { RedisClient } from '@rolelink/queue';
 import { QueueName } from '@rolelink/contracts';
-import { Consumer, ensureSchedulers, Producer, scheduled, type SchedulerKeeper } from '@rolelink/queue';
+import { Consumer, ensureSchedulers, Producer, redisAnswers, scheduled, type SchedulerKeeper } from '@rolelink/queue';
 import { DependencyLog } from '@rolelink/runtime';
 import type { BrokerContext } from './context';
 import { closeEventLinkLocks } from './events/link-locks';
@@ -75,7 +75,8 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
     close() {
       closing ??= (async () => {
         keeper?.stop();
-        await worker.close();
+        // During a Redis outage: no wait for running calls, whose results could not be recorded (Consumer.close).
+        await worker.close(!redisAnswers(options.connection));
         await jobs.close();
         // After the worker: its running deliveries released their links first.
         await closeEventLinkLocks(ctx);

@@ -7,6 +7,7 @@ import { healthCommands } from './health';
 import { iframeCommands } from './iframe';
 import { linkCommands } from './link';
 import { pluginCommands } from './plugin';
+import { secretsCommands } from './secrets';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
 export const commands: Command[] = [
@@ -18,4 +19,5 @@ export const commands: Command[] = [
   ...pluginCommands,
   ...auditCommands,
   ...doctorCommands,
+  ...secretsCommands,
 ];
