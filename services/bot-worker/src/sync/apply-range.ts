@@ -228,7 +228,8 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
             ctx.metrics?.change(change.action, failure.kind);
           return { ...out, stop };
         }
-        if (failure.kind === 'failed') {
+        // The user's own retry: a refusal no code above names, the platform's 5xx, or no answer at all.
+        if (failure.kind === 'failed' || failure.kind === 'server_error' || failure.kind === 'no_answer') {
           const error: Refusal = 'failed';
           const retryAt = await change.refused(client, link.id, row.userId, error);
           await history(row.userId, change.action, error);
