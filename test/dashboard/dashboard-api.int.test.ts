@@ -354,7 +354,13 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       .expect(201);
     // Nobody got the role through this new link (the worker is off), so nobody would lose it.
     const preview = await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}/strip-preview`).expect(200);
-    expect(preview.body).toEqual({ count: 0, sample: [], lockout: [], lockout_checked: true });
+    expect(preview.body).toEqual({
+      count: 0,
+      sample: [],
+      lockout: [],
+      lockout_checked: true,
+      skipped: { not_in_server: 0, deleted: 0 },
+    });
     const deleted = await del().send({ strip_roles: true }).expect(200);
     expect(deleted.body).toMatchObject({ deleted: true, strip_roles: true, strip_count: 0 });
     // Gone: a second delete (with or without the box) is the spec's 404, not a second strip.

@@ -37,7 +37,10 @@ export type MemberFacts = {
   /** Permission bits of each role of the guild, by id (the @everyone role's id is the guild's). */
   rolePermissions(guildId: string): Promise<Map<string, bigint>>;
   ownerId(guildId: string): Promise<string>;
-  /** A member's display name and role ids; null when they are not in the guild. */
+  /**
+   * A member's display name and role ids; null when they are not in the guild (10007). Other failures
+   * are thrown as domain's PlatformAnswerError (a deleted account: `unknown_user`).
+   */
   member(guildId: string, userId: string): Promise<{ name: string; roles: string[] } | null>;
 };
 
@@ -62,6 +65,11 @@ export type AdminDeps = {
   botFacts?: BotFactsReader;
   /** Absent where no platform is configured: a strip's names and lock-out check are then unknown. */
   members?: MemberFacts;
+  /**
+   * The bot's invite for a guild on the configured platform (domain's botInviteUrl on platformAuthorizeUrl),
+   * named in the fix of a refusal that means the bot is not in the server. Absent: the fix names where to find it.
+   */
+  botInvite?: (guildId: string) => string | Promise<string>;
   /**
    * The bot application's key (`applicationKey` of its token): its bot_application row says whether it
    * can list guild members, which some counts need (issue 34). Absent where no platform is configured:

@@ -10,6 +10,7 @@ export * from './guild-overview';
 export * from './member-lookup';
 export * from './plugin-health';
 export * from './strip-preview';
+export * from './platform-answer';
 export * from './audit';
 export * from './link-resync';
 export * from './link-overrides';

@@ -1,6 +1,7 @@
 import { privilegedPermissions, roleAccessProblem, ROLE_ACCESS_MESSAGES } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps } from './deps';
+import { platformErrorOf } from './platform-answer';
 
 /**
  * The owner's consent to link a privileged role (issue 34): the role's name, typed. `actingIsOwner`
@@ -19,20 +20,16 @@ export type RoleChecked = { name: string; privileged: string[] } | null;
  * could be checked.
  */
 export async function checkRoleForLink(
-  deps: Pick<AdminDeps, 'botFacts'>,
+  deps: Pick<AdminDeps, 'botFacts' | 'botInvite'>,
   guildId: string,
   roleId: string,
   consent: OwnerConsent,
 ): Promise<RoleChecked> {
   if (!deps.botFacts) return null;
-  const facts = await deps.botFacts(guildId).catch((err: unknown) => {
-    throw err instanceof AppError
-      ? err
-      : new AppError(
-          502,
-          'The chat platform did not answer, so whether the bot can manage this role cannot be checked; try again in a moment',
-          'platform_unavailable',
-        );
+  // The platform's answer told as it is: 404 10004 means the bot is not in the server (the invite fixes
+  // it), a 5xx or no answer is worth another try; never the one told as the other.
+  const facts = await deps.botFacts(guildId).catch(async (err: unknown) => {
+    throw await platformErrorOf(deps, err, 'Whether the bot can manage this role cannot be checked', guildId);
   });
   const problem = roleAccessProblem(facts, roleId);
   if (problem === 'unknown_role')

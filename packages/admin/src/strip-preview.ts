@@ -1,10 +1,11 @@
-import type { StripMember, StripPreviewView } from '@rolelink/contracts';
+import type { StripPreviewView } from '@rolelink/contracts';
 import { findLinkAt } from '@rolelink/db/links';
 import { grantedCount, grantedHolders } from '@rolelink/db/sync';
-import { lostManagePermission } from '@rolelink/domain';
+import { lostManagePermission, platformFailureOf } from '@rolelink/domain';
 import { AppError } from '@rolelink/runtime';
 import type { AdminDeps, MemberFacts } from './deps';
 import { parseSnowflake } from './ids';
+import { platformErrorOf } from './platform-answer';
 
 /** How many of the members a strip would take the role from are named in its preview. */
 export const STRIP_SAMPLE = 5;
@@ -28,19 +29,31 @@ export async function stripPreview(
     grantedHolders(deps.db.pool, link.id, '0', STRIP_SAMPLE),
   ]);
   const facts = deps.members;
+  const none = { not_in_server: 0, deleted: 0 };
   if (!facts)
-    return { count, sample: sampleIds.map((id) => ({ user_id: id, name: null })), lockout: [], lockout_checked: false };
-  return platformRead(async () => {
+    return {
+      count,
+      sample: sampleIds.map((id) => ({ user_id: id, name: null })),
+      lockout: [],
+      lockout_checked: false,
+      skipped: none,
+    };
+  return platformRead(deps, guildId, async () => {
+    const gone = new Map<string, Gone>();
+    const read = readingMembers(facts, guildId, gone);
     const [sample, lockout] = await Promise.all([
-      Promise.all(
-        sampleIds.map(async (id): Promise<StripMember> => ({
-          user_id: id,
-          name: (await facts.member(guildId, id))?.name ?? null,
-        })),
-      ),
-      lockoutOf(deps, facts, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId }),
+      Promise.all(sampleIds.map(async (id) => ({ id, member: await read(id) }))),
+      lockoutOf(deps, read, { linkId: link.id, guildId, roleId, actingUserId: input.actingUserId }),
     ]);
-    return { count, sample, lockout: lockout ?? [], lockout_checked: lockout !== null };
+    const skipped = { ...none };
+    for (const why of gone.values()) skipped[why]++;
+    return {
+      count: Math.max(0, count - gone.size),
+      sample: sample.flatMap((m) => (m.member ? [{ user_id: m.id, name: m.member.name }] : [])),
+      lockout: lockout ?? [],
+      lockout_checked: lockout !== null,
+      skipped,
+    };
   });
 }
 
@@ -54,21 +67,43 @@ export async function stripLockout(
 ): Promise<Pick<StripPreviewView, 'lockout' | 'lockout_checked'>> {
   const facts = deps.members;
   if (!facts) return { lockout: [], lockout_checked: false };
-  const lockout = await platformRead(() => lockoutOf(deps, facts, l));
+  const lockout = await platformRead(deps, l.guildId, () =>
+    lockoutOf(deps, readingMembers(facts, l.guildId, new Map()), l),
+  );
   return { lockout: lockout ?? [], lockout_checked: lockout !== null };
 }
 
-/** A platform that does not answer is a 502 to retry, never a strip without its lock-out check. */
-async function platformRead<T>(read: () => Promise<T>): Promise<T> {
+/** Why a member the link granted the role to holds it no more: left the server (10007), or deleted their account (10013). */
+type Gone = 'not_in_server' | 'deleted';
+type MemberRead = (userId: string) => Promise<{ name: string; roles: string[] } | null>;
+
+/**
+ * Reads members for the preview: null for one who left (10007) or deleted their account (10013), noted in
+ * `gone`: they hold nothing, so they lose nothing and lock nobody out. Any other failure is the preview's.
+ */
+function readingMembers(facts: MemberFacts, guildId: string, gone: Map<string, Gone>): MemberRead {
+  return async (userId) => {
+    try {
+      const member = await facts.member(guildId, userId);
+      if (!member) gone.set(userId, 'not_in_server');
+      return member;
+    } catch (err) {
+      if (platformFailureOf(err).kind !== 'unknown_user') throw err;
+      gone.set(userId, 'deleted');
+      return null;
+    }
+  };
+}
+
+/**
+ * A platform read told as the platform answered (platform-answer.ts): the bot gone from the server says
+ * so and names the invite; a 5xx or no answer is a 502 to retry; never a strip without its lock-out check.
+ */
+async function platformRead<T>(deps: AdminDeps, guildId: string, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new AppError(
-      502,
-      'The chat platform did not answer, so who would lose the role cannot be shown; try again in a moment',
-      'platform_unavailable',
-    );
+    throw await platformErrorOf(deps, err, 'Who would lose the role cannot be shown', guildId);
   }
 }
 
@@ -86,9 +121,10 @@ export const LOCKOUT_CHECK_LIMIT = 100;
  */
 async function lockoutOf(
   deps: AdminDeps,
-  facts: MemberFacts,
+  read: MemberRead,
   l: { linkId: string; guildId: string; roleId: string; actingUserId: string | undefined },
 ): Promise<StripPreviewView['lockout'] | null> {
+  const facts = deps.members!;
   const [permissions, ownerId] = await Promise.all([facts.rolePermissions(l.guildId), facts.ownerId(l.guildId)]);
   const rolePermissions = permissions.get(l.roleId) ?? 0n;
   if (lostManagePermission(rolePermissions, 0n) === null) return [];
@@ -98,7 +134,7 @@ async function lockoutOf(
     stripped
       .filter((userId) => userId !== ownerId)
       .map(async (userId) => {
-        const member = await facts.member(l.guildId, userId);
+        const member = await read(userId);
         if (!member) return null;
         // What they keep: every other role of theirs, and the @everyone role (whose id is the guild's).
         const others = [l.guildId, ...member.roles.filter((r) => r !== l.roleId)].reduce(

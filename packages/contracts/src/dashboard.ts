@@ -251,7 +251,8 @@ export type DeletedLinkView = { deleted: true; link_id: string; strip_roles: boo
 export type StripMember = { user_id: string; name: string | null };
 /**
  * GET /dashboard-api/guilds/:guildId/links/:roleId/strip-preview: what "also remove the role" would do now.
- * `count` is exact (the members this link granted the role to); `sample` the first few by id. `lockout`
+ * `count` is the members this link granted the role to, less those found gone (`skipped`); `sample` the
+ * first few present by id. `lockout`
  * lists every admin the strip takes the role from whose only source of Administrator or Manage Server it
  * is, the acting admin (`you`) first, then the others (`admin`); never the owner, who keeps every
  * permission (issue 34). `lockout_checked` is false where the platform could not be asked (the CLI without
@@ -263,6 +264,13 @@ export type StripPreviewView = {
   sample: StripMember[];
   lockout: (StripMember & { who: 'you' | 'admin'; permission: 'Administrator' | 'Manage Server' })[];
   lockout_checked: boolean;
+  /**
+   * Members the link granted the role to whom the preview found gone, left out of `count`, `sample` and
+   * `lockout`: `not_in_server` left the server (the platform answers 404 10007), `deleted` deleted their
+   * account (404 10013). Neither holds the role any more, so they have nothing to lose. Only the members
+   * the preview read are known (the sample, and each one checked for a lock-out).
+   */
+  skipped: { not_in_server: number; deleted: number };
 };
 
 /** POST /dashboard-api/guilds/:guildId/links/:roleId/resync: `retried` members whose back-off ended at once. */

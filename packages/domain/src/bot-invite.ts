@@ -32,3 +32,16 @@ export function botInviteUrl(authorizeUrl: string, clientId: string, guildId?: s
   url.search = params.toString();
   return url.toString();
 }
+
+/**
+ * The OAuth2 authorize page of the configured platform: the one set (PLATFORM_OAUTH_AUTHORIZE_URL), else
+ * the page at the origin of the platform's REST base (PLATFORM_API_URL `https://discord.com/api` →
+ * `https://discord.com/oauth2/authorize`; the emulator serves it at the same place). The CLI and the
+ * dashboard both build the bot's invite on it, so `rolelink doctor` and Check setup name one page, and
+ * never the real platform's while the services talk to another.
+ */
+export function platformAuthorizeUrl(apiUrl: string | undefined, configured?: string): string {
+  if (configured) return configured;
+  if (!apiUrl) return 'https://discord.com/oauth2/authorize';
+  return new URL('/oauth2/authorize', new URL(apiUrl).origin).toString();
+}

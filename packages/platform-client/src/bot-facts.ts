@@ -1,6 +1,7 @@
 import type { API } from '@discordjs/core/http-only';
 import type { BotFacts } from '@rolelink/domain';
 import type { NamedRole } from './setup-check';
+import { asPlatformAnswer } from './errors';
 
 /**
  * What the bot's power over a guild's roles depends on, read from the platform now (two or three calls:
@@ -18,10 +19,11 @@ export function botGuildFacts(api: API) {
         throw err;
       },
     );
+    // Thrown classified (domain's PlatformAnswerError): link creation tells 10004 from a 500 from no answer.
     const [roles, member] = await Promise.all([
       api.guilds.getRoles(guildId),
       botUserId.then((id) => api.guilds.getMember(guildId, id)),
-    ]);
+    ]).catch(asPlatformAnswer);
     return {
       guildId,
       roles: roles.map((r) => ({

@@ -1,4 +1,4 @@
-import { DiscordAPIError } from '@discordjs/rest';
+import { DiscordAPIError, HTTPError } from '@discordjs/rest';
 import { classifyPlatformError } from './errors';
 
 /** An error answer as @discordjs/rest throws it: the platform's `{ code, message }` body and its status. */
@@ -20,4 +20,21 @@ test.each([
   [404, 10004, 'Unknown Guild', { kind: 'guild_unavailable', code: 10004 }],
 ])('a %i with JSON code %i (%s) is classified by what the caller must do', (status, code, message, expected) => {
   expect(classifyPlatformError(answered(status, code, message))).toEqual(expected);
+});
+
+test('a 5xx is the platform answering (server_error), no answer at all is no_answer, another 4xx is failed with its code', () => {
+  const request = { body: undefined, files: undefined };
+  expect(classifyPlatformError(new HTTPError(500, 'Internal Server Error', 'GET', '/guilds/1', request))).toEqual({
+    kind: 'server_error',
+    status: 500,
+    message: 'Internal Server Error',
+  });
+  expect(classifyPlatformError(answered(502, 0, 'Bad Gateway'))).toMatchObject({ kind: 'server_error', status: 502 });
+  expect(classifyPlatformError(new TypeError('fetch failed'))).toEqual({ kind: 'no_answer', message: 'fetch failed' });
+  expect(classifyPlatformError(answered(400, 50035, 'Invalid Form Body'))).toEqual({
+    kind: 'failed',
+    status: 400,
+    code: 50035,
+    message: 'Invalid Form Body',
+  });
 });

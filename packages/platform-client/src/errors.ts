@@ -1,6 +1,8 @@
 import { DiscordAPIError, HTTPError, RateLimitError } from '@discordjs/rest';
 import type { API } from '@discordjs/core/http-only';
 import { RESTJSONErrorCodes } from 'discord-api-types/v10';
+import { PlatformAnswerError, type PlatformFailure } from '@rolelink/domain';
+import { PlatformShapeError } from './shapes/shape-error';
 
 /**
  * Thrown by the platform client instead of waiting when the shared limiter says the next slot is
@@ -37,25 +39,8 @@ export class PlatformLimiterUnavailableError extends Error {
   }
 }
 
-export type PlatformFailure =
-  | { kind: 'rate_limited'; retryAfterMs: number }
-  | { kind: 'limiter_unavailable'; retryAfterMs: number }
-  | { kind: 'not_in_guild' }
-  /** 10013 Unknown User: the account no longer exists (deleted). Permanent for that user: never retried. */
-  | { kind: 'unknown_user' }
-  /**
-   * The bot cannot reach the guild at all: 10004 Unknown Guild (the guild is gone, or the bot was removed:
-   * the platform answers the same), or 50001 Missing Access on a guild route. Stops everything for the
-   * guild, not only the user. On GET /guilds/{id}/members, 50001 also means the Server Members intent is
-   * off: callers of the listing tell the two apart with `listingRefusal`.
-   */
-  | { kind: 'guild_unavailable'; code: number }
-  /** 60003: the guild requires 2FA for moderation and the bot application's owner has none. */
-  | { kind: 'mfa_required' }
-  | { kind: 'missing_permission' }
-  | { kind: 'unknown_role' }
-  | { kind: 'unauthorized' }
-  | { kind: 'failed'; status?: number; message: string };
+/** The one classification of platform answers (domain's, so admin and the dashboard tell it the same way). */
+export type { PlatformFailure } from '@rolelink/domain';
 
 /**
  * Maps whatever a platform call threw to what the caller has to do about it. The platform's JSON error
@@ -73,12 +58,35 @@ export function classifyPlatformError(err: unknown): PlatformFailure {
     if (err.code === RESTJSONErrorCodes.UnknownGuild || err.code === RESTJSONErrorCodes.MissingAccess)
       return { kind: 'guild_unavailable', code: Number(err.code) };
     if (err.code === RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired) return { kind: 'mfa_required' };
+    if (err.status >= 500) return { kind: 'server_error', status: err.status, message: err.message };
     if (err.status === 403) return { kind: 'missing_permission' };
     if (err.status === 401) return { kind: 'unauthorized' };
-    return { kind: 'failed', status: err.status, message: err.message };
+    return {
+      kind: 'failed',
+      status: err.status,
+      code: typeof err.code === 'number' ? err.code : null,
+      message: err.message,
+    };
   }
-  if (err instanceof HTTPError) return { kind: 'failed', status: err.status, message: err.message };
-  return { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+  // @discordjs/rest throws HTTPError for an answer without a JSON error body: a 5xx once its retries are spent.
+  if (err instanceof HTTPError)
+    return err.status >= 500
+      ? { kind: 'server_error', status: err.status, message: err.message }
+      : err.status === 401
+        ? { kind: 'unauthorized' }
+        : { kind: 'failed', status: err.status, code: null, message: err.message };
+  if (err instanceof PlatformAnswerError) return err.failure;
+  if (err instanceof PlatformShapeError) return { kind: 'malformed', message: err.message };
+  // Nothing came back: a network error, or the client's timeout aborted the call.
+  return { kind: 'no_answer', message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Rethrows a platform call's error classified, for code that does not read the client's errors itself
+ * (packages/admin's injected readers): it tells the answer with domain's describePlatformFailure.
+ */
+export function asPlatformAnswer(err: unknown): never {
+  throw err instanceof PlatformAnswerError ? err : new PlatformAnswerError(classifyPlatformError(err));
 }
 
 /**

@@ -52,7 +52,7 @@ describe('evaluateAccount', () => {
   });
 
   it('names the portal step for a 401 token', () => {
-    const c = byId(evaluateAccount(account({ token: { kind: 'refused', status: 401, code: 0 } })));
+    const c = byId(evaluateAccount(account({ token: { kind: 'unauthorized' } })));
     expect(c.token).toMatchObject({ status: 'fail' });
     expect(c.token!.fix).toContain('Bot → Reset Token');
     expect(c.token!.fix).toContain('PLATFORM_BOT_TOKEN');
@@ -62,7 +62,7 @@ describe('evaluateAccount', () => {
     const c = byId(
       evaluateAccount(
         account({
-          token: { kind: 'held', retryAfterMs: 30_000 },
+          token: { kind: 'rate_limited', retryAfterMs: 30_000 },
           invalid: { count: 1, budget: 1000, windowMs: 600_000, authFailures: 1, heldForMs: 30_000 },
         }),
       ),
@@ -105,13 +105,33 @@ describe('evaluateGuild', () => {
   });
 
   it('gives the invite when the bot is not in the server, and skips the rest', () => {
-    const checks = evaluateGuild({ kind: 'absent', status: 404, code: 10004 }, input());
+    const checks = evaluateGuild({ kind: 'absent', failure: { kind: 'guild_unavailable', code: 10004 } }, input());
     const c = byId(checks);
     expect(c.bot_in_guild).toMatchObject({ status: 'fail' });
     expect(c.bot_in_guild!.detail).toContain('404 10004');
     expect(c.bot_in_guild!.fix).toContain(invite);
     expect(checks.slice(1).every((x) => x.status === 'skip')).toBe(true);
     expect(guildReport(G, [], checks).ok).toBe(false);
+  });
+
+  it('tells a 500 as the answer it is, and only a call that got nothing back as "did not answer"', () => {
+    const fivehundred = byId(
+      evaluateGuild(
+        { kind: 'unreadable', failure: { kind: 'server_error', status: 500, message: 'Internal Server Error' } },
+        input(),
+      ),
+    ).bot_in_guild!;
+    expect(fivehundred).toMatchObject({ status: 'fail' });
+    expect(fivehundred.detail).toContain('answered 500');
+    expect(fivehundred.detail).not.toContain('did not answer');
+    const silent = byId(
+      evaluateGuild({ kind: 'unreadable', failure: { kind: 'no_answer', message: 'connect ECONNREFUSED' } }, input()),
+    ).bot_in_guild!;
+    expect(silent.detail).toContain('did not answer (connect ECONNREFUSED)');
+    const token = byId(
+      evaluateAccount(account({ token: { kind: 'server_error', status: 503, message: 'Service Unavailable' } })),
+    ).token!;
+    expect(token.detail).toBe('GET /users/@me failed: the chat platform answered 503, a fault on its side.');
   });
 
   it('names the portal intent setting on 50001 from the member listing', () => {

@@ -1,18 +1,20 @@
 import type { API } from '@discordjs/core/http-only';
-import { DiscordAPIError } from '@discordjs/rest';
-import { GuildMFALevel, RESTJSONErrorCodes } from 'discord-api-types/v10';
+import { GuildMFALevel } from 'discord-api-types/v10';
 import type { GuildSetupReport, SetupCheck, SetupCheckId, SetupRoleProblem } from '@rolelink/contracts';
 import {
+  BOT_TOKEN_FIX,
   botPermissions,
+  describePlatformFailure,
   MANAGE_ROLES,
+  platformAnswerName,
+  type PlatformFailure,
   ROLE_ACCESS_MESSAGES,
   roleAccessProblem,
   type BotFacts,
   type GuildRoleFacts,
   type RoleAccessProblem,
 } from '@rolelink/domain';
-import { PlatformRateLimitedError } from './errors';
-import { PlatformShapeError } from './shapes/shape-error';
+import { classifyPlatformError } from './errors';
 import type { SharedRateLimiter } from './rate-limit/shared-limiter';
 
 /**
@@ -23,21 +25,13 @@ import type { SharedRateLimiter } from './rate-limit/shared-limiter';
  * role-access rules (roleAccessProblem, ROLE_ACCESS_MESSAGES): the same verdicts link creation gives.
  */
 
-/** A platform answer the checks tell apart: its HTTP status and JSON code, a limiter hold, or no answer. */
-type Failure =
-  | { kind: 'refused'; status: number; code: number | null }
-  | { kind: 'held'; retryAfterMs: number }
-  /** It answered, but not in the shape the product reads (PlatformShapeError's message names route and field). */
-  | { kind: 'malformed'; message: string }
-  | { kind: 'error'; message: string };
-
-function failureOf(err: unknown): Failure {
-  if (err instanceof DiscordAPIError)
-    return { kind: 'refused', status: err.status, code: typeof err.code === 'number' ? err.code : null };
-  if (err instanceof PlatformRateLimitedError) return { kind: 'held', retryAfterMs: err.retryAfterMs };
-  if (err instanceof PlatformShapeError) return { kind: 'malformed', message: err.message };
-  return { kind: 'error', message: err instanceof Error ? err.message : String(err) };
-}
+/**
+ * A platform answer as the checks tell it apart: the one classification every surface uses
+ * (classifyPlatformError, told by domain's describePlatformFailure), so a 500 is "answered 500" here
+ * as everywhere, and only a call that got nothing back "did not answer".
+ */
+type Failure = PlatformFailure;
+const failureOf = classifyPlatformError;
 
 async function attempt<T>(call: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
   try {
@@ -67,7 +61,7 @@ export type NamedRole = GuildRoleFacts & { name: string };
  * 2FA; `untried` when no linked role the bot may manage was there to try it with.
  */
 export type GuildFacts =
-  | { kind: 'absent'; status: number; code: number | null }
+  | { kind: 'absent'; failure: Failure }
   | { kind: 'unreadable'; failure: Failure }
   | {
       kind: 'present';
@@ -81,13 +75,8 @@ export type GuildFacts =
     };
 
 /** Bot not in the guild, as the platform says it: 404 10004 Unknown Guild on guild routes, 403 50001 Missing Access on others, 10007 for the bot's own member. */
-function isAbsent(f: Failure): f is Extract<Failure, { kind: 'refused' }> {
-  return (
-    f.kind === 'refused' &&
-    (f.code === RESTJSONErrorCodes.UnknownGuild ||
-      f.code === RESTJSONErrorCodes.MissingAccess ||
-      f.code === RESTJSONErrorCodes.UnknownMember)
-  );
+function isAbsent(f: Failure): boolean {
+  return f.kind === 'guild_unavailable' || f.kind === 'not_in_guild';
 }
 
 export async function readAccountFacts(client: { api: API; limiter: SharedRateLimiter }): Promise<AccountFacts> {
@@ -95,7 +84,7 @@ export async function readAccountFacts(client: { api: API; limiter: SharedRateLi
   const invalid = await client.limiter.invalidBudget();
   // Held calls would wait for their slot (up to the client's maxWaitMs): report the hold instead.
   if (invalid.heldForMs > 0)
-    return { token: { kind: 'held', retryAfterMs: invalid.heldForMs }, application: null, invalid };
+    return { token: { kind: 'rate_limited', retryAfterMs: invalid.heldForMs }, application: null, invalid };
   const me = await attempt(() => client.api.users.getCurrent());
   if (!me.ok) return { token: me.failure, application: null, invalid };
   const app = await attempt(() => client.api.applications.getCurrent());
@@ -122,12 +111,12 @@ export async function readGuildFacts(
   const guild = await attempt(() => api.guilds.get(guildId));
   if (!guild.ok)
     return isAbsent(guild.failure)
-      ? { kind: 'absent', status: guild.failure.status, code: guild.failure.code }
+      ? { kind: 'absent', failure: guild.failure }
       : { kind: 'unreadable', failure: guild.failure };
   const bot = await attempt(() => api.guilds.getMember(guildId, botUserId));
   if (!bot.ok)
     return isAbsent(bot.failure)
-      ? { kind: 'absent', status: bot.failure.status, code: bot.failure.code }
+      ? { kind: 'absent', failure: bot.failure }
       : { kind: 'unreadable', failure: bot.failure };
   const roles = guild.value.roles.map((r) => ({
     id: r.id,
@@ -142,7 +131,7 @@ export async function readGuildFacts(
   const listing = await attempt(() => api.guilds.getMembers(guildId, { limit: 1 }));
   const membersListing = listing.ok
     ? 'ok'
-    : listing.failure.kind === 'refused' && listing.failure.code === RESTJSONErrorCodes.MissingAccess
+    : listing.failure.kind === 'guild_unavailable' && listing.failure.code === 50001
       ? 'missing_intent'
       : listing.failure;
 
@@ -158,7 +147,7 @@ export async function readGuildFacts(
       );
       twoFactor = res.ok
         ? 'accepted'
-        : res.failure.kind === 'refused' && res.failure.code === RESTJSONErrorCodes.TwoFactorAuthenticationIsRequired
+        : res.failure.kind === 'mfa_required'
           ? 'owner_needs_2fa'
           : { tried: probe, failure: res.failure };
     }
@@ -176,20 +165,23 @@ export async function readGuildFacts(
 
 // ---- evaluation: facts → checks, each problem with its fix ----
 
-const PORTAL_TOKEN_FIX =
-  'Developer Portal → Applications → your application → Bot → Reset Token; put the new token in PLATFORM_BOT_TOKEN of the bot worker, the dashboard and the CLI, and restart them.';
+const PORTAL_TOKEN_FIX = BOT_TOKEN_FIX;
 const PORTAL_INTENT_FIX =
   'Developer Portal → Applications → your application → Bot → Privileged Gateway Intents → switch on SERVER MEMBERS INTENT → Save Changes. (A bot in 100 servers or more must be verified and approved for it.)';
 const SERVER_2FA_OFF =
   "or the server's owner turns off Server Settings → Safety Setup → Require 2FA for moderator actions";
 
+/** A failure in a check's sentence: domain's one text of it, without its closing full stop. */
 function describeFailure(f: Failure): string {
-  if (f.kind === 'refused') return `the platform answered ${f.status}${f.code !== null ? ` (code ${f.code})` : ''}`;
-  if (f.kind === 'held')
+  if (f.kind === 'rate_limited' || f.kind === 'limiter_unavailable')
     return `the shared rate limiter holds this token's calls for another ${Math.ceil(f.retryAfterMs / 1000)} s`;
-  if (f.kind === 'malformed')
-    return `the platform answered in a shape the service cannot read: ${f.message} (is PLATFORM_API_URL a Discord-compatible API?)`;
-  return `the platform did not answer (${f.message})`;
+  const text = describePlatformFailure(f).message.replace(/[.;] try again in a moment\.$|\.$/, '');
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** A check's fix for a failure nobody can fix by hand: the platform's fault (5xx) or no answer is tried again. */
+function retryFix(f: Failure): string {
+  return describePlatformFailure(f).fix ?? 'Run the check again in a moment.';
 }
 
 /** What each check is called, in the CLI's lines and the dashboard's panel. */
@@ -218,7 +210,7 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
   const token =
     t.kind === 'valid'
       ? check('token', TITLES.token, 'pass', `The platform accepts the token: bot ${t.botName} (${t.botUserId}).`)
-      : t.kind === 'refused' && t.status === 401
+      : t.kind === 'unauthorized'
         ? check(
             'token',
             TITLES.token,
@@ -226,7 +218,7 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
             'The platform answers 401 Unauthorized to PLATFORM_BOT_TOKEN: the token is wrong or was reset.',
             PORTAL_TOKEN_FIX,
           )
-        : t.kind === 'held' && facts.invalid.authFailures > 0
+        : (t.kind === 'rate_limited' || t.kind === 'limiter_unavailable') && facts.invalid.authFailures > 0
           ? check(
               'token',
               TITLES.token,
@@ -234,7 +226,7 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
               `The platform answered 401 Unauthorized ${facts.invalid.authFailures} time${facts.invalid.authFailures > 1 ? 's' : ''} in the last ${Math.round(facts.invalid.windowMs / 60_000)} minutes: the token is wrong or was reset, and the shared limiter holds this token's calls for another ${Math.ceil(t.retryAfterMs / 1000)} s.`,
               PORTAL_TOKEN_FIX,
             )
-          : t.kind === 'held'
+          : t.kind === 'rate_limited' || t.kind === 'limiter_unavailable'
             ? check(
                 'token',
                 TITLES.token,
@@ -247,7 +239,9 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
                 TITLES.token,
                 'fail',
                 `GET /users/@me failed: ${describeFailure(t)}.`,
-                'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.',
+                t.kind === 'no_answer'
+                  ? 'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.'
+                  : retryFix(t),
               );
 
   const { count, budget, windowMs, heldForMs } = facts.invalid;
@@ -303,15 +297,15 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
             'bot_in_guild',
             TITLES.bot_in_guild,
             'fail',
-            `The platform answers ${facts.status}${facts.code !== null ? ` ${facts.code}` : ''} for server ${input.guildId}: the bot is not in it (never added, removed, or the server is gone).`,
-            `Someone with Manage Server in that server opens ${input.inviteUrl} and adds the bot (it asks for Manage Roles, View Channels, Send Messages and View Audit Log).`,
+            `The platform answers ${platformAnswerName(facts.failure)} for server ${input.guildId}: the bot is not in it (never added, removed, or the server is gone).`,
+            `${describePlatformFailure({ kind: 'guild_unavailable', code: 10004 }, { inviteUrl: input.inviteUrl }).fix!.replace(/\.$/, '')} (it asks for Manage Roles, View Channels, Send Messages and View Audit Log).`,
           )
         : check(
             'bot_in_guild',
             TITLES.bot_in_guild,
             'fail',
             `Reading server ${input.guildId} failed: ${describeFailure(facts.failure)}.`,
-            'Run the check again in a moment; if it persists, check the platform status and PLATFORM_API_URL.',
+            retryFix(facts.failure),
           );
     const why = 'Not checked: the bot cannot see this server.';
     return [
@@ -351,7 +345,7 @@ export function evaluateGuild(facts: GuildFacts, input: GuildCheckInput): SetupC
             TITLES.members_intent,
             'fail',
             `Listing members failed: ${describeFailure(m)}.`,
-            'Run the check again in a moment.',
+            retryFix(m),
           ),
   );
 
@@ -498,4 +492,23 @@ export class SetupChecker {
     const [account, guild] = [await this.accountChecks(), await this.guildChecks(guildId, linkedRoleIds)];
     return guildReport(guildId, account, guild);
   }
+
+  /**
+   * `rolelink doctor`'s report: the account's checks once, then each guild's own (as `guild` gives the
+   * dashboard, without repeating the account's), from the same facts and the same evaluation, so the two
+   * cannot tell one setup differently. `ok` when no check of the whole report fails.
+   */
+  async report(guilds: readonly { guildId: string; linkedRoleIds: readonly string[] }[]): Promise<SetupReport> {
+    const checks = await this.accountChecks();
+    const reports: GuildSetupReport[] = [];
+    for (const g of guilds) {
+      const own = await this.guildChecks(g.guildId, g.linkedRoleIds);
+      reports.push({ guild_id: g.guildId, ok: own.every((c) => c.status !== 'fail'), checks: own });
+    }
+    const ok = [...checks, ...reports.flatMap((g) => g.checks)].every((c) => c.status !== 'fail');
+    return { ok, checks, guilds: reports };
+  }
 }
+
+/** Several guilds' checks with the account's once (`rolelink doctor --json`). */
+export type SetupReport = { ok: boolean; checks: SetupCheck[]; guilds: GuildSetupReport[] };

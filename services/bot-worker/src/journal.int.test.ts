@@ -112,6 +112,28 @@ describe('change journal', () => {
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
   });
 
+  it('counts a removal answered 10013 (account deleted) or 10007 (member left) out of the synced count, as a 204', async () => {
+    const link = await syncedLink('premium', members.slice(0, 50));
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 50, pending_count: 0 });
+    const [deleted, left, dropped] = [members[5]!, members[6]!, members[7]!];
+    emulator.state.deleteUser(deleted); // DELETE …/roles answers 404 10013 for them
+    emulator.state.removeMember(GUILD_A, left); // … and 404 10007 for them
+    // The plugin removes both, and one member who still holds the role (answered 204).
+    for (const u of [deleted, left, dropped])
+      expect(await removeUser(db.pool, link, u)).toMatchObject({ removed: true });
+    await sync(link);
+    await waitFor(holders, (h) => !h.includes(dropped), { what: 'the 204 removal on the platform' });
+    await waitDone(link);
+    expect((await memberHistory(db.pool, link, deleted))[0]).toMatchObject({
+      action: 'remove',
+      outcome: 'unknown_user',
+    });
+    expect((await memberHistory(db.pool, link, left))[0]).toMatchObject({ action: 'remove', outcome: 'not_in_guild' });
+    expect(holders()).toHaveLength(47);
+    expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 47, pending_count: 0 });
+    expect(await walks(link)).toBe(1); // the journal's count, not a walk's recount
+  });
+
   it('keeps the synced counts true when a journal batch stops part-way (the slice budget, or the platform says wait)', async () => {
     // 20 of the first list already hold the role (a link re-created over a role in use): the first walk
     // applies them without a call, so its own add count is not the applied count.

@@ -3,7 +3,7 @@ import type { RedisClient } from '@rolelink/queue';
 import type { AdminDeps } from '@rolelink/admin';
 import { createDb, type Db } from '@rolelink/db/client';
 import type { API } from '@discordjs/core/http-only';
-import { botInviteUrl, type TokenKeyring } from '@rolelink/domain';
+import { botInviteUrl, platformAuthorizeUrl, type TokenKeyring } from '@rolelink/domain';
 import {
   applicationKey,
   botGuildFacts,
@@ -120,6 +120,7 @@ export class CliContext {
       holders: this.holderReader(),
       botFacts: this.botFactsReader(),
       members: this.memberFacts(),
+      botInvite: this.botInvite(),
       ...(this.env.PLATFORM_BOT_TOKEN ? { appKey: applicationKey(this.env.PLATFORM_BOT_TOKEN) } : {}),
       actor: { id: null, name: operatorName(this.env), via: 'cli' },
     };
@@ -161,9 +162,23 @@ export class CliContext {
         'PLATFORM_API_URL and PLATFORM_BOT_TOKEN are not set: rolelink doctor checks the platform the bot worker uses, so set them as for the worker',
         'config',
       );
-    return new SetupChecker(client, (guildId, applicationId) =>
-      botInviteUrl(this.env.PLATFORM_OAUTH_AUTHORIZE_URL, this.env.PLATFORM_OAUTH_CLIENT_ID ?? applicationId, guildId),
-    );
+    return new SetupChecker(client, (guildId, applicationId) => this.inviteUrl(guildId, applicationId));
+  }
+
+  /** The bot's invite for a guild on the configured platform (the dashboard builds it the same way). */
+  private inviteUrl(guildId: string, applicationId: string): string {
+    const page = platformAuthorizeUrl(this.env.PLATFORM_API_URL, this.env.PLATFORM_OAUTH_AUTHORIZE_URL);
+    return botInviteUrl(page, this.env.PLATFORM_OAUTH_CLIENT_ID ?? applicationId, guildId);
+  }
+
+  /** The invite a refusal's fix names (`link create` on a server the bot is not in), as doctor's. */
+  private botInvite(): AdminDeps['botInvite'] {
+    if (!this.env.PLATFORM_API_URL || !this.env.PLATFORM_BOT_TOKEN) return undefined;
+    return async (guildId) =>
+      this.inviteUrl(
+        guildId,
+        this.env.PLATFORM_OAUTH_CLIENT_ID ?? (await this.platformApi()!.applications.getCurrent()).id,
+      );
   }
 
   private holderReader(): AdminDeps['holders'] {

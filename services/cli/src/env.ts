@@ -14,8 +14,12 @@ const schema = z.object({
   /** The platform's REST API with version (`…/api/v10`); without it existing role holders are not read. */
   PLATFORM_API_URL: z.string().url().optional(),
   PLATFORM_BOT_TOKEN: z.string().optional(),
-  /** The platform's OAuth2 authorize page and the application's client id: `rolelink doctor` builds the bot's invite from them (client id default: the application's, from the platform). */
-  PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().default('https://discord.com/oauth2/authorize'),
+  /**
+   * The platform's OAuth2 authorize page and the application's client id: `rolelink doctor` and `link create`
+   * build the bot's invite from them (page default: the one at PLATFORM_API_URL's origin, domain's
+   * platformAuthorizeUrl; client id default: the application's, from the platform).
+   */
+  PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().optional(),
   PLATFORM_OAUTH_CLIENT_ID: z.string().min(1).optional(),
   /** The plugin broker's internal routes (link create, config get/set, iframe-url); its NetworkPolicy admits the CLI. */
   BROKER_URL: z.string().url().optional(),

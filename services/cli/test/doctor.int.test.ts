@@ -78,7 +78,8 @@ beforeAll(async () => {
   restoreEnv = useCliEnv({ db, prefix });
   process.env.PLATFORM_API_URL = `${emu.apiBase}/v10`;
   process.env.PLATFORM_BOT_TOKEN = emu.botToken;
-  process.env.PLATFORM_OAUTH_AUTHORIZE_URL = `${emu.url}/oauth2/authorize`;
+  // No PLATFORM_OAUTH_AUTHORIZE_URL: the invite is the configured platform's (the page at PLATFORM_API_URL's origin).
+  delete process.env.PLATFORM_OAUTH_AUTHORIZE_URL;
 }, 60_000);
 afterAll(async () => {
   restoreEnv();
@@ -143,7 +144,7 @@ describe('rolelink doctor', () => {
       linked_roles: 'skip',
       two_factor: 'skip',
     });
-    const invite = new URL(/opens (\S+) and adds the bot/.exec(checkOf(report, 'bot_in_guild').fix!)![1]!);
+    const invite = new URL(/adds the bot with (\S+) \(it asks/.exec(checkOf(report, 'bot_in_guild').fix!)![1]!);
     expect(`${invite.origin}${invite.pathname}`).toBe(`${emu.url}/oauth2/authorize`);
     expect(Object.fromEntries(invite.searchParams)).toMatchObject({
       client_id: emu.state.oauthClient.clientId,

@@ -80,6 +80,8 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
   });
   const pluginJobs = new PluginJobs(o.redis, o.prefix, o.logger);
   const sync = new SyncNotifier(o.redis, o.prefix, o.logger, 2_000);
+  // The bot's invite, the dashboard's own (its authorize page and client id): one for every surface.
+  const invite = (guildId: string) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId);
   const admin: AdminDeps = {
     db: o.db,
     secretKey: () => o.secretKey,
@@ -89,6 +91,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     holders: (guildId, roleId) => readRoleHolders(platform.api, guildId, roleId),
     botFacts: botGuildFacts(platform.api),
     members: guildMemberFacts(platform.api),
+    botInvite: invite,
     appKey: applicationKey(o.platform.botToken),
   };
   const oauth = new OAuthClient(o.oauth, o.onShapeError);
@@ -100,10 +103,8 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
       reader,
       // Guilds the bot is out of stay manageable where they have links: their page says so (issue 34).
       access: new GuildAccess(oauth, reader, async (ids) => new Set((await guildOutages(o.db.pool, ids)).keys())),
-      // The invite is the dashboard's own (its authorize page and client id), for this guild.
-      setupChecker: () =>
-        new SetupChecker(platform, (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId)),
-      botInvite: (guildId) => botInviteUrl(o.oauth.authorizeUrl, o.oauth.clientId, guildId),
+      setupChecker: () => new SetupChecker(platform, invite),
+      botInvite: invite,
     },
     oauth,
     async close() {

@@ -36,8 +36,11 @@ export const envSchema = z
     PLATFORM_API_URL: envFields.platformApiUrl,
     /** The bot's token: the dashboard reads roles and members as the bot, within its shared rate limits. */
     PLATFORM_BOT_TOKEN: envFields.platformBotToken,
-    /** Where admins are sent to sign in (the platform's OAuth2 authorize page). */
-    PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().default('https://discord.com/oauth2/authorize'),
+    /**
+     * Where admins are sent to sign in (the platform's OAuth2 authorize page); the bot's invite is on it too.
+     * Default: the page at PLATFORM_API_URL's origin (domain's platformAuthorizeUrl), the configured platform's.
+     */
+    PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().optional(),
     PLATFORM_OAUTH_CLIENT_ID: z.string().min(1),
     PLATFORM_OAUTH_CLIENT_SECRET: z.string().min(1),
     /** The built front end (services/dashboard/web/dist by default). */

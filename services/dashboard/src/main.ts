@@ -1,3 +1,4 @@
+import { platformAuthorizeUrl } from '@rolelink/domain';
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { shapeErrorReporter } from '@rolelink/platform-client';
 import { producerConnection } from '@rolelink/queue';
@@ -39,7 +40,7 @@ const wired = buildContext({
   platform: { apiUrl: env.PLATFORM_API_URL, botToken: env.PLATFORM_BOT_TOKEN },
   oauth: {
     apiUrl: env.PLATFORM_API_URL,
-    authorizeUrl: env.PLATFORM_OAUTH_AUTHORIZE_URL,
+    authorizeUrl: platformAuthorizeUrl(env.PLATFORM_API_URL, env.PLATFORM_OAUTH_AUTHORIZE_URL),
     clientId: env.PLATFORM_OAUTH_CLIENT_ID,
     clientSecret: env.PLATFORM_OAUTH_CLIENT_SECRET,
     redirectUri: `${env.DASHBOARD_PUBLIC_URL}/auth/callback`,

@@ -142,7 +142,13 @@ describe('rolelink config / iframe-url / health', () => {
     const preview = await cliJson('link', 'strip-preview', other.guildId, other.roleId);
     expect(preview).toEqual({
       code: 0,
-      out: { count: 1, sample: [{ user_id: granted, name: null }], lockout: [], lockout_checked: false },
+      out: {
+        count: 1,
+        sample: [{ user_id: granted, name: null }],
+        lockout: [],
+        lockout_checked: false,
+        skipped: { not_in_server: 0, deleted: 0 },
+      },
     });
     const refused = await cliJson('link', 'delete', other.guildId, other.roleId, '--strip-roles');
     expect(refused.code).not.toBe(0);

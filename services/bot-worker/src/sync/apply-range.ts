@@ -16,6 +16,11 @@ export type RangeOutcome = {
   adds: number;
   /** Calls the platform accepted (a success ends a link's permission back-off). */
   succeeded: number;
+  /**
+   * Removals done: accepted (204), or answered 10007 Unknown Member / 10013 Unknown User. Each took a
+   * holder out of the synced count: a member who left or deleted their account holds the role no more.
+   */
+  removes: number;
   /** Desired users of the range who do not hold the role after it (the rest of the range's desired users do). */
   desiredNotHolding: number;
   nextRetryAt: Date | null;
@@ -159,7 +164,14 @@ async function needsCall(
 
 /** Sends the adds and removes of one range, in user-id order, recording each answer as it comes. */
 export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<RangeOutcome> {
-  const out: RangeOutcome = { changes: 0, adds: 0, succeeded: 0, desiredNotHolding: 0, nextRetryAt: null };
+  const out: RangeOutcome = {
+    changes: 0,
+    adds: 0,
+    succeeded: 0,
+    removes: 0,
+    desiredNotHolding: 0,
+    nextRetryAt: null,
+  };
   const forget: string[] = [];
   const { link, api, client } = ctx;
   // X-Audit-Log-Reason of every role change (@discordjs/rest sends `reason` as that header, URL-encoded).
@@ -180,6 +192,7 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
         await history(row.userId, change.action, change.acceptedAs);
         out.changes++;
         if (change === ADD) out.adds++;
+        else out.removes++;
         out.succeeded++;
         ctx.metrics?.change(change.action, 'applied');
         if (ctx.refusal.blockPending) {
@@ -193,6 +206,7 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
           await change.notInGuild(client, link.id, row.userId);
           await history(row.userId, change.action, 'not_in_guild');
           if (change.leavesUserShort) out.desiredNotHolding++;
+          else out.removes++;
           ctx.metrics?.change(change.action, 'not_in_guild');
           continue;
         }
@@ -200,6 +214,7 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
           await change.unknownUser(client, link.id, row.userId);
           await history(row.userId, change.action, 'unknown_user');
           if (change.leavesUserShort) out.desiredNotHolding++;
+          else out.removes++;
           ctx.metrics?.change(change.action, 'unknown_user');
           continue;
         }
@@ -213,7 +228,8 @@ export async function applyRange(ctx: RangeContext, rows: UserDiff[]): Promise<R
             ctx.metrics?.change(change.action, failure.kind);
           return { ...out, stop };
         }
-        if (failure.kind === 'failed') {
+        // The user's own retry: a refusal no code above names, the platform's 5xx, or no answer at all.
+        if (failure.kind === 'failed' || failure.kind === 'server_error' || failure.kind === 'no_answer') {
           const error: Refusal = 'failed';
           const retryAt = await change.refused(client, link.id, row.userId, error);
           await history(row.userId, change.action, error);

@@ -95,9 +95,9 @@ export async function consumeJournal(
           {
             seq: floor,
             adds: out.adds,
-            removes: out.succeeded - out.adds,
+            removes: out.removes,
             limit: link.syncedLimit,
-            left: Math.max(0, rows.length - out.succeeded),
+            left: Math.max(0, rows.length - out.adds - out.removes),
           },
           ov,
         );
@@ -109,7 +109,7 @@ export async function consumeJournal(
       await writeJournalProgress(
         client,
         link.id,
-        { seq, adds: out.adds, removes: out.succeeded - out.adds, limit: link.syncedLimit, left: 0 },
+        { seq, adds: out.adds, removes: out.removes, limit: link.syncedLimit, left: 0 },
         ov,
       );
     floor = seq;

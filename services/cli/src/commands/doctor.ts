@@ -1,11 +1,12 @@
 import { linkedGuilds, linkedRoles } from '@rolelink/admin';
-import { snowflake, type GuildSetupReport, type SetupCheck } from '@rolelink/contracts';
+import { snowflake, type SetupCheck } from '@rolelink/contracts';
+import type { SetupReport } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
 import { printable } from './config';
 
 /** `rolelink doctor --json`: the bot application's checks once, then each guild's own. */
-export type DoctorReport = { ok: boolean; checks: SetupCheck[]; guilds: GuildSetupReport[] };
+export type DoctorReport = SetupReport;
 
 const MARK: Record<SetupCheck['status'], string> = { pass: '✓', warn: '!', fail: '✗', skip: '-' };
 
@@ -52,18 +53,11 @@ export const doctorCommands: Command[] = [
         guildIds = [r.data];
       } else guildIds = await linkedGuilds(ctx.admin());
       const checker = ctx.setupChecker();
-      const checks = await checker.accountChecks();
-      const guilds: GuildSetupReport[] = [];
-      for (const guildId of guildIds) {
-        const roleIds = (await linkedRoles(ctx.admin(), guildId)).map((l) => l.roleId);
-        const own = await checker.guildChecks(guildId, roleIds);
-        guilds.push({ guild_id: guildId, ok: own.every((c) => c.status !== 'fail'), checks: own });
-      }
-      const report: DoctorReport = {
-        ok: [...checks, ...guilds.flatMap((g) => g.checks)].every((c) => c.status !== 'fail'),
-        checks,
-        guilds,
-      };
+      const linked = [];
+      for (const guildId of guildIds)
+        linked.push({ guildId, linkedRoleIds: (await linkedRoles(ctx.admin(), guildId)).map((l) => l.roleId) });
+      // The dashboard's Check setup reads the same SetupChecker: one evaluation, one text, one invite.
+      const report: DoctorReport = await checker.report(linked);
       const note =
         a.guildId === undefined && guildIds.length === 0
           ? 'no guild has a link yet: run rolelink doctor <guildId> to check a server before linking'

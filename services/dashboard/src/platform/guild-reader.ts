@@ -9,7 +9,8 @@ import {
 } from 'discord-api-types/v10';
 import type { DashboardRole } from '@rolelink/contracts';
 import type { BotFacts } from '@rolelink/domain';
-import { PlatformShapeError, readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
+import { platformAppError } from '@rolelink/admin';
+import { classifyPlatformError, readRoleCounts, type RoleCounts } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
 
 /** A role as the dashboard reads it: `permissions` parsed, for the bot's access (roleAccessProblem) and the privileged flag. */
@@ -129,7 +130,7 @@ export class GuildReader {
     return this.platform(() => readRoleCounts(this.api, guildId));
   }
 
-  /** Platform failures become the dashboard's 502 (or 404 for a guild the bot cannot see). */
+  /** Platform failures become the dashboard's 404 for a guild the bot cannot see, else admin's platformAppError. */
   private async platform<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
@@ -137,13 +138,8 @@ export class GuildReader {
       const status = (err as { status?: number }).status;
       if (status === 404 || status === 403)
         throw new AppError(404, 'The bot cannot see this server on the platform', 'guild_unavailable');
-      if (err instanceof PlatformShapeError)
-        throw new AppError(
-          502,
-          `The chat platform answered in a shape the dashboard cannot read: ${err.message}`,
-          'platform_unavailable',
-        );
-      throw new AppError(502, 'The chat platform did not answer; try again in a moment', 'platform_unavailable');
+      // Told as the platform answered (a 500 is "answered 500", only silence "did not answer").
+      throw platformAppError(classifyPlatformError(err), 'The server could not be read');
     }
   }
 }

@@ -11,9 +11,21 @@ function sampleText(p: StripPreviewView): string {
   return more > 0 ? `${names.join(', ')} and ${more.toLocaleString()} more` : names.join(', ');
 }
 
+/** "2 skipped: 1 left the server, 1 deleted their account (nothing to lose)"; null when none was. */
+function skippedText(p: StripPreviewView): string | null {
+  const { not_in_server: left, deleted } = p.skipped;
+  if (left + deleted === 0) return null;
+  const parts = [
+    left ? `${left.toLocaleString()} left the server` : null,
+    deleted ? `${deleted.toLocaleString()} deleted their account` : null,
+  ].filter((x) => x !== null);
+  return `${(left + deleted).toLocaleString()} skipped: ${parts.join(', ')} (they no longer hold the role, so they have nothing to lose).`;
+}
+
 /**
  * What "also remove the role" will do, inside the delete dialog: the exact number of members who lose the
- * role (only those this link gave it to), a sample by name, and the lock-out warning with its own
+ * role (only those this link gave it to), a sample by name, how many it skipped (members who left or deleted
+ * their account hold nothing to lose), and the lock-out warning with its own
  * confirmation when any admin (the acting one first) would lose Administrator or Manage Server. The owner is
  * never among them: the platform gives the owner every permission whatever their roles.
  */
@@ -43,6 +55,7 @@ export function StripPreviewPanel(props: {
           : {sampleText(p)}. Members who held it before the link, or were given it by hand, keep it.
         </p>
       )}
+      {skippedText(p) ? <p>{skippedText(p)}</p> : null}
       {p.lockout.length || !p.lockout_checked ? (
         <div className={styles.lockout} role="alert">
           {p.lockout.map((l) => (

@@ -43,6 +43,7 @@ describe('SettingsTab: the delete dialog (its choices a form over deleteLinkBody
         sample: [{ user_id: '300000000000000001', name: 'ana' }],
         lockout: [{ user_id: '300000000000000001', name: 'ana', who: 'admin', permission: 'Administrator' }],
         lockout_checked: true,
+        skipped: { not_in_server: 1, deleted: 1 },
       },
     }));
     api.on('DELETE', linkPath, () => ({
@@ -61,6 +62,10 @@ describe('SettingsTab: the delete dialog (its choices a form over deleteLinkBody
     const confirm = within(dialog).getByRole('button', { name: 'Delete permanently' });
     expect(confirm).toBeDisabled();
     const lockoutBox = await within(dialog).findByRole('checkbox', { name: 'I understand: remove the role anyway' });
+    // Members who left or deleted their account are skipped, and counted: they have nothing to lose.
+    expect(
+      within(dialog).getByText(/^2 skipped: 1 left the server, 1 deleted their account \(they no longer hold/),
+    ).toBeInTheDocument();
     expect(confirm).toBeDisabled();
     await user.click(lockoutBox);
     expect(confirm).toBeEnabled();
