@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { isLargeRemoval } from '@rolelink/domain';
+import { isLargeRemoval, type ShrinkBaseline } from '@rolelink/domain';
 import {
   findConfirmation,
   recordHeldChange,
@@ -20,7 +20,8 @@ export type ReplaceOutcome =
   | { kind: 'replaced'; userCount: number; listVersion: string }
   | { kind: 'version-mismatch'; listVersion: string }
   | { kind: 'over-limit'; next: number }
-  | { kind: 'held'; change: HeldChange; note?: string }
+  /** `against`: what the removals were counted from (a hand-over's first list: the role's holders). */
+  | { kind: 'held'; change: HeldChange; against: ShrinkBaseline; note?: string }
   | { kind: 'upload-not-found' }
   | { kind: 'link-not-found' };
 
@@ -102,6 +103,7 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
             return {
               kind: 'held',
               change,
+              against: baseline > 0 ? 'role_holders' : 'list',
               note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined,
             };
           }
