@@ -2,7 +2,13 @@ import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import type { RoleChoices } from '@rolelink/contracts';
 import { clearMembersListingBlocked, markMembersListingBlocked, membersListingBlockedSince } from '@rolelink/db/sync';
-import { BOT_PERMISSIONS, botInviteUrl, MEMBERS_INTENT_MESSAGE, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
+import {
+  BOT_PERMISSIONS,
+  botInviteUrl,
+  MEMBERS_INTENT_MESSAGE,
+  MEMBERS_INTENT_SETTING,
+  removalsThatHold,
+} from '@rolelink/domain';
 import { applicationKey } from '@rolelink/platform-client';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually } from './browser';
@@ -194,6 +200,9 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       member_count_exact: true,
       member_count_unavailable: null,
     });
+    // What a hand-over's first list is judged against: the shrink rule's threshold for the holders now.
+    for (const r of roles.roles as unknown as { member_count: number | null; first_list_holds_at: number | null }[])
+      expect(r.first_list_holds_at).toBe(r.member_count === null ? null : removalsThatHold(r.member_count));
   });
 
   it('says why the exact holder counts are unavailable while the bot cannot list members, naming the portal setting (issue 34)', async () => {
