@@ -1,3 +1,4 @@
+import { json } from '../../services/plugin-broker/src/testing/test-plugin';
 import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import type { RoleChoices } from '@rolelink/contracts';
@@ -290,6 +291,27 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       .expect(502);
     expect(bodyOf<{ message: string }>(res).message).toBe('Failed to register with plugin server');
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+  });
+
+  it("answers a refused register with the plugin's status and a bounded, control-free excerpt of its body", async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    sys.hostile.on('POST /register', (_req, res) =>
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(`Forbidden\u0007\u001b[0m: ${'z'.repeat(500)}`),
+    );
+    try {
+      const res = await owner.agent
+        .post(`/dashboard-api/guilds/${G}/links`)
+        .set('X-CSRF-Token', owner.csrf)
+        .send({ role_id: R, plugin_url: sys.hostile.url })
+        .expect(502);
+      const body = bodyOf<{ message: string; detail: string }>(res);
+      expect(body.message).toBe('Failed to register with plugin server');
+      expect(body.detail).toMatch(/^plugin answered 403: Forbidden \[0m: z+…$/);
+      expect(Array.from(body.detail.replace('plugin answered 403: ', ''))).toHaveLength(300);
+      await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+    } finally {
+      sys.hostile.on('POST /register', (_req, res) => json(res, 200, { ok: true }));
+    }
   });
 
   it('lets a Manage Server admin create and configure a link, and keeps owner-only actions for the owner', async () => {
