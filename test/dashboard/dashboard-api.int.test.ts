@@ -1,8 +1,15 @@
+import { json } from '../../services/plugin-broker/src/testing/test-plugin';
 import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import type { RoleChoices } from '@rolelink/contracts';
 import { clearMembersListingBlocked, markMembersListingBlocked, membersListingBlockedSince } from '@rolelink/db/sync';
-import { BOT_PERMISSIONS, botInviteUrl, MEMBERS_INTENT_MESSAGE, MEMBERS_INTENT_SETTING } from '@rolelink/domain';
+import {
+  BOT_PERMISSIONS,
+  botInviteUrl,
+  MEMBERS_INTENT_MESSAGE,
+  MEMBERS_INTENT_SETTING,
+  removalsThatHold,
+} from '@rolelink/domain';
 import { applicationKey } from '@rolelink/platform-client';
 import { DEMO } from '../../scripts/stack/config';
 import { eventually } from './browser';
@@ -194,6 +201,9 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       member_count_exact: true,
       member_count_unavailable: null,
     });
+    // What a hand-over's first list is judged against: the shrink rule's threshold for the holders now.
+    for (const r of roles.roles as unknown as { member_count: number | null; first_list_holds_at: number | null }[])
+      expect(r.first_list_holds_at).toBe(r.member_count === null ? null : removalsThatHold(r.member_count));
   });
 
   it('says why the exact holder counts are unavailable while the bot cannot list members, naming the portal setting (issue 34)', async () => {
@@ -281,6 +291,27 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       .expect(502);
     expect(bodyOf<{ message: string }>(res).message).toBe('Failed to register with plugin server');
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+  });
+
+  it("answers a refused register with the plugin's status and a bounded, control-free excerpt of its body", async () => {
+    const owner = await signIn(sys.url, user('owner'));
+    sys.hostile.on('POST /register', (_req, res) =>
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(`Forbidden\u0007\u001b[0m: ${'z'.repeat(500)}`),
+    );
+    try {
+      const res = await owner.agent
+        .post(`/dashboard-api/guilds/${G}/links`)
+        .set('X-CSRF-Token', owner.csrf)
+        .send({ role_id: R, plugin_url: sys.hostile.url })
+        .expect(502);
+      const body = bodyOf<{ message: string; detail: string }>(res);
+      expect(body.message).toBe('Failed to register with plugin server');
+      expect(body.detail).toMatch(/^plugin answered 403: Forbidden \[0m: z+…$/);
+      expect(Array.from(body.detail.replace('plugin answered 403: ', ''))).toHaveLength(300);
+      await owner.agent.get(`/dashboard-api/guilds/${G}/links/${R}`).expect(404);
+    } finally {
+      sys.hostile.on('POST /register', (_req, res) => json(res, 200, { ok: true }));
+    }
   });
 
   it('lets a Manage Server admin create and configure a link, and keeps owner-only actions for the owner', async () => {

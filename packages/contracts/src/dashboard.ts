@@ -195,6 +195,13 @@ export type RoleChoice = DashboardRole & {
    * platform's quick count, never a smaller number counted from a listing the bot cannot read. Null otherwise.
    */
   member_count_unavailable: string | null;
+  /**
+   * With Hand over, the members holding the role now are the previous list of the plugin's first list (the
+   * plugin is told their number, `current_holders` of POST /register): a first list that leaves out this
+   * many of them or more is held for the owner's confirmation, as is an empty one. Null when only an
+   * empty first list would be held (fewer than 10 holders) or the count is unknown.
+   */
+  first_list_holds_at: number | null;
 };
 
 /** GET /dashboard-api/guilds/:guildId/roles */

@@ -28,7 +28,7 @@ describe('list-preview repository (a dry run of replaceList)', () => {
       next: 7,
       adds: 2,
       removals: 15,
-      shrink: { previous: 20, removals: 15, large: true, trusted: false, confirmation: 'none' },
+      shrink: { previous: 20, removals: 15, large: true, trusted: false, against: 'list', confirmation: 'none' },
     });
     expect(await linkRow(linkId)).toEqual(before);
     expect(await latestHeldChange(db.pool, linkId)).toBeNull();

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { isLargeRemoval } from '@rolelink/domain';
+import { isLargeRemoval, type ShrinkBaseline } from '@rolelink/domain';
 import { findConfirmation } from './held-changes.repo';
 import { handoverHolders, hasRows, measureRemovals } from './list-replace.repo';
 import { buildNewList, type ReplaceSource } from './new-list';
@@ -24,6 +24,8 @@ export type ReplacePreview =
         removals: number;
         large: boolean;
         trusted: boolean;
+        /** What `previous` counts: the list, or a hand-over's first list's role holders. */
+        against: ShrinkBaseline;
         confirmation: 'none' | 'header' | 'dashboard' | { invalid: string };
       };
     };
@@ -80,6 +82,13 @@ async function preview(c: PoolClient, input: PreviewInput): Promise<ReplacePrevi
     next,
     adds: next - kept,
     removals: measured.listRemovals,
-    shrink: { previous: measured.previous, removals: measured.removals, large, trusted: link.trusted, confirmation },
+    shrink: {
+      previous: measured.previous,
+      removals: measured.removals,
+      large,
+      trusted: link.trusted,
+      against: baseline > 0 ? 'role_holders' : 'list',
+      confirmation,
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { isLargeRemoval } from '@rolelink/domain';
+import { isLargeRemoval, type ShrinkBaseline } from '@rolelink/domain';
 import {
   findConfirmation,
   recordHeldChange,
@@ -20,7 +20,8 @@ export type ReplaceOutcome =
   | { kind: 'replaced'; userCount: number; listVersion: string }
   | { kind: 'version-mismatch'; listVersion: string }
   | { kind: 'over-limit'; next: number }
-  | { kind: 'held'; change: HeldChange; note?: string }
+  /** `against`: what the removals were counted from (a hand-over's first list: the role's holders). */
+  | { kind: 'held'; change: HeldChange; against: ShrinkBaseline; note?: string }
   | { kind: 'upload-not-found' }
   | { kind: 'link-not-found' };
 
@@ -102,6 +103,7 @@ export function replaceList(db: Queryable, input: ReplaceInput): Promise<Replace
             return {
               kind: 'held',
               change,
+              against: baseline > 0 ? 'role_holders' : 'list',
               note: confirmation && 'invalid' in confirmation ? confirmation.invalid : undefined,
             };
           }
@@ -236,15 +238,28 @@ async function leftOut(c: PoolClient, linkId: string, handover: boolean, n: numb
 }
 
 /** Holders that make a first list a hand-over (0 when the link keeps members or the role had none). */
-export async function handoverHolders(c: PoolClient, linkId: string): Promise<number> {
-  const { rows } = await c.query<{ mode: string; holders: string }>(
+export async function handoverHolders(c: Queryable, linkId: string): Promise<number> {
+  const r = await roleHolders(c, linkId);
+  return r && r.memberMode === 'handover' ? r.currentHolders : 0;
+}
+
+/**
+ * The link's member mode and the role's holders as the bot's applied record has them; before a first list
+ * that is the holders recorded at creation. What POST /register tells the plugin (`current_holders`): the
+ * same count handoverHolders judges a hand-over's first list against, so the two cannot differ.
+ */
+export async function roleHolders(
+  db: Queryable,
+  linkId: string,
+): Promise<{ memberMode: 'handover' | 'keep'; currentHolders: number } | null> {
+  const { rows } = await db.query<{ mode: 'handover' | 'keep'; holders: string }>(
     `SELECT l.member_mode AS mode,
             (SELECT count(*) FROM applied_member a WHERE a.link_id = l.id AND a.outcome = 'applied') AS holders
      FROM role_link l WHERE l.id = $1`,
     [linkId],
   );
   const r = rows[0];
-  return r && r.mode === 'handover' ? Number(r.holders) : 0;
+  return r ? { memberMode: r.mode, currentHolders: Number(r.holders) } : null;
 }
 
 /** The write's sequence (for the journal) and the list's new version (the ETag), bumped together; the count is set after the write. */

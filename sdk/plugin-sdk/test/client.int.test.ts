@@ -84,9 +84,21 @@ describe('RoleLinkClient against the real API: the calls of spec 4.1', () => {
       .catch((e: unknown) => e);
     expect(bad).toMatchObject({
       statusCode: 400,
-      message: 'Validation error',
-      body: { details: [expect.stringContaining('body.0')] },
+      message: expect.stringMatching(/^Validation error: body\.0: /),
+      body: { message: 'Validation error', details: [expect.stringContaining('body.0')] },
     });
+    // The service's own refusal, too: its first detail is in the message, its whole body in `body`.
+    const served = await clientFor(link)
+      .addUser(userIds(1)[0]!, { expiresAt: 'next tuesday' })
+      .catch((e: unknown) => e);
+    expect(served).toBeInstanceOf(RoleLinkApiError);
+    const { message, body } = served as RoleLinkApiError;
+    const details = (body as { details: string[] }).details;
+    expect(details.length).toBeGreaterThan(0);
+    expect(message).toBe(
+      `Validation error: ${details[0]}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
+    );
+    expect(message).toMatch(/expires_at/);
   });
 });
 
@@ -135,7 +147,7 @@ describe('replaceUsers: PUT or the chunked upload by size', () => {
     const err = await client
       .replaceUsers(ids, { maxPutUsers: 10, chunkSize: 10, concurrency: 2 })
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ statusCode: 400, message: 'Validation error' });
+    expect(err).toMatchObject({ statusCode: 400, message: expect.stringMatching(/^Validation error: body\.\d+: /) });
     expect(proxy.seen.some((s) => s.startsWith('DELETE') && /\/upload\/[0-9a-f-]{36}$/.test(s))).toBe(true);
     expect(proxy.seen.some((s) => s.endsWith('/commit'))).toBe(false);
     expect(await openSessions()).toBe(0);

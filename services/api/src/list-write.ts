@@ -45,7 +45,7 @@ export async function writeWholeList(
     case 'held': {
       const { changeId, previous, next, removals } = outcome.change;
       const message =
-        shrinkMessage(previous, next, removals) +
+        shrinkMessage(previous, next, removals, outcome.against) +
         (outcome.note ? ` (The X-RoleLink-Confirm header was not accepted: ${outcome.note}.)` : '');
       throw AppError.shrinkHold({
         errors: { error: 'confirm_required', code: 'shrink', change_id: changeId, previous, next, removals, message },
@@ -89,7 +89,7 @@ export async function previewWholeList(
       ? [
           409,
           'held',
-          shrinkMessage(shrink.previous, preview.next, shrink.removals) +
+          shrinkMessage(shrink.previous, preview.next, shrink.removals, shrink.against) +
             (typeof shrink.confirmation === 'object'
               ? ` (The X-RoleLink-Confirm header would not be accepted: ${shrink.confirmation.invalid}.)`
               : ''),

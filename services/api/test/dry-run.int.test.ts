@@ -139,6 +139,9 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
       removals: 0,
       shrink: { previous: 20, removals: 15, would_hold: true },
     });
+    expect(bodyOf<DryRunBody>(res).data.message).toMatch(
+      /^This first list would remove the role from 15 of its 20 current holders .*count as the previous list/,
+    );
     expect(await footprint(link.linkId)).toEqual(before);
   });
 

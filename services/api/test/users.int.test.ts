@@ -282,6 +282,39 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
     await put(link, userIds(35)).expect(200);
   });
 
+  it("says in the 409 that a hand-over's first list was judged against the role's current holders", async () => {
+    const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
+    await h.db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) SELECT $1, ${toStored('x')}, 'applied' FROM unnest($2::numeric[]) x`,
+      [link.linkId, userIds(20)],
+    );
+    const held = await put(link, userIds(10)).expect(409);
+    const { errors } = bodyOf<ShrinkBody>(held);
+    // The spec's shape and fields, unchanged; only the words say what `previous` counted.
+    expect(Object.keys(errors).sort()).toEqual([
+      'change_id',
+      'code',
+      'error',
+      'message',
+      'next',
+      'previous',
+      'removals',
+    ]);
+    expect(errors).toMatchObject({ error: 'confirm_required', code: 'shrink', previous: 20, next: 10, removals: 10 });
+    expect(errors.message).toMatch(
+      /^This first list would remove the role from 10 of its 20 current holders \(10 of them are on the list of 10\)\. On a hand-over link the role's current holders count as the previous list/,
+    );
+    expect(errors.message).toMatch(/X-RoleLink-Confirm: <change_id> within one hour/);
+    expect(bodyOf<ShrinkBody>(held).requestId).toEqual(expect.any(String));
+
+    // Once the first list is in, a later shrink is judged against the list and says "users" again.
+    await put(link, userIds(10)).set('X-RoleLink-Confirm', errors.change_id).expect(200);
+    const later = await put(link, []).expect(409);
+    expect(bodyOf<ShrinkBody>(later).errors.message).toMatch(
+      /^This change would remove 10 of 10 users \(0 would remain\)/,
+    );
+  });
+
   it('records what a held hand-over would add and the first holders it leaves out, for the dashboard (issue 20)', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
     const holders = userIds(40);

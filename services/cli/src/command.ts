@@ -1,3 +1,4 @@
+import type { AppError } from '@rolelink/runtime';
 import type { CliContext } from './context';
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -14,6 +15,8 @@ export type Command = {
   /** A worked call shown under the summary in `rolelink help` and with a usage error, where the syntax alone misleads. */
   example?: string;
   run(ctx: CliContext, args: Record<string, string>, flags: Flags): Promise<unknown>;
+  /** What to try next after this error, printed below it (not with `--json`, whose output is the error body). */
+  hint?(error: AppError, args: Record<string, string>, flags: Flags): string | undefined;
   /** True when the command's own result means failure (exit 1), e.g. a conformance check that found problems. */
   failed?(result: unknown): boolean;
 };

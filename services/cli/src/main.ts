@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { BrokerUnavailableError } from '@rolelink/broker-client';
 import { AppError, ConfigError } from '@rolelink/runtime';
-import type { Command } from './command';
+import type { Command, Flags } from './command';
 import { commands } from './commands';
 import { CONFIG_SET_EXAMPLE } from './commands/config';
 import { CliContext } from './context';
@@ -53,11 +53,16 @@ export async function run(
   }
   /**
    * An error prints as the services answer it (`AppError#toBody()`, the one serializer): with `--json`
-   * the body; otherwise its message, and its `errors` one per line so a reader sees which argument is wrong.
+   * the body; otherwise its message, its `detail` (why a plugin call failed) unless the message says it
+   * already, its `errors` one per line so a reader sees which argument is wrong, and the command's hint.
    */
-  const fail = (e: AppError) => {
+  const fail = (e: AppError, hint?: string) => {
     if (json) out(JSON.stringify(e.toBody()));
-    else err(`error: ${e.message}${e.issues ? `\n${formatHuman(e.issues, '  ')}` : ''}`);
+    else {
+      const detail = e.detail && !e.message.includes(e.detail) ? `\n  ${e.detail}` : '';
+      const issues = e.issues ? `\n${formatHuman(e.issues, '  ')}` : '';
+      err(`error: ${e.message}${detail}${issues}${hint ? `\n${hint}` : ''}`);
+    }
     return 1;
   };
   // `--json` is only the output switch; `--json='{…}'` is the natural misreading of `config set`.
@@ -106,7 +111,8 @@ export async function run(
     if (e instanceof BrokerUnavailableError) return fail(e.forOperator(ctx ? brokerUrlSource(ctx.env) : undefined));
     // A bad environment: one issue per variable, as the services' config line names them.
     if (e instanceof ConfigError) return fail(AppError.fields(500, 'invalid configuration', 'config', configIssues(e)));
-    return fail(e instanceof AppError ? e : new AppError(500, (e as Error).message));
+    const appError = e instanceof AppError ? e : new AppError(500, (e as Error).message);
+    return fail(appError, command.hint?.(appError, named, parsed.values as Flags));
   } finally {
     await ctx?.close();
   }

@@ -67,7 +67,7 @@ describe('rolelink link create', () => {
     expect(res.code).toBe(0);
     expect(res.out).toMatchObject({ guild_id: g, role_id: r, plugin_url: h.plugin.url, member_mode: 'handover' });
     const call = await registered;
-    expect(JSON.parse(call.body)).toEqual({ guild_id: g, role_id: r });
+    expect(JSON.parse(call.body)).toEqual({ guild_id: g, role_id: r, member_mode: 'handover', current_holders: 0 });
     expect(call.headers['user-agent']).toBe('Service/1.0');
     expect(call.headers['content-type']).toMatch(/^application\/json/);
     const token = String(call.headers.authorization).replace(/^Token /, '');
@@ -80,9 +80,32 @@ describe('rolelink link create', () => {
     const [g, r] = [snowflake(), snowflake()];
     const res = await cli('link', 'create', g, r, '--plugin-url', h.plugin.url);
     expect(res.code).toBe(1);
-    expect(res.out).toMatchObject({ statusCode: 502, message: 'Failed to register with plugin server' });
+    expect(res.out).toMatchObject({
+      statusCode: 502,
+      message: 'Failed to register with plugin server',
+      detail: 'plugin answered 500: {"error":"boom"}',
+    });
     const { rows } = await h.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM role_link');
     expect(rows[0]!.n).toBe(0);
+  });
+
+  it("shows the refusing plugin's status, a bounded excerpt of its body and `plugin check`", async () => {
+    const page = `<html><body>\u001b[2J Forbidden: this plugin does not know you ${'.'.repeat(1000)}</body></html>`;
+    h.plugin.on('POST /register', (_req, res) => res.writeHead(403, { 'content-type': 'text/html' }).end(page));
+    const [g, r] = [snowflake(), snowflake()];
+    const lines: string[] = [];
+    const push = (s: string) => void lines.push(s);
+    const code = await run(['link', 'create', g, r, '--plugin-url', h.plugin.url], push, push);
+    expect(code).toBe(1);
+    const printed = lines.join('\n').split('\n');
+    const [first, detail, hint, ...rest] = printed.filter((l) => !l.startsWith('warning: '));
+    expect(first).toBe('error: Failed to register with plugin server');
+    expect(detail).toMatch(
+      /^ {2}plugin answered 403: <html><body> \[2J Forbidden: this plugin does not know you \.+…$/,
+    );
+    expect(Array.from(detail!.replace(/^ {2}plugin answered 403: /, ''))).toHaveLength(300);
+    expect(hint).toBe(`hint: check the plugin against the contract with: rolelink plugin check ${h.plugin.url}`);
+    expect(rest).toEqual([]);
   });
 
   it('refuses plugin URLs that are not HTTPS, too long, or private', async () => {
@@ -375,8 +398,27 @@ describe('existing role members at creation (spec 1)', () => {
   });
 
   it('records the holders as the hand-over baseline without putting them on the list', async () => {
+    const registered = h.plugin.next('POST /register');
     const res = await cli('link', 'create', g, big, '--plugin-url', h.plugin.url);
-    expect(res.out).toMatchObject({ member_mode: 'handover', existing_members: 153 });
+    expect(res.out).toMatchObject({
+      member_mode: 'handover',
+      existing_members: 153,
+      first_list:
+        "judged against the role's 153 current holders (the plugin was told: current_holders 153): a first list that leaves out 39 or more of them, or is empty, is held until confirmed (409 confirm_required)",
+    });
+    // The plugin hears the same number before it sends its first list.
+    const call = await registered;
+    expect(JSON.parse(call.body)).toMatchObject({ member_mode: 'handover', current_holders: 153 });
+    // Its first list of the 3 members who also hold `small` is held, and the 409 says against what.
+    const held = await request(api)
+      .put(users(g, big))
+      .set('Authorization', String(call.headers.authorization))
+      .send(userIds(3))
+      .expect(409);
+    expect(bodyOf<ShrinkBody>(held).errors).toMatchObject({ previous: 153, next: 3, removals: 150 });
+    expect(bodyOf<ShrinkBody>(held).errors.message).toMatch(
+      /^This first list would remove the role from 150 of its 153 current holders \(3 of them are on the list of 3\)\. On a hand-over link the role's current holders count as the previous list/,
+    );
     const shown = await cli('link', 'show', g, big);
     expect(shown.out).toMatchObject({ counts: { user_count: 0 }, awaiting_first_list: true });
     const { rows } = await h.db.pool.query<{ n: number }>(

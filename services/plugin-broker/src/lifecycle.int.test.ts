@@ -8,6 +8,7 @@ import { silentLogger } from '@rolelink/runtime';
 import { testQueuePrefix } from '../../../test/support/redis';
 import { scheduled } from '@rolelink/queue';
 import { pollHealth } from './health/health-poll';
+import { toStored } from '@rolelink/db/client';
 import { HEALTH_HISTORY_PER_PLUGIN, recordHealth } from '@rolelink/db/health';
 import { rejection, startHarness, TEST_KEY, type Harness } from './testing/harness';
 import { json } from './testing/test-plugin';
@@ -50,10 +51,46 @@ describe('register (spec 4.2, 3.1)', () => {
     const seen = h.plugin.next('POST /register');
     await h.client.register(link.linkId);
     const req = await seen;
-    expect(JSON.parse(req.body)).toEqual({ guild_id: link.guildId, role_id: link.roleId });
+    expect(JSON.parse(req.body)).toEqual({
+      guild_id: link.guildId,
+      role_id: link.roleId,
+      member_mode: 'handover',
+      current_holders: 0,
+    });
     expect(req.headers['authorization']).toBe(`Token ${link.token}`);
     expect(req.headers['user-agent']).toBe('Service/1.0');
     expect(req.headers['content-type']).toBe('application/json');
+  });
+
+  it("tells the plugin how many current holders a hand-over's first list will be judged against", async () => {
+    const link = await h.seedLink();
+    // The holders link creation records before it registers: the bot's applied record.
+    await h.db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome)
+       SELECT $1, ${toStored('g')}, 'applied' FROM generate_series(100000000000000000, 100000000000000019) g`,
+      [link.linkId],
+    );
+    h.plugin.on('POST /register', (_req, res) => json(res, 200, {}));
+    const seen = h.plugin.next('POST /register');
+    await h.client.register(link.linkId);
+    expect(JSON.parse((await seen).body)).toMatchObject({ member_mode: 'handover', current_holders: 20 });
+  });
+
+  it("gives the plugin's status and the start of its body when it refuses, without control characters", async () => {
+    const link = await h.seedLink();
+    const long = `${'x'.repeat(400)}`;
+    h.plugin.on('POST /register', (_req, res) => json(res, 403, { error: 'unknown\u001b[31m token\r\n', pad: long }));
+    const err = await rejection(h.client.register(link.linkId));
+    expect([err.status, err.message, err.code]).toEqual([502, PluginCallMessage.register, 'plugin_register_failed']);
+    expect(err.detail).toMatch(/^plugin answered 403: \{"error":"unknown\\u001b\[31m token\\r\\n","pad":"x+…$/);
+    expect(Array.from(err.detail!.replace('plugin answered 403: ', ''))).toHaveLength(300);
+
+    h.plugin.on('POST /register', (_req, res) =>
+      res.writeHead(401, { 'content-type': 'text/plain' }).end('no\u0007 \u202eway\n\tin'),
+    );
+    expect((await rejection(h.client.register(link.linkId))).detail).toBe('plugin answered 401: no way in');
+    h.plugin.on('POST /register', (_req, res) => res.writeHead(500).end());
+    expect((await rejection(h.client.register(link.linkId))).detail).toBe('plugin answered 500 with an empty body');
   });
 
   it("checks a newly registered plugin's health at once instead of waiting for the next poll", async () => {

@@ -25,6 +25,19 @@ export class RoleLinkApiError extends Error {
   }
 }
 
+/**
+ * A refusal's message with its first validation detail, e.g. `Validation error: body.3: "12" is not a
+ * user ID…` (and how many more there are): the spec's bare `Validation error` names no field, and a
+ * message is often all a log keeps. The whole `details` list stays in the error's `body`.
+ */
+export function withFirstDetail(message: string, details: unknown): string {
+  if (!Array.isArray(details)) return message;
+  const first: unknown = details[0];
+  if (typeof first !== 'string' || first === '') return message;
+  const more = details.length - 1;
+  return `${message}: ${first}${more > 0 ? ` (and ${more} more)` : ''}`;
+}
+
 export class RoleLinkNetworkError extends Error {
   override readonly name = 'RoleLinkNetworkError';
   constructor(

@@ -1,5 +1,5 @@
 import { backoffMs } from '@rolelink/wire-types/backoff';
-import { RoleLinkApiError, RoleLinkNetworkError } from './errors';
+import { RoleLinkApiError, RoleLinkNetworkError, withFirstDetail } from './errors';
 import type { AbortSignalLike, FetchAnswer, FetchLike } from '../host-types';
 import { parseRetryAfter, retryBackoff, sleep, type RetryOptions } from './retry';
 
@@ -153,7 +153,10 @@ function describe(err: unknown): string {
 }
 
 function apiError(answer: HttpAnswer, method: string, url: string): RoleLinkApiError {
-  const body = answer.body as { message?: unknown } | null;
-  const message = typeof body?.message === 'string' ? body.message : `HTTP ${answer.status}`;
+  const body = answer.body as { message?: unknown; details?: unknown } | null;
+  const message = withFirstDetail(
+    typeof body?.message === 'string' ? body.message : `HTTP ${answer.status}`,
+    body?.details,
+  );
   return new RoleLinkApiError(answer.status, message, method, url, answer.body, answer.requestId, answer.etag);
 }

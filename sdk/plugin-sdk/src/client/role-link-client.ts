@@ -30,7 +30,10 @@ import type {
 } from '@rolelink/wire-types';
 
 export type RoleLinkClientOptions = {
-  /** Where the User Management API answers, e.g. `https://rolelink.example.com`. */
+  /**
+   * The service's origin, where the User Management API answers, e.g. `https://rolelink.example.com`:
+   * scheme, host and port only. The client adds `/api/role-link/<guildId>/<roleId>/users` itself.
+   */
   baseUrl: string;
   /** The link's API token, as received in `Authorization: Token …` of POST /register. */
   token: string;
@@ -41,6 +44,31 @@ export type RoleLinkClientOptions = {
   fetch?: FetchLike;
   userAgent?: string;
 };
+
+/**
+ * `baseUrl` as the origin the client puts its paths under; a URL with a path (most often the API's own
+ * `/api/role-link`, which the client would then send twice and get 404s for every call), a query, a
+ * fragment or credentials is refused at construction, with the origin it should have been.
+ */
+export function serviceOrigin(baseUrl: string): string {
+  const example = 'e.g. "https://rolelink.example.com"';
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(
+      `baseUrl must be the Role Link service's origin, an absolute http(s) URL (${example}); got ${JSON.stringify(baseUrl)}`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new TypeError(`baseUrl must be an http(s) URL (${example}); got ${JSON.stringify(baseUrl)}`);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new TypeError(
+      `baseUrl must be the Role Link service's origin without a path, here ${JSON.stringify(url.origin)}; got ` +
+        `${JSON.stringify(baseUrl)}. The client adds /api/role-link/<guildId>/<roleId>/users itself.`,
+    );
+  return url.origin;
+}
 
 /** Header that confirms a held change (spec 4.1 rule 6). */
 export const CONFIRM_HEADER = 'X-RoleLink-Confirm';
@@ -60,9 +88,10 @@ export class RoleLinkClient {
   private readonly http: HttpClient;
   private readonly base: string;
 
+  /** Throws a TypeError naming what `baseUrl` should be when it is not the service's origin (serviceOrigin). */
   constructor(options: RoleLinkClientOptions) {
     this.http = new HttpClient({
-      baseUrl: options.baseUrl,
+      baseUrl: serviceOrigin(options.baseUrl),
       token: options.token,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       userAgent: options.userAgent ?? 'rolelink-plugin-sdk',

@@ -1,5 +1,5 @@
 import { isUserId, userIdProblem } from '@rolelink/wire-types/user-id';
-import { RoleLinkApiError } from './errors';
+import { RoleLinkApiError, withFirstDetail } from './errors';
 
 /**
  * The service's user id rule (spec 2.2), the one copy in @rolelink/wire-types/user-id, which the SDK's build
@@ -11,12 +11,13 @@ import { RoleLinkApiError } from './errors';
 export { userIdProblem };
 
 function refuse(field: string, message: string, method: string, url: string): never {
+  const details = [`${field}: ${message}`];
   throw new RoleLinkApiError(
     400,
-    'Validation error',
+    withFirstDetail('Validation error', details),
     method,
     url,
-    { statusCode: 400, message: 'Validation error', details: [`${field}: ${message}`] },
+    { statusCode: 400, message: 'Validation error', details },
     null,
   );
 }

@@ -56,6 +56,23 @@ describe('plugin server helpers (spec 4.2) through the Express adapter', () => {
     expect(events).toEqual(['register 1000 first', 'register 1000 again']);
   });
 
+  it("hands onRegister the role's current holders the service sent, and nothing from an older service", async () => {
+    const seen: unknown[] = [];
+    const { app } = setup({ onRegister: (_l, _previous, registration) => void seen.push(registration) });
+    await request(app)
+      .post('/register')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, member_mode: 'handover', current_holders: 20 })
+      .expect(200);
+    await register(app).expect(200);
+    await request(app)
+      .post('/register')
+      .set('Authorization', `Token ${TOKEN}`)
+      .send({ ...link, member_mode: 'other', current_holders: '20' })
+      .expect(200);
+    expect(seen).toEqual([{ memberMode: 'handover', currentHolders: 20 }, undefined, undefined]);
+  });
+
   it('refuses /register without a Token header or without guild_id and role_id', async () => {
     const { app, store } = setup();
     await request(app).post('/register').set('Authorization', `Bearer ${TOKEN}`).send(link).expect(401);

@@ -4,6 +4,7 @@ import type {
   PluginEventKind,
   PluginHealthReport,
   PluginLinkBody,
+  PluginRegisterBody,
 } from '@rolelink/wire-types';
 import { EventVerificationError, verifyEvent } from '../event-signature';
 import type { IframeResponse, SchemaResponse } from './config-schema';
@@ -55,8 +56,16 @@ export type PluginHooks = {
    * it again. The returned value is the answer body (forwarded to the dashboard); throw PluginError to refuse.
    */
   saveConfig?(link: RegisteredLink, config: Record<string, unknown>): unknown;
-  /** After POST /register stored the token: e.g. push the first list (without blocking the answer). */
-  onRegister?(link: RegisteredLink, previous: RegisteredLink | undefined): void | Promise<void>;
+  /**
+   * After POST /register stored the token: e.g. push the first list (without blocking the answer).
+   * `registration`: what the service said of the role's holders (undefined from a service that does not
+   * send it); on a `handover` link, a first list that leaves out many of `currentHolders` is held.
+   */
+  onRegister?(
+    link: RegisteredLink,
+    previous: RegisteredLink | undefined,
+    registration: Registration | undefined,
+  ): void | Promise<void>;
   /** After DELETE /config removed the registration (the service sends it after the link's `link.deleted` event). */
   onDelete?(link: RegisteredLink): void | Promise<void>;
   /** GET /health (no Authorization). Default: `{ status: 'healthy' }`. */
@@ -68,6 +77,23 @@ export type PluginHooks = {
    */
   events?: EventHandlers;
 };
+
+/**
+ * The role's holders when the link was created (POST /register's `member_mode` and `current_holders`).
+ * `handover`: they count as the previous list of your first full list, so one that leaves out a quarter
+ * of them or more (at least 10), or is empty, answers 409 `confirm_required` until the owner confirms.
+ * `keep`: they are on the list already.
+ */
+export type Registration = { memberMode: 'handover' | 'keep'; currentHolders: number };
+
+function registrationOf(body: unknown): Registration | undefined {
+  const b = body as Partial<Record<keyof PluginRegisterBody, unknown>> | null;
+  const mode = b?.member_mode;
+  const holders = b?.current_holders;
+  if ((mode !== 'handover' && mode !== 'keep') || typeof holders !== 'number' || !Number.isSafeInteger(holders))
+    return undefined;
+  return { memberMode: mode, currentHolders: holders };
+}
 
 const TOKEN_HEADER = /^Token\s+(rl_\S+)\s*$/;
 const ID = /^\d{1,20}$/;
@@ -132,7 +158,7 @@ export function createPluginHandler(hooks: PluginHooks): PluginHandler {
       const previous = await store.get(named.guildId, named.roleId);
       const link = { ...named, token };
       await store.save(link);
-      await hooks.onRegister?.(link, previous);
+      await hooks.onRegister?.(link, previous, registrationOf(req.body));
       return { status: 200, body: { ok: true, ...optIn() } };
     },
 

@@ -13,6 +13,7 @@ import {
   showLink,
   stripPreview,
 } from '@rolelink/admin';
+import { removalsThatHold } from '@rolelink/domain';
 import { eventLogPrintable } from './link-events';
 import { boolFlag, type Command } from '../command';
 
@@ -33,14 +34,21 @@ export const linkCommands: Command[] = [
       },
     },
     summary: 'Create a link: register with the plugin (POST /register) and hand it its token',
-    run: (ctx, a, f) =>
-      createLink(ctx.admin(), {
+    run: async (ctx, a, f) => {
+      const created = await createLink(ctx.admin(), {
         guildId: a.guildId!,
         roleId: a.roleId!,
         pluginUrl: String(f['plugin-url'] ?? ''),
         keepMembers: f['keep-members'] === true,
         ...(typeof f['owner-consent'] === 'string' ? { ownerConsent: f['owner-consent'] } : {}),
-      }),
+      });
+      const note = firstListNote(created.member_mode, created.existing_members);
+      return note ? { ...created, first_list: note } : created;
+    },
+    hint: (e, _a, f) =>
+      e.code === 'plugin_register_failed'
+        ? `hint: check the plugin against the contract with: rolelink plugin check ${String(f['plugin-url'] ?? '<url>')}`
+        : undefined,
   },
   {
     words: ['link', 'delete'],
@@ -168,4 +176,22 @@ function idList(value: string | boolean | undefined): string[] {
         .map((v) => v.trim())
         .filter(Boolean)
     : [];
+}
+
+/**
+ * What the plugin's first list will be judged against, as POST /register told the plugin
+ * (`current_holders`): on a hand-over link the role's holders are the previous list of the shrink check.
+ */
+export function firstListNote(mode: 'handover' | 'keep', holders: number): string | null {
+  if (holders === 0) return null;
+  const n = holders.toLocaleString('en-US');
+  if (mode === 'keep')
+    return `the role's ${n} current holders are on the list; the plugin's lists are judged against it`;
+  const fewest = removalsThatHold(holders);
+  const held =
+    fewest === null ? 'is empty' : `leaves out ${fewest.toLocaleString('en-US')} or more of them, or is empty,`;
+  return (
+    `judged against the role's ${n} current ${holders === 1 ? 'holder' : 'holders'} (the plugin was told: current_holders ${holders}): ` +
+    `a first list that ${held} is held until confirmed (409 confirm_required)`
+  );
 }

@@ -8,6 +8,7 @@ import {
   type ConfigStructure,
   type PluginConfigSubmitBody,
   type PluginLinkBody,
+  type PluginRegisterBody,
 } from '@rolelink/contracts';
 import { generateToken, normalizePluginUrl } from '@rolelink/domain';
 import { PluginCallFailure, PluginHttp, type FailureKind, type PluginRequest } from '@rolelink/plugin-http';
@@ -143,12 +144,12 @@ async function runCalls(
   const is2xx = (a: PluginAnswer | NoAnswer): a is PluginAnswer =>
     !(a instanceof NoAnswer) && a.status >= 200 && a.status < 300;
 
-  // 1. Register with a throw-away token (as link creation does).
+  // 1. Register with a throw-away token, with the body link creation sends (a new role without holders).
   const registered = await call({
     method: 'POST',
     url: `${base}/register`,
     token,
-    json: link,
+    json: { ...link, member_mode: 'handover', current_holders: 0 } satisfies PluginRegisterBody,
     timeoutMs: LIMITS.register,
   });
   add({

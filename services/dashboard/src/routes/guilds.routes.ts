@@ -18,6 +18,7 @@ import {
   limitsFor,
   MEMBERS_INTENT_MESSAGE,
   privilegedPermissions,
+  removalsThatHold,
   roleAccessProblem,
   ROLE_ACCESS_MESSAGES,
   type BotFacts,
@@ -116,15 +117,17 @@ function roleChoice(
       : linked.has(role.id)
         ? `Already linked to ${linked.get(role.id)}`
         : null;
+  const memberCount = role.everyone ? null : (counts.counts[role.id] ?? 0);
   return {
     ...dashboardRole(role)!,
     usable: reason === null,
     reason,
     problem,
     privileged: privilegedPermissions(role.permissions),
-    member_count: role.everyone ? null : (counts.counts[role.id] ?? 0),
+    member_count: memberCount,
     member_count_exact: counts.exact && listing === null,
     member_count_unavailable: listing?.message ?? null,
+    first_list_holds_at: memberCount === null ? null : removalsThatHold(memberCount),
   };
 }
 

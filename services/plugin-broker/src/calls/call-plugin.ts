@@ -32,7 +32,33 @@ export async function callPlugin(
   }
 }
 
-/** A short, admin-safe reason for a 502 (our words, never the plugin's body). */
+/** How much of a refusing plugin's body an admin is shown (bodyExcerpt). */
+export const BODY_EXCERPT_CHARS = 300;
+
+/**
+ * The start of a plugin's answer body, safe to print in a terminal or a page: control characters
+ * (C0, DEL, C1) and bidirectional overrides become spaces, runs of white space one space, and at most
+ * `max` characters are kept (the last one an ellipsis when cut). Empty when the body has no text.
+ */
+export function bodyExcerpt(body: Buffer, max = BODY_EXCERPT_CHARS): string {
+  // Four bytes per character at most: no more of a large body is decoded than can be shown.
+  const text = body.subarray(0, max * 4).toString('utf8');
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\s]+/g, ' ').trim();
+  const chars = Array.from(clean);
+  return chars.length > max || body.length > max * 4 ? `${chars.slice(0, max - 1).join('')}…` : clean;
+}
+
+/**
+ * What a refusing plugin answered, for the admin: its status and the start of its body (bodyExcerpt),
+ * e.g. `plugin answered 403: {"error":"unknown token"}`.
+ */
+export function refusalDetail(status: number, body: Buffer): string {
+  const excerpt = bodyExcerpt(body);
+  return excerpt ? `plugin answered ${status}: ${excerpt}` : `plugin answered ${status} with an empty body`;
+}
+
+/** A short, admin-safe reason for a failed call (our words: the plugin's body is only in refusalDetail). */
 export function failureDetail(err: unknown): string {
   if (err instanceof PluginCallFailure) return err.message;
   return 'unexpected error';

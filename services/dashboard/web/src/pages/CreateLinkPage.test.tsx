@@ -18,6 +18,7 @@ const role = (over: Partial<RoleChoice>): RoleChoice => ({
   member_count: 0,
   member_count_exact: true,
   member_count_unavailable: null,
+  first_list_holds_at: null,
   ...over,
 });
 const roles: RoleChoices = {
@@ -26,6 +27,7 @@ const roles: RoleChoices = {
   roles: [
     role({}),
     role({ id: '200000000000000002', name: 'Moderator', position: 2, privileged: ['Manage Server'], member_count: 3 }),
+    role({ id: '200000000000000003', name: 'Supporters', position: 3, member_count: 20, first_list_holds_at: 10 }),
   ],
 };
 const guild = guildView();
@@ -82,6 +84,59 @@ describe('CreateLinkPage (react-hook-form over createLinkBody)', () => {
       existing_members: 'handover',
       owner_consent: 'Moderator',
     });
+  });
+
+  it("says how many current holders a hand-over's first list is judged against, before and after creating", async () => {
+    const { api, user } = setUp();
+    api.on('POST', `${base}/links`, () => ({
+      status: 201,
+      body: {
+        link_id: 'l3',
+        guild_id: G,
+        role_id: '200000000000000003',
+        plugin_url: 'https://plugin.example.com',
+        member_mode: 'handover',
+        existing_members: 20,
+      },
+    }));
+    await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000003');
+    expect(screen.getByLabelText('Hand over')).toHaveAccessibleDescription(
+      /The plugin is told at registration that the role has 20 current holders: its first list is judged against them as the previous list, so a first list that leaves out 10 or more of them, or is empty, is held until the server owner confirms it\./,
+    );
+    await user.click(screen.getByLabelText('Hand over'));
+    await user.type(screen.getByLabelText('Plugin URL'), 'https://plugin.example.com');
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    expect(
+      await screen.findByText(
+        "The plugin was told the role's 20 current holders: its first list is judged against them as the previous list.",
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('says that only an empty first list is held when the role has fewer than 10 holders', async () => {
+    const { user } = setUp();
+    await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000002');
+    expect(screen.getByLabelText('Hand over')).toHaveAccessibleDescription(
+      /role has 3 current holders: its first list is judged against them as the previous list, so an empty first list is held/,
+    );
+  });
+
+  it("shows a refusing plugin's status and body excerpt, and the plugin check to run", async () => {
+    const { api, user } = setUp();
+    api.on('POST', `${base}/links`, () => ({
+      status: 502,
+      body: {
+        statusCode: 502,
+        message: 'Failed to register with plugin server',
+        detail: 'plugin answered 403: {"error":"unknown token"}',
+      },
+    }));
+    await user.selectOptions(await screen.findByLabelText('Role'), '200000000000000001');
+    await user.type(screen.getByLabelText('Plugin URL'), 'https://plugin.example.com');
+    await user.click(screen.getByRole('button', { name: 'Create link' }));
+    const banner = await screen.findByRole('alert');
+    expect(within(banner).getByText('plugin answered 403: {"error":"unknown token"}')).toBeInTheDocument();
+    expect(within(banner).getByText('rolelink plugin check https://plugin.example.com')).toBeInTheDocument();
   });
 
   it("shows a 502's message and the plugin server's detail, and puts the server's field errors beside the field", async () => {

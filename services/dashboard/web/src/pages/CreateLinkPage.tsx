@@ -64,11 +64,14 @@ export function CreateLinkPage() {
       void client.invalidateQueries({ queryKey: queryKeys.guilds });
       void client.invalidateQueries({ queryKey: queryKeys.roles(guildId) });
       await client.invalidateQueries({ queryKey: queryKeys.guild(guildId), exact: true });
-      const kept =
-        created.member_mode === 'keep' && created.existing_members > 0
-          ? `${created.existing_members.toLocaleString()} current members were kept on the list.`
-          : undefined;
-      toast.show('success', 'Link created', kept);
+      const n = created.existing_members;
+      const members =
+        n === 0
+          ? undefined
+          : created.member_mode === 'keep'
+            ? `${n.toLocaleString()} current members were kept on the list.`
+            : `The plugin was told the role's ${n.toLocaleString()} current ${n === 1 ? 'holder' : 'holders'}: its first list is judged against them as the previous list.`;
+      toast.show('success', 'Link created', members);
       void navigate(linkPaths(guildId, created.role_id).config);
     },
     onError: (err) => {
@@ -80,6 +83,8 @@ export function CreateLinkPage() {
     },
   });
   const failure = create.error;
+  // The URL the failed create was sent with (not what the field holds since), for the check to run.
+  const failedUrl = create.variables?.plugin_url ?? '';
   const busy = create.isPending || create.isSuccess;
 
   const linkedRoles = useMemo(() => new Set(guild.data?.links.map((l) => l.role_id) ?? []), [guild.data]);
@@ -129,6 +134,10 @@ export function CreateLinkPage() {
           <p>
             The plugin server did not confirm the registration (it was unreachable or answered with an error), so the
             link was not created. Check that the plugin is running at that URL and try again.
+          </p>
+          <p>
+            To test the plugin against the contract (register, config, health), run{' '}
+            <code>rolelink plugin check {failedUrl || '<url>'}</code>.
           </p>
         </ErrorBanner>
       ) : failure instanceof ApiError && failure.status === 409 ? (

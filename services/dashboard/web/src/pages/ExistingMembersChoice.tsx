@@ -34,6 +34,22 @@ function membersText(role: RoleChoice): string {
   return `${role.member_count_exact ? '' : 'About '}${n.toLocaleString()} ${n === 1 ? 'member' : 'members'}`;
 }
 
+/**
+ * What the plugin's first list is judged against, in numbers: the holders are its previous list, and
+ * the plugin is told how many at registration (`current_holders`).
+ */
+export function handoverJudgedText(role: RoleChoice): string {
+  if (role.member_count === null)
+    return 'The plugin is told at registration how many members hold the role: its first list is judged against them as the previous list, and one that leaves out many of them (a quarter or more, and at least 10) is held until the server owner confirms it.';
+  const n = role.member_count;
+  const them = `${role.member_count_exact ? '' : 'about '}${n.toLocaleString()} current ${n === 1 ? 'holder' : 'holders'}`;
+  const held =
+    role.first_list_holds_at === null
+      ? 'an empty first list'
+      : `a first list that leaves out ${role.first_list_holds_at.toLocaleString()} or more of them, or is empty,`;
+  return `The plugin is told at registration that the role has ${them}: its first list is judged against them as the previous list, so ${held} is held until the server owner confirms it.`;
+}
+
 function countText(role: RoleChoice): string {
   if (role.member_count === null) return 'This role may already have members (the count is not available).';
   const n = role.member_count;
@@ -76,8 +92,7 @@ export function ExistingMembersChoice({ role, syncedLimit, value, onChange, erro
           <FieldHelp id={`${id}-handover-help`}>
             Nothing changes until the plugin's first list arrives. Then{' '}
             {role.member_count === 1 ? 'the member who holds' : `${lower(membersText(role))} who hold`} the role now{' '}
-            {role.member_count === 1 ? 'loses' : 'lose'} it unless on that list. If that takes it from many (a quarter
-            or more, and at least 10), the removal is held until the server owner confirms it.
+            {role.member_count === 1 ? 'loses' : 'lose'} it unless on that list. {handoverJudgedText(role)}
           </FieldHelp>
         </div>
       </div>
