@@ -149,8 +149,11 @@ describe("the emulator against Discord's OpenAPI description", () => {
       (r) => r.sync_done_seq === r.sync_wanted_seq,
       { what: 'sync done' },
     );
-    // Drift: a hand edit, found in the audit log and repaired.
-    emulator.state.setMemberRoles(GUILD_A, shorter[0]!, [], OWNER);
+    // Drift: one hand edit that takes the linked role and gives another (one entry, `$add` beside
+    // `$remove`, as the platform logs an edit of a member's roles), found in the audit log and repaired.
+    emulator.state.setMemberRoles(GUILD_A, shorter[0]!, [ROLE.other], OWNER);
+    const [edit] = emulator.state.audit.page({ guildId: GUILD_A, targetId: shorter[0]!, limit: 1 });
+    expect([edit?.added, edit?.removed]).toEqual([[ROLE.other], [ROLE.linked]]);
     await waitFor(holders, (h) => h.join() === sorted(shorter).join(), { what: 'the drift repair', progress: holders });
 
     // Doctor, as an operator runs it.

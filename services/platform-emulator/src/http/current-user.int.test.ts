@@ -34,6 +34,12 @@ describe("current user routes with a signed-in user's bearer token", () => {
       global_name: 'Moderator Mo',
       avatar: null,
       discriminator: '0',
+      public_flags: 0,
+      flags: 0,
+      primary_guild: null,
+      // What only the account's owner sees on /users/@me (Discord's UserPIIResponse).
+      mfa_enabled: false,
+      locale: 'en-US',
     });
     expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     // The percent-encoded spelling discord.js sends works too.
