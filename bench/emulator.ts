@@ -41,8 +41,12 @@ export async function run(): Promise<void> {
   emulator.state.seed(largeGuildSeed());
   const seedMs = performance.now() - began;
 
+  // The platform's edge refuses a request without a client's User-Agent (`DiscordBot ($url, $versionNumber)`).
+  const headers = {
+    Authorization: `Bot ${emulator.botToken}`,
+    'User-Agent': 'DiscordBot (https://github.com/rolelink/bench, 1.0.0)',
+  };
   // Baseline: the same 50 answers, rendered once up front, from a bare node:http server.
-  const headers = { Authorization: `Bot ${emulator.botToken}` };
   const rendered = new Map<string, string>();
   let after = START + 400_000n;
   for (let page = 0; page < PAGES; page++) {

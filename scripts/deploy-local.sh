@@ -94,7 +94,7 @@ ensure_env() {
     # Fresh, long secrets for the emulator too (docker-compose.local.yml hands them to it): the services
     # run with NODE_ENV=production, whose rule refuses the emulator's well-known defaults and short secrets.
     echo "PLATFORM_BOT_TOKEN=$(openssl rand -hex 24)"
-    echo "PLATFORM_OAUTH_CLIENT_ID=rolelink-dashboard"
+    echo "PLATFORM_OAUTH_CLIENT_ID=1000000000000000010"
     echo "PLATFORM_OAUTH_CLIENT_SECRET=$(openssl rand -hex 24)"
   } >.env
   touch "$state/env-written"

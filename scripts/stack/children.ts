@@ -42,6 +42,8 @@ export function childSpecs(
         EMULATOR_BOT_TOKEN: DEMO.botToken,
         EMULATOR_OAUTH_CLIENT_ID: DEMO.oauth.clientId,
         EMULATOR_OAUTH_CLIENT_SECRET: DEMO.oauth.clientSecret,
+        // The dashboard's callback, registered as docs/dashboard.md says to register it on the platform.
+        EMULATOR_OAUTH_REDIRECT_URIS: `http://127.0.0.1:${ports.dashboard}/auth/callback`,
       },
     },
     {

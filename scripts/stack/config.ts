@@ -106,7 +106,7 @@ export const DEMO = {
   firstMemberId: '100000000000000000',
   botToken: 'emulator-bot-token',
   /** The dashboard's OAuth2 client on the emulator (its defaults); production uses the application's own. */
-  oauth: { clientId: 'rolelink-dashboard', clientSecret: 'emulator-oauth-secret' },
+  oauth: { clientId: '1000000000000000010', clientSecret: 'emulator-oauth-secret' },
   users: [
     { id: '90000000000000001', username: 'demo_owner', role: 'owner' },
     { id: '90000000000000002', username: 'demo_admin', role: 'admin' },

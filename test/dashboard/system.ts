@@ -35,7 +35,7 @@ import { createTestDb, type TestDb } from '../support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../support/redis';
 
 export const SECRET_KEY = Buffer.alloc(32, 7);
-export const OAUTH = { clientId: 'rolelink-dashboard-test', clientSecret: 'test-oauth-secret' };
+export const OAUTH = { clientId: '1000000000000000077', clientSecret: 'test-oauth-secret' };
 
 export type DashboardSystem = {
   /** The dashboard's origin, e.g. http://127.0.0.1:41234 */
@@ -108,6 +108,8 @@ export async function startDashboardSystem(
   // The dashboard listens first: its origin is the plugin's allowed frame ancestor and the OAuth2 redirect.
   const dashboardServer = http.createServer();
   const url = `http://127.0.0.1:${await listen(dashboardServer)}`;
+  // As on the platform, sign-in takes only a registered redirect: the dashboard's callback.
+  emulator.state.registerRedirectUri(`${url}/auth/callback`);
   closers.push(() => closeServer(dashboardServer));
 
   // The example plugin over HTTPS with a certificate of its own, trusted by the broker.

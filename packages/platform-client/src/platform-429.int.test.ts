@@ -70,7 +70,9 @@ const failure = (p: Promise<unknown>) =>
 async function ban(banMs: number): Promise<void> {
   emulator.state.configure({ invalidThreshold: 2, banMs });
   for (let i = 0; i < 2; i++)
-    await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: 'Bot wrong' } });
+    await fetch(`${emulator.apiBase}/v10/users/@me`, {
+      headers: { Authorization: 'Bot wrong', 'User-Agent': 'DiscordBot (https://github.com/rolelink/tests, 1.0.0)' },
+    });
   expect(emulator.state.stats().banned).toBe(true);
 }
 

@@ -77,7 +77,9 @@ describe('the worker and the platform 429s without the usual headers', () => {
     // The bot's address is banned (two 401s reach the threshold) before the sync starts.
     emulator.state.configure({ invalidThreshold: 2, banMs: 3_000 });
     for (let i = 0; i < 2; i++)
-      await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: 'Bot wrong' } });
+      await fetch(`${emulator.apiBase}/v10/users/@me`, {
+        headers: { Authorization: 'Bot wrong', 'User-Agent': 'DiscordBot (https://github.com/rolelink/tests, 1.0.0)' },
+      });
     expect(emulator.state.stats().banned).toBe(true);
 
     await enqueueLinkSync(bot.producer, a);

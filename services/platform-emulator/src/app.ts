@@ -2,6 +2,7 @@ import { errorHandler, notFoundRoute, silentLogger, type Logger } from '@rolelin
 import express from 'express';
 import type { EmulatorState } from './emulator-state';
 import { controlRouter } from './http/control.routes';
+import { recordExchanges } from './http/exchange-recorder';
 import { indexRouter } from './http/index.routes';
 import { oauthRouter } from './http/oauth.routes';
 import { platformRouter } from './http/platform.routes';
@@ -16,6 +17,8 @@ export function createEmulatorApp(state: EmulatorState, logger: Logger = silentL
   app.disable('x-powered-by');
   // The platform sends no ETags; without this, repeated GETs could turn into 304s.
   app.set('etag', false);
+  // First, so a conformance test also sees calls to another version or no route at all.
+  app.use('/api', recordExchanges(state.exchangeListeners));
   // Before the platform router: GET /api/v10 itself is the pointer, not the platform's 404.
   app.use(indexRouter(state));
   app.use('/_emulator', controlRouter(state));

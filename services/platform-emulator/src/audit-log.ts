@@ -1,17 +1,29 @@
-export type AuditEntry = {
+/**
+ * One MEMBER_ROLE_UPDATE as the platform logs it: one edit of one member's roles, by one actor. A single
+ * role call (PUT/DELETE …/roles/:r) is one role in `added` or `removed`; an edit of the whole list (PATCH
+ * …/members/:u, a moderator's hand edit) groups every role it added and removed in the one entry, as the
+ * platform does (its `$add` and `$remove` changes side by side).
+ */
+export type AuditRecord = {
   /** A snowflake, increasing in the order entries were recorded: the platform's entry id, and its `before`/`after` cursor. */
   id: string;
   guildId: string;
-  action: 'member_role_add' | 'member_role_remove';
   /** Whose change it was: the bot for its own API calls, the moderator (default the guild's owner) for a hand edit. */
   actorId: string;
   userId: string;
-  roleId: string;
+  added: string[];
+  removed: string[];
   /** The decoded `X-Audit-Log-Reason`, or null when the request carried none. */
   reason: string | null;
-  /** False for an idempotent repeat (the member already had, or already lacked, the role). */
+  /** False for an idempotent repeat (the member already had, or already lacked, the role): the platform logs nothing. */
   changed: boolean;
   at: string;
+};
+
+/** One role of a record, for tests that count calls per role (`state.auditLog()`); `id` is its record's. */
+export type AuditEntry = Omit<AuditRecord, 'added' | 'removed'> & {
+  action: 'member_role_add' | 'member_role_remove';
+  roleId: string;
 };
 
 const KEEP = 10_000;
@@ -19,16 +31,23 @@ const KEEP = 10_000;
 const PLATFORM_EPOCH = 1_420_070_400_000n;
 
 /** What `page()` selects, as the platform's GET /guilds/{id}/audit-logs query does. */
-export type AuditPageQuery = { guildId: string; before?: bigint; after?: bigint; actorId?: string; limit: number };
+export type AuditPageQuery = {
+  guildId: string;
+  before?: bigint;
+  after?: bigint;
+  actorId?: string;
+  targetId?: string;
+  limit: number;
+};
 
 /** The most recent role changes with their reasons, newest last; bounded so long runs stay small. */
 export class AuditLog {
-  private entries: AuditEntry[] = [];
+  private entries: AuditRecord[] = [];
   private lastId = 0n;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  record(entry: Omit<AuditEntry, 'id'>): AuditEntry {
+  record(entry: Omit<AuditRecord, 'id'>): AuditRecord {
     // A snowflake (ms since the epoch, 22 low bits free) that never goes backwards, even within one ms.
     const fromClock = (BigInt(this.now()) - PLATFORM_EPOCH) << 22n;
     this.lastId = fromClock > this.lastId ? fromClock : this.lastId + 1n;
@@ -38,9 +57,15 @@ export class AuditLog {
     return full;
   }
 
+  /** Each role of each record (a grouped record gives several, adds first), oldest first. */
   list(guildId?: string, limit = KEEP): AuditEntry[] {
     const matching = guildId ? this.entries.filter((e) => e.guildId === guildId) : this.entries;
-    return matching.slice(-limit);
+    return matching
+      .slice(-limit)
+      .flatMap(({ added, removed, ...rest }) => [
+        ...added.map((roleId) => ({ ...rest, action: 'member_role_add' as const, roleId })),
+        ...removed.map((roleId) => ({ ...rest, action: 'member_role_remove' as const, roleId })),
+      ]);
   }
 
   /**
@@ -49,12 +74,13 @@ export class AuditLog {
    * poller reads next — in ascending order (oldest first), as the docs say ("if `after` is used, the list
    * is reversed"); otherwise the newest `limit` entries below `before` (or of all), newest first.
    */
-  page(q: AuditPageQuery): AuditEntry[] {
+  page(q: AuditPageQuery): AuditRecord[] {
     const matching = this.entries.filter(
       (e) =>
         e.guildId === q.guildId &&
         e.changed &&
         (q.actorId === undefined || e.actorId === q.actorId) &&
+        (q.targetId === undefined || e.userId === q.targetId) &&
         (q.before === undefined || BigInt(e.id) < q.before) &&
         (q.after === undefined || BigInt(e.id) > q.after),
     );

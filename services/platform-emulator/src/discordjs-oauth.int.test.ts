@@ -43,6 +43,12 @@ describe('OAuth2 sign-in through discord.js against the emulator', () => {
       global_name: null,
       avatar: null,
       discriminator: '0',
+      public_flags: 0,
+      flags: 0,
+      primary_guild: null,
+      // What only the account's owner sees on /users/@me (Discord's UserPIIResponse).
+      mfa_enabled: false,
+      locale: 'en-US',
     });
     const guilds = await asUser.users.getGuilds();
     expect(guilds.map((g) => [g.id, g.owner])).toEqual([

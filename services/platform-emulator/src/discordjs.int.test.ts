@@ -1,7 +1,7 @@
 import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST, type RateLimitData } from '@discordjs/rest';
 import { startEmulator, type RunningEmulator } from './server';
-import { GUILD, NOT_A_MEMBER, ROLE, smallSeed, USERS } from './testing/fixtures';
+import { GUILD, NOT_A_MEMBER, ROLE, smallSeed, USERS, TEST_USER_AGENT } from './testing/fixtures';
 
 describe('discord.js REST client against the emulator', () => {
   let emulator: RunningEmulator;
@@ -61,7 +61,7 @@ describe('discord.js REST client against the emulator', () => {
     for (const user of [USERS[2], USERS[3]]) {
       const res = await fetch(`${emulator.apiBase}/v10/guilds/${GUILD}/members/${user}/roles/${ROLE.vip}`, {
         method: 'PUT',
-        headers: { Authorization: `Bot ${emulator.botToken}` },
+        headers: { Authorization: `Bot ${emulator.botToken}`, 'User-Agent': TEST_USER_AGENT },
       });
       expect(res.status).toBe(204);
     }

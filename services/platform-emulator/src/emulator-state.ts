@@ -3,6 +3,7 @@ import { AppError } from '@rolelink/runtime';
 import { AuditLog, type AuditEntry } from './audit-log';
 import { GuildState, type RoleDef } from './guild-state';
 import type { GuildRules } from './guild-rules';
+import type { ExchangeListener } from './http/exchange-recorder';
 import { OAuthStore } from './oauth/oauth-store';
 import { guildPermissions } from './permissions';
 import { DEFAULT_OPTIONS, type ConfigPatch, type EmulatorConfig, type OAuthClient } from './options';
@@ -42,9 +43,11 @@ export class EmulatorState {
   readonly counters = new StatsCounters();
   readonly audit: AuditLog;
   readonly now: () => number;
-  readonly oauthClient: OAuthClient;
+  readonly oauthClient: Required<OAuthClient>;
   /** Codes and tokens of users signed in through the OAuth2 flow. */
   readonly oauth: OAuthStore;
+  /** Who hears of every platform API call (`onExchange`): conformance tests record the wire. */
+  readonly exchangeListeners = new Set<ExchangeListener>();
   private cfg: EmulatorConfig;
   private readonly guilds = new Map<string, GuildState>();
   /** Messages the bot sent (DMs and guild channels), oldest first: tests read them here. */
@@ -68,8 +71,31 @@ export class EmulatorState {
     this.now = options.now ?? Date.now;
     this.audit = new AuditLog(this.now);
     this.limits = new RateLimits(() => this.cfg);
-    this.oauthClient = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
+    const client = options.oauth ?? DEFAULT_OPTIONS.oauth;
+    // The platform's client id is the application's id: a snowflake, which GET /applications/@me answers.
+    if (!/^\d{17,20}$/.test(client.clientId))
+      throw new Error(
+        `The OAuth2 client id "${client.clientId}" is not a snowflake: the platform's application ids are.`,
+      );
+    this.oauthClient = {
+      ...client,
+      redirectUris: [...(client.redirectUris ?? DEFAULT_OPTIONS.oauth.redirectUris)],
+    };
     this.oauth = new OAuthStore(this.now);
+  }
+
+  /**
+   * Registers one more redirect URI for the OAuth2 client (the portal's OAuth2 → Redirects → Add), for a
+   * harness that learns its dashboard's address only after the emulator is up.
+   */
+  registerRedirectUri(uri: string): void {
+    if (!this.oauthClient.redirectUris.includes(uri)) this.oauthClient.redirectUris.push(uri);
+  }
+
+  /** Reports every platform API call (request and answer) to `listener` until the returned function is called. */
+  onExchange(listener: ExchangeListener): () => void {
+    this.exchangeListeners.add(listener);
+    return () => this.exchangeListeners.delete(listener);
   }
 
   get config(): EmulatorConfig {
@@ -283,8 +309,8 @@ export class EmulatorState {
 
   /**
    * A moderator's hand edit: replaces the member's roles, bypassing rate limits and hierarchy. Like any
-   * change on the platform it is in the guild's audit log, one entry per role added or removed, by
-   * `actorId` (default the guild's owner).
+   * change on the platform it is in the guild's audit log: one entry for the edit, every role it added
+   * and removed grouped in it, by `actorId` (default the guild's owner).
    */
   setMemberRoles(guildId: string, userId: string, roles: readonly string[], actorId?: string): void {
     const guild = this.requireGuild(guildId);
@@ -295,11 +321,19 @@ export class EmulatorState {
     this.counters.handEdit();
     const after = new Set(indexes);
     const at = new Date(this.now()).toISOString();
-    const entry = { guildId, actorId: actorId ?? guild.ownerId, userId, reason: null, changed: true, at };
-    for (const i of after)
-      if (!before.has(i)) this.audit.record({ ...entry, action: 'member_role_add', roleId: guild.roles[i]!.id });
-    for (const i of before)
-      if (!after.has(i)) this.audit.record({ ...entry, action: 'member_role_remove', roleId: guild.roles[i]!.id });
+    const added = [...after].filter((i) => !before.has(i)).map((i) => guild.roles[i]!.id);
+    const removed = [...before].filter((i) => !after.has(i)).map((i) => guild.roles[i]!.id);
+    if (added.length + removed.length === 0) return;
+    this.audit.record({
+      guildId,
+      actorId: actorId ?? guild.ownerId,
+      userId,
+      added,
+      removed,
+      reason: null,
+      changed: true,
+      at,
+    });
   }
 
   /** An admin drags the role to `position` in Server Settings → Roles (no hierarchy check: the owner's drag). 404 unknown guild or role, 400 for @everyone. */
@@ -360,18 +394,44 @@ export class EmulatorState {
         : guild.members.removeRole(id, role.index);
     if (changed === undefined) return undefined;
     this.counters.roleChange(changed ? (op === 'add' ? 'added' : 'removed') : 'unchanged');
-    const action = op === 'add' ? 'member_role_add' : 'member_role_remove';
     this.audit.record({
       guildId: guild.id,
-      action,
       actorId: this.botUserId,
       userId,
-      roleId: role.id,
+      added: op === 'add' ? [role.id] : [],
+      removed: op === 'remove' ? [role.id] : [],
       reason,
       changed,
       at: new Date(this.now()).toISOString(),
     });
     return changed;
+  }
+
+  /**
+   * The bot's edit of a member's whole role list (PATCH /guilds/:g/members/:u, checks done by the caller):
+   * every role added and removed at once, logged as one entry with both lists, as the platform logs it.
+   */
+  setRolesByBot(guild: GuildState, userId: string, added: RoleDef[], removed: RoleDef[], reason: string | null): void {
+    const id = BigInt(userId);
+    for (const r of added) {
+      guild.members.addRole(id, r.index);
+      this.counters.roleChange('added');
+    }
+    for (const r of removed) {
+      guild.members.removeRole(id, r.index);
+      this.counters.roleChange('removed');
+    }
+    if (added.length + removed.length === 0) return;
+    this.audit.record({
+      guildId: guild.id,
+      actorId: this.botUserId,
+      userId,
+      added: added.map((r) => r.id),
+      removed: removed.map((r) => r.id),
+      reason,
+      changed: true,
+      at: new Date(this.now()).toISOString(),
+    });
   }
 
   auditLog(guildId?: string): AuditEntry[] {

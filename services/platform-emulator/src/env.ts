@@ -22,8 +22,23 @@ export const emulatorEnvSchema = z.object({
   /** Path of a seed JSON file (see README) loaded at start. */
   EMULATOR_SEED: z.string().min(1).optional(),
   /** The OAuth2 client the admin dashboard signs users in with. */
-  EMULATOR_OAUTH_CLIENT_ID: z.string().min(1).max(100).default(DEFAULT_OPTIONS.oauth.clientId),
+  /** The application's id, a snowflake as the platform's client ids are. */
+  EMULATOR_OAUTH_CLIENT_ID: z
+    .string()
+    .regex(/^\d{17,20}$/, "must be a snowflake (17 to 20 digits), as the platform's application ids are")
+    .default(DEFAULT_OPTIONS.oauth.clientId),
   EMULATOR_OAUTH_CLIENT_SECRET: z.string().min(1).max(200).default(DEFAULT_OPTIONS.oauth.clientSecret),
+  /** The redirect URIs registered for the client, comma-separated: sign-in accepts exactly these. */
+  EMULATOR_OAUTH_REDIRECT_URIS: z
+    .string()
+    .min(1)
+    .default(DEFAULT_OPTIONS.oauth.redirectUris.join(','))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    ),
   LOG_LEVEL: envFields.logLevel,
 });
 
@@ -45,6 +60,10 @@ export function optionsFromEnv(env: EmulatorEnv): EmulatorOptions {
     invalidThreshold: env.EMULATOR_INVALID_THRESHOLD,
     banMs: env.EMULATOR_BAN_MS,
     latencyMs: env.EMULATOR_LATENCY_MS,
-    oauth: { clientId: env.EMULATOR_OAUTH_CLIENT_ID, clientSecret: env.EMULATOR_OAUTH_CLIENT_SECRET },
+    oauth: {
+      clientId: env.EMULATOR_OAUTH_CLIENT_ID,
+      clientSecret: env.EMULATOR_OAUTH_CLIENT_SECRET,
+      redirectUris: env.EMULATOR_OAUTH_REDIRECT_URIS,
+    },
   };
 }

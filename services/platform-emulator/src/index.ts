@@ -24,3 +24,4 @@ export type { AuditEntry } from './audit-log';
 export type { WindowSpec } from './fixed-window';
 export { ALL_PERMISSIONS } from './permissions';
 export { CORRECT_BOT_PERMISSIONS, CORRECT_RULES, DEFAULT_RULES, type GuildRules } from './guild-rules';
+export { type ExchangeListener, type PlatformExchange } from './http/exchange-recorder';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GUILD, smallSeed } from './testing/fixtures';
+import { GUILD, smallSeed, TEST_USER_AGENT } from './testing/fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MAIN = path.join(__dirname, 'main.ts');
@@ -50,7 +50,9 @@ describe('the standalone emulator command', () => {
     writeFileSync(seedFile, JSON.stringify(smallSeed()));
     const r = run({ EMULATOR_PORT: '0', EMULATOR_SEED: seedFile, EMULATOR_BOT_TOKEN: 'cli-token' });
     const [, url] = await waitFor(r, /listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    const res = await fetch(`${url}/api/v10/guilds/${GUILD}`, { headers: { Authorization: 'Bot cli-token' } });
+    const res = await fetch(`${url}/api/v10/guilds/${GUILD}`, {
+      headers: { Authorization: 'Bot cli-token', 'User-Agent': TEST_USER_AGENT },
+    });
     expect(res.status).toBe(200);
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);

@@ -3,7 +3,7 @@ import { REST } from '@discordjs/rest';
 import type { RESTError } from 'discord-api-types/v10';
 import { startEmulator, type RunningEmulator } from './server';
 import { DEFAULT_CONFIG } from './options';
-import { call, control, GUILD, NOT_A_MEMBER, OWNER, smallSeed, USERS } from './testing/fixtures';
+import { call, control, GUILD, NOT_A_MEMBER, OWNER, smallSeed, USERS, TEST_USER_AGENT } from './testing/fixtures';
 
 /** An id no account has (NOT_A_MEMBER exists, outside the guild). */
 const NEVER_AN_ACCOUNT = '488888888888888888';
@@ -17,7 +17,11 @@ describe('messages and channels', () => {
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${emulator.apiBase}/v10${path}`, {
       method: 'POST',
-      headers: { Authorization: `Bot ${emulator.botToken}`, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bot ${emulator.botToken}`,
+        'Content-Type': 'application/json',
+        'User-Agent': TEST_USER_AGENT,
+      },
       body: JSON.stringify(body),
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as RESTError };

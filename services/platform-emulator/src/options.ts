@@ -3,8 +3,12 @@ import { z } from 'zod';
 import type { WindowSpec } from './fixed-window';
 import type { EmulatorSeed } from './seed';
 
-/** The one OAuth2 application the emulator knows (the admin dashboard). */
-export type OAuthClient = { clientId: string; clientSecret: string };
+/**
+ * The one OAuth2 application the emulator knows (the admin dashboard). `clientId` is the application's
+ * id, a snowflake as on the platform. `redirectUris` are the URIs registered for it (the developer
+ * portal's OAuth2 → Redirects): an authorization whose redirect_uri is not exactly one of them is refused.
+ */
+export type OAuthClient = { clientId: string; clientSecret: string; redirectUris?: string[] };
 
 export type EmulatorOptions = {
   port?: number;
@@ -52,8 +56,15 @@ export const DEFAULT_OPTIONS = {
   host: '127.0.0.1',
   botToken: 'emulator-bot-token',
   botUserId: '1000000000000000001',
-  oauth: { clientId: 'rolelink-dashboard', clientSecret: 'emulator-oauth-secret' },
-} as const satisfies Required<Pick<EmulatorOptions, 'port' | 'host' | 'botToken' | 'botUserId' | 'oauth'>>;
+  // The local dashboard's callback (scripts/start.sh's default port), under both loopback names.
+  oauth: {
+    clientId: '1000000000000000010',
+    clientSecret: 'emulator-oauth-secret',
+    redirectUris: ['http://127.0.0.1:3001/auth/callback', 'http://localhost:3001/auth/callback'],
+  },
+} as const satisfies Required<Pick<EmulatorOptions, 'port' | 'host' | 'botToken' | 'botUserId'>> & {
+  oauth: Required<OAuthClient>;
+};
 
 /** The platform counts invalid requests over 10 minutes. */
 export const INVALID_WINDOW_MS = 600_000;

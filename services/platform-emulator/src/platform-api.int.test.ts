@@ -10,6 +10,7 @@ import {
   UNKNOWN_GUILD,
   UNKNOWN_ROLE,
   USERS,
+  TEST_USER_AGENT,
 } from './testing/fixtures';
 
 const BOT_USER = '1000000000000000001';
@@ -42,7 +43,9 @@ describe('platform API routes', () => {
       expect(res.body).toEqual({ message: '401: Unauthorized', code: 0 });
       expect(res.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]{32}$/);
     }
-    const bearer = await fetch(`${emulator.apiBase}/v10/users/@me`, { headers: { Authorization: emulator.botToken } });
+    const bearer = await fetch(`${emulator.apiBase}/v10/users/@me`, {
+      headers: { Authorization: emulator.botToken, 'User-Agent': TEST_USER_AGENT },
+    });
     expect(bearer.status).toBe(401);
   });
 

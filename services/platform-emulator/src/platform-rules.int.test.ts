@@ -9,7 +9,18 @@ import type { ErrorBody } from '@rolelink/wire-types';
 import { CORRECT_BOT_PERMISSIONS, type GuildRules } from './guild-rules';
 import type { EmulatorSeed, SeedGuild } from './seed';
 import { startEmulator, type RunningEmulator } from './server';
-import { call, control, GUILD, NOT_A_MEMBER, OWNER, ROLE, smallSeed, UNKNOWN_GUILD, USERS } from './testing/fixtures';
+import {
+  call,
+  control,
+  GUILD,
+  NOT_A_MEMBER,
+  OWNER,
+  ROLE,
+  smallSeed,
+  UNKNOWN_GUILD,
+  USERS,
+  TEST_USER_AGENT,
+} from './testing/fixtures';
 
 /**
  * The platform's rules (issue 34, part 1), each shown refusing and then switched off through the control
@@ -121,7 +132,11 @@ describe('platform rules', () => {
       expect(await answer('DELETE', roleRoute(USERS[0], ROLE.linked))).toEqual([403, MISSING_ACCESS]);
       const posted = await fetch(`${emulator.apiBase}/v10/channels/${GUILD}/messages`, {
         method: 'POST',
-        headers: { Authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+        headers: {
+          Authorization: `Bot ${emulator.botToken}`,
+          'content-type': 'application/json',
+          'User-Agent': TEST_USER_AGENT,
+        },
         body: JSON.stringify({ content: 'hi' }),
       });
       expect(posted.status).toBe(403);
@@ -204,7 +219,11 @@ describe('platform rules', () => {
       const patch = async (user: string, roles: string[]) => {
         const res = await fetch(`${emulator.apiBase}/v10/guilds/${GUILD}/members/${user}`, {
           method: 'PATCH',
-          headers: { Authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+          headers: {
+            Authorization: `Bot ${emulator.botToken}`,
+            'content-type': 'application/json',
+            'User-Agent': TEST_USER_AGENT,
+          },
           body: JSON.stringify({ roles }),
         });
         return [res.status, (await res.json()) as { roles?: string[] }] as const;

@@ -25,7 +25,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? DEFAULT_OPTIONS.host;
   const port = options.port ?? DEFAULT_OPTIONS.port;
   const botToken = options.botToken ?? DEFAULT_OPTIONS.botToken;
-  const oauth = { ...(options.oauth ?? DEFAULT_OPTIONS.oauth) };
+  const oauth = options.oauth ?? DEFAULT_OPTIONS.oauth;
   const state = new EmulatorState({
     botToken,
     botUserId: options.botUserId ?? DEFAULT_OPTIONS.botUserId,
@@ -44,7 +44,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     url,
     apiBase: `${url}/api`,
     botToken,
-    oauth,
+    oauth: state.oauthClient,
     state,
     close: () => (closing ??= stop(server)),
   };

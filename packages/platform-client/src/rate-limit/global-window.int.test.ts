@@ -70,7 +70,13 @@ describe('the shared limiter against the platform global window', () => {
         // Long enough for any wait the limiter asks for on a busy machine: the test counts, it does not time.
         const grant = await limiter.acquire(route, 600_000);
         await sleep(Math.random() * MAX_DELAY_MS);
-        const res = await fetch(url, { method: 'PUT', headers: { authorization: `Bot ${emulator.botToken}` } });
+        const res = await fetch(url, {
+          method: 'PUT',
+          headers: {
+            authorization: `Bot ${emulator.botToken}`,
+            'User-Agent': 'DiscordBot (https://github.com/rolelink/tests, 1.0.0)',
+          },
+        });
         await res.arrayBuffer();
         await limiter.observe(route, grant, res.status, res.headers);
         statuses.push(res.status);

@@ -42,6 +42,34 @@ describe('driftFromEntries', () => {
     });
   });
 
+  it('takes every role of an entry that groups several roles and combines $add with $remove (one edit of a whole list)', () => {
+    const SECOND = '710000000000000005';
+    const twoLinks = new Map([
+      [LINKED, '42'],
+      [SECOND, '43'],
+    ]);
+    const mixed = (actor: string, target: string, add: string[], remove: string[]): APIAuditLogEntry => ({
+      id: String(nextId++),
+      action_type: AuditLogEvent.MemberRoleUpdate,
+      user_id: actor,
+      target_id: target,
+      changes: [
+        { key: '$add', new_value: add.map((id) => ({ id, name: 'r' })) },
+        { key: '$remove', new_value: remove.map((id) => ({ id, name: 'r' })) },
+      ],
+    });
+    const page = [
+      mixed(MOD, '1', [LINKED, OTHER], [SECOND]), // one hand edit: gave LINKED (and an unlinked role), took SECOND
+      mixed(MOD, '2', [SECOND], [LINKED]),
+      mixed(BOT, '2', [LINKED], []), // the bot put LINKED back: only SECOND stays drift for member 2
+    ];
+    const drift = driftFromEntries(page, BOT, twoLinks);
+    expect(Object.fromEntries(drift)).toEqual({
+      '42': { added: ['1'], removed: [] },
+      '43': { added: ['2'], removed: ['1'] },
+    });
+  });
+
   it('finds nothing in a page of the bot alone, and names the newest id of a page', () => {
     const page = [entry(BOT, '7', '$add', [LINKED]), entry(BOT, '8', '$remove', [LINKED])];
     expect(driftFromEntries(page, BOT, links).size).toBe(0);

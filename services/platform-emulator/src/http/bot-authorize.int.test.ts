@@ -112,6 +112,8 @@ describe('bot authorization (/oauth2/authorize?scope=bot)', () => {
       [{ disable_guild_select: 'true' }, 'needs a guild_id'],
       [{ disable_guild_select: 'yes' }, 'Invalid disable_guild_select'],
       [{ redirect_uri: 'javascript:alert(1)' }, 'Invalid redirect_uri'],
+      // One that names a redirect must name a registered one, as sign-in must.
+      [{ redirect_uri: 'http://127.0.0.1:3002/added' }, 'Invalid OAuth2 redirect_uri'],
     ];
     for (const [params, message] of bad) {
       const shown = await page(params);

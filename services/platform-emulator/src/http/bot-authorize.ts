@@ -1,6 +1,7 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import type { EmulatorState } from '../emulator-state';
 import { guildPermissions } from '../permissions';
+import { isRegistered, unregistered } from '../oauth/redirect-uris';
 import { isSignInUser, signInUsers, userGuilds, userProfile } from '../oauth/sign-in-users';
 import type { BotAuthorizeRequest, BotCandidate } from './bot-authorize-page';
 
@@ -49,6 +50,7 @@ export function botAuthorizeRequest(
   const redirectUri = text(source, 'redirect_uri') || undefined;
   if (redirectUri !== undefined && !isRedirectUri(redirectUri))
     return `Invalid redirect_uri "${redirectUri}": it must be an absolute http or https URL without a fragment.`;
+  if (redirectUri !== undefined && !isRegistered(state, redirectUri)) return unregistered(redirectUri);
   const oauthState = text(source, 'state') || undefined;
   return {
     clientId,

@@ -34,6 +34,12 @@ describe("current user routes with a signed-in user's bearer token", () => {
       global_name: 'Moderator Mo',
       avatar: null,
       discriminator: '0',
+      public_flags: 0,
+      flags: 0,
+      primary_guild: null,
+      // What only the account's owner sees on /users/@me (Discord's UserPIIResponse).
+      mfa_enabled: false,
+      locale: 'en-US',
     });
     expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     // The percent-encoded spelling discord.js sends works too.
@@ -52,7 +58,24 @@ describe("current user routes with a signed-in user's bearer token", () => {
       owner: { id: APPLICATION_OWNER_ID, username: 'app-owner' },
       bot: { id: BOT_USER },
       team: null,
+      redirect_uris: emulator.state.oauthClient.redirectUris,
     });
+    expect(res.body.id).toMatch(/^\d{17,20}$/);
+  });
+
+  it("carries the Server Members intent in the application's flags when every guild of the bot has it", async () => {
+    const flags = async () => (await call<RESTGetCurrentApplicationResult>(emulator, 'GET', '/applications/@me')).body;
+    const LIMITED = 1 << 15; // GATEWAY_GUILD_MEMBERS_LIMITED: the portal's switch on an application under 100 servers
+    const bots = emulator.state.allGuilds().filter((g) => g.hasBot(emulator.state.botUserId));
+    const before = bots.map((g) => [g.id, emulator.state.rules(g.id).membersIntent] as const);
+    try {
+      for (const g of bots) emulator.state.setRules(g.id, { membersIntent: true });
+      expect(await flags()).toMatchObject({ flags: LIMITED, flags_new: String(LIMITED) });
+      emulator.state.setRules(bots[0]!.id, { membersIntent: false });
+      expect(await flags()).toMatchObject({ flags: 0, flags_new: '0' });
+    } finally {
+      for (const [id, intent] of before) emulator.state.setRules(id, { membersIntent: intent });
+    }
   });
 
   it('answers 401 to an unknown bearer token and counts it as an invalid request', async () => {

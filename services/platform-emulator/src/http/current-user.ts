@@ -9,20 +9,20 @@ import { userGuilds, userProfile } from '../oauth/sign-in-users';
 import { callerOf } from './gate';
 import { boolQuery, intQuery, snowflake } from './params';
 import { missingAccess, unauthorized } from './platform-errors';
-import { renderBotUser, renderCurrentUserGuild, renderUser } from './render';
+import { renderBotUser, renderCurrentUser, renderCurrentUserGuild, renderUser } from './render';
 
 /** GET /users/@me: the bot for the bot token; for a user's bearer token (scope `identify`), that user. */
 export function currentUser(state: EmulatorState): RequestHandler {
   return (_req, res) => {
     const caller = callerOf(res);
     if (caller.kind !== 'user') {
-      res.json(renderBotUser(state.botUserId) satisfies RESTGetAPICurrentUserResult);
+      res.json(renderCurrentUser(renderBotUser(state.botUserId)) satisfies RESTGetAPICurrentUserResult);
       return;
     }
     // The platform refuses a token without `identify` here as if it were no token at all.
     if (!caller.grant.scopes.includes(OAuth2Scopes.Identify)) throw unauthorized();
     const id = caller.grant.userId;
-    res.json(renderUser(id, userProfile(state, id)) satisfies RESTGetAPICurrentUserResult);
+    res.json(renderCurrentUser(renderUser(id, userProfile(state, id))) satisfies RESTGetAPICurrentUserResult);
   };
 }
 

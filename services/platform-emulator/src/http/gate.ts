@@ -5,7 +5,7 @@ import type { EmulatorState } from '../emulator-state';
 import type { WindowState } from '../fixed-window';
 import type { OAuthGrant } from '../oauth/oauth-store';
 import type { BucketKind, Scope } from '../rate-limits';
-import { edgeBanPage, rateLimited, unauthorized } from './platform-errors';
+import { edgeBanPage, edgeUserAgentPage, rateLimited, unauthorized } from './platform-errors';
 
 /** How a caller may authenticate: the bot token (`Bot <token>`) or a user's OAuth2 access token (`Bearer <token>`). */
 export type AuthScheme = 'bot' | 'bearer';
@@ -46,6 +46,11 @@ export function gate(state: EmulatorState, route: RouteSpec): RequestHandler {
     const latency = state.latencyMs;
     if (latency > 0) await sleep(latency);
 
+    if (!isClientUserAgent(req.get('user-agent'))) {
+      // The edge refuses it before the API sees it: no API headers, not an invalid request of the API's.
+      res.status(403).type('text/html; charset=UTF-8').send(edgeUserAgentPage());
+      return;
+    }
     const now = state.now();
     const caller = identify(state, req, auth);
     const major = route.major ? String(req.params[route.major] ?? '') : '';
@@ -72,6 +77,16 @@ export function gate(state: EmulatorState, route: RouteSpec): RequestHandler {
     res.locals.caller = caller;
     next();
   };
+}
+
+/**
+ * The docs (reference, "User Agent"): "Clients using the HTTP API must provide a valid User Agent which
+ * specifies information about the client library and version in the following format: `DiscordBot ($url,
+ * $versionNumber)`", and requests without one "may be blocked and return a Cloudflare error". Anything may
+ * follow the parenthesis (discord.js appends its runtime).
+ */
+export function isClientUserAgent(agent: string | undefined): boolean {
+  return agent !== undefined && /^DiscordBot \([^,()\s]+, [^,()]+\)/.test(agent);
 }
 
 /** The caller the gate admitted; only for handlers mounted behind `gate()`. */

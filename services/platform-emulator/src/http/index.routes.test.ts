@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createEmulatorApp } from '../app';
 import { EmulatorState } from '../emulator-state';
 import { DEFAULT_CONFIG, DEFAULT_OPTIONS } from '../options';
-import { GUILD, OWNER, ROLE, smallSeed } from '../testing/fixtures';
+import { GUILD, OWNER, ROLE, smallSeed, TEST_USER_AGENT } from '../testing/fixtures';
 
 function app(seeded = true) {
   const state = new EmulatorState({
@@ -78,11 +78,20 @@ describe('GET /api and /api/v10', () => {
     const unknown = await request(app())
       .get('/api/v10/channels/1')
       .set('Authorization', 'Bot index-test-token')
+      .set('User-Agent', TEST_USER_AGENT)
       .expect(404);
     expect(unknown.body).toEqual({ message: '404: Not Found', code: 0 });
-    const anonymous = await request(app()).get('/api/v10/channels/1').expect(401);
+    const anonymous = await request(app()).get('/api/v10/channels/1').set('User-Agent', TEST_USER_AGENT).expect(401);
     expect(anonymous.body).toEqual({ message: '401: Unauthorized', code: 0 });
-    const post = await request(app()).post('/api/v10').set('Authorization', 'Bot index-test-token').expect(404);
+    // Without a client's User-Agent the edge refuses first: Cloudflare's page, none of the API's headers.
+    const bare = await request(app()).get('/api/v10/channels/1').set('Authorization', 'Bot index-test-token');
+    expect([bare.status, bare.type, bare.headers['x-ratelimit-bucket']]).toEqual([403, 'text/html', undefined]);
+    expect(bare.text).toContain('DiscordBot ($url, $versionNumber)');
+    const post = await request(app())
+      .post('/api/v10')
+      .set('Authorization', 'Bot index-test-token')
+      .set('User-Agent', TEST_USER_AGENT)
+      .expect(404);
     expect(post.body).toEqual({ message: '404: Not Found', code: 0 });
   });
 

@@ -23,7 +23,7 @@ describe('OAuth2 sign-in page (/oauth2/authorize)', () => {
     const page = await authorizePage(emulator);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.html).toMatch(/<title>[^<]*rolelink-dashboard[^<]*emulator[^<]*<\/title>/);
+    expect(page.html).toMatch(/<title>[^<]*1000000000000000010[^<]*emulator[^<]*<\/title>/);
     expect(buttonValues(page.html)).toEqual([PEOPLE.owner, PEOPLE.mod, PEOPLE.admin, PEOPLE.plain]);
     expect(page.html).not.toContain(BOT_USER);
     expect(page.html).not.toContain(GENERATED_START);
@@ -43,6 +43,7 @@ describe('OAuth2 sign-in page (/oauth2/authorize)', () => {
     seed.guilds[0]!.members![1]!.username = hostile;
     seed.guilds[0]!.members![1]!.globalName = `'"&<b>`;
     emulator.state.seed(seed);
+    emulator.state.registerRedirectUri(`${REDIRECT}?a="<x>`);
     const page = await authorizePage(emulator, { state: '"><script>x</script>', redirect_uri: `${REDIRECT}?a="<x>` });
     expect(page.status).toBe(200);
     expect(page.html).not.toMatch(/<script|<img|<b>/);
@@ -74,6 +75,10 @@ describe('OAuth2 sign-in page (/oauth2/authorize)', () => {
       [{ client_id: 'someone-else' }, /Unknown client_id &#34;someone-else&#34;/],
       [{ redirect_uri: undefined }, /Missing redirect_uri/],
       [{ redirect_uri: 'javascript:alert(1)' }, /Invalid redirect_uri/],
+      // Registered exactly or refused, as on the platform: another port, a trailing slash, another host.
+      [{ redirect_uri: 'http://127.0.0.1:3002/auth/callback' }, /Invalid OAuth2 redirect_uri .*registered redirects/],
+      [{ redirect_uri: `${REDIRECT}/` }, /Invalid OAuth2 redirect_uri/],
+      [{ redirect_uri: 'http://evil.example/auth/callback' }, /Invalid OAuth2 redirect_uri/],
       [{ response_type: 'token' }, /Unsupported response_type &#34;token&#34;/],
       [{ response_type: undefined }, /Unsupported response_type/],
       [{ scope: 'identify nonsense' }, /Invalid scope: nonsense/],
@@ -99,6 +104,7 @@ describe('OAuth2 sign-in page (/oauth2/authorize)', () => {
   });
 
   it('keeps the redirect URI query and leaves state out when none was given', async () => {
+    emulator.state.registerRedirectUri(`${REDIRECT}?tenant=a`);
     const res = await submitAuthorize(emulator, {
       user_id: PEOPLE.owner,
       state: undefined,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import express, { Router, type Response } from 'express';
 import { OAuth2Scopes } from 'discord-api-types/v10';
 import type { EmulatorState } from '../emulator-state';
+import { isRegistered, unregistered } from '../oauth/redirect-uris';
 import { isSignInUser, signInUsers } from '../oauth/sign-in-users';
 import { pageHeaders } from './html';
 import { botAddedPage, botAuthorizePage, botCancelledPage } from './bot-authorize-page';
@@ -17,8 +18,8 @@ const ACCESS_DENIED = 'The resource owner or authorization server denied the req
 /**
  * The platform's OAuth2 authorization page at /oauth2/authorize, as a "Sign in as" list instead of a
  * login: GET shows the page, POST (the page's forms) redirects back to the client with a code, or with
- * `error=access_denied` on Cancel. Any absolute http(s) redirect_uri is accepted; the real platform
- * accepts only the URIs registered for the application. With scope=bot it is the bot authorization
+ * `error=access_denied` on Cancel. As on the platform, redirect_uri must be exactly one of the URIs
+ * registered for the application (`redirectUris`, EMULATOR_OAUTH_REDIRECT_URIS). With scope=bot it is the bot authorization
  * ("add the bot to a server", bot-authorize.ts): pick a user and a guild where they may add the bot.
  */
 export function oauthRouter(state: EmulatorState): Router {
@@ -129,6 +130,7 @@ function authorizeRequest(
   if (!redirectUri) return 'Missing redirect_uri.';
   if (!isRedirectUri(redirectUri))
     return `Invalid redirect_uri "${redirectUri}": it must be an absolute http or https URL without a fragment.`;
+  if (!isRegistered(state, redirectUri)) return unregistered(redirectUri);
   const scopes = [...new Set((text(source, 'scope') ?? '').split(' ').filter(Boolean))];
   if (!scopes.length) return 'Missing scope (for example "identify guilds").';
   const unknown = scopes.filter((s) => !KNOWN_SCOPES.has(s));

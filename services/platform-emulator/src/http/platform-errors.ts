@@ -73,3 +73,17 @@ export function edgeBanPage(retryAfterS: number): string {
 </div></body></html>
 `;
 }
+
+/**
+ * The edge's refusal of a request without a client's User-Agent: Cloudflare's 403 page (error 1010, a
+ * block on the client's signature), not JSON, with none of the API's headers.
+ */
+export function edgeUserAgentPage(): string {
+  return `<!DOCTYPE html>
+<html lang="en-US"><head><title>Access denied | discord.com used Cloudflare to restrict access</title></head>
+<body><div id="cf-wrapper"><h1><span>Error</span> <span>1010</span></h1>
+<h2>The owner of this website (discord.com) has banned your access based on your browser's signature.</h2>
+<p>Send a User-Agent of the form "DiscordBot ($url, $versionNumber)", as the API's docs require (reference, User Agent).</p>
+</div></body></html>
+`;
+}

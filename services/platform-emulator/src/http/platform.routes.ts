@@ -1,6 +1,10 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import {
   ChannelType,
+  MessageType,
+  type ChannelFlags,
+  type MessageFlags,
+  type RESTPostAPIChannelMessageResult,
   type APIDMChannel,
   type APIMessage,
   type APITextChannel,
@@ -40,6 +44,10 @@ import {
 } from './platform-errors';
 import { renderBotUser, renderGuild, renderMember, renderRole, renderUser } from './render';
 import { memberRolesRefusal, roleChangeRefusal } from '../role-change-rules';
+
+/** Bit-flag enums have no zero member; "no flags" is 0 on the wire. */
+const NO_CHANNEL_FLAGS = 0 as ChannelFlags;
+const NO_MESSAGE_FLAGS = 0 as MessageFlags;
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type RouteOptions = { aliases?: string[]; auth?: readonly AuthScheme[] | 'none' };
@@ -165,9 +173,8 @@ export function platformRouter(state: EmulatorState): Router {
           type: ChannelType.DM,
           name: null,
           last_message_id: null,
-          recipients: [
-            { id: recipient, username: `user_${recipient}`, discriminator: '0', global_name: null, avatar: null },
-          ],
+          flags: NO_CHANNEL_FLAGS,
+          recipients: [renderUser(recipient, userProfile(state, recipient))],
         };
         res.json(dm satisfies RESTPostAPICurrentUserCreateDMChannelResult);
       },
@@ -192,22 +199,26 @@ export function platformRouter(state: EmulatorState): Router {
       if (content.length > 2000)
         throw invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
       const m = state.postMessage(channelId, content);
-      // The fields a client reads back; the platform's full message object has many more.
-      const sent: Pick<APIMessage, 'id' | 'channel_id' | 'content' | 'timestamp' | 'author'> = {
+      // The whole message object (`MessageResponse`): a plain default message by the bot, nothing attached.
+      const sent: APIMessage = {
         id: m.id,
+        type: MessageType.Default,
         channel_id: channelId,
         content,
         timestamp: m.at,
-        author: {
-          id: state.botUserId,
-          username: 'rolelink',
-          discriminator: '0',
-          global_name: null,
-          avatar: null,
-          bot: true,
-        },
+        edited_timestamp: null,
+        author: renderBotUser(state.botUserId),
+        tts: false,
+        mention_everyone: false,
+        mentions: [],
+        mention_roles: [],
+        attachments: [],
+        embeds: [],
+        components: [],
+        pinned: false,
+        flags: NO_MESSAGE_FLAGS,
       };
-      res.json(sent);
+      res.json(sent satisfies RESTPostAPIChannelMessageResult);
     },
   ]);
 
@@ -243,9 +254,7 @@ export function platformRouter(state: EmulatorState): Router {
           memberRolesRefusal(guild, state.botUserId) ??
           [...added, ...removed].map((r) => roleChangeRefusal(guild, r, state.botUserId)).find((e) => e !== undefined);
         if (refusal) throw refusal;
-        const reason = decodeReason(req.get('x-audit-log-reason'));
-        for (const r of added) state.changeRole(guild, userId, r, 'add', reason);
-        for (const r of removed) state.changeRole(guild, userId, r, 'remove', reason);
+        state.setRolesByBot(guild, userId, added, removed, decodeReason(req.get('x-audit-log-reason')));
       }
       const roles = guild.members.roles(BigInt(userId)) ?? [];
       res.json(
@@ -282,5 +291,6 @@ function textChannel(guildId: string, c: { id: string; name: string }, position:
     topic: null,
     last_message_id: null,
     rate_limit_per_user: 0,
+    flags: NO_CHANNEL_FLAGS,
   };
 }

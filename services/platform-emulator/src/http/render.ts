@@ -7,6 +7,7 @@ import {
   GuildVerificationLevel,
   Locale,
   type GuildMemberFlags,
+  type UserFlags,
   type GuildSystemChannelFlags,
   type RoleFlags,
   type APIGuild,
@@ -23,7 +24,11 @@ const PLATFORM_EPOCH = 1_420_070_400_000n;
 /** Bit-flag enums have no zero member; "no flags" is 0 on the wire. */
 const NO_FLAGS = 0;
 
-/** Wire shapes typed from discord-api-types. Fields the emulator does not model get the platform's neutral defaults. */
+/**
+ * Wire shapes typed from discord-api-types, with every field Discord's OpenAPI description marks required
+ * (`UserResponse`: the flags and `primary_guild` too). Fields the emulator does not model get the
+ * platform's neutral defaults.
+ */
 export function renderUser(id: string, profile?: UserProfile): APIUser {
   return {
     id,
@@ -31,11 +36,25 @@ export function renderUser(id: string, profile?: UserProfile): APIUser {
     discriminator: '0',
     global_name: profile?.globalName ?? null,
     avatar: null,
+    public_flags: NO_FLAGS as UserFlags,
+    flags: NO_FLAGS as UserFlags,
+    primary_guild: null,
   };
 }
 
 export function renderBotUser(id: string): APIUser {
-  return { id, username: 'rolelink-emulator-bot', discriminator: '0', global_name: null, avatar: null, bot: true };
+  return {
+    ...renderUser(id, { username: 'rolelink-emulator-bot', globalName: null }),
+    bot: true,
+  };
+}
+
+/**
+ * GET /users/@me: the user object with what only its owner sees (`UserPIIResponse`): `mfa_enabled` and
+ * `locale` (and `email`/`verified` with the `email` scope, which the emulator does not grant).
+ */
+export function renderCurrentUser(user: APIUser): APIUser {
+  return { ...user, mfa_enabled: false, locale: Locale.EnglishUS };
 }
 
 export function renderRole(role: RoleDef): APIRole {
@@ -76,7 +95,15 @@ export function renderMember(guild: GuildState, member: MemberEntry, botUserId: 
   };
 }
 
-export function renderGuild(guild: GuildState, withCounts: boolean, botUserId: string): APIGuild {
+/**
+ * The guild object with every field Discord's OpenAPI description marks required (`GuildWithCountsResponse`),
+ * the ones it keeps for old clients (`region`, `home_header`, `nsfw`) included.
+ */
+export function renderGuild(
+  guild: GuildState,
+  withCounts: boolean,
+  botUserId: string,
+): APIGuild & { home_header: null; nsfw: boolean } {
   return {
     id: guild.id,
     name: guild.name,
@@ -88,6 +115,11 @@ export function renderGuild(guild: GuildState, withCounts: boolean, botUserId: s
     owner_id: guild.ownerId,
     afk_channel_id: null,
     afk_timeout: 300,
+    region: 'deprecated',
+    home_header: null,
+    widget_enabled: false,
+    widget_channel_id: null,
+    nsfw: false,
     verification_level: GuildVerificationLevel.None,
     default_message_notifications: GuildDefaultMessageNotifications.OnlyMentions,
     explicit_content_filter: GuildExplicitContentFilter.Disabled,
@@ -111,6 +143,9 @@ export function renderGuild(guild: GuildState, withCounts: boolean, botUserId: s
     hub_type: null,
     incidents_data: null,
     max_members: 25_000_000,
+    max_presences: null,
+    max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
     // Presence is not modelled: nobody is online in the emulator.
     ...(withCounts ? { approximate_member_count: guild.members.size, approximate_presence_count: 0 } : {}),
   };

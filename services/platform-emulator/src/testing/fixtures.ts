@@ -54,6 +54,9 @@ export function smallSeed(): EmulatorSeed {
   };
 }
 
+/** A client's User-Agent as the platform wants it (`DiscordBot ($url, $versionNumber)`): raw calls in tests send it. */
+export const TEST_USER_AGENT = 'DiscordBot (https://github.com/rolelink/tests, 1.0.0)';
+
 export type Answer<T = unknown> = { status: number; headers: Headers; body: T };
 
 /** Calls the emulator's platform API (/api/v10) with the bot token unless told otherwise. */
@@ -65,6 +68,7 @@ export async function call<T = unknown>(
 ): Promise<Answer<T>> {
   const token = options.token === undefined ? emulator.botToken : options.token;
   const headers: Record<string, string> = {
+    'User-Agent': TEST_USER_AGENT,
     ...(token === null ? {} : { Authorization: `Bot ${token}` }),
     ...options.headers,
   };

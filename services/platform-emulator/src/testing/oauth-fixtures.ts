@@ -2,7 +2,7 @@ import { PermissionFlagsBits, type RESTPostOAuth2AccessTokenResult } from 'disco
 import type { RunningEmulator } from '../server';
 import type { EmulatorSeed } from '../seed';
 import { CORRECT_BOT_PERMISSIONS } from '../guild-rules';
-import { call, type Answer } from './fixtures';
+import { call, TEST_USER_AGENT, type Answer } from './fixtures';
 
 /**
  * Two guilds for the OAuth2 tests. Alpha: an owner, a moderator (Manage Server), an administrator and a
@@ -153,6 +153,7 @@ export async function tokenRequest<T = unknown>(
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
+      'User-Agent': TEST_USER_AGENT,
       ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
     },
     body: new URLSearchParams(body),
