@@ -8,3 +8,4 @@ export * from './permissions';
 export * from './bot-invite';
 export * from './role-access';
 export * from './platform-refusals';
+export * from './link-state';
