@@ -46,14 +46,16 @@ describe('listed users no call can reach', () => {
     );
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toEqual({
-      user_count: 10,
-      synced_count: 7,
-      pending_count: 0,
-      held_count: 0,
-      not_in_server_count: 3,
-      deleted_count: 0,
+      listed: 10,
+      synced: 7,
+      to_add: 0,
+      to_remove: 0,
+      held: 0,
+      over_limit: 0,
+      not_in_server: 3,
+      deleted: 0,
     });
-    expect(view.sync.eta_seconds).toBe(0);
+    expect(view).toMatchObject({ state: 'up_to_date', progress: { percent: 100, eta_seconds: null } });
     expect(view.listing_unavailable).toBeNull();
   });
 
@@ -74,18 +76,20 @@ describe('listed users no call can reach', () => {
     ]);
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toEqual({
-      user_count: 10,
-      synced_count: 6,
-      pending_count: 1,
-      held_count: 0,
-      not_in_server_count: 1,
-      deleted_count: 2,
+      listed: 10,
+      synced: 6,
+      to_add: 1,
+      to_remove: 0,
+      held: 0,
+      over_limit: 0,
+      not_in_server: 1,
+      deleted: 2,
     });
     // The add made: up to date, with the two deleted accounts still named.
     await db.pool.query('UPDATE role_link SET applied_count = 7, pending_count = 3 WHERE id = $1', [link.linkId]);
     const done = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
-    expect(done.counts).toMatchObject({ synced_count: 7, pending_count: 0, deleted_count: 2 });
-    expect(done.sync.eta_seconds).toBe(0);
+    expect(done.counts).toMatchObject({ synced: 7, to_add: 0, to_remove: 0, deleted: 2 });
+    expect(done).toMatchObject({ state: 'up_to_date', progress: { percent: 100, eta_seconds: null } });
   });
 
   it('while the bot cannot list members: the not-in-server count is null with the reason naming the portal setting', async () => {
@@ -99,16 +103,18 @@ describe('listed users no call can reach', () => {
       [link.linkId],
     );
     const deps = { ...testAdminDeps(db), appKey: 'app-listing-test' };
-    expect((await showLink(deps, { guildId: link.guildId, roleId: link.roleId })).counts.not_in_server_count).toBe(1);
+    expect((await showLink(deps, { guildId: link.guildId, roleId: link.roleId })).counts.not_in_server).toBe(1);
     await markMembersListingBlocked(db.pool, 'app-listing-test');
     const view = await showLink(deps, { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toEqual({
-      user_count: 4,
-      synced_count: 2,
-      pending_count: 0,
-      held_count: 0,
-      not_in_server_count: null,
-      deleted_count: 1,
+      listed: 4,
+      synced: 2,
+      to_add: 0,
+      to_remove: 0,
+      held: 0,
+      over_limit: 0,
+      not_in_server: null,
+      deleted: 1,
     });
     expect(view.listing_unavailable?.reason).toBe('members_intent');
     expect(view.listing_unavailable?.message).toContain(MEMBERS_INTENT_SETTING);

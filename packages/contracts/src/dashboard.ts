@@ -46,37 +46,54 @@ export type LinkBlockedView = {
   invite_url?: string;
 };
 
+/**
+ * A link's state, derived in one place (packages/domain `deriveLinkStatus`; docs/api.md "A link's state"),
+ * the first that applies: `disabled`, `paused` (slots), `blocked` (the platform refuses the bot),
+ * `held` (a large removal waits for the owner), `awaiting_first_list` (hand-over before the first list),
+ * `syncing`, `up_to_date`.
+ */
+export type LinkStateName =
+  'disabled' | 'paused' | 'blocked' | 'held' | 'awaiting_first_list' | 'syncing' | 'up_to_date';
+/** Why: a blocked reason (LinkBlockedView's), `slot_allowance` (paused), `shrink` or `admin_source` (held). */
+export type LinkStateReasonName = LinkBlockedView['reason'] | 'slot_allowance' | 'shrink' | 'admin_source';
+
+/**
+ * The counts, one meaning each (docs/api.md "A link's counts"): `listed` on the plugin's list; `synced`
+ * hold the role now, as the bot applied it; `to_add` and `to_remove` changes still to make; `held`
+ * removals held for the owner; `not_in_server` (null while the member listing is refused) and `deleted`
+ * listed users no call can reach; `over_limit` listed beyond the plan's synced limit.
+ */
+export type LinkCountsView = {
+  listed: number;
+  synced: number;
+  to_add: number;
+  to_remove: number;
+  held: number;
+  not_in_server: number | null;
+  deleted: number;
+  over_limit: number;
+};
+
 /** A link as an owner or SRE sees it (also what `rolelink link show` prints). */
 export type LinkView = {
   link_id: string;
   guild_id: string;
   role_id: string;
   plugin_url: string;
-  state: 'active' | 'paused' | 'disabled';
+  state: LinkStateName;
+  reason: LinkStateReasonName | null;
+  /** The state in words with its fix ("Blocked: …"); null for `up_to_date` and `syncing`. */
+  message: string | null;
+  /** Problems the bot knows of that do not stop the link (the Server Members intent off). */
+  warnings: { reason: 'members_intent_missing'; message: string }[];
   enabled: boolean;
-  paused: boolean;
   trusted: boolean;
   member_mode: 'handover' | 'keep';
-  awaiting_first_list: boolean;
   plan: string;
   slot: { position: number; allowance: number };
-  /**
-   * Listed users no call can reach are counted apart (issue 34): they are not in `synced_count` (they hold
-   * nothing) nor in `pending_count` (no call can give them the role), so progress reaches "up to date"
-   * with them named.
-   * - `not_in_server_count`: the platform answered Unknown Member (10007); they get the role when they
-   *   join. Null while the bot cannot list the server's members (`listing_unavailable` says why): who has
-   *   joined since is then unknown, and a number would only look exact.
-   * - `deleted_count`: the platform answered Unknown User (10013): the account no longer exists, for good.
-   */
-  counts: {
-    user_count: number;
-    synced_count: number;
-    pending_count: number;
-    held_count: number;
-    not_in_server_count: number | null;
-    deleted_count: number;
-  };
+  counts: LinkCountsView;
+  /** The bar: `moving` only while syncing; `eta_seconds` only while syncing at a known rate. */
+  progress: { percent: number; moving: boolean; eta_seconds: number | null };
   /**
    * Null while every count is available. Otherwise the counts that need the guild's member listing are
    * null and this says why, with the fix: `members_intent`, the bot application lacks the Server Members
@@ -84,7 +101,7 @@ export type LinkView = {
    */
   listing_unavailable: { reason: 'members_intent'; message: string } | null;
   limits: { synced_limit: number; user_limit: number; per_put: number };
-  sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
+  sync: { rate_per_sec: number | null; last_sync_at: string | null };
   /**
    * The latest large removal the service held (spec 3.3), until a write spends its confirmation.
    * `additions`: members of the held list who are not among `previous`, so previous − removals + additions = next.

@@ -46,21 +46,19 @@ describe('deriveLinkStatus', () => {
     expect(s.progress).toEqual({ percent: 20, moving: true, eta_seconds: 5 });
   });
 
-  it.each([
-    ['above_bot', {}],
-    ['mfa_required', {}],
-    ['no_manage_roles', {}],
-    ['managed', {}],
-  ] as const)('a link blocked by %s says so with the fix, shows no ETA and no moving bar', (reason) => {
-    const s = deriveLinkStatus(facts({ appliedCount: 22, pendingCount: 3, block: reason }));
-    expect(s.state).toBe('blocked');
-    expect(s.reason).toBe(reason);
-    expect(s.message).toBe(`Blocked: ${LINK_BLOCK_MESSAGES[reason]}`);
-    expect(s.progress.moving).toBe(false);
-    expect(s.progress.eta_seconds).toBeNull();
-    // The changes it cannot make stay counted: nothing pretends they were made.
-    expect(s.counts.to_add).toBe(3);
-  });
+  it.each(['above_bot', 'mfa_required', 'no_manage_roles', 'managed'] as const)(
+    'a link blocked by %s says so with the fix, shows no ETA and no moving bar',
+    (reason) => {
+      const s = deriveLinkStatus(facts({ appliedCount: 22, pendingCount: 3, block: reason }));
+      expect(s.state).toBe('blocked');
+      expect(s.reason).toBe(reason);
+      expect(s.message).toBe(`Blocked: ${LINK_BLOCK_MESSAGES[reason]}`);
+      expect(s.progress.moving).toBe(false);
+      expect(s.progress.eta_seconds).toBeNull();
+      // The changes it cannot make stay counted: nothing pretends they were made.
+      expect(s.counts.to_add).toBe(3);
+    },
+  );
 
   it('names the bot out of the guild before a role problem', () => {
     const s = deriveLinkStatus(facts({ botNotInGuild: true, block: 'above_bot' }));
@@ -80,7 +78,9 @@ describe('deriveLinkStatus', () => {
     const held = deriveLinkStatus(facts({ userCount: 3_000, appliedCount: 3_000, hold }));
     expect(held).toMatchObject({ state: 'held', reason: 'shrink' });
     expect(held.counts).toMatchObject({ held: 2_980, to_remove: 0 });
-    const replaced = deriveLinkStatus(facts({ hold: { ...hold, replaced: true }, appliedCount: 118, pendingCount: 93 }));
+    const replaced = deriveLinkStatus(
+      facts({ hold: { ...hold, replaced: true }, appliedCount: 118, pendingCount: 93 }),
+    );
     expect(replaced.state).toBe('syncing');
     expect(replaced.counts).toMatchObject({ held: 0, to_remove: 93 });
   });
