@@ -327,20 +327,50 @@ export type GuildHealth = { links: { role_id: string; role: DashboardRole | null
 /** GET /dashboard-api/guilds/:guildId/links/:roleId/members/:userId (params: `userParams` of ./api) */
 export type MemberLookup = {
   user_id: string;
-  /** `synced`: on the list within the synced limit; `held`: on the list beyond it; `not_listed`: not on the list. */
-  state: 'synced' | 'held' | 'not_listed';
+  /** `synced`: on the list within the synced limit; `over_limit`: on the list beyond it; `not_listed`: not on the list. */
+  state: 'synced' | 'over_limit' | 'not_listed';
   /** When the membership ends on its own (issue 22; docs/api.md "Memberships that expire"); null: permanent or not listed. */
   expires_at: string | null;
-  /** The bot's last answer from the platform for this member, if it ever acted on them. */
-  platform: null | { outcome: string; updated_at: string };
+  /**
+   * The bot's last answer from the platform for this member, if it ever acted on them: `outcome` in words
+   * the admin reads (`text`), never a raw code alone.
+   */
+  platform: null | { outcome: string; text: string; updated_at: string };
   /** The member's recent role changes on the platform, newest first (bounded; cause: `list change` or `full sync`). */
   history: { at: string; action: 'add' | 'remove'; outcome: string; cause: string }[];
   /** The admin override on this member (docs/sync-engine.md, "Admin overrides"), or null. */
   override: OverrideKind | null;
-  /** Whether the sync engine gives this member the role, overrides applied; `reason` says why. */
+  /** Whether the sync engine gives this member the role (or keeps it on them), overrides and holds applied. */
   should_hold: boolean;
-  /** `not_in_server`: the engine would give the role (listed and synced, or "always"), but the platform said they are not in the server. */
-  reason: 'always_keep' | 'never_give' | 'synced' | 'held' | 'not_listed' | 'not_in_server';
+  /**
+   * Why, read from the same stored facts as the link's counts (docs/dashboard.md "Members"), the first that applies:
+   * `always_keep`, `never_give` (overrides); `account_deleted` (the platform answered Unknown User: the
+   * account is gone); `not_in_server` (Unknown Member: they get the role when they join);
+   * `held_for_safety` (the plugin dropped them but the role is their only Administrator or Manage Server:
+   * kept until the owner applies the removal); `synced` (on the list, holding the role or about to);
+   * `over_limit` (on the list beyond the plan's synced limit); `not_listed`.
+   */
+  reason:
+    | 'always_keep'
+    | 'never_give'
+    | 'account_deleted'
+    | 'not_in_server'
+    | 'held_for_safety'
+    | 'synced'
+    | 'over_limit'
+    | 'not_listed';
+  /** The reason in words, with what happens next. */
+  message: string;
+};
+
+/** What the platform's last answer for a member means, in an admin's words (no raw codes). */
+export const MEMBER_OUTCOME_TEXT: Record<string, string> = {
+  applied: 'Role applied',
+  removed: 'Role removed',
+  not_in_guild: 'Not a member of the server',
+  unknown_user: 'Account deleted',
+  missing_permission: 'The bot may not change this role',
+  failed: 'Failed (retried later)',
 };
 
 /** Admin overrides per link: `always` members keep the role whatever the list says, `never` members do not get it. */

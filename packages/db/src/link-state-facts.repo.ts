@@ -79,8 +79,7 @@ export async function linkStateExtras(
     outageSince: r.outage_since,
     block: r.block,
     blockSince: r.block_since,
-    // Who has joined since is known only from the member listing: without it, no number that looks exact.
-    notInServer: r.members_blocked ? null : r.not_in_server,
+    notInServer: r.not_in_server,
     deleted: r.deleted,
     hold:
       r.hold_kind === null

@@ -116,7 +116,7 @@ describe('deriveLinkStatus', () => {
   });
 
   it('warns of the Server Members intent without calling the link blocked', () => {
-    const s = deriveLinkStatus(facts({ membersIntentMissing: true, notInServer: null }));
+    const s = deriveLinkStatus(facts({ membersIntentMissing: true, notInServer: 2, userCount: 27 }));
     expect(s.state).toBe('up_to_date');
     expect(s.warnings.map((w) => w.reason)).toEqual(['members_intent_missing']);
     expect(s.counts.not_in_server).toBeNull();

@@ -65,8 +65,8 @@ export type LinkStateFacts = {
   botNotInGuild: boolean;
   /** Why the bot may not change the role (link_sync_state.blocked_reason); null when it may. */
   block: Exclude<LinkBlockedReason, 'bot_not_in_guild'> | null;
-  /** Listed users the platform answered Unknown Member for; null while the member listing is refused. */
-  notInServer: number | null;
+  /** Listed users the platform last answered Unknown Member for (shown as null while the member listing is refused). */
+  notInServer: number;
   /** Listed users whose account no longer exists (Unknown User). */
   deleted: number;
   /** The unspent hold the owner has to decide on, if any; `replaced` when a newer whole list was written since. */
@@ -117,7 +117,8 @@ export const DISABLED_MESSAGE = "Disabled: the plugin's API calls are refused un
 export const AWAITING_FIRST_LIST_MESSAGE =
   "Hand over: the role's current members are left alone until the plugin sends its first whole list; they count as the previous list when it does.";
 export const HELD_MESSAGES: Record<'shrink' | 'admin_source', string> = {
-  shrink: "A large removal is held: nothing was changed. The server owner applies it (Apply removals) or the plugin's next list replaces it.",
+  shrink:
+    "A large removal is held: nothing was changed. The server owner applies it (Apply removals) or the plugin's next list replaces it.",
   admin_source:
     "Removals are held: the role is some members' only Administrator or Manage Server. The server owner applies them (Apply removals).",
 };
@@ -131,7 +132,7 @@ export function blockedMessage(reason: LinkBlockedReason): string {
 export function deriveLinkStatus(f: LinkStateFacts): LinkStatus {
   const limit = limitsFor(f.plan).syncedUsers;
   const desired = Math.min(f.userCount, limit);
-  const unreachable = (f.notInServer ?? 0) + f.deleted;
+  const unreachable = f.notInServer + f.deleted;
   const pending = reportedPending(f, desired, unreachable);
   const split = splitPending(pending, Math.max(0, desired - unreachable), f.appliedCount);
   // A replaced hold is no decision anyone has to make: the plugin's newer list stands in its place.
@@ -146,7 +147,8 @@ export function deriveLinkStatus(f: LinkStateFacts): LinkStatus {
     to_add: split.adds,
     to_remove: toRemove,
     held,
-    not_in_server: f.notInServer,
+    // Who has joined since is known only from the member listing: without it, no number that looks exact.
+    not_in_server: f.membersIntentMissing ? null : f.notInServer,
     deleted: f.deleted,
     over_limit: f.userCount - desired,
   };
