@@ -16,3 +16,4 @@ export * from './link-overrides';
 export * from './link-events';
 export * from './link-access';
 export * from './member-listing';
+export * from './retry-cleared';

@@ -1,4 +1,4 @@
-import { linkedGuilds, linkedRoles } from '@rolelink/admin';
+import { evidenceFromChecks, linkedGuilds, linkedRoles, retryClearedCauses } from '@rolelink/admin';
 import { snowflake, type GuildSetupReport, type SetupCheck } from '@rolelink/contracts';
 import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
@@ -57,6 +57,8 @@ export const doctorCommands: Command[] = [
       for (const guildId of guildIds) {
         const roleIds = (await linkedRoles(ctx.admin(), guildId)).map((l) => l.roleId);
         const own = await checker.guildChecks(guildId, roleIds);
+        // A blocking cause the checks no longer see: its links are retried now, not after their back-off.
+        await retryClearedCauses(ctx.admin(), guildId, evidenceFromChecks(own));
         guilds.push({ guild_id: guildId, ok: own.every((c) => c.status !== 'fail'), checks: own });
       }
       const report: DoctorReport = {
