@@ -174,7 +174,13 @@ export type LinkHealthSummary = { status: PluginHealthStatus | 'unknown'; checke
  * health. `privileged`: the privileged permissions the role carries now (issue 34; empty when none), read
  * from the platform on every view, so a role given Administrator after it was linked is flagged too.
  */
-export type LinkCard = LinkView & { role: DashboardRole | null; health: LinkHealthSummary; privileged: string[] };
+export type LinkCard = LinkView & {
+  role: DashboardRole | null;
+  /** False while the bot is out of the server: its roles cannot be read, so a null `role` is unknown, not deleted. */
+  role_readable: boolean;
+  health: LinkHealthSummary;
+  privileged: string[];
+};
 
 /** GET /dashboard-api/guilds/:guildId */
 export type DashboardGuild = DashboardGuildSummary & {

@@ -72,6 +72,7 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
           ...view,
           blocked: blockedNow(ctx, view.blocked, botIn, guildId),
           role: dashboardRole(role),
+          role_readable: botIn,
           health: { status: health.status, checked_at: health.latest?.checked_at ?? null },
           privileged: role ? privilegedPermissions(role.permissions) : [],
         };

@@ -124,6 +124,7 @@ export function linkCard(over: Partial<LinkCard> = {}): LinkCard {
     listing_unavailable: null,
     created_at: '2026-11-01T00:00:00.000Z',
     role: { id: '200000000000000001', name: 'Members', color: null, position: 1 },
+    role_readable: true,
     health: { status: 'healthy', checked_at: null },
     privileged: [],
     ...over,

@@ -72,7 +72,7 @@ function PrivilegedNote({ card }: { card: LinkCard }) {
 /** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
 export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
   const fmt = (n: number) => n.toLocaleString();
-  const name = roleLabel(card.role, card.role_id);
+  const name = roleLabel(card.role, card.role_id, card.role_readable);
 
   return (
     <Card as="article" aria-label={`Role link ${name}`}>
@@ -80,10 +80,10 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
         <CardTitle as={headingLevel}>
           {linkToPage ? (
             <Link to={linkPaths(card.guild_id, card.role_id).config}>
-              <RoleName role={card.role} roleId={card.role_id} />
+              <RoleName role={card.role} roleId={card.role_id} readable={card.role_readable} />
             </Link>
           ) : (
-            <RoleName role={card.role} roleId={card.role_id} />
+            <RoleName role={card.role} roleId={card.role_id} readable={card.role_readable} />
           )}
         </CardTitle>
         <BadgeRow>
