@@ -471,8 +471,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       .send({ role_id: R, plugin_url: sys.pluginUrl })
       .expect(201);
     // The example plugin pushes its first 20 demo members when it is registered.
-    const count = () =>
-      owner.agent.get(link).then((r) => bodyOf<{ counts: { user_count: number } }>(r).counts.user_count);
+    const count = () => owner.agent.get(link).then((r) => bodyOf<{ counts: { listed: number } }>(r).counts.listed);
     expect(await eventually(count, (n) => n === 20)).toBe(20);
     const ids = demoMemberIds(DEMO.firstMemberId, 23);
     const put = (list: string[]) =>

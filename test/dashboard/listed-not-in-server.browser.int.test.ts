@@ -63,13 +63,13 @@ describe('listed users who are not in the server, in a real browser', () => {
     expect([...holders()].sort()).toEqual([...demo].sort());
     await screenshot(page, 'listed-not-in-server');
 
-    // The Members tab: "listed, not in the server", never "Holds the role".
+    // The Members tab: "Not in the server", never "Holds the role".
     await page.goto(`${sys.url}/guilds/${G}/links/${SUPPORTER}`);
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByLabel('User ID').fill(OUTSIDERS[0]!);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByText('On the list — listed, not in the server').waitFor();
-    await page.getByText(/^Listed, not in the server: the platform says this user is not a member/).waitFor();
+    await page.getByText('Not in the server', { exact: true }).waitFor();
+    await page.getByText(/^Not in the server: the platform says this user is not a member/).waitFor();
     await expect(page.getByText(/Holds the role/).count()).resolves.toBe(0);
     await screenshot(page, 'member-not-in-server');
   });

@@ -46,7 +46,7 @@ describe('the platform refuses the bot: banners in the dashboard', () => {
     const invite = await banner.getByRole('link', { name: 'Add the bot back' }).getAttribute('href');
     expect(invite).toContain(`guild_id=${G}`);
     const card = page.getByRole('article', { name: /Role link/ });
-    await card.getByText('The bot is not in this server.').waitFor();
+    await card.getByText('Blocked: The bot is not in this server').waitFor();
     await expect(card.getByRole('link', { name: 'Add the bot back' }).getAttribute('href')).resolves.toBe(invite);
     await screenshot(page, 'bot-not-in-server');
 

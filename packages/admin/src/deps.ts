@@ -56,6 +56,8 @@ export type AdminDeps = {
   plugin: PluginCalls;
   /** Asks the bot to sync a link (deduplicated; a failure only delays, the outbox covers it). */
   requestSync(linkId: string): Promise<unknown>;
+  /** A sync now, waking a link that waits out a back-off (retryClearedCauses); requestSync where absent. */
+  wakeSync?(linkId: string): Promise<unknown>;
   /** Absent where no platform is configured: then existing holders are unknown (treated as none). */
   holders?: HolderReader;
   /**

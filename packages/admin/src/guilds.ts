@@ -53,8 +53,8 @@ export async function setPlan(
     const resumed = before
       ? roles.filter((_, rank) => isPaused(rank, before.plan, before.paid_slots) && !isPaused(rank, plan, g.paid_slots))
       : [];
-    await recordGuildLinkEvents(c, guildId, paused, 'link.paused', { reason: 'slot_allowance' });
-    await recordGuildLinkEvents(c, guildId, resumed, 'link.resumed', { reason: 'slot_allowance' });
+    await recordGuildLinkEvents(c, guildId, paused, 'link.paused');
+    await recordGuildLinkEvents(c, guildId, resumed, 'link.resumed', { resolved: 'slot_allowance' });
     await audit(deps, c, {
       guildId,
       roleId: null,

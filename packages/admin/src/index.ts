@@ -17,3 +17,4 @@ export * from './link-overrides';
 export * from './link-events';
 export * from './link-access';
 export * from './member-listing';
+export * from './retry-cleared';

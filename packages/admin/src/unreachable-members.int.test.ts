@@ -5,6 +5,7 @@
 // `not_in_guild` for an add answered Unknown Member (10007), `unknown_user` for Unknown User (10013), a
 // finished pass's counts (applied = holders seen, pending = listed − applied), and the reconcile's
 // bot_application mark after a 403 50001 on the member listing.
+import { holdAdminRemoval } from '@rolelink/db/list';
 import { markMembersListingBlocked } from '@rolelink/db/sync';
 import { MEMBERS_INTENT_SETTING } from '@rolelink/domain';
 import { toStored } from '@rolelink/db/client';
@@ -46,14 +47,16 @@ describe('listed users no call can reach', () => {
     );
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toEqual({
-      user_count: 10,
-      synced_count: 7,
-      pending_count: 0,
-      held_count: 0,
-      not_in_server_count: 3,
-      deleted_count: 0,
+      listed: 10,
+      synced: 7,
+      to_add: 0,
+      to_remove: 0,
+      held: 0,
+      over_limit: 0,
+      not_in_server: 3,
+      deleted: 0,
     });
-    expect(view.sync.eta_seconds).toBe(0);
+    expect(view).toMatchObject({ state: 'up_to_date', progress: { percent: 100, eta_seconds: null } });
     expect(view.listing_unavailable).toBeNull();
   });
 
@@ -74,18 +77,20 @@ describe('listed users no call can reach', () => {
     ]);
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toEqual({
-      user_count: 10,
-      synced_count: 6,
-      pending_count: 1,
-      held_count: 0,
-      not_in_server_count: 1,
-      deleted_count: 2,
+      listed: 10,
+      synced: 6,
+      to_add: 1,
+      to_remove: 0,
+      held: 0,
+      over_limit: 0,
+      not_in_server: 1,
+      deleted: 2,
     });
     // The add made: up to date, with the two deleted accounts still named.
     await db.pool.query('UPDATE role_link SET applied_count = 7, pending_count = 3 WHERE id = $1', [link.linkId]);
     const done = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
-    expect(done.counts).toMatchObject({ synced_count: 7, pending_count: 0, deleted_count: 2 });
-    expect(done.sync.eta_seconds).toBe(0);
+    expect(done.counts).toMatchObject({ synced: 7, to_add: 0, to_remove: 0, deleted: 2 });
+    expect(done).toMatchObject({ state: 'up_to_date', progress: { percent: 100, eta_seconds: null } });
   });
 
   it('while the bot cannot list members: the not-in-server count is null with the reason naming the portal setting', async () => {
@@ -99,16 +104,18 @@ describe('listed users no call can reach', () => {
       [link.linkId],
     );
     const deps = { ...testAdminDeps(db), appKey: 'app-listing-test' };
-    expect((await showLink(deps, { guildId: link.guildId, roleId: link.roleId })).counts.not_in_server_count).toBe(1);
+    expect((await showLink(deps, { guildId: link.guildId, roleId: link.roleId })).counts.not_in_server).toBe(1);
     await markMembersListingBlocked(db.pool, 'app-listing-test');
     const view = await showLink(deps, { guildId: link.guildId, roleId: link.roleId });
     expect(view.counts).toEqual({
-      user_count: 4,
-      synced_count: 2,
-      pending_count: 0,
-      held_count: 0,
-      not_in_server_count: null,
-      deleted_count: 1,
+      listed: 4,
+      synced: 2,
+      to_add: 0,
+      to_remove: 0,
+      held: 0,
+      over_limit: 0,
+      not_in_server: null,
+      deleted: 1,
     });
     expect(view.listing_unavailable?.reason).toBe('members_intent');
     expect(view.listing_unavailable?.message).toContain(MEMBERS_INTENT_SETTING);
@@ -132,7 +139,7 @@ describe('listed users no call can reach', () => {
       [link.linkId, gone2],
     );
     const view = await showLink(testAdminDeps(db), { guildId: link.guildId, roleId: link.roleId });
-    expect(view.counts).toMatchObject({ not_in_server_count: 0, deleted_count: 0 });
+    expect(view.counts).toMatchObject({ not_in_server: 0, deleted: 0 });
   });
 
   it('not in the server are looked up as "listed, not in the server", never as holding the role', async () => {
@@ -145,5 +152,31 @@ describe('listed users no call can reach', () => {
     expect(out).toMatchObject({ state: 'synced', reason: 'not_in_server', platform: { outcome: 'not_in_guild' } });
     const holds = await lookupMember(deps, { guildId: link.guildId, roleId: link.roleId, userId: holder! });
     expect(holds).toMatchObject({ state: 'synced', reason: 'synced', should_hold: true });
+  });
+
+  it('a deleted account is looked up as deleted, and a member held for safety says so and why', async () => {
+    const link = await seedLink(db, { plan: 'premium', firstList: true });
+    const [gone, admin] = userIds(2, 330000000000000000n);
+    await listed(link.linkId, [gone!], () => 'unknown_user');
+    await db.pool.query(
+      `INSERT INTO applied_member (link_id, user_id, outcome) VALUES ($1, ${toStored('$2')}, 'applied')`,
+      [link.linkId, admin],
+    );
+    await db.pool.query('UPDATE role_link SET user_count = 1 WHERE id = $1', [link.linkId]);
+    await holdAdminRemoval(db.pool, link.linkId, admin!);
+    const deps = testAdminDeps(db);
+    const deleted = await lookupMember(deps, { guildId: link.guildId, roleId: link.roleId, userId: gone! });
+    expect(deleted).toMatchObject({
+      reason: 'account_deleted',
+      should_hold: false,
+      platform: { outcome: 'unknown_user', text: 'Account deleted' },
+    });
+    expect(deleted.message).toMatch(/^Account deleted/);
+    const held = await lookupMember(deps, { guildId: link.guildId, roleId: link.roleId, userId: admin! });
+    expect(held).toMatchObject({ state: 'not_listed', reason: 'held_for_safety', should_hold: true });
+    expect(held.message).toMatch(/only source of Administrator or Manage Server/);
+    // The card counts the same facts: one deleted account, one removal held.
+    const view = await showLink(deps, { guildId: link.guildId, roleId: link.roleId });
+    expect(view).toMatchObject({ state: 'held', reason: 'admin_source', counts: { deleted: 1, held: 1 } });
   });
 });

@@ -54,6 +54,16 @@ export const listMetaSchema = z.object({
     ),
   synced_limit: z.number().int().describe('Users synced per link on this plan (the lowest IDs)'),
   user_limit: z.number().int().describe('Users stored per link on this plan'),
+  state: z
+    .enum(['disabled', 'paused', 'blocked', 'held', 'awaiting_first_list', 'syncing', 'up_to_date'])
+    .describe('The link\'s state, as the dashboard and `rolelink link show` show it (docs/api.md "A link\'s state")'),
+  state_reason: z
+    .string()
+    .nullable()
+    .describe(
+      'Why, for blocked (above_bot, bot_not_in_guild, …), paused (slot_allowance) and held (shrink, admin_source)',
+    ),
+  held_removals: z.number().int().describe("Removals held for the server owner's decision; not part of pending_count"),
   expiries: z
     .record(z.string(), z.string())
     .optional()

@@ -46,37 +46,54 @@ export type LinkBlockedView = {
   invite_url?: string;
 };
 
+/**
+ * A link's state, derived in one place (packages/domain `deriveLinkStatus`; docs/api.md "A link's state"),
+ * the first that applies: `disabled`, `paused` (slots), `blocked` (the platform refuses the bot),
+ * `held` (a large removal waits for the owner), `awaiting_first_list` (hand-over before the first list),
+ * `syncing`, `up_to_date`.
+ */
+export type LinkStateName =
+  'disabled' | 'paused' | 'blocked' | 'held' | 'awaiting_first_list' | 'syncing' | 'up_to_date';
+/** Why: a blocked reason (LinkBlockedView's), `slot_allowance` (paused), `shrink` or `admin_source` (held). */
+export type LinkStateReasonName = LinkBlockedView['reason'] | 'slot_allowance' | 'shrink' | 'admin_source';
+
+/**
+ * The counts, one meaning each (docs/api.md "A link's counts"): `listed` on the plugin's list; `synced`
+ * hold the role now, as the bot applied it; `to_add` and `to_remove` changes still to make; `held`
+ * removals held for the owner; `not_in_server` (null while the member listing is refused) and `deleted`
+ * listed users no call can reach; `over_limit` listed beyond the plan's synced limit.
+ */
+export type LinkCountsView = {
+  listed: number;
+  synced: number;
+  to_add: number;
+  to_remove: number;
+  held: number;
+  not_in_server: number | null;
+  deleted: number;
+  over_limit: number;
+};
+
 /** A link as an owner or SRE sees it (also what `rolelink link show` prints). */
 export type LinkView = {
   link_id: string;
   guild_id: string;
   role_id: string;
   plugin_url: string;
-  state: 'active' | 'paused' | 'disabled';
+  state: LinkStateName;
+  reason: LinkStateReasonName | null;
+  /** The state in words with its fix ("Blocked: …"); null for `up_to_date` and `syncing`. */
+  message: string | null;
+  /** Problems the bot knows of that do not stop the link (the Server Members intent off). */
+  warnings: { reason: 'members_intent_missing'; message: string }[];
   enabled: boolean;
-  paused: boolean;
   trusted: boolean;
   member_mode: 'handover' | 'keep';
-  awaiting_first_list: boolean;
   plan: string;
   slot: { position: number; allowance: number };
-  /**
-   * Listed users no call can reach are counted apart (issue 34): they are not in `synced_count` (they hold
-   * nothing) nor in `pending_count` (no call can give them the role), so progress reaches "up to date"
-   * with them named.
-   * - `not_in_server_count`: the platform answered Unknown Member (10007); they get the role when they
-   *   join. Null while the bot cannot list the server's members (`listing_unavailable` says why): who has
-   *   joined since is then unknown, and a number would only look exact.
-   * - `deleted_count`: the platform answered Unknown User (10013): the account no longer exists, for good.
-   */
-  counts: {
-    user_count: number;
-    synced_count: number;
-    pending_count: number;
-    held_count: number;
-    not_in_server_count: number | null;
-    deleted_count: number;
-  };
+  counts: LinkCountsView;
+  /** The bar: `moving` only while syncing; `eta_seconds` only while syncing at a known rate. */
+  progress: { percent: number; moving: boolean; eta_seconds: number | null };
   /**
    * Null while every count is available. Otherwise the counts that need the guild's member listing are
    * null and this says why, with the fix: `members_intent`, the bot application lacks the Server Members
@@ -84,7 +101,7 @@ export type LinkView = {
    */
   listing_unavailable: { reason: 'members_intent'; message: string } | null;
   limits: { synced_limit: number; user_limit: number; per_put: number };
-  sync: { rate_per_sec: number | null; eta_seconds: number | null; last_sync_at: string | null };
+  sync: { rate_per_sec: number | null; last_sync_at: string | null };
   /**
    * The latest large removal the service held (spec 3.3), until a write spends its confirmation.
    * `additions`: members of the held list who are not among `previous`, so previous − removals + additions = next.
@@ -157,7 +174,13 @@ export type LinkHealthSummary = { status: PluginHealthStatus | 'unknown'; checke
  * health. `privileged`: the privileged permissions the role carries now (issue 34; empty when none), read
  * from the platform on every view, so a role given Administrator after it was linked is flagged too.
  */
-export type LinkCard = LinkView & { role: DashboardRole | null; health: LinkHealthSummary; privileged: string[] };
+export type LinkCard = LinkView & {
+  role: DashboardRole | null;
+  /** False while the bot is out of the server: its roles cannot be read, so a null `role` is unknown, not deleted. */
+  role_readable: boolean;
+  health: LinkHealthSummary;
+  privileged: string[];
+};
 
 /** GET /dashboard-api/guilds/:guildId */
 export type DashboardGuild = DashboardGuildSummary & {
@@ -325,20 +348,50 @@ export type GuildHealth = { links: { role_id: string; role: DashboardRole | null
 /** GET /dashboard-api/guilds/:guildId/links/:roleId/members/:userId (params: `userParams` of ./api) */
 export type MemberLookup = {
   user_id: string;
-  /** `synced`: on the list within the synced limit; `held`: on the list beyond it; `not_listed`: not on the list. */
-  state: 'synced' | 'held' | 'not_listed';
+  /** `synced`: on the list within the synced limit; `over_limit`: on the list beyond it; `not_listed`: not on the list. */
+  state: 'synced' | 'over_limit' | 'not_listed';
   /** When the membership ends on its own (issue 22; docs/api.md "Memberships that expire"); null: permanent or not listed. */
   expires_at: string | null;
-  /** The bot's last answer from the platform for this member, if it ever acted on them. */
-  platform: null | { outcome: string; updated_at: string };
+  /**
+   * The bot's last answer from the platform for this member, if it ever acted on them: `outcome` in words
+   * the admin reads (`text`), never a raw code alone.
+   */
+  platform: null | { outcome: string; text: string; updated_at: string };
   /** The member's recent role changes on the platform, newest first (bounded; cause: `list change` or `full sync`). */
   history: { at: string; action: 'add' | 'remove'; outcome: string; cause: string }[];
   /** The admin override on this member (docs/sync-engine.md, "Admin overrides"), or null. */
   override: OverrideKind | null;
-  /** Whether the sync engine gives this member the role, overrides applied; `reason` says why. */
+  /** Whether the sync engine gives this member the role (or keeps it on them), overrides and holds applied. */
   should_hold: boolean;
-  /** `not_in_server`: the engine would give the role (listed and synced, or "always"), but the platform said they are not in the server. */
-  reason: 'always_keep' | 'never_give' | 'synced' | 'held' | 'not_listed' | 'not_in_server';
+  /**
+   * Why, read from the same stored facts as the link's counts (docs/dashboard.md "Members"), the first that applies:
+   * `always_keep`, `never_give` (overrides); `account_deleted` (the platform answered Unknown User: the
+   * account is gone); `not_in_server` (Unknown Member: they get the role when they join);
+   * `held_for_safety` (the plugin dropped them but the role is their only Administrator or Manage Server:
+   * kept until the owner applies the removal); `synced` (on the list, holding the role or about to);
+   * `over_limit` (on the list beyond the plan's synced limit); `not_listed`.
+   */
+  reason:
+    | 'always_keep'
+    | 'never_give'
+    | 'account_deleted'
+    | 'not_in_server'
+    | 'held_for_safety'
+    | 'synced'
+    | 'over_limit'
+    | 'not_listed';
+  /** The reason in words, with what happens next. */
+  message: string;
+};
+
+/** What the platform's last answer for a member means, in an admin's words (no raw codes). */
+export const MEMBER_OUTCOME_TEXT: Record<string, string> = {
+  applied: 'Role applied',
+  removed: 'Role removed',
+  not_in_guild: 'Not a member of the server',
+  unknown_user: 'Account deleted',
+  missing_permission: 'The bot may not change this role',
+  failed: 'Failed (retried later)',
 };
 
 /** Admin overrides per link: `always` members keep the role whatever the list says, `never` members do not get it. */

@@ -211,3 +211,17 @@ export async function markResendRequested(
   );
   return { fresh: false, requestedAt: rows[0]!.requestedAt };
 }
+
+/**
+ * The unspent admin-source hold that keeps the role on `userId` (the link's role is their only
+ * Administrator or Manage Server), if any: the member look-up says they are held for safety, and why.
+ */
+export async function adminHoldOf(db: Queryable, linkId: string, userId: string): Promise<{ changeId: string } | null> {
+  const { rows } = await db.query<{ changeId: string }>(
+    `SELECT change_id AS "changeId" FROM held_change
+      WHERE link_id = $1 AND kind = 'admin_source' AND used_at IS NULL AND ${toStored('$2')} = ANY(removal_sample)
+      ORDER BY created_at DESC LIMIT 1`,
+    [linkId, userId],
+  );
+  return rows[0] ?? null;
+}

@@ -53,3 +53,30 @@ export async function countBlockedLinks(db: Queryable): Promise<{ reason: string
   );
   return rows;
 }
+
+/** A guild's blocked links (enabled ones), with the role each concerns: what a check that saw a fix may retry. */
+export async function blockedLinksOfGuild(
+  db: Queryable,
+  guildId: string,
+): Promise<{ linkId: string; roleId: string; reason: LinkBlockReason }[]> {
+  const { rows } = await db.query<{ linkId: string; roleId: string; reason: LinkBlockReason }>(
+    `SELECT l.id::text AS "linkId", l.role_id::text AS "roleId", s.blocked_reason AS reason
+       FROM role_link l JOIN link_sync_state s ON s.link_id = l.id
+      WHERE l.guild_id = $1 AND l.enabled AND s.blocked_reason IS NOT NULL ORDER BY l.id`,
+    [guildId],
+  );
+  return rows;
+}
+
+/**
+ * A check saw the cause gone: the link's back-off ends now, so its next slice re-checks at once (the
+ * worker ends the block itself, on the roles or its first accepted call). The count stays: a cause that
+ * turns out not gone backs off from where it was.
+ */
+export async function endLinkBackoff(db: Queryable, linkId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE link_sync_state SET backoff_until = NULL WHERE link_id = $1 AND backoff_until IS NOT NULL',
+    [linkId],
+  );
+  return (rowCount ?? 0) > 0;
+}

@@ -52,6 +52,15 @@ export async function findLinkAt(db: Queryable, guildId: string, roleId: string)
   return rows[0] ?? null;
 }
 
+/** The same by the link's id (the state of a link an event or a gauge concerns). */
+export async function findLinkById(db: Queryable, linkId: string): Promise<LinkContext | null> {
+  const { rows } = await db.query<LinkContext>(
+    `SELECT ${LINK_COLUMNS} FROM role_link l JOIN guild g ON g.id = l.guild_id WHERE l.id = $1`,
+    [linkId],
+  );
+  return rows[0] ?? null;
+}
+
 /** Locks the link row for the rest of the transaction: list writers of one link run one at a time. */
 export async function lockLink(
   db: Queryable,

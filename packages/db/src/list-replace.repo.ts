@@ -266,7 +266,7 @@ export async function roleHolders(
 async function bumpList(c: PoolClient, linkId: string): Promise<{ seq: string; listVersion: string }> {
   const { rows } = await c.query<{ seq: string; listVersion: string }>(
     `UPDATE role_link SET sync_wanted_seq = sync_wanted_seq + 1, list_version = list_version + 1,
-       first_list_at = COALESCE(first_list_at, now()), updated_at = now() WHERE id = $1
+       first_list_at = COALESCE(first_list_at, now()), list_replaced_at = now(), updated_at = now() WHERE id = $1
      RETURNING sync_wanted_seq::text AS seq, list_version::text AS "listVersion"`,
     [linkId],
   );

@@ -46,9 +46,9 @@ describe('notifications repository (notification)', () => {
     await recordLinkBlockedNotification(db.pool, b.linkId, 'mfa_required');
     const { rows } = await db.pool.query('SELECT role_id::text, kind, detail FROM notification ORDER BY id');
     expect(rows).toEqual([
-      { role_id: a.roleId, kind: 'link_paused', detail: { reason: 'bot_not_in_guild' } },
-      { role_id: b.roleId, kind: 'link_paused', detail: { reason: 'bot_not_in_guild' } },
-      { role_id: b.roleId, kind: 'link_paused', detail: { reason: 'role_unmanageable', problem: 'mfa_required' } },
+      { role_id: a.roleId, kind: 'link_paused', detail: { state: 'blocked', reason: 'bot_not_in_guild' } },
+      { role_id: b.roleId, kind: 'link_paused', detail: { state: 'blocked', reason: 'bot_not_in_guild' } },
+      { role_id: b.roleId, kind: 'link_paused', detail: { state: 'blocked', reason: 'mfa_required' } },
     ]);
   });
 });

@@ -82,26 +82,27 @@ export async function recordLinkPausedNotifications(
   if (roleIds.length === 0) return;
   await db.query(
     `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT $1, r, 'link_paused', $3 FROM unnest($2::bigint[]) r`,
-    [guildId, roleIds, JSON.stringify(detail)],
+    [guildId, roleIds, JSON.stringify({ state: 'paused', reason: 'slot_allowance', ...detail })],
   );
 }
 
 /**
- * The bot cannot reach the guild (issue 34): one `link_paused` notification (reason `bot_not_in_guild`)
+ * The bot cannot reach the guild (issue 34): one `link_paused` notification (state `blocked`, reason
+ * `bot_not_in_guild`, the words of packages/domain `deriveLinkStatus`)
  * per enabled link, once per outage (the caller won `markOutageAnnounced`).
  */
 export async function recordGuildOutageNotifications(db: Queryable, guildId: string): Promise<void> {
   await db.query(
     `INSERT INTO notification (guild_id, role_id, kind, detail)
-     SELECT guild_id, role_id, 'link_paused', jsonb_build_object('reason', 'bot_not_in_guild') FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id`,
+     SELECT guild_id, role_id, 'link_paused', jsonb_build_object('state', 'blocked', 'reason', 'bot_not_in_guild') FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id`,
     [guildId],
   );
 }
 
-/** The bot may not change the link's role (issue 34): one `link_paused` notification, reason `role_unmanageable` and the problem. */
+/** The bot may not change the link's role (issue 34): one `link_paused` notification, state `blocked` and the reason. */
 export async function recordLinkBlockedNotification(db: Queryable, linkId: string, problem: string): Promise<void> {
   await db.query(
-    `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'link_paused', jsonb_build_object('reason', 'role_unmanageable', 'problem', $2::text) FROM role_link WHERE id = $1`,
+    `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'link_paused', jsonb_build_object('state', 'blocked', 'reason', $2::text) FROM role_link WHERE id = $1`,
     [linkId, problem],
   );
 }

@@ -71,14 +71,13 @@ describe('event emission helpers (plugin-event-emit.repo)', () => {
     expect(
       await recordMemberExpiredEvents(db.pool, quiet.linkId, ['123456789012345678'], new Date('2026-12-01T00:00:00Z')),
     ).toBe(0);
-    await recordGuildLinkEvents(db.pool, link.guildId, [link.roleId, quiet.roleId], 'link.paused', {
-      reason: 'slot_allowance',
-    });
+    await recordGuildLinkEvents(db.pool, link.guildId, [link.roleId, quiet.roleId], 'link.paused');
     expect(await events(link.linkId)).toEqual([
       { kind: 'member.not_in_guild', payload: { user_id: '123456789012345678', reason: 'not_a_member' } },
       { kind: 'member.expired', payload: { user_id: '123456789012345678', expired_at: '2026-12-01T00:00:00.000Z' } },
       { kind: 'member.expired', payload: { user_id: HIGH, expired_at: '2026-12-01T00:00:00.000Z' } },
-      { kind: 'link.paused', payload: { reason: 'slot_allowance' } },
+      // The link's derived state (deriveLinkStatus), whatever the caller thought: this one is within its slots.
+      { kind: 'link.paused', payload: { state: 'up_to_date', reason: null } },
     ]);
     expect(await events(quiet.linkId)).toEqual([]);
   });

@@ -1,4 +1,7 @@
 import type { PluginEventPayloads } from '@rolelink/wire-types';
+import { deriveLinkStatus } from '@rolelink/domain';
+import { linkStateFacts } from './link-state-facts.repo';
+import { findLinkById } from './links.repo';
 import { linkEventKinds, recordEvent } from './plugin-events.repo';
 import type { Queryable } from './queryable';
 import { fromStored, toStored } from './user-id';
@@ -25,20 +28,20 @@ export async function recordRoleRestoredEvents(
   return rows.length;
 }
 
-/** Links of a guild paused or resumed by a plan change (slot allowance), by role. */
+/** Links of a guild paused or resumed by a plan change (slot allowance), by role: each with its derived state. */
 export async function recordGuildLinkEvents(
   db: Queryable,
   guildId: string,
   roleIds: readonly string[],
   kind: 'link.paused' | 'link.resumed',
-  payload: Record<string, unknown>,
+  extra: { resolved?: string } = {},
 ): Promise<void> {
   if (roleIds.length === 0) return;
   const { rows } = await db.query<{ id: string }>(
     'SELECT id::text FROM role_link WHERE guild_id = $1 AND role_id = ANY($2::bigint[]) ORDER BY id',
     [guildId, roleIds],
   );
-  for (const r of rows) await recordEvent(db, r.id, kind, payload);
+  for (const r of rows) await recordLinkStateEvent(db, r.id, kind, extra);
 }
 
 /**
@@ -69,14 +72,23 @@ export function recordNotInGuildEvent(
   return recordEvent(db, linkId, 'member.not_in_guild', { user_id: userId, reason });
 }
 
-/** `link.paused` / `link.resumed` for one link, with why (docs/api.md "Events to plugins"). */
-export function recordLinkStateEvent(
+/**
+ * `link.paused` / `link.resumed` for one link (docs/api.md "Events to plugins"): the payload is the link's
+ * state and reason as every other surface shows them (packages/domain `deriveLinkStatus`), read in the
+ * caller's transaction after the change that caused the event; `resolved` (on `link.resumed`) names the
+ * cause that ended. Returns null when the plugin did not ask for the kind, or the link is gone.
+ */
+export async function recordLinkStateEvent(
   db: Queryable,
   linkId: string,
   kind: 'link.paused' | 'link.resumed',
-  payload: { reason: string; problem?: string },
+  extra: { resolved?: string } = {},
 ): Promise<string | null> {
-  return recordEvent(db, linkId, kind, payload);
+  if (!(await linkEventKinds(db, linkId)).includes(kind)) return null;
+  const link = await findLinkById(db, linkId);
+  if (!link) return null;
+  const status = deriveLinkStatus(await linkStateFacts(db, link, null));
+  return recordEvent(db, linkId, kind, { state: status.state, reason: status.reason, ...extra });
 }
 
 /**

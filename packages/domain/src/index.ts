@@ -9,3 +9,5 @@ export * from './permissions';
 export * from './bot-invite';
 export * from './role-access';
 export * from './platform-refusals';
+export * from './link-state';
+export * from './cause-cleared';

@@ -2,7 +2,7 @@ import type { RedisClient } from './connection';
 import { QueueName } from '@rolelink/contracts';
 import { SharedCall, type Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
-import { enqueueLinkSync } from './role-sync';
+import { enqueueLinkSync, wakeLinkSync } from './role-sync';
 
 /**
  * Sync requests of one link start at least this far apart. A sync pass takes far longer than this, so the
@@ -51,6 +51,21 @@ export class SyncNotifier {
       void asked.finally(() => this.outstanding.delete(asked));
     }
     return asked;
+  }
+
+  /** A sync of the link now, waking its delayed job (wakeLinkSync): a blocking cause was seen cleared. */
+  async wake(linkId: string): Promise<boolean> {
+    try {
+      await this.whenReady();
+      await wakeLinkSync(this.producer, linkId);
+      return true;
+    } catch (err) {
+      this.logger.warn('sync wake-up not queued; the link retries after its back-off', {
+        linkId,
+        err: (err as Error).message,
+      });
+      return false;
+    }
   }
 
   /** Resolves once every request asked for so far has been queued or given up (close(); tests reading the queue). */

@@ -26,13 +26,14 @@ export type PluginEventPayloads = {
    */
   'list.resend_requested': { change_id: string; window_ends_at: string };
   /**
-   * The link stopped syncing, and why (`reason`): `slot_allowance` (a plan change), `bot_not_in_guild`
-   * (the bot was removed from the guild, or the guild is gone), `role_unmanageable` (the bot may not
-   * change the role; `problem` says why: no_manage_roles, above_bot, managed, unknown_role, mfa_required,
-   * refused). `link.resumed` carries the reason that ended (`slot_allowance`, `bot_back`, `role_manageable`).
+   * The link stopped syncing (`link.paused`) or can sync again (`link.resumed`). The payload is the link's
+   * state and reason as `rolelink link show`, the dashboard and GET /users meta show them (docs/api.md "A
+   * link's state"): `link.paused` carries `state` `paused` (reason `slot_allowance`) or `blocked` (reason
+   * `bot_not_in_guild`, `no_manage_roles`, `above_bot`, `managed`, `unknown_role`, `mfa_required`,
+   * `refused`); `link.resumed` the state the link is in now and `resolved`, the cause that ended.
    */
-  'link.paused': { reason: string; problem?: string };
-  'link.resumed': { reason: string };
+  'link.paused': { state: string; reason: string | null };
+  'link.resumed': { state: string; reason: string | null; resolved?: string };
   'link.disabled': Record<string, never>;
   'link.enabled': Record<string, never>;
   'link.deleted': Record<string, never>;

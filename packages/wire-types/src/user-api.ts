@@ -10,7 +10,7 @@ export type IdList = UserItem[];
 export type ListMeta = {
   /** Unique users stored. */
   user_count: number;
-  /** Users of the synced set the bot has applied. */
+  /** Members who hold the role now, as the bot applied it. */
   synced_count: number;
   /** Role changes the bot still has to make, adds and removals together; not listed users no call can reach, such as those not in the server (docs/api.md, "Reading pending"). */
   pending_count: number;
@@ -22,6 +22,15 @@ export type ListMeta = {
   synced_limit: number;
   /** Users stored per link on this plan. */
   user_limit: number;
+  /**
+   * The link's state, as the dashboard and `rolelink link show` show it (docs/api.md "A link's state"):
+   * `disabled`, `paused`, `blocked`, `held`, `awaiting_first_list`, `syncing` or `up_to_date`.
+   */
+  state: 'disabled' | 'paused' | 'blocked' | 'held' | 'awaiting_first_list' | 'syncing' | 'up_to_date';
+  /** Why, for `blocked` (e.g. `above_bot`, `bot_not_in_guild`), `paused` (`slot_allowance`) and `held` (`shrink`, `admin_source`); null otherwise. */
+  state_reason: string | null;
+  /** Removals held for the server owner's decision; not part of pending_count. */
+  held_removals: number;
   /** With `?include=expiry` only: user ID → RFC 3339 time its membership ends; users without one are permanent. */
   expiries?: Record<string, string>;
 };

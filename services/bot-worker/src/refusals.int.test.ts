@@ -102,7 +102,9 @@ describe('the bot removed from a guild (10004 / 50001)', () => {
     await settled();
     expect(emulator.state.stats().requests - before).toBe(1); // the one refused PUT: no call per listed user
     expect(await outcomes(db.pool, link)).toEqual({}); // nobody is marked failed: the refusal is the guild's
-    expect(await notifications()).toEqual([{ kind: 'link_paused', detail: { reason: 'bot_not_in_guild' } }]);
+    expect(await notifications()).toEqual([
+      { kind: 'link_paused', detail: { state: 'blocked', reason: 'bot_not_in_guild' } },
+    ]);
     expect(await counter('rolelink_guilds_unavailable')).toEqual([{ labels: {}, value: 1 }]);
 
     // A due probe that meets the same refusal backs off further; no list write brings a call before it.
@@ -226,14 +228,8 @@ describe('a deleted account (10013)', () => {
     ]);
     // Permanent, so never pending: the link is up to date with the deleted account counted apart.
     const view = await showLink(testAdminDeps(db), { guildId: GUILD_B, roleId: ROLE.linked });
-    expect(view.counts).toMatchObject({
-      user_count: 2,
-      synced_count: 1,
-      pending_count: 0,
-      not_in_server_count: 0,
-      deleted_count: 1,
-    });
-    expect(view.sync.eta_seconds).toBe(0);
+    expect(view.counts).toMatchObject({ listed: 2, synced: 1, to_add: 0, to_remove: 0, not_in_server: 0, deleted: 1 });
+    expect(view).toMatchObject({ state: 'up_to_date', progress: { percent: 100, eta_seconds: null } });
 
     // Never retried: not a day later, not when the list changes, not after a reconcile.
     await db.pool.query("UPDATE applied_member SET updated_at = updated_at - interval '2 days' WHERE link_id = $1", [
@@ -263,9 +259,7 @@ describe('a role that became unmanageable (50013) and 2FA (60003)', () => {
     await settled();
     expect(emulator.state.stats().byStatus['403']).toBe(1);
     expect(await outcomes(db.pool, link)).toEqual({});
-    expect(await notifications()).toEqual([
-      { kind: 'link_paused', detail: { reason: 'role_unmanageable', problem: 'above_bot' } },
-    ]);
+    expect(await notifications()).toEqual([{ kind: 'link_paused', detail: { state: 'blocked', reason: 'above_bot' } }]);
     expect(await counter('rolelink_links_blocked')).toEqual([{ labels: { reason: 'above_bot' }, value: 1 }]);
 
     // Still above after the back-off: re-checked from the roles (GETs), no second refused PUT.
@@ -284,8 +278,9 @@ describe('a role that became unmanageable (50013) and 2FA (60003)', () => {
       link,
     ]);
     expect(events.rows).toEqual([
-      { kind: 'link.paused', payload: { reason: 'role_unmanageable', problem: 'above_bot' } },
-      { kind: 'link.resumed', payload: { reason: 'role_manageable' } },
+      // The words of `rolelink link show` and the card (deriveLinkStatus): one vocabulary.
+      { kind: 'link.paused', payload: { state: 'blocked', reason: 'above_bot' } },
+      { kind: 'link.resumed', payload: { state: 'syncing', reason: null, resolved: 'above_bot' } },
     ]);
   });
 

@@ -221,8 +221,12 @@ describe('sync engine against the platform emulator', () => {
       keepMembers: false,
     });
     expect(created).toMatchObject({ member_mode: 'handover', existing_members: 100 });
-    const counts = async () => (await showLink(deps, { guildId: GUILD_A, roleId: ROLE.linked })).counts;
-    expect(await counts()).toMatchObject({ user_count: 0, synced_count: 0, pending_count: 0 });
+    const counts = async () => {
+      const c = (await showLink(deps, { guildId: GUILD_A, roleId: ROLE.linked })).counts;
+      return { user_count: c.listed, synced_count: c.synced, pending_count: c.to_add + c.to_remove };
+    };
+    // Synced is who holds the role now (docs/api.md "A link's counts"): the 100 holders, before any list.
+    expect(await counts()).toMatchObject({ user_count: 0, synced_count: 100, pending_count: 0 });
 
     // The plugin's first list names the 100 holders and 60 members who do not hold the role yet. Before
     // the bot has run, the holders already count as synced and only the 60 additions as pending.

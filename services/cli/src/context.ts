@@ -117,6 +117,7 @@ export class CliContext {
         deleteConfig: (input) => this.pluginJobs().deleteConfig(input),
       },
       requestSync: (linkId) => this.syncNotifier().notify(linkId),
+      wakeSync: (linkId) => this.syncNotifier().wake(linkId),
       holders: this.holderReader(),
       botFacts: this.botFactsReader(),
       members: this.memberFacts(),

@@ -173,7 +173,8 @@ describe('link delete, set, show and removals apply', () => {
       bodyOf<ApiErrorBody>(await request(api).get(users(g, r)).set('Authorization', `Token ${token}`)).message,
     ).toBe('This role link is disabled');
     expect((await cli('link', 'set', g, r, '--enabled', 'true', '--trusted', 'true')).out).toMatchObject({
-      state: 'active',
+      state: 'awaiting_first_list',
+      enabled: true,
       trusted: true,
     });
     await request(api).get(users(g, r)).set('Authorization', `Token ${token}`).expect(200);
@@ -219,9 +220,11 @@ describe('link delete, set, show and removals apply', () => {
     );
     expect(notified).toEqual([{ role_id: r, detail: { previous: 50, next: 5, removals: 45 } }]);
     const shown = await cli('link', 'show', g, r);
+    // The held removal is the link's state, and counted under held (not as changes to make).
     expect(shown.out).toMatchObject({
-      state: 'active',
-      counts: { user_count: 50 },
+      state: 'held',
+      reason: 'shrink',
+      counts: { listed: 50, held: 45, to_remove: 0 },
       held_change: { change_id: bodyOf<ShrinkBody>(held).errors.change_id, removals: 45 },
     });
     const applied = await cli('removals', 'apply', g, r);
@@ -314,7 +317,7 @@ describe('link delete, set, show and removals apply', () => {
     expect((await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '1')).out).toMatchObject({
       slot_allowance: 3,
     });
-    expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'active' });
+    expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'awaiting_first_list', reason: null });
     expect((await cli('guild', 'set-plan', g, '--plan', 'gold')).out.statusCode).toBe(400);
     // The owner was notified once per pause (issue 20, part 3): the downgrade paused the newest link;
     // the upgrade to 3 slots paused nothing. Downgrading again pauses it again, and notifies again.
@@ -325,7 +328,9 @@ describe('link delete, set, show and removals apply', () => {
           [g],
         )
       ).rows;
-    expect(await paused()).toEqual([{ role_id: roles[2], detail: { plan: 'free', slot_allowance: 2 } }]);
+    expect(await paused()).toEqual([
+      { role_id: roles[2], detail: { state: 'paused', reason: 'slot_allowance', plan: 'free', slot_allowance: 2 } },
+    ]);
     await cli('guild', 'set-plan', g, '--plan', 'free', '--slots', '0');
     expect((await paused()).map((n) => n.role_id)).toEqual([roles[2], roles[2]]);
   });
@@ -386,8 +391,8 @@ describe('existing role members at creation (spec 1)', () => {
     expect(res.out).toMatchObject({ member_mode: 'keep', existing_members: 3 });
     expect(listAtRegister).toBe(3);
     expect((await cli('link', 'show', g, small)).out).toMatchObject({
-      counts: { user_count: 3, synced_count: 3 },
-      awaiting_first_list: false,
+      counts: { listed: 3, synced: 3 },
+      state: 'up_to_date',
     });
   });
 
@@ -420,7 +425,7 @@ describe('existing role members at creation (spec 1)', () => {
       /^This first list would remove the role from 150 of its 153 current holders \(3 of them are on the list of 3\)\. On a hand-over link the role's current holders count as the previous list/,
     );
     const shown = await cli('link', 'show', g, big);
-    expect(shown.out).toMatchObject({ counts: { user_count: 0 }, awaiting_first_list: true });
+    expect(shown.out).toMatchObject({ counts: { listed: 0 }, state: 'awaiting_first_list' });
     const { rows } = await h.db.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM applied_member WHERE outcome = 'applied'",
     );

@@ -88,6 +88,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
     allowPrivatePluginHosts: o.allowPrivatePluginHosts,
     plugin: { register: (linkId) => plugins.register(linkId), deleteConfig: (input) => pluginJobs.deleteConfig(input) },
     requestSync: (linkId) => sync.notify(linkId),
+    wakeSync: (linkId) => sync.wake(linkId),
     holders: (guildId, roleId) => readRoleHolders(platform.api, guildId, roleId),
     botFacts: botGuildFacts(platform.api),
     members: guildMemberFacts(platform.api),

@@ -17,3 +17,4 @@ export * from '../drift-poll.repo';
 export * from '../bot-application.repo';
 export * from '../guild-outage.repo';
 export * from '../link-blocks.repo';
+export * from '../link-state-facts.repo';

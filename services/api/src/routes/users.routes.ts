@@ -3,8 +3,8 @@ import type { Pool } from 'pg';
 import { dryRunQuery, userParams, usersQuery, type ListMeta } from '@rolelink/contracts';
 import type { LinkContext } from '@rolelink/db/links';
 import { hasUser, listExpiries, streamUserIdsJson } from '@rolelink/db/list';
-import { listedUnreachable } from '@rolelink/db/sync';
-import { limitsFor, reportedPending, splitPending, storedLimitMessage } from '@rolelink/domain';
+import { linkStateFacts } from '@rolelink/db/sync';
+import { deriveLinkStatus, limitsFor, storedLimitMessage } from '@rolelink/domain';
 import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { currentLink, guardedWrite } from '../auth';
@@ -19,25 +19,24 @@ import type { SyncNotifier } from '@rolelink/queue';
 type Deps = { pool: Pool; sync: SyncNotifier };
 
 /**
- * The list's counts. Listed users no call can reach (not in the server, deleted accounts: the platform's
- * last answer) are left out of pending, as on the dashboard (issue 34): no call can give them the role, so
- * the bot's holders will number the synced set less them.
+ * The list's counts and the link's state, derived as every surface derives them (packages/domain
+ * `deriveLinkStatus`; docs/api.md "A link's state"): listed users no call can reach (not in the server,
+ * deleted accounts) are not pending, held removals are counted apart.
  */
 export async function listMeta(pool: Pool, link: LinkContext): Promise<ListMeta> {
   const limits = limitsFor(link.plan);
-  const desired = Math.min(link.userCount, limits.syncedUsers);
-  const unreachable = await listedUnreachable(pool, link.id);
-  const out = unreachable.notInServer + unreachable.deleted;
-  const pending = reportedPending(link, desired, out);
-  const split = splitPending(pending, Math.max(0, desired - out), link.appliedCount);
+  const status = deriveLinkStatus(await linkStateFacts(pool, link, null));
   return {
     user_count: link.userCount,
-    synced_count: Math.min(link.appliedCount, desired),
-    pending_count: pending,
-    pending_adds: split.adds,
-    pending_removals: split.removals,
+    synced_count: status.counts.synced,
+    pending_count: status.counts.to_add + status.counts.to_remove,
+    pending_adds: status.counts.to_add,
+    pending_removals: status.counts.to_remove,
     synced_limit: limits.syncedUsers,
     user_limit: limits.storedUsers,
+    state: status.state,
+    state_reason: status.reason,
+    held_removals: status.counts.held,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { NotificationRow } from '@rolelink/db/notifications';
-import { BOT_NOT_IN_GUILD_MESSAGE, LINK_BLOCK_MESSAGES, type LinkBlockReason } from '@rolelink/domain';
+import { blockedMessage, LINK_BLOCKED_REASONS, type LinkBlockedReason } from '@rolelink/domain';
 
 /** Dashboard links are not known here (the worker has no dashboard URL): the message says where to look. */
 const WHERE = 'Open the Role Link dashboard to act on it.';
@@ -54,9 +54,13 @@ function line(kind: string, r: NotificationRow): string {
   if (kind === 'events_dropped')
     return `${role(r)}: ${String(d.kind)} to ${String(d.plugin_url)} after ${String(d.attempts)} attempts (re-send it from the link's Events tab)`;
   // Why it paused: the plan's slots, the bot out of the server, or a role the bot may not change (issue 34).
-  if (kind === 'link_paused' && d.reason === 'bot_not_in_guild') return `${role(r)}: ${BOT_NOT_IN_GUILD_MESSAGE}`;
-  if (kind === 'link_paused' && d.reason === 'role_unmanageable')
-    return `${role(r)}: ${LINK_BLOCK_MESSAGES[d.problem as LinkBlockReason] ?? 'the bot may not change this role.'}`;
+  // The state and reason are deriveLinkStatus's words, as on the card and in `rolelink link show`.
+  if (kind === 'link_paused' && d.state === 'blocked')
+    return `${role(r)}: ${
+      LINK_BLOCKED_REASONS.includes(d.reason as LinkBlockedReason)
+        ? blockedMessage(d.reason as LinkBlockedReason)
+        : 'the bot may not change this role.'
+    }`;
   if (kind === 'link_paused')
     return `${role(r)}: the server has more links than its plan allows (${String(d.plan)} plan, ${String(d.slot_allowance)} link slot(s))`;
   return role(r);

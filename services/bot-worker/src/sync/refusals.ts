@@ -124,7 +124,7 @@ export async function guildGate(ctx: RefusalContext): Promise<SliceResult | null
 
 /**
  * The bot reaches the guild again (a probe, the reconcile's look at the bot's guild list, the dashboard):
- * ends the outage, tells the plugins (`link.resumed`, reason `bot_back`) and wakes the guild's links.
+ * ends the outage, tells the plugins (`link.resumed`, resolved `bot_not_in_guild`) and wakes the guild's links.
  */
 export async function guildBack(
   db: Pool,
@@ -137,7 +137,7 @@ export async function guildBack(
   const ended = await inTransaction(db, async (c) => {
     const outage = await closeGuildOutage(c, guildId);
     if (outage?.notified)
-      for (const id of links) await recordLinkStateEvent(c, id, 'link.resumed', { reason: 'bot_back' });
+      for (const id of links) await recordLinkStateEvent(c, id, 'link.resumed', { resolved: 'bot_not_in_guild' });
     return outage;
   });
   if (!ended) return null;
@@ -152,7 +152,7 @@ export async function guildBack(
 
 /**
  * The bot cannot reach the guild (a call answered 10004, or 50001 on a guild route): opens the guild's
- * outage; the first to meet it tells the plugins (`link.paused`, reason `bot_not_in_guild`) and the owner.
+ * outage; the first to meet it tells the plugins (`link.paused`, state `blocked`, reason `bot_not_in_guild`) and the owner.
  * Used by the sync, the reconcile and the drift poll alike.
  */
 export async function openOutage(
@@ -163,8 +163,7 @@ export async function openOutage(
   const { outage, opened } = await inTransaction(deps.db, async (c) => {
     const o = await openGuildOutage(c, guildId, code);
     if (await markOutageAnnounced(c, guildId)) {
-      for (const linkId of await enabledLinksOfGuild(c, guildId))
-        await recordLinkStateEvent(c, linkId, 'link.paused', { reason: 'bot_not_in_guild' });
+      for (const linkId of await enabledLinksOfGuild(c, guildId)) await recordLinkStateEvent(c, linkId, 'link.paused');
       await recordGuildOutageNotifications(c, guildId);
     }
     return o;
@@ -186,7 +185,7 @@ export async function guildUnavailable(ctx: RefusalContext, code: number): Promi
 /**
  * A role change was refused for the whole link: 50013 (no Manage Roles, the role above the bot's, or
  * managed: the guild's roles say which), 10011 (the role is gone) or 60003 (2FA). Records why once (the
- * plugin's `link.paused`, reason `role_unmanageable`, and the owner's notification) and backs the link
+ * plugin's `link.paused`, state `blocked` with the reason, and the owner's notification) and backs the link
  * off (1 min doubling to 1 h) instead of refusing user after user.
  */
 export async function linkRefused(
@@ -202,7 +201,7 @@ export async function linkRefused(
   const fresh = await inTransaction(ctx.db, async (c) => {
     const first = await blockLink(c, ctx.link.id, reason);
     if (first) {
-      await recordLinkStateEvent(c, ctx.link.id, 'link.paused', { reason: 'role_unmanageable', problem: reason });
+      await recordLinkStateEvent(c, ctx.link.id, 'link.paused');
       await recordLinkBlockedNotification(c, ctx.link.id, reason);
     }
     return first;
@@ -249,7 +248,7 @@ export async function linkGate(ctx: RefusalContext): Promise<SliceResult | 'unti
 export async function linkManageable(ctx: Pick<RefusalContext, 'db' | 'client' | 'link' | 'logger'>): Promise<void> {
   const ended = await inTransaction(ctx.db, async (c) => {
     const b = await unblockLink(c, ctx.link.id);
-    if (b) await recordLinkStateEvent(c, ctx.link.id, 'link.resumed', { reason: 'role_manageable' });
+    if (b) await recordLinkStateEvent(c, ctx.link.id, 'link.resumed', { resolved: b.reason });
     return b;
   });
   if (!ended) return;

@@ -1,4 +1,4 @@
-import { linkedGuilds, linkedRoles } from '@rolelink/admin';
+import { evidenceFromChecks, linkedGuilds, linkedRoles, retryClearedCauses } from '@rolelink/admin';
 import { snowflake, type SetupCheck } from '@rolelink/contracts';
 import type { SetupReport } from '@rolelink/platform-client';
 import { AppError } from '@rolelink/runtime';
@@ -58,6 +58,8 @@ export const doctorCommands: Command[] = [
         linked.push({ guildId, linkedRoleIds: (await linkedRoles(ctx.admin(), guildId)).map((l) => l.roleId) });
       // The dashboard's Check setup reads the same SetupChecker: one evaluation, one text, one invite.
       const report: DoctorReport = await checker.report(linked);
+      // A blocking cause the checks no longer see: its links are retried now, not after their back-off.
+      for (const g of report.guilds) await retryClearedCauses(ctx.admin(), g.guild_id, evidenceFromChecks(g.checks));
       const note =
         a.guildId === undefined && guildIds.length === 0
           ? 'no guild has a link yet: run rolelink doctor <guildId> to check a server before linking'

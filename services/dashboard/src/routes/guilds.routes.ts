@@ -1,5 +1,13 @@
 import { Router } from 'express';
-import { guildPlans, linkedRoles, memberListingUnavailable, readPluginHealth, showLink } from '@rolelink/admin';
+import {
+  evidenceFromChecks,
+  guildPlans,
+  linkedRoles,
+  memberListingUnavailable,
+  readPluginHealth,
+  retryClearedCauses,
+  showLink,
+} from '@rolelink/admin';
 import {
   guildParams,
   type DashboardGuild,
@@ -65,6 +73,7 @@ export async function linkCards(ctx: DashboardContext, guildId: string, onlyRole
           ...view,
           blocked: blockedNow(ctx, view.blocked, botIn, guildId),
           role: dashboardRole(role),
+          role_readable: botIn,
           health: { status: health.status, checked_at: health.latest?.checked_at ?? null },
           privileged: role ? privilegedPermissions(role.permissions) : [],
         };
@@ -192,6 +201,8 @@ export function guildsRouter(ctx: DashboardContext): Router {
     ]);
     const linked = new Map(links.map((l) => [l.roleId, l.pluginUrl]));
     const plan = plans.get(g.id)!.plan;
+    // The roles were just read: a link blocked by a cause they no longer show is retried now, not after its back-off.
+    await retryClearedCauses(ctx.admin, g.id, { botInGuild: true, roleProblem: (id) => roleAccessProblem(facts, id) });
     res.json({
       roles: roles.map((r) => roleChoice(r, facts, linked, counts, listing)),
       synced_limit: limitsFor(plan).syncedUsers,
@@ -223,6 +234,8 @@ export function guildsRouter(ctx: DashboardContext): Router {
     const g = await ctx.access.guild(req, params.guildId);
     const roleIds = (await linkedRoles(ctx.admin, g.id)).map((l) => l.roleId);
     const report = await ctx.setupChecker().guild(g.id, roleIds);
+    // A cause the checks no longer see is retried at once (the same function `rolelink doctor` calls).
+    await retryClearedCauses(ctx.admin, g.id, evidenceFromChecks(report.checks));
     res.json({ ...report, checked_at: new Date().toISOString() } satisfies DashboardSetupCheck);
   });
 

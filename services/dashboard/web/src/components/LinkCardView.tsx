@@ -22,49 +22,39 @@ type Props = {
   linkToPage?: boolean;
 };
 
+/**
+ * The state in the server's words (deriveLinkStatus's `message`, with its fix), said once, before the
+ * rest; a problem known to the bot that does not stop the link (the Server Members intent) beside it.
+ */
 function StateExplanation({ card }: { card: LinkCard }) {
-  // The platform refuses the bot for the whole link (issue 34): said once, with the fix, before the rest.
-  if (card.blocked) {
-    return (
-      <p className="note note-danger" role="status">
-        {card.blocked.reason === 'bot_not_in_guild'
-          ? 'The bot is not in this server. '
-          : 'The bot cannot change this role. '}
-        {card.blocked.message}
-        {card.blocked.invite_url ? (
-          <>
-            {' '}
-            <a href={card.blocked.invite_url} target="_blank" rel="noopener noreferrer">
-              Add the bot back
-            </a>
-          </>
-        ) : null}
-      </p>
-    );
-  }
-  if (card.state === 'paused') {
-    return (
-      <p className="note note-warning">
-        Integration paused: this server has more role links than its plan's integration slots (this link is number{' '}
-        {card.slot.position}; {card.slot.allowance} allowed). The bot stopped syncing it and the plugin's API calls are
-        refused until it is back within the allowance — upgrade the server or delete another link. The stored list is
-        kept and syncing resumes on its own.
-      </p>
-    );
-  }
-  if (card.state === 'disabled') {
-    return (
-      <p className="note note-danger">
-        Disabled: the plugin's API calls are refused until the link is enabled again in Settings.
-      </p>
-    );
-  }
-  if (card.awaiting_first_list) {
-    return (
-      <p className="note">Hand over: current role members are left alone until the plugin sends its first list.</p>
-    );
-  }
-  return null;
+  const tone =
+    card.state === 'blocked' || card.state === 'disabled'
+      ? 'note note-danger'
+      : card.state === 'paused' || card.state === 'held'
+        ? 'note note-warning'
+        : 'note';
+  return (
+    <>
+      {card.message ? (
+        <p className={tone} role="status" data-testid="link-state">
+          {card.message}
+          {card.state === 'blocked' && card.blocked?.invite_url ? (
+            <>
+              {' '}
+              <a href={card.blocked.invite_url} target="_blank" rel="noopener noreferrer">
+                Add the bot back
+              </a>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      {card.warnings.map((w) => (
+        <p key={w.reason} className="note note-warning" role="note" data-testid="link-warning">
+          {w.message}
+        </p>
+      ))}
+    </>
+  );
 }
 
 /** The link page's word on a privileged role (issue 34): what it carries and what the service does about it. */
@@ -82,7 +72,7 @@ function PrivilegedNote({ card }: { card: LinkCard }) {
 /** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
 export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
   const fmt = (n: number) => n.toLocaleString();
-  const name = roleLabel(card.role, card.role_id);
+  const name = roleLabel(card.role, card.role_id, card.role_readable);
 
   return (
     <Card as="article" aria-label={`Role link ${name}`}>
@@ -90,10 +80,10 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
         <CardTitle as={headingLevel}>
           {linkToPage ? (
             <Link to={linkPaths(card.guild_id, card.role_id).config}>
-              <RoleName role={card.role} roleId={card.role_id} />
+              <RoleName role={card.role} roleId={card.role_id} readable={card.role_readable} />
             </Link>
           ) : (
-            <RoleName role={card.role} roleId={card.role_id} />
+            <RoleName role={card.role} roleId={card.role_id} readable={card.role_readable} />
           )}
         </CardTitle>
         <BadgeRow>
@@ -122,20 +112,24 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
 
       <dl className={facts.counts}>
         <div>
-          <dt>Users</dt>
-          <dd>{fmt(card.counts.user_count)}</dd>
+          <dt>Listed</dt>
+          <dd>{fmt(card.counts.listed)}</dd>
         </div>
         <div>
           <dt>Synced</dt>
-          <dd>{fmt(card.counts.synced_count)}</dd>
+          <dd>{fmt(card.counts.synced)}</dd>
         </div>
         <div>
-          <dt>Pending</dt>
-          <dd>{fmt(card.counts.pending_count)}</dd>
+          <dt>To add</dt>
+          <dd>{fmt(card.counts.to_add)}</dd>
+        </div>
+        <div>
+          <dt>To remove</dt>
+          <dd>{fmt(card.counts.to_remove)}</dd>
         </div>
         <div>
           <dt>Held</dt>
-          <dd>{fmt(card.counts.held_count)}</dd>
+          <dd>{fmt(card.counts.held)}</dd>
         </div>
         <div>
           <dt>Synced limit</dt>
@@ -144,9 +138,9 @@ export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = tr
       </dl>
 
       <SyncProgress link={card} />
-      {card.counts.held_count > 0 ? (
+      {card.counts.over_limit > 0 ? (
         <p className="muted small">
-          {fmt(card.counts.held_count)} users beyond the plan's synced limit are stored and held; they are synced
+          {fmt(card.counts.over_limit)} users beyond the plan's synced limit are stored and not synced; they are synced
           automatically after an upgrade.
         </p>
       ) : null}

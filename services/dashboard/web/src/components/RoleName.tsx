@@ -13,15 +13,24 @@ export function RoleSwatch({ color }: { color: string | null | undefined }) {
   );
 }
 
-export function roleLabel(role: DashboardRole | null, roleId: string): string {
-  return role ? role.name : `Deleted role (${roleId})`;
+/** `readable` false: the roles could not be read (the bot is out of the server), so the role is unknown, not deleted. */
+export function roleLabel(role: DashboardRole | null, roleId: string, readable = true): string {
+  return role ? role.name : readable ? `Deleted role (${roleId})` : `Role ${roleId}`;
 }
 
-export function RoleName({ role, roleId }: { role: DashboardRole | null; roleId: string }) {
+export function RoleName({
+  role,
+  roleId,
+  readable = true,
+}: {
+  role: DashboardRole | null;
+  roleId: string;
+  readable?: boolean;
+}) {
   return (
     <span className={styles.roleName}>
       <RoleSwatch color={role?.color} />
-      <span>{roleLabel(role, roleId)}</span>
+      <span>{roleLabel(role, roleId, readable)}</span>
     </span>
   );
 }

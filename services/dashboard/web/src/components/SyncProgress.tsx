@@ -2,7 +2,15 @@ import type { LinkView } from '@rolelink/contracts';
 import { syncStatus } from '../format/sync-status';
 import styles from './SyncProgress.module.css';
 
-/** Synced members against what can be synced, and every change (additions and removals) still to make. */
+const TONE_CLASS: Record<ReturnType<typeof syncStatus>['tone'], string> = {
+  progress: styles.moving ?? '',
+  done: styles.done ?? '',
+  held: styles.barHeld ?? '',
+  blocked: styles.barBlocked ?? '',
+  stopped: styles.barStopped ?? '',
+};
+
+/** Members holding the role against what can be synced, and every change (additions and removals) still to make. */
 export function SyncProgress({ link }: { link: LinkView }) {
   const s = syncStatus(link);
   const fmt = (n: number) => n.toLocaleString();
@@ -16,7 +24,7 @@ export function SyncProgress({ link }: { link: LinkView }) {
             ? ` · ${fmt(s.pending)} ${s.pending === 1 ? 'change' : 'changes'} to make (additions and removals)`
             : ''}
         </span>
-        <span className={s.tone === 'held' ? styles.held : 'muted'}>{s.text}</span>
+        <span className={s.tone === 'held' || s.tone === 'blocked' ? styles.held : 'muted'}>{s.text}</span>
       </div>
       {s.notInServer === null ? (
         <p className="muted small" data-testid="not-in-server">
@@ -47,13 +55,8 @@ export function SyncProgress({ link }: { link: LinkView }) {
         aria-valuetext={`${s.percent}% synced, ${s.text}`}
       >
         <div
-          className={
-            s.tone === 'done'
-              ? `${styles.bar} ${styles.done}`
-              : s.tone === 'held'
-                ? `${styles.bar} ${styles.barHeld}`
-                : styles.bar
-          }
+          className={`${styles.bar} ${TONE_CLASS[s.tone]}`}
+          data-moving={s.moving ? 'true' : 'false'}
           style={{ width: `${s.percent}%` }}
         />
       </div>

@@ -24,10 +24,20 @@ export function HealthBadge({
   return <Badge tone={h.tone}>{prefix ? `${prefix}: ${h.text.toLowerCase()}` : h.text}</Badge>;
 }
 
+/** The link's state as the server derived it (docs/dashboard.md "A link's state"): green only when up to date or syncing. */
+const STATE: Record<LinkView['state'], { tone: BadgeTone; text: string }> = {
+  up_to_date: { tone: 'success', text: 'Up to date' },
+  syncing: { tone: 'info', text: 'Syncing' },
+  blocked: { tone: 'danger', text: 'Blocked' },
+  held: { tone: 'warning', text: 'Removal held' },
+  awaiting_first_list: { tone: 'neutral', text: 'Awaiting first list' },
+  paused: { tone: 'warning', text: 'Integration paused' },
+  disabled: { tone: 'danger', text: 'Disabled' },
+};
+
 export function LinkStateBadge({ state }: { state: LinkView['state'] }) {
-  if (state === 'paused') return <Badge tone="warning">Integration paused</Badge>;
-  if (state === 'disabled') return <Badge tone="danger">Disabled</Badge>;
-  return <Badge tone="success">Active</Badge>;
+  const s = STATE[state];
+  return <Badge tone={s.tone}>{s.text}</Badge>;
 }
 
 export function PlanBadge({ plan }: { plan: string }) {

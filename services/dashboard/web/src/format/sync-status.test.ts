@@ -3,20 +3,28 @@ import { syncStatus } from './sync-status';
 
 function link(
   counts: Partial<LinkView['counts']>,
-  more: { eta?: number | null; held?: LinkView['held_change']; removal?: LinkView['removal'] } = {},
+  more: {
+    state?: LinkView['state'];
+    progress?: Partial<LinkView['progress']>;
+    held?: LinkView['held_change'];
+    removal?: LinkView['removal'];
+  } = {},
 ): LinkView {
   return {
+    state: more.state ?? 'up_to_date',
     counts: {
-      user_count: 20,
-      synced_count: 20,
-      pending_count: 0,
-      held_count: 0,
-      not_in_server_count: 0,
-      deleted_count: 0,
+      listed: 20,
+      synced: 20,
+      to_add: 0,
+      to_remove: 0,
+      held: 0,
+      not_in_server: 0,
+      deleted: 0,
+      over_limit: 0,
       ...counts,
     },
+    progress: { percent: 100, moving: false, eta_seconds: null, ...more.progress },
     limits: { synced_limit: 100, user_limit: 10_000, per_put: 10_000 },
-    sync: { rate_per_sec: 10, eta_seconds: more.eta ?? 0, last_sync_at: null },
     held_change: more.held ?? null,
     removal: more.removal ?? null,
   } as LinkView;
@@ -45,59 +53,42 @@ const removal = (state: NonNullable<LinkView['removal']>['state']): LinkView['re
 });
 
 describe('syncStatus', () => {
-  it('is up to date, full and green only with nothing pending and no hold', () => {
-    expect(syncStatus(link({}))).toMatchObject({ text: 'up to date', tone: 'done', percent: 100 });
+  it('is up to date, full and green when the server says so', () => {
+    expect(syncStatus(link({}))).toMatchObject({ text: 'up to date', tone: 'done', percent: 100, moving: false });
   });
 
-  it('never says up to date under a held removal (issue 20: "Synced 0 of 0 · up to date" beside a hold)', () => {
-    const s = syncStatus(link({ user_count: 0, synced_count: 0 }, { held: held(null) }));
+  it('never says up to date under a held removal', () => {
+    const s = syncStatus(link({ listed: 0, synced: 0, held: 2_983 }, { state: 'held', held: held(null) }));
     expect(s).toMatchObject({ text: 'removal held: waiting for the server owner', tone: 'held' });
-    // Applied, and the server says the window is open: waiting for the plugin's list.
     const confirmed = held('2026-11-25T11:30:00Z');
-    expect(syncStatus(link({}, { held: confirmed, removal: removal('awaiting_list') })).text).toBe(
+    expect(syncStatus(link({}, { state: 'held', held: confirmed, removal: removal('awaiting_list') })).text).toBe(
       'removal confirmed: waiting for the plugin to resend its list',
     );
-    // The server says the window closed without a resend: still held, still not up to date.
-    expect(syncStatus(link({}, { held: confirmed, removal: removal('window_ended') })).text).toBe(
+    expect(syncStatus(link({}, { state: 'held', held: confirmed, removal: removal('window_ended') })).text).toBe(
       'removal held: waiting for the server owner',
     );
   });
 
-  it('counts removals in the bar and the ETA text: all 20 synced with 2,983 removals to go is not done', () => {
-    const s = syncStatus(link({ pending_count: 2_983 }, { eta: 300 }));
-    expect(s).toMatchObject({ pending: 2_983, tone: 'progress', text: 'ETA about 5 min' });
-    expect(s.percent).toBeLessThan(1);
+  it('shows the ETA and a moving bar only while syncing', () => {
+    const s = syncStatus(
+      link({ to_remove: 2_983 }, { state: 'syncing', progress: { percent: 0.6, moving: true, eta_seconds: 300 } }),
+    );
+    expect(s).toMatchObject({ pending: 2_983, tone: 'progress', text: 'ETA about 5 min', moving: true });
   });
 
-  it('reaches up to date with listed users who are not in the server counted apart (issue 34)', () => {
-    const s = syncStatus(link({ user_count: 10, synced_count: 7, not_in_server_count: 3 }));
-    expect(s).toMatchObject({
-      done: 7,
-      target: 7,
-      pending: 0,
-      notInServer: 3,
-      text: 'up to date',
-      tone: 'done',
-      percent: 100,
-    });
+  it('a blocked link shows no ETA and no moving bar, whatever is left to do', () => {
+    const s = syncStatus(link({ synced: 22, to_add: 19 }, { state: 'blocked', progress: { percent: 53.6 } }));
+    expect(s).toMatchObject({ tone: 'blocked', moving: false, pending: 19 });
+    expect(s.text).not.toMatch(/ETA/);
   });
 
-  it('reaches up to date with listed accounts that no longer exist counted apart (issue 34)', () => {
-    const s = syncStatus(link({ user_count: 10, synced_count: 6, not_in_server_count: 2, deleted_count: 2 }));
-    expect(s).toMatchObject({
-      done: 6,
-      target: 6,
-      pending: 0,
-      notInServer: 2,
-      deleted: 2,
-      text: 'up to date',
-      tone: 'done',
-      percent: 100,
-    });
+  it('names listed users who are not in the server, and deleted accounts, apart from the target (issue 34)', () => {
+    const s = syncStatus(link({ listed: 10, synced: 6, not_in_server: 2, deleted: 2 }));
+    expect(s).toMatchObject({ done: 6, target: 6, pending: 0, notInServer: 2, deleted: 2, text: 'up to date' });
   });
 
   it('gives no target while the not-in-server count is unavailable, never a smaller number (issue 34)', () => {
-    const s = syncStatus(link({ user_count: 10, synced_count: 7, not_in_server_count: null }));
+    const s = syncStatus(link({ listed: 10, synced: 7, not_in_server: null }));
     expect(s).toMatchObject({ done: 7, target: null, notInServer: null, text: 'up to date', tone: 'done' });
   });
 });

@@ -1,63 +1,71 @@
 import type { LinkView } from '@rolelink/contracts';
 import { humanizeEta } from './duration';
 
-/** What a card's progress line says: `tone` colours the bar (`done` is the green one). */
+/** What a card's progress line says: `tone` colours the bar (`done` is the green one, `stopped` a still grey). */
 export type SyncStatus = {
+  /** Members who hold the role now (the counts' `synced`, as on the Synced box). */
   done: number;
   /** Null while a count it needs is unavailable (the listed users not in the server, without the member listing). */
   target: number | null;
+  /** Changes still to make, additions and removals. */
   pending: number;
   /** Listed users not in the server; null: unavailable (the link's `listing_unavailable` says why). */
   notInServer: number | null;
   /** Listed users whose account no longer exists. */
   deleted: number;
   percent: number;
-  tone: 'progress' | 'done' | 'held';
+  tone: 'progress' | 'done' | 'held' | 'blocked' | 'stopped';
+  /** Only a syncing link's bar moves. */
+  moving: boolean;
   text: string;
 };
 
 /**
- * The card's sync progress (issue 20). `pending` is every change the bot still has to make, additions
- * and removals (the worker counts both, services/bot-worker/src/sync/progress.ts), so the bar is
- * synced ÷ (synced + pending) and the ETA (pending ÷ rate, from the server) covers removals too. A held
- * removal means the role does not match the plugin's latest list: such a card never says "up to date"
- * and its bar is never the finished green one.
+ * The card's sync progress, formatted from the server's state and counts (packages/domain
+ * `deriveLinkStatus`): the browser derives no state of its own. A blocked, paused or disabled link shows
+ * no ETA and a still bar; a held removal is never "up to date" nor the finished green.
  */
 export function syncStatus(link: LinkView): SyncStatus {
-  // Listed users no call can reach (issue 34) are out of the bar: those not in the server until they join,
-  // deleted accounts for good. They are neither synced nor pending, and the card names them apart. While
-  // the not-in-server count is unavailable, so is the target: a smaller number would only look exact.
-  const notInServer = link.counts.not_in_server_count;
-  const deleted = link.counts.deleted_count;
+  const c = link.counts;
+  // Listed users no call can reach (issue 34) are out of the target; while the not-in-server count is
+  // unavailable, so is the target: a smaller number would only look exact.
   const target =
-    notInServer === null
+    c.not_in_server === null
       ? null
-      : Math.max(0, Math.min(link.counts.user_count, link.limits.synced_limit) - notInServer - deleted);
-  const done = target === null ? link.counts.synced_count : Math.min(link.counts.synced_count, target);
-  const pending = link.counts.pending_count;
-  const total = done + pending;
-  const percent = total === 0 ? 100 : Math.floor((done / total) * 1000) / 10;
-  const held = link.held_change;
-  if (held) {
-    // Whether the applied removal still waits for the plugin's list is the server's word (the link's
-    // `removal`, issue 34), refreshed with the card: never this browser's clock against the window.
-    const waiting = link.removal?.change_id === held.change_id && link.removal.state === 'awaiting_list';
-    const text = waiting
-      ? 'removal confirmed: waiting for the plugin to resend its list'
-      : 'removal held: waiting for the server owner';
-    return { done, target, pending, notInServer, deleted, percent, tone: 'held', text };
-  }
-  const eta = link.sync.eta_seconds;
-  const upToDate = pending === 0 && (eta === null ? target === null || done >= target : eta <= 0);
-  const text = upToDate ? 'up to date' : eta === null || eta <= 0 ? 'ETA unknown' : `ETA ${humanizeEta(eta)}`;
-  return {
-    done,
+      : Math.max(0, Math.min(c.listed, link.limits.synced_limit) - c.not_in_server - c.deleted);
+  const base = {
+    done: c.synced,
     target,
-    pending,
-    notInServer,
-    deleted,
-    percent: upToDate ? 100 : Math.min(percent, 99.9),
-    tone: upToDate ? 'done' : 'progress',
-    text,
+    pending: c.to_add + c.to_remove,
+    notInServer: c.not_in_server,
+    deleted: c.deleted,
+    percent: link.progress.percent,
+    moving: link.progress.moving,
   };
+  switch (link.state) {
+    case 'up_to_date':
+      return { ...base, tone: 'done', text: 'up to date' };
+    case 'syncing': {
+      const eta = link.progress.eta_seconds;
+      return { ...base, tone: 'progress', text: eta === null ? 'ETA unknown' : `ETA ${humanizeEta(eta)}` };
+    }
+    case 'held': {
+      // Whether the applied removal still waits for the plugin's list is the server's word (the link's
+      // `removal`), refreshed with the card: never this browser's clock against the window.
+      const h = link.held_change;
+      const waiting = h !== null && link.removal?.change_id === h.change_id && link.removal.state === 'awaiting_list';
+      const text = waiting
+        ? 'removal confirmed: waiting for the plugin to resend its list'
+        : 'removal held: waiting for the server owner';
+      return { ...base, tone: 'held', text };
+    }
+    case 'blocked':
+      return { ...base, tone: 'blocked', text: 'blocked: nothing changes until it is fixed' };
+    case 'paused':
+      return { ...base, tone: 'stopped', text: 'paused' };
+    case 'disabled':
+      return { ...base, tone: 'stopped', text: 'disabled' };
+    case 'awaiting_first_list':
+      return { ...base, tone: 'stopped', text: "waiting for the plugin's first list" };
+  }
 }

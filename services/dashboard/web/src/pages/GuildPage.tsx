@@ -4,6 +4,7 @@ import { pollEvery, queries } from '../api/queries';
 import { Breadcrumbs } from '../components/Breadcrumbs';
 import { ErrorState, Loading } from '../components/ErrorState';
 import { LinkCardView } from '../components/LinkCardView';
+import { roleLabel } from '../components/RoleName';
 import { SetupCheckPanel } from '../components/SetupCheckPanel';
 import { usePageTitle } from '../components/PageTitle';
 import { SlotsSummary } from '../components/SlotsSummary';
@@ -29,6 +30,10 @@ export function GuildPage() {
   if (!guild) return error ? <ErrorState error={error} onRetry={() => void refetch()} /> : null;
 
   const full = guild.slots.used >= guild.slots.allowed;
+  // A role the bot may not change (the bot's own absence has its own banner above).
+  const blockedRoles = guild.links
+    .filter((l) => l.state === 'blocked' && l.reason !== 'bot_not_in_guild')
+    .map((l) => roleLabel(l.role, l.role_id, l.role_readable));
   return (
     <>
       <Breadcrumbs current={guild.name} />
@@ -56,6 +61,14 @@ export function GuildPage() {
           <a href={guild.bot.invite_url} target="_blank" rel="noopener noreferrer">
             Add the bot back
           </a>
+        </p>
+      ) : null}
+      {/* Problems the bot already met, from the stored facts (not only Check setup): each card says which and the fix. */}
+      {blockedRoles.length > 0 ? (
+        <p className="note note-danger" role="alert" data-testid="blocked-links">
+          The bot cannot change {blockedRoles.length === 1 ? 'a linked role' : `${blockedRoles.length} linked roles`} (
+          {blockedRoles.join(', ')}): nothing changes on {blockedRoles.length === 1 ? 'it' : 'them'} until the cause on
+          the card is fixed.
         </p>
       ) : null}
       {guild.bot.members_listing_blocked ? (

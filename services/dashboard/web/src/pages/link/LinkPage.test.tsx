@@ -15,15 +15,19 @@ describe('LinkPage', () => {
     const api = fakeApi();
     const card = linkCard({
       state: 'paused',
-      paused: true,
+      reason: 'slot_allowance',
+      message:
+        "Integration paused: this server has more role links than its plan's integration slots (this link is number 2; 1 allowed). Upgrade the server or delete another link; the list is kept and syncing resumes on its own.",
       slot: { position: 2, allowance: 1 },
       counts: {
-        user_count: 1234,
-        synced_count: 1000,
-        pending_count: 0,
-        held_count: 234,
-        not_in_server_count: 0,
-        deleted_count: 0,
+        listed: 1234,
+        synced: 1000,
+        to_add: 0,
+        to_remove: 0,
+        held: 0,
+        not_in_server: 0,
+        deleted: 0,
+        over_limit: 234,
       },
       role: { id: R, name: 'Patrons', color: null, position: 3 },
     });
@@ -39,7 +43,7 @@ describe('LinkPage', () => {
     expect(within(article).getByText('1,234')).toBeInTheDocument();
     expect(
       within(article).getByText(
-        "234 users beyond the plan's synced limit are stored and held; they are synced automatically after an upgrade.",
+        "234 users beyond the plan's synced limit are stored and not synced; they are synced automatically after an upgrade.",
       ),
     ).toBeInTheDocument();
 

@@ -18,6 +18,7 @@ const member: MemberLookup = {
   override: null,
   should_hold: true,
   reason: 'synced',
+  message: "Holds the role: on the plugin's list, within the synced limit.",
 };
 
 function setUp() {
@@ -45,6 +46,27 @@ describe('MembersTab: the member look-up (react-hook-form, the contract user-ID 
     expect(await screen.findByText('On the list — synced')).toBeInTheDocument();
     expect(screen.getByText("Holds the role: on the plugin's list, within the synced limit.")).toBeInTheDocument();
     await waitFor(() => expect(api.calls.filter((c) => c.path === `${linkPath}/members/${U}`)).toHaveLength(1));
+  });
+
+  it('puts a deleted account first, in words: never "synced" and never the raw code', async () => {
+    const { api, user } = setUp();
+    api.on('GET', `${linkPath}/members/${U}`, () => ({
+      status: 200,
+      body: {
+        ...member,
+        should_hold: false,
+        reason: 'account_deleted',
+        message: 'Account deleted: the platform says this account no longer exists.',
+        platform: { outcome: 'unknown_user', text: 'Account deleted', updated_at: '2026-12-01T00:00:00Z' },
+      } satisfies MemberLookup,
+    }));
+    await user.type(screen.getByLabelText('User ID'), U);
+    await user.click(screen.getByRole('button', { name: 'Look up' }));
+    expect(
+      await screen.findByText('Account deleted: the platform says this account no longer exists.'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText('On the list — synced')).not.toBeInTheDocument();
+    expect(screen.queryByText(/unknown_user/)).not.toBeInTheDocument();
   });
 
   it("shows a failed look-up's message", async () => {

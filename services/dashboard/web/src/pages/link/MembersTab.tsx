@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import type { MemberLookup } from '@rolelink/contracts';
+import { MEMBER_OUTCOME_TEXT, type MemberLookup } from '@rolelink/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -23,7 +23,7 @@ type LookUpForm = z.input<typeof lookUpForm>;
 
 const STATE_TEXT: Record<MemberLookup['state'], string> = {
   synced: 'On the list — synced',
-  held: "On the list — held (beyond the plan's synced limit)",
+  over_limit: "On the list — beyond the plan's synced limit",
   not_listed: 'Not on the list',
 };
 
@@ -32,38 +32,21 @@ const OVERRIDE_TEXT: Record<NonNullable<MemberLookup['override']>, string> = {
   never: 'Override — never give',
 };
 
-/** Why the bot gives this member the role or not, admin overrides applied (docs/sync-engine.md, "Admin overrides"). */
-const REASON_TEXT: Record<MemberLookup['reason'], string> = {
-  always_keep: 'Holds the role: on the "Always keep" override list, whatever the plugin lists.',
-  never_give: 'Does not get the role: on the "Never give" override list, even if the plugin lists them.',
-  synced: "Holds the role: on the plugin's list, within the synced limit.",
-  held: "Does not get the role: on the plugin's list, beyond the synced limit.",
-  not_listed: "Does not get the role: not on the plugin's list.",
-  not_in_server:
-    'Listed, not in the server: the platform says this user is not a member, so nobody holds the role for them. The bot gives it when they join.',
+/** The headline: what the platform said of the account comes before the list's word (issue 34). */
+const HEADLINE: Partial<Record<MemberLookup['reason'], string>> = {
+  account_deleted: 'Account deleted',
+  not_in_server: 'Not in the server',
+  held_for_safety: 'Held for safety',
 };
+const stateText = (result: MemberLookup) => HEADLINE[result.reason] ?? STATE_TEXT[result.state];
 
-/** The list state as shown: a synced listed user the platform does not know in the server is "listed, not in the server", never "synced" (issue 34). */
-const stateText = (result: MemberLookup) =>
-  result.reason === 'not_in_server' && result.state === 'synced'
-    ? 'On the list — listed, not in the server'
-    : STATE_TEXT[result.state];
-
-/** The dot's colour: whether the bot gives the role, an override deciding above the list's state. */
+/** The dot's colour: whether the member holds the role by the server's answer (`should_hold`). */
 function dotTone(result: MemberLookup): string {
-  if (result.override === 'always' && result.reason !== 'not_in_server') return styles.synced ?? '';
-  if (result.override === 'never' || result.state === 'not_listed' || result.reason === 'not_in_server') return '';
-  return styles[result.state] ?? '';
+  if (!result.should_hold) return '';
+  return result.reason === 'held_for_safety' ? (styles.over_limit ?? '') : (styles.synced ?? '');
 }
 
-const OUTCOME_TEXT: Record<string, string> = {
-  applied: 'Role applied',
-  removed: 'Role removed',
-  not_in_guild: 'Not a member of the server',
-  missing_permission: 'The bot lacks the permission to manage this role',
-  failed: 'Failed',
-};
-const outcomeText = (outcome: string) => OUTCOME_TEXT[outcome] ?? outcome;
+const outcomeText = (outcome: string) => MEMBER_OUTCOME_TEXT[outcome] ?? 'Another answer';
 
 /** Members: is this user on the link's list, synced or held, what did the platform last answer, and the member's recent role changes? */
 export function MembersTab() {
@@ -132,7 +115,7 @@ export function MembersTab() {
             <p className="muted small">
               User <code>{result.user_id}</code>
             </p>
-            {result.reason ? <p data-testid="member-reason">{REASON_TEXT[result.reason]}</p> : null}
+            <p data-testid="member-reason">{result.message}</p>
             {result.expires_at ? (
               <p data-testid="member-expiry">
                 Membership expires <DateTime iso={result.expires_at} />: then the user leaves the list, as if the plugin
@@ -143,7 +126,7 @@ export function MembersTab() {
             ) : null}
             {result.platform ? (
               <p>
-                Last platform outcome: <strong>{outcomeText(result.platform.outcome)}</strong> (
+                Last platform outcome: <strong>{result.platform.text}</strong> (
                 <DateTime iso={result.platform.updated_at} />)
               </p>
             ) : (
