@@ -37,8 +37,8 @@ export type RateLimitOptions = {
  * from a lease needs no await at all.
  */
 export function perTokenRateLimit(opts: RateLimitOptions): LinkStep {
-  // The store needs the limit to size its leases; the plan is known from the link authenticate() loaded,
-  // so the middleware notes it just before it asks the store.
+  // The store needs the limit to size its leases; the plan is known from the link authentication opened,
+  // so the step notes it just before it asks the store.
   const limits = new Map<string, number>();
   const store = new LeasedRedisStore({
     redis: opts.redis,

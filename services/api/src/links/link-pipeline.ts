@@ -48,7 +48,7 @@ export type LinkPipeline = {
  * pipeline"), called by the server's listener and by the Express app's first middleware alike. For each
  * request: the observers, then the route looked up in the table, then authentication (from memory when
  * the route allows it: `auth: 'remembered'`), the rate limit, 404 or OPTIONS for a path no route takes,
- * then the route's own steps (premium check, input, body, Idempotency-Key) and its handler, which gets
+ * then the route's own steps (link check, input, body, Idempotency-Key) and its handler, which gets
  * a typed context. Every failure is answered by the app's error middleware, after the fresh read an
  * unsettled remembered request still owes (LinkAuth.confirmed), so the order of the checks holds.
  */
