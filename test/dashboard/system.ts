@@ -33,6 +33,7 @@ import { writeSelfSignedCert } from '../../examples/plugin-server/src/tls';
 import { DEMO, demoSeed } from '../../scripts/stack/config';
 import { createTestDb, type TestDb } from '../support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../support/redis';
+import type { AppRoute } from '../support/routes';
 
 export const SECRET_KEY = Buffer.alloc(32, 7);
 export const OAUTH = { clientId: '1000000000000000077', clientSecret: 'test-oauth-secret' };
@@ -48,8 +49,11 @@ export type DashboardSystem = {
   registrations: Registrations;
   /** A second plugin whose every string carries markup (XSS checks). */
   hostile: TestPlugin;
-  /** The Express apps behind the URLs (their routers list the routes, test/errors walks them; the API is served through its fast path first), and the broker's internal token. */
-  apps: { api: Express; broker: Express; dashboard: Express };
+  /**
+   * The Express apps behind the URLs (their routers list the routes, test/errors walks them), and the
+   * API's link routes, which its link pipeline serves outside the app's router (createApi's linkRoutes).
+   */
+  apps: { api: Express; apiLinkRoutes: AppRoute[]; broker: Express; dashboard: Express };
   brokerUrl: string;
   brokerToken: string;
   /**
@@ -99,7 +103,7 @@ export async function startDashboardSystem(
   // The User Management API, where the example plugin pushes its list.
   const sync = new SyncNotifier(producer, prefix, logger);
   closers.push(() => sync.close());
-  // Served as main.ts serves it (the fast path, then Express); its Express app only lists the routes.
+  // Served as main.ts serves it (the link pipeline, then Express); its Express app only lists the routes.
   const api = createApi({ pool: db.pool, sync, logger });
   const apiServer = http.createServer(api.serverOptions, api.listener);
   const apiUrl = `http://127.0.0.1:${await listen(apiServer)}`;
@@ -242,7 +246,7 @@ export async function startDashboardSystem(
     prefix,
     registrations,
     hostile,
-    apps: { api: api.app, broker: brokerServer.app, dashboard: dashboardApp },
+    apps: { api: api.app, apiLinkRoutes: api.linkRoutes, broker: brokerServer.app, dashboard: dashboardApp },
     brokerUrl: brokerServer.url,
     brokerToken: brokerServer.token,
     requestSync: (linkId) => wired.ctx.admin.requestSync(linkId),

@@ -1,6 +1,6 @@
 // Every route of every HTTP service (the User Management API, the dashboard, the plugin broker's
-// internal routes), listed from the apps' own routers so a new route is walked without editing this
-// file. Each route is asked the questions that should be refused (no credentials, malformed path
+// internal routes), listed from the apps' own routers and the API's link pipeline's table, so a new route
+// is walked without editing this file. Each route is asked the questions that should be refused (no credentials, malformed path
 // parameters, unknown resources, a body of the wrong shape, malformed JSON); every refusal must parse
 // with the one `errorBody` schema of contracts, and every route must refuse at least one of them.
 import { randomUUID } from 'node:crypto';
@@ -115,7 +115,7 @@ describe('error answers of every route of every service', () => {
     services = [
       {
         name: 'api',
-        routes: listRoutes(sys.apps.api),
+        routes: [...listRoutes(sys.apps.api), ...sys.apps.apiLinkRoutes],
         anonymous: request.agent(sys.apiUrl),
         credentials: () =>
           Promise.resolve({

@@ -13,7 +13,7 @@ import type { SeededLink } from './fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from './redis';
 
 export type ApiHarness = {
-  /** What the API's server runs (main.ts): the fast path for the single-user writes it takes, Express for the rest. */
+  /** What the API's server runs (main.ts): the link pipeline for `/api/role-link/*`, Express for the rest. */
   app: RequestListener;
   /** createApi's request and response classes, for a harness that builds its own server as main.ts does: `http.createServer(h.serverOptions, h.app)`. */
   serverOptions: ServerOptions;

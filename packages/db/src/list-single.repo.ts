@@ -4,7 +4,7 @@ import { toStored } from './user-id';
 
 /**
  * What an API write checks in its own statement when its request was authenticated from the API's
- * memory of an earlier read rather than a read of its own (services/api auth.ts): the link still has this
+ * memory of an earlier read rather than a read of its own (services/api links/link-auth.ts): the link still has this
  * token and is enabled, and its plan, paid slots and rank (what decides "paused") are those the request
  * was checked against. If not, nothing is written and the call throws StaleAuthError.
  */

@@ -15,13 +15,20 @@ declare global {
   }
 }
 
+/**
+ * Per-request work that never fails and never waits (the request id, the log line, the metrics): Express
+ * middleware whose `next` may be left out, so a server that answers some requests without Express's
+ * router (the API's link pipeline) runs the very same instances as a plain call.
+ */
+export type RequestObserver = (req: Request, res: Response, next?: NextFunction) => void;
+
 /** Accepts a caller's X-Request-Id (bounded, printable) or mints one; echoed on every answer. */
-export function requestId(): RequestHandler {
+export function requestId(): RequestObserver {
   return (req, res, next) => {
     const given = req.get('x-request-id');
     req.id = given && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', req.id);
-    next();
+    next?.();
   };
 }
 
@@ -35,19 +42,36 @@ export type ParsedRequest<P extends Partial<Record<Part, z.ZodType>>> = {
  * the typed result on `res.locals.input`. Failures answer AppError.validation() (at most 5 issues per part).
  */
 export function validate<P extends Partial<Record<Part, z.ZodType>>>(parts: P): RequestHandler {
+  const parse = inputParser(parts);
+  return (req, res, next) => {
+    try {
+      res.locals.input = parse(req);
+    } catch (err) {
+      return next(err);
+    }
+    next();
+  };
+}
+
+/**
+ * validate()'s parse as a function: the named parts of `source` parsed with their schemas, or the
+ * AppError.validation() thrown (at most 5 issues per part).
+ */
+export function inputParser<P extends Partial<Record<Part, z.ZodType>>>(
+  parts: P,
+): (source: Partial<Record<Part, unknown>>) => ParsedRequest<P> {
   // Listed once: this runs on every request of its routes.
   const entries = Object.entries(parts) as [Part, z.ZodType][];
-  return (req, res, next) => {
+  return (source) => {
     const input: Record<string, unknown> = {};
     let issues: ValidationIssue[] | undefined;
     for (const [part, schema] of entries) {
-      const result = schema.safeParse(req[part]);
+      const result = schema.safeParse(source[part]);
       if (result.success) input[part] = result.data;
       else (issues ??= []).push(...zodIssues(result.error, part).slice(0, 5));
     }
-    if (issues) return next(AppError.validation(issues));
-    res.locals.input = input;
-    next();
+    if (issues) throw AppError.validation(issues);
+    return input as ParsedRequest<P>;
   };
 }
 
@@ -63,7 +87,12 @@ export function handle(fn: (req: Request, res: Response, next: NextFunction) => 
 }
 
 export function notFoundRoute(): RequestHandler {
-  return (req, _res, next) => next(new AppError(404, `Route not found: ${req.method} ${req.path}`, 'route_not_found'));
+  return (req, _res, next) => next(routeNotFound(req));
+}
+
+/** The 404 of a request no route takes. */
+export function routeNotFound(req: Request): AppError {
+  return new AppError(404, `Route not found: ${req.method} ${req.path}`, 'route_not_found');
 }
 
 interface BodyParserError extends Error {

@@ -13,6 +13,7 @@ import {
 import { boundedSample, COLLECT_TIMEOUT_MS, joinScrape, type Reading } from './bounded-sample';
 import type { DependencyLog } from './dependency-log';
 import type { ReadinessCheck } from './health';
+import type { RequestObserver } from './http';
 import { trackRoute } from './route-template';
 
 export { UNMATCHED_ROUTE, presetRoute } from './route-template';
@@ -81,8 +82,8 @@ export type Metrics = {
   counter<L extends string>(config: Omit<CounterConfiguration<L>, 'registers'>): Counter<L>;
   histogram<L extends string>(config: Omit<HistogramConfiguration<L>, 'registers'>): Histogram<L>;
   gauge<L extends string>(config: Omit<GaugeConfiguration<L>, 'registers'>): Gauge<L>;
-  /** Express middleware recording http_requests_total and http_request_duration_seconds by route pattern. */
-  httpMiddleware(): RequestHandler;
+  /** Middleware (a RequestObserver) recording http_requests_total and http_request_duration_seconds by route pattern. */
+  httpMiddleware(): RequestObserver;
   /** `GET /metrics` handler in the Prometheus text format. */
   handler(): RequestHandler;
   /**
@@ -233,7 +234,7 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
           requests.inc(labels);
           duration.observe(labels, (performance.now() - started) / 1e3);
         });
-        next();
+        next?.();
       };
     },
     handler() {

@@ -1,4 +1,5 @@
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
+import type { RequestObserver } from './http';
 import type { Logger } from './logger';
 import { trackRoute } from './route-template';
 
@@ -23,7 +24,7 @@ export function addRequestLogFields(res: Response, fields: RequestLogFields): vo
  * Levels: probes at debug, 5xx at warn (the error middleware logs the error itself), the rest at info.
  * A request whose client went away before the answer was sent carries `aborted: true`.
  */
-export function requestLog(logger: Logger): RequestHandler {
+export function requestLog(logger: Logger): RequestObserver {
   return (req, res, next) => {
     const started = performance.now();
     const routeOf = trackRoute(req);
@@ -46,6 +47,6 @@ export function requestLog(logger: Logger): RequestHandler {
         ...(res.writableFinished ? {} : { aborted: true }),
       });
     });
-    next();
+    next?.();
   };
 }

@@ -100,7 +100,7 @@ export function trackRoute(req: Request): () => string {
 }
 
 /**
- * For a request answered outside Express (the API's fast path, services/api/src/fast-users.ts): the
+ * For a request answered outside Express's router (the API's link pipeline, services/api/src/links): the
  * reader trackRoute() will return for it, so the request log and the metrics label it as the Express
  * route would, without the property hooks above.
  */

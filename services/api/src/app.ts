@@ -7,12 +7,14 @@ import {
   notFoundRoute,
   requestId,
   requestLog,
+  type RequestObserver,
   type Logger,
   type Metrics,
   type ReadinessCheck,
 } from '@rolelink/runtime';
-import { authenticate } from './auth';
-import { fastUsers } from './fast-users';
+import { idempotent } from './idempotency';
+import { authenticator } from './links/link-auth';
+import { linkPipeline } from './links/link-pipeline';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { perTokenRateLimit, type RateLimitOptions } from './rate-limit';
 import { uploadsRoutes } from './routes/uploads.routes';
@@ -31,20 +33,25 @@ export type ApiDeps = {
 };
 
 export type Api = {
-  /** The routes (listed from its router by test/support/routes.ts) and every request the fast path does not take. */
+  /**
+   * The Express app: health, metrics, the OpenAPI routes, and, through its first middleware, the link
+   * pipeline for `/api/role-link/*` (a request given to the app rather than to `listener`).
+   */
   app: Express;
   /**
-   * What the server runs (main.ts): POST and DELETE /users/:userId without a body go to the fast path
-   * (fast-users.ts), which runs the same middleware and handler instances as `app`; everything else to `app`.
-   * Every test serves this too (test/support/api.ts), so tests take the path production takes.
+   * What the server runs (main.ts): a request of `/api/role-link/*` on the classes of `serverOptions` goes
+   * straight to the link pipeline; everything else to `app`. Every test serves this too
+   * (test/support/api.ts), so tests take the path production takes.
    */
   listener: RequestListener;
   /**
    * For the server that serves `listener` (main.ts): requests and responses constructed with Express's
-   * members already inherited, so neither path swaps prototypes per request. Optional for correctness
-   * (without them both paths swap, as Express does); V8 keeps its optimized shapes only with them.
+   * members already inherited, so neither Express nor the link pipeline swaps prototypes per request.
+   * Without them every request goes through `app` (which swaps, then calls the same pipeline).
    */
   serverOptions: ServerOptions;
+  /** The link pipeline's routes (method in lower case, full path template): the routes `app`'s router does not list. */
+  linkRoutes: { method: string; path: string }[];
 };
 
 /** The User Management API (spec 4.1), built from injected dependencies so tests build the same app. */
@@ -52,45 +59,46 @@ export function createApi(deps: ApiDeps): Api {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // One instance of each, shared by the Express app and the fast path: one token memo and look-up, one
-  // leased rate-limit budget, one batcher per kind (so both paths' writes of a link go in one statement).
-  const before = [requestId(), requestLog(deps.logger), ...(deps.metrics ? [deps.metrics.httpMiddleware()] : [])];
-  const inLink = [
-    authenticate(deps.pool),
-    ...(deps.rateLimit ? [perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger })] : []),
+  const observers: RequestObserver[] = [
+    requestId(),
+    requestLog(deps.logger),
+    ...(deps.metrics ? [deps.metrics.httpMiddleware()] : []),
   ];
-  const notFound = notFoundRoute();
   // The public API's validation errors keep their documented `details` only: its `errors` key is the
   // shrink hold's object (spec 4.1 rule 6), and plugins decode it as that.
   const errors = errorHandler(deps.logger, { fieldErrors: false });
-  for (const m of before) app.use(m);
+  // One pipeline for both ways in: one token memory and look-up, one leased rate-limit budget, one
+  // batcher per kind (so every write of a link goes in one statement).
+  const links = linkPipeline({
+    app,
+    observers,
+    authenticate: authenticator(deps.pool),
+    rateLimit: deps.rateLimit ? perTokenRateLimit({ ...deps.rateLimit, logger: deps.logger }) : undefined,
+    idempotency: idempotent(deps.pool),
+    // Upload routes first: `/users/upload` must not be read as a user id.
+    routes: [...uploadsRoutes(deps), ...usersRoutes(deps)],
+    errors,
+  });
 
-  const link = express.Router({ mergeParams: true });
-  // Authentication, then the rate limit: the budget belongs to the link the token opened and its plan sets the limit.
-  for (const m of inLink) link.use(m);
-  // Upload routes first: `/users/upload` must not be read as a user id. Registered on `link` itself, not
-  // as nested routers: each nested router a request passes costs a params merge and a restore (issue 24).
-  uploadsRoutes(deps, link);
-  const singleUser = usersRoutes(deps, link);
-  // First after the per-request middleware: every API call would otherwise walk the routers below (health,
-  // metrics, OpenAPI) before reaching it, and none of their paths starts with /api/role-link/.
-  app.use('/api/role-link/:guildId/:roleId', link);
-
+  // First: the pipeline runs the observers itself for the requests it takes.
+  app.use((req, res, next) => {
+    if (!links.serve(req, res)) next();
+  });
+  for (const observe of observers) app.use(observe);
   if (deps.metrics) app.get('/metrics', deps.metrics.handler());
   app.use(healthRouter({ checks: deps.readiness, draining: deps.draining }));
   // The API's OpenAPI document and its reference page, unauthenticated like the health routes.
   app.use(openApiRoutes());
-
-  app.use(notFound);
+  app.use(notFoundRoute());
   app.use(errors);
 
-  const fast = fastUsers({ app, before: [...before, ...inLink], routes: singleUser, notFound, errors });
   return {
     app,
     serverOptions: expressServerOptions(app),
     listener: (req, res) => {
-      if (!fast(req, res)) app(req, res);
+      if (!links.serve(req, res)) app(req, res);
     },
+    linkRoutes: links.routes,
   };
 }
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Pool } from 'pg';
 import { CONFIRM_HEADER } from '@rolelink/contracts';
 import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '@rolelink/db/list';
-import { AppError, handle } from '@rolelink/runtime';
-import { currentLink } from './auth';
+import { AppError } from '@rolelink/runtime';
+import type { LinkAuth } from './links/link-auth';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Visible ASCII, as the IETF Idempotency-Key draft suggests for the header's string value; UUIDs fit. */
@@ -16,25 +16,30 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * fingerprint; the write does not run again. Scoped to the link the token opened. Mount after the body
  * is parsed (the fingerprint covers it). Without the header, or on a dry run, it does nothing.
  *
+ * A request let through on remembered authentication is settled by a fresh read before its key is
+ * claimed: a claim, and the answer recorded under it, must not rest on a read older than the request.
+ *
  * The key is claimed in its own statement before the write and the answer recorded after it, before the
  * answer is sent. A 5xx frees the key (the write's transaction failed; a retry should run). A process
  * that dies before answering leaves a claim without an answer; it is free again once that process has
  * no connection left in PostgreSQL (db claimIdempotencyKey), so a retry runs. The one gap: a death
  * between the write's commit and recording the answer re-runs the write on retry.
  */
-export function idempotent(pool: Pool): RequestHandler {
-  const keyed = handle(async (req, res, next) => {
+export function idempotent(pool: Pool): (req: Request, res: Response, auth: LinkAuth) => false | Promise<boolean> {
+  /** Resolves true when it answered the request (a replay); throws its refusal. */
+  const keyed = async (req: Request, res: Response, auth: LinkAuth): Promise<boolean> => {
     const key = req.get(IDEMPOTENCY_HEADER)!;
     if (!KEY.test(key))
       throw AppError.validation([
         { field: 'headers.idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
       ]);
-    const link = currentLink(res);
+    await auth.confirm();
+    const link = auth.link;
     const fingerprint = createHash('sha256')
       .update(
         JSON.stringify([
           req.method,
-          req.baseUrl + req.path,
+          req.path,
           req.body ?? null,
           req.get(CONFIRM_HEADER) ?? null,
           req.get('if-match') ?? null,
@@ -60,15 +65,15 @@ export function idempotent(pool: Pool): RequestHandler {
       res.setHeader('Idempotent-Replayed', 'true');
       if (claim.answer.etag) res.setHeader('ETag', claim.answer.etag);
       res.status(claim.answer.status).json(claim.answer.body);
-      return;
+      return true;
     }
     recordBeforeSending(res, pool, link.id, key);
-    next();
-  });
-  // Most calls carry no key: they pass without the promise an async handler costs (the API's hottest route runs this).
-  return (req, res, next) => {
-    if (req.get(IDEMPOTENCY_HEADER) === undefined || req.query.dry_run === 'true') return next();
-    keyed(req, res, next);
+    return false;
+  };
+  // Most calls carry no key: they pass without the promise an async step costs (the API's hottest route runs this).
+  return (req, res, auth) => {
+    if (req.headers[IDEMPOTENCY_HEADER] === undefined || req.query.dry_run === 'true') return false;
+    return keyed(req, res, auth);
   };
 }
 

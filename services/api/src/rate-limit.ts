@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { NextFunction, RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import type { RedisClient } from '@rolelink/queue';
 import type { Plan } from '@rolelink/domain';
 import { AppError, type Logger } from '@rolelink/runtime';
-import { currentLink } from './auth';
+import type { LinkStep } from './links/link-pipeline';
 import { LeasedRedisStore, type LocalHit } from './rate-limit-store';
 
 export type RateLimitOptions = {
@@ -19,8 +19,8 @@ export type RateLimitOptions = {
 
 /**
  * Per-token rate limit of the User Management API (issue 11), shared by every API replica through Redis
- * (fixed window of `windowMs`, one counter per link, served from leases: see LeasedRedisStore). Runs after
- * authenticate(): the key is the link the token opened, so resetting the token does not reset the budget,
+ * (fixed window of `windowMs`, one counter per link, served from leases: see LeasedRedisStore). A step of
+ * the link pipeline, after authentication: the key is the link the token opened, so resetting the token does not reset the budget,
  * and the plan decides the limit.
  * A fixed window does not reopen before it resets, so a client hammering through a 429 stays limited;
  * refused requests take nothing from the budget (they matter only if a plan upgrade raises the limit).
@@ -36,9 +36,9 @@ export type RateLimitOptions = {
  * the partition key each time, about 0.05 ms of CPU per POST (issue 24's profile), while a hit served
  * from a lease needs no await at all.
  */
-export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
-  // The store needs the limit to size its leases; the plan is known from the link authenticate() loaded,
-  // so the middleware notes it just before it asks the store.
+export function perTokenRateLimit(opts: RateLimitOptions): LinkStep {
+  // The store needs the limit to size its leases; the plan is known from the link authentication opened,
+  // so the step notes it just before it asks the store.
   const limits = new Map<string, number>();
   const store = new LeasedRedisStore({
     redis: opts.redis,
@@ -59,35 +59,32 @@ export function perTokenRateLimit(opts: RateLimitOptions): RequestHandler {
     return pk;
   };
 
-  const decide = (res: Response, next: NextFunction, key: string, plan: Plan, limit: number, hit: LocalHit): void => {
+  /** Sets the headers; throws the 429 when over the limit. */
+  const decide = (res: Response, key: string, plan: Plan, limit: number, hit: LocalHit): void => {
     const resetSeconds = Math.max(0, Math.ceil((hit.resetAt - Date.now()) / 1000));
     if (!res.headersSent) {
       res.setHeader('RateLimit', `"${plan}"; r=${Math.max(limit - hit.totalHits, 0)}; t=${resetSeconds}`);
       res.setHeader('RateLimit-Policy', `"${plan}"; q=${limit}; w=${windowSeconds}; pk=:${partitionKey(key)}:`);
     }
-    if (hit.totalHits <= limit) return next();
+    if (hit.totalHits <= limit) return;
     if (!res.headersSent) res.setHeader('Retry-After', String(resetSeconds));
-    next(
-      new AppError(
-        429,
-        `Too many requests: at most ${limit.toLocaleString('en-US')} per ${windowSeconds} s for one token on the ${plan} plan. Retry after ${resetSeconds} s.`,
-        'rate_limited',
-      ),
+    throw new AppError(
+      429,
+      `Too many requests: at most ${limit.toLocaleString('en-US')} per ${windowSeconds} s for one token on the ${plan} plan. Retry after ${resetSeconds} s.`,
+      'rate_limited',
     );
   };
 
-  return (_req, res, next) => {
-    const link = currentLink(res);
+  // A hit served from a lease is decided without a promise; only a take from Redis returns one.
+  return (res, link) => {
     const limit = opts.perPlan[link.plan];
     limits.set(link.id, limit);
     const local = store.takeLocal(link.id);
-    if (local) return decide(res, next, link.id, link.plan, limit, local);
-    store.increment(link.id).then(
-      (hit) =>
-        decide(res, next, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime!.getTime() }),
+    if (local) return decide(res, link.id, link.plan, limit, local);
+    return store.increment(link.id).then(
+      (hit) => decide(res, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime!.getTime() }),
       (err: unknown) => {
         opts.logger.warn('rate limiter: RedisClient failed, request let through without a limit', { err });
-        next();
       },
     );
   };

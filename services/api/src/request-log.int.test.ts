@@ -9,7 +9,7 @@ beforeAll(async () => (h = await startApiHarness()));
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-/** The API as main.ts serves it (fast path, then Express), logging into memory. */
+/** The API as main.ts serves it (the link pipeline, then Express), logging into memory. */
 function loggedApp(level = 'info') {
   const { logger, lines } = memoryLogger('api', level);
   return { app: createApi({ pool: h.db.pool, sync: h.sync, logger }).listener, lines: lines };

@@ -9,10 +9,11 @@ import { startApiHarness, type ApiHarness } from '../../../test/support/api';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { listOf, seedGuild, seedLink, type SeededLink } from '../../../test/support/fixtures';
 
-// Issue 24: a bodyless POST or DELETE /users/:userId may be let through on the link as last read for its
-// token, its write re-checking token, enabled, plan, slots and rank in its own statement (auth.ts). Every
-// answer must still rest on a check made after the request arrived: each case below changes the link
-// between a request that was answered and the next, and the next must see the change.
+// A POST or DELETE /users/:userId may be let through on the link as last read for its token, whatever its
+// headers, its write re-checking token, enabled, plan, slots and rank in its own statement (the link
+// pipeline's LinkAuth, src/links/link-auth.ts). Every answer must still rest on a check made after the
+// request arrived: each case below changes the link between a request that was answered and the next, and
+// the next must see the change.
 
 let h: ApiHarness;
 let redis: RedisClient;
@@ -59,7 +60,14 @@ async function start(rateLimit?: number): Promise<Server> {
   return { serving, port: (serving.server.address() as AddressInfo).port, lines };
 }
 
-function send(port: number, method: string, link: SeededLink, userId: string, token = link.token): Promise<Answer> {
+function send(
+  port: number,
+  method: string,
+  link: SeededLink,
+  userId: string,
+  token = link.token,
+  extra: { headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -67,7 +75,7 @@ function send(port: number, method: string, link: SeededLink, userId: string, to
         port,
         method,
         path: `/api/role-link/${link.guildId}/${link.roleId}/users/${userId}`,
-        headers: { Authorization: `Token ${token}` },
+        headers: { Authorization: `Token ${token}`, ...extra.headers },
       },
       (res) => {
         let text = '';
@@ -77,13 +85,21 @@ function send(port: number, method: string, link: SeededLink, userId: string, to
       },
     );
     req.once('error', reject);
-    req.end();
+    req.end(extra.body);
   });
 }
 
+// Content-Length given: Node's client sends a DELETE's body without one, which the server reads as the next request.
+const JSON_BODY = (body: string) => ({
+  headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+  body,
+});
+/** The request log's line of the last answered request. */
+const lastLine = (server: Server) => server.lines.filter((l) => l.message === 'http request').at(-1)!;
+
 const U = (n: number) => `71000000000000000${n.toString().padStart(2, '0')}`;
 
-describe('remembered authentication of single-user writes (issue 24)', () => {
+describe('remembered authentication of single-user writes', () => {
   let server: Server;
   beforeEach(async () => {
     await h.reset();
@@ -157,5 +173,53 @@ describe('remembered authentication of single-user writes (issue 24)', () => {
     expect(await send(server.port, 'POST', link, U(2))).toEqual({ status: 200, body: { data: { added: true } } });
     await h.db.pool.query('DELETE FROM role_link WHERE id = $1', [link.linkId]);
     expect((await send(server.port, 'POST', link, U(3))).body.message).toBe(INVALID);
+  });
+
+  it('lets a POST or DELETE with a JSON body through from memory as one without, and refuses a revoked token on both', async () => {
+    server = await start();
+    const link = await seedLink(h.db, { plan: 'premium' });
+    expect((await send(server.port, 'POST', link, U(1))).status).toBe(200); // read afresh, remembered
+    expect(lastLine(server)).toMatchObject({ auth: 'fresh', linkId: link.linkId });
+    expect((await send(server.port, 'POST', link, U(2), link.token, JSON_BODY('{"ttl_seconds":3600}'))).status).toBe(
+      200,
+    );
+    expect(lastLine(server)).toMatchObject({ auth: 'remembered', linkId: link.linkId });
+    expect((await send(server.port, 'POST', link, U(3))).status).toBe(200);
+    expect(lastLine(server)).toMatchObject({ auth: 'remembered', linkId: link.linkId });
+    expect((await send(server.port, 'DELETE', link, U(3), link.token, JSON_BODY('{}'))).status).toBe(200);
+    expect(lastLine(server)).toMatchObject({ auth: 'remembered', linkId: link.linkId });
+
+    await h.db.pool.query('UPDATE role_link SET token_hash = $2 WHERE id = $1', [
+      link.linkId,
+      hashToken(generateToken()),
+    ]);
+    const withBody = await send(server.port, 'POST', link, U(4), link.token, JSON_BODY('{"ttl_seconds":3600}'));
+    expect(withBody).toEqual({ status: 403, body: { statusCode: 403, message: INVALID } });
+    expect(lastLine(server)).not.toHaveProperty('linkId');
+    expect(await send(server.port, 'POST', link, U(5))).toEqual({
+      status: 403,
+      body: { statusCode: 403, message: INVALID },
+    });
+    // A bad body of a revoked token: its 403 first, as for a request read afresh.
+    expect((await send(server.port, 'POST', link, U(6), link.token, JSON_BODY('{"'))).body.message).toBe(INVALID);
+    expect(await listOf(h.db, link.linkId)).toEqual([U(1), U(2)]);
+  });
+
+  it('reads afresh before claiming an Idempotency-Key, so a revoked token records nothing under the key', async () => {
+    server = await start();
+    const link = await seedLink(h.db, { plan: 'premium' });
+    const key = (k: string) => ({ headers: { 'Idempotency-Key': k } });
+    expect((await send(server.port, 'POST', link, U(1))).status).toBe(200);
+    expect((await send(server.port, 'POST', link, U(2), link.token, key('k-2'))).status).toBe(200);
+    expect(lastLine(server)).toMatchObject({ auth: 'remembered', linkId: link.linkId });
+    const rotated = generateToken();
+    await h.db.pool.query('UPDATE role_link SET token_hash = $2 WHERE id = $1', [link.linkId, hashToken(rotated)]);
+    expect((await send(server.port, 'POST', link, U(3), link.token, key('k-3'))).body.message).toBe(INVALID);
+    // The same key with the new token runs the write: no 403 was kept for it.
+    expect(await send(server.port, 'POST', link, U(3), rotated, key('k-3'))).toEqual({
+      status: 200,
+      body: { data: { added: true } },
+    });
+    expect(await listOf(h.db, link.linkId)).toEqual([U(1), U(2), U(3)]);
   });
 });

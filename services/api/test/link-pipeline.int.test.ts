@@ -8,9 +8,9 @@ import { startApiHarness, type ApiHarness } from '../../../test/support/api';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { listOf, seedGuild, seedLink, type SeededLink } from '../../../test/support/fixtures';
 
-// Issue 24: POST and DELETE /users/:userId without a body are served before Express (fast-users.ts).
-// The same requests go once through the fast path (the listener main.ts serves) and once through the
-// Express app alone, over the same database state, and every answer, log line and metric must match.
+// The link pipeline (src/links/link-pipeline.ts) has two ways in: the listener main.ts serves calls it
+// directly, the Express app from its first middleware. The same requests go through each, over the same
+// database state, and every answer, log line and metric must match; the listener must not touch Express.
 
 let h: ApiHarness;
 let redis: RedisClient;
@@ -172,16 +172,16 @@ function comparable(a: Answer): Answer {
   };
 }
 
-describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
+describe('the link pipeline, from the listener and from Express', () => {
   it('answers, logs and counts every case byte for byte as the Express route does', async () => {
     const fast = await runSequence((api) => api.listener, true);
-    // On a server without those classes (supertest's), the fast path swaps the prototypes as app.handle does.
+    // On a server without those classes (supertest's), the listener hands every request to Express.
     const swapped = await runSequence((api) => api.listener);
     const viaExpress = await runSequence((api) => api.app);
 
-    // The fast path served them all: Express was never called.
+    // The listener served them all without Express; on Node's own classes Express took each one.
     expect(fast.expressCalls.every((c) => c === 0)).toBe(true);
-    expect(swapped.expressCalls.every((c) => c === 0)).toBe(true);
+    expect(swapped.expressCalls).toEqual(swapped.answers.map((_a, i) => i + 1));
     expect(viaExpress.expressCalls).toEqual(viaExpress.answers.map((_a, i) => i + 1));
     expect(swapped.answers.map(comparable)).toEqual(viaExpress.answers.map(comparable));
     expect([swapped.log, swapped.metrics, swapped.list]).toEqual([viaExpress.log, viaExpress.metrics, viaExpress.list]);
@@ -225,7 +225,7 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
     expect(fast.log[3]).toEqual(expect.objectContaining({ route: '/api/role-link/:guildId/:roleId/*', status: 403 }));
   });
 
-  it('leaves a POST with a body, HEAD, a query string and other shapes to Express', async () => {
+  it('serves every /api/role-link request without Express, and leaves every other path to it', async () => {
     const link = await seedSide();
     const { api } = built(100);
     const handle = spyOnExpress(api);
@@ -233,42 +233,62 @@ describe('POST/DELETE /users/:userId fast path (issue 24)', () => {
     const agent = new http.Agent({ keepAlive: false });
     const path = `/api/role-link/${GUILD}/${ROLE}/users/${U1}`;
     const token = { Authorization: `Token ${link.token}` };
-    const viaExpress = async (method: string, p: string, headers: Record<string, string>, body?: string) => {
+    const served = async (
+      express: boolean,
+      method: string,
+      p: string,
+      headers: Record<string, string> = token,
+      body?: string,
+    ) => {
       const before = handle.mock.calls.length;
       const answer = await send(port, agent, method, p, headers, body);
-      expect(handle.mock.calls.length).toBe(before + 1);
+      expect([method, p, handle.mock.calls.length]).toEqual([method, p, before + (express ? 1 : 0)]);
       return answer;
     };
-    // A body (the optional JSON body of POST is Express's to parse), chunked or with a length.
-    expect(
-      (await viaExpress('POST', path, { ...token, 'Content-Type': 'application/json', 'Content-Length': '2' }, '{}'))
-        .status,
-    ).toBe(200);
-    expect(
-      (
-        await viaExpress(
-          'POST',
-          path,
-          { ...token, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
-          '{}',
-        )
-      ).status,
-    ).toBe(200);
-    // An empty body with a type: a JSON parser reads it as `{}`, so it is Express's too.
-    await viaExpress('POST', path, { ...token, 'Content-Type': 'application/json', 'Content-Length': '0' });
-    await viaExpress('POST', `${path}?dry_run=true`, token);
-    await viaExpress('POST', `${path}/`, token);
-    await viaExpress('POST', path.replace('/users/', '/Users/'), token);
-    await viaExpress('HEAD', path, token);
-    await viaExpress('GET', path, token);
-    await viaExpress('POST', `/api/role-link/${GUILD}/${ROLE}/users/upload`, token);
-    // And the bare request is the fast path's.
-    const before = handle.mock.calls.length;
-    expect((await send(port, agent, 'DELETE', path, { ...token, 'Content-Length': '0' })).body).toBe(
-      '{"data":{"removed":true}}',
-    );
-    expect(handle.mock.calls.length).toBe(before);
+    const json = { ...token, 'Content-Type': 'application/json' };
+    expect((await served(false, 'POST', path, { ...json, 'Content-Length': '2' }, '{}')).status).toBe(200);
+    expect((await served(false, 'POST', path, { ...json, 'Transfer-Encoding': 'chunked' }, '{}')).status).toBe(200);
+    expect((await served(false, 'POST', `${path}?dry_run=true`)).status).toBe(200);
+    expect((await served(false, 'POST', `${path}/`)).status).toBe(200);
+    expect((await served(false, 'POST', path.replace('/users/', '/Users/'))).status).toBe(200);
+    expect((await served(false, 'POST', path.replace('/api/role-link/', '/API/Role-Link/'))).status).toBe(200);
+    expect((await served(false, 'HEAD', path)).status).toBe(200);
+    expect((await served(false, 'GET', path)).body).toBe('{"data":{"exists":true}}');
+    expect((await served(false, 'GET', `/api/role-link/${GUILD}/${ROLE}/users`)).status).toBe(200);
+    expect((await served(false, 'POST', `/api/role-link/${GUILD}/${ROLE}/nope`)).status).toBe(404);
+    // An OPTIONS request of a known path is answered with its methods, as Express's router answers it.
+    const options = await served(false, 'OPTIONS', path);
+    expect([options.status, options.body]).toEqual([200, 'DELETE, GET, HEAD, POST']);
+    // Not in the link mount: Express's.
+    expect((await served(true, 'GET', `/api/role-link/${GUILD}`)).status).toBe(404);
+    expect((await served(true, 'GET', '/healthz')).status).toBe(200);
+    expect((await served(true, 'GET', '/openapi.json')).status).toBe(200);
     await serving.drain();
     handle.mockRestore();
+  });
+
+  it('answers a path parameter that is not valid percent-encoding 400 in the spec shape (Express answered 500)', async () => {
+    const link = await seedSide();
+    const { api } = built(100);
+    const { serving, port } = await listen(api.listener, 0, api.serverOptions);
+    const agent = new http.Agent({ keepAlive: false });
+    const token = { Authorization: `Token ${link.token}` };
+    const user = await send(port, agent, 'POST', `/api/role-link/${GUILD}/${ROLE}/users/%E0%A4%A`, token);
+    expect([user.status, JSON.parse(user.body)]).toEqual([
+      400,
+      {
+        statusCode: 400,
+        message: 'Validation error',
+        details: ['params.userId: must be a 17 to 20 digit snowflake string'],
+      },
+    ]);
+    const guild = await send(port, agent, 'GET', `/api/role-link/%E0%A4%A/${ROLE}/users`, token);
+    expect([guild.status, JSON.parse(guild.body)]).toEqual([
+      400,
+      { statusCode: 400, message: 'Validation error', details: ['params.guildId: must be a numeric string'] },
+    ]);
+    // Still after the header checks (the order of docs/api.md).
+    expect((await send(port, agent, 'GET', `/api/role-link/%E0%A4%A/${ROLE}/users`, {})).status).toBe(401);
+    await serving.drain();
   });
 });
