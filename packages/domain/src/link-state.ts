@@ -1,3 +1,4 @@
+import type { LinkCountsView } from '@rolelink/contracts';
 import { limitsFor, type Plan } from './plans';
 import { BOT_NOT_IN_GUILD_MESSAGE, LINK_BLOCK_MESSAGES, MEMBERS_INTENT_MESSAGE } from './platform-refusals';
 import { isPaused, slotAllowance } from './slots';
@@ -85,16 +86,7 @@ export type LinkStateFacts = {
  * - `deleted`: listed users whose account was deleted;
  * - `over_limit`: listed users beyond the plan's synced limit, stored and not synced.
  */
-export type LinkCounts = {
-  listed: number;
-  synced: number;
-  to_add: number;
-  to_remove: number;
-  held: number;
-  not_in_server: number | null;
-  deleted: number;
-  over_limit: number;
-};
+export type LinkCounts = LinkCountsView;
 
 export type LinkStatus = {
   state: LinkState;
