@@ -9,7 +9,7 @@ import { AppError, handle, input, sendStream, validate } from '@rolelink/runtime
 import { AddBatcher } from '../add-batcher';
 import { currentLink, guardedWrite } from '../auth';
 import { idListBody, readIdList } from '../body';
-import { expiryBody, readPostExpiry } from '../expiry';
+import { expiryBody, readPostExpiry } from '../body/expiry-fields';
 import { previewWholeList, writeWholeList } from '../list-write';
 import { RemoveBatcher } from '../remove-batcher';
 import { setListVersion } from '../list-version';
