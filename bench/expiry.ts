@@ -18,7 +18,7 @@ import { dropPrefix } from '../test/support/redis';
 import { admin, createMigratedDb, REDIS_URL } from './support/bench-db';
 import { seedGuild, seedLink, type BenchLink } from './support/api-db';
 import { startApi } from './support/api-process';
-import { call, makeAgent } from './support/http';
+import { call, makeAgent } from '../scripts/support/http';
 
 type Options = { rows: number; links: number; seconds: number };
 

@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import type { Pool } from 'pg';
 import { seedLink, type BenchLink } from './api-db';
 import { RssWindow, type RunForm, type RunningApi } from './api-process';
-import { call, expectOk, makeAgent } from './http';
+import { call, expectOk, makeAgent } from '../../scripts/support/http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
 import { copyIn, fromStored, storedIdsCopy, toStored } from '@rolelink/db/client';
 

@@ -8,7 +8,7 @@
 // A request fails when it gets no 2xx answer: another status, a connection error, or no answer in 10 s.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { call, makeAgent } from '../../bench/support/http';
+import { call, makeAgent } from '../support/http';
 
 const { values: opts } = parseArgs({
   options: {

@@ -1,6 +1,7 @@
-import { Worker, type Job, type WorkerOptions } from 'bullmq';
+import { UnrecoverableError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import { redisAnswers, type RedisClient } from './connection';
 import { jobCatalog, type JobData, type JobName, type QueueName } from '@rolelink/contracts';
+import { queueBackoff, retryBackoffStrategy } from './retry-backoff';
 
 /** One handler per job name of the queue, each given its payload parsed by the catalog's schema. */
 export type JobHandlers<Q extends QueueName> = {
@@ -19,8 +20,11 @@ export type ConsumerOptions = Omit<WorkerOptions, 'connection' | 'prefix' | 'aut
 
 /**
  * The typed side of a queue of the catalog, as Producer is for adding: a BullMQ Worker whose jobs are
- * dispatched by name to `handlers` with their payload parsed (a payload that fails its schema fails the
- * job). `worker` is BullMQ's, for events and close().
+ * dispatched by name to `handlers` with their payload parsed. A payload that fails its schema fails the job
+ * with BullMQ's `UnrecoverableError`: a retry would read the same bytes, so it is not retried whatever the
+ * job's `attempts`. (An unknown job name stays retryable: during a rolling release a newer worker knows it.) A queue with an entry in `queueBackoff`
+ * gets the project's backoff rule as its `settings.backoffStrategy` (jobs select it with `customBackoff`).
+ * `worker` is BullMQ's, for events and close().
  */
 export class Consumer<Q extends QueueName> {
   readonly worker: Worker;
@@ -34,11 +38,14 @@ export class Consumer<Q extends QueueName> {
     const { unknownJob, around, ...workerOptions } = options;
     this.connection = options.connection;
     const processor = (job: Job, token?: string) => this.dispatch(job, token, unknownJob);
-    this.worker = new Worker(
-      name,
-      around ? (job, token) => around(job, () => processor(job, token)) : processor,
-      workerOptions,
-    );
+    const backoff = queueBackoff[name];
+    const settings = backoff
+      ? { backoffStrategy: retryBackoffStrategy(backoff), ...workerOptions.settings }
+      : workerOptions.settings;
+    this.worker = new Worker(name, around ? (job, token) => around(job, () => processor(job, token)) : processor, {
+      ...workerOptions,
+      ...(settings ? { settings } : {}),
+    });
   }
 
   private async dispatch(
@@ -54,8 +61,12 @@ export class Consumer<Q extends QueueName> {
   }
 
   private run<N extends JobName<Q>>(name: N, job: Job, token: string | undefined): Promise<unknown> {
-    const schema = jobCatalog[this.name][name] as { parse(v: unknown): JobData<Q, N> };
-    return this.handlers[name](schema.parse(job.data), job, token);
+    const schema = jobCatalog[this.name][name] as {
+      safeParse(v: unknown): { success: true; data: JobData<Q, N> } | { success: false; error: Error };
+    };
+    const parsed = schema.safeParse(job.data);
+    if (!parsed.success) return Promise.reject(new UnrecoverableError(parsed.error.message));
+    return this.handlers[name](parsed.data, job, token);
   }
 
   /**

@@ -5,3 +5,4 @@ export * from './role-sync';
 export * from './plugin-jobs';
 export * from './sync-notifier';
 export * from './schedulers';
+export * from './retry-backoff';

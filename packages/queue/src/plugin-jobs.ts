@@ -2,6 +2,7 @@ import type { RedisClient } from './connection';
 import { QueueName } from '@rolelink/contracts';
 import type { Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
+import { customBackoff } from './retry-backoff';
 
 export type DeleteConfigInput = {
   pluginUrl: string;
@@ -45,7 +46,8 @@ export class PluginJobs {
         },
         {
           attempts: 3,
-          backoff: { type: 'exponential', delay: 5_000 },
+          // The broker's Consumer registers the queue's rule (queueBackoff) as BullMQ's custom strategy.
+          backoff: customBackoff,
           removeOnComplete: true,
           removeOnFail: { age: 7 * 24 * 3600 },
         },

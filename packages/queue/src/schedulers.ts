@@ -1,6 +1,6 @@
 import type { RedisClient } from './connection';
 import { schedulerCatalog, type JobData, type JobName, type QueueName, type SchedulerOf } from '@rolelink/contracts';
-import type { Logger } from '@rolelink/runtime';
+import { withDeadline, type Logger } from '@rolelink/runtime';
 import { backoffMs, type Backoff } from '@rolelink/wire-types/backoff';
 import type { Producer } from './producer';
 
@@ -85,7 +85,11 @@ export function ensureSchedulers(o: {
     for (let tries = 1; !stopped; tries++) {
       again = false;
       try {
-        await withDeadline(Promise.all(schedulers.map((s) => s.upsert())), backoff.attemptMs);
+        await withDeadline(
+          Promise.all(schedulers.map((s) => s.upsert())),
+          backoff.attemptMs,
+          `no answer within ${backoff.attemptMs} ms`,
+        );
         o.logger.info('job schedulers registered', { ids: schedulers.map((s) => s.id), tries });
         registered = true;
         markRegistered();
@@ -123,12 +127,4 @@ export function ensureSchedulers(o: {
       wake?.();
     },
   };
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

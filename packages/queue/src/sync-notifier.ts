@@ -1,6 +1,6 @@
 import type { RedisClient } from './connection';
 import { QueueName } from '@rolelink/contracts';
-import { SharedCall, type Logger } from '@rolelink/runtime';
+import { SharedCall, withDeadline, type Logger } from '@rolelink/runtime';
 import { Producer } from './producer';
 import { enqueueLinkSync, wakeLinkSync } from './role-sync';
 
@@ -75,14 +75,11 @@ export class SyncNotifier {
 
   private async enqueue(linkId: string, requestId: string | undefined): Promise<boolean> {
     try {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('enqueue timed out')), this.timeoutMs);
-      });
-      await Promise.race([
+      await withDeadline(
         this.whenReady().then(() => enqueueLinkSync(this.producer, linkId, requestId)),
-        timeout,
-      ]).finally(() => clearTimeout(timer));
+        this.timeoutMs,
+        'enqueue timed out',
+      );
       return true;
     } catch (err) {
       this.logger.warn('sync request not queued; the outbox sweeper will retry', {

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { DependencyLog, isConnectionError } from './dependency-log';
 import { memoryLogger } from './logger';
 
@@ -39,6 +40,24 @@ describe('DependencyLog', () => {
     expect(lines.map((l) => [l.level, l.message])).toEqual([
       ['warn', 'redis down'],
       ['error', 'worker error'],
+    ]);
+  });
+
+  it("watches a client: its lost connections and 'ready' move the state, its other errors are logged", () => {
+    const { logger, lines } = memoryLogger();
+    const log = new DependencyLog(logger);
+    const client = new EventEmitter();
+    log.watch('redis', client);
+    client.emit('ready');
+    client.emit('error', new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    expect(log.isDown('redis')).toBe(true);
+    client.emit('error', new Error('ERR unknown command'));
+    client.emit('ready');
+    expect(log.isDown('redis')).toBe(false);
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['warn', 'redis down'],
+      ['error', 'redis error'],
+      ['info', 'redis back up'],
     ]);
   });
 

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Logger } from './logger';
 
 /**
@@ -46,6 +47,16 @@ export class DependencyLog {
   listener(dependency: string, what: string): (err: Error) => void {
     return (err) =>
       isConnectionError(err) ? this.down(dependency, err) : this.logger.error(what, { error: err.message });
+  }
+
+  /**
+   * Follows a long-lived client of `dependency` (an ioredis connection): its 'error' events through
+   * `listener` (logged as `<dependency> error` unless a lost connection), its 'ready' as the dependency up.
+   * Every service's main wires its shared Redis connection with this.
+   */
+  watch(dependency: string, client: Pick<EventEmitter, 'on'>): void {
+    client.on('error', this.listener(dependency, `${dependency} error`));
+    client.on('ready', () => this.up(dependency));
   }
 
   isDown(dependency: string): boolean {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { AppError } from './app-error';
+import { withDeadline } from './deadline';
 
 /** One probe: returns (or resolves) when the thing answers or holds, throws (or rejects) when not. */
 export type ReadinessCheck = () => unknown;
@@ -26,15 +27,6 @@ export type HealthOptions = {
 
 const DEFAULT_TIMEOUT_MS = 2000;
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** Error text for a failed check: first line only and bounded, so a probe never echoes a whole payload. */
 function describe(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
@@ -50,7 +42,7 @@ export async function runReadinessChecks(
     Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
       const started = performance.now();
       try {
-        await withTimeout(Promise.resolve().then(check), timeoutMs);
+        await withDeadline(Promise.resolve().then(check), timeoutMs);
         return [name, { status: 'up', latency_ms: Math.round(performance.now() - started) }];
       } catch (err) {
         return [name, { status: 'down', latency_ms: Math.round(performance.now() - started), error: describe(err) }];

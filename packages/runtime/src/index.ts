@@ -3,6 +3,7 @@ export * from './bounded-sample';
 export * from './build-info';
 export * from './dependency-log';
 export * from './database-outage';
+export * from './deadline';
 export * from './env';
 export * from './redis-url';
 export * from './logger';

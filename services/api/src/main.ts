@@ -38,8 +38,7 @@ const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
 // One line per change of PostgreSQL's or Redis's state (issue 37 §2).
 const dependencies = new DependencyLog(logger);
-redis.on('error', dependencies.listener('redis', 'redis error'));
-redis.on('ready', () => dependencies.up('redis'));
+dependencies.watch('redis', redis);
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
 // The sweeps' jobs and schedulers (maintenance.ts): BullMQ's blocking reads need a connection of their own.
 const maintenanceRedis = workerConnection(env.REDIS_URL);

@@ -24,8 +24,7 @@ function main(): void {
   const redis = workerConnection(env.REDIS_URL, { maxRetriesPerRequest: 3 });
   // One line per change of PostgreSQL's or Redis's state, whoever notices it (issue 37 §2).
   const dependencies = new DependencyLog(logger);
-  redis.on('error', dependencies.listener('redis', 'redis error'));
-  redis.on('ready', () => dependencies.up('redis'));
+  dependencies.watch('redis', redis);
 
   const rateLimited = metrics.platformRateLimited();
   const invalid = metrics.platformInvalidRequests();

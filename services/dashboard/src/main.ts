@@ -52,8 +52,7 @@ const wired = buildContext({
 // Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
 // One line per change of PostgreSQL's or Redis's state (issue 37 §2).
 const dependencies = new DependencyLog(logger);
-redis.on('error', dependencies.listener('redis', 'redis error'));
-redis.on('ready', () => dependencies.up('redis'));
+dependencies.watch('redis', redis);
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
 
 const app = createApp({

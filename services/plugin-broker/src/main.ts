@@ -37,8 +37,7 @@ const cacheRedis = producerConnection(env.REDIS_URL);
 const metrics = createMetrics('plugin-broker');
 // One line per change of PostgreSQL's or Redis's state, whoever notices it (issue 37 §2).
 const dependencies = new DependencyLog(logger);
-redis.on('error', dependencies.listener('redis', 'redis error'));
-redis.on('ready', () => dependencies.up('redis'));
+dependencies.watch('redis', redis);
 // Production trusts the system CA store plus NODE_EXTRA_CA_CERTS (read by Node itself at start).
 const http = new PluginHttp({ allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
 const ctx: BrokerContext = {

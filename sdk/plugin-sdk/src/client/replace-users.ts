@@ -1,5 +1,4 @@
-import type { RoleLinkClient } from './role-link-client';
-import type { CallOptions, DryRunResult, HeldChange, WholeListOptions } from './types';
+import type { CallOptions, DryRunResult, HeldChange, WholeListOptions, WholeListWriter } from './types';
 import type { AbortSignalLike } from '../host-types';
 
 /** Spec 4.1: at most 100,000 IDs per PUT and per chunk; about 4 chunks in flight. */
@@ -70,7 +69,7 @@ async function take(it: AsyncIterator<string> | Iterator<string>, n: number): Pr
 }
 
 export async function replaceUsers(
-  client: RoleLinkClient,
+  client: WholeListWriter,
   source: Source,
   options: ReplaceOptions,
 ): Promise<ReplaceOutcome | ReplaceDryRun> {
@@ -93,7 +92,7 @@ export async function replaceUsers(
   return uploadInChunks(client, head, it, { ...options, chunkSize, concurrency });
 }
 
-async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceOptions): Promise<ReplaceOutcome> {
+async function putWhole(client: WholeListWriter, ids: string[], options: ReplaceOptions): Promise<ReplaceOutcome> {
   const send = async (
     confirm: string | undefined,
     signal: AbortSignalLike | undefined,
@@ -121,7 +120,7 @@ async function putWhole(client: RoleLinkClient, ids: string[], options: ReplaceO
 type UploadOptions = WholeListOptions & { chunkSize: number; concurrency: number; dryRun?: boolean };
 
 async function uploadInChunks(
-  client: RoleLinkClient,
+  client: WholeListWriter,
   head: string[],
   rest: AsyncIterator<string> | Iterator<string>,
   options: UploadOptions,
@@ -153,7 +152,7 @@ async function uploadInChunks(
 }
 
 async function sendChunks(
-  client: RoleLinkClient,
+  client: WholeListWriter,
   uploadId: string,
   head: string[],
   rest: AsyncIterator<string> | Iterator<string>,
@@ -196,7 +195,7 @@ async function sendChunks(
 }
 
 async function commit(
-  client: RoleLinkClient,
+  client: WholeListWriter,
   uploadId: string,
   options: WholeListOptions,
   cancel: (o?: CallOptions) => Promise<void>,

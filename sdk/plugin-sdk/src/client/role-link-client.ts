@@ -14,6 +14,7 @@ import type {
   ShrinkBody,
   UploadProgress,
   WholeListOptions,
+  WholeListWriter,
   WriteOutcome,
 } from './types';
 import type {
@@ -84,7 +85,7 @@ const enc = encodeURIComponent;
  * client is too. Every call takes an AbortSignal; failures are RoleLinkApiError (the service said no)
  * or RoleLinkNetworkError (it could not be reached after retries).
  */
-export class RoleLinkClient {
+export class RoleLinkClient implements WholeListWriter {
   private readonly http: HttpClient;
   private readonly base: string;
 

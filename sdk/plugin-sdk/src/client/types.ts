@@ -1,4 +1,4 @@
-import type { ChunkAcceptedBody } from '@rolelink/wire-types';
+import type { ChunkAcceptedBody, DryRunResult } from '@rolelink/wire-types';
 import type { AbortSignalLike } from '../host-types';
 
 /**
@@ -59,4 +59,18 @@ export type WholeListOptions = IdempotentOptions & {
   confirm?: string;
   /** Sent as `If-Match`: a listVersion read earlier; the write fails with a 412 RoleLinkApiError when the list changed since. */
   ifMatch?: string;
+};
+
+/**
+ * The whole-list calls replaceUsers (replace-users.ts) makes: RoleLinkClient's PUT and upload methods.
+ * Declared here so replace-users.ts does not import the client that calls it.
+ */
+export type WholeListWriter = {
+  putUsers(ids: readonly string[], options?: WholeListOptions): Promise<WriteOutcome>;
+  previewPut(ids: readonly string[], options?: Omit<WholeListOptions, 'idempotencyKey'>): Promise<DryRunResult>;
+  createUpload(options?: CallOptions): Promise<string>;
+  addChunk(uploadId: string, ids: readonly string[], options?: CallOptions): Promise<UploadProgress>;
+  commitUpload(uploadId: string, options?: WholeListOptions): Promise<WriteOutcome>;
+  previewCommit(uploadId: string, options?: Omit<WholeListOptions, 'idempotencyKey'>): Promise<DryRunResult>;
+  cancelUpload(uploadId: string, options?: CallOptions): Promise<void>;
 };

@@ -1,7 +1,7 @@
 import { isUserId, userIdProblem } from '@rolelink/contracts';
 import { StoredIdsCopy } from '@rolelink/db/list';
 import { AppError } from '@rolelink/runtime';
-import { readExpiryOf } from '../expiry';
+import { readExpiryOf } from './expiry-fields';
 
 /**
  * Validates an ID array body. `tooMany` decides what an over-long array is: PUT answers 413 above its

@@ -7,7 +7,7 @@ import { deriveLinkStatus, limitsFor, storedLimitMessage } from '@rolelink/domai
 import { AppError, sendStream } from '@rolelink/runtime';
 import { AddBatcher } from '../add-batcher';
 import { idListBody, readIdList } from '../body';
-import { expiryBody, readPostExpiry } from '../expiry';
+import { expiryBody, readPostExpiry } from '../body/expiry-fields';
 import { linkRoute, type LinkRoute } from '../links/link-route';
 import { previewWholeList, writeWholeList } from '../list-write';
 import { RemoveBatcher } from '../remove-batcher';

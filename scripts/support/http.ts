@@ -1,4 +1,5 @@
-// A minimal HTTP client for the API benchmark (keep-alive, bodies as strings, a deadline per request).
+// A minimal HTTP client for the benchmarks and the deploy's post-load check (keep-alive, bodies as strings, a
+// deadline per request).
 import http from 'node:http';
 
 export type Reply = { status: number; body: string; ms: number };
