@@ -169,7 +169,8 @@ describe('the dashboard in a real browser', () => {
     await card.waitFor();
     // The card refreshes itself every few seconds while the page is open.
     await card.getByText('Synced 25 of 25').waitFor({ timeout: 30_000 });
-    await card.getByText('up to date').waitFor();
+    await card.getByText('up to date', { exact: true }).waitFor();
+    await card.getByText('Up to date', { exact: true }).waitFor(); // the derived state's badge
     // The broker checks a new link's plugin at once (not at the next poll).
     await card.getByText('Plugin: healthy').waitFor();
     await screenshot(page, 'guild');
@@ -240,7 +241,7 @@ describe('the dashboard in a real browser', () => {
         60_000,
       ),
     ).toBe(8);
-    await card.getByText('up to date').waitFor({ timeout: 30_000 });
+    await card.getByText('up to date', { exact: true }).waitFor({ timeout: 30_000 });
   });
 
   it('lists the held removal as unread and sends it to the owner as a DM and to the chosen channel', async () => {

@@ -56,7 +56,7 @@ describe('listed users who are not in the server, in a real browser', () => {
       .waitFor({ timeout: 60_000 });
     await card().getByText('2 listed users no longer exist', { exact: false }).waitFor();
     await card().getByText('Synced 20 of 20').waitFor();
-    await card().getByText('up to date').waitFor();
+    await card().getByText('up to date', { exact: true }).waitFor();
     await expect(
       card().getByRole('progressbar', { name: 'Sync progress' }).getAttribute('aria-valuenow'),
     ).resolves.toBe('100');
