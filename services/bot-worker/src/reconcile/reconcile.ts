@@ -150,7 +150,7 @@ async function reconcileSlice(deps: ReconcileDeps, stateKey: string): Promise<Re
         deps.logger.warn('reconcile cannot read the member listing; guild skipped', {
           guildId,
           failure: failure.kind,
-          ...(failure.kind === 'failed' ? { error: failure.message } : {}),
+          ...('message' in failure ? { error: failure.message } : {}),
         });
       }
       state.guilds.shift();
