@@ -95,8 +95,8 @@ describe('deployment manifests', () => {
     // Health checks (issue 37 §1): one that starts Node again.
     copy.edit(
       'docker-compose.yml',
-      '["CMD", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3001',
-      '["CMD", "node", "-e", "exec 3<>/dev/tcp/127.0.0.1/3001',
+      '"bash",\n          "-c",\n          "exec 3<>/dev/tcp/127.0.0.1/3001',
+      '"node",\n          "-e",\n          "exec 3<>/dev/tcp/127.0.0.1/3001',
     );
     // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
     copy.edit(
