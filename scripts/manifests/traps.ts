@@ -14,6 +14,8 @@ import { parseAllDocuments } from 'yaml';
 import { asArray, at, get, type Manifest, type Problem } from './types';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** The registry the manifests name until a deployer's `images:` names theirs: it resolves nowhere. */
+export const PLACEHOLDER_REGISTRY = 'registry.example.invalid';
 /** NodeLocal DNSCache's default address (its `__PILLAR__LOCAL__DNS__`). */
 export const NODE_LOCAL_DNS = '169.254.20.10';
 /**
@@ -33,6 +35,20 @@ export function trapChecks(all: Manifest[], problems: Problem[]): void {
           `images: ${name} needs newName (your registry's repository) and newTag: without newName it resolves to Docker Hub`,
         );
     }
+    const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const m of all)
+      for (const c of [
+        ...asArray(get(m.doc, 'spec', 'template', 'spec', 'containers')),
+        ...asArray(get(m.doc, 'spec', 'template', 'spec', 'initContainers')),
+      ]) {
+        const image = String(get(c, 'image'));
+        if (!image.startsWith(`${PLACEHOLDER_REGISTRY}/rolelink/`) || !image.endsWith(`:${version}`))
+          problems.push({
+            file: m.file,
+            where: at(m),
+            message: `image ${image} must be ${PLACEHOLDER_REGISTRY}/rolelink/<name>:${version} (the product version; a deployer's images: sets the registry)`,
+          });
+      }
     if (typeof kustomization.doc.namespace !== 'string')
       fail("namespace: must be set once here, so an overlay renames every object's namespace with one setting");
   }
@@ -49,6 +65,15 @@ export function trapChecks(all: Manifest[], problems: Problem[]): void {
         where: at(p),
         message: `DNS egress must admit NodeLocal DNSCache (ipBlock ${NODE_LOCAL_DNS}/32), or pods of clusters that run it cannot resolve names`,
       });
+    // In iptables mode pods keep asking the DNS Service's ClusterIP, answered by the node's cache from the
+    // host network: neither the kube-dns pods nor the link-local address match that.
+    if (!cidrs.some((c) => typeof c === 'string' && c !== `${NODE_LOCAL_DNS}/32` && c.endsWith('/32')))
+      problems.push({
+        file: p.file,
+        where: at(p),
+        message:
+          "DNS egress must admit the DNS Service's ClusterIP (an ipBlock /32, environment.yaml dnsServiceIP), or NodeLocal DNSCache in iptables mode blocks every lookup",
+      });
   }
 
   for (const job of all.filter((m) => m.doc.kind === 'Job')) {
@@ -64,13 +89,19 @@ export function trapChecks(all: Manifest[], problems: Problem[]): void {
 
   const docs = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
   const section = /^### Kubernetes\n([\s\S]*?)^#### /m.exec(docs)?.[1] ?? '';
-  const namespaceStep = section.indexOf('kubectl apply -f k8s/namespace.yaml');
+  const namespaceStep = section.indexOf('kubectl create namespace "$NS"');
   const secretStep = section.search(/create (the )?Secret|create secret/);
+  for (const m of docs.matchAll(/kubectl (?:[^`\n]* )?(?:-n|--namespace)[ =]rolelink\b/g))
+    problems.push({
+      file: 'docs/operations.md',
+      where: m[0],
+      message: 'a kubectl command names the namespace rolelink: use -n "$NS" (NS set once, as the docs say)',
+    });
   if (namespaceStep < 0 || secretStep < 0 || namespaceStep > secretStep) {
     problems.push({
       file: 'docs/operations.md',
       where: '### Kubernetes',
-      message: 'the steps must create the namespace (kubectl apply -f k8s/namespace.yaml) before the Secret',
+      message: 'the steps must create the namespace (kubectl create namespace "$NS") before the Secret',
     });
   }
 }
@@ -89,6 +120,55 @@ export function namespaceRenameProblems(dir: string, problems: Problem[]): strin
     });
     const docs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
     const renamed = readFileSync(path.join(overlay, 'kustomization.yaml'), 'utf8').match(/^namespace: (\S+)$/m)?.[1];
+    const fail = (d: Record<string, unknown>, message: string) =>
+      problems.push({
+        file: 'kustomization.yaml',
+        where: `${String(d.kind)}/${String(get(d, 'metadata', 'name'))}`,
+        message,
+      });
+    // The overlay's environment (scripts/manifests/namespace-overlay/environment): every value must arrive.
+    const want = { peers: ['gateway-system', 'observability', 'databases'], dns: '10.43.0.10/32' };
+    const peers = new Set<string>();
+    const cidrs = new Set<string>();
+    for (const d of docs) {
+      if (d.kind === 'NetworkPolicy') {
+        for (const rule of [...asArray(get(d, 'spec', 'ingress')), ...asArray(get(d, 'spec', 'egress'))]) {
+          for (const peer of [...asArray(get(rule, 'from')), ...asArray(get(rule, 'to'))]) {
+            const ns = get(peer, 'namespaceSelector', 'matchLabels', 'kubernetes.io/metadata.name');
+            if (typeof ns === 'string') peers.add(ns);
+            const cidr = get(peer, 'ipBlock', 'cidr');
+            if (typeof cidr === 'string') cidrs.add(cidr);
+          }
+        }
+      }
+      for (const c of [
+        ...asArray(get(d, 'spec', 'template', 'spec', 'containers')),
+        ...asArray(get(d, 'spec', 'template', 'spec', 'initContainers')),
+      ]) {
+        const image = String(get(c, 'image'));
+        if (/\.invalid\/|(^|\.)example\.(com|org|net)\//.test(image) || !image.includes('/'))
+          fail(d, `image ${image} is a placeholder: a deployer's images: must name their registry`);
+      }
+    }
+    for (const ns of peers)
+      if (ns !== 'kube-system' && !want.peers.includes(ns))
+        problems.push({
+          file: 'network-policies.yaml',
+          where: 'NetworkPolicy',
+          message: `selects namespace ${ns}, which the overlay's environment does not name: set it from environment.yaml`,
+        });
+    if (!cidrs.has(want.dns))
+      problems.push({
+        file: 'network-policies.yaml',
+        where: 'NetworkPolicy/allow-dns',
+        message: `the overlay's dnsServiceIP (${want.dns}) does not reach the DNS egress`,
+      });
+    if (/namespace="rolelink"|\.rolelink\.svc\b/.test(text))
+      problems.push({
+        file: 'kustomization.yaml',
+        where: 'namespace overlay',
+        message: 'the render still names the namespace rolelink in a value',
+      });
     for (const d of docs) {
       const ns = d.kind === 'Namespace' ? get(d, 'metadata', 'name') : get(d, 'metadata', 'namespace');
       if (ns !== undefined && ns !== renamed)

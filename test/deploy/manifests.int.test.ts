@@ -95,8 +95,8 @@ describe('deployment manifests', () => {
     // Health checks (issue 37 §1): one that starts Node again.
     copy.edit(
       'docker-compose.yml',
-      '["CMD", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3001',
-      '["CMD", "node", "-e", "exec 3<>/dev/tcp/127.0.0.1/3001',
+      /"bash",\n( +)"-c",\n( +)"exec 3<>\/dev\/tcp\/127\.0\.0\.1\/3001/,
+      '"node",\n$1"-e",\n$2"exec 3<>/dev/tcp/127.0.0.1/3001',
     );
     // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
     copy.edit(
@@ -115,8 +115,8 @@ describe('deployment manifests', () => {
     copy.edit('k8s/plugin-broker.yaml', / {6}initContainers:\n[\s\S]*?(?= {6}containers:)/, '');
     copy.edit(
       'k8s/dashboard.yaml',
-      'image: rolelink/migrate:0.1.0',
-      'image: registry.example.com/rolelink/migrate:0.1.0',
+      'image: registry.example.invalid/rolelink/migrate:0.2.0',
+      'image: registry.example.com/rolelink/migrate:0.2.0',
     );
     // Monitoring: an alert threshold its unit test does not expect, a dashboard query with a misspelt metric
     // and one that is not PromQL.
@@ -141,9 +141,16 @@ describe('deployment manifests', () => {
       '"max(rolelink_sync_pending_changes)"',
       '"max(rolelink_sync_pending_changes"',
     );
-    // Kubernetes traps (issue 37 §7): an image without its registry, the namespace no longer named once by
-    // the kustomization, DNS egress without NodeLocal DNSCache, the migrate Job's old 15-minute deadline.
-    copy.edit('k8s/kustomization.yaml', '    newName: rolelink/bot-worker\n', '');
+    // Kubernetes traps: an image tag other than the product version, the namespace no longer named once by
+    // the kustomization, DNS egress without NodeLocal DNSCache or without the DNS Service's ClusterIP, the
+    // migrate Job's old 15-minute deadline, an alert that selects a namespace by name.
+    copy.edit('k8s/bot-worker.yaml', 'rolelink/bot-worker:0.2.0', 'rolelink/bot-worker:0.1.0');
+    copy.edit('k8s/network-policies.yaml', 'cidr: 10.96.0.10/32', 'cidr: 10.96.0.0/12');
+    copy.edit(
+      'k8s/monitoring/prometheus-rule.yaml',
+      'expr: up{system="rolelink"} == 0',
+      'expr: up{system="rolelink",namespace="rolelink"} == 0',
+    );
     copy.edit('k8s/kustomization.yaml', /^namespace: rolelink\n/m, '');
     copy.edit('k8s/network-policies.yaml', '        - ipBlock:\n            cidr: 169.254.20.10/32\n', '');
     copy.edit('k8s/migrate-job.yaml', 'activeDeadlineSeconds: 14400', 'activeDeadlineSeconds: 900');
@@ -193,10 +200,14 @@ describe('deployment manifests', () => {
       expect(out).toContain('grafana-dashboard.json: a query is not valid PromQL');
     }
     expect(out).toMatch(
-      /\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/,
+      /\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.2\.0 is not the migrate Job's \(registry\.example\.invalid\/rolelink\/migrate:0\.2\.0\)/,
     );
     // Issue 37 §7: the Kubernetes traps.
-    expect(out).toContain('images: rolelink/bot-worker needs newName');
+    expect(out).toContain(
+      'image registry.example.invalid/rolelink/bot-worker:0.1.0 must be registry.example.invalid/rolelink/<name>:0.2.0',
+    );
+    expect(out).toContain("DNS egress must admit the DNS Service's ClusterIP");
+    expect(out).toContain('RoleLinkTargetDown: expression selects namespace="rolelink"');
     expect(out).toContain('DNS egress must admit NodeLocal DNSCache (ipBlock 169.254.20.10/32)');
     expect(out).toContain('activeDeadlineSeconds 900 would kill the wide-ID migration');
     expect(out).toContain(
