@@ -5,9 +5,9 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
-import { ingressChecks } from './ingress';
+import { ingressChecks, routeChecks } from './ingress';
 import { migrationGateProblems, renderKustomization } from './kustomize';
-import { namespaceRenameProblems, trapChecks } from './traps';
+import { COMBINATIONS, overlayProblems, renderOverlay, trapChecks } from './traps';
 import { monitoringChecks } from './monitoring';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
@@ -15,6 +15,8 @@ import { unknownFieldProblems } from './unknown-fields';
 /** The services stop within 25 s of SIGTERM (runtime onShutdown); probes and grace must allow for it. */
 const SHUTDOWN_DEADLINE_S = 25;
 const NOT_API_OBJECTS = new Set(['Kustomization']);
+/** API groups kubernetes-models knows; a component's custom resources (HTTPRoute, ScaledObject) are checked by their own rules. */
+const CORE_GROUP = /^(v1|(apps|batch|policy|autoscaling|networking\.k8s\.io)\/)/;
 
 export function loadManifests(dir: string, problems: Problem[]): Manifest[] {
   const out: Manifest[] = [];
@@ -193,9 +195,23 @@ export async function validateKubernetes(
   if ('skipped' in render) return { checked: objects.length, notes: [`skipped: ${render.skipped}`], problems };
   for (const m of render.rendered) await schemaCheck(m, problems);
   problems.push(...migrationGateProblems(render.rendered, { exact: true }));
+  routeChecks(render.rendered, problems);
   const notes = [`kubectl kustomize: ${render.rendered.length} rendered object(s) valid`];
-  const rename = namespaceRenameProblems(dir, problems);
-  if (rename) notes.push(rename);
+  // Every supported combination of components under a deployer's overlay (another namespace, registry and
+  // environment): each rendered object against the schemas and every rule again.
+  for (const components of COMBINATIONS) {
+    const label = `overlay [${components.join(', ') || 'no components'}]`;
+    const render = renderOverlay(dir, components, problems);
+    if (!render) break;
+    const manifests = render.docs.map((doc, index) => ({ file: label, index, doc }));
+    for (const m of manifests) if (CORE_GROUP.test(String(m.doc.apiVersion))) await schemaCheck(m, problems);
+    overlayProblems(render, label, problems);
+    routeChecks(manifests, problems);
+    ingressChecks(manifests, problems);
+    networkPolicyChecks(manifests, problems);
+    problems.push(...migrationGateProblems(manifests, { exact: true }));
+  }
+  notes.push(`overlays: ${COMBINATIONS.length} combination(s) of components rendered in another namespace and checked`);
   // k8s/monitoring: its own kustomization (the Prometheus Operator's kinds are checked by monitoringChecks).
   const monitoringDir = path.join(dir, 'monitoring');
   const monitoring = renderKustomization(monitoringDir, problems);

@@ -59,6 +59,8 @@ describe('deployment manifests', () => {
   it('validate against the Kubernetes and Compose schemas and the service conventions', async () => {
     const { code, out } = await validate();
     expect(out).toMatch(/manifests valid: \d+ Kubernetes object/);
+    // Every supported combination of k8s/components, under an overlay with another namespace (traps.ts COMBINATIONS).
+    expect(out).toMatch(/overlays: \d+ combination\(s\) of components rendered|skipped: kubectl not found/);
     // kubectl (with its built-in kustomize) is on the machines this runs on; the validator says when it is not.
     expect(out).toMatch(/kubectl kustomize: \d+ rendered object\(s\) valid|skipped: kubectl not found/);
     // promtool (Debian's prometheus package) runs the alerts' unit tests; the validator says when it is absent.
@@ -155,8 +157,15 @@ describe('deployment manifests', () => {
     copy.edit('k8s/network-policies.yaml', '        - ipBlock:\n            cidr: 169.254.20.10/32\n', '');
     copy.edit('k8s/migrate-job.yaml', 'activeDeadlineSeconds: 14400', 'activeDeadlineSeconds: 900');
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
-    copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
+    copy.edit('k8s/components/ingress-nginx/kustomization.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
+    // The dashboard's /metrics published: "/" as a prefix on the Ingress, no match at all on an HTTPRoute.
+    copy.edit('k8s/ingress.yaml', /- path: \/\n( +)pathType: Exact/, '- path: /\n$1pathType: Prefix');
+    copy.edit(
+      'k8s/components/gateway-api/http-routes.yaml',
+      / {4}- matches:\n {8}- path: \{ type: Exact, value: \/ \}\n(?: {8}- path: .*\n)+ {6}(?=backendRefs:\n {8}- name: rolelink-dashboard)/,
+      '    - ',
+    );
     // Issue 37 §8: a compose file in the build context made every edit of it rebuild the build stage.
     copy.edit('.dockerignore', /^docker-compose\*\.yml\n/m, '');
 
@@ -181,7 +190,15 @@ describe('deployment manifests', () => {
     expect(out).toContain(
       '.dockerignore: docker-compose.yml is in the build context: editing it would rebuild the build stage (COPY . .)',
     );
-    expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
+    expect(out).toMatch(
+      /overlay \[ingress-nginx\] Ingress\/rolelink: nginx\.ingress\.kubernetes\.io\/proxy-body-size \(4m\) must exceed the API's body limit \(4mb\)/,
+    );
+    expect(out).toMatch(
+      /kubectl kustomize\) Ingress\/rolelink dashboard\.rolelink\.example\.com: \/metrics is routed to rolelink-dashboard/,
+    );
+    expect(out).toMatch(
+      /overlay \[gateway-api\] HTTPRoute\/rolelink-dashboard dashboard\.rolelink\.acme\.io: \/metrics is routed to rolelink-dashboard/,
+    );
     expect(out).toContain('/reference/ is not routed to rolelink-api');
     expect(out).toContain(
       'plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required',
