@@ -100,7 +100,7 @@ function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { 
 }
 
 /** Cross-object rules: selectors find pods, references name existing objects, every Deployment is protected. */
-function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): void {
+function conventionChecks(all: Manifest[], dir: string | null, problems: Problem[]): void {
   const byKind = (k: string) => all.filter((m) => m.doc.kind === k);
   const name = (m: Manifest) => String(get(m.doc, 'metadata', 'name'));
   const deployments = byKind('Deployment');
@@ -142,10 +142,29 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
     const ref = String(get(h.doc, 'spec', 'scaleTargetRef', 'name'));
     if (!deployments.some((d) => name(d) === ref)) fail(h, `scaleTargetRef names no Deployment (${ref})`);
   }
-  const scaled = byKind('HorizontalPodAutoscaler').map((h) => String(get(h.doc, 'spec', 'scaleTargetRef', 'name')));
+  for (const so of byKind('ScaledObject')) {
+    const ref = String(get(so.doc, 'spec', 'scaleTargetRef', 'name'));
+    if (!deployments.some((d) => name(d) === ref)) fail(so, `scaleTargetRef names no Deployment (${ref})`);
+    if (byKind('HorizontalPodAutoscaler').some((h) => get(h.doc, 'spec', 'scaleTargetRef', 'name') === ref))
+      fail(so, `${ref} also has a HorizontalPodAutoscaler: KEDA's own would fight it`);
+  }
+  for (const d of deployments) {
+    const keys = asArray(get(d.doc, 'spec', 'template', 'spec', 'topologySpreadConstraints')).map((c) =>
+      get(c, 'topologyKey'),
+    );
+    if (!keys.includes('topology.kubernetes.io/zone'))
+      fail(d, 'topologySpreadConstraints must spread across topology.kubernetes.io/zone (a zone outage)');
+  }
+  const scaled = [...byKind('HorizontalPodAutoscaler'), ...byKind('ScaledObject')].map((h) =>
+    String(get(h.doc, 'spec', 'scaleTargetRef', 'name')),
+  );
   for (const want of ['rolelink-api', 'rolelink-bot-worker']) {
     if (!scaled.includes(want))
-      problems.push({ file: '(all)', where: want, message: 'a HorizontalPodAutoscaler is required' });
+      problems.push({
+        file: '(all)',
+        where: want,
+        message: 'a HorizontalPodAutoscaler (or KEDA ScaledObject) is required',
+      });
   }
   const services = byKind('Service').map(name);
   for (const i of byKind('Ingress')) {
@@ -165,6 +184,7 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
         fail(s, `${key} looks like a real value: a committed Secret may hold placeholders (REPLACE_ME) only`);
     }
   }
+  if (dir === null) return;
   for (const k of all.filter((m) => m.doc.kind === 'Kustomization')) {
     const listed = asArray(k.doc.resources).map(String);
     for (const r of listed) if (!existsSync(path.join(dir, r))) fail(k, `resource ${r} does not exist`);
@@ -206,6 +226,7 @@ export async function validateKubernetes(
     const manifests = render.docs.map((doc, index) => ({ file: label, index, doc }));
     for (const m of manifests) if (CORE_GROUP.test(String(m.doc.apiVersion))) await schemaCheck(m, problems);
     overlayProblems(render, label, problems);
+    conventionChecks(manifests, null, problems);
     routeChecks(manifests, problems);
     ingressChecks(manifests, problems);
     networkPolicyChecks(manifests, problems);

@@ -9,7 +9,7 @@ const BASE_PORTS = new Set([53, 5432, 6379]);
 const BROKER_CALLERS = new Set(['dashboard', 'cli']);
 const BROKER_PORT = 3002;
 /** Components allowed egress to addresses outside the cluster (ipBlock): plugins, the platform. */
-const INTERNET_EGRESS = new Set(['plugin-broker', 'bot-worker', 'dashboard']);
+const INTERNET_EGRESS = new Set(['plugin-broker', 'bot-worker', 'dashboard', 'doctor']);
 
 type Labels = Record<string, unknown>;
 

@@ -117,6 +117,10 @@ export const COMBINATIONS: string[][] = [
   ['cert-manager'],
   ['ingress-nginx', 'cert-manager'],
   ['gateway-api'],
+  ['doctor'],
+  ['keda'],
+  ['ingress-nginx', 'cert-manager', 'doctor', 'keda'],
+  ['gateway-api', 'doctor', 'keda'],
 ];
 
 /** What the test overlay's environment component (scripts/manifests/namespace-overlay/environment) sets. */

@@ -13,7 +13,7 @@ async function validate(args: string[] = []): Promise<{ code: number; out: strin
     const { stdout, stderr } = await run(
       process.execPath,
       ['--import', 'tsx', 'scripts/validate-manifests.ts', ...args],
-      { cwd: ROOT },
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
     );
     return { code: 0, out: stdout + stderr };
   } catch (err) {
@@ -159,6 +159,8 @@ describe('deployment manifests', () => {
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
     copy.edit('k8s/components/ingress-nginx/kustomization.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
+    // Scaling: no spread across zones.
+    copy.edit('k8s/api.yaml', 'topologyKey: topology.kubernetes.io/zone', 'topologyKey: kubernetes.io/hostname');
     // The dashboard's /metrics published: "/" as a prefix on the Ingress, no match at all on an HTTPRoute.
     copy.edit('k8s/ingress.yaml', /- path: \/\n( +)pathType: Exact/, '- path: /\n$1pathType: Prefix');
     copy.edit(
@@ -218,6 +220,9 @@ describe('deployment manifests', () => {
     }
     expect(out).toMatch(
       /\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.2\.0 is not the migrate Job's \(registry\.example\.invalid\/rolelink\/migrate:0\.2\.0\)/,
+    );
+    expect(out).toContain(
+      'api.yaml Deployment/rolelink-api: topologySpreadConstraints must spread across topology.kubernetes.io/zone',
     );
     // Issue 37 §7: the Kubernetes traps.
     expect(out).toContain(
