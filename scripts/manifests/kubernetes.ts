@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
+import { connectionBudget } from './connections';
 import { ingressChecks, routeChecks } from './ingress';
 import { migrationGateProblems, renderKustomization } from './kustomize';
 import { COMBINATIONS, overlayProblems, renderOverlay, trapChecks } from './traps';
@@ -217,6 +218,7 @@ export async function validateKubernetes(
   problems.push(...migrationGateProblems(render.rendered, { exact: true }));
   routeChecks(render.rendered, problems);
   const notes = [`kubectl kustomize: ${render.rendered.length} rendered object(s) valid`];
+  notes.push(connectionBudget(dir, render.rendered, problems));
   // Every supported combination of components under a deployer's overlay (another namespace, registry and
   // environment): each rendered object against the schemas and every rule again.
   for (const components of COMBINATIONS) {
@@ -227,6 +229,7 @@ export async function validateKubernetes(
     for (const m of manifests) if (CORE_GROUP.test(String(m.doc.apiVersion))) await schemaCheck(m, problems);
     overlayProblems(render, label, problems);
     conventionChecks(manifests, null, problems);
+    connectionBudget(dir, manifests, problems);
     routeChecks(manifests, problems);
     ingressChecks(manifests, problems);
     networkPolicyChecks(manifests, problems);

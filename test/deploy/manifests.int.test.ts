@@ -159,6 +159,8 @@ describe('deployment manifests', () => {
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
     copy.edit('k8s/components/ingress-nginx/kustomization.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
+    // Connections: the API's pool raised past what max_connections holds at the autoscaler's maximum.
+    copy.edit('k8s/api.yaml', /name: DB_POOL_MAX\n( +)value: "6"/, 'name: DB_POOL_MAX\n$1value: "20"');
     // Scaling: no spread across zones.
     copy.edit('k8s/api.yaml', 'topologyKey: topology.kubernetes.io/zone', 'topologyKey: kubernetes.io/hostname');
     // The dashboard's /metrics published: "/" as a prefix on the Ingress, no match at all on an HTTPRoute.
@@ -224,6 +226,7 @@ describe('deployment manifests', () => {
     expect(out).toContain(
       'api.yaml Deployment/rolelink-api: topologySpreadConstraints must spread across topology.kubernetes.io/zone',
     );
+    expect(out).toMatch(/\d+ PostgreSQL connections at the autoscalers' maximum \(.*Deployment\/rolelink-api 20×10/);
     // Issue 37 §7: the Kubernetes traps.
     expect(out).toContain(
       'image registry.example.invalid/rolelink/bot-worker:0.1.0 must be registry.example.invalid/rolelink/<name>:0.2.0',
