@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   for (const p of problems) console.error(`✗ ${p.file} ${p.where}: ${p.message}`);
   if (problems.length) {
     console.error(`${problems.length} problem(s) in the deployment manifests`);
-    process.exit(1);
+    // exitCode, not exit(): a pipe's writes are asynchronous, and exit() would cut a long report short.
+    process.exitCode = 1;
+    return;
   }
   console.log(
     `manifests valid: ${k8s.checked} Kubernetes object(s) in ${path.relative(process.cwd(), k8sDir) || '.'}, ${path.relative(process.cwd(), composeFile)}`,

