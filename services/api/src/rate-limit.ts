@@ -82,7 +82,7 @@ export function perTokenRateLimit(opts: RateLimitOptions): LinkStep {
     const local = store.takeLocal(link.id);
     if (local) return decide(res, link.id, link.plan, limit, local);
     return store.increment(link.id).then(
-      (hit) => decide(res, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime!.getTime() }),
+      (hit) => decide(res, link.id, link.plan, limit, { totalHits: hit.totalHits, resetAt: hit.resetTime.getTime() }),
       (err: unknown) => {
         opts.logger.warn('rate limiter: RedisClient failed, request let through without a limit', { err });
       },
