@@ -1,21 +1,34 @@
 import type { RunningEmulator } from '@rolelink/platform-emulator';
-import { retryClearedCauses, setLink, setPlan, showLink, type LinkView } from '@rolelink/admin';
-import { findLinkById } from '@rolelink/db/links';
+import { lookupMember, retryClearedCauses, setLink, setPlan, showLink, type LinkView } from '@rolelink/admin';
+import { healthHistory, recordHealth } from '@rolelink/db/health';
+import { findLinkById, recordHolderPage } from '@rolelink/db/links';
 import { holdAdminRemoval, recordHeldChange } from '@rolelink/db/list';
 import { subscribeLinkEvents } from '@rolelink/db/events';
 import { linkStateFacts, markMembersListingBlocked } from '@rolelink/db/sync';
-import { deriveLinkStatus } from '@rolelink/domain';
+import { MANAGE_ROLES, deriveLinkStatus } from '@rolelink/domain';
 import { enqueueLinkSync, wakeLinkSync } from '@rolelink/queue';
 import { createMetrics, memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
 import { testAdminDeps } from '../../../packages/admin/src/testing/deps';
 import type { BotWorker } from './worker';
 import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
-import { GUILD_B, ROLE, guildSeed, ids, insertLink, linkRow, upsertGuild, waitFor, writeList } from './testing/harness';
+import {
+  GUILD_B,
+  ROLE,
+  guildSeed,
+  ids,
+  insertLink,
+  linkRow,
+  sorted,
+  upsertGuild,
+  waitFor,
+  writeList,
+} from './testing/harness';
 
 // One state on every surface (issue 44): for each failure, `rolelink link show --json` and the dashboard's
 // card (both showLink), the plugin's GET /users meta (deriveLinkStatus over linkStateFacts, as listMeta
-// reads it) and the last link.paused/link.resumed event agree on the state, the reason and the counts; and
+// reads it) and the last link.paused/link.resumed event agree on the state, the reason and the counts; each
+// `synced` count equals the role's holders on the emulator; the member look-up reads the same facts; and
 // a check that sees the cause gone retries the link at once, without waiting for its back-off.
 
 let emulator: RunningEmulator;
@@ -42,6 +55,9 @@ const admin = () => ({
   wakeSync: (id: string) => wakeLinkSync(bot.producer, id),
 });
 const show = () => showLink(admin(), { guildId: GUILD_B, roleId: ROLE.linked });
+const lookup = (userId: string) => lookupMember(admin(), { guildId: GUILD_B, roleId: ROLE.linked, userId });
+/** Who holds the linked role on the platform now: what every `synced` count must equal. */
+const holders = () => sorted(emulator.state.holders(GUILD_B, ROLE.linked));
 const waitDone = (linkId: string) =>
   waitFor(
     () => linkRow(db.pool, linkId),
@@ -245,5 +261,176 @@ describe('one state on every surface', () => {
       payload: { state: 'paused', reason: 'slot_allowance' },
     });
     await agree(third, view);
+  });
+  it('Manage Roles missing: blocked, no_manage_roles, nothing synced, the event in the same words', async () => {
+    const link = await linked(4);
+    emulator.state.guild(GUILD_B)!.botRole.permissions &= ~MANAGE_ROLES;
+    await sync(link);
+    await waitFor(
+      () => blockOf(link),
+      (b) => b?.blocked_reason === 'no_manage_roles',
+      { what: 'the link blocked for Manage Roles' },
+    );
+    const view = await show();
+    expect(view).toMatchObject({ state: 'blocked', reason: 'no_manage_roles', counts: { synced: 0, to_add: 4 } });
+    expect(view.message).toMatch(/^Blocked: .*Manage Roles/);
+    expect(view.counts.synced).toBe(holders().length);
+    expect(await lastEvent(link)).toEqual({
+      kind: 'link.paused',
+      payload: { state: 'blocked', reason: 'no_manage_roles' },
+    });
+    await agree(link, view);
+  });
+
+  it('account deleted: counted under deleted, not pending; the look-up says the account was deleted', async () => {
+    const gone = ids(4)[3]!;
+    emulator.state.deleteUser(gone);
+    const link = await linked(4);
+    await sync(link);
+    await waitDone(link);
+    const view = await show();
+    expect(view).toMatchObject({
+      state: 'up_to_date',
+      reason: null,
+      counts: { listed: 4, synced: 3, to_add: 0, to_remove: 0, deleted: 1, not_in_server: 0, over_limit: 0 },
+    });
+    expect(holders()).toEqual(ids(3));
+    expect(view.counts.synced).toBe(holders().length);
+    await agree(link, view);
+    const who = await lookup(gone);
+    expect(who).toMatchObject({ state: 'synced', reason: 'account_deleted', should_hold: false });
+    expect(who.message).toMatch(/^Account deleted/);
+    expect(who.platform).toMatchObject({ outcome: 'unknown_user' });
+    expect(await lookup(ids(1)[0]!)).toMatchObject({ reason: 'synced', should_hold: true });
+
+    // A synced holder deletes their account, then the plugin drops them: the removal answers 10013 and
+    // leaves the synced count as surely as a 204 would.
+    emulator.state.deleteUser(ids(3)[2]!);
+    await writeList(db.pool, link, ids(2));
+    await sync(link);
+    await waitDone(link);
+    const after = await show();
+    expect(holders()).toEqual(ids(2));
+    expect(after).toMatchObject({ state: 'up_to_date', counts: { listed: 2, synced: 2, to_remove: 0, deleted: 0 } });
+    await agree(link, after);
+  });
+
+  it('member left: counted under not_in_server, not pending; the look-up says not in the server', async () => {
+    const left = ids(4)[3]!;
+    emulator.state.removeMember(GUILD_B, left);
+    const link = await linked(4);
+    await sync(link);
+    await waitDone(link);
+    const view = await show();
+    expect(view).toMatchObject({
+      state: 'up_to_date',
+      reason: null,
+      counts: { listed: 4, synced: 3, to_add: 0, to_remove: 0, deleted: 0, not_in_server: 1 },
+    });
+    expect(holders()).toEqual(ids(3));
+    expect(view.counts.synced).toBe(holders().length);
+    await agree(link, view);
+    const who = await lookup(left);
+    expect(who).toMatchObject({ state: 'synced', reason: 'not_in_server', should_hold: false });
+    expect(who.message).toMatch(/^Not in the server/);
+    expect(who.platform).toMatchObject({ outcome: 'not_in_guild' });
+
+    // A synced holder leaves, then the plugin drops them: the removal answers 10007 and leaves the count.
+    emulator.state.removeMember(GUILD_B, ids(3)[2]!);
+    await writeList(db.pool, link, ids(2));
+    await sync(link);
+    await waitDone(link);
+    const after = await show();
+    expect(holders()).toEqual(ids(2));
+    expect(after).toMatchObject({
+      state: 'up_to_date',
+      counts: { listed: 2, synced: 2, to_remove: 0, not_in_server: 0 },
+    });
+    await agree(link, after);
+  });
+
+  it("hand-over with holders: awaiting_first_list, the role's holders counted as synced; the first list is then applied", async () => {
+    const before = ids(4);
+    for (const u of before) emulator.state.setMemberRoles(GUILD_B, u, [ROLE.linked]);
+    await upsertGuild(db.pool, GUILD_B, 'premium');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked, firstList: false });
+    await subscribeLinkEvents(db.pool, link, ['link.paused', 'link.resumed', 'link.disabled', 'removal.held']);
+    // Link creation's snapshot of the role's current holders (hand-over: recorded as applied, not listed).
+    await recordHolderPage(db.pool, link, before, false);
+    await sync(link);
+    await settled();
+    const view = await show();
+    expect(view).toMatchObject({
+      state: 'awaiting_first_list',
+      reason: null,
+      counts: { listed: 0, synced: 4, to_add: 0, to_remove: 0, held: 0 },
+    });
+    // Nothing was changed on the platform before the first list.
+    expect(holders()).toEqual(before);
+    expect(view.counts.synced).toBe(holders().length);
+    expect(await lastEvent(link)).toBeNull();
+    await agree(link, view);
+
+    // The plugin's first whole list names the holders and two more: applied, counts still the platform's.
+    await writeList(db.pool, link, ids(6));
+    await sync(link);
+    await waitDone(link);
+    const after = await show();
+    expect(after).toMatchObject({ state: 'up_to_date', counts: { listed: 6, synced: 6, to_add: 0, to_remove: 0 } });
+    expect(holders()).toEqual(ids(6));
+    await agree(link, after);
+  });
+
+  it("plan limit exceeded: the lowest ids synced, the rest counted under over_limit; the look-up says held by the plan's limit", async () => {
+    await harness.reset({ guilds: [guildSeed(GUILD_B, 110)] });
+    await upsertGuild(db.pool, GUILD_B, 'free');
+    const link = await insertLink(db.pool, { guildId: GUILD_B, roleId: ROLE.linked });
+    await subscribeLinkEvents(db.pool, link, ['link.paused', 'link.resumed', 'link.disabled', 'removal.held']);
+    await writeList(db.pool, link, ids(102));
+    await sync(link);
+    await waitDone(link);
+    const view = await show();
+    expect(view.limits.synced_limit).toBe(100);
+    expect(view).toMatchObject({
+      state: 'up_to_date',
+      reason: null,
+      counts: { listed: 102, synced: 100, to_add: 0, to_remove: 0, over_limit: 2 },
+    });
+    expect(holders()).toEqual(ids(100));
+    expect(view.counts.synced).toBe(holders().length);
+    await agree(link, view);
+    const beyond = await lookup(ids(102)[101]!);
+    expect(beyond).toMatchObject({ state: 'over_limit', reason: 'over_limit', should_hold: false });
+    expect(beyond.message).toMatch(/beyond the plan's synced limit/);
+    expect(await lookup(ids(100)[99]!)).toMatchObject({ state: 'synced', reason: 'synced', should_hold: true });
+  });
+
+  it("plugin down: the link's state is not the plugin's health; it syncs, says up_to_date on every surface, and the health is told apart", async () => {
+    // Syncing reads the stored list, never the plugin: a plugin that does not answer stops nothing the bot does.
+    const link = await linked(3);
+    const { plugin_url } = await show();
+    await recordHealth(
+      db.pool,
+      plugin_url,
+      { status: 'unreachable', latencyMs: null, detail: { reason: 'connect ECONNREFUSED' } },
+      new Date(),
+    );
+    await sync(link);
+    await waitDone(link);
+    const view = await show();
+    expect(view).toMatchObject({
+      state: 'up_to_date',
+      reason: null,
+      message: null,
+      warnings: [],
+      counts: { listed: 3, synced: 3, to_add: 0, to_remove: 0 },
+    });
+    expect(holders()).toEqual(ids(3));
+    expect(view.counts.synced).toBe(holders().length);
+    // No link.paused for a plugin's outage: the plugin hears nothing it would have to act on.
+    expect(await lastEvent(link)).toBeNull();
+    await agree(link, view);
+    // The card's health (the plugin status page's) is where the outage shows.
+    expect((await healthHistory(db.pool, plugin_url))[0]).toMatchObject({ status: 'unreachable' });
   });
 });
