@@ -151,7 +151,9 @@ describe('one state on every surface', () => {
     await agree(link, view);
     expect((await blockOf(link))!.backoff_until!.getTime()).toBeGreaterThan(Date.now());
 
-    // The owner drags the bot's role back above; a check reads the roles (the dashboard's picker does).
+    // The owner drags the bot's role back above once the card shows the block (the blocked pass has ended);
+    // a check reads the roles (the dashboard's picker does).
+    await settled();
     emulator.state.moveRole(GUILD_B, ROLE.linked, 3);
     const retried = await retryClearedCauses(admin(), GUILD_B, { botInGuild: true, roleProblem: () => null });
     expect(retried).toEqual([link]);
@@ -184,6 +186,9 @@ describe('one state on every surface', () => {
     });
     await agree(link, view);
 
+    // The owner fixes it after the card shows the block: by then the blocked pass has ended and its retry
+    // waits out the back-off (a wake-up racing the blocked pass's own end is not what this case is about).
+    await settled();
     emulator.state.setRules(GUILD_B, { ownerMfa: true });
     expect(await retryClearedCauses(admin(), GUILD_B, { twoFactorOk: true })).toEqual([link]);
     await waitDone(link);
