@@ -60,7 +60,7 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type QueueDepthSample = { queue: string; state: string; count: number };
-/** What the platform refuses for a whole application, guild or link (issue 34), read from PostgreSQL at scrape time. */
+/** What the platform refuses for a whole application, guild or link, read from PostgreSQL at scrape time. */
 export type RefusalSample = {
   membersListingBlocked: number;
   guildsUnavailable: number;
