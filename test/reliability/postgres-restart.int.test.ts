@@ -6,7 +6,7 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE, type Figure } from './figures';
 import { startOwnPostgres, type OwnPostgres } from './own-postgres';
 
-// Issue 13, faults: PostgreSQL restarted (`pg_ctl restart -m fast`: connections closed, open transactions
+// Faults: PostgreSQL restarted (`pg_ctl restart -m fast`: connections closed, open transactions
 // rolled back) in the middle of a 100,000-ID PUT and of a large commit. The client must get a clear 503 in
 // the §7 shape — not a hang, not a 500 — the old list must be intact, the commit's staged chunks must be
 // intact, and the same request must succeed when retried.
@@ -95,7 +95,7 @@ const listHasAll = async (ids: string[]) =>
     [link.linkId, ids],
   )) === ids.length;
 
-describe('PostgreSQL restarted mid-write (issue 13)', () => {
+describe('PostgreSQL restarted mid-write', () => {
   it(`a ${PUT_IDS.toLocaleString('en-US')}-ID PUT: clear 503, old list intact, the retry succeeds`, async () => {
     const old = userIds(OLD_IDS, 300000000000000000n);
     expect((await fetch(base(), { method: 'PUT', headers: headers(), body: JSON.stringify(old) })).status).toBe(200);
