@@ -77,7 +77,7 @@ async function answer(res: Response): Promise<{ status: number; body: unknown }>
 
 /**
  * The test's own reads after a restart, on a connection opened for them: the pool's idle connections died
- * with the restart, and one can be handed out before its socket reports the termination (seen once at load 8).
+ * with the restart, and one can be handed out before its socket reports the termination (on a busy host).
  */
 async function count(sql: string, params: unknown[]): Promise<number> {
   const client = new Client({ connectionString: pg.url('rolelink') });

@@ -193,8 +193,8 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       labelNames: ['collector'],
       async collect() {
         // All at once, in this tick: each joins its collector's reading of this scrape. Awaited one by one,
-        // a reading asked after an earlier one's timeout found its scrape's join over and started a second
-        // bounded wait (the worker's /metrics took 2 × COLLECT_TIMEOUT_MS with PostgreSQL and Redis down).
+        // a reading asked after an earlier one's timeout would find its scrape's join over and start a second
+        // bounded wait (a /metrics of 2 × COLLECT_TIMEOUT_MS with PostgreSQL and Redis down).
         const fresh = await Promise.all(
           [...readings].map(async ([name, reading]) => [name, (await reading()).fresh] as const),
         );
