@@ -119,7 +119,7 @@ const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 /**
  * Open descriptors once the window's own connections are gone: the load's 16 sockets close a moment after
- * it ends, and a sample taken in that moment read 16 more (a CI run failed on it). The fewest of 10 samples
+ * it ends, and a sample taken in that moment reads 16 more. The fewest of 10 samples
  * over 1 s: a leak stays in every sample, a closing socket does not.
  */
 async function settledFds(pid: number): Promise<number> {
