@@ -22,7 +22,7 @@ RUN corepack enable pnpm
 WORKDIR /app
 
 # The build host's settings, for the RUN steps that reach the package registry and in those steps only
-# (issue 37 §5: they were baked into every image). A build host behind TLS interception passes its CA
+# (never into an image's layers or env). A build host behind TLS interception passes its CA
 # bundle as the BuildKit secret build_host_ca (`docker build --secret id=build_host_ca,src=<bundle>`,
 # scripts/deploy-local.sh does): Node then trusts it (NODE_EXTRA_CA_CERTS) and corepack skips the
 # signature check that such a registry's rewritten metadata fails (COREPACK_INTEGRITY_KEYS=0). A secret
@@ -62,7 +62,7 @@ RUN --mount=type=secret,id=build_host_ca --mount=type=cache,id=pnpm-store,target
  && cp -r prisma /deploy/migrate/prisma
 
 # No --enable-source-maps: with it, Node parses the bundle's source map at start, which cost each service
-# 11 MiB of idle memory and 0.25 s of start-up CPU (docs/benchmarks.md, issue 12). Stack traces name the
+# 11 MiB of idle memory and 0.25 s of start-up CPU (docs/benchmarks.md). Stack traces name the
 # bundle's functions (it is not minified) and positions in dist/main.js, whose map ships beside it; set
 # NODE_OPTIONS=--enable-source-maps on a deployment to see TypeScript positions (docs/operations.md).
 # Straight from NODE_IMAGE, not from base: nothing of the build host or the build stages reaches it
@@ -93,7 +93,7 @@ STOPSIGNAL SIGTERM
 # --max-semi-space-size caps V8's young generation (its default is 16 MiB per semi-space), which the
 # start-up grows and then keeps: 8 for the API saved 9 MiB of idle memory at no measured cost in POST
 # throughput; 2 for the bot worker and the dashboard, whose request load is light, saved 13–23 MiB (2 cost
-# the API a quarter of its POST throughput). Measured in docs/benchmarks.md (issue 12).
+# the API a quarter of its POST throughput). Measured in docs/benchmarks.md.
 FROM runtime AS api
 COPY --from=build --chown=root:root /deploy/api /app
 ENV API_PORT=3000

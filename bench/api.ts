@@ -1,5 +1,5 @@
 // `pnpm bench api [--quick] [--all] [--only put,upload,sdk,get,post,post-limit] [--ids N] [--runs 7] [--post-seconds 10] [--post-limit-control] [--keep-db] [--api-cpu-prof DIR] [--form compiled|tsx]`:
-// the User Management API's figures (issues 2 and 24), each printed beside its same-run limit: PUT ÷ a
+// the User Management API's figures, each printed beside its same-run limit: PUT ÷ a
 // raw PostgreSQL replace of the same list (both tables vacuumed), GET ÷ a raw COPY of the same list, POST ÷ a bare node:http server
 // doing the same write. Default: put, get (3M IDs), post — a few minutes. `--quick`: the same at 300k IDs
 // with shorter rounds. `--all`: also the 30M upload, the SDK upload and the limiter's cost, at 30M IDs

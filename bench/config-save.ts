@@ -1,7 +1,7 @@
 // `pnpm bench config-save [--saves 200]`: what a dashboard config save costs on its way through the plugin
 // broker (caller → broker → plugin, the broker validating against the cached form), beside a direct HTTPS
 // POST /config to the same plugin made with the broker's own plugin client, in the same run and
-// interleaved (ABBA), so the difference is the broker's share (issue 21, item 1). The save is timed from
+// interleaved (ABBA), so the difference is the broker's share. The save is timed from
 // where the dashboard's route hands over, after its access check: the caller names the link by guild and
 // role and reads nothing itself (before, it read the link's id first). The broker, its caller
 // and the test plugin run in this process over real PostgreSQL and Redis (run it through

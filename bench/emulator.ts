@@ -1,7 +1,7 @@
 // `pnpm bench emulator`: the platform emulator at a million members — how long seeding takes (the limit the
 // old large-guild test asserted: 3 s) and what 50 member pages of 1,000 cost against a bare node:http server
 // sending the same bytes, measured in the same run (a figure means something only as that ratio here).
-// These timings moved out of services/platform-emulator/src/large-guild.int.test.ts (issue 21, item 6):
+// These timings moved out of services/platform-emulator/src/large-guild.int.test.ts:
 // a test asserts what happens, a benchmark how fast.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

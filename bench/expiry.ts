@@ -1,5 +1,5 @@
-// `pnpm bench expiry [--quick] [--rows N] [--links N] [--seconds S]`: memberships that expire on their own
-// (issue 22, part 2). 1M memberships (default; `--quick`: 100k) on 100 links, all due within the same
+// `pnpm bench expiry [--quick] [--rows N] [--links N] [--seconds S]`: memberships that expire on their own.
+// 1M memberships (default; `--quick`: 100k) on 100 links, all due within the same
 // minute, removed by the expiry sweeper while the API serves a steady load: POST /users/:userId at 32
 // connections and GET /users of a 10k list at 2. The load runs three phases in one run: without the sweep,
 // during it, and without it again; the figure is the during-sweep throughput and p99 over the mean of the

@@ -1,5 +1,5 @@
-// `pnpm bench migration [--rows 30000000]`: how long the user-id migration (issue 24,
-// prisma/migrations/20261125190000_user_id_offset) takes on a full premium list, against the same rewrite
+// `pnpm bench migration [--rows 30000000]`: how long the user-id migration
+// (prisma/migrations/20261125190000_user_id_offset) takes on a full premium list, against the same rewrite
 // done by hand in raw PostgreSQL in the same run.
 //
 // The scratch database is migrated up to the migration before it and loaded the way a link of `rows`

@@ -1,5 +1,5 @@
-// `pnpm bench partition [--rows 30000000] [--runs 5] [--post-seconds 5] [--vacuum-rounds 2] [--index-cleanup] [--keep-db]`
-// (issue 36 §5): declarative hash partitioning of link_user by link_id, 16 partitions, against today's
+// `pnpm bench partition [--rows 30000000] [--runs 5] [--post-seconds 5] [--vacuum-rounds 2] [--index-cleanup] [--keep-db]`:
+// declarative hash partitioning of link_user by link_id, 16 partitions, against today's
 // table, in the same run on the same PostgreSQL.
 //
 // One scratch database, `rolelink_bench_partition_<pid>`, holds both layouts side by side

@@ -1,5 +1,5 @@
-// `pnpm bench scale [--guilds 10000] [--seconds 120] [--top 100000] [--large 3] [--driven 200]` (issue 36
-// §2): the whole system at many guilds. The emulator and a scratch database are seeded with `--guilds`
+// `pnpm bench scale [--guilds 10000] [--seconds 120] [--top 100000] [--large 3] [--driven 200]`:
+// the whole system at many guilds. The emulator and a scratch database are seeded with `--guilds`
 // guilds of one link each, list sizes drawn from a power law (Pareto, α 1.1, at least 10: most guilds tens
 // of members, the tail capped at `--top`; the `--large` biggest are exactly `--top`). Every guild but the
 // large ones starts in sync (its members hold the role, the bot's applied rows say so), so the run spends
@@ -254,7 +254,7 @@ export async function run(args: string[]): Promise<void> {
         continue;
       }
       let kind = mix[k++ % mix.length]!;
-      // Hand edits only where the bot changed a role this run (the issue's goal: guilds with changes in the
+      // Hand edits only where the bot changed a role this run (the goal: guilds with changes in the
       // last hour; the poll reads those first). A quiet guild's edit waits for the quiet rotation by design.
       const changedFree = free.filter((d) => changed.has(d));
       if (kind === 'hand edit' && !changedFree.length) kind = 'add';

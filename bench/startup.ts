@@ -1,4 +1,4 @@
-// `pnpm bench startup` (issue 12): start-up time until /readyz answers 200 and idle RSS of every service
+// `pnpm bench startup`: start-up time until /readyz answers 200 and idle RSS of every service
 // from source under tsx and compiled (`pnpm build`), then the size of each production image's contents
 // as far as it can be measured without a Docker engine (`pnpm deploy --prod` of the deployable plus
 // dist/). Every figure is printed beside its goal in the same run; the exit code is 0 either way.

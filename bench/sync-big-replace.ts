@@ -1,6 +1,6 @@
-// `pnpm bench sync big-replace [--users=30000000] [--changes=1000]`: issue 10's third figure, "a PUT of
+// `pnpm bench sync big-replace [--users=30000000] [--changes=1000]`: the sync engine's third figure, "a PUT of
 // 100,000 over a 30M list with 1% changed". A PUT carries at most 100,000 IDs and replaces the whole
-// list, so over a 30M list it would remove almost all of it; the figure is read as what the issue means
+// list, so over a 30M list it would remove almost all of it; the figure is read as what it means
 // by it: the whole 30M list replaced through the chunked upload's commit with 1% of 100,000 = 1,000 IDs
 // changed (500 removed, 500 added). That is the journal's path for a replace: the commit computes the
 // diff once, in SQL, and journals it per user (≤ 10,000 changed, list-replace.repo.ts), so the worker
@@ -31,7 +31,7 @@ import {
   teardownCase,
 } from './sync-support';
 
-/** The single-change goal of the issue (p95 ≤ 2 s): the first call of a replace should come as soon. */
+/** The single-change goal (p95 ≤ 2 s): the first call of a replace should come as soon. */
 const FIRST_CALL_GOAL_MS = 2_000;
 /** As `pnpm bench sync rate`: the changes go out at ≥ 0.9 of the bucket's rate. */
 const RATE_SHARE_GOAL = 0.9;

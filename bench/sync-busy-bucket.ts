@@ -1,4 +1,4 @@
-// `pnpm bench sync busy-bucket [--users=1000000] [--adds=150]`: issue 10's second figure, fresh adds while
+// `pnpm bench sync busy-bucket [--users=1000000] [--adds=150]`: the sync engine's second figure, fresh adds while
 // the guild's role bucket is busy with a first sync. A premium link gets a first list of --users IDs
 // (staged in SQL as the other benches generate their data, committed with the commit's own
 // `replaceList`, so its first sync is a walk) and one worker starts that first sync against the

@@ -1,4 +1,4 @@
-// `pnpm bench sync drift [--guilds=1,1000] [--quick]`: issue 22's drift figure, the time from a hand edit
+// `pnpm bench sync drift [--guilds=1,1000] [--quick]`: the drift figure, the time from a hand edit
 // on the platform to its repair, with the audit-log poll (docs/sync-engine.md, "Drift repair") and the
 // full reconcile off, so only the poll can find it. Per guild count: that many guilds, each with one active
 // link listing 2 members who hold the role (keep-members, so the first pass makes no call) and 4 unlisted
@@ -8,7 +8,7 @@
 // timed from the edit until the emulator shows the member as the list wants again. Printed: p50/p95/max
 // beside the 2-minute goal, and the poll's audit-log reads per second as a share of the global limit.
 //
-// `pnpm bench sync drift-priority [--guilds=2000] [--changed=100,300]` (issue 36 part 3): the poll at its
+// `pnpm bench sync drift-priority [--guilds=2000] [--changed=100,300]`: the poll at its
 // DRIFT_POLL_SHARE floor only (DRIFT_POLL_MAX_SHARE set equal: the budget a busy sync engine leaves it,
 // 2 reads/s of 50/s), `--guilds` linked guilds of which `--changed` had a hand edit seen within the hour
 // (drift_poll.hand_edit_at set before the measurement, as the poll sets it), and hand edits only in those.

@@ -1,4 +1,4 @@
-// `pnpm bench sync outage [--minutes=60] [--users=10000]`: issue 34's figures for a guild the bot is out
+// `pnpm bench sync outage [--minutes=60] [--users=10000]`: the figures for a guild the bot is out
 // of. A premium link lists --users members of one guild (all of them in the guild); the bot is removed
 // from the guild before the first sync, then one worker process (the service's defaults: reconcile every
 // 15 min, drift poll every 30 s) runs for --minutes while the emulator counts every platform call it receives, by

@@ -1,4 +1,4 @@
-// `pnpm bench sync saturated [--users=3000] [--processes=1]`: issue 34's "no 429 at a saturated global
+// `pnpm bench sync saturated [--users=3000] [--processes=1]`: "no 429 at a saturated global
 // budget". Four premium links in four guilds start their first sync at once; each guild's role bucket is
 // raised to 25/s, so together they ask 100/s of a 50/s global limit and the shared limiter alone decides
 // what goes. Printed side by side from the same run: the budget used (changes applied per second ÷ 50/s,

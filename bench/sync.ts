@@ -1,5 +1,5 @@
 // `pnpm bench sync [rate|global|saturated|latency|diff|incremental|busy-bucket|drift|drift-priority|big-replace|outage …] [--quick]`: the sync
-// engine's figures (issues 3 and 10), each printed beside the limit it is measured against, against the
+// engine's figures, each printed beside the limit it is measured against, against the
 // platform emulator with real PostgreSQL, Redis and worker processes. --quick shrinks every count tenfold
 // (a smoke run, not the figures). With no scenario named, all run except big-replace (a 30M list generated
 // twice and committed: 15 min or more), outage (an hour by default, bench/sync-outage.ts) and drift-priority

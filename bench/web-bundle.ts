@@ -1,4 +1,4 @@
-// `pnpm bench web-bundle` (issue 35 §5): what a browser downloads before the dashboard's first page can
+// `pnpm bench web-bundle`: what a browser downloads before the dashboard's first page can
 // render — the entry script, every module it imports statically (Vite preloads them) and the stylesheets
 // index.html links — each gzipped as the server would send it, summed beside the 200 kB goal. The route
 // chunks loaded later (React.lazy / route `lazy`) are listed after it, for information.

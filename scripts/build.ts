@@ -53,7 +53,7 @@ const BUNDLED_NPM = new Set(['@prisma/client']);
 
 /**
  * Prisma's query compiler is a 4.4 MB base64 string in a module the client imports on its first query.
- * Inside the bundle V8 would hold it from the start (~24 MB more idle RSS, measured), so it is copied
+ * Inside the bundle V8 would hold it from the start (idle RSS every process pays; docs/benchmarks.md), so it is copied
  * beside the bundle as its own file and stays a lazy import.
  */
 const LAZY_FILES = /^@prisma\/client\/runtime\/query_compiler_[\w.-]+\.wasm-base64\.js$/;
@@ -117,7 +117,7 @@ export async function bundle(entry: string, outfile: string, banner?: string): P
     sourcesContent: false,
     // No keepNames: it wraps every named function and closure in `__name()`, an Object.defineProperty run
     // each time a closure is created, i.e. several times per request on the API's hot path (2.2% of its busy
-    // time under POST load; issue 35, docs/benchmarks.md "The POST figure, most of the way back"). Nothing reads
+    // time under POST load, docs/benchmarks.md "The POST figure, most of the way back"). Nothing reads
     // a function's name: our errors set `this.name` themselves, and where esbuild renames a clash (`serve2`)
     // the source map beside the bundle gives the place.
     keepNames: false,

@@ -190,7 +190,7 @@ say "base images: $NODE_IMAGE, $POSTGRES_IMAGE, $REDIS_IMAGE"
 done_step
 
 # The build host's CA bundle, for the Dockerfile's registry steps only (its build_host_ca secret): a secret
-# mount reaches no layer, no image env, no history (issue 37 §5). Where Node trusts no extra CA, none.
+# mount reaches no layer, no image env, no history. Where Node trusts no extra CA, none.
 build_opts=(--build-arg "NODE_IMAGE=$NODE_IMAGE")
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -s "$NODE_EXTRA_CA_CERTS" ]; then build_opts+=(--secret "id=build_host_ca,src=$NODE_EXTRA_CA_CERTS"); fi
 

@@ -54,7 +54,7 @@ export function serviceArgs(name: ServiceName, form: Form, packageDir = path.joi
 
 /**
  * A connection string production accepts for this machine's servers: production refuses the development
- * defaults (LOCAL_CONNECTION_DEFAULTS, issue 37 §6) as a process that forgot its setting would have them,
+ * defaults (LOCAL_CONNECTION_DEFAULTS) as a process that forgot its setting would have them,
  * so a test that means this machine's Redis names its database (`/0`, the same one) explicitly.
  */
 export function spelledOut(url: string): string {

@@ -1,5 +1,5 @@
-// The four figures of `pnpm bench api` (issue 2): each measures the API process against its limit and,
-// where the issue asks for one, a raw PostgreSQL baseline on the same data in the same run.
+// The four figures of `pnpm bench api`: each measures the API process against its limit and,
+// where its goal names one, a raw PostgreSQL baseline on the same data in the same run.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -113,10 +113,10 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
     if (count !== 100_000) throw new Error(`PUT /users answered user_count ${count}, expected 100000`);
     return r.ms;
   };
-  // Two raw baselines, interleaved with the PUTs. The goal's (the issue's "raw PostgreSQL load of the same
+  // Two raw baselines, interleaved with the PUTs. The goal's ("raw PostgreSQL load of the same
   // rows"): the whole new 100k list loaded into a fresh table with the same primary key (`fresh`), with
   // the same load by binary COPY printed beside it (`freshCopy`: how the API itself sends a PUT's ids
-  // since 37245a4, new-list.ts). For reference, a stricter one: a table shaped like link_user (LIKE …
+  // (new-list.ts). For reference, a stricter one: a table shaped like link_user (LIKE …
   // INCLUDING ALL: same columns, primary key and partial expiry indexes) holding the same 100k-row list,
   // replaced by the minimal SQL a person would write knowing the diff in advance: DELETE the 50,000 rows
   // that left, INSERT the 50,000 new ones (pre-sorted), in one transaction (`raw`).
@@ -161,8 +161,8 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
     return t;
   };
   // The goal's baseline: the load as one array parameter, its text built untimed as the PUT's JSON body
-  // is. Passed as a JavaScript array, node-postgres's serializer quoted and escaped 100,000 strings inside
-  // the timing (~35 ms of a ~200 ms load in the statement log, until 2026-11-26's sixth session).
+  // is. Passed as a JavaScript array, node-postgres's serializer would quote and escape 100,000 strings inside
+  // the timing.
   const literals = arrays.map((a) => `{${a.join(',')}}`);
   const fresh = (i: number) =>
     freshLoad(() =>
@@ -216,8 +216,8 @@ export async function figurePut(ctx: Ctx, runs: number): Promise<void> {
       verdict: judge(m <= 1000),
     });
     const f = median(freshMs);
-    // The issue's limit is against "a raw PostgreSQL load of the same rows" (docs/benchmarks.md reads it
-    // so since 2026-11-25); the hand-written replace that already knows the diff is printed beside it.
+    // The limit is against "a raw PostgreSQL load of the same rows" (docs/benchmarks.md, "Same-run limits");
+    // the hand-written replace that already knows the diff is printed beside it.
     ctx.rows.push({
       figure:
         'PUT ÷ raw PostgreSQL load of the same rows, same run (the whole new 100k list into a fresh table: CREATE TABLE + INSERT … unnest, same PK, median)',
@@ -466,9 +466,9 @@ async function rawCopyOnce(ctx: Ctx, link: BenchLink, n: number): Promise<{ tota
   return { totalMs: Number(timing[1]), bytes: rows };
 }
 
-/** MB/s the GET figure has to reach where the raw COPY allows it (issue 24). */
+/** MB/s the GET figure has to reach where the raw COPY allows it. */
 const GET_MBPS_GOAL = 150;
-/** GET rows per second ÷ raw COPY rows per second (issue 24). */
+/** GET rows per second ÷ raw COPY rows per second. */
 const GET_RATIO_GOAL = 0.8;
 
 /**

@@ -1,4 +1,4 @@
-// `pnpm bench api` POST figure (issues 2 and 24): POST /users/:userId at 32 connections against a bare
+// `pnpm bench api` POST figure: POST /users/:userId at 32 connections against a bare
 // `node:http` server doing the same write (bare-post-server.ts), both measured in the same run with the
 // same load generator, so the figure is a ratio to what the machine allows today.
 import type autocannon from 'autocannon';
@@ -7,7 +7,7 @@ import { seedLink } from './api-db';
 import { auth, int, judge, loadavg, median, postLoadAt, type Ctx } from './api-figures';
 import { cpuMs, RssWindow, startBarePostServer, type RunningApi } from './api-process';
 
-/** Issue 35's goal (issue 24's was 0.6). One run spreads about ±0.07 on a 2-core VM: judge the mean of several. */
+/** The POST goal (docs/benchmarks.md). One run spreads about ±0.07 on a 2-core VM: judge the mean of several. */
 const POST_RATIO_GOAL = 0.79;
 
 type Round = {

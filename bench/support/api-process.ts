@@ -29,7 +29,7 @@ function ready(port: number, path: string): Promise<boolean> {
  * the same way and run with the same options. `tsx` (the default here, for the reliability tests, which
  * run beside other tests and must not rebuild a dist/ another test reads) runs both from source, each
  * file compiled by tsx into a module of its own. The POST figure read the same either way, within its
- * noise (docs/benchmarks.md, 2026-11-26, fifth session); compiled is what the figures are judged on.
+ * noise (docs/benchmarks.md); compiled is what the figures are judged on.
  */
 export type RunForm = Form;
 

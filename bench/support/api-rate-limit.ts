@@ -1,4 +1,4 @@
-// `pnpm bench api --only post-limit`: the cost of the per-token rate limiter (issue 11) on the API's
+// `pnpm bench api --only post-limit`: the cost of the per-token rate limiter on the API's
 // busiest small call, POST /users/:userId, as the throughput with the limiter on against without it.
 import { seedLink } from './api-db';
 import { cpuMs, startApi } from './api-process';

@@ -1,4 +1,4 @@
-// `pnpm bench api --only sdk`: the plugin SDK pushing the same N-ID list as the upload figure (issue 11:
+// `pnpm bench api --only sdk`: the plugin SDK pushing the same N-ID list as the upload figure (goal:
 // ≤ 1.1× the raw upload's time). The raw figure builds each chunk's JSON body by hand and keeps 4 chunks
 // in flight over a keep-alive agent; the SDK gets the list as an iterable of ID strings, one at a time, as
 // a plugin reading its own database would hand it over, and does the chunking, the JSON, the 4 in flight

@@ -1,4 +1,4 @@
-// The POST figure's same-run baseline (issue 24): a bare `node:http` server doing the API's single-user
+// The POST figure's same-run baseline: a bare `node:http` server doing the API's single-user
 // write and nothing else — no Express, no authentication, no rate limiter, no request log, no queue.
 // Run as its own process, like the API, by bench/support/api-process.ts startBarePostServer().
 //

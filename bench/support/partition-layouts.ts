@@ -1,4 +1,4 @@
-// The two layouts of `pnpm bench partition` (issue 36 §5), side by side in one scratch database: schema
+// The two layouts of `pnpm bench partition`, side by side in one scratch database: schema
 // `flat` holds every table as the migrations make them (today's link_user), schema `part` the same tables
 // with link_user rebuilt as `PARTITION BY HASH (link_id)` in 16 partitions, with the same columns, key and
 // partial indexes (read from `flat`, so a later migration's index is carried over without editing this).
@@ -85,7 +85,7 @@ export type Lists = number[];
  * `rows` rows over 10,001 links: one premium list of half of them (link 1: the worst case for hash
  * partitioning by link, whose partition holds the whole list), and the other half over 10,000 links whose
  * sizes follow a power law (Zipf, exponent 1.1, at least 1 row: at 30M, 2.3M for the largest, 1.1M for
- * the second, ~1,100 for the 1,000th, ~90 for the last), as issue 36's simulation describes the guilds.
+ * the second, ~1,100 for the 1,000th, ~90 for the last), as the scale simulation describes the guilds.
  */
 export function listSizes(rows: number): Lists {
   const big = Math.floor(rows / 2);

@@ -4,7 +4,7 @@
 #   rolelink-local/postgres:15, rolelink-local/redis:7.0  (Debian bookworm's own PostgreSQL 15 and Redis
 #   7.0; the compose file takes them through POSTGRES_IMAGE / REDIS_IMAGE, its defaults stay the official
 #   postgres:17 and redis:7.4, which Debian does not package)
-# Local builds are named rolelink-local/…, never with an official name (issue 37 §5: a later build and
+# Local builds are named rolelink-local/…, never with an official name (a later build and
 # push from this host would otherwise take the local stand-in for the real image).
 # Each is pulled first; only when that fails is it built, from a Debian bookworm minbase root filesystem
 # (debootstrap from Debian's mirror). Images already present are kept.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23's rolling-restart figure, on the built images: failed requests of a steady POST load while the
+# The rolling-restart figure, on the built images: failed requests of a steady POST load while the
 # API replicas are restarted one at a time behind the load balancer (goal: 0), beside a baseline of the
 # same load with no restart, in the same run.
 #   bash scripts/deploy/rolling-restart.sh

@@ -47,7 +47,7 @@ export function validateCompose(file: string): { problems: Problem[] } {
     if (!s) continue;
     const test = asArray(get(s, 'healthcheck', 'test')).join(' ');
     if (!test.includes('/readyz')) fail(`services.${svc}.healthcheck`, 'must probe /readyz');
-    // Issue 37 §1: a check that starts Node took 4–20 s at load 17–28 and was killed at its timeout.
+    // A check that starts Node is slow to start on a busy host and is killed at its timeout.
     if (/\bnode\b/.test(test))
       fail(`services.${svc}.healthcheck`, 'must not start a Node process per check (bash /dev/tcp, as the others)');
     const seconds = (v: unknown) => Number(/^(\d+)s$/.exec(String(v))?.[1] ?? NaN);
@@ -90,7 +90,7 @@ export function validateCompose(file: string): { problems: Problem[] } {
       fail(`services.${svc}.build.target`, `${target} is not a stage of the Dockerfile`);
   }
   // The build stage copies the whole context (COPY . .), so every file the context admits is an input of
-  // `pnpm install` and `pnpm build`: editing a compose file rebuilt them (issue 37 §8). The files that only
+  // `pnpm install` and `pnpm build`: editing a compose file rebuilt them. The files that only
   // say how images are built and run stay out of it (.dockerignore); the Dockerfile reaches the builder
   // anyway, which never copies it.
   const dir = path.dirname(file);

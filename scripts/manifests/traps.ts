@@ -1,4 +1,4 @@
-// The Kubernetes traps an SRE fell into on a first deployment (issue 37 §7), each checked so it cannot come
+// The Kubernetes traps an SRE fell into on a first deployment, each checked so it cannot come
 // back:
 //   - images resolving to Docker Hub: every `images:` entry of the kustomization sets newName and newTag;
 //   - a namespace hard-coded across objects: the kustomization's `namespace:` names it once, and an overlay

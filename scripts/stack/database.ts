@@ -3,10 +3,10 @@ import { Client } from 'pg';
 import { runStep } from './steps';
 
 /**
- * What a checkout's stack calls its own on a PostgreSQL or Redis it shares (issue 34): `<base>_<hash>`
- * of the checkout's path. Two checkouts on one server used to share the database `rolelink` and the
- * queue prefix `rolelink`, so the second adopted the first's demo link (whose token its plugin never
- * received, at the first one's plugin URL) and its workers took the other's jobs.
+ * What a checkout's stack calls its own on a PostgreSQL or Redis it shares: `<base>_<hash>`
+ * of the checkout's path. Two checkouts sharing the database `rolelink` and the
+ * queue prefix `rolelink` would have the second adopt the first's demo link (whose token its plugin never
+ * received, at the first one's plugin URL) and their workers take each other's jobs.
  */
 export function checkoutTag(root: string): string {
   return createHash('sha256').update(root).digest('hex').slice(0, 8);

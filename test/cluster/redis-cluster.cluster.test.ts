@@ -21,7 +21,7 @@ import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { ownCluster, type OwnCluster } from '../support/own-cluster';
 
-// Issue 36 §4: the whole system on a Redis Cluster of its own (three masters, one replica each; Debian's
+// The whole system on a Redis Cluster of its own (three masters, one replica each; Debian's
 // redis-server started here, never the shared Redis). The API, three bot workers and the platform emulator
 // are real; REDIS_URL is redis+cluster://, QUEUE_PREFIX hash-tagged. Covered: a full sync (API → outbox →
 // queue → workers → platform), the shared limiter under three workers, the job schedulers (a scheduled
@@ -167,7 +167,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-describe('the whole system on a Redis Cluster (issue 36 §4)', () => {
+describe('the whole system on a Redis Cluster', () => {
   it('syncs first lists through three workers sharing one platform budget, with every key in one slot', async () => {
     const answers = await Promise.all([put(FIRST), ...OTHERS.map((o, i) => put(o.users, others[i]))]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);

@@ -72,7 +72,7 @@ export function useRoleSyncProducer(suite: BrowserSuite): { producer: Producer<t
  * Signs `username` (one of DEMO.users) in through the platform's OAuth2 page, signing whoever is signed
  * in out first, and waits for the guild list. It waits for the page to say who is signed in before
  * choosing: counting the Sign out button at once raced the front end's first render, missed a session
- * still open and then waited for a sign-in link in vain (the link-guard suite, in the full run).
+ * still open and then waited for a sign-in link in vain.
  */
 export async function signInAs(page: Page, sys: DashboardSystem, username: string): Promise<void> {
   await page.goto(sys.url);

@@ -173,7 +173,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       .expect(400);
     expect(bodyOf<{ errors: { field: string; message: string }[] }>(internal).errors[0]!.field).toBe('plugin_url');
     const above = DEMO.roles.find((r) => r.position > 10)!;
-    // Decided on the platform's facts as they are now (issue 34): 403, the reason and its fix on the field.
+    // Decided on the platform's facts as they are now: 403, the reason and its fix on the field.
     const unusable = await owner.agent
       .post(`/dashboard-api/guilds/${G}/links`)
       .set('X-CSRF-Token', owner.csrf)
@@ -206,7 +206,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
       expect(r.first_list_holds_at).toBe(r.member_count === null ? null : removalsThatHold(r.member_count));
   });
 
-  it('says why the exact holder counts are unavailable while the bot cannot list members, naming the portal setting (issue 34)', async () => {
+  it('says why the exact holder counts are unavailable while the bot cannot list members, naming the portal setting', async () => {
     const owner = await signIn(sys.url, user('owner'));
     // What the reconcile's first 403 50001 on the member listing records for the application.
     await markMembersListingBlocked(sys.db.pool, applicationKey(DEMO.botToken));
@@ -425,7 +425,7 @@ describe('dashboard API: sign-in, who may do what, CSRF and headers', () => {
     await owner.agent.get(`/dashboard-api/guilds/${G}/links/${DEMO.memberRoleId}`).expect(404);
   });
 
-  it('refuses a link on a role with members while the Server Members intent is off, naming the portal setting (issue 34 §2)', async () => {
+  it('refuses a link on a role with members while the Server Members intent is off, naming the portal setting', async () => {
     const owner = await signIn(sys.url, user('owner'));
     const appKey = applicationKey(DEMO.botToken);
     const create = (mode: 'handover' | 'keep') =>

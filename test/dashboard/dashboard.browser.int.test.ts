@@ -74,7 +74,7 @@ describe('the dashboard in a real browser', () => {
     await page.getByLabel('Plugin URL').fill('http://plugin.example.com');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.getByText(/HTTPS/i).first().waitFor();
-    // Issue 20: nothing is preselected for the role's current member; the form asks, with the count.
+    // Nothing is preselected for the role's current member; the form asks, with the count.
     await page.getByText('1 member holds this role now: choose Hand over or Keep current members').waitFor();
     await expect(page.getByLabel('Hand over').isChecked()).resolves.toBe(false);
     await expect(page.getByLabel('Keep current members').isChecked()).resolves.toBe(false);
@@ -325,7 +325,7 @@ describe('the dashboard in a real browser', () => {
     try {
       await page.goto(linkPath(SUPPORTER, '/members'));
       const member = sys.emulator.state.holders(G, SUPPORTER).find((u) => u !== EARLIER_HOLDER)!;
-      // A membership that expires (issue 22) says when; the time is far enough ahead that no sweep removes it.
+      // A membership that expires says when; the time is far enough ahead that no sweep removes it.
       await sys.db.pool.query(
         `UPDATE link_user SET expires_at = '2034-01-02T03:04:05Z' WHERE link_id = (SELECT id FROM role_link WHERE role_id = $2) AND user_id = ${toStored('$1')}`,
         [member, SUPPORTER],
@@ -486,7 +486,7 @@ describe('the dashboard in a real browser', () => {
     await strip.check();
     await dialog.getByText(/1 member loses the role/).waitFor();
     // The owner loses Moderator's Manage Server on paper only: the platform gives the owner every
-    // permission, so no lock-out is named and no second confirmation is asked (issue 34).
+    // permission, so no lock-out is named and no second confirmation is asked.
     const confirm = dialog.getByRole('button', { name: 'Delete permanently' });
     await expect(confirm.isDisabled()).resolves.toBe(false);
     await expect(dialog.getByText(/would lose Manage Server/).count()).resolves.toBe(0);

@@ -1,4 +1,4 @@
-// The delivery log of signed events to plugins on the link page (issue 22, part 1) in a real Chromium,
+// The delivery log of signed events to plugins on the link page in a real Chromium,
 // against the real dashboard, API, broker (its event sweep on) and example plugin, which opts in to
 // member.not_in_guild and removal.* when it registers (test/dashboard/system.ts): an event is delivered
 // for real, a dropped one is re-sent from the Events tab and then delivered, the audit log records who

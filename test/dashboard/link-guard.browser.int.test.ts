@@ -1,4 +1,4 @@
-// Issue 34 in a real browser: a privileged role is linked only with the owner's typed consent (an admin is
+// In a real browser: a privileged role is linked only with the owner's typed consent (an admin is
 // told why they cannot), the card and the link page flag it, and the strip lock-out dialog names every
 // admin who would lose their last Manage Server, never the owner. Screenshots for docs/dashboard.md.
 import type { Page } from 'playwright-core';
@@ -83,7 +83,7 @@ describe('privileged roles and the lock-out guard in a real browser', () => {
     await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe(`${OWNER.username}dashboard`);
   });
 
-  it('holds a push that would take members’ only Manage Server until the owner applies it (issue 34)', async () => {
+  it('holds a push that would take members’ only Manage Server until the owner applies it', async () => {
     // The example plugin pushed its 20 demo members on registration: Moderator gave each Manage Server,
     // and its hand-over took it from demo_admin, whose only source it was: held, not removed.
     const register = sys.registrations.all().find((r) => r.roleId === MODERATOR)!;

@@ -1,4 +1,4 @@
-// Issue 34, part 3, in a real Chromium against the real dashboard, API and bot worker on the emulator:
+// In a real Chromium against the real dashboard, API and bot worker on the emulator:
 // a plugin lists users who are not members of the server (accounts of another server: 10007 Unknown
 // Member) and accounts that no longer exist (10013 Unknown User). The card counts them apart and the link
 // reaches "up to date"; the Members tab shows such a user as "listed, not in the server", never as holding

@@ -1,4 +1,4 @@
-// Admin overrides on the link page (issue 22, part 3) in a real Chromium, against the real dashboard, API,
+// Admin overrides on the link page in a real Chromium, against the real dashboard, API,
 // broker, bot worker and example plugin (test/dashboard/system.ts): an admin adds an "Always keep" and a
 // "Never give" member, sees a refusal beside the field, looks a member up, and removes an entry; the
 // platform follows and the audit log records each change. The screenshot in docs/dashboard.md is taken here.

@@ -1,4 +1,4 @@
-// What admins see when the platform refuses the bot (issue 34, part 2), in a real Chromium against the real
+// What admins see when the platform refuses the bot, in a real Chromium against the real
 // dashboard, API and bot worker on the emulator: the bot removed from the server (the worker's first
 // refused call opens the outage; the server page and the link card say "the bot is not in this server"
 // with the invite), and the Server Members intent off (the reconcile marks the application; the server

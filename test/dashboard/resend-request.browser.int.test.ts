@@ -1,4 +1,4 @@
-// Issue 34, part 3, in a real Chromium against the real dashboard, API, broker (its event sweep on), bot
+// In a real Chromium against the real dashboard, API, broker (its event sweep on), bot
 // worker and example plugin: after the owner applies a held removal, the card says nothing changes until
 // the plugin resends its list and offers "Ask the plugin to resend"; the click sends list.resend_requested,
 // the example plugin answers it by pushing its list again, and the note gives way to the removals the

@@ -1,4 +1,4 @@
-// The server page's "Check setup" panel (issue 34) in a real Chromium, against the real dashboard, API,
+// The server page's "Check setup" panel in a real Chromium, against the real dashboard, API,
 // broker, bot worker and example plugin (test/dashboard/system.ts): the same checks as `rolelink doctor`,
 // all passing on the demo guild (a correct installation), then, with the Server Members intent switched
 // off in the emulator, the problem and the portal setting that fixes it. The screenshot in

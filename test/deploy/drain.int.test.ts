@@ -3,7 +3,7 @@ import { productionEnv, startService, type RunningService, type ServiceName } fr
 import { createTestDb, type TestDb } from '../support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 
-// Issue 23, item 1, for every service: each runs from source as its own process, in production mode,
+// For every service: each runs from source as its own process, in production mode,
 // with a keep-alive client (what every ingress and load balancer is). The API's in-flight answer is
 // tested in services/api/src/drain.int.test.ts.
 

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 // scripts/deploy/lib.sh's host_url turns the host side of a Compose `ports:` entry into the URL that
-// deploy-local.sh --keep prints. It once printed `http://127.0.0.1:127.0.0.1:` for API_PORT=127.0.0.1:
-// (issue 37 §8), the form rolling-restart.sh sets. No Docker engine needed: plain bash.
+// deploy-local.sh --keep prints. It must not print `http://127.0.0.1:127.0.0.1:` for API_PORT=127.0.0.1:
+// <port>, the form rolling-restart.sh sets. No Docker engine needed: plain bash.
 const LIB = path.resolve(__dirname, '..', '..', 'scripts', 'deploy', 'lib.sh');
 
 function hostUrl(spec: string): { status: number | null; stdout: string; stderr: string } {

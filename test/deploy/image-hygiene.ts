@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
-// Issue 37 §5: the runtime images carry nothing of the build host. The local base image once baked this
-// machine's intercepting CA (NODE_EXTRA_CA_CERTS) and COREPACK_INTEGRITY_KEYS=0 into every service image;
-// now the Dockerfile gives them to its registry steps only, as the BuildKit secret build_host_ca. Checked
+// The runtime images carry nothing of the build host: not this machine's intercepting CA
+// (NODE_EXTRA_CA_CERTS) nor COREPACK_INTEGRITY_KEYS=0, which a base image could bake into every service image;
+// the Dockerfile gives them to its registry steps only, as the BuildKit secret build_host_ca. Checked
 // per image: its env, its history (every instruction that made a layer) and its files.
 
 const exec = promisify(execFile);

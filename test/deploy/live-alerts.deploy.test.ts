@@ -14,7 +14,7 @@ import {
   type Container,
 } from './deploy-local';
 
-// Issue 37 §4: the shipped alerts, proven on a live Prometheus. Debian's Prometheus (scripts/deploy/prometheus.sh:
+// The shipped alerts, proven on a live Prometheus. Debian's Prometheus (scripts/deploy/prometheus.sh:
 // the shipped scrape config and rules as they are, so 30 s scrapes and evaluations and each rule's own `for:`)
 // watches the Compose stack of `pnpm deploy:local --keep` while a bot worker, Redis and PostgreSQL fail in
 // turn, each restored (and its alerts resolved) before the next. Each time the right alert goes pending and

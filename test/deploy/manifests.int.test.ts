@@ -94,7 +94,7 @@ describe('deployment manifests', () => {
     copy.edit('docker-compose.yml', 'condition: service_completed_successfully', 'condition: service_completed');
     copy.edit('docker-compose.yml', '"--appendonly", "yes"', '"--appendonly", "no"');
     copy.edit('docker-compose.yml', 'target: dashboard', 'target: dashbaord');
-    // Health checks (issue 37 §1): one that starts Node again.
+    // Health checks: one that starts Node again.
     copy.edit(
       'docker-compose.yml',
       /"bash",\n( +)"-c",\n( +)"exec 3<>\/dev\/tcp\/127\.0\.0\.1\/3001/,
@@ -132,7 +132,7 @@ describe('deployment manifests', () => {
       '"max(rolelink_sync_links_behind)"',
       '"max(rolelink_sync_link_behind)"',
     );
-    // No silent alerts (issue 37 §3): the sync lag's absent() rule watching another series instead.
+    // No silent alerts: the sync lag's absent() rule watching another series instead.
     copy.edit(
       'k8s/monitoring/prometheus-rule.yaml',
       'expr: absent(rolelink_sync_oldest_unapplied_seconds)',
@@ -170,7 +170,7 @@ describe('deployment manifests', () => {
       / {4}- matches:\n {8}- path: \{ type: Exact, value: \/ \}\n(?: {8}- path: .*\n)+ {6}(?=backendRefs:\n {8}- name: rolelink-dashboard)/,
       '    - ',
     );
-    // Issue 37 §8: a compose file in the build context made every edit of it rebuild the build stage.
+    // A compose file in the build context made every edit of it rebuild the build stage.
     copy.edit('.dockerignore', /^docker-compose\*\.yml\n/m, '');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
@@ -227,7 +227,7 @@ describe('deployment manifests', () => {
       'api.yaml Deployment/rolelink-api: topologySpreadConstraints must spread across topology.kubernetes.io/zone',
     );
     expect(out).toMatch(/\d+ PostgreSQL connections at the autoscalers' maximum \(.*Deployment\/rolelink-api 20×10/);
-    // Issue 37 §7: the Kubernetes traps.
+    // The Kubernetes traps.
     expect(out).toContain(
       'image registry.example.invalid/rolelink/bot-worker:0.1.0 must be registry.example.invalid/rolelink/<name>:0.2.0',
     );

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { jobCatalog, schedulerCatalog } from '@rolelink/contracts';
 
 // docs/architecture.md is the map a newcomer reads first; this keeps its tables of tables, db subpaths,
-// queues and schedulers equal to what the tree declares (issue 35 §6), so adding a table, a subpath or a job without
+// queues and schedulers equal to what the tree declares, so adding a table, a subpath or a job without
 // its line in the map fails here.
 const root = path.resolve(__dirname, '..', '..');
 const doc = readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');

@@ -1,4 +1,4 @@
-// `link.deleted` reaches a plugin built on the SDK (issue 34, part 3): the SDK forgets a link's token,
+// `link.deleted` reaches a plugin built on the SDK: the SDK forgets a link's token,
 // and with it the event's signing secret, on DELETE /config, so the broker sends DELETE /config only
 // after the link's `link.deleted` was delivered (or dropped). The plugin here is the SDK's own
 // pluginMiddleware on HTTPS; the deletion is the admin command the dashboard and the CLI run.

@@ -1,4 +1,4 @@
-// `list.resend_requested` reaches a plugin built on the SDK (issue 34, part 3), and the plugin answers it
+// `list.resend_requested` reaches a plugin built on the SDK, and the plugin answers it
 // as a plugin author would: its typed handler resends the list through the SDK's RoleLinkClient, within
 // the window the owner's Apply removals opened, and the removal goes through. The plugin is the SDK's own
 // pluginMiddleware on HTTPS (the broker's harness); the API is services/api on a local port; the owner's

@@ -6,7 +6,7 @@ import { seedLink, type SeededLink } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE } from './figures';
 
-// Issue 13, bad input: random and hostile requests against the User Management API running as a real
+// Bad input: random and hostile requests against the User Management API running as a real
 // process (so a crash is a restart we count, not a dead test runner). Every answer must be below 500 and,
 // on an error, in the §7 shape `{ statusCode, message }` whose statusCode is the HTTP status (the 409 hold
 // has its own §4.1 shape). Requests come from fast-check with a fixed seed, so a failure reproduces.
@@ -321,7 +321,7 @@ function violation(req: Req, out: Outcome): string | null {
   return null;
 }
 
-describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed requests (issue 13)`, () => {
+describe(`User Management API under ${REQUESTS.toLocaleString('en-US')} fuzzed requests`, () => {
   it(
     'never answers 5xx, always answers errors in the §7 shape, and never restarts',
     async () => {

@@ -6,7 +6,7 @@ import { listOf, seedGuild, seedLink, userIds, type SeededLink } from '../suppor
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { until as pollUntil } from '../support/until';
 
-// Issue 23 item 6: a rollout (or an OOM kill) ends the API process in the middle of a commit, which may run
+// A rollout (or an OOM kill) ends the API process in the middle of a commit, which may run
 // far longer than the pods' 35 s grace period. The commit's transaction must roll back cleanly (old list,
 // upload session still open with its staged IDs) and the client's retry, to a new process, must succeed.
 // The commit carries an Idempotency-Key (the SDK's default), whose claim must be free again once the

@@ -15,7 +15,7 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report } from './figures';
 import { freePort } from '../../scripts/free-port';
 
-// Issue 13, faults: the plugin broker is SIGKILLed while it is calling a plugin's /register for a link
+// Faults: the plugin broker is SIGKILLed while it is calling a plugin's /register for a link
 // being created. The admin must get the §7 502 (not a hang), no half-created link may remain (no row, no
 // list, a token that opens nothing), and creating the link again must work once a broker runs.
 
@@ -101,7 +101,7 @@ const deps = (): AdminDeps => ({
   requestSync: () => Promise.resolve(),
 });
 
-describe('plugin broker SIGKILLed while a link is being created (issue 13)', () => {
+describe('plugin broker SIGKILLed while a link is being created', () => {
   it('answers 502, leaves no half-created link, and a retry with a new broker works', async () => {
     const guildId = await seedGuild(db, { plan: 'premium' });
     const roleId = snowflake();

@@ -4,7 +4,7 @@ import { checkPluginHealth } from '../../services/plugin-broker/src/health/check
 import { startHarness, type Harness, type SeededLink } from '../../services/plugin-broker/src/testing/harness';
 import { report, type Figure } from './figures';
 
-// Issue 13, bad input from the other side: plugins answering GET /config and GET /health with oversized,
+// Bad input from the other side: plugins answering GET /config and GET /health with oversized,
 // slow, malformed, deeply nested and wrong-typed bodies. The broker (a real BullMQ worker calling a real
 // HTTPS plugin) must answer every call within its timeout plus a small margin, with the §7 502 or the
 // documented fallback view, and keep its memory bounded: it reads at most 50 KB of any plugin body.
@@ -130,7 +130,7 @@ afterAll(async () => {
     process.stdout.write(`[hostile] ${r.call} | ${r.hostile} | ${r.outcome} | ${Math.round(r.ms)} ms\n`);
 });
 
-describe('hostile plugins (issue 13): the broker stays within its timeouts and memory', () => {
+describe('hostile plugins: the broker stays within its timeouts and memory', () => {
   it.each(HOSTILE)('GET /config answering %s: a 502 or the fallback view, in time', async (name, answer) => {
     h.plugin.on('GET /config', (_req, res) => answer(res));
     const started = performance.now();

@@ -6,8 +6,8 @@ import { testQueuePrefix } from '../support/redis';
 import { tcpRelay, type TcpRelay } from '../support/tcp-relay';
 import { report, type Figure } from './figures';
 
-// Issue 37 §2: with Redis stopped the bot worker's /metrics answered 500 and the broker's hung past 30 s,
-// so rolelink_dependency_up{redis}=0 was never scraped and the operator was sent to the wrong runbook.
+// With Redis stopped, a /metrics that answers 500 or hangs leaves rolelink_dependency_up{redis}=0
+// unscraped and sends the operator to the wrong runbook.
 // Every service, each its own process in production mode, against a Redis of this test's own and the
 // shared PostgreSQL behind a relay the test stops (the shared servers stay up for everyone else): after
 // both go away every /metrics still answers 200 with both dependencies at 0, the scrape-time collectors
@@ -87,7 +87,7 @@ describe('every /metrics with Redis and PostgreSQL stopped', () => {
         redis: sample(up.body, 'rolelink_dependency_up', { dependency: 'redis' }),
       }).toEqual({ name, db: 1, redis: 1 });
     }
-    // Issue 37 §3: the API reports the outbox's age too, so the sync alerts see it with no worker running.
+    // The API reports the outbox's age too, so the sync alerts see it with no worker running.
     const api = (await scrape(running.get('api')!.port)).body;
     expect(sample(api, 'rolelink_sync_oldest_unapplied_seconds')).toBe(0);
     expect(sample(api, 'rolelink_metrics_stale', { collector: 'sync_lag' })).toBe(0);

@@ -6,7 +6,7 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE, type Figure } from './figures';
 import { startOwnPostgres, type OwnPostgres } from './own-postgres';
 
-// Issue 13, faults: PostgreSQL restarted (`pg_ctl restart -m fast`: connections closed, open transactions
+// Faults: PostgreSQL restarted (`pg_ctl restart -m fast`: connections closed, open transactions
 // rolled back) in the middle of a 100,000-ID PUT and of a large commit. The client must get a clear 503 in
 // the §7 shape — not a hang, not a 500 — the old list must be intact, the commit's staged chunks must be
 // intact, and the same request must succeed when retried.
@@ -77,7 +77,7 @@ async function answer(res: Response): Promise<{ status: number; body: unknown }>
 
 /**
  * The test's own reads after a restart, on a connection opened for them: the pool's idle connections died
- * with the restart, and one can be handed out before its socket reports the termination (seen once at load 8).
+ * with the restart, and one can be handed out before its socket reports the termination (on a busy host).
  */
 async function count(sql: string, params: unknown[]): Promise<number> {
   const client = new Client({ connectionString: pg.url('rolelink') });
@@ -95,7 +95,7 @@ const listHasAll = async (ids: string[]) =>
     [link.linkId, ids],
   )) === ids.length;
 
-describe('PostgreSQL restarted mid-write (issue 13)', () => {
+describe('PostgreSQL restarted mid-write', () => {
   it(`a ${PUT_IDS.toLocaleString('en-US')}-ID PUT: clear 503, old list intact, the retry succeeds`, async () => {
     const old = userIds(OLD_IDS, 300000000000000000n);
     expect((await fetch(base(), { method: 'PUT', headers: headers(), body: JSON.stringify(old) })).status).toBe(200);

@@ -21,7 +21,7 @@ import { ownRedis, type OwnRedis } from '../support/own-redis';
 import { redisGate, type RedisGate } from '../support/redis-gate';
 import { freePort } from '../../scripts/free-port';
 
-// Issue 13, faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
+// Faults: Redis is killed (SIGKILL, nothing persisted, so every queued job is gone) and started
 // again in the middle of 1,000 single adds and removes from 8 concurrent clients. The API, a bot worker and
 // Redis are real processes; the platform is the emulator. PostgreSQL is the source of truth: every write
 // the API acknowledged must be in the list, and the platform must end matching the list exactly — the
@@ -135,7 +135,7 @@ afterAll(async () => {
 
 type Op = { user: string; add: boolean };
 
-describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CLIENTS} clients (issue 13)`, () => {
+describe(`Redis killed during ${WRITES.toLocaleString('en-US')} writes from ${CLIENTS} clients`, () => {
   it('loses no acknowledged write, and the platform ends matching the list exactly', async () => {
     const members = ids(CLIENTS * USERS_PER_CLIENT);
     // Each client owns its users, so the order of one user's writes is the order its client sent them.

@@ -7,7 +7,7 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE } from './figures';
 import { startOwnPostgres, type OwnPostgres } from './own-postgres';
 
-// Issue 13, faults: the API under mixed load at half its measured capacity for 10 minutes (`pnpm
+// Faults: the API under mixed load at half its measured capacity for 10 minutes (`pnpm
 // test:reliability`; the README's test command runs 20 s of it). What a leak would show, window after
 // window: RSS or open file descriptors (sockets, pool connections, timers' handles) climbing, p99
 // drifting up, errors appearing. The API runs as its own process with the rate limiter on (limits no
@@ -119,7 +119,7 @@ const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 /**
  * Open descriptors once the window's own connections are gone: the load's 16 sockets close a moment after
- * it ends, and a sample taken in that moment read 16 more (a CI run failed on it). The fewest of 10 samples
+ * it ends, and a sample taken in that moment reads 16 more. The fewest of 10 samples
  * over 1 s: a leak stays in every sample, a closing socket does not.
  */
 async function settledFds(pid: number): Promise<number> {
@@ -132,7 +132,7 @@ async function settledFds(pid: number): Promise<number> {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-describe('soak: mixed load at half capacity (issue 13)', () => {
+describe('soak: mixed load at half capacity', () => {
   it(
     `holds RSS, open descriptors, p99 and errors flat for ${SOAK_S} s`,
     async () => {

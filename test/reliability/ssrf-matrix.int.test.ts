@@ -9,7 +9,7 @@ import type { Resolver } from '@rolelink/plugin-http';
 import { PluginHttp } from '@rolelink/plugin-http';
 import { report } from './figures';
 
-// Issue 13, SSRF: every way of writing "somewhere inside" as a plugin URL or an embed_url, tried against a
+// SSRF: every way of writing "somewhere inside" as a plugin URL or an embed_url, tried against a
 // real HTTPS listener on loopback (IPv4 and IPv6, so 0.0.0.0, [::] and ::1 would reach it too) that counts
 // TCP connections. Two layers are measured separately: the check at link creation (and on a config
 // response's embed_url), which gives the admin a clear message, and the broker's connect-time guard, which
@@ -193,7 +193,7 @@ function embedRejection(url: string): string | null {
 
 const rows: { form: string; creation: string; embed: string; connect: string; reached: number }[] = [];
 
-describe('SSRF matrix (issue 13): no plugin URL or embed_url form reaches a loopback listener', () => {
+describe('SSRF matrix: no plugin URL or embed_url form reaches a loopback listener', () => {
   it('has at least 40 forms', () => {
     expect(FORMS.length).toBeGreaterThanOrEqual(40);
   });

@@ -17,7 +17,7 @@ import {
   type UploadCreatedBody,
 } from '../support/api';
 
-// Issue 13, token hygiene: a link's raw API token is shown once, to its admin, and after that exists only
+// Token hygiene: a link's raw API token is shown once, to its admin, and after that exists only
 // at the plugin. This scenario drives a link through its whole life with every component logging at
 // debug level — creation through the broker's register call, API requests with the token in every wrong
 // place a client might put it, configuration calls, a held change, deletion — and then looks for the raw
@@ -112,7 +112,7 @@ async function databaseText(): Promise<{ text: string; columns: number }> {
 
 const occurrences = (haystack: string) => tokens.reduce((n, t) => n + haystack.split(t).length - 1, 0);
 
-describe('token hygiene (issue 13): no raw token in logs, Redis or the database', () => {
+describe('token hygiene: no raw token in logs, Redis or the database', () => {
   let linkTwo: { guildId: string; roleId: string };
   let deleted: Promise<unknown> = Promise.resolve();
 

@@ -20,7 +20,7 @@ import { createTestDb, type TestDb } from '../support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE } from './figures';
 
-// Issue 13, faults: three bot worker processes apply one link's list while one of them is SIGKILLed every
+// Faults: three bot worker processes apply one link's list while one of them is SIGKILLed every
 // few seconds and replaced. 10% of the listed users are not in the guild, as happens when members leave.
 // The platform must end exactly right, the calls repeated because of the kills are counted, and the
 // invalid requests (401/403/429, which the platform counts towards a temporary ban at 10,000 per 10
@@ -67,7 +67,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANGES.toLocaleString('en-US')}-change sync (issue 13)`, () => {
+describe(`bot workers SIGKILLed every ${KILL_EVERY_MS / 1000} s during a ${CHANGES.toLocaleString('en-US')}-change sync`, () => {
   it('ends with the platform exactly right, few repeated calls, and invalid requests far below the ban threshold', async () => {
     const inGuild = Math.round(CHANGES * 0.9);
     emulator = await startEmulator({

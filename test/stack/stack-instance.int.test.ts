@@ -167,7 +167,7 @@ describe("the stack summary's plugin certificate", () => {
   });
 });
 
-describe('a checkout on a shared PostgreSQL and Redis (issue 34)', () => {
+describe('a checkout on a shared PostgreSQL and Redis', () => {
   const admin = 'postgresql://postgres@127.0.0.1:5432/postgres';
   const a = checkoutTag('/home/ana/role-link');
   const b = checkoutTag('/home/ana/role-link-review');

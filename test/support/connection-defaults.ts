@@ -1,4 +1,4 @@
-// For each service's env test (issue 37 §6): its parser in production must refuse DATABASE_URL and
+// For each service's env test: its parser in production must refuse DATABASE_URL and
 // REDIS_URL unset, empty or left at the local development default, naming the variable, and accept real ones.
 import { LOCAL_CONNECTION_DEFAULTS } from '@rolelink/runtime/src/env';
 import { productionEnv } from '../../scripts/service-process';

@@ -6,7 +6,7 @@ export type TlsFiles = { cert: Buffer; key: Buffer };
 /**
  * The certificate and key the plugin serves with: the local stack's (the service trusts it), from
  * QUICKSTART_TLS_CERT / QUICKSTART_TLS_KEY, else `.data/plugin-tls/` (the stack on its default ports).
- * A missing file is a message saying where to find it, not a stack trace (issue 22): with other ports the
+ * A missing file is a message saying where to find it, not a stack trace: with other ports the
  * stack writes it into a per-instance folder, which its summary prints as "Plugin certificate".
  */
 export function readTlsFiles(env: NodeJS.ProcessEnv, dataDir: string): TlsFiles {

@@ -74,7 +74,7 @@ export type AdminDeps = {
   botInvite?: (guildId: string) => string | Promise<string>;
   /**
    * The bot application's key (`applicationKey` of its token): its bot_application row says whether it
-   * can list guild members, which some counts need (issue 34). Absent where no platform is configured:
+   * can list guild members, which some counts need. Absent where no platform is configured:
    * those counts are then shown as measured.
    */
   appKey?: string;

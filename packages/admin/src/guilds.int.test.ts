@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-// Guild owners and dashboard admins are platform users: user ids up to 2^64 - 1 (issue 24), stored exactly.
+// Guild owners and dashboard admins are platform users: user ids up to 2^64 - 1, stored exactly.
 describe('a plan change by and for users whose ids are above 2^63 - 1', () => {
   it('stores the owner and records the acting admin exactly', async () => {
     const guildId = snowflake();

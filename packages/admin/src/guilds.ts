@@ -40,7 +40,7 @@ export async function setPlan(
   const { g, links } = await inTransaction(deps.db.pool, async (c) => {
     const before = await lockGuildPlan(c, guildId);
     const g = await upsertGuildPlan(c, { guildId, ownerId: ownerId ?? null, plan, paidSlots: input.slots ?? null });
-    // The owner hears of every link this change pauses (issue 20, part 3), in the same transaction.
+    // The owner hears of every link this change pauses, in the same transaction.
     const roles = await linkRolesByAge(c, guildId);
     const paused = roles.filter(
       (_, rank) => isPaused(rank, plan, g.paid_slots) && !(before && isPaused(rank, before.plan, before.paid_slots)),

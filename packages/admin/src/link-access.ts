@@ -4,7 +4,7 @@ import type { AdminDeps } from './deps';
 import { platformErrorOf } from './platform-answer';
 
 /**
- * The owner's consent to link a privileged role (issue 34): the role's name, typed. `actingIsOwner`
+ * The owner's consent to link a privileged role: the role's name, typed. `actingIsOwner`
  * false (a dashboard admin who is not the owner) refuses whatever was typed: only the owner may give it.
  * The CLI leaves it undefined: its operator attests the owner's consent with `--owner-consent`.
  */
@@ -14,7 +14,7 @@ export type OwnerConsent = { ownerConsent?: string; actingIsOwner?: boolean };
 export type RoleChecked = { name: string; privileged: string[] } | null;
 
 /**
- * Before any link (issue 34): the bot must be able to manage the role now, by the platform's rules read
+ * Before any link: the bot must be able to manage the role now, by the platform's rules read
  * from the platform (403 naming the one fix otherwise), and a privileged role needs the owner's typed
  * consent (403 `owner_consent_required` / `owner_only`). Null where no platform is configured: nothing
  * could be checked.

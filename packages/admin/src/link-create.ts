@@ -56,7 +56,7 @@ export async function createLink(deps: AdminDeps, input: CreateLinkInput): Promi
   const holders = deps.holders ? await deps.holders(guildId, roleId) : null;
   const keep = input.keepMembers === true;
   // Neither choice works without the member listing when the role has holders (or keep is asked): say
-  // which portal setting is off, never a bare 502 (issue 34 §2).
+  // which portal setting is off, never a bare 502.
   if (holders?.membersIntentMissing && (keep || holders.count > 0)) await refuseForMembersIntent(deps);
   if (input.askedMembers && input.keepMembers === undefined && holders && holders.count > 0) {
     const n = holders.count.toLocaleString('en-US');

@@ -8,7 +8,7 @@ import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
 /**
- * Admin overrides per link (issue 22, part 3; docs/sync-engine.md, "Admin overrides"): "always keep"
+ * Admin overrides per link (docs/sync-engine.md, "Admin overrides"): "always keep"
  * members hold the role whatever the plugin's list says, "never give" members do not get it even when
  * listed. The plugin's list and its API answers are untouched; the sync engine applies the overrides
  * above it. Shared by the dashboard and `rolelink link overrides`.

@@ -7,7 +7,7 @@ import type { AdminDeps } from './deps';
 import { parseSnowflake } from './ids';
 
 /**
- * "Resync now" (issue 20, part 5): ends every back-off of the link and asks for a full walk of its list
+ * "Resync now": ends every back-off of the link and asks for a full walk of its list
  * against what the bot applied, so failed members are retried at once and nothing waits for the journal.
  * Changes made by hand on the platform are the reconcile's to find (it reads the platform's members;
  * docs/sync-engine.md): a walk trusts the applied record.

@@ -4,7 +4,7 @@ import { MEMBERS_LISTING_COUNT_MESSAGE } from '@rolelink/domain';
 import type { AdminDeps } from './deps';
 
 /**
- * Whether counts that need the guild's member listing can be shown (issue 34): null when they can; while
+ * Whether counts that need the guild's member listing can be shown: null when they can; while
  * the bot application lacks the Server Members intent (the reconcile's first 403 50001 marked it), why
  * not, with a message that names the developer portal's setting. The dashboard's banner (with the
  * longer MEMBERS_INTENT_MESSAGE) and every link view (the card, `rolelink link show`) read it here. Without a configured platform (no `appKey`)

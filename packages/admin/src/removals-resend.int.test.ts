@@ -36,7 +36,7 @@ async function heldLink(events: string[] = ['list.resend_requested']) {
 const resendEvents = async (linkId: string) =>
   (await listEventLog(db.pool, linkId)).filter((e) => e.kind === 'list.resend_requested');
 
-describe('requestListResend: "Ask the plugin to resend" (issue 34)', () => {
+describe('requestListResend: "Ask the plugin to resend"', () => {
   it('queues one signed-event row and one audit entry for the applied removal; a repeat within five minutes queues nothing', async () => {
     const link = await heldLink();
     const applied = await applyRemovals(deps, link.at);

@@ -63,7 +63,7 @@ async function linkAt(deps: AdminDeps, input: { guildId: string; roleId: string 
 const noHeldChange = () => AppError.notFound('No held change to apply for this role link', 'no_held_change');
 
 /**
- * What Apply removals would confirm (issue 20): the latest held change's numbers and the first members
+ * What Apply removals would confirm: the latest held change's numbers and the first members
  * the held list left out (recorded with the hold: the list itself is never stored), by name where the
  * platform can be asked. Who finally loses the role
  * is decided by the list the plugin resends within the hour, which may differ from the held one.
@@ -140,7 +140,7 @@ export async function applyRemovals(
 const SHOWN_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Where the link's latest applied removal stands (issue 34), for the card and `link show`: the truth the
+ * Where the link's latest applied removal stands, for the card and `link show`: the truth the
  * server has, so the "nothing changes until the plugin resends" note goes once the list arrived.
  * `sync`: whether the bot still has removals to make on the link (its journal behind, or pending removals).
  */
@@ -188,7 +188,7 @@ export async function removalProgress(
 }
 
 /**
- * The owner's "Ask the plugin to resend" (issue 34): a `list.resend_requested` event for the applied
+ * The owner's "Ask the plugin to resend": a `list.resend_requested` event for the applied
  * removal whose window is open, signed and delivered as every event is, and an audit entry
  * (`list_resend_requested`), in one transaction. A second request within five minutes of the last one
  * queues nothing and answers the standing request (`queued: false`), so a double click or a retried

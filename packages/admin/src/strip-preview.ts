@@ -11,7 +11,7 @@ import { platformErrorOf } from './platform-answer';
 export const STRIP_SAMPLE = 5;
 
 /**
- * What `link delete --strip-roles` would do now (issue 20): exactly the members this link's own add calls
+ * What `link delete --strip-roles` would do now: exactly the members this link's own add calls
  * gave the role to, a sample of them by name, and every admin who would lose Administrator or Manage Server
  * with it (the role their only source of it; never the owner, who keeps every permission). The dashboard shows this
  * before the admin confirms; deleteLink checks the lock-out again on the server.
@@ -115,7 +115,7 @@ async function platformRead<T>(deps: AdminDeps, guildId: string, read: () => Pro
 export const LOCKOUT_CHECK_LIMIT = 100;
 
 /**
- * Every admin the strip would lock out (issue 34): each member it takes the role from whose only source of
+ * Every admin the strip would lock out: each member it takes the role from whose only source of
  * Administrator or Manage Server it is, the acting admin first. Never the guild's owner: the platform
  * gives the owner every permission whatever their roles. Null when there are more members than are checked.
  */

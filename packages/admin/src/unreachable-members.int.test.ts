@@ -1,4 +1,4 @@
-// Listed users no role call can reach (issue 34, part 3): those not in the server are shown as "listed,
+// Listed users no role call can reach: those not in the server are shown as "listed,
 // not in the server", never as holding the role; they and deleted accounts are counted apart so progress
 // reaches "up to date"; and while the bot cannot list members, the not-in-server count is unavailable with
 // the reason, never a smaller number. The rows are what the bot worker writes: applied_member outcome

@@ -34,7 +34,7 @@ export type DashboardGuildSummary = {
 export type DashboardGuildList = { guilds: DashboardGuildSummary[] };
 
 /**
- * Why the bot makes no change on a link (issue 34; docs/sync-engine.md "When the platform refuses"):
+ * Why the bot makes no change on a link (docs/sync-engine.md "When the platform refuses"):
  * `bot_not_in_guild` (the bot was removed, or the server is gone), or why the bot may not change the role
  * (packages/domain LINK_BLOCK_MESSAGES). `message` names the fix; `invite_url` (dashboard only) adds the bot back.
  */
@@ -106,7 +106,7 @@ export type LinkView = {
    * The latest large removal the service held (spec 3.3), until a write spends its confirmation.
    * `additions`: members of the held list who are not among `previous`, so previous − removals + additions = next.
    * `kind`: `shrink` (a large removal held at the API, spec 4.1) or `admin_source` (removals the bot held
-   * because the role is those members' only Administrator or Manage Server, issue 34: previous = removals,
+   * because the role is those members' only Administrator or Manage Server: previous = removals,
    * next 0, and the dialog's sample names every one of them).
    */
   held_change: null | {
@@ -127,7 +127,7 @@ export type LinkView = {
 };
 
 /**
- * An applied removal as it stands, read from the server (issue 34), so the card never claims what it cannot know:
+ * An applied removal as it stands, read from the server, so the card never claims what it cannot know:
  * - `awaiting_list`: a `shrink` hold was applied and the window is open; the list was not stored, so nothing
  *   changes until the plugin resends it (PUT or upload) before `window_ends_at`;
  * - `window_ended`: the window closed without the list; applying again reopens it;
@@ -171,7 +171,7 @@ export type LinkHealthSummary = { status: PluginHealthStatus | 'unknown'; checke
 
 /**
  * A role link card: the link, its role on the platform (null when the role was deleted there) and plugin
- * health. `privileged`: the privileged permissions the role carries now (issue 34; empty when none), read
+ * health. `privileged`: the privileged permissions the role carries now (empty when none), read
  * from the platform on every view, so a role given Administrator after it was linked is flagged too.
  */
 export type LinkCard = LinkView & {
@@ -187,7 +187,7 @@ export type DashboardGuild = DashboardGuildSummary & {
   member_count: number | null;
   links: LinkCard[];
   /**
-   * What the bot can do here (issue 34): `in_guild` false shows "the bot is not in this server" with
+   * What the bot can do here: `in_guild` false shows "the bot is not in this server" with
    * `invite_url`; `members_listing_blocked` shows the banner naming the Server Members intent setting
    * (`members_intent_message`), and counts that need the member listing are not offered.
    */
@@ -202,7 +202,7 @@ export type DashboardGuild = DashboardGuildSummary & {
 /**
  * A role in the create-link picker: `usable` false with the `reason` shown next to it (the bot cannot
  * manage it: `problem` says which rule, or it is @everyone or already linked). `privileged`: the
- * privileged permissions it carries; linking one needs the owner's typed consent (issue 34).
+ * privileged permissions it carries; linking one needs the owner's typed consent.
  */
 export type RoleChoice = DashboardRole & {
   usable: boolean;
@@ -213,7 +213,7 @@ export type RoleChoice = DashboardRole & {
   member_count: number | null;
   member_count_exact: boolean;
   /**
-   * Why the exact count is unavailable when the member listing is (issue 34): the bot application lacks
+   * Why the exact count is unavailable when the member listing is: the bot application lacks
    * the Server Members intent, and the message names the portal setting. `member_count` is then the
    * platform's quick count, never a smaller number counted from a listing the bot cannot read. Null otherwise.
    */
@@ -231,7 +231,7 @@ export type RoleChoice = DashboardRole & {
 export type RoleChoices = { roles: RoleChoice[]; synced_limit: number; plan: PlanName };
 
 /**
- * POST /dashboard-api/guilds/:guildId/links. `existing_members` has no default (issue 20): when the role
+ * POST /dashboard-api/guilds/:guildId/links. `existing_members` has no default: when the role
  * has members it must be given (400 `existing_members_required` on the field otherwise); for a role
  * without members it does not matter.
  */
@@ -285,7 +285,7 @@ export type StripMember = { user_id: string; name: string | null };
  * first few present by id. `lockout`
  * lists every admin the strip takes the role from whose only source of Administrator or Manage Server it
  * is, the acting admin (`you`) first, then the others (`admin`); never the owner, who keeps every
- * permission (issue 34). `lockout_checked` is false where the platform could not be asked (the CLI without
+ * permission. `lockout_checked` is false where the platform could not be asked (the CLI without
  * platform settings) or the strip takes the role from more members than are checked (admin's
  * LOCKOUT_CHECK_LIMIT), and then a strip needs the second confirmation too.
  */
@@ -350,7 +350,7 @@ export type MemberLookup = {
   user_id: string;
   /** `synced`: on the list within the synced limit; `over_limit`: on the list beyond it; `not_listed`: not on the list. */
   state: 'synced' | 'over_limit' | 'not_listed';
-  /** When the membership ends on its own (issue 22; docs/api.md "Memberships that expire"); null: permanent or not listed. */
+  /** When the membership ends on its own (docs/api.md "Memberships that expire"); null: permanent or not listed. */
   expires_at: string | null;
   /**
    * The bot's last answer from the platform for this member, if it ever acted on them: `outcome` in words
@@ -480,8 +480,8 @@ export type DashboardAuditLog = {
 };
 
 /**
- * Events that notify the owner (issue 20, part 3; docs/dashboard.md "Notifications"). `events_dropped`
- * (a plugin's event given up after 24 h, issue 22 part 1) is off unless a guild turns it on: see
+ * Events that notify the owner (docs/dashboard.md "Notifications"). `events_dropped`
+ * (a plugin's event given up after 24 h) is off unless a guild turns it on: see
  * DEFAULT_NOTIFY_EVENTS in @rolelink/db/notifications.
  */
 export const NOTIFY_KINDS = [

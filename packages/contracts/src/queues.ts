@@ -143,7 +143,7 @@ export type DedupReason<Q extends QueueName, N extends JobName<Q>> = Q extends k
   : never;
 
 /**
- * Every periodic job, one place (issue 35 §2): a BullMQ job scheduler per id, upserted by every replica of
+ * Every periodic job, one place: a BullMQ job scheduler per id, upserted by every replica of
  * the service that consumes its queue (packages/queue `scheduled` and `ensureSchedulers`), so however many
  * replicas run, each job runs once per interval, and its jobs show in `rolelink_queue_jobs`. `everyEnv` is
  * the variable of the owning service that sets the interval. Ids are never renamed: a renamed scheduler

@@ -1,5 +1,5 @@
 /**
- * `rolelink doctor` and the dashboard's "Check setup" panel (issue 34): what each setup check found on the
+ * `rolelink doctor` and the dashboard's "Check setup" panel: what each setup check found on the
  * platform and the exact fix. One report shape for both (@rolelink/platform-client's setup-check.ts
  * produces it): the CLI prints it as ✓/✗ lines, the dashboard renders it.
  */

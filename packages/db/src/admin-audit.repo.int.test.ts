@@ -49,7 +49,7 @@ describe('admin-audit repository (admin_audit)', () => {
     ).toEqual(all.slice(2).map((r) => r.id));
   });
 
-  it('stores and reads back an actor id above 2^63 - 1 exactly (user ids are unsigned 64-bit, issue 24)', async () => {
+  it('stores and reads back an actor id above 2^63 - 1 exactly (user ids are unsigned 64-bit)', async () => {
     for (const id of ['18446744073709551615', '10000000000000000001', '9223372036854775808']) {
       await recordAudit(db.pool, {
         guildId: '410000000000000004',

@@ -1,6 +1,6 @@
 import type { Queryable } from './queryable';
 
-// The admin audit log (admin_audit; issue 20, part 4). Written by @rolelink/admin in the transaction of
+// The admin audit log (admin_audit). Written by @rolelink/admin in the transaction of
 // the action it records where there is one, read by the dashboard and `rolelink audit`.
 
 export type AuditEntryInput = {

@@ -1,6 +1,6 @@
 import type { Queryable } from './queryable';
 
-// The bot application as the platform showed it (`bot_application`, issue 34; docs/sync-engine.md "When
+// The bot application as the platform showed it (`bot_application`; docs/sync-engine.md "When
 // the platform refuses"). One row per bot token, keyed by the token's hash (`applicationKey` in
 // @rolelink/platform-client), so the worker that found the problem and the dashboard that shows it meet.
 

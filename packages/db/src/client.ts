@@ -51,7 +51,7 @@ export function createDb(connectionString: string, options: { max?: number } = {
 /**
  * Prisma's client and driver adapter, loaded on first use. No service queries through Prisma (every
  * statement is a repository's, on the pool), and loading the two at start cost every process start-up
- * time and idle memory (issue 12's figures in docs/benchmarks.md).
+ * time and idle memory (docs/benchmarks.md).
  */
 function newPrismaClient(pool: Pool): PrismaClient {
   /* eslint-disable @typescript-eslint/no-require-imports -- a require() here is what keeps the load lazy: an import would run at start */

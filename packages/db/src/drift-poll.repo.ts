@@ -33,7 +33,7 @@ export async function syncDriftGuilds(db: Queryable, guildIds: readonly string[]
  */
 export type DriftPriority = { changedForMs: number; changedShare: number };
 
-/** An hour (the issue's "guilds with changes in the last hour"); four of every five turns for changed guilds. */
+/** An hour ("guilds with changes in the last hour"); four of every five turns for changed guilds. */
 export const DRIFT_PRIORITY: DriftPriority = { changedForMs: 60 * 60_000, changedShare: 0.8 };
 
 /** Whether turn `n` (0, 1, 2, … across ticks) is a quiet guild's: spread evenly, `1 − changedShare` of them (4, 9, 14, … at 0.8). */

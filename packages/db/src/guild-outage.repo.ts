@@ -1,7 +1,7 @@
 import { backoffExpression, backoffMs, type Backoff } from '@rolelink/wire-types/backoff';
 import type { Queryable } from './queryable';
 
-// Guilds the bot cannot reach (`guild_outage`, issue 34; docs/sync-engine.md "Bot removed from a guild,
+// Guilds the bot cannot reach (`guild_outage`; docs/sync-engine.md "Bot removed from a guild,
 // or the guild gone"): one row while the platform answers 10004 (or 50001 on a guild route). The links of
 // such a guild make no per-user calls; the guild is probed a bounded number of times at growing intervals,
 // and the bot's return (a probe, the reconcile's look at the bot's guild list, the dashboard after an

@@ -33,7 +33,7 @@ describe('guilds repository (guild)', () => {
     });
   });
 
-  it('stores and reads back an owner id above 2^63 - 1 exactly (user ids are unsigned 64-bit, issue 24)', async () => {
+  it('stores and reads back an owner id above 2^63 - 1 exactly (user ids are unsigned 64-bit)', async () => {
     const guildId = snowflake();
     expect(
       await upsertGuildPlan(db.pool, { guildId, ownerId: '10000000000000000001', plan: 'premium', paidSlots: null }),

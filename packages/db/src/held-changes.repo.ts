@@ -14,7 +14,7 @@ import { fromStored, toStored } from './user-id';
 /**
  * `shrink`: a plugin's large removal, held at the API before anything was written (spec 4.1 rule 6).
  * `admin_source`: removals the bot held after the list was written, because the link's role is those
- * members' only Administrator or Manage Server (issue 34; docs/sync-engine.md "Admin-source holds").
+ * members' only Administrator or Manage Server (docs/sync-engine.md "Admin-source holds").
  */
 export type HeldKind = 'shrink' | 'admin_source';
 
@@ -49,7 +49,7 @@ export async function recordHeldChange(
      RETURNING ${COLUMNS}`,
     [changeId, linkId, c.previous, c.next, c.removals, c.removalSample, c.kind ?? 'shrink'],
   );
-  // The owner hears of it (issue 20, part 3) in the same transaction: a held write that rolls back notifies nobody.
+  // The owner hears of it in the same transaction: a held write that rolls back notifies nobody.
   await recordRemovalHeldNotification(db, linkId, {
     previous: c.previous,
     next: c.next,
@@ -81,7 +81,7 @@ export async function latestHeldChange(
 }
 
 /**
- * The bot's hold of a removal that would take `userId`'s only Administrator or Manage Server (issue 34):
+ * The bot's hold of a removal that would take `userId`'s only Administrator or Manage Server:
  * added to the link's pending admin-source hold, or a new one (which notifies the owner and tells the
  * plugin `removal.held`, as a shrink hold does). The hold lists every member it holds (at most
  * MAX_ADMIN_HOLD; admins are few). Idempotent per member. Returns the hold.

@@ -77,7 +77,7 @@ describe('ids and sequences come back in numeric order', () => {
   });
 });
 
-// Issue 24: ids up to 2^64 - 1 are stored as id - 2^63 (user-id.ts). Every reader must give them back
+// Ids up to 2^64 - 1 are stored as id - 2^63 (user-id.ts). Every reader must give them back
 // exactly and in numeric order across 2^63, where a signed order would put the high half first.
 describe('ids of 17 to 20 digits across 2^63 (stored as id - 2^63)', () => {
   const WIDE = [...MIXED_WIDTH_IDS];

@@ -37,7 +37,7 @@ export async function insertLink(
 /**
  * One page of the role's current holders at creation: the bot's applied record (they hold the role
  * now) with the link's holder count, and in keep mode the link's list too. Run inside the caller's
- * transaction. The holder count is kept in hand-over mode as well (issue 34): "synced" counts the members
+ * transaction. The holder count is kept in hand-over mode as well: "synced" counts the members
  * who already hold the role as soon as a first list names them, not only once the bot's walk has seen
  * them (readers show min(applied, synced set), so before that list it reads 0 of 0).
  */
@@ -175,7 +175,7 @@ export async function linkRolesByAge(db: Queryable, guildId: string): Promise<st
   return rows.map((r) => r.role_id);
 }
 
-/** Enabled links of a guild, oldest first: the ones a guild outage pauses and its end wakes (issue 34). */
+/** Enabled links of a guild, oldest first: the ones a guild outage pauses and its end wakes. */
 export async function enabledLinksOfGuild(db: Queryable, guildId: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     'SELECT id::text FROM role_link WHERE guild_id = $1 AND enabled ORDER BY id',

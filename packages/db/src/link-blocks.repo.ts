@@ -1,6 +1,6 @@
 import type { Queryable } from './queryable';
 
-// A link whose role the bot may not change (`link_sync_state.blocked_reason`, issue 34; docs/sync-engine.md
+// A link whose role the bot may not change (`link_sync_state.blocked_reason`; docs/sync-engine.md
 // "A role that became unmanageable"): the first refusal stops the link's slice and records why, so the
 // dashboard and `rolelink link show` say it once instead of a stream of per-user failures.
 

@@ -2,7 +2,7 @@ import { journalRepairs } from './list-changes.repo';
 import type { Queryable } from './queryable';
 import { fromStored, toStored } from './user-id';
 
-// Admin overrides per link (table link_override; issue 22, part 3, docs/sync-engine.md "Admin overrides"):
+// Admin overrides per link (table link_override, docs/sync-engine.md "Admin overrides"):
 // "always" members hold the role whatever the plugin's list says, "never" members do not get it even when
 // listed. Small by rule (OVERRIDE_LIST_MAX per list), so whole lists are read and diffed in memory.
 

@@ -110,7 +110,7 @@ export async function markIdle(db: Queryable, linkId: string, wantedSeq: bigint)
  * holder count when the worker's call lands, and capping in between loses the holders still to remove (a
  * batch of 45 removals from 50 stopped after 40 stored 5, and the last 5 calls then made it 0). Readers
  * show min(applied, synced set); pending is computed capped, as before, and is never less than `left`: the
- * changes of a stopped batch still to make, removals included (issue 20).
+ * changes of a stopped batch still to make, removals included.
  */
 export async function writeJournalProgress(
   db: Queryable,

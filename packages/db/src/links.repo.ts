@@ -91,7 +91,7 @@ export async function findPluginLink(db: Queryable, linkId: string): Promise<Plu
   return rows[0] ?? null;
 }
 
-/** The same by the link's role: a config save names its link as the admin does, so it is read once, here (issue 21). */
+/** The same by the link's role: a config save names its link as the admin does, so it is read once, here. */
 export async function findPluginLinkByRole(
   db: Queryable,
   guildId: string,

@@ -3,7 +3,7 @@ import { inTransaction, type Queryable } from './queryable';
 import { recordMemberExpiredEvents } from './plugin-event-emit.repo';
 import { bigintArrayLiteral, fromStored, toStored } from './user-id';
 
-// Memberships that end on their own (issue 22, part 2): link_user.expires_at, NULL for a permanent one.
+// Memberships that end on their own: link_user.expires_at, NULL for a permanent one.
 // Set by adds (list-single.repo addUsers), by a replace (PUT or upload commit, setReplaceExpiries) and
 // removed at their time by the expiry sweeper (services/api expiry-sweeper.ts) through removeExpired,
 // which writes exactly what a plugin's DELETE writes.
@@ -15,7 +15,7 @@ export const EXPIRY_BATCH = 10_000;
  * Links with memberships due at `now`, from the first `limit` due rows in expiry order (a range scan of
  * the partial index link_user_expires_at_idx). Reads without locking: removeExpired locks and re-checks.
  * The sweep spans links by nature; joined to role_link on link_id, it stays a co-located join when both
- * tables are distributed by link (issue 36: every list statement carries link_id in its WHERE or join).
+ * tables are distributed by link (every list statement carries link_id in its WHERE or join).
  */
 export async function linksWithDueExpiries(db: Queryable, now: Date, limit = EXPIRY_BATCH): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(

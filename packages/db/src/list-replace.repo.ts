@@ -313,12 +313,12 @@ const DELETE_LEFT =
  * journals each as `remove` under `seq` in the same statement, the diff computed once by the write that
  * computes it anyway; otherwise nothing is journaled (the caller journals a walk).
  *
- * Journaling needs the rows back (RETURNING), and that costs: a DELETE of 50,000 rows took ~47 ms with it
- * and ~35 ms without (docs/benchmarks.md "sixth session"). So when the removals are known to reach the
+ * Journaling needs the rows back (RETURNING), and that costs a large DELETE about a third more
+ * (docs/benchmarks.md, "The large DELETE without RETURNING"). So when the removals are known to reach the
  * bound the DELETE returns nothing; when they are only likely to, it runs without RETURNING inside a
  * savepoint and, should it delete fewer than the bound after all, is rolled back and run again
  * journaling. The bound is tested once, as the journal's one-time filter: as a join condition it walked
- * all the deleted rows for nothing (8 ms of a 100k replace).
+ * all the deleted rows for nothing.
  */
 async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: number, reach: Reach): Promise<number> {
   const plain = async () => (await c.query(DELETE_LEFT, [linkId])).rowCount ?? 0;
@@ -347,7 +347,7 @@ async function deleteLeft(c: PoolClient, linkId: string, seq: string, bound: num
  * `add` under it in the same statement. The rows go in sorted (B-tree inserts in key order; a PUT's
  * new_list is in that order already and the sort only checks it); see replaceList on why no ON CONFLICT.
  * `inMemory` (a PUT's list, at most the body's limit): the sort gets the memory to stay off disk
- * (withoutHashAggregate; 50,000 rows need ~4.2 MB, PostgreSQL's default is 4). A staged upload's
+ * (withoutHashAggregate; a PUT's rows need a little more than PostgreSQL's default). A staged upload's
  * statement is left as the 30M-row commit was measured.
  */
 async function insertNew(

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-// Issue 36 part 5, lists ready to shard: every statement the db package sends that touches a list table
+// Lists ready to shard: every statement the db package sends that touches a list table
 // carries `link_id` in its WHERE or join, so `link_id` can be the distribution column (Citus) or the
 // partition key (declarative partitioning) without changing a statement. The statements are read from
 // their text: every SQL string and template in packages/db/src (the repositories own every statement,
@@ -157,7 +157,7 @@ export function unfilteredReference(text: string): string | null {
   return null;
 }
 
-describe('list statements carry link_id (issue 36 part 5: lists ready to shard by link)', () => {
+describe('list statements carry link_id (lists ready to shard by link)', () => {
   const statements = sourceFiles(SRC).flatMap(statementsOf);
 
   it('finds the statements on the list tables (the reader is not blind)', () => {

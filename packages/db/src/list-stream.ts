@@ -8,8 +8,8 @@ import { fromStored } from './user-id';
  *
  * Why not pg-copy-streams (the first version of this stream used it): PostgreSQL sends one CopyData
  * message per row, and pg-copy-streams cuts a Buffer for each before re-joining them, then a second pass
- * turned the lines into JSON. Profiled on a 3M-ID list that cost ~0.45 µs of Node CPU per ID, more than
- * PostgreSQL spends producing the row, and capped the stream near 40 MB/s. Here each socket chunk is
+ * turned the lines into JSON. That cost more Node CPU per ID than PostgreSQL spends producing the row,
+ * and capped the stream (docs/benchmarks.md, "What was slow"). Here each socket chunk is
  * read once and the JSON bytes are written in the same pass (no per-row object at all); Node then keeps
  * well ahead of PostgreSQL.
  *
@@ -23,7 +23,7 @@ export function streamUserIdsJson(pool: Pool, linkId: string): Promise<{ stream:
 }
 
 /**
- * The dashboard's CSV export of a list (issue 20, part 5), the same way: `user_id,synced` then one line per
+ * The dashboard's CSV export of a list, the same way: `user_id,synced` then one line per
  * user in ascending order, `synced` true for the lowest `syncedLimit` (the synced set, spec 1). PostgreSQL
  * writes the CSV; each row's bytes go out as they come.
  */

@@ -1,7 +1,7 @@
 import type { Queryable } from './queryable';
 
 /**
- * Listed users no role call can reach, by the platform's last answer (issue 34), counted apart from
+ * Listed users no role call can reach, by the platform's last answer, counted apart from
  * progress: neither synced (they hold nothing) nor pending (no call can give them the role now).
  * - `notInServer`: outcome `not_in_guild` (10007 Unknown Member): they get the role when they join.
  * - `deleted`: outcome `unknown_user` (10013 Unknown User): the account no longer exists, for good.

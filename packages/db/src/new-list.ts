@@ -21,7 +21,7 @@ export type NewList = { rows: number; ids: StoredIdsCopy | null };
  * A PUT's ids are COPYed in, in COPY's binary format, sorted and without repeats (storedIdsCopy writes
  * each stored bigint's 8 bytes, or the API's body reader already did: StoredIdsCopy; PostgreSQL parses
  * nothing). That takes about half the time PostgreSQL spends reading 100,000 ids as one array parameter;
- * the API sorts them in ~5 ms, where PostgreSQL's deduplication cost the replace ~20 ms, and its INSERT
+ * the API sorts them for less than PostgreSQL's deduplication cost the replace, and its INSERT
  * then meets the rows already in key order (its ORDER BY checks that in one pass).
  *
  * A staged upload is already in PostgreSQL: its deduplicated rows are selected in (a 30M-row commit
@@ -47,8 +47,8 @@ export async function buildNewList(c: PoolClient, linkId: string, source: Replac
     list = { rows: copy.length, ids: copy };
   }
   // Statistics for the diff's joins, from a small sample: the planner needs the row count and roughly how
-  // distinct the ids are, not a 100-bucket histogram. The default target's 30,000-row sample took 15 ms
-  // of a 100k PUT, this 3 ms.
+  // distinct the ids are, not a 100-bucket histogram. The default target's 30,000-row sample cost a
+  // 100k PUT several times as much (docs/benchmarks.md).
   await c.query('SET LOCAL default_statistics_target = 10; ANALYZE new_list; RESET default_statistics_target');
   return list;
 }
@@ -56,10 +56,10 @@ export async function buildNewList(c: PoolClient, linkId: string, source: Replac
 /**
  * Deduplicating by sorting, with the memory to sort a PUT's rows in place. Staged rows were just written
  * and upload_staged has no statistics for them: the planner guesses 200 distinct ids and deduplicates with
- * a hash table sized for them, which for millions of ids spills to disk in many batches (EXPLAIN ANALYZE,
- * 10M staged ids: 24 s before the first row came out, against 9 s for sort + unique). Sorting is right at
+ * a hash table sized for them, which for millions of ids spills to disk in many batches, far slower than
+ * sort + unique (docs/benchmarks.md, "What was slow"). Sorting is right at
  * any size here, and it also yields the key order the inserts want. 32 MB sorts the rows a 100,000-id PUT
- * adds in memory (PostgreSQL's default 4 MB spilled 50,000 of them to disk); a 30M-id commit still sorts
+ * adds in memory (PostgreSQL's default 4 MB spilled them to disk); a 30M-id commit still sorts
  * on disk, in fewer runs. The settings end with the statement.
  */
 export async function withoutHashAggregate<T>(c: PoolClient, fn: () => Promise<T>): Promise<T> {

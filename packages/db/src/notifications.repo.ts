@@ -1,6 +1,6 @@
 import type { Queryable } from './queryable';
 
-// Notifications (notification, guild_notify_settings; issue 20, part 3). Events record a row in their own
+// Notifications (notification, guild_notify_settings). Events record a row in their own
 // transaction where they have one (the row is the outbox); the bot worker's notify queue delivers pending
 // rows on the platform and marks them; the dashboard lists them and marks them read.
 
@@ -87,7 +87,7 @@ export async function recordLinkPausedNotifications(
 }
 
 /**
- * The bot cannot reach the guild (issue 34): one `link_paused` notification (state `blocked`, reason
+ * The bot cannot reach the guild: one `link_paused` notification (state `blocked`, reason
  * `bot_not_in_guild`, the words of packages/domain `deriveLinkStatus`)
  * per enabled link, once per outage (the caller won `markOutageAnnounced`).
  */
@@ -99,7 +99,7 @@ export async function recordGuildOutageNotifications(db: Queryable, guildId: str
   );
 }
 
-/** The bot may not change the link's role (issue 34): one `link_paused` notification, state `blocked` and the reason. */
+/** The bot may not change the link's role: one `link_paused` notification, state `blocked` and the reason. */
 export async function recordLinkBlockedNotification(db: Queryable, linkId: string, problem: string): Promise<void> {
   await db.query(
     `INSERT INTO notification (guild_id, role_id, kind, detail) SELECT guild_id, role_id, 'link_paused', jsonb_build_object('state', 'blocked', 'reason', $2::text) FROM role_link WHERE id = $1`,

@@ -6,7 +6,7 @@ import { linkEventKinds, recordEvent } from './plugin-events.repo';
 import type { Queryable } from './queryable';
 import { fromStored, toStored } from './user-id';
 
-// The emission points' helpers (issue 22, part 1): each records events only for links whose plugin
+// The emission points' helpers: each records events only for links whose plugin
 // asked for the kind, in the caller's transaction. A link that did not opt in costs one primary-key read.
 
 /**
@@ -92,7 +92,7 @@ export async function recordLinkStateEvent(
 }
 
 /**
- * Memberships that expire (issue 22, part 2): users whose membership ran out and who left the list, one
+ * Memberships that expire: users whose membership ran out and who left the list, one
  * `member.expired` each, in user-id order. One statement for a whole sweep batch (up to 10k users): the
  * link's sequence is advanced by the batch size and each event takes the next number.
  */
@@ -116,7 +116,7 @@ export async function recordMemberExpiredEvents(
 }
 
 /**
- * The owner asks the plugin to resend its list for an applied removal (`list.resend_requested`, issue 34).
+ * The owner asks the plugin to resend its list for an applied removal (`list.resend_requested`).
  * Null when the plugin did not ask for the kind (nothing is recorded).
  */
 export function recordResendRequestedEvent(

@@ -1,6 +1,6 @@
 import type { Queryable } from './queryable';
 
-// Signed events to plugins (plugin_event_link, plugin_event, plugin_event_attempt; issue 22, part 1).
+// Signed events to plugins (plugin_event_link, plugin_event, plugin_event_attempt).
 // recordEvent writes in its caller's transaction where it has one (the row is the outbox); the plugin
 // broker delivers pending rows in per-link order. Timestamps are `timestamp(3)` holding UTC (Prisma's
 // convention): compared with now() AT TIME ZONE 'UTC', rounded to the columns' milliseconds as every clock

@@ -16,11 +16,11 @@ const LOW = 1 - HIGH;
 
 /**
  * Stored ids collected as they are read, then written as a COPY body sorted and without repeats. Sorting
- * here costs the API ~5 ms per 100,000 ids (a typed array sorts natively); it spares PostgreSQL the
+ * here is cheap for the API (a typed array sorts natively); it spares PostgreSQL the
  * deduplication (a sort and a Unique step over the rows a replace adds, or a count of distinct ids where
- * a decision needs the new size) and gives the replace's INSERT its key order for free: 100k over 100k,
- * 50% changed, the bench's statement log had its DELETE at 46 ms and its INSERT at 88, against 67–81 and
- * 105 before (with the journal bound as a one-time filter; docs/benchmarks.md "sixth session").
+ * a decision needs the new size) and gives the replace's INSERT its key order for free, which made both
+ * the replace's DELETE and its INSERT faster (docs/benchmarks.md, "The list sorted and deduplicated in
+ * the API").
  */
 export class StoredIdKeys {
   private readonly keys: BigInt64Array;

@@ -85,7 +85,7 @@ export async function diffRange(
  * - `changes`: every change it would make, additions and removals (diffRange's rows over the whole
  *   list, counted), so progress and ETA count removals as well as additions;
  * - `holding`: users of the synced set who hold the role already, so "synced" counts them from the
- *   walk's start: after a hand-over, the members who held the role before the link (issue 34).
+ *   walk's start: after a hand-over, the members who held the role before the link.
  */
 export async function countDiff(
   db: Queryable,

@@ -1,5 +1,5 @@
 /**
- * How user ids are stored (issue 24, docs/architecture.md "User ids in PostgreSQL"). A user id is an
+ * How user ids are stored (docs/architecture.md "User ids in PostgreSQL"). A user id is an
  * unsigned 64-bit snowflake, up to 2^64 - 1; PostgreSQL's bigint is signed and stops at 2^63 - 1. Every
  * user-id column (link_user, list_change, upload_staged, applied_member, member_change,
  * held_change.removal_sample, link_sync_state.cursor and applied_cutoff) holds `id - 2^63` in a signed
@@ -30,7 +30,7 @@ export function fromStored(columnSql: string): string {
 
 /**
  * An id array parameter as PostgreSQL's array literal, built with one join. pg's own array serializer
- * quotes and escapes every element: ~100 ms of CPU for a 100,000-ID chunk or PUT, against ~15 ms here.
+ * quotes and escapes every element, several times the CPU of this for a 100,000-ID chunk or PUT.
  * The digits check keeps a malformed element from being read as several (callers pass validated IDs).
  */
 export function bigintArrayLiteral(ids: readonly string[]): string {
@@ -44,8 +44,8 @@ const MAX_BIGINT_TEXT = '9223372036854775807';
 /**
  * A large id array (an upload chunk: up to 100,000) as the two parameters `storedIdRows` reads: the ids up
  * to 2^63 - 1 (every snowflake issued so far) as a `bigint[]`, the wider ones as a `numeric[]` (usually
- * empty). PostgreSQL reads and offsets a bigint array element several times faster than a numeric one:
- * for 100,000 ids, 37 ms against 55 ms to read and convert them (bench notes, docs/benchmarks.md).
+ * empty). PostgreSQL reads and offsets a bigint array element faster than a numeric one
+ * (docs/benchmarks.md, "Same-run limits").
  */
 export function idArrayParams(ids: readonly string[]): [narrow: string, wide: string] {
   let wide: string[] | null = null;

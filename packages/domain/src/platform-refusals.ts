@@ -1,7 +1,7 @@
 import { ROLE_ACCESS_MESSAGES, type RoleAccessProblem } from './role-access';
 
 /**
- * What admins read when the platform refuses the bot (issue 34; docs/sync-engine.md "When the platform
+ * What admins read when the platform refuses the bot (docs/sync-engine.md "When the platform
  * refuses"): one text per cause, each with its fix, shared by the dashboard, `rolelink link show` and the
  * owner's notifications.
  */

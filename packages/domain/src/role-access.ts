@@ -10,7 +10,7 @@ export const MANAGE_WEBHOOKS = 0x20000000n;
 export const MODERATE_MEMBERS = 0x10000000000n;
 
 /**
- * The bits that make a role privileged (issue 34): whoever holds such a role can run or damage the guild,
+ * The bits that make a role privileged: whoever holds such a role can run or damage the guild,
  * so linking it needs the owner's typed consent and a plugin may not strip a member's last admin source.
  */
 export const PRIVILEGED_PERMISSIONS: ReadonlyArray<readonly [bigint, string]> = [

@@ -26,7 +26,7 @@ describe('splitPending', () => {
 });
 
 describe('reportedPending', () => {
-  it('leaves out listed users no call can reach (not in the server, deleted accounts), never below 0 (issue 34)', () => {
+  it('leaves out listed users no call can reach (not in the server, deleted accounts), never below 0', () => {
     // 10 listed, 5 hold the role; 2 are not in the server and 1 account is deleted: 2 changes left.
     expect(reportedPending({ syncBehind: false, pendingCount: 5, appliedCount: 5 }, 10, 3)).toBe(2);
     expect(reportedPending({ syncBehind: true, pendingCount: 0, appliedCount: 5 }, 10, 3)).toBe(2);

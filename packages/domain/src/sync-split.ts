@@ -20,7 +20,7 @@ export function splitCounts(userCount: number, plan: Plan): { synced: number; he
  * `unreachable`: listed users no call can give the role to now, by the platform's last answer (not in the
  * server, 10007; a deleted account, 10013: `listedUnreachable` in @rolelink/db/sync). The worker counts
  * them among the users still without the role; they are no change it can make, so they are left out here
- * and every reader counts them apart (issue 34): a list that names them still reaches "up to date".
+ * and every reader counts them apart: a list that names them still reaches "up to date".
  */
 export function reportedPending(
   link: { syncBehind: boolean; pendingCount: number; appliedCount: number },

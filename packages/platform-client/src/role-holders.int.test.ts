@@ -56,7 +56,7 @@ describe('readRoleHolders', () => {
     expect(result).toMatchObject({ exact: false, count: 30, membersIntentMissing: false });
   });
 
-  it('says the Server Members intent is missing when the listing is refused with 403 50001 (issue 34)', async () => {
+  it('says the Server Members intent is missing when the listing is refused with 403 50001', async () => {
     emulator.state.setRules(GUILD, { membersIntent: false });
     try {
       expect(await readRoleHolders(client.api, GUILD, ROLE.linked)).toMatchObject({

@@ -33,7 +33,7 @@ export type RoleHolders = {
   count: number;
   /**
    * The listing was refused because the application lacks the Server Members intent (403 50001 while the
-   * bot is in the guild): the holders cannot be read until an admin switches it on (issue 34).
+   * bot is in the guild): the holders cannot be read until an admin switches it on.
    */
   membersIntentMissing: boolean;
   /** The holders' user ids, read again from the platform, one page of members at a time. */

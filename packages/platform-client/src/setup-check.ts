@@ -18,7 +18,7 @@ import { classifyPlatformError } from './errors';
 import type { SharedRateLimiter } from './rate-limit/shared-limiter';
 
 /**
- * `rolelink doctor` and the dashboard's "Check setup" (issue 34, docs/operations.md "Before going live"):
+ * `rolelink doctor` and the dashboard's "Check setup" (docs/operations.md "Before going live"):
  * whether the configured platform lets the bot do its job, each problem with its exact fix. Two halves,
  * so the rules are unit-tested on plain facts: `read…Facts` asks the platform (through the shared rate
  * limiter, like every bot call), `evaluate…` turns facts into checks. The checks reuse domain's

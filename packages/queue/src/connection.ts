@@ -5,10 +5,9 @@ import { parseRedisUrl } from '@rolelink/runtime';
 /**
  * ioredis 6 defines `class VerbatimString extends String` (RESP3's verbatim strings) as it loads. In V8
  * (Node 20) a String subclass that is defined but has never been constructed slows every `charCodeAt`
- * in the process several times over: a digit loop over 100,000 ids took 48-55 ms instead of 8-10, and
- * the PUT's id encoder (storedIdsCopy) 38-44 ms in the API instead of 17 (docs/benchmarks.md,
- * fourth session). Constructing one instance restores the fast path, so every process that connects to
- * Redis constructs one here, once, as this module loads.
+ * in the process several times over, the PUT's id encoder (storedIdsCopy) included (docs/benchmarks.md,
+ * "The encoder's cost in the API, found"). Constructing one instance restores the fast path, so every
+ * process that connects to Redis constructs one here, once, as this module loads.
  */
 new VerbatimString('txt', '');
 

@@ -8,8 +8,8 @@ import { enqueueLinkSync, wakeLinkSync } from './role-sync';
  * Sync requests of one link start at least this far apart. A sync pass takes far longer than this, so the
  * bot sees no difference; a plugin's stream of single-user writes asked for one per write batch, several
  * hundred a second, and those enqueues (and the Redis work and wake-ups they bring) held the API's POST at
- * about half a bare server's throughput: at most 100 a second per link, it rose by a fifth (issue 24), and
- * at most 20 a second (50 ms) by about 0.04 of the bare server more (issue 35, docs/benchmarks.md).
+ * about half a bare server's throughput; spacing them restored most of it (docs/benchmarks.md,
+ * "Same-run limits").
  */
 const SPACING_MS = 50;
 

@@ -1,7 +1,7 @@
 /**
  * What a scrape-time collector reads from PostgreSQL or Redis, bounded so /metrics answers within a second
- * whatever is down (issue 37 §2: with Redis stopped the broker's /metrics hung past 30 s, the worker's
- * answered 500, so `rolelink_dependency_up` was never scraped and the wrong alert fired).
+ * whatever is down (unbounded, a stopped Redis hangs or fails /metrics, so `rolelink_dependency_up` is
+ * never scraped and the wrong alert fires).
  *
  * prom-client runs a scrape's collectors concurrently; each waits at most COLLECT_TIMEOUT_MS for its
  * sample. A sample that fails or is late leaves the last value it read in place, reported as stale

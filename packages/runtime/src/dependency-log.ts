@@ -4,7 +4,7 @@ import type { Logger } from './logger';
 /**
  * One log line per change of a shared dependency's state (PostgreSQL, Redis), not one per attempt: during
  * one Redis outage each bot worker logged 144 error lines a minute (every reconnect attempt of every
- * BullMQ worker), burying the one line that mattered (issue 37 §2). The first failure logs `… down` (warn)
+ * BullMQ worker), burying the one line that mattered. The first failure logs `… down` (warn)
  * with its error, the first success after it `… back up` (info) with how long it was away; every report
  * in between is counted, not logged.
  */

@@ -94,7 +94,7 @@ export const LOCAL_CONNECTION_DEFAULTS = {
 /**
  * Every development default production must not run on, with whose it is. A production process that
  * fell back to one would start (and even answer ready, against a local server or the emulator) while
- * serving nothing real (issue 23 for the platform settings, issue 37 §6 for the connection strings).
+ * serving nothing real (the platform settings and the connection strings alike).
  */
 const LOCAL_DEFAULTS: Record<string, { value: string; whose: string }> = {
   PLATFORM_API_URL: { value: EMULATOR_DEFAULTS.PLATFORM_API_URL, whose: "the local platform emulator's" },

@@ -117,7 +117,7 @@ function fromBodyParser(err: BodyParserError): AppError | null {
     default:
       // Any other body it could not read is its 400 without a type (and only "Bad Request" for a message):
       // a body whose bytes do not match its Content-Encoding, e.g. one that says gzip and is not. A client
-      // error, which used to answer 500.
+      // error, not a 500.
       return err.status === 400 && err.expose === true
         ? new AppError(
             400,

@@ -152,9 +152,9 @@ describe('createMetrics', () => {
 
   it('answers a scrape within one collect timeout when Redis hangs and PostgreSQL refuses, however the collectors are ordered', async () => {
     // As in the bot worker with both down: Redis commands wait in ioredis's offline queue (never settle), a
-    // PostgreSQL read is refused after an I/O turn (setImmediate, left real). The stale gauge once asked its
-    // collectors one by one: a refused read asked again took that I/O turn, meanwhile the next hanging
-    // collector's timeout ended its scrape's join, and asking it then began a second wait (1.4 s scrapes).
+    // PostgreSQL read is refused after an I/O turn (setImmediate, left real). Asked one by one, the
+    // collectors would fail it: a refused read asked again takes that I/O turn, meanwhile the next hanging
+    // collector's timeout ends its scrape's join, and asking it then begins a second wait.
     jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     try {
       const metrics = createMetrics('hang', { defaultMetrics: false });

@@ -60,7 +60,7 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 const PLUGIN_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type QueueDepthSample = { queue: string; state: string; count: number };
-/** What the platform refuses for a whole application, guild or link (issue 34), read from PostgreSQL at scrape time. */
+/** What the platform refuses for a whole application, guild or link, read from PostgreSQL at scrape time. */
 export type RefusalSample = {
   membersListingBlocked: number;
   guildsUnavailable: number;
@@ -193,8 +193,8 @@ export function createMetrics(service: string, options: { defaultMetrics?: boole
       labelNames: ['collector'],
       async collect() {
         // All at once, in this tick: each joins its collector's reading of this scrape. Awaited one by one,
-        // a reading asked after an earlier one's timeout found its scrape's join over and started a second
-        // bounded wait (the worker's /metrics took 2 × COLLECT_TIMEOUT_MS with PostgreSQL and Redis down).
+        // a reading asked after an earlier one's timeout would find its scrape's join over and start a second
+        // bounded wait (a /metrics of 2 × COLLECT_TIMEOUT_MS with PostgreSQL and Redis down).
         const fresh = await Promise.all(
           [...readings].map(async ([name, reading]) => [name, (await reading()).fresh] as const),
         );

@@ -108,8 +108,8 @@ export function serve(app: RequestListener, opts: ServeOptions): Serving {
 /**
  * The responses in flight, each in a slot of an array that is reused once its response closes. Not a
  * Set: adding and deleting each request's response in one long-lived Set made the API's young-generation
- * collections keep about a third of everything it allocated (measured with --trace-gc-nvp,
- * docs/benchmarks.md, 2026-11-26, fifth session); a bare server that did the same kept as much, and
+ * collections keep much of what it allocated (docs/benchmarks.md, "Finished requests kept through the
+ * young generation"); a bare server that did the same kept as much, and
  * with slots as little as without. By all appearances a Set's table, once in the old generation and
  * then replaced by a rehash, still points at the responses it held, and the scavenger counts an
  * old-generation object's pointers as live until the next full collection.

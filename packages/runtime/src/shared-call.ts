@@ -3,7 +3,7 @@
  * next call, which is sent when the one in flight returns and answers all of them. A key with no call in
  * flight is called at the end of the current event-loop turn (setImmediate), not at once: under load one
  * turn brings many callers, and all of them share that call instead of the first going alone and the
- * rest waiting a whole round trip for the next one (issue 24).
+ * rest waiting a whole round trip for the next one.
  *
  * Every caller still gets a call that started after it arrived (it never joins a call already sent), so
  * it sees everything committed before it asked: the API's token look-up refuses a revoked token at once,

@@ -1,5 +1,5 @@
 /**
- * The one backoff rule (issue 35 §4): the wait before retry step `n` (0 for the first retry) is
+ * The one backoff rule: the wait before retry step `n` (0 for the first retry) is
  * `firstMs · 2^n`, capped at `maxMs`, optionally spread by jitter. Every part that retries uses it with
  * its own numbers, defined beside it: a failed role call and a link without permission (packages/db), an
  * unreachable guild's probes, event delivery to plugins (plugin broker), the job schedulers' registration

@@ -6,7 +6,7 @@
  *
  * A user id is 17 to 20 digits, no leading zero, at most 2^64 - 1 (an unsigned 64-bit snowflake). A
  * snowflake never starts with 0, and "042" and "42" are one number: accepting the padded form merged two
- * distinct strings into one stored id (issue 24), so it is refused, naming the value.
+ * distinct strings into one stored id, so it is refused, naming the value.
  */
 export const MAX_USER_ID = 18446744073709551615n;
 /** MAX_USER_ID's digits: a 20-digit id is in range when it compares no greater, as a string (no BigInt per id). */
@@ -17,7 +17,7 @@ export const USER_ID_PATTERN = /^[1-9]\d{16,19}$/;
 
 /**
  * Whether `v` is a user id, without a BigInt: today's snowflakes have 19 digits, and parsing each one was
- * most of the validation time of a 100,000-id body (~25-90 ms, against a few ms for comparing digit strings).
+ * most of the validation time of a 100,000-id body, against little for comparing digit strings.
  */
 export function isUserId(v: unknown): v is string {
   return typeof v === 'string' && USER_ID_PATTERN.test(v) && (v.length < USER_ID_MAX_DIGITS || v <= MAX_USER_ID_DIGITS);

@@ -2,7 +2,7 @@
  * The host objects (Node's, or a browser's) that the SDK's public types name, declared here as the few
  * members the SDK uses, so its published .d.ts type-check with neither Node nor DOM types in scope:
  * TypeScript 6 and later load no `@types` package unless the tsconfig lists it (`"types": ["node"]`), and
- * a plugin's tsconfig should not need to (issue 22). Node's AbortSignal, fetch, http.IncomingMessage and
+ * a plugin's tsconfig should not need to. Node's AbortSignal, fetch, http.IncomingMessage and
  * ServerResponse, and Express's request and response, all fit these shapes.
  */
 

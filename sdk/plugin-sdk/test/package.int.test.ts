@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
  * stages dist/package/ with the publish manifest), `npm pack ./dist/package`, the tarball installed with
  * npm into an empty project outside the workspace, then used from an ES module, from CommonJS and from
  * TypeScript. Every command runs with pnpm off PATH and without the npm_* variables pnpm sets, so a step
- * that needs pnpm fails here (issue 22). Everything else in this package's tests reads src/ through the
+ * that needs pnpm fails here. Everything else in this package's tests reads src/ through the
  * workspace, so only this file sees what the publish would ship: the export map, the emitted .d.ts, the
  * dependencies, the licence.
  */
@@ -142,7 +142,7 @@ test('CommonJS requires it and it works', async () => {
 
 test("its types check in ESM and CommonJS TypeScript with no @types at all (TypeScript 6+'s default types: [])", async () => {
   // TypeScript 6 and 7 load no @types package unless the tsconfig lists it, and a plugin's tsconfig
-  // should not have to list "node" for the SDK (issue 22): no Node or DOM global may leak into its .d.ts.
+  // should not have to list "node" for the SDK: no Node or DOM global may leak into its .d.ts.
   // skipLibCheck off checks the installed .d.ts too; lib es2022 has neither AbortSignal nor fetch.
   const tsconfig = {
     compilerOptions: {

@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink } from '../../../test/support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 
-// Issue 23, item 1: a SIGTERMed API behind a keep-alive client (every ingress and load balancer is
+// A SIGTERMed API behind a keep-alive client (every ingress and load balancer is
 // one). The process runs from source as its own process, against real PostgreSQL and Redis.
 
 type Answer = { status: number; connection: string | undefined; body: string };

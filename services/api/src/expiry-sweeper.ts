@@ -4,7 +4,7 @@ import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 
 /**
- * Removes memberships whose time has come (issue 22, part 2), exactly as a plugin's DELETE would: db
+ * Removes memberships whose time has come, exactly as a plugin's DELETE would: db
  * removeExpired writes the same rows, counter, version and journal (and the plugin's `member.expired`
  * events, in the same transaction), and the sync request follows. Run by the `expiry-sweep` job
  * (maintenance.ts). It runs

@@ -36,7 +36,7 @@ const sweeper = new OutboxSweeper(
 const expiries = new ExpirySweeper({ pool: db.pool, sync, logger });
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
-// One line per change of PostgreSQL's or Redis's state (issue 37 §2).
+// One line per change of PostgreSQL's or Redis's state.
 const dependencies = new DependencyLog(logger);
 dependencies.watch('redis', redis);
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
@@ -53,8 +53,8 @@ const maintenance = startMaintenance({
   expirySweepEveryMs: env.EXPIRY_SWEEP_EVERY_MS,
 });
 // The sync lag gauges, read from PostgreSQL as the bot worker reads them: with no bot worker running the
-// outbox still ages where the sync alerts see it (issue 37 §3: 99 changes waited 13 minutes, no sync
-// alert fired). The rules take max() over every process that reports them.
+// outbox still ages where the sync alerts see it (else changes could wait
+// with no sync alert firing). The rules take max() over every process that reports them.
 metrics.syncLag(() => readSyncLag(db.pool));
 
 const api = createApi({

@@ -11,7 +11,7 @@ import { ExpirySweeper } from './expiry-sweeper';
 import { startMaintenance, type Maintenance } from './maintenance';
 import { OutboxSweeper } from './outbox-sweeper';
 
-// Two API replicas on one Redis: the sweeps are jobs of BullMQ schedulers (issue 35 §2), so together they
+// Two API replicas on one Redis: the sweeps are jobs of BullMQ schedulers, so together they
 // sweep once per interval, where a timer per process swept once per replica.
 let db: TestDb;
 const prefix = testQueuePrefix();

@@ -53,9 +53,9 @@ export type LeasedStoreOptions = {
 /**
  * The rate limiter's store (rate-limit.ts): hits are positions in one window-wide sequence kept in Redis,
  * handed out from leases: a replica takes a run of positions with one INCRBY and serves the next requests of
- * that token from memory. rate-limit-redis sends one command per request, which measured 0.29 ms of API CPU on
- * every POST (issue 11: the limiter must keep ≥ 90% of the throughput without it); a lease of 64 spends
- * that once per 64 requests.
+ * that token from memory. rate-limit-redis sends one command per request, a round trip of API CPU on
+ * every POST (the limiter must keep ≥ 90% of the throughput without it; docs/benchmarks.md); a lease of 64
+ * spends that once per 64 requests.
  *
  * Exactness: a hit is allowed when its position is within the limit, so one replica counts exactly as a
  * per-request counter does. With several replicas, positions another replica holds but has not used yet

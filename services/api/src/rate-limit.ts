@@ -18,7 +18,7 @@ export type RateLimitOptions = {
 };
 
 /**
- * Per-token rate limit of the User Management API (issue 11), shared by every API replica through Redis
+ * Per-token rate limit of the User Management API, shared by every API replica through Redis
  * (fixed window of `windowMs`, one counter per link, served from leases: see LeasedRedisStore). A step of
  * the link pipeline, after authentication: the key is the link the token opened, so resetting the token does not reset the budget,
  * and the plan decides the limit.
@@ -33,7 +33,7 @@ export type RateLimitOptions = {
  *
  * Why not express-rate-limit (the first version used it, and these headers are byte for byte what its
  * draft-8 mode wrote): it awaits every step of every request (skip, key, store, limit, name) and hashes
- * the partition key each time, about 0.05 ms of CPU per POST (issue 24's profile), while a hit served
+ * the partition key each time, a visible share of a POST's CPU, while a hit served
  * from a lease needs no await at all.
  */
 export function perTokenRateLimit(opts: RateLimitOptions): LinkStep {

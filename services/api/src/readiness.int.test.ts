@@ -5,7 +5,7 @@ import { ownRedis, type OwnRedis } from '../../../test/support/own-redis';
 import { testQueuePrefix } from '../../../test/support/redis';
 import { until } from '../../../test/support/until';
 
-// Issue 23, item 5: readiness means "this process can take traffic", not "PostgreSQL and Redis answer".
+// Readiness means "this process can take traffic", not "PostgreSQL and Redis answer".
 // A shared outage fails every replica at once; had readiness followed it, the load balancer would be left
 // with no backend, where the API answers each request 503 with Retry-After instead.
 

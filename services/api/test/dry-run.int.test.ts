@@ -48,7 +48,7 @@ async function footprint(linkId: string) {
   };
 }
 
-describe('?dry_run=true on PUT /users (issue 11)', () => {
+describe('?dry_run=true on PUT /users', () => {
   it('answers the adds, removals and synced-limit overflow of a replace and writes nothing', async () => {
     const link = await seedLink(h.db, { plan: 'free' });
     await put(link, userIds(100)).expect(200);
@@ -162,7 +162,7 @@ describe('?dry_run=true on PUT /users (issue 11)', () => {
   });
 });
 
-describe('?dry_run=true on commit (issue 11)', () => {
+describe('?dry_run=true on commit', () => {
   it('previews the staged list, keeps the session open and writes nothing', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     await put(link, userIds(10)).expect(200);

@@ -14,7 +14,7 @@ import { listOf, seedLink, userIds, type SeededLink } from '../../../test/suppor
 import { subscribeLinkEvents } from '@rolelink/db/events';
 import { ExpirySweeper } from '../src/expiry-sweeper';
 
-// Memberships that expire on their own (issue 22, part 2) through the public API, and the sweeper that
+// Memberships that expire on their own through the public API, and the sweeper that
 // removes them. Expiry is reached by moving the sweeper's clock forward, never by waiting.
 
 let h: ApiHarness;

@@ -26,7 +26,7 @@ const version = async (l: SeededLink) =>
     .rows[0]!.v;
 const jobs = async () => (await h.syncQueue.getJobs(['waiting', 'delayed', 'active', 'prioritized'])).length;
 
-describe('Idempotency-Key (issue 11)', () => {
+describe('Idempotency-Key', () => {
   it('replays the first answer of a PUT and does not write again', async () => {
     const link = await seedLink(h.db);
     const first = await put(link, userIds(3), 'put-1').expect(200);

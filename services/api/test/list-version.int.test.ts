@@ -12,7 +12,7 @@ const put = (l: SeededLink, body: unknown) =>
   request(h.app).put(base(l)).set(auth(l.token)).set('Content-Type', 'application/json').send(JSON.stringify(body));
 const tag = (l: SeededLink, v: number) => `"${l.linkId}.${v}"`;
 
-describe('list version: ETag and If-Match (issue 11)', () => {
+describe('list version: ETag and If-Match', () => {
   it('tags every response that reads or writes the list with the version, bumped only by changes', async () => {
     const link = await seedLink(h.db);
     const [a, b] = userIds(2);

@@ -22,7 +22,7 @@ function store(limit: () => number, windowMs = 60_000, conn = redis) {
 const newKey = () => `link-${++key}`;
 const counted = async (k: string) => Number(await redis.get(`${prefix}:${k}`));
 
-describe('LeasedRedisStore (the per-token limiter, issue 11)', () => {
+describe('LeasedRedisStore (the per-token limiter)', () => {
   it('hands out every position once under concurrency, with one Redis take per lease', async () => {
     const s = store(() => 1_000_000);
     const k = newKey();

@@ -45,7 +45,7 @@ async function replica(perPlan = { free: 3, premium: 5 }, redisUrl = REDIS_URL):
 const users = (l: SeededLink) => `/api/role-link/${l.guildId}/${l.roleId}/users`;
 const get = (app: RequestListener, l: SeededLink) => request(app).get(users(l)).set(auth(l.token));
 
-describe('per-token rate limit (issue 11)', () => {
+describe('per-token rate limit', () => {
   it('shares one budget between two replicas through Redis and answers 429 in the error shape with Retry-After', async () => {
     const [a, b] = await Promise.all([replica(), replica()]);
     const link = await seedLink(h.db, { plan: 'free' });

@@ -12,7 +12,7 @@ import {
 import { listOf, seedLink, userIds, type SeededLink } from '../../../test/support/fixtures';
 import { MIXED_WIDTH_IDS } from '../../../test/support/user-id-cases';
 
-// Issue 24, part 1, through the public API: ids of 17 to 20 digits up to 2^64 - 1 are stored and returned
+// Through the public API: ids of 17 to 20 digits up to 2^64 - 1 are stored and returned
 // exactly and in numeric order across 2^63; an id with a leading zero is refused on every route, naming it.
 
 let h: ApiHarness;
@@ -104,7 +104,7 @@ describe('ids of 17 to 20 digits, across 2^63, through the public API', () => {
 });
 
 describe('an id with a leading zero is refused, naming it (it was merged into the unpadded id)', () => {
-  it('PUT: the issue reproduction answers 400 and writes nothing', async () => {
+  it('PUT: a zero-padded id answers 400 and writes nothing', async () => {
     const link = await seedLink(h.db);
     const before = userIds(3);
     await put(link, before).expect(200);

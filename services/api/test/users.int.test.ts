@@ -315,7 +315,7 @@ describe('shrink hold on replace (spec 3.3, 4.1 rule 6)', () => {
     );
   });
 
-  it('records what a held hand-over would add and the first holders it leaves out, for the dashboard (issue 20)', async () => {
+  it('records what a held hand-over would add and the first holders it leaves out, for the dashboard', async () => {
     const link = await seedLink(h.db, { memberMode: 'handover', firstList: false });
     const holders = userIds(40);
     await h.db.pool.query(
@@ -405,7 +405,7 @@ describe('single users and reads (spec 4.1)', () => {
     });
   });
 
-  it('leaves listed users no call can reach out of pending: not in the server (10007), deleted accounts (10013) (issue 34)', async () => {
+  it('leaves listed users no call can reach out of pending: not in the server (10007), deleted accounts (10013)', async () => {
     const link = await seedLink(h.db, { plan: 'premium' });
     const ids = userIds(10);
     await put(link, ids).expect(200);

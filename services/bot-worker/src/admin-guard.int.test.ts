@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-/** The issue's story: a plugin's first list hands Manage Server to 20 members and would take it from the admin. */
+/** The story: a plugin's first list hands Manage Server to 20 members and would take it from the admin. */
 function seed() {
   return {
     guilds: [
@@ -60,7 +60,7 @@ function seed() {
   };
 }
 
-describe('admin-source holds (issue 34): the bot never takes a member’s only Administrator or Manage Server unasked', () => {
+describe('admin-source holds: the bot never takes a member’s only Administrator or Manage Server unasked', () => {
   it('holds that removal until the owner applies it, removes the rest at once, and never holds for the owner', async () => {
     const { db, bot, emulator } = harness;
     await harness.reset(seed());

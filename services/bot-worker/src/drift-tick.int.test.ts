@@ -8,10 +8,10 @@ import { startInProcessBot, type InProcessBot } from './testing/in-process-bot';
 import { ROLE, guildSeed, insertLink, upsertGuild, waitFor } from './testing/harness';
 
 // Consecutive ticks of the drift poll when its reads are slow (as when they wait at the global limiter
-// behind a saturated sync engine): the next tick must still spend the budget. A tick used to hold its lock
-// until its last read answered, so the next tick, due while that read was out, found the lock taken and
-// was skipped; the budget's windows until the tick after went unspent (the poll read 1.5 of its 2 reads/s
-// in `pnpm bench scale`). The real poll against the emulator, PostgreSQL and Redis; no job scheduler: the
+// behind a saturated sync engine): the next tick must still spend the budget. A tick that held its lock
+// until its last read answered would leave the next tick, due while that read was out, the lock taken, so
+// it would be skipped and the budget's windows until the tick after would go unspent (docs/benchmarks.md,
+// `pnpm bench scale`). The real poll against the emulator, PostgreSQL and Redis; no job scheduler: the
 // test runs the ticks.
 const GUILDS = Array.from({ length: 12 }, (_, i) => `7700000000000000${String(i).padStart(2, '0')}`);
 const TICK_MS = 1_000;

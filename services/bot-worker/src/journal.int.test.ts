@@ -154,7 +154,7 @@ describe('change journal', () => {
   it('keeps the synced counts true when a batch of removals stops part-way', async () => {
     const link = await syncedLink('premium', members.slice(0, 50));
     // 45 removals in one batch, above the harness's 40 calls per slice: the batch stops and the next slice
-    // finishes it. A stopped batch used to write a walk's interim counts, which ignore removals.
+    // finishes it. A stopped batch must not write a walk's interim counts, which ignore removals.
     for (const u of members.slice(5, 50)) await removeUser(db.pool, link, u);
     await sync(link);
     await waitFor(holders, (h) => h.length === 5, { what: '5 holders' });

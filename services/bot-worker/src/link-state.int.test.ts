@@ -25,7 +25,7 @@ import {
   writeList,
 } from './testing/harness';
 
-// One state on every surface (issue 44): for each failure, `rolelink link show --json` and the dashboard's
+// One state on every surface: for each failure, `rolelink link show --json` and the dashboard's
 // card (both showLink), the plugin's GET /users meta (deriveLinkStatus over linkStateFacts, as listMeta
 // reads it) and the last link.paused/link.resumed event agree on the state, the reason and the counts; each
 // `synced` count equals the role's holders on the emulator; the member look-up reads the same facts; and

@@ -22,7 +22,7 @@ function main(): void {
   const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
   const workerRedis = workerConnection(env.REDIS_URL);
   const redis = workerConnection(env.REDIS_URL, { maxRetriesPerRequest: 3 });
-  // One line per change of PostgreSQL's or Redis's state, whoever notices it (issue 37 §2).
+  // One line per change of PostgreSQL's or Redis's state, whoever notices it.
   const dependencies = new DependencyLog(logger);
   dependencies.watch('redis', redis);
 

@@ -21,7 +21,7 @@ import {
 } from './testing/harness';
 import type { BotWorker } from './worker';
 
-// Admin overrides per link (issue 22, part 3; docs/sync-engine.md, "Admin overrides") against the
+// Admin overrides per link (docs/sync-engine.md, "Admin overrides") against the
 // platform emulator: target set = (list ∖ never) ∪ always, "always" members taking synced places first.
 
 const members = ids(200);

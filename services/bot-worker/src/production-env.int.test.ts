@@ -2,8 +2,8 @@ import { startService, type RunningService } from '../../../scripts/service-proc
 import { REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { ADMIN_DATABASE_URL } from '../../../test/support/env';
 
-// Issue 23, item 2: the bot worker once started in production with no platform settings at all, against
-// the emulator's URL and token. As its own process it must exit non-zero, naming the variables.
+// In production the bot worker must not start with no platform settings at all (it would run against
+// the emulator's URL and token). As its own process it must exit non-zero, naming the variables.
 describe('the bot worker process in production', () => {
   let started: RunningService | undefined;
 

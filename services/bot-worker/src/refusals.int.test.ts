@@ -23,7 +23,7 @@ import {
   writeList,
 } from './testing/harness';
 
-// Issue 34, part 2: each platform rule the emulator enforces, met end to end through the worker.
+// Each platform rule the emulator enforces, met end to end through the worker.
 
 let emulator: RunningEmulator;
 let db: TestDb;

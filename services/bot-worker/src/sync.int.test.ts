@@ -177,7 +177,7 @@ describe('sync engine against the platform emulator', () => {
     );
   });
 
-  it('counts removals as pending while a walk makes them, not only missing additions (issue 20)', async () => {
+  it('counts removals as pending while a walk makes them, not only missing additions', async () => {
     const current = members.slice(0, 120);
     for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
     await upsertGuild(db.pool, GUILD_A, 'premium');
@@ -207,7 +207,7 @@ describe('sync engine against the platform emulator', () => {
     expect(await linkRow(db.pool, link)).toMatchObject({ applied_count: 2, pending_count: 0 });
   });
 
-  it('counts the members who already hold the role as synced after a hand-over, from the first list on (issue 34)', async () => {
+  it('counts the members who already hold the role as synced after a hand-over, from the first list on', async () => {
     const current = members.slice(0, 100);
     for (const u of current) emulator.state.setMemberRoles(GUILD_A, u, [ROLE.linked]);
     await upsertGuild(db.pool, GUILD_A, 'premium');

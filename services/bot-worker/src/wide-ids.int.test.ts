@@ -19,7 +19,7 @@ import {
   writeList,
 } from './testing/harness';
 
-// User ids of 17 to 20 digits, on both sides of 2^63 (issue 24): they are stored as id - 2^63, and the
+// User ids of 17 to 20 digits, on both sides of 2^63: they are stored as id - 2^63, and the
 // lowest-N rule must still pick the numerically lowest. A signed or text order would sync the 20-digit
 // ids first (stored as-is they do not even fit), so the boundary below is placed above 2^63 on purpose.
 // 13 edge ids plus 97 consecutive ids just above 2^63: on the free plan (100 synced) the boundary falls

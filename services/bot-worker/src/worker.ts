@@ -14,7 +14,7 @@ import { notifyHandlers } from './notify/notify-handlers';
 import { driftHandlers, driftTickMs } from './drift/drift-handlers';
 import { BudgetShare } from './budget-share';
 
-/** The issue's rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
+/** The notifications' rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
 
 export type BotWorker = {

@@ -12,7 +12,7 @@ import { useCliEnv } from './cli-env';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 
 /**
- * `rolelink doctor` against the emulator (issue 34): one guild per broken platform rule, each set up as the
+ * `rolelink doctor` against the emulator: one guild per broken platform rule, each set up as the
  * emulator's rules make it (seed rules, the bot's role, the hierarchy), and one correct guild. Exit 1 and the
  * right fix for each, exit 0 for the correct one.
  */

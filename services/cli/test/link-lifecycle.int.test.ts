@@ -213,7 +213,7 @@ describe('link delete, set, show and removals apply', () => {
         .send(JSON.stringify(ids));
     await put(userIds(50)).expect(200);
     const held = await put(userIds(5)).expect(409);
-    // The hold notified the owner, in the write's transaction (issue 20, part 3).
+    // The hold notified the owner, in the write's transaction.
     const { rows: notified } = await h.db.pool.query<{ role_id: string; detail: unknown }>(
       `SELECT role_id::text, detail FROM notification WHERE guild_id = $1 AND kind = 'removal_held'`,
       [g],
@@ -319,7 +319,7 @@ describe('link delete, set, show and removals apply', () => {
     });
     expect((await cli('link', 'show', g, roles[2]!)).out).toMatchObject({ state: 'awaiting_first_list', reason: null });
     expect((await cli('guild', 'set-plan', g, '--plan', 'gold')).out.statusCode).toBe(400);
-    // The owner was notified once per pause (issue 20, part 3): the downgrade paused the newest link;
+    // The owner was notified once per pause: the downgrade paused the newest link;
     // the upgrade to 3 slots paused nothing. Downgrading again pauses it again, and notifies again.
     const paused = async () =>
       (
@@ -453,7 +453,7 @@ describe('existing role members at creation (spec 1)', () => {
     expect(registered).not.toHaveBeenCalled();
   });
 
-  it('links a privileged role only with --owner-consent naming it, and audits the consent (issue 34)', async () => {
+  it('links a privileged role only with --owner-consent naming it, and audits the consent', async () => {
     const none = await cli('link', 'create', g, mods, '--plugin-url', h.plugin.url);
     expect(none.out).toMatchObject({
       statusCode: 403,

@@ -4,7 +4,7 @@ import { seedLink, TEST_SECRET_KEY, userIds } from '../../../test/support/fixtur
 import { run } from '../src/main';
 import { useCliEnv } from './cli-env';
 
-// `rolelink link overrides` over @rolelink/admin (issue 22, part 3): the same operations as the dashboard's
+// `rolelink link overrides` over @rolelink/admin: the same operations as the dashboard's
 // overrides section, on a real database and sync queue.
 
 let h: ApiHarness;

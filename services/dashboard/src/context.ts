@@ -102,7 +102,7 @@ export function buildContext(o: ContextOptions): { ctx: DashboardContext; oauth:
       admin,
       plugins,
       reader,
-      // Guilds the bot is out of stay manageable where they have links: their page says so (issue 34).
+      // Guilds the bot is out of stay manageable where they have links: their page says so.
       access: new GuildAccess(oauth, reader, async (ids) => new Set((await guildOutages(o.db.pool, ids)).keys())),
       setupChecker: () => new SetupChecker(platform, invite),
       botInvite: invite,

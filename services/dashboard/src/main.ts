@@ -50,7 +50,7 @@ const wired = buildContext({
   onShapeError: shapeErrorReporter(metrics.platformShapeErrors(), logger),
 });
 // Watched, not part of readiness: an outage must not take every dashboard pod out of the load balancer.
-// One line per change of PostgreSQL's or Redis's state (issue 37 §2).
+// One line per change of PostgreSQL's or Redis's state.
 const dependencies = new DependencyLog(logger);
 dependencies.watch('redis', redis);
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);

@@ -2,7 +2,7 @@ import { productionEnv } from '../../../scripts/service-process';
 import { connectionDefaultCases, envProblems } from '../../../test/support/connection-defaults';
 import { loadEnv } from './env';
 
-// Issue 37 §6: in production the migrate command refuses a connection string it would otherwise take from the local
+// In production the migrate command refuses a connection string it would otherwise take from the local
 // development defaults (127.0.0.1), naming the variable, instead of starting against this machine's servers.
 describe('the migrate command env: connection strings in production', () => {
   const valid = productionEnv(

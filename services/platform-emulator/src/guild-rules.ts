@@ -2,7 +2,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { z } from 'zod';
 
 /**
- * The platform rules a guild's calls meet that a seed's roles and members do not express (issue 34).
+ * The platform rules a guild's calls meet that a seed's roles and members do not express.
  * Defaults are what a new bot application and a new guild have; a correct installation switches
  * `membersIntent` on (the developer portal's Server Members intent). Changed at run time with
  * GET/PATCH /_emulator/guilds/:g/rules.

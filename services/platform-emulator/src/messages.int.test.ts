@@ -8,7 +8,7 @@ import { call, control, GUILD, NOT_A_MEMBER, OWNER, smallSeed, USERS, TEST_USER_
 /** An id no account has (NOT_A_MEMBER exists, outside the guild). */
 const NEVER_AN_ACCOUNT = '488888888888888888';
 
-// DMs, channel messages and the channel list (issue 20, part 3: the bot's notifications), through
+// DMs, channel messages and the channel list (the bot's notifications), through
 // @discordjs/core as the bot worker calls them, and raw where the platform's error bodies are checked.
 
 describe('messages and channels', () => {

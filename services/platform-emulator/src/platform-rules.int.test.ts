@@ -23,7 +23,7 @@ import {
 } from './testing/fixtures';
 
 /**
- * The platform's rules (issue 34, part 1), each shown refusing and then switched off through the control
+ * The platform's rules, each shown refusing and then switched off through the control
  * API or the seed. `smallSeed()` is a correct installation; each test breaks one thing.
  */
 const BOT_USER = '1000000000000000001';

@@ -84,7 +84,7 @@ export function correctlyInstalledGuild(
 export const DEFAULT_GENERATED_START_ID = '100000000000000000';
 /**
  * A member's user id: any snowflake up to 2^64 - 1 (the platform's are unsigned 64-bit, and the service
- * must hold ids past 2^63 too: issue 24), stored as such in the member store's BigUint64Array. Guild,
+ * must hold ids past 2^63 too), stored as such in the member store's BigUint64Array. Guild,
  * role and channel ids keep contracts' `snowflake` (within a signed bigint, as the service stores them).
  */
 const MAX_ID = 18446744073709551615n;

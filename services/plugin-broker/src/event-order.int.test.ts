@@ -81,7 +81,7 @@ describe('events in order per link, across broker replicas (docs/api.md "Events 
     const link = await h.seedLink();
     await subscribeLinkEvents(h.db.pool, link.linkId, KINDS);
     const seen = watch(link);
-    // The issue's trigger: the link enabled, then a listed user not in the server, then a role taken by hand.
+    // The order that went wrong: the link enabled, then a listed user not in the server, then a role taken by hand.
     await recordEvent(h.db.pool, link.linkId, 'link.enabled', {});
     await recordNotInGuildEvent(h.db.pool, link.linkId, '300000000000000001');
     await recordEvent(h.db.pool, link.linkId, 'member.role_restored', {
@@ -129,7 +129,7 @@ describe('events in order per link, across broker replicas (docs/api.md "Events 
     // The plugin takes a moment over each event, so deliveries overlap the recordings.
     const seen = watch(link, () => new Promise((r) => setImmediate(r)));
     // Each replica stalls now and then before a request, and leases keep running out (stalls longer than
-    // a lease): the conditions in which a second sender used to join a link's delivery.
+    // a lease): the conditions in which a second sender could join a link's delivery.
     const stalls = [0, 1, 2].map(() => ({ until: null as Promise<void> | null }));
     const replicas: { ctx: BrokerContext; worker: BrokerWorker }[] = stalls.map((stall) => {
       const ctx = replicaContext(stallingHttp(stall));

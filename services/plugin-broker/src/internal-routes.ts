@@ -76,7 +76,7 @@ export function internalRoutes(deps: InternalRoutesDeps): Router {
   });
 
   // The body is not parsed again here: its caller did, and submitConfig checks `config` against the form,
-  // once (issue 21: one validation and one link read per save on the server side).
+  // once (one validation and one link read per save on the server side).
   router.post('/internal/guilds/:guildId/links/:roleId/config', validate(submitParts), async (req, res) => {
     const { params } = input<typeof submitParts>(res);
     const config =

@@ -35,7 +35,7 @@ const redis = workerConnection(env.REDIS_URL);
 // The schema cache is best effort: its reads must fail fast when Redis is away, not wait like the worker's.
 const cacheRedis = producerConnection(env.REDIS_URL);
 const metrics = createMetrics('plugin-broker');
-// One line per change of PostgreSQL's or Redis's state, whoever notices it (issue 37 §2).
+// One line per change of PostgreSQL's or Redis's state, whoever notices it.
 const dependencies = new DependencyLog(logger);
 dependencies.watch('redis', redis);
 // Production trusts the system CA store plus NODE_EXTRA_CA_CERTS (read by Node itself at start).

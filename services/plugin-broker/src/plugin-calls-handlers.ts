@@ -49,7 +49,7 @@ export function pluginCallsHandlers(
         await recordHealth(ctx.db, pluginUrl, result, new Date(ctx.now()));
         // A report listing `events` sets the event kinds of every link the plugin serves (docs/api.md).
         if (result.events !== undefined) await subscribePluginEvents(ctx.db, pluginUrl, subscribedKinds(result.events));
-        // The outcome hook of notifications (issue 20, part 3): a transition notifies each link's owner once.
+        // The outcome hook of notifications: a transition notifies each link's owner once.
         await recordPluginHealthNotifications(ctx.db, pluginUrl, result.status);
         return { status: result.status };
       } finally {

@@ -31,7 +31,7 @@ const arrayOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
  * Rules that span fields (spec 2.6, 2.7, 2.9): unique keys, conditions and pairs naming existing fields,
  * values keys. They read the answer loosely (any JSON) so they can run on an answer that also breaks
  * per-field rules: zod skips an object's refinements once a member failed, and a plugin author fixing
- * the reported problems then met a second batch (`rolelink plugin check`, issue 22). parseConfigResponse
+ * the reported problems then met a second batch (`rolelink plugin check`). parseConfigResponse
  * reports both at once; a field whose key is not a string names nothing.
  */
 export function crossFieldIssues(schema: unknown): Issue[] {

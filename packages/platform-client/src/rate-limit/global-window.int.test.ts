@@ -4,7 +4,7 @@ import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../../test/support
 import { routeOf } from '../route';
 import { SharedRateLimiter } from './shared-limiter';
 
-// Issue 34: no 429 at a saturated global budget. Several "processes" (limiters on their own Redis
+// No 429 at a saturated global budget. Several "processes" (limiters on their own Redis
 // connections, one set of keys) saturate the global limit, and every request is held up for a random
 // while between its grant and its arrival at the platform: an event loop stalled by other work, a slow
 // network. The emulator counts each request in its own fixed 1 s global window and answers 429 scope

@@ -12,10 +12,10 @@ const isJsonSpace = (b: number | undefined) => b === 0x20 || b === 0x0a || b ===
  * refuses the rest with the usual errors. This reader only ever accepts a body JSON.parse reads as the
  * same ids.
  *
- * Why: a 100,000-id PUT spent ~16 ms in JSON.parse, ~11 ms encoding the strings again for the COPY, and
- * ~35 ms collecting them (they live for the whole request, so the young generation copies them and then
- * promotes them); this reads the 2.2 MB body in 11–15 ms (JSON.parse and the encoder together: 21–35 ms,
- * on the same machine at the same time) and allocates two buffers (the keys it sorts, the body).
+ * Why: JSON.parse, encoding the strings again for the COPY, and collecting them (they live for the whole
+ * request, so the young generation copies them and then promotes them) were a large share of a big PUT;
+ * this reads the body faster than JSON.parse and the encoder together (docs/benchmarks.md, "Same-run
+ * limits") and allocates two buffers (the keys it sorts, the body).
  */
 export function storedIdsCopyFromJson(json: Buffer): StoredIdsCopy | null {
   const end = json.length;

@@ -36,7 +36,7 @@ const LOG_ORDER_DECIDES = new Date(8_640_000_000_000_000);
 const CLAIM_LEASE_MS = 60_000;
 /**
  * Audit-log reads one tick has in flight at once. One at a time, a read's round trip (under load,
- * hundreds of ms) rather than the budget set the pace: 1,000 guilds took 100–170 s a round. The budget
+ * hundreds of ms) rather than the budget set the pace (docs/benchmarks.md, "Drift repair"). The budget
  * still grants each read (take() before it), so more at once never exceeds the poll's share; a few
  * suffice to fill a share of 15/s, and each holds a database connection only for its short repair.
  */

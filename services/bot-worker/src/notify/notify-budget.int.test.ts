@@ -4,7 +4,7 @@ import { memoryLogger } from '@rolelink/runtime';
 import { GUILD_A, ROLE, guildSeed, ids, insertLink, upsertGuild, waitFor, writeList } from '../testing/harness';
 import { startInProcessBot, type InProcessBot } from '../testing/in-process-bot';
 
-// The notifications' share of the global budget (NOTIFY_SHARE; issue 36): every request a delivery makes
+// The notifications' share of the global budget (NOTIFY_SHARE): every request a delivery makes
 // waits for it, across workers, so a burst of notifications never takes the syncs' and the poll's budget.
 
 const CHANNEL = '720000000000000001';

@@ -53,7 +53,7 @@ function line(kind: string, r: NotificationRow): string {
     return `${role(r)}: ${String(d.plugin_url)} is ${String(d.status)}`;
   if (kind === 'events_dropped')
     return `${role(r)}: ${String(d.kind)} to ${String(d.plugin_url)} after ${String(d.attempts)} attempts (re-send it from the link's Events tab)`;
-  // Why it paused: the plan's slots, the bot out of the server, or a role the bot may not change (issue 34).
+  // Why it paused: the plan's slots, the bot out of the server, or a role the bot may not change.
   // The state and reason are deriveLinkStatus's words, as on the card and in `rolelink link show`.
   if (kind === 'link_paused' && d.state === 'blocked')
     return `${role(r)}: ${

@@ -22,7 +22,7 @@ import { startInProcessBot, type InProcessBot } from '../testing/in-process-bot'
 import type { BotWorker } from '../worker';
 import { dmChannelKey } from './dm-channels';
 
-// Notifications end to end (issue 20, part 3): rows written as the events write them, the bot worker's
+// Notifications end to end: rows written as the events write them, the bot worker's
 // notify queue (real Redis) delivering them to the platform emulator, read back from its state.
 
 const OWNER = '790000000000000001';
@@ -238,7 +238,7 @@ describe('notifications delivered by the bot worker', () => {
   });
 });
 
-describe('the owner’s DM channel, kept per recipient in Redis (issue 36)', () => {
+describe('the owner’s DM channel, kept per recipient in Redis', () => {
   it('posts a later DM to the same owner without Create DM: the channel id comes from the cache', async () => {
     await heldRemoval();
     expect(await deliverCounting(GUILD_A)).toEqual([1, 1, 1]);

@@ -41,7 +41,7 @@ function guildFacts(api: API, guildId: string): Promise<GuildFacts> {
 export type GuardVerdict = 'remove' | 'held' | { stop: SliceResult };
 
 /**
- * Before the bot takes the link's role from a member (issue 34, docs/sync-engine.md "Admin-source holds"):
+ * Before the bot takes the link's role from a member (docs/sync-engine.md "Admin-source holds"):
  * when the role carries Administrator or Manage Server and it is the member's only source of it (their
  * other roles and @everyone give neither), the removal is held like a large removal until the owner
  * applies it. Never for the guild's owner (the platform gives the owner every permission) nor for a

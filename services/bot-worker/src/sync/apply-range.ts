@@ -157,7 +157,7 @@ async function needsCall(
   if (row.desired) return 'call';
   const check = await recheck(ctx, row.userId);
   if (check !== 'remove') return check === 'link_changed' ? 'stop' : 'skip';
-  // A removal that would take a member's only Administrator or Manage Server waits for the owner (issue 34).
+  // A removal that would take a member's only Administrator or Manage Server waits for the owner.
   const guard = await guardRemoval(ctx, row.userId);
   return guard === 'remove' ? 'call' : guard === 'held' ? 'skip' : guard;
 }

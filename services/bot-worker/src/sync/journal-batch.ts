@@ -87,7 +87,7 @@ export async function consumeJournal(
     if (out.stop) {
       // The calls made so far are on the platform: the counts move by them now (the outbox stays at the
       // last whole batch, and the next slice reads these entries again and finds nothing left to do).
-      // What this batch has still to do counts as pending, removals included (issue 20).
+      // What this batch has still to do counts as pending, removals included.
       if (!ctx.walking)
         await writeJournalProgress(
           client,

@@ -15,7 +15,7 @@ describe('progress', () => {
     ).toEqual({ applied: 1_200, pending: 3_800 });
   });
 
-  it('counts the removals still to make as pending, not only the missing additions (issue 20)', () => {
+  it('counts the removals still to make as pending, not only the missing additions', () => {
     // 3,003 holders, a list of 20 of them: 2,983 removals, all 20 already applied.
     expect(
       interimCounts({ userCount: 20, syncedLimit: 100 }, { baseApplied: 20, adds: 0, passPending: 2_983, changes: 0 }),

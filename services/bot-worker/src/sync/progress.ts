@@ -12,7 +12,7 @@ export function passRate(pass: Pick<PassState, 'changes' | 'passStartedAt'>, now
  * Progress while a pass is under way: the synced set's holders measured when the walk started
  * (`baseApplied`: countDiff's `holding`, so a hand-over's earlier holders count from the first slice)
  * plus what this pass added, bounded by the synced set's size; exact counts replace it when the pass ends. Pending is
- * every change still to make, removals included (issue 20: a walk of thousands of removals showed
+ * every change still to make, removals included (else a walk of thousands of removals shows
  * "0 of 50 · less than a minute"): the walk's changes counted at its start less the calls made since,
  * and never fewer than the additions still missing.
  */

@@ -25,8 +25,8 @@ import type { Logger } from '@rolelink/runtime';
 import type { Pool, PoolClient } from 'pg';
 import type { SliceResult } from './slice-result';
 
-// The platform's refusals that concern a whole guild or a whole link, not one user (issue 34;
-// docs/sync-engine.md "When the platform refuses"): the first one stops the slice, is recorded once, and
+// The platform's refusals that concern a whole guild or a whole link, not one user
+// (docs/sync-engine.md "When the platform refuses"): the first one stops the slice, is recorded once, and
 // the link makes no further per-user call until a cheap check says the cause is gone.
 
 /** The worker's and the domain's reasons are one list (packages/db cannot import the domain). */

@@ -242,13 +242,13 @@ const maxSeq = (a: bigint | null, b: bigint) => (a !== null && a > b ? a : b);
 /**
  * Starts a full walk answering the link's current sequence, with the boundary that holds now. Every
  * change it has to make (removals too) is counted first and shown at once: a walk of thousands of
- * removals must not read as "up to date" (issue 20); so are the members who hold the role already.
+ * removals must not read as "up to date"; so are the members who hold the role already.
  */
 async function beginWalk(client: PoolClient, link: LinkContext): Promise<PassState> {
   const cutoff = await syncedCutoff(client, link);
   const { changes, holding } = await countDiff(client, link.id, cutoff, hasOverrides(link));
   // The walk's base is who of the synced set holds the role now, measured, not the last walk's figure: a
-  // hand-over's first walk starts from the members who held the role before the link (issue 34), and a
+  // hand-over's first walk starts from the members who held the role before the link, and a
   // walk restarted by a plan change from what the calls so far did.
   await startPass(client, link.id, link.wantedSeq, holding, { limit: link.syncedLimit, cutoff }, changes);
   const started = await loadPass(client, link.id);

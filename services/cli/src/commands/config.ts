@@ -8,7 +8,7 @@ import { AppError } from '@rolelink/runtime';
 import type { Command } from '../command';
 
 /**
- * `rolelink config get|set` (issue 4), and the pieces `iframe-url` and `health` share. Each command is a
+ * `rolelink config get|set`, and the pieces `iframe-url` and `health` share. Each command is a
  * typed function over `{db, plugins}` (the dashboard's dependencies), registered below for the CLI.
  * Errors are the AppErrors the dashboard shows (spec 7).
  */

@@ -1,7 +1,7 @@
 import tls from 'node:tls';
 
 /**
- * What `rolelink plugin check` adds to a TLS failure so a plugin author knows the next step (issue 22):
+ * What `rolelink plugin check` adds to a TLS failure so a plugin author knows the next step:
  * an untrusted certificate names `--ca`, and a name mismatch lists the names the certificate does hold
  * (Node's own message lists only its IP addresses, empty for a certificate with DNS names only).
  */

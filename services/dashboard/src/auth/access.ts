@@ -25,7 +25,7 @@ export const requireUser: RequestHandler = (req, _res, next) => {
 
 /**
  * Who may do what, decided server-side on every call: a user manages a guild when the bot is in it (or
- * was, and the guild still has links: its page shows the bot is missing, issue 34) and the platform says
+ * was, and the guild still has links: its page shows the bot is missing) and the platform says
  * they own it or hold Manage Server (or Administrator). Everything else about that
  * guild is 403, whether or not it exists here, so nothing leaks about other guilds. Owner-only actions
  * (Apply removals, the trusted flag; spec 5.8) check the platform's `owner` flag.

@@ -7,7 +7,7 @@ import type { DashboardContext } from '../context';
 const guildParts = { params: guildParams };
 
 /**
- * The guild's admin audit log (issue 20, part 4): readable by whoever may manage the guild (the same check
+ * The guild's admin audit log: readable by whoever may manage the guild (the same check
  * as every guild route, so admins of other guilds get 403). Filters and paging are query parameters,
  * validated by auditQuery in @rolelink/admin (the CLI's `rolelink audit` takes the same).
  */

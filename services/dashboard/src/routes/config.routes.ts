@@ -49,7 +49,7 @@ export function configRouter(ctx: DashboardContext): Router {
     const { params, body } = input<typeof submitParts>(res);
     const g = await ctx.access.guild(req, params.guildId);
     // The broker reads the link (404 `Role link not found` as before) and checks the config against the
-    // form: one link read and one check of the config per save on the server side (issue 21).
+    // form: one link read and one check of the config per save on the server side.
     const result = await ctx.plugins.submitConfig({ guildId: g.id, roleId: params.roleId }, body.config);
     // Recorded once the plugin has answered, whatever it answered (a refusal is an attempt worth seeing too).
     await recordConfigSaved(actingAdmin(ctx, req), {

@@ -26,7 +26,7 @@ const settingsParts = { params: guildParams };
 const putParts = { params: guildParams, body: notifySettingsBody };
 
 /**
- * Notifications of a guild (issue 20, part 3; docs/dashboard.md "Notifications"): the list, marking read,
+ * Notifications of a guild (docs/dashboard.md "Notifications"): the list, marking read,
  * and the settings of which events message the owner and where. Every route checks the guild first, as
  * every guild route does, so admins of other guilds get 403.
  */

@@ -146,7 +146,7 @@ export function platformRouter(state: EmulatorState): Router {
     res.json(renderMember(guild, { id: BigInt(userId), roles }, state.botUserId) satisfies RESTGetAPIGuildMemberResult);
   });
 
-  // Drift repair reads what changed (issue 22): member role updates, by the bot and by hand.
+  // Drift repair reads what changed: member role updates, by the bot and by hand.
   route('get', '/guilds/:guildId/audit-logs', 'route', auditLogsHandler(state));
 
   // Text channels only: the emulator has no voice, category or thread channels.
@@ -157,7 +157,7 @@ export function platformRouter(state: EmulatorState): Router {
     );
   });
 
-  // Notifications (issue 20, part 3): the bot opens a DM with a user, then posts to it or to a guild channel.
+  // Notifications: the bot opens a DM with a user, then posts to it or to a guild channel.
   route(
     'post',
     '/users/@me/channels',

@@ -55,7 +55,7 @@ function forwardedBody(body: Buffer, truncated: boolean): unknown {
  * POST /config (spec 4.2 rule 3 and 5, 6): refused in iframe mode without calling the plugin, validated
  * against the form first, then sent with only the visible, non-display fields. With a stale cache the
  * schema fetch and the POST together take at most 5 s + 10 s, within the caller's 17 s.
- * This is the one place on the server where a config is checked and its link read (issue 21): the caller
+ * This is the one place on the server where a config is checked and its link read: the caller
  * names the link by guild and role and passes the config as it parsed it; `validateSubmission` refuses
  * anything that is not an object of the form's fields.
  */

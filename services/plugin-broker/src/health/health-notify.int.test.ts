@@ -2,7 +2,7 @@ import { startHarness, type Harness } from '../testing/harness';
 import { json } from '../testing/test-plugin';
 import { pollHealth } from './health-poll';
 
-// The health poll's outcome hook (issue 20, part 3): a plugin's transitions notify each of its links'
+// The health poll's outcome hook: a plugin's transitions notify each of its links'
 // guilds, de-duplicated per link, through the broker's real queue, checks and database.
 
 let h: Harness;

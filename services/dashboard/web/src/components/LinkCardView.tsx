@@ -57,7 +57,7 @@ function StateExplanation({ card }: { card: LinkCard }) {
   );
 }
 
-/** The link page's word on a privileged role (issue 34): what it carries and what the service does about it. */
+/** The link page's word on a privileged role: what it carries and what the service does about it. */
 function PrivilegedNote({ card }: { card: LinkCard }) {
   return (
     <p className="note note-danger" role="note" aria-label="Privileged role">
@@ -69,7 +69,7 @@ function PrivilegedNote({ card }: { card: LinkCard }) {
   );
 }
 
-/** One role link as a card (issue 9): state, counts, sync progress, plugin health and any held removal. */
+/** One role link as a card: state, counts, sync progress, plugin health and any held removal. */
 export function LinkCardView({ card, owner, headingLevel = 'h3', linkToPage = true }: Props) {
   const fmt = (n: number) => n.toLocaleString();
   const name = roleLabel(card.role, card.role_id, card.role_readable);

@@ -13,7 +13,7 @@ type Props = { guildId: string; roleId: string; removal: RemovalProgressView; ow
 const count = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /**
- * "Ask the plugin to resend" (issue 34): while an applied removal waits for the plugin's list, the owner
+ * "Ask the plugin to resend": while an applied removal waits for the plugin's list, the owner
  * can have the service send the plugin `list.resend_requested`. Whether the plugin can hear it, when it
  * was last asked and when it can be asked again all come from the server (`removal.resend`); the card
  * refreshes every few seconds, so the button comes back when the server allows a new request.

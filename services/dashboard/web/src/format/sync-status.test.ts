@@ -82,12 +82,12 @@ describe('syncStatus', () => {
     expect(s.text).not.toMatch(/ETA/);
   });
 
-  it('names listed users who are not in the server, and deleted accounts, apart from the target (issue 34)', () => {
+  it('names listed users who are not in the server, and deleted accounts, apart from the target', () => {
     const s = syncStatus(link({ listed: 10, synced: 6, not_in_server: 2, deleted: 2 }));
     expect(s).toMatchObject({ done: 6, target: 6, pending: 0, notInServer: 2, deleted: 2, text: 'up to date' });
   });
 
-  it('gives no target while the not-in-server count is unavailable, never a smaller number (issue 34)', () => {
+  it('gives no target while the not-in-server count is unavailable, never a smaller number', () => {
     const s = syncStatus(link({ listed: 10, synced: 7, not_in_server: null }));
     expect(s).toMatchObject({ done: 7, target: null, notInServer: null, text: 'up to date', tone: 'done' });
   });

@@ -27,7 +27,7 @@ export type SyncStatus = {
  */
 export function syncStatus(link: LinkView): SyncStatus {
   const c = link.counts;
-  // Listed users no call can reach (issue 34) are out of the target; while the not-in-server count is
+  // Listed users no call can reach are out of the target; while the not-in-server count is
   // unavailable, so is the target: a smaller number would only look exact.
   const target =
     c.not_in_server === null

@@ -253,7 +253,7 @@ export function CreateLinkPage() {
 }
 
 /**
- * A privileged role (issue 34): what it carries, and the owner's consent typed as its name. An admin who
+ * A privileged role: what it carries, and the owner's consent typed as its name. An admin who
  * is not the owner sees why they cannot link it instead of the field.
  */
 function PrivilegedConsent({

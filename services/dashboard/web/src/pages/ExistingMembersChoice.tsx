@@ -67,7 +67,7 @@ type Props = {
 
 /**
  * The existing-members question of spec 1, asked when the chosen role already has members. Nothing is
- * preselected (issue 20): a preselected Hand over made a new admin's first sight a held removal of nearly
+ * preselected: a preselected Hand over made a new admin's first sight a held removal of nearly
  * the whole role. Each answer says what it means for these members, by number.
  */
 export function ExistingMembersChoice({ role, syncedLimit, value, onChange, error }: Props) {

@@ -21,7 +21,7 @@ export const emptyCreateLink: CreateLinkValues = {
   owner_consent: '',
 };
 
-/** Whether the chosen role asks the existing-members question (spec 1) and whether it needs the owner's consent (issue 34). */
+/** Whether the chosen role asks the existing-members question (spec 1) and whether it needs the owner's consent. */
 export function roleAsks(role: RoleChoice | undefined): { members: boolean; consent: boolean } {
   return {
     members: role !== undefined && roleHasMembers(role),

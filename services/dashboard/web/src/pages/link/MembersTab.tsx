@@ -32,7 +32,7 @@ const OVERRIDE_TEXT: Record<NonNullable<MemberLookup['override']>, string> = {
   never: 'Override — never give',
 };
 
-/** The headline: what the platform said of the account comes before the list's word (issue 34). */
+/** The headline: what the platform said of the account comes before the list's word. */
 const HEADLINE: Partial<Record<MemberLookup['reason'], string>> = {
   account_deleted: 'Account deleted',
   not_in_server: 'Not in the server',
