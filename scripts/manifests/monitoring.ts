@@ -57,7 +57,7 @@ const EVENT_SERIES: Record<string, string[]> = {
   rolelink_platform_edge_ban_seconds: ['bot-worker'],
   rolelink_job_duration_seconds: ['bot-worker', 'plugin-broker'],
   rolelink_plugin_calls_total: ['plugin-broker'],
-  // Issue 34: a counter of refused repair reads, and a gauge with one series per reason of a blocked link
+  // A counter of refused repair reads, and a gauge with one series per reason of a blocked link
   // (none while no link is blocked): both empty on a healthy install.
   rolelink_repair_blocked_total: ['bot-worker'],
   rolelink_links_blocked: ['bot-worker'],
@@ -71,7 +71,7 @@ function seriesNames(expr: string): string[] {
 }
 
 /**
- * Issue 37 §3, no silent alerts: every series an alert reads has an absent() rule (or, for an event
+ * No silent alerts: every series an alert reads has an absent() rule (or, for an event
  * counter, its owner's rolelink_dependency_up has one), so a missing series pages instead of leaving its
  * alert quietly green.
  */
@@ -229,7 +229,7 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
     if (!anchors.has(anchor)) fail(`runbook_url's anchor #${anchor} is no heading of docs/operations.md`);
     const section = new RegExp(`^#+ ${name}\\n([\\s\\S]*?)(?=\\n#+ |$(?![\\s\\S]))`, 'm').exec(runbooks)?.[1];
     if (section === undefined) fail(`docs/operations.md has no runbook section "${name}"`);
-    // Issue 37 §3: what the operator cannot see meanwhile, and where to start on either platform.
+    // What the operator cannot see meanwhile, and where to start on either platform.
     else if (
       !/\*\*Blind while it fires:\*\*/.test(section) ||
       !/Compose: .*`docker compose /.test(section) ||
