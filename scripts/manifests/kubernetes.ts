@@ -9,7 +9,7 @@ import { connectionBudget } from './connections';
 import { ingressChecks, routeChecks } from './ingress';
 import { migrationGateProblems, renderKustomization } from './kustomize';
 import { COMBINATIONS, overlayProblems, renderOverlay, trapChecks } from './traps';
-import { monitoringChecks } from './monitoring';
+import { monitoringChecks, runbookOverlayProblems } from './monitoring';
 import { networkPolicyChecks } from './network-policies';
 import { unknownFieldProblems } from './unknown-fields';
 
@@ -243,6 +243,8 @@ export async function validateKubernetes(
     for (const m of monitoring.rendered)
       if (!String(m.doc.apiVersion).startsWith('monitoring.coreos.com/')) await schemaCheck(m, problems);
     notes.push(monitoringChecks(monitoringDir, monitoring.rendered, problems));
+    const runbooks = runbookOverlayProblems(monitoringDir, problems);
+    if (runbooks) notes.push(runbooks);
   }
   return { checked: objects.length, notes, problems };
 }

@@ -4,15 +4,18 @@
 //     `promtool test rules`;
 //   - every query of the dashboard, as recording rules through `promtool check rules` (PromQL syntax);
 //   - every metric of ours they name exists (MetricName in packages/runtime), and every alert has a runbook
-//     section in docs/operations.md that its runbook_url points at;
+//     section in docs/operations.md that its runbook_url points at: an absolute URL, runbooks.yaml's baseUrl
+//     followed by /operations.md#<the alert's heading anchor>; an overlay that sets another base leaves no
+//     runbook_url on the placeholder (runbookOverlayProblems);
 //   - every series an alert reads has an absent() alert (absentCoverage).
 // Without promtool, says so and checks only the last point.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { MetricName } from '../../packages/runtime/src/metrics';
+import { markdownAnchors } from '../support/markdown';
 import { asArray, at, get, type Manifest, type Problem } from './types';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -93,6 +96,63 @@ function absentCoverage(rules: unknown[], fail: (where: string, message: string)
   }
 }
 
+/** The runbooks' base URL, runbooks.yaml's baseUrl: absolute, without a trailing slash. */
+function runbookBaseUrl(dir: string, problems: Problem[]): string {
+  const file = path.join(dir, 'runbooks.yaml');
+  const base = existsSync(file) ? get(parse(readFileSync(file, 'utf8')), 'data', 'baseUrl') : undefined;
+  if (typeof base !== 'string' || !/^https?:\/\/[^/]+/.test(base) || base.endsWith('/')) {
+    problems.push({
+      file: 'monitoring',
+      where: 'runbooks.yaml',
+      message: `data.baseUrl must be an absolute URL without a trailing slash (the docs/ directory as a browser opens it), not ${JSON.stringify(base)}`,
+    });
+    return String(base);
+  }
+  return base;
+}
+
+/** The base the test overlay (scripts/manifests/runbooks-overlay) sets, as a deployer's would. */
+const OVERLAY_RUNBOOK_BASE = 'https://git.acme.internal/ops/role-link-service/-/blob/v0.2.0/docs';
+const PLACEHOLDER_URL = /:\/\/([^/]*\.)?(invalid|example\.(com|org|net))(\/|$)/;
+
+/**
+ * Renders k8s/monitoring under an overlay that sets its own runbook base (over a copy, as ../base): every
+ * runbook_url must then start with that base, none left on a placeholder. Null without kubectl.
+ */
+export function runbookOverlayProblems(dir: string, problems: Problem[]): string | null {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-runbooks-'));
+  try {
+    cpSync(dir, path.join(tmp, 'base'), { recursive: true });
+    cpSync(path.join(ROOT, 'scripts', 'manifests', 'runbooks-overlay'), path.join(tmp, 'overlay'), { recursive: true });
+    let text: string;
+    try {
+      text = execFileSync('kubectl', ['kustomize', path.join(tmp, 'overlay')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { stderr?: string };
+      if (e.code === 'ENOENT') return null;
+      problems.push({ file: 'monitoring overlay', where: 'render', message: (e.stderr ?? e.message).trim() });
+      return 'runbook overlay not rendered';
+    }
+    const urls = [...text.matchAll(/runbook_url: (\S+)/g)].map((m) => m[1] as string);
+    for (const url of urls)
+      if (!url.startsWith(`${OVERLAY_RUNBOOK_BASE}/operations.md#`) || PLACEHOLDER_URL.test(url))
+        problems.push({
+          file: 'monitoring overlay',
+          where: 'PrometheusRule/rolelink',
+          message: `runbook_url ${url} is not on the overlay's baseUrl (${OVERLAY_RUNBOOK_BASE}): copy runbooks.yaml's baseUrl into it (components/runbooks)`,
+        });
+    if (!urls.length)
+      problems.push({ file: 'monitoring overlay', where: 'render', message: 'renders no runbook_url at all' });
+    return `runbooks: an overlay's baseUrl reaches all ${urls.length} runbook_url(s)`;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 /** `dir` is k8s/monitoring; `rendered` its objects as kubectl kustomize renders them. Returns what was checked. */
 export function monitoringChecks(dir: string, rendered: Manifest[], problems: Problem[]): string {
   const rules = rendered.filter((m) => m.doc.kind === 'PrometheusRule');
@@ -141,6 +201,8 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
   }
 
   const runbooks = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+  const anchors = markdownAnchors(runbooks);
+  const runbookBase = runbookBaseUrl(dir, problems);
   const alerts = rules.flatMap((r) =>
     asArray(get(r.doc, 'spec', 'groups')).flatMap((g) => asArray(get(g, 'rules')).map((rule) => ({ r, rule }))),
   );
@@ -157,8 +219,14 @@ export function monitoringChecks(dir: string, rendered: Manifest[], problems: Pr
         `expression selects namespace${namespaceLiteral[1]}"${namespaceLiteral[2]}": select Role Link's pods with "and on (namespace, pod) up{system="rolelink"}" instead`,
       );
     if (get(rule, 'alert') === undefined) continue;
-    if (get(rule, 'annotations', 'runbook_url') !== `docs/operations.md#${name.toLowerCase()}`)
-      fail(`runbook_url must be docs/operations.md#${name.toLowerCase()}`);
+    const url = String(get(rule, 'annotations', 'runbook_url'));
+    const expected = `${runbookBase}/operations.md#${name.toLowerCase()}`;
+    if (!/^https?:\/\/[^/]/.test(url))
+      fail(`runbook_url ${url} must be absolute (an alert page opens it outside the repository): ${expected}`);
+    else if (url !== expected)
+      fail(`runbook_url ${url} must be runbooks.yaml's baseUrl followed by /operations.md#<alert>: ${expected}`);
+    const anchor = url.split('#')[1] ?? '';
+    if (!anchors.has(anchor)) fail(`runbook_url's anchor #${anchor} is no heading of docs/operations.md`);
     const section = new RegExp(`^#+ ${name}\\n([\\s\\S]*?)(?=\\n#+ |$(?![\\s\\S]))`, 'm').exec(runbooks)?.[1];
     if (section === undefined) fail(`docs/operations.md has no runbook section "${name}"`);
     // What the operator cannot see meanwhile, and where to start on either platform.

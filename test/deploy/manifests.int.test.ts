@@ -71,6 +71,31 @@ describe('deployment manifests', () => {
   }, 300_000);
 
   // One broken copy carrying every kind of mistake (one validator run keeps the test fast); each must be named.
+  it('refuse runbook links that are relative, point to no section, or miss an overlay base', async () => {
+    // The base made relative; one alert's anchor misspelt; the copy into the rules reaching one group only.
+    copy.edit('k8s/monitoring/runbooks.yaml', 'baseUrl: https://rolelink.example.invalid/docs', 'baseUrl: docs');
+    copy.edit(
+      'k8s/monitoring/prometheus-rule.yaml',
+      '/operations.md#rolelinkapierrors',
+      '/operations.md#rolelink-api-errors',
+    );
+    copy.edit(
+      'k8s/monitoring/components/runbooks/kustomization.yaml',
+      'spec.groups.*.rules.*.annotations.runbook_url',
+      'spec.groups.0.rules.*.annotations.runbook_url',
+    );
+    const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
+    expect(code).toBe(1);
+    expect(out).toContain('runbooks.yaml: data.baseUrl must be an absolute URL');
+    expect(out).toContain('RoleLinkTargetDown: runbook_url docs/operations.md#rolelinktargetdown must be absolute');
+    expect(out).toContain(
+      "RoleLinkApiErrors: runbook_url's anchor #rolelink-api-errors is no heading of docs/operations.md",
+    );
+    expect(out).toMatch(
+      /monitoring overlay PrometheusRule\/rolelink: runbook_url https:\/\/rolelink\.example\.invalid\/docs\/operations\.md#rolelinksynclagging is not on the overlay's baseUrl/,
+    );
+  }, 300_000);
+
   it('reject a broken copy and name every problem in it', async () => {
     // Kubernetes schema: a wrong type, a missing required field.
     copy.edit('k8s/api.yaml', 'containerPort: 3000', 'containerPort: "three thousand"');

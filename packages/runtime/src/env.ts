@@ -8,7 +8,7 @@ import { clusterPrefixProblem, parseRedisUrl } from './redis-url';
  */
 export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(source);
-  const declared = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const declared = declaredVariables(schema);
   const problems = [
     ...(result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
     ...(declared.includes('NODE_ENV') && source.NODE_ENV === 'production' ? productionProblems(declared, source) : []),
@@ -59,6 +59,22 @@ export function exitOnConfigError<T>(service: string, load: () => T): T {
     );
     process.exit(1);
   }
+}
+
+/** The variables a schema declares (its object's keys; a refined object's too). */
+function declaredVariables(schema: z.ZodType): string[] {
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/**
+ * Every variable parseEnv(schema) reads: the schema's own, and the acknowledgement the production rule
+ * asks for beside ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS. docs/configuration.md lists exactly these per service
+ * (test/docs/configuration-reference.test.ts).
+ */
+export function envVariables(schema: z.ZodType): string[] {
+  const declared = declaredVariables(schema);
+  const ack = declared.includes('NODE_ENV') && declared.includes('ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS');
+  return ack ? [...declared, PRIVATE_PLUGIN_HOSTS_ACK] : declared;
 }
 
 /** REDIS_URL and QUEUE_PREFIX together: a cluster needs a hash-tagged prefix (redis-url.ts). */

@@ -3,7 +3,7 @@ import { brokerInternalToken } from '@rolelink/contracts';
 import { envFields, parseEnv } from '@rolelink/runtime';
 
 // The CLI is a deployable like the services: this is the one place it reads process.env.
-const schema = z.object({
+export const envSchema = z.object({
   DATABASE_URL: envFields.databaseUrl,
   REDIS_URL: envFields.redisUrl,
   QUEUE_PREFIX: envFields.queuePrefix,
@@ -37,7 +37,7 @@ const schema = z.object({
   ROLELINK_OPERATOR: z.string().min(1).max(100).optional(),
 });
 
-export type CliEnv = z.infer<typeof schema>;
+export type CliEnv = z.infer<typeof envSchema>;
 
 /** The broker's address when BROKER_URL is not set: the local stack's default port. */
 export const DEFAULT_BROKER_URL = 'http://127.0.0.1:3002';
@@ -51,4 +51,4 @@ export function brokerUrlSource(env: CliEnv): string {
     ? 'BROKER_URL'
     : 'BROKER_URL is not set, so the local default; set BROKER_URL, or start the stack with scripts/start.sh';
 }
-export const loadEnv = (): CliEnv => parseEnv(schema);
+export const loadEnv = (): CliEnv => parseEnv(envSchema);
