@@ -6,8 +6,8 @@ import {
   TEST_KEY,
   type Harness,
   type SeededLink,
-} from '../../../services/plugin-broker/src/testing/harness';
-import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
+} from '../../plugin-broker/test/support/harness';
+import { json } from '../../plugin-broker/test/support/test-plugin';
 import { REDIS_URL } from '../../../test/support/redis';
 import { run } from '../src/main';
 
