@@ -15,6 +15,16 @@ const TIMEOUT_MS = 1_000;
 /** How long a call's answer took, reported as a figure against this goal (never asserted: load moves it). */
 const MARGIN_MS = 1_500;
 
+/**
+ * Resolves with 'late' after `ms`. Raced in this process against a check whose own timer is far shorter, it
+ * can only win if that timer never fired: timers of one event loop fire in order however loaded the machine.
+ */
+const lateAfter = (ms: number) => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  return { late, cancel: () => clearTimeout(timer) };
+};
+
 /** `hangs`: the plugin never finishes its answer, so only the broker's per-call timeout can end the call. */
 type Hostile = [name: string, answer: (res: ServerResponse) => void, hangs: boolean];
 
@@ -180,8 +190,10 @@ describe('hostile plugins (issue 13): the broker stays within its timeouts and m
     let plugin: ServerResponse | undefined;
     h.plugin.on('GET /health', (_req, res) => answer((plugin = res)));
     const started = performance.now();
-    const result = await checkPluginHealth(h.ctx, h.plugin.url);
+    const sentinel = lateAfter(20 * TIMEOUT_MS);
+    const result = await Promise.race([checkPluginHealth(h.ctx, h.plugin.url), sentinel.late]).finally(sentinel.cancel);
     const ms = performance.now() - started;
+    if (result === 'late') throw new Error(`GET /health answering ${name}: no answer before 20 times its timeout`);
     rows.push({ call: 'GET /health', hostile: name, outcome: result.status, ms });
     expect(result.status).not.toBe('healthy');
     if (hangs) {
