@@ -7,17 +7,7 @@ import { putNotifySettings, recordPluginHealthNotifications } from '@rolelink/db
 import { applicationKey } from '@rolelink/platform-client';
 import { memoryLogger } from '@rolelink/runtime';
 import type { TestDb } from '../../../test/support/db';
-import {
-  GUILD_A,
-  GUILD_B,
-  ROLE,
-  guildSeed,
-  ids,
-  insertLink,
-  upsertGuild,
-  waitFor,
-  writeList,
-} from './support/harness';
+import { GUILD_A, GUILD_B, ROLE, guildSeed, ids, insertLink, upsertGuild, waitFor, writeList } from './support/harness';
 import { startInProcessBot, type InProcessBot } from './support/in-process-bot';
 import type { BotWorker } from '../src/worker';
 import { dmChannelKey } from '../src/notify/dm-channels';

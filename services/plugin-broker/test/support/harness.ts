@@ -7,7 +7,12 @@ import { AppError, silentLogger, type Logger } from '@rolelink/runtime';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { REDIS_URL, dropPrefix, testQueuePrefix } from '../../../../test/support/redis';
 import { ConfigCache, type CachedConfig } from '../../src/config-cache';
-import { DEFAULT_EVENT_DELIVERY, type BrokerContext, type EventDeliveryOptions, type PluginTimeouts } from '../../src/context';
+import {
+  DEFAULT_EVENT_DELIVERY,
+  type BrokerContext,
+  type EventDeliveryOptions,
+  type PluginTimeouts,
+} from '../../src/context';
 import type { Resolver } from '@rolelink/plugin-http';
 import { PluginHttp } from '@rolelink/plugin-http';
 import { createBrokerWorker, type BrokerWorker } from '../../src/worker';
