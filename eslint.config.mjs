@@ -58,7 +58,6 @@ export default defineConfig(
       'packages/contracts/src/error-body.ts',
       'sdk/plugin-sdk/**',
       '**/*.test.ts',
-      '**/testing/**',
     ],
     rules: {
       'no-restricted-syntax': [

@@ -31,7 +31,10 @@ const config: Config = {
       moduleNameMapper,
       modulePathIgnorePatterns,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/{packages,services,sdk,examples}/**/src/**/*.test.ts', '<rootDir>/test/docs/*.test.ts'],
+      testMatch: [
+        '<rootDir>/{packages,services,sdk,examples}/**/src/**/*.test.ts',
+        '<rootDir>/test/{docs,architecture}/*.test.ts',
+      ],
       testPathIgnorePatterns: [...ignore, '\\.int\\.test\\.ts$'],
     },
     {

@@ -10,8 +10,8 @@ import os from 'node:os';
 import { admin } from './support/bench-db';
 import globalSetup from '../test/support/global-setup';
 import { DEFAULT_PLUGIN_TIMEOUTS } from '../services/plugin-broker/src/context';
-import { startHarness } from '../services/plugin-broker/src/testing/harness';
-import { json } from '../services/plugin-broker/src/testing/test-plugin';
+import { startHarness } from '../services/plugin-broker/test/support/harness';
+import { json } from '../services/plugin-broker/test/support/test-plugin';
 
 const FORM = {
   version: 1,

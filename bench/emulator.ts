@@ -1,13 +1,13 @@
 // `pnpm bench emulator`: the platform emulator at a million members — how long seeding takes (the limit the
 // old large-guild test asserted: 3 s) and what 50 member pages of 1,000 cost against a bare node:http server
 // sending the same bytes, measured in the same run (a figure means something only as that ratio here).
-// These timings moved out of services/platform-emulator/src/large-guild.int.test.ts:
+// These timings moved out of services/platform-emulator/test/large-guild.int.test.ts:
 // a test asserts what happens, a benchmark how fast.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { startEmulator } from '@rolelink/platform-emulator';
-import { LARGE_GUILD, largeGuildSeed } from '../services/platform-emulator/src/testing/fixtures';
+import { LARGE_GUILD, largeGuildSeed } from '../services/platform-emulator/test/support/fixtures';
 
 const { id: GUILD, start: START, count: COUNT } = LARGE_GUILD;
 const PAGES = 50;

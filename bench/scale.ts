@@ -32,7 +32,7 @@ import { generateToken, hashToken } from '@rolelink/domain';
 import { correctlyInstalledGuild, startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
 import { toStored } from '@rolelink/db/client';
-import { ROLE } from '../services/bot-worker/src/testing/harness';
+import { ROLE } from '../services/bot-worker/test/support/harness';
 import { productionEnv, startService, type RunningService } from '../scripts/service-process';
 import { cpuMs } from './support/api-process';
 import { ownRedis } from '../test/support/own-redis';

@@ -16,7 +16,7 @@ import { QueueName } from '@rolelink/contracts';
 import { removeUser, replaceList } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
-import { guildSeed, ROLE } from '../services/bot-worker/src/testing/harness';
+import { guildSeed, ROLE } from '../services/bot-worker/test/support/harness';
 import { appliedLink, BASE, GUILD, PREMIUM_LIMIT } from './sync-incremental';
 import {
   REDIS_URL,

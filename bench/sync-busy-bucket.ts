@@ -14,7 +14,7 @@ import { addUser, replaceList } from '@rolelink/db/list';
 import { limitsFor } from '@rolelink/domain';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
-import { guildSeed, insertLink, MEMBER_START, ROLE, upsertGuild } from '../services/bot-worker/src/testing/harness';
+import { guildSeed, insertLink, MEMBER_START, ROLE, upsertGuild } from '../services/bot-worker/test/support/harness';
 import {
   percentile,
   REDIS_URL,

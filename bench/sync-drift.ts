@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { QueueName } from '@rolelink/contracts';
 import { correctlyInstalledGuild, startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
-import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
+import { insertLink, ROLE, snapshotHolders, upsertGuild, writeList } from '../services/bot-worker/test/support/harness';
 import { DRIFT_PRIORITY, readDriftCoverage, type DriftCoverage } from '@rolelink/db/sync';
 import {
   percentile,

@@ -10,7 +10,7 @@ import { toStored } from '@rolelink/db/client';
 import { addUser, removeUser } from '@rolelink/db/list';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
-import { ROLE, guildSeed } from '../services/bot-worker/src/testing/harness';
+import { ROLE, guildSeed } from '../services/bot-worker/test/support/harness';
 import {
   percentile,
   REDIS_URL,

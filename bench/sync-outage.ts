@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { QueueName } from '@rolelink/contracts';
 import { startEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection } from '@rolelink/queue';
-import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
+import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/test/support/harness';
 import { REDIS_URL, scratchDb, sleep, spawnWorkers, stopWorkers, teardownCase, workerEnv } from './sync-support';
 
 const GUILD = '700000000000000301';

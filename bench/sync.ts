@@ -14,7 +14,7 @@ import { QueueName } from '@rolelink/contracts';
 import { addUser } from '@rolelink/db/list';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync, Producer, producerConnection, type RedisClient } from '@rolelink/queue';
-import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/src/testing/harness';
+import { guildSeed, ids, insertLink, ROLE, upsertGuild, writeList } from '../services/bot-worker/test/support/harness';
 import { dropPrefix } from '../test/support/redis';
 import { benchBigReplace } from './sync-big-replace';
 import { benchBusyBucket } from './sync-busy-bucket';

@@ -7,7 +7,7 @@ import { Producer, producerConnection, type RedisClient } from '@rolelink/queue'
 import { startApi, type RunningApi } from '../../bench/support/api-process';
 import { freePort } from '../../scripts/free-port';
 import { productionEnv, startService, type RunningService } from '../../scripts/service-process';
-import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
+import { startWorkerProcess } from '../../services/bot-worker/test/support/worker-process';
 import {
   GUILD_A,
   ROLE,
@@ -16,7 +16,7 @@ import {
   sorted,
   upsertGuild,
   waitFor,
-} from '../../services/bot-worker/src/testing/harness';
+} from '../../services/bot-worker/test/support/harness';
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { ownCluster, type OwnCluster } from '../support/own-cluster';

@@ -1,4 +1,4 @@
-import { json } from '../../services/plugin-broker/src/testing/test-plugin';
+import { json } from '../../services/plugin-broker/test/support/test-plugin';
 import request from 'supertest';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import type { RoleChoices } from '@rolelink/contracts';

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { toStored } from '@rolelink/db/client';
 import { setPlan } from '@rolelink/admin';
-import { testAdminDeps } from '../../packages/admin/src/testing/deps';
+import { testAdminDeps } from '../../packages/admin/test/support/deps';
 import { DEMO } from '../../scripts/stack/config';
 import { demoMemberIds } from '../../examples/plugin-server/src/push';
 import { HOSTILE } from './hostile-plugin';

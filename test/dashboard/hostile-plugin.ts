@@ -1,4 +1,4 @@
-import { json, startTestPlugin, type TestPlugin } from '../../services/plugin-broker/src/testing/test-plugin';
+import { json, startTestPlugin, type TestPlugin } from '../../services/plugin-broker/test/support/test-plugin';
 
 /** Markup a hostile plugin puts in every string the dashboard shows: it must appear as text, never run. */
 export const HOSTILE = {

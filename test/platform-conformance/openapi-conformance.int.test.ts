@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { PlatformExchange, RunningEmulator } from '@rolelink/platform-emulator';
 import { enqueueLinkSync } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
-import { startInProcessBot, type InProcessBot } from '../../services/bot-worker/src/testing/in-process-bot';
+import { startInProcessBot, type InProcessBot } from '../../services/bot-worker/test/support/in-process-bot';
 import {
   GUILD_A,
   ROLE,
@@ -22,7 +22,7 @@ import {
   upsertGuild,
   waitFor,
   writeList,
-} from '../../services/bot-worker/src/testing/harness';
+} from '../../services/bot-worker/test/support/harness';
 import { DmChannels } from '../../services/bot-worker/src/notify/dm-channels';
 import { OAuthClient } from '../../services/dashboard/src/auth/oauth-client';
 import { GuildReader } from '../../services/dashboard/src/platform/guild-reader';

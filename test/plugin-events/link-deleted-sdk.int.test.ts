@@ -5,10 +5,10 @@
 import { deleteLink } from '@rolelink/admin';
 import { listEventLog } from '@rolelink/db/events';
 import { configForm, fields, MemoryTokenStore, pluginMiddleware, section } from '@rolelink/plugin-sdk';
-import { testAdminDeps } from '../../packages/admin/src/testing/deps';
+import { testAdminDeps } from '../../packages/admin/test/support/deps';
 import { DEFAULT_PLUGIN_TIMEOUTS } from '../../services/plugin-broker/src/context';
 import { sweepEvents } from '../../services/plugin-broker/src/events/event-sweep';
-import { startHarness, type Harness, type SeededLink } from '../../services/plugin-broker/src/testing/harness';
+import { startHarness, type Harness, type SeededLink } from '../../services/plugin-broker/test/support/harness';
 import { until as pollUntil } from '../support/until';
 
 const form = configForm({ name: 'SDK plugin', sections: [section('S', [fields.text('name', 'Name')])] });

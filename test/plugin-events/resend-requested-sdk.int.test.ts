@@ -18,11 +18,11 @@ import {
 } from '@rolelink/plugin-sdk';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
-import { testAdminDeps } from '../../packages/admin/src/testing/deps';
+import { testAdminDeps } from '../../packages/admin/test/support/deps';
 import { createApi } from '../../services/api/src/app';
 import { DEFAULT_PLUGIN_TIMEOUTS } from '../../services/plugin-broker/src/context';
 import { sweepEvents } from '../../services/plugin-broker/src/events/event-sweep';
-import { startHarness, type Harness } from '../../services/plugin-broker/src/testing/harness';
+import { startHarness, type Harness } from '../../services/plugin-broker/test/support/harness';
 import { userIds } from '../support/fixtures';
 import { REDIS_URL } from '../support/redis';
 import { until as pollUntil } from '../support/until';

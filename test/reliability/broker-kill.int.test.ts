@@ -8,7 +8,7 @@ import { hashToken } from '@rolelink/domain';
 import { BrokerClient } from '@rolelink/broker-client';
 import { PluginJobs, producerConnection } from '@rolelink/queue';
 import { AppError, silentLogger } from '@rolelink/runtime';
-import { json, startTestPlugin, type TestPlugin } from '../../services/plugin-broker/src/testing/test-plugin';
+import { json, startTestPlugin, type TestPlugin } from '../../services/plugin-broker/test/support/test-plugin';
 import { createTestDb, type TestDb } from '../support/db';
 import { seedGuild, snowflake } from '../support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';

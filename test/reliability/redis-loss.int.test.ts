@@ -4,7 +4,7 @@ import { QueueName } from '@rolelink/contracts';
 import { Producer } from '@rolelink/queue';
 import { startEmulator, type RunningEmulator } from '@rolelink/platform-emulator';
 import { startApi, type RunningApi } from '../../bench/support/api-process';
-import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
+import { startWorkerProcess } from '../../services/bot-worker/test/support/worker-process';
 import {
   GUILD_A,
   ROLE,
@@ -13,7 +13,7 @@ import {
   sorted,
   upsertGuild,
   waitFor,
-} from '../../services/bot-worker/src/testing/harness';
+} from '../../services/bot-worker/test/support/harness';
 import { createTestDb, type TestDb } from '../support/db';
 import { listOf, seedLink, type SeededLink } from '../support/fixtures';
 import { report } from './figures';

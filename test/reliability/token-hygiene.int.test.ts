@@ -5,8 +5,8 @@ import { createLink, deleteLink, type AdminDeps } from '@rolelink/admin';
 import { SyncNotifier } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { createApi } from '../../services/api/src/app';
-import { startHarness, TEST_KEY, type Harness } from '../../services/plugin-broker/src/testing/harness';
-import { json } from '../../services/plugin-broker/src/testing/test-plugin';
+import { startHarness, TEST_KEY, type Harness } from '../../services/plugin-broker/test/support/harness';
+import { json } from '../../services/plugin-broker/test/support/test-plugin';
 import { listOf, seedGuild, seedLink, snowflake, userIds } from '../support/fixtures';
 import { report } from './figures';
 import {

@@ -14,8 +14,8 @@ import {
   upsertGuild,
   waitFor,
   writeList,
-} from '../../services/bot-worker/src/testing/harness';
-import { startWorkerProcess } from '../../services/bot-worker/src/testing/worker-process';
+} from '../../services/bot-worker/test/support/harness';
+import { startWorkerProcess } from '../../services/bot-worker/test/support/worker-process';
 import { createTestDb, type TestDb } from '../support/db';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../support/redis';
 import { report, SCALE } from './figures';

@@ -16,7 +16,9 @@ export function importCycles(root: string): string[][] {
 /**
  * The workspace's import graph: every source file (tests left out) of every package, service and SDK
  * under `repoRoot` (their `src/`, and a service's web `src/`), with relative imports and `@rolelink/…`
- * imports (through each package's `exports`, else `main`) resolved to files.
+ * imports (through each package's `exports`, else `main`) resolved to files. An import of a file outside
+ * those (a `test/` folder's support file, say) is kept as an edge to a leaf, so a rule on what production
+ * code imports can see it; a leaf has no imports of its own, so it closes no cycle.
  */
 export function workspaceGraph(repoRoot: string): Map<string, string[]> {
   const packages = new Map<string, { dir: string; manifest: Manifest }>();
@@ -46,7 +48,7 @@ export function workspaceGraph(repoRoot: string): Map<string, string[]> {
 /** The cycles of a graph, each as its files relative to `root`, sorted. */
 export function cyclesOf(graph: Map<string, string[]>, root: string): string[][] {
   return stronglyConnected(graph)
-    .filter((group) => group.length > 1 || graph.get(group[0]!)!.includes(group[0]!))
+    .filter((group) => group.length > 1 || (graph.get(group[0]!) ?? []).includes(group[0]!))
     .map((group) => group.map((f) => path.relative(root, f)).sort())
     .sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
@@ -66,20 +68,19 @@ function sourceFiles(root: string): string[] {
     .map((f) => path.join(root, f));
 }
 
-/** Each file's imports that resolve to one of `files` (others cannot close a cycle among them). */
+/** Each file's imports that resolve to a .ts/.tsx file (packages from node_modules are left out). */
 function importGraph(
   files: string[],
   graph: Map<string, string[]>,
   bare: (spec: string) => string | null = () => null,
 ): Map<string, string[]> {
-  const sources = new Set(files);
   for (const file of files) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const targets = importedFiles
       .map((i) =>
         i.fileName.startsWith('.') ? resolve(path.resolve(path.dirname(file), i.fileName)) : bare(i.fileName),
       )
-      .filter((t): t is string => t !== null && sources.has(t));
+      .filter((t): t is string => t !== null);
     graph.set(file, targets);
   }
   return graph;

@@ -3,7 +3,7 @@ import { snowflake } from '../../../test/support/fixtures';
 import { auditLog } from './audit';
 import type { AdminDeps } from './deps';
 import { setPlan } from './guilds';
-import { testAdminDeps } from './testing/deps';
+import { testAdminDeps } from '../test/support/deps';
 
 let db: TestDb;
 let deps: AdminDeps;

@@ -7,7 +7,7 @@ import { setPlan } from './guilds';
 import { deleteLink } from './link-delete';
 import { setLink } from './link-update';
 import { applyRemovals } from './removals';
-import { testAdminDeps } from './testing/deps';
+import { testAdminDeps } from '../test/support/deps';
 
 let db: TestDb;
 let deps: AdminDeps;

@@ -6,7 +6,7 @@ import { seedLink, userIds } from '../../../test/support/fixtures';
 import type { AdminDeps } from './deps';
 import { showLink } from './link-show';
 import { applyRemovals, requestListResend } from './removals';
-import { testAdminDeps } from './testing/deps';
+import { testAdminDeps } from '../test/support/deps';
 
 let db: TestDb;
 let deps: AdminDeps;

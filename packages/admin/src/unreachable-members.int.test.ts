@@ -13,7 +13,7 @@ import { createTestDb, type TestDb } from '../../../test/support/db';
 import { seedLink, userIds } from '../../../test/support/fixtures';
 import { showLink } from './link-show';
 import { lookupMember } from './member-lookup';
-import { testAdminDeps } from './testing/deps';
+import { testAdminDeps } from '../test/support/deps';
 
 let db: TestDb;
 beforeAll(async () => {

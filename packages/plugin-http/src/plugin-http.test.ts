@@ -1,4 +1,4 @@
-import { startTestPlugin, json, type TestPlugin } from '../../../services/plugin-broker/src/testing/test-plugin';
+import { startTestPlugin, json, type TestPlugin } from '../../../services/plugin-broker/test/support/test-plugin';
 import { BlockedAddressError, PluginCallFailure } from './failure';
 import { addressPolicy, guardedLookup, type Resolver } from './guarded-agent';
 import { MAX_PLUGIN_BODY_BYTES, PluginHttp } from './plugin-http';

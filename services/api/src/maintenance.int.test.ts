@@ -6,7 +6,7 @@ import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { createTestDb, type TestDb } from '../../../test/support/db';
 import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
-import { waitFor } from '../../bot-worker/src/testing/harness';
+import { waitFor } from '../../bot-worker/test/support/harness';
 import { ExpirySweeper } from './expiry-sweeper';
 import { startMaintenance, type Maintenance } from './maintenance';
 import { OutboxSweeper } from './outbox-sweeper';

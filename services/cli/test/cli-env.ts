@@ -1,4 +1,4 @@
-import { TEST_KEY } from '../../../services/plugin-broker/src/testing/harness';
+import { TEST_KEY } from '../../plugin-broker/test/support/harness';
 import { REDIS_URL } from '../../../test/support/redis';
 
 /** What a CLI under test points at: a harness's database and Redis prefix, and its broker when it runs one. */

@@ -1,6 +1,6 @@
 import { sweepEvents } from '../../../services/plugin-broker/src/events/event-sweep';
-import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
-import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
+import { startHarness, type Harness } from '../../plugin-broker/test/support/harness';
+import { json } from '../../plugin-broker/test/support/test-plugin';
 import { snowflake } from '../../../test/support/fixtures';
 import { until as pollUntil } from '../../../test/support/until';
 import { listEventLog } from '@rolelink/db/events';

@@ -9,8 +9,8 @@ import {
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { silentLogger } from '@rolelink/runtime';
 import { createApi } from '../../../services/api/src/app';
-import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
-import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
+import { startHarness, type Harness } from '../../plugin-broker/test/support/harness';
+import { json } from '../../plugin-broker/test/support/test-plugin';
 import { truncateAll } from '../../../test/support/db';
 import { snowflake, userIds } from '../../../test/support/fixtures';
 import { REDIS_URL } from '../../../test/support/redis';

@@ -1,13 +1,8 @@
 // `rolelink config set` and `iframe-url` as their help describes them: the configuration JSON is the
 // argument after <roleId> (with or without the --json output switch), and iframe-url's --viewer is optional.
 import { verifyIframeToken } from '@rolelink/plugin-sdk';
-import {
-  startHarness,
-  TEST_KEY,
-  type Harness,
-  type SeededLink,
-} from '../../../services/plugin-broker/src/testing/harness';
-import { json } from '../../../services/plugin-broker/src/testing/test-plugin';
+import { startHarness, TEST_KEY, type Harness, type SeededLink } from '../../plugin-broker/test/support/harness';
+import { json } from '../../plugin-broker/test/support/test-plugin';
 import { REDIS_URL } from '../../../test/support/redis';
 import { run } from '../src/main';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GUILD, smallSeed, TEST_USER_AGENT } from './testing/fixtures';
+import { GUILD, smallSeed, TEST_USER_AGENT } from '../test/support/fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const MAIN = path.join(__dirname, 'main.ts');

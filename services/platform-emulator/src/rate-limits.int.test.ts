@@ -2,7 +2,7 @@ import type { RESTRateLimit } from 'discord-api-types/v10';
 import type { EmulatorOptions } from './options';
 import type { EmulatorSeed } from './seed';
 import { startEmulator, type RunningEmulator } from './server';
-import { call, control, GUILD, ROLE, smallSeed, UNKNOWN_GUILD, USERS } from './testing/fixtures';
+import { call, control, GUILD, ROLE, smallSeed, UNKNOWN_GUILD, USERS } from '../test/support/fixtures';
 
 const OTHER_GUILD = '122222222222222222';
 const roleRoute = (user: string, role: string = ROLE.linked, guild: string = GUILD) =>

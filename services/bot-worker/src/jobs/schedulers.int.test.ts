@@ -3,7 +3,7 @@ import { QueueName } from '@rolelink/contracts';
 import { ensureSchedulers, Producer, scheduled, workerConnection, type SchedulerKeeper } from '@rolelink/queue';
 import { memoryLogger } from '@rolelink/runtime';
 import { ownRedis, type OwnRedis } from '../../../../test/support/own-redis';
-import { waitFor } from '../testing/harness';
+import { waitFor } from '../../test/support/harness';
 
 // The worker's job schedulers against a redis-server of this test's own that keeps nothing on disk:
 // absent at start (the keeper retries, never throws), then killed and started empty (the keeper's 'ready'

@@ -10,7 +10,7 @@ import {
   TEST_USER_AGENT,
   UNKNOWN_GUILD,
   USERS,
-} from '../testing/fixtures';
+} from '../../test/support/fixtures';
 
 const BOT_USER = '1000000000000000001';
 const MOD = '200000000000000009';

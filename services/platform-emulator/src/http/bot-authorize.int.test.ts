@@ -1,8 +1,8 @@
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { startEmulator, type RunningEmulator } from '../server';
 import type { EmulatorSeed } from '../seed';
-import { call } from '../testing/fixtures';
-import { ALPHA, BETA, oauthSeed, PEOPLE, REDIRECT } from '../testing/oauth-fixtures';
+import { call } from '../../test/support/fixtures';
+import { ALPHA, BETA, oauthSeed, PEOPLE, REDIRECT } from '../../test/support/oauth-fixtures';
 
 /** Gamma: owned by Alpha's plain member, the moderator holds Manage Server there, the bot is not in it yet. */
 const GAMMA = '530000000000000001';

@@ -10,8 +10,17 @@ import {
 import { ALL_PERMISSIONS } from '../permissions';
 import { APPLICATION_OWNER_ID } from './application';
 import { startEmulator, type RunningEmulator } from '../server';
-import { call } from '../testing/fixtures';
-import { ALPHA, ALPHA_ROLE, asUser, BETA, EVERYONE_BITS, oauthSeed, PEOPLE, signIn } from '../testing/oauth-fixtures';
+import { call } from '../../test/support/fixtures';
+import {
+  ALPHA,
+  ALPHA_ROLE,
+  asUser,
+  BETA,
+  EVERYONE_BITS,
+  oauthSeed,
+  PEOPLE,
+  signIn,
+} from '../../test/support/oauth-fixtures';
 
 const BOT_USER = '1000000000000000001';
 const ALL = ALL_PERMISSIONS.toString();

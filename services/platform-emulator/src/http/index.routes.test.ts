@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createEmulatorApp } from '../app';
 import { EmulatorState } from '../emulator-state';
 import { DEFAULT_CONFIG, DEFAULT_OPTIONS } from '../options';
-import { GUILD, OWNER, ROLE, smallSeed, TEST_USER_AGENT } from '../testing/fixtures';
+import { GUILD, OWNER, ROLE, smallSeed, TEST_USER_AGENT } from '../../test/support/fixtures';
 
 function app(seeded = true) {
   const state = new EmulatorState({

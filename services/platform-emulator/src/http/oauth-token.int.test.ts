@@ -1,6 +1,6 @@
 import type { RESTPostOAuth2AccessTokenResult } from 'discord-api-types/v10';
 import { startEmulator, type RunningEmulator } from '../server';
-import { control } from '../testing/fixtures';
+import { control } from '../../test/support/fixtures';
 import {
   asUser,
   authorizationCode,
@@ -9,7 +9,7 @@ import {
   REDIRECT,
   signIn,
   tokenRequest,
-} from '../testing/oauth-fixtures';
+} from '../../test/support/oauth-fixtures';
 
 type OAuthErrorBody = { error: string; error_description?: string };
 const basic = (id: string, secret: string) =>

@@ -7,7 +7,7 @@ import {
   PEOPLE,
   REDIRECT,
   submitAuthorize,
-} from '../testing/oauth-fixtures';
+} from '../../test/support/oauth-fixtures';
 
 const BOT_USER = '1000000000000000001';
 const buttonValues = (html: string) => [...html.matchAll(/<button[^>]*name="user_id" value="(\d+)"/g)].map((m) => m[1]);
