@@ -4,7 +4,8 @@ import { pruneEvents } from '@rolelink/db/events';
 import { purgeDeletedLinks } from '@rolelink/db/links';
 import { collectIdempotencyKeys, collectUploadGarbage } from '@rolelink/db/list';
 import { purgeNotifications } from '@rolelink/db/notifications';
-import { linksWantingSync, tryLockSweep, unlockSweep } from '@rolelink/db/sync';
+import { tryLockSweep, unlockSweep } from '@rolelink/db/client';
+import { linksWantingSync } from '@rolelink/db/sync';
 import type { Logger } from '@rolelink/runtime';
 import type { SyncNotifier } from '@rolelink/queue';
 
