@@ -198,6 +198,13 @@ export const envFields = {
    * At most 20 s, inside the 25 s shutdown deadline.
    */
   shutdownDrainMs: z.coerce.number().int().min(0).max(20_000).optional(),
+  /** How many days a table's retention sweep keeps a row (AUDIT_, NOTIFICATION_, EVENT_RETENTION_DAYS): 1–3650. */
+  retentionDays: (fallback: number) => z.coerce.number().int().min(1).max(3650).default(fallback),
+  /**
+   * How often a service's retention sweep runs (RETENTION_SWEEP_EVERY_MS; its scheduler, once per interval
+   * across replicas). Rows past retention wait at most this long more; 0 leaves the scheduler alone.
+   */
+  retentionSweepEveryMs: z.coerce.number().int().min(0).default(600_000),
 };
 
 /**

@@ -14,7 +14,6 @@ import { createApi } from './app';
 import { loadEnv } from './env';
 import { ExpirySweeper } from './expiry-sweeper';
 import { startMaintenance } from './maintenance';
-import { OutboxSweeper } from './outbox-sweeper';
 
 const env = exitOnConfigError('api', () => loadEnv());
 
@@ -25,14 +24,6 @@ const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
-const sweeper = new OutboxSweeper(
-  db.pool,
-  sync,
-  logger,
-  env.AUDIT_RETENTION_DAYS,
-  env.NOTIFICATION_RETENTION_DAYS,
-  env.EVENT_RETENTION_DAYS,
-);
 const expiries = new ExpirySweeper({ pool: db.pool, sync, logger });
 const metrics = createMetrics('api');
 // Watched, not part of readiness: during an outage every request gets 503 with Retry-After (docs/operations.md).
@@ -47,7 +38,8 @@ const maintenance = startMaintenance({
   prefix: env.QUEUE_PREFIX,
   logger,
   dependencies,
-  sweeper,
+  pool: db.pool,
+  sync,
   expiries,
   sweepEveryMs: env.SWEEP_EVERY_MS,
   expirySweepEveryMs: env.EXPIRY_SWEEP_EVERY_MS,
@@ -90,7 +82,6 @@ const server = serve(api.listener, {
 onShutdown(logger, [
   { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },
   { name: 'maintenance jobs (the sweeps)', run: () => maintenance.close() },
-  { name: 'sweeper', run: () => sweeper.stop() },
   { name: 'expiry sweeper', run: () => expiries.stop() },
   { name: 'maintenance redis', run: () => closeRedis(maintenanceRedis) },
   { name: 'queue', run: () => sync.close() },

@@ -88,6 +88,9 @@ function main(): void {
     reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
     notifyWindowMs: env.NOTIFY_WINDOW_MS,
     notifySweepEveryMs: env.NOTIFY_SWEEP_MS,
+    notificationRetentionDays: env.NOTIFICATION_RETENTION_DAYS,
+    retentionEveryMs: env.RETENTION_SWEEP_EVERY_MS,
+    purgeEveryMs: env.PURGE_EVERY_MS,
     notifyBudget: {
       floorPerSecond: env.NOTIFY_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
       maxPerSecond: env.NOTIFY_MAX_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,

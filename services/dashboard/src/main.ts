@@ -1,7 +1,7 @@
 import { platformAuthorizeUrl } from '@rolelink/domain';
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { shapeErrorReporter } from '@rolelink/platform-client';
-import { producerConnection } from '@rolelink/queue';
+import { closeRedis, producerConnection, workerConnection } from '@rolelink/queue';
 import {
   createLogger,
   createMetrics,
@@ -15,6 +15,7 @@ import {
 import { createApp } from './app';
 import { buildContext } from './context';
 import { loadEnv } from './env';
+import { startDashboardMaintenance } from './maintenance';
 import { DEFAULT_WEB_DIST } from './web-app/static-app';
 
 const env = exitOnConfigError('dashboard', () => loadEnv());
@@ -54,6 +55,17 @@ const wired = buildContext({
 const dependencies = new DependencyLog(logger);
 dependencies.watch('redis', redis);
 metrics.dependencies({ db: () => pingDatabase(db.pool), redis: () => redis.ping() }, dependencies);
+// The audit retention sweep's job and scheduler (maintenance.ts): BullMQ's blocking reads need a connection of their own.
+const maintenanceRedis = workerConnection(env.REDIS_URL);
+const maintenance = startDashboardMaintenance({
+  connection: maintenanceRedis,
+  prefix: env.QUEUE_PREFIX,
+  logger,
+  dependencies,
+  pool: db.pool,
+  auditRetentionDays: env.AUDIT_RETENTION_DAYS,
+  retentionEveryMs: env.RETENTION_SWEEP_EVERY_MS,
+});
 
 const app = createApp({
   logger,
@@ -83,6 +95,8 @@ logger.info('dashboard open at', { url: env.DASHBOARD_PUBLIC_URL });
 onShutdown(logger, [
   { name: 'http (drain, then stop accepting and finish in-flight requests)', run: () => server.drain() },
   { name: 'plugin calls and sync requests', run: () => wired.close() },
+  { name: 'maintenance jobs (audit retention)', run: () => maintenance.close() },
+  { name: 'maintenance redis', run: () => closeRedis(maintenanceRedis) },
   {
     name: 'redis',
     run: async () => {

@@ -53,6 +53,7 @@ const ctx: BrokerContext = {
     maxMs: env.EVENT_RETRY_MAX_MS,
     windowMs: env.EVENT_RETRY_WINDOW_MS,
     sweepEveryMs: env.EVENT_SWEEP_EVERY_MS,
+    retentionDays: env.EVENT_RETENTION_DAYS,
   },
   logger,
   metrics,
@@ -64,6 +65,7 @@ const broker = createBrokerWorker(ctx, {
   concurrency: env.BROKER_CONCURRENCY,
   healthPollEveryMs: env.HEALTH_POLL_EVERY_MS,
   eventSweepEveryMs: env.EVENT_SWEEP_EVERY_MS,
+  eventRetentionEveryMs: env.RETENTION_SWEEP_EVERY_MS,
   dependencies,
 });
 metrics.queueDepth(async () => {

@@ -57,7 +57,7 @@ export async function listAudit(
   return rows;
 }
 
-/** Deletes entries older than the retention, in bounded batches (the API's sweeper); returns the rows deleted. */
+/** Deletes entries older than the retention, in bounded batches (the dashboard's audit retention sweep); returns the rows deleted. */
 export async function purgeAudit(db: Queryable, retentionDays: number, batch = 10_000): Promise<number> {
   let deleted = 0;
   for (;;) {

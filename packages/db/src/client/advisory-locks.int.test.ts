@@ -1,14 +1,7 @@
 import type { PoolClient } from 'pg';
 import { createTestDb, type TestDb } from '../../../../test/support/db';
 import { until } from '../../../../test/support/until';
-import {
-  tryLockEventLink,
-  tryLockSweep,
-  tryLockSyncLink,
-  unlockEventLink,
-  unlockSweep,
-  unlockSyncLink,
-} from './advisory-locks';
+import { tryLockEventLink, tryLockSyncLink, unlockEventLink, withSweepLock, unlockSyncLink } from './advisory-locks';
 
 let db: TestDb;
 let a: PoolClient;
@@ -58,11 +51,24 @@ describe('advisory locks', () => {
     await unlockEventLink(a, link);
   });
 
-  it('lets one session at a time sweep', async () => {
-    expect(await tryLockSweep(a)).toBe(true);
-    expect(await tryLockSweep(b)).toBe(false);
-    await unlockSweep(a);
-    expect(await tryLockSweep(b)).toBe(true);
-    await unlockSweep(b);
+  it('runs a sweep under its own lock: one session at a time per sweep, other sweeps unaffected', async () => {
+    // b holds the uploads sweep's lock, as a replica in the middle of that sweep would.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const first = withSweepLock(db.pool, 'uploads', async () => {
+      started();
+      await held;
+      return 'first';
+    });
+    await running;
+    expect(await withSweepLock(db.pool, 'uploads', () => Promise.resolve('second'))).toBeNull();
+    expect(await withSweepLock(db.pool, 'audit-retention', () => Promise.resolve('other sweep'))).toBe('other sweep');
+    release();
+    expect(await first).toBe('first');
+    // Unlocked when the work ended, and again when it throws.
+    await expect(withSweepLock(db.pool, 'uploads', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await withSweepLock(db.pool, 'uploads', () => Promise.resolve('after'))).toBe('after');
   });
 });

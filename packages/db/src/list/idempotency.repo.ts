@@ -79,7 +79,7 @@ export async function releaseIdempotencyKey(db: Queryable, linkId: string, key: 
   await db.query('DELETE FROM idempotency_key WHERE link_id = $1 AND key = $2 AND status IS NULL', [linkId, key]);
 }
 
-/** Deletes expired keys (the API sweeper); returns how many. */
+/** Deletes expired keys (the API's idempotency sweep); returns how many. */
 export async function collectIdempotencyKeys(db: Queryable): Promise<number> {
   const r = await db.query(`DELETE FROM idempotency_key WHERE created_at < now() - $1 * interval '1 millisecond'`, [
     IDEMPOTENCY_TTL_MS,

@@ -206,7 +206,7 @@ export async function markNotificationsDelivered(
 }
 
 /**
- * Deletes delivered notifications older than the retention, in bounded batches (the API's sweeper);
+ * Deletes delivered notifications older than the retention, in bounded batches (the worker's retention sweep);
  * returns the rows deleted. Pending rows stay (the worker has not sent them yet), and so does the latest
  * row of each dedupe key: it is the plugin-health state that keeps a plugin still down from notifying again.
  */
