@@ -1,22 +1,14 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { applicationKey, createPlatformClient, shapeErrorReporter } from '@rolelink/platform-client';
 import { closeRedis, workerConnection } from '@rolelink/queue';
-import {
-  createLogger,
-  createMetrics,
-  DependencyLog,
-  drainMs,
-  exitOnConfigError,
-  onShutdown,
-  serve,
-} from '@rolelink/runtime';
+import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, runMain, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
 function main(): void {
-  const env = exitOnConfigError('bot-worker', () => loadEnv());
+  const env = loadEnv();
   const logger = createLogger('bot-worker', env.LOG_LEVEL);
   const metrics = createMetrics('bot-worker');
   const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
@@ -138,9 +130,4 @@ function schedulersReady(bot: { schedulersRegistered(): boolean }): void {
   if (!bot.schedulersRegistered()) throw new Error('job schedulers not registered yet (waiting for Redis)');
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-  process.exit(1);
-}
+runMain('bot-worker', main);
