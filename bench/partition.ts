@@ -25,8 +25,8 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { createDb, storedIdsCopy, type Db } from '@rolelink/db/client';
-import { linksWithDueExpiries, replaceList, streamUserIdsJson } from '@rolelink/db/list';
+import { createDb, type Db } from '@rolelink/db/client';
+import { linksWithDueExpiries, replaceList, storedIdsCopy, streamUserIdsJson } from '@rolelink/db/list';
 import { limitsFor } from '@rolelink/domain';
 import type { SyncNotifier } from '@rolelink/queue';
 import { AddBatcher } from '../services/api/src/add-batcher';

@@ -9,7 +9,8 @@ import { seedLink, type BenchLink } from './api-db';
 import { RssWindow, type RunForm, type RunningApi } from './api-process';
 import { call, expectOk, makeAgent } from '../../scripts/support/http';
 import { ID_DIGITS, idArray, idSql, jsonIds } from './ids';
-import { copyIn, fromStored, storedIdsCopy, toStored } from '@rolelink/db/client';
+import { copyIn, fromStored, toStored } from '@rolelink/db/client';
+import { storedIdsCopy } from '@rolelink/db/list';
 
 export type Verdict = 'PASS' | 'FAIL' | 'info';
 export type Row = { figure: string; measured: string; limit: string; verdict: Verdict };

@@ -21,7 +21,7 @@ function poolOf(component: string, env: Record<string, string>): number {
     case 'bot-worker':
       return n('WORKER_CONCURRENCY', 8) + 4; // services/bot-worker/src/main.ts
     default:
-      return 10; // packages/db/src/client.ts: the dashboard's and the CLI's
+      return 10; // packages/db/src/client/client.ts: the dashboard's and the CLI's
   }
 }
 

@@ -45,7 +45,7 @@ let worker: ChildProcess;
 let link: SeededLink;
 let gate: RedisGate;
 
-/** The worker's job schedulers in Redis (reconcile, notify sweep, drift poll), or none while Redis is away. */
+/** The worker's job schedulers in Redis (reconcile, notify sweep and retention, drift poll, link purge), or none while Redis is away. */
 async function schedulerIds(url: string): Promise<string[]> {
   const connection = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
   connection.on('error', () => undefined);
@@ -65,7 +65,7 @@ async function schedulerIds(url: string): Promise<string[]> {
     connection.disconnect();
   }
 }
-const SCHEDULERS = ['drift-poll', 'notify-sweep', 'reconcile'].join();
+const SCHEDULERS = ['drift-poll', 'link-purge', 'notification-retention', 'notify-sweep', 'reconcile'].join();
 
 const status = (url: string) =>
   fetch(url, { signal: AbortSignal.timeout(5_000) }).then(

@@ -8,6 +8,7 @@ export const QueueName = {
   notify: 'notify',
   drift: 'drift',
   maintenance: 'maintenance',
+  dashboardMaintenance: 'dashboard-maintenance',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -24,6 +25,8 @@ export const jobCatalog = {
     // API's request lines, with the same linkId). Absent for the outbox sweeper, the reconcile and the CLI.
     sync: z.object({ linkId, requestId: z.string().regex(REQUEST_ID_PATTERN).optional() }),
     reconcile: z.object({}),
+    // Scheduled: deletes the rows of deleted links once their roles are stripped (the worker's strip).
+    'link-purge': z.object({}),
   },
   // Plugin work nobody waits for (services/plugin-broker); calls a caller waits for are the broker's
   // internal HTTP routes (broker.ts). No raw token ever: delete-config, whose link row is gone, carries
@@ -51,24 +54,36 @@ export const jobCatalog = {
         .optional(),
     }),
     'event-sweep': z.object({}),
+    // Scheduled: deletes finished events past EVENT_RETENTION_DAYS.
+    'event-retention': z.object({}),
   },
   // Notifications (services/bot-worker): the rows are the outbox; `sweep` (scheduled) finds guilds with
-  // pending rows and asks for a `deliver` per guild, which sends at most one message per event kind.
+  // pending rows and asks for a `deliver` per guild, which sends at most one message per event kind;
+  // `retention` (scheduled) deletes delivered rows past NOTIFICATION_RETENTION_DAYS.
   [QueueName.notify]: {
     sweep: z.object({}),
     deliver: z.object({ guildId: snowflake }),
+    retention: z.object({}),
   },
   // Drift repair (services/bot-worker drift/): `poll` (scheduled) reads the audit log of the guilds that
   // are due, within the poll's share of the platform budget. Its own queue: never behind a sync backlog.
   [QueueName.drift]: {
     poll: z.object({}),
   },
-  // The API's own periodic work (services/api/src/maintenance.ts), one job per sweep: `outbox-sweep`
-  // re-enqueues links whose sync request was lost and collects garbage and rows past their retention,
-  // `expiry-sweep` removes memberships whose time has come. Scheduled only (schedulerCatalog below).
+  // The API's own periodic work (services/api/src/maintenance.ts), one job per sweep of the API's tables:
+  // `outbox-sweep` re-enqueues links whose sync request was lost, `upload-sweep` collects closed or expired
+  // upload staging, `idempotency-sweep` expired idempotency keys, `expiry-sweep` removes memberships whose
+  // time has come. Scheduled only (schedulerCatalog below).
   [QueueName.maintenance]: {
     'outbox-sweep': z.object({}),
+    'upload-sweep': z.object({}),
+    'idempotency-sweep': z.object({}),
     'expiry-sweep': z.object({}),
+  },
+  // The dashboard's periodic work (services/dashboard/src/maintenance.ts): `audit-retention` deletes admin
+  // audit entries past AUDIT_RETENTION_DAYS. Scheduled only.
+  [QueueName.dashboardMaintenance]: {
+    'audit-retention': z.object({}),
   },
 } as const;
 
@@ -142,6 +157,9 @@ export type DedupReason<Q extends QueueName, N extends JobName<Q>> = Q extends k
     : never
   : never;
 
+/** The deployables that run periodic work: each scheduler is upserted and consumed by its owner only. */
+export type SchedulerOwner = 'api' | 'bot-worker' | 'plugin-broker' | 'dashboard';
+
 /**
  * Every periodic job, one place: a BullMQ job scheduler per id, upserted by every replica of
  * the service that consumes its queue (packages/queue `scheduled` and `ensureSchedulers`), so however many
@@ -166,16 +184,43 @@ export const schedulerCatalog = {
     owner: 'plugin-broker',
     everyEnv: 'EVENT_SWEEP_EVERY_MS',
   },
+  // The link purge: the worker strips the roles of a deleted link first, then its rows go.
+  'link-purge': { queue: QueueName.roleSync, job: 'link-purge', owner: 'bot-worker', everyEnv: 'PURGE_EVERY_MS' },
+  'notification-retention': {
+    queue: QueueName.notify,
+    job: 'retention',
+    owner: 'bot-worker',
+    everyEnv: 'RETENTION_SWEEP_EVERY_MS',
+  },
+  'plugin-events-retention': {
+    queue: QueueName.pluginCalls,
+    job: 'event-retention',
+    owner: 'plugin-broker',
+    everyEnv: 'RETENTION_SWEEP_EVERY_MS',
+  },
   'outbox-sweep': { queue: QueueName.maintenance, job: 'outbox-sweep', owner: 'api', everyEnv: 'SWEEP_EVERY_MS' },
+  'upload-sweep': { queue: QueueName.maintenance, job: 'upload-sweep', owner: 'api', everyEnv: 'SWEEP_EVERY_MS' },
+  'idempotency-sweep': {
+    queue: QueueName.maintenance,
+    job: 'idempotency-sweep',
+    owner: 'api',
+    everyEnv: 'SWEEP_EVERY_MS',
+  },
   'expiry-sweep': {
     queue: QueueName.maintenance,
     job: 'expiry-sweep',
     owner: 'api',
     everyEnv: 'EXPIRY_SWEEP_EVERY_MS',
   },
+  'audit-retention': {
+    queue: QueueName.dashboardMaintenance,
+    job: 'audit-retention',
+    owner: 'dashboard',
+    everyEnv: 'RETENTION_SWEEP_EVERY_MS',
+  },
 } as const satisfies Record<
   string,
-  { [Q in QueueName]: { queue: Q; job: JobName<Q>; owner: string; everyEnv: string } }[QueueName]
+  { [Q in QueueName]: { queue: Q; job: JobName<Q>; owner: SchedulerOwner; everyEnv: string } }[QueueName]
 >;
 
 export type SchedulerId = keyof typeof schedulerCatalog;

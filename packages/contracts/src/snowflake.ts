@@ -4,7 +4,7 @@ import { z } from 'zod';
 /**
  * User ids (spec 2.2, 4.1): the one rule lives in @rolelink/wire-types/user-id (17 to 20 digits, no leading
  * zero, at most 2^64 − 1), shared with the database's encoders and the plugin SDK; the zod schema is here.
- * Stored as `id − 2^63` in a signed bigint (packages/db/src/user-id.ts, docs/architecture.md).
+ * Stored as `id − 2^63` in a signed bigint (packages/db/src/client/user-id.ts, docs/architecture.md).
  */
 export { MAX_USER_ID, USER_ID_PATTERN, isUserId, userIdProblem } from '@rolelink/wire-types/user-id';
 

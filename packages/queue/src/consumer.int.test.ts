@@ -34,6 +34,7 @@ describe('typed queues', () => {
         return Promise.resolve();
       },
       reconcile: () => Promise.resolve(null),
+      'link-purge': () => Promise.resolve(null),
     };
     const consumer = new Consumer(QueueName.roleSync, handlers, { connection: workerRedis, prefix, concurrency: 1 });
     try {
@@ -73,7 +74,11 @@ describe('typed queues', () => {
   });
 
   it('fails a payload that breaks its schema once, without the retries its attempts allow', async () => {
-    const handlers: JobHandlers<RoleSync> = { sync: () => Promise.resolve(), reconcile: () => Promise.resolve(null) };
+    const handlers: JobHandlers<RoleSync> = {
+      sync: () => Promise.resolve(),
+      reconcile: () => Promise.resolve(null),
+      'link-purge': () => Promise.resolve(null),
+    };
     const consumer = new Consumer(QueueName.roleSync, handlers, { connection: workerRedis, prefix, concurrency: 1 });
     try {
       const failed = once(consumer.worker, 'failed') as Promise<[Job, Error]>;
@@ -105,6 +110,7 @@ describe('typed queues', () => {
         'health-check': () => Promise.resolve(),
         'event-deliver': () => Promise.resolve(),
         'event-sweep': () => Promise.resolve(),
+        'event-retention': () => Promise.resolve(),
       },
       { connection: workerRedis, prefix, concurrency: 1 },
     );

@@ -6,3 +6,4 @@ export * from './plugin-jobs';
 export * from './sync-notifier';
 export * from './schedulers';
 export * from './retry-backoff';
+export * from './periodic-jobs';

@@ -122,6 +122,7 @@ describe('SyncNotifier', () => {
           return 'done';
         },
         reconcile: () => Promise.resolve('done'),
+        'link-purge': () => Promise.resolve('done'),
       },
       { connection: worker, prefix, concurrency: 4 },
     );

@@ -22,8 +22,8 @@ export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessE
 
 /**
  * The environment a service was started with is wrong. `problems` are `VARIABLE: what is wrong`, one per
- * problem; the message lists them one per line (what a test or the CLI shows), exitOnConfigError() logs
- * them as one structured line.
+ * problem; the message lists them one per line (what a test or the CLI shows), runMain() logs them as
+ * one structured line.
  */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -34,30 +34,6 @@ export class ConfigError extends Error {
   /** Every variable named by a problem, once, in the order first named. */
   get variables(): string[] {
     return [...new Set(this.problems.map((p) => p.slice(0, p.indexOf(':')).split('.')[0]!))];
-  }
-}
-
-/**
- * A service's start: parses its environment with `load` and, if that fails, writes one JSON line to
- * stderr naming every bad variable and exits 1. A stack trace says where the parser threw, which an
- * operator does not need; the line says what to fix, and log pipelines read it like any other line.
- */
-export function exitOnConfigError<T>(service: string, load: () => T): T {
-  try {
-    return load();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(
-      `${JSON.stringify({
-        level: 'error',
-        message: 'invalid configuration',
-        service,
-        variables: err.variables,
-        problems: err.problems,
-        timestamp: new Date().toISOString(),
-      })}\n`,
-    );
-    process.exit(1);
   }
 }
 
@@ -214,6 +190,13 @@ export const envFields = {
    * At most 20 s, inside the 25 s shutdown deadline.
    */
   shutdownDrainMs: z.coerce.number().int().min(0).max(20_000).optional(),
+  /** How many days a table's retention sweep keeps a row (AUDIT_, NOTIFICATION_, EVENT_RETENTION_DAYS): 1–3650. */
+  retentionDays: (fallback: number) => z.coerce.number().int().min(1).max(3650).default(fallback),
+  /**
+   * How often a service's retention sweep runs (RETENTION_SWEEP_EVERY_MS; its scheduler, once per interval
+   * across replicas). Rows past retention wait at most this long more; 0 leaves the scheduler alone.
+   */
+  retentionSweepEveryMs: z.coerce.number().int().min(0).default(600_000),
 };
 
 /**

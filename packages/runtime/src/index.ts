@@ -13,5 +13,6 @@ export * from './shutdown';
 export * from './health';
 export * from './metrics';
 export * from './request-log';
+export * from './run-main';
 export * from './shared-call';
 export * from './stream-response';

@@ -12,16 +12,13 @@ export const envSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   REDIS_URL: envFields.redisUrl,
   QUEUE_PREFIX: envFields.queuePrefix,
-  /** How often the outbox sweeper re-enqueues links whose sync request may have been lost, and collects expired uploads. */
+  /**
+   * How often the outbox sweep re-enqueues links whose sync request may have been lost, and the upload and
+   * idempotency sweeps collect closed or expired uploads and expired keys.
+   */
   SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(30_000),
   /** How often the expiry sweeper removes memberships whose expiry has passed (docs/api.md "Memberships that expire"). */
   EXPIRY_SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(5_000),
-  /** How long the admin audit log keeps an entry (docs/dashboard.md "Audit log"); the sweeper deletes older ones. */
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
-  /** How long a delivered notification stays listed (docs/dashboard.md "Notifications"); the sweeper deletes older ones. */
-  NOTIFICATION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
-  /** How long a delivered or dropped plugin event and its attempts stay (docs/api.md "Events to plugins"); the sweeper deletes older ones. */
-  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   /** Per-token rate limit of the User Management API (docs/api.md "Rate limits"); `off` only for benchmarks and emergencies. */
   API_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
   API_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),

@@ -8,8 +8,8 @@ import { listOf, seedLink, userIds } from '../../../test/support/fixtures';
 import { dropPrefix, REDIS_URL, testQueuePrefix } from '../../../test/support/redis';
 import { waitFor } from '../../bot-worker/test/support/harness';
 import { ExpirySweeper } from './expiry-sweeper';
-import { startMaintenance, type Maintenance } from './maintenance';
-import { OutboxSweeper } from './outbox-sweeper';
+import type { PeriodicJobs } from '@rolelink/queue';
+import { startMaintenance } from './maintenance';
 
 // Two API replicas on one Redis: the sweeps are jobs of BullMQ schedulers, so together they
 // sweep once per interval, where a timer per process swept once per replica.
@@ -17,7 +17,7 @@ let db: TestDb;
 const prefix = testQueuePrefix();
 const connections = [workerConnection(REDIS_URL), workerConnection(REDIS_URL)];
 const notifierRedis = producerConnection(REDIS_URL);
-let replicas: Maintenance[] = [];
+let replicas: PeriodicJobs[] = [];
 
 beforeAll(async () => (db = await createTestDb()));
 afterAll(async () => {
@@ -40,13 +40,13 @@ it('two replicas register each scheduler once and run each scheduled sweep once,
   let sweeps = 0; // expiry sweeps run, by either replica
   const expiries = new ExpirySweeper({ pool: db.pool, sync, logger: silentLogger() });
   const counted = { sweepOnce: () => (sweeps++, expiries.sweepOnce()) };
-  const outbox = new OutboxSweeper(db.pool, sync, silentLogger());
   replicas = connections.map((connection) =>
     startMaintenance({
       connection,
       prefix,
       logger: silentLogger(),
-      sweeper: outbox,
+      pool: db.pool,
+      sync,
       expiries: counted,
       sweepEveryMs: 60_000,
       expirySweepEveryMs: 300,
@@ -56,7 +56,13 @@ it('two replicas register each scheduler once and run each scheduled sweep once,
 
   const queue = new Queue(QueueName.maintenance, { connection: notifierRedis, prefix });
   try {
-    expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['expiry-sweep', 'outbox-sweep']);
+    // One scheduler per sweep of the API's tables, whatever the replicas.
+    expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual([
+      'expiry-sweep',
+      'idempotency-sweep',
+      'outbox-sweep',
+      'upload-sweep',
+    ]);
     await waitFor(
       () => listOf(db, link.linkId),
       (ids) => ids.join() === kept,

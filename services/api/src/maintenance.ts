@@ -1,9 +1,11 @@
-import type { RedisClient } from '@rolelink/queue';
+import type { Pool } from 'pg';
 import { QueueName } from '@rolelink/contracts';
-import { Consumer, ensureSchedulers, Producer, scheduled, type SchedulerKeeper } from '@rolelink/queue';
-import { DependencyLog, type Logger } from '@rolelink/runtime';
+import { startPeriodicJobs, type PeriodicJobs, type RedisClient, type SyncNotifier } from '@rolelink/queue';
+import type { DependencyLog, Logger } from '@rolelink/runtime';
 import type { ExpirySweeper } from './expiry-sweeper';
-import type { OutboxSweeper } from './outbox-sweeper';
+import { sweepIdempotencyKeys } from './idempotency-sweep';
+import { sweepOutbox } from './outbox-sweep';
+import { sweepUploads } from './upload-sweep';
 
 export type MaintenanceOptions = {
   /** A worker connection (workerConnection(): waits for Redis, as BullMQ's blocking reads require). */
@@ -12,57 +14,32 @@ export type MaintenanceOptions = {
   logger: Logger;
   /** The service's one log of Redis's state (one line per change, not per attempt); a new one by default. */
   dependencies?: DependencyLog;
-  sweeper: Pick<OutboxSweeper, 'sweepOnce'>;
+  pool: Pool;
+  sync: SyncNotifier;
   expiries: Pick<ExpirySweeper, 'sweepOnce'>;
   /** SWEEP_EVERY_MS and EXPIRY_SWEEP_EVERY_MS; absent: not (re)scheduled (tests run the sweeps themselves). */
   sweepEveryMs?: number;
   expirySweepEveryMs?: number;
 };
 
-export type Maintenance = { keeper: SchedulerKeeper; close(): Promise<void> };
-
 /**
- * The API's periodic work as jobs of the `maintenance` queue, on the catalog's schedulers `outbox-sweep` and
- * `expiry-sweep` (contracts' schedulerCatalog), like every other periodic job of the service: every replica
- * consumes the queue and upserts the schedulers, BullMQ keeps one scheduler per id, so N replicas still
- * sweep once per interval (a timer per process swept N times), and the jobs show in `rolelink_queue_jobs`.
- * Nothing here blocks start-up: while Redis is away the schedulers are retried and no sweep runs; the
- * sweeps catch up on their next run (they read what is due from PostgreSQL).
+ * The API's periodic work, one sweep per concern of the tables it owns, as jobs of the `maintenance` queue
+ * on the catalog's schedulers (@rolelink/queue startPeriodicJobs: once per interval across replicas):
+ * `outbox-sweep` (lost sync requests), `upload-sweep` (upload staging), `idempotency-sweep` (expired
+ * keys), each under its own advisory lock, and `expiry-sweep` (memberships whose time has come).
  */
-export function startMaintenance(o: MaintenanceOptions): Maintenance {
-  const jobs = new Producer(QueueName.maintenance, o.connection, o.prefix);
-  const dependencies = o.dependencies ?? new DependencyLog(o.logger);
-  jobs.queue.on('error', dependencies.listener('redis', 'maintenance queue error'));
-  const consumer = new Consumer(
-    QueueName.maintenance,
-    {
-      'outbox-sweep': () => o.sweeper.sweepOnce(),
-      'expiry-sweep': () => o.expiries.sweepOnce(),
-    },
-    { connection: o.connection, prefix: o.prefix, concurrency: 2 },
-  );
-  consumer.worker.on('error', dependencies.listener('redis', 'maintenance worker error'));
-  consumer.worker.on('failed', (job, err) =>
-    o.logger.warn('maintenance job failed', { jobId: job?.id, job: job?.name, error: err.message }),
-  );
-  const keeper = ensureSchedulers({
-    redis: o.connection,
+export function startMaintenance(o: MaintenanceOptions): PeriodicJobs {
+  return startPeriodicJobs({
+    queue: QueueName.maintenance,
+    connection: o.connection,
+    prefix: o.prefix,
     logger: o.logger,
-    schedulers: [
-      scheduled(jobs, 'outbox-sweep', o.sweepEveryMs),
-      scheduled(jobs, 'expiry-sweep', o.expirySweepEveryMs),
-    ],
-  });
-  let closing: Promise<void> | null = null;
-  return {
-    keeper,
-    close() {
-      closing ??= (async () => {
-        keeper.stop();
-        await consumer.close();
-        await jobs.close();
-      })();
-      return closing;
+    dependencies: o.dependencies,
+    jobs: {
+      'outbox-sweep': { run: () => sweepOutbox(o.pool, o.sync, o.logger), everyMs: o.sweepEveryMs },
+      'upload-sweep': { run: () => sweepUploads(o.pool, o.logger), everyMs: o.sweepEveryMs },
+      'idempotency-sweep': { run: () => sweepIdempotencyKeys(o.pool, o.logger), everyMs: o.sweepEveryMs },
+      'expiry-sweep': { run: () => o.expiries.sweepOnce(), everyMs: o.expirySweepEveryMs },
     },
-  };
+  });
 }

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { silentLogger } from '@rolelink/runtime';
 import { startApiHarness, auth, type ApiHarness } from '../../../test/support/api';
 import { seedLink, userIds } from '../../../test/support/fixtures';
-import { OutboxSweeper } from '../src/outbox-sweeper';
+import { sweepOutbox } from '../src/outbox-sweep';
 import { producerConnection, SyncNotifier } from '@rolelink/queue';
 import { REDIS_URL } from '../../../test/support/redis';
 
@@ -37,8 +37,7 @@ describe('writes while Redis is down (design: outbox)', () => {
     const redis = producerConnection(REDIS_URL);
     await new Promise((resolve) => redis.once('ready', resolve));
     const sync = new SyncNotifier(redis, h.prefix, silentLogger());
-    const sweeper = new OutboxSweeper(h.db.pool, sync, silentLogger());
-    await sweeper.sweepOnce(0);
+    expect(await sweepOutbox(h.db.pool, sync, silentLogger(), 0)).toBe(1);
     const jobs = await h.syncQueue.getJobs(['waiting']);
     expect(jobs.map((j): unknown => j.data)).toEqual([{ linkId: link.linkId }]);
     await sync.close();

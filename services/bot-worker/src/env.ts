@@ -51,6 +51,12 @@ export const envSchema = z
       .default(10 * 60_000),
     /** How often the worker looks for notifications to deliver (the latency of a notification). */
     NOTIFY_SWEEP_MS: z.coerce.number().int().min(500).default(5_000),
+    /** How long a delivered notification stays listed (docs/dashboard.md "Notifications"); older ones are deleted. */
+    NOTIFICATION_RETENTION_DAYS: envFields.retentionDays(90),
+    /** How often the notification retention sweep deletes notifications past NOTIFICATION_RETENTION_DAYS. */
+    RETENTION_SWEEP_EVERY_MS: envFields.retentionSweepEveryMs,
+    /** How often the link purge deletes the rows of deleted links whose roles are stripped (0: never). */
+    PURGE_EVERY_MS: z.coerce.number().int().min(0).default(30_000),
     /** The notifications' share of PLATFORM_GLOBAL_PER_SECOND while the syncs keep it busy (5/s of 50/s: DMs and channel posts). */
     NOTIFY_SHARE: z.coerce.number().min(0.001).max(0.5).default(0.1),
     /** The most they may take, only while the syncs leave the global budget at least half unused (15/s of 50/s). */

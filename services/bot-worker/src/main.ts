@@ -1,22 +1,14 @@
 import { createDb, pingDatabase } from '@rolelink/db/client';
 import { applicationKey, createPlatformClient, shapeErrorReporter } from '@rolelink/platform-client';
 import { closeRedis, workerConnection } from '@rolelink/queue';
-import {
-  createLogger,
-  createMetrics,
-  DependencyLog,
-  drainMs,
-  exitOnConfigError,
-  onShutdown,
-  serve,
-} from '@rolelink/runtime';
+import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, runMain, serve } from '@rolelink/runtime';
 import { loadEnv } from './env';
 import { createHttpApp } from './http';
 import { noteRateLimited } from './sync/slice-log';
 import { createBotWorker } from './worker';
 
 function main(): void {
-  const env = exitOnConfigError('bot-worker', () => loadEnv());
+  const env = loadEnv();
   const logger = createLogger('bot-worker', env.LOG_LEVEL);
   const metrics = createMetrics('bot-worker');
   const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
@@ -88,6 +80,9 @@ function main(): void {
     reconcileEveryMs: env.RECONCILE_EVERY_MS || null,
     notifyWindowMs: env.NOTIFY_WINDOW_MS,
     notifySweepEveryMs: env.NOTIFY_SWEEP_MS,
+    notificationRetentionDays: env.NOTIFICATION_RETENTION_DAYS,
+    retentionEveryMs: env.RETENTION_SWEEP_EVERY_MS,
+    purgeEveryMs: env.PURGE_EVERY_MS,
     notifyBudget: {
       floorPerSecond: env.NOTIFY_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
       maxPerSecond: env.NOTIFY_MAX_SHARE * env.PLATFORM_GLOBAL_PER_SECOND,
@@ -135,9 +130,4 @@ function schedulersReady(bot: { schedulersRegistered(): boolean }): void {
   if (!bot.schedulersRegistered()) throw new Error('job schedulers not registered yet (waiting for Redis)');
 }
 
-try {
-  main();
-} catch (err: unknown) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-  process.exit(1);
-}
+runMain('bot-worker', main);

@@ -30,6 +30,12 @@ export type BotWorkerOptions = {
   notifyWindowMs?: number;
   /** Interval of the notify sweep scheduler; null or absent leaves it alone (tests add `sweep` jobs). */
   notifySweepEveryMs?: number | null;
+  /** Delivered notifications older than this many days are deleted (NOTIFICATION_RETENTION_DAYS; default 90). */
+  notificationRetentionDays?: number;
+  /** Interval of the notification retention scheduler; null or absent leaves it alone (tests add `retention` jobs). */
+  retentionEveryMs?: number | null;
+  /** Interval of the link purge scheduler; null or absent leaves it alone (tests add `link-purge` jobs). */
+  purgeEveryMs?: number | null;
   /**
    * The notifications' share of the global budget across all workers (NOTIFY_SHARE always, up to
    * NOTIFY_MAX_SHARE while the budget has room): each of their platform requests waits for it. Absent:

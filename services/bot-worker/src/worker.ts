@@ -16,6 +16,8 @@ import { BudgetShare } from './budget-share';
 
 /** The notifications' rate limit: one message per guild per event kind per 10 minutes; a burst folds into it. */
 export const DEFAULT_NOTIFY_WINDOW_MS = 10 * 60_000;
+/** NOTIFICATION_RETENTION_DAYS's default: delivered notifications are listed for 90 days. */
+export const DEFAULT_NOTIFICATION_RETENTION_DAYS = 90;
 
 export type BotWorker = {
   worker: Worker;
@@ -56,6 +58,7 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
   const dms = new DmChannels({ api: o.api, redis: o.redis, prefix: o.prefix, appKey: o.appKey, spend });
   const notifyOptions = {
     db: o.db,
+    retentionDays: o.notificationRetentionDays ?? DEFAULT_NOTIFICATION_RETENTION_DAYS,
     api: o.api,
     logger: o.logger,
     windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS,
@@ -89,6 +92,8 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
   const schedulers = [
     scheduled(producer, 'reconcile', o.reconcileEveryMs),
     scheduled(notifyProducer, 'notify-sweep', o.notifySweepEveryMs),
+    scheduled(notifyProducer, 'notification-retention', o.retentionEveryMs),
+    scheduled(producer, 'link-purge', o.purgeEveryMs),
     drift && scheduled(drift.producer, 'drift-poll', drift.tickMs),
   ];
   const keeper = ensureSchedulers({ redis: o.redis, schedulers, logger: o.logger });

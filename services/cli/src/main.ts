@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { BrokerUnavailableError } from '@rolelink/broker-client';
-import { AppError, ConfigError } from '@rolelink/runtime';
+import { AppError, ConfigError, runMain } from '@rolelink/runtime';
 import type { Command, Flags } from './command';
 import { commands } from './commands';
 import { CONFIG_SET_EXAMPLE } from './commands/config';
@@ -118,6 +118,5 @@ export async function run(
   }
 }
 
-if (require.main === module) {
-  void run(process.argv.slice(2)).then((code) => process.exit(code));
-}
+// A command's own failures print in the API's error shape (run); runMain is the start every deployable shares.
+if (require.main === module) runMain('cli', async () => process.exit(await run(process.argv.slice(2))));

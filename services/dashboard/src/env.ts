@@ -43,6 +43,10 @@ export const envSchema = z
     PLATFORM_OAUTH_AUTHORIZE_URL: z.string().url().optional(),
     PLATFORM_OAUTH_CLIENT_ID: z.string().min(1),
     PLATFORM_OAUTH_CLIENT_SECRET: z.string().min(1),
+    /** How long the admin audit log keeps an entry (docs/dashboard.md "Audit log"); older ones are deleted. */
+    AUDIT_RETENTION_DAYS: envFields.retentionDays(365),
+    /** How often the audit retention sweep deletes entries past AUDIT_RETENTION_DAYS. */
+    RETENTION_SWEEP_EVERY_MS: envFields.retentionSweepEveryMs,
     /** The built front end (services/dashboard/web/dist by default). */
     DASHBOARD_WEB_DIST: z.string().optional(),
   })

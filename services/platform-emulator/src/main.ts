@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createLogger, onShutdown } from '@rolelink/runtime';
+import { createLogger, onShutdown, runMain } from '@rolelink/runtime';
 import { optionsFromEnv, readEnv } from './env';
 import { parseSeed, type EmulatorSeed } from './seed';
 import { startEmulator } from './server';
@@ -21,24 +21,15 @@ async function loadSeed(path: string): Promise<EmulatorSeed> {
 async function main(): Promise<void> {
   const env = readEnv();
   const logger = createLogger('platform-emulator', env.LOG_LEVEL);
-  try {
-    const seed = env.EMULATOR_SEED ? await loadSeed(env.EMULATOR_SEED) : undefined;
-    const emulator = await startEmulator({ ...optionsFromEnv(env), logger, ...(seed ? { seed } : {}) });
-    const guilds = emulator.state.guildIds().length;
-    logger.info(`platform emulator listening on ${emulator.url} (api base ${emulator.apiBase})`, {
-      url: emulator.url,
-      apiBase: emulator.apiBase,
-      guilds,
-    });
-    onShutdown(logger, [{ name: 'http server', run: () => emulator.close() }], 10_000);
-  } catch (err) {
-    logger.error((err as Error).message);
-    process.exit(1);
-  }
+  const seed = env.EMULATOR_SEED ? await loadSeed(env.EMULATOR_SEED) : undefined;
+  const emulator = await startEmulator({ ...optionsFromEnv(env), logger, ...(seed ? { seed } : {}) });
+  const guilds = emulator.state.guildIds().length;
+  logger.info(`platform emulator listening on ${emulator.url} (api base ${emulator.apiBase})`, {
+    url: emulator.url,
+    apiBase: emulator.apiBase,
+    guilds,
+  });
+  onShutdown(logger, [{ name: 'http server', run: () => emulator.close() }], 10_000);
 }
 
-main().catch((err: unknown) => {
-  // The environment failed to parse before a logger existed.
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runMain('platform-emulator', main);

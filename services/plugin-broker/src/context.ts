@@ -34,6 +34,8 @@ export type EventDeliveryOptions = {
   windowMs: number;
   timeoutMs: number;
   sweepEveryMs: number;
+  /** Finished events (delivered, dropped) older than this many days are deleted (EVENT_RETENTION_DAYS). */
+  retentionDays: number;
 };
 export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = {
   baseMs: 10_000,
@@ -41,6 +43,7 @@ export const DEFAULT_EVENT_DELIVERY: EventDeliveryOptions = {
   windowMs: 24 * 3_600_000,
   timeoutMs: 5_000,
   sweepEveryMs: 5_000,
+  retentionDays: 14,
 };
 /** Event delivery's backoff (retry `n` is its step n-1): the jitter spreads the retries of events that failed together. */
 export const eventBackoff = (o: Pick<EventDeliveryOptions, 'baseMs' | 'maxMs'>): Backoff => ({

@@ -35,6 +35,10 @@ export const envSchema = z
       .default(24 * 3_600_000),
     /** How often the broker looks for events due (new ones, retries); each look is one indexed query. */
     EVENT_SWEEP_EVERY_MS: z.coerce.number().int().min(100).default(5_000),
+    /** How long a delivered or dropped plugin event and its attempts stay (docs/api.md "Events to plugins"). */
+    EVENT_RETENTION_DAYS: envFields.retentionDays(14),
+    /** How often the event retention sweep deletes events past EVENT_RETENTION_DAYS. */
+    RETENTION_SWEEP_EVERY_MS: envFields.retentionSweepEveryMs,
   })
   .refine(...SECRET_KEY_REQUIRED);
 

@@ -8,6 +8,7 @@ import { subscribePluginEvents } from '@rolelink/db/events';
 import { subscribedKinds } from '@rolelink/contracts';
 import { deleteConfig } from './calls/delete-config';
 import { deliverLinkEvents } from './events/deliver-events';
+import { sweepEventRetention } from './events/event-retention';
 import { sweepEvents } from './events/event-sweep';
 import type { BrokerContext } from './context';
 import { checkPluginHealth } from './health/check-health';
@@ -38,6 +39,7 @@ export function pluginCallsHandlers(
     'health-poll': async () => ({ plugins: await pollHealth(ctx, jobs) }),
     'event-deliver': async ({ linkId }) => deliverLinkEvents(ctx, jobs, linkId),
     'event-sweep': async () => ({ links: await sweepEvents(ctx, jobs) }),
+    'event-retention': async () => ({ rows: await sweepEventRetention(ctx) }),
     async 'health-check'({ pluginUrl }, job, token) {
       if (healthInFlight >= healthCap) {
         await job.moveToDelayed(ctx.now() + 200 + Math.floor(Math.random() * 300), token);

@@ -16,6 +16,8 @@ export type BrokerWorkerOptions = {
   healthPollEveryMs?: number;
   /** Period of the event-delivery sweep; omit to not (re)schedule it (tests drive it themselves). */
   eventSweepEveryMs?: number;
+  /** Period of the event retention sweep (RETENTION_SWEEP_EVERY_MS); omit to not (re)schedule it. */
+  eventRetentionEveryMs?: number;
   /** Where lost-connection errors go: one line per Redis outage, not one per reconnect attempt (default: a log of its own). */
   dependencies?: DependencyLog;
 };
@@ -25,7 +27,7 @@ export type BrokerWorker = {
   /** The typed producer of `plugin-calls` (health checks, the scheduler); `jobs.queue` for counts. */
   jobs: Producer<typeof QueueName.pluginCalls>;
   /**
-   * Resolves once the worker takes jobs and its schedulers (health poll, event sweep) are registered. They
+   * Resolves once the worker takes jobs and its schedulers (health poll, event sweep, event retention) are registered. They
    * are kept registered as in the bot worker (@rolelink/queue ensureSchedulers): retried while Redis is
    * away and registered again after every reconnect, since a Redis that restarts empty loses them.
    */
@@ -68,6 +70,7 @@ export function createBrokerWorker(ctx: BrokerContext, options: BrokerWorkerOpti
         schedulers: [
           scheduled(jobs, 'plugin-health', options.healthPollEveryMs),
           scheduled(jobs, 'plugin-events-sweep', options.eventSweepEveryMs),
+          scheduled(jobs, 'plugin-events-retention', options.eventRetentionEveryMs),
         ],
       });
       await keeper.firstRegistration;

@@ -1,2 +1,2 @@
 // @rolelink/db/audit: the admin audit log (admin_audit).
-export * from '../admin-audit.repo';
+export * from './admin-audit.repo';

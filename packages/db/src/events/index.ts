@@ -1,5 +1,4 @@
 // @rolelink/db/events: signed events to plugins (plugin_event_link, plugin_event, plugin_event_attempt):
-// opt-in, recording (recordEvent), the broker's ordered delivery, the delivery log and resends.
-export * from '../plugin-events.repo';
-export * from '../plugin-event-emit.repo';
-export { tryLockEventLink, unlockEventLink } from '../advisory-locks';
+// opt-in, recording (recordEvent), the broker's ordered delivery, the delivery log, resends and retention.
+export * from './plugin-events.repo';
+export * from './plugin-event-emit.repo';

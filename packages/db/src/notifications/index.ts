@@ -1,2 +1,2 @@
 // @rolelink/db/notifications: the owner's notifications and their settings (notification, guild_notify_settings).
-export * from '../notifications.repo';
+export * from './notifications.repo';

@@ -1,2 +1,2 @@
 // @rolelink/db/overrides: admin overrides per link (link_override: "always keep" and "never give").
-export * from '../link-overrides.repo';
+export * from './link-overrides.repo';

@@ -1,4 +1,4 @@
-import { storedIdsCopy } from '@rolelink/db/client';
+import { storedIdsCopy } from '@rolelink/db/list';
 import { edgeAndRandomIds, rowsOf, sortedDistinctStored } from '../../../../test/support/stored-ids';
 import { storedIdsCopyFromJson } from './json-id-reader';
 

@@ -3,6 +3,7 @@ import type { QueueName } from '@rolelink/contracts';
 import type { JobHandlers } from '@rolelink/queue';
 import type { Logger } from '@rolelink/runtime';
 import { runReconcile } from '../reconcile/reconcile';
+import { sweepLinkPurge } from '../sync/link-purge-sweep';
 import { syncLinkSlice, type SyncDeps } from '../sync/sync-link';
 import { sharedRepairDeps } from '../repair-deps';
 import type { BotWorkerOptions } from '../worker-options';
@@ -10,7 +11,8 @@ import type { FollowUps } from './follow-up';
 
 /**
  * The role-sync jobs: `sync` works one slice of a link's pass, `reconcile` one budget of the drift
- * repair. Each answers its result's kind (the job's return value, and the timing's outcome).
+ * repair, `link-purge` deletes the rows of deleted links whose roles are stripped. Each answers its
+ * result (the job's return value, and for `sync` and `reconcile` the timing's outcome).
  */
 export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandlers<typeof QueueName.roleSync> {
   const changes = o.metrics?.roleChanges();
@@ -45,6 +47,7 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
       await next.afterReconcile(result);
       return result.kind;
     },
+    'link-purge': async () => ({ rows: await sweepLinkPurge(o.db, o.logger) }),
   };
 }
 

@@ -3,7 +3,7 @@ import type { API } from '@discordjs/core/http-only';
 import type { Logger } from '@rolelink/runtime';
 import { applyRange } from './apply-range';
 import type { ChangeMetrics, SliceResult } from './slice-result';
-import { MAX_USER_ID } from '@rolelink/db/client';
+import { MAX_USER_ID, tryLockSyncLink, unlockSyncLink } from '@rolelink/db/client';
 import { pendingStrip } from '@rolelink/db/links';
 import {
   abandonPass,
@@ -22,8 +22,6 @@ import {
   noteLinkChanged,
   recordJournalApplied,
   startPass,
-  tryLockSyncLink,
-  unlockSyncLink,
   writeProgress,
   type PassState,
 } from '@rolelink/db/sync';

@@ -8,7 +8,7 @@ type PluginCalls = Producer<typeof QueueName.pluginCalls>;
 /**
  * The safety net of delivery: a `event-deliver` for every link with an event due (a recording whose
  * enqueue was lost to a Redis outage, a retry whose delayed job was lost). Finished events past their
- * retention are the API's outbox sweep's (services/api/src/outbox-sweeper.ts), with every other retention.
+ * retention are the event retention sweep's (event-retention.ts).
  */
 export async function sweepEvents(ctx: BrokerContext, jobs: PluginCalls): Promise<number> {
   const links = await linksWithDueEvents(ctx.db);

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Queryable } from '@rolelink/db/client';
-import { tryLockEventLink, unlockEventLink } from '@rolelink/db/events';
+import { tryLockEventLink, unlockEventLink } from '@rolelink/db/client';
 import type { BrokerContext } from '../context';
 
 /** A link's delivery held by this process: `held()` turns false once the lock's session is gone. */
