@@ -125,6 +125,23 @@ async function recordedSince(admin: AdminDeps, linkId: string, seq: string | und
     .map((e) => ({ id: `evt_${e.id}`, seq: Number(e.seq), kind: e.kind, state: e.state }));
 }
 
+/** The sample of `kind` for a link: `seq` 0 and an `evt_trigger_` id, as `rolelink plugin check`'s test event. */
+export function sampleEvent(
+  kind: RecordedEventKind,
+  link: { guild_id: string; role_id: string },
+  userId: string = SAMPLE_USER_ID,
+  now: Date = new Date(),
+): PluginEvent {
+  return {
+    id: `evt_trigger_${randomUUID()}`,
+    type: kind,
+    timestamp: now.toISOString(),
+    ...link,
+    seq: 0,
+    data: TRIGGER_KINDS[kind].sample({ userId, now }),
+  } as PluginEvent;
+}
+
 /** POST {plugin}/events with a sample of `kind`, signed with the link's token as the broker signs. */
 async function sendSample(
   deps: TriggerDeps,
@@ -133,15 +150,7 @@ async function sendSample(
   userId: string,
 ): Promise<NonNullable<TriggerResult['sent']>> {
   const token = decryptToken(link.tokenCiphertext, deps.secretKey());
-  const event = {
-    id: `evt_trigger_${randomUUID()}`,
-    type: kind,
-    timestamp: new Date().toISOString(),
-    guild_id: link.guildId,
-    role_id: link.roleId,
-    seq: 0,
-    data: TRIGGER_KINDS[kind].sample({ userId, now: new Date() }),
-  } as PluginEvent;
+  const event = sampleEvent(kind, { guild_id: link.guildId, role_id: link.roleId }, userId);
   const body = JSON.stringify(event);
   const http = new PluginHttp({ allowHosts: deps.allowHosts, ...(deps.ca ? { ca: deps.ca } : {}) });
   const url = `${link.pluginUrl.replace(/\/+$/, '')}/events`;
