@@ -85,15 +85,20 @@ function callTheApi(s: SummaryInput, api: string): string[] {
 
 /**
  * docs/plugin-quickstart.md step 3 as this stack needs it: on other ports the certificate is in this
- * instance's folder and the API elsewhere, and the plugin must serve the certificate this broker trusts.
+ * instance's folder and the API elsewhere, and the plugin must serve the certificate this broker trusts;
+ * its own port moves with the stack's, since another stack's quickstart plugin may hold the default.
  */
-function quickstartCommand(s: SummaryInput): string {
+function quickstartLines(s: SummaryInput): string[] {
   const cert = rel(s.pluginCertFile);
+  const run = 'node --import tsx examples/quickstart-plugin/src/main.ts';
   const isDefault = cert === path.join('.data', 'plugin-tls', 'cert.pem') && s.ports.api === 3000;
-  const env = isDefault
-    ? ''
-    : `QUICKSTART_TLS_CERT=${cert} QUICKSTART_TLS_KEY=${path.join(path.dirname(cert), 'key.pem')} ROLELINK_API_URL=http://127.0.0.1:${s.ports.api} `;
-  return `${env}node --import tsx examples/quickstart-plugin/src/main.ts`;
+  if (isDefault) return [`   run the quickstart plugin with it: ${run}`];
+  return [
+    "   run the quickstart plugin with it (this stack's certificate, API and a port of its own):",
+    `     export QUICKSTART_TLS_CERT=${cert} QUICKSTART_TLS_KEY=${path.join(path.dirname(cert), 'key.pem')}`,
+    `     export ROLELINK_API_URL=http://127.0.0.1:${s.ports.api} QUICKSTART_PORT=${s.ports.plugin + 1000}`,
+    `     ${run}`,
+  ];
 }
 
 /** The one summary printed before `ready`: every URL, the demo guild, how to call the API, how to stop. */
@@ -123,7 +128,8 @@ export function summary(s: SummaryInput): string {
     line('Example plugin', `https://127.0.0.1:${p.plugin}   (self-signed certificate, trusted by the services)`),
     line('Plugin certificate', `${rel(s.pluginCertFile)}   (key.pem beside it; trusted by this stack's broker)`),
     `   check a plugin: ./rolelink plugin check <url> --ca ${rel(s.pluginCertFile)}`,
-    `   run the quickstart plugin with it: ${quickstartCommand(s)}`,
+    ...quickstartLines(s),
+    `   see each event kind reach it: ./rolelink trigger <kind> ${g} ${r} --ca ${rel(s.pluginCertFile)}`,
     line('PostgreSQL', `${redact(s.databaseUrl)}${s.databaseEmbedded ? '   (embedded, data in .data/postgres)' : ''}`),
     line('Redis', `${s.redisUrl}${s.redisEmbedded ? '   (local redis-server)' : ''}`),
     '',

@@ -155,6 +155,9 @@ describe("the stack summary's plugin certificate", () => {
     expect(text).toContain(
       'run the quickstart plugin with it: node --import tsx examples/quickstart-plugin/src/main.ts',
     );
+    expect(text).toContain(
+      'see each event kind reach it: ./rolelink trigger <kind> 1100000000000000001 1100000000000000011 --ca .data/plugin-tls/cert.pem',
+    );
   });
 
   it("prints this instance's folder on other ports, and the quickstart plugin's settings for it", () => {
@@ -162,7 +165,14 @@ describe("the stack summary's plugin certificate", () => {
     const text = summary(input(OTHER, instance));
     expect(text).toContain(`Plugin certificate   .data/plugin-tls${instance}/cert.pem`);
     expect(text).toContain(
-      `QUICKSTART_TLS_CERT=.data/plugin-tls${instance}/cert.pem QUICKSTART_TLS_KEY=.data/plugin-tls${instance}/key.pem ROLELINK_API_URL=http://127.0.0.1:4100 node --import tsx examples/quickstart-plugin/src/main.ts`,
+      [
+        `     export QUICKSTART_TLS_CERT=.data/plugin-tls${instance}/cert.pem QUICKSTART_TLS_KEY=.data/plugin-tls${instance}/key.pem`,
+        `     export ROLELINK_API_URL=http://127.0.0.1:4100 QUICKSTART_PORT=${OTHER.plugin + 1000}`,
+        '     node --import tsx examples/quickstart-plugin/src/main.ts',
+      ].join('\n'),
+    );
+    expect(text).toContain(
+      `./rolelink trigger <kind> 1100000000000000001 1100000000000000011 --ca .data/plugin-tls${instance}/cert.pem`,
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   pluginMiddleware,
   RoleLinkClient,
   section,
+  type PluginEvent,
   type RegisteredLink,
   type ValuesOf,
 } from '@rolelink/plugin-sdk';
@@ -52,6 +53,11 @@ export function createQuickstartPlugin({ apiUrl, log = console.log }: Quickstart
   const pushInBackground = (link: RegisteredLink) =>
     void push(link).catch((err: unknown) => log(`${keyOf(link)}: push failed: ${(err as Error).message}`));
 
+  // Signed events (docs/plugin-quickstart.md "Events"): a handler per kind asks the service for it, and the
+  // SDK verifies each POST /events before calling it. `./rolelink trigger <kind> …` makes each one happen.
+  const logEvent = (e: PluginEvent, link: RegisteredLink) =>
+    log(`${keyOf(link)}: event ${e.type} #${e.seq} ${JSON.stringify(e.data)}`);
+
   const app = express();
   app.use(express.json({ limit: '50kb' }));
   app.use(
@@ -68,6 +74,24 @@ export function createQuickstartPlugin({ apiUrl, log = console.log }: Quickstart
         return { ok: true, message: `Saved: ${count} members` };
       },
       onDelete: (link) => void settings.delete(keyOf(link)),
+      events: {
+        'member.not_in_guild': logEvent,
+        'member.role_restored': logEvent,
+        'member.expired': logEvent,
+        'removal.held': logEvent,
+        'removal.applied': logEvent,
+        // The owner asks for the list again (it was not stored): push it, and within the window it goes through.
+        'list.resend_requested': (e, link) => {
+          logEvent(e, link);
+          pushInBackground(link);
+        },
+        'link.paused': logEvent,
+        'link.resumed': logEvent,
+        'link.disabled': logEvent,
+        'link.enabled': logEvent,
+        'link.deleted': logEvent,
+        'sync.first_completed': logEvent,
+      },
     }),
   );
   return app;

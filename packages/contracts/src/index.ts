@@ -8,5 +8,6 @@ export * from './health';
 export * from './dashboard';
 export * from './api-bodies';
 export * from './plugin-calls';
+export * from './plugin-webhooks';
 export * from './events';
 export * from './setup-check';

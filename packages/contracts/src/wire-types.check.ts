@@ -11,6 +11,7 @@ import {
   sectionSchema,
 } from './config-schema';
 import { pluginHealthReport } from './health';
+import { pluginConfigSubmitBody, pluginEvent, pluginLinkBody, pluginRegisterBody } from './plugin-webhooks';
 
 /**
  * Every zod schema here that parses something crossing the wire between plugins and the service must
@@ -49,4 +50,8 @@ export type WireTypesMatchSchemas = [
   Expect<Parses<typeof sectionSchema, Wire.ConfigSection>>,
   Expect<Parses<typeof configSchemaResponse, Wire.ConfigSchemaResponse>>,
   Expect<Parses<ReturnType<typeof iframeResponseSchema>, Wire.IframeConfigResponse>>,
+  Expect<Parses<typeof pluginLinkBody, Wire.PluginLinkBody>>,
+  Expect<Parses<typeof pluginRegisterBody, Wire.PluginRegisterBody>>,
+  Expect<Parses<typeof pluginConfigSubmitBody, Wire.PluginConfigSubmitBody>>,
+  Expect<Parses<typeof pluginEvent, Wire.PluginEvent>>,
 ];

@@ -11,9 +11,10 @@ const SDK = path.resolve(import.meta.dirname, '..');
 const SRC = path.join(SDK, 'src');
 const DIST = path.join(SDK, 'dist');
 const WIRE = '@rolelink/wire-types';
-const WIRE_SRC = path.dirname(
-  path.join(SDK, 'node_modules', WIRE, readJson(path.join(SDK, 'node_modules', WIRE, 'package.json')).types),
-);
+// Read from the repository, not node_modules: `npm install` in this folder alone (no pnpm, no workspace)
+// installs only the SDK's own dependencies, and the build must work from there (README.md, Development).
+const WIRE_DIR = path.join(SDK, '..', '..', 'packages', 'wire-types');
+const WIRE_SRC = path.dirname(path.join(WIRE_DIR, readJson(path.join(WIRE_DIR, 'package.json')).types));
 const WIRE_OUT = path.join(DIST, 'wire-types');
 
 function readJson(file) {

@@ -14,6 +14,8 @@ export type Command = {
   summary: string;
   /** A worked call shown under the summary in `rolelink help` and with a usage error, where the syntax alone misleads. */
   example?: string;
+  /** More lines for `rolelink <command> --help` (e.g. the event kinds of `trigger`). */
+  details?: () => string[];
   run(ctx: CliContext, args: Record<string, string>, flags: Flags): Promise<unknown>;
   /** What to try next after this error, printed below it (not with `--json`, whose output is the error body). */
   hint?(error: AppError, args: Record<string, string>, flags: Flags): string | undefined;

@@ -22,6 +22,18 @@ function usage(): string {
     lines.push(`  ${syntax(c)}`, `      ${c.summary}`);
     if (c.example) lines.push(`      e.g. ${c.example}`);
   }
+  lines.push('', 'rolelink <command> --help shows one command in full.');
+  return lines.join('\n');
+}
+
+/** `rolelink <command> --help`: its syntax, summary, example, options and details. */
+function commandHelp(c: Command): string {
+  const lines = [`usage: rolelink ${syntax(c)} [--json]`, '', c.summary];
+  if (c.example) lines.push(`e.g. rolelink ${c.example}`);
+  const options = Object.entries(c.options ?? {});
+  if (options.length) lines.push('', 'options:', ...options.map(([name, o]) => `  --${name}  ${o.description}`));
+  const details = c.details?.() ?? [];
+  if (details.length) lines.push('', ...details);
   return lines.join('\n');
 }
 
@@ -76,6 +88,10 @@ export async function run(
   const found = findCommand(args);
   if (!found) return fail(AppError.badRequest(`unknown command: ${args.slice(0, 2).join(' ')} (see rolelink help)`));
   const { command, rest } = found;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out(commandHelp(command));
+    return 0;
+  }
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });

@@ -21,6 +21,7 @@ import {
   usersListBody,
 } from '@rolelink/contracts';
 import { z, type ZodObject, type ZodType } from 'zod';
+import { PLUGIN_WEBHOOKS, WEBHOOK_COMPONENTS } from './plugin-webhooks';
 
 /**
  * The OpenAPI 3.1 document of the User Management API, generated from the zod schemas of
@@ -361,7 +362,7 @@ export function openApiDocument(): Record<string, unknown> {
       title: 'Role Link Service — User Management API',
       version: '1',
       description:
-        'The token-authenticated API a plugin uses to maintain the user list of its role link. Errors are `{ statusCode, message }` except the 409 shrink hold. docs/api.md holds the decisions the spec left open.',
+        'The token-authenticated API a plugin uses to maintain the user list of its role link. Errors are `{ statusCode, message }` except the 409 shrink hold. docs/api.md holds the decisions the spec left open. `webhooks`: what the service calls on your plugin (/register, /config, /health, /events).',
     },
     servers: [{ url: '/' }],
     components: {
@@ -373,10 +374,13 @@ export function openApiDocument(): Record<string, unknown> {
           description: "The link's API token with the scheme word `Token` (not Bearer): `Authorization: Token rl_…`",
         },
       },
-      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, toSchema(schema)])),
+      schemas: Object.fromEntries(
+        Object.entries({ ...COMPONENTS, ...WEBHOOK_COMPONENTS }).map(([name, schema]) => [name, toSchema(schema)]),
+      ),
       headers: HEADERS,
     },
     paths,
+    webhooks: PLUGIN_WEBHOOKS,
   };
   return built;
 }

@@ -8,6 +8,7 @@ import { iframeCommands } from './iframe';
 import { linkCommands } from './link';
 import { pluginCommands } from './plugin';
 import { secretsCommands } from './secrets';
+import { triggerCommands } from './trigger';
 
 /** Every `rolelink` command, in the order `rolelink help` lists them. */
 export const commands: Command[] = [
@@ -17,6 +18,7 @@ export const commands: Command[] = [
   ...iframeCommands,
   ...healthCommands,
   ...pluginCommands,
+  ...triggerCommands,
   ...auditCommands,
   ...doctorCommands,
   ...secretsCommands,

@@ -17,21 +17,26 @@ type EventsContext<A> = {
   kinds: readonly string[];
 };
 
+/** The check's signed test event (`seq` 0, never recorded by the service). */
+export function testPingEvent(link: PluginLinkBody): PluginEvent {
+  return {
+    id: `evt_check_${randomUUID()}`,
+    type: 'test.ping',
+    timestamp: new Date().toISOString(),
+    guild_id: link.guild_id,
+    role_id: link.role_id,
+    seq: 0,
+    data: { message: 'rolelink plugin check' },
+  };
+}
+
 /**
  * `rolelink plugin check`, when the plugin asks for events: POST /events with a signed `test.ping`
  * (exactly as the broker signs deliveries) must answer 2xx; the same event with a wrong signature should
  * be refused (a plugin that accepts it does not verify signatures: anyone could send it events).
  */
 export async function checkEvents<A>(base: string, c: EventsContext<A>): Promise<void> {
-  const event = (): PluginEvent => ({
-    id: `evt_check_${randomUUID()}`,
-    type: 'test.ping',
-    timestamp: new Date().toISOString(),
-    guild_id: c.link.guild_id,
-    role_id: c.link.role_id,
-    seq: 0,
-    data: { message: 'rolelink plugin check' },
-  });
+  const event = () => testPingEvent(c.link);
   const send = (e: PluginEvent, signingToken: string) => {
     const body = JSON.stringify(e);
     return c.call({
