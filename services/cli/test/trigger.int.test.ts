@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PLUGIN_EVENT_KINDS, type PluginEvent } from '@rolelink/contracts';
 import { configForm, fields, MemoryTokenStore, pluginMiddleware, section } from '@rolelink/plugin-sdk';
 import { sweepEvents } from '../../../services/plugin-broker/src/events/event-sweep';
-import { startHarness, type Harness } from '../../../services/plugin-broker/src/testing/harness';
+import { startHarness, type Harness } from '../../../services/plugin-broker/test/support/harness';
 import { snowflake } from '../../../test/support/fixtures';
 import { until } from '../../../test/support/until';
 import { run } from '../src/main';
