@@ -18,6 +18,8 @@ export type SpacebarGuild = {
 
 type Json = Record<string, unknown>;
 
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** One call to Spacebar's API (`/api/v9`) with a user's token (Spacebar takes it bare, as Discord's clients do). */
 async function call(
   apiBase: string,
@@ -63,6 +65,15 @@ export async function seedSpacebarGuild(apiBase: string, memberCount: number): P
     authorize: true,
   });
   const botUser = await call(apiBase, 'GET', '/users/@me', `Bot ${bot.token as string}`);
+  // As on the platform, the bot's managed role joins at the bottom: the owner drags it to the top.
+  const roles = (await call(apiBase, 'GET', `/guilds/${guildId}/roles`, owner.token)) as unknown as Json[];
+  // Discord marks it with tags.bot_id; Spacebar's has no tags, only managed and the application's name.
+  const botRole = roles.find(
+    (r) => (isObject(r.tags) && r.tags.bot_id === botUser.id) || (r.managed === true && r.name === application.name),
+  );
+  if (!botRole) throw new Error(`Spacebar gave the bot no managed role in guild ${guildId}`);
+  const top = Math.max(...roles.map((r) => Number(r.position)));
+  await call(apiBase, 'PATCH', `/guilds/${guildId}/roles`, owner.token, [{ id: botRole.id, position: top + 1 }]);
   const channels = (await call(apiBase, 'GET', `/guilds/${guildId}/channels`, owner.token)) as unknown as Json[];
   const text = channels.find((c) => c.type === 0) ?? channels[0];
   if (!text) throw new Error(`Spacebar made guild ${guildId} without a channel to invite into`);

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '../support/env';
 import { REDIS_URL, dropPrefix } from '../support/redis';
+import { cloneCheckout, startStackProcess, type StackRun } from '../support/stack-clone';
 import { until } from '../support/until';
 import { freePorts } from '../../scripts/free-port';
 import { DEMO, demoSeed } from '../../scripts/stack/config';
@@ -16,8 +17,6 @@ import { DEMO, demoSeed } from '../../scripts/stack/config';
 const ROOT = path.resolve(__dirname, '..', '..');
 const BOTLESS_GUILD = DEMO.botlessGuild.id;
 
-type Run = { proc: ChildProcess; output: () => string; exited: Promise<number | null> };
-
 describe('the local stack started against a real platform', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'rolelink-real-platform-'));
   const clone = path.join(tmp, 'repo');
@@ -26,7 +25,7 @@ describe('the local stack started against a real platform', () => {
   let ports: Record<string, number>;
   let platformPort: number;
   let platform: ChildProcess | undefined;
-  const runs: Run[] = [];
+  const runs: StackRun[] = [];
 
   const platformEnv = (): NodeJS.ProcessEnv => ({
     PLATFORM_API_URL: `http://127.0.0.1:${platformPort}/api`,
@@ -35,41 +34,25 @@ describe('the local stack started against a real platform', () => {
     PLATFORM_OAUTH_CLIENT_SECRET: DEMO.oauth.clientSecret,
   });
 
-  /** `node scripts/stack.ts` (what scripts/start.sh execs once installed) in the clone, with `extra` set. */
-  const startStack = (extra: NodeJS.ProcessEnv): Run => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+  /** The stack in the clone on its own ports, database and queue prefix, with `extra` set. */
+  const startStack = (extra: NodeJS.ProcessEnv): StackRun => {
+    const run = startStackProcess(clone, {
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
       DATABASE_URL: databaseUrl(dbName),
       REDIS_URL,
       QUEUE_PREFIX: queuePrefix,
       LOG_LEVEL: 'warn',
+      ROLELINK_SECRET_KEY: undefined,
+      DOCTOR_GUILD_ID: undefined,
+      DASHBOARD_PUBLIC_URL: undefined,
       ...extra,
-    };
-    for (const name of ['ROLELINK_SECRET_KEY', 'DOCTOR_GUILD_ID', 'DASHBOARD_PUBLIC_URL'])
-      if (!(name in extra)) delete env[name];
-    for (const [name, value] of Object.entries(extra)) if (value === undefined) delete env[name];
-    const proc = spawn(process.execPath, ['--enable-source-maps', '--import', 'tsx', 'scripts/stack.ts'], {
-      cwd: clone,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    proc.stdout?.setEncoding('utf8').on('data', (c: string) => (output += c));
-    proc.stderr?.setEncoding('utf8').on('data', (c: string) => (output += c));
-    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-    const run = { proc, output: () => output, exited };
     runs.push(run);
     return run;
   };
 
   beforeAll(async () => {
-    execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'pipe' });
-    execFileSync('pnpm', ['install', '--frozen-lockfile', '--offline', '--reporter=silent'], {
-      cwd: clone,
-      stdio: 'pipe',
-      env: { ...process.env, CI: 'true' },
-    });
+    cloneCheckout(ROOT, clone);
     const names = ['API_PORT', 'DASHBOARD_PORT', 'BROKER_PORT', 'WORKER_PORT', 'EMULATOR_PORT', 'PLUGIN_PORT'];
     const picked = await freePorts(names.length + 1);
     ports = Object.fromEntries(names.map((v, i) => [v, picked[i]!]));
