@@ -187,7 +187,7 @@ function realPlatformSummary(s: SummaryInput, platform: Extract<Platform, { kind
     '',
     ` Sign in: ${dashboard}  (the platform's sign-in page; redirect URI ${dashboard}/auth/callback)`,
     ` Check a server: ./rolelink doctor ${guild}`,
-    ` Link a role to a plugin: ./rolelink link create ${guild} <roleId> <pluginUrl>   (docs/real-platform.md)`,
+    ` Link a role to a plugin: ./rolelink link create ${guild} <roleId> --plugin-url <url>   (docs/real-platform.md)`,
     '',
     ...(s.skipped.length ? [` Not built yet, skipped: ${s.skipped.join(', ')}`, ''] : []),
     ` Logs: ${rel(s.logDir)}/<service>.log      Ports: ${Object.values(PORT_VARS).join(', ')}`,

@@ -148,7 +148,14 @@ describe('the product against Spacebar', () => {
   });
 
   it('creates a link to the example plugin (link create reads the role and its holders on Spacebar)', async () => {
-    const res = await rolelink('link', 'create', guild.guildId, guild.roleId, `https://127.0.0.1:${ports.PLUGIN_PORT}`);
+    const res = await rolelink(
+      'link',
+      'create',
+      guild.guildId,
+      guild.roleId,
+      '--plugin-url',
+      `https://127.0.0.1:${ports.PLUGIN_PORT}`,
+    );
     expect(res.code === 0 ? 'exit 0' : res.out).toBe('exit 0');
     await until(pluginToken, (t) => t !== undefined, "the plugin's registration", 60_000, 250);
   });
