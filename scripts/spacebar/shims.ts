@@ -118,7 +118,9 @@ export async function startShimProxy(target: string, shims: Shim[]): Promise<Shi
           if (!shim.answer) continue;
           const before = answer;
           answer = await shim.answer(path, method, answer, forward);
-          if (answer !== before) applied.set(shim.name, (applied.get(shim.name) ?? 0) + 1);
+          // Counted only when the answer changed: a shim that never changes one stands for a fixed deviation.
+          if (JSON.stringify(answer.body) !== JSON.stringify(before.body))
+            applied.set(shim.name, (applied.get(shim.name) ?? 0) + 1);
         }
         const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
         res.writeHead(answer.status, answer.headers).end(answer.status === 204 ? undefined : body);
