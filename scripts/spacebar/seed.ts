@@ -55,7 +55,10 @@ export async function seedSpacebarGuild(apiBase: string, memberCount: number): P
   const owner = await register(apiBase, `rl_owner_${tag}`);
   const guild = await call(apiBase, 'POST', '/guilds', owner.token, { name: `Role Link on Spacebar ${tag}` });
   const guildId = guild.id as string;
-  const role = await call(apiBase, 'POST', `/guilds/${guildId}/roles`, owner.token, { name: 'Supporter', permissions: '0' });
+  const role = await call(apiBase, 'POST', `/guilds/${guildId}/roles`, owner.token, {
+    name: 'Supporter',
+    permissions: '0',
+  });
   const application = await call(apiBase, 'POST', '/applications', owner.token, { name: `Role Link ${tag}` });
   const applicationId = application.id as string;
   const bot = await call(apiBase, 'POST', `/applications/${applicationId}/bot`, owner.token);
