@@ -19,6 +19,8 @@ export default defineConfig(
       '**/dist/',
       '**/coverage/',
       '.data/',
+      // Spacebar's server as scripts/spacebar/prepare.ts unpacks and builds it (pnpm test:spacebar).
+      '.cache/',
       '**/.bench/',
       // Prisma's generated client (`pnpm db:generate`).
       'packages/db/src/generated/',

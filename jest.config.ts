@@ -16,7 +16,7 @@ const tsxTransform: Config['transform'] = {
     },
   ],
 };
-const ignore = ['/node_modules/', '/dist/', '/generated/'];
+const ignore = ['/node_modules/', '/dist/', '/generated/', '/.cache/'];
 // Prisma's generated client imports its own .ts files with .js extensions (ESM style).
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 // The SDK's staged npm package (sdk/plugin-sdk/dist/package, `npm run build`) repeats its package name.

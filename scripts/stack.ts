@@ -2,6 +2,8 @@
 // started), migrations, the platform emulator with a demo guild, the example plugin server, then
 // plugin-broker, api, bot-worker and dashboard. Prints one summary, then `ready` once every started
 // process answers its readiness check. Ctrl-C / SIGTERM stops everything it started, services first.
+// With a real platform in the environment (stack/platform.ts) there is no emulator and no demo guild:
+// `rolelink doctor` checks the setup first, and a setup that is not ready stops the start with its report.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,7 @@ import {
   type Recorded,
 } from './stack/leftovers';
 import { forgetStackEnv, writeStackEnv } from './stack/cli-env';
+import { choosePlatform, runDoctor, type Platform } from './stack/platform';
 import { checkPortsFree } from './stack/ports';
 import { answers200 } from './stack/probes';
 import { summary } from './stack/summary';
@@ -153,7 +156,7 @@ type Ports = ReturnType<typeof readPorts>;
 type StackFiles = { seedFile: string; certFile: string; keyFile: string; pluginState: string };
 
 /** This instance's log and pid files, what an earlier run left running stopped, its ports checked free. */
-async function prepareInstance(): Promise<{ ports: Ports; instance: string }> {
+async function prepareInstance(platform: Platform): Promise<{ ports: Ports; instance: string }> {
   const ports = readPorts(process.env);
   const instance = instanceSuffix(ports);
   LOGS = path.join(DATA, `logs${instance}`);
@@ -161,7 +164,8 @@ async function prepareInstance(): Promise<{ ports: Ports; instance: string }> {
   mkdirSync(LOGS, { recursive: true });
   const leftovers = await stopLeftovers(PIDS);
   if (leftovers.length) log(`stopped what an earlier run left running: ${leftovers.join(', ')}`);
-  await checkPortsFree(ports);
+  // No emulator runs on a real platform: its port may be anything's (even the emulator posing as a platform).
+  await checkPortsFree(ports, platform.kind === 'real' ? ['emulator'] : []);
   installSignalHandlers();
   return { ports, instance };
 }
@@ -195,7 +199,12 @@ function stackFiles(instance: string, memberCount: number): StackFiles {
 }
 
 /** The environment every child starts with. */
-function childEnv(ports: Ports, databaseUrl: string, redis: { url: string; embedded: boolean }): NodeJS.ProcessEnv {
+function childEnv(
+  ports: Ports,
+  databaseUrl: string,
+  redis: { url: string; embedded: boolean },
+  platform: Platform,
+): NodeJS.ProcessEnv {
   // Added to what the caller set, never instead of it.
   const givenHosts = process.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS;
   const allowedHosts = allowedPluginHosts(givenHosts);
@@ -220,8 +229,9 @@ function childEnv(ports: Ports, databaseUrl: string, redis: { url: string; embed
     BROKER_INTERNAL_TOKEN: devSecret('BROKER_INTERNAL_TOKEN', 'broker-internal-token'),
     BROKER_URL: `http://127.0.0.1:${ports.broker}`,
     ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: allowedHosts.value,
-    PLATFORM_API_URL: `http://127.0.0.1:${ports.emulator}/api`,
-    PLATFORM_BOT_TOKEN: DEMO.botToken,
+    ...(platform.kind === 'real'
+      ? { PLATFORM_API_URL: platform.apiUrl, PLATFORM_BOT_TOKEN: platform.botToken }
+      : { PLATFORM_API_URL: `http://127.0.0.1:${ports.emulator}/api`, PLATFORM_BOT_TOKEN: DEMO.botToken }),
   };
 }
 
@@ -252,6 +262,7 @@ async function startChildren(
   files: StackFiles,
   baseEnv: NodeJS.ProcessEnv,
   memberCount: number,
+  platform: Platform,
 ) {
   const started = new Set<string>();
   const skipped: string[] = [];
@@ -273,7 +284,7 @@ async function startChildren(
     }
     return pluginTrustEnv;
   };
-  for (const spec of childSpecs(ports, files)) {
+  for (const spec of childSpecs(ports, files, platform)) {
     if (!isBuilt(spec)) {
       skipped.push(spec.key);
       log(`${spec.label}: not built yet (${spec.main} does not exist), skipped`);
@@ -325,20 +336,45 @@ async function demoLinkStep(
   return { demoLink: outcome.line, demoSync };
 }
 
+/** On a real platform: `rolelink doctor` before any service starts; a setup that is not ready stops the start. */
+async function doctorStep(platform: Platform, baseEnv: NodeJS.ProcessEnv): Promise<string | null> {
+  if (platform.kind !== 'real') return null;
+  log(
+    `checking the platform at ${platform.apiUrl} with rolelink doctor${platform.guildId ? ` ${platform.guildId}` : ''}…`,
+  );
+  const { code, report } = await runDoctor(baseEnv, platform.guildId);
+  const indented = report
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+  process.stdout.write(`${indented}\n`);
+  if (code !== 0)
+    throw new Error(
+      `rolelink doctor says the setup is not ready (above, each ✗ with its fix); nothing was started against ${platform.apiUrl}. Fix it and start again (docs/real-platform.md).`,
+    );
+  return report;
+}
+
 async function main(): Promise<void> {
-  const { ports, instance } = await prepareInstance();
+  const platform = choosePlatform(process.env);
+  const { ports, instance } = await prepareInstance(platform);
   const { pg, redis, db } = await startDatabases();
   const memberCount = Number(process.env.DEMO_MEMBERS ?? 3000);
   const files = stackFiles(instance, memberCount);
-  const baseEnv = childEnv(ports, db.url, redis);
+  const baseEnv = childEnv(ports, db.url, redis, platform);
+  await doctorStep(platform, baseEnv);
   writeStackEnv(STACK_ENV, baseEnv, process.pid);
-  const { started, skipped } = await startChildren(ports, instance, files, baseEnv, memberCount);
+  const { started, skipped } = await startChildren(ports, instance, files, baseEnv, memberCount, platform);
 
   // The emulator keeps roles in memory: after a restart it has forgotten what the bot applied in an
   // earlier run (the database remembers). A reconcile now makes the platform match the lists again.
   if (started.has('bot-worker') && started.has('emulator'))
     await requestReconcile(redis.url, baseEnv.QUEUE_PREFIX ?? 'rolelink');
-  const { demoLink, demoSync } = await demoLinkStep(ports, started, baseEnv);
+  // A real platform's guilds are the user's own: no demo link is made there.
+  const { demoLink, demoSync } =
+    platform.kind === 'real'
+      ? { demoLink: 'none on a real platform', demoSync: null }
+      : await demoLinkStep(ports, started, baseEnv);
 
   process.stdout.write(
     summary({
@@ -356,6 +392,7 @@ async function main(): Promise<void> {
       pluginCertFile: files.certFile,
       logDir: LOGS,
       pid: process.pid,
+      platform,
     }) + '\n',
   );
   process.stdout.write('ready\n');

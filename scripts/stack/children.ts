@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEMO, ROOT, type PortName } from './config';
+import type { Platform } from './platform';
 
 export type ChildSpec = {
   key: string;
@@ -22,8 +23,29 @@ export type ChildSpec = {
 
 export type StackUrls = { apiUrl: string; emulatorUrl: string; emulatorApiBase: string };
 
-/** The stack's processes, in start order. Services read their settings from their own env.ts. */
+/**
+ * The stack's processes, in start order. Services read their settings from their own env.ts. On a real
+ * platform there is no emulator, and the platform settings are the caller's (the environment every child
+ * starts with), as is DASHBOARD_PUBLIC_URL when set (the callback registered on the platform derives from it).
+ */
 export function childSpecs(
+  ports: Record<PortName, number>,
+  files: { seedFile: string; certFile: string; keyFile: string; pluginState: string },
+  platform: Platform = { kind: 'emulator' },
+): ChildSpec[] {
+  const specs = allChildSpecs(ports, files);
+  if (platform.kind === 'emulator') return specs;
+  return specs
+    .filter((spec) => spec.key !== 'emulator')
+    .map((spec) => {
+      const env = Object.fromEntries(Object.entries(spec.env).filter(([name]) => !name.startsWith('PLATFORM_')));
+      if (spec.key === 'dashboard' && platform.dashboardPublicUrl)
+        env.DASHBOARD_PUBLIC_URL = platform.dashboardPublicUrl;
+      return { ...spec, env };
+    });
+}
+
+function allChildSpecs(
   ports: Record<PortName, number>,
   files: { seedFile: string; certFile: string; keyFile: string; pluginState: string },
 ): ChildSpec[] {

@@ -10,10 +10,11 @@ function tryBind(port: number, host: string): Promise<string | null> {
   });
 }
 
-/** Fails with one clear line per busy port, naming the variable that moves it. */
-export async function checkPortsFree(ports: Record<PortName, number>): Promise<void> {
+/** Fails with one clear line per busy port, naming the variable that moves it; `unused` ports are not checked. */
+export async function checkPortsFree(ports: Record<PortName, number>, unused: PortName[] = []): Promise<void> {
   const problems: string[] = [];
   for (const [name, port] of Object.entries(ports) as [PortName, number][]) {
+    if (unused.includes(name)) continue;
     const code = (await tryBind(port, '127.0.0.1')) ?? (await tryBind(port, '0.0.0.0'));
     if (code === 'EADDRINUSE')
       problems.push(

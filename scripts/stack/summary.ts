@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEMO, PORT_VARS, type PortName } from './config';
 import type { DemoSync } from './demo-link';
+import type { Platform } from './platform';
 
 export type SummaryInput = {
   ports: Record<PortName, number>;
@@ -19,6 +20,8 @@ export type SummaryInput = {
   pluginCertFile: string;
   logDir: string;
   pid: number;
+  /** Absent: the emulator (the default). */
+  platform?: Platform;
 };
 
 const rel = (p: string) => path.relative(process.cwd(), p) || p;
@@ -103,6 +106,7 @@ function quickstartLines(s: SummaryInput): string[] {
 
 /** The one summary printed before `ready`: every URL, the demo guild, how to call the API, how to stop. */
 export function summary(s: SummaryInput): string {
+  if (s.platform?.kind === 'real') return realPlatformSummary(s, s.platform);
   const p = s.ports;
   const line = (label: string, value: string) => `  ${label.padEnd(21)}${value}`;
   const svc = (key: string, label: string, port: PortName, extra = '') =>
@@ -161,4 +165,39 @@ export function summary(s: SummaryInput): string {
     '────────────────────────────────────────────────────────────────────────────',
   ];
   return out.join('\n');
+}
+
+/** The summary on a real platform: the services, the platform, and the first steps on the user's own server. */
+function realPlatformSummary(s: SummaryInput, platform: Extract<Platform, { kind: 'real' }>): string {
+  const p = s.ports;
+  const line = (label: string, value: string) => `  ${label.padEnd(21)}${value}`;
+  const svc = (key: string, label: string, port: PortName) =>
+    s.started.has(key)
+      ? line(label, `http://127.0.0.1:${p[port]}   (/healthz /readyz /metrics)`)
+      : line(label, `not built yet (${PORT_VARS[port]}=${p[port]} reserved)`);
+  const dashboard = platform.dashboardPublicUrl ?? `http://127.0.0.1:${p.dashboard}`;
+  const guild = platform.guildId ?? '<serverId>';
+  return [
+    '',
+    '────────────────────────────────────────────────────────────────────────────',
+    ' Role Link Service: local stack on your platform',
+    '────────────────────────────────────────────────────────────────────────────',
+    svc('api', 'User Management API', 'api'),
+    svc('dashboard', 'Dashboard', 'dashboard'),
+    svc('plugin-broker', 'Plugin broker', 'broker'),
+    svc('bot-worker', 'Bot worker', 'worker'),
+    line('Platform', `${platform.apiUrl}   (your bot's token; no emulator, no demo guild)`),
+    line('Example plugin', `https://127.0.0.1:${p.plugin}   (self-signed certificate, trusted by the services)`),
+    line('PostgreSQL', `${redact(s.databaseUrl)}${s.databaseEmbedded ? '   (embedded, data in .data/postgres)' : ''}`),
+    line('Redis', `${s.redisUrl}${s.redisEmbedded ? '   (local redis-server)' : ''}`),
+    '',
+    ` Sign in: ${dashboard}  (the platform's sign-in page; redirect URI ${dashboard}/auth/callback)`,
+    ` Check a server: ./rolelink doctor ${guild}`,
+    ` Link a role to a plugin: ./rolelink link create ${guild} <roleId> --plugin-url <url>   (docs/real-platform.md)`,
+    '',
+    ...(s.skipped.length ? [` Not built yet, skipped: ${s.skipped.join(', ')}`, ''] : []),
+    ` Logs: ${rel(s.logDir)}/<service>.log      Ports: ${Object.values(PORT_VARS).join(', ')}`,
+    ` Stop: Ctrl-C (or kill -TERM ${s.pid}); everything started here stops with it.`,
+    '────────────────────────────────────────────────────────────────────────────',
+  ].join('\n');
 }

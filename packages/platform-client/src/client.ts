@@ -14,7 +14,7 @@ import {
 } from './rate-limit/shared-limiter';
 
 export type PlatformClientOptions = {
-  /** Base URL of the platform's REST API including the version, e.g. `http://127.0.0.1:4010/api/v10`. */
+  /** The platform's REST base, `https://discord.com/api` (PLATFORM_API_URL's form); a trailing `/v10` is taken as the version. */
   apiUrl: string;
   token: string;
   redis: Redis | Cluster;
@@ -72,7 +72,7 @@ function withoutBucketHeaders(res: ResponseLike): ResponseLike {
   };
 }
 
-/** Splits `http://host:port/api/v10` into REST's `api` and `version` options. */
+/** Splits `http://host:port/api` or `…/api/v10` into REST's `api` and `version` options (default 10). */
 function splitApiUrl(apiUrl: string): { api: string; version: string } {
   const trimmed = apiUrl.replace(/\/+$/, '');
   const m = /^(.*)\/v(\d+)$/.exec(trimmed);

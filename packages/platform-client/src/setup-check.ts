@@ -240,7 +240,7 @@ export function evaluateAccount(facts: AccountFacts): SetupCheck[] {
                 'fail',
                 `GET /users/@me failed: ${describeFailure(t)}.`,
                 t.kind === 'no_answer'
-                  ? 'Check PLATFORM_API_URL (the platform REST base with /v10) and that this host reaches the platform, then run the check again.'
+                  ? 'Check PLATFORM_API_URL (the platform REST base, e.g. https://discord.com/api) and that this host reaches the platform, then run the check again.'
                   : retryFix(t),
               );
 

@@ -37,6 +37,34 @@ const problemsOf = (source: NodeJS.ProcessEnv): string => {
   }
 };
 
+describe('PLATFORM_API_URL', () => {
+  const parsed = (value: string) =>
+    parseEnv(schema, { PLATFORM_API_URL: value, PLATFORM_OAUTH_CLIENT_SECRET: 's' }).PLATFORM_API_URL;
+
+  it("is the REST base without a version; the version Discord's docs print and a trailing slash are read as the base", () => {
+    expect(parsed('https://discord.com/api')).toBe('https://discord.com/api');
+    expect(parsed('https://discord.com/api/v10')).toBe('https://discord.com/api');
+    expect(parsed('https://discord.com/api/v10/')).toBe('https://discord.com/api');
+    expect(parsed('http://127.0.0.1:3900/api/')).toBe('http://127.0.0.1:3900/api');
+  });
+
+  it('refuses another API version, a query and a non-URL, saying what to set', () => {
+    expect(problemsOf({ PLATFORM_API_URL: 'https://discord.com/api/v9' })).toMatch(
+      /^ {2}PLATFORM_API_URL: names API version 9, but the product speaks version 10 only; give the base without a version \(https:\/\/discord\.com\/api\)$/m,
+    );
+    expect(problemsOf({ PLATFORM_API_URL: 'https://discord.com/api?v=10' })).toMatch(
+      /^ {2}PLATFORM_API_URL: must be the REST base alone/m,
+    );
+    expect(problemsOf({ PLATFORM_API_URL: 'discord.com/api' })).toMatch(/^ {2}PLATFORM_API_URL: is not a URL/m);
+  });
+
+  it("counts the emulator's base with its version as the emulator's in production", () => {
+    expect(problemsOf({ ...production, PLATFORM_API_URL: 'http://127.0.0.1:3900/api/v10' })).toMatch(
+      /^ {2}PLATFORM_API_URL: is the local platform emulator's/m,
+    );
+  });
+});
+
 describe('parseEnv in production', () => {
   it('accepts real values', () => {
     expect(parseEnv(schema, production)).toMatchObject({ PLATFORM_API_URL: 'https://discord.com/api' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { platformApiBase } from './platform-api-url';
 import { clusterPrefixProblem, parseRedisUrl } from './redis-url';
 
 /**
@@ -125,11 +126,18 @@ export function productionProblems(declared: readonly string[], source: NodeJS.P
         problems.push(
           `${name}: must be set in production (its default, ${JSON.stringify(local.value)}, is ${local.whose})`,
         );
-      else if (value.replace(/\/+$/, '') === local.value)
+      else if (sameSetting(name, value, local.value))
         problems.push(`${name}: is ${local.whose} default; production needs its own`);
     }
   }
   return problems;
+}
+
+/** Whether `value` is `local` spelled another way: a trailing slash, or the platform base with its version. */
+function sameSetting(name: string, value: string, local: string): boolean {
+  if (name !== 'PLATFORM_API_URL') return value.replace(/\/+$/, '') === local;
+  const read = platformApiBase(value);
+  return 'base' in read && read.base === local;
 }
 
 /**
@@ -156,8 +164,16 @@ export const envFields = {
       }
     }),
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
-  /** The platform's REST base (`https://discord.com/api`; REST appends /v10); locally the emulator's. */
-  platformApiUrl: z.string().url().default(EMULATOR_DEFAULTS.PLATFORM_API_URL),
+  /**
+   * The platform's REST base without a version (`https://discord.com/api`; the client appends /v10); locally
+   * the emulator's. `…/api/v10` is read as `…/api`, another version refused (platform-api-url.ts).
+   */
+  platformApiUrl: z.string().default(EMULATOR_DEFAULTS.PLATFORM_API_URL).transform(platformApiUrlOrIssue),
+  /** PLATFORM_API_URL where a process may run without a platform (the CLI). */
+  optionalPlatformApiUrl: z
+    .string()
+    .optional()
+    .transform((v, ctx) => (v === undefined ? v : platformApiUrlOrIssue(v, ctx))),
   /** The bot's token (secret); locally the emulator's. */
   platformBotToken: z.string().min(1).default(EMULATOR_DEFAULTS.PLATFORM_BOT_TOKEN),
   /** 32-byte key as 64 hex chars or base64; tokens are stored encrypted under it (AES-256-GCM). */
@@ -198,6 +214,13 @@ export const envFields = {
    */
   retentionSweepEveryMs: z.coerce.number().int().min(0).default(600_000),
 };
+
+function platformApiUrlOrIssue(value: string, ctx: z.RefinementCtx): string {
+  const read = platformApiBase(value);
+  if ('base' in read) return read.base;
+  ctx.addIssue({ code: 'custom', message: read.problem });
+  return z.NEVER;
+}
 
 /**
  * The readiness probe's period × failure threshold in k8s/*.yaml (5 s × 2): after this long a probe has

@@ -6,6 +6,7 @@ export * from './database-outage';
 export * from './deadline';
 export * from './env';
 export * from './redis-url';
+export * from './platform-api-url';
 export * from './logger';
 export * from './http';
 export * from './serve';

@@ -11,8 +11,8 @@ export const envSchema = z.object({
   /** Several token keys with IDs, newest first (`rolelink secrets reencrypt` moves every token to the first). */
   ROLELINK_SECRET_KEYS: envFields.secretKeys,
   ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS: envFields.allowPrivatePluginHosts,
-  /** The platform's REST API with version (`…/api/v10`); without it existing role holders are not read. */
-  PLATFORM_API_URL: z.string().url().optional(),
+  /** The platform's REST base, as for the bot worker (`https://discord.com/api`); without it existing role holders are not read. */
+  PLATFORM_API_URL: envFields.optionalPlatformApiUrl,
   PLATFORM_BOT_TOKEN: z.string().optional(),
   /**
    * The platform's OAuth2 authorize page and the application's client id: `rolelink doctor` and `link create`

@@ -8,7 +8,7 @@ import { PlatformShapeError, shapeCheckedRequest } from '@rolelink/platform-clie
 import { AppError } from '@rolelink/runtime';
 
 export type OAuthSettings = {
-  /** `…/api/v10` of the platform (or the emulator). */
+  /** The platform's (or the emulator's) REST base, PLATFORM_API_URL: `https://discord.com/api`. */
   apiUrl: string;
   authorizeUrl: string;
   clientId: string;
