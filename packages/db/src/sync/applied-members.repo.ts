@@ -13,6 +13,25 @@ export type UserDiff = {
   nextRetryAt: Date | null;
 };
 
+/** A diff query's row, as both diffs (by users here, by range in sync-diff.repo.ts) select it. */
+export type UserDiffRow = {
+  user_id: string;
+  desired: boolean;
+  outcome: string | null;
+  due: boolean;
+  has_error: boolean;
+  next_retry_at: Date | null;
+};
+
+export const toUserDiff = (r: UserDiffRow): UserDiff => ({
+  userId: r.user_id,
+  desired: r.desired,
+  outcome: r.outcome,
+  due: r.due,
+  hasError: r.has_error,
+  nextRetryAt: r.next_retry_at,
+});
+
 /**
  * The differences for a given set of users (the journal's changed users, due retries), in user-id
  * order: one index probe into the list and one into the applied record per user, whatever the list's
@@ -33,14 +52,7 @@ export async function diffUsers(
   const desired = overrides
     ? `CASE (SELECT o.kind FROM link_override o WHERE o.link_id = $1 AND o.user_id = x.user_id) WHEN 'always' THEN true WHEN 'never' THEN false ELSE ${listed} END`
     : listed;
-  const { rows } = await db.query<{
-    user_id: string;
-    desired: boolean;
-    outcome: string | null;
-    due: boolean;
-    has_error: boolean;
-    next_retry_at: Date | null;
-  }>({
+  const { rows } = await db.query<UserDiffRow>({
     name: overrides ? 'rolelink.diff-users-overrides' : 'rolelink.diff-users',
     text: `SELECT ${fromStored('x.user_id')} AS user_id, s.desired, a.outcome,
               (a.next_retry_at IS NULL OR a.next_retry_at <= localtimestamp(3)) AS due,
@@ -53,14 +65,7 @@ export async function diffUsers(
         ORDER BY x.user_id`,
     values: [linkId, userIds, cutoff === null ? null : cutoff.toString()],
   });
-  return rows.map((r) => ({
-    userId: r.user_id,
-    desired: r.desired,
-    outcome: r.outcome,
-    due: r.due,
-    hasError: r.has_error,
-    nextRetryAt: r.next_retry_at,
-  }));
+  return rows.map(toUserDiff);
 }
 
 /** Users whose back-off has passed (partial index applied_member_retry_idx): retried with the next journal batch. */

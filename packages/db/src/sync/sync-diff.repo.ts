@@ -1,4 +1,4 @@
-import type { UserDiff } from './applied-members.repo';
+import { toUserDiff, type UserDiff, type UserDiffRow } from './applied-members.repo';
 import type { Queryable } from '../client/queryable';
 
 // The sync walk's reads: ranges of the list (link_user) against the applied record (applied_member).
@@ -47,14 +47,7 @@ export async function diffRange(
   overrides = false,
 ): Promise<UserDiff[]> {
   const desiredTo = cutoff !== null && cutoff < to ? cutoff : to;
-  const { rows } = await db.query<{
-    user_id: string;
-    desired: boolean;
-    outcome: string | null;
-    due: boolean;
-    has_error: boolean;
-    next_retry_at: Date | null;
-  }>(
+  const { rows } = await db.query<UserDiffRow>(
     `SELECT ${fromStored('coalesce(d.user_id, a.user_id)')} AS user_id,
             d.user_id IS NOT NULL AS desired,
             a.outcome,
@@ -69,14 +62,7 @@ export async function diffRange(
       ORDER BY coalesce(d.user_id, a.user_id)`,
     [linkId, from.toString(), to.toString(), desiredTo.toString()],
   );
-  return rows.map((r) => ({
-    userId: r.user_id,
-    desired: r.desired,
-    outcome: r.outcome,
-    due: r.due,
-    hasError: r.has_error,
-    nextRetryAt: r.next_retry_at,
-  }));
+  return rows.map(toUserDiff);
 }
 
 /**
