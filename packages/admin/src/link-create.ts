@@ -1,3 +1,4 @@
+import type { CreatedLinkView } from '@rolelink/contracts';
 import {
   encryptToken,
   generateToken,
@@ -26,14 +27,8 @@ export type CreateLinkInput = {
   keepMembers?: boolean;
   askedMembers?: boolean;
 } & OwnerConsent;
-export type CreatedLink = {
-  link_id: string;
-  guild_id: string;
-  role_id: string;
-  plugin_url: string;
-  member_mode: 'handover' | 'keep';
-  existing_members: number;
-};
+/** What the dashboard's create answers (the contract's view); the CLI prints the same. */
+export type CreatedLink = CreatedLinkView;
 
 /**
  * Creates a role link (spec 1 lifecycle, 3.1): validates the plugin URL, generates the token, records
