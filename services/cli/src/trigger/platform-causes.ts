@@ -3,7 +3,7 @@ import type { RecordedEventKind } from '@rolelink/contracts';
 import { listEventLog } from '@rolelink/db/events';
 import { hasUser } from '@rolelink/db/list';
 import { findGuildOutage } from '@rolelink/db/sync';
-import { AppError } from '@rolelink/runtime';
+import { AppError, PLATFORM_API_VERSION } from '@rolelink/runtime';
 
 /**
  * The kinds `rolelink trigger` makes real on the local stack by changing the platform through the emulator's
@@ -141,10 +141,17 @@ async function kickAndWait(
 
 /** The member's roles as the bot reads them, so the hand edit takes only the linked role away. */
 async function platformMember(deps: PlatformDeps, guildId: string, userId: string): Promise<{ roles: string[] }> {
-  const r = await fetch(`${deps.apiUrl!.replace(/\/+$/, '')}/guilds/${guildId}/members/${userId}`, {
-    headers: deps.botToken ? { authorization: `Bot ${deps.botToken}` } : {},
-    signal: AbortSignal.timeout(10_000),
-  });
+  const r = await fetch(
+    `${deps.apiUrl!.replace(/\/+$/, '')}/v${PLATFORM_API_VERSION}/guilds/${guildId}/members/${userId}`,
+    {
+      // The platform's edge refuses a request without a bot client's User-Agent, as the emulator does.
+      headers: {
+        'user-agent': 'DiscordBot (https://github.com/rolelink, 1.0.0) rolelink-cli',
+        ...(deps.botToken ? { authorization: `Bot ${deps.botToken}` } : {}),
+      },
+      signal: AbortSignal.timeout(10_000),
+    },
+  );
   if (!r.ok)
     throw AppError.pluginFailure(
       502,
