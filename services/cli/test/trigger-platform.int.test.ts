@@ -80,7 +80,7 @@ afterAll(async () => {
 });
 
 describe('rolelink trigger on the local stack (the platform emulator)', () => {
-  it.each(['link.paused', 'link.resumed', 'member.role_restored'] as const)(
+  it.each(['link.paused', 'link.resumed', 'member.role_restored', 'member.not_in_guild'] as const)(
     '%s is made on the platform, recorded and delivered to the plugin',
     async (kind) => {
       const from = received.length;
@@ -121,6 +121,13 @@ describe('rolelink trigger on the local stack (the platform emulator)', () => {
           60_000,
           100,
         );
+      }
+      if (kind === 'member.not_in_guild') {
+        const user = (got[0]!.data as { user_id: string }).user_id;
+        expect(got[0]!.data).toEqual({ user_id: user, reason: 'not_a_member' });
+        expect(LISTED).toContain(user);
+        // Back in the guild, without the role until the bot's next retry.
+        expect(bot.emulator.state.memberRoles(g, user)).not.toContain(r);
       }
     },
     240_000,

@@ -9,7 +9,7 @@ import { AppError, PLATFORM_API_VERSION } from '@rolelink/runtime';
  * The kinds `rolelink trigger` makes real on the local stack by changing the platform through the emulator's
  * control API (docs/emulator.md), then waiting for the bot worker to meet the change and record the event.
  */
-export const PLATFORM_KINDS = ['link.paused', 'link.resumed', 'member.role_restored'] as const;
+export const PLATFORM_KINDS = ['link.paused', 'link.resumed', 'member.role_restored', 'member.not_in_guild'] as const;
 export type PlatformKind = (typeof PLATFORM_KINDS)[number];
 export const isPlatformKind = (k: RecordedEventKind): k is PlatformKind =>
   (PLATFORM_KINDS as readonly string[]).includes(k);
@@ -85,7 +85,7 @@ export async function platformCause(deps: PlatformDeps, link: Link, kind: Platfo
     return { via: 'platform', did: steps.join('; '), recorded: await waitRecorded(deps, link, kind, before) };
   }
 
-  // member.role_restored: a moderator's hand edit takes the role off a listed holder; drift repair puts it back.
+  // Both member kinds start from a listed user who holds the role on the platform.
   const { holders } = (await ctl('GET', `/guilds/${g}/roles/${link.roleId}/holders`)) as { holders: string[] };
   let user: string | undefined;
   for (const h of holders)
@@ -98,14 +98,36 @@ export async function platformCause(deps: PlatformDeps, link: Link, kind: Platfo
       via: 'sample',
       why: "no user on the link's list holds the role on the platform yet, so none can have it taken away",
     };
-  const member = await platformMember(deps, g, user);
+  const others = (await platformMember(deps, g, user)).roles.filter((r) => r !== link.roleId);
   const before = await since();
-  await ctl('PUT', `/guilds/${g}/members/${user}/roles`, { roles: member.roles.filter((r) => r !== link.roleId) });
-  deps.progress(`took the role off listed member ${user} by hand (emulator); waiting for drift repair to put it back`);
+  // A moderator's hand edit takes the role away: the drift poll reads it in the audit log and the bot repairs it.
+  await ctl('PUT', `/guilds/${g}/members/${user}/roles`, { roles: others });
+  const edit = `took the role off listed member ${user} as a moderator's hand edit (emulator PUT /members/${user}/roles)`;
+  if (kind === 'member.role_restored') {
+    deps.progress(
+      `took the role off listed member ${user} by hand (emulator); waiting for drift repair to put it back`,
+    );
+    return {
+      via: 'platform',
+      did: `${edit}; the bot's drift repair put it back`,
+      recorded: await waitRecorded(deps, link, kind, before),
+    };
+  }
+  // member.not_in_guild: the member also leaves, so the repair's add meets 10007 Unknown Member.
+  await ctl('DELETE', `/guilds/${g}/members/${user}`);
+  deps.progress(
+    `took the role off listed member ${user} and removed them from the guild (emulator); waiting for the repair's add to fail`,
+  );
+  const recorded = await waitRecorded(deps, link, kind, before, {
+    kind: 'member.role_restored',
+    why: `The bot's drift repair gave ${user} the role back before they left the guild, so no add failed: they are out of the guild; add them back (emulator POST /_emulator/guilds/${g}/members) and run rolelink trigger member.not_in_guild again`,
+  });
+  // Back in the guild without the role: the bot gives it at its next retry of not-in-server users or reconcile.
+  await ctl('POST', `/guilds/${g}/members`, { userId: user, roles: others });
   return {
     via: 'platform',
-    did: `took the role off listed member ${user} as a moderator's hand edit (emulator PUT /members/${user}/roles); the bot's drift repair put it back`,
-    recorded: await waitRecorded(deps, link, kind, before),
+    did: `${edit} and removed them from the guild (emulator DELETE /members/${user}); the bot's drift repair could not give it back; then added them back without the role (the bot gives it at its next retry or reconcile)`,
+    recorded,
   };
 }
 
@@ -171,6 +193,8 @@ async function waitRecorded(
   link: Link,
   kind: PlatformKind,
   before: string | undefined,
+  /** An event that means `kind` will not come (the repair ran before the member left). */
+  instead?: { kind: string; why: string },
 ): Promise<Recorded[]> {
   const deadline = Date.now() + (deps.waitMs ?? PLATFORM_WAIT_MS);
   let said = 0;
@@ -179,6 +203,7 @@ async function waitRecorded(
     const fresh = log.filter((e) => before === undefined || BigInt(e.seq) > BigInt(before)).reverse();
     if (fresh.some((e) => e.kind === kind))
       return fresh.map((e) => ({ id: `evt_${e.id}`, seq: Number(e.seq), kind: e.kind, state: e.state }));
+    if (instead && fresh.some((e) => e.kind === instead.kind)) throw new AppError(409, instead.why, 'trigger_raced');
     if (Date.now() > deadline)
       throw new AppError(
         504,

@@ -28,9 +28,9 @@ const HOUR_MS = 3_600_000;
 export const TRIGGER_KINDS: { [K in RecordedEventKind]: TriggerKind<K> } = {
   'member.not_in_guild': {
     when: 'a listed user cannot be given the role (not a member, or the account is deleted)',
-    via: 'sample',
+    via: 'platform',
     cause:
-      'the bot adds a listed user who is not in the guild (emulator: DELETE /_emulator/guilds/:g/members/:u) or whose account is gone (DELETE /_emulator/users/:u)',
+      "the bot adds a listed user who is not in the guild: a moderator's hand edit takes the role off a listed member and they leave (emulator: PUT /_emulator/guilds/:g/members/:u/roles, DELETE /_emulator/guilds/:g/members/:u), drift repair's add fails; they are added back without the role; a sample when no listed user holds the role yet or the platform is not the emulator",
     sample: (s) => ({ user_id: s.userId, reason: 'not_a_member' }),
   },
   'member.role_restored': {
