@@ -39,10 +39,12 @@ export async function startInProcessBot(o: {
   reconcileEveryMs?: number;
   /** The platform client's events, as main.ts wires them to metrics and logs. */
   clientEvents?: PlatformClientOptions['events'];
+  /** Another harness's database and queue prefix (the broker's), to run the whole system on one; theirs to close. */
+  shared?: { db: TestDb; prefix: string };
 }): Promise<InProcessBot> {
   const emulator = await startEmulator({ port: 0, roleBucket: { limit: 50, windowMs: 1000 }, globalPerSecond: 200 });
-  const db = await createTestDb();
-  const prefix = testQueuePrefix();
+  const db = o.shared?.db ?? (await createTestDb());
+  const prefix = o.shared?.prefix ?? testQueuePrefix();
   const redis: RedisClient = workerConnection(REDIS_URL, { maxRetriesPerRequest: 3 });
   const workerRedis: RedisClient = workerConnection(REDIS_URL);
   const client = createPlatformClient({
@@ -88,9 +90,10 @@ export async function startInProcessBot(o: {
     async close() {
       await bot.close();
       await emulator.close();
-      await db.drop();
       redis.disconnect();
       workerRedis.disconnect();
+      if (o.shared) return;
+      await db.drop();
       await dropPrefix(prefix);
     },
   };

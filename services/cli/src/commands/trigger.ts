@@ -16,7 +16,7 @@ export const triggerCommands: Command[] = [
       user: { type: 'string', description: "the user id a sample's data names (default 123456789012345678)" },
     },
     summary:
-      "Make a plugin event happen for a link, as `stripe trigger` does: through the product's admin path where it can, otherwise a sample signed as the broker signs (docs/cli.md)",
+      "Make a plugin event happen for a link, as `stripe trigger` does: through the product's admin path or, on the local stack, the platform emulator where it can, otherwise a sample signed as the broker signs (docs/cli.md)",
     example: 'trigger link.disabled 1100000000000000001 1100000000000000011',
     details: () => ['event kinds:', ...triggerKindLines().map((l) => `  ${l}`)],
     run: (ctx, a, f) =>
@@ -25,6 +25,11 @@ export const triggerCommands: Command[] = [
           admin: () => ctx.admin(),
           secretKey: () => ctx.secretKey(),
           allowHosts: ctx.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
+          platform: {
+            apiUrl: ctx.env.PLATFORM_API_URL,
+            botToken: ctx.env.PLATFORM_BOT_TOKEN,
+            progress: (line) => process.stderr.write(`${line}\n`),
+          },
           ...(typeof f.ca === 'string' ? { ca: readCa(f.ca) } : {}),
         },
         {

@@ -8,6 +8,7 @@ import { PluginCallFailure, PluginHttp } from '@rolelink/plugin-http';
 import { signEvent } from '@rolelink/plugin-sdk';
 import { AppError } from '@rolelink/runtime';
 import { tlsHint } from '../plugin-check/tls-hint';
+import { isPlatformKind, platformCause, type PlatformDeps } from './platform-causes';
 import { isTriggerKind, TRIGGER_KINDS } from './trigger-kinds';
 
 /** The broker's POST /events timeout, as `rolelink plugin check` uses it. */
@@ -21,6 +22,8 @@ export type TriggerDeps = {
   allowHosts: readonly string[];
   /** PEM of a CA to trust for the sample's call (a local plugin's self-signed certificate). */
   ca?: string;
+  /** The platform the bot worker uses: the emulator's control API makes the platform kinds real. */
+  platform: Omit<PlatformDeps, 'admin'>;
 };
 
 export type TriggerInput = { kind: string; guildId: string; roleId: string; userId?: string };
@@ -28,7 +31,7 @@ export type TriggerInput = { kind: string; guildId: string; roleId: string; user
 /** What `rolelink trigger` did: how the event was made, and where to follow it. */
 export type TriggerResult = {
   kind: RecordedEventKind;
-  via: 'admin' | 'sample';
+  via: 'admin' | 'platform' | 'sample';
   did: string;
   /** Recorded events (admin path): delivered by the broker, shown by `rolelink link events`. */
   recorded?: { id: string; seq: number; kind: string; state: string }[];
@@ -104,11 +107,17 @@ export async function runTrigger(deps: TriggerDeps, input: TriggerInput): Promis
     }
   }
 
+  let why = '';
+  if (isPlatformKind(kind)) {
+    const made = await platformCause({ ...deps.platform, admin }, link, kind);
+    if (made.via === 'platform') return { ...base, ...made, follow: followLine(guildId, roleId) };
+    why = `: ${made.why}`;
+  }
   const sent = await sendSample(deps, link, kind, userId);
   return {
     ...base,
     via: 'sample',
-    did: 'sent a signed sample event (signed as the broker signs, seq 0, not recorded)',
+    did: `sent a signed sample event (signed as the broker signs, seq 0, not recorded)${why}`,
     sent,
   };
 }

@@ -4,6 +4,8 @@ import { PLUGIN_EVENT_KINDS, type RecordedEventData, type RecordedEventKind } fr
  * How `rolelink trigger` makes each event kind happen (docs/cli.md "rolelink trigger"):
  * - `admin`: the product's own admin path runs (the same as `rolelink link set`, `removals request-resend`),
  *   the service records the event and the plugin broker delivers it like any other;
+ * - `platform`: on the local stack the CLI makes the cause through the platform emulator's control API and
+ *   waits for the bot worker to record the event (platform-causes.ts); against a real platform, a sample;
  * - `sample`: the real cause needs the bot's sync, a plugin's list or time to pass, so the CLI sends the
  *   plugin a sample event signed exactly as the broker signs (`signEvent` of @rolelink/plugin-sdk), with
  *   `seq` 0 like `rolelink plugin check`'s test event, never recorded. `cause` says how to make the real
@@ -12,7 +14,7 @@ import { PLUGIN_EVENT_KINDS, type RecordedEventData, type RecordedEventKind } fr
 export type TriggerKind<K extends RecordedEventKind = RecordedEventKind> = {
   /** One line for `rolelink trigger --help`. */
   when: string;
-  via: 'admin' | 'sample';
+  via: 'admin' | 'platform' | 'sample';
   /** The real cause, and how to make it locally. */
   cause: string;
   sample: (s: SampleFacts) => RecordedEventData<K>;
@@ -26,16 +28,16 @@ const HOUR_MS = 3_600_000;
 export const TRIGGER_KINDS: { [K in RecordedEventKind]: TriggerKind<K> } = {
   'member.not_in_guild': {
     when: 'a listed user cannot be given the role (not a member, or the account is deleted)',
-    via: 'sample',
+    via: 'platform',
     cause:
-      'the bot adds a listed user who is not in the guild (emulator: DELETE /_emulator/guilds/:g/members/:u) or whose account is gone (DELETE /_emulator/users/:u)',
+      "the bot adds a listed user who is not in the guild: a moderator's hand edit takes the role off a listed member and they leave (emulator: PUT /_emulator/guilds/:g/members/:u/roles, DELETE /_emulator/guilds/:g/members/:u), drift repair's add fails; they are added back without the role; a sample when no listed user holds the role yet or the platform is not the emulator",
     sample: (s) => ({ user_id: s.userId, reason: 'not_a_member' }),
   },
   'member.role_restored': {
     when: 'someone removed the role by hand and the bot put it back',
-    via: 'sample',
+    via: 'platform',
     cause:
-      "a moderator's hand edit takes the role off a listed member (emulator: PUT /_emulator/guilds/:g/members/:u/roles) and drift repair puts it back",
+      "a moderator's hand edit takes the role off a listed member (emulator: PUT /_emulator/guilds/:g/members/:u/roles) and drift repair puts it back; a sample when no listed user holds the role yet or the platform is not the emulator",
     sample: (s) => ({ user_id: s.userId, source: 'drift' }),
   },
   'member.expired': {
@@ -69,16 +71,16 @@ export const TRIGGER_KINDS: { [K in RecordedEventKind]: TriggerKind<K> } = {
   },
   'link.paused': {
     when: 'the link stopped syncing (plan change, bot removed, a role the bot may not change)',
-    via: 'sample',
+    via: 'platform',
     cause:
-      'the bot loses access, e.g. it is removed from the guild (emulator: PATCH /_emulator/guilds/:g/rules {"botInGuild": false}) and its next sync pass finds out',
+      'the bot is removed from the guild (emulator: PATCH /_emulator/guilds/:g/rules {"botInGuild": false}) and the worker meets it (its drift poll or next sync); the bot stays out until link.resumed; a sample when the platform is not the emulator',
     sample: () => ({ state: 'blocked', reason: 'bot_not_in_guild' }),
   },
   'link.resumed': {
     when: 'the link can sync again; data names the cause that ended',
-    via: 'sample',
+    via: 'platform',
     cause:
-      'the cause of a pause ends, e.g. the bot is back (emulator: PATCH /_emulator/guilds/:g/rules {"botInGuild": true})',
+      'the bot is put back (emulator: PATCH /_emulator/guilds/:g/rules {"botInGuild": true}; a link not paused is paused first, as link.paused does) and the worker re-checks; a sample when the platform is not the emulator',
     sample: () => ({ state: 'up_to_date', reason: null, resolved: 'bot_not_in_guild' }),
   },
   'link.disabled': {
@@ -118,6 +120,11 @@ export function triggerKindLines(): string[] {
   const width = Math.max(...PLUGIN_EVENT_KINDS.map((k) => k.length));
   return PLUGIN_EVENT_KINDS.map((k) => {
     const t = TRIGGER_KINDS[k];
-    return `${k.padEnd(width)}  ${t.when}${t.via === 'admin' ? ' (real: admin path)' : ' (signed sample)'}`;
+    const how = {
+      admin: ' (real: admin path)',
+      platform: ' (real on the emulator, else a sample)',
+      sample: ' (signed sample)',
+    };
+    return `${k.padEnd(width)}  ${t.when}${how[t.via]}`;
   });
 }
