@@ -1,4 +1,4 @@
-import { createDb, pingDatabase } from '@rolelink/db/client';
+import { createDb, holdPresence, pingDatabase } from '@rolelink/db/client';
 import { readSyncLag } from '@rolelink/db/sync';
 import { closeRedis, producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
 import {
@@ -19,14 +19,17 @@ import { OutboxSweeper } from './outbox-sweeper';
 const env = exitOnConfigError('api', () => loadEnv());
 
 const logger = createLogger('api', env.LOG_LEVEL);
-const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
+const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX, sessionUrl: env.DATABASE_SESSION_URL });
+// Behind a transaction pooler: this process's name stays in pg_stat_activity for its Idempotency-Key claims.
+const presence = holdPresence(db);
 const redis = producerConnection(env.REDIS_URL);
 const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
 // The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
 // auto-pipelining the takes of one event-loop turn (many tokens at once) share a write and a read.
 const limiterRedis = producerConnection(env.REDIS_URL, { enableAutoPipelining: true });
+// The sweep holds a session advisory lock for its run: on the session pool (PostgreSQL directly).
 const sweeper = new OutboxSweeper(
-  db.pool,
+  db.session,
   sync,
   logger,
   env.AUDIT_RETENTION_DAYS,
@@ -96,5 +99,5 @@ onShutdown(logger, [
   { name: 'queue', run: () => sync.close() },
   { name: 'redis', run: () => closeRedis(redis) },
   { name: 'rate-limit redis', run: () => closeRedis(limiterRedis) },
-  { name: 'database', run: () => db.close() },
+  { name: 'database', run: () => presence.close().then(() => db.close()) },
 ]);

@@ -2,6 +2,7 @@
 // its transactions, COPY … FROM STDIN (copyIn), the readiness ping, Prisma's types for the few places that hold its client, and how
 // user ids are stored (user-id.ts: id - 2^63, for SQL that tests and fixtures write themselves).
 export * from '../client';
+export * from '../session-presence';
 export * from '../queryable';
 export * from '../copy-in';
 export * from '../user-id';

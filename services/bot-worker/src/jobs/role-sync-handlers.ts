@@ -22,6 +22,7 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
       const logger = requestId === undefined ? o.logger : o.logger.child({ requestId });
       const deps: SyncDeps = {
         db: o.db,
+        sessionDb: o.sessionDb,
         api: o.api,
         logger,
         jobId: job.id,
