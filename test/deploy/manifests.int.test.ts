@@ -161,6 +161,8 @@ describe('deployment manifests', () => {
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
     // Connections: the API's pool raised past what max_connections holds at the autoscaler's maximum.
     copy.edit('k8s/api.yaml', /name: DB_POOL_MAX\n( +)value: "6"/, 'name: DB_POOL_MAX\n$1value: "20"');
+    // PgBouncer: fewer client slots than the services' pools at the autoscalers' maximum.
+    copy.edit('k8s/components/pgbouncer/pgbouncer.yaml', 'max_client_conn = 400', 'max_client_conn = 100');
     // Scaling: no spread across zones.
     copy.edit('k8s/api.yaml', 'topologyKey: topology.kubernetes.io/zone', 'topologyKey: kubernetes.io/hostname');
     // The dashboard's /metrics published: "/" as a prefix on the Ingress, no match at all on an HTTPRoute.
@@ -190,6 +192,9 @@ describe('deployment manifests', () => {
     expect(out).toContain('must NOT have additional properties (imgae)');
     expect(out).toMatch(/depends_on.*must be equal to one of the allowed values/);
     expect(out).toContain('Redis needs --appendonly yes');
+    expect(out).toMatch(
+      /components\/pgbouncer max_client_conn: \d+ client connections to PgBouncer at the autoscalers' maximum .* exceed one replica's max_client_conn 100/,
+    );
     expect(out).toContain('services.proxy.ports: ${HTTPS_PORT:-443}:8443: bind to 127.0.0.1 by default');
     expect(out).toContain('services.plugin-broker.mem_limit: every container needs a memory limit');
     expect(out).toContain('services.redis.logging: json-file with max-size and max-file (rotated logs)');

@@ -19,7 +19,7 @@ import { OutboxSweeper } from './outbox-sweeper';
 const env = exitOnConfigError('api', () => loadEnv());
 
 const logger = createLogger('api', env.LOG_LEVEL);
-const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX, sessionUrl: env.DATABASE_SESSION_URL });
+const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX, sessionUrl: env.DATABASE_SESSION_URL, sessionMax: 2 });
 // Behind a transaction pooler: this process's name stays in pg_stat_activity for its Idempotency-Key claims.
 const presence = holdPresence(db);
 const redis = producerConnection(env.REDIS_URL);
