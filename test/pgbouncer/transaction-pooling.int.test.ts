@@ -94,7 +94,8 @@ describePgBouncer('the services through PgBouncer in transaction pooling mode', 
     bouncer = await startPgBouncer(db.url);
     prefix = testQueuePrefix();
     dir = mkdtempSync(path.join(os.tmpdir(), 'rolelink-pgbouncer-test-'));
-    [ports.api, ports.broker, ports.worker] = await freePorts(3);
+    const [api, broker, worker] = await freePorts(3);
+    Object.assign(ports, { api, broker, worker });
 
     emulator = await startEmulator({ port: 0, seed: demoSeed(50), botToken: DEMO.botToken });
     closers.push(() => emulator.close());
