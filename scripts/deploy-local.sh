@@ -2,8 +2,8 @@
 # One command from a checkout to the whole service running in Docker, proven, and gone again:
 #   pnpm deploy:local            (or: bash scripts/deploy-local.sh)
 # 1. a Docker engine: the one that answers, else Debian's docker.io installed and dockerd started;
-# 2. the base images: pulled, else built locally (scripts/deploy/base-images.sh);
-# 3. every image target of the Dockerfile, plus local-tools (the platform emulator and example plugin);
+# 2. the base images (pulled, else built locally) and 3. every image target of the Dockerfile, plus
+#    local-tools (the platform emulator and example plugin): scripts/deploy/build-images.sh;
 # 4. `up` of docker-compose.yml + docker-compose.local.yml (project rolelink-local): migrate first, then
 #    every service healthy, with the emulator as the platform;
 # 5. the main job end to end: a premium plan and a link made with the rolelink CLI image, the example
@@ -181,26 +181,12 @@ choose_port DASHBOARD_PORT 3001
 choose_port EMULATOR_PORT 3900
 say "host ports: api $API_PORT, dashboard $DASHBOARD_PORT, emulator $EMULATOR_PORT"
 
-step "base images (pulled, else built locally)"
-bash "$here/deploy/base-images.sh" "$state/base-images.env"
+# Base images, then every target (scripts/deploy/build-images.sh, the same script docs/compose.md's
+# quickstart runs); local-tools too, for the emulator and the example plugin.
+bash "$here/deploy/build-images.sh" --log-dir "$state" migrate api plugin-broker bot-worker dashboard cli local-tools
 set -a
 . "$state/base-images.env"
 set +a
-say "base images: $NODE_IMAGE, $POSTGRES_IMAGE, $REDIS_IMAGE"
-done_step
-
-# The build host's CA bundle, for the Dockerfile's registry steps only (its build_host_ca secret): a secret
-# mount reaches no layer, no image env, no history. Where Node trusts no extra CA, none.
-build_opts=(--build-arg "NODE_IMAGE=$NODE_IMAGE")
-if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -s "$NODE_EXTRA_CA_CERTS" ]; then build_opts+=(--secret "id=build_host_ca,src=$NODE_EXTRA_CA_CERTS"); fi
-
-# One target at a time: the shared stages build once (BuildKit's cache), and a failing target is named.
-for target in migrate api plugin-broker bot-worker dashboard cli local-tools; do
-  step "building image rolelink/$target:local"
-  "$DOCKER" build -q "${build_opts[@]}" --target "$target" -t "rolelink/$target:local" . >"$state/build-$target.log" 2>&1 ||
-    { tail -30 "$state/build-$target.log" >&2; fail "docker build --target $target failed (log: $state/build-$target.log)"; }
-  done_step
-done
 
 # From here on a failure still takes the stack down (unless --keep), so nothing is left behind.
 if [ "$mode" = run ]; then trap 'status=$?; [ $status = 0 ] || { say "failed: taking the stack down"; down || true; stop_engine; }' EXIT; fi

@@ -67,6 +67,23 @@ export function validateCompose(file: string): { problems: Problem[] } {
         fail(`services.${svc}.environment.${key}`, 'secrets come from .env interpolation, never literal values');
     }
   }
+  // Every container: a memory limit and rotated logs; a published port binds to the loopback unless its
+  // variable names another address (docs/compose.md, "Published ports").
+  for (const [svc, s] of Object.entries(services)) {
+    if (!get(s, 'mem_limit')) fail(`services.${svc}.mem_limit`, 'every container needs a memory limit');
+    const logging = get(s, 'logging');
+    if (
+      get(logging, 'driver') !== 'json-file' ||
+      !get(logging, 'options', 'max-size') ||
+      !get(logging, 'options', 'max-file')
+    )
+      fail(`services.${svc}.logging`, 'json-file with max-size and max-file (rotated logs)');
+    for (const port of asArray(get(s, 'ports'))) {
+      const spec = String(port);
+      if (!/^\$\{\w+:-127\.0\.0\.1:\d+\}:\d+$/.test(spec) && !spec.startsWith('127.0.0.1:'))
+        fail(`services.${svc}.ports`, `${spec}: bind to 127.0.0.1 by default ("\${VAR:-127.0.0.1:PORT}:PORT")`);
+    }
+  }
   const redisCommand = asArray(get(services, 'redis', 'command')).join(' ');
   if (!/--appendonly yes/.test(redisCommand) || !/--maxmemory-policy noeviction/.test(redisCommand))
     fail('services.redis.command', 'Redis needs --appendonly yes and --maxmemory-policy noeviction');

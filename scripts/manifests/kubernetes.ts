@@ -84,6 +84,15 @@ function checkWorkloadPod(m: Manifest, podSpec: unknown, problems: Problem[], { 
     if (get(c, 'securityContext', 'allowPrivilegeEscalation') !== false)
       fail(`container ${name}: securityContext.allowPrivilegeEscalation must be false`);
     if (!service) continue;
+    // PgBouncer (components/pgbouncer) speaks no HTTP: ready and live while it accepts connections.
+    if (get(podSpec, 'containers', 0, 'name') === 'pgbouncer') {
+      for (const probe of ['readinessProbe', 'livenessProbe'])
+        if (get(c, probe, 'tcpSocket', 'port') === undefined)
+          fail(`container ${name}: ${probe} must be a tcpSocket check`);
+      if (get(c, 'lifecycle', 'preStop') === undefined)
+        fail(`container ${name}: a preStop hook is required (endpoints drop the pod before SIGTERM)`);
+      continue;
+    }
     if (get(c, 'readinessProbe', 'httpGet', 'path') !== '/readyz')
       fail(`container ${name}: readinessProbe must GET /readyz`);
     if (get(c, 'livenessProbe', 'httpGet', 'path') !== '/healthz')

@@ -22,6 +22,8 @@ export function migrationGateProblems(all: Manifest[], { exact }: { exact: boole
     .filter((image) => image.split(':')[0]?.endsWith(MIGRATE_IMAGE));
   for (const d of all.filter((m) => m.doc.kind === 'Deployment')) {
     const fail = (message: string) => problems.push({ file: d.file, where: at(d), message });
+    // PgBouncer (components/pgbouncer) runs none of the service's code: no schema to wait for.
+    if (get(d.doc, 'spec', 'template', 'metadata', 'labels', 'app.kubernetes.io/component') === 'pgbouncer') continue;
     const gate = asArray(get(d.doc, 'spec', 'template', 'spec', 'initContainers')).find(
       (c) =>
         String(get(c, 'image')).split(':')[0]?.endsWith(MIGRATE_IMAGE) &&

@@ -121,6 +121,8 @@ export const COMBINATIONS: string[][] = [
   ['keda'],
   ['ingress-nginx', 'cert-manager', 'doctor', 'keda'],
   ['gateway-api', 'doctor', 'keda'],
+  ['pgbouncer'],
+  ['ingress-nginx', 'cert-manager', 'doctor', 'keda', 'pgbouncer'],
 ];
 
 /** What the test overlay's environment component (scripts/manifests/namespace-overlay/environment) sets. */

@@ -186,6 +186,8 @@ describe('deployment manifests', () => {
     copy.edit('k8s/ingress.yaml', '- path: /reference\n', '- path: /references\n');
     // Connections: the API's pool raised past what max_connections holds at the autoscaler's maximum.
     copy.edit('k8s/api.yaml', /name: DB_POOL_MAX\n( +)value: "6"/, 'name: DB_POOL_MAX\n$1value: "20"');
+    // PgBouncer: fewer client slots than the services' pools at the autoscalers' maximum.
+    copy.edit('k8s/components/pgbouncer/pgbouncer.yaml', 'max_client_conn = 400', 'max_client_conn = 100');
     // Scaling: no spread across zones.
     copy.edit('k8s/api.yaml', 'topologyKey: topology.kubernetes.io/zone', 'topologyKey: kubernetes.io/hostname');
     // The dashboard's /metrics published: "/" as a prefix on the Ingress, no match at all on an HTTPRoute.
@@ -197,6 +199,10 @@ describe('deployment manifests', () => {
     );
     // A compose file in the build context made every edit of it rebuild the build stage.
     copy.edit('.dockerignore', /^docker-compose\*\.yml\n/m, '');
+    // Compose for production: a port on every interface by default, no memory limit, logs never rotated.
+    copy.edit('docker-compose.yml', '"${HTTPS_PORT:-127.0.0.1:443}:8443"', '"${HTTPS_PORT:-443}:8443"');
+    copy.edit('docker-compose.yml', /(image: rolelink\/plugin-broker:local\n) +mem_limit: \S+\n/, '$1');
+    copy.edit('docker-compose.yml', /(image: \$\{REDIS_IMAGE[^\n]*\n +restart: [^\n]*\n) +logging: \*logging\n/, '$1');
 
     const { code, out } = await validate(['--k8s', copy.k8s, '--compose', copy.compose]);
     expect(code).toBe(1);
@@ -211,6 +217,12 @@ describe('deployment manifests', () => {
     expect(out).toContain('must NOT have additional properties (imgae)');
     expect(out).toMatch(/depends_on.*must be equal to one of the allowed values/);
     expect(out).toContain('Redis needs --appendonly yes');
+    expect(out).toMatch(
+      /components\/pgbouncer max_client_conn: \d+ client connections to PgBouncer at the autoscalers' maximum .* exceed one replica's max_client_conn 100/,
+    );
+    expect(out).toContain('services.proxy.ports: ${HTTPS_PORT:-443}:8443: bind to 127.0.0.1 by default');
+    expect(out).toContain('services.plugin-broker.mem_limit: every container needs a memory limit');
+    expect(out).toContain('services.redis.logging: json-file with max-size and max-file (rotated logs)');
     expect(out).toContain('dashbaord is not a stage of the Dockerfile');
     expect(out).toContain('services.dashboard.healthcheck: must not start a Node process per check');
     expect(out).toMatch(/Deployment\/rolelink-api: NetworkPolicy\/platform-egress gives it egress outside the cluster/);

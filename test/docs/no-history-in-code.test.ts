@@ -10,7 +10,7 @@ const CODE_DIRS = ['services', 'packages', 'sdk', 'scripts', 'bench', 'test', 'e
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', 'coverage', '.git']);
 const CODE = /\.(?:[cm]?[jt]s|tsx)$/;
 /** The logs of what happened (the changelog, the benchmark log, the operations runs): they keep their entries. */
-const LOGS = new Set(['CHANGELOG.md', 'docs/benchmarks.md', 'docs/operations.md']);
+const LOGS = new Set(['CHANGELOG.md', 'docs/benchmarks.md']);
 
 /** `issue 35`, `Issue #12`, `issues 2 and 24`; in the history of a work session, `round three`, `sixth session`. */
 const ISSUE_REF = /\bissues? #?\d+|\bround (?:one|two|three|four)\b|\b(?:fourth|fifth|sixth|seventh|eighth) session\b/i;

@@ -152,6 +152,15 @@ export const envFields = {
   nodeEnv: z.enum(['development', 'test', 'production']).default('development'),
   logLevel: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
   databaseUrl: z.string().url().default(LOCAL_CONNECTION_DEFAULTS.DATABASE_URL),
+  /**
+   * PostgreSQL itself, for session-bound work (advisory locks held across statements), when DATABASE_URL is
+   * a transaction-mode pooler (`?pgbouncer=true`); unset, DATABASE_URL serves both (docs/pgbouncer.md).
+   */
+  databaseSessionUrl: z
+    .string()
+    .url()
+    .optional()
+    .transform((v) => v || undefined),
   /** One Redis (redis://, rediss://) or a Redis Cluster (redis+cluster://host:port,…; redis-url.ts). */
   redisUrl: z
     .string()

@@ -9,6 +9,7 @@ export const envSchema = z.object({
   API_PORT: envFields.port(3000),
   API_HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: envFields.databaseUrl,
+  DATABASE_SESSION_URL: envFields.databaseSessionUrl,
   DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(20),
   REDIS_URL: envFields.redisUrl,
   QUEUE_PREFIX: envFields.queuePrefix,

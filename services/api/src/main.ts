@@ -1,4 +1,4 @@
-import { createDb, pingDatabase } from '@rolelink/db/client';
+import { createDb, holdPresence, pingDatabase } from '@rolelink/db/client';
 import { readSyncLag } from '@rolelink/db/sync';
 import { closeRedis, producerConnection, SyncNotifier, workerConnection } from '@rolelink/queue';
 import { createLogger, createMetrics, DependencyLog, drainMs, onShutdown, runMain, serve } from '@rolelink/runtime';
@@ -11,7 +11,9 @@ function main(): void {
   const env = loadEnv();
 
   const logger = createLogger('api', env.LOG_LEVEL);
-  const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
+  const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX, sessionUrl: env.DATABASE_SESSION_URL, sessionMax: 2 });
+  // Behind a transaction pooler: this process's name stays in pg_stat_activity for its Idempotency-Key claims.
+  const presence = holdPresence(db);
   const redis = producerConnection(env.REDIS_URL);
   const sync = new SyncNotifier(redis, env.QUEUE_PREFIX, logger);
   // The rate limiter's own connection: one take per lease of up to 64 requests of a token, and with
@@ -31,7 +33,8 @@ function main(): void {
     prefix: env.QUEUE_PREFIX,
     logger,
     dependencies,
-    pool: db.pool,
+    // The sweeps hold session advisory locks for their runs: on the session pool (PostgreSQL directly).
+    pool: db.session,
     sync,
     expiries,
     sweepEveryMs: env.SWEEP_EVERY_MS,
@@ -80,7 +83,7 @@ function main(): void {
     { name: 'queue', run: () => sync.close() },
     { name: 'redis', run: () => closeRedis(redis) },
     { name: 'rate-limit redis', run: () => closeRedis(limiterRedis) },
-    { name: 'database', run: () => db.close() },
+    { name: 'database', run: () => presence.close().then(() => db.close()) },
   ]);
 }
 

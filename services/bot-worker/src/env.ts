@@ -8,6 +8,7 @@ export const envSchema = z
     LOG_LEVEL: envFields.logLevel,
     SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
     DATABASE_URL: envFields.databaseUrl,
+    DATABASE_SESSION_URL: envFields.databaseSessionUrl,
     REDIS_URL: envFields.redisUrl,
     QUEUE_PREFIX: envFields.queuePrefix,
     /** The platform's REST base, e.g. the emulator's `http://127.0.0.1:3900/api` (REST appends /v10); production must set it. */

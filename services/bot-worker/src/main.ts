@@ -11,7 +11,12 @@ function main(): void {
   const env = loadEnv();
   const logger = createLogger('bot-worker', env.LOG_LEVEL);
   const metrics = createMetrics('bot-worker');
-  const db = createDb(env.DATABASE_URL, { max: env.WORKER_CONCURRENCY + 4 });
+  // A sync slice holds its link's session advisory lock: each runs on a session connection (sessionMax).
+  const db = createDb(env.DATABASE_URL, {
+    max: env.WORKER_CONCURRENCY + 4,
+    sessionUrl: env.DATABASE_SESSION_URL,
+    sessionMax: env.WORKER_CONCURRENCY,
+  });
   const workerRedis = workerConnection(env.REDIS_URL);
   const redis = workerConnection(env.REDIS_URL, { maxRetriesPerRequest: 3 });
   // One line per change of PostgreSQL's or Redis's state, whoever notices it.
@@ -65,6 +70,7 @@ function main(): void {
 
   const bot = createBotWorker({
     db: db.pool,
+    sessionDb: db.session,
     api,
     workerRedis,
     redis,

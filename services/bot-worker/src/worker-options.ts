@@ -7,6 +7,8 @@ import type { BudgetShareOptions } from './budget-share';
 /** What the bot worker is started with (main.ts from the environment, or a test), read by worker.ts and the job handlers. */
 export type BotWorkerOptions = {
   db: Pool;
+  /** Session-bound work (a sync slice's link lock): PostgreSQL directly behind a pooler; unset, `db`. */
+  sessionDb?: Pool;
   api: API;
   /** Blocking connection for the BullMQ worker (maxRetriesPerRequest: null). */
   workerRedis: RedisClient;

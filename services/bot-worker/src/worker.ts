@@ -59,6 +59,8 @@ export function createBotWorker(o: BotWorkerOptions): BotWorker {
   const notifyOptions = {
     db: o.db,
     retentionDays: o.notificationRetentionDays ?? DEFAULT_NOTIFICATION_RETENTION_DAYS,
+    // The retention sweep holds a session advisory lock for its run: PostgreSQL directly, not a pooler.
+    sessionDb: o.sessionDb ?? o.db,
     api: o.api,
     logger: o.logger,
     windowMs: o.notifyWindowMs ?? DEFAULT_NOTIFY_WINDOW_MS,

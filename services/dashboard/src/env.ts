@@ -22,6 +22,8 @@ export const envSchema = z
     /** Signs the session cookie (express-session). At least 32 characters; rotate by restarting with a new value. */
     DASHBOARD_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters'),
     DATABASE_URL: envFields.databaseUrl,
+    /** PostgreSQL directly, when DATABASE_URL is a transaction pooler: the audit retention sweep's session lock (docs/pgbouncer.md). */
+    DATABASE_SESSION_URL: envFields.databaseSessionUrl,
     REDIS_URL: envFields.redisUrl,
     QUEUE_PREFIX: envFields.queuePrefix,
     /** The token key, or several with IDs (ROLELINK_SECRET_KEYS, newest first); docs/operations.md, "Rotating secrets". */

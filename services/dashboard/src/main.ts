@@ -28,7 +28,7 @@ function main(): void {
       { hosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS },
     );
   }
-  const db = createDb(env.DATABASE_URL, { max: 10 });
+  const db = createDb(env.DATABASE_URL, { max: 10, sessionUrl: env.DATABASE_SESSION_URL, sessionMax: 1 });
   const redis = producerConnection(env.REDIS_URL);
   const limiterRedis = producerConnection(env.REDIS_URL, { enableOfflineQueue: true });
   const metrics = createMetrics('dashboard');
@@ -63,7 +63,8 @@ function main(): void {
     prefix: env.QUEUE_PREFIX,
     logger,
     dependencies,
-    pool: db.pool,
+    // The audit retention sweep holds a session advisory lock for its run: PostgreSQL directly, not a pooler.
+    pool: db.session,
     auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     retentionEveryMs: env.RETENTION_SWEEP_EVERY_MS,
   });

@@ -56,6 +56,12 @@ export const eventBackoff = (o: Pick<EventDeliveryOptions, 'baseMs' | 'maxMs'>):
 export type BrokerContext = {
   /** The database pool (packages/db's repositories take it). */
   db: Queryable;
+  /**
+   * Session-bound work: the per-link event locks are session advisory locks, held on one connection for
+   * as long as a delivery lasts, so they need PostgreSQL's own session, not a transaction pooler's.
+   * Unset, `db`.
+   */
+  sessionDb?: Queryable;
   http: PluginHttp;
   cache: ConfigCache;
   /** Decrypts token_ciphertext (ROLELINK_SECRET_KEY). */

@@ -9,6 +9,7 @@ export const envSchema = z
     LOG_LEVEL: envFields.logLevel,
     SHUTDOWN_DRAIN_MS: envFields.shutdownDrainMs,
     DATABASE_URL: envFields.databaseUrl,
+    DATABASE_SESSION_URL: envFields.databaseSessionUrl,
     DB_POOL_MAX: z.coerce.number().int().min(2).max(100).default(10),
     REDIS_URL: envFields.redisUrl,
     QUEUE_PREFIX: envFields.queuePrefix,

@@ -31,7 +31,7 @@ function main(): void {
     );
   }
 
-  const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX });
+  const db = createDb(env.DATABASE_URL, { max: env.DB_POOL_MAX, sessionUrl: env.DATABASE_SESSION_URL, sessionMax: 2 });
   const redis = workerConnection(env.REDIS_URL);
   // The schema cache is best effort: its reads must fail fast when Redis is away, not wait like the worker's.
   const cacheRedis = producerConnection(env.REDIS_URL);
@@ -43,6 +43,7 @@ function main(): void {
   const http = new PluginHttp({ allowHosts: env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS });
   const ctx: BrokerContext = {
     db: db.pool,
+    sessionDb: db.session,
     http,
     cache: new ConfigCache(cacheRedis, env.QUEUE_PREFIX),
     secretKey: secretKeyring(env),

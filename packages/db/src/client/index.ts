@@ -3,6 +3,7 @@
 // the readiness ping, Prisma's types for the few places that hold its client, how user ids are stored
 // (user-id.ts: id - 2^63, for SQL that tests and fixtures write themselves) and every advisory-lock key.
 export * from './client';
+export * from './session-presence';
 export * from './queryable';
 export * from './copy-in';
 export * from './user-id';

@@ -24,6 +24,7 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
       const logger = requestId === undefined ? o.logger : o.logger.child({ requestId });
       const deps: SyncDeps = {
         db: o.db,
+        sessionDb: o.sessionDb,
         api: o.api,
         logger,
         jobId: job.id,
@@ -47,7 +48,7 @@ export function roleSyncHandlers(o: BotWorkerOptions, next: FollowUps): JobHandl
       await next.afterReconcile(result);
       return result.kind;
     },
-    'link-purge': async () => ({ rows: await sweepLinkPurge(o.db, o.logger) }),
+    'link-purge': async () => ({ rows: await sweepLinkPurge(o.sessionDb ?? o.db, o.logger) }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import type { Pool } from 'pg';
 import { QueueName } from '@rolelink/contracts';
 import { guildsWithDueNotifications } from '@rolelink/db/notifications';
 import type { JobHandlers, Producer } from '@rolelink/queue';
@@ -11,7 +12,7 @@ import { sweepNotificationRetention } from './notification-retention';
  * their retention. Events only write rows: nothing on their path waits for Redis or the platform.
  */
 export function notifyHandlers(
-  o: NotifyDeliveryOptions & { retentionDays: number },
+  o: NotifyDeliveryOptions & { retentionDays: number; sessionDb: Pool },
   producer: Producer<typeof QueueName.notify>,
 ): JobHandlers<typeof QueueName.notify> {
   return {
@@ -21,6 +22,6 @@ export function notifyHandlers(
       return { guilds: guilds.length };
     },
     deliver: ({ guildId }, _job: Job) => deliverGuildNotifications(o, guildId),
-    retention: async () => ({ rows: await sweepNotificationRetention(o.db, o.retentionDays, o.logger) }),
+    retention: async () => ({ rows: await sweepNotificationRetention(o.sessionDb, o.retentionDays, o.logger) }),
   };
 }

@@ -35,6 +35,11 @@ import { recordFirstSyncCompleted } from '@rolelink/db/events';
 
 export type SyncDeps = {
   db: Pool;
+  /**
+   * Where a slice runs: its link's lock is a session advisory lock, held across the slice's statements,
+   * so the slice keeps one session of PostgreSQL (not a transaction pooler's). Unset, `db`.
+   */
+  sessionDb?: Pool;
   api: API;
   logger: Logger;
   /** The job working this slice, for its log line. */
@@ -80,7 +85,7 @@ export async function syncLinkSlice(deps: SyncDeps, linkId: string): Promise<Sli
 }
 
 async function lockedSlice(deps: SyncDeps, linkId: string, tally: SliceTally): Promise<SliceResult> {
-  const client = await deps.db.connect();
+  const client = await (deps.sessionDb ?? deps.db).connect();
   try {
     if (!(await tryLockSyncLink(client, linkId))) return { kind: 'yield', delayMs: 1_000, reason: 'link_busy' };
     try {

@@ -90,7 +90,7 @@ const locksByContext = new WeakMap<BrokerContext, EventLinkLocks>();
 /** The event delivery locks of a broker context (one set per process, made on first use). */
 export function eventLinkLocks(ctx: BrokerContext): Pick<EventLinkLocks, 'take'> {
   let locks = locksByContext.get(ctx);
-  if (!locks) locksByContext.set(ctx, (locks = new EventLinkLocks(ctx.db)));
+  if (!locks) locksByContext.set(ctx, (locks = new EventLinkLocks(ctx.sessionDb ?? ctx.db)));
   return locks;
 }
 
