@@ -9,7 +9,9 @@ import { DEFAULT_EVENT_DELIVERY, type BrokerContext } from '../context';
  */
 export async function sweepEventRetention(ctx: BrokerContext): Promise<number> {
   const { retentionDays } = ctx.events ?? DEFAULT_EVENT_DELIVERY;
-  const rows = (await withSweepLock(ctx.sessionDb ?? ctx.db, 'event-retention', (client) => pruneEvents(client, retentionDays))) ?? 0;
+  const rows =
+    (await withSweepLock(ctx.sessionDb ?? ctx.db, 'event-retention', (client) => pruneEvents(client, retentionDays))) ??
+    0;
   if (rows) ctx.logger.info('plugin events past retention deleted', { rows, retentionDays });
   return rows;
 }
