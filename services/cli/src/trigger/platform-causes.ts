@@ -58,6 +58,9 @@ async function control(base: string, method: string, path: string, body?: unknow
 }
 
 /** Makes `kind` happen on the emulator and waits until the service records it; a sample where it cannot. */
+/** How often member.not_in_guild tries again when the drift repair runs between the hand edit and the leave. */
+const NOT_IN_GUILD_ATTEMPTS = 3;
+
 export async function platformCause(deps: PlatformDeps, link: Link, kind: PlatformKind): Promise<PlatformOutcome> {
   const emulator = await emulatorControl(deps.apiUrl);
   if ('why' in emulator) return { via: 'sample', why: emulator.why };
@@ -99,11 +102,11 @@ export async function platformCause(deps: PlatformDeps, link: Link, kind: Platfo
       why: "no user on the link's list holds the role on the platform yet, so none can have it taken away",
     };
   const others = (await platformMember(deps, g, user)).roles.filter((r) => r !== link.roleId);
-  const before = await since();
-  // A moderator's hand edit takes the role away: the drift poll reads it in the audit log and the bot repairs it.
-  await ctl('PUT', `/guilds/${g}/members/${user}/roles`, { roles: others });
   const edit = `took the role off listed member ${user} as a moderator's hand edit (emulator PUT /members/${user}/roles)`;
   if (kind === 'member.role_restored') {
+    const before = await since();
+    // A moderator's hand edit takes the role away: the drift poll reads it in the audit log and the bot repairs it.
+    await ctl('PUT', `/guilds/${g}/members/${user}/roles`, { roles: others });
     deps.progress(
       `took the role off listed member ${user} by hand (emulator); waiting for drift repair to put it back`,
     );
@@ -113,22 +116,36 @@ export async function platformCause(deps: PlatformDeps, link: Link, kind: Platfo
       recorded: await waitRecorded(deps, link, kind, before),
     };
   }
-  // member.not_in_guild: the member also leaves, so the repair's add meets 10007 Unknown Member.
-  await ctl('DELETE', `/guilds/${g}/members/${user}`);
-  deps.progress(
-    `took the role off listed member ${user} and removed them from the guild (emulator); waiting for the repair's add to fail`,
-  );
-  const recorded = await waitRecorded(deps, link, kind, before, {
-    kind: 'member.role_restored',
-    why: `The bot's drift repair gave ${user} the role back before they left the guild, so no add failed: they are out of the guild; add them back (emulator POST /_emulator/guilds/${g}/members) and run rolelink trigger member.not_in_guild again`,
-  });
-  // Back in the guild without the role: the bot gives it at its next retry of not-in-server users or reconcile.
-  await ctl('POST', `/guilds/${g}/members`, { userId: user, roles: others });
-  return {
-    via: 'platform',
-    did: `${edit} and removed them from the guild (emulator DELETE /members/${user}); the bot's drift repair could not give it back; then added them back without the role (the bot gives it at its next retry or reconcile)`,
-    recorded,
-  };
+  // member.not_in_guild: the hand edit, then the member leaves, so the repair's add meets 10007 Unknown Member.
+  // A drift poll that runs between the two calls gives the role back instead: then the member (who left
+  // holding the role again) comes back with it and the pair is tried again.
+  for (let attempt = 1; ; attempt++) {
+    const before = await since();
+    await ctl('PUT', `/guilds/${g}/members/${user}/roles`, { roles: others });
+    await ctl('DELETE', `/guilds/${g}/members/${user}`);
+    deps.progress(
+      `took the role off listed member ${user} and removed them from the guild (emulator); waiting for the repair's add to fail`,
+    );
+    try {
+      const recorded = await waitRecorded(deps, link, kind, before, {
+        kind: 'member.role_restored',
+        why: `The bot's drift repair gave ${user} the role back before they left the guild ${NOT_IN_GUILD_ATTEMPTS} times in a row, so no add failed: they are out of the guild; add them back (emulator POST /_emulator/guilds/${g}/members) and run rolelink trigger member.not_in_guild again`,
+      });
+      // Back in the guild without the role: the bot gives it at its next retry of not-in-server users or reconcile.
+      await ctl('POST', `/guilds/${g}/members`, { userId: user, roles: others });
+      return {
+        via: 'platform',
+        did: `${edit} and removed them from the guild (emulator DELETE /members/${user}); the bot's drift repair could not give it back; then added them back without the role (the bot gives it at its next retry or reconcile)`,
+        recorded,
+      };
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'trigger_raced' || attempt >= NOT_IN_GUILD_ATTEMPTS) throw err;
+      await ctl('POST', `/guilds/${g}/members`, { userId: user, roles: [...others, link.roleId] });
+      deps.progress(
+        `the drift repair ran between the hand edit and the leave; trying again (${attempt + 1} of ${NOT_IN_GUILD_ATTEMPTS})`,
+      );
+    }
+  }
 }
 
 /** Puts the bot back and asks the worker to re-check now, as `rolelink doctor` does on seeing it back. */
