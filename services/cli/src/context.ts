@@ -194,6 +194,13 @@ export class CliContext {
     return (guildId) => (read ??= botGuildFacts(this.platformApi()!))(guildId);
   }
 
+  /** A member's role ids on the configured platform, read by the bot's client (`rolelink trigger`'s hand edits). */
+  async memberRoles(guildId: string, userId: string): Promise<string[]> {
+    const api = this.platformApi();
+    if (!api) throw AppError.badRequest('PLATFORM_API_URL and PLATFORM_BOT_TOKEN must be set to read a member');
+    return (await api.guilds.getMember(guildId, userId)).roles;
+  }
+
   /** A strip's names and lock-out check; facts are read lazily, so a command that never strips opens nothing. */
   private memberFacts(): AdminDeps['members'] {
     if (!this.env.PLATFORM_API_URL || !this.env.PLATFORM_BOT_TOKEN) return undefined;

@@ -27,7 +27,7 @@ export const triggerCommands: Command[] = [
           allowHosts: ctx.env.ROLELINK_ALLOW_PRIVATE_PLUGIN_HOSTS,
           platform: {
             apiUrl: ctx.env.PLATFORM_API_URL,
-            botToken: ctx.env.PLATFORM_BOT_TOKEN,
+            memberRoles: (guildId, userId) => ctx.memberRoles(guildId, userId),
             progress: (line) => process.stderr.write(`${line}\n`),
           },
           ...(typeof f.ca === 'string' ? { ca: readCa(f.ca) } : {}),

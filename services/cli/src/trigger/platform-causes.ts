@@ -3,7 +3,7 @@ import type { RecordedEventKind } from '@rolelink/contracts';
 import { listEventLog } from '@rolelink/db/events';
 import { hasUser } from '@rolelink/db/list';
 import { findGuildOutage } from '@rolelink/db/sync';
-import { AppError, PLATFORM_API_VERSION } from '@rolelink/runtime';
+import { AppError } from '@rolelink/runtime';
 
 /**
  * The kinds `rolelink trigger` makes real on the local stack by changing the platform through the emulator's
@@ -20,9 +20,10 @@ const POLL_MS = 500;
 
 export type PlatformDeps = {
   admin: AdminDeps;
-  /** PLATFORM_API_URL and PLATFORM_BOT_TOKEN, as the bot worker has them. */
+  /** PLATFORM_API_URL, as the bot worker has it: the emulator's control API is at its origin. */
   apiUrl: string | undefined;
-  botToken: string | undefined;
+  /** A member's role ids as the bot reads them (the platform client), so the hand edit takes only the linked role. */
+  memberRoles: (guildId: string, userId: string) => Promise<string[]>;
   /** A line of progress (stderr), so a wait of a minute is not silence. */
   progress: (line: string) => void;
   waitMs?: number;
@@ -101,7 +102,7 @@ export async function platformCause(deps: PlatformDeps, link: Link, kind: Platfo
       via: 'sample',
       why: "no user on the link's list holds the role on the platform yet, so none can have it taken away",
     };
-  const others = (await platformMember(deps, g, user)).roles.filter((r) => r !== link.roleId);
+  const others = (await deps.memberRoles(g, user)).filter((r) => r !== link.roleId);
   const edit = `took the role off listed member ${user} as a moderator's hand edit (emulator PUT /members/${user}/roles)`;
   if (kind === 'member.role_restored') {
     const before = await since();
@@ -176,29 +177,6 @@ async function kickAndWait(
   );
   await waitRecorded(deps, link, 'link.paused', before);
   return 'removed the bot from the guild (emulator PATCH /rules {"botInGuild": false}); the worker met it and paused the link; the bot stays out until rolelink trigger link.resumed or the emulator puts it back';
-}
-
-/** The member's roles as the bot reads them, so the hand edit takes only the linked role away. */
-async function platformMember(deps: PlatformDeps, guildId: string, userId: string): Promise<{ roles: string[] }> {
-  const r = await fetch(
-    `${deps.apiUrl!.replace(/\/+$/, '')}/v${PLATFORM_API_VERSION}/guilds/${guildId}/members/${userId}`,
-    {
-      // The platform's edge refuses a request without a bot client's User-Agent, as the emulator does.
-      headers: {
-        'user-agent': 'DiscordBot (https://github.com/rolelink, 1.0.0) rolelink-cli',
-        ...(deps.botToken ? { authorization: `Bot ${deps.botToken}` } : {}),
-      },
-      signal: AbortSignal.timeout(10_000),
-    },
-  );
-  if (!r.ok)
-    throw AppError.pluginFailure(
-      502,
-      `Failed to read member ${userId} from the emulator`,
-      'emulator_refused',
-      `${r.status}`,
-    );
-  return (await r.json()) as { roles: string[] };
 }
 
 /**
